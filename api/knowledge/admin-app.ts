@@ -1,0 +1,46 @@
+/**
+ * The knowledge store's admin listener (port 7702): health and Prometheus metrics.
+ */
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Registry } from 'prom-client';
+import type { Logger } from '../../platform/logger.js';
+import { errorMiddleware } from '../http/error-middleware.js';
+import { requestContext } from '../http/request-context.js';
+import { jsonBodyParser } from '../http/body-parser.js';
+
+export interface AdminAppOptions {
+  readonly logger: Logger;
+  readonly registry: Registry;
+  readonly bodyLimitBytes: number;
+  readonly healthy: () => boolean;
+  readonly before?: readonly Koa.Middleware[];
+  readonly routers?: readonly Router[];
+}
+
+/** Builds the admin app: `/healthz`, `/metrics`, plus any admin routers. */
+export function createAdminApp(options: AdminAppOptions): Koa {
+  const app = new Koa();
+  app.silent = true;
+  const router = new Router();
+  router.get('/healthz', (ctx) => {
+    const ok = options.healthy();
+    ctx.status = ok ? 200 : 503;
+    ctx.body = { status: ok ? 'ok' : 'unhealthy' };
+  });
+  router.get('/metrics', async (ctx) => {
+    ctx.type = options.registry.contentType;
+    ctx.body = await options.registry.metrics();
+  });
+  app.use(requestContext(options.logger, { quietPaths: ['/healthz', '/metrics'] }));
+  app.use(errorMiddleware(options.logger));
+  for (const middleware of options.before ?? []) app.use(middleware);
+  app.use(jsonBodyParser(options.bodyLimitBytes));
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  for (const extra of options.routers ?? []) {
+    app.use(extra.routes());
+    app.use(extra.allowedMethods({ throw: true }));
+  }
+  return app;
+}

@@ -1,0 +1,65 @@
+/**
+ * `svc serve`: runs the control plane and the knowledge store (or one of them) until SIGTERM or SIGINT.
+ */
+import type { Command } from 'commander';
+import { loadConfig, redactConfig } from '../../platform/config.js';
+import { createLogger } from '../../platform/logger.js';
+import { startControlPlane } from '../../api/control/start-control-plane.js';
+import { startKnowledgeStore } from '../../api/knowledge/start-knowledge-store.js';
+import { ConfigError } from '../../domain/errors.js';
+
+const ONLY = ['control', 'knowledge'] as const;
+
+/** Registers the `serve` command. */
+export function registerServe(program: Command): void {
+  program
+    .command('serve')
+    .description('Start the control plane (port 8800) and the knowledge store (ports 7701 and 7702)')
+    .option('--only <service>', `start only one service: ${ONLY.join(' or ')}`)
+    .option('--apps <dir>', 'apps folder (overrides SVC_APPS_DIR)')
+    .option('--data <dir>', 'data folder (overrides SVC_DATA_DIR)')
+    .addHelpText('after', '\nEvery setting is an SVC_* environment variable; see the README configuration table.')
+    .action(async (opts: { only?: string; apps?: string; data?: string }) => {
+      if (opts.only !== undefined && !(ONLY as readonly string[]).includes(opts.only)) {
+        program.error(`--only must be one of ${ONLY.join(', ')}, got "${opts.only}"`);
+      }
+      let config;
+      try {
+        config = loadConfig({ ...process.env, ...(opts.apps ? { SVC_APPS_DIR: opts.apps } : {}), ...(opts.data ? { SVC_DATA_DIR: opts.data } : {}) });
+      } catch (error) {
+        if (error instanceof ConfigError) program.error(`configuration error: ${error.message}`);
+        throw error;
+      }
+      const logger = createLogger({ level: config.logLevel, base: { pid: process.pid } });
+      logger.info({ config: redactConfig(config) }, 'starting svc');
+      const closers: (() => Promise<void>)[] = [];
+      try {
+        if (opts.only !== 'knowledge') {
+          const plane = await startControlPlane(config, logger);
+          closers.push(() => plane.close());
+        }
+        if (opts.only !== 'control') {
+          const knowledge = await startKnowledgeStore(config, logger);
+          closers.push(() => knowledge.close());
+        }
+      } catch (error) {
+        logger.fatal({ err: error }, 'start failed');
+        await Promise.allSettled(closers.map((close) => close()));
+        process.exitCode = 1;
+        return;
+      }
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        logger.info({ signal }, 'shutting down');
+        void Promise.allSettled(closers.map((close) => close())).then(() => {
+          logger.info('stopped');
+          logger.flush();
+          process.exit(0);
+        });
+      };
+      process.once('SIGTERM', () => stop('SIGTERM'));
+      process.once('SIGINT', () => stop('SIGINT'));
+    });
+}

@@ -1,0 +1,27 @@
+/**
+ * The `svc` command-line program.
+ */
+import { Command } from 'commander';
+import { buildInfo } from '../platform/build-info.js';
+import { registerServe } from './commands/serve.js';
+import { registerVersion } from './commands/version.js';
+import { registerValidate } from './commands/validate.js';
+
+/** Builds the program; exported for tests. */
+export function createProgram(): Command {
+  const program = new Command();
+  program
+    .name('svc')
+    .description('Self-hosted operations platform: control plane for infraspec.yaml apps, and a knowledge store')
+    .version(buildInfo().label, '-v, --version')
+    .showHelpAfterError();
+  registerServe(program);
+  registerValidate(program);
+  registerVersion(program);
+  return program;
+}
+
+/** Runs the program with `argv` (as in `process.argv`). */
+export async function main(argv: readonly string[]): Promise<void> {
+  await createProgram().parseAsync([...argv]);
+}

@@ -1,0 +1,68 @@
+// Lint rules: type-aware TypeScript checks, and the layer direction of ../shared/DESIGN.md
+// (cli, api -> controllers, knowledge -> domain <- platform, store; nothing imports api or cli).
+import tseslint from 'typescript-eslint';
+import importX from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+const IO_MODULES = ['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'dgram', 'dns', 'tls', 'worker_threads', 'cluster', 'inspector']
+  .flatMap((m) => [m, `node:${m}`]);
+const IO_PACKAGES = ['better-sqlite3', 'sqlite-vec', 'koa', '@koa/router', '@koa/bodyparser', 'chokidar', 'pino', 'prom-client', 'undici', 'ws', 'commander'];
+
+// Each zone: files under `target` may not import from `from`.
+const zone = (target, from) => ({ target: `./${target}`, from: from.map((f) => `./${f}`), message: `layers point one way: ${target}/ may not import ${from.join(', ')}/` });
+const LAYER_ZONES = [
+  zone('domain', ['api', 'cli', 'controllers', 'knowledge', 'platform', 'store']),
+  zone('store', ['api', 'cli', 'controllers', 'knowledge']),
+  zone('platform', ['api', 'cli', 'controllers', 'knowledge']),
+  zone('controllers', ['api', 'cli']),
+  zone('knowledge', ['api', 'cli']),
+  zone('api', ['cli']),
+];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'fixtures/**', '.scratch/**', 'bin/**', 'schemas/types.generated.ts', 'eslint.config.js'] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/resolver-next': [createTypeScriptImportResolver({ alwaysTryTypes: true, project: './tsconfig.json' })],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/extensions': ['.ts', '.js'],
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: { arguments: false } }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/restrict-template-expressions': 'off',
+      '@typescript-eslint/require-await': 'off',
+      '@typescript-eslint/only-throw-error': 'error',
+      'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'no TypeScript enum: use a const object and a derived union type' }, { selector: 'ExportDefaultDeclaration', message: 'named exports only' }],
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+  {
+    files: ['domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [...IO_MODULES, ...IO_PACKAGES].map((name) => ({ name, message: 'domain/ is pure: no I/O modules' })) }],
+    },
+  },
+  {
+    files: ['**/*.ts'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: LAYER_ZONES }] },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);

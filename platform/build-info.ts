@@ -1,0 +1,49 @@
+/**
+ * What build of the platform is running: package version, display label and, when the package is a
+ * git checkout, the commit.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Identity of the running build. */
+export interface BuildInfo {
+  readonly name: string;
+  readonly version: string;
+  /** Display label `v<major>.<minor>.<patch>-platform[-<distance>-g<shortsha>]`; never an identity. */
+  readonly label: string;
+  readonly commit: string | null;
+  readonly node: string;
+}
+
+/** The package root (the folder holding package.json), found from this file upward. */
+export function packageRoot(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    if (fs.existsSync(path.join(dir, 'package.json'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) throw new Error('package.json not found above ' + fileURLToPath(import.meta.url));
+    dir = parent;
+  }
+}
+
+let cached: BuildInfo | undefined;
+
+/** Reads package.json and asks git for the commit once per process. */
+export function buildInfo(): BuildInfo {
+  if (cached) return cached;
+  const root = packageRoot();
+  const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string };
+  let commit: string | null = process.env.SVC_COMMIT ?? null;
+  if (commit === null && fs.existsSync(path.join(root, '.git'))) {
+    try {
+      commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).toString().trim() || null;
+    } catch {
+      commit = null;
+    }
+  }
+  const label = `v${pkg.version}-platform${commit ? `-0-g${commit.slice(0, 7)}` : ''}`;
+  cached = { name: pkg.name, version: pkg.version, label, commit, node: process.version };
+  return cached;
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what it needs, then lint, typecheck and every ava test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+start=$(date +%s)
+echo "== lint"; npx eslint .
+echo "== typecheck"; npx tsc --noEmit -p tsconfig.json
+echo "== tests"; npx ava "$@"
+echo "== suite took $(( $(date +%s) - start ))s"

@@ -1,0 +1,46 @@
+/**
+ * control.db schema migrations. Append only: never edit a released entry, add a new one.
+ */
+import type { Migration } from '../migrate.js';
+
+export const CONTROL_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'platform-metadata',
+    sql: `
+      CREATE TABLE platform_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
+  {
+    version: 2,
+    name: 'apps-and-deploy-groups',
+    sql: `
+      CREATE TABLE apps (
+        name TEXT PRIMARY KEY,
+        file TEXT NOT NULL,
+        spec_json TEXT,
+        findings_json TEXT NOT NULL DEFAULT '[]',
+        generation TEXT,
+        observed_generation TEXT,
+        conditions_json TEXT NOT NULL DEFAULT '[]',
+        release_json TEXT,
+        finalizers_json TEXT NOT NULL DEFAULT '[]',
+        deleted_at TEXT,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL
+      );
+      CREATE TABLE deploy_groups (
+        name TEXT PRIMARY KEY,
+        file TEXT NOT NULL,
+        group_json TEXT,
+        findings_json TEXT NOT NULL DEFAULT '[]',
+        generation TEXT,
+        updated_at TEXT NOT NULL
+      );
+    `,
+  },
+];

@@ -1,0 +1,76 @@
+/**
+ * Runs the real `svc` program (bin/svc.js) as a child process.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const SVC_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/svc.js');
+
+export interface CliResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs `svc <args>` to completion. */
+export function runSvc(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SVC_BIN, ...args], {
+      cwd: options.cwd,
+      env: { ...process.env, SVC_LOG_LEVEL: 'silent', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Starts `svc <args>` and resolves when a JSON log line matches `ready`; returns the child and that line. */
+export function startSvc(
+  args: readonly string[],
+  ready: (line: Record<string, unknown>) => boolean,
+  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<{ child: ChildProcess; line: Record<string, unknown>; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SVC_BIN, ...args], { env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    let buffer = '';
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`svc did not become ready:\n${output}`));
+    }, options.timeoutMs ?? 30_000);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      const text = chunk.toString();
+      output += text;
+      buffer += text;
+      let newline: number;
+      while ((newline = buffer.indexOf('\n')) >= 0) {
+        const raw = buffer.slice(0, newline);
+        buffer = buffer.slice(newline + 1);
+        try {
+          const line = JSON.parse(raw) as Record<string, unknown>;
+          if (ready(line)) {
+            clearTimeout(timer);
+            resolve({ child, line, output: () => output });
+          }
+        } catch {
+          // not a JSON log line
+        }
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`svc exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+}

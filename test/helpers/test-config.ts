@@ -1,0 +1,20 @@
+/**
+ * A validated configuration for tests: ephemeral ports, temp data and apps folders.
+ */
+import type { ExecutionContext } from 'ava';
+import { loadConfig, type SvcConfig } from '../../platform/config.js';
+import { tempDir } from './temp-dir.js';
+
+/** Config with port 0 everywhere and fresh folders; `env` overrides any SVC_* variable. */
+export function testConfig(t: ExecutionContext, env: Record<string, string> = {}): SvcConfig {
+  const root = tempDir(t);
+  return loadConfig({
+    SVC_PORT: '0',
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+    SVC_DATA_DIR: `${root}/data`,
+    SVC_APPS_DIR: `${root}/apps`,
+    SVC_LOG_LEVEL: 'silent',
+    ...env,
+  });
+}
