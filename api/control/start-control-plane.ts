@@ -9,6 +9,7 @@ import { openControlStore } from '../../store/open-stores.js';
 import { listen, type RunningServer } from '../http/listen.js';
 import { createControlApp } from './control-app.js';
 import { metaRoutes, type Capability } from './meta-routes.js';
+import { validateRoutes } from './validate-routes.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -20,6 +21,7 @@ export interface ControlPlane {
 /** Capabilities this build serves; each later capability appends its own entry. */
 export const CONTROL_CAPABILITIES: readonly Capability[] = [
   { name: 'meta', routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'], description: 'Health, version and capability discovery.' },
+  { name: 'spec-validation', routes: ['GET /api/validate', 'POST /api/v1/validate/infraspec'], description: 'Validation of infraspec.yaml against its JSON Schema and semantic rules, with line and column.' },
 ];
 
 /** Starts the control plane on `config.port` (0 picks a free port). */
@@ -40,6 +42,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       capabilities: () => CONTROL_CAPABILITIES,
       healthChecks: { database: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined },
     }),
+    validateRoutes({ appsDir: config.appsDir }),
   ];
   const app = createControlApp({
     logger: log,
@@ -48,14 +51,20 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     requireExplicitAuth: config.requireExplicitAuth,
     routers,
   });
-  const server = await listen(app, config.port, config.host);
+  let server: RunningServer;
+  try {
+    server = await listen(app, config.port, config.host);
+  } catch (error) {
+    store.db.close();
+    throw error;
+  }
   log.info({ url: server.url }, 'control plane listening');
   return {
     url: server.url,
     server,
     async close() {
       await server.close();
-      store.db.close();
+        store.db.close();
     },
   };
 }

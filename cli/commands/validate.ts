@@ -1,12 +1,74 @@
 /**
- * `svc validate`: placeholder until the spec validator lands in the next commit.
+ * `svc validate [paths...]`: validates spec files and prints one line per finding,
+ * `file:line:col rule message`. Exits 1 when any finding is an error.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
+import YAML from 'yaml';
+import { loadConfig } from '../../platform/config.js';
+import { validateAppsDir, validateSpecFile, type FileValidation } from '../../controllers/validation/validate-apps.js';
+import { DEPLOY_GROUPS_DIR } from '../../platform/spec-files.js';
+
+function expand(target: string): string[] {
+  const stat = fs.statSync(target, { throwIfNoEntry: false });
+  if (!stat) throw new Error(`${target}: no such file or folder`);
+  if (stat.isFile()) return [target];
+  const direct = path.join(target, 'infraspec.yaml');
+  if (fs.existsSync(direct)) return [direct];
+  return fs
+    .readdirSync(target, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(target, entry.name, 'infraspec.yaml')))
+    .map((entry) => path.join(target, entry.name, 'infraspec.yaml'))
+    .sort();
+}
+
+/** Renders one finding as `file:line:col rule message`. */
+export function formatFindingLine(file: string, finding: FileValidation['findings'][number]): string {
+  return `${file}:${finding.line ?? 0}:${finding.column ?? 0} ${finding.severity === 'warning' ? 'warning ' : ''}${finding.rule} ${finding.message}`;
+}
 
 /** Registers the `validate` command. */
 export function registerValidate(program: Command): void {
   program
     .command('validate [paths...]')
-    .description('Validate infraspec.yaml files (default: every spec under SVC_APPS_DIR)')
-    .action(() => program.error('validate is not available in this build yet'));
+    .description('Validate infraspec.yaml files (default: every spec under SVC_APPS_DIR); exits 1 on any error')
+    .option('--fleet <file>', 'fleet document (YAML or JSON) enabling the node pool existence check')
+    .option('--json', 'print the full result as JSON')
+    .addHelpText('after', '\nPaths may be spec files, app folders, or a folder of app folders.\nOutput: file:line:col rule message, one finding per line.')
+    .action((paths: string[], opts: { fleet?: string; json?: boolean }) => {
+      let fleetDocument: unknown;
+      if (opts.fleet !== undefined) {
+        try {
+          fleetDocument = YAML.parse(fs.readFileSync(opts.fleet, 'utf8'));
+        } catch (error) {
+          program.error(`--fleet ${opts.fleet}: ${(error as Error).message}`);
+        }
+      }
+      let results: FileValidation[];
+      if (paths.length === 0) {
+        const appsDir = loadConfig().appsDir;
+        results = [...validateAppsDir(appsDir, { fleetDocument }).files].map((f) => ({ ...f, file: path.join(path.relative(process.cwd(), appsDir) || '.', f.file) }));
+      } else {
+        let files: string[];
+        try {
+          files = paths.flatMap(expand);
+        } catch (error) {
+          program.error((error as Error).message);
+        }
+        results = files.map((file) => {
+          const kind = path.basename(path.dirname(file)) === DEPLOY_GROUPS_DIR ? 'deploy-group' : 'app';
+          const result = validateSpecFile(file, kind, { fleetDocument });
+          return { kind, key: file, file, valid: result.valid, findings: result.findings };
+        });
+      }
+      if (opts.json) {
+        process.stdout.write(JSON.stringify({ valid: results.every((r) => r.valid), files: results }, null, 2) + '\n');
+      } else {
+        for (const result of results) for (const finding of result.findings) process.stdout.write(formatFindingLine(result.file, finding) + '\n');
+        const invalid = results.filter((r) => !r.valid).length;
+        process.stderr.write(`${results.length} file(s) checked, ${invalid} invalid\n`);
+      }
+      if (results.some((r) => !r.valid)) process.exitCode = 1;
+    });
 }

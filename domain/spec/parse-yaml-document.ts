@@ -1,0 +1,462 @@
+/**
+ * Reading a spec document: YAML text (or an already-parsed value) becomes a plain JavaScript value plus a
+ * way to find where any field path sits in the text, so findings can name a line and column.
+ *
+ * Reading is defensive: the size, nesting depth, alias expansion and node count of a document are capped,
+ * and every problem becomes a finding instead of an exception.
+ */
+import {
+  Composer,
+  LineCounter,
+  Parser,
+  YAMLParseError,
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  visit,
+  type CST,
+  type Document,
+  type Pair,
+  type YAMLMap,
+} from 'yaml';
+import { createFinding, FindingSeverity, noPosition, type Finding, type PathSegment, type SourcePosition } from './finding.js';
+import { SpecRule } from './spec-rule.js';
+import { cloneWithinLimits } from './clone-within-limits.js';
+
+/** Caps on the work spent reading one document. */
+export interface DocumentLimits {
+  /**
+   * Largest accepted YAML text, in UTF-8 bytes.
+   * @default 1048576 (1 MiB)
+   */
+  readonly maxBytes: number;
+  /**
+   * Deepest accepted nesting of maps and lists (the document's root map is level 1).
+   * @default 64
+   */
+  readonly maxDepth: number;
+  /**
+   * Largest alias expansion accepted by the YAML reader (guards against alias bombs).
+   * @default 100
+   */
+  readonly maxAliasCount: number;
+  /**
+   * Most values (maps, lists and scalars) accepted in one document.
+   * @default 200000
+   */
+  readonly maxNodes: number;
+}
+
+/** The default {@link DocumentLimits}. */
+export const defaultDocumentLimits: DocumentLimits = Object.freeze({
+  maxBytes: 1024 * 1024,
+  maxDepth: 64,
+  maxAliasCount: 100,
+  maxNodes: 200_000,
+});
+
+/** Which end of a `key: value` pair a position should point at. */
+export const LocateTarget = {
+  /** The value for scalars, the key for maps and lists (the most useful place for a message). */
+  auto: 'auto',
+  key: 'key',
+  value: 'value',
+} as const;
+export type LocateTarget = (typeof LocateTarget)[keyof typeof LocateTarget];
+
+/** Finds where a field path sits in the source; falls back to the nearest ancestor that exists. */
+export type Locate = (path: readonly PathSegment[], target?: LocateTarget) => SourcePosition;
+
+/** A read document: its value, the problems met while reading it, and positions of its fields. */
+export interface ParsedYamlDocument {
+  /** The plain value of the document; `undefined` when it could not be read at all. */
+  readonly value: unknown;
+  /** True when `value` is usable (no reading error). */
+  readonly readable: boolean;
+  /** Reading problems: YAML syntax errors, limits exceeded, unsupported values; YAML warnings. */
+  readonly findings: readonly Finding[];
+  readonly locate: Locate;
+}
+
+/** Options of {@link parseYamlDocument}. */
+export interface ParseYamlDocumentOptions {
+  /** Name of the source, shown in finding messages (for example `apps/web/infraspec.yaml`). */
+  readonly fileName?: string | undefined;
+  /** Overrides of {@link defaultDocumentLimits}. */
+  readonly limits?: Partial<DocumentLimits> | undefined;
+  /** Segments put before the path of every reading finding (for example `fleetDocument`). */
+  readonly pathPrefix?: readonly PathSegment[] | undefined;
+}
+
+const maxYamlFindings = 20;
+
+/** Beyond this many syntax errors the text is not composed (composing each error is costly). */
+const maxComposedSyntaxErrors = 100;
+
+/** UTF-8 length of `text` without allocating; stops counting once past `cap`. */
+function utf8Length(text: string, cap: number): number {
+  if (text.length > cap) return text.length; // every UTF-16 unit is at least one byte
+  let bytes = 0;
+  for (let i = 0; i < text.length && bytes <= cap; i += 1) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff) {
+      bytes += 4;
+      i += 1;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Token types that never hold other tokens or errors (skipped by the survey). */
+const sourceTokenTypes: ReadonlySet<string> = new Set([
+  'byte-order-mark', 'doc-mode', 'doc-start', 'space', 'comment', 'newline', 'directive-line', 'anchor', 'tag', 'seq-item-ind',
+  'explicit-key-ind', 'map-value-ind', 'flow-map-start', 'flow-map-end', 'flow-seq-start', 'flow-seq-end', 'flow-error-end',
+  'comma', 'block-scalar-header', 'directive',
+]);
+
+/** What the concrete syntax tree says before composing: nesting, syntax errors, where the first document ends. */
+interface SyntaxSurvey {
+  /** The first collection nested deeper than the limit. */
+  readonly tooDeep: { readonly depth: number; readonly offset: number } | null;
+  /** Syntax error tokens in source order (at most `maxErrors + 1` are kept). */
+  readonly errors: ReadonlyArray<{ readonly offset: number; readonly message: string }>;
+  /** Number of leading tokens worth composing: up to and including the second document, if any. */
+  readonly composeLength: number;
+}
+
+/**
+ * Surveys the concrete syntax tree without recursion, so that documents nested too deeply for the YAML
+ * composer (which recurses) or full of syntax errors (each costly to compose) are stopped before composing.
+ */
+function surveySyntax(tokens: readonly CST.Token[], maxDepth: number, maxErrors: number): SyntaxSurvey {
+  let composeLength = tokens.length;
+  let documents = 0;
+  for (let index = 0; index < tokens.length; index += 1) {
+    if (tokens[index]?.type === 'document' && (documents += 1) === 2) {
+      composeLength = index + 1;
+      break;
+    }
+  }
+  const errors: Array<{ offset: number; message: string }> = [];
+  const stack: Array<{ readonly token: CST.Token; readonly depth: number }> = [];
+  // Children are pushed last-first so that tokens pop in source order (errors are met in order).
+  const push = (token: unknown, depth: number): void => {
+    if (Array.isArray(token)) {
+      for (let index = token.length - 1; index >= 0; index -= 1) push(token[index], depth);
+    } else if (token !== null && typeof token === 'object' && !sourceTokenTypes.has((token as CST.Token).type)) {
+      stack.push({ token: token as CST.Token, depth });
+    }
+  };
+  for (let index = composeLength - 1; index >= 0; index -= 1) push(tokens[index], 0);
+  while (stack.length > 0) {
+    const { token, depth } = stack.pop()!;
+    switch (token.type) {
+      case 'error':
+        if (errors.length <= maxErrors) errors.push({ offset: token.offset, message: token.message });
+        break;
+      case 'document':
+        push(token.end, depth);
+        push(token.value, depth);
+        push(token.start, depth);
+        break;
+      case 'block-map':
+      case 'block-seq':
+      case 'flow-collection': {
+        const level = depth + 1;
+        if (level > maxDepth) return { tooDeep: { depth: level, offset: token.offset }, errors, composeLength };
+        if (token.type === 'flow-collection') push(token.end, level);
+        for (let index = token.items.length - 1; index >= 0; index -= 1) {
+          const item = token.items[index]!;
+          push(item.value, level);
+          push(item.sep, level);
+          push(item.key, level);
+          push(item.start, level);
+        }
+        break;
+      }
+      case 'block-scalar':
+        push(token.props, depth);
+        break;
+      case 'alias':
+      case 'scalar':
+      case 'single-quoted-scalar':
+      case 'double-quoted-scalar':
+      case 'doc-end':
+        push(token.end, depth);
+        break;
+      default:
+        break;
+    }
+  }
+  return { tooDeep: null, errors, composeLength };
+}
+
+function positionOf(lineCounter: LineCounter, offset: number): SourcePosition {
+  const { line, col } = lineCounter.linePos(Math.max(0, offset));
+  return { line, column: col };
+}
+
+/** Builds the `locate` function of a composed YAML document. */
+function locatorFor(doc: Document, lineCounter: LineCounter): Locate {
+  // Key lookups are indexed once per map, so locating every finding of a wide map stays linear.
+  const indexes = new WeakMap<object, Map<string, Pair>>();
+  const pairOf = (map: YAMLMap, key: string): Pair | undefined => {
+    let index = indexes.get(map);
+    if (index === undefined) {
+      index = new Map();
+      for (const item of map.items) {
+        if (isPair(item) && isScalar(item.key)) {
+          const name = String(item.key.value);
+          if (!index.has(name)) index.set(name, item);
+        }
+      }
+      indexes.set(map, index);
+    }
+    return index.get(key);
+  };
+  return (path, target = LocateTarget.auto) => {
+    let node: unknown = doc.contents;
+    let keyNode: unknown = null;
+    let complete = true;
+    for (const segment of path) {
+      for (let hops = 0; isAlias(node) && hops < 10; hops += 1) node = node.resolve(doc);
+      if (isMap(node)) {
+        const pair = pairOf(node, String(segment));
+        if (pair === undefined) {
+          complete = false;
+          break;
+        }
+        keyNode = pair.key;
+        node = pair.value;
+      } else if (isSeq(node) && Number.isInteger(Number(segment))) {
+        const item: unknown = node.items[Number(segment)];
+        if (item === undefined) {
+          complete = false;
+          break;
+        }
+        keyNode = null;
+        node = item;
+      } else {
+        complete = false;
+        break;
+      }
+    }
+    const emptyValue = node === null || (isScalar(node) && node.source === '' && node.value === null);
+    const scalarLike = isScalar(node) || isAlias(node);
+    let chosen: unknown;
+    if (!complete || target === LocateTarget.key) chosen = keyNode ?? node;
+    else if (target === LocateTarget.value) chosen = emptyValue ? (keyNode ?? node) : node;
+    else chosen = scalarLike && !emptyValue ? node : (keyNode ?? node);
+    const range = (chosen as { range?: [number, number, number] } | null)?.range;
+    return range === undefined ? { line: 1, column: 1 } : positionOf(lineCounter, range[0]);
+  };
+}
+
+/**
+ * Composes the first YAML document of a token stream (YAML 1.2 core schema); a second document is an
+ * error, as in `parseDocument`. Duplicate keys are found by {@link duplicateKeys}.
+ */
+function composeSingleDocument(tokens: readonly CST.Token[], length: number): Document {
+  // logLevel error: the YAML library must not write warnings to the process; they become findings here.
+  // uniqueKeys false: the library's duplicate check is quadratic in the size of a map; see duplicateKeys.
+  const composer = new Composer({ prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, logLevel: 'error' });
+  let first: Document | undefined;
+  for (const doc of composer.compose(tokens, true, length)) {
+    if (first === undefined) first = doc;
+    else {
+      first.errors.push(new YAMLParseError([doc.range[0], doc.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+      break;
+    }
+  }
+  // compose(..., forceDoc = true) always yields at least one document.
+  return first!;
+}
+
+/** Keys set twice in the same map (in linear time), with the offsets of both occurrences. */
+function duplicateKeys(doc: Document, max: number): Array<{ key: string; offset: number; firstOffset: number }> {
+  const found: Array<{ key: string; offset: number; firstOffset: number }> = [];
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Map<string, number>();
+      for (const item of map.items) {
+        if (!isScalar(item.key)) continue;
+        const name = String(item.key.value);
+        const offset = item.key.range?.[0] ?? 0;
+        const firstOffset = seen.get(name);
+        if (firstOffset === undefined) seen.set(name, offset);
+        else found.push({ key: name, offset, firstOffset });
+      }
+      return found.length >= max ? visit.BREAK : undefined;
+    },
+  });
+  return found.slice(0, max);
+}
+
+/** Offset of the first alias (`*name`) in the document, or 0. */
+function firstAliasOffset(doc: Document): number {
+  let offset = 0;
+  visit(doc, {
+    Alias(_key, node) {
+      offset = node.range?.[0] ?? 0;
+      return visit.BREAK;
+    },
+  });
+  return offset;
+}
+
+/** Offset of the first map key that is itself a map or list (`? [a, b]: c`), if any. */
+function firstCollectionKeyOffset(doc: Document): number | undefined {
+  let offset: number | undefined;
+  visit(doc, {
+    Pair(_key, pair) {
+      if (isMap(pair.key) || isSeq(pair.key)) {
+        offset = pair.key.range?.[0] ?? 0;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return offset;
+}
+
+const nowhere: Locate = () => noPosition;
+
+/**
+ * Reads a spec document. A string is parsed as YAML (one document, YAML 1.2 core schema, duplicate keys
+ * rejected) with positions; any other input is taken as an already-parsed value (positions are null).
+ * Never throws: every problem is returned as a finding.
+ */
+export function parseYamlDocument(input: unknown, options: ParseYamlDocumentOptions = {}): ParsedYamlDocument {
+  const limits: DocumentLimits = { ...defaultDocumentLimits, ...options.limits };
+  const fileName = options.fileName;
+  const prefix = options.pathPrefix ?? [];
+  if (typeof input !== 'string') {
+    const cloned = cloneWithinLimits(input, limits);
+    const findings = cloned.problems.map((problem) =>
+      createFinding({ path: [...prefix, ...problem.path], rule: problem.rule, detail: problem.detail, position: noPosition, fileName }),
+    );
+    return { value: cloned.value, readable: cloned.readable, findings, locate: nowhere };
+  }
+
+  const bytes = utf8Length(input, limits.maxBytes);
+  if (bytes > limits.maxBytes) {
+    const detail = `the document is larger than ${limits.maxBytes} bytes; split it or remove unused content`;
+    const finding = createFinding({ path: prefix, rule: SpecRule.documentTooLarge, detail, position: noPosition, fileName });
+    return { value: undefined, readable: false, findings: [finding], locate: nowhere };
+  }
+
+  // Parse to concrete syntax once: the depth check walks it, then the same tokens are composed.
+  const lineCounter = new LineCounter();
+  const tokens = [...new Parser(lineCounter.addNewLine).parse(input)];
+  const survey = surveySyntax(tokens, limits.maxDepth, maxComposedSyntaxErrors);
+  const deep = survey.tooDeep;
+  if (deep !== null) {
+    const detail = `maps and lists are nested more than ${limits.maxDepth} levels deep`;
+    const finding = createFinding({
+      path: prefix,
+      rule: SpecRule.documentTooDeep,
+      detail,
+      position: positionOf(lineCounter, deep.offset),
+      fileName,
+    });
+    return { value: undefined, readable: false, findings: [finding], locate: nowhere };
+  }
+
+  if (survey.errors.length > maxComposedSyntaxErrors) {
+    const findings = survey.errors
+      .slice(0, maxYamlFindings)
+      .map((error) =>
+        createFinding({
+          path: prefix,
+          rule: SpecRule.yamlSyntax,
+          detail: `YAML syntax error: ${error.message}`,
+          position: positionOf(lineCounter, error.offset),
+          fileName,
+        }),
+      );
+    return { value: undefined, readable: false, findings, locate: nowhere };
+  }
+
+  const doc = composeSingleDocument(tokens.slice(0, survey.composeLength), input.length);
+  const locate = locatorFor(doc, lineCounter);
+  const findings: Finding[] = [];
+  for (const error of doc.errors.slice(0, maxYamlFindings)) {
+    findings.push(
+      createFinding({
+        path: prefix,
+        rule: SpecRule.yamlSyntax,
+        detail: `YAML syntax error: ${error.message}`,
+        position: positionOf(lineCounter, error.pos[0]),
+        fileName,
+      }),
+    );
+  }
+  for (const warning of doc.warnings.slice(0, maxYamlFindings)) {
+    findings.push(
+      createFinding({
+        path: prefix,
+        rule: SpecRule.yamlWarning,
+        detail: `YAML warning: ${warning.message}`,
+        position: positionOf(lineCounter, warning.pos[0]),
+        severity: FindingSeverity.warning,
+        fileName,
+      }),
+    );
+  }
+  for (const duplicate of duplicateKeys(doc, maxYamlFindings)) {
+    const first = positionOf(lineCounter, duplicate.firstOffset);
+    findings.push(
+      createFinding({
+        path: prefix,
+        rule: SpecRule.yamlSyntax,
+        detail: `YAML syntax error: Map keys must be unique; ${JSON.stringify(duplicate.key)} is already set on line ${first.line ?? '?'}`,
+        position: positionOf(lineCounter, duplicate.offset),
+        fileName,
+      }),
+    );
+  }
+  const collectionKey = firstCollectionKeyOffset(doc);
+  if (collectionKey !== undefined) {
+    findings.push(
+      createFinding({
+        path: prefix,
+        rule: SpecRule.documentUnsupportedValue,
+        detail: 'a map or list is used as a key; spec keys are plain names',
+        position: positionOf(lineCounter, collectionKey),
+        fileName,
+      }),
+    );
+  }
+  if (findings.some((finding) => finding.severity === FindingSeverity.error)) return { value: undefined, readable: false, findings, locate };
+
+  let plain: unknown;
+  try {
+    plain = doc.toJS({ maxAliasCount: limits.maxAliasCount });
+  } catch (error) {
+    const tooManyAliases = error instanceof ReferenceError;
+    findings.push(
+      createFinding({
+        path: prefix,
+        rule: tooManyAliases ? SpecRule.yamlAliases : SpecRule.documentUnreadable,
+        detail: tooManyAliases
+          ? `aliases expand to more than ${limits.maxAliasCount} copies; write the values out or use fewer aliases`
+          : `the document could not be read: ${error instanceof Error ? error.message : String(error)}`,
+        position: positionOf(lineCounter, tooManyAliases ? firstAliasOffset(doc) : 0),
+        fileName,
+      }),
+    );
+    return { value: undefined, readable: false, findings, locate };
+  }
+
+  const cloned = cloneWithinLimits(plain, limits);
+  for (const problem of cloned.problems) {
+    findings.push(
+      createFinding({ path: [...prefix, ...problem.path], rule: problem.rule, detail: problem.detail, position: locate(problem.path), fileName }),
+    );
+  }
+  return { value: cloned.value, readable: cloned.readable, findings, locate };
+}

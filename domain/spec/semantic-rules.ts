@@ -1,0 +1,273 @@
+/**
+ * Semantic rules of an app spec: the rules JSON Schema cannot say (or says without a helpful message),
+ * each reported under its own rule id (see {@link SpecRule}).
+ *
+ * The rules run best-effort on any document, also one that breaks the schema: each rule looks only at
+ * fields of the expected type and leaves wrongly typed fields to the schema findings.
+ */
+import { CronPattern } from 'croner';
+import { describeValue, FindingSeverity, type PathSegment } from './finding.js';
+import { tryParseGoDuration } from './go-duration.js';
+import {
+  bucketNameProblem,
+  dnsLabelProblem,
+  postgresDatabaseNameProblem,
+  safeFilenameProblem,
+  variableKeyProblem,
+} from './name-rules.js';
+import { LocateTarget } from './parse-yaml-document.js';
+import { conflictingProcessTypeFields, inferProcessType } from './process-type.js';
+import type { RawFinding } from './raw-finding.js';
+import { SpecRule } from './spec-rule.js';
+
+/** What semantic rules know beyond the spec itself. */
+export interface SemanticRuleContext {
+  /** Node pools of the supplied fleet document; undefined when no fleet document was supplied. */
+  readonly fleetNodePools?: ReadonlySet<string> | undefined;
+  /** Name of the supplied fleet document, for messages. */
+  readonly fleetName?: string | undefined;
+}
+
+type Fields = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Fields {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function recordAt(value: unknown, key: string): Fields | undefined {
+  if (!isRecord(value)) return undefined;
+  const item = value[key];
+  return isRecord(item) ? item : undefined;
+}
+
+function isInteger(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value);
+}
+
+function list(names: readonly string[]): string {
+  return names.length === 0 ? 'none' : names.join(', ');
+}
+
+/** Duration fields of a process, relative to the process. */
+function durationFields(process: Fields): Array<{ path: PathSegment[]; value: unknown }> {
+  const fields: Array<{ path: PathSegment[]; value: unknown }> = [];
+  const add = (parent: string, field: string): void => {
+    const owner = recordAt(process, parent);
+    if (owner !== undefined && owner[field] !== undefined) fields.push({ path: [parent, field], value: owner[field] });
+  };
+  add('health', 'interval');
+  add('health', 'timeout');
+  add('drain', 'timeout');
+  add('canary', 'evaluateAfter');
+  add('function', 'timeout');
+  add('tuning', 'cooldown');
+  const signals = recordAt(process, 'tuning')?.signals;
+  if (Array.isArray(signals)) {
+    signals.forEach((signal: unknown, index) => {
+      if (isRecord(signal) && signal.window !== undefined) fields.push({ path: ['tuning', 'signals', index, 'window'], value: signal.window });
+    });
+  }
+  return fields;
+}
+
+function checkDurations(at: PathSegment[], process: Fields, out: RawFinding[]): void {
+  for (const field of durationFields(process)) {
+    if (typeof field.value !== 'string') continue;
+    const parsed = tryParseGoDuration(field.value);
+    const path = [...at, ...field.path];
+    if (!parsed.ok) {
+      out.push({ path, rule: SpecRule.durationGo, detail: `${describeValue(field.value)} is not a Go duration: ${parsed.reason}` });
+    } else if (parsed.value.nanoseconds < 0n) {
+      out.push({ path, rule: SpecRule.durationGo, detail: `${describeValue(field.value)} is negative; durations here must be zero or more` });
+    }
+  }
+}
+
+function checkSchedulerVariables(at: PathSegment[], variables: Fields, out: RawFinding[]): void {
+  for (const [field, rule, what] of [
+    ['uid', SpecRule.schedulerVariablesUid, 'user'],
+    ['gid', SpecRule.schedulerVariablesGid, 'group'],
+  ] as const) {
+    const id = variables[field];
+    if (isInteger(id) && id <= 0) {
+      out.push({ path: [...at, field], rule, detail: `${id} is not a positive Unix ${what} id; ${field === 'uid' && id === 0 ? 'root (0) is not allowed' : 'use a positive integer'}` });
+    }
+  }
+  const files = variables.files;
+  if (!Array.isArray(files)) return;
+  files.forEach((file: unknown, index) => {
+    if (!isRecord(file)) return;
+    if (typeof file.key === 'string') {
+      const problem = variableKeyProblem(file.key);
+      if (problem !== undefined) out.push({ path: [...at, 'files', index, 'key'], rule: SpecRule.schedulerVariablesKey, detail: problem });
+    }
+    if (typeof file.destination === 'string') {
+      const problem = safeFilenameProblem(file.destination);
+      if (problem !== undefined) out.push({ path: [...at, 'files', index, 'destination'], rule: SpecRule.schedulerVariablesDestination, detail: problem });
+    }
+  });
+}
+
+function checkHostPort(at: PathSegment[], process: Fields, out: RawFinding[]): void {
+  if (process.hostPort === undefined) return;
+  if (process.port === undefined) {
+    out.push({ path: [...at, 'hostPort'], rule: SpecRule.hostPortRequiresPort, detail: 'a fixed host port needs a port to map to; set port or remove hostPort' });
+    return;
+  }
+  const scaling = recordAt(process, 'scaling');
+  const canary = recordAt(process, 'canary');
+  const reasons: string[] = [];
+  if (isInteger(scaling?.min) && scaling.min > 1) reasons.push(`scaling.min is ${scaling.min}`);
+  if (isInteger(scaling?.max) && scaling.max > 1) reasons.push(`scaling.max is ${scaling.max}`);
+  if (isInteger(scaling?.per_region) && scaling.per_region > 1) reasons.push(`scaling.per_region is ${scaling.per_region}`);
+  if (isInteger(canary?.count) && canary.count > 0) reasons.push(`canary.count is ${canary.count}`);
+  if (reasons.length > 0) {
+    out.push({
+      path: [...at, 'hostPort'],
+      rule: SpecRule.hostPortMultipleAllocations,
+      detail: `a fixed host port allows only one allocation per region, but ${reasons.join(' and ')}`,
+    });
+  }
+}
+
+function checkScaling(at: PathSegment[], process: Fields, out: RawFinding[]): void {
+  const scaling = recordAt(process, 'scaling');
+  if (scaling === undefined) return;
+  if (isInteger(scaling.min) && isInteger(scaling.max) && scaling.max < scaling.min) {
+    out.push({ path: [...at, 'scaling', 'max'], rule: SpecRule.scalingRange, detail: `${scaling.max} is below scaling.min (${scaling.min})` });
+  }
+  const auto = recordAt(scaling, 'auto');
+  if (auto?.metric === 'kafka_lag' && auto.topic === undefined) {
+    out.push({
+      path: [...at, 'scaling', 'auto', 'topic'],
+      rule: SpecRule.autoscaleKafkaTopic,
+      detail: 'is required when scaling.auto.metric is kafka_lag (name the topic whose consumer lag is followed)',
+    });
+  }
+}
+
+function checkProcess(name: string, process: Fields, regionNames: readonly string[], out: RawFinding[]): void {
+  const at: PathSegment[] = ['processes', name];
+  const conflicts = conflictingProcessTypeFields(process);
+  if (conflicts.length > 0) {
+    out.push({
+      path: at,
+      rule: SpecRule.processType,
+      detail: `sets ${conflicts.join(' and ')} together; a process is either a service (port), a periodic job (schedule) or a function (function)`,
+      target: LocateTarget.key,
+    });
+  }
+  if (process.health !== undefined && process.port === undefined) {
+    out.push({
+      path: [...at, 'health'],
+      rule: SpecRule.healthRequiresPort,
+      detail: `health checks need a port, and this ${inferProcessType(process)} process has none; set port or remove health`,
+      target: LocateTarget.key,
+    });
+  }
+  checkHostPort(at, process, out);
+  checkScaling(at, process, out);
+  if (typeof process.schedule === 'string') {
+    try {
+      new CronPattern(process.schedule);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message.replace(/^CronPattern: /, '') : 'invalid';
+      out.push({ path: [...at, 'schedule'], rule: SpecRule.scheduleCron, detail: `${describeValue(process.schedule)} is not a cron expression: ${reason}` });
+    }
+  }
+  if (Array.isArray(process.regions)) {
+    process.regions.forEach((region: unknown, index) => {
+      if (typeof region === 'string' && !regionNames.includes(region)) {
+        const known = regionNames.length === 0 ? 'the app declares no regions' : `regions: ${list(regionNames)}`;
+        out.push({ path: [...at, 'regions', index], rule: SpecRule.processRegionKnown, detail: `${describeValue(region)} is not a region of this app (${known})` });
+      }
+    });
+  }
+  const variables = recordAt(process, 'schedulerVariables');
+  if (variables !== undefined) checkSchedulerVariables([...at, 'schedulerVariables'], variables, out);
+  if (recordAt(process, 'tuning')?.mode === 'auto') {
+    out.push({
+      path: [...at, 'tuning', 'mode'],
+      rule: SpecRule.tuningModeReserved,
+      detail: '"auto" is reserved for future guarded application; tuning stays advisory (reports only)',
+      severity: FindingSeverity.warning,
+    });
+  }
+  checkDurations(at, process, out);
+}
+
+function checkRegions(spec: Fields, processes: ReadonlyArray<[string, Fields]>, regionNames: readonly string[], out: RawFinding[]): void {
+  const primary = spec.primaryRegion;
+  if (typeof primary === 'string') {
+    if (!regionNames.includes(primary)) {
+      const known = regionNames.length === 0 ? 'the app declares no regions' : `regions: ${list(regionNames)}`;
+      out.push({ path: ['primaryRegion'], rule: SpecRule.primaryRegionKnown, detail: `${describeValue(primary)} is not a region of this app (${known})` });
+    }
+    return;
+  }
+  if (primary !== undefined || regionNames.length <= 1) return;
+  const pinned = processes.filter(([, process]) => process.schedule !== undefined || process.singleton === true).map(([name]) => name);
+  if (pinned.length === 0) return;
+  out.push({
+    path: ['primaryRegion'],
+    rule: SpecRule.primaryRegionRequired,
+    detail: `is required because the spec declares ${regionNames.length} regions (${list(regionNames)}) and scheduled or singleton processes (${list(pinned)}) that run in the primary region only`,
+    at: ['regions'],
+    target: LocateTarget.key,
+  });
+}
+
+function checkInfrastructure(spec: Fields, out: RawFinding[]): void {
+  const infrastructure = recordAt(spec, 'infrastructure');
+  const database = recordAt(infrastructure, 'postgres')?.database;
+  if (typeof database === 'string') {
+    const problem = postgresDatabaseNameProblem(database);
+    if (problem !== undefined) out.push({ path: ['infrastructure', 'postgres', 'database'], rule: SpecRule.postgresDatabaseName, detail: problem });
+  }
+  const buckets = recordAt(infrastructure, 'objectStorage')?.buckets;
+  if (!Array.isArray(buckets)) return;
+  buckets.forEach((bucket: unknown, index) => {
+    if (!isRecord(bucket) || typeof bucket.name !== 'string') return;
+    const problem = bucketNameProblem(bucket.name);
+    if (problem !== undefined) {
+      out.push({ path: ['infrastructure', 'objectStorage', 'buckets', index, 'name'], rule: SpecRule.bucketDnsName, detail: problem });
+    }
+  });
+}
+
+function checkPlacement(spec: Fields, context: SemanticRuleContext, out: RawFinding[]): void {
+  const nodePool = recordAt(spec, 'placement')?.nodePool;
+  if (typeof nodePool !== 'string') return;
+  const problem = dnsLabelProblem(nodePool);
+  if (problem !== undefined) {
+    out.push({ path: ['placement', 'nodePool'], rule: SpecRule.placementNodePoolDns, detail: problem });
+    return;
+  }
+  const pools = context.fleetNodePools;
+  if (pools !== undefined && !pools.has(nodePool)) {
+    const fleet = context.fleetName !== undefined ? `fleet ${JSON.stringify(context.fleetName)}` : 'the fleet document';
+    out.push({
+      path: ['placement', 'nodePool'],
+      rule: SpecRule.placementNodePoolExists,
+      detail: `${describeValue(nodePool)} is not a node pool of ${fleet} (node pools: ${list([...pools].sort())})`,
+    });
+  }
+}
+
+/**
+ * Runs every semantic rule on an app spec and returns what breaks them. The legacy top-level function
+ * form (a document with `role`) has no semantic rules beyond its schema.
+ */
+export function checkSemanticRules(spec: unknown, context: SemanticRuleContext = {}): RawFinding[] {
+  if (!isRecord(spec) || spec.role !== undefined) return [];
+  const out: RawFinding[] = [];
+  const regionNames = isRecord(spec.regions) ? Object.keys(spec.regions).sort() : [];
+  const processes = isRecord(spec.processes)
+    ? Object.entries(spec.processes).filter((entry): entry is [string, Fields] => isRecord(entry[1]))
+    : [];
+  for (const [name, process] of processes) checkProcess(name, process, regionNames, out);
+  checkRegions(spec, processes, regionNames, out);
+  checkInfrastructure(spec, out);
+  checkPlacement(spec, context, out);
+  return out;
+}

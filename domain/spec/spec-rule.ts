@@ -1,0 +1,81 @@
+/**
+ * Rule ids of spec validation: the stable names findings carry, so callers, tests and docs can refer to
+ * one broken rule without parsing messages. Schema violations use `schema.<ajv keyword>`
+ * (`schema.type`, `schema.required`, `schema.additionalProperties`, ...).
+ */
+
+/** Rule ids of the document-level, semantic and cross-document checks. */
+export const SpecRule = {
+  /** The YAML text does not parse. */
+  yamlSyntax: 'yaml.syntax',
+  /** The YAML parser accepted the text but noted something suspicious (a warning). */
+  yamlWarning: 'yaml.warning',
+  /** The YAML text expands aliases beyond the allowed count (an alias bomb). */
+  yamlAliases: 'yaml.aliases',
+  /** The document is larger than the validation limit. */
+  documentTooLarge: 'document.too_large',
+  /** The document nests deeper than the validation limit. */
+  documentTooDeep: 'document.too_deep',
+  /** The document holds a value no spec can contain (binary data, a JavaScript Map, a Date...). */
+  documentUnsupportedValue: 'document.unsupported_value',
+  /** The document could not be read (for example a getter threw). */
+  documentUnreadable: 'document.unreadable',
+  /** Validation stopped on an unexpected internal error; the document is treated as invalid. */
+  validatorInternal: 'validator.internal',
+  /** Too many findings; the rest were dropped. */
+  findingsTruncated: 'findings.truncated',
+
+  /** A process sets fields of more than one process type (schedule with port or function, function with port). */
+  processType: 'process.type',
+  /** A multi-region spec with scheduled or singleton processes has no primaryRegion. */
+  primaryRegionRequired: 'primaryRegion.required',
+  /** primaryRegion names a region the spec does not declare. */
+  primaryRegionKnown: 'primaryRegion.known',
+  /** A process lists a region the spec does not declare. */
+  processRegionKnown: 'process.regionKnown',
+  /** hostPort is combined with more than one allocation per region. */
+  hostPortMultipleAllocations: 'hostPort.multipleAllocations',
+  /** hostPort is set on a process without a port. */
+  hostPortRequiresPort: 'hostPort.requiresPort',
+  /** health is set on a process without a port. */
+  healthRequiresPort: 'health.requiresPort',
+  /** An autoscaler following kafka_lag names no topic. */
+  autoscaleKafkaTopic: 'autoscale.kafkaTopic',
+  /** scaling.max is below scaling.min. */
+  scalingRange: 'scaling.range',
+  /** infrastructure.postgres.database is not a 1-63 character portable identifier. */
+  postgresDatabaseName: 'postgres.databaseName',
+  /** A bucket name is not DNS-compatible. */
+  bucketDnsName: 'bucket.dnsName',
+  /** placement.nodePool is not a DNS label. */
+  placementNodePoolDns: 'placement.nodePoolDns',
+  /** placement.nodePool is not a node pool of the supplied fleet document. */
+  placementNodePoolExists: 'placement.nodePoolExists',
+  /** schedulerVariables.uid is not a positive Unix identity. */
+  schedulerVariablesUid: 'schedulerVariables.uid',
+  /** schedulerVariables.gid is not a positive Unix identity. */
+  schedulerVariablesGid: 'schedulerVariables.gid',
+  /** A scheduler variable key is not an uppercase variable name. */
+  schedulerVariablesKey: 'schedulerVariables.key',
+  /** A scheduler variable destination is not exactly one safe filename. */
+  schedulerVariablesDestination: 'schedulerVariables.destination',
+  /** A duration field is not a non-negative Go duration. */
+  durationGo: 'duration.go',
+  /** A schedule is not a cron expression. */
+  scheduleCron: 'schedule.cron',
+  /** tuning.mode auto is reserved and behaves as advisory (a warning). */
+  tuningModeReserved: 'tuning.modeReserved',
+
+  /** A deploy group lists the same app twice. */
+  deployGroupDuplicateApp: 'deployGroup.duplicateApp',
+  /** A deploy group lists an app that is not known. */
+  deployGroupAppExists: 'deployGroup.appExists',
+  /** A fleet document declares the same node pool twice. */
+  fleetDuplicateNodePool: 'fleet.duplicateNodePool',
+} as const;
+export type SpecRule = (typeof SpecRule)[keyof typeof SpecRule];
+
+/** The rule id of a JSON Schema violation: `schema.<keyword>`. */
+export function schemaRule(keyword: string): string {
+  return `schema.${keyword}`;
+}
