@@ -1,0 +1,34 @@
+/**
+ * Registry port: where running instances are listed with their health, read by the control plane
+ * and written by the substrate driver.
+ */
+import type { HealthChange, HealthStatus, ServiceInstance } from './health.js';
+
+/** Removes a listener. */
+export type Unsubscribe = () => void;
+
+/** Read side of the registry, what controllers consume. */
+export interface Registry {
+  /** Names of services with at least one instance. */
+  listServices(): Promise<readonly string[]>;
+  /** Instances of a service (empty when unknown). */
+  instances(service: string): Promise<readonly ServiceInstance[]>;
+  /** Calls `listener` on every registration, check result change or deregistration. */
+  watch(listener: (change: HealthChange) => void): Unsubscribe;
+}
+
+/** A check result reported by a health checker. */
+export interface CheckUpdate {
+  readonly instanceId: string;
+  readonly checkId: string;
+  readonly status: HealthStatus;
+  readonly output: string;
+  readonly checkedAt: string;
+}
+
+/** Write side of the registry, used by drivers that run their own checks. */
+export interface RegistryWriter {
+  register(instance: ServiceInstance): void;
+  deregister(instanceId: string): void;
+  updateCheck(update: CheckUpdate): void;
+}

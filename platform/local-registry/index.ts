@@ -1,0 +1,4 @@
+/**
+ * Local registry: the embedded registry implementation.
+ */
+export { LocalRegistry } from './local-registry.js';

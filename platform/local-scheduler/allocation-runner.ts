@@ -1,0 +1,399 @@
+/**
+ * Allocation runner: the local driver's supervisor of one allocation's host process: start (or
+ * re-adopt), restart with exponential backoff, health checks, memory-limit kills, batch deadlines,
+ * and drain (signal, wait, SIGKILL).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import type { Logger } from 'pino';
+import type { RegistryWriter } from '../../domain/registry/index.js';
+import type { AllocationStatus, RestartPolicySpec, TaskEvent, TaskEventType } from '../../domain/scheduler/index.js';
+import type { AllocationRecord } from './driver-state.js';
+import { HttpHealthCheck } from './http-health-check.js';
+import { isProcessAlive, listProcesses, processTree, readProcess, readRssBytes, signalTree, type ProcessInfo } from './process-table.js';
+import { allocationPaths, prepareAllocationDir, renderFiles, taskArgv, taskEnvironment, type HostVolume } from './task-environment.js';
+
+/** How a run-to-completion allocation ended. */
+export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
+
+/** What a runner needs from its driver. */
+export interface RunnerContext {
+  readonly logger: Logger;
+  readonly registry: RegistryWriter;
+  readonly hostVolumes: Readonly<Record<string, HostVolume>>;
+  readonly defaultRestart: RestartPolicySpec;
+  /** Persists the record and notifies watchers. */
+  changed(record: AllocationRecord, previousStatus: AllocationStatus, event?: TaskEvent): void;
+  /** The allocation reached a terminal status; the runner is done. */
+  finished(record: AllocationRecord, outcome: RunOutcome): void;
+}
+
+const MAX_EVENTS = 25;
+const TREE_POLL_MS = 20;
+const DEFAULT_RESTART_WINDOW_MS = 30 * 60_000;
+
+/** Supervises one allocation. */
+export class AllocationRunner {
+  readonly record: AllocationRecord;
+  readonly #ctx: RunnerContext;
+  #child: ChildProcess | undefined;
+  #adopted = false;
+  #detached = false;
+  #stopping: Promise<void> | undefined;
+  #restarting = false;
+  #exitReason: 'oom' | 'timeout' | undefined;
+  #restartTimer: NodeJS.Timeout | undefined;
+  #deadlineTimer: NodeJS.Timeout | undefined;
+  #checks: HttpHealthCheck[] = [];
+  #registered = false;
+  #runStartedMs = 0;
+  #failureStreak = 0;
+
+  constructor(record: AllocationRecord, ctx: RunnerContext) {
+    this.record = record;
+    this.#ctx = ctx;
+  }
+
+  /** True while the allocation restarts its task on exit (a service group allocation). */
+  get restartsOnExit(): boolean {
+    return this.record.kind === 'group' && this.record.jobType === 'service';
+  }
+
+  /** Starts the task for the first time. */
+  start(): void {
+    this.#register();
+    this.#spawn();
+  }
+
+  /** Takes over a live process left by a previous driver instance (same pid). */
+  adopt(): void {
+    const rec = this.record;
+    this.#adopted = true;
+    this.#runStartedMs = rec.task.startedAt ? Date.parse(rec.task.startedAt) : Date.now();
+    const previous = rec.status;
+    rec.status = 'running';
+    rec.task.state = 'running';
+    const event = this.#event('Adopted', `Re-adopted running process ${String(rec.task.pid)} after a driver restart`);
+    this.#register();
+    this.#armDeadline();
+    this.#ctx.changed(rec, previous, event);
+  }
+
+  /** Samples liveness (adopted processes) and memory (all) from one `/proc` snapshot. */
+  tick(table: readonly ProcessInfo[], byPid: ReadonlyMap<number, ProcessInfo>): void {
+    const rec = this.record;
+    const pid = rec.task.pid;
+    if (this.#detached || pid === undefined) return;
+    if (this.#adopted) {
+      const info = byPid.get(pid);
+      if (!info || info.state === 'Z' || info.startTime !== rec.task.pidStartTime) {
+        this.#adopted = false;
+        this.#onLeaderExit(null, null, 'exit status unknown: the process was re-adopted, not a child of this driver');
+        return;
+      }
+    }
+    let rss = 0;
+    for (const member of processTree(pid, table)) rss += readRssBytes(member);
+    rec.memory.currentRssBytes = rss;
+    rec.memory.peakRssBytes = Math.max(rec.memory.peakRssBytes, rss);
+    rec.memory.sampledAt = new Date().toISOString();
+    if (rss > rec.memory.limitBytes && this.#exitReason === undefined && !this.#stopping && !this.#restarting) {
+      this.#exitReason = 'oom';
+      this.#ctx.logger.warn({ allocationId: rec.id, rssBytes: rss, limitBytes: rec.memory.limitBytes }, 'memory limit exceeded: killing task');
+      signalTree(pid, 'SIGKILL', table);
+    }
+  }
+
+  /** Drains the task (signal, wait up to the drain timeout, then SIGKILL) and completes the allocation. */
+  stop(description: string): Promise<void> {
+    if (this.#stopping) return this.#stopping;
+    this.#stopping = this.#drainAndFinish(description);
+    return this.#stopping;
+  }
+
+  /** Restarts the task in place (same allocation), e.g. after a rendered file changed. */
+  async restartInPlace(reason: string): Promise<void> {
+    if (this.#stopping || this.#detached) return;
+    const rec = this.record;
+    this.#restarting = true;
+    try {
+      this.#ctx.changed(rec, rec.status, this.#event('Restart Signaled', reason));
+      clearTimeout(this.#restartTimer);
+      const pid = rec.task.pid;
+      if (pid !== undefined && isProcessAlive(pid, rec.task.pidStartTime)) await this.#terminateTree(pid);
+      rec.task.restarts += 1;
+      rec.task.lastRestartAt = new Date().toISOString();
+    } finally {
+      this.#restarting = false;
+    }
+    if (!this.#stopping && !this.#detached) this.#spawn();
+  }
+
+  /** Stops supervising without touching the process: it keeps running for the next driver instance. */
+  detach(): void {
+    this.#detached = true;
+    clearTimeout(this.#restartTimer);
+    clearTimeout(this.#deadlineTimer);
+    for (const check of this.#checks) check.stop();
+    this.#checks = [];
+  }
+
+  #spawn(): void {
+    const rec = this.record;
+    const previous = rec.status;
+    let child: ChildProcess;
+    try {
+      prepareAllocationDir(rec, this.#ctx.hostVolumes);
+      renderFiles(rec);
+      const { file, args } = taskArgv(rec.group.task);
+      const paths = allocationPaths(rec.dir);
+      const out = fs.openSync(paths.stdout, 'a');
+      const err = fs.openSync(paths.stderr, 'a');
+      try {
+        child = spawn(file, args, {
+          cwd: rec.group.task.workdir ?? rec.dir,
+          env: taskEnvironment(rec, this.#ctx.hostVolumes),
+          detached: true,
+          stdio: ['ignore', out, err],
+        });
+      } finally {
+        fs.closeSync(out);
+        fs.closeSync(err);
+      }
+    } catch (error) {
+      this.#onSpawnFailure(error as Error);
+      return;
+    }
+    if (child.pid === undefined) {
+      child.once('error', (error) => this.#onSpawnFailure(error));
+      return;
+    }
+    child.unref();
+    child.on('error', (error) => this.#ctx.logger.warn({ allocationId: rec.id, err: error }, 'task process error'));
+    child.once('exit', (code, signal) => {
+      if (this.#child === child) this.#onLeaderExit(code, signal);
+    });
+    this.#child = child;
+    this.#adopted = false;
+    this.#runStartedMs = Date.now();
+    rec.task.pid = child.pid;
+    rec.task.pidStartTime = readProcess(child.pid)?.startTime;
+    rec.task.state = 'running';
+    rec.task.startedAt = new Date().toISOString();
+    rec.task.finishedAt = undefined;
+    rec.task.exitCode = undefined;
+    rec.task.signal = undefined;
+    rec.status = 'running';
+    this.#armDeadline();
+    const event = this.#event('Started', `Task started by the local driver (pid ${child.pid})`);
+    this.#ctx.changed(rec, previous, event);
+  }
+
+  #onSpawnFailure(error: Error): void {
+    const rec = this.record;
+    this.#ctx.logger.error({ allocationId: rec.id, err: error }, 'task failed to start');
+    const event = this.#event('Driver Failure', `failed to start task: ${error.message}`);
+    this.#afterExit(event, 'failed');
+  }
+
+  #onLeaderExit(code: number | null, signal: NodeJS.Signals | null, unknownReason?: string): void {
+    if (this.#detached) return;
+    const rec = this.record;
+    this.#child = undefined;
+    const pid = rec.task.pid;
+    // Children of a crashed leader would hold its ports; a drain waits for them itself.
+    if (pid !== undefined && !this.#stopping && !this.#restarting) signalTree(pid, 'SIGKILL');
+    rec.task.exitCode = code;
+    rec.task.signal = signal;
+    rec.task.finishedAt = new Date().toISOString();
+    rec.task.pid = undefined;
+    rec.task.pidStartTime = undefined;
+    clearTimeout(this.#deadlineTimer);
+    const reason = this.#exitReason;
+    this.#exitReason = undefined;
+    let event: TaskEvent;
+    let outcome: RunOutcome;
+    if (reason === 'oom') {
+      rec.task.oomKilled = true;
+      const mb = (rec.memory.peakRssBytes / 1024 / 1024).toFixed(0);
+      event = this.#event('OOM Killed', `OOM Killed: memory ${mb} MB exceeded the limit of ${rec.group.task.resources.memoryMb} MB`);
+      outcome = 'failed';
+    } else if (reason === 'timeout') {
+      event = this.#event('Timed Out', `Task exceeded its timeout of ${String(rec.group.task.timeout?.milliseconds)}ms and was killed`);
+      outcome = 'timed_out';
+    } else {
+      if (!this.#stopping && !this.#restarting) rec.task.oomKilled = false;
+      const status = unknownReason ?? `Exit Code: ${String(code)}${signal ? `, Signal: ${signal}` : ''}`;
+      event = this.#event('Terminated', status);
+      outcome = code === 0 ? 'succeeded' : 'failed';
+    }
+    if (this.#stopping || this.#restarting) {
+      rec.task.state = 'dead';
+      this.#ctx.changed(rec, rec.status, event);
+      return;
+    }
+    this.#afterExit(event, outcome);
+  }
+
+  #afterExit(event: TaskEvent, outcome: RunOutcome): void {
+    const rec = this.record;
+    const previous = rec.status;
+    const policy = rec.group.restart ?? this.#ctx.defaultRestart;
+    if (this.restartsOnExit && rec.desiredStatus === 'run' && this.#mayRestart(policy)) {
+      if (Date.now() - this.#runStartedMs >= policy.resetAfter.milliseconds) this.#failureStreak = 0;
+      const delay = Math.min(policy.initialDelay.milliseconds * 2 ** this.#failureStreak, policy.maxDelay.milliseconds);
+      this.#failureStreak += 1;
+      rec.task.restarts += 1;
+      rec.task.lastRestartAt = new Date().toISOString();
+      rec.task.state = 'pending';
+      const restarting = this.#event('Restarting', `Task restarting in ${delay}ms (restart ${rec.task.restarts})`);
+      this.#ctx.changed(rec, previous, event);
+      this.#ctx.changed(rec, rec.status, restarting);
+      this.#restartTimer = setTimeout(() => {
+        if (!this.#stopping && !this.#detached) this.#spawn();
+      }, delay);
+      return;
+    }
+    const exhausted = this.restartsOnExit && rec.desiredStatus === 'run';
+    rec.task.state = 'dead';
+    rec.task.failed = exhausted || outcome !== 'succeeded';
+    rec.status = exhausted || outcome !== 'succeeded' ? 'failed' : 'complete';
+    rec.statusDescription = exhausted
+      ? `${event.message}; exceeded ${String(policy.attempts)} restart attempts within ${policy.interval?.milliseconds ?? DEFAULT_RESTART_WINDOW_MS}ms`
+      : event.message;
+    this.#unregister();
+    this.#ctx.changed(rec, previous, event);
+    this.#ctx.finished(rec, outcome);
+  }
+
+  /** True while the policy allows one more restart; records it in the window. */
+  #mayRestart(policy: RestartPolicySpec): boolean {
+    const task = this.record.task;
+    const now = Date.now();
+    const window = policy.interval?.milliseconds ?? DEFAULT_RESTART_WINDOW_MS;
+    task.recentRestarts = (task.recentRestarts ?? []).filter((at) => now - at < window);
+    if (policy.attempts !== undefined && task.recentRestarts.length >= policy.attempts) return false;
+    task.recentRestarts.push(now);
+    return true;
+  }
+
+  async #drainAndFinish(description: string): Promise<void> {
+    const rec = this.record;
+    rec.desiredStatus = 'stop';
+    clearTimeout(this.#restartTimer);
+    clearTimeout(this.#deadlineTimer);
+    const pid = rec.task.pid;
+    if (pid !== undefined && isProcessAlive(pid, rec.task.pidStartTime)) await this.#terminateTree(pid);
+    const previous = rec.status;
+    rec.task.state = 'dead';
+    rec.task.pid = undefined;
+    rec.task.pidStartTime = undefined;
+    rec.task.finishedAt ??= new Date().toISOString();
+    if (!['complete', 'failed', 'lost'].includes(rec.status)) rec.status = 'complete';
+    rec.statusDescription = description;
+    this.#unregister();
+    this.#ctx.changed(rec, previous);
+    this.#ctx.finished(rec, 'stopped');
+  }
+
+  /** Sends the drain signal to the tree, waits up to the drain timeout, then SIGKILLs what is left. */
+  async #terminateTree(pid: number): Promise<void> {
+    const rec = this.record;
+    const { signal, timeout } = rec.group.drain;
+    this.#ctx.changed(rec, rec.status, this.#event('Killing', `Sent ${signal}; force killing after ${timeout.milliseconds}ms`));
+    signalTree(pid, signal);
+    const exited = await waitForTreeExit(pid, timeout.milliseconds);
+    if (!exited) {
+      signalTree(pid, 'SIGKILL');
+      await waitForTreeExit(pid, 5000);
+    }
+    this.#ctx.changed(
+      rec,
+      rec.status,
+      this.#event('Killed', exited ? `Task exited after ${signal}` : `Task killed with SIGKILL after the drain timeout of ${timeout.milliseconds}ms`),
+    );
+  }
+
+  #armDeadline(): void {
+    const rec = this.record;
+    clearTimeout(this.#deadlineTimer);
+    const timeout = rec.group.task.timeout;
+    if (this.restartsOnExit || !timeout) return;
+    rec.deadlineAt ??= new Date(Date.now() + timeout.milliseconds).toISOString();
+    const remaining = Math.max(0, Date.parse(rec.deadlineAt) - Date.now());
+    this.#deadlineTimer = setTimeout(() => {
+      const pid = rec.task.pid;
+      if (pid === undefined || this.#stopping) return;
+      this.#exitReason = 'timeout';
+      signalTree(pid, 'SIGKILL');
+    }, remaining);
+  }
+
+  #register(): void {
+    const rec = this.record;
+    if (this.#registered || !this.restartsOnExit) return;
+    this.#registered = true;
+    for (const service of rec.group.services) {
+      const port = rec.ports.find((p) => p.label === service.portLabel);
+      if (!port) continue;
+      const instanceId = `${rec.id}-${service.name}`;
+      const checkId = `${instanceId}:http`;
+      this.#ctx.registry.register({
+        id: instanceId,
+        service: service.name,
+        app: rec.app,
+        process: rec.taskGroup,
+        allocationId: rec.id,
+        address: port.hostIp,
+        port: port.value,
+        tags: [...(service.tags ?? []), ...(rec.canary ? ['canary'] : [])],
+        checks: service.check ? [{ id: checkId, name: `HTTP GET ${service.check.path}`, status: 'critical', output: 'no check has run yet' }] : [],
+      });
+      if (service.check) {
+        const check = new HttpHealthCheck({
+          registry: this.#ctx.registry,
+          instanceId,
+          checkId,
+          url: `http://${port.hostIp}:${port.value}${service.check.path}`,
+          intervalMs: service.check.interval.milliseconds,
+          timeoutMs: service.check.timeout.milliseconds,
+        });
+        check.start();
+        this.#checks.push(check);
+      }
+    }
+  }
+
+  /** Re-registers services after a promotion changed the canary tag. */
+  reregister(): void {
+    if (!this.#registered) return;
+    this.#unregister();
+    this.#register();
+  }
+
+  #unregister(): void {
+    for (const check of this.#checks) check.stop();
+    this.#checks = [];
+    if (!this.#registered) return;
+    this.#registered = false;
+    for (const service of this.record.group.services) this.#ctx.registry.deregister(`${this.record.id}-${service.name}`);
+  }
+
+  #event(type: TaskEventType, message: string): TaskEvent {
+    const event: TaskEvent = { type, message, at: new Date().toISOString() };
+    const events = this.record.task.events;
+    events.push(event);
+    if (events.length > MAX_EVENTS) events.splice(0, events.length - MAX_EVENTS);
+    return event;
+  }
+}
+
+/** Resolves true once no live process of the tree rooted at `pid` remains, false after `timeoutMs`. */
+export async function waitForTreeExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (processTree(pid, listProcesses()).length === 0) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, TREE_POLL_MS));
+  }
+}

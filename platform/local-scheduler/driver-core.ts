@@ -1,0 +1,263 @@
+/**
+ * Driver core: the local driver's shared state (persisted jobs, allocations and executions, the
+ * live runners) and the primitives every operation uses: place, stop, record a change, finish.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import { ConflictError, NotFoundError } from '../../domain/errors.js';
+import type { RegistryWriter } from '../../domain/registry/index.js';
+import {
+  filesFingerprint,
+  isTerminalAllocation,
+  milliseconds,
+  rollFingerprint,
+  type AllocationChange,
+  type AllocationKind,
+  type AllocationStatus,
+  type Duration,
+  type Execution,
+  type RestartPolicySpec,
+  type TaskEvent,
+  type TaskGroupSpec,
+} from '../../domain/scheduler/index.js';
+import { silentLogger } from '../logger.js';
+import { AllocationRunner, type RunOutcome, type RunnerContext } from './allocation-runner.js';
+import { toAllocation, toExecution } from './allocation-view.js';
+import type { AllocationRecord, DriverState, ExecutionRecord, JobRecord } from './driver-state.js';
+import { pickFreePort } from './port-allocator.js';
+import { StateFile } from './state-file.js';
+import { allocationPaths, type HostVolume } from './task-environment.js';
+
+/** Options of the local driver. */
+export interface LocalSchedulerOptions {
+  /** Root of driver state: `<dataDir>/scheduler/state.json` and `<dataDir>/allocs/<id>/`. */
+  readonly dataDir: string;
+  /** Where instances and check results are published. */
+  readonly registry: RegistryWriter;
+  /** @default silent */
+  readonly logger?: Logger;
+  /** How often liveness of re-adopted processes and RSS are sampled. @default 250ms */
+  readonly monitorInterval?: Duration;
+  /** Restart policy of groups that set none. @default 1s initial, 30s max, reset after 10s */
+  readonly defaultRestart?: RestartPolicySpec;
+  /** Host directories offered as named volumes. @default none */
+  readonly hostVolumes?: Readonly<Record<string, HostVolume>>;
+  /** Region name of this local target. @default local */
+  readonly region?: string;
+  /** @default dc1 */
+  readonly datacenter?: string;
+  /** Bytes of stdout/stderr kept in an execution record. @default 1 MiB */
+  readonly outputLimitBytes?: number;
+  /** Executions kept per job. @default 100 */
+  readonly executionHistory?: number;
+}
+
+const HOST_IP = '127.0.0.1';
+
+/** True for statuses an allocation never leaves. */
+export const isTerminal: (status: AllocationStatus) => boolean = isTerminalAllocation;
+
+/** State and primitives shared by the driver's operations. */
+export class DriverCore {
+  readonly options: LocalSchedulerOptions;
+  readonly logger: Logger;
+  readonly state: DriverState;
+  readonly runners = new Map<string, AllocationRunner>();
+  readonly events = new EventEmitter();
+  readonly ctx: RunnerContext;
+  readonly #stateFile: StateFile;
+  readonly #releaseLock: () => void;
+  closed = false;
+
+  constructor(options: LocalSchedulerOptions) {
+    this.options = options;
+    this.logger = options.logger ?? silentLogger();
+    this.#stateFile = new StateFile(path.join(options.dataDir, 'scheduler'));
+    this.#releaseLock = this.#stateFile.acquireLock();
+    this.state = this.#stateFile.load();
+    this.events.setMaxListeners(0);
+    this.ctx = {
+      logger: this.logger,
+      registry: options.registry,
+      hostVolumes: options.hostVolumes ?? {},
+      defaultRestart: options.defaultRestart ?? {
+        initialDelay: milliseconds(1000),
+        maxDelay: milliseconds(30_000),
+        resetAfter: milliseconds(10_000),
+      },
+      changed: (record, previousStatus, event) => this.changed(record, previousStatus, event),
+      finished: (record, outcome) => this.finished(record, outcome),
+    };
+  }
+
+  records(): AllocationRecord[] {
+    return Object.values(this.state.allocations);
+  }
+
+  job(jobId: string): JobRecord {
+    const job = this.state.jobs[jobId];
+    if (!job) throw new NotFoundError(`job ${jobId} not found`);
+    return job;
+  }
+
+  save(): void {
+    this.#stateFile.save(this.state);
+  }
+
+  /** Detaches every runner (processes keep running), saves and releases the lock. */
+  close(): void {
+    this.closed = true;
+    for (const runner of this.runners.values()) runner.detach();
+    this.runners.clear();
+    this.save();
+    this.#releaseLock();
+    this.events.removeAllListeners();
+  }
+
+  /** Persists a changed allocation and notifies watchers. */
+  changed(record: AllocationRecord, previousStatus: AllocationStatus, event?: TaskEvent): void {
+    if (this.closed) return;
+    record.modifiedAt = new Date().toISOString();
+    this.save();
+    const change: AllocationChange = {
+      allocation: toAllocation(record),
+      ...(previousStatus !== record.status ? { previousStatus } : {}),
+      ...(event ? { event } : {}),
+    };
+    this.events.emit('change', change);
+  }
+
+  /** Records the end of a run: drops the runner and completes the execution record, if any. */
+  finished(record: AllocationRecord, outcome: RunOutcome): void {
+    this.runners.delete(record.id);
+    const execution = record.executionId ? this.state.executions[record.executionId] : undefined;
+    if (execution && execution.status === 'running') {
+      const limit = this.options.outputLimitBytes ?? 1024 * 1024;
+      const paths = allocationPaths(record.dir);
+      execution.status = outcome === 'succeeded' ? 'succeeded' : outcome === 'timed_out' ? 'timed_out' : 'failed';
+      execution.exitCode = record.task.exitCode ?? null;
+      execution.output = readTail(paths.stdout, limit);
+      execution.errorOutput = readTail(paths.stderr, limit);
+      execution.finishedAt = record.task.finishedAt ?? new Date().toISOString();
+      execution.durationMs = Date.parse(execution.finishedAt) - Date.parse(record.task.startedAt ?? execution.startedAt);
+    }
+    this.changed(record, record.status);
+  }
+
+  /** Places and starts a new allocation of `group` (ports picked now, kept for its lifetime). */
+  async place(
+    job: JobRecord,
+    group: TaskGroupSpec,
+    kind: AllocationKind,
+    index: number,
+    canary: boolean,
+    extraEnv: Record<string, string>,
+    executionId?: string,
+  ): Promise<AllocationRecord> {
+    const id = randomUUID();
+    const used = this.usedPorts();
+    const ports = [];
+    for (const port of group.ports) {
+      const value = port.static ?? (await pickFreePort(HOST_IP, used));
+      used.add(value);
+      ports.push({ label: port.label, value, hostIp: HOST_IP });
+    }
+    const now = new Date().toISOString();
+    const received: TaskEvent = { type: 'Received', message: 'Task received by the local driver', at: now };
+    const record: AllocationRecord = {
+      id,
+      jobId: job.spec.id,
+      app: job.spec.app,
+      jobType: job.spec.type,
+      taskGroup: group.name,
+      jobVersion: job.version,
+      kind,
+      index,
+      canary,
+      status: 'pending',
+      desiredStatus: 'run',
+      region: job.spec.region ?? this.options.region ?? 'local',
+      datacenter: job.spec.datacenters?.[0] ?? this.options.datacenter ?? 'dc1',
+      nodePool: job.spec.nodePool ?? 'default',
+      ports,
+      group,
+      fingerprint: rollFingerprint(job.spec, group),
+      filesFingerprint: filesFingerprint(group),
+      extraEnv,
+      dir: path.join(this.options.dataDir, 'allocs', id),
+      task: { name: group.task.name, state: 'pending', failed: false, restarts: 0, oomKilled: false, events: [received] },
+      memory: { currentRssBytes: 0, peakRssBytes: 0, limitBytes: group.task.resources.memoryMb * 1024 * 1024 },
+      ...(executionId !== undefined ? { executionId } : {}),
+      createdAt: now,
+      modifiedAt: now,
+    };
+    this.state.allocations[id] = record;
+    const runner = new AllocationRunner(record, this.ctx);
+    this.runners.set(id, runner);
+    this.changed(record, 'pending', received);
+    runner.start();
+    return record;
+  }
+
+  /** Drains and stops an allocation (or just marks it when no runner supervises it). */
+  async stopAllocation(record: AllocationRecord, description: string): Promise<void> {
+    record.desiredStatus = 'stop';
+    const runner = this.runners.get(record.id);
+    if (runner) {
+      await runner.stop(description);
+      return;
+    }
+    this.changed(record, record.status);
+  }
+
+  /** Starts one execution (dispatch or periodic child) of `group` and records it as running. */
+  async launchExecution(job: JobRecord, group: TaskGroupSpec, kind: AllocationKind, extraEnv: Record<string, string>, executionId?: string): Promise<Execution> {
+    const id = executionId ?? `exec-${randomUUID()}`;
+    if (this.state.executions[id]) throw new ConflictError(`execution ${id} already exists`);
+    const execution: ExecutionRecord = {
+      id,
+      jobId: job.spec.id,
+      taskGroup: group.name,
+      allocationId: '',
+      status: 'running',
+      exitCode: null,
+      output: '',
+      errorOutput: '',
+      durationMs: null,
+      startedAt: new Date().toISOString(),
+    };
+    this.state.executions[id] = execution;
+    this.#trimExecutions(job.spec.id);
+    const alloc = await this.place(job, group, kind, 0, false, extraEnv, id);
+    execution.allocationId = alloc.id;
+    this.save();
+    return toExecution(execution);
+  }
+
+  /** Ports held by allocations that are not terminal. */
+  usedPorts(): Set<number> {
+    const used = new Set<number>();
+    for (const a of this.records()) if (!isTerminal(a.status)) for (const p of a.ports) used.add(p.value);
+    return used;
+  }
+
+  #trimExecutions(jobId: string): void {
+    const keep = this.options.executionHistory ?? 100;
+    const list = Object.values(this.state.executions)
+      .filter((e) => e.jobId === jobId && e.status !== 'running')
+      .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+    for (const old of list.slice(keep)) delete this.state.executions[old.id];
+  }
+}
+
+function readTail(file: string, limit: number): string {
+  try {
+    const buffer = fs.readFileSync(file);
+    return buffer.subarray(Math.max(0, buffer.length - limit)).toString('utf8');
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,12 @@
+/**
+ * Local scheduler: the embedded driver that supervises host processes.
+ */
+export { LocalScheduler } from './local-scheduler.js';
+export type { LocalSchedulerOptions } from './driver-core.js';
+export type { HostVolume } from './task-environment.js';
+export { envLabel } from './task-environment.js';
+export { pickFreePort } from './port-allocator.js';
+export { probeHttp } from './http-health-check.js';
+export type { ProbeResult } from './http-health-check.js';
+export { isProcessAlive, listProcesses, parseStat, processTree, readProcess, readRssBytes } from './process-table.js';
+export type { ProcessInfo } from './process-table.js';

@@ -1,0 +1,115 @@
+/**
+ * Process table: what the local driver reads from Linux `/proc` to supervise host processes it
+ * may not be the parent of (liveness guarded by start time, process-group membership, RSS).
+ */
+import fs from 'node:fs';
+
+/** One process as seen in `/proc/<pid>/stat`. */
+export interface ProcessInfo {
+  readonly pid: number;
+  readonly ppid: number;
+  readonly pgrp: number;
+  /** Single-letter state; `Z` is a zombie (exited, not yet reaped). */
+  readonly state: string;
+  /** Start time in clock ticks since boot: with the pid, identifies a process across pid reuse. */
+  readonly startTime: string;
+}
+
+/** Parses one `/proc/<pid>/stat` line; the command name may contain spaces and parentheses. */
+export function parseStat(line: string): ProcessInfo | undefined {
+  const close = line.lastIndexOf(')');
+  if (close < 0) return undefined;
+  const pid = Number.parseInt(line.slice(0, line.indexOf(' ')), 10);
+  // Fields after the command: state(3) ppid(4) pgrp(5) ... starttime(22), numbered from 1.
+  const rest = line.slice(close + 2).split(' ');
+  const state = rest[0];
+  const ppid = Number(rest[1]);
+  const pgrp = Number(rest[2]);
+  const startTime = rest[19];
+  if (!state || startTime === undefined || !Number.isFinite(pid)) return undefined;
+  return { pid, ppid, pgrp, state, startTime };
+}
+
+/** Reads one process, or undefined when it does not exist. */
+export function readProcess(pid: number): ProcessInfo | undefined {
+  try {
+    return parseStat(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when `pid` is a live (non-zombie) process that started at `startTime`. */
+export function isProcessAlive(pid: number, startTime: string | undefined): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  const info = readProcess(pid);
+  if (!info || info.state === 'Z') return false;
+  return startTime === undefined || info.startTime === startTime;
+}
+
+/** Every process currently in `/proc`. */
+export function listProcesses(): ProcessInfo[] {
+  const out: ProcessInfo[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    const first = entry.charCodeAt(0);
+    if (first < 48 || first > 57) continue;
+    const info = readProcess(Number(entry));
+    if (info) out.push(info);
+  }
+  return out;
+}
+
+/** Live members of a supervised tree: the process group of `root` plus any descendants that left it. */
+export function processTree(root: number, table: readonly ProcessInfo[]): number[] {
+  const members = new Set<number>();
+  for (const p of table) if (p.state !== 'Z' && (p.pid === root || p.pgrp === root)) members.add(p.pid);
+  let grew = true;
+  while (grew) {
+    grew = false;
+    for (const p of table) {
+      if (p.state !== 'Z' && !members.has(p.pid) && members.has(p.ppid)) {
+        members.add(p.pid);
+        grew = true;
+      }
+    }
+  }
+  return [...members];
+}
+
+/** Resident set size of a process in bytes (`VmRSS` of `/proc/<pid>/status`); 0 when gone. */
+export function readRssBytes(pid: number): number {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const match = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+    return match?.[1] ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** Sends `signal` once to every process of a tree (the group, then descendants outside it); true when any was signalled. */
+export function signalTree(root: number, signal: NodeJS.Signals, table: readonly ProcessInfo[] = listProcesses()): boolean {
+  let groupSignalled = false;
+  try {
+    process.kill(-root, signal);
+    groupSignalled = true;
+  } catch {
+    // The group may be gone while descendants that called setsid remain.
+  }
+  let any = groupSignalled;
+  const byPid = new Map(table.map((p) => [p.pid, p]));
+  for (const pid of processTree(root, table)) {
+    if (groupSignalled && byPid.get(pid)?.pgrp === root) continue;
+    try {
+      process.kill(pid, signal);
+      any = true;
+    } catch {
+      // Already gone.
+    }
+  }
+  return any;
+}

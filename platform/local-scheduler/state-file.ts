@@ -1,0 +1,83 @@
+/**
+ * State file: the local driver's JSON state, written atomically (temp file, fsync, rename, fsync
+ * of the folder), and the lock that keeps two live drivers off one data dir.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ConflictError } from '../../domain/errors.js';
+import { emptyDriverState, type DriverState } from './driver-state.js';
+import { isProcessAlive, readProcess } from './process-table.js';
+
+/** Reads and writes `<dir>/state.json`. */
+export class StateFile {
+  readonly file: string;
+  readonly #dir: string;
+
+  constructor(dir: string) {
+    this.#dir = dir;
+    this.file = path.join(dir, 'state.json');
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  }
+
+  /** The stored state, or an empty one on first start. */
+  load(): DriverState {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return emptyDriverState();
+      throw error;
+    }
+    const state = JSON.parse(text) as DriverState;
+    if (state.formatVersion !== 1) {
+      throw new Error(`local scheduler state ${this.file}: format version ${String(state.formatVersion)} is not supported`);
+    }
+    return state;
+  }
+
+  /** Replaces the stored state atomically. */
+  save(state: DriverState): void {
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    const fd = fs.openSync(tmp, 'w', 0o600);
+    try {
+      fs.writeFileSync(fd, JSON.stringify(state));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, this.file);
+    const dirFd = fs.openSync(this.#dir, 'r');
+    try {
+      fs.fsyncSync(dirFd);
+    } finally {
+      fs.closeSync(dirFd);
+    }
+  }
+
+  /** Takes the driver lock; a lock left by a dead process is taken over. Returns the release function. */
+  acquireLock(): () => void {
+    const lock = path.join(this.#dir, 'driver.lock');
+    const self = { pid: process.pid, startTime: readProcess(process.pid)?.startTime };
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      try {
+        fs.writeFileSync(lock, JSON.stringify(self), { flag: 'wx', mode: 0o600 });
+        return () => fs.rmSync(lock, { force: true });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        let holder: { pid?: number; startTime?: string } = {};
+        try {
+          holder = JSON.parse(fs.readFileSync(lock, 'utf8')) as typeof holder;
+        } catch {
+          // Unreadable lock: treat as stale.
+        }
+        if (holder.pid !== undefined && isProcessAlive(holder.pid, holder.startTime)) {
+          throw new ConflictError(`local scheduler: data dir ${this.#dir} is in use by process ${holder.pid}`, {
+            code: 'scheduler_locked',
+          });
+        }
+        fs.rmSync(lock, { force: true });
+      }
+    }
+    throw new ConflictError(`local scheduler: could not lock ${this.#dir}`, { code: 'scheduler_locked' });
+  }
+}
