@@ -6,6 +6,7 @@ import { buildInfo } from '../platform/build-info.js';
 import { registerServe } from './commands/serve.js';
 import { registerVersion } from './commands/version.js';
 import { registerValidate } from './commands/validate.js';
+import { registerApps } from './commands/apps.js';
 
 /** Builds the program; exported for tests. */
 export function createProgram(): Command {
@@ -17,6 +18,7 @@ export function createProgram(): Command {
     .showHelpAfterError();
   registerServe(program);
   registerValidate(program);
+  registerApps(program);
   registerVersion(program);
   return program;
 }

@@ -6,21 +6,28 @@ import type { SvcConfig } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import { buildInfo } from '../../platform/build-info.js';
 import { openControlStore } from '../../store/open-stores.js';
+import type { Db } from '../../store/database.js';
 import { listen, type RunningServer } from '../http/listen.js';
 import { createControlApp } from './control-app.js';
 import { metaRoutes, type Capability } from './meta-routes.js';
 import { validateRoutes } from './validate-routes.js';
+import { appsRoutes } from './apps-routes.js';
+import { startReconcilers, type Reconcilers } from '../../controllers/apps/start-reconcilers.js';
 
 /** A running control plane. */
 export interface ControlPlane {
   readonly url: string;
   readonly server: RunningServer;
+  readonly reconcilers: Reconcilers;
+  /** control.db, for in-process services and tests. */
+  readonly db: Db;
   close(): Promise<void>;
 }
 
 /** Capabilities this build serves; each later capability appends its own entry. */
 export const CONTROL_CAPABILITIES: readonly Capability[] = [
   { name: 'meta', routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'], description: 'Health, version and capability discovery.' },
+  { name: 'apps', routes: ['GET /api/apps', 'GET /api/apps/{id}', 'GET /api/services/manifest', 'GET /api/v1/services/manifest', 'GET /api/resources/suggestions'], description: 'Discovered apps with conditions and runtime status, reconciled continuously against the local scheduler.' },
   { name: 'spec-validation', routes: ['GET /api/validate', 'POST /api/v1/validate/infraspec'], description: 'Validation of infraspec.yaml against its JSON Schema and semantic rules, with line and column.' },
 ];
 
@@ -34,6 +41,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   if (config.apiToken === undefined) {
     log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');
   }
+  const reconcilers = await startReconcilers({ db: store.db, appsDir: config.appsDir, dataDir: config.dataDir, logger: log });
   const routers: Router[] = [
     metaRoutes({
       build: buildInfo(),
@@ -43,6 +51,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       healthChecks: { database: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined },
     }),
     validateRoutes({ appsDir: config.appsDir }),
+    appsRoutes({ db: store.db, targets: reconcilers.targets, registry: reconcilers.registry }),
   ];
   const app = createControlApp({
     logger: log,
@@ -55,6 +64,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   try {
     server = await listen(app, config.port, config.host);
   } catch (error) {
+    await reconcilers.close();
     store.db.close();
     throw error;
   }
@@ -62,9 +72,12 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   return {
     url: server.url,
     server,
+    reconcilers,
+    db: store.db,
     async close() {
       await server.close();
-        store.db.close();
+      await reconcilers.close();
+      store.db.close();
     },
   };
 }

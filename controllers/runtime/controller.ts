@@ -43,6 +43,7 @@ export class Controller {
   private running: Promise<void>[] = [];
   /** Reconciles finished, by outcome (for metrics and tests). */
   readonly counts = { ok: 0, failed: 0, terminal: 0 };
+  private readonly listeners = new Set<(key: string, error?: unknown) => void>();
 
   constructor(
     private readonly reconciler: Reconciler,
@@ -79,6 +80,12 @@ export class Controller {
     return this.queue.whenIdle();
   }
 
+  /** Calls `listener` after every reconcile of any key (with the error when it failed); returns an unsubscribe. */
+  onReconciled(listener: (key: string, error?: unknown) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   /** Stops workers after their current key. */
   async stop(): Promise<void> {
     if (this.resyncTimer) clearInterval(this.resyncTimer);
@@ -92,12 +99,14 @@ export class Controller {
       const key = await this.queue.get();
       if (key === undefined) return;
       const log = this.logger.child({ controller: this.reconciler.name, key });
+      let failure: unknown;
       try {
         const result = await this.reconciler.reconcile(key);
         this.queue.forget(key);
         this.counts.ok += 1;
         if (result?.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
       } catch (error) {
+        failure = error;
         if (error instanceof TerminalReconcileError) {
           this.counts.terminal += 1;
           this.queue.forget(key);
@@ -110,6 +119,7 @@ export class Controller {
       } finally {
         this.queue.done(key);
       }
+      for (const listener of this.listeners) listener(key, failure);
     }
   }
 }

@@ -32,7 +32,7 @@ export type { AllocatedPort, Allocation, AllocationChange, MemoryUsage, TaskEven
 export { ExecutionStatus } from './dispatch.js';
 export type { DispatchRequest, Execution } from './dispatch.js';
 export { WriteOutcome } from './scheduler.js';
-export type { AllocationFilter, JobStatus, Scheduler, SubmitResult, Unsubscribe } from './scheduler.js';
+export type { AllocationFilter, JobFilter, JobStatus, Scheduler, SubmitResult, Unsubscribe } from './scheduler.js';
 export { canonicalJson, filesFingerprint, jobFingerprint, rollFingerprint } from './fingerprint.js';
 export { normalizeDuration, normalizeJob } from './normalize-job.js';
 export { isEmptyGroupPlan, planGroup } from './plan-group.js';

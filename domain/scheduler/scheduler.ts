@@ -44,8 +44,16 @@ export interface JobStatus {
   readonly nextLaunchAt?: string;
 }
 
+/** Filter for listing jobs. */
+export interface JobFilter {
+  /** Only the jobs of this app. */
+  readonly app?: string;
+}
+
 /** Filter for listing allocations. */
 export interface AllocationFilter {
+  /** Only the allocations of this app. */
+  readonly app?: string;
   readonly jobId?: string;
   readonly taskGroup?: string;
   /** Include terminal allocations; @default false */
@@ -62,7 +70,7 @@ export interface Scheduler {
   /** Stops every allocation of a job (draining each) and marks it dead; `purge` also forgets it. */
   stopJob(jobId: string, options?: { readonly purge?: boolean }): Promise<WriteOutcome>;
   getJob(jobId: string): Promise<JobStatus | undefined>;
-  listJobs(): Promise<readonly JobStatus[]>;
+  listJobs(filter?: JobFilter): Promise<readonly JobStatus[]>;
   listAllocations(filter?: AllocationFilter): Promise<readonly Allocation[]>;
   getAllocation(allocationId: string): Promise<Allocation | undefined>;
   /** Sets a task group's count (0 scales to zero) without restarting the other allocations. */

@@ -10,7 +10,7 @@ import type { RegistryWriter } from '../../domain/registry/index.js';
 import type { AllocationStatus, RestartPolicySpec, TaskEvent, TaskEventType } from '../../domain/scheduler/index.js';
 import type { AllocationRecord } from './driver-state.js';
 import { HttpHealthCheck } from './http-health-check.js';
-import { isProcessAlive, listProcesses, processTree, readProcess, readRssBytes, signalTree, type ProcessInfo } from './process-table.js';
+import { isProcessAlive, listProcesses, PAGE_SIZE, processTree, readProcess, signalTree, type ProcessInfo } from './process-table.js';
 import { allocationPaths, prepareAllocationDir, renderFiles, taskArgv, taskEnvironment, type HostVolume } from './task-environment.js';
 
 /** How a run-to-completion allocation ended. */
@@ -93,7 +93,7 @@ export class AllocationRunner {
       }
     }
     let rss = 0;
-    for (const member of processTree(pid, table)) rss += readRssBytes(member);
+    for (const member of processTree(pid, table)) rss += (byPid.get(member)?.rssPages ?? 0) * PAGE_SIZE;
     rec.memory.currentRssBytes = rss;
     rec.memory.peakRssBytes = Math.max(rec.memory.peakRssBytes, rss);
     rec.memory.sampledAt = new Date().toISOString();

@@ -104,15 +104,28 @@ export class DriverCore {
   }
 
   save(): void {
+    // Coalesce: one submit or tick changes many records; write the file once per event-loop turn.
+    if (this.#savePending) return;
+    this.#savePending = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Writes pending state now (atomic temp file + rename, fsynced). */
+  flush(): void {
+    if (!this.#savePending) return;
+    this.#savePending = false;
     this.#stateFile.save(this.state);
   }
+
+  #savePending = false;
 
   /** Detaches every runner (processes keep running), saves and releases the lock. */
   close(): void {
     this.closed = true;
     for (const runner of this.runners.values()) runner.detach();
     this.runners.clear();
-    this.save();
+    this.#savePending = true;
+    this.flush();
     this.#releaseLock();
     this.events.removeAllListeners();
   }

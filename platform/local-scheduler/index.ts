@@ -8,5 +8,5 @@ export { envLabel } from './task-environment.js';
 export { pickFreePort } from './port-allocator.js';
 export { probeHttp } from './http-health-check.js';
 export type { ProbeResult } from './http-health-check.js';
-export { isProcessAlive, listProcesses, parseStat, processTree, readProcess, readRssBytes } from './process-table.js';
+export { isProcessAlive, listProcesses, PAGE_SIZE, parseStat, processTree, readProcess, readRssBytes } from './process-table.js';
 export type { ProcessInfo } from './process-table.js';

@@ -13,6 +13,7 @@ import {
   type DispatchRequest,
   type Execution,
   type JobSpec,
+  type JobFilter,
   type JobStatus,
   type MemoryUsage,
   type Scheduler,
@@ -82,14 +83,17 @@ export class LocalScheduler implements Scheduler {
     return job ? toJobStatus(job, this.#periodic.nextLaunch(job)) : undefined;
   }
 
-  async listJobs(): Promise<readonly JobStatus[]> {
-    return Object.values(this.#core.state.jobs).map((j) => toJobStatus(j, this.#periodic.nextLaunch(j)));
+  async listJobs(filter: JobFilter = {}): Promise<readonly JobStatus[]> {
+    // Filter before cloning: views are deep copies, and callers usually want one app's jobs.
+    return Object.values(this.#core.state.jobs)
+      .filter((j) => filter.app === undefined || j.spec.app === filter.app)
+      .map((j) => toJobStatus(j, this.#periodic.nextLaunch(j)));
   }
 
   async listAllocations(filter: AllocationFilter = {}): Promise<readonly Allocation[]> {
     return this.#core
       .records()
-      .filter((a) => (filter.jobId === undefined || a.jobId === filter.jobId) && (filter.taskGroup === undefined || a.taskGroup === filter.taskGroup))
+      .filter((a) => (filter.app === undefined || a.app === filter.app) && (filter.jobId === undefined || a.jobId === filter.jobId) && (filter.taskGroup === undefined || a.taskGroup === filter.taskGroup))
       .filter((a) => filter.includeTerminal || !isTerminal(a.status))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.index - b.index)
       .map(toAllocation);

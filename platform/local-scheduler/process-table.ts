@@ -13,6 +13,8 @@ export interface ProcessInfo {
   readonly state: string;
   /** Start time in clock ticks since boot: with the pid, identifies a process across pid reuse. */
   readonly startTime: string;
+  /** Resident set size in pages (field 24 of stat); multiply by {@link PAGE_SIZE}. */
+  readonly rssPages: number;
 }
 
 /** Parses one `/proc/<pid>/stat` line; the command name may contain spaces and parentheses. */
@@ -26,8 +28,53 @@ export function parseStat(line: string): ProcessInfo | undefined {
   const ppid = Number(rest[1]);
   const pgrp = Number(rest[2]);
   const startTime = rest[19];
+  const rssPages = Number(rest[21] ?? 0);
   if (!state || startTime === undefined || !Number.isFinite(pid)) return undefined;
-  return { pid, ppid, pgrp, state, startTime };
+  return { pid, ppid, pgrp, state, startTime, rssPages: Number.isFinite(rssPages) ? rssPages : 0 };
+}
+
+/**
+ * The kernel's page size, learned once by comparing this process's VmRSS (kB) with its stat rss
+ * (pages); 4096 when /proc cannot tell.
+ */
+export const PAGE_SIZE: number = (() => {
+  try {
+    const kb = Number(/^VmRSS:\s+(\d+)\s+kB/m.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1]);
+    const pages = parseStat(fs.readFileSync('/proc/self/stat', 'utf8'))?.rssPages ?? 0;
+    if (!(kb > 0) || !(pages > 0)) return 4096;
+    const estimate = (kb * 1024) / pages;
+    return [4096, 16384, 65536].reduce((best, size) => (Math.abs(size - estimate) < Math.abs(best - estimate) ? size : best), 4096);
+  } catch {
+    return 4096;
+  }
+})();
+
+interface ProcessIndex {
+  readonly live: Set<number>;
+  readonly byPgrp: Map<number, ProcessInfo[]>;
+  readonly children: Map<number, ProcessInfo[]>;
+}
+
+// One index per table snapshot: a tick asks for hundreds of trees from the same table.
+const indexes = new WeakMap<readonly ProcessInfo[], ProcessIndex>();
+
+function indexOf(table: readonly ProcessInfo[]): ProcessIndex {
+  let index = indexes.get(table);
+  if (!index) {
+    index = { live: new Set(), byPgrp: new Map(), children: new Map() };
+    for (const p of table) {
+      if (p.state === 'Z') continue;
+      index.live.add(p.pid);
+      const group = index.byPgrp.get(p.pgrp);
+      if (group) group.push(p);
+      else index.byPgrp.set(p.pgrp, [p]);
+      const siblings = index.children.get(p.ppid);
+      if (siblings) siblings.push(p);
+      else index.children.set(p.ppid, [p]);
+    }
+    indexes.set(table, index);
+  }
+  return index;
 }
 
 /** Reads one process, or undefined when it does not exist. */
@@ -65,17 +112,19 @@ export function listProcesses(): ProcessInfo[] {
 
 /** Live members of a supervised tree: the process group of `root` plus any descendants that left it. */
 export function processTree(root: number, table: readonly ProcessInfo[]): number[] {
+  const index = indexOf(table);
   const members = new Set<number>();
-  for (const p of table) if (p.state !== 'Z' && (p.pid === root || p.pgrp === root)) members.add(p.pid);
-  let grew = true;
-  while (grew) {
-    grew = false;
-    for (const p of table) {
-      if (p.state !== 'Z' && !members.has(p.pid) && members.has(p.ppid)) {
-        members.add(p.pid);
-        grew = true;
-      }
+  const pending: number[] = [];
+  const add = (pid: number) => {
+    if (!members.has(pid)) {
+      members.add(pid);
+      pending.push(pid);
     }
+  };
+  for (const p of index.byPgrp.get(root) ?? []) add(p.pid);
+  if (index.live.has(root)) add(root);
+  while (pending.length > 0) {
+    for (const child of index.children.get(pending.pop()!) ?? []) add(child.pid);
   }
   return [...members];
 }

@@ -7,10 +7,12 @@ import type { JobSpec } from '../../domain/scheduler/index.js';
 import { assertSafeDestination, type HostVolume } from './task-environment.js';
 
 const ID = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}$/;
+/** Job ids may also carry a region suffix `@<region>` (see ADR 0060). */
+const JOB_ID = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}(@[a-zA-Z0-9][a-zA-Z0-9._-]{0,62})?$/;
 
 /** Throws `ValidationError` naming the field when the local driver cannot run `job`. */
 export function validateJobForLocalDriver(job: JobSpec, hostVolumes: Readonly<Record<string, HostVolume>>): void {
-  if (!ID.test(job.id)) throw new ValidationError(`job.id: "${job.id}" must be 1-128 letters, digits, ".", "_" or "-"`);
+  if (!JOB_ID.test(job.id)) throw new ValidationError(`job.id: "${job.id}" must be 1-128 letters, digits, ".", "_" or "-", optionally followed by @<region>`);
   if (job.taskGroups.length === 0) throw new ValidationError(`job ${job.id}: taskGroups must not be empty`);
   const names = new Set<string>();
   for (const group of job.taskGroups) {

@@ -1,0 +1,156 @@
+/**
+ * The app controller: keeps the scheduler's jobs equal to the translation of each deployable app's
+ * spec at its current release, stops the jobs of apps that are no longer deployable or whose spec
+ * was deleted (then drops the finalizer), and writes `Deployed`, `Healthy`, `Routed` and `Ready`.
+ *
+ * Config-only changes (scaling, env, resources) are applied to the running release: the
+ * translation changes and the scheduler applies only the difference; nothing is rebuilt.
+ */
+import type { CanonicalAppSpec } from '../../domain/spec/index.js';
+import type { JobSpec } from '../../domain/scheduler/index.js';
+import type { Registry } from '../../domain/registry/index.js';
+import { translateApp, type TranslationInput } from '../../domain/translate/index.js';
+import { setCondition, summarizeReady, type Condition, type ConditionInput } from '../../domain/status/conditions.js';
+import { isDomainError } from '../../domain/errors.js';
+import { readReleaseManifest, releaseLaunch } from '../../platform/release-builder/index.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Db } from '../../store/database.js';
+import { getApp, listApps, removeApp, removeAppFinalizer, setAppStatus, type AppRow } from '../../store/control/apps.js';
+import type { Reconciler, ReconcileResult } from '../runtime/controller.js';
+import { assessHealth, observeApp } from './observe-app.js';
+import { LOCAL_REGION, type SchedulerTargets } from './scheduler-targets.js';
+import { STOP_JOBS_FINALIZER } from './spec-reconciler.js';
+
+/** The release an app runs: an immutable build at a commit (see platform/release-builder). */
+export interface AppRelease {
+  readonly commit: string;
+  readonly dir: string;
+}
+
+export interface AppReconcilerOptions {
+  readonly db: Db;
+  readonly targets: SchedulerTargets;
+  readonly registry: Registry;
+  readonly logger: Logger;
+  readonly infrastructure?: TranslationInput['infrastructure'];
+  /** Poll period while an app is not yet healthy. @default 1000 */
+  readonly unhealthyRequeueMs?: number;
+  readonly now?: () => Date;
+}
+
+/** Creates the app controller's reconciler (keys are app names). */
+export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
+  const now = options.now ?? (() => new Date());
+  return {
+    name: 'app',
+    listKeys: () => listApps(options.db).map((a) => a.name),
+    async reconcile(name): Promise<ReconcileResult | void> {
+      const app = getApp(options.db, name);
+      if (!app) return;
+      const spec = app.spec as CanonicalAppSpec | null;
+      if (app.deletedAt !== null) {
+        await stopJobs(options, name, new Set());
+        if (removeAppFinalizer(options.db, name, STOP_JOBS_FINALIZER).length === 0) removeApp(options.db, name);
+        options.logger.info({ app: name }, 'spec deleted: jobs stopped and app removed');
+        return;
+      }
+      if (!spec) {
+        writeStatus(options, app, [
+          { type: 'Deployed', status: 'Unknown', reason: 'NoValidSpec', message: 'the spec has never been valid' },
+          { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+          { type: 'Routed', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+        ], now());
+        return;
+      }
+      if (!spec.deploy) {
+        const stopped = await stopJobs(options, name, new Set());
+        writeStatus(options, app, [
+          { type: 'Deployed', status: 'False', reason: 'DeployDisabled', message: `deploy is false in the spec${stopped > 0 ? `; stopped ${stopped} job(s)` : ''}` },
+          { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+          { type: 'Routed', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+        ], now());
+        return;
+      }
+      const release = app.release as AppRelease | null;
+      if (!release) {
+        writeStatus(options, app, [
+          { type: 'Deployed', status: 'False', reason: 'NoRelease', message: 'no release yet: deploy a commit to build one' },
+          { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+          { type: 'Routed', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+        ], now());
+        return;
+      }
+      let jobs: JobSpec[];
+      try {
+        jobs = desiredJobs(spec, release, options.infrastructure);
+      } catch (error) {
+        if (!isDomainError(error)) throw error;
+        writeStatus(options, app, [
+          { type: 'Deployed', status: 'False', reason: 'ReleaseNotRunnable', message: error.message },
+          { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+        ], now());
+        return;
+      }
+      const submitted: string[] = [];
+      for (const job of jobs) {
+        const scheduler = await options.targets.get(job.region ?? LOCAL_REGION);
+        const result = await scheduler.submitJob(job);
+        if (result.outcome !== 'unchanged') {
+          submitted.push(`${job.id} ${result.outcome}`);
+          options.logger.info({ app: name, job: job.id, outcome: result.outcome, scaled: result.scaled, rolled: result.rolled }, 'job submitted');
+        }
+      }
+      await stopJobs(options, name, new Set(jobs.map((j) => j.id)));
+      const observed = await observeApp(name, options.targets, options.registry);
+      const health = assessHealth(jobs, observed);
+      writeStatus(options, app, [
+        { type: 'Deployed', status: 'True', reason: 'JobsSubmitted', message: `release ${release.commit.slice(0, 12)}: ${jobs.map((j) => j.id).join(', ')}` },
+        { type: 'Healthy', status: health.healthy ? 'True' : 'False', reason: health.reason, message: health.message },
+        routedCondition(spec),
+      ], now());
+      return health.healthy ? undefined : { requeueAfterMs: options.unhealthyRequeueMs ?? 1000 };
+    },
+  };
+}
+
+/** The jobs the scheduler should run for `spec` at `release`. */
+export function desiredJobs(spec: CanonicalAppSpec, release: AppRelease, infrastructure?: TranslationInput['infrastructure']): JobSpec[] {
+  const manifest = readReleaseManifest(release.dir);
+  if (!manifest) throw new Error(`release ${release.dir} has no manifest`);
+  const launch = releaseLaunch(release.dir, manifest);
+  const translation = translateApp(spec, {
+    release: { commit: release.commit, workdir: launch.workdir, command: launch.command, env: { ...launch.env } },
+    ...(infrastructure ? { infrastructure } : {}),
+  });
+  return translation.jobs;
+}
+
+function routedCondition(spec: CanonicalAppSpec): ConditionInput {
+  const endpoints = spec.endpoints ?? [];
+  if (endpoints.length === 0) return { type: 'Routed', status: 'True', reason: 'NoEndpoints', message: 'the app declares no public endpoints' };
+  // The routing controller (edge tunnel config) owns this condition once it runs; until then the
+  // endpoints are declared but not routed.
+  return { type: 'Routed', status: 'Unknown', reason: 'RoutingNotReconciled', message: `${endpoints.length} endpoint(s) declared; no routing controller has reconciled them` };
+}
+
+async function stopJobs(options: AppReconcilerOptions, app: string, keep: ReadonlySet<string>): Promise<number> {
+  let stopped = 0;
+  for (const { scheduler } of await options.targets.all()) {
+    for (const job of await scheduler.listJobs({ app })) {
+      if (!keep.has(job.spec.id) && job.status === 'running') {
+        await scheduler.stopJob(job.spec.id, { purge: true });
+        options.logger.info({ app, job: job.spec.id }, 'job stopped');
+        stopped += 1;
+      }
+    }
+  }
+  return stopped;
+}
+
+function writeStatus(options: AppReconcilerOptions, app: AppRow, inputs: readonly ConditionInput[], now: Date): void {
+  // Re-read: the spec controller may have written `Valid` since this reconcile began.
+  const current = (getApp(options.db, app.name)?.conditions ?? app.conditions) as Condition[];
+  let conditions = current;
+  for (const input of inputs) conditions = setCondition(conditions, input, now);
+  setAppStatus(options.db, app.name, { conditions: summarizeReady(conditions, now), observedGeneration: app.generation }, now);
+}

@@ -1,0 +1,33 @@
+/**
+ * Scheduler targets: one scheduler per region. The local driver is one local target per region;
+ * other drivers map regions to their own targets.
+ */
+import type { Scheduler } from '../../domain/scheduler/index.js';
+
+/** The region used when a spec declares none. */
+export const LOCAL_REGION = 'local';
+
+/** Schedulers by region, opened on first use. */
+export class SchedulerTargets {
+  private readonly opened = new Map<string, Promise<Scheduler>>();
+
+  constructor(private readonly open: (region: string) => Promise<Scheduler>) {}
+
+  /** The scheduler of `region` (opened on first use). */
+  get(region: string = LOCAL_REGION): Promise<Scheduler> {
+    let target = this.opened.get(region);
+    if (!target) {
+      target = this.open(region);
+      this.opened.set(region, target);
+      target.catch(() => this.opened.delete(region));
+    }
+    return target;
+  }
+
+  /** Every scheduler opened so far, with its region. */
+  async all(): Promise<{ region: string; scheduler: Scheduler }[]> {
+    const out: { region: string; scheduler: Scheduler }[] = [];
+    for (const [region, target] of this.opened) out.push({ region, scheduler: await target });
+    return out;
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * Starts the reconciler core on the embedded local substrate: the local registry, one local
+ * scheduler per region, the spec controller fed by the apps-folder watcher, and the app controller
+ * fed by spec changes, allocation changes and registry health changes.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../../store/database.js';
+import type { Logger } from '../../platform/logger.js';
+import { LocalRegistry } from '../../platform/local-registry/index.js';
+import { LocalScheduler } from '../../platform/local-scheduler/index.js';
+import { watchSpecs } from '../../platform/spec-watcher.js';
+import type { TranslationInput } from '../../domain/translate/index.js';
+import { Controller } from '../runtime/controller.js';
+import { createAppReconciler } from './app-reconciler.js';
+import { createSpecReconciler } from './spec-reconciler.js';
+import { LOCAL_REGION, SchedulerTargets } from './scheduler-targets.js';
+
+export interface ReconcilersOptions {
+  readonly db: Db;
+  readonly appsDir: string;
+  readonly dataDir: string;
+  readonly logger: Logger;
+  readonly infrastructure?: TranslationInput['infrastructure'];
+  /** Full resync period of both controllers. @default 30000 */
+  readonly resyncMs?: number;
+  /** Debounce of spec file events. @default 20 */
+  readonly debounceMs?: number;
+  /** Poll period while an app is unhealthy. @default 1000 */
+  readonly unhealthyRequeueMs?: number;
+}
+
+/** The running reconciler core. */
+export interface Reconcilers {
+  readonly registry: LocalRegistry;
+  readonly targets: SchedulerTargets;
+  readonly specController: Controller;
+  readonly appController: Controller;
+  /** Resolves when both controllers have nothing queued or running. */
+  whenIdle(): Promise<void>;
+  /** Stops watching and reconciling; app processes keep running. */
+  close(): Promise<void>;
+}
+
+/** The data folder of a region's local target: the data dir itself for the default region. */
+export function regionDataDir(dataDir: string, region: string): string {
+  return region === LOCAL_REGION ? dataDir : path.join(dataDir, 'regions', region);
+}
+
+/** Starts the registry, schedulers, controllers and the watcher. */
+export async function startReconcilers(options: ReconcilersOptions): Promise<Reconcilers> {
+  const log = options.logger;
+  const registry = new LocalRegistry();
+  const unsubscribes: (() => void)[] = [];
+  const schedulers: LocalScheduler[] = [];
+  // eslint-disable-next-line prefer-const
+  let appController: Controller;
+  const targets = new SchedulerTargets(async (region) => {
+    const scheduler = await LocalScheduler.open({ dataDir: regionDataDir(options.dataDir, region), registry, logger: log.child({ driver: 'local', region }), region });
+    schedulers.push(scheduler);
+    unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));
+    return scheduler;
+  });
+  appController = new Controller(
+    createAppReconciler({ db: options.db, targets, registry, logger: log.child({ controller: 'app' }), infrastructure: options.infrastructure, unhealthyRequeueMs: options.unhealthyRequeueMs }),
+    log,
+    { workers: 2, resyncMs: options.resyncMs ?? 30_000 },
+  );
+  const specController = new Controller(
+    createSpecReconciler({ db: options.db, appsDir: options.appsDir, onAppChanged: (app) => appController.enqueue(app) }),
+    log,
+    { workers: 2, resyncMs: options.resyncMs ?? 30_000 },
+  );
+  // Open the default target and every region that has state, so their processes are re-adopted.
+  await targets.get(LOCAL_REGION);
+  const regionsDir = path.join(options.dataDir, 'regions');
+  if (fs.existsSync(regionsDir)) for (const region of fs.readdirSync(regionsDir)) await targets.get(region);
+  unsubscribes.push(registry.watch((change) => {
+    const app = change.instance?.app;
+    if (app) appController.enqueue(app);
+  }));
+  await appController.start();
+  await specController.start();
+  const watcher = await watchSpecs(options.appsDir, (key) => specController.enqueue(key.startsWith('app:') ? key.slice('app:'.length) : key), { debounceMs: options.debounceMs ?? 20 });
+  log.info({ appsDir: options.appsDir }, 'reconcilers started');
+  return {
+    registry,
+    targets,
+    specController,
+    appController,
+    async whenIdle() {
+      for (;;) {
+        await specController.whenIdle();
+        await appController.whenIdle();
+        if (specController.queue.depth === 0 && appController.queue.depth === 0) return;
+      }
+    },
+    async close() {
+      await watcher.close();
+      await specController.stop();
+      await appController.stop();
+      for (const unsubscribe of unsubscribes) unsubscribe();
+      await Promise.all(schedulers.map((s) => s.close()));
+    },
+  };
+}
