@@ -31,7 +31,7 @@ export async function waitForReconciled<T>(controllers: readonly Controller[], c
           if (value) return finish(() => resolve(value));
         } while (again);
       } catch (error) {
-        finish(() => reject(error));
+        finish(() => reject(error instanceof Error ? error : new Error(String(error))));
       } finally {
         busy = false;
       }
