@@ -17,7 +17,8 @@ const bodySchema = {
   required: ['spec'],
   additionalProperties: false,
   properties: {
-    spec: { description: 'The infraspec.yaml document: YAML text, or the parsed object', type: ['string', 'object'] },
+    // Any JSON value: a spec that is not a map is a finding of the validator, not a bad request.
+    spec: { description: 'The infraspec.yaml document: YAML text, or the parsed object' },
     fleetDocument: { description: 'Fleet document (object) enabling the node pool existence check', type: 'object' },
   },
 } as const;

@@ -92,8 +92,6 @@ test('POST /api/v1/validate/infraspec never answers 5xx to random malformed docu
     fc.asyncProperty(malformedSpec, fc.boolean(), async (spec, asText) => {
       const payload = asText && typeof spec !== 'string' ? JSON.stringify(spec) : spec;
       const response = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', json: { spec: payload } });
-      if (response.status >= 500) return false;
-      if (response.status === 400) return response.body.error?.code === 'invalid_request';
       return response.status === 200 && Array.isArray(response.body.findings) && response.body.findings.every((f: object) => Object.keys(f).sort().join() === FINDING_KEYS.join());
     }),
     { numRuns: 300 },
