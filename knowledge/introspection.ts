@@ -15,6 +15,17 @@ export interface Feature {
 /** Features this release serves. Append as capabilities land. */
 export const FEATURES: readonly Feature[] = [
   { name: 'feature-introspection', status: 'stable', since: 'v0.1.0', description: 'Version, features, migrations and backends are discoverable over REST.' },
+  { name: 'graph-memory-write', status: 'stable', since: 'v0.1.0', description: 'Writes with source-credibility admission, conflict detection, fingerprint dedup and edges.' },
+  { name: 'bitemporal-reads', status: 'stable', since: 'v0.1.0', description: 'Nodes are versioned in valid time and transaction time; reads accept valid_at and known_at.' },
+  { name: 'hybrid-retrieval', status: 'stable', since: 'v0.1.0', description: 'Vector, multi-vector, lexical (FTS5) and graph-walk candidates fused by reciprocal rank fusion.' },
+  { name: 'weighted-ranking', status: 'stable', since: 'v0.1.0', description: 'Scores are weighted sums of similarity, confidence, recency and utility with a per-component breakdown.' },
+  { name: 'source-retraction', status: 'stable', since: 'v0.1.0', description: 'Retracting a source writes a new node version and keeps other sources\' corroboration.' },
+  { name: 'source-trust-timeline', status: 'stable', since: 'v0.1.0', description: 'Source credibility changes and retractions form a timeline per source.' },
+  { name: 'explain-rank', status: 'stable', since: 'v0.1.0', description: 'Explains why one node outranks another, factor by factor (REST, GraphQL, admin).' },
+  { name: 'write-intent-recovery', status: 'stable', since: 'v0.1.0', description: 'Durable pending intents around every mutation; list and reconcile interrupted writes.' },
+  { name: 'graphql-search', status: 'stable', since: 'v0.1.0', description: 'GraphQL search with boolean filters over content, similarity, edges, source credibility and validity.' },
+  { name: 'openai-compatible-embedder', status: 'stable', since: 'v0.1.0', description: 'Optional OpenAI-compatible embeddings endpoint for writes and text retrieval.' },
+  { name: 'on-demand-profiling', status: 'stable', since: 'v0.1.0', description: 'CPU profiles and heap snapshots through the Node inspector on the admin listener.' },
 ];
 
 export const API_VERSION = 'v1';

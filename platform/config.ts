@@ -41,6 +41,22 @@ export interface SvcConfig {
   readonly bodyLimitBytes: number;
   /** Knowledge store tokens, `tenant:permissions:secret` separated by commas; never logged. */
   readonly knowledgeTokens: string | undefined;
+  /** File of knowledge store tokens, one `tenant:permissions:secret` per line (`#` comments). */
+  readonly knowledgeTokensFile: string | undefined;
+  /** Base URL of an OpenAI-compatible embeddings endpoint; unset means no embedder. */
+  readonly knowledgeEmbedderUrl: string | undefined;
+  /** Embedding model name sent to the embedder. @default text-embedding-3-small */
+  readonly knowledgeEmbedderModel: string;
+  /** Requested embedding dimensions (sent as `dimensions`); unset lets the model decide. */
+  readonly knowledgeEmbedderDimensions: number | undefined;
+  /** API key for the embedder (`Authorization: Bearer`); never logged. */
+  readonly knowledgeEmbedderApiKey: string | undefined;
+  /** Per-request embedder timeout in milliseconds. @default 10000 */
+  readonly knowledgeEmbedderTimeoutMs: number;
+  /** Most texts per embedder request. @default 64 */
+  readonly knowledgeEmbedderBatchSize: number;
+  /** Deduplicate writes by content fingerprint unless a write says skip_dedup. @default false */
+  readonly knowledgeDedupDefault: boolean;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -118,6 +134,35 @@ export const VARIABLES = {
     return bytes;
   } },
   knowledgeTokens: { name: 'SVC_KNOWLEDGE_TOKENS', description: 'Knowledge store tokens tenant:permissions:secret, comma separated', secret: true, defaultText: '(none: open)', parse: optional },
+  knowledgeTokensFile: { name: 'SVC_KNOWLEDGE_TOKENS_FILE', description: 'File of knowledge store tokens, one tenant:permissions:secret per line', defaultText: '(none)', parse: (raw) => {
+    const value = optional(raw);
+    return value === undefined ? undefined : path.resolve(value);
+  } },
+  knowledgeEmbedderUrl: { name: 'SVC_KNOWLEDGE_EMBEDDER_URL', description: 'OpenAI-compatible embeddings base URL ({url}/embeddings); unset: no embedder', defaultText: '(none)', parse: (raw) => {
+    const value = optional(raw);
+    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_URL', `"${value}" is not an http(s) URL`);
+    return value;
+  } },
+  knowledgeEmbedderModel: { name: 'SVC_KNOWLEDGE_EMBEDDER_MODEL', description: 'Embedding model name', defaultText: 'text-embedding-3-small', parse: (raw) => optional(raw) ?? 'text-embedding-3-small' },
+  knowledgeEmbedderDimensions: { name: 'SVC_KNOWLEDGE_EMBEDDER_DIMENSIONS', description: 'Requested embedding dimensions', defaultText: '(model default)', parse: (raw) => {
+    const value = optional(raw);
+    if (value === undefined) return undefined;
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 4096) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_DIMENSIONS', `"${value}" is not a whole number in 1-4096`);
+    return Number(value);
+  } },
+  knowledgeEmbedderApiKey: { name: 'SVC_KNOWLEDGE_EMBEDDER_API_KEY', description: 'Embedder API key', secret: true, defaultText: '(none)', parse: optional },
+  knowledgeEmbedderTimeoutMs: { name: 'SVC_KNOWLEDGE_EMBEDDER_TIMEOUT', description: 'Embedder request timeout (e.g. 10s, 500ms)', defaultText: '10s', parse: (raw) => {
+    const value = optional(raw) ?? '10s';
+    const match = /^(\d+)(ms|s)?$/.exec(value);
+    if (!match || Number(match[1]) <= 0) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_TIMEOUT', `"${value}" is not a duration such as 10s or 500ms`);
+    return Number(match[1]) * (match[2] === 'ms' ? 1 : match[2] === 's' ? 1000 : 1);
+  } },
+  knowledgeEmbedderBatchSize: { name: 'SVC_KNOWLEDGE_EMBEDDER_BATCH_SIZE', description: 'Most texts per embedder request', defaultText: '64', parse: (raw) => {
+    const value = optional(raw) ?? '64';
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2048) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_BATCH_SIZE', `"${value}" is not a whole number in 1-2048`);
+    return Number(value);
+  } },
+  knowledgeDedupDefault: { name: 'SVC_KNOWLEDGE_DEDUP_DEFAULT', description: 'Deduplicate knowledge writes by content fingerprint unless skip_dedup', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_DEDUP_DEFAULT', false) },
 } satisfies { [K in keyof SvcConfig]: VariableSpec<SvcConfig[K]> };
 
 /**

@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 stamp=node_modules/.svc-installed
 if [ ! -f "$stamp" ] || [ package.json -nt "$stamp" ]; then
-  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+  # `npm install` honours package-lock.json; `npm ci` is avoided because npm 11 rejects this
+  # lock over optional per-platform packages it omitted itself (see docs/adr/0007).
+  npm install --no-audit --no-fund
   touch "$stamp"
 fi
 npx tsc -p tsconfig.build.json

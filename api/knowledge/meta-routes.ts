@@ -5,7 +5,8 @@ import Router from '@koa/router';
 import { FEATURES, backendsReport, migrationsReport, versionReport, type IntrospectionSources } from '../../knowledge/introspection.js';
 
 export interface KnowledgeMetaOptions extends IntrospectionSources {
-  readonly stats: () => Record<string, unknown>;
+  /** Runtime statistics for the calling tenant. */
+  readonly stats: (tenant: string) => Record<string, unknown>;
 }
 
 /** `/v1/ping`, `/v1/version`, `/v1/features`, `/v1/migrations`, `/v1/backends`, `/v1/stats`. */
@@ -27,7 +28,8 @@ export function knowledgeMetaRoutes(options: KnowledgeMetaOptions): Router {
     ctx.body = backendsReport(options);
   });
   router.get('/v1/stats', (ctx) => {
-    ctx.body = options.stats();
+    const principal = ctx.state.principal as { tenant: string } | undefined;
+    ctx.body = options.stats(principal?.tenant ?? 'default');
   });
   return router;
 }

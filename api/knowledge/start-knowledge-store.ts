@@ -1,6 +1,6 @@
 /**
- * Composition root of the knowledge store: opens `knowledge.db`, wires services, listens on the REST
- * and admin ports.
+ * Composition root of the knowledge store: opens `knowledge.db`, wires services, authentication,
+ * REST, GraphQL, metrics and the admin listener.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { SvcConfig } from '../../platform/config.js';
@@ -9,42 +9,88 @@ import { buildInfo } from '../../platform/build-info.js';
 import { openKnowledgeStore } from '../../store/open-stores.js';
 import { appliedMigrations } from '../../store/migrate.js';
 import { sqliteVersion } from '../../store/database.js';
+import { createKnowledgeServices, HttpEmbedder, type KnowledgeServices, type Reranker } from '../../knowledge/index.js';
 import { listen, type RunningServer } from '../http/listen.js';
 import { createKnowledgeApp } from './knowledge-app.js';
 import { createAdminApp } from './admin-app.js';
 import { knowledgeMetaRoutes } from './meta-routes.js';
+import { AccessTokens } from './access-tokens.js';
+import { authenticate } from './auth.js';
+import { KnowledgeMetrics } from './metrics.js';
+import { namespaceRoutes } from './namespace-routes.js';
+import { graphqlRoutes } from './graphql-routes.js';
+import { adminApiRoutes } from './admin-routes.js';
+import { profilingRoutes } from './profiling-routes.js';
 
 /** A running knowledge store. */
 export interface KnowledgeStore {
   readonly url: string;
   readonly adminUrl: string;
   readonly servers: readonly RunningServer[];
+  /** The services behind the listeners (for in-process tools and benchmarks). */
+  readonly services: KnowledgeServices;
   close(): Promise<void>;
 }
 
+/** Extra collaborators for {@link startKnowledgeStore}. */
+export interface KnowledgeStoreExtras {
+  /** Optional reranker over the fused candidates. */
+  readonly reranker?: Reranker;
+}
+
 /** Starts the knowledge store on `config.knowledgePort` and `config.knowledgeAdminPort`. */
-export async function startKnowledgeStore(config: SvcConfig, logger: Logger): Promise<KnowledgeStore> {
+export async function startKnowledgeStore(config: SvcConfig, logger: Logger, extras: KnowledgeStoreExtras = {}): Promise<KnowledgeStore> {
   const log = logger.child({ service: 'knowledge' });
+  const tokens = AccessTokens.load(config.knowledgeTokens, config.knowledgeTokensFile);
   const store = openKnowledgeStore(config.dataDir);
-  if (config.knowledgeTokens === undefined) {
+  if (tokens.open) {
     log.warn('SVC_KNOWLEDGE_TOKENS is not set: the knowledge store accepts every request without authentication');
   }
+  const embedder = config.knowledgeEmbedderUrl === undefined ? undefined : new HttpEmbedder({
+    url: config.knowledgeEmbedderUrl,
+    model: config.knowledgeEmbedderModel,
+    ...(config.knowledgeEmbedderDimensions !== undefined ? { dimensions: config.knowledgeEmbedderDimensions } : {}),
+    ...(config.knowledgeEmbedderApiKey !== undefined ? { apiKey: config.knowledgeEmbedderApiKey } : {}),
+    timeoutMs: config.knowledgeEmbedderTimeoutMs,
+    batchSize: config.knowledgeEmbedderBatchSize,
+  });
+  const services = createKnowledgeServices(store.db, {
+    dedupDefault: config.knowledgeDedupDefault,
+    ...(embedder ? { embedder } : {}),
+    ...(extras.reranker ? { reranker: extras.reranker } : {}),
+  });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_knowledge_' });
+  const metrics = new KnowledgeMetrics(registry);
   const sqlite = sqliteVersion(store.db);
-  const meta = knowledgeMetaRoutes({
+  const introspection = {
     version: buildInfo().version,
     migrations: () => appliedMigrations(store.db),
     vectorVersion: store.vecVersion,
     sqliteVersion: sqlite,
-    stats: () => ({ uptime_seconds: Math.round(process.uptime()) }),
+  };
+  const meta = knowledgeMetaRoutes({
+    ...introspection,
+    stats: (tenant) => ({
+      uptime_seconds: Math.round(process.uptime()),
+      ...services.core.nodes.counts(tenant),
+      vectors_indexed: services.core.index.sizes(),
+      embedder: embedder ? { kind: 'openai-compatible', model: embedder.model } : { kind: 'none' },
+    }),
   });
-  const app = createKnowledgeApp({ logger: log, bodyLimitBytes: config.bodyLimitBytes, routers: [meta] });
+  const app = createKnowledgeApp({
+    logger: log,
+    bodyLimitBytes: config.bodyLimitBytes,
+    before: [authenticate(tokens, { openPaths: ['/v1/ping'] })],
+    routers: [meta, namespaceRoutes(services, metrics), graphqlRoutes(services, introspection, metrics)],
+  });
   const admin = createAdminApp({
     logger: log,
     registry,
     bodyLimitBytes: config.bodyLimitBytes,
     healthy: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined,
+    before: [authenticate(tokens, { protectedPrefixes: ['/admin/', '/debug/'] })],
+    routers: [adminApiRoutes(services), profilingRoutes()],
   });
   const rest = await listen(app, config.knowledgePort, config.host);
   let adminServer: RunningServer;
@@ -55,11 +101,12 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger): Pr
     store.db.close();
     throw error;
   }
-  log.info({ url: rest.url, adminUrl: adminServer.url, vec: store.vecVersion }, 'knowledge store listening');
+  log.info({ url: rest.url, adminUrl: adminServer.url, vec: store.vecVersion, tokens: tokens.count, embedder: embedder ? 'openai-compatible' : 'none' }, 'knowledge store listening');
   return {
     url: rest.url,
     adminUrl: adminServer.url,
     servers: [rest, adminServer],
+    services,
     async close() {
       await Promise.all([rest.close(), adminServer.close()]);
       store.db.close();

@@ -15,4 +15,111 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'graph-memory',
+    // Times are epoch milliseconds; 253402300799999 (9999-12-31T23:59:59.999Z) marks an open interval.
+    // Vector tables (vec0, one per dimension) are created on first use: see docs/adr/0021.
+    sql: `
+      CREATE TABLE kn_namespaces (
+        id INTEGER PRIMARY KEY,
+        tenant TEXT NOT NULL,
+        name TEXT NOT NULL,
+        mode TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        UNIQUE (tenant, name)
+      );
+      CREATE TABLE kn_nodes (
+        id TEXT PRIMARY KEY,
+        ns_id INTEGER NOT NULL REFERENCES kn_namespaces(id),
+        request_id TEXT,
+        created_at INTEGER NOT NULL,
+        last_version INTEGER NOT NULL
+      );
+      CREATE UNIQUE INDEX kn_nodes_request ON kn_nodes (ns_id, request_id) WHERE request_id IS NOT NULL;
+      CREATE TABLE kn_versions (
+        vid INTEGER PRIMARY KEY AUTOINCREMENT,
+        node_id TEXT NOT NULL REFERENCES kn_nodes(id),
+        ns_id INTEGER NOT NULL,
+        version INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        labels TEXT NOT NULL,
+        properties TEXT NOT NULL,
+        confidence REAL NOT NULL,
+        utility REAL NOT NULL,
+        mem_type TEXT,
+        model_id TEXT,
+        fingerprint TEXT NOT NULL,
+        claim_key TEXT,
+        claim_value TEXT,
+        dims INTEGER,
+        valid_from INTEGER NOT NULL,
+        valid_to INTEGER NOT NULL,
+        tx_from INTEGER NOT NULL,
+        tx_to INTEGER NOT NULL,
+        retracted INTEGER NOT NULL DEFAULT 0,
+        change TEXT NOT NULL,
+        UNIQUE (node_id, version)
+      );
+      CREATE INDEX kn_versions_node ON kn_versions (node_id, tx_to);
+      CREATE INDEX kn_versions_fingerprint ON kn_versions (ns_id, fingerprint, tx_to);
+      CREATE INDEX kn_versions_claim ON kn_versions (ns_id, claim_key, tx_to) WHERE claim_key IS NOT NULL;
+      CREATE INDEX kn_versions_ns_tx ON kn_versions (ns_id, tx_from);
+      CREATE TABLE kn_support (
+        vid INTEGER NOT NULL REFERENCES kn_versions(vid),
+        source_id TEXT NOT NULL,
+        PRIMARY KEY (vid, source_id)
+      ) WITHOUT ROWID;
+      CREATE INDEX kn_support_source ON kn_support (source_id);
+      CREATE TABLE kn_sources (
+        ns_id INTEGER NOT NULL REFERENCES kn_namespaces(id),
+        source_id TEXT NOT NULL,
+        credibility REAL NOT NULL,
+        labels TEXT NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (ns_id, source_id)
+      ) WITHOUT ROWID;
+      CREATE TABLE kn_source_trust (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ns_id INTEGER NOT NULL,
+        source_id TEXT NOT NULL,
+        node_id TEXT,
+        action TEXT NOT NULL,
+        credibility REAL NOT NULL,
+        previous REAL,
+        reason TEXT,
+        tx_time INTEGER NOT NULL
+      );
+      CREATE INDEX kn_source_trust_source ON kn_source_trust (ns_id, source_id, id);
+      CREATE TABLE kn_edges (
+        id TEXT PRIMARY KEY,
+        ns_id INTEGER NOT NULL,
+        from_id TEXT NOT NULL REFERENCES kn_nodes(id),
+        to_id TEXT NOT NULL REFERENCES kn_nodes(id),
+        type TEXT NOT NULL,
+        weight REAL NOT NULL,
+        tx_from INTEGER NOT NULL,
+        tx_to INTEGER NOT NULL
+      );
+      CREATE INDEX kn_edges_from ON kn_edges (from_id, tx_to);
+      CREATE INDEX kn_edges_to ON kn_edges (to_id, tx_to);
+      CREATE TABLE kn_intents (
+        id TEXT PRIMARY KEY,
+        ns_id INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        node_id TEXT,
+        request_id TEXT,
+        payload TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT
+      );
+      CREATE INDEX kn_intents_ns ON kn_intents (ns_id, created_at);
+      CREATE TABLE kn_vector_tables (
+        dims INTEGER PRIMARY KEY,
+        created_at INTEGER NOT NULL
+      );
+      CREATE VIRTUAL TABLE kn_text USING fts5(content, ns_id UNINDEXED, live UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
+    `,
+  },
 ];

@@ -136,13 +136,23 @@ test('the reconciler runs a committed app, scales it on a commit, restarts it, s
   t.regex(unknown.stderr, /app "nope" is not discovered/);
 
   // A committed change to scaling.min reaches the scheduler within a second, without a rebuild.
+  const scheduler = await plane.reconcilers.targets.get();
+  const schedulerUpdated = new Promise<number>((resolve) => {
+    const unsubscribe = scheduler.watch((change) => {
+      if (change.allocation.app === 'hello' && change.allocation.taskGroup === 'web' && change.allocation.id !== first.id) {
+        unsubscribe();
+        resolve(Date.now());
+      }
+    });
+  });
   const before = Date.now();
   writeSpec(config.appsDir, spec(code, 2), 'scale web to 2');
+  const scaledAfterMs = (await schedulerUpdated) - before;
   const scaled = await waitForReconciled(controllers(plane), async () => {
     const app = await appView(plane);
     return webAllocations(app).filter((a: { status: string }) => a.status !== 'complete').length === 2 ? app : undefined;
   }, { what: 'two web allocations', timeoutMs: 5_000 });
-  t.true(Date.now() - before < 1000, `scaled after ${Date.now() - before} ms`);
+  t.true(scaledAfterMs < 1000, `the scheduler started the second allocation ${scaledAfterMs} ms after the commit`);
   t.true(webAllocations(scaled).some((a: { id: string; pid: number }) => a.id === first.id && a.pid === first.pid), 'the first allocation kept running');
 
   // Killing the process gets it restarted and counted.

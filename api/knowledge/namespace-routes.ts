@@ -1,0 +1,102 @@
+/**
+ * REST routes under `/v1/namespaces/{ns}`: a thin edge that validates, calls a service, serializes.
+ */
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { ValidationError } from '../../domain/errors.js';
+import { explainRankRest, type KnowledgeServices } from '../../knowledge/index.js';
+import { requirePermission } from './auth.js';
+import type { KnowledgeMetrics } from './metrics.js';
+import { validateEdge, validateExplainRank, validateReconcile, validateRetract, validateRetrieve, validateSourceLabel, validateWrite } from './request-schemas.js';
+
+function intParam(ctx: Context, name: string, fallback: number, max: number): number {
+  const raw = ctx.query[name];
+  if (raw === undefined) return fallback;
+  const text = Array.isArray(raw) ? raw[0] ?? '' : raw;
+  if (!/^\d+$/.test(text) || Number(text) > max) throw new ValidationError(`${name}: must be a whole number up to ${max}`, { code: 'invalid_request' });
+  return Number(text);
+}
+
+function stringParam(ctx: Context, name: string): string | undefined {
+  const raw = ctx.query[name];
+  return Array.isArray(raw) ? raw[0] : raw;
+}
+
+/** The namespace-relative REST routes. */
+export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeMetrics): Router {
+  const router = new Router({ prefix: '/v1/namespaces/:ns' });
+  const ns = (ctx: Context) => String(ctx.params.ns);
+
+  router.post('/write', async (ctx) => {
+    const { tenant } = requirePermission(ctx, 'write');
+    const body = validateWrite(ctx.request.body);
+    ctx.body = await metrics.timeWrite(() => services.writes.write(tenant, ns(ctx), body), (r) => (!r.admitted ? 'rejected' : r.deduplicated ? 'deduplicated' : 'admitted'));
+  });
+
+  router.post('/retrieve', async (ctx) => {
+    const { tenant } = requirePermission(ctx, 'read');
+    const body = validateRetrieve(ctx.request.body);
+    ctx.body = await metrics.timeRetrieve(() => services.retrieval.retrieve(tenant, ns(ctx), body));
+  });
+
+  router.post('/rank/explain', async (ctx) => {
+    const { tenant } = requirePermission(ctx, 'read');
+    const body = validateExplainRank(ctx.request.body);
+    const result = await services.explainRank.explain(tenant, ns(ctx), {
+      nodeId: body.node_id.toLowerCase(),
+      otherNodeId: body.other_node_id.toLowerCase(),
+      ...(body.text !== undefined ? { text: body.text } : {}),
+      ...(body.vector !== undefined ? { vector: body.vector } : {}),
+      ...(body.score_params !== undefined ? { scoreParams: body.score_params } : {}),
+    });
+    ctx.body = explainRankRest(result);
+  });
+
+  router.get('/nodes/:id', (ctx) => {
+    const { tenant } = requirePermission(ctx, 'read');
+    const history = stringParam(ctx, 'history');
+    ctx.body = services.nodes.get(tenant, ns(ctx), String(ctx.params.id), {
+      ...(stringParam(ctx, 'valid_at') !== undefined ? { valid_at: stringParam(ctx, 'valid_at') } : {}),
+      ...(stringParam(ctx, 'known_at') !== undefined ? { known_at: stringParam(ctx, 'known_at') } : {}),
+      history: history === 'true' || history === '1',
+    });
+  });
+
+  router.post('/nodes/:id/retract-source', async (ctx) => {
+    const { tenant } = requirePermission(ctx, 'write');
+    const body = validateRetract(ctx.request.body);
+    await services.nodes.retractSource(tenant, ns(ctx), String(ctx.params.id), body);
+    ctx.status = 204;
+  });
+
+  router.post('/nodes/:id/edges', (ctx) => {
+    const { tenant } = requirePermission(ctx, 'write');
+    const body = validateEdge(ctx.request.body);
+    ctx.status = 201;
+    ctx.body = services.nodes.addEdge(tenant, ns(ctx), String(ctx.params.id), { ...body, to: body.to.toLowerCase() });
+  });
+
+  router.post('/sources/label', (ctx) => {
+    const { tenant } = requirePermission(ctx, 'write');
+    const body = validateSourceLabel(ctx.request.body);
+    ctx.body = services.sources.label(tenant, ns(ctx), body);
+  });
+
+  router.get('/sources/:sourceID/trust', (ctx) => {
+    const { tenant } = requirePermission(ctx, 'read');
+    ctx.body = services.sources.trust(tenant, ns(ctx), String(ctx.params.sourceID));
+  });
+
+  router.get('/recovery/pending', (ctx) => {
+    const { tenant } = requirePermission(ctx, 'read');
+    ctx.body = services.recovery.pending(tenant, ns(ctx), intParam(ctx, 'limit', 100, 10_000), intParam(ctx, 'offset', 0, 1e9));
+  });
+
+  router.post('/recovery/reconcile', async (ctx) => {
+    const { tenant } = requirePermission(ctx, 'write');
+    const body = validateReconcile(ctx.request.body ?? {});
+    ctx.body = await services.recovery.reconcile(tenant, ns(ctx), body.execute ?? false, body.limit ?? 1000);
+  });
+
+  return router;
+}

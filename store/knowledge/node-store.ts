@@ -1,0 +1,200 @@
+/**
+ * SQL for namespaces, nodes, bi-temporal versions, per-version source support and the FTS5 index.
+ * Versions are never updated except to close them in transaction time (`tx_to`).
+ */
+import type { Db } from '../database.js';
+import { OPEN_TIME, type NamespaceRow, type NewVersion, type VersionRow } from './rows.js';
+
+/** Filters of a lexical query. */
+export interface TextFilter {
+  readonly nsId: number;
+  /** Only versions open in transaction time and not retracted (the fast path). */
+  readonly liveOnly: boolean;
+}
+
+/** Namespaces, nodes, versions and text of one database. */
+export class NodeStore {
+  readonly #db: Db;
+  readonly #s;
+
+  constructor(db: Db) {
+    this.#db = db;
+    this.#s = {
+      nsGet: db.prepare('SELECT * FROM kn_namespaces WHERE tenant = ? AND name = ?'),
+      nsInsert: db.prepare('INSERT INTO kn_namespaces (tenant, name, mode, created_at) VALUES (?, ?, ?, ?) RETURNING *'),
+      nsCount: db.prepare('SELECT count(*) AS n FROM kn_namespaces WHERE tenant = ?'),
+      nodeGet: db.prepare('SELECT id, ns_id, request_id, created_at, last_version FROM kn_nodes WHERE id = ?'),
+      nodeByRequest: db.prepare('SELECT id FROM kn_nodes WHERE ns_id = ? AND request_id = ?'),
+      nodeInsert: db.prepare('INSERT INTO kn_nodes (id, ns_id, request_id, created_at, last_version) VALUES (?, ?, ?, ?, 0)'),
+      nodeBump: db.prepare('UPDATE kn_nodes SET last_version = last_version + 1 WHERE id = ? RETURNING last_version'),
+      versionInsert: db.prepare(`INSERT INTO kn_versions (node_id, ns_id, version, content, labels, properties, confidence, utility, mem_type, model_id,
+          fingerprint, claim_key, claim_value, dims, valid_from, valid_to, tx_from, tx_to, retracted, change)
+        VALUES (@node_id, @ns_id, @version, @content, @labels, @properties, @confidence, @utility, @mem_type, @model_id,
+          @fingerprint, @claim_key, @claim_value, @dims, @valid_from, @valid_to, @tx_from, @tx_to, @retracted, @change) RETURNING vid`),
+      versionClose: db.prepare('UPDATE kn_versions SET tx_to = ? WHERE vid = ? AND tx_to = ?'),
+      versionGet: db.prepare('SELECT * FROM kn_versions WHERE vid = ?'),
+      versionsOfNode: db.prepare('SELECT * FROM kn_versions WHERE node_id = ? ORDER BY version'),
+      currentOfNode: db.prepare(`SELECT * FROM kn_versions WHERE node_id = ? AND tx_to = ${OPEN_TIME} ORDER BY valid_from`),
+      visibleOfNode: db.prepare('SELECT * FROM kn_versions WHERE node_id = @node AND tx_from <= @known AND tx_to > @known AND valid_from <= @valid AND valid_to > @valid ORDER BY version DESC LIMIT 1'),
+      byFingerprint: db.prepare(`SELECT * FROM kn_versions WHERE ns_id = ? AND fingerprint = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ? ORDER BY vid LIMIT 1`),
+      laterFingerprint: db.prepare('SELECT node_id FROM kn_versions WHERE ns_id = ? AND fingerprint = ? AND tx_from >= ? ORDER BY vid LIMIT 1'),
+      byClaim: db.prepare(`SELECT * FROM kn_versions WHERE ns_id = ? AND claim_key = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ?`),
+      supportInsert: db.prepare('INSERT OR IGNORE INTO kn_support (vid, source_id) VALUES (?, ?)'),
+      supportOf: db.prepare('SELECT source_id FROM kn_support WHERE vid = ? ORDER BY source_id'),
+      textInsert: db.prepare('INSERT INTO kn_text (rowid, content, ns_id, live) VALUES (?, ?, ?, ?)'),
+      textLive: db.prepare('UPDATE kn_text SET live = ? WHERE rowid = ?'),
+      counts: db.prepare(`SELECT count(DISTINCT v.node_id) AS nodes, count(*) AS versions FROM kn_versions v JOIN kn_namespaces n ON n.id = v.ns_id WHERE n.tenant = ?`),
+    };
+  }
+
+  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  transaction<T>(fn: () => T): T {
+    return this.#db.transaction(fn)();
+  }
+
+  namespace(tenant: string, name: string): NamespaceRow | undefined {
+    return this.#s.nsGet.get(tenant, name) as NamespaceRow | undefined;
+  }
+
+  createNamespace(tenant: string, name: string, mode: string, now: number): NamespaceRow {
+    return this.#s.nsInsert.get(tenant, name, mode, now) as NamespaceRow;
+  }
+
+  /** Namespace, node and version counts of a tenant. */
+  counts(tenant: string): { namespaces: number; nodes: number; versions: number } {
+    const ns = (this.#s.nsCount.get(tenant) as { n: number }).n;
+    const c = this.#s.counts.get(tenant) as { nodes: number; versions: number };
+    return { namespaces: ns, nodes: c.nodes, versions: c.versions };
+  }
+
+  node(id: string): { id: string; ns_id: number; request_id: string | null; created_at: number; last_version: number } | undefined {
+    return this.#s.nodeGet.get(id) as { id: string; ns_id: number; request_id: string | null; created_at: number; last_version: number } | undefined;
+  }
+
+  nodeByRequest(nsId: number, requestId: string): string | undefined {
+    return (this.#s.nodeByRequest.get(nsId, requestId) as { id: string } | undefined)?.id;
+  }
+
+  createNode(id: string, nsId: number, requestId: string | null, now: number): void {
+    this.#s.nodeInsert.run(id, nsId, requestId, now);
+  }
+
+  /** Inserts a version (numbered after the node's last), its support rows and its text row. */
+  insertVersion(version: NewVersion, sources: readonly string[]): VersionRow {
+    const number = (this.#s.nodeBump.get(version.node_id) as { last_version: number }).last_version;
+    const { vid } = this.#s.versionInsert.get({ ...version, version: number }) as { vid: number };
+    for (const source of sources) this.#s.supportInsert.run(vid, source);
+    const live = version.tx_to === OPEN_TIME && version.retracted === 0 ? 1 : 0;
+    this.#s.textInsert.run(vid, version.content, version.ns_id, live);
+    return { ...version, vid, version: number };
+  }
+
+  /** Closes a version in transaction time; false when it was already closed. */
+  closeVersion(vid: number, txTo: number): boolean {
+    const changed = this.#s.versionClose.run(txTo, vid, OPEN_TIME).changes === 1;
+    if (changed) this.#s.textLive.run(0, vid);
+    return changed;
+  }
+
+  version(vid: number): VersionRow | undefined {
+    return this.#s.versionGet.get(vid) as VersionRow | undefined;
+  }
+
+  /** Versions by id, in the order asked (missing ids skipped). */
+  versions(vids: readonly number[]): VersionRow[] {
+    if (vids.length === 0) return [];
+    const out = new Map<number, VersionRow>();
+    for (let i = 0; i < vids.length; i += 500) {
+      const chunk = vids.slice(i, i + 500);
+      const rows = this.#db.prepare(`SELECT * FROM kn_versions WHERE vid IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as VersionRow[];
+      for (const row of rows) out.set(row.vid, row);
+    }
+    return vids.flatMap((v) => out.get(v) ?? []);
+  }
+
+  /** Every version of a node, oldest first. */
+  history(nodeId: string): VersionRow[] {
+    return this.#s.versionsOfNode.all(nodeId) as VersionRow[];
+  }
+
+  /** Versions of a node still open in transaction time, by valid_from. */
+  current(nodeId: string): VersionRow[] {
+    return this.#s.currentOfNode.all(nodeId) as VersionRow[];
+  }
+
+  /** The version of a node visible at valid time `valid` as known at transaction time `known`. */
+  visible(nodeId: string, valid: number, known: number): VersionRow | undefined {
+    return this.#s.visibleOfNode.get({ node: nodeId, valid, known }) as VersionRow | undefined;
+  }
+
+  /** A live current version with this fingerprint whose validity has not ended by `now`. */
+  byFingerprint(nsId: number, fingerprint: string, now: number): VersionRow | undefined {
+    return this.#s.byFingerprint.get(nsId, fingerprint, now) as VersionRow | undefined;
+  }
+
+  /** A node with this fingerprint written at or after `since`, if any. */
+  laterWithFingerprint(nsId: number, fingerprint: string, since: number): string | undefined {
+    return (this.#s.laterFingerprint.get(nsId, fingerprint, since) as { node_id: string } | undefined)?.node_id;
+  }
+
+  /** Live current versions making a claim under `claimKey`. */
+  byClaim(nsId: number, claimKey: string, now: number): VersionRow[] {
+    return this.#s.byClaim.all(nsId, claimKey, now) as VersionRow[];
+  }
+
+  /** Sources supporting a version. */
+  support(vid: number): string[] {
+    return (this.#s.supportOf.all(vid) as { source_id: string }[]).map((r) => r.source_id);
+  }
+
+  /** Sources supporting each of several versions. */
+  supportMany(vids: readonly number[]): Map<number, string[]> {
+    const out = new Map<number, string[]>();
+    for (let i = 0; i < vids.length; i += 500) {
+      const chunk = vids.slice(i, i + 500);
+      const rows = this.#db.prepare(`SELECT vid, source_id FROM kn_support WHERE vid IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as { vid: number; source_id: string }[];
+      for (const row of rows) {
+        const list = out.get(row.vid) ?? [];
+        list.push(row.source_id);
+        out.set(row.vid, list);
+      }
+    }
+    return out;
+  }
+
+  /** Newest live versions whose content contains `needle` (case-insensitive), by a bounded scan. */
+  scanContains(nsId: number, needle: string, limit: number): VersionRow[] {
+    return this.#db
+      .prepare(`SELECT * FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND instr(lower(content), lower(?)) > 0 ORDER BY vid DESC LIMIT ?`)
+      .all(nsId, needle, limit) as VersionRow[];
+  }
+
+  /** Every live version of a namespace, newest first (the naive baseline a text index replaces). */
+  *scanLive(nsId: number): Generator<VersionRow> {
+    yield* this.#db.prepare(`SELECT * FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 ORDER BY vid DESC`).iterate(nsId) as Iterable<VersionRow>;
+  }
+
+  /**
+   * Lexical candidates: ids of the newest matching versions, at most `cap` of them. No bm25 here:
+   * FTS5's bm25 walks the whole doclist of every phrase to count documents, which is what makes
+   * common terms slow at scale; ranking happens on the capped set (docs/adr/0023).
+   */
+  textSearch(match: string, filter: TextFilter, cap: number): number[] {
+    const live = filter.liveOnly ? 'AND live = 1' : '';
+    const rows = this.#db
+      .prepare(`SELECT rowid AS vid FROM kn_text WHERE kn_text MATCH ? AND ns_id = ? ${live} ORDER BY rowid DESC LIMIT ?`)
+      .all(match, filter.nsId, cap) as { vid: number }[];
+    return rows.map((r) => r.vid);
+  }
+
+  /** Number of text rows (all versions, all namespaces) containing `term`. Reads the term's whole doclist. */
+  documentFrequency(term: string): number {
+    return (this.#db.prepare('SELECT count(*) AS n FROM kn_text WHERE kn_text MATCH ?').get(`"${term.replace(/"/g, '""')}"`) as { n: number }).n;
+  }
+
+  /** Approximate number of text rows (the highest version id). */
+  textRowEstimate(): number {
+    return (this.#db.prepare('SELECT max(rowid) AS n FROM kn_text').get() as { n: number | null }).n ?? 0;
+  }
+
+}

@@ -1,0 +1,49 @@
+import test from 'ava';
+import { startHarness } from './knowledge-harness.js';
+import { openDatabase } from '../../store/database.js';
+import { migrate } from '../../store/migrate.js';
+import { KNOWLEDGE_MIGRATIONS } from '../../store/knowledge/migrations.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+test('knowledge migrations apply to a fresh database with sqlite-vec loaded', (t) => {
+  const db = openDatabase(`${tempDir(t)}/k.db`, { vectors: true });
+  t.teardown(() => db.close());
+  const result = migrate(db, KNOWLEDGE_MIGRATIONS);
+  t.is(result.latest, KNOWLEDGE_MIGRATIONS.length);
+  t.is(result.applied.length, KNOWLEDGE_MIGRATIONS.length);
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
+  for (const name of ['kn_namespaces', 'kn_nodes', 'kn_versions', 'kn_support', 'kn_sources', 'kn_edges', 'kn_intents', 'kn_text']) t.true(tables.includes(name), name);
+  t.is(migrate(db, KNOWLEDGE_MIGRATIONS).applied.length, 0);
+});
+
+test('introspection endpoints describe version, features, migrations, backends and stats', async (t) => {
+  const h = await startHarness(t);
+  t.deepEqual((await h.call('GET', '/v1/ping')).body, { status: 'ok' });
+  const version = (await h.call('GET', '/v1/version')).body;
+  t.like(version, { api_version: 'v1', docs_version: 'v1', latest_migration: KNOWLEDGE_MIGRATIONS.length });
+  t.regex(version.compatibility, /minor releases before 1\.0 are non-breaking/i);
+  t.regex(version.version, /^\d+\.\d+\.\d+/);
+  for (const f of version.features) {
+    t.deepEqual(Object.keys(f).sort(), ['description', 'name', 'since', 'status']);
+    t.regex(f.since, /^v\d+\.\d+\.\d+$/);
+  }
+  const names = version.features.map((f: any) => f.name);
+  for (const n of ['feature-introspection', 'explain-rank', 'source-trust-timeline']) t.true(names.includes(n));
+  t.deepEqual((await h.call('GET', '/v1/features')).body.features, version.features);
+  const migrations = (await h.call('GET', '/v1/migrations')).body.migrations;
+  t.deepEqual(migrations.map((m: any) => [m.version, m.name]), [[1, 'store-metadata'], [2, 'graph-memory']]);
+  const backends = (await h.call('GET', '/v1/backends')).body;
+  t.deepEqual(Object.keys(backends).sort(), ['event', 'graph', 'kv', 'text', 'vector']);
+  t.is(backends.vector.kind, 'sqlite-vec');
+  t.notRegex(JSON.stringify(backends), /knowledge\.db|\/tmp|\//);
+  await h.write('n', { content: 'x', source_id: 's', vector: [1, 2] });
+  const stats = (await h.call('GET', '/v1/stats')).body;
+  t.like(stats, { namespaces: 1, nodes: 1, versions: 1, vectors_indexed: { 2: 1 }, embedder: { kind: 'none' } });
+});
+
+test('unknown routes answer a JSON 404', async (t) => {
+  const h = await startHarness(t);
+  const res = await h.call('GET', '/v1/namespaces/n/nothing');
+  t.is(res.status, 404);
+  t.is(res.body.error.code, 'route_not_found');
+});
