@@ -1,0 +1,39 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'ava';
+import S3rver from 's3rver';
+import { ValidationError } from '../../domain/errors.js';
+import { S3Snapshots } from '../../platform/object-storage/s3-snapshots.js';
+import { SnapshotFolder } from '../../platform/snapshots/snapshot-folder.js';
+import { tempDir } from '../helpers/temp-dir.js';
+
+async function startS3(dir: string): Promise<{ endpoint: string; close: () => Promise<void> }> {
+  const server = new S3rver({ port: 0, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [{ name: 'backups', configs: [] }] });
+  const address = (await server.run()) as { port: number };
+  return { endpoint: `http://127.0.0.1:${address.port}`, close: () => server.close() };
+}
+
+test('S3Snapshots exports, lists and imports dumps through an S3-compatible server on loopback', async (t) => {
+  const root = tempDir(t);
+  const s3 = await startS3(path.join(root, 's3'));
+  t.teardown(() => s3.close());
+  const remote = new S3Snapshots({ endpoint: s3.endpoint, accessKey: 'S3RVER', secretKey: 'S3RVER' });
+  t.teardown(() => remote.destroy());
+  const source = new SnapshotFolder(path.join(root, 'a'));
+  const temp = source.incomingPath();
+  fs.writeFileSync(temp, 'PGDMP-content');
+  const dump = source.publish(temp, 'ledger_manual_none_20260101T000000.dump');
+
+  const uploaded = await remote.upload('backups', 'ledger-api', source, dump.filename);
+  t.is(uploaded.key, 'snapshots/ledger-api/ledger_manual_none_20260101T000000.dump');
+  t.deepEqual((await remote.list('backups', 'ledger-api')).map((r) => [r.filename, r.sizeBytes]), [[dump.filename, 13]]);
+  t.deepEqual(await remote.list('backups', 'other-app'), []);
+
+  const target = new SnapshotFolder(path.join(root, 'b'));
+  const imported = await remote.download('backups', 'ledger-api', uploaded.key, target);
+  t.is(fs.readFileSync(target.pathOf(imported.filename), 'utf8'), 'PGDMP-content');
+  t.is(fs.statSync(target.pathOf(imported.filename)).mode & 0o777, 0o600);
+  await t.throwsAsync(() => remote.download('backups', 'ledger-api', uploaded.key, target), { instanceOf: ValidationError, message: /never overwrite/ });
+  await t.throwsAsync(() => remote.download('backups', 'ledger-api', 'snapshots/other-app/ledger_manual_none_20260101T000000.dump', target), { instanceOf: ValidationError, message: /outside snapshots\/ledger-api\// });
+  await t.throwsAsync(() => remote.download('backups', 'ledger-api', 'snapshots/ledger-api/../../etc/passwd', target), { instanceOf: ValidationError });
+});
