@@ -10,6 +10,12 @@ import { SourceService } from './source-service.js';
 import { RecoveryService } from './recovery-service.js';
 import { ExplainRankService } from './explain-rank.js';
 import { SearchService } from './search-service.js';
+import { FeedbackService } from './feedback-service.js';
+import { ReviewService } from './review-service.js';
+import { EscalationService } from './escalation-service.js';
+import { HandoffService, type HandoffOptions } from './handoff-service.js';
+import { ReviewWorker, type ReviewWorkerOptions } from './review-worker.js';
+import { NarrativeService } from './narrative-service.js';
 
 export { KnowledgeCore, type KnowledgeCoreOptions, type Namespace, type Reranker } from './knowledge-core.js';
 export { WriteService, NIL_UUID, type WriteRequest, type WriteResult } from './write-service.js';
@@ -21,6 +27,13 @@ export { ExplainRankService, explainRankRest, type ExplainRankResult } from './e
 export { SearchService, type SearchNode } from './search-service.js';
 export { HttpEmbedder, type Embedder, type HttpEmbedderOptions } from './embedder.js';
 export { VectorIndex } from './vector-index.js';
+export { FeedbackService, eventView, type FeedbackRequest, type FeedbackResult } from './feedback-service.js';
+export { ReviewService, decisionView, thresholdsView, type ReviewDecisionRequest, type ReviewItemView } from './review-service.js';
+export { EscalationService, digestView, snapshotView, type DigestScope } from './escalation-service.js';
+export { HandoffService, handoffPayload, receiptView, HANDOFF_EVENT, HANDOFF_TIMEOUT, type HandoffOptions, type HandoffRequest } from './handoff-service.js';
+export { ReviewWorker, runView, WORKER_OWNER, WORKER_MAX_LIMIT, DEFAULT_ALLOWED_ACTIONS, type ReviewWorkerOptions, type WorkerCycleRequest } from './review-worker.js';
+export { NarrativeService, narrativeRest, type Narrative } from './narrative-service.js';
+export { SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, ATTEMPT_HEADER, signBody, sha256Hex, checkTarget, type Resolver } from './webhook-sender.js';
 
 /** Every knowledge service, sharing one core. */
 export interface KnowledgeServices {
@@ -32,22 +45,42 @@ export interface KnowledgeServices {
   readonly recovery: RecoveryService;
   readonly explainRank: ExplainRankService;
   readonly search: SearchService;
+  readonly feedback: FeedbackService;
+  readonly review: ReviewService;
+  readonly escalations: EscalationService;
+  readonly handoffs: HandoffService;
+  readonly worker: ReviewWorker;
+  readonly narratives: NarrativeService;
+}
+
+/** Options of the review side: webhook targets and the server-configured evaluator. */
+export interface ReviewOptions extends HandoffOptions {
+  readonly worker?: ReviewWorkerOptions;
 }
 
 /** Builds the services over `db` (its migrations must already be applied). */
-export function createKnowledgeServices(db: Db, options: KnowledgeCoreOptions = {}): KnowledgeServices {
+export function createKnowledgeServices(db: Db, options: KnowledgeCoreOptions = {}, review: ReviewOptions = {}): KnowledgeServices {
   const core = new KnowledgeCore(db, options);
   const writes = new WriteService(core);
   const retrieval = new RetrieveService(core);
   const nodes = new NodeService(core, writes);
+  const feedback = new FeedbackService(core, writes);
+  const reviews = new ReviewService(core);
+  const escalations = new EscalationService(core, reviews);
   return {
     core,
     writes,
     retrieval,
     nodes,
     sources: new SourceService(core),
-    recovery: new RecoveryService(core, writes, nodes),
+    recovery: new RecoveryService(core, writes, nodes, feedback),
     explainRank: new ExplainRankService(core),
     search: new SearchService(core, retrieval),
+    feedback,
+    review: reviews,
+    escalations,
+    handoffs: new HandoffService(core, escalations, review),
+    worker: new ReviewWorker(core, reviews, feedback, { ...review.worker, ...(review.allowPrivateTargets !== undefined ? { allowPrivateTargets: review.allowPrivateTargets } : {}), ...(review.resolver ? { resolver: review.resolver } : {}) }),
+    narratives: new NarrativeService(core),
   };
 }

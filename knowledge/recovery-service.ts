@@ -1,10 +1,11 @@
 /**
- * Recovery of pending intents: list what did not land, and replay it on request, stopping at the
+ * Recovery of pending intents (writes, retractions, feedback): list what did not land, and replay it on request, stopping at the
  * first intent whose replay would collide with later state (docs/adr/0025).
  */
 import type { KnowledgeCore } from './knowledge-core.js';
 import type { ApplyOutcome, WriteIntentPayload, WriteService } from './write-service.js';
 import type { NodeService } from './node-service.js';
+import type { FeedbackService } from './feedback-service.js';
 import { checkVector } from './write-service.js';
 import { isoTime } from './time.js';
 
@@ -22,11 +23,13 @@ export class RecoveryService {
   readonly #core: KnowledgeCore;
   readonly #writes: WriteService;
   readonly #nodes: NodeService;
+  readonly #feedback: FeedbackService | undefined;
 
-  constructor(core: KnowledgeCore, writes: WriteService, nodes: NodeService) {
+  constructor(core: KnowledgeCore, writes: WriteService, nodes: NodeService, feedback?: FeedbackService) {
     this.#core = core;
     this.#writes = writes;
     this.#nodes = nodes;
+    this.#feedback = feedback;
   }
 
   /** Pending intents of a namespace, oldest first. */
@@ -74,6 +77,8 @@ export class RecoveryService {
           outcome = this.#writes.apply(ns, intent, { request: payload.request, ...(vector ? { vector } : {}) }, true);
         } else if (intent.kind === 'retract_source') {
           outcome = this.#nodes.applyRetract(ns, intent, true);
+        } else if (intent.kind === 'feedback' && this.#feedback) {
+          outcome = this.#feedback.apply(ns, intent, true);
         } else {
           outcome = { kind: 'conflict', reason: `unknown intent kind ${intent.kind}` };
         }

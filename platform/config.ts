@@ -41,6 +41,24 @@ export interface SvcConfig {
   readonly bodyLimitBytes: number;
   /** Knowledge store tokens, `tenant:permissions:secret` separated by commas; never logged. */
   readonly knowledgeTokens: string | undefined;
+  /** PostgreSQL server for app databases (snapshots, migrations). @default 127.0.0.1:5432, user postgres */
+  readonly postgresHost: string;
+  readonly postgresPort: number;
+  readonly postgresUser: string;
+  /** File holding the PostgreSQL password; never logged. */
+  readonly postgresPasswordFile: string | undefined;
+  /** Folder of pg_dump, pg_restore and psql. @default the newest /usr/lib/postgresql/<v>/bin */
+  readonly postgresBinDir: string | undefined;
+  /** Local snapshot folder. @default <working dir>/snapshots */
+  readonly snapshotsDir: string;
+  /** S3-compatible endpoint for snapshot export and import. */
+  readonly s3Endpoint: string | undefined;
+  readonly s3AccessKey: string | undefined;
+  /** Never logged. */
+  readonly s3SecretKey: string | undefined;
+  readonly s3Region: string;
+  /** Path-style addressing (needed by most self-hosted stores). @default true */
+  readonly s3ForcePathStyle: boolean;
   /** File of knowledge store tokens, one `tenant:permissions:secret` per line (`#` comments). */
   readonly knowledgeTokensFile: string | undefined;
   /** Base URL of an OpenAI-compatible embeddings endpoint; unset means no embedder. */
@@ -57,6 +75,76 @@ export interface SvcConfig {
   readonly knowledgeEmbedderBatchSize: number;
   /** Deduplicate writes by content fingerprint unless a write says skip_dedup. @default false */
   readonly knowledgeDedupDefault: boolean;
+  /** Tunnel config file the routing controller writes. @default <SVC_DATA_DIR>/edge/tunnel.yml */
+  readonly tunnelConfigFile: string;
+  /** Tunnel name written to the tunnel config (`tunnel`). @default svc */
+  readonly tunnelName: string;
+  /** Credentials file path written to the tunnel config (`credentials-file`). @default <SVC_DATA_DIR>/edge/<tunnel>.json */
+  readonly tunnelCredentialsFile: string;
+  /** Command run with `/bin/sh -c` after the tunnel config changed; unset: none. */
+  readonly tunnelReloadCommand: string | undefined;
+  /** How the edge reaches app processes: `host` (loopback) or `bridge` (node IP). @default host */
+  readonly tunnelNetworking: 'host' | 'bridge';
+  /** Node IP used for bridge networking. @default 127.0.0.1 */
+  readonly tunnelNodeIp: string;
+  /** Idle period after which a gateway-managed process is scaled to zero, in ms; 0 disables. @default 15 minutes */
+  readonly wakeIdleTimeoutMs: number;
+  /** Edge analytics API token (Bearer); never logged. */
+  readonly edgeApiToken: string | undefined;
+  /** Edge zone id for the analytics sync. */
+  readonly edgeZoneId: string | undefined;
+  /** Edge API base URL; the analytics sync posts to `<url>/graphql`. @default https://api.cloudflare.com/client/v4 */
+  readonly edgeApiUrl: string;
+  /** Shared secret of the edge log push receiver; never logged. Unset: the receiver refuses every batch. */
+  readonly edgeLogpushToken: string | undefined;
+  /** How far back each analytics sync reads, in ms. @default 24 hours */
+  readonly edgeLookbackMs: number;
+  /** Ceiling of the analytics lookback, in ms. @default 7 days */
+  readonly edgeLookbackMaxMs: number;
+  /** Period of the analytics sync, in ms; 0 disables the periodic sync. @default 1 hour */
+  readonly edgeSyncIntervalMs: number;
+  /** Signed event sink URL; unset: no sink. */
+  readonly eventSinkUrl: string | undefined;
+  /** Key id sent as X-Sink-Key-Id. */
+  readonly eventSinkKeyId: string | undefined;
+  /** HMAC-SHA-256 key of the sink signature; never logged. */
+  readonly eventSinkSecret: string | undefined;
+  /** Environment carried by events. @default SVC_ENVIRONMENT */
+  readonly eventEnvironment: string | undefined;
+  /** Source name of the platform's own events (X-Event-Source). @default svc-control-plane */
+  readonly eventSource: string;
+  /** Host id of capacity events; unset: the first short hostname, persisted. */
+  readonly hostId: string | undefined;
+  /** Allow notification targets on loopback, private and link-local addresses. @default false */
+  readonly notifyAllowPrivate: boolean;
+  /** Allocation watcher scan period, in ms. @default 60 s */
+  readonly allocationWatchIntervalMs: number;
+  /** Host capacity check period, in ms; 0 disables. @default 60 s */
+  readonly capacityCheckIntervalMs: number;
+  /** Minimum free host memory, in bytes. @default 64 MiB */
+  readonly capacityMinMemoryBytes: number;
+  /** Minimum free disk of the data folder, in bytes. @default 512 MiB */
+  readonly capacityMinDiskBytes: number;
+  /** Shared secret of the push webhooks (X-Hub-Signature-256); never logged. Unset: webhooks are refused. */
+  readonly webhookSecret: string | undefined;
+  /** Behaviour while operations are active and the platform drains: fail, wait or force. @default fail */
+  readonly drainMode: 'fail' | 'wait' | 'force';
+  /** Operations run at once by the worker (never two of one app). @default 2 */
+  readonly operationWorkers: number;
+  /** Lease of a claimed operation, renewed by heartbeat, in ms. @default 30 s */
+  readonly operationLeaseMs: number;
+  /** Run the operation worker and operation recovery (candidate APIs disable it). @default true */
+  readonly operationWorkerEnabled: boolean;
+  /** Deadline of the deploy pipeline's healthy step, in ms. @default 2 minutes */
+  readonly deployHealthyTimeoutMs: number;
+  /** Limit of the deploy pipeline's test command, in ms. @default 10 minutes */
+  readonly deployTestTimeoutMs: number;
+  /** Evaluator webhook of the knowledge review worker (`evaluator: webhook`); unset: only the rules evaluator. */
+  readonly knowledgeReviewWebhookUrl: string | undefined;
+  /** HMAC-SHA-256 key signing review worker evaluator requests; never logged. */
+  readonly knowledgeReviewWebhookSecret: string | undefined;
+  /** Allow knowledge webhook targets (handoffs, evaluator) on loopback, private and link-local addresses. @default false */
+  readonly knowledgeAllowPrivateTargets: boolean;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -108,6 +196,23 @@ export function parseByteSize(text: string): number | undefined {
 
 function optional(raw: string | undefined): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
+}
+
+/** Parses a duration such as `500ms`, `30s`, `15m`, `24h`, `7d` (`0` or `off` when `allowOff`). */
+function durationMs(name: string, fallbackMs: number, allowOff = false): (raw: string | undefined) => number {
+  return (raw) => {
+    const value = optional(raw);
+    if (value === undefined) return fallbackMs;
+    if (allowOff && (value === '0' || value.toLowerCase() === 'off')) return 0;
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(value);
+    const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+    if (!match || Number(match[1]) <= 0) throw new ConfigError(name, `"${value}" is not a duration such as 30s, 15m, 24h or 7d${allowOff ? ' (or off)' : ''}`);
+    return Number(match[1]) * unit[match[2]!]!;
+  };
+}
+
+function dataPath(env: Env, ...parts: string[]): string {
+  return path.resolve(optional(env.SVC_DATA_DIR) ?? '.data', ...parts);
 }
 
 /** Every `SVC_*` variable the platform reads, with its meaning and default. */
@@ -163,6 +268,94 @@ export const VARIABLES = {
     return Number(value);
   } },
   knowledgeDedupDefault: { name: 'SVC_KNOWLEDGE_DEDUP_DEFAULT', description: 'Deduplicate knowledge writes by content fingerprint unless skip_dedup', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_DEDUP_DEFAULT', false) },
+  tunnelConfigFile: { name: 'SVC_TUNNEL_CONFIG', description: 'Tunnel config file written by the routing controller', defaultText: '<SVC_DATA_DIR>/edge/tunnel.yml', parse: (raw, env) => {
+    const value = optional(raw);
+    return value === undefined ? dataPath(env, 'edge', 'tunnel.yml') : path.resolve(value);
+  } },
+  tunnelName: { name: 'SVC_TUNNEL_NAME', description: 'Tunnel name in the tunnel config', defaultText: 'svc', parse: (raw) => {
+    const value = optional(raw) ?? 'svc';
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value)) throw new ConfigError('SVC_TUNNEL_NAME', `"${value}" must be letters, digits, dots, underscores and hyphens`);
+    return value;
+  } },
+  tunnelCredentialsFile: { name: 'SVC_TUNNEL_CREDENTIALS_FILE', description: 'Credentials file path written to the tunnel config (the file itself is never read)', defaultText: '<SVC_DATA_DIR>/edge/<tunnel>.json', parse: (raw, env) => {
+    const value = optional(raw);
+    return value === undefined ? dataPath(env, 'edge', `${optional(env.SVC_TUNNEL_NAME) ?? 'svc'}.json`) : path.resolve(value);
+  } },
+  tunnelReloadCommand: { name: 'SVC_TUNNEL_RELOAD_COMMAND', description: 'Command (sh -c) run after the tunnel config changed', defaultText: '(none)', parse: optional },
+  tunnelNetworking: { name: 'SVC_TUNNEL_NETWORKING', description: 'How the edge reaches processes: host (127.0.0.1:<port>) or bridge (<node-ip>:<static-port>)', defaultText: 'host', parse: oneOf('SVC_TUNNEL_NETWORKING', ['host', 'bridge'] as const, 'host') },
+  tunnelNodeIp: { name: 'SVC_TUNNEL_NODE_IP', description: 'Node IP for bridge networking', defaultText: '127.0.0.1', parse: (raw) => {
+    const value = optional(raw) ?? '127.0.0.1';
+    if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(value)) throw new ConfigError('SVC_TUNNEL_NODE_IP', `"${value}" is not an IPv4 address`);
+    return value;
+  } },
+  wakeIdleTimeoutMs: { name: 'SVC_WAKE_IDLE_TIMEOUT', description: 'Idle period before a gateway-managed process (scaling.min 0) is scaled to zero; off disables', defaultText: '15m', parse: durationMs('SVC_WAKE_IDLE_TIMEOUT', 15 * 60_000, true) },
+  edgeApiToken: { name: 'SVC_EDGE_API_TOKEN', description: 'Edge analytics API token', secret: true, defaultText: '(none: no analytics sync)', parse: optional },
+  edgeZoneId: { name: 'SVC_EDGE_ZONE_ID', description: 'Edge zone id for the analytics sync', defaultText: '(none: no analytics sync)', parse: optional },
+  edgeApiUrl: { name: 'SVC_EDGE_API_URL', description: 'Edge API base URL (analytics at <url>/graphql)', defaultText: 'https://api.cloudflare.com/client/v4', parse: (raw) => {
+    const value = optional(raw) ?? 'https://api.cloudflare.com/client/v4';
+    if (!/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_EDGE_API_URL', `"${value}" is not an http(s) URL`);
+    return value;
+  } },
+  edgeLogpushToken: { name: 'SVC_EDGE_LOGPUSH_TOKEN', description: 'Shared secret of POST /api/access/edge/logpush', secret: true, defaultText: '(none: receiver refuses)', parse: optional },
+  edgeLookbackMs: { name: 'SVC_EDGE_LOOKBACK', description: 'How far back each analytics sync reads', defaultText: '24h', parse: durationMs('SVC_EDGE_LOOKBACK', 24 * 3_600_000) },
+  edgeLookbackMaxMs: { name: 'SVC_EDGE_LOOKBACK_MAX', description: 'Ceiling of the analytics lookback', defaultText: '7d', parse: durationMs('SVC_EDGE_LOOKBACK_MAX', 7 * 86_400_000) },
+  edgeSyncIntervalMs: { name: 'SVC_EDGE_SYNC_INTERVAL', description: 'Period of the analytics sync; off disables it', defaultText: '1h', parse: durationMs('SVC_EDGE_SYNC_INTERVAL', 3_600_000, true) },
+  eventSinkUrl: { name: 'SVC_EVENT_SINK_URL', description: 'Signed event sink URL (events are POSTed as JSON)', defaultText: '(none)', parse: (raw) => {
+    const value = optional(raw);
+    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_EVENT_SINK_URL', `"${value}" is not an http(s) URL`);
+    return value;
+  } },
+  eventSinkKeyId: { name: 'SVC_EVENT_SINK_KEY_ID', description: 'Key id sent as X-Sink-Key-Id', defaultText: '(none)', parse: optional },
+  eventSinkSecret: { name: 'SVC_EVENT_SINK_SECRET', description: 'HMAC-SHA-256 key of X-Sink-Signature', secret: true, defaultText: '(none)', parse: optional },
+  eventEnvironment: { name: 'SVC_EVENT_ENVIRONMENT', description: 'Environment carried by events (default SVC_ENVIRONMENT)', defaultText: '(SVC_ENVIRONMENT)', parse: optional },
+  eventSource: { name: 'SVC_EVENT_SOURCE', description: 'Source name of the platform\'s own events (X-Event-Source)', defaultText: 'svc-control-plane', parse: (raw) => optional(raw) ?? 'svc-control-plane' },
+  hostId: { name: 'SVC_HOST_ID', description: 'Host id of capacity events (default: first short hostname, persisted)', defaultText: '(hostname)', parse: (raw) => {
+    const value = optional(raw);
+    if (value !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(value)) throw new ConfigError('SVC_HOST_ID', `"${value}" must be letters, digits, dots, hyphens and underscores (no colons)`);
+    return value;
+  } },
+  notifyAllowPrivate: { name: 'SVC_NOTIFY_ALLOW_PRIVATE', description: 'Allow notification targets on loopback, private and link-local addresses', defaultText: 'false', parse: bool('SVC_NOTIFY_ALLOW_PRIVATE', false) },
+  allocationWatchIntervalMs: { name: 'SVC_ALLOCATION_WATCH_INTERVAL', description: 'Allocation watcher scan period', defaultText: '60s', parse: durationMs('SVC_ALLOCATION_WATCH_INTERVAL', 60_000) },
+  capacityCheckIntervalMs: { name: 'SVC_CAPACITY_CHECK_INTERVAL', description: 'Host capacity check period; off disables it', defaultText: '60s', parse: durationMs('SVC_CAPACITY_CHECK_INTERVAL', 60_000, true) },
+  capacityMinMemoryBytes: { name: 'SVC_CAPACITY_MIN_MEMORY', description: 'Minimum free host memory (e.g. 64mb)', defaultText: '64mb', parse: (raw) => {
+    const bytes = parseByteSize(optional(raw) ?? '64mb');
+    if (bytes === undefined) throw new ConfigError('SVC_CAPACITY_MIN_MEMORY', `"${raw}" is not a size such as 64mb or 1gb`);
+    return bytes;
+  } },
+  capacityMinDiskBytes: { name: 'SVC_CAPACITY_MIN_DISK', description: 'Minimum free disk of the data folder (e.g. 512mb)', defaultText: '512mb', parse: (raw) => {
+    const bytes = parseByteSize(optional(raw) ?? '512mb');
+    if (bytes === undefined) throw new ConfigError('SVC_CAPACITY_MIN_DISK', `"${raw}" is not a size such as 512mb or 2gb`);
+    return bytes;
+  } },
+  webhookSecret: { name: 'SVC_WEBHOOK_SECRET', description: 'Shared secret of the push webhooks (HMAC-SHA-256, X-Hub-Signature-256); unset refuses webhooks', secret: true, defaultText: '(none: webhooks refused)', parse: optional },
+  drainMode: { name: 'SVC_DRAIN_MODE', description: 'While operations are active and the platform drains: fail (refuse), wait (for completion) or force (skip the gate)', defaultText: 'fail', parse: oneOf('SVC_DRAIN_MODE', ['fail', 'wait', 'force'] as const, 'fail') },
+  operationWorkers: { name: 'SVC_OPERATION_WORKERS', description: 'Operations run at once (never two of one app)', defaultText: '2', parse: (raw) => {
+    const value = optional(raw) ?? '2';
+    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64) throw new ConfigError('SVC_OPERATION_WORKERS', `"${value}" is not a whole number in 1-64`);
+    return Number(value);
+  } },
+  operationLeaseMs: { name: 'SVC_OPERATION_LEASE', description: 'Lease of a claimed operation, renewed by heartbeat; an expired lease is recovered', defaultText: '30s', parse: durationMs('SVC_OPERATION_LEASE', 30_000) },
+  operationWorkerEnabled: { name: 'SVC_OPERATION_WORKER', description: 'Run the operation worker and recovery (false for candidate APIs)', defaultText: 'true', parse: bool('SVC_OPERATION_WORKER', true) },
+  deployHealthyTimeoutMs: { name: 'SVC_DEPLOY_HEALTHY_TIMEOUT', description: 'Deadline of the deploy healthy step', defaultText: '2m', parse: durationMs('SVC_DEPLOY_HEALTHY_TIMEOUT', 120_000) },
+  deployTestTimeoutMs: { name: 'SVC_DEPLOY_TEST_TIMEOUT', description: 'Limit of the build.test command', defaultText: '10m', parse: durationMs('SVC_DEPLOY_TEST_TIMEOUT', 600_000) },
+  postgresHost: { name: 'SVC_POSTGRES_HOST', description: 'PostgreSQL server of app databases', defaultText: '127.0.0.1', parse: (raw) => optional(raw) ?? '127.0.0.1' },
+  postgresPort: { name: 'SVC_POSTGRES_PORT', description: 'PostgreSQL port', defaultText: '5432', parse: port('SVC_POSTGRES_PORT', 5432) },
+  postgresUser: { name: 'SVC_POSTGRES_USER', description: 'PostgreSQL user for snapshots and migrations', defaultText: 'postgres', parse: (raw) => optional(raw) ?? 'postgres' },
+  postgresPasswordFile: { name: 'SVC_POSTGRES_PASSWORD_FILE', description: 'file holding the PostgreSQL password', defaultText: '(none)', parse: optional },
+  postgresBinDir: { name: 'SVC_POSTGRES_BIN_DIR', description: 'folder of pg_dump, pg_restore, psql', defaultText: '(newest installed)', parse: optional },
+  snapshotsDir: { name: 'SVC_SNAPSHOTS_DIR', description: 'local snapshot folder', defaultText: './snapshots', parse: (raw) => path.resolve(optional(raw) ?? 'snapshots') },
+  s3Endpoint: { name: 'SVC_S3_ENDPOINT', description: 'S3-compatible endpoint for snapshot export and import', defaultText: '(none)', parse: optional },
+  s3AccessKey: { name: 'SVC_S3_ACCESS_KEY', description: 'S3 access key', defaultText: '(none)', parse: optional },
+  s3SecretKey: { name: 'SVC_S3_SECRET_KEY', description: 'S3 secret key', secret: true, defaultText: '(none)', parse: optional },
+  s3Region: { name: 'SVC_S3_REGION', description: 'S3 region', defaultText: 'us-east-1', parse: (raw) => optional(raw) ?? 'us-east-1' },
+  s3ForcePathStyle: { name: 'SVC_S3_FORCE_PATH_STYLE', description: 'path-style S3 addressing', defaultText: 'true', parse: bool('SVC_S3_FORCE_PATH_STYLE', true) },
+  knowledgeReviewWebhookUrl: { name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL', description: 'Evaluator webhook of the knowledge review worker (evaluator: webhook)', defaultText: '(none: rules only)', parse: (raw) => {
+    const value = optional(raw);
+    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL', `"${value}" is not an http(s) URL`);
+    return value;
+  } },
+  knowledgeReviewWebhookSecret: { name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_SECRET', description: 'HMAC-SHA-256 key of review worker evaluator requests (x-svc-signature-256)', secret: true, defaultText: '(none)', parse: optional },
+  knowledgeAllowPrivateTargets: { name: 'SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS', description: 'Allow knowledge webhook targets on loopback, private and link-local addresses', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS', false) },
 } satisfies { [K in keyof SvcConfig]: VariableSpec<SvcConfig[K]> };
 
 /**

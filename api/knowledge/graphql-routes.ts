@@ -1,6 +1,6 @@
 /**
- * GraphQL on the REST listener (`POST /graphql`): search, version, features, migrations and
- * explainRank, resolved by the same services as REST; errors carry the REST error table's code.
+ * GraphQL on the REST listener (`POST /graphql`): search, version, features, migrations,
+ * explainRank and the review side (`graphql-review.ts`), resolved by the same services as REST; errors carry the REST error table's code.
  */
 import Router from '@koa/router';
 import { buildSchema, graphql, type GraphQLError, type GraphQLFormattedError } from 'graphql';
@@ -15,6 +15,7 @@ import { errorResponse } from '../http/error-middleware.js';
 import { requirePermission } from './auth.js';
 import type { Principal } from './access-tokens.js';
 import type { KnowledgeMetrics } from './metrics.js';
+import { REVIEW_SDL, reviewResolvers } from './graphql-review.js';
 
 /** The GraphQL schema (SDL). */
 export const KNOWLEDGE_SDL = /* GraphQL */ `
@@ -87,7 +88,7 @@ export const KNOWLEDGE_SDL = /* GraphQL */ `
   }
 `;
 
-const schema = buildSchema(KNOWLEDGE_SDL);
+const schema = buildSchema(KNOWLEDGE_SDL + REVIEW_SDL);
 
 const validateBody = compileValidator<{ query: string; variables?: Record<string, unknown> | null; operationName?: string | null }>({
   type: 'object',
@@ -140,6 +141,7 @@ export function graphqlRoutes(services: KnowledgeServices, introspection: Intros
     const principal: Principal = requirePermission(ctx, 'read');
     const body = validateBody(ctx.request.body);
     const rootValue = {
+      ...reviewResolvers(services, principal.tenant, () => requirePermission(ctx, 'write')),
       search: (args: { namespace: string; mode: NamespaceMode; query: string; filter?: RawFilter | null; limit: number }) =>
         metrics.timeRetrieve(() => services.search.search(principal.tenant, args.namespace, args.mode, args.query, toFilter(args.filter), Math.max(0, Math.min(args.limit, 1000)))),
       version: () => {

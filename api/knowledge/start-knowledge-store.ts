@@ -19,6 +19,7 @@ import { authenticate } from './auth.js';
 import { KnowledgeMetrics } from './metrics.js';
 import { namespaceRoutes } from './namespace-routes.js';
 import { graphqlRoutes } from './graphql-routes.js';
+import { reviewRoutes } from './review-routes.js';
 import { adminApiRoutes } from './admin-routes.js';
 import { profilingRoutes } from './profiling-routes.js';
 
@@ -36,6 +37,8 @@ export interface KnowledgeStore {
 export interface KnowledgeStoreExtras {
   /** Optional reranker over the fused candidates. */
   readonly reranker?: Reranker;
+  /** Wall clock in epoch milliseconds (tests inject one). @default Date.now */
+  readonly now?: () => number;
 }
 
 /** Starts the knowledge store on `config.knowledgePort` and `config.knowledgeAdminPort`. */
@@ -58,6 +61,10 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     dedupDefault: config.knowledgeDedupDefault,
     ...(embedder ? { embedder } : {}),
     ...(extras.reranker ? { reranker: extras.reranker } : {}),
+    ...(extras.now ? { now: extras.now } : {}),
+  }, {
+    allowPrivateTargets: config.knowledgeAllowPrivateTargets,
+    worker: { webhookUrl: config.knowledgeReviewWebhookUrl, webhookSecret: config.knowledgeReviewWebhookSecret },
   });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_knowledge_' });
@@ -82,7 +89,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
     before: [authenticate(tokens, { openPaths: ['/v1/ping'] })],
-    routers: [meta, namespaceRoutes(services, metrics), graphqlRoutes(services, introspection, metrics)],
+    routers: [meta, namespaceRoutes(services, metrics), reviewRoutes(services), graphqlRoutes(services, introspection, metrics)],
   });
   const admin = createAdminApp({
     logger: log,

@@ -5,3 +5,16 @@ export { normalize, dot, cosine, signCode, POPCOUNT16 } from './vector-math.js';
 export { tokenize, isMixedIdentifier, parseLexicalQuery, satisfiesLiterals, termCoverage, idf, bm25, BM25_K1, BM25_B, type LexicalQuery } from './lexical-query.js';
 export { matchesFilter, type FilterableNode, type SearchFilter } from './search-filter.js';
 export { canonicalContent } from './fingerprint.js';
+export { FeedbackAction, FEEDBACK_ACTIONS, FEEDBACK_STEPS, applyFeedback, changesCredibility, type FeedbackState, type FeedbackOutcome } from './feedback-rules.js';
+export {
+  ReviewType, REVIEW_TYPES, ReviewStatus, REVIEW_STATUSES, EscalationLevel, ESCALATION_LEVELS, ReviewAction, REVIEW_ACTIONS, UNASSIGNED,
+  DEFAULT_REVIEW_THRESHOLDS, feedbackSignals, lowConfidenceSignals, contradictionSignals, sourceAnomalySignal, effectiveStatus, ageHours,
+  escalationLevelOf, reviewItemState, matchesReviewFilters, matchesSignal, compareReviewItems,
+  type ReviewThresholds, type ReviewSignal, type DecisionState, type ReviewItemState, type FlaggedNode, type LiveClaim, type TrustPoint, type ReviewFilters,
+} from './review-rules.js';
+export { escalationDigest, type EscalationDigest, type EscalationGroup } from './escalation-digest.js';
+export {
+  RETRY_PACING, RETRY_FATIGUE_PRESETS, retryCandidates, retryDelaySeconds, recommendRetry, statusFamily, retryFatigue,
+  type DeliveryAttempt, type RetryCandidate, type RetryRecommendation, type CandidateScope, type RetryFatigue, type RetryFatiguePreset,
+} from './handoff-retry.js';
+export { nonPublicReason, ipFamily } from './target-address.js';

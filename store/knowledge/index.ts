@@ -5,3 +5,6 @@ export { NodeStore, type TextFilter } from './node-store.js';
 export { SourceStore } from './source-store.js';
 export { EdgeStore } from './edge-store.js';
 export { IntentStore } from './intent-store.js';
+export { FeedbackStore, type FeedbackEventRow, type NodeFeedbackRow } from './feedback-store.js';
+export { ReviewStore, type ReviewDecisionRow, type LiveVersionBrief, type VersionText } from './review-store.js';
+export { HandoffStore, type DigestRow, type ReceiptRow, type WorkerRunRow } from './handoff-store.js';

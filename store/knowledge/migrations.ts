@@ -122,4 +122,111 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
       CREATE VIRTUAL TABLE kn_text USING fts5(content, ns_id UNINDEXED, live UNINDEXED, tokenize = 'unicode61 remove_diacritics 2');
     `,
   },
+  {
+    version: 3,
+    name: 'feedback-and-review',
+    // Feedback events, per-node feedback counters (the review queue's incremental signal), review
+    // decisions, escalation digest snapshots, handoff receipts and review worker runs: docs/adr/0030-0034.
+    sql: `
+      CREATE TABLE kn_feedback_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id TEXT NOT NULL UNIQUE,
+        ns_id INTEGER NOT NULL,
+        node_id TEXT NOT NULL,
+        node_version INTEGER NOT NULL,
+        action TEXT NOT NULL,
+        source_id TEXT NOT NULL,
+        source_credibility REAL NOT NULL,
+        previous_credibility REAL NOT NULL,
+        confidence REAL NOT NULL,
+        previous_confidence REAL NOT NULL,
+        utility REAL NOT NULL,
+        reason TEXT,
+        tx_time INTEGER NOT NULL
+      );
+      CREATE INDEX kn_feedback_events_ns ON kn_feedback_events (ns_id, tx_time, id);
+      CREATE INDEX kn_feedback_events_node ON kn_feedback_events (node_id, id);
+      CREATE TABLE kn_node_feedback (
+        node_id TEXT PRIMARY KEY,
+        ns_id INTEGER NOT NULL,
+        source_id TEXT NOT NULL,
+        validations INTEGER NOT NULL DEFAULT 0,
+        refutations INTEGER NOT NULL DEFAULT 0,
+        useful INTEGER NOT NULL DEFAULT 0,
+        stale INTEGER NOT NULL DEFAULT 0,
+        recall_count INTEGER NOT NULL DEFAULT 0,
+        last_recalled_at INTEGER,
+        first_refuted_at INTEGER,
+        last_refuted_at INTEGER,
+        first_stale_at INTEGER,
+        last_stale_at INTEGER,
+        last_action TEXT NOT NULL,
+        last_event_at INTEGER NOT NULL,
+        flagged INTEGER NOT NULL DEFAULT 0
+      ) WITHOUT ROWID;
+      CREATE INDEX kn_node_feedback_flagged ON kn_node_feedback (ns_id, flagged) WHERE flagged = 1;
+      CREATE INDEX kn_versions_live_confidence ON kn_versions (ns_id, confidence, node_id, tx_from, valid_to, valid_from)
+        WHERE tx_to = 253402300799999 AND retracted = 0;
+      CREATE INDEX kn_versions_current_valid_to ON kn_versions (ns_id, valid_to) WHERE tx_to = 253402300799999;
+      CREATE INDEX kn_versions_current_valid_from ON kn_versions (ns_id, valid_from) WHERE tx_to = 253402300799999;
+      CREATE INDEX kn_versions_live_claims ON kn_versions (ns_id, claim_key, claim_value, node_id)
+        WHERE claim_key IS NOT NULL AND tx_to = 253402300799999 AND retracted = 0;
+      CREATE TABLE kn_review_decisions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ns_id INTEGER NOT NULL,
+        review_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        owner TEXT,
+        decision TEXT,
+        note TEXT,
+        recheck_at INTEGER,
+        actor TEXT,
+        tx_time INTEGER NOT NULL
+      );
+      CREATE INDEX kn_review_decisions_item ON kn_review_decisions (ns_id, review_id, id);
+      CREATE TABLE kn_review_digests (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        event_id TEXT NOT NULL UNIQUE,
+        ns_id INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        owner TEXT,
+        escalation_level TEXT,
+        escalation_after_hours REAL NOT NULL,
+        note TEXT,
+        digest TEXT NOT NULL,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX kn_review_digests_ns ON kn_review_digests (ns_id, id);
+      CREATE TABLE kn_handoff_receipts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        ns_id INTEGER NOT NULL,
+        digest_event_id TEXT NOT NULL,
+        target_url TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        success INTEGER NOT NULL,
+        status_code INTEGER,
+        payload_sha256 TEXT NOT NULL,
+        response_sha256 TEXT,
+        error TEXT,
+        duration_ms INTEGER NOT NULL,
+        tx_time INTEGER NOT NULL
+      );
+      CREATE INDEX kn_handoff_receipts_ns ON kn_handoff_receipts (ns_id, id);
+      CREATE INDEX kn_handoff_receipts_target ON kn_handoff_receipts (ns_id, digest_event_id, target_url, id);
+      CREATE TABLE kn_review_worker_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL UNIQUE,
+        ns_id INTEGER NOT NULL,
+        execute INTEGER NOT NULL,
+        evaluator TEXT NOT NULL,
+        item_limit INTEGER NOT NULL,
+        allowed_actions TEXT NOT NULL,
+        status TEXT NOT NULL,
+        summary TEXT NOT NULL,
+        started_at INTEGER NOT NULL,
+        finished_at INTEGER
+      );
+      CREATE INDEX kn_review_worker_runs_ns ON kn_review_worker_runs (ns_id, id);
+    `,
+  },
 ];
