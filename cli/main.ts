@@ -7,6 +7,9 @@ import { registerServe } from './commands/serve.js';
 import { registerVersion } from './commands/version.js';
 import { registerValidate } from './commands/validate.js';
 import { registerApps } from './commands/apps.js';
+import { registerEvents } from './commands/events.js';
+import { registerDeploy } from './commands/deploy.js';
+import { registerOps } from './commands/ops.js';
 
 /** Builds the program; exported for tests. */
 export function createProgram(): Command {
@@ -19,6 +22,9 @@ export function createProgram(): Command {
   registerServe(program);
   registerValidate(program);
   registerApps(program);
+  registerEvents(program);
+  registerDeploy(program);
+  registerOps(program);
   registerVersion(program);
   return program;
 }

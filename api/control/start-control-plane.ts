@@ -13,6 +13,24 @@ import { metaRoutes, type Capability } from './meta-routes.js';
 import { validateRoutes } from './validate-routes.js';
 import { appsRoutes } from './apps-routes.js';
 import { startReconcilers, type Reconcilers } from '../../controllers/apps/start-reconcilers.js';
+import type { EventEmitterPort } from '../../domain/events/event-port.js';
+import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
+import type { EventSurface } from '../../controllers/events/start-event-surface.js';
+import { EVENT_CAPABILITIES, startEventApi } from './events-surface.js';
+import { startDeploys, type Deploys } from '../../controllers/pipeline/index.js';
+import { DEPLOY_CAPABILITIES, deployRouters } from './deploy-api.js';
+import { GatewayScale } from '../../controllers/routing/gateway-scale.js';
+import { startRouting, type Routing } from '../../controllers/routing/start-routing.js';
+import { ROUTING_CAPABILITIES, routingRoutes } from './routing-routes.js';
+import { accessRoutes } from './access-routes.js';
+import { operatorWakeTargetsRoutes } from './operator-wake-targets-routes.js';
+import { createWakeGatewayProxy } from './wake-gateway-proxy.js';
+import { SnapshotService } from '../../controllers/snapshots/snapshot-service.js';
+import { registerSnapshotHandlers, type SnapshotOperationsOptions } from '../../controllers/snapshots/snapshot-operations.js';
+import { PostgresTools } from '../../platform/postgres/postgres-tools.js';
+import { SnapshotFolder } from '../../platform/snapshots/snapshot-folder.js';
+import { S3Snapshots } from '../../platform/object-storage/s3-snapshots.js';
+import { snapshotMutationRoutes, snapshotReadRoutes } from './snapshots-routes.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -21,6 +39,16 @@ export interface ControlPlane {
   readonly reconcilers: Reconcilers;
   /** control.db, for in-process services and tests. */
   readonly db: Db;
+  /** The event surface's emitter: every part of the control plane reports events through it. */
+  readonly events: EventEmitterPort;
+  /** The event surface (service, channels, dispatcher, watchers). */
+  readonly eventSurface: EventSurface;
+  /** The control plane's metric registry (`GET /metrics`). */
+  readonly metrics: ControlMetrics;
+  /** Durable operations, the deploy pipeline and the push webhooks. */
+  readonly deploys: Deploys;
+  /** Routing: tunnel config, wake gateway, access observations; `forge(app)` is the deploy pipeline's forge step. */
+  readonly routing: Routing;
   close(): Promise<void>;
 }
 
@@ -29,6 +57,26 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
   { name: 'meta', routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'], description: 'Health, version and capability discovery.' },
   { name: 'apps', routes: ['GET /api/apps', 'GET /api/apps/{id}', 'GET /api/services/manifest', 'GET /api/v1/services/manifest', 'GET /api/resources/suggestions'], description: 'Discovered apps with conditions and runtime status, reconciled continuously against the local scheduler.' },
   { name: 'spec-validation', routes: ['GET /api/validate', 'POST /api/v1/validate/infraspec'], description: 'Validation of infraspec.yaml against its JSON Schema and semantic rules, with line and column.' },
+  ...EVENT_CAPABILITIES,
+  ...DEPLOY_CAPABILITIES,
+  ...ROUTING_CAPABILITIES,
+  {
+    name: 'snapshots',
+    routes: [
+      'GET /api/v1/apps/{id}/snapshots',
+      'POST /api/v1/apps/{id}/snapshots',
+      'POST /api/v1/apps/{id}/snapshots/{filename}/restore',
+      'GET /api/v1/apps/{id}/snapshots/retention',
+      'POST /api/v1/apps/{id}/snapshots/retention',
+      'POST /api/v1/apps/{id}/migrations',
+      'POST /api/v1/apps/{id}/snapshots/export',
+      'GET /api/v1/apps/{id}/snapshots/remote',
+      'POST /api/v1/apps/{id}/snapshots/import',
+      'POST /api/apps/{id}/snapshots/restore',
+      'GET /api/operator/snapshot-readiness',
+    ],
+    description: 'PostgreSQL snapshots of app-owned databases: durable snapshot, restore and migration operations, retention, S3 export and import.',
+  },
 ];
 
 /** Starts the control plane on `config.port` (0 picks a free port). */
@@ -41,7 +89,73 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   if (config.apiToken === undefined) {
     log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');
   }
-  const reconcilers = await startReconcilers({ db: store.db, appsDir: config.appsDir, dataDir: config.dataDir, logger: log });
+  const gatewayScale = new GatewayScale();
+  const reconcilers = await startReconcilers({ db: store.db, appsDir: config.appsDir, dataDir: config.dataDir, logger: log, gatewayScale });
+  const routing = await startRouting({
+    db: store.db,
+    reconcilers,
+    scale: gatewayScale,
+    logger: log,
+    tunnel: {
+      file: config.tunnelConfigFile,
+      tunnel: config.tunnelName,
+      credentialsFile: config.tunnelCredentialsFile,
+      ...(config.tunnelReloadCommand === undefined ? {} : { reloadCommand: config.tunnelReloadCommand }),
+      networking: config.tunnelNetworking,
+      nodeIp: config.tunnelNodeIp,
+    },
+    idleMs: config.wakeIdleTimeoutMs,
+    edge: {
+      api: config.edgeApiToken !== undefined && config.edgeZoneId !== undefined ? { apiUrl: config.edgeApiUrl, apiToken: config.edgeApiToken, zoneId: config.edgeZoneId } : undefined,
+      lookbackMs: config.edgeLookbackMs,
+      lookbackMaxMs: config.edgeLookbackMaxMs,
+      intervalMs: config.edgeSyncIntervalMs,
+    },
+  });
+  const gatewayProxy = createWakeGatewayProxy({ gateway: routing.gateway, access: routing.access, logger: log.child({ component: 'wake-gateway' }), apiToken: config.apiToken });
+  let controlUrl = '';
+  const eventApi = await startEventApi(config, store.db, reconcilers, log);
+  const postgres = new PostgresTools({
+    host: config.postgresHost,
+    port: config.postgresPort,
+    user: config.postgresUser,
+    ...(config.postgresPasswordFile === undefined ? {} : { passwordFile: config.postgresPasswordFile }),
+    ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }),
+  });
+  const s3 =
+    config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined
+      ? new S3Snapshots({ endpoint: config.s3Endpoint, accessKey: config.s3AccessKey, secretKey: config.s3SecretKey, region: config.s3Region, forcePathStyle: config.s3ForcePathStyle })
+      : undefined;
+  const snapshots = new SnapshotService({ db: store.db, folder: new SnapshotFolder(config.snapshotsDir), postgres, ...(s3 ? { s3 } : {}), events: eventApi.surface.events });
+  let wakeWorker = () => {};
+  const snapshotOperations: SnapshotOperationsOptions = { db: store.db, service: snapshots, appsDir: config.appsDir, dataDir: config.dataDir, wake: () => wakeWorker() };
+  const deploys = startDeploys({
+    snapshot: async (app, commit) => {
+      const entry = await snapshots.take(app, 'predeploy', commit);
+      return { message: `dumped ${entry.database} to ${entry.filename} (${entry.sizeBytes} bytes)` };
+    },
+    migrate: async (app, dir, commit) => {
+      const { database } = snapshots.appDatabase(app);
+      const run = await postgres.applyMigrations(database, dir);
+      return { message: `${run.applied.length} migration(s) applied to ${database}${run.applied.length ? `: ${run.applied.join(', ')}` : ''}; ${run.alreadyApplied.length} already applied (at ${commit?.slice(0, 12) ?? 'HEAD'})` };
+    },
+    register: (handlers) => registerSnapshotHandlers(handlers, snapshotOperations),
+    db: store.db,
+    appsDir: config.appsDir,
+    dataDir: config.dataDir,
+    profile: config.profile,
+    reconcilers,
+    logger: log,
+    events: eventApi.surface.events,
+    webhookSecret: config.webhookSecret,
+    workers: config.operationWorkers,
+    leaseMs: config.operationLeaseMs,
+    drainMode: config.drainMode,
+    workerEnabled: config.operationWorkerEnabled,
+    healthyTimeoutMs: config.deployHealthyTimeoutMs,
+    testTimeoutMs: config.deployTestTimeoutMs,
+    forge: (app) => routing.forge(app),
+  });
   const routers: Router[] = [
     metaRoutes({
       build: buildInfo(),
@@ -52,7 +166,15 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     }),
     validateRoutes({ appsDir: config.appsDir }),
     appsRoutes({ db: store.db, targets: reconcilers.targets, registry: reconcilers.registry }),
+    ...eventApi.routers,
+    ...deployRouters(deploys, { protectInbox: config.apiToken !== undefined }),
+    routingRoutes(routing),
+    accessRoutes({ routing, logpushToken: config.edgeLogpushToken, bodyLimitBytes: config.bodyLimitBytes }),
+    operatorWakeTargetsRoutes(routing, () => controlUrl),
+    snapshotReadRoutes(snapshots),
+    snapshotMutationRoutes(snapshots, snapshotOperations, deploys.idempotencyKeys),
   ];
+  wakeWorker = () => deploys.worker.wake();
   const app = createControlApp({
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -62,20 +184,40 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   });
   let server: RunningServer;
   try {
-    server = await listen(app, config.port, config.host);
+    // The wake gateway sees requests first: a Host of a public endpoint never reaches the API.
+    server = await listen(app, config.port, config.host, { intercept: (req, res) => gatewayProxy.handleRequest(req, res) });
   } catch (error) {
+    gatewayProxy.close();
+    await routing.close();
+    await deploys.close();
+    eventApi.close();
     await reconcilers.close();
     store.db.close();
     throw error;
   }
+  server.server.prependListener('upgrade', (req, socket, head) => void gatewayProxy.handleUpgrade(req, socket, head));
+  controlUrl = server.url;
+  routing.setGatewayUrl(server.url);
+  eventApi.attach(server);
   log.info({ url: server.url }, 'control plane listening');
   return {
     url: server.url,
     server,
     reconcilers,
     db: store.db,
+    events: eventApi.surface.events,
+    eventSurface: eventApi.surface,
+    metrics: eventApi.metrics,
+    deploys,
+    routing,
     async close() {
+      eventApi.close();
       await server.close();
+      gatewayProxy.close();
+      await routing.close();
+      await deploys.close();
+      s3?.destroy();
+      await eventApi.surface.events.flushed();
       await reconcilers.close();
       store.db.close();
     },

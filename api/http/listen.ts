@@ -17,9 +17,22 @@ export interface RunningServer {
   close(graceMs?: number): Promise<void>;
 }
 
+/** Options of {@link listen}. */
+export interface ListenOptions {
+  /**
+   * Sees each request before the Koa app and returns true when it handled it (the wake gateway's
+   * host-based routing); the Koa app gets every other request.
+   */
+  readonly intercept?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+}
+
 /** Listens on `host:port` (port 0 picks a free one). */
-export async function listen(app: Koa, port: number, host = '127.0.0.1'): Promise<RunningServer> {
-  const server = http.createServer(app.callback());
+export async function listen(app: Koa, port: number, host = '127.0.0.1', options: ListenOptions = {}): Promise<RunningServer> {
+  const callback = app.callback();
+  const intercept = options.intercept;
+  const server = http.createServer(intercept === undefined ? callback : (req, res) => {
+    if (!intercept(req, res)) void callback(req, res);
+  });
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,7 +1,8 @@
 /**
  * The app controller: keeps the scheduler's jobs equal to the translation of each deployable app's
  * spec at its current release, stops the jobs of apps that are no longer deployable or whose spec
- * was deleted (then drops the finalizer), and writes `Deployed`, `Healthy`, `Routed` and `Ready`.
+ * was deleted (then drops the finalizer), and writes `Deployed`, `Healthy` and `Ready` (`Routed` belongs
+ * to the routing controller).
  *
  * Config-only changes (scaling, env, resources) are applied to the running release: the
  * translation changes and the scheduler applies only the difference; nothing is rebuilt.
@@ -20,11 +21,18 @@ import type { Reconciler, ReconcileResult } from '../runtime/controller.js';
 import { assessHealth, observeApp } from './observe-app.js';
 import { LOCAL_REGION, type SchedulerTargets } from './scheduler-targets.js';
 import { STOP_JOBS_FINALIZER } from './spec-reconciler.js';
+import { withGatewayCounts, type GatewayScale } from '../routing/gateway-scale.js';
 
 /** The release an app runs: an immutable build at a commit (see platform/release-builder). */
 export interface AppRelease {
   readonly commit: string;
   readonly dir: string;
+  /** The deployment that set this release (deploy pipeline). */
+  readonly deploymentId?: string;
+  /** Roll directly, without canaries (rollbacks: the old version must not wait for promotion). */
+  readonly direct?: boolean;
+  /** Per-region releases overriding `commit`/`dir` in those regions (a rollback of selected regions). */
+  readonly regions?: Readonly<Record<string, { readonly commit: string; readonly dir: string }>>;
 }
 
 export interface AppReconcilerOptions {
@@ -36,6 +44,8 @@ export interface AppReconcilerOptions {
   /** Poll period while an app is not yet healthy. @default 1000 */
   readonly unhealthyRequeueMs?: number;
   readonly now?: () => Date;
+  /** Counts of gateway-managed processes (`scaling.min: 0`) set by the wake gateway and idle scaler (ADR 0091). */
+  readonly gatewayScale?: GatewayScale;
 }
 
 /** Creates the app controller's reconciler (keys are app names). */
@@ -58,7 +68,6 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
         writeStatus(options, app, [
           { type: 'Deployed', status: 'Unknown', reason: 'NoValidSpec', message: 'the spec has never been valid' },
           { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
-          { type: 'Routed', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
         ], now());
         return;
       }
@@ -67,22 +76,22 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
         writeStatus(options, app, [
           { type: 'Deployed', status: 'False', reason: 'DeployDisabled', message: `deploy is false in the spec${stopped > 0 ? `; stopped ${stopped} job(s)` : ''}` },
           { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
-          { type: 'Routed', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
         ], now());
         return;
       }
       const release = app.release as AppRelease | null;
       if (!release) {
+        // A first deploy that failed its health gate clears the release: no half-new app stays.
+        const stopped = await stopJobs(options, name, new Set());
         writeStatus(options, app, [
-          { type: 'Deployed', status: 'False', reason: 'NoRelease', message: 'no release yet: deploy a commit to build one' },
+          { type: 'Deployed', status: 'False', reason: 'NoRelease', message: `no release yet: deploy a commit to build one${stopped > 0 ? `; stopped ${stopped} job(s)` : ''}` },
           { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
-          { type: 'Routed', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
         ], now());
         return;
       }
       let jobs: JobSpec[];
       try {
-        jobs = desiredJobs(spec, release, options.infrastructure);
+        jobs = await withGatewayCounts(spec, desiredJobs(spec, release, options.infrastructure), options.gatewayScale, (job) => options.targets.get(job.region ?? LOCAL_REGION));
       } catch (error) {
         if (!isDomainError(error)) throw error;
         writeStatus(options, app, [
@@ -106,31 +115,30 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
       writeStatus(options, app, [
         { type: 'Deployed', status: 'True', reason: 'JobsSubmitted', message: `release ${release.commit.slice(0, 12)}: ${jobs.map((j) => j.id).join(', ')}` },
         { type: 'Healthy', status: health.healthy ? 'True' : 'False', reason: health.reason, message: health.message },
-        routedCondition(spec),
       ], now());
       return health.healthy ? undefined : { requeueAfterMs: options.unhealthyRequeueMs ?? 1000 };
     },
   };
 }
 
-/** The jobs the scheduler should run for `spec` at `release`. */
+/** The jobs the scheduler should run for `spec` at `release` (per-region overrides replace that region's jobs). */
 export function desiredJobs(spec: CanonicalAppSpec, release: AppRelease, infrastructure?: TranslationInput['infrastructure']): JobSpec[] {
-  const manifest = readReleaseManifest(release.dir);
-  if (!manifest) throw new Error(`release ${release.dir} has no manifest`);
-  const launch = releaseLaunch(release.dir, manifest);
-  const translation = translateApp(spec, {
-    release: { commit: release.commit, workdir: launch.workdir, command: launch.command, env: { ...launch.env } },
-    ...(infrastructure ? { infrastructure } : {}),
-  });
-  return translation.jobs;
-}
-
-function routedCondition(spec: CanonicalAppSpec): ConditionInput {
-  const endpoints = spec.endpoints ?? [];
-  if (endpoints.length === 0) return { type: 'Routed', status: 'True', reason: 'NoEndpoints', message: 'the app declares no public endpoints' };
-  // The routing controller (edge tunnel config) owns this condition once it runs; until then the
-  // endpoints are declared but not routed.
-  return { type: 'Routed', status: 'Unknown', reason: 'RoutingNotReconciled', message: `${endpoints.length} endpoint(s) declared; no routing controller has reconciled them` };
+  const translate = (at: { commit: string; dir: string }): JobSpec[] => {
+    const manifest = readReleaseManifest(at.dir);
+    if (!manifest) throw new Error(`release ${at.dir} has no manifest`);
+    const launch = releaseLaunch(at.dir, manifest);
+    return translateApp(spec, {
+      release: { commit: at.commit, workdir: launch.workdir, command: launch.command, env: { ...launch.env } },
+      ...(infrastructure ? { infrastructure } : {}),
+    }).jobs;
+  };
+  const overrides = release.regions ?? {};
+  const regionOf = (job: JobSpec) => job.meta?.['svc.region'] ?? '';
+  let jobs = translate(release).filter((job) => !(regionOf(job) in overrides));
+  for (const [region, at] of Object.entries(overrides)) jobs.push(...translate(at).filter((job) => regionOf(job) === region));
+  jobs = jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  if (!release.direct) return jobs;
+  return jobs.map((job) => ({ ...job, taskGroups: job.taskGroups.map((g) => ({ ...g, canary: 0 })) }));
 }
 
 async function stopJobs(options: AppReconcilerOptions, app: string, keep: ReadonlySet<string>): Promise<number> {

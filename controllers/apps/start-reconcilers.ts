@@ -15,6 +15,7 @@ import { Controller } from '../runtime/controller.js';
 import { createAppReconciler } from './app-reconciler.js';
 import { createSpecReconciler } from './spec-reconciler.js';
 import { LOCAL_REGION, SchedulerTargets } from './scheduler-targets.js';
+import type { GatewayScale } from '../routing/gateway-scale.js';
 
 export interface ReconcilersOptions {
   readonly db: Db;
@@ -28,6 +29,8 @@ export interface ReconcilersOptions {
   readonly debounceMs?: number;
   /** Poll period while an app is unhealthy. @default 1000 */
   readonly unhealthyRequeueMs?: number;
+  /** Counts of gateway-managed processes; each change enqueues the app (ADR 0091). */
+  readonly gatewayScale?: GatewayScale;
 }
 
 /** The running reconciler core. */
@@ -62,7 +65,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
     return scheduler;
   });
   appController = new Controller(
-    createAppReconciler({ db: options.db, targets, registry, logger: log.child({ controller: 'app' }), infrastructure: options.infrastructure, unhealthyRequeueMs: options.unhealthyRequeueMs }),
+    createAppReconciler({ db: options.db, targets, registry, logger: log.child({ controller: 'app' }), infrastructure: options.infrastructure, unhealthyRequeueMs: options.unhealthyRequeueMs, gatewayScale: options.gatewayScale }),
     log,
     { workers: 2, resyncMs: options.resyncMs ?? 30_000 },
   );
@@ -79,6 +82,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
     const app = change.instance?.app;
     if (app) appController.enqueue(app);
   }));
+  if (options.gatewayScale) unsubscribes.push(options.gatewayScale.onChange((app) => appController.enqueue(app)));
   await appController.start();
   await specController.start();
   const watcher = await watchSpecs(options.appsDir, (key) => specController.enqueue(key.startsWith('app:') ? key.slice('app:'.length) : key), { debounceMs: options.debounceMs ?? 20 });

@@ -94,13 +94,14 @@ export class SnapshotService {
    * Restores a dump into the app's database in one transaction (fail fast, rolled back on error),
    * after a safety snapshot when `preRestore` (default: the spec's `snapshots.preRestore`).
    */
-  async restore(app: string, filename: string, options: { preRestore?: boolean } = {}): Promise<RestoreReceipt> {
+  async restore(app: string, filename: string, options: { preRestore?: boolean; beforeMutation?: () => void } = {}): Promise<RestoreReceipt> {
     const { spec, database } = this.appDatabase(app);
     const name = requireSnapshotName(filename);
     if (name.database !== database) throw new UnprocessableError(`snapshot ${filename} belongs to database ${name.database}, not ${database}`, { code: 'snapshot_not_app_owned' });
     const file = this.options.folder.pathOf(filename);
     const startedAt = this.#now().toISOString();
     const safety = (options.preRestore ?? spec.snapshots?.preRestore ?? false) ? await this.take(app, 'prerestore') : null;
+    options.beforeMutation?.();
     await this.options.postgres.restore(database, file);
     const receipt: RestoreReceipt = { app, database, restoredSnapshot: filename, safetySnapshot: safety?.filename ?? null, startedAt, finishedAt: this.#now().toISOString() };
     await this.#emit(app, 'snapshot.restored', 'warning', `restored ${database} from ${filename}`, { restoredSnapshot: filename, safetySnapshot: receipt.safetySnapshot, database });
@@ -135,9 +136,10 @@ export class SnapshotService {
   }
 
   /** Runs the declared migrations in `migrationsDir` once, after a pre-migration snapshot. */
-  async migrate(app: string, migrationsDir: string, commit?: string | null): Promise<MigrationReceipt> {
+  async migrate(app: string, migrationsDir: string, commit?: string | null, beforeMutation?: () => void): Promise<MigrationReceipt> {
     const { database } = this.appDatabase(app);
     const snapshot = await this.take(app, 'premigrate', commit);
+    beforeMutation?.();
     const run = await this.options.postgres.applyMigrations(database, migrationsDir);
     return { app, database, preMigrationSnapshot: snapshot.filename, ...run };
   }

@@ -91,7 +91,8 @@ export function planRetention(filenames: readonly string[], keep: number): Reten
     names.sort((a, b) => b.timestamp.localeCompare(a.timestamp) || b.filename.localeCompare(a.filename));
     names.forEach((name, index) => out.push({ filename: name.filename, timestamp: name.timestamp, action: index < keep ? 'keep' : 'would-prune' }));
   }
-  return out.sort((a, b) => b.timestamp.localeCompare(a.timestamp) || a.filename.localeCompare(b.filename));
+  // Same order as the decision above: newest first, ties broken by name, so "keep" rows come first.
+  return out.sort((a, b) => b.timestamp.localeCompare(a.timestamp) || b.filename.localeCompare(a.filename));
 }
 
 /** Resolves a legacy restore argument (an exact file name or a compact timestamp) against an inventory. */

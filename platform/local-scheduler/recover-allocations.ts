@@ -3,12 +3,69 @@
  * live processes (same pid and start time), start never-started ones, mark vanished ones lost and
  * replace those of service jobs.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { AllocationRunner } from './allocation-runner.js';
 import { isTerminal, type DriverCore } from './driver-core.js';
-import { isProcessAlive } from './process-table.js';
+import { isProcessAlive, listProcesses } from './process-table.js';
+
+/** `SVC_ALLOC_ID` of a live process started by a driver on `allocsDir`, read from its environment. */
+function allocationOf(pid: number, allocsDir: string): string | undefined {
+  let environ: string;
+  try {
+    environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let id: string | undefined;
+  let dir: string | undefined;
+  for (const entry of environ.split('\0')) {
+    if (entry.startsWith('SVC_ALLOC_ID=')) id = entry.slice('SVC_ALLOC_ID='.length);
+    else if (entry.startsWith('SVC_ALLOC_DIR=')) dir = entry.slice('SVC_ALLOC_DIR='.length);
+  }
+  return id !== undefined && dir !== undefined && dir.startsWith(allocsDir) ? id : undefined;
+}
+
+/**
+ * Finds processes a previous driver spawned but had not yet recorded (killed between spawn and the
+ * state write): each carries its allocation id in its environment. A process whose allocation is
+ * known and unstarted is adopted by recording its pid; any other untracked one is killed, so a
+ * crash never leaves an unsupervised app process behind. Returns how many were killed.
+ */
+export function sweepUnrecordedProcesses(core: DriverCore): { adopted: number; killed: number } {
+  const allocsDir = path.join(core.options.dataDir, 'allocs') + path.sep;
+  const table = listProcesses();
+  const tracked = new Set(core.records().map((r) => r.task.pid).filter((pid): pid is number => pid !== undefined));
+  let adopted = 0;
+  let killed = 0;
+  for (const info of table) {
+    if (info.state === 'Z' || tracked.has(info.pid) || tracked.has(info.pgrp) || info.pid === process.pid) continue;
+    const id = allocationOf(info.pid, allocsDir);
+    if (id === undefined) continue;
+    const record = core.state.allocations[id];
+    // Only a group leader (spawned detached) can be an allocation's task; its children follow it.
+    if (info.pgrp !== info.pid) continue;
+    if (record && !isTerminal(record.status) && record.task.pid === undefined && record.desiredStatus === 'run') {
+      record.task.pid = info.pid;
+      record.task.pidStartTime = info.startTime;
+      tracked.add(info.pid);
+      adopted += 1;
+      continue;
+    }
+    try {
+      process.kill(-info.pid, 'SIGKILL');
+      killed += 1;
+    } catch {
+      // already gone
+    }
+  }
+  return { adopted, killed };
+}
 
 /** Recovers every non-terminal allocation of the persisted state. */
 export async function recoverAllocations(core: DriverCore): Promise<void> {
+  const swept = sweepUnrecordedProcesses(core);
+  if (swept.adopted + swept.killed > 0) core.ctx.logger.warn(swept, 'processes started but not recorded by the previous driver: adopted or killed');
   for (const record of core.records()) {
     if (isTerminal(record.status)) continue;
     const job = core.state.jobs[record.jobId];

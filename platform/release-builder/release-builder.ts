@@ -50,6 +50,11 @@ export interface BuildReleaseRequest {
   readonly image?: string;
   /** Values for the Dockerfile's ARGs. */
   readonly buildArgs?: Readonly<Record<string, string>>;
+  /**
+   * Build context inside the repository (e.g. the app's folder in the apps repository); the release
+   * holds only this folder and `dockerfile` is relative to it. @default the repository root
+   */
+  readonly subdir?: string;
 }
 
 /** A built (or reused) release. */
@@ -107,6 +112,9 @@ export class ReleaseBuilder {
     if (path.isAbsolute(dockerfile) || dockerfile.split('/').includes('..')) {
       throw new ValidationError(`build.dockerfile: "${dockerfile}" must be a path inside the repository`);
     }
+    if (request.subdir !== undefined && (request.subdir === '' || path.isAbsolute(request.subdir) || request.subdir.split('/').includes('..'))) {
+      throw new ValidationError(`build context: "${request.subdir}" must be a folder inside the repository`);
+    }
     let commit: string;
     let mirror: string | undefined;
     if (request.repoUrl !== undefined) {
@@ -147,7 +155,18 @@ export class ReleaseBuilder {
     const log = this.#logger.child({ app: request.app, commit });
     try {
       fs.mkdirSync(tmp, { recursive: true });
-      if (mirror) await exportCommit(mirror, commit, appDir);
+      if (mirror && request.subdir !== undefined) {
+        const source = path.join(tmp, 'source');
+        await exportCommit(mirror, commit, source);
+        const context = path.join(source, request.subdir);
+        if (!fs.existsSync(context) || !fs.statSync(context).isDirectory()) {
+          throw new ValidationError(`build context: ${request.subdir} does not exist in the repository at commit ${commit}`, { code: 'build_context_missing' });
+        }
+        fs.renameSync(context, appDir);
+        fs.rmSync(source, { recursive: true, force: true });
+      } else if (mirror) {
+        await exportCommit(mirror, commit, appDir);
+      }
       const manifest = await this.#produce(request, commit, appDir, dockerfile, mirror !== undefined);
       fs.writeFileSync(path.join(tmp, RELEASE_MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
       makeReadOnlyForOthers(tmp);

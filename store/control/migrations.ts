@@ -2,6 +2,9 @@
  * control.db schema migrations. Append only: never edit a released entry, add a new one.
  */
 import type { Migration } from '../migrate.js';
+import { EVENTS_MIGRATION } from './migrations/0003-events.js';
+import { OPERATIONS_MIGRATION } from './migrations/0004-operations.js';
+import { ROUTING_MIGRATION } from './migrations/0005-routing.js';
 
 export const CONTROL_MIGRATIONS: readonly Migration[] = [
   {
@@ -43,4 +46,7 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  EVENTS_MIGRATION,
+  OPERATIONS_MIGRATION,
+  ROUTING_MIGRATION,
 ];

@@ -11,6 +11,7 @@ import { testConfig } from '../helpers/test-config.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitForReconciled } from '../helpers/wait-for.js';
 import { runSvc } from '../helpers/cli.js';
+import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
 
 const SERVER = `import http from 'node:http';
 const server = http.createServer((req, res) => {
@@ -84,13 +85,8 @@ test('the reconciler runs a committed app, scales it on a commit, restarts it, s
   writeSpec(config.appsDir, spec(code, 1), 'add hello');
 
   let plane = await startControlPlane(config, silentLogger());
-  t.teardown(async () => {
-    // App processes outlive the API by design: stop them so a failed test leaves none behind.
-    for (const { scheduler } of await plane.reconcilers.targets.all().catch(() => [])) {
-      for (const job of await scheduler.listJobs().catch(() => [])) await scheduler.stopJob(job.spec.id, { purge: true }).catch(() => undefined);
-    }
-    await plane.close();
-  });
+  // App processes outlive the API by design: stop them so a failed test leaves none behind.
+  t.teardown(() => closePlaneAndStopApps(plane, config));
   const discovered = await waitForReconciled(controllers(plane), async () => {
     const app = await appView(plane);
     return condition(app, 'Valid') === 'True' && condition(app, 'Deployed') === 'False' ? app : undefined;
@@ -118,8 +114,13 @@ test('the reconciler runs a committed app, scales it on a commit, restarts it, s
   t.is(web.reachability, 'private');
   t.deepEqual(web.instances.map((i: { port: number; status: string }) => [i.port, i.status]), [[first.ports.http, 'passing']]);
   t.is(manifest.body.services.find((s: { service: string }) => s.service === 'hello-hog').reachability, 'internal');
-  const sizing = await request(`${plane.url}/api/resources/suggestions`);
-  const webSizing = sizing.body.suggestions.find((s: { process: string }) => s.process === 'web');
+  // RSS is sampled by the driver's monitor tick, which raises no event: poll, bounded.
+  let webSizing: any;
+  for (const deadline = Date.now() + 5000; Date.now() < deadline; await new Promise((resolve) => setTimeout(resolve, 50))) {
+    const sizing = await request(`${plane.url}/api/resources/suggestions`);
+    webSizing = sizing.body.suggestions.find((s: { process: string }) => s.process === 'web');
+    if (webSizing?.peakMemoryMb > 0) break;
+  }
   t.is(webSizing.memoryLimitMb, 256);
   t.true(webSizing.peakMemoryMb > 0);
   t.true(['at_risk', 'right_sized', 'overprovisioned'].includes(webSizing.status));

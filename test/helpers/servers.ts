@@ -9,11 +9,12 @@ import { listen, type RunningServer } from '../../api/http/listen.js';
 import { silentLogger } from '../../platform/logger.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { testConfig } from './test-config.js';
+import { closePlaneAndStopApps } from './stop-apps.js';
 
 /** Starts a control plane with a test config (or `config`), stopped in teardown. */
 export async function startTestControlPlane(t: ExecutionContext, config: SvcConfig = testConfig(t)): Promise<ControlPlane> {
   const plane = await startControlPlane(config, silentLogger());
-  t.teardown(() => plane.close());
+  t.teardown(() => closePlaneAndStopApps(plane, config));
   return plane;
 }
 

@@ -130,3 +130,17 @@ test('a native release started by the local driver runs in its WORKDIR with its 
   t.is(env.LOG_LEVEL, 'debug level');
   t.is(await (await fetch(`http://127.0.0.1:${instance!.port}/cwd`)).text(), launch.workdir);
 });
+
+test('a build with a subdir uses that folder of the repository as the build context and release tree', async (t) => {
+  const root = tempDir(t, 'svc-release-');
+  const repo = path.join(root, 'apps');
+  const sha = createRepo(repo, { 'shop/Dockerfile': 'FROM node:20-slim\nWORKDIR /app\nCOPY . .\nRUN echo built > built.txt\nCMD ["node", "server.mjs"]\n', 'shop/server.mjs': SERVER_JS, 'other/secret.txt': 'not mine\n' });
+  const builder = new ReleaseBuilder({ dataDir: path.join(root, 'data'), engine: 'native' });
+  const release = await builder.build({ app: 'shop', repoUrl: repo, ref: 'main', subdir: 'shop' });
+  t.is(release.manifest.commit, sha);
+  const appDir = path.join(release.dir, 'app');
+  t.deepEqual(fs.readdirSync(appDir).sort(), ['Dockerfile', 'built.txt', 'server.mjs']);
+  t.false(fs.existsSync(path.join(release.dir, 'source')));
+  await t.throwsAsync(builder.build({ app: 'gone', repoUrl: repo, ref: 'main', subdir: 'gone' }), { message: /build context: gone does not exist in the repository at commit/ });
+  await t.throwsAsync(builder.build({ app: 'shop', repoUrl: repo, ref: 'main', subdir: '../etc' }), { message: /must be a folder inside the repository/ });
+});

@@ -1,0 +1,404 @@
+/**
+ * Event service: records events durably (dedupe, correlated recovery, outbox rows in one
+ * transaction), serves queries and applies operator state changes and incident actions.
+ *
+ * Emits are grouped: every emit of one event-loop tick commits in one transaction, and each emit's
+ * promise resolves only after that commit (see docs/adr/0070-event-store-and-ingest.md).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Db } from '../../store/database.js';
+import type { Logger } from '../../platform/logger.js';
+import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import type { EmitResult, EventEmitterPort, EventInput } from '../../domain/events/event-port.js';
+import { DEDUPE_WINDOW_MS, newEventId, type EventRecord } from '../../domain/events/event-record.js';
+import type { Clock } from '../../domain/events/clock.js';
+import { explicitCorrelationKey, groupKeyOf } from '../../domain/events/correlation.js';
+import { legacyWarningId, mayAdoptLegacyWarning, recoveryTargets, type IncidentAction } from '../../domain/events/incident-rules.js';
+import {
+  activeGroupOf, activeGroups, changeEventState, nextSnoozeEndMs, dedupeSeenMs, getEvent, insertEvent, listEvents, publicEvent, pruneDedupe, recentDedupeKeys,
+  recordDedupe, timelineEvents, unacknowledgedInGroup, type ActiveGroup, type EventFilter, type GroupScope, type NewEventRow, type StateChange, type TimelineSelector,
+} from '../../store/control/events.js';
+import { enqueueDeliveries } from '../../store/control/event-outbox.js';
+import { snoozeUntilMs } from './parse-snooze.js';
+
+const SEVERITIES = new Set(['info', 'warning', 'critical']);
+
+/** What changed after a commit, for the live stream, metrics and the dispatcher. */
+export interface EventChange {
+  readonly kind: 'recorded' | 'updated';
+  readonly event: EventRecord;
+}
+
+export interface EventServiceOptions {
+  readonly db: Db;
+  readonly clock: Clock;
+  /** Source name of this platform's own events. @default svc-control-plane */
+  readonly source: string;
+  /** Environment of events that name none. */
+  readonly environment: string;
+  readonly logger: Logger;
+  /** Outbox targets for a recorded event (the sink, matching channels). */
+  readonly deliveryTargets?: (event: NewEventRow) => readonly string[];
+}
+
+interface Pending {
+  readonly row: NewEventRow;
+  readonly resolve: (result: EmitResult) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface Seen {
+  seenMs: number;
+  pending?: Promise<unknown>;
+}
+
+/** An incident action request, already schema-validated. */
+export interface IncidentActionRequest {
+  readonly action: IncidentAction;
+  readonly correlationKey?: string;
+  readonly dedupeKey?: string;
+  readonly source?: string;
+  readonly app?: string;
+  readonly environment?: string;
+  readonly by?: string;
+  readonly note?: string;
+  readonly until?: string;
+  readonly duration?: string | number;
+}
+
+/** Identity of an incident group. */
+function groupId(scope: GroupScope): string {
+  return JSON.stringify([scope.source, scope.app, scope.environment, scope.correlationKey]);
+}
+
+/** A just-recorded event as the API shows it (open, unacknowledged), built without a read. */
+function recordOf(row: NewEventRow): EventRecord {
+  return {
+    id: row.id, source: row.source, app: row.app, environment: row.environment, type: row.type, severity: row.severity, state: 'open',
+    title: row.title, body: row.body, dedupeKey: row.dedupeKey, occurredAt: row.occurredAt, snoozedUntil: null, metadata: row.metadata,
+    correlationKey: row.correlationKey, acknowledgement: null, recordedAt: row.recordedAt,
+  };
+}
+
+/** The event surface's core. */
+export class EventService implements EventEmitterPort {
+  private readonly db: Db;
+  private readonly clock: Clock;
+  private readonly log: Logger;
+  private queue: Pending[] = [];
+  private flushScheduled = false;
+  private readonly seen = new Map<string, Seen>();
+  private readonly listeners = new Set<(changes: readonly EventChange[]) => void>();
+  private lastPruneMs = 0;
+  /**
+   * The active view, kept up to date incrementally: groups touched by a commit are re-read, and
+   * everything is re-read when a snooze ends (a snooze ending changes the view without a write).
+   */
+  private activeView: { groups: Map<string, ActiveGroup>; list: ActiveGroup[]; validUntilMs: number } | undefined;
+  private readonly dirtyGroups = new Map<string, GroupScope>();
+
+  constructor(private readonly options: EventServiceOptions) {
+    this.db = options.db;
+    this.clock = options.clock;
+    this.log = options.logger;
+    for (const { key, seenMs } of recentDedupeKeys(this.db, this.clock.now() - DEDUPE_WINDOW_MS)) this.seen.set(key, { seenMs });
+  }
+
+  /** The source name of the platform's own events. */
+  get source(): string {
+    return this.options.source;
+  }
+
+  get environment(): string {
+    return this.options.environment;
+  }
+
+  /** Calls `listener` after every commit with the events recorded or changed by it. */
+  subscribe(listener: (changes: readonly EventChange[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Like {@link emit}, answering the recorded event itself (for `POST /api/events`). */
+  async emitRecord(input: EventInput): Promise<{ recorded: true; event: EventRecord } | { recorded: false; reason: 'duplicate' }> {
+    const row = this.normalize(input);
+    const result = await this.emitRow(row);
+    return result.recorded ? { recorded: true, event: recordOf(row) } : result;
+  }
+
+  /** Records an event unless its dedupeKey was recorded in the last hour; resolves after commit. */
+  async emit(input: EventInput): Promise<EmitResult> {
+    return this.emitRow(this.normalize(input));
+  }
+
+  private async emitRow(row: NewEventRow): Promise<EmitResult> {
+    const key = row.dedupeKey;
+    if (key !== null) {
+      const entry = this.seen.get(key);
+      if (entry && this.clock.now() - entry.seenMs < DEDUPE_WINDOW_MS) {
+        if (entry.pending) {
+          try {
+            await entry.pending;
+          } catch {
+            // the first emit failed and forgot the key: try again as a fresh event
+            return this.emitRow(row);
+          }
+        }
+        return { recorded: false, reason: 'duplicate' };
+      }
+    }
+    const promise = new Promise<EmitResult>((resolve, reject) => {
+      this.queue.push({ row, resolve, reject });
+    });
+    if (key !== null) this.seen.set(key, { seenMs: this.clock.now(), pending: promise });
+    this.scheduleFlush();
+    return promise;
+  }
+
+  private normalize(input: EventInput): NewEventRow {
+    if (typeof input.type !== 'string' || input.type.trim() === '') throw new ValidationError('type: must be a non-empty string', { code: 'invalid_request' });
+    if (!SEVERITIES.has(input.severity)) throw new ValidationError(`severity: "${String(input.severity)}" is not one of info, warning, critical`, { code: 'invalid_request' });
+    if (typeof input.title !== 'string' || input.title === '') throw new ValidationError('title: must be a non-empty string', { code: 'invalid_request' });
+    const nowMs = this.clock.now();
+    let occurredAt = new Date(nowMs).toISOString();
+    if (input.occurredAt !== undefined) {
+      const ms = Date.parse(input.occurredAt);
+      if (Number.isNaN(ms)) throw new ValidationError(`occurredAt: "${input.occurredAt}" is not an ISO 8601 timestamp`, { code: 'invalid_request' });
+      occurredAt = new Date(ms).toISOString();
+    }
+    const id = newEventId(nowMs, randomBytes(16));
+    const metadata = { ...(input.metadata ?? {}) };
+    const dedupeKey = input.dedupeKey === undefined || input.dedupeKey === '' ? null : input.dedupeKey;
+    return {
+      id,
+      source: input.source ?? this.options.source,
+      app: input.app ?? '',
+      environment: input.environment ?? this.options.environment,
+      type: input.type,
+      severity: input.severity,
+      title: input.title,
+      body: input.body ?? '',
+      dedupeKey,
+      occurredAt,
+      metadata,
+      correlationKey: groupKeyOf(metadata, dedupeKey, id),
+      recordedAt: new Date(nowMs).toISOString(),
+    };
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Commits every queued emit in one transaction, then answers them. */
+  private flush(): void {
+    this.flushScheduled = false;
+    const batch = this.queue;
+    this.queue = [];
+    if (batch.length === 0) return;
+    const nowMs = this.clock.now();
+    const changes: EventChange[] = [];
+    let results: EmitResult[];
+    try {
+      results = this.db.transaction(() => batch.map((p) => this.record(p.row, nowMs, changes)))();
+    } catch (error) {
+      for (const p of batch) {
+        if (p.row.dedupeKey !== null) this.seen.delete(p.row.dedupeKey);
+        p.reject(error);
+      }
+      this.log.error({ err: error, events: batch.length }, 'event batch failed to commit');
+      return;
+    }
+    batch.forEach((p, i) => {
+      if (p.row.dedupeKey !== null) {
+        const entry = this.seen.get(p.row.dedupeKey);
+        if (entry) delete entry.pending;
+      }
+      p.resolve(results[i]!);
+    });
+    this.prune(nowMs);
+    this.publish(changes);
+  }
+
+  /** Inside the transaction: dedupe against the durable window, insert, queue deliveries, recover. */
+  private record(row: NewEventRow, nowMs: number, changes: EventChange[]): EmitResult {
+    if (row.dedupeKey !== null) {
+      const seenMs = dedupeSeenMs(this.db, row.dedupeKey);
+      if (seenMs !== undefined && nowMs - seenMs < DEDUPE_WINDOW_MS) return { recorded: false, reason: 'duplicate' };
+      recordDedupe(this.db, row.dedupeKey, row.id, nowMs);
+    }
+    insertEvent(this.db, row);
+    const targets = this.options.deliveryTargets?.(row) ?? [];
+    if (targets.length > 0) enqueueDeliveries(this.db, row.id, targets, nowMs);
+    changes.push({ kind: 'recorded', event: recordOf(row) });
+    this.recover(row, nowMs, changes);
+    return { recorded: true, id: row.id };
+  }
+
+  /** Correlated recovery: an info event acknowledges the open warnings and criticals it resolves. */
+  private recover(row: NewEventRow, nowMs: number, changes: EventChange[]): void {
+    const key = explicitCorrelationKey(row.metadata);
+    if (row.severity !== 'info' || key === undefined) return;
+    const scope: GroupScope = { source: row.source, app: row.app, environment: row.environment, correlationKey: key };
+    const targets = recoveryTargets({ type: row.type, severity: row.severity, correlationKey: key, metadata: row.metadata }, unacknowledgedInGroup(this.db, scope));
+    const legacyId = legacyWarningId(row.metadata);
+    if (legacyId !== undefined && !targets.includes(legacyId)) {
+      const warning = getEvent(this.db, legacyId, nowMs);
+      if (warning && warning.app === row.app && mayAdoptLegacyWarning({ type: row.type, correlationKey: key, source: row.source, environment: row.environment }, warning)) targets.push(legacyId);
+    }
+    if (targets.length === 0) return;
+    const at = new Date(nowMs).toISOString();
+    changeEventState(this.db, targets, { kind: 'acknowledge', by: 'system', at, note: `resolved by ${row.id} (${row.type})`, resolvedByEventId: row.id });
+    for (const id of targets) changes.push({ kind: 'updated', event: this.read(id, nowMs) });
+  }
+
+  private read(id: string, nowMs: number): EventRecord {
+    return publicEvent(getEvent(this.db, id, nowMs)!);
+  }
+
+  private prune(nowMs: number): void {
+    if (nowMs - this.lastPruneMs < 60_000 && this.seen.size < 100_000) return;
+    this.lastPruneMs = nowMs;
+    for (const [key, entry] of this.seen) if (!entry.pending && nowMs - entry.seenMs >= DEDUPE_WINDOW_MS) this.seen.delete(key);
+    pruneDedupe(this.db, nowMs - DEDUPE_WINDOW_MS);
+  }
+
+  private publish(changes: readonly EventChange[]): void {
+    if (changes.length === 0) return;
+    for (const { event } of changes) {
+      const scope = { source: event.source, app: event.app, environment: event.environment, correlationKey: event.correlationKey };
+      this.dirtyGroups.set(groupId(scope), scope);
+    }
+    for (const listener of this.listeners) {
+      try {
+        listener(changes);
+      } catch (error) {
+        this.log.error({ err: error }, 'event listener failed');
+      }
+    }
+  }
+
+  /** Resolves when every emit queued so far has committed or failed. */
+  async flushed(): Promise<void> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (this.queue.length > 0 || this.flushScheduled) await this.flushed();
+  }
+
+  // ---- reads ----
+
+  get(id: string): EventRecord {
+    const event = getEvent(this.db, id, this.clock.now());
+    if (!event) throw new NotFoundError(`event ${id} does not exist`, { code: 'event_not_found', details: { id } });
+    return publicEvent(event);
+  }
+
+  list(filter: EventFilter): { events: EventRecord[]; total: number; limit: number; offset: number } {
+    const page = listEvents(this.db, filter, this.clock.now());
+    return { events: page.events.map(publicEvent), total: page.total, limit: filter.limit, offset: filter.offset };
+  }
+
+  correlated(sel: TimelineSelector & { correlationKey: string }): EventRecord[] {
+    return timelineEvents(this.db, sel, this.clock.now()).map(publicEvent);
+  }
+
+  /**
+   * Unresolved incident groups, most recently seen first. Served from the incrementally maintained
+   * view: after a commit only the touched groups are re-read; after a snooze end, all of them.
+   */
+  active(): ActiveGroup[] {
+    const nowMs = this.clock.now();
+    let view = this.activeView;
+    if (!view || nowMs >= view.validUntilMs) {
+      this.dirtyGroups.clear();
+      const groups = new Map(activeGroups(this.db, nowMs).map((g) => [groupId(g), g]));
+      view = { groups, list: [...groups.values()], validUntilMs: nextSnoozeEndMs(this.db, nowMs) ?? Number.POSITIVE_INFINITY };
+      this.activeView = view;
+      return view.list;
+    }
+    if (this.dirtyGroups.size > 0) {
+      for (const [id, scope] of this.dirtyGroups) {
+        const group = activeGroupOf(this.db, scope, nowMs);
+        if (group) view.groups.set(id, group);
+        else view.groups.delete(id);
+      }
+      this.dirtyGroups.clear();
+      view.list = [...view.groups.values()].sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
+      view.validUntilMs = nextSnoozeEndMs(this.db, nowMs) ?? Number.POSITIVE_INFINITY;
+    }
+    return view.list;
+  }
+
+  // ---- state changes ----
+
+  private change(ids: readonly string[], change: StateChange): EventRecord[] {
+    const nowMs = this.clock.now();
+    const updated = this.db.transaction(() => {
+      changeEventState(this.db, ids, change);
+      return ids.map((id) => this.read(id, nowMs));
+    })();
+    this.publish(updated.map((event) => ({ kind: 'updated' as const, event })));
+    return updated;
+  }
+
+  /** Acknowledges one event, recording operator and note. */
+  acknowledge(id: string, args: { by?: string; note?: string }): EventRecord {
+    this.get(id);
+    return this.change([id], { kind: 'acknowledge', by: args.by ?? 'operator', at: new Date(this.clock.now()).toISOString(), note: args.note ?? null, resolvedByEventId: null })[0]!;
+  }
+
+  /** Snoozes one event until a time or for a duration. */
+  snooze(id: string, args: { until?: string; duration?: string | number }): EventRecord {
+    this.get(id);
+    return this.change([id], { kind: 'snooze', untilMs: snoozeUntilMs(args, this.clock.now()) })[0]!;
+  }
+
+  /** Reopens one event, clearing acknowledgement and snooze. */
+  reopen(id: string): EventRecord {
+    this.get(id);
+    return this.change([id], { kind: 'open' })[0]!;
+  }
+
+  /** Applies an incident action to a group selected by correlationKey or dedupeKey. */
+  async incidentAction(req: IncidentActionRequest): Promise<{ action: IncidentAction; matched: number; changed: string[]; resolutionEvents: string[] }> {
+    if ((req.correlationKey === undefined) === (req.dedupeKey === undefined)) {
+      throw new ValidationError('give exactly one of correlationKey or dedupeKey', { code: 'invalid_request', details: { fields: ['correlationKey', 'dedupeKey'] } });
+    }
+    const nowMs = this.clock.now();
+    const untilMs = req.action === 'snooze' ? snoozeUntilMs(req, nowMs) : undefined;
+    const timeline = timelineEvents(this.db, { correlationKey: req.correlationKey, dedupeKey: req.dedupeKey, source: req.source, app: req.app, environment: req.environment }, nowMs);
+    if (timeline.length === 0) {
+      throw new NotFoundError(`no events match ${req.correlationKey !== undefined ? `correlationKey "${req.correlationKey}"` : `dedupeKey "${req.dedupeKey}"`}`, { code: 'incident_not_found' });
+    }
+    const unacked = timeline.filter((e) => e.severity !== 'info' && e.state !== 'acknowledged').map((e) => e.id);
+    let changed: string[] = [];
+    const at = new Date(nowMs).toISOString();
+    const by = req.by ?? 'operator';
+    if (req.action === 'acknowledge' || req.action === 'resolve') {
+      changed = unacked;
+      if (changed.length > 0) this.change(changed, { kind: 'acknowledge', by, at, note: req.note ?? (req.action === 'resolve' ? 'resolved' : null), resolvedByEventId: null });
+    } else if (req.action === 'snooze') {
+      changed = unacked;
+      if (changed.length > 0) this.change(changed, { kind: 'snooze', untilMs: untilMs! });
+    } else {
+      changed = timeline.filter((e) => e.state !== 'open').map((e) => e.id);
+      // Expired snoozes read as open but are still stored as snoozed: clear every event of the group.
+      this.change(timeline.map((e) => e.id), { kind: 'open' });
+    }
+    const resolutionEvents: string[] = [];
+    if (req.action === 'resolve') {
+      const scopes = new Map<string, GroupScope>();
+      for (const e of timeline) scopes.set(JSON.stringify([e.source, e.app, e.environment, e.correlationKey]), { source: e.source, app: e.app, environment: e.environment, correlationKey: e.correlationKey });
+      for (const scope of scopes.values()) {
+        const result = await this.emit({
+          type: 'incident.resolved', severity: 'info', source: scope.source, app: scope.app || undefined, environment: scope.environment,
+          title: `Incident ${scope.correlationKey} resolved`, body: req.note ?? `resolved by ${by}`,
+          metadata: { correlationKey: scope.correlationKey, resolvedBy: by, resolvedEventIds: changed },
+        });
+        if (result.recorded) resolutionEvents.push(result.id);
+      }
+    }
+    return { action: req.action, matched: timeline.length, changed, resolutionEvents };
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * Starts the event surface: the event service, outbox dispatcher, notification channels,
+ * watchers (allocations, health, cron, capacity) and metrics, over control.db and the substrate.
+ */
+import os from 'node:os';
+import fs from 'node:fs';
+import type { Db } from '../../store/database.js';
+import type { Logger } from '../../platform/logger.js';
+import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
+import type { SinkConfig } from '../../platform/notifications/event-sink.js';
+import type { OutboundPolicy } from '../../platform/notifications/outbound-guard.js';
+import { systemClock, type Clock } from '../../domain/events/clock.js';
+import type { Registry } from '../../domain/registry/index.js';
+import type { Scheduler } from '../../domain/scheduler/index.js';
+import { SINK_TARGET, deliveryStats } from '../../store/control/event-outbox.js';
+import { readMeta, writeMeta } from '../../store/control/event-meta.js';
+import { EventService } from './event-service.js';
+import { EventDispatcher } from './event-dispatcher.js';
+import { NotificationService } from './notification-service.js';
+import { AllocationWatcher } from './allocation-watcher.js';
+import { HealthWatcher } from './health-watcher.js';
+import { CronWatcher } from './cron-watcher.js';
+import { CapacityWatcher, type CapacityMinimums, type CapacitySample } from './capacity-watcher.js';
+import { reconcileEvents, type ReconcileRequest } from './reconcile-events.js';
+import type { Substrate } from './substrate-facts.js';
+
+export interface EventSurfaceOptions {
+  readonly db: Db;
+  readonly logger: Logger;
+  readonly metrics: ControlMetrics;
+  readonly clock?: Clock;
+  readonly source: string;
+  readonly environment: string;
+  readonly sink: SinkConfig | undefined;
+  readonly outbound: OutboundPolicy;
+  /** Scheduler targets and registry; absent runs the event service without watchers. */
+  readonly substrate?: { schedulers(): Promise<readonly Scheduler[]>; registry: Registry; watchSchedulers?: (listener: Parameters<Scheduler['watch']>[0]) => () => void };
+  readonly allocationWatchIntervalMs?: number;
+  readonly capacity?: { readonly intervalMs: number; readonly minimums: CapacityMinimums; readonly hostId: string | undefined; readonly dataDir: string; readonly probe?: () => Promise<CapacitySample>; readonly eventEnvironment?: string };
+  /** Dispatcher retry base delay. @default 500 */
+  readonly retryBaseMs?: number;
+}
+
+/** A running event surface. */
+export interface EventSurface {
+  readonly events: EventService;
+  readonly notifications: NotificationService;
+  readonly dispatcher: EventDispatcher;
+  readonly allocations: AllocationWatcher | undefined;
+  readonly health: HealthWatcher | undefined;
+  readonly cron: CronWatcher | undefined;
+  readonly capacityWatcher: CapacityWatcher | undefined;
+  readonly hostId: string;
+  reconcile(request: ReconcileRequest): ReturnType<typeof reconcileEvents>;
+  /** Configured sinks with delivery counts (never the secret). */
+  sinks(): { name: string; url: string; keyId: string | null; signed: boolean; environment: string; source: string; pending: number; delivered: number; failed: number; lastError: string | null }[];
+  close(): void;
+}
+
+/** The host id: configured, else the persisted first short hostname. */
+export function resolveHostId(db: Db, configured: string | undefined, at: string): string {
+  if (configured !== undefined) return configured;
+  const stored = readMeta(db, 'events.host-id');
+  if (stored !== undefined) return stored;
+  const short = (os.hostname().split('.')[0] ?? 'host').replace(/[^A-Za-z0-9._-]/g, '-') || 'host';
+  writeMeta(db, 'events.host-id', short, at);
+  return short;
+}
+
+async function hostSample(dataDir: string): Promise<CapacitySample> {
+  const stats = await fs.promises.statfs(dataDir);
+  return { freeMemoryBytes: os.freemem(), freeDiskBytes: Number(stats.bavail) * Number(stats.bsize), totalDiskBytes: Number(stats.blocks) * Number(stats.bsize) };
+}
+
+/** Starts the event surface and its watchers. */
+export async function startEventSurface(options: EventSurfaceOptions): Promise<EventSurface> {
+  const clock = options.clock ?? systemClock;
+  const log = options.logger.child({ component: 'events' });
+  const notifications = new NotificationService(options.db, clock, options.outbound, options.source, options.environment);
+  const events = new EventService({
+    db: options.db, clock, source: options.source, environment: options.environment, logger: log,
+    deliveryTargets: (row) => [...(options.sink ? [SINK_TARGET] : []), ...notifications.targetsFor(row.severity)],
+  });
+  const dispatcher = new EventDispatcher({ db: options.db, clock, logger: log, sink: options.sink, outbound: options.outbound, retryBaseMs: options.retryBaseMs });
+  events.subscribe((changes) => {
+    for (const change of changes) if (change.kind === 'recorded') options.metrics.recordEvent(change.event.type, change.event.severity, change.event.occurredAt);
+    dispatcher.kick();
+  });
+  dispatcher.start();
+
+  const hostId = resolveHostId(options.db, options.capacity?.hostId, new Date(clock.now()).toISOString());
+  const timers: NodeJS.Timeout[] = [];
+  const unsubscribes: (() => void)[] = [];
+  let allocations: AllocationWatcher | undefined;
+  let health: HealthWatcher | undefined;
+  let cron: CronWatcher | undefined;
+  let capacityWatcher: CapacityWatcher | undefined;
+  const substrate: Substrate | undefined = options.substrate ? { schedulers: () => options.substrate!.schedulers(), registry: options.substrate.registry } : undefined;
+  if (options.substrate && substrate) {
+    allocations = new AllocationWatcher({ events, substrate, clock, logger: log, metrics: options.metrics, intervalMs: options.allocationWatchIntervalMs });
+    await allocations.start();
+    const watcher = allocations;
+    if (options.substrate.watchSchedulers) unsubscribes.push(options.substrate.watchSchedulers((change) => void watcher.observe(change.allocation)));
+    health = new HealthWatcher(options.substrate.registry, events, log);
+    health.start();
+    cron = new CronWatcher({ events, substrate, clock, logger: log, metrics: options.metrics });
+    const cronWatcher = cron;
+    const cronTimer = setInterval(() => void cronWatcher.check().catch((error: unknown) => log.warn({ err: error }, 'missed-run check failed')), Math.min(options.allocationWatchIntervalMs ?? 60_000, 60_000));
+    cronTimer.unref();
+    timers.push(cronTimer);
+  }
+  if (options.capacity && options.capacity.intervalMs > 0) {
+    const capacity = options.capacity;
+    const probe = capacity.probe ?? (() => hostSample(capacity.dataDir));
+    const sampled = async (): Promise<CapacitySample> => {
+      const sample = await probe();
+      options.metrics.hostDiskFree.set(sample.freeDiskBytes);
+      if (sample.totalDiskBytes !== undefined) options.metrics.hostDiskTotal.set(sample.totalDiskBytes);
+      return sample;
+    };
+    capacityWatcher = new CapacityWatcher({ db: options.db, events, clock, logger: log, hostId, minimums: capacity.minimums, probe: sampled, source: options.source, eventEnvironment: capacity.eventEnvironment });
+    const watcher = capacityWatcher;
+    const run = () => void watcher.check().catch((error: unknown) => log.warn({ err: error }, 'capacity check failed'));
+    const capacityTimer = setInterval(run, capacity.intervalMs);
+    capacityTimer.unref();
+    timers.push(capacityTimer);
+    run();
+  }
+  return {
+    events, notifications, dispatcher, allocations, health, cron, capacityWatcher, hostId,
+    reconcile: (request) => reconcileEvents({ db: options.db, clock, events, substrate }, request),
+    sinks() {
+      if (!options.sink) return [];
+      const stats = deliveryStats(options.db).find((s) => s.target === SINK_TARGET);
+      let shownUrl = options.sink.url;
+      try {
+        const u = new URL(options.sink.url);
+        u.username = '';
+        u.password = '';
+        u.search = '';
+        shownUrl = u.toString();
+      } catch {
+        // configuration validated it already
+      }
+      return [{
+        name: 'sink', url: shownUrl, keyId: options.sink.keyId ?? null, signed: options.sink.secret !== undefined, environment: options.environment, source: options.source,
+        pending: stats?.pending ?? 0, delivered: stats?.delivered ?? 0, failed: stats?.failed ?? 0, lastError: stats?.lastError ?? null,
+      }];
+    },
+    close() {
+      for (const timer of timers) clearInterval(timer);
+      for (const unsubscribe of unsubscribes) unsubscribe();
+      allocations?.close();
+      health?.close();
+      dispatcher.close();
+    },
+  };
+}

@@ -1,0 +1,305 @@
+/**
+ * The deploy pipeline: the operation handlers of app.deploy, app.preflight and app.rollback. Each
+ * runs the planned steps in the spec's order, records every step (start, end, status, message,
+ * output), queues an automatic rollback when a deploy fails its health gate, and emits the deploy
+ * lifecycle events.
+ */
+import path from 'node:path';
+import fs from 'node:fs';
+import type { CanonicalAppSpec } from '../../domain/spec/index.js';
+import { tryParseGoDuration } from '../../domain/spec/index.js';
+import type { JobSpec } from '../../domain/scheduler/index.js';
+import { isDomainError } from '../../domain/errors.js';
+import { MUTABLE_STEPS, planSteps, type PipelineKind, type PipelineStep } from '../../domain/pipeline/index.js';
+import { getApp, setAppRelease } from '../../store/control/apps.js';
+import {
+  endStep,
+  getDeployment,
+  listRegions,
+  releasesToKeep,
+  skipStep,
+  startStep,
+  updateDeployment,
+} from '../../store/control/deployments.js';
+import { desiredJobs, type AppRelease } from '../apps/app-reconciler.js';
+import { LOCAL_REGION } from '../apps/scheduler-targets.js';
+import type { OperationContext, OperationHandler } from '../operations/operation-handlers.js';
+import { appRegions, type DeployPayload } from './deploy-queue.js';
+import type { RunState } from './run-state.js';
+import { abandoned, deploymentOf, fail, recovered, succeed } from './deploy-outcomes.js';
+import { waitForGate } from './health-gate.js';
+import type { PipelineDependencies } from './pipeline-context.js';
+import { appSource, assertBuildAllowed, buildStep, cleanupStep, cloneStep, inspectSource, StepFailure, testStep } from './source-steps.js';
+
+interface StepOutcome {
+  readonly message: string;
+  readonly output?: string;
+}
+
+/** Creates the three pipeline handlers. */
+export function createPipelineHandlers(deps: PipelineDependencies): { deploy: OperationHandler; preflight: OperationHandler; rollback: OperationHandler } {
+  const handler = (kind: PipelineKind): OperationHandler => ({
+    run: (context) => runPipeline(deps, context, kind),
+    recovered: (operation, decision) => recovered(deps, operation, decision),
+    abandoned: (operation, reason) => abandoned(deps, operation, reason),
+  });
+  return { deploy: handler('deploy'), preflight: handler('preflight'), rollback: handler('rollback') };
+}
+
+async function runPipeline(deps: PipelineDependencies, context: OperationContext, kind: PipelineKind): Promise<Record<string, unknown>> {
+  const { operation } = context;
+  const db = deps.db;
+  let deployment = deploymentOf(deps, operation);
+  const app = getApp(db, deployment.app);
+  const spec = (app?.spec ?? null) as CanonicalAppSpec | null;
+  updateDeployment(db, deployment.id, { status: 'running', started: true, regionStatus: 'running' });
+  if (!app || !spec || app.deletedAt !== null) {
+    const message = !app || app.deletedAt !== null ? `app ${deployment.app} is not discovered` : `app ${deployment.app} has no valid spec`;
+    updateDeployment(db, deployment.id, { status: 'failed', message, finished: true, regionStatus: 'failed' });
+    throw new StepFailure(message);
+  }
+  deployment = getDeployment(db, deployment.id)!;
+  const state: RunState = {
+    kind,
+    app: deployment.app,
+    spec,
+    source: appSource(spec, app.file, deps.appsDir),
+    workDir: path.join(deps.dataDir, 'work', deployment.id),
+    deployment,
+  };
+  if (kind === 'rollback') {
+    const targetId = (operation.payload as Partial<DeployPayload>).targetDeploymentId;
+    const target = targetId === undefined ? undefined : getDeployment(db, targetId);
+    if (!target?.release) throw await fail(deps, state, null, new StepFailure('the rollback names no successful deployment to return to'));
+    state.commit = target.release.commit;
+    // A rollback of some regions keeps the running release elsewhere and overrides the selected ones.
+    const selected = listRegions(db, deployment.id).map((r) => r.region);
+    const all = appRegions(spec);
+    const current = app.release as AppRelease | null;
+    if (current && selected.length < all.length) {
+      const regions = { ...(current.regions ?? {}) };
+      for (const region of selected) regions[region] = { commit: target.release.commit, dir: target.release.dir };
+      state.release = { commit: current.commit, dir: current.dir, deploymentId: deployment.id, direct: true, regions };
+    } else {
+      state.release = { commit: target.release.commit, dir: target.release.dir, deploymentId: deployment.id, direct: true };
+    }
+  }
+  const capabilities = { snapshots: deps.snapshot !== undefined, migrations: deps.migrate !== undefined, routing: deps.forge !== undefined };
+  const planned = planSteps(kind, {
+    hasPostgres: spec.infrastructure?.postgres !== undefined,
+    hasMigrations: typeof (spec as { migrations?: unknown }).migrations === 'string',
+    hasTestCommand: typeof spec.build.test === 'string' && spec.build.test.length > 0,
+    endpointCount: spec.endpoints.length,
+    capabilities,
+  });
+  for (const step of planned) {
+    if (!step.run) {
+      skipStep(db, deployment.id, step.step, step.reason);
+      continue;
+    }
+    context.stage(step.step, MUTABLE_STEPS.has(step.step));
+    const seq = startStep(db, deployment.id, step.step);
+    try {
+      const outcome = await runStep(deps, context, state, step.step);
+      endStep(db, deployment.id, seq, { status: 'succeeded', message: outcome.message, ...(outcome.output !== undefined ? { output: outcome.output } : {}) });
+    } catch (error) {
+      if (context.signal.aborted) {
+        endStep(db, deployment.id, seq, { status: 'failed', message: `interrupted: ${String((context.signal.reason as Error | undefined)?.message ?? 'aborted')}` });
+        throw error;
+      }
+      const output = error instanceof StepFailure ? error.output : undefined;
+      endStep(db, deployment.id, seq, { status: 'failed', message: (error as Error).message, ...(output !== undefined ? { output } : {}) });
+      throw await fail(deps, state, step.step, error);
+    }
+  }
+  return succeed(deps, state);
+}
+
+async function runStep(deps: PipelineDependencies, context: OperationContext, state: RunState, step: PipelineStep): Promise<StepOutcome> {
+  const db = deps.db;
+  switch (step) {
+    case 'validate': {
+      const app = getApp(db, state.app);
+      const errors = ((app?.findings ?? []) as { severity?: string; message?: string }[]).filter((f) => f.severity === 'error');
+      if (errors.length > 0) throw new StepFailure(`the spec has ${errors.length} error(s): ${errors.map((f) => f.message).join('; ')}`);
+      return { message: `spec valid (generation ${app?.generation?.slice(0, 12) ?? 'unknown'})` };
+    }
+    case 'clone': {
+      const mirror = path.join(deps.dataDir, 'repos', `${state.app}.git`);
+      const result = await cloneStep(state.source, mirror, state.deployment.ref ?? 'HEAD', state.workDir);
+      state.commit = result.commit;
+      updateDeployment(db, state.deployment.id, { commit: result.commit });
+      return { message: result.message };
+    }
+    case 'inspect': {
+      const findings = inspectSource(state.spec, state.workDir, path.join(deps.dataDir, 'secrets', state.app));
+      const text = findings.map((f) => `${f.severity} ${f.rule}: ${f.message}`).join('\n');
+      const errors = findings.filter((f) => f.severity === 'error');
+      if (errors.length > 0) throw new StepFailure(`${errors.length} inspection error(s): ${errors.map((f) => f.message).join('; ')}`, text);
+      return { message: findings.length === 0 ? 'no findings' : `${findings.length} warning(s)`, ...(text ? { output: text } : {}) };
+    }
+    case 'build': {
+      assertBuildAllowed(state.spec, deps.profile);
+      const result = await buildStep(deps.builder, state.app, state.spec, state.source, requireCommit(state));
+      state.release = { commit: result.release.manifest.commit, dir: result.release.dir, deploymentId: state.deployment.id };
+      if (state.kind !== 'preflight') updateDeployment(db, state.deployment.id, { release: { commit: state.release.commit, dir: state.release.dir } });
+      return { message: result.message };
+    }
+    case 'test': {
+      const command = state.spec.build.test ?? '';
+      const result = await testStep(command, state.workDir, { SVC_APP: state.app, SVC_COMMIT: requireCommit(state) }, deps.testTimeoutMs ?? 600_000, context.signal);
+      return { message: result.message, output: result.output };
+    }
+    case 'snapshot': {
+      if (!deps.snapshot) throw new StepFailure('snapshot is planned but the snapshots capability is not wired');
+      return deps.snapshot(state.app, state.commit ?? null);
+    }
+    case 'migrate': {
+      const folder = (state.spec as { migrations?: unknown }).migrations;
+      if (!deps.migrate || typeof folder !== 'string') throw new StepFailure('migrate is planned but the migrations capability is not wired');
+      return deps.migrate(state.app, path.join(state.workDir, folder), state.commit ?? null);
+    }
+    case 'submit':
+      return submit(deps, state);
+    case 'healthy':
+      return healthy(deps, context, state);
+    case 'forge': {
+      if (!deps.forge) throw new StepFailure('forge is planned but no routing controller is wired');
+      // The routing controller routes apps whose Healthy condition the app controller has written.
+      await appHealthyCondition(deps, state.app, 10_000);
+      const result = await deps.forge(state.app);
+      const hosts = result.rules.map((r) => r.hostname);
+      return { message: hosts.length > 0 ? `tunnel ingress routes ${hosts.join(', ')} (${result.file})` : `no hostname of the app is routed yet (${result.file})` };
+    }
+    case 'cleanup': {
+      const keep = new Set(releasesToKeep(db, state.app, 3));
+      const current = getApp(db, state.app)?.release as AppRelease | null;
+      if (current) keep.add(current.commit);
+      if (state.commit) keep.add(state.commit);
+      if (state.kind === 'preflight') {
+        // A preflight changes nothing: it removes only its own temporary files.
+        fs.rmSync(state.workDir, { recursive: true, force: true });
+        return { message: 'removed temporary files' };
+      }
+      return cleanupStep(state.workDir, path.join(deps.dataDir, 'releases', state.app), keep);
+    }
+  }
+}
+
+/** Waits until the app controller recorded Healthy=True for `app` (it reconciles on every change). */
+async function appHealthyCondition(deps: PipelineDependencies, app: string, timeoutMs: number): Promise<void> {
+  const healthy = () => ((getApp(deps.db, app)?.conditions ?? []) as { type: string; status: string }[]).some((c) => c.type === 'Healthy' && c.status === 'True');
+  if (healthy()) return;
+  await new Promise<void>((resolve) => {
+    const timer = setTimeout(done, timeoutMs);
+    const unsubscribe = deps.appController.onReconciled((key) => key === app && healthy() && done());
+    function done(): void {
+      clearTimeout(timer);
+      unsubscribe();
+      resolve();
+    }
+    deps.appController.enqueue(app);
+  });
+}
+
+function requireCommit(state: RunState): string {
+  if (!state.commit) throw new StepFailure('no commit resolved before this step');
+  return state.commit;
+}
+
+async function portConflicts(deps: PipelineDependencies, app: string, desired: readonly JobSpec[]): Promise<string[]> {
+  const used = new Map<number, string>();
+  for (const { scheduler } of await deps.targets.all()) {
+    for (const job of await scheduler.listJobs()) {
+      if (job.status !== 'running' || job.spec.meta?.['svc.app'] === app) continue;
+      for (const group of job.spec.taskGroups) for (const port of group.ports) if (port.static !== undefined) used.set(port.static, job.spec.id);
+    }
+  }
+  const warnings: string[] = [];
+  for (const job of desired) {
+    for (const group of job.taskGroups) {
+      for (const port of group.ports) {
+        if (port.static === undefined) continue;
+        const other = used.get(port.static);
+        if (other === undefined) continue;
+        let suggest = port.static + 1;
+        while (used.has(suggest) && suggest < 65535) suggest += 1;
+        warnings.push(`port.conflict: port ${port.static} is used by ${other} suggest ${suggest}`);
+      }
+    }
+  }
+  return warnings;
+}
+
+async function submit(deps: PipelineDependencies, state: RunState): Promise<StepOutcome> {
+  const release = state.release;
+  if (!release) throw new StepFailure('no release to submit');
+  if (!fs.existsSync(release.dir)) throw new StepFailure(`release ${release.commit.slice(0, 12)} no longer exists at ${release.dir}`);
+  const desired = desiredJobs(state.spec, release);
+  state.desired = desired;
+  const warnings = await portConflicts(deps, state.app, desired);
+  for (const warning of warnings) deps.logger.warn({ app: state.app, deploymentId: state.deployment.id }, warning);
+  setAppRelease(deps.db, state.app, release);
+  // A regional rollback records the release it returned the selected regions to.
+  const recorded = Object.values(release.regions ?? {}).find((r) => r.commit === state.commit) ?? { commit: release.commit, dir: release.dir };
+  updateDeployment(deps.db, state.deployment.id, { commit: recorded.commit, release: { commit: recorded.commit, dir: recorded.dir } });
+  // The scheduler may refuse the jobs (e.g. a static port held by another job): the app
+  // controller's reconcile then fails with a domain error, which ends the submit at once.
+  const refused = new AbortController();
+  const unsubscribe = deps.appController.onReconciled((key, error) => {
+    if (key === state.app && isDomainError(error)) refused.abort(error);
+  });
+  let landed: Awaited<ReturnType<typeof waitForGate>>;
+  try {
+    deps.appController.enqueue(state.app);
+    landed = await waitForGate(desired, (o) => o.submitted, { targets: deps.targets, registry: deps.registry, deadlineMs: 30_000, signal: refused.signal });
+  } catch (error) {
+    if (!refused.signal.aborted) throw error;
+    throw new StepFailure(`the scheduler refused the jobs: ${(refused.signal.reason as Error).message}${warnings.length > 0 ? `; ${warnings.join('; ')}` : ''}`);
+  } finally {
+    unsubscribe();
+  }
+  if (!landed.accepted) throw new StepFailure(`the scheduler did not take the jobs within 30 s: ${landed.observation.problems.join('; ')}`);
+  const regions = [...new Set(desired.map((j) => j.region ?? LOCAL_REGION))].join(', ');
+  return { message: `submitted ${desired.map((j) => `${j.id} at ${(j.meta?.['svc.commit'] ?? release.commit).slice(0, 12)}`).join(', ') || 'no jobs'} (regions ${regions})${warnings.length > 0 ? `; ${warnings.join('; ')}` : ''}` };
+}
+
+function evaluateAfterMs(spec: CanonicalAppSpec): number {
+  let most = 0;
+  for (const process of Object.values(spec.processes)) {
+    const text = process.canary?.evaluateAfter;
+    if (!text) continue;
+    const parsed = tryParseGoDuration(text);
+    if (parsed.ok) most = Math.max(most, parsed.value.milliseconds);
+  }
+  return most;
+}
+
+async function healthy(deps: PipelineDependencies, context: OperationContext, state: RunState): Promise<StepOutcome> {
+  const desired = state.desired ?? [];
+  const deadline = Date.now() + (deps.healthyTimeoutMs ?? 120_000);
+  const options = () => ({ targets: deps.targets, registry: deps.registry, deadlineMs: Math.max(0, deadline - Date.now()), signal: context.signal });
+  const first = await waitForGate(desired, (o) => o.healthy || (o.awaitingPromotion.length > 0 && o.canariesHealthy), options());
+  if (!first.accepted) throw new StepFailure(`not healthy within ${deps.healthyTimeoutMs ?? 120_000} ms: ${first.observation.problems.join('; ')}`);
+  if (first.observation.healthy) return { message: 'every allocation is running and passing its checks' };
+  // Canaries are healthy: evaluate them after evaluateAfter, unless an operator promotes first. A
+  // canary that turns unhealthy must recover before the health deadline.
+  const evaluateMs = evaluateAfterMs(state.spec);
+  const evaluationEnd = Date.now() + evaluateMs;
+  let promoted = 'promoted by an operator';
+  for (;;) {
+    const evaluation = await waitForGate(desired, (o) => o.awaitingPromotion.length === 0 || !o.canariesHealthy, { ...options(), deadlineMs: Math.max(0, evaluationEnd - Date.now()) });
+    if (!evaluation.accepted) {
+      for (const { jobId, region } of evaluation.observation.awaitingPromotion) await (await deps.targets.get(region)).promoteCanaries(jobId);
+      promoted = `canaries healthy after ${evaluateMs} ms: promoted automatically`;
+      break;
+    }
+    if (evaluation.observation.awaitingPromotion.length === 0) break;
+    const recovery = await waitForGate(desired, (o) => o.awaitingPromotion.length === 0 || o.canariesHealthy, options());
+    if (!recovery.accepted) throw new StepFailure(`canaries became unhealthy during evaluation: ${recovery.observation.problems.join('; ')}`);
+    if (recovery.observation.awaitingPromotion.length === 0) break;
+  }
+  const full = await waitForGate(desired, (o) => o.healthy, options());
+  if (!full.accepted) throw new StepFailure(`${promoted}, but not healthy afterwards: ${full.observation.problems.join('; ')}`);
+  return { message: `${promoted}; every allocation is running and passing its checks` };
+}

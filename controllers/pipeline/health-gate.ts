@@ -1,0 +1,148 @@
+/**
+ * The deploy health gate: observes the submitted jobs of one release on the scheduler and the
+ * registry and answers whether every allocation of the new version runs and passes its checks,
+ * which task groups wait for canary promotion, and whether their canaries are healthy.
+ */
+import type { JobSpec, Scheduler } from '../../domain/scheduler/index.js';
+import { instanceStatus, type Registry } from '../../domain/registry/index.js';
+import { LOCAL_REGION, type SchedulerTargets } from '../apps/scheduler-targets.js';
+
+/** What the gate saw. */
+export interface GateObservation {
+  /** Every service allocation of the new version runs and passes; nothing awaits promotion. */
+  readonly healthy: boolean;
+  /** Jobs with task groups waiting for canary promotion. */
+  readonly awaitingPromotion: readonly { readonly jobId: string; readonly region: string }[];
+  /** Every awaiting group has its canaries running and passing. */
+  readonly canariesHealthy: boolean;
+  /** Every desired job is registered on its scheduler at the desired commit (the submit landed). */
+  readonly submitted: boolean;
+  readonly problems: readonly string[];
+}
+
+/**
+ * How long a task of a process without health checks must have run (without a restart) to count
+ * as healthy: a process that exits at once must not pass the gate between two restarts.
+ */
+export const MIN_HEALTHY_MS = 1000;
+
+/** Observes the jobs `desired` (one release of an app) right now. */
+export async function observeGate(desired: readonly JobSpec[], targets: SchedulerTargets, registry: Registry, now = Date.now()): Promise<GateObservation> {
+  const problems: string[] = [];
+  const awaiting: { jobId: string; region: string }[] = [];
+  let canariesHealthy = true;
+  let submitted = true;
+  for (const job of desired) {
+    const region = job.region ?? LOCAL_REGION;
+    const scheduler: Scheduler = await targets.get(region);
+    const status = await scheduler.getJob(job.id);
+    if (!status || status.status !== 'running') {
+      problems.push(`job ${job.id} is not running`);
+      submitted = false;
+      continue;
+    }
+    const commit = job.meta?.['svc.commit'];
+    if (commit !== undefined && status.spec.meta?.['svc.commit'] !== commit) {
+      problems.push(`job ${job.id} still runs commit ${status.spec.meta?.['svc.commit']?.slice(0, 12) ?? 'unknown'}`);
+      submitted = false;
+      continue;
+    }
+    if (status.spec.type !== 'service') continue;
+    const allocations = (await scheduler.listAllocations({ jobId: job.id })).filter((a) => a.kind === 'group' && a.desiredStatus === 'run');
+    for (const group of status.spec.taskGroups) {
+      const live = allocations.filter((a) => a.taskGroup === group.name);
+      const checked = group.services.filter((s) => s.check);
+      const instances = (await Promise.all(checked.map((s) => registry.instances(s.name)))).flat();
+      const passing = (allocationId: string): boolean =>
+        checked.every((s) => {
+          const mine = instances.filter((i) => i.service === s.name && i.allocationId === allocationId);
+          return mine.length > 0 && mine.every((i) => instanceStatus(i) === 'passing');
+        });
+      const settled = (a: (typeof live)[number]): boolean =>
+        checked.length > 0 || (a.task.state === 'running' && a.task.startedAt !== undefined && now - Date.parse(a.task.startedAt) >= MIN_HEALTHY_MS);
+      const healthyIds = live.filter((a) => a.status === 'running' && passing(a.id) && settled(a)).map((a) => a.id);
+      if (status.awaitingPromotion.includes(group.name)) {
+        if (!awaiting.some((a) => a.jobId === job.id)) awaiting.push({ jobId: job.id, region });
+        // Canaries carry the new job version; promotion clears their flag before the job's awaiting list.
+        const canaries = live.filter((a) => a.canary || a.jobVersion === status.version);
+        const wanted = Math.min(group.canary ?? 0, group.count);
+        const healthyCanaries = canaries.filter((a) => healthyIds.includes(a.id)).length;
+        if (healthyCanaries < wanted) {
+          canariesHealthy = false;
+          problems.push(`${group.name}: ${healthyCanaries}/${wanted} canaries healthy`);
+        }
+        continue;
+      }
+      if (healthyIds.length < group.count || live.length > group.count) {
+        problems.push(`${group.name}: ${healthyIds.length}/${group.count} allocations running and passing${live.length > group.count ? ` (${live.length - group.count} old still running)` : ''}`);
+      }
+    }
+  }
+  return { healthy: problems.length === 0 && awaiting.length === 0, awaitingPromotion: awaiting, canariesHealthy, submitted, problems };
+}
+
+/** Options of `waitForGate`. */
+export interface WaitForGateOptions {
+  readonly targets: SchedulerTargets;
+  readonly registry: Registry;
+  readonly deadlineMs: number;
+  readonly signal?: AbortSignal;
+  /** Re-observation period besides scheduler and registry change events. @default 200 */
+  readonly pollMs?: number;
+}
+
+/**
+ * Waits until `accept` holds for an observation (re-observed on every scheduler or registry
+ * change and periodically); resolves with the accepted observation or the last one at the deadline.
+ */
+export async function waitForGate(
+  desired: readonly JobSpec[],
+  accept: (o: GateObservation) => boolean,
+  options: WaitForGateOptions,
+): Promise<{ accepted: boolean; observation: GateObservation }> {
+  const schedulers = await Promise.all([...new Set(desired.map((j) => j.region ?? LOCAL_REGION))].map((r) => options.targets.get(r)));
+  return new Promise((resolve, reject) => {
+    let last: GateObservation = { healthy: false, awaitingPromotion: [], canariesHealthy: false, submitted: false, problems: ['not observed yet'] };
+    let busy = false;
+    let again = false;
+    let settled = false;
+    const unsubscribes = [
+      ...schedulers.map((s) => s.watch(() => void probe())),
+      options.registry.watch(() => void probe()),
+    ];
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      clearInterval(poll);
+      options.signal?.removeEventListener('abort', onAbort);
+      for (const unsubscribe of unsubscribes) unsubscribe();
+      fn();
+    };
+    const onAbort = () => finish(() => reject(options.signal?.reason instanceof Error ? options.signal.reason : new Error('aborted')));
+    const deadline = setTimeout(() => finish(() => resolve({ accepted: false, observation: last })), options.deadlineMs);
+    const poll = setInterval(() => void probe(), options.pollMs ?? 200);
+    options.signal?.addEventListener('abort', onAbort);
+    const probe = async (): Promise<void> => {
+      if (busy) {
+        again = true;
+        return;
+      }
+      busy = true;
+      try {
+        do {
+          again = false;
+          if (settled) return;
+          last = await observeGate(desired, options.targets, options.registry);
+          if (accept(last)) return finish(() => resolve({ accepted: true, observation: last }));
+        } while (again);
+      } catch (error) {
+        finish(() => reject(error instanceof Error ? error : new Error(String(error))));
+      } finally {
+        busy = false;
+      }
+    };
+    if (options.signal?.aborted) onAbort();
+    else void probe();
+  });
+}

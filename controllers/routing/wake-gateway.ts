@@ -1,0 +1,281 @@
+/**
+ * The wake gateway service: maps a public hostname to the process that serves it, finds a passing
+ * registry instance, and when none passes asks for one (scale to 1 through the app controller for
+ * gateway-managed processes), then waits for readiness on registry health events. Concurrent
+ * requests during one wake share it: one scale-up, every request waits.
+ */
+import { NotFoundError, TimeoutError, UnavailableError } from '../../domain/errors.js';
+import { hostnameMatches, type EndpointToggle } from '../../domain/routing/index.js';
+import { instanceStatus, processServiceName, type Registry, type ServiceInstance } from '../../domain/registry/index.js';
+import type { CanonicalAppSpec } from '../../domain/spec/index.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Db } from '../../store/database.js';
+import { listApps, type AppRow } from '../../store/control/apps.js';
+import { listEndpointToggles } from '../../store/control/routing-toggles.js';
+import { normalizeHostname, publicProcess, isGatewayManaged } from '../../domain/routing/index.js';
+import type { SchedulerTargets } from '../apps/scheduler-targets.js';
+import type { GatewayScale } from './gateway-scale.js';
+
+/** The process behind one public hostname. */
+export interface WakeTarget {
+  /** The declared endpoint (may be a `*.` pattern). */
+  readonly hostname: string;
+  readonly app: string;
+  readonly process: string;
+  /** Registry service `<app>-<process>`. */
+  readonly service: string;
+  readonly gatewayManaged: boolean;
+  readonly deploy: boolean;
+  readonly released: boolean;
+  readonly enabled: boolean;
+}
+
+/** How a request was made ready: a passing instance was there, or the process had to be scaled up. */
+export type WakeAction = 'ready' | 'scaled';
+
+/** A ready upstream for one request. */
+export interface ReadyUpstream {
+  readonly instance: ServiceInstance;
+  readonly action: WakeAction;
+}
+
+export interface WakeGatewayOptions {
+  readonly db: Db;
+  readonly registry: Registry;
+  readonly targets: SchedulerTargets;
+  readonly scale: GatewayScale;
+  readonly logger: Logger;
+}
+
+interface Wake {
+  readonly promise: Promise<ServiceInstance>;
+  /** True when this wake raised the count from zero. */
+  scaled: boolean;
+  waiters: number;
+  cancel(): void;
+}
+
+/** Counters of the gateway, for tests, the bench and the operator view. */
+export interface WakeGatewayStats {
+  scaleUps: number;
+  wakes: number;
+  timeouts: number;
+  proxied: number;
+}
+
+/** The wake gateway service (the HTTP proxy itself lives at the API edge). */
+export class WakeGateway {
+  private hosts: WakeTarget[] = [];
+  private stale = true;
+  private readonly wakes = new Map<string, Wake>();
+  private readonly roundRobin = new Map<string, number>();
+  private readonly inFlight = new Map<string, number>();
+  private readonly lastActivity = new Map<string, number>();
+  /** Passing instances per service, sorted by id; dropped on any registry change of that service. */
+  private readonly passingCache = new Map<string, ServiceInstance[]>();
+  private readonly unwatch: () => void;
+  readonly stats: WakeGatewayStats = { scaleUps: 0, wakes: 0, timeouts: 0, proxied: 0 };
+
+  constructor(private readonly options: WakeGatewayOptions) {
+    this.unwatch = options.registry.watch((change) => this.passingCache.delete(change.service));
+    this.refreshHosts();
+  }
+
+  /** Rebuilds the hostname map from the apps' declared endpoints and the toggles (read now, or as a routing reconcile read them). */
+  refreshHosts(apps: readonly AppRow[] = listApps(this.options.db), toggles: readonly EndpointToggle[] = listEndpointToggles(this.options.db)): void {
+    const disabled = new Set(toggles.filter((t) => !t.enabled).map((t) => t.hostname));
+    const hosts: WakeTarget[] = [];
+    for (const app of apps) {
+      const spec = app.spec as CanonicalAppSpec | null;
+      if (!spec || app.deletedAt !== null) continue;
+      const process = publicProcess(spec);
+      if (process === undefined) continue;
+      for (const endpoint of spec.endpoints ?? []) {
+        const hostname = normalizeHostname(endpoint.url);
+        if (hostname === undefined || hosts.some((h) => h.hostname === hostname)) continue;
+        hosts.push({
+          hostname,
+          app: spec.name,
+          process,
+          service: processServiceName(spec.name, process),
+          gatewayManaged: isGatewayManaged(spec, process),
+          deploy: spec.deploy,
+          released: app.release !== null,
+          enabled: !disabled.has(hostname),
+        });
+      }
+    }
+    this.stale = false;
+    // Exact names before wildcards, longer wildcards first.
+    this.hosts = hosts.sort((a, b) => Number(a.hostname.startsWith('*.')) - Number(b.hostname.startsWith('*.')) || b.hostname.length - a.hostname.length);
+  }
+
+  /** Marks the hostname map stale (a spec changed); it is rebuilt on its next use. */
+  invalidateHosts(): void {
+    this.stale = true;
+  }
+
+  /** The target whose endpoint matches `host` (a normalized hostname), if any. */
+  resolve(host: string): WakeTarget | undefined {
+    if (this.stale) this.refreshHosts();
+    return this.hosts.find((t) => hostnameMatches(t.hostname, host));
+  }
+
+  /** Every mapped target (one per declared public hostname). */
+  targets(): readonly WakeTarget[] {
+    if (this.stale) this.refreshHosts();
+    return this.hosts;
+  }
+
+  /**
+   * A passing instance for `target`, waking the process when none passes; rejects with
+   * `TimeoutError` (504, Retry-After) after `timeoutMs`, with 404/503 when the endpoint is off or
+   * the app is not deployed.
+   */
+  async ready(target: WakeTarget, timeoutMs: number): Promise<ReadyUpstream> {
+    if (!target.enabled) throw new NotFoundError(`endpoint ${target.hostname} is toggled off`, { code: 'endpoint_disabled', details: { hostname: target.hostname } });
+    if (!target.deploy || !target.released) {
+      throw new UnavailableError(`app "${target.app}" is not deployed`, { code: 'app_not_deployed', details: { app: target.app, hostname: target.hostname } });
+    }
+    const passing = await this.passing(target.service);
+    if (passing.length > 0) return { instance: this.pick(target.service, passing), action: 'ready' };
+    const key = `${target.app}/${target.process}`;
+    let wake = this.wakes.get(key);
+    if (!wake) {
+      wake = await this.startWake(target, key);
+    }
+    wake.waiters += 1;
+    const current = wake;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const instance = await Promise.race([
+        current.promise,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            this.stats.timeouts += 1;
+            reject(new TimeoutError(`${target.app}/${target.process} did not become ready within ${timeoutMs} ms`, {
+              code: 'wake_timeout',
+              details: { app: target.app, process: target.process, hostname: target.hostname, timeoutMs },
+              headers: { 'Retry-After': String(Math.max(1, Math.min(30, Math.ceil(timeoutMs / 1000)))) },
+            }));
+          }, timeoutMs);
+        }),
+      ]);
+      return { instance, action: current.scaled ? 'scaled' : 'ready' };
+    } finally {
+      clearTimeout(timer);
+      current.waiters -= 1;
+      if (current.waiters === 0 && this.wakes.get(key) === current) {
+        // Nobody waits any more: stop watching (the scale-up, if any, stays until the idle scaler undoes it).
+        current.cancel();
+        this.wakes.delete(key);
+      }
+    }
+  }
+
+  /** Marks a request for `target` as started (it keeps the process awake until `end`). */
+  begin(target: WakeTarget): void {
+    const key = `${target.app}/${target.process}`;
+    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
+    this.lastActivity.set(key, Date.now());
+  }
+
+  /** Marks a request for `target` as finished. */
+  end(target: WakeTarget): void {
+    const key = `${target.app}/${target.process}`;
+    this.inFlight.set(key, Math.max(0, (this.inFlight.get(key) ?? 1) - 1));
+    this.lastActivity.set(key, Date.now());
+  }
+
+  /** Requests in flight and last activity (ms since epoch) of a process, for the idle scaler. */
+  activity(app: string, process: string): { inFlight: number; lastActivityMs: number | undefined } {
+    const key = `${app}/${process}`;
+    return { inFlight: this.inFlight.get(key) ?? 0, lastActivityMs: this.lastActivity.get(key) };
+  }
+
+  /** Stops every wait in progress. */
+  close(): void {
+    this.unwatch();
+    for (const wake of this.wakes.values()) wake.cancel();
+    this.wakes.clear();
+  }
+
+  private async passing(service: string): Promise<ServiceInstance[]> {
+    const cached = this.passingCache.get(service);
+    if (cached !== undefined) return cached;
+    const passing = (await this.options.registry.instances(service)).filter((i) => instanceStatus(i) === 'passing').sort((a, b) => a.id.localeCompare(b.id));
+    this.passingCache.set(service, passing);
+    return passing;
+  }
+
+  /** Round robin over `instances` (sorted by id). */
+  private pick(service: string, instances: readonly ServiceInstance[]): ServiceInstance {
+    const n = (this.roundRobin.get(service) ?? 0) % instances.length;
+    this.roundRobin.set(service, n + 1);
+    return instances[n]!;
+  }
+
+  /** Current count of the target's task group in the scheduler (0 when the job is absent). */
+  private async currentCount(target: WakeTarget): Promise<number> {
+    for (const { scheduler } of await this.options.targets.all()) {
+      for (const job of await scheduler.listJobs({ app: target.app })) {
+        if (job.status !== 'running' || job.spec.type !== 'service') continue;
+        const group = job.spec.taskGroups.find((g) => g.name === target.process);
+        if (group) return group.count;
+      }
+    }
+    return 0;
+  }
+
+  private async startWake(target: WakeTarget, key: string): Promise<Wake> {
+    // Registered synchronously below, before any other await, so concurrent callers share it.
+    let resolveFn!: (instance: ServiceInstance) => void;
+    let rejectFn!: (error: Error) => void;
+    const promise = new Promise<ServiceInstance>((resolve, reject) => {
+      resolveFn = resolve;
+      rejectFn = reject;
+    });
+    promise.catch(() => undefined);
+    // Assigned once the watcher exists; `cancel` and `check` may run before that.
+    // eslint-disable-next-line prefer-const
+    let unsubscribe: (() => void) | undefined;
+    let settled = false;
+    const wake: Wake = {
+      promise,
+      scaled: false,
+      waiters: 0,
+      cancel: () => {
+        settled = true;
+        unsubscribe?.();
+        rejectFn(new UnavailableError('the wake was cancelled', { code: 'wake_cancelled' }));
+      },
+    };
+    this.wakes.set(key, wake);
+    this.stats.wakes += 1;
+    const check = async (): Promise<void> => {
+      if (settled) return;
+      const passing = await this.passing(target.service);
+      if (passing.length > 0 && !settled) {
+        settled = true;
+        unsubscribe?.();
+        if (this.wakes.get(key) === wake) this.wakes.delete(key);
+        resolveFn(this.pick(target.service, passing));
+      }
+    };
+    unsubscribe = this.options.registry.watch((change) => {
+      if (change.service === target.service) void check().catch((error: unknown) => rejectFn(error as Error));
+    });
+    if (target.gatewayManaged) {
+      const count = await this.currentCount(target).catch(() => 0);
+      if (count < 1) {
+        wake.scaled = true;
+        this.stats.scaleUps += 1;
+        this.options.logger.info({ app: target.app, process: target.process, hostname: target.hostname }, 'wake: scaling to 1');
+      }
+      // Always (re)assert the desired count: the app controller is the single writer of jobs.
+      this.options.scale.set(target.app, target.process, Math.max(1, count));
+    }
+    await check();
+    return wake;
+  }
+}

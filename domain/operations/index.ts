@@ -1,0 +1,5 @@
+/**
+ * Durable operations: kinds, statuses and the crash-recovery rule.
+ */
+export { OPERATION_KINDS, OperationKind, OperationStatus, isTerminalStatus, planRecovery } from './operation.js';
+export type { Operation, RecoveryDecision } from './operation.js';

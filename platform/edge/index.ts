@@ -1,0 +1,9 @@
+/**
+ * Edge adapters: the tunnel config file, its reload command and the edge analytics API.
+ */
+export { fetchHourlyCounts, HOURLY_REQUESTS_QUERY } from './edge-analytics-client.js';
+export type { EdgeAnalyticsOptions, HourlyCount } from './edge-analytics-client.js';
+export { runReloadCommand } from './reload-command.js';
+export type { ReloadResult } from './reload-command.js';
+export { readTunnelConfigFile, renderTunnelConfig, writeFileAtomic } from './tunnel-config-file.js';
+export type { TunnelFileRead } from './tunnel-config-file.js';

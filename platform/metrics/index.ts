@@ -1,0 +1,1 @@
+export { ControlMetrics } from './control-metrics.js';

@@ -1,0 +1,25 @@
+/**
+ * App processes outlive the control plane by design. Tests that run apps stop them after the plane
+ * closes (so no controller re-submits a job meanwhile) by reopening each region's local driver.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ControlPlane } from '../../api/control/start-control-plane.js';
+import { LocalRegistry } from '../../platform/local-registry/index.js';
+import { LocalScheduler } from '../../platform/local-scheduler/index.js';
+import { silentLogger } from '../../platform/logger.js';
+import type { SvcConfig } from '../../platform/config.js';
+
+/** Closes `plane`, then stops and forgets every job its local drivers still run. */
+export async function closePlaneAndStopApps(plane: ControlPlane, config: SvcConfig): Promise<void> {
+  await plane.close();
+  const dirs = [config.dataDir];
+  const regions = path.join(config.dataDir, 'regions');
+  if (fs.existsSync(regions)) for (const region of fs.readdirSync(regions)) dirs.push(path.join(regions, region));
+  for (const dataDir of dirs) {
+    if (!fs.existsSync(path.join(dataDir, 'scheduler'))) continue;
+    const scheduler = await LocalScheduler.open({ dataDir, registry: new LocalRegistry(), logger: silentLogger(), region: dataDir === config.dataDir ? 'local' : path.basename(dataDir) });
+    for (const job of await scheduler.listJobs()) await scheduler.stopJob(job.spec.id, { purge: true }).catch(() => undefined);
+    await scheduler.close();
+  }
+}
