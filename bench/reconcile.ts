@@ -15,15 +15,9 @@ import { silentLogger } from '../platform/logger.js';
 import { ReleaseBuilder } from '../platform/release-builder/index.js';
 import { listApps, setAppRelease } from '../store/control/apps.js';
 import type { AllocationChange } from '../domain/scheduler/index.js';
+import { arg, percentile } from './bench-args.js';
 
-function arg(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
-}
 
-function percentile(sorted: readonly number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-}
 
 const appCount = arg('apps', 500);
 const edits = arg('edits', 200);

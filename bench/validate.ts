@@ -15,11 +15,8 @@ import { validateInfraspec } from '../domain/spec/index.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { malformedSpec } from '../test/helpers/malformed-specs.js';
+import { arg } from './bench-args.js';
 
-function arg(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
-}
 
 function rate(seconds: number, fn: () => void): number {
   const end = performance.now() + seconds * 1000;

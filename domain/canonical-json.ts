@@ -19,7 +19,7 @@ function sortKeys(value: unknown): unknown {
     }
     return out;
   }
-  return value;
+  return typeof value === 'bigint' ? value.toString() : value;
 }
 
 /** SHA-256 hex of the canonical JSON of `value`. */

@@ -31,6 +31,8 @@ import { PostgresTools } from '../../platform/postgres/postgres-tools.js';
 import { SnapshotFolder } from '../../platform/snapshots/snapshot-folder.js';
 import { S3Snapshots } from '../../platform/object-storage/s3-snapshots.js';
 import { snapshotMutationRoutes, snapshotReadRoutes } from './snapshots-routes.js';
+import { CronService } from '../../controllers/cron/cron-service.js';
+import { cronRoutes } from './cron-routes.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -76,6 +78,11 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
       'GET /api/operator/snapshot-readiness',
     ],
     description: 'PostgreSQL snapshots of app-owned databases: durable snapshot, restore and migration operations, retention, S3 export and import.',
+  },
+  {
+    name: 'cron',
+    routes: ['POST /api/apps/{id}/cron/trigger', 'POST /api/apps/{id}/cron/pause', 'POST /api/apps/{id}/cron/resume', 'PUT /api/apps/{id}/cron/schedule'],
+    description: 'Operator actions on periodic processes, each emitting its job.* event.',
   },
 ];
 
@@ -173,6 +180,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     operatorWakeTargetsRoutes(routing, () => controlUrl),
     snapshotReadRoutes(snapshots),
     snapshotMutationRoutes(snapshots, snapshotOperations, deploys.idempotencyKeys),
+    cronRoutes(new CronService({ db: store.db, targets: reconcilers.targets, events: eventApi.surface.events, enqueue: (app) => reconcilers.appController.enqueue(app) }), deploys.idempotencyKeys),
   ];
   wakeWorker = () => deploys.worker.wake();
   const app = createControlApp({

@@ -22,6 +22,7 @@ import { assessHealth, observeApp } from './observe-app.js';
 import { LOCAL_REGION, type SchedulerTargets } from './scheduler-targets.js';
 import { STOP_JOBS_FINALIZER } from './spec-reconciler.js';
 import { withGatewayCounts, type GatewayScale } from '../routing/gateway-scale.js';
+import { applyScheduleOverrides } from '../cron/cron-service.js';
 
 /** The release an app runs: an immutable build at a commit (see platform/release-builder). */
 export interface AppRelease {
@@ -91,7 +92,7 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
       }
       let jobs: JobSpec[];
       try {
-        jobs = await withGatewayCounts(spec, desiredJobs(spec, release, options.infrastructure), options.gatewayScale, (job) => options.targets.get(job.region ?? LOCAL_REGION));
+        jobs = await withGatewayCounts(spec, applyScheduleOverrides(options.db, name, spec, desiredJobs(spec, release, options.infrastructure)), options.gatewayScale, (job) => options.targets.get(job.region ?? LOCAL_REGION));
       } catch (error) {
         if (!isDomainError(error)) throw error;
         writeStatus(options, app, [

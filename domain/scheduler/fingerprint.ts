@@ -2,25 +2,10 @@
  * Fingerprints: canonical text forms of jobs and task groups, so that "did this change?" is a
  * string comparison and re-submitting an identical job is a no-op.
  */
+import { canonicalJson } from '../canonical-json.js';
 import type { JobSpec, TaskGroupSpec } from './job.js';
 
-/** JSON with object keys sorted at every level, so equal values always give equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) {
-      const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
-    }
-    return out;
-  }
-  return typeof value === 'bigint' ? value.toString() : value;
-}
+export { canonicalJson };
 
 /** The whole job: any difference means the submission is an update. */
 export function jobFingerprint(job: JobSpec): string {

@@ -5,6 +5,7 @@ import type { Migration } from '../migrate.js';
 import { EVENTS_MIGRATION } from './migrations/0003-events.js';
 import { OPERATIONS_MIGRATION } from './migrations/0004-operations.js';
 import { ROUTING_MIGRATION } from './migrations/0005-routing.js';
+import { SCHEDULE_OVERRIDES_MIGRATION } from './migrations/0006-schedule-overrides.js';
 
 export const CONTROL_MIGRATIONS: readonly Migration[] = [
   {
@@ -49,4 +50,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   EVENTS_MIGRATION,
   OPERATIONS_MIGRATION,
   ROUTING_MIGRATION,
+  SCHEDULE_OVERRIDES_MIGRATION,
 ];

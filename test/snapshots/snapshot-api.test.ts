@@ -78,9 +78,16 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
 
   const migrate = await post('/api/v1/apps/ledger-api/migrations', 'migrate-1', { ref: 'main', confirm: true });
   t.is(migrate.status, 202);
+  const retried = await post('/api/v1/apps/ledger-api/migrations', 'migrate-1', { ref: 'main', confirm: true });
+  t.is(retried.body.operation.id, migrate.body.operation.id, 'a retry with the same key queues nothing new');
   const migrated = await plane.deploys.worker.waitFor(migrate.body.operation.id);
   t.is(migrated.status, 'succeeded', JSON.stringify(migrated));
   t.is(cluster.psql("SELECT count(*) FROM information_schema.columns WHERE table_name = 'entries' AND column_name = 'note'", 'ledger').trim(), '1');
+  const again = await post('/api/v1/apps/ledger-api/migrations', 'migrate-1', { ref: 'main', confirm: true });
+  t.is(again.body.operation.id, migrate.body.operation.id);
+  t.is(cluster.psql("SELECT count(*) FROM svc_schema_migrations", 'ledger').trim(), '1', 'the migration ran once');
+  const migrationOps = (await request(`${plane.url}/api/operations/active`)).body;
+  t.false(JSON.stringify(migrationOps).includes('app.migrate'), 'no second migration queued');
 
   const noDb = await post('/api/v1/apps/plain/snapshots', 'plain-1');
   t.is(noDb.status, 422);

@@ -42,3 +42,19 @@ test('SnapshotFolder refuses names that could escape the folder', (t) => {
     t.throws(() => folder.pathOf(name), { instanceOf: ValidationError }, name);
   }
 });
+
+test('SnapshotFolder never writes through a symbolic link planted under a snapshot name', (t) => {
+  const root = tempDir(t);
+  const folder = new SnapshotFolder(path.join(root, 'snapshots'));
+  folder.publish(stage(folder, 'x'), 'ledger_manual_none_20260101T000000.dump');
+  const outside = path.join(root, 'outside.txt');
+  fs.writeFileSync(outside, 'precious');
+  const planted = 'ledger_manual_none_20260105T000000.dump';
+  fs.symlinkSync(outside, path.join(folder.dir, planted));
+  t.throws(() => folder.publish(stage(folder, 'attack'), planted), { instanceOf: ConflictError });
+  t.is(fs.readFileSync(outside, 'utf8'), 'precious');
+  t.throws(() => folder.pathOf(planted), { instanceOf: NotFoundError });
+  t.throws(() => folder.remove(planted), { instanceOf: NotFoundError });
+  t.true(fs.existsSync(outside));
+  t.false(folder.list().some((e) => e.filename === planted));
+});
