@@ -6,27 +6,8 @@ import { startKnowledgeStore, type KnowledgeStore, type KnowledgeStoreExtras } f
 import { silentLogger } from '../../platform/logger.js';
 import { testConfig } from '../helpers/test-config.js';
 
-/**
- * `fetch` that parses a JSON body and keeps status and headers. (Same contract as the shared
- * helper in test/helpers/servers.ts, which also loads the control plane; knowledge tests do not.)
- */
-export async function request(url: string, init: RequestInit & { json?: unknown } = {}): Promise<{ status: number; headers: Headers; body: any; text: string }> {
-  const { json, ...rest } = init;
-  const response = await fetch(url, {
-    ...rest,
-    ...(json === undefined ? {} : { body: JSON.stringify(json), headers: { 'content-type': 'application/json', ...(rest.headers as Record<string, string> | undefined) } }),
-  });
-  const text = await response.text();
-  let body: unknown = text;
-  if ((response.headers.get('content-type') ?? '').includes('json')) {
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = text;
-    }
-  }
-  return { status: response.status, headers: response.headers, body, text };
-}
+export { request } from '../helpers/http-request.js';
+import { request } from '../helpers/http-request.js';
 
 /** A started store plus helpers bound to it. */
 export interface Harness {
