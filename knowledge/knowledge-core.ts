@@ -106,6 +106,11 @@ export class KnowledgeCore {
     }
   }
 
+  /** Every namespace of every tenant (for start-up work such as warming indexes). */
+  allNamespaces(): Namespace[] {
+    return this.nodes.allNamespaces().map(toNamespace);
+  }
+
   /** The tenant's namespace, or a 404. */
   namespace(tenant: string, name: string): Namespace {
     KnowledgeCore.checkName(name);

@@ -62,7 +62,11 @@ export class ReviewIndex {
     return this.#sorted!;
   }
 
+  /** Full rebuilds so far (the first build included). */
+  rebuilds = 0;
+
   #rebuild(now: number, cursors: Cursors): void {
+    this.rebuilds += 1;
     const store = this.#store;
     this.#signals.clear();
     this.#byClaim.clear();

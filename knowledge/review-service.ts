@@ -82,6 +82,22 @@ export class ReviewService {
   }
 
   /**
+   * Builds the index of every namespace for the default thresholds, so the first queue read after a
+   * start does not pay for the full derivation. Returns how many namespaces were warmed.
+   */
+  warm(now: number): number {
+    const namespaces = this.#core.allNamespaces();
+    for (const ns of namespaces) this.signals(ns, ReviewService.thresholds(), now);
+    return namespaces.length;
+  }
+
+  /** Full index rebuilds of one namespace's default-threshold index (for tests and metrics). */
+  rebuildsOf(ns: Namespace): number {
+    const t = ReviewService.thresholds();
+    return this.#indexes.get(`${ns.id}|${t.lowConfidenceThreshold}|${t.sourceTrustDropThreshold}|${t.sourceRefutationThreshold}`)?.rebuilds ?? 0;
+  }
+
+  /**
    * Every derived signal of a namespace in queue order, from its incrementally maintained index (one
    * per namespace and derivation thresholds; the least recently used of more than 16 is dropped).
    */

@@ -66,6 +66,10 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     allowPrivateTargets: config.knowledgeAllowPrivateTargets,
     worker: { webhookUrl: config.knowledgeReviewWebhookUrl, webhookSecret: config.knowledgeReviewWebhookSecret },
   });
+  // Derive every namespace's review queue once now, so no request pays for the full derivation.
+  const warmStarted = performance.now();
+  const warmed = services.review.warm(services.core.now());
+  if (warmed > 0) log.info({ namespaces: warmed, ms: Math.round(performance.now() - warmStarted) }, 'review indexes warmed');
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_knowledge_' });
   const metrics = new KnowledgeMetrics(registry);

@@ -23,6 +23,7 @@ export class NodeStore {
       nsGet: db.prepare('SELECT * FROM kn_namespaces WHERE tenant = ? AND name = ?'),
       nsInsert: db.prepare('INSERT INTO kn_namespaces (tenant, name, mode, created_at) VALUES (?, ?, ?, ?) RETURNING *'),
       nsCount: db.prepare('SELECT count(*) AS n FROM kn_namespaces WHERE tenant = ?'),
+      nsAll: db.prepare('SELECT * FROM kn_namespaces ORDER BY id'),
       nodeGet: db.prepare('SELECT id, ns_id, request_id, created_at, last_version FROM kn_nodes WHERE id = ?'),
       nodeByRequest: db.prepare('SELECT id FROM kn_nodes WHERE ns_id = ? AND request_id = ?'),
       nodeInsert: db.prepare('INSERT INTO kn_nodes (id, ns_id, request_id, created_at, last_version) VALUES (?, ?, ?, ?, 0)'),
@@ -54,6 +55,11 @@ export class NodeStore {
 
   namespace(tenant: string, name: string): NamespaceRow | undefined {
     return this.#s.nsGet.get(tenant, name) as NamespaceRow | undefined;
+  }
+
+  /** Every namespace of every tenant. */
+  allNamespaces(): NamespaceRow[] {
+    return this.#s.nsAll.all() as NamespaceRow[];
   }
 
   createNamespace(tenant: string, name: string, mode: string, now: number): NamespaceRow {
