@@ -8,7 +8,7 @@
  *
  * Run: node --import tsx bench/wake.ts [--seconds N] [--connections N] [--wakes N]
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -17,7 +17,6 @@ import path from 'node:path';
 // autocannon ships no types.
 // eslint-disable-next-line @typescript-eslint/ban-ts-comment
 // @ts-ignore
-import autocannon from 'autocannon';
 import { startControlPlane } from '../api/control/start-control-plane.js';
 import { instanceStatus } from '../domain/registry/index.js';
 import { loadConfig } from '../platform/config.js';
@@ -129,7 +128,14 @@ try {
 
   // (a) warm proxy overhead, direct and through the gateway alternately in the same run.
   const direct = `http://127.0.0.1:${warmPort}/`;
-  const run = (url: string, host?: string) => autocannon({ url, connections, duration: seconds, ...(host ? { headers: { host } } : {}) }) as Promise<any>;
+  // The load generator runs in its own process, as a real client would: in this process it would
+  // share the gateway's event loop (the control plane runs here) and slow only the gateway side.
+  const autocannonBin = path.resolve(import.meta.dirname, '../node_modules/autocannon/autocannon.js');
+  const run = (url: string, host?: string): Promise<any> =>
+    new Promise((resolve, reject) => {
+      const args = [autocannonBin, '-c', String(connections), '-d', String(seconds), '-j', ...(host ? ['-H', `host=${host}`] : []), url];
+      execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error: Error | null, stdout: string) => (error ? reject(error) : resolve(JSON.parse(stdout))));
+    });
   await run(direct); // warm-up
   await run(plane.url + '/', 'warm.bench.test');
   const rounds: { direct: any; gateway: any }[] = [];
