@@ -20,27 +20,15 @@ import { VectorTables } from '../store/knowledge/vector-tables.js';
 import { OPEN_TIME } from '../store/knowledge/rows.js';
 import { fingerprintOf } from '../knowledge/write-service.js';
 import { parseLexicalQuery, satisfiesLiterals, termCoverage, tokenize } from '../domain/knowledge/lexical-query.js';
+import { positiveIntArg, seededRandom } from './bench-args.js';
 
 const DIMS = 384;
-const args = process.argv.slice(2);
-function arg(name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(args[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
-const NODES = arg('nodes', 100_000);
-const QUERIES = arg('queries', 200);
-const WRITES = arg('writes', 2000);
+const NODES = positiveIntArg('nodes', 100_000);
+const QUERIES = positiveIntArg('queries', 200);
+const WRITES = positiveIntArg('writes', 2000);
 
 // Deterministic generator (mulberry32) and Gaussian samples.
-let seed = 42;
-function rand(): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-  return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-}
+const rand = seededRandom(42);
 function gauss(): number {
   return Math.sqrt(-2 * Math.log(rand() + 1e-12)) * Math.cos(2 * Math.PI * rand());
 }

@@ -20,25 +20,13 @@ import { OPEN_TIME } from '../store/knowledge/rows.js';
 import { claimOf, fingerprintOf } from '../knowledge/write-service.js';
 import { ReviewService } from '../knowledge/review-service.js';
 import type { FeedbackAction } from '../domain/knowledge/feedback-rules.js';
+import { positiveIntArg, seededRandom } from './bench-args.js';
 
-const args = process.argv.slice(2);
-function arg(name: string, fallback: number): number {
-  const i = args.indexOf(`--${name}`);
-  const value = i >= 0 ? Number(args[i + 1]) : fallback;
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`--${name} must be a positive integer`);
-  return value;
-}
-const NODES = arg('nodes', 100_000);
-const FEEDBACK = arg('feedback', 10_000);
-const QUERIES = arg('queries', 200);
+const NODES = positiveIntArg('nodes', 100_000);
+const FEEDBACK = positiveIntArg('feedback', 10_000);
+const QUERIES = positiveIntArg('queries', 200);
 
-let seed = 7;
-function rand(): number {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-  return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-}
+const rand = seededRandom(7);
 function percentile(values: number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;

@@ -1,3 +1,5 @@
+import type { Command } from 'commander';
+
 /**
  * The CLI's client of the control plane API: base URL from `--api`, `SVC_API_URL`, or
  * `http://127.0.0.1:$SVC_PORT`; bearer token from `SVC_API_TOKEN`.
@@ -21,25 +23,57 @@ export class ApiError extends Error {
   }
 }
 
-/** GETs `path` and returns the parsed JSON body; throws `ApiError` on a non-2xx answer. */
-export async function apiGet<T>(path: string, options: ApiClientOptions = {}): Promise<T> {
+/** Options of one call: the API address and, for mutations, an Idempotency-Key. */
+export interface ApiCallOptions extends ApiClientOptions {
+  readonly idempotencyKey?: string;
+}
+
+async function call<T>(method: 'GET' | 'POST', path: string, body: unknown, options: ApiCallOptions): Promise<T> {
   const base = apiBaseUrl(options);
   const token = process.env.SVC_API_TOKEN;
   let response: Response;
   try {
-    response = await fetch(`${base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} });
+    response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        ...(method === 'POST' ? { 'content-type': 'application/json' } : {}),
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {}),
+      },
+      ...(method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}),
+    });
   } catch (cause) {
     throw new ApiError(0, 'unreachable', `cannot reach the control plane at ${base} (is \`svc serve\` running? set --api or SVC_API_URL): ${(cause as Error).message}`);
   }
   const text = await response.text();
-  let body: any;
+  let parsed: any;
   try {
-    body = JSON.parse(text);
+    parsed = JSON.parse(text);
   } catch {
-    body = undefined;
+    parsed = undefined;
   }
   if (!response.ok) {
-    throw new ApiError(response.status, body?.error?.code ?? 'http_error', body?.error?.message ?? `${response.status} ${response.statusText}`);
+    throw new ApiError(response.status, parsed?.error?.code ?? 'http_error', parsed?.error?.message ?? `${response.status} ${response.statusText}`);
   }
-  return body as T;
+  return parsed as T;
+}
+
+/** GETs `path` and returns the parsed JSON body; throws `ApiError` on a non-2xx answer. */
+export function apiGet<T>(path: string, options: ApiClientOptions = {}): Promise<T> {
+  return call<T>('GET', path, undefined, options);
+}
+
+/** POSTs `body` as JSON to `path` and returns the parsed answer; throws `ApiError` on a non-2xx answer. */
+export function apiPost<T>(path: string, body: unknown, options: ApiCallOptions = {}): Promise<T> {
+  return call<T>('POST', path, body, options);
+}
+
+/** Runs a command's action, turning an `ApiError` into the program's error exit (4 for not found, else 1). */
+export async function runApiCommand(program: Command, action: () => Promise<void>): Promise<void> {
+  try {
+    await action();
+  } catch (error) {
+    if (error instanceof ApiError) program.error(`${error.message} (${error.code})`, { exitCode: error.status === 404 ? 4 : 1 });
+    throw error;
+  }
 }

@@ -2,7 +2,7 @@
  * `svc apps` and `svc status <app>`: read apps and their runtime status from the control plane.
  */
 import type { Command } from 'commander';
-import { ApiError, apiGet } from '../api-client.js';
+import { apiGet, runApiCommand } from '../api-client.js';
 import { renderTable } from '../table.js';
 
 interface ConditionView { type: string; status: string; reason: string; message: string; lastTransitionTime: string }
@@ -12,14 +12,6 @@ interface AppView { name: string; deploy: boolean; generation: string | null; ob
 
 const conditionStatus = (app: AppView, type: string) => app.conditions.find((c) => c.type === type)?.status ?? '-';
 
-async function run(program: Command, action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (error) {
-    if (error instanceof ApiError) program.error(error.message, { exitCode: error.status === 404 ? 4 : 1 });
-    throw error;
-  }
-}
 
 /** Registers `apps` and `status`. */
 export function registerApps(program: Command): void {
@@ -29,7 +21,7 @@ export function registerApps(program: Command): void {
     .option('--api <url>', 'control plane URL (default SVC_API_URL or http://127.0.0.1:$SVC_PORT)')
     .option('--json', 'print the API answer as JSON')
     .action((opts: { api?: string; json?: boolean }) =>
-      run(program, async () => {
+      runApiCommand(program, async () => {
         const { apps } = await apiGet<{ apps: AppView[] }>('/api/apps', opts);
         if (opts.json) {
           process.stdout.write(JSON.stringify(apps, null, 2) + '\n');
@@ -54,7 +46,7 @@ export function registerApps(program: Command): void {
     .option('--api <url>', 'control plane URL')
     .option('--json', 'print the API answer as JSON')
     .action((name: string, opts: { api?: string; json?: boolean }) =>
-      run(program, async () => {
+      runApiCommand(program, async () => {
         const app = await apiGet<AppView>(`/api/apps/${encodeURIComponent(name)}`, opts);
         if (opts.json) {
           process.stdout.write(JSON.stringify(app, null, 2) + '\n');

@@ -1,38 +1,9 @@
 /**
- * The deploy commands' client: POST to the control plane, and follow a deployment's steps live.
+ * The deploy commands' client: follow a deployment's steps live.
  */
-import { ApiError, apiBaseUrl, apiGet, type ApiClientOptions } from '../api-client.js';
+import { apiGet, type ApiClientOptions } from '../api-client.js';
 
-/** POSTs a JSON body and returns the parsed answer; throws `ApiError` on a non-2xx answer. */
-export async function apiPost<T>(path: string, body: unknown, options: ApiClientOptions & { idempotencyKey?: string } = {}): Promise<T> {
-  const base = apiBaseUrl(options);
-  const token = process.env.SVC_API_TOKEN;
-  let response: Response;
-  try {
-    response = await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-        ...(options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {}),
-      },
-      body: JSON.stringify(body ?? {}),
-    });
-  } catch (cause) {
-    throw new ApiError(0, 'unreachable', `cannot reach the control plane at ${base} (is \`svc serve\` running? set --api or SVC_API_URL): ${(cause as Error).message}`);
-  }
-  const text = await response.text();
-  let parsed: any;
-  try {
-    parsed = JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
-  if (!response.ok) throw new ApiError(response.status, parsed?.error?.code ?? 'http_error', parsed?.error?.message ?? `${response.status} ${response.statusText}`);
-  return parsed as T;
-}
-
-/** A step as `GET /api/v1/deployments/{id}/steps` answers it. */
+/** One step of a deployment as the API shows it. */
 export interface StepView {
   seq: number;
   step: string;

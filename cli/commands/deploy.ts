@@ -3,8 +3,8 @@
  * with --follow, show the pipeline's steps live until the deployment ends.
  */
 import type { Command } from 'commander';
-import { ApiError } from '../api-client.js';
-import { apiPost, followDeployment } from './deploy-client.js';
+import { apiPost, runApiCommand } from '../api-client.js';
+import { followDeployment } from './deploy-client.js';
 
 interface QueuedView {
   sagaId: string;
@@ -21,14 +21,6 @@ interface CommandOptions {
   idempotencyKey?: string;
 }
 
-async function run(program: Command, action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (error) {
-    if (error instanceof ApiError) program.error(`${error.message} (${error.code})`, { exitCode: error.status === 404 ? 4 : 1 });
-    throw error;
-  }
-}
 
 async function queueAndFollow(program: Command, app: string, action: 'deploy' | 'preflight' | 'rollback', body: Record<string, unknown>, opts: CommandOptions): Promise<void> {
   const queued = await apiPost<QueuedView>(`/api/apps/${encodeURIComponent(app)}/${action}`, body, { ...(opts.api ? { api: opts.api } : {}), ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}) });
@@ -53,13 +45,13 @@ export function registerDeploy(program: Command): void {
       .option('--json', 'print the queued answer as JSON')
       .option('--idempotency-key <key>', 'Idempotency-Key header: a retry with the same key answers the original response');
   common(program.command('deploy <app>').description('Queue a deploy (POST /api/apps/{id}/deploy)').option('--ref <ref>', 'git ref to deploy (default HEAD)')).action((app: string, opts: CommandOptions) =>
-    run(program, () => queueAndFollow(program, app, 'deploy', opts.ref ? { ref: opts.ref } : {}, opts)),
+    runApiCommand(program, () => queueAndFollow(program, app, 'deploy', opts.ref ? { ref: opts.ref } : {}, opts)),
   );
   common(program.command('preflight <app>').description('Queue a read-only preflight: validate, clone, inspect, build, test (POST /api/apps/{id}/preflight)').option('--ref <ref>', 'git ref (default HEAD)')).action(
-    (app: string, opts: CommandOptions) => run(program, () => queueAndFollow(program, app, 'preflight', opts.ref ? { ref: opts.ref } : {}, opts)),
+    (app: string, opts: CommandOptions) => runApiCommand(program, () => queueAndFollow(program, app, 'preflight', opts.ref ? { ref: opts.ref } : {}, opts)),
   );
   common(program.command('rollback <app>').description('Queue a rollback to the last successful release (POST /api/apps/{id}/rollback)').option('--regions <list>', 'comma-separated regions (default all)')).action(
     (app: string, opts: CommandOptions) =>
-      run(program, () => queueAndFollow(program, app, 'rollback', opts.regions ? { regions: opts.regions.split(',').map((r) => r.trim()).filter(Boolean) } : {}, opts)),
+      runApiCommand(program, () => queueAndFollow(program, app, 'rollback', opts.regions ? { regions: opts.regions.split(',').map((r) => r.trim()).filter(Boolean) } : {}, opts)),
   );
 }

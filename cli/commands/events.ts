@@ -3,29 +3,13 @@
  * event sink gateway found in the registry).
  */
 import type { Command } from 'commander';
-import { ApiError, apiBaseUrl, apiGet } from '../api-client.js';
+import { apiGet, apiPost, runApiCommand } from '../api-client.js';
 import { renderTable } from '../table.js';
 import { planNotificationBootstrap, type ManifestServiceLike } from '../../domain/events/notification-bootstrap.js';
 
 interface EventView { id: string; type: string; severity: string; state: string; app: string; title: string; occurredAt: string; correlationKey: string }
 interface IncidentView { correlationKey: string; source: string; app: string; environment: string; severity: string; eventCount: number; firstSeen: string; lastSeen: string; representative: EventView }
 
-async function run(program: Command, action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (error) {
-    if (error instanceof ApiError) program.error(error.message, { exitCode: error.status === 404 ? 4 : 1 });
-    throw error;
-  }
-}
-
-async function apiPost<T>(path: string, body: unknown, options: { api?: string }): Promise<T> {
-  const token = process.env.SVC_API_TOKEN;
-  const response = await fetch(`${apiBaseUrl(options)}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-  const parsed = (await response.json().catch(() => undefined)) as any;
-  if (!response.ok) throw new ApiError(response.status, parsed?.error?.code ?? 'http_error', parsed?.error?.message ?? `${response.status}`);
-  return parsed as T;
-}
 
 /** Registers `events` and `notifications`. */
 export function registerEvents(program: Command): void {
@@ -40,7 +24,7 @@ export function registerEvents(program: Command): void {
     .option('--limit <n>', 'at most this many (capped at 200)', '50')
     .option('--json', 'print the API answer as JSON')
     .action((opts: { api?: string; app?: string; type?: string; severity?: string; limit: string; json?: boolean }) =>
-      run(program, async () => {
+      runApiCommand(program, async () => {
         const query = new URLSearchParams({ limit: opts.limit });
         if (opts.app) query.set('app', opts.app);
         if (opts.type) query.set('type', opts.type);
@@ -56,7 +40,7 @@ export function registerEvents(program: Command): void {
     .option('--api <url>', 'control plane URL')
     .option('--json', 'print the API answer as JSON')
     .action((opts: { api?: string; json?: boolean }) =>
-      run(program, async () => {
+      runApiCommand(program, async () => {
         const { incidents } = await apiGet<{ incidents: IncidentView[] }>('/api/events/active', opts);
         if (opts.json) return void process.stdout.write(JSON.stringify(incidents, null, 2) + '\n');
         process.stdout.write(renderTable(['CORRELATION KEY', 'SEVERITY', 'APP', 'ENV', 'EVENTS', 'FIRST SEEN', 'LAST SEEN', 'LATEST'], incidents.map((i) => [i.correlationKey, i.severity, i.app || '-', i.environment, String(i.eventCount), i.firstSeen, i.lastSeen, i.representative.title])));
@@ -70,7 +54,7 @@ export function registerEvents(program: Command): void {
     .option('--dry-run', 'print the plan without creating anything')
     .option('--json', 'print the outcome as JSON')
     .action((opts: { api?: string; dryRun?: boolean; json?: boolean }) =>
-      run(program, async () => {
+      runApiCommand(program, async () => {
         const { services } = await apiGet<{ services: ManifestServiceLike[] }>('/api/services/manifest', opts);
         const { channels } = await apiGet<{ channels: { provider: string; url: string }[] }>('/api/notifications/channels', opts);
         const plan = planNotificationBootstrap(services, channels);

@@ -17,6 +17,7 @@ import { getApp, setAppRelease } from '../../store/control/apps.js';
 import { testConfig } from '../helpers/test-config.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitForReconciled } from '../helpers/wait-for.js';
+import { waitForChange } from '../helpers/wait-for.js';
 
 /** The app: answers with its pid, path, Host and forwarded headers; echoes POST bodies as they stream; upgrades echo raw bytes. */
 export const APP_SERVER = `import http from 'node:http';
@@ -130,42 +131,14 @@ export function hostRequest(url: string, options: { host?: string; method?: stri
  */
 export async function waitForState<T>(plane: ControlPlane, check: () => Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
   const scheduler = await plane.reconcilers.targets.get();
-  return new Promise<T>((resolve, reject) => {
-    let done = false;
-    let busy = false;
-    let again = false;
-    const unsubscribes = [
-      plane.reconcilers.registry.watch(() => void probe()),
-      scheduler.watch(() => void probe()),
-      plane.reconcilers.appController.onReconciled(() => void probe()),
-      plane.routing.controller.onReconciled(() => void probe()),
-    ];
-    const finish = (fn: () => void) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      for (const unsubscribe of unsubscribes) unsubscribe();
-      fn();
-    };
-    const timer = setTimeout(() => finish(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for ${what}`))), timeoutMs);
-    async function probe(): Promise<void> {
-      if (busy) {
-        again = true;
-        return;
-      }
-      busy = true;
-      try {
-        do {
-          again = false;
-          const value = await check();
-          if (value) return finish(() => resolve(value));
-        } while (again && !done);
-      } catch (error) {
-        finish(() => reject(error instanceof Error ? error : new Error(String(error))));
-      } finally {
-        busy = false;
-      }
-    }
-    void probe();
-  });
+  return waitForChange(
+    [
+      (listener) => plane.reconcilers.registry.watch(() => listener()),
+      (listener) => scheduler.watch(() => listener()),
+      (listener) => plane.reconcilers.appController.onReconciled(() => listener()),
+      (listener) => plane.routing.controller.onReconciled(() => listener()),
+    ],
+    check,
+    { what, timeoutMs },
+  );
 }
