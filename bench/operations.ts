@@ -17,6 +17,7 @@ import { silentLogger } from '../platform/logger.js';
 import { openControlStore } from '../store/open-stores.js';
 import { enqueueOperation } from '../store/control/operations.js';
 import { listSteps } from '../store/control/deployments.js';
+import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
 
 function arg(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -74,8 +75,8 @@ async function deployOverhead(deploys: number): Promise<void> {
       rows.push({ total, healthy, steps: steps.map((s) => `${s.step} ${ms(s)}ms`).join(', ') });
     }
   } finally {
-    for (const { scheduler } of await plane.reconcilers.targets.all()) for (const job of await scheduler.listJobs()) await scheduler.stopJob(job.spec.id, { purge: true });
-    await plane.close();
+    // Close first, so no controller re-submits a job while the app processes are stopped.
+    await closePlaneAndStopApps(plane, config);
   }
   const overheads = rows.map((r) => r.total - r.healthy).sort((a, b) => a - b);
   const median = (values: number[]) => values[Math.floor(values.length / 2)]!;

@@ -16,6 +16,7 @@ import { ReleaseBuilder } from '../platform/release-builder/index.js';
 import { listApps, setAppRelease } from '../store/control/apps.js';
 import type { AllocationChange } from '../domain/scheduler/index.js';
 import { arg, percentile } from './bench-args.js';
+import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
 
 
 
@@ -82,7 +83,7 @@ try {
   await plane.reconcilers.whenIdle();
   console.log(`full resync pass over ${appCount} apps: ${((performance.now() - resyncStart) / 1000).toFixed(2)} s`);
 } finally {
-  for (const job of await scheduler.listJobs()) await scheduler.stopJob(job.spec.id, { purge: true });
-  await plane.close();
+  // Close first, so no controller re-submits a job while the app processes are stopped.
+  await closePlaneAndStopApps(plane, config);
   fs.rmSync(root, { recursive: true, force: true });
 }

@@ -23,6 +23,7 @@ import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { ReleaseBuilder } from '../platform/release-builder/index.js';
 import { getApp, setAppRelease } from '../store/control/apps.js';
+import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
 
 function arg(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -209,7 +210,7 @@ try {
   console.log(`  first request to response: p50 ${percentile(totals, 50).toFixed(1)} ms; app boot-to-ready (shell exec to listening) p50 ${percentile(boots, 50).toFixed(1)} ms`);
   console.log(`  wake overhead (response minus boot-to-ready): p50 ${percentile(overheads, 50).toFixed(1)} ms, max ${Math.max(...overheads).toFixed(1)} ms (goal p50 < 50 ms); scale-ups ${plane.routing.gateway.stats.scaleUps}`);
 } finally {
-  for (const job of await scheduler.listJobs()) await scheduler.stopJob(job.spec.id, { purge: true });
-  await plane.close();
+  // Close first, so no controller re-submits a job while the app processes are stopped.
+  await closePlaneAndStopApps(plane, config);
   fs.rmSync(root, { recursive: true, force: true });
 }
