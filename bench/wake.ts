@@ -1,14 +1,19 @@
 /**
  * bench/wake: the wake gateway's cost. Prints (does not assert):
- *  (a) warm proxy overhead: requests/s and p50/p99 latency through the gateway (host-based) and
- *      directly to the app, in the same run with autocannon (goal: p50 ratio <= 1.15,
- *      throughput >= 80 % of direct);
+ *  (a) warm proxy overhead, for two apps: `noop` answers at once (the worst case for any proxy:
+ *      the hop is all there is) and `db1ms` waits 1 ms per request, as a handler waiting on a
+ *      database does. For each, in the same run and alternated: requests/s with autocannon
+ *      (its own process) directly to the app, through the gateway (host-based), and through
+ *      the floor: a bare TCP pipe in its own process that parses nothing, the least any proxy
+ *      hop costs here. The gateway's CPU time per request is printed too. Latency at
+ *      microsecond resolution comes from a sequential keep-alive run, alternated the same way.
+ *      Goals: p50 ratio <= 1.15 and throughput >= 80 % of direct.
  *  (b) cold wake: time from the first request to the response minus the app's own boot-to-ready
  *      time (process start to listening, reported by the app), p50 over 20 wakes (goal < 50 ms).
  *
  * Run: node --import tsx bench/wake.ts [--seconds N] [--connections N] [--wakes N]
  */
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -24,11 +29,8 @@ import { silentLogger } from '../platform/logger.js';
 import { ReleaseBuilder } from '../platform/release-builder/index.js';
 import { getApp, setAppRelease } from '../store/control/apps.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
+import { arg, percentile } from './bench-args.js';
 
-function arg(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  return index >= 0 ? Number(process.argv[index + 1]) : fallback;
-}
 const seconds = arg('seconds', 5);
 const connections = arg('connections', 10);
 const wakes = arg('wakes', 20);
@@ -36,9 +38,14 @@ const wakes = arg('wakes', 20);
 const APP = `import http from 'node:http';
 const server = http.createServer((req, res) => {
   if (req.url === '/healthz') { res.writeHead(200); res.end('ok'); return; }
-  res.writeHead(200, { 'content-type': 'application/json' });
-  res.end(JSON.stringify({ bootMs: readyAt - startedAt, pid: process.pid }));
+  const answer = () => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ bootMs: readyAt - startedAt, pid: process.pid }));
+  };
+  if (workMs > 0) setTimeout(answer, workMs); else answer();
 });
+// WORK_MS: time each request waits before its answer (a database round trip), 0 for none.
+const workMs = Number(process.env.WORK_MS || 0);
 // T0: epoch ms taken by the shell just before exec of node (see the cold app's command), so boot
 // includes node's own start-up; performance.timeOrigin is the fallback.
 const startedAt = Number(process.env.T0 || performance.timeOrigin);
@@ -55,8 +62,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-function spec(name: string, port: number, min: number): string {
-  return `name: ${name}\ndeploy: true\nprocesses:\n  web:\n    command: T0=$(date +%s%3N) exec node server.mjs\n    port: ${port}\n    health:\n      path: /healthz\n      interval: 10ms\n      timeout: 1s\n    scaling:\n      min: ${min}\n    resources:\n      memory: 128\nendpoints:\n  - url: ${name}.bench.test\n`;
+function spec(name: string, port: number, min: number, workMs: number, interval: string): string {
+  return `name: ${name}\ndeploy: true\nprocesses:\n  web:\n    command: T0=$(date +%s%3N) exec node server.mjs\n    port: ${port}\n    health:\n      path: /healthz\n      interval: ${interval}\n      timeout: 1s\n    scaling:\n      min: ${min}\n    resources:\n      memory: 128\nenv:\n  WORK_MS: "${workMs}"\nendpoints:\n  - url: ${name}.bench.test\n`;
 }
 
 function get(url: string, host?: string): Promise<{ status: number; body: string }> {
@@ -72,10 +79,6 @@ function get(url: string, host?: string): Promise<{ status: number; body: string
   });
 }
 
-const percentile = (values: readonly number[], p: number) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-};
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-wake-'));
 const code = path.join(root, 'code');
@@ -87,11 +90,14 @@ git(code, 'init', '-q', '-b', 'main');
 git(code, 'add', '-A');
 git(code, 'commit', '-q', '-m', 'bench');
 
-const [warmPort, coldPort] = [await freePort(), await freePort()];
+const [warmPort, dbPort, coldPort] = [await freePort(), await freePort(), await freePort()];
 const config = loadConfig({ SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_WAKE_IDLE_TIMEOUT: '1h' });
-for (const [name, port, min] of [['warm', warmPort, 1], ['cold', coldPort, 0]] as const) {
+// Warm apps are checked every second, as a service usually is; the cold app every 10 ms, so a wake
+// is not held back by the check interval.
+const APPS = [['warm', warmPort, 1, 0, '1s'], ['db1ms', dbPort, 1, 1, '1s'], ['cold', coldPort, 0, 0, '10ms']] as const;
+for (const [name, port, min, workMs, interval] of APPS) {
   fs.mkdirSync(path.join(config.appsDir, name), { recursive: true });
-  fs.writeFileSync(path.join(config.appsDir, name, 'infraspec.yaml'), spec(name, port, min));
+  fs.writeFileSync(path.join(config.appsDir, name, 'infraspec.yaml'), spec(name, port, min, workMs, interval));
 }
 const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({ app: 'bench', repoUrl: code, ref: 'main' });
 const plane = await startControlPlane(config, silentLogger());
@@ -118,59 +124,108 @@ function until(check: () => Promise<boolean>): Promise<void> {
   });
 }
 
+/** The floor of a proxy hop: a TCP pipe to `port` in its own process, parsing nothing. */
+async function startPipe(port: number): Promise<{ port: number; pid: number; stop(): void }> {
+  const code = `const net = require('node:net');
+const server = net.createServer((client) => {
+  const upstream = net.connect(${port}, '127.0.0.1');
+  client.pipe(upstream).pipe(client);
+  client.on('error', () => upstream.destroy());
+  upstream.on('error', () => client.destroy());
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));`;
+  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const listening = await new Promise<number>((resolve, reject) => {
+    child.stdout.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));
+    child.once('exit', (exitCode) => reject(new Error(`the TCP pipe exited with ${exitCode}`)));
+  });
+  return { port: listening, pid: child.pid!, stop: () => child.kill() };
+}
+
 try {
-  await until(async () => getApp(plane.db, 'warm')?.spec != null && getApp(plane.db, 'cold')?.spec != null);
-  for (const name of ['warm', 'cold']) {
+  await until(async () => APPS.every(([name]) => getApp(plane.db, name)?.spec != null));
+  for (const [name] of APPS) {
     setAppRelease(plane.db, name, { commit: release.manifest.commit, dir: release.dir });
     plane.reconcilers.appController.enqueue(name);
   }
-  await until(async () => (await registry.instances('warm-web')).some((i) => instanceStatus(i) === 'passing'));
+  for (const name of ['warm', 'db1ms']) await until(async () => (await registry.instances(`${name}-web`)).some((i) => instanceStatus(i) === 'passing'));
   await until(async () => plane.routing.gateway.resolve('cold.bench.test')?.released === true);
 
-  // (a) warm proxy overhead, direct and through the gateway alternately in the same run.
-  const direct = `http://127.0.0.1:${warmPort}/`;
-  // The load generator runs in its own process, as a real client would: in this process it would
-  // share the gateway's event loop (the control plane runs here) and slow only the gateway side.
+  // (a) warm proxy overhead. The load generator runs in its own process, as a real client would:
+  // in this process it would share the gateway's event loop (the control plane runs here).
   const autocannonBin = path.resolve(import.meta.dirname, '../node_modules/autocannon/autocannon.js');
   const run = (url: string, host?: string): Promise<any> =>
     new Promise((resolve, reject) => {
       const args = [autocannonBin, '-c', String(connections), '-d', String(seconds), '-j', ...(host ? ['-H', `host=${host}`] : []), url];
       execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error: Error | null, stdout: string) => (error ? reject(error) : resolve(JSON.parse(stdout))));
     });
-  await run(direct); // warm-up
-  await run(plane.url + '/', 'warm.bench.test');
-  const rounds: { direct: any; gateway: any }[] = [];
-  for (let i = 0; i < 2; i += 1) rounds.push({ direct: await run(direct), gateway: await run(plane.url + '/', 'warm.bench.test') });
-  const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const d = { rps: avg(rounds.map((r) => r.direct.requests.average)), p50: avg(rounds.map((r) => r.direct.latency.p50)), p99: avg(rounds.map((r) => r.direct.latency.p99)), errors: rounds.reduce((n, r) => n + r.direct.errors + r.direct.non2xx, 0) };
-  const g = { rps: avg(rounds.map((r) => r.gateway.requests.average)), p50: avg(rounds.map((r) => r.gateway.latency.p50)), p99: avg(rounds.map((r) => r.gateway.latency.p99)), errors: rounds.reduce((n, r) => n + r.gateway.errors + r.gateway.non2xx, 0) };
-  console.log(`warm, ${connections} connections, 2 x ${seconds}s each:`);
-  console.log(`  direct : ${d.rps.toFixed(0)} req/s, p50 ${d.p50.toFixed(2)} ms, p99 ${d.p99.toFixed(2)} ms, errors ${d.errors}`);
-  console.log(`  gateway: ${g.rps.toFixed(0)} req/s, p50 ${g.p50.toFixed(2)} ms, p99 ${g.p99.toFixed(2)} ms, errors ${g.errors}`);
-  console.log(`  throughput ${((g.rps / d.rps) * 100).toFixed(0)} % of direct (goal >= 80 %); autocannon reports whole milliseconds, so the latency ratio comes from the sequential run below`);
+  const cpuMicros = () => {
+    const usage = process.cpuUsage();
+    return usage.user + usage.system;
+  };
+  const childCpuMicros = (pid: number) => {
+    // utime and stime (fields 14 and 15 of /proc/<pid>/stat) in clock ticks of 10 ms.
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10_000;
+  };
+  for (const [name, port] of [['warm', warmPort], ['db1ms', dbPort]] as const) {
+    const floor = await startPipe(port);
+    try {
+      const direct = `http://127.0.0.1:${port}/`;
+      const viaFloor = `http://127.0.0.1:${floor.port}/`;
+      const hostname = `${name}.bench.test`;
+      await run(direct); // warm-up
+      await run(viaFloor);
+      await run(plane.url + '/', hostname);
+      const rows = { direct: [] as any[], floor: [] as any[], gateway: [] as any[] };
+      const cpu = { floor: 0, gateway: 0 };
+      for (let i = 0; i < 2; i += 1) {
+        rows.direct.push(await run(direct));
+        let before = childCpuMicros(floor.pid);
+        rows.floor.push(await run(viaFloor));
+        cpu.floor += childCpuMicros(floor.pid) - before;
+        before = cpuMicros();
+        rows.gateway.push(await run(plane.url + '/', hostname));
+        cpu.gateway += cpuMicros() - before;
+      }
+      const summary = (results: any[]) => ({
+        rps: results.reduce((n, r) => n + r.requests.average, 0) / results.length,
+        total: results.reduce((n, r) => n + r.requests.total, 0),
+        errors: results.reduce((n, r) => n + r.errors + r.non2xx, 0),
+      });
+      const [d, f, g] = [summary(rows.direct), summary(rows.floor), summary(rows.gateway)];
 
-  // Latency at microsecond resolution: one keep-alive connection each, requests alternated.
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const once = (url: string, host?: string) => new Promise<number>((resolve, reject) => {
-    const started = process.hrtime.bigint();
-    const req = http.request(url, { agent, headers: host ? { host } : {} }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e6));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-  const seqDirect: number[] = [];
-  const seqGateway: number[] = [];
-  for (let i = 0; i < 3000; i += 1) {
-    seqDirect.push(await once(direct));
-    seqGateway.push(await once(plane.url + '/', 'warm.bench.test'));
+      // Latency at microsecond resolution (autocannon reports whole milliseconds): one keep-alive
+      // connection each, requests alternated.
+      const agents = [0, 1, 2].map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
+      const once = (agent: http.Agent, url: string, host?: string) => new Promise<number>((resolve, reject) => {
+        const started = process.hrtime.bigint();
+        const req = http.request(url, { agent, headers: host ? { host } : {} }, (res) => {
+          res.resume();
+          res.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e3));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+      const seq = { direct: [] as number[], floor: [] as number[], gateway: [] as number[] };
+      const sequential = name === 'warm' ? 3000 : 1000;
+      for (let i = 0; i < sequential; i += 1) {
+        seq.direct.push(await once(agents[0]!, direct));
+        seq.floor.push(await once(agents[1]!, viaFloor));
+        seq.gateway.push(await once(agents[2]!, plane.url + '/', hostname));
+      }
+      for (const agent of agents) agent.destroy();
+      const p50 = (xs: number[]) => percentile(xs, 50);
+      const p99 = (xs: number[]) => percentile(xs, 99);
+      console.log(`warm, app "${name}" (${name === 'warm' ? 'answers at once' : 'waits 1 ms per request'}), autocannon ${connections} connections, 2 x ${seconds} s each, alternated:`);
+      console.log(`  direct      : ${d.rps.toFixed(0)} req/s, errors ${d.errors}; sequential p50 ${p50(seq.direct).toFixed(0)} us, p99 ${p99(seq.direct).toFixed(0)} us`);
+      console.log(`  TCP pipe    : ${f.rps.toFixed(0)} req/s (${((f.rps / d.rps) * 100).toFixed(0)} % of direct), errors ${f.errors}, CPU ${(cpu.floor / f.total).toFixed(1)} us/request; sequential p50 ${p50(seq.floor).toFixed(0)} us (ratio ${(p50(seq.floor) / p50(seq.direct)).toFixed(2)}), p99 ${p99(seq.floor).toFixed(0)} us`);
+      console.log(`  gateway     : ${g.rps.toFixed(0)} req/s (${((g.rps / d.rps) * 100).toFixed(0)} % of direct), errors ${g.errors}, CPU ${(cpu.gateway / g.total).toFixed(1)} us/request; sequential p50 ${p50(seq.gateway).toFixed(0)} us (ratio ${(p50(seq.gateway) / p50(seq.direct)).toFixed(2)}), p99 ${p99(seq.gateway).toFixed(0)} us`);
+      console.log(`  goals: throughput >= 80 % of direct, p50 ratio <= 1.15; gateway adds p50 ${(p50(seq.gateway) - p50(seq.direct)).toFixed(0)} us per request, the pipe ${(p50(seq.floor) - p50(seq.direct)).toFixed(0)} us`);
+    } finally {
+      floor.stop();
+    }
   }
-  agent.destroy();
-  const [dp50, dp99, gp50, gp99] = [percentile(seqDirect, 50), percentile(seqDirect, 99), percentile(seqGateway, 50), percentile(seqGateway, 99)];
-  console.log(`sequential, 1 keep-alive connection, 3000 requests each, alternated:`);
-  console.log(`  direct p50 ${(dp50 * 1000).toFixed(0)} us, p99 ${(dp99 * 1000).toFixed(0)} us; gateway p50 ${(gp50 * 1000).toFixed(0)} us, p99 ${(gp99 * 1000).toFixed(0)} us`);
-  console.log(`  p50 ratio ${(gp50 / dp50).toFixed(2)} (goal <= 1.15); added p50 ${((gp50 - dp50) * 1000).toFixed(0)} us per request`);
 
   // (b) cold wakes.
   const overheads: number[] = [];

@@ -1,16 +1,19 @@
 /**
- * The wake gateway at the HTTP edge: a streaming reverse proxy (http-proxy-3) in front of the Koa
- * app. Requests whose Host matches a public endpoint, and the explicit form
- * `/api/wake-gateway/{hostname}/{path}`, are handled here; everything else goes to the API.
- * Bodies stream both ways and WebSocket upgrades are proxied; the upstream is always a registry
- * instance of the mapped process, never a URL taken from the request.
+ * The wake gateway at the HTTP edge: a streaming reverse proxy in front of the Koa app. Requests
+ * whose Host matches a public endpoint, and the explicit form `/api/wake-gateway/{hostname}/{path}`,
+ * are handled here; everything else goes to the API. Requests are forwarded with undici (pooled
+ * keep-alive connections, bodies streamed both ways); WebSocket upgrades go through http-proxy-3
+ * (ADR 0094). The upstream is always a registry instance of the mapped process, never a URL taken
+ * from the request.
  */
-import http from 'node:http';
+import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ProxyServer } from 'http-proxy-3';
+import { Agent } from 'undici';
 import { isDomainError, UnauthorizedError, ValidationError, type DomainError } from '../../domain/errors.js';
 import { DEFAULT_WAKE_TIMEOUT_MS, hostOfHeader, isLocalHostname, normalizeHostname, wakeTimeoutMs } from '../../domain/routing/index.js';
 import type { WakeGateway, WakeTarget } from '../../controllers/routing/wake-gateway.js';
+import type { ServiceInstance } from '../../domain/registry/index.js';
 import type { AccessObservations } from '../../controllers/routing/access-observations.js';
 import type { Logger } from '../../platform/logger.js';
 import { secretEquals, sha256Hex } from '../http/bearer.js';
@@ -34,6 +37,13 @@ export const EDGE_IDENTITY_HEADERS = [
   'x-real-ip',
 ];
 const FORWARDED_HEADERS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded'];
+/** Request headers that only come from a trusted (loopback) peer. */
+const UNTRUSTED_DROPPED = new Set([...EDGE_IDENTITY_HEADERS, ...FORWARDED_HEADERS]);
+/**
+ * Hop-by-hop headers (RFC 9110 7.6.1), never forwarded in either direction; `expect` is answered
+ * by the gateway's own server, `proxy-authorization` is meant for a proxy, not the app.
+ */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'http2-settings']);
 
 export interface WakeGatewayProxyOptions {
   readonly gateway: WakeGateway;
@@ -69,36 +79,115 @@ export function isLoopbackPeer(req: http.IncomingMessage): boolean {
   return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
 }
 
-const ACTION = Symbol('svc.wakeAction');
-type Tagged = http.IncomingMessage & { [ACTION]?: string };
+/** The header names a Connection header lists (hop-by-hop by declaration); undefined for the usual bare values. */
+function connectionTokens(connection: string | string[] | undefined): Set<string> | undefined {
+  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
+  return new Set((Array.isArray(connection) ? connection.join(',') : connection).toLowerCase().split(',').map((name) => name.trim()));
+}
+
+/** The response headers sent to the client: the upstream's minus hop-by-hop ones, plus the gateway's. */
+function responseHeaders(headers: http.IncomingHttpHeaders, action: string): http.OutgoingHttpHeaders {
+  const out: http.OutgoingHttpHeaders = {};
+  const named = connectionTokens(headers.connection);
+  for (const name in headers) if (!HOP_BY_HOP.has(name) && !named?.has(name)) out[name] = headers[name];
+  out['x-svc-wake-gateway'] = 'true';
+  out['x-svc-wake-action'] = action;
+  return out;
+}
+
+/** True when the request carries a body (a length above zero or a transfer coding). */
+function hasBody(req: http.IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * The headers sent upstream: hop-by-hop headers (and any the Connection header names) dropped,
+ * edge identity and forwarded headers dropped unless the peer is the trusted loopback boundary,
+ * X-Forwarded-For/-Port/-Proto extended and X-Forwarded-Host set, as a conventional proxy does.
+ */
+function forwardHeaders(req: http.IncomingMessage, routed: Routed): Record<string, string | string[]> {
+  const trusted = isLoopbackPeer(req);
+  const named = connectionTokens(req.headers.connection);
+  const headers: Record<string, string | string[]> = {};
+  const incoming = req.headers;
+  for (const name in incoming) {
+    const value = incoming[name];
+    if (value === undefined || HOP_BY_HOP.has(name) || named?.has(name) || (!trusted && UNTRUSTED_DROPPED.has(name))) continue;
+    headers[name] = value;
+  }
+  // The explicit form forwards the Host of the public endpoint, as the edge would have sent it.
+  if (routed.explicit) headers.host = routed.host;
+  const forwardedFor = headers['x-forwarded-for'];
+  headers['x-forwarded-for'] = forwardedFor === undefined ? req.socket.remoteAddress ?? '' : `${String(forwardedFor)},${req.socket.remoteAddress ?? ''}`;
+  const forwardedPort = headers['x-forwarded-port'];
+  const port = String(req.socket.localPort ?? '');
+  headers['x-forwarded-port'] = forwardedPort === undefined ? port : `${String(forwardedPort)},${port}`;
+  const forwardedProto = headers['x-forwarded-proto'];
+  headers['x-forwarded-proto'] = forwardedProto === undefined ? 'http' : `${String(forwardedProto)},http`;
+  headers['x-forwarded-host'] ??= headers.host ?? '';
+  return headers;
+}
 
 /** Creates the proxy handlers. */
 export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGatewayProxy {
   const tokenHash = options.apiToken === undefined ? undefined : sha256Hex(options.apiToken);
-  // Upstream connections are kept alive and reused; one proxy per upstream address keeps the
-  // per-request work to the streaming itself (a per-call target is re-parsed on every request).
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 256, keepAliveMsecs: 1000 });
-  const proxies = new Map<string, ProxyServer>();
-  const proxyFor = (address: string, port: number): ProxyServer => {
+  // Plain requests: undici's pooled keep-alive connections per upstream origin. No body timeout, so
+  // long-lived streams (server-sent events, downloads) are not cut; the client's close aborts them.
+  const upstream = new Agent({ keepAliveTimeout: 4_000, bodyTimeout: 0, headersTimeout: 300_000 });
+  // Upgrades: one http-proxy-3 server per upstream origin.
+  const wsProxies = new Map<string, ProxyServer>();
+  const wsProxyFor = (address: string, port: number): ProxyServer => {
     const target = `http://${address}:${port}`;
-    let proxy = proxies.get(target);
+    let proxy = wsProxies.get(target);
     if (!proxy) {
-      proxy = new ProxyServer({ target, agent, xfwd: true, ws: true });
-      proxy.on('proxyRes', (proxyRes, req) => {
-        proxyRes.headers['x-svc-wake-gateway'] = 'true';
-        proxyRes.headers['x-svc-wake-action'] = (req as Tagged)[ACTION] ?? 'ready';
-      });
+      proxy = new ProxyServer({ target, xfwd: true, ws: true });
       proxy.on('error', () => undefined);
-      if (proxies.size > 1024) proxies.clear();
-      proxies.set(target, proxy);
+      if (wsProxies.size > 1024) wsProxies.clear();
+      wsProxies.set(target, proxy);
     }
     return proxy;
+  };
+
+  const upstreamFailed = (res: http.ServerResponse, routed: Routed, error: Error): void => {
+    if (res.destroyed) return;
+    options.logger.warn({ err: error, app: routed.target.app, hostname: routed.target.hostname }, 'wake gateway: upstream failed');
+    if (!res.headersSent) sendError(res, { status: 502, code: 'upstream_unavailable', message: `the upstream of ${routed.target.hostname} did not answer`, details: { hostname: routed.target.hostname }, headers: {} });
+    else res.destroy();
+  };
+
+  const forward = (req: http.IncomingMessage, res: http.ServerResponse, routed: Routed, instance: ServiceInstance, action: string): void => {
+    const origin = `http://${instance.address.includes(':') ? `[${instance.address}]` : instance.address}:${instance.port}`;
+    const body = hasBody(req) ? req : null;
+    upstream.stream(
+      { origin, method: req.method ?? 'GET', path: routed.url, headers: forwardHeaders(req, routed), body },
+      ({ statusCode, headers }) => {
+        res.writeHead(statusCode, responseHeaders(headers, action));
+        return res;
+      },
+      (error) => {
+        if (error !== null) upstreamFailed(res, routed, error);
+      },
+    );
+  };
+
+
+  // Host header values seen recently and their normalized hostnames: a pure function, cached so a
+  // keep-alive client's requests skip the parsing.
+  const hostCache = new Map<string, string | undefined>();
+  const hostOf = (header: string | undefined): string | undefined => {
+    if (header === undefined) return undefined;
+    if (hostCache.has(header)) return hostCache.get(header);
+    const host = hostOfHeader(header);
+    if (hostCache.size >= 1024) hostCache.clear();
+    hostCache.set(header, host);
+    return host;
   };
 
   const route = (req: http.IncomingMessage): Routed | DomainError | undefined => {
     const rawUrl = req.url ?? '/';
     // Only origin-form targets (`/path?query`): an absolute-form URL never selects an upstream.
-    if (!rawUrl.startsWith('/')) return hostOfHeader(req.headers.host) !== undefined && options.gateway.resolve(hostOfHeader(req.headers.host)!) !== undefined
+    if (!rawUrl.startsWith('/')) return hostOf(req.headers.host) !== undefined && options.gateway.resolve(hostOf(req.headers.host)!) !== undefined
       ? new ValidationError('the request target must be a path', { code: 'invalid_request_target' })
       : undefined;
     const explicit = rawUrl.startsWith(WAKE_GATEWAY_PREFIX);
@@ -113,7 +202,7 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
       rest = cut === -1 ? '/' : after.slice(cut);
       if (!rest.startsWith('/')) rest = `/${rest}`;
     } else {
-      host = hostOfHeader(req.headers.host);
+      host = hostOf(req.headers.host);
       if ((host === undefined || options.gateway.resolve(host) === undefined) && isLoopbackPeer(req)) {
         const forwarded = req.headers['x-forwarded-host'];
         const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
@@ -156,9 +245,10 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
     return new UnauthorizedError(match ? 'the bearer token is not valid' : 'this endpoint needs Authorization: Bearer <token>', { code: match ? 'invalid_credentials' : 'missing_credentials' });
   };
 
+  /** For upgrades (http-proxy-3 forwards `req.headers` as they are). */
   const sanitize = (req: http.IncomingMessage, routed: Routed): void => {
     if (!isLoopbackPeer(req)) {
-      for (const name of [...EDGE_IDENTITY_HEADERS, ...FORWARDED_HEADERS]) delete req.headers[name];
+      for (const name of UNTRUSTED_DROPPED) delete req.headers[name];
     }
     // The explicit form forwards the Host of the public endpoint, as the edge would have sent it.
     if (routed.explicit) req.headers.host = routed.host;
@@ -178,23 +268,23 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
         sendError(res, denied);
         return true;
       }
-      sanitize(req, routed);
       const { target } = routed;
       options.gateway.begin(target);
       res.once('close', () => {
         options.gateway.end(target);
         options.access.recordGateway(target.hostname, res.statusCode);
       });
+      const warm = options.gateway.readyNow(target);
+      if (warm !== undefined) {
+        options.gateway.stats.proxied += 1;
+        forward(req, res, routed, warm.instance, warm.action);
+        return true;
+      }
       options.gateway.ready(target, routed.timeoutMs).then(
         ({ instance, action }) => {
           if (res.destroyed) return;
-          (req as Tagged)[ACTION] = action;
           options.gateway.stats.proxied += 1;
-          proxyFor(instance.address, instance.port).web(req, res, (error) => {
-            options.logger.warn({ err: error, app: target.app, hostname: target.hostname }, 'wake gateway: upstream failed');
-            if (!res.headersSent) sendError(res, { status: 502, code: 'upstream_unavailable', message: `the upstream of ${target.hostname} did not answer`, details: { hostname: target.hostname }, headers: {} });
-            else res.destroy();
-          });
+          forward(req, res, routed, instance, action);
         },
         (error: unknown) => {
           if (!isDomainError(error)) options.logger.error({ err: error, hostname: target.hostname }, 'wake gateway failed');
@@ -231,15 +321,15 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
           if (socket.destroyed) return;
           req.url = forwardUrl;
           // Upgraded sockets leave the pool: no keep-alive agent for them.
-          proxyFor(instance.address, instance.port).ws(req, socket, head, { agent: false }, () => socket.destroy());
+          wsProxyFor(instance.address, instance.port).ws(req, socket, head, { agent: false }, () => socket.destroy());
         },
         (error: unknown) => rejectUpgrade(socket, isDomainError(error) ? error : { status: 502, code: 'wake_failed', message: 'the wake gateway could not reach the process', details: {}, headers: {} }),
       );
       return true;
     },
     close() {
-      proxies.clear();
-      agent.destroy();
+      wsProxies.clear();
+      void upstream.destroy().catch(() => undefined);
     },
   };
 }

@@ -26,7 +26,7 @@ export interface PatternsQuery {
 
 /** Records and reads access aggregates. */
 export class AccessObservations {
-  private pending = new Map<string, AccessCount>();
+  private pending = new Map<string, { -readonly [K in keyof AccessCount]: AccessCount[K] }>();
   private currentHour = '';
   private hourEndsMs = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -56,7 +56,8 @@ export class AccessObservations {
     const bucket: StatusBucket = statusBucket(status);
     const key = `${hostname}\u0000${hour}\u0000${bucket}`;
     const previous = this.pending.get(key);
-    this.pending.set(key, { hostname, hour, statusBucket: bucket, count: (previous?.count ?? 0) + 1 });
+    if (previous === undefined) this.pending.set(key, { hostname, hour, statusBucket: bucket, count: 1 });
+    else previous.count += 1;
   }
 
   /** Writes pending gateway counts. */

@@ -66,6 +66,9 @@ export interface WakeGatewayStats {
 /** The wake gateway service (the HTTP proxy itself lives at the API edge). */
 export class WakeGateway {
   private hosts: WakeTarget[] = [];
+  /** Exact hostnames, and `*.` patterns longest first: a Host is resolved without a scan of every app. */
+  private exact = new Map<string, WakeTarget>();
+  private wildcards: WakeTarget[] = [];
   private stale = true;
   private readonly wakes = new Map<string, Wake>();
   private readonly roundRobin = new Map<string, number>();
@@ -108,6 +111,8 @@ export class WakeGateway {
     this.stale = false;
     // Exact names before wildcards, longer wildcards first.
     this.hosts = hosts.sort((a, b) => Number(a.hostname.startsWith('*.')) - Number(b.hostname.startsWith('*.')) || b.hostname.length - a.hostname.length);
+    this.exact = new Map(hosts.filter((h) => !h.hostname.startsWith('*.')).map((h) => [h.hostname, h]));
+    this.wildcards = hosts.filter((h) => h.hostname.startsWith('*.'));
   }
 
   /** Marks the hostname map stale (a spec changed); it is rebuilt on its next use. */
@@ -118,13 +123,24 @@ export class WakeGateway {
   /** The target whose endpoint matches `host` (a normalized hostname), if any. */
   resolve(host: string): WakeTarget | undefined {
     if (this.stale) this.refreshHosts();
-    return this.hosts.find((t) => hostnameMatches(t.hostname, host));
+    return this.exact.get(host) ?? (this.wildcards.length === 0 ? undefined : this.wildcards.find((t) => hostnameMatches(t.hostname, host)));
   }
 
   /** Every mapped target (one per declared public hostname). */
   targets(): readonly WakeTarget[] {
     if (this.stale) this.refreshHosts();
     return this.hosts;
+  }
+
+  /**
+   * The warm path without a wait: a passing instance when the endpoint is on, the app deployed and
+   * the registry's passing instances are already known; undefined when {@link ready} must decide.
+   */
+  readyNow(target: WakeTarget): ReadyUpstream | undefined {
+    if (!target.enabled || !target.deploy || !target.released) return undefined;
+    const passing = this.passingCache.get(target.service);
+    if (passing === undefined || passing.length === 0) return undefined;
+    return { instance: this.pick(target.service, passing), action: 'ready' };
   }
 
   /**

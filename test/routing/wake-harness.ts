@@ -19,12 +19,17 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { waitForReconciled } from '../helpers/wait-for.js';
 import { waitForChange } from '../helpers/wait-for.js';
 
-/** The app: answers with its pid, path, Host and forwarded headers; echoes POST bodies as they stream; upgrades echo raw bytes. */
+/** The app: answers with its pid, path, Host and forwarded headers; echoes POST bodies as they stream; `/cookies` sets two cookies and a hop-by-hop header; `/hangup` closes the connection unanswered; `/stream` never ends and `/streams-closed` counts those whose client left; upgrades echo raw bytes. */
 export const APP_SERVER = `import http from 'node:http';
 const healthy = process.env.NEVER_READY !== '1';
+let streamsClosed = 0;
 const server = http.createServer((req, res) => {
   if (req.url === '/healthz') { res.writeHead(healthy ? 200 : 503); res.end(healthy ? 'ok' : 'never'); return; }
   if (req.method === 'POST') { res.writeHead(200, { 'content-type': 'application/octet-stream' }); req.pipe(res); return; }
+  if (req.url === '/hangup') { req.socket.destroy(); return; }
+  if (req.url === '/stream') { res.writeHead(200); res.write('first'); res.on('close', () => { streamsClosed += 1; }); return; }
+  if (req.url === '/streams-closed') { res.end(String(streamsClosed)); return; }
+  if (req.url === '/cookies') { res.writeHead(200, [['set-cookie', 'a=1'], ['set-cookie', 'b=2'], ['x-app', 'yes'], ['connection', 'x-app-hop'], ['x-app-hop', 'secret']]); res.end('cookies'); return; }
   res.writeHead(200, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ pid: process.pid, url: req.url, host: req.headers.host, headers: req.headers }));
 });
