@@ -28,7 +28,7 @@ export interface ApiCallOptions extends ApiClientOptions {
   readonly idempotencyKey?: string;
 }
 
-async function call<T>(method: 'GET' | 'POST', path: string, body: unknown, options: ApiCallOptions): Promise<T> {
+async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, options: ApiCallOptions): Promise<T> {
   const base = apiBaseUrl(options);
   const token = process.env.SVC_API_TOKEN;
   let response: Response;
@@ -66,6 +66,11 @@ export function apiGet<T>(path: string, options: ApiClientOptions = {}): Promise
 /** POSTs `body` as JSON to `path` and returns the parsed answer; throws `ApiError` on a non-2xx answer. */
 export function apiPost<T>(path: string, body: unknown, options: ApiCallOptions = {}): Promise<T> {
   return call<T>('POST', path, body, options);
+}
+
+/** DELETEs `path` and returns the parsed answer; throws `ApiError` on a non-2xx answer. */
+export function apiDelete<T>(path: string, options: ApiClientOptions = {}): Promise<T> {
+  return call<T>('DELETE', path, undefined, options);
 }
 
 /** Runs a command's action, turning an `ApiError` into the program's error exit (4 for not found, else 1). */

@@ -10,6 +10,8 @@ import { registerApps } from './commands/apps.js';
 import { registerEvents } from './commands/events.js';
 import { registerDeploy } from './commands/deploy.js';
 import { registerOps } from './commands/ops.js';
+import { registerFunctions } from './commands/functions.js';
+import { registerTokens } from './commands/tokens.js';
 
 /** Builds the program; exported for tests. */
 export function createProgram(): Command {
@@ -25,6 +27,8 @@ export function createProgram(): Command {
   registerEvents(program);
   registerDeploy(program);
   registerOps(program);
+  registerFunctions(program);
+  registerTokens(program);
   registerVersion(program);
   return program;
 }

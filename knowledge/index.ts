@@ -16,6 +16,10 @@ import { EscalationService } from './escalation-service.js';
 import { HandoffService, type HandoffOptions } from './handoff-service.js';
 import { ReviewWorker, type ReviewWorkerOptions } from './review-worker.js';
 import { NarrativeService } from './narrative-service.js';
+import { GapService } from './gap-service.js';
+import { AcquisitionService } from './acquisition-service.js';
+import { IngestService } from './ingest-service.js';
+import type { Extractor } from './ingest-extractor.js';
 
 export { KnowledgeCore, type KnowledgeCoreOptions, type Namespace, type Reranker } from './knowledge-core.js';
 export { WriteService, NIL_UUID, type WriteRequest, type WriteResult } from './write-service.js';
@@ -33,6 +37,11 @@ export { EscalationService, digestView, snapshotView, type DigestScope } from '.
 export { HandoffService, handoffPayload, receiptView, HANDOFF_EVENT, HANDOFF_TIMEOUT, type HandoffOptions, type HandoffRequest } from './handoff-service.js';
 export { ReviewWorker, runView, WORKER_OWNER, WORKER_MAX_LIMIT, DEFAULT_ALLOWED_ACTIONS, type ReviewWorkerOptions, type WorkerCycleRequest } from './review-worker.js';
 export { NarrativeService, narrativeRest, type Narrative } from './narrative-service.js';
+export { GapService, gapView, type GapRequestOptions } from './gap-service.js';
+export { AcquisitionService, planView, taskView, acquisitionReceiptView, candidateView, DEFAULT_EVIDENCE_SOURCE, AUTO_ADMISSION_ACTOR, type AcquisitionOptions, type ConnectorTarget, type ExecuteRequest } from './acquisition-service.js';
+export { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, type Evidence } from './acquisition-connector.js';
+export { IngestService, INGEST_MAX_CLAIMS, EXTRACTOR_SETTING, type IngestRequest } from './ingest-service.js';
+export { HttpExtractor, EXTRACTION_INSTRUCTIONS, type Extractor, type ExtractedClaim, type HttpExtractorOptions } from './ingest-extractor.js';
 export { SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, ATTEMPT_HEADER, signBody, sha256Hex, checkTarget, type Resolver } from './webhook-sender.js';
 
 /** Every knowledge service, sharing one core. */
@@ -51,11 +60,16 @@ export interface KnowledgeServices {
   readonly handoffs: HandoffService;
   readonly worker: ReviewWorker;
   readonly narratives: NarrativeService;
+  readonly gaps: GapService;
+  readonly acquisition: AcquisitionService;
+  readonly ingest: IngestService;
 }
 
 /** Options of the review side: webhook targets and the server-configured evaluator. */
 export interface ReviewOptions extends HandoffOptions {
   readonly worker?: ReviewWorkerOptions;
+  /** LLM extractor of `POST /ingest`; without it ingest answers 503 `extractor_not_configured`. */
+  readonly extractor?: Extractor | undefined;
 }
 
 /** Builds the services over `db` (its migrations must already be applied). */
@@ -67,6 +81,7 @@ export function createKnowledgeServices(db: Db, options: KnowledgeCoreOptions = 
   const feedback = new FeedbackService(core, writes);
   const reviews = new ReviewService(core);
   const escalations = new EscalationService(core, reviews);
+  const gaps = new GapService(core);
   return {
     core,
     writes,
@@ -82,5 +97,8 @@ export function createKnowledgeServices(db: Db, options: KnowledgeCoreOptions = 
     handoffs: new HandoffService(core, escalations, review),
     worker: new ReviewWorker(core, reviews, feedback, { ...review.worker, ...(review.allowPrivateTargets !== undefined ? { allowPrivateTargets: review.allowPrivateTargets } : {}), ...(review.resolver ? { resolver: review.resolver } : {}) }),
     narratives: new NarrativeService(core),
+    gaps,
+    acquisition: new AcquisitionService(core, gaps, writes, { ...(review.allowPrivateTargets !== undefined ? { allowPrivateTargets: review.allowPrivateTargets } : {}), ...(review.resolver ? { resolver: review.resolver } : {}) }),
+    ingest: new IngestService(core, writes, review.extractor),
   };
 }

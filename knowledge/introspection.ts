@@ -44,6 +44,13 @@ export const FEATURES: readonly Feature[] = [
   { name: 'review-handoff-retry-backoff', status: 'stable', since: 'v0.1.0', description: 'Exponential retry pacing recommendations (recommendedAfter, delaySeconds, ready, reason).' },
   { name: 'review-handoff-retry-fatigue', status: 'stable', since: 'v0.1.0', description: 'Retry fatigue per target endpoint with presets review-overdue, source-trust-anomaly and unassigned-review-overdue.' },
   { name: 'review-worker', status: 'stable', since: 'v0.1.0', description: 'Bounded plan-or-execute review cycles with the rules or a server-configured webhook evaluator and durable run summaries.' },
+  { name: 'knowledge-gap-detection', status: 'stable', since: 'v0.1.0', description: 'Deterministic gap heuristics (refuted, contradicted, low-confidence, stale, thin topics, isolated nodes) with a coverage score (REST /gaps, GraphQL knowledgeGaps).' },
+  { name: 'knowledge-acquisition-planner', status: 'stable', since: 'v0.1.0', description: 'Research, crawl, verification and refresh tasks planned from gaps with deterministic ids within a cost budget (REST, GraphQL acquisitionPlan).' },
+  { name: 'acquisition-execution-connectors', status: 'stable', since: 'v0.1.0', description: 'Preview or execute planned tasks through an HTTP connector with SSRF checks, a timeout, an idempotency key and a per-call token that is never stored.' },
+  { name: 'acquisition-provider-connectors', status: 'preview', since: 'v0.1.0', description: 'Provider-specific connectors run as external services speaking the HTTP connector contract; none is built in.' },
+  { name: 'acquisition-connector-retry-receipts', status: 'stable', since: 'v0.1.0', description: 'Append-only receipts per connector attempt with retryable or permanent classification, retry candidates and pacing recommendations.' },
+  { name: 'acquisition-review-before-admission', status: 'stable', since: 'v0.1.0', description: 'Acquired evidence staged as durable candidates outside the graph, approved (admitted once with a stable write identity) or rejected.' },
+  { name: 'llm-extraction-ingest', status: 'stable', since: 'v0.1.0', description: 'POST /ingest extracts claims with a configured OpenAI-compatible chat endpoint and writes them durably without duplicates on re-ingest.' },
 ];
 
 export const API_VERSION = 'v1';

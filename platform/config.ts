@@ -97,6 +97,12 @@ export interface SvcConfig {
   readonly edgeApiUrl: string;
   /** Shared secret of the edge log push receiver; never logged. Unset: the receiver refuses every batch. */
   readonly edgeLogpushToken: string | undefined;
+  /** Edge access team domain (issuer `https://<domain>`); with `edgeAccessAud`, validated edge identities are administrators. */
+  readonly edgeAccessTeamDomain: string | undefined;
+  /** Audience tag edge access assertions must carry. */
+  readonly edgeAccessAud: string | undefined;
+  /** Where the edge access signing keys (JWKS) are read. @default https://<team domain>/cdn-cgi/access/certs */
+  readonly edgeAccessCertsUrl: string | undefined;
   /** How far back each analytics sync reads, in ms. @default 24 hours */
   readonly edgeLookbackMs: number;
   /** Ceiling of the analytics lookback, in ms. @default 7 days */
@@ -139,12 +145,22 @@ export interface SvcConfig {
   readonly deployHealthyTimeoutMs: number;
   /** Limit of the deploy pipeline's test command, in ms. @default 10 minutes */
   readonly deployTestTimeoutMs: number;
+  /** `host:port` at which the metrics store scrapes the control plane; unset: `host.docker.internal:<port>` when the API binds loopback. */
+  readonly observabilityTarget: string | undefined;
   /** Evaluator webhook of the knowledge review worker (`evaluator: webhook`); unset: only the rules evaluator. */
   readonly knowledgeReviewWebhookUrl: string | undefined;
   /** HMAC-SHA-256 key signing review worker evaluator requests; never logged. */
   readonly knowledgeReviewWebhookSecret: string | undefined;
   /** Allow knowledge webhook targets (handoffs, evaluator) on loopback, private and link-local addresses. @default false */
   readonly knowledgeAllowPrivateTargets: boolean;
+  /** Base URL of an OpenAI-compatible chat endpoint for `POST /ingest` ({url}/chat/completions); unset: ingest answers 503. */
+  readonly knowledgeExtractorUrl: string | undefined;
+  /** Model sent to the extractor. @default gpt-4o-mini */
+  readonly knowledgeExtractorModel: string;
+  /** API key for the extractor (`Authorization: Bearer`); never logged. */
+  readonly knowledgeExtractorApiKey: string | undefined;
+  /** Per-request extractor timeout in milliseconds. @default 30000 */
+  readonly knowledgeExtractorTimeoutMs: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -296,6 +312,17 @@ export const VARIABLES = {
     if (!/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_EDGE_API_URL', `"${value}" is not an http(s) URL`);
     return value;
   } },
+  edgeAccessTeamDomain: { name: 'SVC_EDGE_ACCESS_TEAM_DOMAIN', description: 'Edge access team domain; with SVC_EDGE_ACCESS_AUD, Edge-Access-Jwt-Assertion is validated and a valid identity is an administrator', defaultText: '(none: edge identities are ignored)', parse: (raw) => {
+    const value = optional(raw)?.replace(/^https:\/\//, '').replace(/\/+$/, '');
+    if (value !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+(:\d+)?$/.test(value)) throw new ConfigError('SVC_EDGE_ACCESS_TEAM_DOMAIN', `"${value}" is not a domain name`);
+    return value;
+  } },
+  edgeAccessAud: { name: 'SVC_EDGE_ACCESS_AUD', description: 'Audience tag of the edge access application', defaultText: '(none)', parse: optional },
+  edgeAccessCertsUrl: { name: 'SVC_EDGE_ACCESS_CERTS_URL', description: 'JWKS URL of the edge access signing keys', defaultText: 'https://<team domain>/cdn-cgi/access/certs', parse: (raw) => {
+    const value = optional(raw);
+    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_EDGE_ACCESS_CERTS_URL', `"${value}" is not an http(s) URL`);
+    return value;
+  } },
   edgeLogpushToken: { name: 'SVC_EDGE_LOGPUSH_TOKEN', description: 'Shared secret of POST /api/access/edge/logpush', secret: true, defaultText: '(none: receiver refuses)', parse: optional },
   edgeLookbackMs: { name: 'SVC_EDGE_LOOKBACK', description: 'How far back each analytics sync reads', defaultText: '24h', parse: durationMs('SVC_EDGE_LOOKBACK', 24 * 3_600_000) },
   edgeLookbackMaxMs: { name: 'SVC_EDGE_LOOKBACK_MAX', description: 'Ceiling of the analytics lookback', defaultText: '7d', parse: durationMs('SVC_EDGE_LOOKBACK_MAX', 7 * 86_400_000) },
@@ -338,6 +365,12 @@ export const VARIABLES = {
   operationWorkerEnabled: { name: 'SVC_OPERATION_WORKER', description: 'Run the operation worker and recovery (false for candidate APIs)', defaultText: 'true', parse: bool('SVC_OPERATION_WORKER', true) },
   deployHealthyTimeoutMs: { name: 'SVC_DEPLOY_HEALTHY_TIMEOUT', description: 'Deadline of the deploy healthy step', defaultText: '2m', parse: durationMs('SVC_DEPLOY_HEALTHY_TIMEOUT', 120_000) },
   deployTestTimeoutMs: { name: 'SVC_DEPLOY_TEST_TIMEOUT', description: 'Limit of the build.test command', defaultText: '10m', parse: durationMs('SVC_DEPLOY_TEST_TIMEOUT', 600_000) },
+  observabilityTarget: { name: 'SVC_OBSERVABILITY_TARGET', description: 'host:port at which the metrics store scrapes the control plane (generated scrape config and bundle)', defaultText: 'host.docker.internal:<SVC_PORT> when SVC_HOST is loopback, else <SVC_HOST>:<SVC_PORT>', parse: (raw) => {
+    const value = optional(raw);
+    if (value !== undefined && !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):([1-9]\d{0,4})$/.test(value)) throw new ConfigError('SVC_OBSERVABILITY_TARGET', `"${value}" is not host:port (e.g. 127.0.0.1:8800)`);
+    if (value !== undefined && Number(value.slice(value.lastIndexOf(':') + 1)) > 65535) throw new ConfigError('SVC_OBSERVABILITY_TARGET', `"${value}" has a port outside 1-65535`);
+    return value;
+  } },
   postgresHost: { name: 'SVC_POSTGRES_HOST', description: 'PostgreSQL server of app databases', defaultText: '127.0.0.1', parse: (raw) => optional(raw) ?? '127.0.0.1' },
   postgresPort: { name: 'SVC_POSTGRES_PORT', description: 'PostgreSQL port', defaultText: '5432', parse: port('SVC_POSTGRES_PORT', 5432) },
   postgresUser: { name: 'SVC_POSTGRES_USER', description: 'PostgreSQL user for snapshots and migrations', defaultText: 'postgres', parse: (raw) => optional(raw) ?? 'postgres' },
@@ -356,6 +389,19 @@ export const VARIABLES = {
   } },
   knowledgeReviewWebhookSecret: { name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_SECRET', description: 'HMAC-SHA-256 key of review worker evaluator requests (x-svc-signature-256)', secret: true, defaultText: '(none)', parse: optional },
   knowledgeAllowPrivateTargets: { name: 'SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS', description: 'Allow knowledge webhook targets on loopback, private and link-local addresses', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS', false) },
+  knowledgeExtractorUrl: { name: 'SVC_KNOWLEDGE_EXTRACTOR_URL', description: 'OpenAI-compatible chat base URL of the ingest extractor ({url}/chat/completions); unset: no ingest', defaultText: '(none)', parse: (raw) => {
+    const value = optional(raw);
+    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_KNOWLEDGE_EXTRACTOR_URL', `"${value}" is not an http(s) URL`);
+    return value;
+  } },
+  knowledgeExtractorModel: { name: 'SVC_KNOWLEDGE_EXTRACTOR_MODEL', description: 'Chat model of the ingest extractor', defaultText: 'gpt-4o-mini', parse: (raw) => optional(raw) ?? 'gpt-4o-mini' },
+  knowledgeExtractorApiKey: { name: 'SVC_KNOWLEDGE_EXTRACTOR_API_KEY', description: 'Ingest extractor API key', secret: true, defaultText: '(none)', parse: optional },
+  knowledgeExtractorTimeoutMs: { name: 'SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', description: 'Ingest extractor request timeout (e.g. 30s, 500ms)', defaultText: '30s', parse: (raw) => {
+    const value = optional(raw) ?? '30s';
+    const match = /^(\d+)(ms|s)?$/.exec(value);
+    if (!match || Number(match[1]) <= 0) throw new ConfigError('SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', `"${value}" is not a duration such as 30s or 500ms`);
+    return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
+  } },
 } satisfies { [K in keyof SvcConfig]: VariableSpec<SvcConfig[K]> };
 
 /**
@@ -373,8 +419,11 @@ export function loadConfig(env: Env = process.env): SvcConfig {
       throw new ConfigError('SVC_API_TOKEN', 'must be set when SVC_PROFILE=production');
     }
   }
-  if (config.requireExplicitAuth && config.apiToken === undefined) {
-    throw new ConfigError('SVC_API_TOKEN', 'must be set when SVC_REQUIRE_EXPLICIT_AUTH=true, or no request could authenticate');
+  if ((config.edgeAccessTeamDomain === undefined) !== (config.edgeAccessAud === undefined)) {
+    throw new ConfigError(config.edgeAccessTeamDomain === undefined ? 'SVC_EDGE_ACCESS_TEAM_DOMAIN' : 'SVC_EDGE_ACCESS_AUD', 'SVC_EDGE_ACCESS_TEAM_DOMAIN and SVC_EDGE_ACCESS_AUD are set together or not at all');
+  }
+  if (config.requireExplicitAuth && config.apiToken === undefined && config.edgeAccessTeamDomain === undefined) {
+    throw new ConfigError('SVC_API_TOKEN', 'must be set when SVC_REQUIRE_EXPLICIT_AUTH=true (or configure edge access), or no request could authenticate');
   }
   return Object.freeze(config);
 }

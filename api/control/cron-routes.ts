@@ -7,7 +7,8 @@ import type { CronService } from '../../controllers/cron/cron-service.js';
 import type { IdempotencyKeys } from '../../controllers/operations/index.js';
 import { idempotency } from '../http/idempotency.js';
 
-const actionSchema = {
+/** Body of `POST /api/apps/{id}/cron/trigger|pause|resume`. */
+export const actionSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {

@@ -8,14 +8,16 @@ import { compileValidator } from '../../domain/json-schema.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { DeployService } from '../../controllers/pipeline/index.js';
 
-const refBody = compileValidator<{ ref?: string }>(
-  { type: 'object', additionalProperties: false, properties: { ref: { type: 'string', minLength: 1, maxLength: 200 } } },
-  'deploy request',
-);
-const rollbackBody = compileValidator<{ regions?: string[] }>(
-  { type: 'object', additionalProperties: false, properties: { regions: { type: 'array', minItems: 1, maxItems: 64, uniqueItems: true, items: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } } } },
-  'rollback request',
-);
+/** Body of `POST /api/apps/{id}/deploy`, `/preflight` and `/api/deploy-groups/{name}/deploy`. */
+export const DEPLOY_REQUEST_SCHEMA = { type: 'object', additionalProperties: false, properties: { ref: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
+/** Body of `POST /api/apps/{id}/rollback`. */
+export const ROLLBACK_REQUEST_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { regions: { type: 'array', minItems: 1, maxItems: 64, uniqueItems: true, items: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } } },
+} as const;
+const refBody = compileValidator<{ ref?: string }>(DEPLOY_REQUEST_SCHEMA, 'deploy request');
+const rollbackBody = compileValidator<{ regions?: string[] }>(ROLLBACK_REQUEST_SCHEMA, 'rollback request');
 const emptyBody = compileValidator<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }, 'request body');
 
 function body(raw: unknown): unknown {

@@ -3,28 +3,21 @@
  * one JSON message `{ kind: "recorded" | "updated", event }`; the first message is
  * `{ kind: "ready" }`. Optional query filters: `app`, `severity`.
  *
- * Needs scope `events:read` whenever authentication is on; the static control token
- * (SVC_API_TOKEN) grants every scope. The upgrade is never exempt from bearer auth.
+ * Needs scope `events:read` whenever authentication is on: the static control token (SVC_API_TOKEN)
+ * grants it, and so does an issued scoped token that carries it. The upgrade is never exempt from
+ * bearer auth.
  */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Logger } from '../../platform/logger.js';
 import type { EventService } from '../../controllers/events/event-service.js';
-import { secretEquals, sha256Hex } from '../http/bearer.js';
-
-/** Scopes of the control plane's bearer tokens that the event surface checks. */
-export const Scope = { eventsRead: 'events:read' } as const;
-export type Scope = (typeof Scope)[keyof typeof Scope];
+import { grants, Scope, type Principal } from '../../domain/auth/index.js';
+import { sha256Hex } from '../http/bearer.js';
+import { bearerPrincipal } from './auth.js';
 
 /** Paths of the stream. */
 export const EVENT_STREAM_PATHS: readonly string[] = ['/api/v1/events', '/ws'];
-
-/** The scopes a bearer token grants: the static control token grants all of them; anything else none. */
-export function scopesOfToken(token: string | undefined, apiTokenHash: string | undefined): readonly Scope[] {
-  if (token === undefined || apiTokenHash === undefined) return [];
-  return secretEquals(token, apiTokenHash) ? Object.values(Scope) : [];
-}
 
 function refuse(socket: Duplex, status: number, code: string, message: string): void {
   const body = JSON.stringify({ error: { code, message, details: {} } });
@@ -32,7 +25,7 @@ function refuse(socket: Duplex, status: number, code: string, message: string): 
 }
 
 /** Attaches the stream to the HTTP server's `upgrade` event; returns a closer. */
-export function attachEventStream(server: http.Server, events: EventService, options: { apiToken: string | undefined; requireExplicitAuth: boolean; logger: Logger }): { close(): void; clients(): number } {
+export function attachEventStream(server: http.Server, events: EventService, options: { apiToken: string | undefined; requireExplicitAuth: boolean; logger: Logger; scopedToken?: (secret: string) => Principal | undefined }): { close(): void; clients(): number } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   const tokenHash = options.apiToken === undefined ? undefined : sha256Hex(options.apiToken);
   const authOn = tokenHash !== undefined || options.requireExplicitAuth;
@@ -43,7 +36,9 @@ export function attachEventStream(server: http.Server, events: EventService, opt
       const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
       const token = match?.[1];
       if (token === undefined) return refuse(socket, 401, 'missing_credentials', 'the event stream needs Authorization: Bearer <token> with scope events:read');
-      if (!scopesOfToken(token, tokenHash).includes(Scope.eventsRead)) return refuse(socket, 401, 'invalid_credentials', 'the bearer token is not valid for scope events:read');
+      const principal = bearerPrincipal(token, tokenHash, options.scopedToken);
+      if (principal === undefined) return refuse(socket, 401, 'invalid_credentials', 'the bearer token is not valid');
+      if (!grants(principal, Scope.eventsRead)) return refuse(socket, 403, 'insufficient_scope', 'the bearer token does not carry scope events:read');
     }
     const app = url.searchParams.get('app') ?? undefined;
     const severity = url.searchParams.get('severity') ?? undefined;

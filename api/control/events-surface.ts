@@ -2,6 +2,7 @@
  * Wiring of the event surface into the control plane: the surface itself, its routers, the
  * metrics registry and the WebSocket stream, built from the configuration.
  */
+import type { Principal } from '../../domain/auth/index.js';
 import type Router from '@koa/router';
 import type { SvcConfig } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
@@ -41,8 +42,8 @@ export interface EventApi {
   readonly surface: EventSurface;
   readonly metrics: ControlMetrics;
   readonly routers: readonly Router[];
-  /** Attaches the WebSocket stream to the listening server. */
-  attach(server: RunningServer): void;
+  /** Attaches the WebSocket stream to the listening server; `scopedToken` resolves issued tokens. */
+  attach(server: RunningServer, scopedToken?: (secret: string) => Principal | undefined): void;
   close(): void;
 }
 
@@ -78,8 +79,8 @@ export async function startEventApi(config: SvcConfig, db: Db, reconcilers: Reco
     surface,
     metrics,
     routers: [eventsRoutes(surface), incidentsRoutes(surface), notificationsRoutes(surface), metricsRoutes(metrics)],
-    attach(server) {
-      stream = attachEventStream(server.server, surface.events, { apiToken: config.apiToken, requireExplicitAuth: config.requireExplicitAuth, logger });
+    attach(server, scopedToken) {
+      stream = attachEventStream(server.server, surface.events, { apiToken: config.apiToken, requireExplicitAuth: config.requireExplicitAuth, logger, ...(scopedToken ? { scopedToken } : {}) });
     },
     close() {
       stream?.close();

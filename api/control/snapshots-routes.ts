@@ -61,15 +61,14 @@ export function snapshotReadRoutes(service: SnapshotService): Router {
   return router;
 }
 
-const parseRestore = compileValidator<{ confirm: true; preRestore?: boolean }>(
-  {
-    type: 'object',
-    required: ['confirm'],
-    additionalProperties: false,
-    properties: { confirm: { const: true }, preRestore: { type: 'boolean' } },
-  },
-  'restore request',
-);
+/** Body of `POST /api/v1/apps/{id}/snapshots/{filename}/restore`. */
+export const SNAPSHOT_RESTORE_SCHEMA = {
+  type: 'object',
+  required: ['confirm'],
+  additionalProperties: false,
+  properties: { confirm: { const: true }, preRestore: { type: 'boolean' } },
+} as const;
+const parseRestore = compileValidator<{ confirm: true; preRestore?: boolean }>(SNAPSHOT_RESTORE_SCHEMA, 'restore request');
 const parseRetention = compileValidator<{ confirm: true; keep?: number }>(
   {
     type: 'object',

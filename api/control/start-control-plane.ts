@@ -25,6 +25,10 @@ import { ROUTING_CAPABILITIES, routingRoutes } from './routing-routes.js';
 import { accessRoutes } from './access-routes.js';
 import { operatorWakeTargetsRoutes } from './operator-wake-targets-routes.js';
 import { createWakeGatewayProxy } from './wake-gateway-proxy.js';
+import { accessTokensRoutes } from './access-tokens-routes.js';
+import { edgeIdentityPrincipal } from './auth.js';
+import { edgeIdentityVerifier } from '../../platform/edge/index.js';
+import { AccessTokens } from '../../controllers/auth/access-tokens.js';
 import { SnapshotService } from '../../controllers/snapshots/snapshot-service.js';
 import { registerSnapshotHandlers, type SnapshotOperationsOptions } from '../../controllers/snapshots/snapshot-operations.js';
 import { PostgresTools } from '../../platform/postgres/postgres-tools.js';
@@ -33,6 +37,12 @@ import { S3Snapshots } from '../../platform/object-storage/s3-snapshots.js';
 import { snapshotMutationRoutes, snapshotReadRoutes } from './snapshots-routes.js';
 import { CronService } from '../../controllers/cron/cron-service.js';
 import { cronRoutes } from './cron-routes.js';
+import { OBSERVABILITY_CAPABILITY, observabilityRoutes } from './observability-routes.js';
+import { startObservability } from '../../controllers/observability/index.js';
+import { FunctionService } from '../../controllers/functions/index.js';
+import { FUNCTIONS_CAPABILITY, functionsRoutes } from './functions-routes.js';
+import { OPERATOR_ACTION_SCHEMAS, OPERATOR_CAPABILITIES, EXPLICIT_AUTH_ONLY_ROUTES, advertisedRoutes, operatorRoutes } from './operator-routes.js';
+import { OperatorService, operatorSettingsFrom, recordPlatformRelease, secretValuesOf } from '../../controllers/operator/index.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -80,10 +90,18 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
     description: 'PostgreSQL snapshots of app-owned databases: durable snapshot, restore and migration operations, retention, S3 export and import.',
   },
   {
+    name: 'access-tokens',
+    routes: ['POST /api/access/tokens', 'GET /api/access/tokens', 'GET /api/access/tokens/{id}', 'DELETE /api/access/tokens/{id}'],
+    description: 'Scoped access tokens (events:read, metrics:read): issued by an administrator, shown once, kept as SHA-256, revocable.',
+  },
+  {
     name: 'cron',
     routes: ['POST /api/apps/{id}/cron/trigger', 'POST /api/apps/{id}/cron/pause', 'POST /api/apps/{id}/cron/resume', 'PUT /api/apps/{id}/cron/schedule'],
     description: 'Operator actions on periodic processes, each emitting its job.* event.',
   },
+  FUNCTIONS_CAPABILITY,
+  OBSERVABILITY_CAPABILITY,
+  ...OPERATOR_CAPABILITIES,
 ];
 
 /** Starts the control plane on `config.port` (0 picks a free port). */
@@ -93,6 +111,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   if (store.migrations.applied.length > 0) {
     log.info({ applied: store.migrations.applied.map((m) => `${m.version}-${m.name}`) }, 'control.db migrated');
   }
+  const platformStart = recordPlatformRelease(store.db, buildInfo(), config.profile);
   if (config.apiToken === undefined) {
     log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');
   }
@@ -119,6 +138,11 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       intervalMs: config.edgeSyncIntervalMs,
     },
   });
+  const accessTokens = new AccessTokens({ db: store.db });
+  const scopedToken = (secret: string) => accessTokens.authenticate(secret);
+  const edgeIdentity = config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
+    ? edgeIdentityPrincipal(edgeIdentityVerifier({ teamDomain: config.edgeAccessTeamDomain, audience: config.edgeAccessAud, ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }), logger: log.child({ component: 'edge-access' }) }))
+    : undefined;
   const gatewayProxy = createWakeGatewayProxy({ gateway: routing.gateway, access: routing.access, logger: log.child({ component: 'wake-gateway' }), apiToken: config.apiToken });
   let controlUrl = '';
   const eventApi = await startEventApi(config, store.db, reconcilers, log);
@@ -163,6 +187,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     testTimeoutMs: config.deployTestTimeoutMs,
     forge: (app) => routing.forge(app),
   });
+  const functions = new FunctionService({ db: store.db, targets: reconcilers.targets, logger: log.child({ component: 'functions' }) });
   const routers: Router[] = [
     metaRoutes({
       build: buildInfo(),
@@ -181,7 +206,34 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     snapshotReadRoutes(snapshots),
     snapshotMutationRoutes(snapshots, snapshotOperations, deploys.idempotencyKeys),
     cronRoutes(new CronService({ db: store.db, targets: reconcilers.targets, events: eventApi.surface.events, enqueue: (app) => reconcilers.appController.enqueue(app) }), deploys.idempotencyKeys),
+    functionsRoutes(functions, deploys.idempotencyKeys),
+    observabilityRoutes(
+      startObservability(config, { db: store.db, registry: reconcilers.registry, targets: reconcilers.targets, metrics: eventApi.metrics, controlUrl: () => controlUrl, logger: log, snapshotCounts: () => snapshots.readiness().apps }),
+      deploys.idempotencyKeys,
+    ),
   ];
+  routers.push(accessTokensRoutes(accessTokens));
+  routers.push(
+    operatorRoutes(
+      new OperatorService({
+        db: store.db,
+        settings: operatorSettingsFrom(config),
+        targets: reconcilers.targets,
+        incidents: eventApi.surface.events,
+        notificationChannels: () => eventApi.surface.notifications.list().length,
+        snapshots,
+        routing,
+        drain: () => deploys.worker.drainState(),
+        build: buildInfo(),
+        start: platformStart,
+        controlUrl: () => controlUrl,
+        routes: () => advertisedRoutes(CONTROL_CAPABILITIES),
+        explicitOnlyRoutes: EXPLICIT_AUTH_ONLY_ROUTES,
+        actionSchemas: OPERATOR_ACTION_SCHEMAS,
+      }),
+      { secretValues: secretValuesOf(config) },
+    ),
+  );
   wakeWorker = () => deploys.worker.wake();
   const app = createControlApp({
     logger: log,
@@ -189,6 +241,8 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     apiToken: config.apiToken,
     requireExplicitAuth: config.requireExplicitAuth,
     routers,
+    scopedToken,
+    ...(edgeIdentity ? { edgeIdentity } : {}),
   });
   let server: RunningServer;
   try {
@@ -206,8 +260,9 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   server.server.prependListener('upgrade', (req, socket, head) => void gatewayProxy.handleUpgrade(req, socket, head));
   controlUrl = server.url;
   routing.setGatewayUrl(server.url);
-  eventApi.attach(server);
+  eventApi.attach(server, scopedToken);
   log.info({ url: server.url }, 'control plane listening');
+  let closing: Promise<void> | undefined;
   return {
     url: server.url,
     server,
@@ -218,16 +273,22 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     metrics: eventApi.metrics,
     deploys,
     routing,
-    async close() {
-      eventApi.close();
-      await server.close();
-      gatewayProxy.close();
-      await routing.close();
-      await deploys.close();
-      s3?.destroy();
-      await eventApi.surface.events.flushed();
-      await reconcilers.close();
-      store.db.close();
+    close() {
+      // Idempotent: a second call waits for the first.
+      closing ??= closeAll();
+      return closing;
     },
   };
+  async function closeAll(): Promise<void> {
+    eventApi.close();
+    await server.close();
+    functions.close();
+    gatewayProxy.close();
+    await routing.close();
+    await deploys.close();
+    s3?.destroy();
+    await eventApi.surface.events.flushed();
+    await reconcilers.close();
+    store.db.close();
+  }
 }

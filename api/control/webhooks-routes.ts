@@ -3,7 +3,8 @@
  * verified by signature, not by bearer token) and the inbox `GET /api/webhooks/deliveries`.
  */
 import Router from '@koa/router';
-import { UnauthorizedError, ValidationError } from '../../domain/errors.js';
+import { ForbiddenError, UnauthorizedError, ValidationError } from '../../domain/errors.js';
+import { isAdministrator, type Principal } from '../../domain/auth/index.js';
 import type { WebhookReceiver } from '../../controllers/webhooks/index.js';
 
 function page(raw: unknown, name: string, fallback: number, max: number): number {
@@ -32,6 +33,9 @@ export function webhooksRoutes(receiver: WebhookReceiver, options: { readonly pr
     if (options.protectInbox && ctx.state.principal === undefined) {
       ctx.set('WWW-Authenticate', 'Bearer');
       throw new UnauthorizedError('the webhook inbox needs Authorization: Bearer <token>', { code: 'missing_credentials' });
+    }
+    if (options.protectInbox && !isAdministrator(ctx.state.principal as Principal)) {
+      throw new ForbiddenError('a scoped token cannot read the webhook inbox; use the control token', { code: 'insufficient_scope', details: { path: ctx.path } });
     }
     ctx.body = { deliveries: receiver.deliveries({ limit: page(ctx.query.limit, 'limit', 50, 200), offset: page(ctx.query.offset, 'offset', 0, 1_000_000) }) };
   });

@@ -16,6 +16,7 @@ import { requirePermission } from './auth.js';
 import type { Principal } from './access-tokens.js';
 import type { KnowledgeMetrics } from './metrics.js';
 import { REVIEW_SDL, reviewResolvers } from './graphql-review.js';
+import { ACQUISITION_SDL, acquisitionResolvers } from './acquisition-routes.js';
 
 /** The GraphQL schema (SDL). */
 export const KNOWLEDGE_SDL = /* GraphQL */ `
@@ -88,7 +89,7 @@ export const KNOWLEDGE_SDL = /* GraphQL */ `
   }
 `;
 
-const schema = buildSchema(KNOWLEDGE_SDL + REVIEW_SDL);
+const schema = buildSchema(KNOWLEDGE_SDL + REVIEW_SDL + ACQUISITION_SDL);
 
 const validateBody = compileValidator<{ query: string; variables?: Record<string, unknown> | null; operationName?: string | null }>({
   type: 'object',
@@ -142,6 +143,7 @@ export function graphqlRoutes(services: KnowledgeServices, introspection: Intros
     const body = validateBody(ctx.request.body);
     const rootValue = {
       ...reviewResolvers(services, principal.tenant, () => requirePermission(ctx, 'write')),
+      ...acquisitionResolvers(services, principal.tenant),
       search: (args: { namespace: string; mode: NamespaceMode; query: string; filter?: RawFilter | null; limit: number }) =>
         metrics.timeRetrieve(() => services.search.search(principal.tenant, args.namespace, args.mode, args.query, toFilter(args.filter), Math.max(0, Math.min(args.limit, 1000)))),
       version: () => {

@@ -3,7 +3,7 @@
  */
 import { compileValidator } from '../../domain/json-schema.js';
 import { MEM_TYPES, NAMESPACE_MODES } from '../../domain/knowledge/modes.js';
-import type { WriteRequest, RetrieveRequest, RetractRequest, SourceLabelRequest, EdgeRequest } from '../../knowledge/index.js';
+import type { WriteRequest, RetrieveRequest, RetractRequest, SourceLabelRequest, EdgeRequest, IngestRequest } from '../../knowledge/index.js';
 
 const timestamp = { type: 'string', minLength: 1, maxLength: 64 } as const;
 const vector = { type: 'array', minItems: 1, maxItems: 4096, items: { type: 'number' } } as const;
@@ -128,3 +128,77 @@ export const validateExplainRank = compileValidator<{ namespace?: string; node_i
     },
   },
 }, 'explain-rank request');
+
+const acquisitionBudget = { type: 'integer', minimum: 0, maximum: 1000 } as const;
+const maxGaps = { type: 'integer', minimum: 1, maximum: 500 } as const;
+
+/** `POST /gaps` (every field optional). */
+export const validateGaps = compileValidator<{ low_confidence_threshold?: number; stale_after_hours?: number; min_topic_nodes?: number; top_k?: number; max_gaps?: number }>({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    low_confidence_threshold: { type: 'number', minimum: 0, maximum: 1 },
+    stale_after_hours: { type: 'number', exclusiveMinimum: 0, maximum: 876_000 },
+    min_topic_nodes: { type: 'integer', minimum: 1, maximum: 1000 },
+    top_k: { type: 'integer', minimum: 1, maximum: 50 },
+    max_gaps: maxGaps,
+  },
+}, 'gaps request');
+
+/** `POST /acquisition/plan`. */
+export const validateAcquisitionPlan = compileValidator<{ budget?: number; max_gaps?: number }>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { budget: acquisitionBudget, max_gaps: maxGaps },
+}, 'acquisition plan request');
+
+/** `POST /acquisition/execute`: the connector token is used for the call only. */
+export const validateAcquisitionExecute = compileValidator<{
+  execute?: boolean; review_before_admission?: boolean; task_ids?: string[]; budget?: number; max_gaps?: number; source_id?: string;
+  connector: { url: string; token?: string; timeout_ms?: number };
+}>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['connector'],
+  properties: {
+    execute: { type: 'boolean' },
+    review_before_admission: { type: 'boolean' },
+    task_ids: { type: 'array', minItems: 1, maxItems: 100, items: { type: 'string', pattern: '^acq_[a-z]+_[0-9a-f]{16}$' } },
+    budget: acquisitionBudget,
+    max_gaps: maxGaps,
+    source_id: sourceId,
+    connector: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url'],
+      properties: {
+        url: { type: 'string', minLength: 1, maxLength: 2048 },
+        token: { type: 'string', minLength: 1, maxLength: 4096 },
+        timeout_ms: { type: 'integer', minimum: 1, maximum: 60_000 },
+      },
+    },
+  },
+}, 'acquisition execute request');
+
+/** `POST /acquisition/review/candidates/{id}/approve|reject` (the body is optional). */
+export const validateCandidateDecision = compileValidator<{ actor?: string; note?: string }>({
+  type: 'object',
+  additionalProperties: false,
+  properties: { actor: { type: 'string', minLength: 1, maxLength: 128 }, note: { type: 'string', minLength: 1, maxLength: 4000 } },
+}, 'candidate decision');
+
+/** `POST /ingest`. */
+export const validateIngest = compileValidator<IngestRequest>({
+  type: 'object',
+  additionalProperties: false,
+  required: ['text', 'source_id'],
+  properties: {
+    text: { type: 'string', minLength: 1, maxLength: 100_000 },
+    source_id: sourceId,
+    labels: { type: 'array', maxItems: 100, items: label },
+    properties: { type: 'object' },
+    confidence: { type: 'number', minimum: 0, maximum: 1 },
+    mem_type: { enum: MEM_TYPES },
+    max_claims: { type: 'integer', minimum: 1, maximum: 200 },
+  },
+}, 'ingest request');

@@ -9,7 +9,7 @@ import { buildInfo } from '../../platform/build-info.js';
 import { openKnowledgeStore } from '../../store/open-stores.js';
 import { appliedMigrations } from '../../store/migrate.js';
 import { sqliteVersion } from '../../store/database.js';
-import { createKnowledgeServices, HttpEmbedder, type KnowledgeServices, type Reranker } from '../../knowledge/index.js';
+import { createKnowledgeServices, HttpEmbedder, HttpExtractor, type KnowledgeServices, type Reranker } from '../../knowledge/index.js';
 import { listen, type RunningServer } from '../http/listen.js';
 import { createKnowledgeApp } from './knowledge-app.js';
 import { createAdminApp } from './admin-app.js';
@@ -20,6 +20,7 @@ import { KnowledgeMetrics } from './metrics.js';
 import { namespaceRoutes } from './namespace-routes.js';
 import { graphqlRoutes } from './graphql-routes.js';
 import { reviewRoutes } from './review-routes.js';
+import { acquisitionRoutes } from './acquisition-routes.js';
 import { adminApiRoutes } from './admin-routes.js';
 import { profilingRoutes } from './profiling-routes.js';
 
@@ -65,6 +66,9 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
   }, {
     allowPrivateTargets: config.knowledgeAllowPrivateTargets,
     worker: { webhookUrl: config.knowledgeReviewWebhookUrl, webhookSecret: config.knowledgeReviewWebhookSecret },
+    ...(config.knowledgeExtractorUrl !== undefined ? {
+      extractor: new HttpExtractor({ url: config.knowledgeExtractorUrl, model: config.knowledgeExtractorModel, apiKey: config.knowledgeExtractorApiKey, timeoutMs: config.knowledgeExtractorTimeoutMs }),
+    } : {}),
   });
   // Derive every namespace's review queue once now, so no request pays for the full derivation.
   const warmStarted = performance.now();
@@ -93,7 +97,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
     before: [authenticate(tokens, { openPaths: ['/v1/ping'] })],
-    routers: [meta, namespaceRoutes(services, metrics), reviewRoutes(services), graphqlRoutes(services, introspection, metrics)],
+    routers: [meta, namespaceRoutes(services, metrics), reviewRoutes(services), acquisitionRoutes(services), graphqlRoutes(services, introspection, metrics)],
   });
   const admin = createAdminApp({
     logger: log,

@@ -5,7 +5,8 @@
  */
 import type { Operation, RecoveryDecision } from '../../domain/operations/index.js';
 import type { PipelineStep } from '../../domain/pipeline/index.js';
-import { setAppRelease } from '../../store/control/apps.js';
+import { getApp, setAppRelease } from '../../store/control/apps.js';
+import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { closeOpenSteps, getDeployment, lastSuccessfulRelease, updateDeployment, type Deployment } from '../../store/control/deployments.js';
 import { emitDeployEvent } from './deploy-events.js';
 import { appRegions, queueDeployment, type DeployPayload } from './deploy-queue.js';
@@ -50,38 +51,48 @@ export async function fail(deps: PipelineDependencies, state: RunState, step: Pi
     await emitDeployEvent(deps.events, deps.logger, 'rollback.failed', getDeployment(db, deployment.id)!, { title: `${state.app} rollback failed${step ? ` at ${step}` : ''}`, body: message, ...(step ? { step } : {}) });
     return failure;
   }
-  const runtimeTouched = step === 'submit' || step === 'healthy';
-  let note = '';
-  let status: Deployment['status'] = 'failed';
-  let rollback: { operationId: string; deploymentId: string; sagaId: string } | undefined;
-  if (runtimeTouched) {
-    const previous = lastSuccessfulRelease(db, state.app, deployment.id);
-    if (previous && state.spec.deployPolicy.autoRollback !== false) {
-      const queued = queueDeployment(db, { app: state.app, kind: 'rollback', ref: previous.commit, trigger: 'auto-rollback', regions: appRegions(state.spec), target: previous, failedDeploymentId: deployment.id });
-      rollback = { operationId: queued.operation.id, deploymentId: queued.deployment.id, sagaId: queued.deployment.sagaId };
-      status = 'rolled_back';
-      note = `; rollback to ${short(previous.commit)} queued (${queued.operation.id})`;
-    } else if (!previous) {
-      // A first deploy that is not healthy must not stay half-new: remove its jobs.
-      setAppRelease(db, state.app, null);
-      deps.appController.enqueue(state.app);
-      note = '; no earlier successful deployment: the new jobs are stopped';
-    } else {
-      note = '; deployPolicy.autoRollback is false: the new release stays for operator review';
-    }
-  }
+  const { status, note, rollback } = step === 'submit' || step === 'healthy' ? undoRuntime(deps, state.app, state.spec, deployment) : { status: 'failed' as const, note: '', rollback: undefined };
   updateDeployment(db, deployment.id, { status, failedStep: step, message: `${message}${note}`, finished: true, regionStatus: status });
   const row = getDeployment(db, deployment.id)!;
   await emitDeployEvent(deps.events, deps.logger, 'deploy.failed', row, { title: `${state.app} deploy failed${step ? ` at ${step}` : ''}`, body: `${message}${note}`, ...(step ? { step } : {}) });
-  if (rollback) {
-    await emitDeployEvent(deps.events, deps.logger, 'deploy.auto_rollback', row, {
-      title: `${state.app}: health gate failed, rollback queued`,
-      body: note.slice(2),
-      ...(step ? { step } : {}),
-      extra: { rollbackOperationId: rollback.operationId, rollbackDeploymentId: rollback.deploymentId, rollbackSagaId: rollback.sagaId },
-    });
-  }
+  if (rollback) await emitAutoRollback(deps, row, `${state.app}: health gate failed, rollback queued`, note, step, rollback);
   return new StepFailure(`${failure.message}${note}`);
+}
+
+interface QueuedRollback {
+  readonly operationId: string;
+  readonly deploymentId: string;
+  readonly sagaId: string;
+}
+
+/**
+ * Undoes a deploy whose new release reached the runtime (it failed, or was interrupted, at submit
+ * or healthy): queues a rollback to the last successful release unless `deployPolicy.autoRollback`
+ * is false; a first deploy has its jobs removed instead.
+ */
+function undoRuntime(deps: PipelineDependencies, app: string, spec: CanonicalAppSpec | null, deployment: Deployment): { status: Deployment['status']; note: string; rollback: QueuedRollback | undefined } {
+  const db = deps.db;
+  const previous = lastSuccessfulRelease(db, app, deployment.id);
+  if (previous && spec?.deployPolicy.autoRollback !== false) {
+    const queued = queueDeployment(db, { app, kind: 'rollback', ref: previous.commit, trigger: 'auto-rollback', regions: appRegions(spec), target: previous, failedDeploymentId: deployment.id });
+    return { status: 'rolled_back', note: `; rollback to ${short(previous.commit)} queued (${queued.operation.id})`, rollback: { operationId: queued.operation.id, deploymentId: queued.deployment.id, sagaId: queued.deployment.sagaId } };
+  }
+  if (!previous) {
+    // A first deploy that is not healthy must not stay half-new: remove its jobs.
+    setAppRelease(db, app, null);
+    deps.appController.enqueue(app);
+    return { status: 'failed', note: '; no earlier successful deployment: the new jobs are stopped', rollback: undefined };
+  }
+  return { status: 'failed', note: '; deployPolicy.autoRollback is false: the new release stays for operator review', rollback: undefined };
+}
+
+async function emitAutoRollback(deps: PipelineDependencies, row: Deployment, title: string, note: string, step: PipelineStep | null, rollback: QueuedRollback): Promise<void> {
+  await emitDeployEvent(deps.events, deps.logger, 'deploy.auto_rollback', row, {
+    title,
+    body: note.slice(2),
+    ...(step ? { step } : {}),
+    extra: { rollbackOperationId: rollback.operationId, rollbackDeploymentId: rollback.deploymentId, rollbackSagaId: rollback.sagaId },
+  });
 }
 
 /** Keeps the deployment consistent with the worker's recovery decision. */
@@ -92,10 +103,17 @@ export function recovered(deps: PipelineDependencies, operation: Operation, deci
     updateDeployment(deps.db, deployment.id, { status: 'queued', message: decision.reason, regionStatus: 'queued' });
     return;
   }
-  updateDeployment(deps.db, deployment.id, { status: 'failed', failedStep: operation.stage, message: decision.reason, finished: true, regionStatus: 'failed' });
+  const stage = operation.stage as PipelineStep | null;
+  // A deploy interrupted once its release reached the runtime is undone as a failed one would be.
+  const undo = deployment.kind === 'deploy' && (stage === 'submit' || stage === 'healthy') ? undoRuntime(deps, deployment.app, (getApp(deps.db, deployment.app)?.spec as CanonicalAppSpec | null | undefined) ?? null, deployment) : undefined;
+  const status = undo?.status ?? 'failed';
+  const message = `${decision.reason}${undo?.note ?? ''}`;
+  updateDeployment(deps.db, deployment.id, { status, failedStep: operation.stage, message, finished: true, regionStatus: status });
   if (deployment.kind !== 'preflight') {
     const type = deployment.kind === 'rollback' ? 'rollback.failed' : 'deploy.failed';
-    void emitDeployEvent(deps.events, deps.logger, type, getDeployment(deps.db, deployment.id)!, { title: `${deployment.app} ${deployment.kind} interrupted`, body: decision.reason, ...(operation.stage ? { step: operation.stage } : {}) });
+    const row = getDeployment(deps.db, deployment.id)!;
+    void emitDeployEvent(deps.events, deps.logger, type, row, { title: `${deployment.app} ${deployment.kind} interrupted`, body: message, ...(operation.stage ? { step: operation.stage } : {}) })
+      .then(() => (undo?.rollback ? emitAutoRollback(deps, row, `${deployment.app}: deploy interrupted after ${stage}, rollback queued`, undo.note, stage, undo.rollback) : undefined));
   }
 }
 

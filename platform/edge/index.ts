@@ -7,3 +7,4 @@ export { runReloadCommand } from './reload-command.js';
 export type { ReloadResult } from './reload-command.js';
 export { readTunnelConfigFile, renderTunnelConfig, writeFileAtomic } from './tunnel-config-file.js';
 export type { TunnelFileRead } from './tunnel-config-file.js';
+export { EDGE_ASSERTION_HEADERS, edgeIdentityVerifier, type EdgeIdentity, type EdgeIdentityOptions } from './edge-identity.js';

@@ -6,6 +6,9 @@ import { EVENTS_MIGRATION } from './migrations/0003-events.js';
 import { OPERATIONS_MIGRATION } from './migrations/0004-operations.js';
 import { ROUTING_MIGRATION } from './migrations/0005-routing.js';
 import { SCHEDULE_OVERRIDES_MIGRATION } from './migrations/0006-schedule-overrides.js';
+import { FUNCTION_EXECUTIONS_MIGRATION } from './migrations/0007-function-executions.js';
+import { PLATFORM_RELEASES_MIGRATION } from './migrations/0008-platform-releases.js';
+import { ACCESS_TOKENS_MIGRATION } from './migrations/0009-access-tokens.js';
 
 export const CONTROL_MIGRATIONS: readonly Migration[] = [
   {
@@ -51,4 +54,7 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   OPERATIONS_MIGRATION,
   ROUTING_MIGRATION,
   SCHEDULE_OVERRIDES_MIGRATION,
+  FUNCTION_EXECUTIONS_MIGRATION,
+  PLATFORM_RELEASES_MIGRATION,
+  ACCESS_TOKENS_MIGRATION,
 ];

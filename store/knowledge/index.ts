@@ -8,3 +8,4 @@ export { IntentStore } from './intent-store.js';
 export { FeedbackStore, type FeedbackEventRow, type NodeFeedbackRow } from './feedback-store.js';
 export { ReviewStore, type ReviewDecisionRow, type LiveVersionBrief, type VersionText } from './review-store.js';
 export { HandoffStore, type DigestRow, type ReceiptRow, type WorkerRunRow } from './handoff-store.js';
+export { AcquisitionStore, type GapVersionRow, type AcquisitionReceiptRow, type AcquisitionCandidateRow } from './acquisition-store.js';

@@ -229,4 +229,58 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX kn_review_worker_runs_ns ON kn_review_worker_runs (ns_id, id);
     `,
   },
+  {
+    version: 4,
+    name: 'knowledge-acquisition',
+    // Append-only connector receipts and acquired evidence staged outside the graph until admitted
+    // or rejected (a candidate row is decided once): docs/adr/0035.
+    sql: `
+      CREATE TABLE kn_acquisition_receipts (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        receipt_id TEXT NOT NULL UNIQUE,
+        ns_id INTEGER NOT NULL,
+        task_id TEXT NOT NULL,
+        task_type TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        attempt INTEGER NOT NULL,
+        connector_url TEXT NOT NULL,
+        outcome TEXT NOT NULL,
+        retry_class TEXT NOT NULL,
+        status_code INTEGER,
+        error TEXT,
+        evidence_count INTEGER NOT NULL,
+        review_before_admission INTEGER NOT NULL,
+        request_sha256 TEXT NOT NULL,
+        response_sha256 TEXT,
+        duration_ms INTEGER NOT NULL,
+        tx_time INTEGER NOT NULL
+      );
+      CREATE INDEX kn_acquisition_receipts_ns ON kn_acquisition_receipts (ns_id, id);
+      CREATE INDEX kn_acquisition_receipts_key ON kn_acquisition_receipts (ns_id, idempotency_key, connector_url, id);
+      CREATE TABLE kn_acquisition_candidates (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        candidate_id TEXT NOT NULL UNIQUE,
+        ns_id INTEGER NOT NULL,
+        task_id TEXT NOT NULL,
+        task_type TEXT NOT NULL,
+        receipt_id TEXT NOT NULL,
+        idempotency_key TEXT NOT NULL,
+        review_required INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        source_id TEXT NOT NULL,
+        labels TEXT NOT NULL,
+        properties TEXT NOT NULL,
+        confidence REAL,
+        evidence_url TEXT,
+        status TEXT NOT NULL,
+        node_id TEXT,
+        actor TEXT,
+        note TEXT,
+        decided_at INTEGER,
+        created_at INTEGER NOT NULL
+      );
+      CREATE INDEX kn_acquisition_candidates_ns ON kn_acquisition_candidates (ns_id, status, id);
+      CREATE INDEX kn_acquisition_candidates_task ON kn_acquisition_candidates (ns_id, idempotency_key, id);
+    `,
+  },
 ];

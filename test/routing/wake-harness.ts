@@ -2,21 +2,12 @@
  * A control plane with real apps for the wake gateway tests: a git repo with a small HTTP server,
  * a release built by the release builder, and specs committed to the apps folder.
  */
-import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
-import path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
-import { startControlPlane, type ControlPlane } from '../../api/control/start-control-plane.js';
-import { ReleaseBuilder } from '../../platform/release-builder/index.js';
-import { silentLogger } from '../../platform/logger.js';
+import type { ControlPlane } from '../../api/control/start-control-plane.js';
+import { startPlaneWithApps } from '../helpers/plane-with-apps.js';
 import type { SvcConfig } from '../../platform/config.js';
-import { getApp, setAppRelease } from '../../store/control/apps.js';
-import { testConfig } from '../helpers/test-config.js';
-import { tempDir } from '../helpers/temp-dir.js';
-import { waitForReconciled } from '../helpers/wait-for.js';
 import { waitForChange } from '../helpers/wait-for.js';
 
 /** The app: answers with its pid, path, Host and forwarded headers; echoes POST bodies as they stream; `/cookies` sets two cookies and a hop-by-hop header; `/hangup` closes the connection unanswered; `/stream` never ends and `/streams-closed` counts those whose client left; upgrades echo raw bytes. */
@@ -41,9 +32,8 @@ server.listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
 `;
 
-export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], { cwd, encoding: 'utf8' }).trim();
-}
+
+export { git } from '../helpers/plane-with-apps.js';
 
 /** A free TCP port on loopback. */
 export async function freePort(): Promise<number> {
@@ -83,33 +73,7 @@ ${app.neverReady ? 'env:\n  NEVER_READY: "1"\n' : ''}endpoints:
 
 /** A running control plane with the given apps committed and released. */
 export async function startWithApps(t: ExecutionContext, apps: readonly WakeAppSpec[], env: Record<string, string> = {}): Promise<{ plane: ControlPlane; config: SvcConfig }> {
-  const root = tempDir(t);
-  const code = path.join(root, 'code');
-  fs.mkdirSync(code);
-  fs.writeFileSync(path.join(code, 'server.mjs'), APP_SERVER);
-  fs.writeFileSync(path.join(code, 'Dockerfile'), 'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n');
-  git(code, 'init', '-q', '-b', 'main');
-  git(code, 'add', '-A');
-  git(code, 'commit', '-q', '-m', 'app');
-  const config = testConfig(t, env);
-  fs.mkdirSync(config.appsDir, { recursive: true });
-  git(config.appsDir, 'init', '-q', '-b', 'main');
-  for (const app of apps) {
-    fs.mkdirSync(path.join(config.appsDir, app.name), { recursive: true });
-    fs.writeFileSync(path.join(config.appsDir, app.name, 'infraspec.yaml'), wakeSpec(app));
-  }
-  git(config.appsDir, 'add', '-A');
-  git(config.appsDir, 'commit', '-q', '-m', 'apps');
-  const plane = await startControlPlane(config, silentLogger());
-  t.teardown(() => closePlaneAndStopApps(plane, config));
-  const builder = new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() });
-  const release = await builder.build({ app: apps[0]!.name, repoUrl: code, ref: 'main' });
-  for (const app of apps) {
-    const own = app === apps[0] ? release : await builder.build({ app: app.name, repoUrl: code, ref: 'main' });
-    await waitForReconciled([plane.reconcilers.specController], () => getApp(plane.db, app.name)?.spec != null, { what: `spec of ${app.name} read` });
-    setAppRelease(plane.db, app.name, { commit: own.manifest.commit, dir: own.dir });
-    plane.reconcilers.appController.enqueue(app.name);
-  }
+  const { plane, config } = await startPlaneWithApps(t, { server: APP_SERVER, apps: apps.map((app) => ({ name: app.name, spec: wakeSpec(app) })), env });
   return { plane, config };
 }
 

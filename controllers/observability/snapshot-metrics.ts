@@ -1,0 +1,56 @@
+/**
+ * Snapshot metrics of the spec's list, `svc_snapshots_total` and `svc_snapshot_over_limit_total`
+ * (by app and database), read from the snapshot inventory at each scrape; the snapshot-pressure
+ * alert reads the second.
+ */
+import { Gauge, type Registry } from 'prom-client';
+
+/** One app-owned database's local dumps, as the snapshot readiness view reports them. */
+export interface SnapshotCounts {
+  readonly app: string;
+  readonly database: string;
+  readonly snapshots: number;
+  readonly overLimit: number;
+}
+
+/** Names of the gauges this module registers. */
+export const SNAPSHOT_METRICS = { total: 'svc_snapshots_total', overLimit: 'svc_snapshot_over_limit_total' } as const;
+
+/**
+ * Registers the two gauges on `registry`, each filled from `read()` when scraped. A gauge of the
+ * same name registered elsewhere first is left in place (this module then adds nothing for it).
+ */
+export function registerSnapshotMetrics(registry: Registry, read: () => readonly SnapshotCounts[], onError: (error: unknown) => void = () => {}): void {
+  const sample = (): readonly SnapshotCounts[] => {
+    try {
+      return read();
+    } catch (error) {
+      onError(error);
+      return [];
+    }
+  };
+  if (registry.getSingleMetric(SNAPSHOT_METRICS.total) === undefined) {
+    new Gauge({
+      name: SNAPSHOT_METRICS.total,
+      help: 'Local snapshot dumps per app-owned database',
+      labelNames: ['app', 'database'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const row of sample()) this.set({ app: row.app, database: row.database }, row.snapshots);
+      },
+    });
+  }
+  if (registry.getSingleMetric(SNAPSHOT_METRICS.overLimit) === undefined) {
+    new Gauge({
+      name: SNAPSHOT_METRICS.overLimit,
+      help: 'Local snapshot dumps above snapshots.keep per app-owned database',
+      labelNames: ['app', 'database'],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const row of sample()) this.set({ app: row.app, database: row.database }, row.overLimit);
+      },
+    });
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Wires the observability service from the configuration and the control plane's parts, and
+ * registers the snapshot gauges its snapshot-pressure alert reads.
+ */
+import { VARIABLES, type SvcConfig } from '../../platform/config.js';
+import type { Logger } from '../../platform/logger.js';
+import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
+import type { Registry } from '../../domain/registry/index.js';
+import type { Db } from '../../store/database.js';
+import type { SchedulerTargets } from '../apps/scheduler-targets.js';
+import { ObservabilityService } from './observability-service.js';
+import { registerSnapshotMetrics, type SnapshotCounts } from './snapshot-metrics.js';
+
+/** What {@link startObservability} needs besides the configuration. */
+export interface StartObservabilityOptions {
+  readonly db: Db;
+  readonly registry: Registry;
+  readonly targets: SchedulerTargets;
+  readonly metrics: ControlMetrics;
+  readonly controlUrl: () => string;
+  readonly logger: Logger;
+  /** Local snapshot counts per app-owned database (the snapshot readiness view); unset: no snapshot gauges. */
+  readonly snapshotCounts?: () => readonly SnapshotCounts[];
+}
+
+/** The values of every secret configuration variable, by variable name. */
+export function secretValues(config: SvcConfig): Record<string, string | undefined> {
+  const out: Record<string, string | undefined> = {};
+  for (const [key, spec] of Object.entries(VARIABLES)) {
+    if (!('secret' in spec) || spec.secret !== true) continue;
+    const value = config[key as keyof SvcConfig];
+    out[spec.name] = typeof value === 'string' ? value : undefined;
+  }
+  return out;
+}
+
+/** The observability service of a control plane configured by `config`. */
+export function startObservability(config: SvcConfig, options: StartObservabilityOptions): ObservabilityService {
+  const logger = options.logger.child({ component: 'observability' });
+  if (options.snapshotCounts !== undefined) {
+    registerSnapshotMetrics(options.metrics.registry, options.snapshotCounts, (err) => logger.warn({ err }, 'snapshot counts could not be read for /metrics'));
+  }
+  return new ObservabilityService({
+    db: options.db,
+    registry: options.registry,
+    targets: options.targets,
+    metrics: options.metrics,
+    appsDir: config.appsDir,
+    bindHost: config.host,
+    controlUrl: options.controlUrl,
+    observabilityTarget: config.observabilityTarget,
+    environment: config.environment,
+    metricsNeedToken: config.requireExplicitAuth,
+    secrets: () => secretValues(config),
+    logger,
+  });
+}

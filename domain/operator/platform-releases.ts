@@ -1,0 +1,74 @@
+/**
+ * Platform release history: the platform builds this data folder has run (one record per start,
+ * grouped by version and commit) and the platform lane operations (`platform.*`).
+ */
+import type { Operation } from '../operations/index.js';
+import { shortText } from './secret-safety.js';
+
+/** The build recorded at one start. */
+export interface PlatformStart {
+  readonly version: string;
+  readonly label: string;
+  readonly commit: string | null;
+  readonly node: string;
+  readonly profile: string;
+  readonly startedAt: string;
+}
+
+/** One build with the first and last start that ran it (already grouped by the store). */
+export interface PlatformReleaseGroup {
+  readonly version: string;
+  readonly label: string;
+  readonly commit: string | null;
+  readonly firstSeenAt: string;
+  readonly lastSeenAt: string;
+  readonly starts: number;
+}
+
+/** The history view. */
+export interface PlatformReleaseHistory {
+  readonly current: (PlatformStart & { readonly identity: string | null }) | null;
+  readonly releases: readonly (PlatformReleaseGroup & { readonly identity: string | null; readonly current: boolean })[];
+  readonly recentStarts: readonly PlatformStart[];
+  readonly operations: readonly {
+    readonly id: string;
+    readonly kind: string;
+    readonly status: string;
+    readonly ref: string | null;
+    readonly attempts: number;
+    readonly lastError: string | null;
+    readonly createdAt: string;
+    readonly finishedAt: string | null;
+  }[];
+}
+
+/** The immutable identity of a build: the tag `platform-<full sha>`; the label is display only. */
+export function platformIdentity(commit: string | null): string | null {
+  return commit === null ? null : `platform-${commit}`;
+}
+
+/** Shapes the history; `current` is the running build's start record. */
+export function platformReleaseHistory(input: {
+  readonly current: PlatformStart | null;
+  readonly groups: readonly PlatformReleaseGroup[];
+  readonly recentStarts: readonly PlatformStart[];
+  readonly operations: readonly Operation[];
+}): PlatformReleaseHistory {
+  const current = input.current;
+  const isCurrent = (g: PlatformReleaseGroup) => current !== null && g.version === current.version && g.commit === current.commit;
+  return {
+    current: current ? { ...current, identity: platformIdentity(current.commit) } : null,
+    releases: input.groups.map((g) => ({ ...g, identity: platformIdentity(g.commit), current: isCurrent(g) })),
+    recentStarts: input.recentStarts,
+    operations: input.operations.map((op) => ({
+      id: op.id,
+      kind: op.kind,
+      status: op.status,
+      ref: op.ref,
+      attempts: op.attempts,
+      lastError: shortText(op.lastError),
+      createdAt: op.createdAt,
+      finishedAt: op.finishedAt,
+    })),
+  };
+}
