@@ -102,3 +102,4 @@ export function createKnowledgeServices(db: Db, options: KnowledgeCoreOptions = 
     ingest: new IngestService(core, writes, review.extractor),
   };
 }
+export { HttpReranker, type HttpRerankerOptions } from './reranker.js';

@@ -18,9 +18,10 @@ import type { NamespaceRow } from '../store/knowledge/rows.js';
 import { VectorIndex } from './vector-index.js';
 import type { Embedder } from './embedder.js';
 
-/** Re-scores fused candidates; scores in [0, 1] replace the similarity component. */
+/** Re-scores fused candidates; scores in [0, 1] replace the similarity component (undefined: not reranked). */
 export interface Reranker {
-  rerank(query: string | undefined, candidates: readonly { id: string; content: string }[]): Promise<number[]>;
+  readonly model?: string;
+  rerank(query: string | undefined, candidates: readonly { id: string; content: string }[]): Promise<number[] | undefined>;
 }
 
 /** Options of {@link KnowledgeCore}. */

@@ -3,7 +3,7 @@
  * fused by Reciprocal Rank Fusion, optionally reranked, scored by four weighted components
  * (docs/adr/0022, 0023).
  */
-import { ValidationError } from '../domain/errors.js';
+import { isDomainError, ValidationError } from '../domain/errors.js';
 import { DEFAULT_SOURCE_CREDIBILITY, DEFAULT_WEIGHTS, type MemType, NEAR_DUPLICATE_COSINE, defaultCandidateK, type NamespaceMode, type ScoreWeights } from '../domain/knowledge/modes.js';
 import { confidenceScore, mergeWeights, recencyScore, scoreCandidate, clamp01, type Score } from '../domain/knowledge/scoring.js';
 import { fuseLists, type PathList } from '../domain/knowledge/fusion.js';
@@ -64,6 +64,14 @@ interface Scope {
 
 const MAX_EXPANSION = 20_000;
 
+/** Whether a configured reranker re-scored this retrieval (`reason` and `code` when it did not). */
+export interface RerankOutcome {
+  readonly applied: boolean;
+  readonly candidates: number;
+  readonly reason?: string;
+  readonly code?: string;
+}
+
 /** Retrieves and ranks nodes. */
 export class RetrieveService {
   readonly #core: KnowledgeCore;
@@ -77,12 +85,13 @@ export class RetrieveService {
   /** `POST /retrieve`: the REST result list. */
   async retrieve(tenant: string, nsName: string, request: RetrieveRequest) {
     const ns = this.#core.namespace(tenant, nsName);
-    const ranked = await this.rank(ns, request);
-    return { results: ranked.map((r) => resultItem(r, ns.name)) };
+    let rerank: RerankOutcome | undefined;
+    const ranked = await this.rank(ns, request, undefined, (outcome) => (rerank = outcome));
+    return { results: ranked.map((r) => resultItem(r, ns.name)), ...(rerank ? { rerank: { ...rerank, ...(this.#core.reranker?.model ? { model: this.#core.reranker.model } : {}) } } : {}) };
   }
 
   /** Ranks candidates for `request` in `ns`; `mode` overrides the namespace's default weights. */
-  async rank(ns: Namespace, request: RetrieveRequest, mode?: NamespaceMode): Promise<RankedNode[]> {
+  async rank(ns: Namespace, request: RetrieveRequest, mode?: NamespaceMode, outcome?: (rerank: RerankOutcome) => void): Promise<RankedNode[]> {
     const core = this.#core;
     const hasQuery = request.vector !== undefined || (request.vectors?.length ?? 0) > 0 || (request.text !== undefined && request.text.trim() !== '') || (request.seed_ids?.length ?? 0) > 0;
     if (!hasQuery) throw new ValidationError('retrieve needs vector, vectors, text or seed_ids', { code: 'invalid_request' });
@@ -121,10 +130,20 @@ export class RetrieveService {
     const fused = fuseLists(lists);
     const similarity = new Map(fused.map((f) => [f.key, f.similarity]));
     const rerankK = request.rerank_k ?? fused.length;
-    if (core.reranker && rerankK > 0) {
+    if (core.reranker && rerankK > 0 && fused.length > 0) {
       const pool = fused.slice(0, rerankK);
-      const scores = await core.reranker.rerank(request.text, pool.map((f) => ({ id: rows.get(Number(f.key))!.row.node_id, content: rows.get(Number(f.key))!.row.content })));
-      pool.forEach((f, i) => similarity.set(f.key, clamp01(scores[i] ?? 0)));
+      try {
+        const scores = await core.reranker.rerank(request.text, pool.map((f) => ({ id: rows.get(Number(f.key))!.row.node_id, content: rows.get(Number(f.key))!.row.content })));
+        if (scores !== undefined) {
+          pool.forEach((f, i) => similarity.set(f.key, clamp01(scores[i] ?? 0)));
+          outcome?.({ applied: true, candidates: pool.length });
+        } else {
+          outcome?.({ applied: false, candidates: 0, reason: 'no query text to rerank against' });
+        }
+      } catch (error) {
+        // A reranker that fails must not fail retrieval: the fused similarity stands, and the answer says so.
+        outcome?.({ applied: false, candidates: 0, reason: error instanceof Error ? error.message : String(error), ...(isDomainError(error) ? { code: error.code } : {}) });
+      }
     }
     const weights = weightsFor(mode ?? ns.mode, request.score_params);
     const credibility = this.#credibilityLookup(ns.id);

@@ -73,6 +73,14 @@ export interface SvcConfig {
   readonly knowledgeEmbedderTimeoutMs: number;
   /** Most texts per embedder request. @default 64 */
   readonly knowledgeEmbedderBatchSize: number;
+  /** Base URL of an optional reranker (`POST {url}/rerank`); unset: fused scores stand. */
+  readonly knowledgeRerankerUrl: string | undefined;
+  /** Rerank model name. @default rerank-v1 */
+  readonly knowledgeRerankerModel: string;
+  /** API key for the reranker (`Authorization: Bearer`); never logged. */
+  readonly knowledgeRerankerApiKey: string | undefined;
+  /** Per-request reranker timeout in milliseconds. @default 5000 */
+  readonly knowledgeRerankerTimeoutMs: number;
   /** Deduplicate writes by content fingerprint unless a write says skip_dedup. @default false */
   readonly knowledgeDedupDefault: boolean;
   /** Tunnel config file the routing controller writes. @default <SVC_DATA_DIR>/edge/tunnel.yml */
@@ -282,6 +290,19 @@ export const VARIABLES = {
     const value = optional(raw) ?? '64';
     if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2048) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_BATCH_SIZE', `"${value}" is not a whole number in 1-2048`);
     return Number(value);
+  } },
+  knowledgeRerankerUrl: { name: 'SVC_KNOWLEDGE_RERANKER_URL', description: 'Reranker base URL (POST {url}/rerank, the Cohere/Jina/vLLM protocol); unset: no reranking', defaultText: '(none)', parse: (raw) => {
+    const value = optional(raw);
+    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_KNOWLEDGE_RERANKER_URL', `"${value}" is not an http(s) URL`);
+    return value;
+  } },
+  knowledgeRerankerModel: { name: 'SVC_KNOWLEDGE_RERANKER_MODEL', description: 'Rerank model name', defaultText: 'rerank-v1', parse: (raw) => optional(raw) ?? 'rerank-v1' },
+  knowledgeRerankerApiKey: { name: 'SVC_KNOWLEDGE_RERANKER_API_KEY', description: 'Reranker API key', secret: true, defaultText: '(none)', parse: optional },
+  knowledgeRerankerTimeoutMs: { name: 'SVC_KNOWLEDGE_RERANKER_TIMEOUT', description: 'Reranker request timeout (e.g. 5s, 800ms); a slower answer leaves the fused order', defaultText: '5s', parse: (raw) => {
+    const value = optional(raw) ?? '5s';
+    const match = /^(\d+)(ms|s)?$/.exec(value);
+    if (!match || Number(match[1]) <= 0) throw new ConfigError('SVC_KNOWLEDGE_RERANKER_TIMEOUT', `"${value}" is not a duration such as 5s or 800ms`);
+    return Number(match[1]) * (match[2] === 'ms' ? 1 : 1000);
   } },
   knowledgeDedupDefault: { name: 'SVC_KNOWLEDGE_DEDUP_DEFAULT', description: 'Deduplicate knowledge writes by content fingerprint unless skip_dedup', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_DEDUP_DEFAULT', false) },
   tunnelConfigFile: { name: 'SVC_TUNNEL_CONFIG', description: 'Tunnel config file written by the routing controller', defaultText: '<SVC_DATA_DIR>/edge/tunnel.yml', parse: (raw, env) => {

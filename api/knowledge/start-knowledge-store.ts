@@ -9,7 +9,7 @@ import { buildInfo } from '../../platform/build-info.js';
 import { openKnowledgeStore } from '../../store/open-stores.js';
 import { appliedMigrations } from '../../store/migrate.js';
 import { sqliteVersion } from '../../store/database.js';
-import { createKnowledgeServices, HttpEmbedder, HttpExtractor, type KnowledgeServices, type Reranker } from '../../knowledge/index.js';
+import { createKnowledgeServices, HttpEmbedder, HttpExtractor, HttpReranker, type KnowledgeServices, type Reranker } from '../../knowledge/index.js';
 import { listen, type RunningServer } from '../http/listen.js';
 import { createKnowledgeApp } from './knowledge-app.js';
 import { createAdminApp } from './admin-app.js';
@@ -58,10 +58,16 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     timeoutMs: config.knowledgeEmbedderTimeoutMs,
     batchSize: config.knowledgeEmbedderBatchSize,
   });
+  const reranker = extras.reranker ?? (config.knowledgeRerankerUrl === undefined ? undefined : new HttpReranker({
+    url: config.knowledgeRerankerUrl,
+    model: config.knowledgeRerankerModel,
+    ...(config.knowledgeRerankerApiKey !== undefined ? { apiKey: config.knowledgeRerankerApiKey } : {}),
+    timeoutMs: config.knowledgeRerankerTimeoutMs,
+  }));
   const services = createKnowledgeServices(store.db, {
     dedupDefault: config.knowledgeDedupDefault,
     ...(embedder ? { embedder } : {}),
-    ...(extras.reranker ? { reranker: extras.reranker } : {}),
+    ...(reranker ? { reranker } : {}),
     ...(extras.now ? { now: extras.now } : {}),
   }, {
     allowPrivateTargets: config.knowledgeAllowPrivateTargets,
@@ -91,6 +97,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
       ...services.core.nodes.counts(tenant),
       vectors_indexed: services.core.index.sizes(),
       embedder: embedder ? { kind: 'openai-compatible', model: embedder.model } : { kind: 'none' },
+      reranker: reranker ? { kind: 'http', model: reranker.model ?? null } : { kind: 'none' },
     }),
   });
   const app = createKnowledgeApp({
