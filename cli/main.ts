@@ -12,6 +12,7 @@ import { registerDeploy } from './commands/deploy.js';
 import { registerOps } from './commands/ops.js';
 import { registerFunctions } from './commands/functions.js';
 import { registerTokens } from './commands/tokens.js';
+import { registerInbox } from './commands/inbox.js';
 
 /** Builds the program; exported for tests. */
 export function createProgram(): Command {
@@ -29,6 +30,7 @@ export function createProgram(): Command {
   registerOps(program);
   registerFunctions(program);
   registerTokens(program);
+  registerInbox(program);
   registerVersion(program);
   return program;
 }
