@@ -3,6 +3,7 @@
  * re-adopt), restart with exponential backoff, health checks, memory-limit kills, batch deadlines,
  * and drain (signal, wait, SIGKILL).
  */
+import type { CpuWeights } from './cpu-weight.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { Logger } from 'pino';
@@ -19,6 +20,8 @@ export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
 /** What a runner needs from its driver. */
 export interface RunnerContext {
   readonly logger: Logger;
+  /** Applies `resources.cpu` as a CPU weight to each spawned process tree. */
+  readonly cpuWeights: CpuWeights;
   readonly registry: RegistryWriter;
   readonly hostVolumes: Readonly<Record<string, HostVolume>>;
   readonly defaultRestart: RestartPolicySpec;
@@ -176,6 +179,12 @@ export class AllocationRunner {
     this.#child = child;
     this.#adopted = false;
     this.#runStartedMs = Date.now();
+    try {
+      this.#ctx.cpuWeights.place(rec.id, child.pid, rec.group.task.resources.cpuMhz);
+    } catch (error) {
+      // A weight is a refinement: the task runs without one rather than not at all.
+      this.#ctx.logger.warn({ allocationId: rec.id, err: error }, 'CPU weight not applied');
+    }
     rec.task.pid = child.pid;
     rec.task.pidStartTime = readProcess(child.pid)?.startTime;
     rec.task.state = 'running';

@@ -30,6 +30,7 @@ import type { AllocationRecord, DriverState, ExecutionRecord, JobRecord } from '
 import { pickFreePort } from './port-allocator.js';
 import { StateFile } from './state-file.js';
 import { allocationPaths, type HostVolume } from './task-environment.js';
+import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
 
 /** Options of the local driver. */
 export interface LocalSchedulerOptions {
@@ -53,6 +54,8 @@ export interface LocalSchedulerOptions {
   readonly outputLimitBytes?: number;
   /** Executions kept per job. @default 100 */
   readonly executionHistory?: number;
+  /** cgroup mount under which CPU weights are applied (`resources.cpu`); null turns them off. @default /sys/fs/cgroup */
+  readonly cgroupRoot?: string | null;
 }
 
 const HOST_IP = '127.0.0.1';
@@ -79,7 +82,10 @@ export class DriverCore {
     this.#releaseLock = this.#stateFile.acquireLock();
     this.state = this.#stateFile.load();
     this.events.setMaxListeners(0);
+    const cpuWeights = options.cgroupRoot === null ? NO_CPU_WEIGHTS : detectCpuWeights(options.cgroupRoot ?? undefined);
+    if (cpuWeights.kind === 'none') this.logger.info({ reason: cpuWeights.reason }, 'CPU weights (resources.cpu) are not applied');
     this.ctx = {
+      cpuWeights,
       logger: this.logger,
       registry: options.registry,
       hostVolumes: options.hostVolumes ?? {},
@@ -146,6 +152,7 @@ export class DriverCore {
   /** Records the end of a run: drops the runner and completes the execution record, if any. */
   finished(record: AllocationRecord, outcome: RunOutcome): void {
     this.runners.delete(record.id);
+    this.ctx.cpuWeights.release(record.id);
     const execution = record.executionId ? this.state.executions[record.executionId] : undefined;
     if (execution && execution.status === 'running') {
       const limit = this.options.outputLimitBytes ?? 1024 * 1024;

@@ -58,6 +58,7 @@ export function sweepUnrecordedProcesses(core: DriverCore): { adopted: number; k
     } catch {
       // already gone
     }
+    core.ctx.cpuWeights.release(id);
   }
   return { adopted, killed };
 }
@@ -96,6 +97,7 @@ export async function recoverAllocations(core: DriverCore): Promise<void> {
     const wasWanted = record.desiredStatus === 'run';
     record.desiredStatus = 'stop';
     core.changed(record, previous, event);
+    core.ctx.cpuWeights.release(record.id);
     const execution = record.executionId ? core.state.executions[record.executionId] : undefined;
     if (execution && execution.status === 'running') {
       execution.status = 'failed';

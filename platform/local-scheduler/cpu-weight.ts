@@ -1,0 +1,112 @@
+/**
+ * CPU weight of app processes: each allocation's process tree is put in its own cgroup whose CPU
+ * weight follows `resources.cpu` (MHz), so under contention processes share the CPU in proportion
+ * to what their specs declare (a soft limit, as Nomad's default: an idle host lets anyone burst).
+ * cgroup v2 (`cpu.weight`, when the cpu controller is enabled at the root) or the v1 cpu hierarchy
+ * (`cpu.shares`) are used when writable; otherwise weights are not applied and the driver says so
+ * once at start.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** How CPU weights are applied on this host. */
+export interface CpuWeights {
+  /** `cgroup-v2`, `cgroup-v1`, or `none` (not applied). */
+  readonly kind: 'cgroup-v2' | 'cgroup-v1' | 'none';
+  /** Why weights are not applied (kind `none`). */
+  readonly reason?: string;
+  /** Puts process `pid` (and its future children) under the weight of `cpuMhz`; returns the cgroup path, or undefined when not applied. */
+  place(allocationId: string, pid: number, cpuMhz: number): string | undefined;
+  /** Removes the allocation's cgroup once its processes are gone (best effort). */
+  release(allocationId: string): void;
+}
+
+/** `cpu.shares` for a CPU in MHz: 1 MHz is one share, 1,024 (a v1 group's default) is about one 1 GHz core's claim. */
+export function cpuShares(cpuMhz: number): number {
+  return Math.min(262_144, Math.max(2, Math.round(cpuMhz)));
+}
+
+/** `cpu.weight` (v2, 1-10,000, default 100) for a CPU in MHz, the same proportion as {@link cpuShares}. */
+export function cpuWeight(cpuMhz: number): number {
+  return Math.min(10_000, Math.max(1, Math.round((cpuShares(cpuMhz) * 100) / 1024)));
+}
+
+const GROUP = 'svc-apps';
+
+/** CPU weights turned off. */
+export const NO_CPU_WEIGHTS: CpuWeights = { kind: 'none', reason: 'turned off', place: () => undefined, release: () => undefined };
+
+function writable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function controller(dir: string, file: string, value: (cpuMhz: number) => number): CpuWeights['place'] {
+  return (allocationId, pid, cpuMhz) => {
+    const group = path.join(dir, allocationId);
+    fs.mkdirSync(group, { recursive: true });
+    fs.writeFileSync(path.join(group, file), String(value(cpuMhz)));
+    fs.writeFileSync(path.join(group, 'cgroup.procs'), String(pid));
+    return group;
+  };
+}
+
+/**
+ * Removes an allocation's group once its last process is gone: the kernel refuses (EBUSY) while a
+ * process of the stopped tree has not been reaped yet, so it tries again, `attempts` times, 100 ms apart.
+ */
+function removeWhenEmpty(group: string, attempts: number): void {
+  try {
+    fs.rmdirSync(group);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EBUSY' && attempts > 1) setTimeout(() => removeWhenEmpty(group, attempts - 1), 100).unref();
+    // Otherwise gone already, or a re-adopted tree still runs in it: the next start sweeps it.
+  }
+}
+
+/** Removes empty allocation groups left by an earlier driver (older than a minute, so none being set up now). */
+function sweepStale(dir: string): void {
+  const cutoff = Date.now() - 60_000;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!entry.isDirectory()) continue;
+    const group = path.join(dir, entry.name);
+    try {
+      if (fs.statSync(group).mtimeMs < cutoff) fs.rmdirSync(group);
+    } catch {
+      // Busy (its processes still run) or gone.
+    }
+  }
+}
+
+/** Detects how CPU weights can be applied under `root` (the cgroup mount). */
+export function detectCpuWeights(root = '/sys/fs/cgroup'): CpuWeights {
+  const release = (dir: string) => (allocationId: string) => removeWhenEmpty(path.join(dir, allocationId), 20);
+  try {
+    const controllers = fs.readFileSync(path.join(root, 'cgroup.controllers'), 'utf8').split(/\s+/);
+    if (controllers.includes('cpu') && writable(root)) {
+      const dir = path.join(root, GROUP);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'cgroup.subtree_control'), '+cpu');
+      sweepStale(dir);
+      return { kind: 'cgroup-v2', place: controller(dir, 'cpu.weight', cpuWeight), release: release(dir) };
+    }
+  } catch {
+    // Not a v2 root, or the cpu controller cannot be delegated: try v1.
+  }
+  const v1 = path.join(root, 'cpu');
+  try {
+    if (fs.existsSync(path.join(v1, 'cpu.shares')) && writable(v1)) {
+      const dir = path.join(v1, GROUP);
+      fs.mkdirSync(dir, { recursive: true });
+      sweepStale(dir);
+      return { kind: 'cgroup-v1', place: controller(dir, 'cpu.shares', cpuShares), release: release(dir) };
+    }
+  } catch {
+    // Fall through.
+  }
+  return { kind: 'none', reason: `no writable cgroup cpu controller under ${root} (run as root with cgroups mounted to apply resources.cpu)`, place: () => undefined, release: () => undefined };
+}
