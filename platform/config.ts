@@ -169,6 +169,12 @@ export interface SvcConfig {
   readonly knowledgeExtractorApiKey: string | undefined;
   /** Per-request extractor timeout in milliseconds. @default 30000 */
   readonly knowledgeExtractorTimeoutMs: number;
+  /** Scheduler driver apps run on: `local` (host processes) or `kubernetes` (docs/kubernetes.md). @default local */
+  readonly schedulerDriver: 'local' | 'kubernetes';
+  /** Kubeconfig file of the kubernetes driver; unset: `$KUBECONFIG`, `~/.kube/config`, else in-cluster. */
+  readonly kubeconfig: string | undefined;
+  /** Namespace the kubernetes driver writes to. @default svc-apps */
+  readonly kubernetesNamespace: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -422,6 +428,16 @@ export const VARIABLES = {
     const match = /^(\d+)(ms|s)?$/.exec(value);
     if (!match || Number(match[1]) <= 0) throw new ConfigError('SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', `"${value}" is not a duration such as 30s or 500ms`);
     return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
+  } },
+  schedulerDriver: { name: 'SVC_SCHEDULER_DRIVER', description: 'Scheduler driver: local (host processes) or kubernetes', defaultText: 'local', parse: oneOf('SVC_SCHEDULER_DRIVER', ['local', 'kubernetes'] as const, 'local') },
+  kubeconfig: { name: 'SVC_KUBECONFIG', description: 'Kubeconfig file of the kubernetes driver (a region uses the context of its name when there is one)', defaultText: '(KUBECONFIG, ~/.kube/config, else in-cluster)', parse: (raw) => {
+    const value = optional(raw);
+    return value === undefined ? undefined : path.resolve(value);
+  } },
+  kubernetesNamespace: { name: 'SVC_KUBERNETES_NAMESPACE', description: 'Namespace the kubernetes driver writes to', defaultText: 'svc-apps', parse: (raw) => {
+    const value = optional(raw) ?? 'svc-apps';
+    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) throw new ConfigError('SVC_KUBERNETES_NAMESPACE', `"${value}" is not a namespace name (lower-case letters, digits and "-", at most 63)`);
+    return value;
   } },
 } satisfies { [K in keyof SvcConfig]: VariableSpec<SvcConfig[K]> };
 

@@ -116,7 +116,14 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');
   }
   const gatewayScale = new GatewayScale();
-  const reconcilers = await startReconcilers({ db: store.db, appsDir: config.appsDir, dataDir: config.dataDir, logger: log, gatewayScale });
+  const reconcilers = await startReconcilers({
+    db: store.db,
+    appsDir: config.appsDir,
+    dataDir: config.dataDir,
+    logger: log,
+    gatewayScale,
+    scheduler: config.schedulerDriver === 'kubernetes' ? { driver: 'kubernetes', ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }), namespace: config.kubernetesNamespace } : { driver: 'local' },
+  });
   const routing = await startRouting({
     db: store.db,
     reconcilers,

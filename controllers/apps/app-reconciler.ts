@@ -92,7 +92,7 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
       }
       let jobs: JobSpec[];
       try {
-        jobs = await withGatewayCounts(spec, applyScheduleOverrides(options.db, name, spec, desiredJobs(spec, release, options.infrastructure)), options.gatewayScale, (job) => options.targets.get(job.region ?? LOCAL_REGION));
+        jobs = await withGatewayCounts(spec, applyScheduleOverrides(options.db, name, spec, desiredJobs(spec, release, options.infrastructure, options.targets.runsImages)), options.gatewayScale, (job) => options.targets.get(job.region ?? LOCAL_REGION));
       } catch (error) {
         if (!isDomainError(error)) throw error;
         writeStatus(options, app, [
@@ -123,13 +123,17 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
 }
 
 /** The jobs the scheduler should run for `spec` at `release` (per-region overrides replace that region's jobs). */
-export function desiredJobs(spec: CanonicalAppSpec, release: AppRelease, infrastructure?: TranslationInput['infrastructure']): JobSpec[] {
+export function desiredJobs(spec: CanonicalAppSpec, release: AppRelease, infrastructure?: TranslationInput['infrastructure'], runsImages = false): JobSpec[] {
   const translate = (at: { commit: string; dir: string }): JobSpec[] => {
     const manifest = readReleaseManifest(at.dir);
     if (!manifest) throw new Error(`release ${at.dir} has no manifest`);
-    const launch = releaseLaunch(at.dir, manifest);
+    // An image release runs as image tasks on a driver that runs images; a host driver needs a native launch.
+    const imageRelease = runsImages && manifest.builder !== 'native' && manifest.image !== null && manifest.image !== undefined;
+    const launch = imageRelease ? undefined : releaseLaunch(at.dir, manifest);
     return translateApp(spec, {
-      release: { commit: at.commit, workdir: launch.workdir, command: launch.command, env: { ...launch.env } },
+      release: launch
+        ? { commit: at.commit, workdir: launch.workdir, command: launch.command, env: { ...launch.env } }
+        : { commit: at.commit, image: manifest.image!, env: { ...manifest.env }, ...(manifest.command && manifest.command.length > 0 ? { command: manifest.command } : {}) },
       ...(infrastructure ? { infrastructure } : {}),
     }).jobs;
   };

@@ -11,7 +11,11 @@ export const LOCAL_REGION = 'local';
 export class SchedulerTargets {
   private readonly opened = new Map<string, Promise<Scheduler>>();
 
-  constructor(private readonly open: (region: string) => Promise<Scheduler>) {}
+  /**
+   * @param runsImages true when the driver runs container images (kubernetes): image releases are
+   *   then translated to image tasks instead of being refused as not runnable on the host.
+   */
+  constructor(private readonly open: (region: string) => Promise<Scheduler>, readonly runsImages = false) {}
 
   /** The scheduler of `region` (opened on first use). */
   get(region: string = LOCAL_REGION): Promise<Scheduler> {

@@ -9,6 +9,7 @@ import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { LocalRegistry } from '../../platform/local-registry/index.js';
 import { LocalScheduler } from '../../platform/local-scheduler/index.js';
+import { KubernetesScheduler, kubeConfigForRegion } from '../../platform/kubernetes-scheduler/index.js';
 import { watchSpecs } from '../../platform/spec-watcher.js';
 import type { TranslationInput } from '../../domain/translate/index.js';
 import { Controller } from '../runtime/controller.js';
@@ -31,7 +32,14 @@ export interface ReconcilersOptions {
   readonly unhealthyRequeueMs?: number;
   /** Counts of gateway-managed processes; each change enqueues the app (ADR 0091). */
   readonly gatewayScale?: GatewayScale;
+  /** Scheduler driver of every region (`SVC_SCHEDULER_DRIVER`, docs/kubernetes.md). @default local */
+  readonly scheduler?: SchedulerDriverOptions;
 }
+
+/** Which driver runs apps: host processes, or a Kubernetes cluster (a region uses the kubeconfig context of its name when there is one). */
+export type SchedulerDriverOptions =
+  | { readonly driver: 'local' }
+  | { readonly driver: 'kubernetes'; readonly kubeconfig?: string; readonly namespace: string };
 
 /** The running reconciler core. */
 export interface Reconcilers {
@@ -55,15 +63,25 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
   const log = options.logger;
   const registry = new LocalRegistry();
   const unsubscribes: (() => void)[] = [];
-  const schedulers: LocalScheduler[] = [];
+  const schedulers: { close(): Promise<void> }[] = [];
+  const driver = options.scheduler ?? { driver: 'local' };
   // eslint-disable-next-line prefer-const
   let appController: Controller;
   const targets = new SchedulerTargets(async (region) => {
-    const scheduler = await LocalScheduler.open({ dataDir: regionDataDir(options.dataDir, region), registry, logger: log.child({ driver: 'local', region }), region });
+    const scheduler =
+      driver.driver === 'kubernetes'
+        ? await KubernetesScheduler.open({
+            kubeConfig: kubeConfigForRegion({ ...(driver.kubeconfig !== undefined ? { kubeconfigPath: driver.kubeconfig } : {}) }, region),
+            namespace: driver.namespace,
+            registry,
+            region,
+            logger: log.child({ driver: 'kubernetes', region }),
+          })
+        : await LocalScheduler.open({ dataDir: regionDataDir(options.dataDir, region), registry, logger: log.child({ driver: 'local', region }), region });
     schedulers.push(scheduler);
     unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));
     return scheduler;
-  });
+  }, driver.driver === 'kubernetes');
   appController = new Controller(
     createAppReconciler({ db: options.db, targets, registry, logger: log.child({ controller: 'app' }), infrastructure: options.infrastructure, unhealthyRequeueMs: options.unhealthyRequeueMs, gatewayScale: options.gatewayScale }),
     log,
@@ -77,7 +95,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
   // Open the default target and every region that has state, so their processes are re-adopted.
   await targets.get(LOCAL_REGION);
   const regionsDir = path.join(options.dataDir, 'regions');
-  if (fs.existsSync(regionsDir)) for (const region of fs.readdirSync(regionsDir)) await targets.get(region);
+  if (driver.driver === 'local' && fs.existsSync(regionsDir)) for (const region of fs.readdirSync(regionsDir)) await targets.get(region);
   unsubscribes.push(registry.watch((change) => {
     const app = change.instance?.app;
     if (app) appController.enqueue(app);

@@ -235,7 +235,7 @@ async function submit(deps: PipelineDependencies, state: RunState): Promise<Step
   const release = state.release;
   if (!release) throw new StepFailure('no release to submit');
   if (!fs.existsSync(release.dir)) throw new StepFailure(`release ${release.commit.slice(0, 12)} no longer exists at ${release.dir}`);
-  const desired = desiredJobs(state.spec, release);
+  const desired = desiredJobs(state.spec, release, undefined, deps.targets.runsImages);
   state.desired = desired;
   const warnings = await portConflicts(deps, state.app, desired);
   for (const warning of warnings) deps.logger.warn({ app: state.app, deploymentId: state.deployment.id }, warning);

@@ -1,0 +1,28 @@
+/**
+ * Kubernetes translation: pure mapping between scheduler jobs and Kubernetes objects, used by the
+ * kubernetes driver (`platform/kubernetes-scheduler`).
+ */
+export { ALLOC_DIR, MANAGED_BY, SvcAnnotation, SvcLabel, SvcRole, selector } from './labels.js';
+export { dns1035Label, dnsLabel, labelValue, portName, shortHash } from './names.js';
+export {
+  FIRST_DYNAMIC_PORT,
+  canaryObjectName,
+  containerPorts,
+  cronJobName,
+  fingerprintOf,
+  groupDeployment,
+  groupObjectName,
+  groupVersionHash,
+  jobLabels,
+  memoryLimitBytes,
+  runJob,
+  runJobName,
+  translateJob,
+  validateJobForKubernetes,
+  withFingerprint,
+} from './translate-job.js';
+export type { KubernetesJobObjects, KubernetesTarget, RunArguments, TranslateJobOptions } from './translate-job.js';
+export { jobRecordName, jobRecordSecret, readJobRecord, specHash } from './job-record.js';
+export type { JobRecord, JobRecordState, TemplateVersion } from './job-record.js';
+export { isSvcPod, isoTime, jobExecutionStatus, jobToExecution, podToAllocation } from './pod-allocation.js';
+export type { AllocationPlacement } from './pod-allocation.js';

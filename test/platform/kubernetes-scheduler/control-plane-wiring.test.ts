@@ -1,0 +1,47 @@
+import test from 'ava';
+import { ReleaseBuilder } from '../../../platform/release-builder/index.js';
+import { silentLogger } from '../../../platform/logger.js';
+import { getApp, setAppRelease } from '../../../store/control/apps.js';
+import { startPlaneWithApps } from '../../helpers/plane-with-apps.js';
+import { tempDir } from '../../helpers/temp-dir.js';
+import { waitForReconciled } from '../../helpers/wait-for.js';
+import { FakeKubeApi } from './fake-kube-api.js';
+
+const SPEC = `name: shop
+deploy: true
+processes:
+  web:
+    port: 8080
+    health:
+      path: /healthz
+    resources:
+      cpu: 500
+      memory: 256
+`;
+
+test('with SVC_SCHEDULER_DRIVER=kubernetes the control plane deploys an image release as a Deployment in the configured namespace', async (t) => {
+  const api = new FakeKubeApi('shop-ns');
+  await api.start();
+  t.teardown(() => api.close());
+  const kubeconfig = api.writeKubeconfig(tempDir(t));
+  const { plane, config, code } = await startPlaneWithApps(t, {
+    server: 'export {};\n',
+    apps: [{ name: 'shop', spec: SPEC, release: false }],
+    env: { SVC_SCHEDULER_DRIVER: 'kubernetes', SVC_KUBECONFIG: kubeconfig, SVC_KUBERNETES_NAMESPACE: 'shop-ns' },
+  });
+  const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({ app: 'shop', repoUrl: code, ref: 'main', image: `registry.example.test/shop@sha256:${'b'.repeat(64)}` });
+  setAppRelease(plane.db, 'shop', { commit: release.manifest.commit, dir: release.dir });
+  plane.reconcilers.appController.enqueue('shop');
+
+  const deployment = await waitForReconciled([plane.reconcilers.appController], () => [...api.store.get('deployments')!.values()][0], { what: 'a Deployment applied' }).catch((error: Error) => {
+    t.log(JSON.stringify(getApp(plane.db, 'shop')?.conditions, null, 1));
+    t.log(api.requests.map((r) => `${r.method} ${r.path}`).join('\n'));
+    throw error;
+  });
+  t.is(deployment.metadata.namespace ?? 'shop-ns', 'shop-ns');
+  t.is(deployment.metadata.labels?.['svc.dev/app'], 'shop');
+  const spec = deployment.spec as { template: { spec: { containers: { image: string; resources: { requests: { cpu: string } } }[] } } };
+  t.is(spec.template.spec.containers[0]!.image, `registry.example.test/shop@sha256:${'b'.repeat(64)}`);
+  t.true(api.requests.every((r) => r.path.includes('/namespaces/shop-ns/') || !r.path.includes('/namespaces/')), 'every namespaced call went to shop-ns');
+  t.not(getApp(plane.db, 'shop'), undefined);
+});
