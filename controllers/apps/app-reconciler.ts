@@ -12,7 +12,7 @@ import type { JobSpec } from '../../domain/scheduler/index.js';
 import type { Registry } from '../../domain/registry/index.js';
 import { translateApp, type TranslationInput } from '../../domain/translate/index.js';
 import { setCondition, summarizeReady, type Condition, type ConditionInput } from '../../domain/status/conditions.js';
-import { isDomainError } from '../../domain/errors.js';
+import { isDomainError, TimeoutError, UnavailableError } from '../../domain/errors.js';
 import { readReleaseManifest, releaseLaunch } from '../../platform/release-builder/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
@@ -94,6 +94,7 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
       try {
         jobs = await withGatewayCounts(spec, applyScheduleOverrides(options.db, name, spec, desiredJobs(spec, release, options.infrastructure, options.targets.runsImages)), options.gatewayScale, (job) => options.targets.get(job.region ?? LOCAL_REGION));
       } catch (error) {
+        if (isSchedulerUnavailable(error)) return schedulerUnavailable(options, app, error, now());
         if (!isDomainError(error)) throw error;
         writeStatus(options, app, [
           { type: 'Deployed', status: 'False', reason: 'ReleaseNotRunnable', message: error.message },
@@ -102,13 +103,18 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
         return;
       }
       const submitted: string[] = [];
-      for (const job of jobs) {
-        const scheduler = await options.targets.get(job.region ?? LOCAL_REGION);
-        const result = await scheduler.submitJob(job);
-        if (result.outcome !== 'unchanged') {
-          submitted.push(`${job.id} ${result.outcome}`);
-          options.logger.info({ app: name, job: job.id, outcome: result.outcome, scaled: result.scaled, rolled: result.rolled }, 'job submitted');
+      try {
+        for (const job of jobs) {
+          const scheduler = await options.targets.get(job.region ?? LOCAL_REGION);
+          const result = await scheduler.submitJob(job);
+          if (result.outcome !== 'unchanged') {
+            submitted.push(`${job.id} ${result.outcome}`);
+            options.logger.info({ app: name, job: job.id, outcome: result.outcome, scaled: result.scaled, rolled: result.rolled }, 'job submitted');
+          }
         }
+      } catch (error) {
+        if (isSchedulerUnavailable(error)) return schedulerUnavailable(options, app, error, now());
+        throw error;
       }
       await stopJobs(options, name, new Set(jobs.map((j) => j.id)));
       const observed = await observeApp(name, options.targets, options.registry);
@@ -120,6 +126,21 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
       return health.healthy ? undefined : { requeueAfterMs: options.unhealthyRequeueMs ?? 1000 };
     },
   };
+}
+
+/** Retry period while a scheduler target (a cluster) cannot be reached. */
+const UNAVAILABLE_REQUEUE_MS = 2_000;
+
+/** True for a scheduler target that is down or slow (a cluster API), as opposed to a refused job. */
+function isSchedulerUnavailable(error: unknown): error is UnavailableError | TimeoutError {
+  return error instanceof UnavailableError || error instanceof TimeoutError;
+}
+
+/** Says why nothing could be submitted and retries soon: the jobs already running are left as they are. */
+function schedulerUnavailable(options: AppReconcilerOptions, app: AppRow, error: UnavailableError | TimeoutError, at: Date): ReconcileResult {
+  options.logger.warn({ app: app.name, err: error }, 'scheduler unavailable: retrying');
+  writeStatus(options, app, [{ type: 'Deployed', status: 'False', reason: 'SchedulerUnavailable', message: `the scheduler cannot be reached: ${error.message}` }], at);
+  return { requeueAfterMs: UNAVAILABLE_REQUEUE_MS };
 }
 
 /** The jobs the scheduler should run for `spec` at `release` (per-region overrides replace that region's jobs). */

@@ -93,7 +93,12 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
     { workers: 2, resyncMs: options.resyncMs ?? 30_000 },
   );
   // Open the default target and every region that has state, so their processes are re-adopted.
-  await targets.get(LOCAL_REGION);
+  if (driver.driver === 'kubernetes') {
+    // A cluster that is down now must not keep the control plane down: apps say so and are retried.
+    await targets.get(LOCAL_REGION).catch((error: unknown) => log.error({ err: error }, 'the kubernetes cluster cannot be reached; apps are reconciled once it can'));
+  } else {
+    await targets.get(LOCAL_REGION);
+  }
   const regionsDir = path.join(options.dataDir, 'regions');
   if (driver.driver === 'local' && fs.existsSync(regionsDir)) for (const region of fs.readdirSync(regionsDir)) await targets.get(region);
   unsubscribes.push(registry.watch((change) => {

@@ -5,6 +5,7 @@ import { getApp, setAppRelease } from '../../../store/control/apps.js';
 import { startPlaneWithApps } from '../../helpers/plane-with-apps.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { waitForReconciled } from '../../helpers/wait-for.js';
+import { request } from '../../helpers/servers.js';
 import { FakeKubeApi } from './fake-kube-api.js';
 
 const SPEC = `name: shop
@@ -44,4 +45,33 @@ test('with SVC_SCHEDULER_DRIVER=kubernetes the control plane deploys an image re
   t.is(spec.template.spec.containers[0]!.image, `registry.example.test/shop@sha256:${'b'.repeat(64)}`);
   t.true(api.requests.every((r) => r.path.includes('/namespaces/shop-ns/') || !r.path.includes('/namespaces/')), 'every namespaced call went to shop-ns');
   t.not(getApp(plane.db, 'shop'), undefined);
+});
+
+test('a cluster that is down when the control plane starts does not keep it down: the app says SchedulerUnavailable, then deploys once the cluster answers', async (t) => {
+  // Learn a free port, then leave it closed while the control plane starts.
+  const probe = new FakeKubeApi('shop-ns');
+  await probe.start();
+  const port = Number(new URL(probe.url).port);
+  const kubeconfig = probe.writeKubeconfig(tempDir(t));
+  await probe.close();
+
+  const { plane, config, code } = await startPlaneWithApps(t, {
+    server: 'export {};\n',
+    apps: [{ name: 'shop', spec: SPEC, release: false }],
+    env: { SVC_SCHEDULER_DRIVER: 'kubernetes', SVC_KUBECONFIG: kubeconfig, SVC_KUBERNETES_NAMESPACE: 'shop-ns' },
+  });
+  const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({ app: 'shop', repoUrl: code, ref: 'main', image: `registry.example.test/shop@sha256:${'c'.repeat(64)}` });
+  setAppRelease(plane.db, 'shop', { commit: release.manifest.commit, dir: release.dir });
+  plane.reconcilers.appController.enqueue('shop');
+  const deployed = () => (getApp(plane.db, 'shop')?.conditions as { type: string; reason: string; message: string }[] | undefined)?.find((c) => c.type === 'Deployed');
+  const down = await waitForReconciled([plane.reconcilers.appController], () => (deployed()?.reason === 'SchedulerUnavailable' ? deployed() : undefined), { what: 'Deployed=False SchedulerUnavailable' });
+  t.regex(down.message, /the scheduler cannot be reached/);
+  t.is((await request(`${plane.url}/api/health`)).status, 200, 'the control plane serves meanwhile');
+
+  const api = new FakeKubeApi('shop-ns');
+  await api.start(port);
+  t.teardown(() => api.close());
+  const deployment = await waitForReconciled([plane.reconcilers.appController], () => [...api.store.get('deployments')!.values()][0], { what: 'a Deployment applied after the cluster came back' });
+  t.is(deployment.metadata.labels?.['svc.dev/app'], 'shop');
+  await waitForReconciled([plane.reconcilers.appController], () => deployed()?.reason === 'JobsSubmitted', { what: 'Deployed=True' });
 });

@@ -47,9 +47,10 @@ export class FakeKubeApi {
 
   constructor(readonly namespace: string) {}
 
-  async start(): Promise<void> {
+  /** Listens on `port` (0: a free one). */
+  async start(port = 0): Promise<void> {
     this.#server = http.createServer((req, res) => void this.#handle(req, res));
-    this.#server.listen(0, '127.0.0.1');
+    this.#server.listen(port, '127.0.0.1');
     await once(this.#server, 'listening');
     this.url = `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
   }
