@@ -446,6 +446,12 @@ export const VARIABLES = {
  * @throws ConfigError naming the variable when a value is malformed or the profile's rules are broken.
  */
 export function loadConfig(env: Env = process.env): SvcConfig {
+  // External admission (restricted mode) is not served by this build: its settings would
+  // otherwise be ignored silently, and an operator would believe the bridge is on.
+  const admission = Object.keys(env).filter((name) => name.startsWith('SVC_EXTERNAL_FLEET_') && env[name] !== undefined && env[name] !== '').sort();
+  if (admission.length > 0) {
+    throw new ConfigError(admission[0]!, `external admission (restricted mode) is not served by this build, so its settings are refused rather than ignored; unset ${admission.join(', ')}`);
+  }
   const entries = Object.entries(VARIABLES).map(([key, spec]) => [key, (spec as VariableSpec<unknown>).parse(env[spec.name], env)]);
   const config = Object.fromEntries(entries) as unknown as SvcConfig;
   if (config.profile === 'production') {
