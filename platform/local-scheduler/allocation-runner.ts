@@ -12,7 +12,7 @@ import type { AllocationStatus, RestartPolicySpec, TaskEvent, TaskEventType } fr
 import type { AllocationRecord } from './driver-state.js';
 import { HttpHealthCheck } from './http-health-check.js';
 import { isProcessAlive, listProcesses, PAGE_SIZE, processTree, readProcess, signalTree, type ProcessInfo } from './process-table.js';
-import { allocationPaths, prepareAllocationDir, renderFiles, taskArgv, taskEnvironment, type HostVolume } from './task-environment.js';
+import { allocationPaths, prepareAllocationDir, readRecordedExit, recordingExit, renderFiles, taskArgv, taskEnvironment, type HostVolume } from './task-environment.js';
 
 /** How a run-to-completion allocation ended. */
 export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
@@ -91,7 +91,9 @@ export class AllocationRunner {
       const info = byPid.get(pid);
       if (!info || info.state === 'Z' || info.startTime !== rec.task.pidStartTime) {
         this.#adopted = false;
-        this.#onLeaderExit(null, null, 'exit status unknown: the process was re-adopted, not a child of this driver');
+        const recorded = this.restartsOnExit ? undefined : readRecordedExit(allocationPaths(rec.dir).exitStatus);
+        if (recorded !== undefined) this.#onLeaderExit(recorded, null);
+        else this.#onLeaderExit(null, null, 'exit status unknown: the process was re-adopted, not a child of this driver');
         return;
       }
     }
@@ -148,8 +150,9 @@ export class AllocationRunner {
     try {
       prepareAllocationDir(rec, this.#ctx.hostVolumes);
       renderFiles(rec);
-      const { file, args } = taskArgv(rec.group.task);
       const paths = allocationPaths(rec.dir);
+      // Run-to-completion tasks record their exit status, so a driver that re-adopts them knows it.
+      const { file, args } = this.restartsOnExit ? taskArgv(rec.group.task) : recordingExit(taskArgv(rec.group.task), paths.exitStatus);
       const out = fs.openSync(paths.stdout, 'a');
       const err = fs.openSync(paths.stderr, 'a');
       try {

@@ -18,10 +18,11 @@ export interface HostVolume {
 const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'USER', 'LOGNAME'] as const;
 
 /** Paths of an allocation directory. */
-export function allocationPaths(dir: string): { stdout: string; stderr: string; secrets: string; local: string; volumes: string } {
+export function allocationPaths(dir: string): { stdout: string; stderr: string; secrets: string; local: string; volumes: string; exitStatus: string } {
   return {
     stdout: path.join(dir, 'logs', 'stdout.log'),
     stderr: path.join(dir, 'logs', 'stderr.log'),
+    exitStatus: path.join(dir, 'logs', 'exit-status'),
     secrets: path.join(dir, 'secrets'),
     local: path.join(dir, 'local'),
     volumes: path.join(dir, 'volumes'),
@@ -121,6 +122,31 @@ export function taskEnvironment(record: AllocationRecord, hostVolumes: Readonly<
 }
 
 /** The program and arguments of a task: a string runs with `/bin/sh -c`, an array as argv. */
+/**
+ * The shell a run-to-completion task runs under so its exit status outlives the driver: it waits
+ * for the task and writes the status to `exitFile`, which a driver that re-adopted the task after
+ * a restart reads (it is not the task's parent, so it cannot wait for it). The handlers of common
+ * signals are a no-op: a signal sent to the process group reaches the task, and the shell, which
+ * defers them while the task runs, stays until the task ends; a caught signal is reset for the
+ * task, so the task keeps its own behaviour. SIGKILL ends both.
+ */
+export const EXIT_RECORDING_SCRIPT = 'f=$1; shift; trap : HUP INT QUIT TERM USR1 USR2; rm -f "$f"; "$@"; c=$?; printf %s "$c" > "$f.tmp" && mv -f "$f.tmp" "$f"; exit "$c"';
+
+/** `argv` run under {@link EXIT_RECORDING_SCRIPT}, recording its exit status in `exitFile`. */
+export function recordingExit(argv: { file: string; args: string[] }, exitFile: string): { file: string; args: string[] } {
+  return { file: '/bin/sh', args: ['-c', EXIT_RECORDING_SCRIPT, 'svc-task', exitFile, argv.file, ...argv.args] };
+}
+
+/** The exit status a recording shell wrote, if any. */
+export function readRecordedExit(exitFile: string): number | undefined {
+  try {
+    const text = fs.readFileSync(exitFile, 'utf8').trim();
+    return /^\d{1,3}$/.test(text) ? Number(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function taskArgv(task: TaskSpec): { file: string; args: string[] } {
   const command = task.command;
   if (command === undefined) throw new ValidationError(`task ${task.name}: the local driver needs a command`);

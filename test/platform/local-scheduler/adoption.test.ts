@@ -1,6 +1,8 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { waitForHealthyInstances } from '../../../domain/registry/index.js';
-import { milliseconds, waitForAllocations } from '../../../domain/scheduler/index.js';
+import { milliseconds, waitForAllocations, type JobSpec } from '../../../domain/scheduler/index.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
 import { isProcessAlive, LocalScheduler } from '../../../platform/local-scheduler/index.js';
 import { fastRestart, openDriver, SERVER_JS, serviceGroup, serviceJob, stopEverything } from './fixtures.js';
@@ -85,3 +87,46 @@ async function waitUntilDead(pid: number): Promise<void> {
   const deadline = Date.now() + 5000;
   while (isProcessAlive(pid, undefined) && Date.now() < deadline) await new Promise((r) => setImmediate(r));
 }
+
+test('a re-adopted run-to-completion task that ends reports its real exit status, recorded by its shell', async (t) => {
+  // Each run waits for its own file, written once a second driver has adopted it, and exits with
+  // the code in it: the first driver is gone, so only the recorded status can tell the outcome.
+  const script = `const fs = require('node:fs');
+const file = 'go-' + process.env.SVC_DISPATCH_PAYLOAD;
+const poll = setInterval(() => {
+  if (!fs.existsSync(file)) return;
+  clearInterval(poll);
+  const code = Number(fs.readFileSync(file, 'utf8'));
+  process.stdout.write('finishing with ' + code);
+  process.exit(code);
+}, 20);`;
+  const first = await openDriver(t, { 'wait.cjs': script });
+  const job: JobSpec = {
+    id: 'demo-fn',
+    app: 'demo',
+    type: 'batch',
+    parameterized: { payload: 'required' },
+    taskGroups: [{
+      name: 'fn',
+      count: 0,
+      task: { name: 'fn', command: [process.execPath, 'wait.cjs'], workdir: first.appDir, env: {}, resources: { cpuMhz: 100, memoryMb: 128 } },
+      ports: [],
+      services: [],
+      drain: { signal: 'SIGTERM', timeout: milliseconds(200) },
+    }],
+  };
+  await first.driver.submitJob(job);
+  const runs = { ok: await first.driver.dispatch('demo-fn', { payload: 'ok' }), bad: await first.driver.dispatch('demo-fn', { payload: 'bad' }) };
+  const ids = [runs.ok.id, runs.bad.id];
+  await waitForAllocations(first.driver, (a) => ids.every((id) => a.some((x) => x.executionId === id && x.status === 'running' && x.task.pid !== undefined)), { filter: { jobId: 'demo-fn' }, timeoutMs: 10_000 });
+  await first.driver.close();
+
+  const second = await reopen(t, first.dataDir);
+  fs.writeFileSync(path.join(first.appDir, 'go-ok'), '0');
+  fs.writeFileSync(path.join(first.appDir, 'go-bad'), '3');
+  await waitForAllocations(second.driver, (a) => ids.every((id) => a.some((x) => x.executionId === id && ['complete', 'failed'].includes(x.status))), { filter: { jobId: 'demo-fn', includeTerminal: true }, timeoutMs: 10_000 });
+  t.like(await second.driver.getExecution(runs.ok.id), { status: 'succeeded', exitCode: 0 });
+  const bad = (await second.driver.getExecution(runs.bad.id))!;
+  t.like(bad, { status: 'failed', exitCode: 3 });
+  t.regex(bad.output, /finishing with 3/);
+});
