@@ -7,6 +7,9 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../domain/errors.js';
+import { bool, durationMs, httpUrl, oneOf, optional, parseByteSize, port, requestTimeoutMs, type Env, type VariableSpec } from './config-parsers.js';
+
+export { parseByteSize } from './config-parsers.js';
 
 /** Deployment profile; `production` tightens authentication and admission. */
 export const Profile = { development: 'development', production: 'production' } as const;
@@ -177,70 +180,6 @@ export interface SvcConfig {
   readonly kubernetesNamespace: string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
-interface VariableSpec<T> {
-  readonly name: string;
-  readonly description: string;
-  readonly secret?: boolean;
-  readonly defaultText: string;
-  parse(raw: string | undefined, env: Env): T;
-}
-
-function port(name: string, fallback: number): (raw: string | undefined) => number {
-  return (raw) => {
-    if (raw === undefined || raw === '') return fallback;
-    if (!/^\d+$/.test(raw)) throw new ConfigError(name, `"${raw}" is not a port number`);
-    const value = Number(raw);
-    if (value < 0 || value > 65535) throw new ConfigError(name, `${value} is outside 0-65535`);
-    return value;
-  };
-}
-
-function bool(name: string, fallback: boolean): (raw: string | undefined) => boolean {
-  return (raw) => {
-    if (raw === undefined || raw === '') return fallback;
-    const v = raw.toLowerCase();
-    if (['1', 'true', 'yes', 'on'].includes(v)) return true;
-    if (['0', 'false', 'no', 'off'].includes(v)) return false;
-    throw new ConfigError(name, `"${raw}" is not a boolean (use true or false)`);
-  };
-}
-
-function oneOf<T extends string>(name: string, values: readonly T[], fallback: T): (raw: string | undefined) => T {
-  return (raw) => {
-    if (raw === undefined || raw === '') return fallback;
-    if ((values as readonly string[]).includes(raw)) return raw as T;
-    throw new ConfigError(name, `"${raw}" is not one of ${values.join(', ')}`);
-  };
-}
-
-/** Parses a byte size such as `512kb`, `1mb`, `1048576`. */
-export function parseByteSize(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?$/i.exec(text.trim());
-  if (!match) return undefined;
-  const unit = (match[2] ?? 'b').toLowerCase();
-  const factor: Record<string, number> = { b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2, gb: 1024 ** 3, gib: 1024 ** 3 };
-  return Math.floor(Number(match[1]) * (factor[unit] ?? 1));
-}
-
-function optional(raw: string | undefined): string | undefined {
-  return raw === undefined || raw === '' ? undefined : raw;
-}
-
-/** Parses a duration such as `500ms`, `30s`, `15m`, `24h`, `7d` (`0` or `off` when `allowOff`). */
-function durationMs(name: string, fallbackMs: number, allowOff = false): (raw: string | undefined) => number {
-  return (raw) => {
-    const value = optional(raw);
-    if (value === undefined) return fallbackMs;
-    if (allowOff && (value === '0' || value.toLowerCase() === 'off')) return 0;
-    const match = /^(\d+)(ms|s|m|h|d)$/.exec(value);
-    const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-    if (!match || Number(match[1]) <= 0) throw new ConfigError(name, `"${value}" is not a duration such as 30s, 15m, 24h or 7d${allowOff ? ' (or off)' : ''}`);
-    return Number(match[1]) * unit[match[2]!]!;
-  };
-}
-
 function dataPath(env: Env, ...parts: string[]): string {
   return path.resolve(optional(env.SVC_DATA_DIR) ?? '.data', ...parts);
 }
@@ -273,11 +212,7 @@ export const VARIABLES = {
     const value = optional(raw);
     return value === undefined ? undefined : path.resolve(value);
   } },
-  knowledgeEmbedderUrl: { name: 'SVC_KNOWLEDGE_EMBEDDER_URL', description: 'OpenAI-compatible embeddings base URL ({url}/embeddings); unset: no embedder', defaultText: '(none)', parse: (raw) => {
-    const value = optional(raw);
-    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_URL', `"${value}" is not an http(s) URL`);
-    return value;
-  } },
+  knowledgeEmbedderUrl: { name: 'SVC_KNOWLEDGE_EMBEDDER_URL', description: 'OpenAI-compatible embeddings base URL ({url}/embeddings); unset: no embedder', defaultText: '(none)', parse: httpUrl('SVC_KNOWLEDGE_EMBEDDER_URL') },
   knowledgeEmbedderModel: { name: 'SVC_KNOWLEDGE_EMBEDDER_MODEL', description: 'Embedding model name', defaultText: 'text-embedding-3-small', parse: (raw) => optional(raw) ?? 'text-embedding-3-small' },
   knowledgeEmbedderDimensions: { name: 'SVC_KNOWLEDGE_EMBEDDER_DIMENSIONS', description: 'Requested embedding dimensions', defaultText: '(model default)', parse: (raw) => {
     const value = optional(raw);
@@ -286,30 +221,16 @@ export const VARIABLES = {
     return Number(value);
   } },
   knowledgeEmbedderApiKey: { name: 'SVC_KNOWLEDGE_EMBEDDER_API_KEY', description: 'Embedder API key', secret: true, defaultText: '(none)', parse: optional },
-  knowledgeEmbedderTimeoutMs: { name: 'SVC_KNOWLEDGE_EMBEDDER_TIMEOUT', description: 'Embedder request timeout (e.g. 10s, 500ms)', defaultText: '10s', parse: (raw) => {
-    const value = optional(raw) ?? '10s';
-    const match = /^(\d+)(ms|s)?$/.exec(value);
-    if (!match || Number(match[1]) <= 0) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_TIMEOUT', `"${value}" is not a duration such as 10s or 500ms`);
-    return Number(match[1]) * (match[2] === 'ms' ? 1 : match[2] === 's' ? 1000 : 1);
-  } },
+  knowledgeEmbedderTimeoutMs: { name: 'SVC_KNOWLEDGE_EMBEDDER_TIMEOUT', description: 'Embedder request timeout (e.g. 10s, 500ms)', defaultText: '10s', parse: requestTimeoutMs('SVC_KNOWLEDGE_EMBEDDER_TIMEOUT', '10s') },
   knowledgeEmbedderBatchSize: { name: 'SVC_KNOWLEDGE_EMBEDDER_BATCH_SIZE', description: 'Most texts per embedder request', defaultText: '64', parse: (raw) => {
     const value = optional(raw) ?? '64';
     if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2048) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_BATCH_SIZE', `"${value}" is not a whole number in 1-2048`);
     return Number(value);
   } },
-  knowledgeRerankerUrl: { name: 'SVC_KNOWLEDGE_RERANKER_URL', description: 'Reranker base URL (POST {url}/rerank, the Cohere/Jina/vLLM protocol); unset: no reranking', defaultText: '(none)', parse: (raw) => {
-    const value = optional(raw);
-    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_KNOWLEDGE_RERANKER_URL', `"${value}" is not an http(s) URL`);
-    return value;
-  } },
+  knowledgeRerankerUrl: { name: 'SVC_KNOWLEDGE_RERANKER_URL', description: 'Reranker base URL (POST {url}/rerank, the Cohere/Jina/vLLM protocol); unset: no reranking', defaultText: '(none)', parse: httpUrl('SVC_KNOWLEDGE_RERANKER_URL') },
   knowledgeRerankerModel: { name: 'SVC_KNOWLEDGE_RERANKER_MODEL', description: 'Rerank model name', defaultText: 'rerank-v1', parse: (raw) => optional(raw) ?? 'rerank-v1' },
   knowledgeRerankerApiKey: { name: 'SVC_KNOWLEDGE_RERANKER_API_KEY', description: 'Reranker API key', secret: true, defaultText: '(none)', parse: optional },
-  knowledgeRerankerTimeoutMs: { name: 'SVC_KNOWLEDGE_RERANKER_TIMEOUT', description: 'Reranker request timeout (e.g. 5s, 800ms); a slower answer leaves the fused order', defaultText: '5s', parse: (raw) => {
-    const value = optional(raw) ?? '5s';
-    const match = /^(\d+)(ms|s)?$/.exec(value);
-    if (!match || Number(match[1]) <= 0) throw new ConfigError('SVC_KNOWLEDGE_RERANKER_TIMEOUT', `"${value}" is not a duration such as 5s or 800ms`);
-    return Number(match[1]) * (match[2] === 'ms' ? 1 : 1000);
-  } },
+  knowledgeRerankerTimeoutMs: { name: 'SVC_KNOWLEDGE_RERANKER_TIMEOUT', description: 'Reranker request timeout (e.g. 5s, 800ms); a slower answer leaves the fused order', defaultText: '5s', parse: requestTimeoutMs('SVC_KNOWLEDGE_RERANKER_TIMEOUT', '5s') },
   knowledgeDedupDefault: { name: 'SVC_KNOWLEDGE_DEDUP_DEFAULT', description: 'Deduplicate knowledge writes by content fingerprint unless skip_dedup', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_DEDUP_DEFAULT', false) },
   tunnelConfigFile: { name: 'SVC_TUNNEL_CONFIG', description: 'Tunnel config file written by the routing controller', defaultText: '<SVC_DATA_DIR>/edge/tunnel.yml', parse: (raw, env) => {
     const value = optional(raw);
@@ -345,20 +266,12 @@ export const VARIABLES = {
     return value;
   } },
   edgeAccessAud: { name: 'SVC_EDGE_ACCESS_AUD', description: 'Audience tag of the edge access application', defaultText: '(none)', parse: optional },
-  edgeAccessCertsUrl: { name: 'SVC_EDGE_ACCESS_CERTS_URL', description: 'JWKS URL of the edge access signing keys', defaultText: 'https://<team domain>/cdn-cgi/access/certs', parse: (raw) => {
-    const value = optional(raw);
-    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_EDGE_ACCESS_CERTS_URL', `"${value}" is not an http(s) URL`);
-    return value;
-  } },
+  edgeAccessCertsUrl: { name: 'SVC_EDGE_ACCESS_CERTS_URL', description: 'JWKS URL of the edge access signing keys', defaultText: 'https://<team domain>/cdn-cgi/access/certs', parse: httpUrl('SVC_EDGE_ACCESS_CERTS_URL') },
   edgeLogpushToken: { name: 'SVC_EDGE_LOGPUSH_TOKEN', description: 'Shared secret of POST /api/access/edge/logpush', secret: true, defaultText: '(none: receiver refuses)', parse: optional },
   edgeLookbackMs: { name: 'SVC_EDGE_LOOKBACK', description: 'How far back each analytics sync reads', defaultText: '24h', parse: durationMs('SVC_EDGE_LOOKBACK', 24 * 3_600_000) },
   edgeLookbackMaxMs: { name: 'SVC_EDGE_LOOKBACK_MAX', description: 'Ceiling of the analytics lookback', defaultText: '7d', parse: durationMs('SVC_EDGE_LOOKBACK_MAX', 7 * 86_400_000) },
   edgeSyncIntervalMs: { name: 'SVC_EDGE_SYNC_INTERVAL', description: 'Period of the analytics sync; off disables it', defaultText: '1h', parse: durationMs('SVC_EDGE_SYNC_INTERVAL', 3_600_000, true) },
-  eventSinkUrl: { name: 'SVC_EVENT_SINK_URL', description: 'Signed event sink URL (events are POSTed as JSON)', defaultText: '(none)', parse: (raw) => {
-    const value = optional(raw);
-    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_EVENT_SINK_URL', `"${value}" is not an http(s) URL`);
-    return value;
-  } },
+  eventSinkUrl: { name: 'SVC_EVENT_SINK_URL', description: 'Signed event sink URL (events are POSTed as JSON)', defaultText: '(none)', parse: httpUrl('SVC_EVENT_SINK_URL') },
   eventSinkKeyId: { name: 'SVC_EVENT_SINK_KEY_ID', description: 'Key id sent as X-Sink-Key-Id', defaultText: '(none)', parse: optional },
   eventSinkSecret: { name: 'SVC_EVENT_SINK_SECRET', description: 'HMAC-SHA-256 key of X-Sink-Signature', secret: true, defaultText: '(none)', parse: optional },
   eventEnvironment: { name: 'SVC_EVENT_ENVIRONMENT', description: 'Environment carried by events (default SVC_ENVIRONMENT)', defaultText: '(SVC_ENVIRONMENT)', parse: optional },
@@ -409,26 +322,13 @@ export const VARIABLES = {
   s3SecretKey: { name: 'SVC_S3_SECRET_KEY', description: 'S3 secret key', secret: true, defaultText: '(none)', parse: optional },
   s3Region: { name: 'SVC_S3_REGION', description: 'S3 region', defaultText: 'us-east-1', parse: (raw) => optional(raw) ?? 'us-east-1' },
   s3ForcePathStyle: { name: 'SVC_S3_FORCE_PATH_STYLE', description: 'path-style S3 addressing', defaultText: 'true', parse: bool('SVC_S3_FORCE_PATH_STYLE', true) },
-  knowledgeReviewWebhookUrl: { name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL', description: 'Evaluator webhook of the knowledge review worker (evaluator: webhook)', defaultText: '(none: rules only)', parse: (raw) => {
-    const value = optional(raw);
-    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL', `"${value}" is not an http(s) URL`);
-    return value;
-  } },
+  knowledgeReviewWebhookUrl: { name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL', description: 'Evaluator webhook of the knowledge review worker (evaluator: webhook)', defaultText: '(none: rules only)', parse: httpUrl('SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL') },
   knowledgeReviewWebhookSecret: { name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_SECRET', description: 'HMAC-SHA-256 key of review worker evaluator requests (x-svc-signature-256)', secret: true, defaultText: '(none)', parse: optional },
   knowledgeAllowPrivateTargets: { name: 'SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS', description: 'Allow knowledge webhook targets on loopback, private and link-local addresses', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS', false) },
-  knowledgeExtractorUrl: { name: 'SVC_KNOWLEDGE_EXTRACTOR_URL', description: 'OpenAI-compatible chat base URL of the ingest extractor ({url}/chat/completions); unset: no ingest', defaultText: '(none)', parse: (raw) => {
-    const value = optional(raw);
-    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_KNOWLEDGE_EXTRACTOR_URL', `"${value}" is not an http(s) URL`);
-    return value;
-  } },
+  knowledgeExtractorUrl: { name: 'SVC_KNOWLEDGE_EXTRACTOR_URL', description: 'OpenAI-compatible chat base URL of the ingest extractor ({url}/chat/completions); unset: no ingest', defaultText: '(none)', parse: httpUrl('SVC_KNOWLEDGE_EXTRACTOR_URL') },
   knowledgeExtractorModel: { name: 'SVC_KNOWLEDGE_EXTRACTOR_MODEL', description: 'Chat model of the ingest extractor', defaultText: 'gpt-4o-mini', parse: (raw) => optional(raw) ?? 'gpt-4o-mini' },
   knowledgeExtractorApiKey: { name: 'SVC_KNOWLEDGE_EXTRACTOR_API_KEY', description: 'Ingest extractor API key', secret: true, defaultText: '(none)', parse: optional },
-  knowledgeExtractorTimeoutMs: { name: 'SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', description: 'Ingest extractor request timeout (e.g. 30s, 500ms)', defaultText: '30s', parse: (raw) => {
-    const value = optional(raw) ?? '30s';
-    const match = /^(\d+)(ms|s)?$/.exec(value);
-    if (!match || Number(match[1]) <= 0) throw new ConfigError('SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', `"${value}" is not a duration such as 30s or 500ms`);
-    return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
-  } },
+  knowledgeExtractorTimeoutMs: { name: 'SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', description: 'Ingest extractor request timeout (e.g. 30s, 500ms)', defaultText: '30s', parse: requestTimeoutMs('SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', '30s') },
   schedulerDriver: { name: 'SVC_SCHEDULER_DRIVER', description: 'Scheduler driver: local (host processes) or kubernetes', defaultText: 'local', parse: oneOf('SVC_SCHEDULER_DRIVER', ['local', 'kubernetes'] as const, 'local') },
   kubeconfig: { name: 'SVC_KUBECONFIG', description: 'Kubeconfig file of the kubernetes driver (a region uses the context of its name when there is one)', defaultText: '(KUBECONFIG, ~/.kube/config, else in-cluster)', parse: (raw) => {
     const value = optional(raw);
