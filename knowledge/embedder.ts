@@ -3,7 +3,8 @@
  * the OpenAI-compatible protocol `POST {url}/embeddings` with `{ model, input: string[], dimensions? }`
  * answering `{ data: [{ embedding, index }] }`. Concurrent requests are coalesced into batches.
  */
-import { TimeoutError, UnavailableError } from '../domain/errors.js';
+import { UnavailableError } from '../domain/errors.js';
+import { postModelJson } from './model-endpoint.js';
 
 /** Turns texts into vectors, one per text, in order. */
 export interface Embedder {
@@ -72,31 +73,9 @@ export class HttpEmbedder implements Embedder {
   }
 
   async #send(input: string[]): Promise<Float32Array[]> {
-    const timeoutMs = this.#options.timeoutMs ?? 10_000;
-    const url = `${this.#options.url.replace(/\/+$/, '')}/embeddings`;
     const body: Record<string, unknown> = { model: this.model, input };
     if (this.dimensions !== undefined) body.dimensions = this.dimensions;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
-    let response: Response;
-    try {
-      response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
-    } catch (cause) {
-      if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) {
-        throw new TimeoutError(`embedder did not answer within ${timeoutMs} ms`, { code: 'embedder_timeout', cause });
-      }
-      throw new UnavailableError('embedder is unreachable', { code: 'embedder_unavailable', cause });
-    }
-    const text = await response.text();
-    if (!response.ok) {
-      throw new UnavailableError(`embedder answered HTTP ${response.status}`, { code: 'embedder_failed', details: { status: response.status } });
-    }
-    let parsed: { data?: { embedding?: unknown; index?: unknown }[] };
-    try {
-      parsed = JSON.parse(text) as typeof parsed;
-    } catch (cause) {
-      throw new UnavailableError('embedder answered with a body that is not JSON', { code: 'embedder_failed', cause });
-    }
+    const parsed = ((await postModelJson({ name: 'embedder', url: `${this.#options.url.replace(/\/+$/, '')}/embeddings`, ...(this.#options.apiKey ? { apiKey: this.#options.apiKey } : {}), timeoutMs: this.#options.timeoutMs ?? 10_000 }, body)) ?? {}) as { data?: { embedding?: unknown; index?: unknown }[] };
     const out: Float32Array[] = new Array(input.length);
     for (const [position, item] of (parsed.data ?? []).entries()) {
       const index = typeof item.index === 'number' ? item.index : position;

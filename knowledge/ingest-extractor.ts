@@ -6,7 +6,8 @@
  * answering `{choices: [{message: {content: "<JSON text>"}}]}` whose JSON text is `{claims:
  * [{content, subject?, predicate?, object?, confidence?, labels?}]}` (docs/adr/0035).
  */
-import { TimeoutError, UnavailableError } from '../domain/errors.js';
+import { UnavailableError } from '../domain/errors.js';
+import { postModelJson } from './model-endpoint.js';
 import { compileValidator } from '../domain/json-schema.js';
 
 /** One claim extracted from a text. */
@@ -78,33 +79,14 @@ export class HttpExtractor implements Extractor {
   }
 
   async extract(text: string, maxClaims: number): Promise<ExtractedClaim[]> {
-    const timeoutMs = this.#options.timeoutMs ?? 30_000;
-    const url = `${this.#options.url.replace(/\/+$/, '')}/chat/completions`;
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (this.#options.apiKey) headers.authorization = `Bearer ${this.#options.apiKey}`;
     const body = {
       model: this.model,
       temperature: 0,
       response_format: { type: 'json_object' },
       messages: [{ role: 'system', content: `${EXTRACTION_INSTRUCTIONS} Return at most ${maxClaims} claims.` }, { role: 'user', content: text }],
     };
-    let response: Response;
-    try {
-      response = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), redirect: 'error', signal: AbortSignal.timeout(timeoutMs) });
-    } catch (cause) {
-      if (cause instanceof Error && (cause.name === 'TimeoutError' || cause.name === 'AbortError')) {
-        throw new TimeoutError(`extractor did not answer within ${timeoutMs} ms`, { code: 'extractor_timeout', cause });
-      }
-      throw new UnavailableError('extractor is unreachable', { code: 'extractor_unavailable', cause });
-    }
-    const answer = await response.text();
-    if (!response.ok) throw new UnavailableError(`extractor answered HTTP ${response.status}`, { code: 'extractor_failed', details: { status: response.status } });
-    let content: unknown;
-    try {
-      content = (JSON.parse(answer) as { choices?: { message?: { content?: unknown } }[] }).choices?.[0]?.message?.content;
-    } catch (cause) {
-      throw new UnavailableError('extractor answered with a body that is not JSON', { code: 'extractor_failed', cause });
-    }
+    const answer = await postModelJson({ name: 'extractor', url: `${this.#options.url.replace(/\/+$/, '')}/chat/completions`, ...(this.#options.apiKey ? { apiKey: this.#options.apiKey } : {}), timeoutMs: this.#options.timeoutMs ?? 30_000 }, body);
+    const content = (answer as { choices?: { message?: { content?: unknown } }[] } | null)?.choices?.[0]?.message?.content;
     if (typeof content !== 'string') throw new UnavailableError('extractor answer has no choices[0].message.content text', { code: 'extractor_failed' });
     let parsed: unknown;
     try {
