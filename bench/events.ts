@@ -12,7 +12,7 @@ import http from 'node:http';
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startControlPlane } from '../api/control/start-control-plane.js';
+import { startControlPlane } from '../api/control/server/start-control-plane.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import type { EventInput } from '../domain/events/event-port.js';

@@ -18,7 +18,7 @@ import { openKnowledgeStore } from '../store/open-stores.js';
 import { NodeStore } from '../store/knowledge/node-store.js';
 import { VectorTables } from '../store/knowledge/vector-tables.js';
 import { OPEN_TIME } from '../store/knowledge/rows.js';
-import { fingerprintOf } from '../knowledge/write-service.js';
+import { fingerprintOf } from '../knowledge/write/write-service.js';
 import { parseLexicalQuery, satisfiesLiterals, termCoverage, tokenize } from '../domain/knowledge/lexical-query.js';
 import { positiveIntArg, seededRandom } from './bench-args.js';
 

@@ -17,8 +17,8 @@ import { silentLogger } from '../platform/logger.js';
 import { openKnowledgeStore } from '../store/open-stores.js';
 import { NodeStore } from '../store/knowledge/node-store.js';
 import { OPEN_TIME } from '../store/knowledge/rows.js';
-import { claimOf, fingerprintOf } from '../knowledge/write-service.js';
-import { ReviewService } from '../knowledge/review-service.js';
+import { claimOf, fingerprintOf } from '../knowledge/write/write-service.js';
+import { ReviewService } from '../knowledge/review/review-service.js';
 import type { FeedbackAction } from '../domain/knowledge/feedback-rules.js';
 import { positiveIntArg, seededRandom } from './bench-args.js';
 

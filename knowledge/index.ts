@@ -2,47 +2,47 @@
  * The knowledge store services, built once over an open `knowledge.db`.
  */
 import type { Db } from '../store/database.js';
-import { KnowledgeCore, type KnowledgeCoreOptions } from './knowledge-core.js';
-import { WriteService } from './write-service.js';
-import { RetrieveService } from './retrieve-service.js';
-import { NodeService } from './node-service.js';
-import { SourceService } from './source-service.js';
-import { RecoveryService } from './recovery-service.js';
-import { ExplainRankService } from './explain-rank.js';
-import { SearchService } from './search-service.js';
-import { FeedbackService } from './feedback-service.js';
-import { ReviewService } from './review-service.js';
-import { EscalationService } from './escalation-service.js';
-import { HandoffService, type HandoffOptions } from './handoff-service.js';
-import { ReviewWorker, type ReviewWorkerOptions } from './review-worker.js';
-import { NarrativeService } from './narrative-service.js';
-import { GapService } from './gap-service.js';
-import { AcquisitionService } from './acquisition-service.js';
-import { IngestService } from './ingest-service.js';
-import type { Extractor } from './ingest-extractor.js';
+import { KnowledgeCore, type KnowledgeCoreOptions } from './core/knowledge-core.js';
+import { WriteService } from './write/write-service.js';
+import { RetrieveService } from './retrieve/retrieve-service.js';
+import { NodeService } from './write/node-service.js';
+import { SourceService } from './write/source-service.js';
+import { RecoveryService } from './write/recovery-service.js';
+import { ExplainRankService } from './introspection/explain-rank.js';
+import { SearchService } from './retrieve/search-service.js';
+import { FeedbackService } from './feedback/feedback-service.js';
+import { ReviewService } from './review/review-service.js';
+import { EscalationService } from './review/escalation-service.js';
+import { HandoffService, type HandoffOptions } from './review/handoff-service.js';
+import { ReviewWorker, type ReviewWorkerOptions } from './review/review-worker.js';
+import { NarrativeService } from './retrieve/narrative-service.js';
+import { GapService } from './acquisition/gap-service.js';
+import { AcquisitionService } from './acquisition/acquisition-service.js';
+import { IngestService } from './ingest/ingest-service.js';
+import type { Extractor } from './ingest/ingest-extractor.js';
 
-export { KnowledgeCore, type KnowledgeCoreOptions, type Namespace, type Reranker } from './knowledge-core.js';
-export { WriteService, NIL_UUID, type WriteRequest, type WriteResult } from './write-service.js';
-export { RetrieveService, type RetrieveRequest, type RankedNode } from './retrieve-service.js';
-export { NodeService, type RetractRequest, type EdgeRequest } from './node-service.js';
-export { SourceService, type SourceLabelRequest } from './source-service.js';
-export { RecoveryService } from './recovery-service.js';
-export { ExplainRankService, explainRankRest, type ExplainRankResult } from './explain-rank.js';
-export { SearchService, type SearchNode } from './search-service.js';
-export { HttpEmbedder, type Embedder, type HttpEmbedderOptions } from './embedder.js';
-export { VectorIndex } from './vector-index.js';
-export { FeedbackService, eventView, type FeedbackRequest, type FeedbackResult } from './feedback-service.js';
-export { ReviewService, decisionView, thresholdsView, type ReviewDecisionRequest, type ReviewItemView } from './review-service.js';
-export { EscalationService, digestView, snapshotView, type DigestScope } from './escalation-service.js';
-export { HandoffService, handoffPayload, receiptView, HANDOFF_EVENT, HANDOFF_TIMEOUT, type HandoffOptions, type HandoffRequest } from './handoff-service.js';
-export { ReviewWorker, runView, WORKER_OWNER, WORKER_MAX_LIMIT, DEFAULT_ALLOWED_ACTIONS, type ReviewWorkerOptions, type WorkerCycleRequest } from './review-worker.js';
-export { NarrativeService, narrativeRest, type Narrative } from './narrative-service.js';
-export { GapService, gapView, type GapRequestOptions } from './gap-service.js';
-export { AcquisitionService, planView, taskView, acquisitionReceiptView, candidateView, DEFAULT_EVIDENCE_SOURCE, AUTO_ADMISSION_ACTOR, type AcquisitionOptions, type ConnectorTarget, type ExecuteRequest } from './acquisition-service.js';
-export { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, type Evidence } from './acquisition-connector.js';
-export { IngestService, INGEST_MAX_CLAIMS, EXTRACTOR_SETTING, type IngestRequest } from './ingest-service.js';
-export { HttpExtractor, EXTRACTION_INSTRUCTIONS, type Extractor, type ExtractedClaim, type HttpExtractorOptions } from './ingest-extractor.js';
-export { SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, ATTEMPT_HEADER, signBody, sha256Hex, checkTarget, type Resolver } from './webhook-sender.js';
+export { KnowledgeCore, type KnowledgeCoreOptions, type Namespace, type Reranker } from './core/knowledge-core.js';
+export { WriteService, NIL_UUID, type WriteRequest, type WriteResult } from './write/write-service.js';
+export { RetrieveService, type RetrieveRequest, type RankedNode } from './retrieve/retrieve-service.js';
+export { NodeService, type RetractRequest, type EdgeRequest } from './write/node-service.js';
+export { SourceService, type SourceLabelRequest } from './write/source-service.js';
+export { RecoveryService } from './write/recovery-service.js';
+export { ExplainRankService, explainRankRest, type ExplainRankResult } from './introspection/explain-rank.js';
+export { SearchService, type SearchNode } from './retrieve/search-service.js';
+export { HttpEmbedder, type Embedder, type HttpEmbedderOptions } from './retrieve/embedder.js';
+export { VectorIndex } from './retrieve/vector-index.js';
+export { FeedbackService, eventView, type FeedbackRequest, type FeedbackResult } from './feedback/feedback-service.js';
+export { ReviewService, decisionView, thresholdsView, type ReviewDecisionRequest, type ReviewItemView } from './review/review-service.js';
+export { EscalationService, digestView, snapshotView, type DigestScope } from './review/escalation-service.js';
+export { HandoffService, handoffPayload, receiptView, HANDOFF_EVENT, HANDOFF_TIMEOUT, type HandoffOptions, type HandoffRequest } from './review/handoff-service.js';
+export { ReviewWorker, runView, WORKER_OWNER, WORKER_MAX_LIMIT, DEFAULT_ALLOWED_ACTIONS, type ReviewWorkerOptions, type WorkerCycleRequest } from './review/review-worker.js';
+export { NarrativeService, narrativeRest, type Narrative } from './retrieve/narrative-service.js';
+export { GapService, gapView, type GapRequestOptions } from './acquisition/gap-service.js';
+export { AcquisitionService, planView, taskView, acquisitionReceiptView, candidateView, DEFAULT_EVIDENCE_SOURCE, AUTO_ADMISSION_ACTOR, type AcquisitionOptions, type ConnectorTarget, type ExecuteRequest } from './acquisition/acquisition-service.js';
+export { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, type Evidence } from './acquisition/acquisition-connector.js';
+export { IngestService, INGEST_MAX_CLAIMS, EXTRACTOR_SETTING, type IngestRequest } from './ingest/ingest-service.js';
+export { HttpExtractor, EXTRACTION_INSTRUCTIONS, type Extractor, type ExtractedClaim, type HttpExtractorOptions } from './ingest/ingest-extractor.js';
+export { SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, ATTEMPT_HEADER, signBody, sha256Hex, checkTarget, type Resolver } from './core/webhook-sender.js';
 
 /** Every knowledge service, sharing one core. */
 export interface KnowledgeServices {
@@ -102,4 +102,4 @@ export function createKnowledgeServices(db: Db, options: KnowledgeCoreOptions = 
     ingest: new IngestService(core, writes, review.extractor),
   };
 }
-export { HttpReranker, type HttpRerankerOptions } from './reranker.js';
+export { HttpReranker, type HttpRerankerOptions } from './retrieve/reranker.js';

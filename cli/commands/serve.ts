@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import { loadConfig, redactConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
-import { startControlPlane } from '../../api/control/start-control-plane.js';
+import { startControlPlane } from '../../api/control/server/start-control-plane.js';
 import { startKnowledgeStore } from '../../api/knowledge/start-knowledge-store.js';
 import { ConfigError } from '../../domain/errors.js';
 

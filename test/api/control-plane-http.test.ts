@@ -1,6 +1,6 @@
 import test from 'ava';
 import Router from '@koa/router';
-import { createControlApp } from '../../api/control/control-app.js';
+import { createControlApp } from '../../api/control/server/control-app.js';
 import { ConflictError } from '../../domain/errors.js';
 import { silentLogger } from '../../platform/logger.js';
 import { request, serveApp, startTestControlPlane } from '../helpers/servers.js';

@@ -3,7 +3,7 @@
  */
 import type { ExecutionContext } from 'ava';
 import type Koa from 'koa';
-import { startControlPlane, type ControlPlane } from '../../api/control/start-control-plane.js';
+import { startControlPlane, type ControlPlane } from '../../api/control/server/start-control-plane.js';
 import { startKnowledgeStore, type KnowledgeStore } from '../../api/knowledge/start-knowledge-store.js';
 import { listen, type RunningServer } from '../../api/http/listen.js';
 import { silentLogger } from '../../platform/logger.js';

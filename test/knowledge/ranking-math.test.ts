@@ -5,7 +5,7 @@ import { DEFAULT_WEIGHTS, defaultCandidateK, RECENCY_ALPHA } from '../../domain/
 import { fuseLists, RRF_K } from '../../domain/knowledge/fusion.js';
 import { parseLexicalQuery, satisfiesLiterals, termCoverage } from '../../domain/knowledge/lexical-query.js';
 import { matchesFilter } from '../../domain/knowledge/search-filter.js';
-import { DimensionIndex } from '../../knowledge/vector-index.js';
+import { DimensionIndex } from '../../knowledge/retrieve/vector-index.js';
 
 test('scoreCandidate breakdown sums to the score within 1e-9 for any weights and components', (t) => {
   const unit = fc.double({ min: 0, max: 1, noNaN: true });

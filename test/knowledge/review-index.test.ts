@@ -1,6 +1,6 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { ReviewService } from '../../knowledge/review-service.js';
+import { ReviewService } from '../../knowledge/review/review-service.js';
 import { startReviewHarness } from './review-helpers.js';
 
 test('the incrementally maintained review index always equals a full rebuild', async (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createKnowledgeServices } from '../../knowledge/index.js';
-import { ReviewService } from '../../knowledge/review-service.js';
+import { ReviewService } from '../../knowledge/review/review-service.js';
 import { openKnowledgeStore } from '../../store/open-stores.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
-import { startControlPlane, type ControlPlane } from '../../api/control/start-control-plane.js';
+import { startControlPlane, type ControlPlane } from '../../api/control/server/start-control-plane.js';
 import { silentLogger } from '../../platform/logger.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { request } from '../helpers/servers.js';

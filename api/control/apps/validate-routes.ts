@@ -1,0 +1,42 @@
+/**
+ * Spec validation routes: `GET /api/validate` (every committed spec) and
+ * `POST /api/v1/validate/infraspec` (a spec sent as YAML text or a JSON object).
+ */
+import Router from '@koa/router';
+import { compileValidator } from '../../../domain/json-schema.js';
+import { validateInfraspec } from '../../../domain/spec/index.js';
+import { validateAppsDir } from '../../../controllers/validation/validate-apps.js';
+
+interface ValidateInfraspecBody {
+  spec: unknown;
+  fleetDocument?: unknown;
+}
+
+const bodySchema = {
+  type: 'object',
+  required: ['spec'],
+  additionalProperties: false,
+  properties: {
+    // Any JSON value: a spec that is not a map is a finding of the validator, not a bad request.
+    spec: { description: 'The infraspec.yaml document: YAML text, or the parsed object' },
+    fleetDocument: { description: 'Fleet document (object) enabling the node pool existence check', type: 'object' },
+  },
+} as const;
+
+const parseBody = compileValidator<ValidateInfraspecBody>(bodySchema, 'validate request');
+
+/** Routes for spec validation. */
+export function validateRoutes(options: { appsDir: string }): Router {
+  const router = new Router();
+  router.get('/api/validate', (ctx) => {
+    ctx.body = validateAppsDir(options.appsDir);
+  });
+  router.post('/api/v1/validate/infraspec', (ctx) => {
+    // A YAML (or plain text) body is the spec itself; a JSON body is { spec, fleetDocument? }.
+    const raw: unknown = ctx.request.body;
+    const body = typeof raw === 'string' ? { spec: raw } : parseBody(raw);
+    const result = validateInfraspec(body.spec, body.fleetDocument === undefined ? {} : { fleetDocument: body.fleetDocument });
+    ctx.body = { valid: result.valid, findings: result.findings };
+  });
+  return router;
+}

@@ -1,0 +1,68 @@
+/**
+ * Live event stream: `WS /api/v1/events` (alias `/ws`). Each recorded or changed event is sent as
+ * one JSON message `{ kind: "recorded" | "updated", event }`; the first message is
+ * `{ kind: "ready" }`. Optional query filters: `app`, `severity`.
+ *
+ * Needs scope `events:read` whenever authentication is on: the static control token (SVC_API_TOKEN)
+ * grants it, and so does an issued scoped token that carries it. The upgrade is never exempt from
+ * bearer auth.
+ */
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Logger } from '../../../platform/logger.js';
+import type { EventService } from '../../../controllers/events/event-service.js';
+import { grants, Scope, type Principal } from '../../../domain/auth/index.js';
+import { sha256Hex } from '../../http/bearer.js';
+import { bearerPrincipal } from '../auth/auth.js';
+
+/** Paths of the stream. */
+export const EVENT_STREAM_PATHS: readonly string[] = ['/api/v1/events', '/ws'];
+
+function refuse(socket: Duplex, status: number, code: string, message: string): void {
+  const body = JSON.stringify({ error: { code, message, details: {} } });
+  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\n\r\n${body}`);
+}
+
+/** Attaches the stream to the HTTP server's `upgrade` event; returns a closer. */
+export function attachEventStream(server: http.Server, events: EventService, options: { apiToken: string | undefined; requireExplicitAuth: boolean; logger: Logger; scopedToken?: (secret: string) => Principal | undefined }): { close(): void; clients(): number } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
+  const tokenHash = options.apiToken === undefined ? undefined : sha256Hex(options.apiToken);
+  const authOn = tokenHash !== undefined || options.requireExplicitAuth;
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (!EVENT_STREAM_PATHS.includes(url.pathname)) return; // another handler's path
+    if (authOn) {
+      const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+      const token = match?.[1];
+      if (token === undefined) return refuse(socket, 401, 'missing_credentials', 'the event stream needs Authorization: Bearer <token> with scope events:read');
+      const principal = bearerPrincipal(token, tokenHash, options.scopedToken);
+      if (principal === undefined) return refuse(socket, 401, 'invalid_credentials', 'the bearer token is not valid');
+      if (!grants(principal, Scope.eventsRead)) return refuse(socket, 403, 'insufficient_scope', 'the bearer token does not carry scope events:read');
+    }
+    const app = url.searchParams.get('app') ?? undefined;
+    const severity = url.searchParams.get('severity') ?? undefined;
+    wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      const unsubscribe = events.subscribe((changes) => {
+        for (const change of changes) {
+          if (app !== undefined && change.event.app !== app) continue;
+          if (severity !== undefined && change.event.severity !== severity) continue;
+          if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(change));
+        }
+      });
+      ws.on('close', unsubscribe);
+      ws.on('error', unsubscribe);
+      ws.on('message', () => undefined);
+      ws.send(JSON.stringify({ kind: 'ready' }));
+    });
+  };
+  server.on('upgrade', onUpgrade);
+  return {
+    clients: () => wss.clients.size,
+    close() {
+      server.off('upgrade', onUpgrade);
+      for (const client of wss.clients) client.terminate();
+      wss.close();
+    },
+  };
+}

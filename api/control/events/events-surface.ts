@@ -1,0 +1,90 @@
+/**
+ * Wiring of the event surface into the control plane: the surface itself, its routers, the
+ * metrics registry and the WebSocket stream, built from the configuration.
+ */
+import type { Principal } from '../../../domain/auth/index.js';
+import type Router from '@koa/router';
+import type { SvcConfig } from '../../../platform/config.js';
+import type { Logger } from '../../../platform/logger.js';
+import type { Db } from '../../../store/database.js';
+import { ControlMetrics } from '../../../platform/metrics/control-metrics.js';
+import type { Reconcilers } from '../../../controllers/apps/start-reconcilers.js';
+import { startEventSurface, type EventSurface } from '../../../controllers/events/start-event-surface.js';
+import type { Capability } from '../server/meta-routes.js';
+import type { RunningServer } from '../../http/listen.js';
+import { eventsRoutes } from './events-routes.js';
+import { incidentsRoutes } from './incidents-routes.js';
+import { notificationsRoutes } from './notifications-routes.js';
+import { metricsRoutes } from '../observability/metrics-routes.js';
+import { attachEventStream } from './event-stream.js';
+
+/** Capabilities the event surface adds to `GET /api/v1/capabilities`. */
+export const EVENT_CAPABILITIES: readonly Capability[] = [
+  {
+    name: 'events',
+    routes: [
+      'GET /api/events', 'POST /api/events', 'GET /api/events/{id}', 'GET /api/events/correlated', 'GET /api/events/active',
+      'POST /api/events/{id}/ack', 'POST /api/events/{id}/snooze', 'POST /api/events/{id}/open', 'POST /api/events/reconcile',
+      'POST /api/incidents/action', 'GET /api/events/sinks', 'POST /api/events/test', 'GET /api/alerts/rules', 'WS /api/v1/events', 'WS /ws',
+    ],
+    description: 'Operational events with deduplication, correlation into incidents, acknowledge/snooze/open/resolve, evidence-based reconcile, a signed sink and a live stream.',
+  },
+  {
+    name: 'notifications',
+    routes: ['GET /api/notifications/channels', 'POST /api/notifications/channels', 'DELETE /api/notifications/channels/{id}', 'POST /api/notifications/channels/{id}/test'],
+    description: 'Notification channels (embed_webhook, topic_push, mobile_push, webhook) with severity filters and SSRF-checked targets.',
+  },
+  { name: 'metrics', routes: ['GET /metrics', 'GET /api/metrics'], description: 'Control plane metrics in the text exposition format.' },
+];
+
+/** The event surface as wired into the control plane. */
+export interface EventApi {
+  readonly surface: EventSurface;
+  readonly metrics: ControlMetrics;
+  readonly routers: readonly Router[];
+  /** Attaches the WebSocket stream to the listening server; `scopedToken` resolves issued tokens. */
+  attach(server: RunningServer, scopedToken?: (secret: string) => Principal | undefined): void;
+  close(): void;
+}
+
+/** Builds the event surface over control.db and the reconcilers' substrate. */
+export async function startEventApi(config: SvcConfig, db: Db, reconcilers: Reconcilers | undefined, logger: Logger): Promise<EventApi> {
+  const metrics = new ControlMetrics();
+  const surface = await startEventSurface({
+    db, logger, metrics,
+    source: config.eventSource,
+    environment: config.eventEnvironment ?? config.environment,
+    sink: config.eventSinkUrl === undefined ? undefined : { url: config.eventSinkUrl, keyId: config.eventSinkKeyId, secret: config.eventSinkSecret, source: config.eventSource },
+    outbound: { allowPrivate: config.notifyAllowPrivate },
+    substrate: reconcilers === undefined ? undefined : {
+      registry: reconcilers.registry,
+      schedulers: async () => (await reconcilers.targets.all()).map((t) => t.scheduler),
+      watchSchedulers: (listener) => {
+        const unsubscribes: (() => void)[] = [];
+        let closed = false;
+        void reconcilers.targets.all().then((targets) => {
+          if (!closed) for (const t of targets) unsubscribes.push(t.scheduler.watch(listener));
+        });
+        return () => {
+          closed = true;
+          for (const unsubscribe of unsubscribes) unsubscribe();
+        };
+      },
+    },
+    allocationWatchIntervalMs: config.allocationWatchIntervalMs,
+    capacity: { intervalMs: config.capacityCheckIntervalMs, minimums: { memoryBytes: config.capacityMinMemoryBytes, diskBytes: config.capacityMinDiskBytes }, hostId: config.hostId, dataDir: config.dataDir, eventEnvironment: config.eventEnvironment },
+  });
+  let stream: { close(): void } | undefined;
+  return {
+    surface,
+    metrics,
+    routers: [eventsRoutes(surface), incidentsRoutes(surface), notificationsRoutes(surface), metricsRoutes(metrics)],
+    attach(server, scopedToken) {
+      stream = attachEventStream(server.server, surface.events, { apiToken: config.apiToken, requireExplicitAuth: config.requireExplicitAuth, logger, ...(scopedToken ? { scopedToken } : {}) });
+    },
+    close() {
+      stream?.close();
+      surface.close();
+    },
+  };
+}

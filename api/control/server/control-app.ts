@@ -1,0 +1,39 @@
+/**
+ * The control plane's Koa app (port 8800): middleware order, then the routers each capability adds.
+ */
+import Koa, { type Context } from 'koa';
+import type Router from '@koa/router';
+import type { Logger } from '../../../platform/logger.js';
+import { errorMiddleware } from '../../http/error-middleware.js';
+import { requestContext } from '../../http/request-context.js';
+import { jsonBodyParser } from '../../http/body-parser.js';
+import { controlAuth } from '../auth/auth.js';
+import type { Principal } from '../../../domain/auth/index.js';
+
+export interface ControlAppOptions {
+  readonly logger: Logger;
+  readonly bodyLimitBytes: number;
+  readonly apiToken: string | undefined;
+  readonly requireExplicitAuth: boolean;
+  readonly routers: readonly Router[];
+  /** Resolves issued scoped tokens. */
+  readonly scopedToken?: (secret: string) => Principal | undefined;
+  /** Validates a request's edge access identity (when edge access is configured). */
+  readonly edgeIdentity?: (ctx: Context) => Promise<Principal | undefined>;
+}
+
+/** Builds the control plane app from its routers. */
+export function createControlApp(options: ControlAppOptions): Koa {
+  const app = new Koa();
+  app.proxy = false;
+  app.silent = true;
+  app.use(requestContext(options.logger, { quietPaths: ['/api/health', '/metrics', '/api/metrics'] }));
+  app.use(errorMiddleware(options.logger));
+  app.use(controlAuth({ apiToken: options.apiToken, requireExplicitAuth: options.requireExplicitAuth, ...(options.scopedToken ? { scopedToken: options.scopedToken } : {}), ...(options.edgeIdentity ? { edgeIdentity: options.edgeIdentity } : {}) }));
+  app.use(jsonBodyParser(options.bodyLimitBytes));
+  for (const router of options.routers) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
+  }
+  return app;
+}

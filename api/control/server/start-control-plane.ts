@@ -1,0 +1,301 @@
+/**
+ * Composition root of the control plane: opens its store, wires services into routers and listens.
+ */
+import type Router from '@koa/router';
+import type { SvcConfig } from '../../../platform/config.js';
+import type { Logger } from '../../../platform/logger.js';
+import { buildInfo } from '../../../platform/build-info.js';
+import { openControlStore } from '../../../store/open-stores.js';
+import type { Db } from '../../../store/database.js';
+import { listen, type RunningServer } from '../../http/listen.js';
+import { createControlApp } from './control-app.js';
+import { metaRoutes, type Capability } from './meta-routes.js';
+import { validateRoutes } from '../apps/validate-routes.js';
+import { appsRoutes } from '../apps/apps-routes.js';
+import { startReconcilers, type Reconcilers } from '../../../controllers/apps/start-reconcilers.js';
+import type { EventEmitterPort } from '../../../domain/events/event-port.js';
+import type { ControlMetrics } from '../../../platform/metrics/control-metrics.js';
+import type { EventSurface } from '../../../controllers/events/start-event-surface.js';
+import { EVENT_CAPABILITIES, startEventApi } from '../events/events-surface.js';
+import { startDeploys, type Deploys } from '../../../controllers/pipeline/index.js';
+import { DEPLOY_CAPABILITIES, deployRouters } from '../operations/deploy-api.js';
+import { GatewayScale } from '../../../controllers/routing/gateway-scale.js';
+import { startRouting, type Routing } from '../../../controllers/routing/start-routing.js';
+import { ROUTING_CAPABILITIES, routingRoutes } from '../routing/routing-routes.js';
+import { accessRoutes } from '../routing/access-routes.js';
+import { operatorWakeTargetsRoutes } from '../operator/operator-wake-targets-routes.js';
+import { createWakeGatewayProxy } from '../routing/wake-gateway-proxy.js';
+import { accessTokensRoutes } from '../auth/access-tokens-routes.js';
+import { edgeIdentityPrincipal } from '../auth/auth.js';
+import { edgeIdentityVerifier } from '../../../platform/edge/index.js';
+import { AccessTokens } from '../../../controllers/auth/access-tokens.js';
+import { SnapshotService } from '../../../controllers/snapshots/snapshot-service.js';
+import { registerSnapshotHandlers, type SnapshotOperationsOptions } from '../../../controllers/snapshots/snapshot-operations.js';
+import { PostgresTools } from '../../../platform/postgres/postgres-tools.js';
+import { SnapshotFolder } from '../../../platform/snapshots/snapshot-folder.js';
+import { S3Snapshots } from '../../../platform/object-storage/s3-snapshots.js';
+import { snapshotMutationRoutes, snapshotReadRoutes } from '../operations/snapshots-routes.js';
+import { CronService } from '../../../controllers/cron/cron-service.js';
+import { cronRoutes } from '../jobs/cron-routes.js';
+import { OBSERVABILITY_CAPABILITY, observabilityRoutes } from '../observability/observability-routes.js';
+import { startObservability } from '../../../controllers/observability/index.js';
+import { FunctionService } from '../../../controllers/functions/index.js';
+import { FUNCTIONS_CAPABILITY, functionsRoutes } from '../jobs/functions-routes.js';
+import { OPERATOR_ACTION_SCHEMAS, OPERATOR_CAPABILITIES, EXPLICIT_AUTH_ONLY_ROUTES, advertisedRoutes, operatorRoutes } from '../operator/operator-routes.js';
+import { OperatorService, operatorSettingsFrom, recordPlatformRelease, secretValuesOf } from '../../../controllers/operator/index.js';
+
+/** A running control plane. */
+export interface ControlPlane {
+  readonly url: string;
+  readonly server: RunningServer;
+  readonly reconcilers: Reconcilers;
+  /** control.db, for in-process services and tests. */
+  readonly db: Db;
+  /** The event surface's emitter: every part of the control plane reports events through it. */
+  readonly events: EventEmitterPort;
+  /** The event surface (service, channels, dispatcher, watchers). */
+  readonly eventSurface: EventSurface;
+  /** The control plane's metric registry (`GET /metrics`). */
+  readonly metrics: ControlMetrics;
+  /** Durable operations, the deploy pipeline and the push webhooks. */
+  readonly deploys: Deploys;
+  /** Routing: tunnel config, wake gateway, access observations; `forge(app)` is the deploy pipeline's forge step. */
+  readonly routing: Routing;
+  close(): Promise<void>;
+}
+
+/** Capabilities this build serves; each later capability appends its own entry. */
+export const CONTROL_CAPABILITIES: readonly Capability[] = [
+  { name: 'meta', routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'], description: 'Health, version and capability discovery.' },
+  { name: 'apps', routes: ['GET /api/apps', 'GET /api/apps/{id}', 'GET /api/services/manifest', 'GET /api/v1/services/manifest', 'GET /api/resources/suggestions'], description: 'Discovered apps with conditions and runtime status, reconciled continuously against the local scheduler.' },
+  { name: 'spec-validation', routes: ['GET /api/validate', 'POST /api/v1/validate/infraspec'], description: 'Validation of infraspec.yaml against its JSON Schema and semantic rules, with line and column.' },
+  ...EVENT_CAPABILITIES,
+  ...DEPLOY_CAPABILITIES,
+  ...ROUTING_CAPABILITIES,
+  {
+    name: 'snapshots',
+    routes: [
+      'GET /api/v1/apps/{id}/snapshots',
+      'POST /api/v1/apps/{id}/snapshots',
+      'POST /api/v1/apps/{id}/snapshots/{filename}/restore',
+      'GET /api/v1/apps/{id}/snapshots/retention',
+      'POST /api/v1/apps/{id}/snapshots/retention',
+      'POST /api/v1/apps/{id}/migrations',
+      'POST /api/v1/apps/{id}/snapshots/export',
+      'GET /api/v1/apps/{id}/snapshots/remote',
+      'POST /api/v1/apps/{id}/snapshots/import',
+      'POST /api/apps/{id}/snapshots/restore',
+      'GET /api/operator/snapshot-readiness',
+    ],
+    description: 'PostgreSQL snapshots of app-owned databases: durable snapshot, restore and migration operations, retention, S3 export and import.',
+  },
+  {
+    name: 'access-tokens',
+    routes: ['POST /api/access/tokens', 'GET /api/access/tokens', 'GET /api/access/tokens/{id}', 'DELETE /api/access/tokens/{id}'],
+    description: 'Scoped access tokens (events:read, metrics:read): issued by an administrator, shown once, kept as SHA-256, revocable.',
+  },
+  {
+    name: 'cron',
+    routes: ['POST /api/apps/{id}/cron/trigger', 'POST /api/apps/{id}/cron/pause', 'POST /api/apps/{id}/cron/resume', 'PUT /api/apps/{id}/cron/schedule'],
+    description: 'Operator actions on periodic processes, each emitting its job.* event.',
+  },
+  FUNCTIONS_CAPABILITY,
+  OBSERVABILITY_CAPABILITY,
+  ...OPERATOR_CAPABILITIES,
+];
+
+/** Starts the control plane on `config.port` (0 picks a free port). */
+export async function startControlPlane(config: SvcConfig, logger: Logger): Promise<ControlPlane> {
+  const log = logger.child({ service: 'control' });
+  const store = openControlStore(config.dataDir);
+  if (store.migrations.applied.length > 0) {
+    log.info({ applied: store.migrations.applied.map((m) => `${m.version}-${m.name}`) }, 'control.db migrated');
+  }
+  const platformStart = recordPlatformRelease(store.db, buildInfo(), config.profile);
+  if (config.apiToken === undefined) {
+    log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');
+  }
+  const gatewayScale = new GatewayScale();
+  const reconcilers = await startReconcilers({
+    db: store.db,
+    appsDir: config.appsDir,
+    dataDir: config.dataDir,
+    logger: log,
+    gatewayScale,
+    scheduler: config.schedulerDriver === 'kubernetes' ? { driver: 'kubernetes', ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }), namespace: config.kubernetesNamespace } : { driver: 'local' },
+  });
+  const routing = await startRouting({
+    db: store.db,
+    reconcilers,
+    scale: gatewayScale,
+    logger: log,
+    tunnel: {
+      file: config.tunnelConfigFile,
+      tunnel: config.tunnelName,
+      credentialsFile: config.tunnelCredentialsFile,
+      ...(config.tunnelReloadCommand === undefined ? {} : { reloadCommand: config.tunnelReloadCommand }),
+      networking: config.tunnelNetworking,
+      nodeIp: config.tunnelNodeIp,
+    },
+    idleMs: config.wakeIdleTimeoutMs,
+    edge: {
+      api: config.edgeApiToken !== undefined && config.edgeZoneId !== undefined ? { apiUrl: config.edgeApiUrl, apiToken: config.edgeApiToken, zoneId: config.edgeZoneId } : undefined,
+      lookbackMs: config.edgeLookbackMs,
+      lookbackMaxMs: config.edgeLookbackMaxMs,
+      intervalMs: config.edgeSyncIntervalMs,
+    },
+  });
+  const accessTokens = new AccessTokens({ db: store.db });
+  const scopedToken = (secret: string) => accessTokens.authenticate(secret);
+  const edgeIdentity = config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
+    ? edgeIdentityPrincipal(edgeIdentityVerifier({ teamDomain: config.edgeAccessTeamDomain, audience: config.edgeAccessAud, ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }), logger: log.child({ component: 'edge-access' }) }))
+    : undefined;
+  const gatewayProxy = createWakeGatewayProxy({ gateway: routing.gateway, access: routing.access, logger: log.child({ component: 'wake-gateway' }), apiToken: config.apiToken });
+  let controlUrl = '';
+  const eventApi = await startEventApi(config, store.db, reconcilers, log);
+  const postgres = new PostgresTools({
+    host: config.postgresHost,
+    port: config.postgresPort,
+    user: config.postgresUser,
+    ...(config.postgresPasswordFile === undefined ? {} : { passwordFile: config.postgresPasswordFile }),
+    ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }),
+  });
+  const s3 =
+    config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined
+      ? new S3Snapshots({ endpoint: config.s3Endpoint, accessKey: config.s3AccessKey, secretKey: config.s3SecretKey, region: config.s3Region, forcePathStyle: config.s3ForcePathStyle })
+      : undefined;
+  const snapshots = new SnapshotService({ db: store.db, folder: new SnapshotFolder(config.snapshotsDir), postgres, ...(s3 ? { s3 } : {}), events: eventApi.surface.events });
+  let wakeWorker = () => {};
+  const snapshotOperations: SnapshotOperationsOptions = { db: store.db, service: snapshots, appsDir: config.appsDir, dataDir: config.dataDir, wake: () => wakeWorker() };
+  const deploys = startDeploys({
+    snapshot: async (app, commit) => {
+      const entry = await snapshots.take(app, 'predeploy', commit);
+      return { message: `dumped ${entry.database} to ${entry.filename} (${entry.sizeBytes} bytes)` };
+    },
+    migrate: async (app, dir, commit) => {
+      const { database } = snapshots.appDatabase(app);
+      const run = await postgres.applyMigrations(database, dir);
+      return { message: `${run.applied.length} migration(s) applied to ${database}${run.applied.length ? `: ${run.applied.join(', ')}` : ''}; ${run.alreadyApplied.length} already applied (at ${commit?.slice(0, 12) ?? 'HEAD'})` };
+    },
+    register: (handlers) => registerSnapshotHandlers(handlers, snapshotOperations),
+    db: store.db,
+    appsDir: config.appsDir,
+    dataDir: config.dataDir,
+    profile: config.profile,
+    reconcilers,
+    logger: log,
+    events: eventApi.surface.events,
+    webhookSecret: config.webhookSecret,
+    workers: config.operationWorkers,
+    leaseMs: config.operationLeaseMs,
+    drainMode: config.drainMode,
+    workerEnabled: config.operationWorkerEnabled,
+    healthyTimeoutMs: config.deployHealthyTimeoutMs,
+    testTimeoutMs: config.deployTestTimeoutMs,
+    forge: (app) => routing.forge(app),
+  });
+  const functions = new FunctionService({ db: store.db, targets: reconcilers.targets, logger: log.child({ component: 'functions' }) });
+  const routers: Router[] = [
+    metaRoutes({
+      build: buildInfo(),
+      profile: config.profile,
+      environment: config.environment,
+      capabilities: () => CONTROL_CAPABILITIES,
+      healthChecks: { database: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined },
+    }),
+    validateRoutes({ appsDir: config.appsDir }),
+    appsRoutes({ db: store.db, targets: reconcilers.targets, registry: reconcilers.registry }),
+    ...eventApi.routers,
+    ...deployRouters(deploys, { protectInbox: config.apiToken !== undefined }),
+    routingRoutes(routing),
+    accessRoutes({ routing, logpushToken: config.edgeLogpushToken, bodyLimitBytes: config.bodyLimitBytes }),
+    operatorWakeTargetsRoutes(routing, () => controlUrl),
+    snapshotReadRoutes(snapshots),
+    snapshotMutationRoutes(snapshots, snapshotOperations, deploys.idempotencyKeys),
+    cronRoutes(new CronService({ db: store.db, targets: reconcilers.targets, events: eventApi.surface.events, enqueue: (app) => reconcilers.appController.enqueue(app) }), deploys.idempotencyKeys),
+    functionsRoutes(functions, deploys.idempotencyKeys),
+    observabilityRoutes(
+      startObservability(config, { db: store.db, registry: reconcilers.registry, targets: reconcilers.targets, metrics: eventApi.metrics, controlUrl: () => controlUrl, logger: log, snapshotCounts: () => snapshots.readiness().apps }),
+      deploys.idempotencyKeys,
+    ),
+  ];
+  routers.push(accessTokensRoutes(accessTokens));
+  routers.push(
+    operatorRoutes(
+      new OperatorService({
+        db: store.db,
+        settings: operatorSettingsFrom(config),
+        targets: reconcilers.targets,
+        incidents: eventApi.surface.events,
+        notificationChannels: () => eventApi.surface.notifications.list().length,
+        snapshots,
+        routing,
+        drain: () => deploys.worker.drainState(),
+        build: buildInfo(),
+        start: platformStart,
+        controlUrl: () => controlUrl,
+        routes: () => advertisedRoutes(CONTROL_CAPABILITIES),
+        explicitOnlyRoutes: EXPLICIT_AUTH_ONLY_ROUTES,
+        actionSchemas: OPERATOR_ACTION_SCHEMAS,
+      }),
+      { secretValues: secretValuesOf(config) },
+    ),
+  );
+  wakeWorker = () => deploys.worker.wake();
+  const app = createControlApp({
+    logger: log,
+    bodyLimitBytes: config.bodyLimitBytes,
+    apiToken: config.apiToken,
+    requireExplicitAuth: config.requireExplicitAuth,
+    routers,
+    scopedToken,
+    ...(edgeIdentity ? { edgeIdentity } : {}),
+  });
+  let server: RunningServer;
+  try {
+    // The wake gateway sees requests first: a Host of a public endpoint never reaches the API.
+    server = await listen(app, config.port, config.host, { intercept: (req, res) => gatewayProxy.handleRequest(req, res) });
+  } catch (error) {
+    gatewayProxy.close();
+    await routing.close();
+    await deploys.close();
+    eventApi.close();
+    await reconcilers.close();
+    store.db.close();
+    throw error;
+  }
+  server.server.prependListener('upgrade', (req, socket, head) => void gatewayProxy.handleUpgrade(req, socket, head));
+  controlUrl = server.url;
+  routing.setGatewayUrl(server.url);
+  eventApi.attach(server, scopedToken);
+  log.info({ url: server.url }, 'control plane listening');
+  let closing: Promise<void> | undefined;
+  return {
+    url: server.url,
+    server,
+    reconcilers,
+    db: store.db,
+    events: eventApi.surface.events,
+    eventSurface: eventApi.surface,
+    metrics: eventApi.metrics,
+    deploys,
+    routing,
+    close() {
+      // Idempotent: a second call waits for the first.
+      closing ??= closeAll();
+      return closing;
+    },
+  };
+  async function closeAll(): Promise<void> {
+    eventApi.close();
+    await server.close();
+    functions.close();
+    gatewayProxy.close();
+    await routing.close();
+    await deploys.close();
+    s3?.destroy();
+    await eventApi.surface.events.flushed();
+    await reconcilers.close();
+    store.db.close();
+  }
+}

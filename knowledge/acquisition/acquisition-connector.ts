@@ -1,0 +1,97 @@
+/**
+ * The HTTP acquisition connector: posts one task as JSON to a connector URL checked like every
+ * knowledge webhook (public addresses only unless SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS, pinned
+ * address, no redirects, a timeout), and reads the evidence it answers. The bearer token is held
+ * only for the call: never returned, logged or stored (docs/adr/0035-knowledge-acquisition.md).
+ *
+ * Contract: `POST <url>` with headers `content-type: application/json`, `idempotency-key`,
+ * `x-svc-event: knowledge.acquisition.task`, `x-svc-delivery` (the idempotency key),
+ * `x-svc-attempt` and, when a token is given, `authorization: Bearer <token>`; body
+ * `{type, namespace, idempotency_key, task: {id, type, priority, description, prompt,
+ * related_node_ids, nearest_topics}}`. A 2xx answer carries `{evidence: [{content, source_id?,
+ * url?, confidence?, labels?, properties?}]}` (at most 100 items, body at most 64 KiB).
+ */
+import { compileValidator } from '../../domain/json-schema.js';
+import { classifyAttempt, type RetryClass } from '../../domain/knowledge/acquisition-retry.js';
+import { ATTEMPT_HEADER, DELIVERY_HEADER, EVENT_HEADER, postJson, type CheckedTarget } from '../core/webhook-sender.js';
+
+/** Event type of connector requests (header `x-svc-event`). */
+export const ACQUISITION_EVENT = 'knowledge.acquisition.task';
+
+/** Default and largest connector timeout. */
+export const CONNECTOR_TIMEOUT = { defaultMs: 10_000, maxMs: 60_000 } as const;
+
+/** One piece of evidence a connector returned. */
+export interface Evidence {
+  readonly content: string;
+  readonly source_id?: string;
+  readonly url?: string;
+  readonly confidence?: number;
+  readonly labels?: string[];
+  readonly properties?: Record<string, unknown>;
+}
+
+const validateAnswer = compileValidator<{ evidence: Evidence[] }>({
+  type: 'object',
+  required: ['evidence'],
+  properties: {
+    evidence: {
+      type: 'array',
+      maxItems: 100,
+      items: {
+        type: 'object',
+        required: ['content'],
+        properties: {
+          content: { type: 'string', minLength: 1, maxLength: 200_000 },
+          source_id: { type: 'string', minLength: 1, maxLength: 256 },
+          url: { type: 'string', maxLength: 2048 },
+          confidence: { type: 'number', minimum: 0, maximum: 1 },
+          labels: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } },
+          properties: { type: 'object' },
+        },
+      },
+    },
+  },
+}, 'connector answer');
+
+/** What one connector call produced. */
+export interface ConnectorOutcome {
+  readonly success: boolean;
+  readonly retryClass: RetryClass;
+  readonly statusCode: number | null;
+  readonly error: string | null;
+  readonly evidence: readonly Evidence[];
+  readonly responseSha256: string | null;
+  readonly durationMs: number;
+}
+
+/** Posts `body` to the connector and classifies the answer. */
+export async function callConnector(target: CheckedTarget, body: string, call: { idempotencyKey: string; attempt: number; token?: string | undefined; timeoutMs: number }): Promise<ConnectorOutcome> {
+  const headers: Record<string, string> = {
+    'idempotency-key': call.idempotencyKey,
+    [EVENT_HEADER]: ACQUISITION_EVENT,
+    [DELIVERY_HEADER]: call.idempotencyKey,
+    [ATTEMPT_HEADER]: String(call.attempt),
+  };
+  if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
+  const sent = await postJson(target, body, headers, call.timeoutMs);
+  const base = { statusCode: sent.statusCode, responseSha256: sent.responseSha256, durationMs: sent.durationMs };
+  if (!sent.success) {
+    return { ...base, success: false, retryClass: classifyAttempt(sent.statusCode, false), error: sent.error === null ? null : redact(sent.error, call.token), evidence: [] };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(sent.responseBody ?? '');
+  } catch {
+    return { ...base, success: false, retryClass: 'permanent', error: 'connector answered 2xx with a body that is not JSON (or longer than 64 KiB)', evidence: [] };
+  }
+  const problems = validateAnswer.check(parsed);
+  if (problems.length > 0) {
+    return { ...base, success: false, retryClass: 'permanent', error: `connector answer breaks the evidence contract: ${problems.slice(0, 3).map((p) => p.message).join('; ')}`, evidence: [] };
+  }
+  return { ...base, success: true, retryClass: 'none', error: null, evidence: (parsed as { evidence: Evidence[] }).evidence };
+}
+
+function redact(text: string, token: string | undefined): string {
+  return token === undefined || token === '' ? text : text.split(token).join('<token>');
+}

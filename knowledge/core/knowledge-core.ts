@@ -1,0 +1,146 @@
+/**
+ * The shared state every knowledge service works on: the stores of `knowledge.db`, the in-memory
+ * vector index, the transaction clock, the optional embedder and reranker, and namespace lookup.
+ */
+import { randomUUID } from 'node:crypto';
+import { NotFoundError, ValidationError, ConflictError } from '../../domain/errors.js';
+import { NAMESPACE_MODES, type NamespaceMode } from '../../domain/knowledge/modes.js';
+import type { Db } from '../../store/database.js';
+import { NodeStore } from '../../store/knowledge/node-store.js';
+import { SourceStore } from '../../store/knowledge/source-store.js';
+import { EdgeStore } from '../../store/knowledge/edge-store.js';
+import { IntentStore } from '../../store/knowledge/intent-store.js';
+import { VectorTables } from '../../store/knowledge/vector-tables.js';
+import { FeedbackStore } from '../../store/knowledge/feedback-store.js';
+import { ReviewStore } from '../../store/knowledge/review-store.js';
+import { HandoffStore } from '../../store/knowledge/handoff-store.js';
+import type { NamespaceRow } from '../../store/knowledge/rows.js';
+import { VectorIndex } from '../retrieve/vector-index.js';
+import type { Embedder } from '../retrieve/embedder.js';
+
+/** Re-scores fused candidates; scores in [0, 1] replace the similarity component (undefined: not reranked). */
+export interface Reranker {
+  readonly model?: string;
+  rerank(query: string | undefined, candidates: readonly { id: string; content: string }[]): Promise<number[] | undefined>;
+}
+
+/** Options of {@link KnowledgeCore}. */
+export interface KnowledgeCoreOptions {
+  /** Deduplicate writes by content fingerprint unless they say `skip_dedup`. @default false */
+  readonly dedupDefault?: boolean;
+  readonly embedder?: Embedder;
+  readonly reranker?: Reranker;
+  /** Wall clock in epoch milliseconds. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** A namespace as services see it. */
+export interface Namespace {
+  readonly id: number;
+  readonly tenant: string;
+  readonly name: string;
+  readonly mode: NamespaceMode;
+}
+
+const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
+
+/** Stores, index and collaborators of one knowledge store. */
+export class KnowledgeCore {
+  readonly db: Db;
+  readonly nodes: NodeStore;
+  readonly sources: SourceStore;
+  readonly edges: EdgeStore;
+  readonly intents: IntentStore;
+  readonly vectors: VectorTables;
+  readonly feedback: FeedbackStore;
+  readonly review: ReviewStore;
+  readonly handoffs: HandoffStore;
+  readonly index = new VectorIndex();
+  readonly dedupDefault: boolean;
+  readonly embedder: Embedder | undefined;
+  readonly reranker: Reranker | undefined;
+  readonly #wall: () => number;
+  #lastTx = 0;
+
+  constructor(db: Db, options: KnowledgeCoreOptions = {}) {
+    this.db = db;
+    this.nodes = new NodeStore(db);
+    this.sources = new SourceStore(db);
+    this.edges = new EdgeStore(db);
+    this.intents = new IntentStore(db);
+    this.vectors = new VectorTables(db);
+    this.feedback = new FeedbackStore(db);
+    this.review = new ReviewStore(db);
+    this.handoffs = new HandoffStore(db);
+    this.dedupDefault = options.dedupDefault ?? false;
+    this.embedder = options.embedder;
+    this.reranker = options.reranker;
+    this.#wall = options.now ?? Date.now;
+    for (const dims of this.vectors.dimensions()) this.index.load(this.vectors.all(dims));
+    const last = db.prepare('SELECT max(tx_from) AS t FROM kn_versions').get() as { t: number | null };
+    this.#lastTx = last.t ?? 0;
+  }
+
+  /**
+   * Now, epoch milliseconds: the wall clock, but never before the last transaction time (bursts of
+   * writes can run the transaction clock a few milliseconds ahead, and reads must see them).
+   */
+  now(): number {
+    return Math.max(this.#wall(), this.#lastTx);
+  }
+
+  /** A transaction time strictly after every earlier one, so versions order by tx_from. */
+  nextTx(): number {
+    const t = Math.max(this.#wall(), this.#lastTx + 1);
+    this.#lastTx = t;
+    return t;
+  }
+
+  newId(): string {
+    return randomUUID();
+  }
+
+  /** Checks a namespace name from a URL. */
+  static checkName(name: string): void {
+    if (!NAMESPACE_NAME.test(name)) {
+      throw new ValidationError(`namespace "${name.slice(0, 140)}" must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`, { code: 'invalid_namespace' });
+    }
+  }
+
+  /** Every namespace of every tenant (for start-up work such as warming indexes). */
+  allNamespaces(): Namespace[] {
+    return this.nodes.allNamespaces().map(toNamespace);
+  }
+
+  /** The tenant's namespace, or a 404. */
+  namespace(tenant: string, name: string): Namespace {
+    KnowledgeCore.checkName(name);
+    const row = this.nodes.namespace(tenant, name);
+    if (!row) throw new NotFoundError(`namespace "${name}" does not exist`, { code: 'namespace_not_found' });
+    return toNamespace(row);
+  }
+
+  /** The tenant's namespace, created with `mode` (default general) when missing; a different mode is a 409. */
+  namespaceForWrite(tenant: string, name: string, mode: NamespaceMode | undefined): Namespace {
+    KnowledgeCore.checkName(name);
+    let row = this.nodes.namespace(tenant, name);
+    if (!row) {
+      row = this.nodes.transaction(() => this.nodes.namespace(tenant, name) ?? this.nodes.createNamespace(tenant, name, mode ?? 'general', this.now()));
+    }
+    const ns = toNamespace(row);
+    if (mode !== undefined && mode !== ns.mode) {
+      throw new ConflictError(`namespace "${name}" has mode ${ns.mode}; a write cannot change it to ${mode}`, { code: 'namespace_mode_mismatch', details: { mode: ns.mode } });
+    }
+    return ns;
+  }
+
+  /** Effective credibility of a source in a namespace (unlabelled sources get the default). */
+  credibility(nsId: number, sourceId: string, fallback: number): number {
+    return this.sources.get(nsId, sourceId)?.credibility ?? fallback;
+  }
+}
+
+function toNamespace(row: NamespaceRow): Namespace {
+  const mode = (NAMESPACE_MODES as readonly string[]).includes(row.mode) ? (row.mode as NamespaceMode) : 'general';
+  return { id: row.id, tenant: row.tenant, name: row.name, mode };
+}

@@ -1,0 +1,61 @@
+/**
+ * The REST view of a node version, shared by node reads and retrieval.
+ */
+import type { EdgeRow, VersionRow } from '../../store/knowledge/rows.js';
+import { isoTime } from './time.js';
+
+/** A node version as REST shows it (snake_case). */
+export interface NodeView {
+  readonly id: string;
+  readonly namespace: string;
+  readonly version: number;
+  readonly content: string;
+  readonly labels: string[];
+  readonly properties: Record<string, unknown>;
+  readonly confidence: number;
+  readonly utility: number;
+  readonly mem_type: string | null;
+  readonly model_id: string | null;
+  readonly has_vector: boolean;
+  readonly retracted: boolean;
+  readonly valid_from: string | null;
+  readonly valid_to: string | null;
+  readonly tx_from: string | null;
+  readonly tx_to: string | null;
+  readonly change: string;
+  readonly source_ids: string[];
+}
+
+/** Parsed labels of a version row. */
+export function labelsOf(row: VersionRow): string[] {
+  return JSON.parse(row.labels) as string[];
+}
+
+/** Renders a version row. */
+export function nodeView(row: VersionRow, namespace: string, sources: readonly string[]): NodeView {
+  return {
+    id: row.node_id,
+    namespace,
+    version: row.version,
+    content: row.content,
+    labels: labelsOf(row),
+    properties: JSON.parse(row.properties) as Record<string, unknown>,
+    confidence: row.confidence,
+    utility: row.utility,
+    mem_type: row.mem_type,
+    model_id: row.model_id,
+    has_vector: row.dims !== null,
+    retracted: row.retracted === 1,
+    valid_from: isoTime(row.valid_from),
+    valid_to: isoTime(row.valid_to),
+    tx_from: isoTime(row.tx_from),
+    tx_to: isoTime(row.tx_to),
+    change: row.change,
+    source_ids: [...sources],
+  };
+}
+
+/** An edge as REST shows it. */
+export function edgeView(edge: EdgeRow) {
+  return { id: edge.id, from: edge.from_id, to: edge.to_id, type: edge.type, weight: edge.weight, created_at: isoTime(edge.tx_from) };
+}

@@ -1,0 +1,337 @@
+/**
+ * The retrieval path: vector, multi-vector, lexical and graph candidates under the same filters,
+ * fused by Reciprocal Rank Fusion, optionally reranked, scored by four weighted components
+ * (docs/adr/0022, 0023).
+ */
+import { isDomainError, ValidationError } from '../../domain/errors.js';
+import { DEFAULT_SOURCE_CREDIBILITY, DEFAULT_WEIGHTS, type MemType, NEAR_DUPLICATE_COSINE, defaultCandidateK, type NamespaceMode, type ScoreWeights } from '../../domain/knowledge/modes.js';
+import { confidenceScore, mergeWeights, recencyScore, scoreCandidate, clamp01, type Score } from '../../domain/knowledge/scoring.js';
+import { fuseLists, type PathList } from '../../domain/knowledge/fusion.js';
+import { normalize, dot } from '../../domain/knowledge/vector-math.js';
+import { bm25, parseLexicalQuery, satisfiesLiterals, termCoverage, tokenize } from '../../domain/knowledge/lexical-query.js';
+import type { VersionRow } from '../../store/knowledge/rows.js';
+import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import { checkVector } from '../write/write-service.js';
+import { labelsOf } from '../core/node-view.js';
+import { isoTime, parseTime } from '../core/time.js';
+import { TermStatistics } from './term-statistics.js';
+
+/** The REST retrieve request. */
+export interface RetrieveRequest {
+  readonly vector?: readonly number[];
+  readonly vectors?: readonly (readonly number[])[];
+  readonly text?: string;
+  readonly seed_ids?: readonly string[];
+  readonly top_k?: number;
+  readonly candidate_k?: number;
+  readonly rerank_k?: number;
+  readonly labels?: readonly string[];
+  readonly score_params?: {
+    readonly similarity_weight?: number;
+    readonly confidence_weight?: number;
+    readonly recency_weight?: number;
+    readonly utility_weight?: number;
+  };
+  readonly as_of?: string;
+  readonly valid_at?: string;
+  readonly known_at?: string;
+  readonly include_source_ids?: readonly string[];
+  readonly exclude_source_ids?: readonly string[];
+  /** Extension: keep retracted versions (default false: the retraction filter drops them). */
+  readonly include_retracted?: boolean;
+}
+
+/** A scored candidate with everything needed to render it. */
+export interface RankedNode {
+  readonly row: VersionRow;
+  readonly sources: readonly string[];
+  readonly credibilities: readonly number[];
+  readonly score: Score;
+  readonly paths: readonly string[];
+}
+
+/** Per-request anchors and filters. */
+interface Scope {
+  readonly ns: Namespace;
+  readonly validAt: number;
+  readonly knownAt: number;
+  readonly liveOnly: boolean;
+  readonly includeRetracted: boolean;
+  readonly labels: readonly string[];
+  readonly include: ReadonlySet<string> | undefined;
+  readonly exclude: ReadonlySet<string>;
+}
+
+const MAX_EXPANSION = 20_000;
+
+/** Whether a configured reranker re-scored this retrieval (`reason` and `code` when it did not). */
+export interface RerankOutcome {
+  readonly applied: boolean;
+  readonly candidates: number;
+  readonly reason?: string;
+  readonly code?: string;
+}
+
+/** Retrieves and ranks nodes. */
+export class RetrieveService {
+  readonly #core: KnowledgeCore;
+  readonly #terms: TermStatistics;
+
+  constructor(core: KnowledgeCore) {
+    this.#core = core;
+    this.#terms = new TermStatistics(core.nodes, () => core.now());
+  }
+
+  /** `POST /retrieve`: the REST result list. */
+  async retrieve(tenant: string, nsName: string, request: RetrieveRequest) {
+    const ns = this.#core.namespace(tenant, nsName);
+    let rerank: RerankOutcome | undefined;
+    const ranked = await this.rank(ns, request, undefined, (outcome) => (rerank = outcome));
+    return { results: ranked.map((r) => resultItem(r, ns.name)), ...(rerank ? { rerank: { ...rerank, ...(this.#core.reranker?.model ? { model: this.#core.reranker.model } : {}) } } : {}) };
+  }
+
+  /** Ranks candidates for `request` in `ns`; `mode` overrides the namespace's default weights. */
+  async rank(ns: Namespace, request: RetrieveRequest, mode?: NamespaceMode, outcome?: (rerank: RerankOutcome) => void): Promise<RankedNode[]> {
+    const core = this.#core;
+    const hasQuery = request.vector !== undefined || (request.vectors?.length ?? 0) > 0 || (request.text !== undefined && request.text.trim() !== '') || (request.seed_ids?.length ?? 0) > 0;
+    if (!hasQuery) throw new ValidationError('retrieve needs vector, vectors, text or seed_ids', { code: 'invalid_request' });
+    const now = core.now();
+    const validAt = parseTime('valid_at', request.valid_at) ?? parseTime('as_of', request.as_of) ?? now;
+    const knownAt = parseTime('known_at', request.known_at) ?? now;
+    const includeRetracted = request.include_retracted === true;
+    const scope: Scope = {
+      ns,
+      validAt,
+      knownAt,
+      liveOnly: request.known_at === undefined && !includeRetracted,
+      includeRetracted,
+      labels: request.labels ?? [],
+      include: request.include_source_ids && request.include_source_ids.length > 0 ? new Set(request.include_source_ids) : undefined,
+      exclude: new Set(request.exclude_source_ids ?? []),
+    };
+    const topK = request.top_k ?? 10;
+    const candidateK = request.candidate_k ?? defaultCandidateK(topK);
+    const rows = new Map<number, { row: VersionRow; sources: string[] }>();
+    const lists: PathList[] = [];
+
+    const queryVectors: { path: string; vector: Float32Array }[] = [];
+    if (request.vector) queryVectors.push({ path: 'vector', vector: checkVector(request.vector) });
+    (request.vectors ?? []).forEach((v, i) => queryVectors.push({ path: 'vectors', vector: checkVector(v, `vectors[${i}]`) }));
+    if (request.text !== undefined && request.text.trim() !== '') {
+      lists.push(this.#textPath(scope, request.text, candidateK, rows));
+      if (core.embedder) {
+        const [embedded] = await core.embedder.embed([request.text]);
+        if (embedded) queryVectors.push({ path: 'vector', vector: checkVector(Array.from(embedded), 'embedded text') });
+      }
+    }
+    for (const q of queryVectors) lists.push(this.#vectorPath(scope, q.path, q.vector, candidateK, rows));
+    if (request.seed_ids && request.seed_ids.length > 0) lists.push(this.#graphPath(scope, request.seed_ids, candidateK, rows));
+
+    const fused = fuseLists(lists);
+    const similarity = new Map(fused.map((f) => [f.key, f.similarity]));
+    const rerankK = request.rerank_k ?? fused.length;
+    if (core.reranker && rerankK > 0 && fused.length > 0) {
+      const pool = fused.slice(0, rerankK);
+      try {
+        const scores = await core.reranker.rerank(request.text, pool.map((f) => ({ id: rows.get(Number(f.key))!.row.node_id, content: rows.get(Number(f.key))!.row.content })));
+        if (scores !== undefined) {
+          pool.forEach((f, i) => similarity.set(f.key, clamp01(scores[i] ?? 0)));
+          outcome?.({ applied: true, candidates: pool.length });
+        } else {
+          outcome?.({ applied: false, candidates: 0, reason: 'no query text to rerank against' });
+        }
+      } catch (error) {
+        // A reranker that fails must not fail retrieval: the fused similarity stands, and the answer says so.
+        outcome?.({ applied: false, candidates: 0, reason: error instanceof Error ? error.message : String(error), ...(isDomainError(error) ? { code: error.code } : {}) });
+      }
+    }
+    const weights = weightsFor(mode ?? ns.mode, request.score_params);
+    const credibility = this.#credibilityLookup(ns.id);
+    const ranked: RankedNode[] = fused.map((f) => {
+      const { row, sources } = rows.get(Number(f.key))!;
+      const kept = sources.filter((s) => !scope.exclude.has(s));
+      const credibilities = kept.map(credibility);
+      const score = scoreCandidate({
+        similarity: similarity.get(f.key) ?? 0,
+        confidence: confidenceScore(row.confidence, credibilities),
+        recency: recencyScore(validAt - row.valid_from, row.mem_type as MemType | null),
+        utility: row.utility,
+      }, weights);
+      return { row, sources: kept, credibilities, score, paths: f.paths };
+    });
+    ranked.sort((a, b) => b.score.score - a.score.score || a.row.vid - b.row.vid);
+    return this.#collapse(ranked, topK);
+  }
+
+  /** Keeps one version per node and drops near-duplicates (cosine at or above 0.95) of better results. */
+  #collapse(ranked: readonly RankedNode[], topK: number): RankedNode[] {
+    const kept: RankedNode[] = [];
+    const keptVectors: Float32Array[] = [];
+    const nodes = new Set<string>();
+    for (const r of ranked) {
+      if (kept.length >= topK) break;
+      if (nodes.has(r.row.node_id)) continue;
+      const v = r.row.dims === null ? undefined : this.#core.index.vector(r.row.dims, r.row.vid);
+      if (v && keptVectors.some((k) => k.length === v.length && dot(k, v) >= NEAR_DUPLICATE_COSINE)) continue;
+      nodes.add(r.row.node_id);
+      kept.push(r);
+      if (v) keptVectors.push(v);
+    }
+    return kept;
+  }
+
+  #credibilityLookup(nsId: number): (source: string) => number {
+    const cache = new Map<string, number>();
+    return (source) => {
+      let c = cache.get(source);
+      if (c === undefined) {
+        c = this.#core.credibility(nsId, source, DEFAULT_SOURCE_CREDIBILITY);
+        cache.set(source, c);
+      }
+      return c;
+    };
+  }
+
+  /** Loads rows and applies label, source, visibility and retraction filters; returns accepted vids. */
+  #accept(scope: Scope, vids: readonly number[], rows: Map<number, { row: VersionRow; sources: string[] }>): Set<number> {
+    const missing = vids.filter((v) => !rows.has(v));
+    const loaded = this.#core.nodes.versions(missing);
+    const support = this.#core.nodes.supportMany(missing);
+    for (const row of loaded) rows.set(row.vid, { row, sources: (support.get(row.vid) ?? []).sort() });
+    const ok = new Set<number>();
+    for (const vid of vids) {
+      const entry = rows.get(vid);
+      if (entry && passes(scope, entry.row, entry.sources)) ok.add(vid);
+    }
+    return ok;
+  }
+
+  #vectorPath(scope: Scope, path: string, query: Float32Array, candidateK: number, rows: Map<number, { row: VersionRow; sources: string[] }>): PathList {
+    const unit = normalize(query)!;
+    const filter = { nsId: scope.ns.id, validAt: scope.validAt, knownAt: scope.knownAt, includeRetracted: scope.includeRetracted };
+    let k = candidateK;
+    for (;;) {
+      const hits = this.#core.index.search(unit, k, filter);
+      const ok = this.#accept(scope, hits.map((h) => h.vid), rows);
+      const items = hits.filter((h) => ok.has(h.vid)).map((h) => ({ key: String(h.vid), similarity: clamp01(h.cosine) }));
+      if (items.length >= candidateK || hits.length < k || k >= MAX_EXPANSION) return { path, items: items.slice(0, candidateK) };
+      k = Math.min(k * 4, MAX_EXPANSION);
+    }
+  }
+
+  #textPath(scope: Scope, text: string, candidateK: number, rows: Map<number, { row: VersionRow; sources: string[] }>): PathList {
+    const query = parseLexicalQuery(text);
+    if (query.match === undefined) return { path: 'text', items: [] };
+    let cap = Math.max(4 * candidateK, 200);
+    for (;;) {
+      const vids = this.#core.nodes.textSearch(query.match, { nsId: scope.ns.id, liveOnly: scope.liveOnly }, cap);
+      const ok = this.#accept(scope, vids, rows);
+      const accepted = vids.filter((v) => ok.has(v) && satisfiesLiterals(rows.get(v)!.row.content, query.literals));
+      if (accepted.length >= candidateK || vids.length < cap || cap >= MAX_EXPANSION) {
+        const terms = [...query.terms, ...query.literals.flatMap((l) => tokenize(l))];
+        const tokens = new Map(accepted.map((v) => [v, tokenize(rows.get(v)!.row.content)]));
+        const avgLength = accepted.reduce((sum, v) => sum + tokens.get(v)!.length, 0) / Math.max(1, accepted.length);
+        const idfCache = new Map<string, number>();
+        const idfOf = (term: string) => {
+          let value = idfCache.get(term);
+          if (value === undefined) idfCache.set(term, (value = this.#terms.idf(term)));
+          return value;
+        };
+        const raw = new Map(accepted.map((v) => [v, bm25(tokens.get(v)!, terms, idfOf, avgLength)]));
+        const best = Math.max(1e-9, ...raw.values());
+        const items = accepted
+          .map((v) => ({ key: String(v), similarity: 0.5 * (raw.get(v)! / best) + 0.5 * termCoverage(rows.get(v)!.row.content, query) }))
+          .sort((a, b) => b.similarity - a.similarity || Number(b.key) - Number(a.key))
+          .slice(0, candidateK);
+        return { path: 'text', items };
+      }
+      cap = Math.min(cap * 4, MAX_EXPANSION);
+    }
+  }
+
+
+  /** Walks edges (both directions, two hops) from the seeds; similarity is the product of edge weights, halved per extra hop. */
+  #graphPath(scope: Scope, seeds: readonly string[], candidateK: number, rows: Map<number, { row: VersionRow; sources: string[] }>): PathList {
+    const core = this.#core;
+    const strength = new Map<string, number>();
+    const seedSet = new Set(seeds.map((s) => s.toLowerCase()));
+    let frontier = [...seedSet].map((id) => ({ id, strength: 1 }));
+    for (let hop = 1; hop <= 2 && frontier.length > 0; hop++) {
+      const next: { id: string; strength: number }[] = [];
+      for (const from of frontier) {
+        for (const edge of core.edges.touching(from.id, scope.knownAt)) {
+          if (edge.ns_id !== scope.ns.id) continue;
+          const other = edge.from_id === from.id ? edge.to_id : edge.from_id;
+          if (seedSet.has(other)) continue;
+          const s = from.strength * clamp01(edge.weight) * (hop === 1 ? 1 : 0.5);
+          if (s > (strength.get(other) ?? 0)) {
+            strength.set(other, s);
+            next.push({ id: other, strength: s });
+          }
+        }
+      }
+      frontier = next;
+    }
+    const vids: number[] = [];
+    const simByVid = new Map<number, number>();
+    for (const [id, s] of strength) {
+      const row = core.nodes.visible(id, scope.validAt, scope.knownAt);
+      if (!row) continue;
+      vids.push(row.vid);
+      simByVid.set(row.vid, s);
+    }
+    const ok = this.#accept(scope, vids, rows);
+    const items = vids.filter((v) => ok.has(v)).map((v) => ({ key: String(v), similarity: simByVid.get(v)! }))
+      .sort((a, b) => b.similarity - a.similarity || Number(a.key) - Number(b.key)).slice(0, candidateK);
+    return { path: 'graph', items };
+  }
+}
+
+function passes(scope: Scope, row: VersionRow, sources: readonly string[]): boolean {
+  if (row.ns_id !== scope.ns.id) return false;
+  if (!(row.valid_from <= scope.validAt && scope.validAt < row.valid_to)) return false;
+  if (!(row.tx_from <= scope.knownAt && scope.knownAt < row.tx_to)) return false;
+  if (row.retracted === 1 && !scope.includeRetracted) return false;
+  if (scope.labels.length > 0) {
+    const labels = labelsOf(row);
+    if (!scope.labels.every((l) => labels.includes(l))) return false;
+  }
+  const kept = sources.filter((s) => !scope.exclude.has(s));
+  if (kept.length === 0 && !(row.retracted === 1 && scope.includeRetracted)) return false;
+  if (scope.include && !kept.some((s) => scope.include!.has(s))) return false;
+  return true;
+}
+
+/** Mode defaults overridden by `score_params`. */
+export function weightsFor(mode: NamespaceMode, params: RetrieveRequest['score_params']): ScoreWeights {
+  return mergeWeights(DEFAULT_WEIGHTS[mode], {
+    ...(params?.similarity_weight !== undefined ? { similarity: params.similarity_weight } : {}),
+    ...(params?.confidence_weight !== undefined ? { confidence: params.confidence_weight } : {}),
+    ...(params?.recency_weight !== undefined ? { recency: params.recency_weight } : {}),
+    ...(params?.utility_weight !== undefined ? { utility: params.utility_weight } : {}),
+  });
+}
+
+/** One REST result item. */
+export function resultItem(r: RankedNode, namespace: string) {
+  const { score, row } = r;
+  return {
+    id: row.node_id,
+    namespace,
+    version: row.version,
+    content: row.content,
+    labels: labelsOf(row),
+    properties: JSON.parse(row.properties) as Record<string, unknown>,
+    score: score.score,
+    similarity_score: score.components.similarity,
+    confidence_score: score.components.confidence,
+    recency_score: score.components.recency,
+    utility_score: score.components.utility,
+    score_breakdown: { ...score.breakdown },
+    retrieval_source: r.paths.join('+'),
+    source_ids: [...r.sources],
+    retracted: row.retracted === 1,
+    valid_from: isoTime(row.valid_from),
+    valid_to: isoTime(row.valid_to),
+  };
+}
