@@ -19,8 +19,9 @@ import { NodeStore } from '../store/knowledge/node-store.js';
 import { VectorTables } from '../store/knowledge/vector-tables.js';
 import { OPEN_TIME } from '../store/knowledge/rows.js';
 import { fingerprintOf } from '../knowledge/write/write-service.js';
-import { parseLexicalQuery, satisfiesLiterals, termCoverage, tokenize } from '../domain/knowledge/lexical-query.js';
-import { positiveIntArg, seededRandom } from './bench-args.js';
+import { parseLexicalQuery, rankingStems, satisfiesLiterals, termCoverage } from '../domain/knowledge/lexical-query.js';
+import { analyze } from '../domain/knowledge/text-analysis.js';
+import { positiveIntArg, seededRandom } from './lib/bench-args.js';
 
 const DIMS = 384;
 const NODES = positiveIntArg('nodes', 100_000);
@@ -195,11 +196,11 @@ try {
     }
     const naive = (text: string) => {
       const q = parseLexicalQuery(text);
-      const wanted = new Set([...q.terms, ...q.literals.flatMap(tokenize)]);
+      const wanted = new Set(rankingStems(q));
       const hits: { id: string; s: number }[] = [];
       for (const row of core.nodes.scanLive(ns.id)) {
         if (!satisfiesLiterals(row.content, q.literals)) continue;
-        if (!tokenize(row.content).some((tok) => wanted.has(tok))) continue;
+        if (!analyze(row.content).some((tok) => wanted.has(tok))) continue;
         hits.push({ id: row.node_id, s: termCoverage(row.content, q) });
       }
       return hits.sort((a, b) => b.s - a.s).slice(0, 10);

@@ -15,7 +15,7 @@ import { silentLogger } from '../platform/logger.js';
 import { ReleaseBuilder } from '../platform/release-builder/index.js';
 import { listApps, setAppRelease } from '../store/control/apps.js';
 import type { AllocationChange } from '../domain/scheduler/index.js';
-import { arg, percentile } from './bench-args.js';
+import { arg, percentile } from './lib/bench-args.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
 
 

@@ -20,7 +20,7 @@ import { OPEN_TIME } from '../store/knowledge/rows.js';
 import { claimOf, fingerprintOf } from '../knowledge/write/write-service.js';
 import { ReviewService } from '../knowledge/review/review-service.js';
 import type { FeedbackAction } from '../domain/knowledge/feedback-rules.js';
-import { positiveIntArg, seededRandom } from './bench-args.js';
+import { positiveIntArg, seededRandom } from './lib/bench-args.js';
 
 const NODES = positiveIntArg('nodes', 100_000);
 const FEEDBACK = positiveIntArg('feedback', 10_000);

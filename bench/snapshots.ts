@@ -15,7 +15,7 @@ import { SnapshotFolder } from '../platform/snapshots/snapshot-folder.js';
 import { openControlStore } from '../store/open-stores.js';
 import { upsertAppSpec } from '../store/control/apps.js';
 import { startPostgres } from '../test/helpers/postgres.js';
-import { arg, median } from './bench-args.js';
+import { arg, median } from './lib/bench-args.js';
 
 
 const targetMb = arg('mb', 200);

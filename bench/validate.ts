@@ -15,7 +15,7 @@ import { validateInfraspec } from '../domain/spec/index.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { malformedSpec } from '../test/helpers/malformed-specs.js';
-import { arg } from './bench-args.js';
+import { arg } from './lib/bench-args.js';
 
 
 function rate(seconds: number, fn: () => void): number {

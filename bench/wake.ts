@@ -29,7 +29,7 @@ import { silentLogger } from '../platform/logger.js';
 import { ReleaseBuilder } from '../platform/release-builder/index.js';
 import { getApp, setAppRelease } from '../store/control/apps.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
-import { arg, percentile } from './bench-args.js';
+import { arg, percentile } from './lib/bench-args.js';
 
 const seconds = arg('seconds', 5);
 const connections = arg('connections', 10);

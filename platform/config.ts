@@ -86,6 +86,8 @@ export interface SvcConfig {
   readonly knowledgeRerankerTimeoutMs: number;
   /** Deduplicate writes by content fingerprint unless a write says skip_dedup. @default false */
   readonly knowledgeDedupDefault: boolean;
+  /** Thesaurus of lexical query expansion: `wordnet` (WordNet 3.1, bundled) or `off`. @default wordnet */
+  readonly knowledgeThesaurus: 'wordnet' | 'off';
   /** Tunnel config file the routing controller writes. @default <SVC_DATA_DIR>/edge/tunnel.yml */
   readonly tunnelConfigFile: string;
   /** Tunnel name written to the tunnel config (`tunnel`). @default svc */
@@ -231,6 +233,11 @@ export const VARIABLES = {
   knowledgeRerankerModel: { name: 'SVC_KNOWLEDGE_RERANKER_MODEL', description: 'Rerank model name', defaultText: 'rerank-v1', parse: (raw) => optional(raw) ?? 'rerank-v1' },
   knowledgeRerankerApiKey: { name: 'SVC_KNOWLEDGE_RERANKER_API_KEY', description: 'Reranker API key', secret: true, defaultText: '(none)', parse: optional },
   knowledgeRerankerTimeoutMs: { name: 'SVC_KNOWLEDGE_RERANKER_TIMEOUT', description: 'Reranker request timeout (e.g. 5s, 800ms); a slower answer leaves the fused order', defaultText: '5s', parse: requestTimeoutMs('SVC_KNOWLEDGE_RERANKER_TIMEOUT', '5s') },
+  knowledgeThesaurus: { name: 'SVC_KNOWLEDGE_THESAURUS', description: 'Thesaurus that expands text queries with related words: wordnet or off', defaultText: 'wordnet', parse: (raw) => {
+    const value = optional(raw) ?? 'wordnet';
+    if (value !== 'wordnet' && value !== 'off') throw new ConfigError('SVC_KNOWLEDGE_THESAURUS', `"${value}" is not wordnet or off`);
+    return value;
+  } },
   knowledgeDedupDefault: { name: 'SVC_KNOWLEDGE_DEDUP_DEFAULT', description: 'Deduplicate knowledge writes by content fingerprint unless skip_dedup', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_DEDUP_DEFAULT', false) },
   tunnelConfigFile: { name: 'SVC_TUNNEL_CONFIG', description: 'Tunnel config file written by the routing controller', defaultText: '<SVC_DATA_DIR>/edge/tunnel.yml', parse: (raw, env) => {
     const value = optional(raw);

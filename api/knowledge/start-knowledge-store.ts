@@ -23,6 +23,7 @@ import { reviewRoutes } from './review-routes.js';
 import { acquisitionRoutes } from './acquisition-routes.js';
 import { adminApiRoutes } from './admin-routes.js';
 import { profilingRoutes } from './profiling-routes.js';
+import { WordNetThesaurus } from '../../platform/thesaurus/wordnet-thesaurus.js';
 
 /** A running knowledge store. */
 export interface KnowledgeStore {
@@ -64,8 +65,10 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     ...(config.knowledgeRerankerApiKey !== undefined ? { apiKey: config.knowledgeRerankerApiKey } : {}),
     timeoutMs: config.knowledgeRerankerTimeoutMs,
   }));
+  const thesaurus = config.knowledgeThesaurus === 'wordnet' ? new WordNetThesaurus() : undefined;
   const services = createKnowledgeServices(store.db, {
     dedupDefault: config.knowledgeDedupDefault,
+    ...(thesaurus ? { thesaurus } : {}),
     ...(embedder ? { embedder } : {}),
     ...(reranker ? { reranker } : {}),
     ...(extras.now ? { now: extras.now } : {}),
@@ -89,6 +92,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     migrations: () => appliedMigrations(store.db),
     vectorVersion: store.vecVersion,
     sqliteVersion: sqlite,
+    thesaurus: thesaurus?.name,
   };
   const meta = knowledgeMetaRoutes({
     ...introspection,
@@ -131,6 +135,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     services,
     async close() {
       await Promise.all([rest.close(), adminServer.close()]);
+      thesaurus?.close();
       store.db.close();
     },
   };

@@ -1,6 +1,6 @@
 /**
- * Candidate fusion across retrieval paths: Reciprocal Rank Fusion for the fused order, and the
- * best calibrated per-path similarity as the similarity component. Pure functions.
+ * Candidate fusion across retrieval paths: Reciprocal Rank Fusion for the fused order, and a
+ * similarity component comparable across paths. Pure functions.
  */
 
 /** RRF damping constant (Cormack et al. 2009). */
@@ -23,19 +23,41 @@ export interface FusedCandidate {
   readonly paths: readonly string[];
 }
 
-/** Fuses ranked lists; the result is ordered by RRF score, ties by similarity, then key. */
+/**
+ * Fuses ranked lists; the result is ordered by RRF score, ties by similarity, then key.
+ *
+ * Similarity: when every list comes from one kind of path (only vectors, only text), the highest
+ * similarity any list gave. When kinds mix (text and vector: hybrid), their scales differ (bm25
+ * relative to the best match; cosines bunched near each other), so each kind's similarities are
+ * min-max normalized over its candidates and the kinds are averaged with equal weights, a missing
+ * kind counting 0: the convex combination of Bruch et al. (2023), docs/adr/0022.
+ */
 export function fuseLists(lists: readonly PathList[]): FusedCandidate[] {
-  const byKey = new Map<string, { rrf: number; similarity: number; paths: string[] }>();
+  const byKey = new Map<string, { rrf: number; similarity: number; paths: string[]; byKind: Map<string, number> }>();
+  const range = new Map<string, { lo: number; hi: number }>();
   for (const list of lists) {
     list.items.forEach((item, index) => {
-      const entry = byKey.get(item.key) ?? { rrf: 0, similarity: 0, paths: [] };
+      const entry = byKey.get(item.key) ?? { rrf: 0, similarity: 0, paths: [], byKind: new Map<string, number>() };
       entry.rrf += 1 / (RRF_K + index + 1);
       entry.similarity = Math.max(entry.similarity, item.similarity);
+      entry.byKind.set(list.path, Math.max(entry.byKind.get(list.path) ?? 0, item.similarity));
+      const r = range.get(list.path) ?? { lo: Infinity, hi: -Infinity };
+      range.set(list.path, { lo: Math.min(r.lo, item.similarity), hi: Math.max(r.hi, item.similarity) });
       if (!entry.paths.includes(list.path)) entry.paths.push(list.path);
       byKey.set(item.key, entry);
     });
   }
+  const kinds = [...range.keys()];
+  const normalized = (kind: string, value: number) => {
+    const { lo, hi } = range.get(kind)!;
+    return hi - lo < 1e-9 ? 1 : (value - lo) / (hi - lo);
+  };
   return [...byKey.entries()]
-    .map(([key, e]) => ({ key, rrf: e.rrf, similarity: e.similarity, paths: e.paths }))
+    .map(([key, e]) => ({
+      key,
+      rrf: e.rrf,
+      similarity: kinds.length > 1 ? [...e.byKind].reduce((sum, [kind, v]) => sum + normalized(kind, v), 0) / kinds.length : e.similarity,
+      paths: e.paths,
+    }))
     .sort((a, b) => b.rrf - a.rrf || b.similarity - a.similarity || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }

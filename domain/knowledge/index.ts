@@ -1,8 +1,11 @@
-export { NamespaceMode, NAMESPACE_MODES, MemType, MEM_TYPES, DEFAULT_WEIGHTS, RECENCY_ALPHA, NEAR_DUPLICATE_COSINE, CREDIBILITY_FLOOR, DEFAULT_SOURCE_CREDIBILITY, DEFAULT_CONFIDENCE, defaultCandidateK, type ScoreWeights } from './modes.js';
+export { NamespaceMode, NAMESPACE_MODES, MemType, MEM_TYPES, DEFAULT_WEIGHTS, RECENCY_ALPHA, CREDIBILITY_FLOOR, DEFAULT_SOURCE_CREDIBILITY, DEFAULT_CONFIDENCE, defaultCandidateK, type ScoreWeights } from './modes.js';
 export { clamp01, recencyScore, corroboration, confidenceScore, scoreCandidate, mergeWeights, type ScoreComponents, type Score } from './scoring.js';
 export { RRF_K, fuseLists, type PathList, type FusedCandidate } from './fusion.js';
 export { normalize, dot, cosine, signCode, POPCOUNT16 } from './vector-math.js';
-export { tokenize, isMixedIdentifier, parseLexicalQuery, satisfiesLiterals, termCoverage, idf, bm25, BM25_K1, BM25_B, type LexicalQuery } from './lexical-query.js';
+export { tokenize, isMixedIdentifier, parseLexicalQuery, matchExpression, satisfiesLiterals, termCoverage, rankingStems, type LexicalQuery, type QueryTerm } from './lexical-query.js';
+export { idf, bm25, bm25UpperBound, proximity, termCounts, BM25_K1, BM25_B, PROXIMITY_WINDOW, type WeightedTerm } from './lexical-scoring.js';
+export { analyze, stem, isStopword, isStopStem } from './text-analysis.js';
+export { ExpansionRelation, EXPANSION_WEIGHT, expansionWeight, type Expansion, type Thesaurus } from './thesaurus.js';
 export { matchesFilter, type FilterableNode, type SearchFilter } from './search-filter.js';
 export { canonicalContent } from './fingerprint.js';
 export { FeedbackAction, FEEDBACK_ACTIONS, FEEDBACK_STEPS, applyFeedback, changesCredibility, type FeedbackState, type FeedbackOutcome } from './feedback-rules.js';

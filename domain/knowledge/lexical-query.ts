@@ -1,27 +1,34 @@
 /**
- * Parses retrieval text into an FTS5 query plus literal checks.
+ * Parses retrieval text into query terms, literal checks and FTS5 expressions.
  *
  * Quoted phrases and mixed letter-and-number identifiers (`ERR-4021`, `v2.3.1`, `sha256`) must
  * match literally: they become required FTS5 phrases and are re-checked as case-insensitive
  * substrings of the content, because the tokenizer splits `ERR-4021` into `err` and `4021`.
- * Other words are optional (OR) and ranked by bm25.
+ * Other words are optional (OR) and ranked by bm25 over their Porter stems; English function words
+ * (`what`, `did`, `the`) are dropped unless the query holds nothing else (docs/adr/0023).
  */
+import { analyze, isStopword, stem, tokenize } from './text-analysis.js';
+
+export { tokenize } from './text-analysis.js';
+
+/** One optional query term: the token as typed (FTS5 stems it again on its side) and its stem. */
+export interface QueryTerm {
+  readonly token: string;
+  readonly stem: string;
+}
 
 /** A parsed lexical query. */
 export interface LexicalQuery {
-  /** FTS5 MATCH expression over the content column, or undefined when nothing is searchable. */
+  /** FTS5 MATCH expression over every term, or undefined when nothing is searchable. */
   readonly match: string | undefined;
   /** Lower-cased strings that the content must contain literally. */
   readonly literals: readonly string[];
-  /** Lower-cased plain terms, used for term coverage. */
-  readonly terms: readonly string[];
-}
-
-const WORD = /[\p{L}\p{N}]+/gu;
-
-/** Lower-cased alphanumeric tokens of `text`, as the unicode61 tokenizer sees them. */
-export function tokenize(text: string): string[] {
-  return (text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().match(WORD) ?? []);
+  /** Required FTS5 phrases (one per literal). */
+  readonly required: readonly string[];
+  /** Optional terms, one per distinct stem, in query order. */
+  readonly terms: readonly QueryTerm[];
+  /** Stems of the whole query in order (literals' words included), for term proximity. */
+  readonly sequence: readonly string[];
 }
 
 function phrase(tokens: readonly string[]): string {
@@ -33,11 +40,11 @@ export function isMixedIdentifier(token: string): boolean {
   return /\p{L}/u.test(token) && /\p{N}/u.test(token);
 }
 
-/** Parses free text into an FTS5 expression and literal checks. */
+/** Parses free text into terms, literals and an FTS5 expression. */
 export function parseLexicalQuery(text: string): LexicalQuery {
   const literals: string[] = [];
   const required: string[] = [];
-  const optional = new Set<string>();
+  const all: QueryTerm[] = [];
   const rest = text.replace(/"([^"]*)"/g, (_whole, inner: string) => {
     const tokens = tokenize(inner);
     if (tokens.length > 0) {
@@ -55,20 +62,28 @@ export function parseLexicalQuery(text: string): LexicalQuery {
       required.push(phrase(parts));
       literals.push(token.toLowerCase());
     } else {
-      for (const part of parts) optional.add(part);
+      for (const part of parts) all.push({ token: part, stem: stem(part) });
     }
   }
-  const terms = [...optional];
-  const optionalExpr = terms.length === 0 ? undefined : terms.map((t) => `"${t}"`).join(' OR ');
-  let match: string | undefined;
-  if (required.length > 0) {
-    match = required.join(' AND ');
-    // Optional words only rank; requiring them would turn "ERR-4021 timeout" into an AND query.
-    if (optionalExpr !== undefined) match = `${match} AND (${optionalExpr} OR ${required[0]})`;
-  } else {
-    match = optionalExpr;
-  }
-  return { match, literals, terms };
+  const content = all.filter((t) => !isStopword(t.token));
+  // A query of function words only ("who is it") still searches them rather than nothing.
+  const chosen = content.length > 0 || required.length > 0 ? content : all;
+  const seen = new Set<string>();
+  const terms = chosen.filter((t) => (seen.has(t.stem) ? false : (seen.add(t.stem), true)));
+  const sequence = analyze(text).filter((s) => seen.has(s) || literals.some((l) => analyze(l).includes(s)));
+  return { match: matchExpression({ required }, terms), literals, required, terms, sequence };
+}
+
+/**
+ * The FTS5 expression for `query` restricted to the optional `terms` given: literals are required,
+ * the terms are OR-ed. Every term is quoted, so FTS5 operators in user text are inert.
+ */
+export function matchExpression(query: Pick<LexicalQuery, 'required'>, terms: readonly QueryTerm[]): string | undefined {
+  const optionalExpr = terms.length === 0 ? undefined : terms.map((t) => `"${t.token}"`).join(' OR ');
+  if (query.required.length === 0) return optionalExpr;
+  const requiredExpr = query.required.join(' AND ');
+  // Optional words only rank; requiring them would turn "ERR-4021 timeout" into an AND query.
+  return optionalExpr === undefined ? requiredExpr : `${requiredExpr} AND (${optionalExpr} OR ${query.required[0]})`;
 }
 
 /** True when `content` contains every literal of the query (case-insensitive). */
@@ -78,35 +93,15 @@ export function satisfiesLiterals(content: string, literals: readonly string[]):
   return literals.every((l) => lower.includes(l));
 }
 
-/** Share of the query's plain terms that appear among the content's tokens (1 when there are none). */
+/** Stems the query ranks on: its optional terms and the words of its literals. */
+export function rankingStems(query: LexicalQuery): string[] {
+  return [...new Set([...query.terms.map((t) => t.stem), ...query.literals.flatMap((l) => analyze(l))])];
+}
+
+/** Share of the query's ranking stems that appear among the content's stems (1 when there are none). */
 export function termCoverage(content: string, query: LexicalQuery): number {
-  const wanted = [...query.terms, ...query.literals.flatMap((l) => tokenize(l))];
+  const wanted = rankingStems(query);
   if (wanted.length === 0) return 1;
-  const have = new Set(tokenize(content));
+  const have = new Set(analyze(content));
   return wanted.filter((t) => have.has(t)).length / wanted.length;
-}
-
-/** BM25 parameters (the usual defaults). */
-export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
-
-/** Okapi IDF of a term found in `df` of `n` documents (never negative). */
-export function idf(df: number, n: number): number {
-  return Math.log(1 + (Math.max(n, df) - df + 0.5) / (df + 0.5));
-}
-
-/**
- * BM25 of a document (its tokens) for the query terms, with `idfOf` giving each term's IDF and
- * `avgLength` the average document length in tokens.
- */
-export function bm25(docTokens: readonly string[], terms: readonly string[], idfOf: (term: string) => number, avgLength: number): number {
-  const counts = new Map<string, number>();
-  for (const t of docTokens) counts.set(t, (counts.get(t) ?? 0) + 1);
-  const norm = BM25_K1 * (1 - BM25_B + BM25_B * (docTokens.length / Math.max(1, avgLength)));
-  let score = 0;
-  for (const term of new Set(terms)) {
-    const tf = counts.get(term) ?? 0;
-    if (tf > 0) score += idfOf(term) * ((tf * (BM25_K1 + 1)) / (tf + norm));
-  }
-  return score;
 }

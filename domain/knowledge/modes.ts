@@ -51,9 +51,6 @@ export const RECENCY_ALPHA: Readonly<Record<MemType | 'untyped', number>> = {
   untyped: 0.05,
 };
 
-/** Cosine similarity at or above which two results are near-duplicates and only the better one is kept. */
-export const NEAR_DUPLICATE_COSINE = 0.95;
-
 /** Lowest source credibility whose writes are admitted. */
 export const CREDIBILITY_FLOOR = 0.05;
 

@@ -17,6 +17,7 @@ import { HandoffStore } from '../../store/knowledge/handoff-store.js';
 import type { NamespaceRow } from '../../store/knowledge/rows.js';
 import { VectorIndex } from '../retrieve/vector-index.js';
 import type { Embedder } from '../retrieve/embedder.js';
+import type { Thesaurus } from '../../domain/knowledge/thesaurus.js';
 
 /** Re-scores fused candidates; scores in [0, 1] replace the similarity component (undefined: not reranked). */
 export interface Reranker {
@@ -30,6 +31,8 @@ export interface KnowledgeCoreOptions {
   readonly dedupDefault?: boolean;
   readonly embedder?: Embedder;
   readonly reranker?: Reranker;
+  /** Thesaurus of lexical query expansion; without one, text queries match their own words only. */
+  readonly thesaurus?: Thesaurus;
   /** Wall clock in epoch milliseconds. @default Date.now */
   readonly now?: () => number;
 }
@@ -59,6 +62,7 @@ export class KnowledgeCore {
   readonly dedupDefault: boolean;
   readonly embedder: Embedder | undefined;
   readonly reranker: Reranker | undefined;
+  readonly thesaurus: Thesaurus | undefined;
   readonly #wall: () => number;
   #lastTx = 0;
 
@@ -75,6 +79,7 @@ export class KnowledgeCore {
     this.dedupDefault = options.dedupDefault ?? false;
     this.embedder = options.embedder;
     this.reranker = options.reranker;
+    this.thesaurus = options.thesaurus;
     this.#wall = options.now ?? Date.now;
     for (const dims of this.vectors.dimensions()) this.index.load(this.vectors.all(dims));
     const last = db.prepare('SELECT max(tx_from) AS t FROM kn_versions').get() as { t: number | null };

@@ -62,6 +62,8 @@ export interface IntrospectionSources {
   readonly migrations: () => readonly AppliedMigration[];
   readonly vectorVersion: string;
   readonly sqliteVersion: string;
+  /** Name of the thesaurus expanding text queries, when one is on. */
+  readonly thesaurus?: string | undefined;
 }
 
 /** The `/v1/version` body. */
@@ -90,6 +92,6 @@ export function backendsReport(sources: IntrospectionSources) {
     vector: { kind: 'sqlite-vec', version: sources.vectorVersion },
     kv: { kind: 'sqlite', version: sources.sqliteVersion },
     event: { kind: 'sqlite', version: sources.sqliteVersion },
-    text: { kind: 'sqlite-fts5', version: sources.sqliteVersion },
+    text: { kind: 'sqlite-fts5', version: sources.sqliteVersion, tokenizer: 'porter unicode61', thesaurus: sources.thesaurus ?? 'none' },
   };
 }

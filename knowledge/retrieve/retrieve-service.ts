@@ -4,17 +4,17 @@
  * (docs/adr/0022, 0023).
  */
 import { isDomainError, ValidationError } from '../../domain/errors.js';
-import { DEFAULT_SOURCE_CREDIBILITY, DEFAULT_WEIGHTS, type MemType, NEAR_DUPLICATE_COSINE, defaultCandidateK, type NamespaceMode, type ScoreWeights } from '../../domain/knowledge/modes.js';
+import { DEFAULT_SOURCE_CREDIBILITY, DEFAULT_WEIGHTS, type MemType, defaultCandidateK, type NamespaceMode, type ScoreWeights } from '../../domain/knowledge/modes.js';
 import { confidenceScore, mergeWeights, recencyScore, scoreCandidate, clamp01, type Score } from '../../domain/knowledge/scoring.js';
 import { fuseLists, type PathList } from '../../domain/knowledge/fusion.js';
-import { normalize, dot } from '../../domain/knowledge/vector-math.js';
-import { bm25, parseLexicalQuery, satisfiesLiterals, termCoverage, tokenize } from '../../domain/knowledge/lexical-query.js';
+import { normalize } from '../../domain/knowledge/vector-math.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
 import { checkVector } from '../write/write-service.js';
 import { labelsOf } from '../core/node-view.js';
 import { isoTime, parseTime } from '../core/time.js';
 import { TermStatistics } from './term-statistics.js';
+import { LexicalPath } from './lexical-path.js';
 
 /** The REST retrieve request. */
 export interface RetrieveRequest {
@@ -75,11 +75,11 @@ export interface RerankOutcome {
 /** Retrieves and ranks nodes. */
 export class RetrieveService {
   readonly #core: KnowledgeCore;
-  readonly #terms: TermStatistics;
+  readonly #lexical: LexicalPath;
 
   constructor(core: KnowledgeCore) {
     this.#core = core;
-    this.#terms = new TermStatistics(core.nodes, () => core.now());
+    this.#lexical = new LexicalPath(new TermStatistics(core.nodes, () => core.now()), core.thesaurus);
   }
 
   /** `POST /retrieve`: the REST result list. */
@@ -163,19 +163,18 @@ export class RetrieveService {
     return this.#collapse(ranked, topK);
   }
 
-  /** Keeps one version per node and drops near-duplicates (cosine at or above 0.95) of better results. */
+  /**
+   * Keeps the best version of each node, up to `topK`. Distinct nodes are never dropped, however
+   * similar: duplicates are handled at write time by fingerprint dedup (docs/adr/0022).
+   */
   #collapse(ranked: readonly RankedNode[], topK: number): RankedNode[] {
     const kept: RankedNode[] = [];
-    const keptVectors: Float32Array[] = [];
     const nodes = new Set<string>();
     for (const r of ranked) {
       if (kept.length >= topK) break;
       if (nodes.has(r.row.node_id)) continue;
-      const v = r.row.dims === null ? undefined : this.#core.index.vector(r.row.dims, r.row.vid);
-      if (v && keptVectors.some((k) => k.length === v.length && dot(k, v) >= NEAR_DUPLICATE_COSINE)) continue;
       nodes.add(r.row.node_id);
       kept.push(r);
-      if (v) keptVectors.push(v);
     }
     return kept;
   }
@@ -220,35 +219,18 @@ export class RetrieveService {
   }
 
   #textPath(scope: Scope, text: string, candidateK: number, rows: Map<number, { row: VersionRow; sources: string[] }>): PathList {
-    const query = parseLexicalQuery(text);
-    if (query.match === undefined) return { path: 'text', items: [] };
-    let cap = Math.max(4 * candidateK, 200);
-    for (;;) {
-      const vids = this.#core.nodes.textSearch(query.match, { nsId: scope.ns.id, liveOnly: scope.liveOnly }, cap);
-      const ok = this.#accept(scope, vids, rows);
-      const accepted = vids.filter((v) => ok.has(v) && satisfiesLiterals(rows.get(v)!.row.content, query.literals));
-      if (accepted.length >= candidateK || vids.length < cap || cap >= MAX_EXPANSION) {
-        const terms = [...query.terms, ...query.literals.flatMap((l) => tokenize(l))];
-        const tokens = new Map(accepted.map((v) => [v, tokenize(rows.get(v)!.row.content)]));
-        const avgLength = accepted.reduce((sum, v) => sum + tokens.get(v)!.length, 0) / Math.max(1, accepted.length);
-        const idfCache = new Map<string, number>();
-        const idfOf = (term: string) => {
-          let value = idfCache.get(term);
-          if (value === undefined) idfCache.set(term, (value = this.#terms.idf(term)));
-          return value;
-        };
-        const raw = new Map(accepted.map((v) => [v, bm25(tokens.get(v)!, terms, idfOf, avgLength)]));
-        const best = Math.max(1e-9, ...raw.values());
-        const items = accepted
-          .map((v) => ({ key: String(v), similarity: 0.5 * (raw.get(v)! / best) + 0.5 * termCoverage(rows.get(v)!.row.content, query) }))
-          .sort((a, b) => b.similarity - a.similarity || Number(b.key) - Number(a.key))
-          .slice(0, candidateK);
-        return { path: 'text', items };
-      }
-      cap = Math.min(cap * 4, MAX_EXPANSION);
-    }
+    const nodes = this.#core.nodes;
+    const items = this.#lexical.search(text, { candidateK }, {
+      nsId: scope.ns.id,
+      search: (match, cap, order) => (order === 'rank' ? nodes.textSearchRanked(match, { nsId: scope.ns.id, liveOnly: scope.liveOnly }, cap) : nodes.textSearch(match, { nsId: scope.ns.id, liveOnly: scope.liveOnly }, cap)),
+      accept: (vids) => {
+        const ok = this.#accept(scope, vids, rows);
+        return vids.filter((v) => ok.has(v));
+      },
+      content: (vid) => rows.get(vid)!.row.content,
+    });
+    return { path: 'text', items };
   }
-
 
   /** Walks edges (both directions, two hops) from the seeds; similarity is the product of edge weights, halved per extra hop. */
   #graphPath(scope: Scope, seeds: readonly string[], candidateK: number, rows: Map<number, { row: VersionRow; sources: string[] }>): PathList {

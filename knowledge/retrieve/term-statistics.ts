@@ -1,19 +1,24 @@
 /**
- * Document frequencies of query terms for lexical ranking, cached: counting a common term reads its
- * whole FTS5 doclist, so each count is reused for a minute (frequencies drift slowly).
+ * Corpus statistics for lexical ranking, cached: document frequencies of stems (counting a common
+ * term reads its whole doclist, so each count is reused for a minute: frequencies drift slowly), the
+ * number of text rows, and each namespace's average content length in tokens.
  */
-import { idf } from '../../domain/knowledge/lexical-query.js';
+import { idf } from '../../domain/knowledge/lexical-scoring.js';
+import { analyze } from '../../domain/knowledge/text-analysis.js';
 import type { NodeStore } from '../../store/knowledge/node-store.js';
 
-/** How long a cached document frequency is used. */
+/** How long a cached statistic is used. */
 const TTL_MS = 60_000;
 const MAX_TERMS = 50_000;
+/** Rows sampled for a namespace's average length. */
+const LENGTH_SAMPLE = 500;
 
-/** Cached IDF lookups over the text index. */
+/** Cached document frequencies, IDF and average lengths over the text index. */
 export class TermStatistics {
   readonly #nodes: NodeStore;
   readonly #now: () => number;
   readonly #df = new Map<string, { df: number; at: number }>();
+  readonly #lengths = new Map<number, { avg: number; at: number }>();
   #total = { n: 0, at: -Infinity };
 
   constructor(nodes: NodeStore, now: () => number) {
@@ -21,16 +26,40 @@ export class TermStatistics {
     this.#now = now;
   }
 
-  /** IDF of `term` over every text row. */
-  idf(term: string): number {
+  /** Number of text rows (every version of every namespace). */
+  rows(): number {
     const now = this.#now();
     if (now - this.#total.at > TTL_MS) this.#total = { n: this.#nodes.textRowEstimate(), at: now };
-    let entry = this.#df.get(term);
+    return this.#total.n;
+  }
+
+  /** Rows whose indexed text holds `stem`. */
+  documentFrequency(stem: string): number {
+    const now = this.#now();
+    let entry = this.#df.get(stem);
     if (!entry || now - entry.at > TTL_MS) {
       if (this.#df.size >= MAX_TERMS) this.#df.clear();
-      entry = { df: this.#nodes.documentFrequency(term), at: now };
-      this.#df.set(term, entry);
+      entry = { df: this.#nodes.documentFrequency(stem), at: now };
+      this.#df.set(stem, entry);
     }
-    return idf(entry.df, this.#total.n);
+    return entry.df;
+  }
+
+  /** IDF of `stem` over every text row. */
+  idf(stem: string): number {
+    return idf(this.documentFrequency(stem), this.rows());
+  }
+
+  /** Average length in tokens of a namespace's recent live contents (at least 1). */
+  averageLength(nsId: number): number {
+    const now = this.#now();
+    let entry = this.#lengths.get(nsId);
+    if (!entry || now - entry.at > TTL_MS) {
+      const sample = this.#nodes.sampleLiveContent(nsId, LENGTH_SAMPLE);
+      const avg = sample.reduce((sum, c) => sum + analyze(c).length, 0) / Math.max(1, sample.length);
+      entry = { avg: Math.max(1, avg), at: now };
+      this.#lengths.set(nsId, entry);
+    }
+    return entry.avg;
   }
 }

@@ -283,4 +283,18 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX kn_acquisition_candidates_task ON kn_acquisition_candidates (ns_id, idempotency_key, id);
     `,
   },
+  {
+    version: 5,
+    name: 'text-index-porter',
+    // The text index stems with the Porter algorithm so that "adopted" finds "adopting"; the query
+    // side stems the same way (domain/knowledge/text-analysis.ts). Rebuilt from the versions, with the
+    // same live rule as NodeStore.insertVersion: docs/adr/0023-lexical-retrieval.md.
+    sql: `
+      DROP TABLE kn_text;
+      CREATE VIRTUAL TABLE kn_text USING fts5(content, ns_id UNINDEXED, live UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2');
+      INSERT INTO kn_text (rowid, content, ns_id, live)
+        SELECT vid, content, ns_id, CASE WHEN tx_to = 253402300799999 AND retracted = 0 THEN 1 ELSE 0 END FROM kn_versions;
+      CREATE VIRTUAL TABLE kn_text_vocab USING fts5vocab(kn_text, row);
+    `,
+  },
 ];

@@ -193,9 +193,29 @@ export class NodeStore {
     return rows.map((r) => r.vid);
   }
 
-  /** Number of text rows (all versions, all namespaces) containing `term`. Reads the term's whole doclist. */
+  /**
+   * Lexical candidates ranked by FTS5's bm25, best first, at most `cap`. Reads the whole doclist of
+   * every term, so callers pass selective terms only and handle very common ones otherwise
+   * (docs/adr/0023).
+   */
+  textSearchRanked(match: string, filter: TextFilter, cap: number): number[] {
+    const live = filter.liveOnly ? 'AND live = 1' : '';
+    const rows = this.#db
+      .prepare(`SELECT rowid AS vid FROM kn_text WHERE kn_text MATCH ? AND ns_id = ? ${live} ORDER BY rank LIMIT ?`)
+      .all(match, filter.nsId, cap) as { vid: number }[];
+    return rows.map((r) => r.vid);
+  }
+
+  /** Contents of up to `limit` of the newest live versions of a namespace (for length statistics). */
+  sampleLiveContent(nsId: number, limit: number): string[] {
+    return (this.#db
+      .prepare(`SELECT content FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 ORDER BY vid DESC LIMIT ?`)
+      .all(nsId, limit) as { content: string }[]).map((r) => r.content);
+  }
+
+  /** Number of text rows (all versions, all namespaces) holding the indexed (stemmed) `term`. */
   documentFrequency(term: string): number {
-    return (this.#db.prepare('SELECT count(*) AS n FROM kn_text WHERE kn_text MATCH ?').get(`"${term.replace(/"/g, '""')}"`) as { n: number }).n;
+    return (this.#db.prepare('SELECT doc FROM kn_text_vocab WHERE term = ?').get(term) as { doc: number } | undefined)?.doc ?? 0;
   }
 
   /** Approximate number of text rows (the highest version id). */

@@ -31,7 +31,7 @@ test('introspection endpoints describe version, features, migrations, backends a
   for (const n of ['feature-introspection', 'explain-rank', 'source-trust-timeline']) t.true(names.includes(n));
   t.deepEqual((await h.call('GET', '/v1/features')).body.features, version.features);
   const migrations = (await h.call('GET', '/v1/migrations')).body.migrations;
-  t.deepEqual(migrations.map((m: any) => [m.version, m.name]), [[1, 'store-metadata'], [2, 'graph-memory'], [3, 'feedback-and-review'], [4, 'knowledge-acquisition']]);
+  t.deepEqual(migrations.map((m: any) => [m.version, m.name]), [[1, 'store-metadata'], [2, 'graph-memory'], [3, 'feedback-and-review'], [4, 'knowledge-acquisition'], [5, 'text-index-porter']]);
   const backends = (await h.call('GET', '/v1/backends')).body;
   t.deepEqual(Object.keys(backends).sort(), ['event', 'graph', 'kv', 'text', 'vector']);
   t.is(backends.vector.kind, 'sqlite-vec');

@@ -34,27 +34,45 @@ test('recencyScore decays by memory type and corroboration is a noisy-OR', (t) =
   t.true(Math.abs(confidenceScore(0.8, [0.5]) - 0.4) < 1e-12);
 });
 
-test('fuseLists orders by reciprocal rank fusion and keeps the best similarity', (t) => {
+test('fuseLists orders by reciprocal rank fusion and keeps the best similarity of one kind of path', (t) => {
   const fused = fuseLists([
-    { path: 'vector', items: [{ key: 'a', similarity: 0.9 }, { key: 'b', similarity: 0.8 }] },
-    { path: 'text', items: [{ key: 'b', similarity: 0.7 }, { key: 'c', similarity: 0.6 }] },
+    { path: 'vectors', items: [{ key: 'a', similarity: 0.9 }, { key: 'b', similarity: 0.8 }] },
+    { path: 'vectors', items: [{ key: 'b', similarity: 0.7 }, { key: 'c', similarity: 0.6 }] },
   ]);
   t.deepEqual(fused.map((f) => f.key), ['b', 'a', 'c']);
   t.true(Math.abs(fused[0]!.rrf - (1 / (RRF_K + 2) + 1 / (RRF_K + 1))) < 1e-12);
   t.is(fused[0]!.similarity, 0.8);
-  t.deepEqual(fused[0]!.paths, ['vector', 'text']);
+  t.deepEqual(fused[0]!.paths, ['vectors']);
 });
 
-test('parseLexicalQuery makes identifiers and quoted phrases required literals', (t) => {
+test('fuseLists averages min-max normalized similarities when text and vector mix', (t) => {
+  const fused = fuseLists([
+    { path: 'vector', items: [{ key: 'a', similarity: 0.9 }, { key: 'b', similarity: 0.8 }] },
+    { path: 'text', items: [{ key: 'b', similarity: 1 }, { key: 'c', similarity: 0.5 }] },
+  ]);
+  const sim = new Map(fused.map((f) => [f.key, f.similarity]));
+  // b: vector (0.8 - 0.8) / 0.1 = 0, text (1 - 0.5) / 0.5 = 1; a: vector 1, no text; c: text 0.
+  t.is(sim.get('b'), 0.5);
+  t.is(sim.get('a'), 0.5);
+  t.is(sim.get('c'), 0);
+  t.deepEqual(fused.find((f) => f.key === 'b')!.paths, ['vector', 'text']);
+  // A kind with a single candidate (no range) counts it fully.
+  t.is(fuseLists([{ path: 'vector', items: [{ key: 'x', similarity: 0.3 }] }, { path: 'text', items: [{ key: 'x', similarity: 1 }] }])[0]!.similarity, 1);
+});
+
+test('parseLexicalQuery makes identifiers and quoted phrases required literals and drops function words', (t) => {
   const q = parseLexicalQuery('why did "payment gateway" fail with ERR-4021?');
   t.deepEqual(q.literals, ['payment gateway', 'err-4021']);
-  t.deepEqual(q.terms, ['why', 'did', 'fail', 'with']);
-  t.is(q.match, '"payment gateway" AND "err 4021" AND ("why" OR "did" OR "fail" OR "with" OR "payment gateway")');
+  t.deepEqual(q.terms, [{ token: 'fail', stem: 'fail' }]);
+  t.is(q.match, '"payment gateway" AND "err 4021" AND ("fail" OR "payment gateway")');
   t.true(satisfiesLiterals('The Payment Gateway hit err-4021', q.literals));
   t.false(satisfiesLiterals('payment gateway hit err 4021', q.literals));
   t.is(parseLexicalQuery('   ').match, undefined);
-  t.is(parseLexicalQuery('a "b" OR NEAR(x) c*').match, '"b" AND ("a" OR "or" OR "near" OR "x" OR "c" OR "b")');
+  t.is(parseLexicalQuery('a "b" OR NEAR(x) c*').match, '"b" AND ("near" OR "x" OR "c" OR "b")');
   t.is(termCoverage('the fox', parseLexicalQuery('fox dog')), 0.5);
+  t.deepEqual(parseLexicalQuery('What did Melanie adopt?').terms.map((x) => x.stem), ['melani', 'adopt']);
+  // A question of function words only still searches them.
+  t.deepEqual(parseLexicalQuery('who is it').terms.map((x) => x.token), ['who', 'is', 'it']);
 });
 
 test('matchesFilter combines predicates with and, or and not', (t) => {

@@ -115,13 +115,40 @@ test('retrieve fills top_k even when filters reject most nearest neighbours', as
   t.is(r.length, 5);
 });
 
-test('retrieve collapses near-duplicate vectors at cosine 0.95 or more', async (t) => {
+const SAME = [0, 0, 1, 0, 0, 0, 0, 0];
+
+test('retrieve returns every admitted node that shares a vector, by vector and by text', async (t) => {
   const h = await startHarness(t);
-  await h.write('n', { content: 'one', source_id: 's', vector: [1, 0, 0] });
-  await h.write('n', { content: 'one again', source_id: 's', vector: [1, 0.05, 0] });
-  await h.write('n', { content: 'other', source_id: 's', vector: [0.6, 0.8, 0] });
-  const r = await h.retrieve('n', { vector: [1, 0, 0] });
-  t.is(r.length, 2);
+  for (const content of ['tok both', 'tok red', 'tok blue']) t.true((await h.write('n', { content, source_id: 'one', vector: SAME })).admitted);
+  const byVector = await h.retrieve('n', { vector: SAME, top_k: 50 });
+  t.deepEqual(byVector.map((r) => r.content).sort(), ['tok blue', 'tok both', 'tok red']);
+  const byText = await h.retrieve('n', { text: 'tok', top_k: 50 });
+  t.deepEqual(byText.map((r) => r.content).sort(), ['tok blue', 'tok both', 'tok red']);
+});
+
+test('retrieve fills top_k from nodes with identical vectors', async (t) => {
+  const h = await startHarness(t);
+  for (let i = 0; i < 12; i++) await h.write('n', { content: `tok ${i}`, source_id: 'one', vector: SAME });
+  t.is((await h.retrieve('n', { vector: SAME, top_k: 3 })).length, 3);
+  t.is((await h.retrieve('n', { text: 'tok', top_k: 3 })).length, 3);
+  t.is((await h.retrieve('n', { vector: SAME, top_k: 12 })).length, 12);
+});
+
+test('label, source and retraction filters over same-vector nodes keep exactly the matching ones', async (t) => {
+  const h = await startHarness(t);
+  const red = await h.write('n', { content: 'tok red', source_id: 'alpha', vector: SAME, labels: ['color', 'warm'] });
+  await h.write('n', { content: 'tok blue', source_id: 'beta', vector: SAME, labels: ['color'] });
+  const gone = await h.write('n', { content: 'tok grey', source_id: 'gamma', vector: SAME, labels: ['color'] });
+  await h.write('n', { content: 'tok plain', source_id: 'alpha', vector: SAME });
+  t.is((await h.call('POST', `/v1/namespaces/n/nodes/${gone.node_id}/retract-source`, { source_id: 'gamma', reason: 'wrong' })).status, 204);
+  const contents = async (body: Record<string, unknown>) => (await h.retrieve('n', { vector: SAME, top_k: 50, ...body })).map((r) => r.content).sort();
+  t.deepEqual(await contents({}), ['tok blue', 'tok plain', 'tok red']);
+  t.deepEqual(await contents({ labels: ['color'] }), ['tok blue', 'tok red']);
+  t.deepEqual(await contents({ labels: ['color', 'warm'] }), ['tok red']);
+  t.deepEqual(await contents({ include_source_ids: ['alpha'] }), ['tok plain', 'tok red']);
+  t.deepEqual(await contents({ exclude_source_ids: ['alpha'] }), ['tok blue']);
+  t.deepEqual(await contents({ include_retracted: true }), ['tok blue', 'tok grey', 'tok plain', 'tok red']);
+  t.deepEqual((await h.retrieve('n', { text: 'tok', labels: ['warm'] })).map((r) => r.id), [red.node_id]);
 });
 
 test('retrieve sends the fused candidates to a configured reranker, up to rerank_k', async (t) => {

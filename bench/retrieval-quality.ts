@@ -1,0 +1,149 @@
+/**
+ * Retrieval-quality harness (not a test): `node --import tsx bench/retrieval-quality.ts
+ * [--conversations N] [--turns T] [--seed S]`.
+ *
+ * Builds a conversational-memory corpus with known evidence (bench/retrieval-corpus.ts), writes every
+ * turn through the HTTP API of two real stores (one without an embedder, one with the local GloVe
+ * embedding server), asks every question, and prints evidence recall R@1, R@5, R@10 and MRR per
+ * question class for: SQLite FTS5 bm25 over the same rows in this process (porter tokenizer,
+ * stopwords dropped, terms OR-ed: the baseline), `svc` text (lexical only), `svc` vector (the
+ * question's embedding) and `svc` hybrid (text with the embedder: lexical and vector, fused).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { startKnowledgeStore, type KnowledgeStore } from '../api/knowledge/start-knowledge-store.js';
+import { loadConfig } from '../platform/config.js';
+import { silentLogger } from '../platform/logger.js';
+import { isStopword, tokenize } from '../domain/knowledge/text-analysis.js';
+import { positiveIntArg } from './lib/bench-args.js';
+import { buildCorpus, QUESTION_KINDS, type Question, type Turn } from './lib/retrieval-corpus.js';
+import { embedText, loadGlove, startEmbeddingServer } from './lib/glove-embedder.js';
+
+const CONVERSATIONS = positiveIntArg('conversations', 10);
+const TURNS = positiveIntArg('turns', 240);
+const SEED = positiveIntArg('seed', 7);
+const TOP_K = 10;
+
+async function post(url: string, body: unknown): Promise<any> {
+  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** Runs `fn` over `items` with `width` requests in flight. */
+async function pool<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  }));
+}
+
+/** The FTS5 bm25 baseline over the same rows. */
+function bm25Baseline(turns: readonly Turn[]): (q: Question) => string[] {
+  const db = new Database(':memory:');
+  db.exec(`CREATE VIRTUAL TABLE t USING fts5(content, ns UNINDEXED, id UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2')`);
+  const insert = db.prepare('INSERT INTO t (content, ns, id) VALUES (?, ?, ?)');
+  db.transaction(() => turns.forEach((turn) => insert.run(turn.content, turn.namespace, turn.id)))();
+  const search = db.prepare('SELECT id FROM t WHERE t MATCH ? AND ns = ? ORDER BY bm25(t) LIMIT ?');
+  return (q) => {
+    const words = [...new Set(tokenize(q.text).filter((w) => !isStopword(w)))];
+    if (words.length === 0) return [];
+    return (search.all(words.map((w) => `"${w}"`).join(' OR '), q.namespace, TOP_K) as { id: string }[]).map((r) => r.id);
+  };
+}
+
+interface Tally {
+  n: number;
+  r1: number;
+  r5: number;
+  r10: number;
+  mrr: number;
+}
+
+function score(tally: Tally, ranked: readonly string[], evidence: readonly string[]): void {
+  const recall = (k: number) => evidence.filter((e) => ranked.slice(0, k).includes(e)).length / evidence.length;
+  const first = ranked.findIndex((id) => evidence.includes(id));
+  tally.n += 1;
+  tally.r1 += recall(1);
+  tally.r5 += recall(5);
+  tally.r10 += recall(10);
+  tally.mrr += first < 0 ? 0 : 1 / (first + 1);
+}
+
+const SYSTEMS = ['bm25 (FTS5)', 'svc text', 'svc vector', 'svc hybrid'] as const;
+type System = (typeof SYSTEMS)[number];
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-quality-'));
+const stores: KnowledgeStore[] = [];
+try {
+  const corpus = buildCorpus({ conversations: CONVERSATIONS, turnsPerConversation: TURNS, seed: SEED });
+  console.log(`retrieval-quality: ${corpus.turns.length} turns in ${CONVERSATIONS} namespaces, ${corpus.questions.length} questions (seed ${SEED}); node ${process.version}, ${os.cpus().length} CPUs`);
+  const loadStarted = performance.now();
+  const glove = loadGlove();
+  const embedder = await startEmbeddingServer(glove);
+  console.log(`  GloVe SIF embedder loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${glove.vectors.size} words, ${glove.dims} dims)`);
+  const config = (dir: string, env: Record<string, string> = {}) =>
+    loadConfig({ SVC_DATA_DIR: path.join(root, dir), SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_LOG_LEVEL: 'silent', ...env });
+  const lexical = await startKnowledgeStore(config('lexical'), silentLogger());
+  const hybrid = await startKnowledgeStore(config('hybrid', { SVC_KNOWLEDGE_EMBEDDER_URL: embedder.url, SVC_KNOWLEDGE_EMBEDDER_MODEL: 'glove-sif-100d' }), silentLogger());
+  stores.push(lexical, hybrid);
+
+  // Write every turn through HTTP, as an agent would; node ids map back to turn ids.
+  const turnOf = new Map<string, string>();
+  const writeStarted = performance.now();
+  for (const store of [lexical, hybrid]) {
+    await pool(corpus.turns, 8, async (turn) => {
+      const res = await post(`${store.url}/v1/namespaces/${turn.namespace}/write`, { content: turn.content, source_id: 'conversation', properties: { turn: turn.id, session_date: turn.date } });
+      if (!res.admitted) throw new Error(`turn ${turn.id} was not admitted: ${res.reason}`);
+      turnOf.set(res.node_id, turn.id);
+    });
+  }
+  console.log(`  wrote ${corpus.turns.length} turns to each of 2 stores over HTTP in ${((performance.now() - writeStarted) / 1000).toFixed(1)} s`);
+
+  const baseline = bm25Baseline(corpus.turns);
+  const tallies = new Map<string, Tally>();
+  const tally = (system: System, kind: string) => {
+    const key = `${system}|${kind}`;
+    let t = tallies.get(key);
+    if (!t) tallies.set(key, (t = { n: 0, r1: 0, r5: 0, r10: 0, mrr: 0 }));
+    return t;
+  };
+  const ids = (res: { results: { id: string }[] }) => res.results.map((r) => turnOf.get(r.id) ?? r.id);
+  const askStarted = performance.now();
+  await pool(corpus.questions, 4, async (q) => {
+    const url = (store: KnowledgeStore) => `${store.url}/v1/namespaces/${q.namespace}/retrieve`;
+    const ranked: Record<System, string[]> = {
+      'bm25 (FTS5)': baseline(q),
+      'svc text': ids(await post(url(lexical), { text: q.text, top_k: TOP_K })),
+      'svc vector': ids(await post(url(hybrid), { vector: embedText(glove, q.text), top_k: TOP_K })),
+      'svc hybrid': ids(await post(url(hybrid), { text: q.text, top_k: TOP_K })),
+    };
+    for (const system of SYSTEMS) {
+      score(tally(system, q.kind), ranked[system], q.evidence);
+      score(tally(system, 'all'), ranked[system], q.evidence);
+    }
+  });
+  console.log(`  asked ${corpus.questions.length} questions x 3 svc paths in ${((performance.now() - askStarted) / 1000).toFixed(1)} s`);
+
+  const f = (x: number) => x.toFixed(3);
+  for (const kind of ['all', ...QUESTION_KINDS]) {
+    const n = tally('bm25 (FTS5)', kind).n;
+    console.log(`\n  ${kind} (${n} questions)        R@1    R@5    R@10   MRR`);
+    for (const system of SYSTEMS) {
+      const t = tally(system, kind);
+      console.log(`    ${system.padEnd(20)} ${f(t.r1 / t.n)}  ${f(t.r5 / t.n)}  ${f(t.r10 / t.n)}  ${f(t.mrr / t.n)}`);
+    }
+  }
+  const r10 = (system: System, kind = 'all') => tally(system, kind).r10 / tally(system, kind).n;
+  console.log(`\n  svc text R@10 / bm25 R@10: ${(r10('svc text') / r10('bm25 (FTS5)')).toFixed(2)}x (goal >= 1.15x)`);
+  const below = QUESTION_KINDS.filter((k) => r10('svc text', k) < r10('bm25 (FTS5)', k));
+  console.log(`  classes where svc text R@10 is below bm25: ${below.length === 0 ? 'none' : below.join(', ')}`);
+  console.log(`  hybrid R@10 ${f(r10('svc hybrid'))} vs text ${f(r10('svc text'))} and vector ${f(r10('svc vector'))}: ${r10('svc hybrid') > Math.max(r10('svc text'), r10('svc vector')) ? 'above both' : 'NOT above both'}`);
+  await embedder.close();
+} finally {
+  for (const store of stores) await store.close();
+  fs.rmSync(root, { recursive: true, force: true });
+}

@@ -1,0 +1,155 @@
+/**
+ * The lexical retrieval path (docs/adr/0023-lexical-retrieval.md):
+ * 1. the query's selective terms find candidates in FTS5's bm25 order; very common terms only rank;
+ * 2. a thesaurus, when configured, adds related words at a lower weight (`flew` for `fly`, `buy`
+ *    for `purchase`, `puppy` for `dog`), which find candidates of their own;
+ * 3. every candidate is re-scored in process: BM25 over Porter stems with per-term weights, plus a
+ *    term-proximity bonus for the query's own words; similarity is that score over the best one.
+ */
+import { matchExpression, parseLexicalQuery, satisfiesLiterals, type LexicalQuery, type QueryTerm } from '../../domain/knowledge/lexical-query.js';
+import { bm25, bm25UpperBound, proximity, termCounts, type WeightedTerm } from '../../domain/knowledge/lexical-scoring.js';
+import { analyze, isStopword, stem } from '../../domain/knowledge/text-analysis.js';
+import { expansionWeight, type Thesaurus } from '../../domain/knowledge/thesaurus.js';
+import type { TermStatistics } from './term-statistics.js';
+
+/** A term in more than this share of all text rows is "common": it ranks but does not find candidates. */
+const COMMON_FRACTION = 0.05;
+/** ... unless it is in fewer rows than this, when reading its doclist is cheap anyway. */
+const COMMON_MIN_ROWS = 2_000;
+const MAX_CAP = 20_000;
+
+/** What the path needs from the retrieval around it. */
+export interface LexicalContext {
+  /** FTS5 search of one namespace: version ids by bm25 (`rank`) or newest first (`newest`). */
+  search(match: string, cap: number, order: 'rank' | 'newest'): number[];
+  /** The ids among `vids` that pass the request's filters, in the order given. */
+  accept(vids: readonly number[]): number[];
+  /** Content of an accepted version. */
+  content(vid: number): string;
+  /** Namespace id, for length statistics. */
+  readonly nsId: number;
+}
+
+/** Options of one lexical search. */
+export interface LexicalSearchOptions {
+  readonly candidateK: number;
+  /** Thesaurus expansion (default true when a thesaurus is configured). */
+  readonly expand?: boolean;
+}
+
+interface Analyzed {
+  readonly tokens: readonly string[];
+  readonly counts: ReadonlyMap<string, number>;
+}
+
+/** Lexical candidates with a similarity in [0, 1] (weighted BM25 and proximity, relative to the best). */
+export class LexicalPath {
+  readonly #stats: TermStatistics;
+  readonly #thesaurus: Thesaurus | undefined;
+
+  constructor(stats: TermStatistics, thesaurus?: Thesaurus) {
+    this.#stats = stats;
+    this.#thesaurus = thesaurus;
+  }
+
+  search(text: string, options: LexicalSearchOptions, ctx: LexicalContext): { key: string; similarity: number }[] {
+    const query = parseLexicalQuery(text);
+    if (query.match === undefined) return [];
+    const { candidateK } = options;
+    const stats = this.#stats;
+    const commonLimit = Math.max(COMMON_FRACTION * stats.rows(), COMMON_MIN_ROWS);
+    const isCommon = (s: string) => stats.documentFrequency(s) > commonLimit;
+    const selective = query.terms.filter((t) => !isCommon(t.stem));
+    const common = query.terms.filter((t) => isCommon(t.stem));
+    const original = weightedTerms(query, (s) => stats.idf(s));
+    const expansions = this.#thesaurus && options.expand !== false ? this.#expansions(query, original, commonLimit) : [];
+    const allTerms = [...original, ...expansions.map((e) => e.term)];
+
+    const analyzed = new Map<number, Analyzed>();
+    const analyzeVid = (vid: number): Analyzed => {
+      let a = analyzed.get(vid);
+      if (!a) {
+        const tokens = analyze(ctx.content(vid));
+        a = { tokens, counts: termCounts(tokens) };
+        analyzed.set(vid, a);
+      }
+      return a;
+    };
+    const collect = (match: string | undefined, order: 'rank' | 'newest'): number[] => {
+      if (match === undefined) return [];
+      let cap = Math.max(2 * candidateK, 100);
+      for (;;) {
+        const vids = ctx.search(match, cap, order);
+        const accepted = ctx.accept(vids).filter((v) => satisfiesLiterals(ctx.content(v), query.literals));
+        if (accepted.length >= candidateK || vids.length < cap || cap >= MAX_CAP) return accepted;
+        cap = Math.min(cap * 4, MAX_CAP);
+      }
+    };
+    const avgLength = stats.averageLength(ctx.nsId);
+    const scoreOf = (vid: number) => {
+      const a = analyzeVid(vid);
+      return bm25(a.tokens.length, a.counts, allTerms, avgLength) + proximity(a.tokens, original);
+    };
+
+    const pool = new Set<number>();
+    if (selective.length > 0 || query.terms.length === 0) {
+      for (const v of collect(matchExpression(query, selective), 'rank')) pool.add(v);
+    } else {
+      // Every word is in a large share of the rows: bm25 over their whole doclists would cost tens of
+      // milliseconds, so the newest matches are ranked instead (the documented trade-off).
+      for (const v of collect(matchExpression(query, common), 'newest')) pool.add(v);
+    }
+    // Expansions find their own candidates, so that many rows matching a rare synonym cannot
+    // crowd out the rows matching the user's own words (FTS5's bm25 weighs every term alike).
+    if (expansions.length > 0) {
+      for (const v of collect(matchExpression(query, expansions.map((e) => e.token)), 'rank')) pool.add(v);
+    }
+    const scores = new Map([...pool].map((v) => [v, scoreOf(v)]));
+    if (selective.length > 0 && common.length > 0) {
+      // MaxScore: rows matching only common terms can beat a candidate only when it scores below
+      // what the common terms alone could give; when too few clear that bar, read the newest of them.
+      const bound = bm25UpperBound(original.filter((w) => common.some((c) => c.stem === w.stem)));
+      const clear = [...scores.values()].filter((s) => s >= bound).length;
+      if (clear < candidateK) {
+        for (const v of collect(matchExpression(query, common), 'newest')) if (!scores.has(v)) scores.set(v, scoreOf(v));
+      }
+    }
+
+    const best = Math.max(1e-9, ...scores.values());
+    return [...scores.entries()]
+      .map(([vid, s]) => ({ key: String(vid), similarity: s / best }))
+      .sort((a, b) => b.similarity - a.similarity || Number(b.key) - Number(a.key))
+      .slice(0, candidateK);
+  }
+
+  /**
+   * Thesaurus expansions of the query's plain words: weighted by relation, each stem once (its
+   * strongest relation), never a stem of the query itself, a function word, a very common word or
+   * a word absent from the index.
+   */
+  #expansions(query: LexicalQuery, original: readonly WeightedTerm[], commonLimit: number): { term: WeightedTerm; token: QueryTerm }[] {
+    const stats = this.#stats;
+    const own = new Set(original.map((t) => t.stem));
+    const found = new Map<string, { term: WeightedTerm; token: QueryTerm }>();
+    for (const t of query.terms) {
+      for (const e of this.#thesaurus!.expand(t.token)) {
+        if (isStopword(e.word) || !/^\p{L}+$/u.test(e.word)) continue;
+        const s = stem(e.word);
+        if (own.has(s)) continue;
+        const df = stats.documentFrequency(s);
+        if (df === 0 || df > commonLimit) continue;
+        const weight = expansionWeight(e);
+        const existing = found.get(s);
+        if (existing && existing.term.weight >= weight) continue;
+        found.set(s, { term: { stem: s, idf: stats.idf(s), weight, group: t.stem }, token: { token: e.word, stem: s } });
+      }
+    }
+    return [...found.values()];
+  }
+}
+
+/** The query's ranking terms with their IDF: optional terms and the words of its literals. */
+function weightedTerms(query: LexicalQuery, idfOf: (stem: string) => number): WeightedTerm[] {
+  const stems = new Set([...query.terms.map((t) => t.stem), ...query.literals.flatMap((l) => analyze(l))]);
+  return [...stems].map((s) => ({ stem: s, idf: idfOf(s), weight: 1 }));
+}
