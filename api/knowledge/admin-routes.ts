@@ -6,6 +6,7 @@ import { explainRankRest, type KnowledgeServices } from '../../knowledge/index.j
 import { ValidationError } from '../../domain/errors.js';
 import { requirePermission } from './auth.js';
 import { validateExplainRank } from './request-schemas.js';
+import { explainInput } from './namespace-routes.js';
 
 /** `/admin/api/*` routes. */
 export function adminApiRoutes(services: KnowledgeServices): Router {
@@ -14,14 +15,7 @@ export function adminApiRoutes(services: KnowledgeServices): Router {
     const { tenant } = requirePermission(ctx, 'admin');
     const body = validateExplainRank(ctx.request.body);
     if (body.namespace === undefined) throw new ValidationError('namespace: is required', { code: 'invalid_request', details: { problems: [{ path: 'namespace', keyword: 'required', message: 'namespace: is required' }] } });
-    const result = await services.explainRank.explain(tenant, body.namespace, {
-      nodeId: body.node_id.toLowerCase(),
-      otherNodeId: body.other_node_id.toLowerCase(),
-      ...(body.text !== undefined ? { text: body.text } : {}),
-      ...(body.vector !== undefined ? { vector: body.vector } : {}),
-      ...(body.score_params !== undefined ? { scoreParams: body.score_params } : {}),
-    });
-    ctx.body = explainRankRest(result);
+    ctx.body = explainRankRest(await services.explainRank.explain(tenant, body.namespace, explainInput(body)));
   });
   return router;
 }

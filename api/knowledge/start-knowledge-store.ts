@@ -16,13 +16,28 @@ import { createAdminApp } from './admin-app.js';
 import { knowledgeMetaRoutes } from './meta-routes.js';
 import { AccessTokens } from './access-tokens.js';
 import { authenticate } from './auth.js';
-import { KnowledgeMetrics } from './metrics.js';
+import { KnowledgeMetrics, type RuntimeTotals } from './metrics.js';
 import { namespaceRoutes } from './namespace-routes.js';
 import { graphqlRoutes } from './graphql-routes.js';
 import { reviewRoutes } from './review-routes.js';
 import { acquisitionRoutes } from './acquisition-routes.js';
 import { adminApiRoutes } from './admin-routes.js';
 import { profilingRoutes } from './profiling-routes.js';
+
+/** The origin's runtime statistics in snake_case: deployment mode, retrieval and write totals, latency (docs/adr/0036). */
+export function originStats(t: RuntimeTotals) {
+  return {
+    mode: 'embedded',
+    retrieval_total: t.retrievalTotal,
+    retrieval_errors: t.retrievalErrors,
+    ingest_total: t.ingestTotal,
+    ingest_admitted: t.ingestAdmitted,
+    ingest_rejected: t.ingestRejected,
+    latency_p50_us: t.latencyP50Us,
+    latency_p95_us: t.latencyP95Us,
+    latency_mean_us: t.latencyMeanUs,
+  };
+}
 
 /** A running knowledge store. */
 export interface KnowledgeStore {
@@ -89,10 +104,12 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     migrations: () => appliedMigrations(store.db),
     vectorVersion: store.vecVersion,
     sqliteVersion: sqlite,
+    extractor: services.ingest.extractor,
   };
   const meta = knowledgeMetaRoutes({
     ...introspection,
     stats: (tenant) => ({
+      ...originStats(metrics.totals()),
       uptime_seconds: Math.round(process.uptime()),
       ...services.core.nodes.counts(tenant),
       vectors_indexed: services.core.index.sizes(),

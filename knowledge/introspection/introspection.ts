@@ -62,6 +62,8 @@ export interface IntrospectionSources {
   readonly migrations: () => readonly AppliedMigration[];
   readonly vectorVersion: string;
   readonly sqliteVersion: string;
+  /** The active ingest extractor (`rules` by default, `openai-compatible` when configured). */
+  readonly extractor?: { readonly kind: string; readonly model: string };
 }
 
 /** The `/v1/version` body. */
@@ -91,5 +93,6 @@ export function backendsReport(sources: IntrospectionSources) {
     kv: { kind: 'sqlite', version: sources.sqliteVersion },
     event: { kind: 'sqlite', version: sources.sqliteVersion },
     text: { kind: 'sqlite-fts5', version: sources.sqliteVersion },
+    ...(sources.extractor ? { extractor: { kind: sources.extractor.kind, model: sources.extractor.model } } : {}),
   };
 }
