@@ -106,17 +106,16 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     sqliteVersion: sqlite,
     extractor: services.ingest.extractor,
   };
-  const meta = knowledgeMetaRoutes({
-    ...introspection,
-    stats: (tenant) => ({
-      ...originStats(metrics.totals()),
-      uptime_seconds: Math.round(process.uptime()),
-      ...services.core.nodes.counts(tenant),
-      vectors_indexed: services.core.index.sizes(),
-      embedder: embedder ? { kind: 'openai-compatible', model: embedder.model } : { kind: 'none' },
-      reranker: reranker ? { kind: 'http', model: reranker.model ?? null } : { kind: 'none' },
-    }),
+  const stats = (tenant: string) => ({
+    ...originStats(metrics.totals()),
+    uptime_seconds: Math.round(process.uptime()),
+    ...services.core.nodes.counts(tenant),
+    vectors_indexed: services.core.index.sizes(),
+    embedder: embedder ? { kind: 'openai-compatible', model: embedder.model } : { kind: 'none' },
+    reranker: reranker ? { kind: 'http', model: reranker.model ?? null } : { kind: 'none' },
+    extractor: services.ingest.extractor,
   });
+  const meta = knowledgeMetaRoutes({ ...introspection, stats });
   const app = createKnowledgeApp({
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -129,7 +128,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     bodyLimitBytes: config.bodyLimitBytes,
     healthy: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined,
     before: [authenticate(tokens, { protectedPrefixes: ['/admin/', '/debug/'] })],
-    routers: [adminApiRoutes(services), profilingRoutes()],
+    routers: [adminApiRoutes(services, { stats, totals: () => metrics.totals(), version: introspection.version }), profilingRoutes()],
   });
   const rest = await listen(app, config.knowledgePort, config.host);
   let adminServer: RunningServer;
