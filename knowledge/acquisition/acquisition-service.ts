@@ -180,8 +180,10 @@ export class AcquisitionService {
     if (request.execute && connector.url === undefined) {
       throw new ValidationError(`connector ${connector.id ?? ''}: endpoint is required to execute`.replace(' :', ':'), { code: 'invalid_request', details: { connector_id: connector.id ?? null } });
     }
-    const target = connector.url === undefined ? undefined : await checkTarget(connector.url, this.#allowPrivate, this.#resolver);
-    const connectorUrl = target?.url.toString() ?? null;
+    // A named (origin-form) connector is only resolved and checked when something will be sent to it.
+    const checked = connector.url !== undefined && (request.execute || connector.id === undefined);
+    const target = checked ? await checkTarget(connector.url!, this.#allowPrivate, this.#resolver) : undefined;
+    const connectorUrl = target?.url.toString() ?? connector.url ?? null;
     const plan = this.#plan(ns, request.budget, request.maxGaps, request.gapOptions);
     let tasks = plan.tasks;
     if (request.taskIds !== undefined) {
