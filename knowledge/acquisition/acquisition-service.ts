@@ -182,7 +182,7 @@ export class AcquisitionService {
     }
     // A named (origin-form) connector is only resolved and checked when something will be sent to it.
     const checked = connector.url !== undefined && (request.execute || connector.id === undefined);
-    const target = checked ? await checkTarget(connector.url!, this.#allowPrivate, this.#resolver) : undefined;
+    const target = checked ? await checkTarget(connector.url, this.#allowPrivate, this.#resolver) : undefined;
     const connectorUrl = target?.url.toString() ?? connector.url ?? null;
     const plan = this.#plan(ns, request.budget, request.maxGaps, request.gapOptions);
     let tasks = plan.tasks;
