@@ -41,7 +41,7 @@ export { GapService, gapView, type GapRequestOptions } from './acquisition/gap-s
 export { AcquisitionService, planView, taskView, acquisitionReceiptView, candidateView, DEFAULT_EVIDENCE_SOURCE, AUTO_ADMISSION_ACTOR, type AcquisitionOptions, type ConnectorTarget, type ExecuteRequest } from './acquisition/acquisition-service.js';
 export { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, type Evidence } from './acquisition/acquisition-connector.js';
 export { IngestService, INGEST_MAX_CLAIMS, EXTRACTOR_SETTING, type IngestRequest } from './ingest/ingest-service.js';
-export { HttpExtractor, EXTRACTION_INSTRUCTIONS, type Extractor, type ExtractedClaim, type HttpExtractorOptions } from './ingest/ingest-extractor.js';
+export { HttpExtractor, RuleExtractor, RULE_EXTRACTOR_MODEL, EXTRACTION_INSTRUCTIONS, type Extractor, type ExtractedClaim, type HttpExtractorOptions } from './ingest/ingest-extractor.js';
 export { SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, ATTEMPT_HEADER, signBody, sha256Hex, checkTarget, type Resolver } from './core/webhook-sender.js';
 
 /** Every knowledge service, sharing one core. */
@@ -68,7 +68,7 @@ export interface KnowledgeServices {
 /** Options of the review side: webhook targets and the server-configured evaluator. */
 export interface ReviewOptions extends HandoffOptions {
   readonly worker?: ReviewWorkerOptions;
-  /** LLM extractor of `POST /ingest`; without it ingest answers 503 `extractor_not_configured`. */
+  /** LLM extractor of `POST /ingest`; without it the rule-based extractor is used. */
   readonly extractor?: Extractor | undefined;
 }
 

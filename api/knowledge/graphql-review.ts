@@ -6,6 +6,10 @@
 import type { FeedbackAction } from '../../domain/knowledge/feedback-rules.js';
 import type { ReviewStatus, ReviewType } from '../../domain/knowledge/review-rules.js';
 import type { KnowledgeServices } from '../../knowledge/index.js';
+import { ValidationError } from '../../domain/errors.js';
+import { NAMESPACE_MODES, type NamespaceMode } from '../../domain/knowledge/modes.js';
+import { parseTime } from '../../knowledge/core/time.js';
+import { applyMode } from './origin-compat.js';
 
 /** The review side of the schema. */
 export const REVIEW_SDL = /* GraphQL */ `
@@ -43,14 +47,13 @@ export const REVIEW_SDL = /* GraphQL */ `
     owners: [OwnerCount!]! escalationLevels: [LevelCount!]! lastStatusCode: Int lastError: String
   }
   type RetryFatiguePreset { name: String! owner: String escalationLevel: String description: String! exampleRestQuery: String! exampleGraphql: String! }
-  type RetryFatigue { preset: String owner: String escalationLevel: String presets: [RetryFatiguePreset!]! targets: [RetryFatigueTarget!]! }
 
   extend type Query {
     narrative(namespace: String = "default", nodeId: ID!): Narrative!
     feedbackEvents(namespace: String = "default", after: String): [FeedbackEvent!]!
     sourceTrustTimeline(namespace: String = "default", sourceId: String!): [TrustPoint!]!
-    reviewQueue(namespace: String = "default", lowConfidenceThreshold: Float, sourceTrustDropThreshold: Float, sourceRefutationThreshold: Int,
-      escalationAfterHours: Float, sourceAnomalyEscalationPriority: Int, types: [String!], sourceId: String, status: String, owner: String, limit: Int = 100): [ReviewItem!]!
+    reviewQueue(namespace: String = "default", mode: String, after: String, lowConfidenceThreshold: Float, sourceTrustDropThreshold: Float, sourceRefutationThreshold: Int,
+      escalationAfterHours: Float, sourceAnomalyEscalationPriority: Float, types: [String!], sourceId: String, status: String, owner: String, limit: Int = 100): [ReviewItem!]!
     reviewEscalationDigest(namespace: String = "default", escalationAfterHours: Float): EscalationDigest!
     reviewEscalationDigests(namespace: String = "default"): [EscalationSnapshot!]!
     reviewHandoffs(namespace: String = "default", owner: String, escalationLevel: String): [EscalationSnapshot!]!
@@ -58,7 +61,7 @@ export const REVIEW_SDL = /* GraphQL */ `
     reviewHandoffDeliveryReceipts(namespace: String = "default"): [HandoffReceipt!]!
     reviewHandoffRetryCandidates(namespace: String = "default"): [RetryCandidate!]!
     reviewHandoffRetryRecommendations(namespace: String = "default"): [RetryRecommendation!]!
-    reviewHandoffRetryFatigue(namespace: String = "default", preset: String, owner: String, escalationLevel: String): RetryFatigue!
+    reviewHandoffRetryFatigue(namespace: String = "default", preset: String, owner: String, escalationLevel: String): [RetryFatigueTarget!]!
     reviewDecisions(namespace: String = "default"): [ReviewDecision!]!
   }
 
@@ -94,11 +97,20 @@ export function reviewResolvers(services: KnowledgeServices, tenant: string, req
     narrative: (a: Args) => services.narratives.narrative(tenant, a.namespace, a.nodeId),
     feedbackEvents: (a: Args) => camel(services.feedback.events(tenant, a.namespace, opt(a.after))),
     sourceTrustTimeline: (a: Args) => camel(services.sources.trust(tenant, a.namespace, a.sourceId).timeline),
-    reviewQueue: (a: Args) => camel(services.review.queue(tenant, a.namespace, {
-      lowConfidenceThreshold: opt(a.lowConfidenceThreshold), sourceTrustDropThreshold: opt(a.sourceTrustDropThreshold),
-      sourceRefutationThreshold: opt(a.sourceRefutationThreshold), escalationAfterHours: opt(a.escalationAfterHours),
-      sourceAnomalyEscalationPriority: opt(a.sourceAnomalyEscalationPriority),
-    }, { types: opt(a.types) as ReviewType[] | undefined, sourceId: opt(a.sourceId), status: opt(a.status) as ReviewStatus | undefined, owner: opt(a.owner) }, Math.max(1, Math.min(a.limit ?? 100, 1000))).items),
+    reviewQueue: (a: Args) => {
+      const mode = opt(a.mode) as string | undefined;
+      if (mode !== undefined && !(NAMESPACE_MODES as readonly string[]).includes(mode)) throw new ValidationError(`mode: "${mode.slice(0, 64)}" is not one of ${NAMESPACE_MODES.join(', ')}`, { code: 'invalid_request' });
+      applyMode(services, tenant, a.namespace, mode as NamespaceMode | undefined);
+      // `after` (the origin's): only items created after this time; filtered before the limit applies.
+      const after = parseTime('after', opt(a.after));
+      const limit = Math.max(1, Math.min(a.limit ?? 100, 1000));
+      const items = services.review.queue(tenant, a.namespace, {
+        lowConfidenceThreshold: opt(a.lowConfidenceThreshold), sourceTrustDropThreshold: opt(a.sourceTrustDropThreshold),
+        sourceRefutationThreshold: opt(a.sourceRefutationThreshold), escalationAfterHours: opt(a.escalationAfterHours),
+        sourceAnomalyEscalationPriority: opt(a.sourceAnomalyEscalationPriority),
+      }, { types: opt(a.types) as ReviewType[] | undefined, sourceId: opt(a.sourceId), status: opt(a.status) as ReviewStatus | undefined, owner: opt(a.owner) }, after === undefined ? limit : 1000).items;
+      return camel(after === undefined ? items : items.filter((i) => i.created_at !== null && Date.parse(i.created_at) > after).slice(0, limit));
+    },
     reviewEscalationDigest: (a: Args) => camel(services.escalations.digest(tenant, a.namespace, { escalationAfterHours: opt(a.escalationAfterHours) })),
     reviewEscalationDigests: (a: Args) => camel(services.escalations.snapshots(tenant, a.namespace)),
     reviewHandoffs: (a: Args) => camel(services.escalations.handoffs(tenant, a.namespace, opt(a.owner), opt(a.escalationLevel))),
@@ -109,7 +121,8 @@ export function reviewResolvers(services: KnowledgeServices, tenant: string, req
     reviewHandoffDeliveryReceipts: (a: Args) => camel(services.handoffs.receipts(tenant, a.namespace)),
     reviewHandoffRetryCandidates: (a: Args) => camel(services.handoffs.retryCandidates(tenant, a.namespace)),
     reviewHandoffRetryRecommendations: (a: Args) => camel(services.handoffs.retryRecommendations(tenant, a.namespace)),
-    reviewHandoffRetryFatigue: (a: Args) => camel(services.handoffs.retryFatigue(tenant, a.namespace, { preset: opt(a.preset), owner: opt(a.owner), escalationLevel: opt(a.escalationLevel) })),
+    // The spec's "Retry fatigue (per target endpoint)": one entry per target (the REST form also lists the presets).
+    reviewHandoffRetryFatigue: (a: Args) => camel(services.handoffs.retryFatigue(tenant, a.namespace, { preset: opt(a.preset), owner: opt(a.owner), escalationLevel: opt(a.escalationLevel) }).targets),
     reviewDecisions: (a: Args) => camel(services.review.decisions(tenant, a.namespace)),
     validateClaim: feedback('validate'),
     refuteClaim: feedback('refute'),

@@ -8,6 +8,8 @@ import { explainRankRest, type KnowledgeServices } from '../../knowledge/index.j
 import { requirePermission } from './auth.js';
 import type { KnowledgeMetrics } from './metrics.js';
 import { validateEdge, validateExplainRank, validateReconcile, validateRetract, validateRetrieve, validateSourceLabel, validateWrite } from './request-schemas.js';
+import { applyMode, originScoreParams, present } from './origin-compat.js';
+import { parseTime } from '../../knowledge/core/time.js';
 
 function intParam(ctx: Context, name: string, fallback: number, max: number): number {
   const raw = ctx.query[name];
@@ -30,26 +32,26 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
   router.post('/write', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
     const body = validateWrite(ctx.request.body);
+    if (body.content === '' && body.vector === undefined) {
+      throw new ValidationError('content: must not be empty unless a vector is given (a vector-only write)', { code: 'invalid_request', details: { problems: [{ path: 'content', keyword: 'minLength', message: 'content: must not be empty unless a vector is given' }] } });
+    }
     ctx.body = await metrics.timeWrite(() => services.writes.write(tenant, ns(ctx), body), (r) => (!r.admitted ? 'rejected' : r.deduplicated ? 'deduplicated' : 'admitted'));
   });
 
   router.post('/retrieve', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'read');
-    const body = validateRetrieve(ctx.request.body);
+    const raw = validateRetrieve(ctx.request.body);
+    const scoreParams = originScoreParams(raw.score_params);
+    const { score_params: _ignored, ...rest } = raw;
+    const body = scoreParams === undefined ? rest : { ...rest, score_params: scoreParams };
     ctx.body = await metrics.timeRetrieve(() => services.retrieval.retrieve(tenant, ns(ctx), body));
   });
 
   router.post('/rank/explain', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'read');
     const body = validateExplainRank(ctx.request.body);
-    const result = await services.explainRank.explain(tenant, ns(ctx), {
-      nodeId: body.node_id.toLowerCase(),
-      otherNodeId: body.other_node_id.toLowerCase(),
-      ...(body.text !== undefined ? { text: body.text } : {}),
-      ...(body.vector !== undefined ? { vector: body.vector } : {}),
-      ...(body.score_params !== undefined ? { scoreParams: body.score_params } : {}),
-    });
-    ctx.body = explainRankRest(result);
+    applyMode(services, tenant, ns(ctx), body.mode);
+    ctx.body = explainRankRest(await services.explainRank.explain(tenant, ns(ctx), explainInput(body)));
   });
 
   router.get('/nodes/:id', (ctx) => {
@@ -78,8 +80,12 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
 
   router.post('/sources/label', (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
-    const body = validateSourceLabel(ctx.request.body);
-    ctx.body = services.sources.label(tenant, ns(ctx), body);
+    const { mode, external_id: externalId, source_id: sourceId, ...body } = validateSourceLabel(ctx.request.body);
+    if (externalId !== undefined && sourceId !== undefined && externalId !== sourceId) {
+      throw new ValidationError('external_id and source_id name different sources; external_id is an alias of source_id', { code: 'invalid_request' });
+    }
+    applyMode(services, tenant, ns(ctx), mode, true);
+    ctx.body = services.sources.label(tenant, ns(ctx), { ...body, source_id: (sourceId ?? externalId)! });
   });
 
   router.get('/sources/:sourceID/trust', (ctx) => {
@@ -95,8 +101,24 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
   router.post('/recovery/reconcile', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
     const body = validateReconcile(ctx.request.body ?? {});
+    applyMode(services, tenant, ns(ctx), body.mode);
     ctx.body = await services.recovery.reconcile(tenant, ns(ctx), body.execute ?? false, body.limit ?? 1000);
   });
 
   return router;
+}
+
+/** Service input of explain-rank from its REST (and admin) body, with the origin's zero-means-default values. */
+export function explainInput(body: ReturnType<typeof validateExplainRank>) {
+  const scoreParams = originScoreParams(body.score_params);
+  const asOf = parseTime('as_of', present(body.as_of));
+  return {
+    nodeId: body.node_id.toLowerCase(),
+    otherNodeId: body.other_node_id.toLowerCase(),
+    ...(body.text !== undefined ? { text: body.text } : {}),
+    ...(body.vector !== undefined ? { vector: body.vector } : {}),
+    ...(scoreParams !== undefined ? { scoreParams } : {}),
+    ...(asOf !== undefined ? { asOf } : {}),
+    ...(body.max_depth !== undefined && body.max_depth > 0 ? { maxDepth: body.max_depth } : {}),
+  };
 }

@@ -11,6 +11,7 @@ import { narrativeRest, type KnowledgeServices } from '../../knowledge/index.js'
 import { requirePermission } from './auth.js';
 import { enumParam, intParam, listParam, numberParam, stringParam } from './query-params.js';
 import { validateDecision, validateDeliver, validateDigestRequest, validateFeedback, validatePlan, validateRetry, validateWorkerCycle } from './review-schemas.js';
+import { applyMode, present, presentList } from './origin-compat.js';
 
 /** Queue thresholds from snake_case query parameters. */
 function thresholdParams(ctx: Context) {
@@ -23,8 +24,9 @@ function thresholdParams(ctx: Context) {
   };
 }
 
+/** `types` (or the origin's `type`), comma separated or repeated. */
 function typesParam(ctx: Context): ReviewType[] | undefined {
-  const types = listParam(ctx, 'types');
+  const types = listParam(ctx, 'types') ?? listParam(ctx, 'type');
   for (const t of types ?? []) {
     if (!(REVIEW_TYPES as readonly string[]).includes(t)) throw new ValidationError(`types: "${t.slice(0, 64)}" is not one of ${REVIEW_TYPES.join(', ')}`, { code: 'invalid_request' });
   }
@@ -40,7 +42,11 @@ export function reviewRoutes(services: KnowledgeServices): Router {
     router.post(`/nodes/:id/${action}`, async (ctx) => {
       const { tenant } = requirePermission(ctx, 'write');
       const body = validateFeedback(ctx.request.body ?? {});
-      ctx.body = await services.feedback.record(tenant, ns(ctx), String(ctx.params.id), action, body);
+      applyMode(services, tenant, ns(ctx), body.mode);
+      const reason = present(body.reason);
+      // The origin's quality 0 is its "unset"; it grades `useful` only.
+      const quality = action === 'useful' && body.quality !== undefined && body.quality > 0 ? body.quality : undefined;
+      ctx.body = await services.feedback.record(tenant, ns(ctx), String(ctx.params.id), action, { ...(reason !== undefined ? { reason } : {}), ...(quality !== undefined ? { quality } : {}) });
     });
   }
 
@@ -58,7 +64,7 @@ export function reviewRoutes(services: KnowledgeServices): Router {
     const { tenant } = requirePermission(ctx, 'read');
     ctx.body = services.review.queue(tenant, ns(ctx), thresholdParams(ctx), {
       types: typesParam(ctx),
-      sourceId: stringParam(ctx, 'source'),
+      sourceId: stringParam(ctx, 'source') ?? stringParam(ctx, 'source_id'),
       status: enumParam(ctx, 'status', REVIEW_STATUSES),
       owner: stringParam(ctx, 'owner'),
       escalationLevel: enumParam(ctx, 'escalation_level', ESCALATION_LEVELS),
@@ -72,7 +78,8 @@ export function reviewRoutes(services: KnowledgeServices): Router {
 
   router.post('/review/decisions', (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
-    const body = validateDecision(ctx.request.body);
+    const { mode, ...body } = validateDecision(ctx.request.body);
+    applyMode(services, tenant, ns(ctx), mode);
     ctx.status = 201;
     ctx.body = services.review.decide(tenant, ns(ctx), body);
   });
@@ -89,6 +96,7 @@ export function reviewRoutes(services: KnowledgeServices): Router {
   router.post('/review/escalation-digests', (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
     const body = validateDigestRequest(ctx.request.body ?? {});
+    applyMode(services, tenant, ns(ctx), body.mode);
     ctx.status = 201;
     ctx.body = services.escalations.recordSnapshot(tenant, ns(ctx), { escalationAfterHours: body.escalation_after_hours, owner: body.owner, escalationLevel: body.escalation_level }, body.note);
   });
@@ -106,12 +114,14 @@ export function reviewRoutes(services: KnowledgeServices): Router {
   router.post('/review/handoff-webhooks/plan', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
     const b = validatePlan(ctx.request.body);
+    applyMode(services, tenant, ns(ctx), b.mode);
     ctx.body = await services.handoffs.plan(tenant, ns(ctx), { targetUrl: b.target_url, secret: b.secret, owner: b.owner, escalationLevel: b.escalation_level, escalationAfterHours: b.escalation_after_hours });
   });
 
   router.post('/review/handoff-webhooks/deliver', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
     const b = validateDeliver(ctx.request.body);
+    applyMode(services, tenant, ns(ctx), b.mode);
     ctx.body = await services.handoffs.deliver(tenant, ns(ctx), {
       targetUrl: b.target_url, secret: b.secret, execute: b.execute, owner: b.owner, escalationLevel: b.escalation_level,
       escalationAfterHours: b.escalation_after_hours, timeoutMs: b.timeout_ms,
@@ -141,13 +151,17 @@ export function reviewRoutes(services: KnowledgeServices): Router {
   router.post('/review/handoff-webhooks/retry', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
     const b = validateRetry(ctx.request.body);
+    applyMode(services, tenant, ns(ctx), b.mode);
     ctx.body = await services.handoffs.retry(tenant, ns(ctx), { digestEventId: b.digest_event_id, targetUrl: b.target_url, secret: b.secret, execute: b.execute, timeoutMs: b.timeout_ms });
   });
 
   router.post('/review/worker/cycle', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
-    const body = validateWorkerCycle(ctx.request.body ?? {});
-    ctx.body = await services.worker.cycle(tenant, ns(ctx), body);
+    const { mode, allowed_actions: allowedActions, ...body } = validateWorkerCycle(ctx.request.body ?? {});
+    applyMode(services, tenant, ns(ctx), mode);
+    // The origin's Python SDK sends allowed_actions: [] for "the default set".
+    const allowed = presentList(allowedActions);
+    ctx.body = await services.worker.cycle(tenant, ns(ctx), allowed === undefined ? body : { ...body, allowed_actions: allowed });
   });
 
   router.get('/review/worker/runs', (ctx) => {

@@ -16,7 +16,7 @@ import { createAdminApp } from './admin-app.js';
 import { knowledgeMetaRoutes } from './meta-routes.js';
 import { AccessTokens } from './access-tokens.js';
 import { authenticate } from './auth.js';
-import { KnowledgeMetrics } from './metrics.js';
+import { KnowledgeMetrics, type RuntimeTotals } from './metrics.js';
 import { namespaceRoutes } from './namespace-routes.js';
 import { graphqlRoutes } from './graphql-routes.js';
 import { reviewRoutes } from './review-routes.js';
@@ -24,6 +24,21 @@ import { acquisitionRoutes } from './acquisition-routes.js';
 import { adminApiRoutes } from './admin-routes.js';
 import { profilingRoutes } from './profiling-routes.js';
 import { WordNetThesaurus } from '../../platform/thesaurus/wordnet-thesaurus.js';
+
+/** The origin's runtime statistics in snake_case: deployment mode, retrieval and write totals, latency (docs/adr/0036). */
+export function originStats(t: RuntimeTotals) {
+  return {
+    mode: 'embedded',
+    retrieval_total: t.retrievalTotal,
+    retrieval_errors: t.retrievalErrors,
+    ingest_total: t.ingestTotal,
+    ingest_admitted: t.ingestAdmitted,
+    ingest_rejected: t.ingestRejected,
+    latency_p50_us: t.latencyP50Us,
+    latency_p95_us: t.latencyP95Us,
+    latency_mean_us: t.latencyMeanUs,
+  };
+}
 
 /** A running knowledge store. */
 export interface KnowledgeStore {
@@ -93,17 +108,18 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     vectorVersion: store.vecVersion,
     sqliteVersion: sqlite,
     thesaurus: thesaurus?.name,
+    extractor: services.ingest.extractor,
   };
-  const meta = knowledgeMetaRoutes({
-    ...introspection,
-    stats: (tenant) => ({
-      uptime_seconds: Math.round(process.uptime()),
-      ...services.core.nodes.counts(tenant),
-      vectors_indexed: services.core.index.sizes(),
-      embedder: embedder ? { kind: 'openai-compatible', model: embedder.model } : { kind: 'none' },
-      reranker: reranker ? { kind: 'http', model: reranker.model ?? null } : { kind: 'none' },
-    }),
+  const stats = (tenant: string) => ({
+    ...originStats(metrics.totals()),
+    uptime_seconds: Math.round(process.uptime()),
+    ...services.core.nodes.counts(tenant),
+    vectors_indexed: services.core.index.sizes(),
+    embedder: embedder ? { kind: 'openai-compatible', model: embedder.model } : { kind: 'none' },
+    reranker: reranker ? { kind: 'http', model: reranker.model ?? null } : { kind: 'none' },
+    extractor: services.ingest.extractor,
   });
+  const meta = knowledgeMetaRoutes({ ...introspection, stats });
   const app = createKnowledgeApp({
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -116,7 +132,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     bodyLimitBytes: config.bodyLimitBytes,
     healthy: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined,
     before: [authenticate(tokens, { protectedPrefixes: ['/admin/', '/debug/'] })],
-    routers: [adminApiRoutes(services), profilingRoutes()],
+    routers: [adminApiRoutes(services, { stats, totals: () => metrics.totals(), version: introspection.version }), profilingRoutes()],
   });
   const rest = await listen(app, config.knowledgePort, config.host);
   let adminServer: RunningServer;

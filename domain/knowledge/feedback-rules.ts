@@ -53,8 +53,14 @@ function round(x: number): number {
   return Math.round(x * 1e12) / 1e12;
 }
 
-/** Applies one feedback action to a claim's state. */
-export function applyFeedback(action: FeedbackAction, state: FeedbackState): FeedbackOutcome {
+/** Highest recall grade of `useful` (the SM-2 quality scale 0-5 the origin's clients send). */
+export const MAX_RECALL_QUALITY = 5;
+
+/**
+ * Applies one feedback action to a claim's state. `quality` (0-5, `useful` only) scales the
+ * utility step: grade q moves utility q/5 of the usual 10%; without it the full step applies.
+ */
+export function applyFeedback(action: FeedbackAction, state: FeedbackState, quality?: number): FeedbackOutcome {
   const s = FEEDBACK_STEPS;
   const c = clamp(state.confidence);
   const u = clamp(state.utility);
@@ -71,8 +77,11 @@ export function applyFeedback(action: FeedbackAction, state: FeedbackState): Fee
       return { confidence, utility: u, credibility, explanation: `refute: confidence ${c} -> ${confidence} (capped at ${s.refuteConfidenceCeiling}); source credibility ${r} -> ${credibility} (x${s.refuteCredibilityFactor})` };
     }
     case 'useful': {
-      const utility = round(u + s.usefulUtility * (1 - u));
-      return { confidence: c, utility, credibility: r, explanation: `useful: utility ${u} -> ${utility} (10% of the way to 1); recall count +1` };
+      const grade = quality === undefined ? MAX_RECALL_QUALITY : Math.min(MAX_RECALL_QUALITY, Math.max(0, quality));
+      const step = s.usefulUtility * (grade / MAX_RECALL_QUALITY);
+      const utility = round(u + step * (1 - u));
+      const how = quality === undefined ? '10% of the way to 1' : `${round(step * 100)}% of the way to 1, recall quality ${grade}/${MAX_RECALL_QUALITY}`;
+      return { confidence: c, utility, credibility: r, explanation: `useful: utility ${u} -> ${utility} (${how}); recall count +1` };
     }
     case 'stale': {
       const confidence = round(c * s.staleConfidenceFactor);

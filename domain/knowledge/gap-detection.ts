@@ -51,6 +51,11 @@ export interface GapOptions {
   readonly topK?: number;
   /** Most gaps returned. @default 50 */
   readonly maxGaps?: number;
+  /**
+   * Keep only gaps sparser than this: `densityScore` below it (the origin's `min_gap_size`, a
+   * sparsity threshold in (0, 1]). @default undefined (every gap)
+   */
+  readonly maxDensity?: number;
 }
 
 /** Defaults of {@link GapOptions}. */
@@ -142,11 +147,12 @@ export function detectGaps(nodes: readonly GapNode[], options: GapOptions): GapR
   }
   gaps.sort(compareGaps);
   const named = new Set(gaps.flatMap((g) => g.relatedNodeIds));
+  const kept = options.maxDensity === undefined ? gaps : gaps.filter((g) => g.densityScore < options.maxDensity!);
   return {
     totalNodes: nodes.length,
     coverageScore: nodes.length === 0 ? 0 : round(1 - named.size / nodes.length),
-    totalGaps: gaps.length,
-    gaps: gaps.slice(0, o.maxGaps),
+    totalGaps: kept.length,
+    gaps: kept.slice(0, o.maxGaps),
   };
 }
 

@@ -27,9 +27,12 @@ export function clamp01(value: number): number {
   return value > 1 ? 1 : value;
 }
 
-/** Recency component exp(-α · age in hours); ages below zero count as zero. */
-export function recencyScore(ageMs: number, memType: MemType | null | undefined): number {
-  const alpha = RECENCY_ALPHA[memType ?? 'untyped'];
+/**
+ * Recency component exp(-α · age in hours); ages below zero count as zero. α is the memory type's
+ * rate unless `alphaOverride` (a per-request `score_params.decay_alpha`) is a positive number.
+ */
+export function recencyScore(ageMs: number, memType: MemType | null | undefined, alphaOverride?: number): number {
+  const alpha = alphaOverride !== undefined && alphaOverride > 0 ? alphaOverride : RECENCY_ALPHA[memType ?? 'untyped'];
   const hours = Math.max(0, ageMs) / HOUR_MS;
   return Math.exp(-alpha * hours);
 }

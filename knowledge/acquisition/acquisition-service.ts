@@ -26,11 +26,19 @@ export interface AcquisitionOptions {
   readonly resolver?: Resolver;
 }
 
-/** The connector of one execute call; the token is used for the call only. */
+/** The connector of one execute call; the token and headers are used for the call only. */
 export interface ConnectorTarget {
-  readonly url: string;
+  /** Connector URL; optional only for a preview of a named (origin-form) connector. */
+  readonly url?: string | undefined;
   readonly token?: string | undefined;
   readonly timeoutMs?: number | undefined;
+  /** The origin's connector id and type (`search`, `crawler`): sent in the body, default source of evidence. */
+  readonly id?: string | undefined;
+  readonly type?: string | undefined;
+  /** Extra request headers (may carry credentials): sent, never returned, logged or stored. */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+  /** Labels added to every candidate from this connector. */
+  readonly defaultLabels?: readonly string[] | undefined;
 }
 
 /** Arguments of {@link AcquisitionService.execute}. */
@@ -43,6 +51,20 @@ export interface ExecuteRequest {
   readonly maxGaps?: number | undefined;
   /** Source of evidence that names none. @default acquisition */
   readonly sourceId?: string | undefined;
+  /** Gap detection knobs of the recomputed plan (topics per gap, sparsity threshold). */
+  readonly gapOptions?: PlanGapOptions | undefined;
+  /** Keep only evidence whose source (its own, else the default) is listed. @default every source */
+  readonly allowedSourceIds?: readonly string[] | undefined;
+  /** Most evidence items kept per connector call (after the source filter). @default 100 */
+  readonly maxResults?: number | undefined;
+  /** Attempts per task in this call while failures are retryable. @default 1 */
+  readonly maxAttempts?: number | undefined;
+}
+
+/** Gap detection knobs a plan may pass on (the origin's `top_k` and `min_gap_size`). */
+export interface PlanGapOptions {
+  readonly topK?: number | undefined;
+  readonly maxDensity?: number | undefined;
 }
 
 /** Source id of evidence without its own. */
@@ -92,6 +114,32 @@ function timeoutOf(ms: number | undefined): number {
   return value;
 }
 
+/** Source of a piece of evidence: its own, else the request's, else the connector id, else `acquisition`. */
+function evidenceSource(e: Evidence, request: ExecuteRequest): string {
+  return e.source_id ?? request.sourceId ?? request.connector.id ?? DEFAULT_EVIDENCE_SOURCE;
+}
+
+/** Evidence kept from one call: allowed sources only, at most `maxResults` items. */
+function keepEvidence(evidence: readonly Evidence[], request: ExecuteRequest, connector: ConnectorTarget): Evidence[] {
+  const allowed = request.allowedSourceIds && request.allowedSourceIds.length > 0 ? new Set(request.allowedSourceIds) : undefined;
+  const kept = evidence.filter((e) => allowed === undefined || allowed.has(evidenceSource(e, { ...request, connector })));
+  return kept.slice(0, request.maxResults ?? kept.length);
+}
+
+/** The origin's connector request fields, sent alongside ours to named connectors. */
+function originFields(task: AcquisitionTask, connector: ConnectorTarget, request: ExecuteRequest) {
+  return {
+    task_id: task.id,
+    task_type: task.type,
+    query: task.nearestTopics.length > 0 ? task.nearestTopics.join(' ') : task.description,
+    prompt: task.prompt,
+    allowed_source_ids: [...(request.allowedSourceIds ?? [])],
+    max_results: request.maxResults ?? null,
+    connector_id: connector.id,
+    connector_type: connector.type ?? null,
+  };
+}
+
 /** Plans, executes and reviews acquisition. */
 export class AcquisitionService {
   readonly #core: KnowledgeCore;
@@ -110,27 +158,33 @@ export class AcquisitionService {
     this.#resolver = options.resolver;
   }
 
-  #plan(ns: Namespace, budget: number | undefined, maxGaps: number | undefined): AcquisitionPlan {
+  #plan(ns: Namespace, budget: number | undefined, maxGaps: number | undefined, gapOptions: PlanGapOptions = {}): AcquisitionPlan {
     const b = budget ?? PLAN_LIMITS.defaultBudget;
     const m = maxGaps ?? PLAN_LIMITS.defaultMaxGaps;
     if (!Number.isInteger(b) || b < 0 || b > PLAN_LIMITS.maxBudget) throw new ValidationError(`budget: must be a whole number from 0 to ${PLAN_LIMITS.maxBudget}`, { code: 'invalid_request' });
     if (!Number.isInteger(m) || m < 1 || m > PLAN_LIMITS.maxMaxGaps) throw new ValidationError(`max_gaps: must be a whole number from 1 to ${PLAN_LIMITS.maxMaxGaps}`, { code: 'invalid_request' });
-    return planAcquisition(ns.name, this.#gaps.detect(ns, { maxGaps: m }), b, m);
+    return planAcquisition(ns.name, this.#gaps.detect(ns, { maxGaps: m, topK: gapOptions.topK, maxDensity: gapOptions.maxDensity }), b, m);
   }
 
   /** The plan of a namespace (pure over the current graph; writes nothing). */
-  plan(tenant: string, nsName: string, budget?: number, maxGaps?: number): AcquisitionPlan {
-    return this.#plan(this.#core.namespace(tenant, nsName), budget, maxGaps);
+  plan(tenant: string, nsName: string, budget?: number, maxGaps?: number, gapOptions: PlanGapOptions = {}): AcquisitionPlan {
+    return this.#plan(this.#core.namespace(tenant, nsName), budget, maxGaps, gapOptions);
   }
 
   /** Previews (`execute` false: sends and writes nothing) or executes planned tasks through the connector. */
   async execute(tenant: string, nsName: string, request: ExecuteRequest) {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
-    const timeoutMs = timeoutOf(request.connector.timeoutMs);
-    const target = await checkTarget(request.connector.url, this.#allowPrivate, this.#resolver);
-    const connectorUrl = target.url.toString();
-    const plan = this.#plan(ns, request.budget, request.maxGaps);
+    const connector = request.connector;
+    const timeoutMs = timeoutOf(connector.timeoutMs);
+    if (request.execute && connector.url === undefined) {
+      throw new ValidationError(`connector ${connector.id ?? ''}: endpoint is required to execute`.replace(' :', ':'), { code: 'invalid_request', details: { connector_id: connector.id ?? null } });
+    }
+    // A named (origin-form) connector is only resolved and checked when something will be sent to it.
+    const checked = connector.url !== undefined && (request.execute || connector.id === undefined);
+    const target = checked ? await checkTarget(connector.url, this.#allowPrivate, this.#resolver) : undefined;
+    const connectorUrl = target?.url.toString() ?? connector.url ?? null;
+    const plan = this.#plan(ns, request.budget, request.maxGaps, request.gapOptions);
     let tasks = plan.tasks;
     if (request.taskIds !== undefined) {
       const known = new Map(plan.tasks.map((t) => [t.id, t]));
@@ -143,14 +197,15 @@ export class AcquisitionService {
     const prepared = tasks.map((task) => {
       const body = JSON.stringify({
         type: ACQUISITION_EVENT, namespace: ns.name, idempotency_key: '', task: { id: task.id, type: task.type, priority: task.priority, description: task.description, prompt: task.prompt, related_node_ids: task.relatedNodeIds, nearest_topics: task.nearestTopics },
+        ...(connector.id !== undefined ? originFields(task, connector, request) : {}),
       });
       const idempotencyKey = `${task.id}.${sha256Hex(`${ns.id}\u0000${body}`).slice(0, 16)}`;
       const payload = body.replace('"idempotency_key":""', `"idempotency_key":${JSON.stringify(idempotencyKey)}`);
       const done = this.#store.succeeded(ns.id, idempotencyKey);
-      return { task, idempotencyKey, payload, done, attempt: this.#store.attemptCount(ns.id, idempotencyKey, connectorUrl) + 1 };
+      return { task, idempotencyKey, payload, done, attempt: this.#store.attemptCount(ns.id, idempotencyKey, connectorUrl ?? '') + 1 };
     });
     const base = { namespace: ns.name, execute: request.execute, review_before_admission: request.reviewBeforeAdmission, connector_url: connectorUrl, coverage_score: plan.coverageScore, total_nodes: plan.totalNodes };
-    if (!request.execute) {
+    if (!request.execute || target === undefined) {
       return {
         ...base,
         results: prepared.map((p) => ({
@@ -159,6 +214,7 @@ export class AcquisitionService {
         })),
       };
     }
+    const maxAttempts = request.maxAttempts ?? 1;
     const results = [];
     for (const p of prepared) {
       if (p.done) {
@@ -167,26 +223,32 @@ export class AcquisitionService {
         results.push({ task_id: p.task.id, type: p.task.type, idempotency_key: p.idempotencyKey, status: 'already_succeeded', attempt: p.done.attempt, receipt: acquisitionReceiptView(p.done), candidate_ids: this.#store.candidatesOf(ns.id, p.idempotencyKey).map((c) => c.candidate_id), admitted });
         continue;
       }
-      const outcome = await callConnector(target, p.payload, { idempotencyKey: p.idempotencyKey, attempt: p.attempt, token: request.connector.token, timeoutMs });
-      const tx = core.nextTx();
-      const receiptId = core.newId();
-      const candidates: Omit<AcquisitionCandidateRow, 'id'>[] = outcome.evidence.map((e, i) => this.#candidateRow(ns, p.task, p.idempotencyKey, receiptId, i, e, request, tx));
-      // The receipt and the staged evidence land in one transaction, before anything is admitted.
-      const receipt = core.nodes.transaction(() => {
-        const row = this.#store.insertReceipt({
-          receipt_id: receiptId, ns_id: ns.id, task_id: p.task.id, task_type: p.task.type, idempotency_key: p.idempotencyKey, attempt: p.attempt, connector_url: connectorUrl,
-          outcome: outcome.success ? 'succeeded' : 'failed', retry_class: outcome.retryClass, status_code: outcome.statusCode, error: outcome.error,
-          evidence_count: outcome.evidence.length, review_before_admission: request.reviewBeforeAdmission ? 1 : 0, request_sha256: sha256Hex(p.payload),
-          response_sha256: outcome.responseSha256, duration_ms: outcome.durationMs, tx_time: tx,
+      let attempt = p.attempt;
+      for (let n = 1; ; n++, attempt++) {
+        const outcome = await callConnector(target, p.payload, { idempotencyKey: p.idempotencyKey, attempt, token: connector.token, headers: connector.headers, timeoutMs });
+        const evidence = keepEvidence(outcome.evidence, request, connector);
+        const tx = core.nextTx();
+        const receiptId = core.newId();
+        const candidates: Omit<AcquisitionCandidateRow, 'id'>[] = evidence.map((e, i) => this.#candidateRow(ns, p.task, p.idempotencyKey, receiptId, i, e, request, tx));
+        // The receipt and the staged evidence land in one transaction, before anything is admitted.
+        const receipt = core.nodes.transaction(() => {
+          const row = this.#store.insertReceipt({
+            receipt_id: receiptId, ns_id: ns.id, task_id: p.task.id, task_type: p.task.type, idempotency_key: p.idempotencyKey, attempt, connector_url: connectorUrl!,
+            outcome: outcome.success ? 'succeeded' : 'failed', retry_class: outcome.retryClass, status_code: outcome.statusCode, error: outcome.error,
+            evidence_count: evidence.length, review_before_admission: request.reviewBeforeAdmission ? 1 : 0, request_sha256: sha256Hex(p.payload),
+            response_sha256: outcome.responseSha256, duration_ms: outcome.durationMs, tx_time: tx,
+          });
+          for (const c of candidates) this.#store.insertCandidate(c);
+          return row;
         });
-        for (const c of candidates) this.#store.insertCandidate(c);
-        return row;
-      });
-      const admitted = request.reviewBeforeAdmission ? [] : await this.#admitPending(tenant, ns, p.idempotencyKey);
-      results.push({
-        task_id: p.task.id, type: p.task.type, idempotency_key: p.idempotencyKey, status: outcome.success ? 'succeeded' : 'failed', attempt: p.attempt,
-        receipt: acquisitionReceiptView(receipt), candidate_ids: candidates.map((c) => c.candidate_id), admitted,
-      });
+        if (!outcome.success && outcome.retryClass === 'retryable' && n < maxAttempts) continue;
+        const admitted = request.reviewBeforeAdmission ? [] : await this.#admitPending(tenant, ns, p.idempotencyKey);
+        results.push({
+          task_id: p.task.id, type: p.task.type, idempotency_key: p.idempotencyKey, status: outcome.success ? 'succeeded' : 'failed', attempt,
+          receipt: acquisitionReceiptView(receipt), candidate_ids: candidates.map((c) => c.candidate_id), admitted,
+        });
+        break;
+      }
     }
     return { ...base, results };
   }
@@ -195,7 +257,7 @@ export class AcquisitionService {
     const id = `cand_${createHash('sha256').update(`${ns.id}\u0000${key}\u0000${index}\u0000${canonicalContent(e.content)}`).digest('hex').slice(0, 24)}`;
     return {
       candidate_id: id, ns_id: ns.id, task_id: task.id, task_type: task.type, receipt_id: receiptId, idempotency_key: key, review_required: request.reviewBeforeAdmission ? 1 : 0,
-      content: e.content, source_id: e.source_id ?? request.sourceId ?? DEFAULT_EVIDENCE_SOURCE, labels: JSON.stringify([...new Set([...(e.labels ?? []), ...task.nearestTopics])].sort().slice(0, 100)),
+      content: e.content, source_id: evidenceSource(e, request), labels: JSON.stringify([...new Set([...(e.labels ?? []), ...(request.connector.defaultLabels ?? []), ...task.nearestTopics])].sort().slice(0, 100)),
       properties: JSON.stringify(e.properties ?? {}), confidence: e.confidence ?? null, evidence_url: e.url ?? null, status: 'staged', node_id: null, actor: null, note: null, decided_at: null, created_at: tx,
     };
   }

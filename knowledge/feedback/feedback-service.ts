@@ -16,11 +16,13 @@ import { isoTime, parseTime } from '../core/time.js';
 /** Optional body of the feedback endpoints. */
 export interface FeedbackRequest {
   readonly reason?: string;
+  /** `useful` only: recall quality 0-5 (SM-2 grade) scaling the utility step. */
+  readonly quality?: number;
 }
 
 /** What a feedback intent stores (`request` is what `/recovery/pending` shows). */
 export interface FeedbackIntentPayload {
-  readonly request: { readonly node_id: string; readonly action: FeedbackAction; readonly reason?: string };
+  readonly request: { readonly node_id: string; readonly action: FeedbackAction; readonly reason?: string; readonly quality?: number };
 }
 
 /** The result of one feedback action (REST form; GraphQL picks nodeId, action, confidence, sourceCredibility). */
@@ -65,7 +67,7 @@ export class FeedbackService {
       kind: 'feedback',
       node_id: node.id,
       request_id: null,
-      payload: JSON.stringify({ request: { node_id: node.id, action, ...(request.reason !== undefined ? { reason: request.reason } : {}) } } satisfies FeedbackIntentPayload),
+      payload: JSON.stringify({ request: { node_id: node.id, action, ...(request.reason !== undefined ? { reason: request.reason } : {}), ...(request.quality !== undefined && action === 'useful' ? { quality: request.quality } : {}) } } satisfies FeedbackIntentPayload),
       created_at: core.nextTx(),
       attempts: 0,
       last_error: null,
@@ -114,7 +116,7 @@ export class FeedbackService {
       const sourceId = (first ? core.nodes.support(first.vid)[0] : undefined) ?? support[0] ?? 'unknown';
       const sourceRow = core.sources.get(ns.id, sourceId);
       const credibility = sourceRow?.credibility ?? DEFAULT_SOURCE_CREDIBILITY;
-      const next = applyFeedback(request.action, { confidence: live.confidence, utility: live.utility, credibility });
+      const next = applyFeedback(request.action, { confidence: live.confidence, utility: live.utility, credibility }, request.quality);
       const tx = core.nextTx();
       let version = live.version;
       if (next.confidence !== live.confidence || next.utility !== live.utility) {

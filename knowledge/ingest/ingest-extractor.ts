@@ -9,6 +9,7 @@
 import { UnavailableError } from '../../domain/errors.js';
 import { postModelJson } from '../core/model-endpoint.js';
 import { compileValidator } from '../../domain/json-schema.js';
+import { extractRuleClaims } from '../../domain/knowledge/rule-extraction.js';
 
 /** One claim extracted from a text. */
 export interface ExtractedClaim {
@@ -22,6 +23,8 @@ export interface ExtractedClaim {
 
 /** Extracts claims from text. */
 export interface Extractor {
+  /** What extracts: `rules` (the built-in default) or `openai-compatible` (an LLM endpoint). */
+  readonly kind: string;
   readonly model: string;
   extract(text: string, maxClaims: number): Promise<ExtractedClaim[]>;
 }
@@ -70,6 +73,7 @@ const validateClaims = compileValidator<{ claims: ExtractedClaim[] }>({
 
 /** OpenAI-compatible chat-completions extractor. */
 export class HttpExtractor implements Extractor {
+  readonly kind = 'openai-compatible';
   readonly model: string;
   readonly #options: HttpExtractorOptions;
 
@@ -101,3 +105,16 @@ export class HttpExtractor implements Extractor {
     return (parsed as { claims: ExtractedClaim[] }).claims.slice(0, maxClaims);
   }
 }
+
+/** The built-in rule-based extractor: sentences and clauses become claims (no network, deterministic). */
+export class RuleExtractor implements Extractor {
+  readonly kind = 'rules';
+  readonly model = RULE_EXTRACTOR_MODEL;
+
+  extract(text: string, maxClaims: number): Promise<ExtractedClaim[]> {
+    return Promise.resolve(extractRuleClaims(text, maxClaims));
+  }
+}
+
+/** Model name recorded on claims the rule-based extractor found. */
+export const RULE_EXTRACTOR_MODEL = 'rules-v1';

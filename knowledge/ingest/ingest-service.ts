@@ -1,16 +1,16 @@
 /**
- * `POST /ingest`: text in, claims extracted by the configured LLM extractor, each written through
- * the durable write path with a stable write identity (`request_id` `ingest:<hash>` of the
- * document, source, position and claim), so ingesting the same text again adds no duplicate
- * (docs/adr/0035-knowledge-acquisition.md).
+ * `POST /ingest`: text in, claims extracted by the rule-based extractor (the default) or the
+ * configured LLM extractor, each written through the durable write path (source credibility,
+ * conflict detection) with a stable write identity (`request_id` `ingest:<hash>` of the document,
+ * source, position and claim), so ingesting the same text again adds no duplicate
+ * (docs/adr/0035-knowledge-acquisition.md, docs/adr/0037-rule-based-ingest.md).
  */
 import { createHash } from 'node:crypto';
-import { UnavailableError } from '../../domain/errors.js';
 import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
 import type { MemType } from '../../domain/knowledge/modes.js';
 import type { KnowledgeCore } from '../core/knowledge-core.js';
 import type { WriteService } from '../write/write-service.js';
-import type { Extractor } from './ingest-extractor.js';
+import { RuleExtractor, type Extractor } from './ingest-extractor.js';
 
 /** The REST ingest request. */
 export interface IngestRequest {
@@ -28,28 +28,32 @@ export interface IngestRequest {
 /** Most claims written per ingest. */
 export const INGEST_MAX_CLAIMS = { default: 50, max: 200 } as const;
 
-/** The variable that configures the extractor (named in the error when it is missing). */
+/** The variable that configures an LLM extractor in place of the rule-based default. */
 export const EXTRACTOR_SETTING = 'SVC_KNOWLEDGE_EXTRACTOR_URL';
 
 /** Extracts and writes claims. */
 export class IngestService {
   readonly #core: KnowledgeCore;
   readonly #writes: WriteService;
-  readonly #extractor: Extractor | undefined;
+  readonly #extractor: Extractor;
 
   constructor(core: KnowledgeCore, writes: WriteService, extractor: Extractor | undefined) {
     this.#core = core;
     this.#writes = writes;
-    this.#extractor = extractor;
+    this.#extractor = extractor ?? new RuleExtractor();
   }
 
-  /** Extracts claims from `request.text` and writes each; durable before it returns. */
+  /** The active extractor (for `/v1/backends`). */
+  get extractor(): { readonly kind: string; readonly model: string } {
+    return { kind: this.#extractor.kind, model: this.#extractor.model };
+  }
+
+  /**
+   * Extracts claims from `request.text` and writes each; durable before it returns. The answer
+   * counts what happened in the origin's terms: `nodes_written` (new nodes), `edges_written`
+   * (ingest writes no edges) and `rejected` (claims the admission rules refused).
+   */
   async ingest(tenant: string, nsName: string, request: IngestRequest) {
-    if (!this.#extractor) {
-      throw new UnavailableError(`no LLM extractor is configured: set ${EXTRACTOR_SETTING} (an OpenAI-compatible chat endpoint) to enable ingest`, {
-        code: 'extractor_not_configured', details: { setting: EXTRACTOR_SETTING },
-      });
-    }
     this.#core.namespaceForWrite(tenant, nsName, undefined);
     const documentSha256 = createHash('sha256').update(request.text).digest('hex');
     const claims = await this.#extractor.extract(request.text, request.max_claims ?? INGEST_MAX_CLAIMS.default);
@@ -70,6 +74,12 @@ export class IngestService {
       });
       nodes.push({ content: claim.content, request_id: requestId, ...result });
     }
-    return { document_sha256: documentSha256, model: this.#extractor.model, extracted: claims.length, nodes };
+    return {
+      document_sha256: documentSha256, extractor: this.#extractor.kind, model: this.#extractor.model, extracted: claims.length,
+      nodes_written: nodes.filter((n) => n.admitted && n.replayed !== true && n.deduplicated !== true).length,
+      edges_written: 0,
+      rejected: nodes.filter((n) => !n.admitted).length,
+      nodes,
+    };
   }
 }

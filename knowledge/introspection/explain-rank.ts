@@ -19,7 +19,14 @@ export interface ExplainRankInput {
   readonly vector?: readonly number[];
   readonly scoreParams?: RetrieveRequest['score_params'];
   readonly mode?: NamespaceMode;
+  /** Valid-time anchor (epoch ms) of both nodes and their recency. @default now */
+  readonly asOf?: number;
+  /** Hops of edges walked for evidence links (the origin's `max_depth`). @default 1 */
+  readonly maxDepth?: number;
 }
+
+/** Largest evidence walk of explain-rank. */
+export const EXPLAIN_MAX_DEPTH = 5;
 
 /** Evidence behind a node's confidence. */
 export interface RankEvidence {
@@ -64,8 +71,9 @@ export class ExplainRankService {
     let queryVector: Float32Array | undefined = input.vector ? Float32Array.from(input.vector) : undefined;
     if (!queryVector && input.text && core.embedder) queryVector = (await core.embedder.embed([input.text]))[0];
     const now = core.now();
-    const a = this.#side(ns, input.nodeId, input, queryVector, now);
-    const b = this.#side(ns, input.otherNodeId, input, queryVector, now);
+    const at = input.asOf ?? now;
+    const a = this.#side(ns, input.nodeId, input, queryVector, at, now);
+    const b = this.#side(ns, input.otherNodeId, input, queryVector, at, now);
     const factors = FACTORS.map((f) => ({
       factor: f,
       nodeContribution: a.scoreBreakdown[f],
@@ -89,11 +97,11 @@ export class ExplainRankService {
     };
   }
 
-  #side(ns: Namespace, id: string, input: ExplainRankInput, queryVector: Float32Array | undefined, now: number): RankSide {
+  #side(ns: Namespace, id: string, input: ExplainRankInput, queryVector: Float32Array | undefined, at: number, now: number): RankSide {
     const core = this.#core;
     const node = core.nodes.node(id);
-    const row: VersionRow | undefined = node && node.ns_id === ns.id ? core.nodes.visible(node.id, now, now) : undefined;
-    if (!row) throw new NotFoundError(`node ${id} does not exist (or is not valid now) in namespace "${ns.name}"`, { code: 'node_not_found' });
+    const row: VersionRow | undefined = node && node.ns_id === ns.id ? core.nodes.visible(node.id, at, now) : undefined;
+    if (!row) throw new NotFoundError(`node ${id} does not exist (or is not valid ${at === now ? 'now' : 'at as_of'}) in namespace "${ns.name}"`, { code: 'node_not_found' });
     const sources = core.nodes.support(row.vid);
     const credibilities = sources.map((s) => core.credibility(ns.id, s, DEFAULT_SOURCE_CREDIBILITY));
     let similarity = 0;
@@ -107,20 +115,43 @@ export class ExplainRankService {
     const score = scoreCandidate({
       similarity,
       confidence: row.retracted === 1 ? 0 : confidenceScore(row.confidence, credibilities),
-      recency: recencyScore(now - row.valid_from, row.mem_type as MemType | null),
+      recency: recencyScore(at - row.valid_from, row.mem_type as MemType | null, input.scoreParams?.decay_alpha),
       utility: row.utility,
     }, weightsFor(input.mode ?? ns.mode, input.scoreParams));
-    const links = core.edges.touching(row.node_id, now).map((e) => {
-      const otherId = e.from_id === row.node_id ? e.to_id : e.from_id;
-      const other = core.nodes.visible(otherId, now, now);
-      return { nodeId: otherId, edgeId: e.id, edgeWeight: e.weight, confidence: other?.confidence ?? 0, text: other?.content ?? '' };
-    });
+    const links = this.#links(row.node_id, Math.min(EXPLAIN_MAX_DEPTH, Math.max(1, input.maxDepth ?? 1)), at, now);
     return {
       nodeId: row.node_id,
       score: score.score,
       scoreBreakdown: score.breakdown,
       evidence: { compoundConfidence: clamp01(row.confidence) * corroboration(credibilities), supportCount: sources.length, links },
     };
+  }
+
+  /** Edges around a node, breadth first up to `depth` hops; each edge listed once. */
+  #links(start: string, depth: number, at: number, now: number): RankEvidence['links'] {
+    const core = this.#core;
+    const links: RankEvidence['links'] = [];
+    const seenEdges = new Set<string>();
+    const seenNodes = new Set([start]);
+    let frontier = [start];
+    for (let hop = 0; hop < depth && frontier.length > 0; hop++) {
+      const next: string[] = [];
+      for (const from of frontier) {
+        for (const e of core.edges.touching(from, now)) {
+          if (seenEdges.has(e.id)) continue;
+          seenEdges.add(e.id);
+          const otherId = e.from_id === from ? e.to_id : e.from_id;
+          const other = core.nodes.visible(otherId, at, now);
+          links.push({ nodeId: otherId, edgeId: e.id, edgeWeight: e.weight, confidence: other?.confidence ?? 0, text: other?.content ?? '' });
+          if (!seenNodes.has(otherId)) {
+            seenNodes.add(otherId);
+            next.push(otherId);
+          }
+        }
+      }
+      frontier = next;
+    }
+    return links;
   }
 }
 

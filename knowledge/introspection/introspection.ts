@@ -64,6 +64,8 @@ export interface IntrospectionSources {
   readonly sqliteVersion: string;
   /** Name of the thesaurus expanding text queries, when one is on. */
   readonly thesaurus?: string | undefined;
+  /** The active ingest extractor (`rules` by default, `openai-compatible` when configured). */
+  readonly extractor?: { readonly kind: string; readonly model: string };
 }
 
 /** The `/v1/version` body. */
@@ -93,5 +95,6 @@ export function backendsReport(sources: IntrospectionSources) {
     kv: { kind: 'sqlite', version: sources.sqliteVersion },
     event: { kind: 'sqlite', version: sources.sqliteVersion },
     text: { kind: 'sqlite-fts5', version: sources.sqliteVersion, tokenizer: 'porter unicode61', thesaurus: sources.thesaurus ?? 'none' },
+    ...(sources.extractor ? { extractor: { kind: sources.extractor.kind, model: sources.extractor.model } } : {}),
   };
 }

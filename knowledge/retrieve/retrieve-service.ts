@@ -31,6 +31,8 @@ export interface RetrieveRequest {
     readonly confidence_weight?: number;
     readonly recency_weight?: number;
     readonly utility_weight?: number;
+    /** Per-request recency decay rate α per hour; overrides the memory type's rate when positive. */
+    readonly decay_alpha?: number;
   };
   readonly as_of?: string;
   readonly valid_at?: string;
@@ -154,7 +156,7 @@ export class RetrieveService {
       const score = scoreCandidate({
         similarity: similarity.get(f.key) ?? 0,
         confidence: confidenceScore(row.confidence, credibilities),
-        recency: recencyScore(validAt - row.valid_from, row.mem_type as MemType | null),
+        recency: recencyScore(validAt - row.valid_from, row.mem_type as MemType | null, request.score_params?.decay_alpha),
         utility: row.utility,
       }, weights);
       return { row, sources: kept, credibilities, score, paths: f.paths };

@@ -129,10 +129,11 @@ test('retry fatigue presets come in a stable order with exactly the documented f
   t.is((await h.call('GET', `${W}/retry-fatigue?preset=source-trust-anomaly`)).body.targets.length, 0);
   t.is((await h.call('GET', `${W}/retry-fatigue?owner=ana`)).body.targets.length, 0);
   t.is((await h.call('GET', `${W}/retry-fatigue?preset=nope`)).status, 400);
-  const g = await gql(h, '{ reviewHandoffRetryFatigue(namespace: "n", preset: "review-overdue") { preset escalationLevel presets { name owner escalationLevel exampleGraphql } targets { targetUrl candidates totalAttempts statusFamilies { family count } owners { owner count } escalationLevels { escalationLevel count } lastStatusCode } } }');
+  const g = await gql(h, '{ reviewHandoffRetryFatigue(namespace: "n", preset: "review-overdue") { targetUrl candidates totalAttempts ready waiting statusFamilies { family count } owners { owner count } escalationLevels { escalationLevel count } lastStatusCode lastError } }');
   t.is(g.status, 200, g.text);
-  t.like(g.body.data.reviewHandoffRetryFatigue, { preset: 'review-overdue', escalationLevel: 'review_overdue' });
-  t.deepEqual(g.body.data.reviewHandoffRetryFatigue.targets[0].statusFamilies, [{ family: '5xx', count: 1 }]);
+  t.is(g.body.data.reviewHandoffRetryFatigue.length, 1, 'one entry per target endpoint, as the spec lists it');
+  t.deepEqual(g.body.data.reviewHandoffRetryFatigue[0].statusFamilies, [{ family: '5xx', count: 1 }]);
+  t.deepEqual(g.body.data.reviewHandoffRetryFatigue[0].escalationLevels, [{ escalationLevel: 'review_overdue', count: 1 }]);
 });
 
 test('targets on loopback or private addresses are refused unless configured; bad URLs, redirects and timeouts are handled', async (t) => {

@@ -33,8 +33,9 @@ test('introspection endpoints describe version, features, migrations, backends a
   const migrations = (await h.call('GET', '/v1/migrations')).body.migrations;
   t.deepEqual(migrations.map((m: any) => [m.version, m.name]), [[1, 'store-metadata'], [2, 'graph-memory'], [3, 'feedback-and-review'], [4, 'knowledge-acquisition'], [5, 'text-index-porter']]);
   const backends = (await h.call('GET', '/v1/backends')).body;
-  t.deepEqual(Object.keys(backends).sort(), ['event', 'graph', 'kv', 'text', 'vector']);
+  t.deepEqual(Object.keys(backends).sort(), ['event', 'extractor', 'graph', 'kv', 'text', 'vector']);
   t.is(backends.vector.kind, 'sqlite-vec');
+  t.deepEqual(backends.extractor, { kind: 'rules', model: 'rules-v1' }, 'ingest runs on the rule-based extractor by default');
   t.notRegex(JSON.stringify(backends), /knowledge\.db|\/tmp|\//);
   await h.write('n', { content: 'x', source_id: 's', vector: [1, 2] });
   const stats = (await h.call('GET', '/v1/stats')).body;

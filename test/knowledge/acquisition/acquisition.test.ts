@@ -56,7 +56,7 @@ test('gaps and the plan are deterministic on a seeded graph, respect the budget 
   t.is(g.body.data.acquisitionPlan.coverageScore, plan.body.coverage_score);
   t.is(g.body.data.acquisitionPlan.totalNodes, 6);
   t.deepEqual(g.body.data.acquisitionPlan.tasks.map((x: any) => x.id), plan.body.tasks.map((x: any) => x.id));
-  const kg = await gql(h, '{ knowledgeGaps(namespace: "n", topK: 2, minGapSize: 3, maxGaps: 5) { coverageScore totalNodes gaps { nearestTopics densityScore temporalGapSeconds } } }');
+  const kg = await gql(h, '{ knowledgeGaps(namespace: "n", topK: 2, minGapSize: 1, maxGaps: 5) { coverageScore totalNodes gaps { nearestTopics densityScore temporalGapSeconds } } }');
   t.is(kg.body.data.knowledgeGaps.gaps.length, 5);
   t.is(kg.body.data.knowledgeGaps.coverageScore, gaps.body.coverage_score);
 });
@@ -211,7 +211,7 @@ test('acquisition rejects bad input with 4xx JSON errors', async (t) => {
     ['POST', `${NS}/gaps`, { min_topic_nodes: 0 }, 400, 'invalid_request'],
     ['POST', '/v1/namespaces/missing/acquisition/plan', {}, 404, 'namespace_not_found'],
     ['POST', `${NS}/acquisition/review/candidates/cand_000000000000000000000000/approve`, {}, 404, 'candidate_not_found'],
-    ['POST', `${NS}/acquisition/review/candidates/cand_000000000000000000000000/reject`, { actor: '' }, 400, 'invalid_request'],
+    ['POST', `${NS}/acquisition/review/candidates/cand_000000000000000000000000/reject`, { actor: 7 }, 400, 'invalid_request'],
     ['GET', `${NS}/acquisition/review/candidates?status=maybe`, undefined, 400, 'invalid_request'],
     ['GET', `${NS}/acquisition/receipts?limit=0`, undefined, 400, 'invalid_request'],
   ];

@@ -48,13 +48,22 @@ test('ingest sends the text to the extractor and writes each extracted claim dur
   t.is((await h.call('GET', '/v1/stats')).body.nodes, 2, 're-ingesting the same text adds no duplicate');
 });
 
-test('ingest without a configured extractor answers 503 naming the setting', async (t) => {
+test('ingest without a configured extractor writes rule-extracted claims through the admission rules', async (t) => {
   const h = await startHarness(t);
-  const res = await h.call('POST', '/v1/namespaces/n/ingest', { text: TEXT, source_id: 'handbook' });
-  t.is(res.status, 503);
-  t.is(res.body.error.code, 'extractor_not_configured');
-  t.is(res.body.error.details.setting, 'SVC_KNOWLEDGE_EXTRACTOR_URL');
-  t.regex(res.body.error.message, /SVC_KNOWLEDGE_EXTRACTOR_URL/);
+  const res = await h.call('POST', '/v1/namespaces/n/ingest', { text: `${TEXT} Is it fast? The API rate limit is 200 requests per minute.`, source_id: 'handbook', labels: ['ops'] });
+  t.is(res.status, 200, res.text);
+  t.like(res.body, { extractor: 'rules', model: 'rules-v1', extracted: 3, nodes_written: 3, edges_written: 0, rejected: 0 });
+  t.deepEqual(res.body.nodes.map((n: any) => n.content), ['The billing job runs nightly at 02:00 UTC', 'The API rate limit is 100 requests per minute', 'The API rate limit is 200 requests per minute']);
+  t.deepEqual(res.body.nodes[2].conflict_ids, [res.body.nodes[1].node_id], 'the rule-extracted subject and predicate make contradicting claims visible');
+  const node = (await h.call('GET', `/v1/namespaces/n/nodes/${res.body.nodes[0].node_id}`)).body;
+  t.like(node, { properties: { subject: 'billing job', predicate: 'runs', object: 'nightly at 02:00 UTC', ingest: { model: 'rules-v1', claim_index: 0 } } });
+  t.deepEqual(node.labels, ['ops']);
+  const again = await h.call('POST', '/v1/namespaces/n/ingest', { text: `${TEXT} Is it fast? The API rate limit is 200 requests per minute.`, source_id: 'handbook', labels: ['ops'] });
+  t.like(again.body, { nodes_written: 0, rejected: 0, extracted: 3 });
+  t.is((await h.call('POST', '/v1/namespaces/n/sources/label', { source_id: 'spam', credibility: 0.01 })).status, 200);
+  const refused = await h.call('POST', '/v1/namespaces/n/ingest', { text: 'The moon is made of cheese.', source_id: 'spam' });
+  t.like(refused.body, { nodes_written: 0, rejected: 1 });
+  t.false(refused.body.nodes[0].admitted);
 });
 
 test('ingest rejects bad input with 400 and an unusable extractor answer with 503, never 500', async (t) => {
