@@ -1,5 +1,5 @@
 /**
- * `svc doctor`: checks what the platform needs on this host, each with a fix (ADR 0014). Required:
+ * `svc doctor`: checks what the platform needs on this host, each with a fix (ADR 0013). Required:
  * Node, git, the PostgreSQL server programs (when managed), a reachable managed cluster folder, free
  * ports, a writable data folder with free disk. Optional: promtool, cgroup controllers, the clock.
  */
