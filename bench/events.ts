@@ -36,7 +36,7 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-events-'));
 if (process.argv.includes('--child')) {
   // HTTP ingest target: a control plane in its own process, so the load generator does not share its event loop.
   const child = await startControlPlane(
-    loadConfig({ SVC_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_CAPACITY_CHECK_INTERVAL: 'off' }),
+    loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_CAPACITY_CHECK_INTERVAL: 'off' }),
     silentLogger(),
   );
   process.stdout.write(`${child.url}\n`);
@@ -47,7 +47,7 @@ if (process.argv.includes('--child')) {
   await new Promise(() => undefined);
 }
 const plane = await startControlPlane(
-  loadConfig({ SVC_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_CAPACITY_CHECK_INTERVAL: 'off' }),
+  loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_CAPACITY_CHECK_INTERVAL: 'off' }),
   silentLogger(),
 );
 

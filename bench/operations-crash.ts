@@ -86,7 +86,8 @@ export async function runCrashTest(options: CrashRunOptions): Promise<CrashRunRe
   }
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const env = { SVC_PORT: String(port), SVC_DATA_DIR: dataDir, SVC_APPS_DIR: appsDir, SVC_LOG_LEVEL: 'info', SVC_OPERATION_WORKERS: '4', SVC_DEPLOY_HEALTHY_TIMEOUT: '10s', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0' };
+  // No app declares a database: the managed PostgreSQL server would only add an initdb to every start.
+  const env = { SVC_PORT: String(port), SVC_POSTGRES_MANAGED: 'false', SVC_DATA_DIR: dataDir, SVC_APPS_DIR: appsDir, SVC_LOG_LEVEL: 'info', SVC_OPERATION_WORKERS: '4', SVC_DEPLOY_HEALTHY_TIMEOUT: '10s', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0' };
   let child: ChildProcess | undefined;
   let owner = '';
   let strandedAfterRestart = 0;

@@ -54,7 +54,7 @@ async function deployOverhead(deploys: number): Promise<void> {
   git('init', '-q', '-b', 'main');
   fs.writeFileSync(path.join(appsDir, 'trivial', 'infraspec.yaml'), 'name: trivial\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /\n      interval: 50ms\n      timeout: 1s\n    resources:\n      memory: 64\n');
   fs.writeFileSync(path.join(appsDir, 'trivial', 'Dockerfile'), 'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n');
-  const config = loadConfig({ SVC_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: appsDir, SVC_LOG_LEVEL: 'silent' });
+  const config = loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: appsDir, SVC_LOG_LEVEL: 'silent' });
   const plane = await startControlPlane(config, silentLogger());
   const rows: { total: number; healthy: number; steps: string }[] = [];
   try {

@@ -33,7 +33,7 @@ git(code, 'add', '-A');
 git(code, 'commit', '-q', '-m', 'bench');
 
 const specText = (name: string, min: number) => `name: ${name}\ndeploy: true\nprocesses:\n  worker:\n    scaling:\n      min: ${min}\n    resources:\n      memory: 32\n`;
-const config = loadConfig({ SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent' });
+const config = loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent' });
 const names = Array.from({ length: appCount }, (_, i) => `app-${String(i).padStart(4, '0')}`);
 for (const name of names) {
   fs.mkdirSync(path.join(config.appsDir, name), { recursive: true });

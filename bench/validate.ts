@@ -32,7 +32,7 @@ const docs = arg('docs', 10_000);
 const seconds = arg('seconds', 3);
 const root = path.resolve(import.meta.dirname, '..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-validate-'));
-const config = loadConfig({ SVC_PORT: '0', SVC_DATA_DIR: dataDir, SVC_APPS_DIR: path.join(dataDir, 'apps'), SVC_LOG_LEVEL: 'silent' });
+const config = loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_DATA_DIR: dataDir, SVC_APPS_DIR: path.join(dataDir, 'apps'), SVC_LOG_LEVEL: 'silent' });
 const plane = await startControlPlane(config, silentLogger());
 
 try {

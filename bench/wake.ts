@@ -91,7 +91,7 @@ git(code, 'add', '-A');
 git(code, 'commit', '-q', '-m', 'bench');
 
 const [warmPort, dbPort, coldPort] = [await freePort(), await freePort(), await freePort()];
-const config = loadConfig({ SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_WAKE_IDLE_TIMEOUT: '1h' });
+const config = loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_WAKE_IDLE_TIMEOUT: '1h' });
 // Warm apps are checked every second, as a service usually is; the cold app every 10 ms, so a wake
 // is not held back by the check interval.
 const APPS = [['warm', warmPort, 1, 0, '1s'], ['db1ms', dbPort, 1, 1, '1s'], ['cold', coldPort, 0, 0, '10ms']] as const;

@@ -13,6 +13,7 @@ import { registerOps } from './commands/ops.js';
 import { registerFunctions } from './commands/functions.js';
 import { registerTokens } from './commands/tokens.js';
 import { registerInbox } from './commands/inbox.js';
+import { registerDoctor } from './commands/doctor.js';
 
 /** Builds the program; exported for tests. */
 export function createProgram(): Command {
@@ -31,6 +32,7 @@ export function createProgram(): Command {
   registerFunctions(program);
   registerTokens(program);
   registerInbox(program);
+  registerDoctor(program);
   registerVersion(program);
   return program;
 }

@@ -44,7 +44,12 @@ export interface SvcConfig {
   readonly bodyLimitBytes: number;
   /** Knowledge store tokens, `tenant:permissions:secret` separated by commas; never logged. */
   readonly knowledgeTokens: string | undefined;
-  /** PostgreSQL server for app databases (snapshots, migrations). @default 127.0.0.1:5432, user postgres */
+  /**
+   * The platform runs its own PostgreSQL server for app databases (in `<dataDir>/postgres`, ADR 0011):
+   * true unless `SVC_POSTGRES_HOST` selects an external server or `SVC_POSTGRES_MANAGED=false`.
+   */
+  readonly postgresManaged: boolean;
+  /** External PostgreSQL server for app databases (snapshots, migrations), when not managed. @default 127.0.0.1:5432, user postgres */
   readonly postgresHost: string;
   readonly postgresPort: number;
   readonly postgresUser: string;
@@ -318,6 +323,7 @@ export const VARIABLES = {
     if (value !== undefined && Number(value.slice(value.lastIndexOf(':') + 1)) > 65535) throw new ConfigError('SVC_OBSERVABILITY_TARGET', `"${value}" has a port outside 1-65535`);
     return value;
   } },
+  postgresManaged: { name: 'SVC_POSTGRES_MANAGED', description: 'Run a managed PostgreSQL server for app databases when SVC_POSTGRES_HOST is unset', defaultText: 'true (when SVC_POSTGRES_HOST is unset)', parse: (raw, env) => bool('SVC_POSTGRES_MANAGED', true)(raw) && optional(env.SVC_POSTGRES_HOST) === undefined },
   postgresHost: { name: 'SVC_POSTGRES_HOST', description: 'PostgreSQL server of app databases', defaultText: '127.0.0.1', parse: (raw) => optional(raw) ?? '127.0.0.1' },
   postgresPort: { name: 'SVC_POSTGRES_PORT', description: 'PostgreSQL port', defaultText: '5432', parse: port('SVC_POSTGRES_PORT', 5432) },
   postgresUser: { name: 'SVC_POSTGRES_USER', description: 'PostgreSQL user for snapshots and migrations', defaultText: 'postgres', parse: (raw) => optional(raw) ?? 'postgres' },

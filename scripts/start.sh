@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts the platform on its embedded default with the sample apps: installs npm packages when
-# absent, builds, copies the sample apps into a git-tracked apps folder once, then runs `svc serve`.
+# absent, installs the PostgreSQL server when absent, builds, copies the sample apps into a git-tracked apps folder once, then runs `svc serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stamp=node_modules/.svc-installed
@@ -9,6 +9,15 @@ if [ ! -f "$stamp" ] || [ package.json -nt "$stamp" ]; then
   # lock over optional per-platform packages it omitted itself (see docs/adr/0007).
   npm install --no-audit --no-fund
   touch "$stamp"
+fi
+# The managed PostgreSQL server of app databases (unless an external one is configured) runs from
+# the Debian packages: install them the way scripts/ensure-deps.sh does for the tests.
+if [ -z "${SVC_POSTGRES_HOST:-}" ] && [ "${SVC_POSTGRES_MANAGED:-true}" != "false" ] && ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  echo "installing the PostgreSQL server (Debian package postgresql) for app databases" >&2
+  as_root() { if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null 2>&1; then sudo "$@"; else
+    echo "need root to install postgresql: run \`apt-get install postgresql\` as root, or set SVC_POSTGRES_HOST" >&2; return 1; fi; }
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql postgresql-client >/dev/null
 fi
 npx tsc -p tsconfig.build.json
 export SVC_DATA_DIR="${SVC_DATA_DIR:-$PWD/.data}"

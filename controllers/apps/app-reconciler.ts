@@ -10,7 +10,7 @@
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { JobSpec } from '../../domain/scheduler/index.js';
 import type { Registry } from '../../domain/registry/index.js';
-import { translateApp, type TranslationInput } from '../../domain/translate/index.js';
+import { translateApp, type TranslationInfrastructure, type TranslationInput } from '../../domain/translate/index.js';
 import { setCondition, summarizeReady, type Condition, type ConditionInput } from '../../domain/status/conditions.js';
 import { isDomainError, TimeoutError, UnavailableError } from '../../domain/errors.js';
 import { readReleaseManifest, releaseLaunch } from '../../platform/release-builder/index.js';
@@ -41,13 +41,20 @@ export interface AppReconcilerOptions {
   readonly targets: SchedulerTargets;
   readonly registry: Registry;
   readonly logger: Logger;
-  readonly infrastructure?: TranslationInput['infrastructure'];
+  /**
+   * Connection settings of the infrastructure apps declare: the same for every app, or per app (the
+   * managed PostgreSQL server creates each app's database and role before it answers).
+   */
+  readonly infrastructure?: InfrastructureSettings;
   /** Poll period while an app is not yet healthy. @default 1000 */
   readonly unhealthyRequeueMs?: number;
   readonly now?: () => Date;
   /** Counts of gateway-managed processes (`scaling.min: 0`) set by the wake gateway and idle scaler (ADR 0091). */
   readonly gatewayScale?: GatewayScale;
 }
+
+/** Infrastructure settings for every app, or a function giving an app's own (it may provision them first). */
+export type InfrastructureSettings = TranslationInfrastructure | ((app: string, spec: CanonicalAppSpec) => Promise<TranslationInfrastructure>);
 
 /** Creates the app controller's reconciler (keys are app names). */
 export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
@@ -90,9 +97,18 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
         ], now());
         return;
       }
+      let infrastructure: TranslationInfrastructure | undefined;
+      try {
+        infrastructure = typeof options.infrastructure === 'function' ? await options.infrastructure(name, spec) : options.infrastructure;
+      } catch (error) {
+        // The app's backing services are not ready (the managed server restarting): its jobs stay as they are.
+        options.logger.warn({ app: name, err: error }, 'infrastructure settings unavailable: retrying');
+        writeStatus(options, app, [{ type: 'Deployed', status: 'False', reason: 'InfrastructureUnavailable', message: `the app's infrastructure is not ready: ${(error as Error).message}` }], now());
+        return { requeueAfterMs: UNAVAILABLE_REQUEUE_MS };
+      }
       let jobs: JobSpec[];
       try {
-        jobs = await withGatewayCounts(spec, applyScheduleOverrides(options.db, name, spec, desiredJobs(spec, release, options.infrastructure, options.targets.runsImages)), options.gatewayScale, (job) => options.targets.get(job.region ?? LOCAL_REGION));
+        jobs = await withGatewayCounts(spec, applyScheduleOverrides(options.db, name, spec, desiredJobs(spec, release, infrastructure, options.targets.runsImages)), options.gatewayScale, (job) => options.targets.get(job.region ?? LOCAL_REGION));
       } catch (error) {
         if (isSchedulerUnavailable(error)) return schedulerUnavailable(options, app, error, now());
         if (!isDomainError(error)) throw error;

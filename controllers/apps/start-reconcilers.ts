@@ -11,9 +11,8 @@ import { LocalRegistry } from '../../platform/local-registry/index.js';
 import { LocalScheduler } from '../../platform/local-scheduler/index.js';
 import { KubernetesScheduler, kubeConfigForRegion } from '../../platform/kubernetes-scheduler/index.js';
 import { watchSpecs } from '../../platform/spec-watcher.js';
-import type { TranslationInput } from '../../domain/translate/index.js';
 import { Controller } from '../runtime/controller.js';
-import { createAppReconciler } from './app-reconciler.js';
+import { createAppReconciler, type InfrastructureSettings } from './app-reconciler.js';
 import { createSpecReconciler } from './spec-reconciler.js';
 import { LOCAL_REGION, SchedulerTargets } from './scheduler-targets.js';
 import type { GatewayScale } from '../routing/gateway-scale.js';
@@ -23,7 +22,8 @@ export interface ReconcilersOptions {
   readonly appsDir: string;
   readonly dataDir: string;
   readonly logger: Logger;
-  readonly infrastructure?: TranslationInput['infrastructure'];
+  /** Connection settings of declared infrastructure (per app with the managed PostgreSQL server). */
+  readonly infrastructure?: InfrastructureSettings;
   /** Full resync period of both controllers. @default 30000 */
   readonly resyncMs?: number;
   /** Debounce of spec file events. @default 20 */
@@ -83,7 +83,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
     return scheduler;
   }, driver.driver === 'kubernetes');
   appController = new Controller(
-    createAppReconciler({ db: options.db, targets, registry, logger: log.child({ controller: 'app' }), infrastructure: options.infrastructure, unhealthyRequeueMs: options.unhealthyRequeueMs, gatewayScale: options.gatewayScale }),
+    createAppReconciler({ db: options.db, targets, registry, logger: log.child({ controller: 'app' }), ...(options.infrastructure === undefined ? {} : { infrastructure: options.infrastructure }), unhealthyRequeueMs: options.unhealthyRequeueMs, gatewayScale: options.gatewayScale }),
     log,
     { workers: 2, resyncMs: options.resyncMs ?? 30_000 },
   );

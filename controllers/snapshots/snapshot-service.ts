@@ -22,6 +22,8 @@ export interface SnapshotServiceOptions {
   readonly s3?: S3Snapshots;
   readonly events?: EventEmitterPort;
   readonly now?: () => Date;
+  /** Makes the app's database exist before it is dumped or restored (the managed server creates it on first use). */
+  readonly prepare?: (app: string) => Promise<void>;
 }
 
 /** The typed terminal receipt of a restore. */
@@ -79,6 +81,7 @@ export class SnapshotService {
   /** Dumps the app's database now. */
   async take(app: string, kind: SnapshotKind, commit?: string | null): Promise<SnapshotEntry> {
     const { database } = this.appDatabase(app);
+    await this.options.prepare?.(app);
     const filename = formatSnapshotName({ database, kind, commit: commit ?? null, at: this.#now() });
     const temp = this.options.folder.incomingPath();
     try {
@@ -99,6 +102,7 @@ export class SnapshotService {
     const name = requireSnapshotName(filename);
     if (name.database !== database) throw new UnprocessableError(`snapshot ${filename} belongs to database ${name.database}, not ${database}`, { code: 'snapshot_not_app_owned' });
     const file = this.options.folder.pathOf(filename);
+    await this.options.prepare?.(app);
     const startedAt = this.#now().toISOString();
     const safety = (options.preRestore ?? spec.snapshots?.preRestore ?? false) ? await this.take(app, 'prerestore') : null;
     options.beforeMutation?.();

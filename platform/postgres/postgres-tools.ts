@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { UnavailableError, ValidationError } from '../../domain/errors.js';
+import { ConflictError, UnavailableError, ValidationError } from '../../domain/errors.js';
 
 const run = promisify(execFile);
 
@@ -27,6 +27,11 @@ export interface PostgresServerOptions {
   readonly binDir?: string;
   /** Per-command time limit. @default 10 minutes */
   readonly timeoutMs?: number;
+  /**
+   * Restores and migrations act as the database's owner (`SET ROLE`) when the connecting user is not
+   * the owner, so the objects they create belong to the app's role (the managed server). @default false
+   */
+  readonly asDatabaseOwner?: boolean;
 }
 
 /** Result of applying a migrations folder. */
@@ -52,6 +57,7 @@ export class PostgresTools {
   readonly #passwordFile: string | undefined;
   readonly #binDir: string | undefined;
   readonly #timeoutMs: number;
+  readonly #asDatabaseOwner: boolean;
 
   constructor(options: PostgresServerOptions = {}) {
     this.host = options.host ?? '127.0.0.1';
@@ -60,6 +66,7 @@ export class PostgresTools {
     this.#passwordFile = options.passwordFile;
     this.#binDir = options.binDir ?? defaultBinDir();
     this.#timeoutMs = options.timeoutMs ?? 600_000;
+    this.#asDatabaseOwner = options.asDatabaseOwner ?? false;
   }
 
   #tool(name: string): string {
@@ -77,9 +84,12 @@ export class PostgresTools {
     return ['-h', this.host, '-p', String(this.port), '-U', this.user, '-d', database];
   }
 
-  async #exec(tool: string, args: string[]): Promise<string> {
+  async #exec(tool: string, args: string[], input?: string): Promise<string> {
     try {
-      const { stdout } = await run(this.#tool(tool), args, { env: this.#env(), timeout: this.#timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+      const running = run(this.#tool(tool), args, { env: this.#env(), timeout: this.#timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+      // Input (SQL holding a password verifier) goes through stdin, never the command line.
+      running.child.stdin?.end(input ?? '');
+      const { stdout } = await running;
       return stdout;
     } catch (error) {
       const failure = error as NodeJS.ErrnoException & { stderr?: string; code?: string | number };
@@ -96,7 +106,46 @@ export class PostgresTools {
 
   /** Restores `file` into `database` in one transaction, stopping at the first error (which rolls back everything). */
   async restore(database: string, file: string): Promise<void> {
-    await this.#exec('pg_restore', [...this.#connection(database), '--single-transaction', '--exit-on-error', '--clean', '--if-exists', '--no-owner', file]);
+    const owner = await this.#actingOwner(database);
+    await this.#exec('pg_restore', [...this.#connection(database), '--single-transaction', '--exit-on-error', '--clean', '--if-exists', '--no-owner', ...(owner ? [`--role=${owner}`] : []), file]);
+  }
+
+  /** The owner to act as (with {@link PostgresServerOptions.asDatabaseOwner}) when it is not the connecting user. */
+  async #actingOwner(database: string): Promise<string | undefined> {
+    if (!this.#asDatabaseOwner) return undefined;
+    const owner = (await this.query(database, 'SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()')).trim();
+    if (owner === '' || owner === this.user) return undefined;
+    if (!IDENTIFIER.test(owner)) throw new UnavailableError(`the owner of database ${database} is not a portable identifier`, { code: 'postgres_command_failed' });
+    return owner;
+  }
+
+  /**
+   * Creates the login role `role` (password set from its SCRAM `verifier`) and the database `database`
+   * it owns, each when absent; revokes the public's right to connect to it. Idempotent. Throws a
+   * conflict when the database already belongs to another role.
+   */
+  async ensureRoleAndDatabase(role: string, verifier: string, database: string): Promise<{ createdDatabase: boolean }> {
+    for (const name of [role, database]) {
+      if (!IDENTIFIER.test(name)) throw new ValidationError(`"${name}" is not a 1-63 character portable identifier`, { code: 'invalid_database_name' });
+    }
+    if (!/^SCRAM-SHA-256\$[A-Za-z0-9+/=:$]+$/.test(verifier)) throw new ValidationError('the password must be given as a SCRAM-SHA-256 verifier', { code: 'invalid_verifier' });
+    const literal = (text: string) => `'${text}'`;
+    const before = await this.query('postgres', `SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = ${literal(database)}`);
+    const owner = before.trim();
+    if (owner !== '' && owner !== role) throw new ConflictError(`database ${database} already exists and belongs to role ${owner}, not ${role}`, { code: 'database_owned_elsewhere', details: { database, owner } });
+    const sql = [
+      `SELECT format('CREATE ROLE %I LOGIN', ${literal(role)}) WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = ${literal(role)}) \\gexec`,
+      `ALTER ROLE "${role}" WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION PASSWORD ${literal(verifier)};`,
+      ...(owner === '' ? [`CREATE DATABASE "${database}" OWNER "${role}";`, `REVOKE CONNECT, TEMPORARY ON DATABASE "${database}" FROM PUBLIC;`] : []),
+      '',
+    ].join('\n');
+    try {
+      await this.#exec('psql', [...this.#connection('postgres'), '-X', '-v', 'ON_ERROR_STOP=1', '-q', '-f', '-'], sql);
+    } catch (error) {
+      // Another start created it between the check and the create: it is there now.
+      if (!(error instanceof UnavailableError && /already exists/.test(error.message))) throw error;
+    }
+    return { createdDatabase: owner === '' };
   }
 
   /** Runs SQL and returns psql's unaligned output. */
@@ -111,7 +160,9 @@ export class PostgresTools {
   async applyMigrations(database: string, dir: string): Promise<MigrationRun> {
     const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort() : [];
     if (files.length === 0) throw new ValidationError(`migrations folder ${path.basename(dir)} holds no .sql files`, { code: 'no_migrations' });
-    await this.query(database, 'CREATE TABLE IF NOT EXISTS svc_schema_migrations (filename text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())');
+    const owner = await this.#actingOwner(database);
+    const asOwner = owner ? `SET ROLE "${owner}";\n` : '';
+    await this.query(database, `${asOwner}CREATE TABLE IF NOT EXISTS svc_schema_migrations (filename text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
     const done = new Map(
       (await this.query(database, 'SELECT filename, checksum FROM svc_schema_migrations'))
         .split('\n')
@@ -133,7 +184,7 @@ export class PostgresTools {
       const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-migrate-'));
       const wrapper = path.join(scratch, 'run.sql');
       const quoted = (text: string) => `'${text.replace(/'/g, "''")}'`;
-      fs.writeFileSync(wrapper, `BEGIN;\n\\i ${quoted(path.resolve(dir, file))}\nINSERT INTO svc_schema_migrations (filename, checksum) VALUES (${quoted(file)}, ${quoted(checksum)});\nCOMMIT;\n`);
+      fs.writeFileSync(wrapper, `${asOwner}BEGIN;\n\\i ${quoted(path.resolve(dir, file))}\nINSERT INTO svc_schema_migrations (filename, checksum) VALUES (${quoted(file)}, ${quoted(checksum)});\nCOMMIT;\n`);
       try {
         await this.#exec('psql', [...this.#connection(database), '-X', '-v', 'ON_ERROR_STOP=1', '-q', '-f', wrapper]);
       } finally {

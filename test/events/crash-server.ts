@@ -6,5 +6,5 @@ import { startControlPlane } from '../../api/control/server/start-control-plane.
 import { loadConfig } from '../../platform/config.js';
 import { silentLogger } from '../../platform/logger.js';
 
-const plane = await startControlPlane(loadConfig({ ...process.env, SVC_PORT: '0', SVC_LOG_LEVEL: 'silent', SVC_CAPACITY_CHECK_INTERVAL: 'off' }), silentLogger());
+const plane = await startControlPlane(loadConfig({ ...process.env, SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_LOG_LEVEL: 'silent', SVC_CAPACITY_CHECK_INTERVAL: 'off' }), silentLogger());
 process.stdout.write(`${JSON.stringify({ url: plane.url })}\n`);

@@ -99,7 +99,7 @@ export async function startFunctionPlane(): Promise<FunctionPlane> {
   git(code, 'init', '-q', '-b', 'main');
   git(code, 'add', '-A');
   git(code, 'commit', '-q', '-m', 'function');
-  const config = loadConfig({ SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: `${root}/data`, SVC_APPS_DIR: `${root}/apps`, SVC_LOG_LEVEL: 'silent' });
+  const config = loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: `${root}/data`, SVC_APPS_DIR: `${root}/apps`, SVC_LOG_LEVEL: 'silent' });
   fs.mkdirSync(config.appsDir, { recursive: true });
   git(config.appsDir, 'init', '-q', '-b', 'main');
   for (const [name, spec] of Object.entries(SPECS)) {

@@ -13,6 +13,12 @@ import type { SvcConfig } from '../../platform/config.js';
 /** Closes `plane`, then stops and forgets every job its local drivers still run. */
 export async function closePlaneAndStopApps(plane: ControlPlane, config: SvcConfig): Promise<void> {
   await plane.close();
+  await stopAppsIn(config.dataDir);
+}
+
+/** Stops and forgets every job the local drivers of data folder `dataDir` still run (no control plane may be running on it). */
+export async function stopAppsIn(dataDir: string): Promise<void> {
+  const config = { dataDir };
   const dirs = [config.dataDir];
   const regions = path.join(config.dataDir, 'regions');
   if (fs.existsSync(regions)) for (const region of fs.readdirSync(regions)) dirs.push(path.join(regions, region));

@@ -5,7 +5,10 @@ import type { ExecutionContext } from 'ava';
 import { loadConfig, type SvcConfig } from '../../platform/config.js';
 import { tempDir } from './temp-dir.js';
 
-/** Config with port 0 everywhere and fresh folders; `env` overrides any SVC_* variable. */
+/**
+ * Config with port 0 everywhere and fresh folders; `env` overrides any SVC_* variable. The managed
+ * PostgreSQL server is off (`SVC_POSTGRES_MANAGED=false`): tests that need it turn it on.
+ */
 export function testConfig(t: ExecutionContext, env: Record<string, string> = {}): SvcConfig {
   const root = tempDir(t);
   return loadConfig({
@@ -15,6 +18,7 @@ export function testConfig(t: ExecutionContext, env: Record<string, string> = {}
     SVC_DATA_DIR: `${root}/data`,
     SVC_APPS_DIR: `${root}/apps`,
     SVC_LOG_LEVEL: 'silent',
+    SVC_POSTGRES_MANAGED: 'false',
     ...env,
   });
 }

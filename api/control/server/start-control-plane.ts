@@ -32,6 +32,10 @@ import { AccessTokens } from '../../../controllers/auth/access-tokens.js';
 import { SnapshotService } from '../../../controllers/snapshots/snapshot-service.js';
 import { registerSnapshotHandlers, type SnapshotOperationsOptions } from '../../../controllers/snapshots/snapshot-operations.js';
 import { PostgresTools } from '../../../platform/postgres/postgres-tools.js';
+import { ManagedPostgres } from '../../../platform/postgres/managed-postgres.js';
+import { AppCredentials } from '../../../platform/postgres/app-credentials.js';
+import { AppDatabases } from '../../../controllers/postgres/app-databases.js';
+import type { CanonicalAppSpec } from '../../../domain/spec/index.js';
 import { SnapshotFolder } from '../../../platform/snapshots/snapshot-folder.js';
 import { S3Snapshots } from '../../../platform/object-storage/s3-snapshots.js';
 import { snapshotMutationRoutes, snapshotReadRoutes } from '../operations/snapshots-routes.js';
@@ -61,6 +65,8 @@ export interface ControlPlane {
   readonly deploys: Deploys;
   /** Routing: tunnel config, wake gateway, access observations; `forge(app)` is the deploy pipeline's forge step. */
   readonly routing: Routing;
+  /** The managed PostgreSQL server of app databases; undefined with an external server. */
+  readonly managedPostgres: ManagedPostgres | undefined;
   close(): Promise<void>;
 }
 
@@ -107,7 +113,15 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
 /** Starts the control plane on `config.port` (0 picks a free port). */
 export async function startControlPlane(config: SvcConfig, logger: Logger): Promise<ControlPlane> {
   const log = logger.child({ service: 'control' });
-  const store = openControlStore(config.dataDir);
+  // First, so a host without the server programs fails the start before anything else opens.
+  const database = await startAppDatabaseServer(config, log);
+  let store: ReturnType<typeof openControlStore>;
+  try {
+    store = openControlStore(config.dataDir);
+  } catch (error) {
+    await database.managed?.close();
+    throw error;
+  }
   if (store.migrations.applied.length > 0) {
     log.info({ applied: store.migrations.applied.map((m) => `${m.version}-${m.name}`) }, 'control.db migrated');
   }
@@ -116,8 +130,10 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');
   }
   const gatewayScale = new GatewayScale();
+  const appDatabases = database.managed ? new AppDatabases({ db: store.db, tools: database.tools, credentials: new AppCredentials(database.managed.layout.credentials), host: database.managed.connection().host, port: database.managed.connection().port, logger: log.child({ component: 'app-databases' }) }) : undefined;
   const reconcilers = await startReconcilers({
     db: store.db,
+    ...(appDatabases ? { infrastructure: (app: string, spec: CanonicalAppSpec) => appDatabases.settingsFor(app, spec) } : {}),
     appsDir: config.appsDir,
     dataDir: config.dataDir,
     logger: log,
@@ -153,18 +169,12 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   const gatewayProxy = createWakeGatewayProxy({ gateway: routing.gateway, access: routing.access, logger: log.child({ component: 'wake-gateway' }), apiToken: config.apiToken });
   let controlUrl = '';
   const eventApi = await startEventApi(config, store.db, reconcilers, log);
-  const postgres = new PostgresTools({
-    host: config.postgresHost,
-    port: config.postgresPort,
-    user: config.postgresUser,
-    ...(config.postgresPasswordFile === undefined ? {} : { passwordFile: config.postgresPasswordFile }),
-    ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }),
-  });
+  const postgres = database.tools;
   const s3 =
     config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined
       ? new S3Snapshots({ endpoint: config.s3Endpoint, accessKey: config.s3AccessKey, secretKey: config.s3SecretKey, region: config.s3Region, forcePathStyle: config.s3ForcePathStyle })
       : undefined;
-  const snapshots = new SnapshotService({ db: store.db, folder: new SnapshotFolder(config.snapshotsDir), postgres, ...(s3 ? { s3 } : {}), events: eventApi.surface.events });
+  const snapshots = new SnapshotService({ db: store.db, folder: new SnapshotFolder(config.snapshotsDir), postgres, ...(s3 ? { s3 } : {}), events: eventApi.surface.events, ...(appDatabases ? { prepare: (app: string) => appDatabases.prepare(app) } : {}) });
   let wakeWorker = () => {};
   const snapshotOperations: SnapshotOperationsOptions = { db: store.db, service: snapshots, appsDir: config.appsDir, dataDir: config.dataDir, wake: () => wakeWorker() };
   const deploys = startDeploys({
@@ -173,9 +183,10 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       return { message: `dumped ${entry.database} to ${entry.filename} (${entry.sizeBytes} bytes)` };
     },
     migrate: async (app, dir, commit) => {
-      const { database } = snapshots.appDatabase(app);
-      const run = await postgres.applyMigrations(database, dir);
-      return { message: `${run.applied.length} migration(s) applied to ${database}${run.applied.length ? `: ${run.applied.join(', ')}` : ''}; ${run.alreadyApplied.length} already applied (at ${commit?.slice(0, 12) ?? 'HEAD'})` };
+      const { database: name } = snapshots.appDatabase(app);
+      await appDatabases?.prepare(app);
+      const run = await postgres.applyMigrations(name, dir);
+      return { message: `${run.applied.length} migration(s) applied to ${name}${run.applied.length ? `: ${run.applied.join(', ')}` : ''}; ${run.alreadyApplied.length} already applied (at ${commit?.slice(0, 12) ?? 'HEAD'})` };
     },
     register: (handlers) => registerSnapshotHandlers(handlers, snapshotOperations),
     db: store.db,
@@ -262,6 +273,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     eventApi.close();
     await reconcilers.close();
     store.db.close();
+    await database.managed?.close();
     throw error;
   }
   server.server.prependListener('upgrade', (req, socket, head) => void gatewayProxy.handleUpgrade(req, socket, head));
@@ -280,6 +292,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     metrics: eventApi.metrics,
     deploys,
     routing,
+    managedPostgres: database.managed,
     close() {
       // Idempotent: a second call waits for the first.
       closing ??= closeAll();
@@ -297,5 +310,25 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await eventApi.surface.events.flushed();
     await reconcilers.close();
     store.db.close();
+    // Last: operations and apps' reconciles that use it have stopped.
+    await database.managed?.close();
   }
+}
+
+/** The PostgreSQL server of app databases: the managed one (started here), or the external one SVC_POSTGRES_* names. */
+async function startAppDatabaseServer(config: SvcConfig, log: Logger): Promise<{ tools: PostgresTools; managed?: ManagedPostgres }> {
+  if (!config.postgresManaged) {
+    return {
+      tools: new PostgresTools({
+        host: config.postgresHost,
+        port: config.postgresPort,
+        user: config.postgresUser,
+        ...(config.postgresPasswordFile === undefined ? {} : { passwordFile: config.postgresPasswordFile }),
+        ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }),
+      }),
+    };
+  }
+  const managed = await ManagedPostgres.open({ dataDir: config.dataDir, logger: log, ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }) });
+  const connection = managed.connection();
+  return { managed, tools: new PostgresTools({ host: connection.socketDir, port: connection.port, user: connection.user, passwordFile: connection.passwordFile, binDir: connection.binDir, asDatabaseOwner: true }) };
 }
