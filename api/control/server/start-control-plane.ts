@@ -8,6 +8,7 @@ import { buildInfo } from '../../../platform/build-info.js';
 import { openControlStore } from '../../../store/open-stores.js';
 import type { Db } from '../../../store/database.js';
 import { listen, type RunningServer } from '../../http/listen.js';
+import { refuseUnservedUpgrades } from './unserved-upgrades.js';
 import { createControlApp } from './control-app.js';
 import { metaRoutes, type Capability } from './meta-routes.js';
 import { validateRoutes } from '../apps/validate-routes.js';
@@ -264,7 +265,9 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     store.db.close();
     throw error;
   }
-  server.server.prependListener('upgrade', (req, socket, head) => void gatewayProxy.handleUpgrade(req, socket, head));
+  // The wake gateway sees upgrades first too; exec is refused rather than left unanswered.
+  server.onUpgrade((req, socket, head) => gatewayProxy.handleUpgrade(req, socket, head), { first: true });
+  server.onUpgrade(refuseUnservedUpgrades);
   controlUrl = server.url;
   routing.setGatewayUrl(server.url);
   eventApi.attach(server, scopedToken);
