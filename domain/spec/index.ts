@@ -44,6 +44,7 @@ export { defaultDocumentLimits, LocateTarget, parseYamlDocument } from './parse-
 export type { ProcessTypeFields } from './process-type.js';
 export { conflictingProcessTypeFields, inferProcessType, ProcessType } from './process-type.js';
 export { schemaRule, SpecRule } from './spec-rule.js';
+export { SPEC_SCHEMAS } from './spec-schemas.js';
 export { canonicalTimeZone, isKnownTimeZone } from './time-zone.js';
 export type {
   CanonicalDeployGroup,
