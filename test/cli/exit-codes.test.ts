@@ -71,8 +71,8 @@ test('svc with an unknown command exits 2 with the usage; --help exits 0 on stan
 
 test('svc serve exits 1 on a configuration error and 2 for a bad --only, without the usage', async (t) => {
   const [config, only] = await Promise.all([
-    runSvc(['serve'], { env: { SVC_PORT: 'abc', SVC_DATA_DIR: tempDir(t) } }),
-    runSvc(['serve', '--only', 'everything'], { env: { SVC_DATA_DIR: tempDir(t) } }),
+    runSvc(['serve'], { env: { SVC_PORT: 'abc', SVC_DATA_DIR: tempDir(t) }, timeoutMs: 90_000 }),
+    runSvc(['serve', '--only', 'everything'], { env: { SVC_DATA_DIR: tempDir(t) }, timeoutMs: 90_000 }),
   ]);
   expectExit(t, 'serve with SVC_PORT=abc', config, 1, { stderr: /^error: configuration error: SVC_PORT: "abc" is not a port number/ });
   expectExit(t, 'serve --only everything', only, 2, { stderr: /^error: --only must be one of control, knowledge/ });

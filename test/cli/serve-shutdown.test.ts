@@ -9,14 +9,15 @@ import { tempDir } from '../helpers/temp-dir.js';
 const DRAIN_DEADLINE_MS = 10_000;
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-  test(`svc serve exits on ${signal} within the drain deadline while upgrades are open on every listener`, async (t) => {
+  // Serial: two platforms starting at once on a loaded machine only slow each other down.
+  test.serial(`svc serve exits on ${signal} within the drain deadline while upgrades are open on every listener`, async (t) => {
     const data = tempDir(t);
     const env = { SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: data, SVC_APPS_DIR: `${data}/apps`, SVC_LOG_LEVEL: 'info' };
     const urls = { control: '' };
     const { child, line } = await startSvc(['serve'], (l) => {
       if (l.msg === 'control plane listening') urls.control = String(l.url);
       return l.msg === 'knowledge store listening';
-    }, { env });
+    }, { env, timeoutMs: 90_000 });
     t.teardown(() => child.kill('SIGKILL'));
     // Clients that never close their side: the exec upgrade (once left unanswered), unknown paths on
     // the knowledge listeners, and a live event stream.
