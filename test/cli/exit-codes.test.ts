@@ -40,9 +40,24 @@ test.before(async () => {
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 });
 
+// At most two svc processes of this file at once: the suite runs other files beside it on two cores.
+const MAX_PROCESSES = 2;
+let running = 0;
+const queued: (() => void)[] = [];
+async function limited<T>(run: () => Promise<T>): Promise<T> {
+  if (running >= MAX_PROCESSES) await new Promise<void>((resolve) => queued.push(resolve));
+  running += 1;
+  try {
+    return await run();
+  } finally {
+    running -= 1;
+    queued.shift()?.();
+  }
+}
+
 /** Runs svc against the plane with the control token (or `token`, or unreachable with `down`). */
 function svc(args: readonly string[], options: { token?: string; down?: boolean; env?: Record<string, string> } = {}): Promise<CliResult> {
-  return runSvc(args, { env: { SVC_API_URL: options.down ? unreachable : plane.url, SVC_API_TOKEN: options.token ?? TOKEN, ...options.env }, timeoutMs: 90_000 });
+  return limited(() => runSvc(args, { env: { SVC_API_URL: options.down ? unreachable : plane.url, SVC_API_TOKEN: options.token ?? TOKEN, ...options.env }, timeoutMs: 90_000 }));
 }
 
 /** Checks the exit code, that a failure is one `error:` line (no usage text) and that usage appears only where it belongs. */
@@ -71,8 +86,8 @@ test('svc with an unknown command exits 2 with the usage; --help exits 0 on stan
 
 test('svc serve exits 1 on a configuration error and 2 for a bad --only, without the usage', async (t) => {
   const [config, only] = await Promise.all([
-    runSvc(['serve'], { env: { SVC_PORT: 'abc', SVC_DATA_DIR: tempDir(t) }, timeoutMs: 90_000 }),
-    runSvc(['serve', '--only', 'everything'], { env: { SVC_DATA_DIR: tempDir(t) }, timeoutMs: 90_000 }),
+    limited(() => runSvc(['serve'], { env: { SVC_PORT: 'abc', SVC_DATA_DIR: tempDir(t) }, timeoutMs: 90_000 })),
+    limited(() => runSvc(['serve', '--only', 'everything'], { env: { SVC_DATA_DIR: tempDir(t) }, timeoutMs: 90_000 })),
   ]);
   expectExit(t, 'serve with SVC_PORT=abc', config, 1, { stderr: /^error: configuration error: SVC_PORT: "abc" is not a port number/ });
   expectExit(t, 'serve --only everything', only, 2, { stderr: /^error: --only must be one of control, knowledge/ });
