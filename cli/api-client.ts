@@ -1,5 +1,3 @@
-import type { Command } from 'commander';
-
 /**
  * The CLI's client of the control plane API: base URL from `--api`, `SVC_API_URL`, or
  * `http://127.0.0.1:$SVC_PORT`; bearer token from `SVC_API_TOKEN`.
@@ -17,7 +15,13 @@ export function apiBaseUrl(options: ApiClientOptions = {}): string {
 
 /** An API answer that was not 2xx, with the error body's message. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** The error body's `details` (validation problems, conflicting ids, ...). */
+    readonly details: Record<string, unknown> = {},
+  ) {
     super(message);
     this.name = 'ApiError';
   }
@@ -43,7 +47,10 @@ async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: un
       ...(method === 'POST' ? { body: JSON.stringify(body ?? {}) } : {}),
     });
   } catch (cause) {
-    throw new ApiError(0, 'unreachable', `cannot reach the control plane at ${base} (is \`svc serve\` running? set --api or SVC_API_URL): ${(cause as Error).message}`);
+    // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, ...) is its cause.
+    const inner = (cause as Error & { cause?: { code?: string; message?: string } }).cause;
+    const reason = inner?.code ?? inner?.message ?? (cause as Error).message;
+    throw new ApiError(0, 'unreachable', `cannot reach the control plane at ${base} (${reason}); is \`svc serve\` running? set --api or SVC_API_URL`);
   }
   const text = await response.text();
   let parsed: any;
@@ -53,7 +60,13 @@ async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: un
     parsed = undefined;
   }
   if (!response.ok) {
-    throw new ApiError(response.status, parsed?.error?.code ?? 'http_error', parsed?.error?.message ?? `${response.status} ${response.statusText}`);
+    const details = parsed?.error?.details;
+    throw new ApiError(
+      response.status,
+      parsed?.error?.code ?? 'http_error',
+      parsed?.error?.message ?? `${response.status} ${response.statusText}`,
+      typeof details === 'object' && details !== null && !Array.isArray(details) ? (details as Record<string, unknown>) : {},
+    );
   }
   return parsed as T;
 }
@@ -73,12 +86,3 @@ export function apiDelete<T>(path: string, options: ApiClientOptions = {}): Prom
   return call<T>('DELETE', path, undefined, options);
 }
 
-/** Runs a command's action, turning an `ApiError` into the program's error exit (4 for not found, else 1). */
-export async function runApiCommand(program: Command, action: () => Promise<void>): Promise<void> {
-  try {
-    await action();
-  } catch (error) {
-    if (error instanceof ApiError) program.error(`${error.message} (${error.code})`, { exitCode: error.status === 404 ? 4 : 1 });
-    throw error;
-  }
-}

@@ -172,6 +172,10 @@ export interface Process {
    */
   schedule?: string;
   /**
+   * IANA time zone the schedule is read in, e.g. Europe/Paris or America/New_York (UTC by default). Only for processes with a schedule.
+   */
+  timezone?: string;
+  /**
    * Makes it a batch job that runs only when invoked.
    */
   function?: FunctionSpec;
@@ -566,7 +570,7 @@ export interface Bucket {
  */
 export interface Endpoint {
   /**
-   * External hostname; maps to a tunnel ingress rule.
+   * External hostname; maps to a tunnel ingress rule. An http or https URL of a hostname without a path (https://app.example.com, also with a port) is accepted and routed as its hostname, with a warning.
    */
   url: string;
   /**

@@ -1,10 +1,14 @@
 /**
  * Starts a Koa app on a real socket and stops it gracefully: stop accepting, let in-flight requests
- * finish (bounded), then close idle keep-alive connections.
+ * finish (bounded), then close idle keep-alive connections. Upgrade requests go to the handlers
+ * registered with {@link RunningServer.onUpgrade}; one that no handler takes gets an HTTP error
+ * answer, and every upgraded socket is closed when the server closes (ADR 0017).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
+import { refuseUpgrade, type UpgradeHandler } from './upgrade.js';
 
 /** A listening HTTP server. */
 export interface RunningServer {
@@ -13,8 +17,18 @@ export interface RunningServer {
   readonly host: string;
   /** Base URL, e.g. `http://127.0.0.1:8800`. */
   readonly url: string;
-  /** Stops accepting, waits up to `graceMs` for in-flight requests, then force-closes. */
+  /**
+   * Stops accepting, closes every upgraded socket (WebSockets never finish on their own), waits up
+   * to `graceMs` for in-flight requests, then force-closes.
+   */
   close(graceMs?: number): Promise<void>;
+  /**
+   * Adds an upgrade handler, asked after the ones added before it (before them with `first`);
+   * returns its remover. An upgrade no handler takes is answered 404.
+   */
+  onUpgrade(handler: UpgradeHandler, options?: { readonly first?: boolean }): () => void;
+  /** Upgraded sockets open now (served or being refused). */
+  upgradedSockets(): number;
 }
 
 /** Options of {@link listen}. */
@@ -34,6 +48,19 @@ export async function listen(app: Koa, port: number, host = '127.0.0.1', options
     if (!intercept(req, res)) void callback(req, res);
   });
   server.keepAliveTimeout = 5_000;
+  const upgradeHandlers: UpgradeHandler[] = [];
+  const upgraded = new Set<Duplex>();
+  let closingNow = false;
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+    upgraded.add(socket);
+    socket.once('close', () => upgraded.delete(socket));
+    // A socket error after the handshake is the handler's to report; never an uncaught exception.
+    socket.on('error', () => undefined);
+    if (closingNow) return refuseUpgrade(socket, { status: 503, code: 'shutting_down', message: 'the server is shutting down' });
+    for (const handler of [...upgradeHandlers]) if (handler(req, socket, head)) return;
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    refuseUpgrade(socket, { status: 404, code: 'route_not_found', message: `no upgrade (WebSocket) endpoint at ${path}`, details: { path } });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -49,9 +76,26 @@ export async function listen(app: Koa, port: number, host = '127.0.0.1', options
     port: address.port,
     host: address.address,
     url: `http://${shownHost}:${address.port}`,
+    onUpgrade(handler, options = {}) {
+      if (options.first) upgradeHandlers.unshift(handler);
+      else upgradeHandlers.push(handler);
+      return () => {
+        const at = upgradeHandlers.indexOf(handler);
+        if (at >= 0) upgradeHandlers.splice(at, 1);
+      };
+    },
+    upgradedSockets: () => upgraded.size,
     close(graceMs = 10_000) {
       closing ??= new Promise<void>((resolve) => {
-        const timer = setTimeout(() => server.closeAllConnections(), graceMs);
+        closingNow = true;
+        // Upgraded sockets are outside the HTTP server's tracking and would keep close() waiting
+        // forever: a WebSocket has no response to finish, so it is closed now.
+        for (const socket of upgraded) socket.destroy();
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+          // A refusal a client never reads can sit unflushed: the deadline ends it too.
+          for (const socket of upgraded) socket.destroy();
+        }, graceMs);
         timer.unref();
         // Keep-alive connections become idle as their last response ends: sweep them as they do.
         const sweep = setInterval(() => server.closeIdleConnections(), 50);

@@ -2,7 +2,7 @@
  * `svc apps` and `svc status <app>`: read apps and their runtime status from the control plane.
  */
 import type { Command } from 'commander';
-import { apiGet, runApiCommand } from '../api-client.js';
+import { apiGet } from '../api-client.js';
 import { renderTable } from '../table.js';
 
 interface ConditionView { type: string; status: string; reason: string; message: string; lastTransitionTime: string }
@@ -20,50 +20,46 @@ export function registerApps(program: Command): void {
     .description('List discovered apps with their conditions (reads GET /api/apps)')
     .option('--api <url>', 'control plane URL (default SVC_API_URL or http://127.0.0.1:$SVC_PORT)')
     .option('--json', 'print the API answer as JSON')
-    .action((opts: { api?: string; json?: boolean }) =>
-      runApiCommand(program, async () => {
-        const { apps } = await apiGet<{ apps: AppView[] }>('/api/apps', opts);
-        if (opts.json) {
-          process.stdout.write(JSON.stringify(apps, null, 2) + '\n');
-          return;
-        }
-        const rows = apps.map((app) => [
-          app.name,
-          app.deploy ? 'yes' : 'no',
-          conditionStatus(app, 'Valid'),
-          conditionStatus(app, 'Deployed'),
-          conditionStatus(app, 'Healthy'),
-          conditionStatus(app, 'Ready'),
-          app.processes.map((p) => `${p.process} ${p.running}/${p.desiredCount}`).join(', ') || '-',
-          app.release?.commit.slice(0, 12) ?? '-',
-        ]);
-        process.stdout.write(renderTable(['APP', 'DEPLOY', 'VALID', 'DEPLOYED', 'HEALTHY', 'READY', 'PROCESSES', 'RELEASE'], rows));
-      }),
-    );
+    .action(async (opts: { api?: string; json?: boolean }) => {
+      const { apps } = await apiGet<{ apps: AppView[] }>('/api/apps', opts);
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(apps, null, 2) + '\n');
+        return;
+      }
+      const rows = apps.map((app) => [
+        app.name,
+        app.deploy ? 'yes' : 'no',
+        conditionStatus(app, 'Valid'),
+        conditionStatus(app, 'Deployed'),
+        conditionStatus(app, 'Healthy'),
+        conditionStatus(app, 'Ready'),
+        app.processes.map((p) => `${p.process} ${p.running}/${p.desiredCount}`).join(', ') || '-',
+        app.release?.commit.slice(0, 12) ?? '-',
+      ]);
+      process.stdout.write(renderTable(['APP', 'DEPLOY', 'VALID', 'DEPLOYED', 'HEALTHY', 'READY', 'PROCESSES', 'RELEASE'], rows));
+    });
   program
     .command('status <app>')
     .description('Show one app: conditions, processes and allocations (reads GET /api/apps/{id})')
     .option('--api <url>', 'control plane URL')
     .option('--json', 'print the API answer as JSON')
-    .action((name: string, opts: { api?: string; json?: boolean }) =>
-      runApiCommand(program, async () => {
-        const app = await apiGet<AppView>(`/api/apps/${encodeURIComponent(name)}`, opts);
-        if (opts.json) {
-          process.stdout.write(JSON.stringify(app, null, 2) + '\n');
-          return;
-        }
-        const out: string[] = [];
-        out.push(`app ${app.name}  deploy=${app.deploy}  release=${app.release?.commit.slice(0, 12) ?? '-'}  generation=${app.generation?.slice(0, 12) ?? '-'}  observed=${app.observedGeneration?.slice(0, 12) ?? '-'}\n\n`);
-        out.push(renderTable(['CONDITION', 'STATUS', 'REASON', 'MESSAGE'], app.conditions.map((c) => [c.type, c.status, c.reason, c.message])));
-        for (const finding of app.findings) out.push(`${finding.severity}: ${finding.message}\n`);
-        out.push('\n');
-        const rows = app.processes.flatMap((p) =>
-          p.allocations.length === 0
-            ? [[p.process, p.jobType, p.region, `${p.running}/${p.desiredCount}`, '-', '-', '-', '-', '-']]
-            : p.allocations.map((a) => [p.process, p.jobType, p.region, `${p.running}/${p.desiredCount}`, a.id.slice(0, 8), a.status + (a.canary ? ' (canary)' : ''), String(a.pid ?? '-'), `${a.restarts}${a.oomKilled ? ' oom' : ''}`, a.health ?? '-']),
-        );
-        out.push(renderTable(['PROCESS', 'TYPE', 'REGION', 'RUNNING', 'ALLOC', 'STATUS', 'PID', 'RESTARTS', 'HEALTH'], rows));
-        process.stdout.write(out.join(''));
-      }),
-    );
+    .action(async (name: string, opts: { api?: string; json?: boolean }) => {
+      const app = await apiGet<AppView>(`/api/apps/${encodeURIComponent(name)}`, opts);
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(app, null, 2) + '\n');
+        return;
+      }
+      const out: string[] = [];
+      out.push(`app ${app.name}  deploy=${app.deploy}  release=${app.release?.commit.slice(0, 12) ?? '-'}  generation=${app.generation?.slice(0, 12) ?? '-'}  observed=${app.observedGeneration?.slice(0, 12) ?? '-'}\n\n`);
+      out.push(renderTable(['CONDITION', 'STATUS', 'REASON', 'MESSAGE'], app.conditions.map((c) => [c.type, c.status, c.reason, c.message])));
+      for (const finding of app.findings) out.push(`${finding.severity}: ${finding.message}\n`);
+      out.push('\n');
+      const rows = app.processes.flatMap((p) =>
+        p.allocations.length === 0
+          ? [[p.process, p.jobType, p.region, `${p.running}/${p.desiredCount}`, '-', '-', '-', '-', '-']]
+          : p.allocations.map((a) => [p.process, p.jobType, p.region, `${p.running}/${p.desiredCount}`, a.id.slice(0, 8), a.status + (a.canary ? ' (canary)' : ''), String(a.pid ?? '-'), `${a.restarts}${a.oomKilled ? ' oom' : ''}`, a.health ?? '-']),
+      );
+      out.push(renderTable(['PROCESS', 'TYPE', 'REGION', 'RUNNING', 'ALLOC', 'STATUS', 'PID', 'RESTARTS', 'HEALTH'], rows));
+      process.stdout.write(out.join(''));
+    });
 }

@@ -3,7 +3,8 @@
  * with --follow, show the pipeline's steps live until the deployment ends.
  */
 import type { Command } from 'commander';
-import { apiPost, runApiCommand } from '../api-client.js';
+import { CliError, ExitCode } from '../cli-error.js';
+import { apiPost } from '../api-client.js';
 import { followDeployment } from './deploy-client.js';
 
 interface QueuedView {
@@ -22,7 +23,7 @@ interface CommandOptions {
 }
 
 
-async function queueAndFollow(program: Command, app: string, action: 'deploy' | 'preflight' | 'rollback', body: Record<string, unknown>, opts: CommandOptions): Promise<void> {
+async function queueAndFollow(app: string, action: 'deploy' | 'preflight' | 'rollback', body: Record<string, unknown>, opts: CommandOptions): Promise<void> {
   const queued = await apiPost<QueuedView>(`/api/apps/${encodeURIComponent(app)}/${action}`, body, { ...(opts.api ? { api: opts.api } : {}), ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}) });
   if (opts.json && !opts.follow) {
     process.stdout.write(JSON.stringify(queued, null, 2) + '\n');
@@ -33,7 +34,7 @@ async function queueAndFollow(program: Command, app: string, action: 'deploy' | 
   const final = await followDeployment(queued.deploymentId, opts.api ? { api: opts.api } : {});
   const d = final.deployment;
   process.stdout.write(`${d.kind} ${d.status}${d.commit ? ` at ${d.commit.slice(0, 12)}` : ''}${d.message ? `: ${d.message}` : ''}\n`);
-  if (d.status !== 'succeeded') program.error(`${d.kind} of ${app} ${d.status}${d.failedStep ? ` at ${d.failedStep}` : ''}`, { exitCode: 1 });
+  if (d.status !== 'succeeded') throw new CliError(`${d.kind} of ${app} ${d.status}${d.failedStep ? ` at ${d.failedStep}` : ''}${d.message ? `: ${d.message}` : ''}`, ExitCode.failed, { deployment: d.id, saga: d.sagaId });
 }
 
 /** Registers `deploy`, `preflight` and `rollback`. */
@@ -45,13 +46,13 @@ export function registerDeploy(program: Command): void {
       .option('--json', 'print the queued answer as JSON')
       .option('--idempotency-key <key>', 'Idempotency-Key header: a retry with the same key answers the original response');
   common(program.command('deploy <app>').description('Queue a deploy (POST /api/apps/{id}/deploy)').option('--ref <ref>', 'git ref to deploy (default HEAD)')).action((app: string, opts: CommandOptions) =>
-    runApiCommand(program, () => queueAndFollow(program, app, 'deploy', opts.ref ? { ref: opts.ref } : {}, opts)),
+    queueAndFollow(app, 'deploy', opts.ref ? { ref: opts.ref } : {}, opts),
   );
   common(program.command('preflight <app>').description('Queue a read-only preflight: validate, clone, inspect, build, test (POST /api/apps/{id}/preflight)').option('--ref <ref>', 'git ref (default HEAD)')).action(
-    (app: string, opts: CommandOptions) => runApiCommand(program, () => queueAndFollow(program, app, 'preflight', opts.ref ? { ref: opts.ref } : {}, opts)),
+    (app: string, opts: CommandOptions) => queueAndFollow(app, 'preflight', opts.ref ? { ref: opts.ref } : {}, opts),
   );
   common(program.command('rollback <app>').description('Queue a rollback to the last successful release (POST /api/apps/{id}/rollback)').option('--regions <list>', 'comma-separated regions (default all)')).action(
     (app: string, opts: CommandOptions) =>
-      runApiCommand(program, () => queueAndFollow(program, app, 'rollback', opts.regions ? { regions: opts.regions.split(',').map((r) => r.trim()).filter(Boolean) } : {}, opts)),
+      queueAndFollow(app, 'rollback', opts.regions ? { regions: opts.regions.split(',').map((r) => r.trim()).filter(Boolean) } : {}, opts),
   );
 }

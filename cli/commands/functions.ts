@@ -3,7 +3,8 @@
  * (the process form of POST /api/apps/{id}/invoke) and read its execution history.
  */
 import type { Command } from 'commander';
-import { apiGet, apiPost, runApiCommand, type ApiClientOptions } from '../api-client.js';
+import { CliError, ExitCode } from '../cli-error.js';
+import { apiGet, apiPost, type ApiClientOptions } from '../api-client.js';
 import { renderTable } from '../table.js';
 
 interface ExecutionView {
@@ -54,20 +55,21 @@ async function waitForExecution(app: string, executionId: string, options: ApiCl
   }
 }
 
-async function invoke(program: Command, app: string, opts: InvokeOptions): Promise<void> {
+async function invoke(app: string, opts: InvokeOptions): Promise<void> {
   const api: ApiClientOptions = opts.api ? { api: opts.api } : {};
   let body: unknown = null;
   if (opts.body !== undefined) {
     try {
       body = JSON.parse(opts.body);
     } catch (error) {
-      program.error(`--body: not JSON: ${(error as Error).message}`, { exitCode: 2 });
+      throw new CliError(`--body is not JSON: ${(error as Error).message}`, ExitCode.usage);
     }
   }
   let process_ = opts.process;
   if (process_ === undefined) {
     const { functions } = await apiGet<HistoryView>(historyPath(app, { limit: '1' }), api);
-    if (functions.length !== 1) program.error(`${app} has ${functions.length === 0 ? 'no function process' : `several function processes (${functions.join(', ')}); name one with --process`}`, { exitCode: 2 });
+    if (functions.length === 0) throw new CliError(`${app} has no function process`, ExitCode.notFound);
+    if (functions.length > 1) throw new CliError(`${app} has several function processes (${functions.join(', ')}); name one with --process`, ExitCode.usage);
     process_ = functions[0]!;
   }
   const invocation = await apiPost<InvocationView>(`/api/apps/${encodeURIComponent(app)}/invoke`, { process: process_, body }, { ...api, ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}) });
@@ -82,7 +84,7 @@ async function invoke(program: Command, app: string, opts: InvokeOptions): Promi
     if (record.errorOutput) process.stderr.write(record.errorOutput);
   }
   if (record.status !== 'succeeded') {
-    program.error(`function ${app}/${record.process} ${record.status}${record.exitCode === null ? '' : ` (exit code ${record.exitCode})`}, execution ${record.executionId}`, { exitCode: 1 });
+    throw new CliError(`function ${app}/${record.process} ${record.status}${record.exitCode === null ? '' : ` (exit code ${record.exitCode})`}, execution ${record.executionId}`, ExitCode.failed);
   }
 }
 
@@ -97,7 +99,7 @@ export function registerFunctions(program: Command): void {
     .option('--json', 'print the execution record (or, with --no-wait, the invocation) as JSON')
     .option('--idempotency-key <key>', 'Idempotency-Key header: a retry with the same key answers the original invocation')
     .option('--api <url>', 'control plane URL (default SVC_API_URL or http://127.0.0.1:$SVC_PORT)')
-    .action((app: string, opts: InvokeOptions) => runApiCommand(program, () => invoke(program, app, opts)));
+    .action((app: string, opts: InvokeOptions) => invoke(app, opts));
   const functions = program.command('functions').description('On-demand function processes');
   functions
     .command('history <app>')
@@ -106,16 +108,14 @@ export function registerFunctions(program: Command): void {
     .option('--limit <n>', 'records to show (at most 100)', '20')
     .option('--json', 'print the API answer as JSON')
     .option('--api <url>', 'control plane URL (default SVC_API_URL or http://127.0.0.1:$SVC_PORT)')
-    .action((app: string, opts: { process?: string; limit: string; json?: boolean; api?: string }) =>
-      runApiCommand(program, async () => {
-        const view = await apiGet<HistoryView>(historyPath(app, { limit: opts.limit, ...(opts.process ? { process: opts.process } : {}) }), opts.api ? { api: opts.api } : {});
-        if (opts.json) return void process.stdout.write(JSON.stringify(view, null, 2) + '\n');
-        const firstLine = (text: string) => {
-          const line = text.trim().split('\n')[0] ?? '';
-          return line.length > 60 ? `${line.slice(0, 57)}...` : line;
-        };
-        const rows = view.executions.map((e) => [e.executionId, e.process, e.status, e.exitCode === null ? '-' : String(e.exitCode), e.durationMs === null ? '-' : `${e.durationMs}ms`, e.startedAt, firstLine(e.output) || '-']);
-        process.stdout.write(renderTable(['EXECUTION', 'PROCESS', 'STATUS', 'EXIT', 'DURATION', 'STARTED', 'OUTPUT'], rows));
-      }),
-    );
+    .action(async (app: string, opts: { process?: string; limit: string; json?: boolean; api?: string }) => {
+      const view = await apiGet<HistoryView>(historyPath(app, { limit: opts.limit, ...(opts.process ? { process: opts.process } : {}) }), opts.api ? { api: opts.api } : {});
+      if (opts.json) return void process.stdout.write(JSON.stringify(view, null, 2) + '\n');
+      const firstLine = (text: string) => {
+        const line = text.trim().split('\n')[0] ?? '';
+        return line.length > 60 ? `${line.slice(0, 57)}...` : line;
+      };
+      const rows = view.executions.map((e) => [e.executionId, e.process, e.status, e.exitCode === null ? '-' : String(e.exitCode), e.durationMs === null ? '-' : `${e.durationMs}ms`, e.startedAt, firstLine(e.output) || '-']);
+      process.stdout.write(renderTable(['EXECUTION', 'PROCESS', 'STATUS', 'EXIT', 'DURATION', 'STARTED', 'OUTPUT'], rows));
+    });
 }

@@ -2,10 +2,9 @@
  * `svc serve`: runs the control plane and the knowledge store (or one of them) until SIGTERM or SIGINT.
  */
 import type { Command } from 'commander';
+import { CliError, ExitCode } from '../cli-error.js';
 import { loadConfig, redactConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
-import { startControlPlane } from '../../api/control/server/start-control-plane.js';
-import { startKnowledgeStore } from '../../api/knowledge/start-knowledge-store.js';
 import { ConfigError } from '../../domain/errors.js';
 
 const ONLY = ['control', 'knowledge'] as const;
@@ -21,17 +20,19 @@ export function registerServe(program: Command): void {
     .addHelpText('after', '\nEvery setting is an SVC_* environment variable; see the README configuration table.')
     .action(async (opts: { only?: string; apps?: string; data?: string }) => {
       if (opts.only !== undefined && !(ONLY as readonly string[]).includes(opts.only)) {
-        program.error(`--only must be one of ${ONLY.join(', ')}, got "${opts.only}"`);
+        throw new CliError(`--only must be one of ${ONLY.join(', ')}, got "${opts.only}"`, ExitCode.usage);
       }
       let config;
       try {
         config = loadConfig({ ...process.env, ...(opts.apps ? { SVC_APPS_DIR: opts.apps } : {}), ...(opts.data ? { SVC_DATA_DIR: opts.data } : {}) });
       } catch (error) {
-        if (error instanceof ConfigError) program.error(`configuration error: ${error.message}`);
+        if (error instanceof ConfigError) throw new CliError(`configuration error: ${error.message}`, ExitCode.failed);
         throw error;
       }
       const logger = createLogger({ level: config.logLevel, base: { pid: process.pid } });
       logger.info({ config: redactConfig(config) }, 'starting svc');
+      // Loaded here, not at the top: every other command starts without the whole server graph.
+      const [{ startControlPlane }, { startKnowledgeStore }] = await Promise.all([import('../../api/control/server/start-control-plane.js'), import('../../api/knowledge/start-knowledge-store.js')]);
       const closers: (() => Promise<void>)[] = [];
       try {
         if (opts.only !== 'knowledge') {
@@ -45,7 +46,7 @@ export function registerServe(program: Command): void {
       } catch (error) {
         logger.fatal({ err: error }, 'start failed');
         await Promise.allSettled(closers.map((close) => close()));
-        process.exitCode = 1;
+        process.exitCode = ExitCode.failed;
         return;
       }
       let stopping = false;

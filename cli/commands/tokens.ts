@@ -3,7 +3,7 @@
  * DELETE /api/access/tokens/{id}). Needs the control token in SVC_API_TOKEN.
  */
 import type { Command } from 'commander';
-import { apiDelete, apiGet, apiPost, runApiCommand } from '../api-client.js';
+import { apiDelete, apiGet, apiPost } from '../api-client.js';
 import { renderTable } from '../table.js';
 
 interface TokenView {
@@ -30,35 +30,29 @@ export function registerTokens(program: Command): void {
     .option('--expires-in <duration>', 'Go duration until it expires, e.g. 720h (at most 366 days)')
     .option('--api <url>', 'control plane URL')
     .option('--json', 'print the API answer as JSON')
-    .action((opts: { name: string; scope: string[]; expiresIn?: string; api?: string; json?: boolean }) =>
-      runApiCommand(program, async () => {
-        const answer = await apiPost<{ token: TokenView & { token: string } }>('/api/access/tokens', { name: opts.name, scopes: opts.scope, ...(opts.expiresIn ? { expiresIn: opts.expiresIn } : {}) }, opts);
-        if (opts.json) return void process.stdout.write(JSON.stringify(answer, null, 2) + '\n');
-        const t = answer.token;
-        process.stdout.write(`${t.token}\n`);
-        process.stderr.write(`issued ${t.id} "${t.name}" with ${t.scopes.join(', ')}${t.expiresAt ? `, expires ${t.expiresAt}` : ', no expiry'}; the secret above is shown only once\n`);
-      }),
-    );
+    .action(async (opts: { name: string; scope: string[]; expiresIn?: string; api?: string; json?: boolean }) => {
+      const answer = await apiPost<{ token: TokenView & { token: string } }>('/api/access/tokens', { name: opts.name, scopes: opts.scope, ...(opts.expiresIn ? { expiresIn: opts.expiresIn } : {}) }, opts);
+      if (opts.json) return void process.stdout.write(JSON.stringify(answer, null, 2) + '\n');
+      const t = answer.token;
+      process.stdout.write(`${t.token}\n`);
+      process.stderr.write(`issued ${t.id} "${t.name}" with ${t.scopes.join(', ')}${t.expiresAt ? `, expires ${t.expiresAt}` : ', no expiry'}; the secret above is shown only once\n`);
+    });
   tokens
     .command('list')
     .description('List tokens (never their secrets)')
     .option('--api <url>', 'control plane URL')
     .option('--json', 'print the API answer as JSON')
-    .action((opts: { api?: string; json?: boolean }) =>
-      runApiCommand(program, async () => {
-        const answer = await apiGet<{ tokens: TokenView[] }>('/api/access/tokens', opts);
-        if (opts.json) return void process.stdout.write(JSON.stringify(answer, null, 2) + '\n');
-        process.stdout.write(renderTable(['ID', 'NAME', 'SCOPES', 'STATE', 'CREATED', 'EXPIRES'], answer.tokens.map((t) => [t.id, t.name, t.scopes.join(','), t.state, t.createdAt, t.expiresAt ?? '-'])));
-      }),
-    );
+    .action(async (opts: { api?: string; json?: boolean }) => {
+      const answer = await apiGet<{ tokens: TokenView[] }>('/api/access/tokens', opts);
+      if (opts.json) return void process.stdout.write(JSON.stringify(answer, null, 2) + '\n');
+      process.stdout.write(renderTable(['ID', 'NAME', 'SCOPES', 'STATE', 'CREATED', 'EXPIRES'], answer.tokens.map((t) => [t.id, t.name, t.scopes.join(','), t.state, t.createdAt, t.expiresAt ?? '-'])));
+    });
   tokens
     .command('revoke <id>')
     .description('Revoke a token at once')
     .option('--api <url>', 'control plane URL')
-    .action((id: string, opts: { api?: string }) =>
-      runApiCommand(program, async () => {
-        const answer = await apiDelete<{ token: TokenView }>(`/api/access/tokens/${encodeURIComponent(id)}`, opts);
-        process.stdout.write(`${answer.token.id} ${answer.token.state} at ${answer.token.revokedAt}\n`);
-      }),
-    );
+    .action(async (id: string, opts: { api?: string }) => {
+      const answer = await apiDelete<{ token: TokenView }>(`/api/access/tokens/${encodeURIComponent(id)}`, opts);
+      process.stdout.write(`${answer.token.id} ${answer.token.state} at ${answer.token.revokedAt}\n`);
+    });
 }

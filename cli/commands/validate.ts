@@ -5,10 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { CliError, ExitCode } from '../cli-error.js';
 import YAML from 'yaml';
 import { loadConfig } from '../../platform/config.js';
 import { validateAppsDir, validateSpecFile, type FileValidation } from '../../controllers/validation/validate-apps.js';
 import { DEPLOY_GROUPS_DIR } from '../../platform/spec-files.js';
+import { ConfigError } from '../../domain/errors.js';
 
 function expand(target: string): string[] {
   const stat = fs.statSync(target, { throwIfNoEntry: false });
@@ -21,6 +23,15 @@ function expand(target: string): string[] {
     .filter((entry) => entry.isDirectory() && fs.existsSync(path.join(target, entry.name, 'infraspec.yaml')))
     .map((entry) => path.join(target, entry.name, 'infraspec.yaml'))
     .sort();
+}
+
+function configuredAppsDir(): string {
+  try {
+    return loadConfig().appsDir;
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(`configuration error: ${error.message}`, ExitCode.failed);
+    throw error;
+  }
 }
 
 /** Renders one finding as `file:line:col rule message`. */
@@ -42,19 +53,19 @@ export function registerValidate(program: Command): void {
         try {
           fleetDocument = YAML.parse(fs.readFileSync(opts.fleet, 'utf8'));
         } catch (error) {
-          program.error(`--fleet ${opts.fleet}: ${(error as Error).message}`);
+          throw new CliError(`--fleet ${opts.fleet}: ${(error as Error).message}`, ExitCode.usage);
         }
       }
       let results: FileValidation[];
       if (paths.length === 0) {
-        const appsDir = loadConfig().appsDir;
+        const appsDir = configuredAppsDir();
         results = [...validateAppsDir(appsDir, { fleetDocument }).files].map((f) => ({ ...f, file: path.join(path.relative(process.cwd(), appsDir) || '.', f.file) }));
       } else {
         let files: string[];
         try {
           files = paths.flatMap(expand);
         } catch (error) {
-          program.error((error as Error).message);
+          throw new CliError((error as Error).message, ExitCode.usage);
         }
         results = files.map((file) => {
           const kind = path.basename(path.dirname(file)) === DEPLOY_GROUPS_DIR ? 'deploy-group' : 'app';
@@ -69,6 +80,6 @@ export function registerValidate(program: Command): void {
         const invalid = results.filter((r) => !r.valid).length;
         process.stderr.write(`${results.length} file(s) checked, ${invalid} invalid\n`);
       }
-      if (results.some((r) => !r.valid)) process.exitCode = 1;
+      if (results.some((r) => !r.valid)) process.exitCode = ExitCode.failed;
     });
 }

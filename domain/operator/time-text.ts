@@ -13,15 +13,7 @@ export interface InstantText {
   readonly relative: string;
 }
 
-/** True when `zone` is an IANA time zone this runtime knows. */
-export function isKnownTimeZone(zone: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
-  }
-}
+export { isKnownTimeZone } from '../spec/time-zone.js';
 
 /** `date` as `YYYY-MM-DD HH:MM <zone abbreviation>` in `zone`. */
 export function formatInZone(date: Date, zone: string): string {

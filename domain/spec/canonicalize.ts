@@ -13,7 +13,9 @@ import type {
   CanonicalRegionTarget,
 } from './canonical-app-spec.js';
 import { SpecForm } from './canonical-app-spec.js';
+import { endpointHostname } from './endpoint-url.js';
 import { secondsToGoDuration } from './go-duration.js';
+import { canonicalTimeZone } from './time-zone.js';
 import { inferProcessType, ProcessType } from './process-type.js';
 
 /** The documented defaults of the app spec, in one place. */
@@ -98,6 +100,8 @@ function canonicalProcess(process: Process, regionNames: readonly string[], prim
     out.health = { ...health, interval: health.interval ?? InfraspecDefaults.healthInterval, timeout: health.timeout ?? InfraspecDefaults.healthTimeout };
   }
   if (tuning !== undefined) out.tuning = { ...tuning, mode: tuning.mode ?? InfraspecDefaults.tuningMode };
+  // The runtime's spelling of the zone: what croner and the kubernetes CronJob expect.
+  if (out.timezone !== undefined) out.timezone = canonicalTimeZone(out.timezone) ?? out.timezone;
   return out;
 }
 
@@ -144,7 +148,8 @@ function canonicalApp(spec: AppSpec): CanonicalAppSpec {
     services: [...(spec.services ?? [])],
     secrets: [...(spec.secrets ?? [])],
     env: canonicalEnv(spec.env),
-    endpoints: (spec.endpoints ?? []).map((endpoint) => ({ ...endpoint })),
+    // A URL copied from elsewhere routes its hostname (ADR 0016).
+    endpoints: (spec.endpoints ?? []).map((endpoint) => ({ ...endpoint, url: endpointHostname(endpoint.url) })),
     volumes: (spec.volumes ?? []).map((volume) => ({ ...volume, readOnly: volume.readOnly ?? InfraspecDefaults.volumeReadOnly })),
     snapshots: {
       ...snapshots,

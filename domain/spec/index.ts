@@ -33,6 +33,8 @@ export {
   legacyMemoryToMegabytes,
 } from './canonicalize.js';
 export { maxFindingsPerDocument } from './check-document.js';
+export type { EndpointUrl } from './endpoint-url.js';
+export { endpointHostname, parseEndpointUrl } from './endpoint-url.js';
 export type { Finding, PathSegment, SourcePosition } from './finding.js';
 export { FindingSeverity, formatPath, hasNoErrors } from './finding.js';
 export type { GoDurationParse, GoDurationValue } from './go-duration.js';
@@ -42,6 +44,8 @@ export { defaultDocumentLimits, LocateTarget, parseYamlDocument } from './parse-
 export type { ProcessTypeFields } from './process-type.js';
 export { conflictingProcessTypeFields, inferProcessType, ProcessType } from './process-type.js';
 export { schemaRule, SpecRule } from './spec-rule.js';
+export { SPEC_SCHEMAS } from './spec-schemas.js';
+export { canonicalTimeZone, isKnownTimeZone } from './time-zone.js';
 export type {
   CanonicalDeployGroup,
   CanonicalDeployGroupApp,

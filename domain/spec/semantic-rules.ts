@@ -7,7 +7,9 @@
  */
 import { CronPattern } from 'croner';
 import { describeValue, FindingSeverity, type PathSegment } from './finding.js';
+import { parseEndpointUrl } from './endpoint-url.js';
 import { tryParseGoDuration } from './go-duration.js';
+import { isKnownTimeZone } from './time-zone.js';
 import {
   bucketNameProblem,
   dnsLabelProblem,
@@ -175,6 +177,7 @@ function checkProcess(name: string, process: Fields, regionNames: readonly strin
       out.push({ path: [...at, 'schedule'], rule: SpecRule.scheduleCron, detail: `${describeValue(process.schedule)} is not a cron expression: ${reason}` });
     }
   }
+  checkTimeZone(at, process, out);
   if (Array.isArray(process.regions)) {
     process.regions.forEach((region: unknown, index) => {
       if (typeof region === 'string' && !regionNames.includes(region)) {
@@ -258,6 +261,33 @@ function checkPlacement(spec: Fields, context: SemanticRuleContext, out: RawFind
  * Runs every semantic rule on an app spec and returns what breaks them. The legacy top-level function
  * form (a document with `role`) has no semantic rules beyond its schema.
  */
+function checkTimeZone(at: PathSegment[], process: Fields, out: RawFinding[]): void {
+  if (typeof process.timezone !== 'string' || process.timezone === '') return;
+  const path = [...at, 'timezone'];
+  if (!isKnownTimeZone(process.timezone)) {
+    out.push({ path, rule: SpecRule.scheduleTimeZone, detail: `${describeValue(process.timezone)} is not an IANA time zone known to this host; use a name such as Europe/Paris, America/New_York or UTC` });
+  } else if (process.schedule === undefined) {
+    out.push({ path, rule: SpecRule.scheduleTimeZone, detail: 'has no effect: the process has no schedule', severity: FindingSeverity.warning });
+  }
+}
+
+/** Endpoint URLs copied with a scheme (and a port): accepted as their hostname, with a warning. */
+function checkEndpoints(spec: Fields, out: RawFinding[]): void {
+  if (!Array.isArray(spec.endpoints)) return;
+  spec.endpoints.forEach((endpoint: unknown, index) => {
+    if (!isRecord(endpoint) || typeof endpoint.url !== 'string') return;
+    const url = parseEndpointUrl(endpoint.url);
+    if (url === undefined) return;
+    const path = ['endpoints', index, 'url'];
+    if (url.port !== undefined && (url.port < 1 || url.port > 65535)) {
+      out.push({ path, rule: SpecRule.endpointUrl, detail: `${describeValue(endpoint.url)} has port ${url.port}, which is not a port number (1-65535)` });
+      return;
+    }
+    const dropped = url.port === undefined ? `the scheme ${url.scheme} is dropped` : `the scheme ${url.scheme} and the port ${url.port} are dropped: the edge tunnel and the wake gateway route by hostname on their own ports`;
+    out.push({ path, rule: SpecRule.endpointUrl, detail: `${describeValue(endpoint.url)} is a URL; it is routed as the hostname ${url.hostname} (${dropped}); write url: ${url.hostname}`, severity: FindingSeverity.warning });
+  });
+}
+
 export function checkSemanticRules(spec: unknown, context: SemanticRuleContext = {}): RawFinding[] {
   if (!isRecord(spec) || spec.role !== undefined) return [];
   const out: RawFinding[] = [];
@@ -268,6 +298,7 @@ export function checkSemanticRules(spec: unknown, context: SemanticRuleContext =
   for (const [name, process] of processes) checkProcess(name, process, regionNames, out);
   checkRegions(spec, processes, regionNames, out);
   checkInfrastructure(spec, out);
+  checkEndpoints(spec, out);
   checkPlacement(spec, context, out);
   return out;
 }

@@ -63,6 +63,10 @@ export const SpecRule = {
   durationGo: 'duration.go',
   /** A schedule is not a cron expression. */
   scheduleCron: 'schedule.cron',
+  /** A schedule's time zone is not a known IANA zone (an error), or is set without a schedule (a warning). */
+  scheduleTimeZone: 'schedule.timezone',
+  /** An endpoint url written as an http(s) URL: routed as its hostname (a warning), or with an impossible port (an error). */
+  endpointUrl: 'endpoint.url',
   /** tuning.mode auto is reserved and behaves as advisory (a warning). */
   tuningModeReserved: 'tuning.modeReserved',
 

@@ -90,7 +90,7 @@ export function translateApp(spec: CanonicalAppSpec, input: TranslationInput): T
         datacenters: [...target.datacenters],
         ...(spec.placement?.nodePool !== undefined ? { nodePool: spec.placement.nodePool } : {}),
         taskGroups: groups,
-        ...(parts.type === JobType.periodic && process?.schedule !== undefined ? { periodic: { cron: process.schedule } } : {}),
+        ...(parts.type === JobType.periodic && process?.schedule !== undefined ? { periodic: { cron: process.schedule, ...(process.timezone !== undefined ? { timeZone: process.timezone } : {}) } } : {}),
         ...(parts.type === JobType.batch ? { parameterized: { payload: 'optional' as const } } : {}),
         meta: Object.fromEntries(Object.entries(meta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       });

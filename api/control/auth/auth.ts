@@ -27,7 +27,7 @@ export interface ControlAuthOptions {
   readonly edgeIdentity?: (ctx: Context) => Promise<Principal | undefined>;
 }
 
-const PUBLIC = [/^\/api\/health$/, /^\/api\/version$/, /^\/api\/webhooks\//, /^\/api\/access\/edge\/logpush$/];
+const PUBLIC = [/^\/api\/health$/, /^\/api\/version$/, /^\/api\/webhooks\//, /^\/api\/access\/edge\/logpush$/, /^\/schemas\/[^/]*$/];
 /** Routes that need a caller only when `SVC_REQUIRE_EXPLICIT_AUTH=true` (and `metrics:read` suffices). */
 export const EXPLICIT_AUTH_ONLY_ROUTES: readonly string[] = ['GET /metrics', 'GET /api/metrics', 'GET /api/services/manifest', 'GET /api/v1/services/manifest'];
 const EXPLICIT_ONLY = EXPLICIT_AUTH_ONLY_ROUTES.map((route) => new RegExp(`^${route.split(' ')[1]!.replace(/[/.]/g, '\\$&')}$`));

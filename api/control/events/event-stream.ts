@@ -15,23 +15,25 @@ import type { EventService } from '../../../controllers/events/event-service.js'
 import { grants, Scope, type Principal } from '../../../domain/auth/index.js';
 import { sha256Hex } from '../../http/bearer.js';
 import { bearerPrincipal } from '../auth/auth.js';
+import type { RunningServer } from '../../http/listen.js';
+import { refuseUpgrade } from '../../http/upgrade.js';
 
 /** Paths of the stream. */
 export const EVENT_STREAM_PATHS: readonly string[] = ['/api/v1/events', '/ws'];
 
-function refuse(socket: Duplex, status: number, code: string, message: string): void {
-  const body = JSON.stringify({ error: { code, message, details: {} } });
-  socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : 'Forbidden'}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nWWW-Authenticate: Bearer\r\nConnection: close\r\n\r\n${body}`);
+function refuse(socket: Duplex, status: number, code: string, message: string): true {
+  refuseUpgrade(socket, { status, code, message, headers: { 'WWW-Authenticate': 'Bearer' } });
+  return true;
 }
 
-/** Attaches the stream to the HTTP server's `upgrade` event; returns a closer. */
-export function attachEventStream(server: http.Server, events: EventService, options: { apiToken: string | undefined; requireExplicitAuth: boolean; logger: Logger; scopedToken?: (secret: string) => Principal | undefined }): { close(): void; clients(): number } {
+/** Attaches the stream to the listener's upgrade handlers; returns a closer. */
+export function attachEventStream(server: Pick<RunningServer, 'onUpgrade'>, events: EventService, options: { apiToken: string | undefined; requireExplicitAuth: boolean; logger: Logger; scopedToken?: (secret: string) => Principal | undefined }): { close(): void; clients(): number } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: 4096 });
   const tokenHash = options.apiToken === undefined ? undefined : sha256Hex(options.apiToken);
   const authOn = tokenHash !== undefined || options.requireExplicitAuth;
-  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean => {
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (!EVENT_STREAM_PATHS.includes(url.pathname)) return; // another handler's path
+    if (!EVENT_STREAM_PATHS.includes(url.pathname)) return false; // another handler's path
     if (authOn) {
       const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
       const token = match?.[1];
@@ -55,12 +57,13 @@ export function attachEventStream(server: http.Server, events: EventService, opt
       ws.on('message', () => undefined);
       ws.send(JSON.stringify({ kind: 'ready' }));
     });
+    return true;
   };
-  server.on('upgrade', onUpgrade);
+  const remove = server.onUpgrade(onUpgrade);
   return {
     clients: () => wss.clients.size,
     close() {
-      server.off('upgrade', onUpgrade);
+      remove();
       for (const client of wss.clients) client.terminate();
       wss.close();
     },

@@ -80,7 +80,7 @@ export async function startEventApi(config: SvcConfig, db: Db, reconcilers: Reco
     metrics,
     routers: [eventsRoutes(surface), incidentsRoutes(surface), notificationsRoutes(surface), metricsRoutes(metrics)],
     attach(server, scopedToken) {
-      stream = attachEventStream(server.server, surface.events, { apiToken: config.apiToken, requireExplicitAuth: config.requireExplicitAuth, logger, ...(scopedToken ? { scopedToken } : {}) });
+      stream = attachEventStream(server, surface.events, { apiToken: config.apiToken, requireExplicitAuth: config.requireExplicitAuth, logger, ...(scopedToken ? { scopedToken } : {}) });
     },
     close() {
       stream?.close();

@@ -17,6 +17,7 @@ import type { ServiceInstance } from '../../../domain/registry/index.js';
 import type { AccessObservations } from '../../../controllers/routing/access-observations.js';
 import type { Logger } from '../../../platform/logger.js';
 import { secretEquals, sha256Hex } from '../../http/bearer.js';
+import { refuseUpgrade } from '../../http/upgrade.js';
 
 /** Path other upgrade listeners see on an upgrade the gateway claimed. */
 const CLAIMED_UPGRADE_PATH = '/.svc-wake-gateway/claimed-upgrade';
@@ -348,7 +349,5 @@ function sendError(res: http.ServerResponse, error: ErrorLike): void {
 }
 
 function rejectUpgrade(socket: Duplex, error: ErrorLike): void {
-  const body = JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } });
-  const headers = Object.entries({ ...error.headers, 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)), Connection: 'close' }).map(([k, v]) => `${k}: ${v}`).join('\r\n');
-  socket.end(`HTTP/1.1 ${error.status} ${error.status === 504 ? 'Gateway Timeout' : 'Error'}\r\n${headers}\r\n\r\n${body}`);
+  refuseUpgrade(socket, { status: error.status, code: error.code, message: error.message, details: error.details, headers: error.headers });
 }

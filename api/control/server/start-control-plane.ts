@@ -8,9 +8,11 @@ import { buildInfo } from '../../../platform/build-info.js';
 import { openControlStore } from '../../../store/open-stores.js';
 import type { Db } from '../../../store/database.js';
 import { listen, type RunningServer } from '../../http/listen.js';
+import { refuseUnservedUpgrades } from './unserved-upgrades.js';
 import { createControlApp } from './control-app.js';
 import { metaRoutes, type Capability } from './meta-routes.js';
 import { validateRoutes } from '../apps/validate-routes.js';
+import { schemaRoutes } from '../apps/schema-routes.js';
 import { appsRoutes } from '../apps/apps-routes.js';
 import { startReconcilers, type Reconcilers } from '../../../controllers/apps/start-reconcilers.js';
 import type { EventEmitterPort } from '../../../domain/events/event-port.js';
@@ -75,6 +77,7 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
   { name: 'meta', routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'], description: 'Health, version and capability discovery.' },
   { name: 'apps', routes: ['GET /api/apps', 'GET /api/apps/{id}', 'GET /api/services/manifest', 'GET /api/v1/services/manifest', 'GET /api/resources/suggestions'], description: 'Discovered apps with conditions and runtime status, reconciled continuously against the local scheduler.' },
   { name: 'spec-validation', routes: ['GET /api/validate', 'POST /api/v1/validate/infraspec'], description: 'Validation of infraspec.yaml against its JSON Schema and semantic rules, with line and column.' },
+  { name: 'spec-schemas', routes: ['GET /schemas/', 'GET /schemas/infraspec.schema.json', 'GET /schemas/deploy-group.schema.json', 'GET /schemas/fleet.schema.json'], description: 'The spec JSON Schemas at a stable public URL, for editor modelines in any folder.' },
   ...EVENT_CAPABILITIES,
   ...DEPLOY_CAPABILITIES,
   ...ROUTING_CAPABILITIES,
@@ -215,6 +218,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       healthChecks: { database: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined },
     }),
     validateRoutes({ appsDir: config.appsDir }),
+    schemaRoutes(),
     appsRoutes({ db: store.db, targets: reconcilers.targets, registry: reconcilers.registry }),
     ...eventApi.routers,
     ...deployRouters(deploys, { protectInbox: config.apiToken !== undefined }),
@@ -276,7 +280,9 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await database.managed?.close();
     throw error;
   }
-  server.server.prependListener('upgrade', (req, socket, head) => void gatewayProxy.handleUpgrade(req, socket, head));
+  // The wake gateway sees upgrades first too; exec is refused rather than left unanswered.
+  server.onUpgrade((req, socket, head) => gatewayProxy.handleUpgrade(req, socket, head), { first: true });
+  server.onUpgrade(refuseUnservedUpgrades);
   controlUrl = server.url;
   routing.setGatewayUrl(server.url);
   eventApi.attach(server, scopedToken);

@@ -66,6 +66,8 @@ test('translateJob maps a periodic job onto a CronJob with time zone, forbidden 
   t.true(cron.spec?.suspend);
   t.is(cron.spec?.jobTemplate.spec?.template.spec?.restartPolicy, 'Never');
   t.true(cron.metadata!.name!.length <= 52);
+  const zoned = translateJob({ ...periodic, periodic: { ...periodic.periodic!, timeZone: 'Europe/Paris' } }, options).cronJobs[0]!;
+  t.is(zoned.spec?.timeZone, 'Europe/Paris');
 });
 
 test('runJob instantiates a parameterized template with the payload, env and timeout of one dispatch', (t) => {

@@ -69,3 +69,14 @@ test('a paused periodic job stays paused after a driver restart and resumes on t
   const ran = await waitForAllocations(driver, (a) => completedChildren(a).length >= 1, { filter: { jobId: 'demo-tick', includeTerminal: true }, timeoutMs: 5000 });
   t.is((await driver.getExecution(completedChildren(ran)[0]!.executionId!))!.status, 'succeeded');
 });
+
+test('a periodic job reads its cron schedule in its time zone', async (t) => {
+  const { driver, appDir } = await openDriver(t);
+  // 03:00 in Kolkata (UTC+05:30, no daylight saving) is 21:30 UTC; in UTC it is 03:00.
+  await driver.submitJob({ ...periodicJob(appDir), id: 'demo-kolkata', periodic: { cron: '0 3 * * *', timeZone: 'Asia/Kolkata' } });
+  await driver.submitJob({ ...periodicJob(appDir), id: 'demo-utc', periodic: { cron: '0 3 * * *' } });
+  const kolkata = new Date((await driver.getJob('demo-kolkata'))!.nextLaunchAt!);
+  const utc = new Date((await driver.getJob('demo-utc'))!.nextLaunchAt!);
+  t.deepEqual([kolkata.getUTCHours(), kolkata.getUTCMinutes()], [21, 30]);
+  t.deepEqual([utc.getUTCHours(), utc.getUTCMinutes()], [3, 0]);
+});
