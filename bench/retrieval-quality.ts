@@ -17,12 +17,12 @@ import { startKnowledgeStore, type KnowledgeStore } from '../api/knowledge/start
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { isStopword, tokenize } from '../domain/knowledge/text-analysis.js';
-import { positiveIntArg } from './lib/bench-args.js';
+import { percentile, positiveIntArg } from './lib/bench-args.js';
 import { buildCorpus, QUESTION_KINDS, type Question, type Turn } from './lib/retrieval-corpus.js';
 import { embedText, loadGlove, startEmbeddingServer } from './lib/glove-embedder.js';
 
 const CONVERSATIONS = positiveIntArg('conversations', 10);
-const TURNS = positiveIntArg('turns', 240);
+const TURNS = positiveIntArg('turns', 500);
 const SEED = positiveIntArg('seed', 7);
 const TOP_K = 10;
 
@@ -112,21 +112,31 @@ try {
     return t;
   };
   const ids = (res: { results: { id: string }[] }) => res.results.map((r) => turnOf.get(r.id) ?? r.id);
+  const latency: Record<string, number[]> = { 'svc text': [], 'svc vector': [], 'svc hybrid': [] };
+  const timed = async (system: string, url: string, body: unknown) => {
+    const started = performance.now();
+    const res = await post(url, body);
+    latency[system]!.push(performance.now() - started);
+    return res;
+  };
   const askStarted = performance.now();
   await pool(corpus.questions, 4, async (q) => {
     const url = (store: KnowledgeStore) => `${store.url}/v1/namespaces/${q.namespace}/retrieve`;
     const ranked: Record<System, string[]> = {
       'bm25 (FTS5)': baseline(q),
-      'svc text': ids(await post(url(lexical), { text: q.text, top_k: TOP_K })),
-      'svc vector': ids(await post(url(hybrid), { vector: embedText(glove, q.text), top_k: TOP_K })),
-      'svc hybrid': ids(await post(url(hybrid), { text: q.text, top_k: TOP_K })),
+      'svc text': ids(await timed('svc text', url(lexical), { text: q.text, top_k: TOP_K })),
+      'svc vector': ids(await timed('svc vector', url(hybrid), { vector: embedText(glove, q.text), top_k: TOP_K })),
+      'svc hybrid': ids(await timed('svc hybrid', url(hybrid), { text: q.text, top_k: TOP_K })),
     };
     for (const system of SYSTEMS) {
       score(tally(system, q.kind), ranked[system], q.evidence);
       score(tally(system, 'all'), ranked[system], q.evidence);
     }
   });
-  console.log(`  asked ${corpus.questions.length} questions x 3 svc paths in ${((performance.now() - askStarted) / 1000).toFixed(1)} s`);
+  console.log(`  asked ${corpus.questions.length} questions x 3 svc paths in ${((performance.now() - askStarted) / 1000).toFixed(1)} s (4 in flight)`);
+  for (const [system, values] of Object.entries(latency)) {
+    console.log(`    ${system} over HTTP: p50 ${percentile(values, 50).toFixed(2)} ms, p99 ${percentile(values, 99).toFixed(2)} ms (hybrid includes the embedder call)`);
+  }
 
   const f = (x: number) => x.toFixed(3);
   for (const kind of ['all', ...QUESTION_KINDS]) {

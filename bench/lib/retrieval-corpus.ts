@@ -157,6 +157,7 @@ const SMALL_TALK = [
   'Yes, I agree completely. Let us plan something soon.',
 ];
 const OPENERS = ['', '', 'Oh, ', 'Honestly, ', 'Haha, ', 'Hey! ', 'Well, ', 'You know, ', 'Ugh, ', 'So, ', 'By the way, ', 'Right, '];
+const CLOSERS = ['', '', '', ' Anyway.', ' Ha.', ' What about you?', ' How are things with you?', ' Such is life.', ' We will see.', ' Talk soon!', ' Fingers crossed.', ' Oh well.'];
 const FOLLOW_UPS = [
   (e: string) => `${e} has been keeping us busy lately, honestly.`,
   (e: string) => `I was just telling a friend about ${e} yesterday.`,
@@ -333,7 +334,7 @@ export function buildCorpus(options: { conversations: number; turnsPerConversati
       } else {
         const opener = pick(rand, OPENERS);
         const body = pick(rand, SMALL_TALK);
-        content = `${speaker}: ${opener}${opener === '' ? body : body[0]!.toLowerCase() + body.slice(1)}`;
+        content = `${speaker}: ${opener}${opener === '' ? body : body[0]!.toLowerCase() + body.slice(1)}${pick(rand, CLOSERS)}`;
         speaker = speaker === a ? b : a;
       }
       turns.push({ id, namespace, content, date });
