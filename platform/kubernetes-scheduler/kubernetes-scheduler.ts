@@ -5,10 +5,8 @@
  * Jobs as executions. Readiness feeds the registry through the pod watcher.
  */
 import { randomUUID } from 'node:crypto';
-import { Cron } from 'croner';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { canonicalJson } from '../../domain/canonical-json.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import type { RegistryWriter } from '../../domain/registry/index.js';
 import {
@@ -58,6 +56,7 @@ import {
 import { silentLogger } from '../logger.js';
 import { KubeClient, type Kind } from './kube-client.js';
 import { PodWatcher } from './pod-watcher.js';
+import { canariesOf, sameState, toJobStatus, versionsOf } from './job-record-view.js';
 
 /** Options of the kubernetes driver. */
 export interface KubernetesSchedulerOptions {
@@ -422,40 +421,3 @@ export class KubernetesScheduler implements Scheduler {
     return run;
   }
 }
-
-function canariesOf(state: JobRecordState): Readonly<Record<string, TemplateVersion>> {
-  return state.canaries ?? {};
-}
-
-function versionsOf(state: JobRecordState): Record<string, number> {
-  return Object.fromEntries(Object.entries(state.templates).map(([group, t]) => [group, t.version]));
-}
-
-/** True when two record states differ only in version and submission time. */
-function sameState(a: JobRecordState, b: JobRecordState): boolean {
-  const essence = (s: JobRecordState): string =>
-    canonicalJson({ status: s.status, paused: s.paused, awaitingPromotion: s.awaitingPromotion, templates: s.templates, canaries: canariesOf(s), specHash: s.specHash });
-  return essence(a) === essence(b);
-}
-
-function toJobStatus(record: JobRecord): JobStatus {
-  const { spec, state } = record;
-  let nextLaunchAt: string | undefined;
-  if (spec.type === 'periodic' && spec.periodic && !state.paused && state.status === 'running') {
-    try {
-      nextLaunchAt = new Cron(spec.periodic.cron, { paused: true, timezone: spec.periodic.timeZone ?? 'Etc/UTC' }).nextRun()?.toISOString();
-    } catch {
-      nextLaunchAt = undefined;
-    }
-  }
-  return {
-    spec,
-    version: state.version,
-    status: state.status,
-    paused: state.paused,
-    awaitingPromotion: state.awaitingPromotion,
-    submittedAt: state.submittedAt,
-    ...(nextLaunchAt ? { nextLaunchAt } : {}),
-  };
-}
-
