@@ -98,3 +98,13 @@ test('hybrid retrieval fuses the lexical and vector paths, ranking a node both f
   t.deepEqual(contents(results.slice(1, 3)).sort(), ['station', 'zebra']);
   t.true(results.every((r) => r.similarity_score >= 0 && r.similarity_score <= 1));
 });
+
+test('confidence re-orders equally relevant text matches but does not lift a weak match over a strong one', async (t) => {
+  const h = await startHarness(t, { SVC_KNOWLEDGE_THESAURUS: 'off' });
+  await h.write('n', { content: 'the drought ruined the orchard harvest', source_id: 's', confidence: 0.4 });
+  await h.write('n', { content: 'the drought ruined the orchard harvest again', source_id: 's', confidence: 0.95 });
+  await h.write('n', { content: 'an orchard', source_id: 's', confidence: 1 });
+  const results = await h.retrieve('n', { text: 'drought orchard harvest' });
+  t.deepEqual(contents(results), ['the drought ruined the orchard harvest again', 'the drought ruined the orchard harvest', 'an orchard']);
+  t.true(results[0].similarity_score < results[1].similarity_score, 'the longer twin is a little less relevant, and more confident');
+});
