@@ -32,7 +32,7 @@ export interface OperatorServiceOptions {
   readonly db: Db;
   readonly settings: OperatorSettings;
   readonly targets: SchedulerTargets;
-  /** The event surface's active view. */
+  /** The event services' active view. */
   readonly incidents: { active(): readonly ActiveGroup[] };
   readonly notificationChannels: () => number;
   readonly snapshots: { readiness(): { readonly apps: readonly SnapshotReadinessFacts[] } };

@@ -6,7 +6,7 @@ import { request, startTestControlPlane } from '../helpers/servers.js';
 import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testConfig } from '../helpers/test-config.js';
-import { startControlPlane } from '../../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../../wiring/control-plane.js';
 import { silentLogger } from '../../platform/logger.js';
 
 const ADMIN = { authorization: 'Bearer admin-token' };

@@ -7,16 +7,17 @@ import type { EventEmitterPort } from '../../domain/events/index.js';
 import type { Logger } from '../../platform/logger.js';
 import { ReleaseBuilder } from '../../platform/release-builder/index.js';
 import type { Db } from '../../store/database.js';
-import type { Reconcilers } from '../apps/start-reconcilers.js';
-import { OperationHandlers } from '../operations/operation-handlers.js';
-import { OperationWorker, type DrainMode } from '../operations/operation-worker.js';
-import { OperationsService } from '../operations/operations-service.js';
-import { sqliteIdempotencyKeys, type IdempotencyKeys } from '../operations/idempotency-service.js';
-import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { createPipelineHandlers } from './deploy-pipeline.js';
-import { DeployService } from './deploy-service.js';
-import type { PipelineDependencies } from './pipeline-context.js';
+import type { Reconcilers } from './reconcilers.js';
+import { OperationHandlers } from '../../controllers/operations/operation-handlers.js';
+import { OperationWorker, type DrainMode } from '../../controllers/operations/operation-worker.js';
+import { OperationsService } from '../../controllers/operations/operations-service.js';
+import { sqliteIdempotencyKeys } from '../../controllers/operations/idempotency-service.js';
+import { WebhookReceiver } from '../../controllers/webhooks/webhook-receiver.js';
+import { createPipelineHandlers } from '../../controllers/pipeline/deploy-pipeline.js';
+import { DeployService } from '../../controllers/pipeline/deploy-service.js';
+import type { PipelineDependencies } from '../../controllers/pipeline/pipeline-context.js';
 import { releaseInFlightIdempotencyKeys } from '../../store/control/idempotency.js';
+import type { Deploys } from '../../controllers/pipeline/deploys.js';
 
 /** Options of `startDeploys`. */
 export interface StartDeploysOptions {
@@ -41,18 +42,6 @@ export interface StartDeploysOptions {
   readonly forge?: PipelineDependencies['forge'];
   /** Extra handlers (snapshots, restores, migrations) registered before the worker starts. */
   readonly register?: (handlers: OperationHandlers) => void;
-}
-
-/** The running deploy machinery. */
-export interface Deploys {
-  readonly handlers: OperationHandlers;
-  readonly worker: OperationWorker;
-  readonly operations: OperationsService;
-  readonly deploys: DeployService;
-  readonly webhooks: WebhookReceiver;
-  readonly idempotencyKeys: IdempotencyKeys;
-  /** Stops the worker; interrupted operations are recovered like after a crash. */
-  close(): Promise<void>;
 }
 
 /** Wires handlers, worker and services, then starts the worker. */
