@@ -179,8 +179,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       ? new S3Snapshots({ endpoint: config.s3Endpoint, accessKey: config.s3AccessKey, secretKey: config.s3SecretKey, region: config.s3Region, forcePathStyle: config.s3ForcePathStyle })
       : undefined;
   const snapshots = new SnapshotService({ db: store.db, folder: new SnapshotFolder(config.snapshotsDir), postgres, ...(s3 ? { s3 } : {}), events: eventApi.services.events, ...(appDatabases ? { prepare: (app: string) => appDatabases.prepare(app) } : {}) });
-  let wakeWorker = () => {};
-  const snapshotOperations: SnapshotOperationsOptions = { db: store.db, service: snapshots, appsDir: config.appsDir, dataDir: config.dataDir, wake: () => wakeWorker() };
+  const snapshotOperations = (wake: () => void): SnapshotOperationsOptions => ({ db: store.db, service: snapshots, appsDir: config.appsDir, dataDir: config.dataDir, wake });
   const deploys = startDeploys({
     snapshot: async (app, commit) => {
       const entry = await snapshots.take(app, 'predeploy', commit);
@@ -192,7 +191,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       const run = await postgres.applyMigrations(name, dir);
       return { message: `${run.applied.length} migration(s) applied to ${name}${run.applied.length ? `: ${run.applied.join(', ')}` : ''}; ${run.alreadyApplied.length} already applied (at ${commit?.slice(0, 12) ?? 'HEAD'})` };
     },
-    register: (handlers) => registerSnapshotHandlers(handlers, snapshotOperations),
+    register: (handlers, wake) => registerSnapshotHandlers(handlers, snapshotOperations(wake)),
     db: store.db,
     appsDir: config.appsDir,
     dataDir: config.dataDir,
@@ -227,7 +226,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     accessRoutes({ routing, logpushToken: config.edgeLogpushToken, bodyLimitBytes: config.bodyLimitBytes }),
     operatorWakeTargetsRoutes(routing, () => controlUrl),
     snapshotReadRoutes(snapshots),
-    snapshotMutationRoutes(snapshots, snapshotOperations, deploys.idempotencyKeys),
+    snapshotMutationRoutes(snapshots, snapshotOperations(() => deploys.worker.wake()), deploys.idempotencyKeys),
     cronRoutes(new CronService({ db: store.db, targets: reconcilers.targets, events: eventApi.services.events, enqueue: (app) => reconcilers.appController.enqueue(app) }), deploys.idempotencyKeys),
     functionsRoutes(functions, deploys.idempotencyKeys),
     observabilityRoutes(
@@ -257,7 +256,6 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       { secretValues: secretValuesOf(config) },
     ),
   );
-  wakeWorker = () => deploys.worker.wake();
   const app = createControlApp({
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,

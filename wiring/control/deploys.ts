@@ -41,15 +41,24 @@ export interface StartDeploysOptions {
   readonly migrate?: PipelineDependencies['migrate'];
   readonly forge?: PipelineDependencies['forge'];
   /** Extra handlers (snapshots, restores, migrations) registered before the worker starts. */
-  readonly register?: (handlers: OperationHandlers) => void;
+  readonly register?: (handlers: OperationHandlers, wake: () => void) => void;
 }
 
 /** Wires handlers, worker and services, then starts the worker. */
 export function startDeploys(options: StartDeploysOptions): Deploys {
   const log = options.logger.child({ component: 'deploys' });
   const handlers = new OperationHandlers();
-  // The pipeline wakes the worker, which is created after the pipeline's handlers.
-  const holder: { worker?: OperationWorker } = {};
+  // The worker reads the handlers registry when it claims, so it is built first and started last,
+  // after every handler is registered; the pipeline and the extra handlers wake it.
+  const worker = new OperationWorker({
+    db: options.db,
+    handlers,
+    logger: log,
+    ...(options.workers !== undefined ? { concurrency: options.workers } : {}),
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(options.drainMode !== undefined ? { drainMode: options.drainMode } : {}),
+    ...(options.workerEnabled !== undefined ? { enabled: options.workerEnabled } : {}),
+  });
   const deps = {
     db: options.db,
     appsDir: options.appsDir,
@@ -63,37 +72,26 @@ export function startDeploys(options: StartDeploysOptions): Deploys {
     logger: log,
     ...(options.healthyTimeoutMs !== undefined ? { healthyTimeoutMs: options.healthyTimeoutMs } : {}),
     ...(options.testTimeoutMs !== undefined ? { testTimeoutMs: options.testTimeoutMs } : {}),
-    wake: () => holder.worker?.wake(),
+    wake: () => worker.wake(),
     ...(options.snapshot ? { snapshot: options.snapshot } : {}),
     ...(options.migrate ? { migrate: options.migrate } : {}),
     ...(options.forge ? { forge: options.forge } : {}),
   };
   const pipeline = createPipelineHandlers(deps);
   handlers.register('app.deploy', pipeline.deploy).register('app.preflight', pipeline.preflight).register('app.rollback', pipeline.rollback);
-  options.register?.(handlers);
-  const worker = new OperationWorker({
-    db: options.db,
-    handlers,
-    logger: log,
-    ...(options.workers !== undefined ? { concurrency: options.workers } : {}),
-    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-    ...(options.drainMode !== undefined ? { drainMode: options.drainMode } : {}),
-    ...(options.workerEnabled !== undefined ? { enabled: options.workerEnabled } : {}),
-  });
-  holder.worker = worker;
+  options.register?.(handlers, () => worker.wake());
   const deploys = new DeployService(deps);
-  const started = worker;
   // A request in flight when the previous process died will never complete: free its key so the
   // client's retry runs (one control plane serves a data folder).
   releaseInFlightIdempotencyKeys(options.db);
-  started.start();
+  worker.start();
   return {
     handlers,
-    worker: started,
-    operations: new OperationsService(options.db, handlers, started),
+    worker,
+    operations: new OperationsService(options.db, handlers, worker),
     deploys,
     webhooks: new WebhookReceiver({ db: options.db, deploys, secret: options.webhookSecret, logger: log }),
     idempotencyKeys: sqliteIdempotencyKeys(options.db),
-    close: () => started.stop(),
+    close: () => worker.stop(),
   };
 }
