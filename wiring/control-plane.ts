@@ -66,7 +66,7 @@ export interface ControlPlane {
   readonly metrics: ControlMetrics;
   /** Durable operations, the deploy pipeline and the push webhooks. */
   readonly deploys: Deploys;
-  /** Routing: tunnel config, wake gateway, access observations; `forge(app)` is the deploy pipeline's forge step. */
+  /** Routing: tunnel config, wake gateway, access observations; `routeApp(app)` is the deploy pipeline's routing step (`forge` in the spec). */
   readonly routing: Routing;
   /** The managed PostgreSQL server of app databases; undefined with an external server. */
   readonly managedPostgres: ManagedPostgres | undefined;
@@ -206,7 +206,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     workerEnabled: config.operationWorkerEnabled,
     healthyTimeoutMs: config.deployHealthyTimeoutMs,
     testTimeoutMs: config.deployTestTimeoutMs,
-    forge: (app) => routing.forge(app),
+    route: (app) => routing.routeApp(app),
   });
   const functions = new FunctionService({ db: store.db, targets: reconcilers.targets, logger: log.child({ component: 'functions' }) });
   const routers: Router[] = [

@@ -13,8 +13,8 @@ import type { RoutingState } from './routing-reconciler.js';
 import type { WakeGateway } from './wake-gateway.js';
 import type { WakeTargetView } from './wake-targets.js';
 
-/** What the deploy pipeline's forge step gets back. */
-export interface ForgeResult {
+/** What routing an app returns (the deploy pipeline's routing step, `forge` in the spec). */
+export interface RouteAppResult {
   readonly app: string;
   /** The app's rules now in the tunnel config. */
   readonly rules: readonly DesiredRule[];
@@ -31,8 +31,8 @@ export interface Routing {
   readonly edgeSync: EdgeSync;
   /** Sets the gateway address written for gateway-managed endpoints, once the control plane listens. */
   setGatewayUrl(url: string): void;
-  /** Reconciles the tunnel config now and resolves with the app's rules (the deploy pipeline's forge step). */
-  forge(app: string): Promise<ForgeResult>;
+  /** Reconciles the tunnel config now and resolves with the app's rules (the deploy pipeline's routing step, `forge` in the spec). */
+  routeApp(app: string): Promise<RouteAppResult>;
   /** Switches one hostname of an app on or off, then reconciles. */
   toggle(app: string, hostname: string, enabled: boolean): Promise<{ app: string; hostname: string; enabled: boolean; outcome: string; routed: boolean }>;
   /** The last reconciled state. */

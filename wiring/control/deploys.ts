@@ -39,7 +39,7 @@ export interface StartDeploysOptions {
   /** Pipeline capabilities provided by other parts of the platform (see `PipelineDependencies`). */
   readonly snapshot?: PipelineDependencies['snapshot'];
   readonly migrate?: PipelineDependencies['migrate'];
-  readonly forge?: PipelineDependencies['forge'];
+  readonly route?: PipelineDependencies['route'];
   /** Extra handlers (snapshots, restores, migrations) registered before the worker starts. */
   readonly register?: (handlers: OperationHandlers, wake: () => void) => void;
 }
@@ -75,7 +75,7 @@ export function startDeploys(options: StartDeploysOptions): Deploys {
     wake: () => worker.wake(),
     ...(options.snapshot ? { snapshot: options.snapshot } : {}),
     ...(options.migrate ? { migrate: options.migrate } : {}),
-    ...(options.forge ? { forge: options.forge } : {}),
+    ...(options.route ? { route: options.route } : {}),
   };
   const pipeline = createPipelineHandlers(deps);
   handlers.register('app.deploy', pipeline.deploy).register('app.preflight', pipeline.preflight).register('app.rollback', pipeline.rollback);

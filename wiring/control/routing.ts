@@ -21,7 +21,7 @@ import { IdleScaler } from '../../controllers/routing/idle-scaler.js';
 import { createRoutingReconciler, TUNNEL_KEY, type TunnelSettings } from '../../controllers/routing/routing-reconciler.js';
 import { WakeGateway } from '../../controllers/routing/wake-gateway.js';
 import { wakeTargets } from '../../controllers/routing/wake-targets.js';
-import { routingSignature, type ForgeResult, type Routing } from '../../controllers/routing/routing.js';
+import { routingSignature, type RouteAppResult, type Routing } from '../../controllers/routing/routing.js';
 
 export type { Routing };
 
@@ -95,7 +95,7 @@ export async function startRouting(options: RoutingOptions): Promise<Routing> {
   idle.start();
   edgeSync.start();
 
-  const forge = async (app: string): Promise<ForgeResult> => {
+  const routeApp = async (app: string): Promise<RouteAppResult> => {
     const done = new Promise<void>((resolve, reject) => waiters.add({ generation: reconciler.state().generation + 1, resolve, reject }));
     controller.enqueue(TUNNEL_KEY);
     await done;
@@ -113,7 +113,7 @@ export async function startRouting(options: RoutingOptions): Promise<Routing> {
       gatewayUrl = url;
       controller.enqueue(TUNNEL_KEY);
     },
-    forge,
+    routeApp,
     async toggle(appName, hostname, enabled) {
       const app = getApp(options.db, appName);
       const spec = app?.spec as CanonicalAppSpec | null | undefined;
@@ -121,7 +121,7 @@ export async function startRouting(options: RoutingOptions): Promise<Routing> {
       const normalized = toggleHostname(spec, hostname);
       const outcome = setEndpointToggle(options.db, appName, normalized, enabled);
       gateway.refreshHosts();
-      const result = await forge(appName);
+      const result = await routeApp(appName);
       return { app: appName, hostname: normalized, enabled, outcome, routed: result.rules.some((r) => r.hostname === normalized) };
     },
     state: () => reconciler.state(),
