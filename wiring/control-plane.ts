@@ -28,10 +28,10 @@ import { ROUTING_CAPABILITIES, routingRoutes } from '../api/control/routing/rout
 import { accessRoutes } from '../api/control/routing/access-routes.js';
 import { operatorWakeTargetsRoutes } from '../api/control/operator/operator-wake-targets-routes.js';
 import { createWakeGatewayProxy } from '../api/control/routing/wake-gateway-proxy.js';
-import { accessTokensRoutes } from '../api/control/auth/access-tokens-routes.js';
+import { scopedTokensRoutes } from '../api/control/auth/scoped-tokens-routes.js';
 import { edgeIdentityPrincipal } from '../api/control/auth/auth.js';
 import { edgeIdentityVerifier } from '../platform/edge/index.js';
-import { AccessTokens } from '../controllers/auth/access-tokens.js';
+import { ScopedTokens } from '../controllers/auth/scoped-tokens.js';
 import { SnapshotService } from '../controllers/snapshots/snapshot-service.js';
 import { registerSnapshotHandlers, type SnapshotOperationsOptions } from '../controllers/snapshots/snapshot-operations.js';
 import { PostgresTools } from '../platform/postgres/postgres-tools.js';
@@ -165,7 +165,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       intervalMs: config.edgeSyncIntervalMs,
     },
   });
-  const accessTokens = new AccessTokens({ db: store.db });
+  const accessTokens = new ScopedTokens({ db: store.db });
   const scopedToken = (secret: string) => accessTokens.authenticate(secret);
   const edgeIdentity = config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
     ? edgeIdentityPrincipal(edgeIdentityVerifier({ teamDomain: config.edgeAccessTeamDomain, audience: config.edgeAccessAud, ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }), logger: log.child({ component: 'edge-access' }) }))
@@ -234,7 +234,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       deploys.idempotencyKeys,
     ),
   ];
-  routers.push(accessTokensRoutes(accessTokens));
+  routers.push(scopedTokensRoutes(accessTokens));
   routers.push(
     operatorRoutes(
       new OperatorService({

@@ -14,7 +14,7 @@ import { listen, type RunningServer } from '../api/http/listen.js';
 import { createKnowledgeApp } from '../api/knowledge/knowledge-app.js';
 import { createAdminApp } from '../api/knowledge/admin-app.js';
 import { knowledgeMetaRoutes } from '../api/knowledge/meta-routes.js';
-import { AccessTokens } from '../api/knowledge/access-tokens.js';
+import { TenantTokens } from '../api/knowledge/tenant-tokens.js';
 import { authenticate } from '../api/knowledge/auth.js';
 import { KnowledgeMetrics, type RuntimeTotals } from '../api/knowledge/metrics.js';
 import { namespaceRoutes } from '../api/knowledge/namespace-routes.js';
@@ -61,7 +61,7 @@ export interface KnowledgeStoreExtras {
 /** Starts the knowledge store on `config.knowledgePort` and `config.knowledgeAdminPort`. */
 export async function startKnowledgeStore(config: SvcConfig, logger: Logger, extras: KnowledgeStoreExtras = {}): Promise<KnowledgeStore> {
   const log = logger.child({ service: 'knowledge' });
-  const tokens = AccessTokens.load(config.knowledgeTokens, config.knowledgeTokensFile);
+  const tokens = TenantTokens.load(config.knowledgeTokens, config.knowledgeTokensFile);
   const store = openKnowledgeStore(config.dataDir);
   if (tokens.open) {
     log.warn('SVC_KNOWLEDGE_TOKENS is not set: the knowledge store accepts every request without authentication');

@@ -19,10 +19,10 @@ import type { ActiveGroup } from '../../store/control/events.js';
 import { countOperations, listOperations } from '../../store/control/operations.js';
 import { platformOperations, platformReleaseGroups, recentPlatformStarts } from '../../store/control/platform-releases.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
-import { readCronProcesses } from './cron-facts.js';
-import { readDeployConfidence } from './deploy-facts.js';
+import { readCronProcesses } from './cron-process-reader.js';
+import { readDeployConfidence } from './deploy-confidence-reader.js';
 import type { OperatorSettings } from './operator-settings.js';
-import { readSecretPlan } from './secret-facts.js';
+import { readSecretPlan } from './secret-plan-reader.js';
 
 /** How many recent operations the inbox reads to find active and standing failed ones. */
 const RECENT_OPERATIONS = 500;

@@ -7,7 +7,7 @@ import { AllocationWatcher } from '../../controllers/events/allocation-watcher.j
 import { CronWatcher } from '../../controllers/events/cron-watcher.js';
 import { CapacityWatcher } from '../../controllers/events/capacity-watcher.js';
 import { HealthWatcher } from '../../controllers/events/health-watcher.js';
-import type { Substrate } from '../../controllers/events/substrate-facts.js';
+import type { Substrate } from '../../controllers/events/substrate-queries.js';
 import { HOG_JS, openDriver, serviceGroup, serviceJob } from '../platform/local-scheduler/fixtures.js';
 import { eventServices } from './event-harness.js';
 

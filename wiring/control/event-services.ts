@@ -22,7 +22,7 @@ import { HealthWatcher } from '../../controllers/events/health-watcher.js';
 import { CronWatcher } from '../../controllers/events/cron-watcher.js';
 import { CapacityWatcher, type CapacityMinimums, type CapacitySample } from '../../controllers/events/capacity-watcher.js';
 import { reconcileEvents } from '../../controllers/events/reconcile-events.js';
-import type { Substrate } from '../../controllers/events/substrate-facts.js';
+import type { Substrate } from '../../controllers/events/substrate-queries.js';
 import type { EventServices } from '../../controllers/events/event-services.js';
 
 export type { EventServices };
