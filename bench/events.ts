@@ -12,7 +12,7 @@ import http from 'node:http';
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { startControlPlane } from '../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../wiring/control-plane.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import type { EventInput } from '../domain/events/event-port.js';
@@ -125,7 +125,7 @@ function burstEvent(prefix: string, i: number): EventInput {
     }
   }));
   // Clear the benchmark's own ingest groups so the active view shows the fill's unresolved groups.
-  await plane.eventSurface.events.incidentAction({ action: 'acknowledge', correlationKey: 'app-0:bench' }).catch(() => undefined);
+  await plane.eventServices.events.incidentAction({ action: 'acknowledge', correlationKey: 'app-0:bench' }).catch(() => undefined);
   const count = (plane.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const get = () => new Promise<{ ms: number; size: number }>((resolve, reject) => {

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startKnowledgeStore } from '../api/knowledge/start-knowledge-store.js';
+import { startKnowledgeStore } from '../wiring/knowledge-store.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { openKnowledgeStore } from '../store/open-stores.js';

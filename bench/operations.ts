@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startControlPlane } from '../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../wiring/control-plane.js';
 import { OperationHandlers, OperationWorker } from '../controllers/operations/index.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startControlPlane } from '../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../wiring/control-plane.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { ReleaseBuilder } from '../platform/release-builder/index.js';

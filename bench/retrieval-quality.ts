@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { startKnowledgeStore, type KnowledgeStore } from '../api/knowledge/start-knowledge-store.js';
+import { startKnowledgeStore, type KnowledgeStore } from '../wiring/knowledge-store.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { isStopword, tokenize } from '../domain/knowledge/text-analysis.js';

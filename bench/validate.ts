@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import YAML from 'yaml';
-import { startControlPlane } from '../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../wiring/control-plane.js';
 import { validateInfraspec } from '../domain/spec/index.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';

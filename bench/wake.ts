@@ -22,7 +22,7 @@ import path from 'node:path';
 // autocannon ships no types.
 // eslint-disable-next-line @typescript-eslint/ban-ts-comment
 // @ts-ignore
-import { startControlPlane } from '../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../wiring/control-plane.js';
 import { instanceStatus } from '../domain/registry/index.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';

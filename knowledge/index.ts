@@ -2,7 +2,7 @@
  * The knowledge store services, built once over an open `knowledge.db`.
  */
 import type { Db } from '../store/database.js';
-import { KnowledgeCore, type KnowledgeCoreOptions } from './core/knowledge-core.js';
+import { KnowledgeState, type KnowledgeStateOptions } from './core/knowledge-state.js';
 import { WriteService } from './write/write-service.js';
 import { RetrieveService } from './retrieve/retrieve-service.js';
 import { NodeService } from './write/node-service.js';
@@ -21,7 +21,7 @@ import { AcquisitionService } from './acquisition/acquisition-service.js';
 import { IngestService } from './ingest/ingest-service.js';
 import type { Extractor } from './ingest/ingest-extractor.js';
 
-export { KnowledgeCore, type KnowledgeCoreOptions, type Namespace, type Reranker } from './core/knowledge-core.js';
+export { KnowledgeState, type KnowledgeStateOptions, type Namespace, type Reranker } from './core/knowledge-state.js';
 export { WriteService, NIL_UUID, type WriteRequest, type WriteResult } from './write/write-service.js';
 export { RetrieveService, type RetrieveRequest, type RankedNode } from './retrieve/retrieve-service.js';
 export { NodeService, type RetractRequest, type EdgeRequest } from './write/node-service.js';
@@ -46,7 +46,7 @@ export { SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, ATTEMPT_HEADER, signBo
 
 /** Every knowledge service, sharing one core. */
 export interface KnowledgeServices {
-  readonly core: KnowledgeCore;
+  readonly core: KnowledgeState;
   readonly writes: WriteService;
   readonly retrieval: RetrieveService;
   readonly nodes: NodeService;
@@ -73,8 +73,8 @@ export interface ReviewOptions extends HandoffOptions {
 }
 
 /** Builds the services over `db` (its migrations must already be applied). */
-export function createKnowledgeServices(db: Db, options: KnowledgeCoreOptions = {}, review: ReviewOptions = {}): KnowledgeServices {
-  const core = new KnowledgeCore(db, options);
+export function createKnowledgeServices(db: Db, options: KnowledgeStateOptions = {}, review: ReviewOptions = {}): KnowledgeServices {
+  const core = new KnowledgeState(db, options);
   const writes = new WriteService(core);
   const retrieval = new RetrieveService(core);
   const nodes = new NodeService(core, writes);

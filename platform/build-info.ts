@@ -6,16 +6,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { BuildInfo } from '../domain/build-info.js';
 
-/** Identity of the running build. */
-export interface BuildInfo {
-  readonly name: string;
-  readonly version: string;
-  /** Display label `v<major>.<minor>.<patch>-platform[-<distance>-g<shortsha>]`; never an identity. */
-  readonly label: string;
-  readonly commit: string | null;
-  readonly node: string;
-}
+export type { BuildInfo };
+
 
 /** The package root (the folder holding package.json), found from this file upward. */
 export function packageRoot(): string {

@@ -7,7 +7,7 @@
  */
 import type { Context, Middleware, Next } from 'koa';
 import { isDomainError } from '../../domain/errors.js';
-import type { Logger } from '../../platform/logger.js';
+import type { LoggerPort as Logger } from '../../domain/logger.js';
 
 /** The JSON body of every error response. */
 export interface ErrorBody {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Context, Middleware, Next } from 'koa';
-import type { Logger } from '../../platform/logger.js';
+import type { LoggerPort as Logger } from '../../domain/logger.js';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -4,7 +4,7 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Registry } from 'prom-client';
-import type { Logger } from '../../platform/logger.js';
+import type { LoggerPort as Logger } from '../../domain/logger.js';
 import { errorMiddleware } from '../http/error-middleware.js';
 import { requestContext } from '../http/request-context.js';
 import { jsonBodyParser } from '../http/body-parser.js';

@@ -4,12 +4,12 @@
 import type { Context, Middleware, Next } from 'koa';
 import { ForbiddenError, UnauthorizedError } from '../../domain/errors.js';
 import { bearerToken } from '../http/bearer.js';
-import { OPEN_TENANT, type AccessTokens, type Permission, type Principal } from './access-tokens.js';
+import { OPEN_TENANT, type TenantTokens, type Permission, type Principal } from './tenant-tokens.js';
 
 const OPEN_PRINCIPAL: Principal = { tenant: OPEN_TENANT, permissions: new Set<Permission>(['read', 'write', 'admin']) };
 
 /** Authenticates every request except `openPaths`; sets `ctx.state.principal`. */
-export function authenticate(tokens: AccessTokens, options: { openPaths?: readonly string[]; protectedPrefixes?: readonly string[] } = {}): Middleware {
+export function authenticate(tokens: TenantTokens, options: { openPaths?: readonly string[]; protectedPrefixes?: readonly string[] } = {}): Middleware {
   const open = new Set(options.openPaths ?? []);
   return async (ctx: Context, next: Next) => {
     const guarded = options.protectedPrefixes === undefined || options.protectedPrefixes.some((p) => ctx.path.startsWith(p));

@@ -13,7 +13,7 @@ import type { KnowledgeServices } from '../../knowledge/index.js';
 import { parseTime } from '../../knowledge/core/time.js';
 import { errorResponse } from '../http/error-middleware.js';
 import { requirePermission } from './auth.js';
-import type { Principal } from './access-tokens.js';
+import type { Principal } from './tenant-tokens.js';
 import type { KnowledgeMetrics } from './metrics.js';
 import { REVIEW_SDL, reviewResolvers } from './graphql-review.js';
 import { ACQUISITION_SDL, acquisitionResolvers } from './acquisition-routes.js';

@@ -32,7 +32,7 @@ export function registerServe(program: Command): void {
       const logger = createLogger({ level: config.logLevel, base: { pid: process.pid } });
       logger.info({ config: redactConfig(config) }, 'starting svc');
       // Loaded here, not at the top: every other command starts without the whole server graph.
-      const [{ startControlPlane }, { startKnowledgeStore }] = await Promise.all([import('../../api/control/server/start-control-plane.js'), import('../../api/knowledge/start-knowledge-store.js')]);
+      const [{ startControlPlane }, { startKnowledgeStore }] = await Promise.all([import('../../wiring/control-plane.js'), import('../../wiring/knowledge-store.js')]);
       const closers: (() => Promise<void>)[] = [];
       try {
         if (opts.only !== 'knowledge') {

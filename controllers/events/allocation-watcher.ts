@@ -9,7 +9,7 @@ import type { EventEmitterPort, EventInput } from '../../domain/events/event-por
 import type { Clock } from '../../domain/events/clock.js';
 import { CorrelationKey } from '../../domain/events/correlation.js';
 import type { Allocation, AllocationStatus } from '../../domain/scheduler/index.js';
-import type { Substrate } from './substrate-facts.js';
+import type { Substrate } from './substrate-queries.js';
 
 export interface AllocationWatcherOptions {
   readonly events: EventEmitterPort;

@@ -3,7 +3,7 @@
  * data folder's filesystem are at or above configured minimums. Below either, it emits one
  * service.capacity.below_minimum per episode and missing-capacity snapshot; back above both, one
  * service.capacity.recovered per episode. Local episode state is committed or removed only after
- * the event surface accepted the event.
+ * the event services accepted the event.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../store/database.js';

@@ -9,7 +9,7 @@ import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
 import type { EventEmitterPort } from '../../domain/events/event-port.js';
 import type { Clock } from '../../domain/events/clock.js';
 import { CorrelationKey } from '../../domain/events/correlation.js';
-import type { Substrate } from './substrate-facts.js';
+import type { Substrate } from './substrate-queries.js';
 
 /** A run must appear within this long after its expected time. */
 export const MISSED_RUN_GRACE_MS = 5 * 60 * 1000;

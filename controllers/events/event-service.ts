@@ -80,7 +80,7 @@ function recordOf(row: NewEventRow): EventRecord {
   };
 }
 
-/** The event surface's core. */
+/** The event services' core. */
 export class EventService implements EventEmitterPort {
   private readonly db: Db;
   private readonly clock: Clock;

@@ -7,7 +7,7 @@ import type { Clock } from '../../domain/events/clock.js';
 import { decideReconcile, type EvidenceFacts, type ReconcileAction } from '../../domain/events/evidence-rules.js';
 import { laterEventIds, openAlertingEvents, type StoredEvent } from '../../store/control/events.js';
 import type { EventService } from './event-service.js';
-import { appHealth, findAllocation, periodicParent, runningHealthyJobs, serviceChecks, type Substrate } from './substrate-facts.js';
+import { appHealth, findAllocation, periodicParent, runningHealthyJobs, serviceChecks, type Substrate } from './substrate-queries.js';
 
 /** A reconcile request. */
 export interface ReconcileRequest {

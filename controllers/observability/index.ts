@@ -4,8 +4,6 @@
  */
 export { ObservabilityService } from './observability-service.js';
 export type { InstallOutcome, InstallRequest, ObservabilityOptions, TuningQuery } from './observability-service.js';
-export { secretValues, startObservability } from './start-observability.js';
-export type { StartObservabilityOptions } from './start-observability.js';
 export { registerSnapshotMetrics, SNAPSHOT_METRICS } from './snapshot-metrics.js';
 export type { SnapshotCounts } from './snapshot-metrics.js';
 export { applyFolderPlan, observeFolder } from './managed-folders.js';

@@ -7,4 +7,4 @@ export type { OperatorServiceOptions } from './operator-service.js';
 export { operatorSettingsFrom, secretValuesOf, variableSet } from './operator-settings.js';
 export type { OperatorSettings } from './operator-settings.js';
 export { recordPlatformRelease } from './platform-release-record.js';
-export { appSecretsDir } from './secret-facts.js';
+export { appSecretsDir } from './secret-plan-reader.js';

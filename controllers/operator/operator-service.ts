@@ -19,10 +19,10 @@ import type { ActiveGroup } from '../../store/control/events.js';
 import { countOperations, listOperations } from '../../store/control/operations.js';
 import { platformOperations, platformReleaseGroups, recentPlatformStarts } from '../../store/control/platform-releases.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
-import { readCronProcesses } from './cron-facts.js';
-import { readDeployConfidence } from './deploy-facts.js';
+import { readCronProcesses } from './cron-process-reader.js';
+import { readDeployConfidence } from './deploy-confidence-reader.js';
 import type { OperatorSettings } from './operator-settings.js';
-import { readSecretPlan } from './secret-facts.js';
+import { readSecretPlan } from './secret-plan-reader.js';
 
 /** How many recent operations the inbox reads to find active and standing failed ones. */
 const RECENT_OPERATIONS = 500;
@@ -32,7 +32,7 @@ export interface OperatorServiceOptions {
   readonly db: Db;
   readonly settings: OperatorSettings;
   readonly targets: SchedulerTargets;
-  /** The event surface's active view. */
+  /** The event services' active view. */
   readonly incidents: { active(): readonly ActiveGroup[] };
   readonly notificationChannels: () => number;
   readonly snapshots: { readiness(): { readonly apps: readonly SnapshotReadinessFacts[] } };

@@ -31,7 +31,7 @@ const PREVIOUS: Partial<Record<DeployEventType, DeployEventType>> = {
   'rollback.succeeded': 'deploy.auto_rollback',
 };
 
-/** Emits one deploy event; a failing event surface is logged, never fails the deploy. */
+/** Emits one deploy event; a failing event services is logged, never fails the deploy. */
 export async function emitDeployEvent(
   events: EventEmitterPort,
   logger: Logger,

@@ -84,7 +84,7 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
       state.release = { commit: target.release.commit, dir: target.release.dir, deploymentId: deployment.id, direct: true };
     }
   }
-  const capabilities = { snapshots: deps.snapshot !== undefined, migrations: deps.migrate !== undefined, routing: deps.forge !== undefined };
+  const capabilities = { snapshots: deps.snapshot !== undefined, migrations: deps.migrate !== undefined, routing: deps.route !== undefined };
   const planned = planSteps(kind, {
     hasPostgres: spec.infrastructure?.postgres !== undefined,
     hasMigrations: typeof (spec as { migrations?: unknown }).migrations === 'string',
@@ -164,10 +164,10 @@ async function runStep(deps: PipelineDependencies, context: OperationContext, st
     case 'healthy':
       return healthy(deps, context, state);
     case 'forge': {
-      if (!deps.forge) throw new StepFailure('forge is planned but no routing controller is wired');
+      if (!deps.route) throw new StepFailure('forge is planned but no routing controller is wired');
       // The routing controller routes apps whose Healthy condition the app controller has written.
       await appHealthyCondition(deps, state.app, 10_000);
-      const result = await deps.forge(state.app);
+      const result = await deps.route(state.app);
       const hosts = result.rules.map((r) => r.hostname);
       return { message: hosts.length > 0 ? `tunnel ingress routes ${hosts.join(', ')} (${result.file})` : `no hostname of the app is routed yet (${result.file})` };
     }

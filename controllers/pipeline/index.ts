@@ -10,5 +10,4 @@ export { observeGate, waitForGate } from './health-gate.js';
 export type { GateObservation } from './health-gate.js';
 export type { PipelineDependencies } from './pipeline-context.js';
 export { appRegions, queueDeployment } from './deploy-queue.js';
-export { startDeploys } from './start-deploys.js';
-export type { Deploys, StartDeploysOptions } from './start-deploys.js';
+export type { Deploys } from './deploys.js';

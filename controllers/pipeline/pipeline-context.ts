@@ -33,6 +33,6 @@ export interface PipelineDependencies {
   readonly snapshot?: (app: string, commit: string | null) => Promise<{ readonly message: string }>;
   /** The migrate step: runs the app's declared migrations from the checkout; absent: skipped with the reason. */
   readonly migrate?: (app: string, migrationsDir: string, commit: string | null) => Promise<{ readonly message: string }>;
-  /** The forge step: reconciles the tunnel ingress now (the routing controller); absent: skipped with the reason. */
-  readonly forge?: (app: string) => Promise<{ readonly rules: readonly { readonly hostname: string }[]; readonly file: string }>;
+  /** The routing step (`forge` in the spec): reconciles the tunnel ingress now (the routing controller); absent: skipped with the reason. */
+  readonly route?: (app: string) => Promise<{ readonly rules: readonly { readonly hostname: string }[]; readonly file: string }>;
 }

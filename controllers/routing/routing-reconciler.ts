@@ -62,7 +62,7 @@ export interface RoutingState {
   readonly lastChangedAt: string | undefined;
   readonly lastReload: (ReloadResult & { readonly at: string }) | undefined;
   readonly lastError: string | undefined;
-  /** Reconciles started so far; `forge` waits for one that started after its request. */
+  /** Reconciles started so far; `routeApp` waits for one that started after its request. */
   readonly generation: number;
 }
 

@@ -11,7 +11,7 @@ import { planAcquisition, PLAN_LIMITS, type AcquisitionPlan, type AcquisitionTas
 import { connectorRetryCandidates, recommendConnectorRetry, type ConnectorAttempt, type ConnectorRetryCandidate, type RetryClass } from '../../domain/knowledge/acquisition-retry.js';
 import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
 import { AcquisitionStore, type AcquisitionCandidateRow, type AcquisitionReceiptRow } from '../../store/knowledge/acquisition-store.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import type { GapService } from './gap-service.js';
 import type { WriteService } from '../write/write-service.js';
 import { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, callConnector, type Evidence } from './acquisition-connector.js';
@@ -142,14 +142,14 @@ function originFields(task: AcquisitionTask, connector: ConnectorTarget, request
 
 /** Plans, executes and reviews acquisition. */
 export class AcquisitionService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #gaps: GapService;
   readonly #writes: WriteService;
   readonly #store: AcquisitionStore;
   readonly #allowPrivate: boolean;
   readonly #resolver: Resolver | undefined;
 
-  constructor(core: KnowledgeCore, gaps: GapService, writes: WriteService, options: AcquisitionOptions = {}) {
+  constructor(core: KnowledgeState, gaps: GapService, writes: WriteService, options: AcquisitionOptions = {}) {
     this.#core = core;
     this.#gaps = gaps;
     this.#writes = writes;

@@ -4,7 +4,7 @@
  */
 import { detectGaps, type GapNode, type GapOptions, type GapReport, type KnowledgeGap } from '../../domain/knowledge/gap-detection.js';
 import { AcquisitionStore } from '../../store/knowledge/acquisition-store.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 
 /** Caller-tunable thresholds of gap detection (the detection time is the store's now). */
 export type GapRequestOptions = Omit<GapOptions, 'now'>;
@@ -19,10 +19,10 @@ export function gapView(g: KnowledgeGap) {
 
 /** Detects knowledge gaps. */
 export class GapService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #store: AcquisitionStore;
 
-  constructor(core: KnowledgeCore) {
+  constructor(core: KnowledgeState) {
     this.#core = core;
     this.#store = new AcquisitionStore(core.db);
   }

@@ -9,7 +9,7 @@ import { applyFeedback, changesCredibility, type FeedbackAction } from '../../do
 import { DEFAULT_SOURCE_CREDIBILITY } from '../../domain/knowledge/modes.js';
 import type { FeedbackEventRow, NodeFeedbackRow } from '../../store/knowledge/feedback-store.js';
 import type { IntentRow } from '../../store/knowledge/rows.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import type { ApplyOutcome, WriteService } from '../write/write-service.js';
 import { isoTime, parseTime } from '../core/time.js';
 
@@ -43,10 +43,10 @@ export interface FeedbackResult {
 
 /** Records feedback and lists feedback events. */
 export class FeedbackService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #writes: WriteService;
 
-  constructor(core: KnowledgeCore, writes: WriteService) {
+  constructor(core: KnowledgeState, writes: WriteService) {
     this.#core = core;
     this.#writes = writes;
   }

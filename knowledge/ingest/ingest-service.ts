@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
 import type { MemType } from '../../domain/knowledge/modes.js';
-import type { KnowledgeCore } from '../core/knowledge-core.js';
+import type { KnowledgeState } from '../core/knowledge-state.js';
 import type { WriteService } from '../write/write-service.js';
 import { RuleExtractor, type Extractor } from './ingest-extractor.js';
 
@@ -33,11 +33,11 @@ export const EXTRACTOR_SETTING = 'SVC_KNOWLEDGE_EXTRACTOR_URL';
 
 /** Extracts and writes claims. */
 export class IngestService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #writes: WriteService;
   readonly #extractor: Extractor;
 
-  constructor(core: KnowledgeCore, writes: WriteService, extractor: Extractor | undefined) {
+  constructor(core: KnowledgeState, writes: WriteService, extractor: Extractor | undefined) {
     this.#core = core;
     this.#writes = writes;
     this.#extractor = extractor ?? new RuleExtractor();

@@ -9,7 +9,7 @@ import { DEFAULT_SOURCE_CREDIBILITY } from '../../domain/knowledge/modes.js';
 import { corroboration } from '../../domain/knowledge/scoring.js';
 import { DebuggerStore } from '../../store/knowledge/debugger-store.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
-import type { KnowledgeCore } from '../core/knowledge-core.js';
+import type { KnowledgeState } from '../core/knowledge-state.js';
 import { labelsOf, nodeView } from '../core/node-view.js';
 import { isoTime } from '../core/time.js';
 
@@ -37,10 +37,10 @@ export function parseDebuggerTime(field: string, value: string | undefined): num
 
 /** Admin debugger reads over one tenant's namespaces. */
 export class DebuggerService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #store: DebuggerStore;
 
-  constructor(core: KnowledgeCore) {
+  constructor(core: KnowledgeState) {
     this.#core = core;
     this.#store = new DebuggerStore(core.db);
   }

@@ -8,7 +8,7 @@ import { confidenceScore, recencyScore, scoreCandidate, clamp01, corroboration, 
 import { cosine } from '../../domain/knowledge/vector-math.js';
 import { parseLexicalQuery, satisfiesLiterals, termCoverage } from '../../domain/knowledge/lexical-query.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { weightsFor, type RetrieveRequest } from '../retrieve/retrieve-service.js';
 
 /** Input of explain-rank. */
@@ -58,9 +58,9 @@ const FACTORS = ['similarity', 'confidence', 'recency', 'utility'] as const;
 
 /** Compares the ranking of two nodes. */
 export class ExplainRankService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
 
-  constructor(core: KnowledgeCore) {
+  constructor(core: KnowledgeState) {
     this.#core = core;
   }
 

@@ -8,7 +8,7 @@
 import { openDatabase } from '../../store/database.js';
 import { migrate } from '../../store/migrate.js';
 import { KNOWLEDGE_MIGRATIONS } from '../../store/knowledge/migrations.js';
-import { KnowledgeCore } from '../core/knowledge-core.js';
+import { KnowledgeState } from '../core/knowledge-state.js';
 import { WriteService, type WriteRequest } from '../write/write-service.js';
 import { SourceService } from '../write/source-service.js';
 import { RetrieveService, type RetrieveRequest } from '../retrieve/retrieve-service.js';
@@ -94,7 +94,7 @@ export async function runRankingEval(topK: number, version: string, generatedAt:
   const db = openDatabase(':memory:', { vectors: true });
   try {
     migrate(db, KNOWLEDGE_MIGRATIONS);
-    const core = new KnowledgeCore(db, { now: () => CORPUS_NOW });
+    const core = new KnowledgeState(db, { now: () => CORPUS_NOW });
     const writes = new WriteService(core);
     const sources = new SourceService(core);
     const retrieval = new RetrieveService(core);

@@ -6,7 +6,7 @@
 import { NotFoundError } from '../../domain/errors.js';
 import { DEFAULT_SOURCE_CREDIBILITY } from '../../domain/knowledge/modes.js';
 import { confidenceScore, corroboration } from '../../domain/knowledge/scoring.js';
-import type { KnowledgeCore } from '../core/knowledge-core.js';
+import type { KnowledgeState } from '../core/knowledge-state.js';
 
 /** The narrative of one claim (GraphQL shape). */
 export interface Narrative {
@@ -22,9 +22,9 @@ const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** Tells claims. */
 export class NarrativeService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
 
-  constructor(core: KnowledgeCore) {
+  constructor(core: KnowledgeState) {
     this.#core = core;
   }
 

@@ -6,7 +6,7 @@
  */
 import { UnavailableError } from '../../domain/errors.js';
 import { postModelJson } from '../core/model-endpoint.js';
-import type { Reranker } from '../core/knowledge-core.js';
+import type { Reranker } from '../core/knowledge-state.js';
 
 /** Options of {@link HttpReranker}. */
 export interface HttpRerankerOptions {

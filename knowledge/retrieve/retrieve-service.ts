@@ -9,7 +9,7 @@ import { confidenceScore, mergeWeights, recencyScore, scoreCandidate, clamp01, t
 import { fuseLists, type PathList } from '../../domain/knowledge/fusion.js';
 import { normalize } from '../../domain/knowledge/vector-math.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { checkVector } from '../write/write-service.js';
 import { labelsOf } from '../core/node-view.js';
 import { isoTime, parseTime } from '../core/time.js';
@@ -76,10 +76,10 @@ export interface RerankOutcome {
 
 /** Retrieves and ranks nodes. */
 export class RetrieveService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #lexical: LexicalPath;
 
-  constructor(core: KnowledgeCore) {
+  constructor(core: KnowledgeState) {
     this.#core = core;
     this.#lexical = new LexicalPath(new TermStatistics(core.nodes, () => core.now()), core.thesaurus);
   }

@@ -7,7 +7,7 @@ import { DEFAULT_SOURCE_CREDIBILITY, type NamespaceMode } from '../../domain/kno
 import { matchesFilter, type SearchFilter } from '../../domain/knowledge/search-filter.js';
 import { corroboration } from '../../domain/knowledge/scoring.js';
 import { OPEN_TIME } from '../../store/knowledge/rows.js';
-import type { KnowledgeCore } from '../core/knowledge-core.js';
+import type { KnowledgeState } from '../core/knowledge-state.js';
 import type { RankedNode, RetrieveService } from './retrieve-service.js';
 
 /** A search hit in GraphQL shape. */
@@ -26,10 +26,10 @@ const SEARCH_POOL = 500;
 
 /** Serves GraphQL search. */
 export class SearchService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #retrieve: RetrieveService;
 
-  constructor(core: KnowledgeCore, retrieve: RetrieveService) {
+  constructor(core: KnowledgeState, retrieve: RetrieveService) {
     this.#core = core;
     this.#retrieve = retrieve;
   }

@@ -6,7 +6,7 @@ import { ValidationError } from '../../domain/errors.js';
 import { escalationDigest, type EscalationDigest } from '../../domain/knowledge/escalation-digest.js';
 import { ESCALATION_LEVELS, type EscalationLevel, type ReviewThresholds } from '../../domain/knowledge/review-rules.js';
 import type { DigestRow } from '../../store/knowledge/handoff-store.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { ReviewService } from './review-service.js';
 import { isoTime } from '../core/time.js';
 
@@ -19,10 +19,10 @@ export interface DigestScope {
 
 /** Builds, records and lists escalation digests. */
 export class EscalationService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #review: ReviewService;
 
-  constructor(core: KnowledgeCore, review: ReviewService) {
+  constructor(core: KnowledgeState, review: ReviewService) {
     this.#core = core;
     this.#review = review;
   }

@@ -13,7 +13,7 @@ import {
   type CandidateScope, type DeliveryAttempt, type RetryCandidate,
 } from '../../domain/knowledge/handoff-retry.js';
 import type { DigestRow, ReceiptRow } from '../../store/knowledge/handoff-store.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { groupView, type DigestScope, type EscalationService } from './escalation-service.js';
 import { ATTEMPT_HEADER, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, checkTarget, postJson, sha256Hex, signBody, type Resolver } from '../core/webhook-sender.js';
 import { isoTime } from '../core/time.js';
@@ -83,12 +83,12 @@ export function receiptView(r: ReceiptRow) {
 
 /** Plans, delivers and retries handoff webhooks. */
 export class HandoffService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #escalations: EscalationService;
   readonly #allowPrivate: boolean;
   readonly #resolver: Resolver | undefined;
 
-  constructor(core: KnowledgeCore, escalations: EscalationService, options: HandoffOptions = {}) {
+  constructor(core: KnowledgeState, escalations: EscalationService, options: HandoffOptions = {}) {
     this.#core = core;
     this.#escalations = escalations;
     this.#allowPrivate = options.allowPrivateTargets ?? false;

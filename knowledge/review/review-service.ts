@@ -12,7 +12,7 @@ import {
   type DecisionState, type ReviewFilters, type ReviewItemState, type ReviewSignal, type ReviewStatus, type ReviewThresholds,
 } from '../../domain/knowledge/review-rules.js';
 import type { ReviewDecisionRow } from '../../store/knowledge/review-store.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { ReviewIndex } from './review-index.js';
 import { isoTime, parseTime } from '../core/time.js';
 
@@ -60,10 +60,10 @@ const MAX_INDEXES = 16;
 
 /** Derives the queue and records decisions. */
 export class ReviewService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #indexes = new Map<string, ReviewIndex>();
 
-  constructor(core: KnowledgeCore) {
+  constructor(core: KnowledgeState) {
     this.#core = core;
   }
 

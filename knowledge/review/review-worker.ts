@@ -10,7 +10,7 @@
 import { ConflictError, ValidationError } from '../../domain/errors.js';
 import { REVIEW_ACTIONS, type ReviewAction, type ReviewItemState } from '../../domain/knowledge/review-rules.js';
 import type { WorkerRunRow } from '../../store/knowledge/handoff-store.js';
-import type { KnowledgeCore } from '../core/knowledge-core.js';
+import type { KnowledgeState } from '../core/knowledge-state.js';
 import type { FeedbackService } from '../feedback/feedback-service.js';
 import { ReviewService } from './review-service.js';
 import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, checkTarget, postJson, signBody, type Resolver } from '../core/webhook-sender.js';
@@ -58,12 +58,12 @@ const FEEDBACK_OF: Partial<Record<ReviewAction, 'validate' | 'refute' | 'stale'>
 
 /** Runs review cycles. */
 export class ReviewWorker {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #review: ReviewService;
   readonly #feedback: FeedbackService;
   readonly #options: ReviewWorkerOptions;
 
-  constructor(core: KnowledgeCore, review: ReviewService, feedback: FeedbackService, options: ReviewWorkerOptions = {}) {
+  constructor(core: KnowledgeState, review: ReviewService, feedback: FeedbackService, options: ReviewWorkerOptions = {}) {
     this.#core = core;
     this.#review = review;
     this.#feedback = feedback;

@@ -3,7 +3,7 @@
  */
 import { NotFoundError, ValidationError, ConflictError, DomainError, UnavailableError } from '../../domain/errors.js';
 import { OPEN_TIME, type IntentRow } from '../../store/knowledge/rows.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import type { WriteService, ApplyOutcome } from './write-service.js';
 import { edgeView, nodeView, type NodeView } from '../core/node-view.js';
 import { parseTime } from '../core/time.js';
@@ -31,10 +31,10 @@ export interface EdgeRequest {
 
 /** Reads and changes single nodes. */
 export class NodeService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #writes: WriteService;
 
-  constructor(core: KnowledgeCore, writes: WriteService) {
+  constructor(core: KnowledgeState, writes: WriteService) {
     this.#core = core;
     this.#writes = writes;
   }

@@ -2,7 +2,7 @@
  * Recovery of pending intents (writes, retractions, feedback): list what did not land, and replay it on request, stopping at the
  * first intent whose replay would collide with later state (docs/adr/0025).
  */
-import type { KnowledgeCore } from '../core/knowledge-core.js';
+import type { KnowledgeState } from '../core/knowledge-state.js';
 import type { ApplyOutcome, WriteIntentPayload, WriteService } from './write-service.js';
 import type { NodeService } from './node-service.js';
 import type { FeedbackService } from '../feedback/feedback-service.js';
@@ -20,12 +20,12 @@ export interface ReconcileStep {
 
 /** Lists and replays pending intents. */
 export class RecoveryService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
   readonly #writes: WriteService;
   readonly #nodes: NodeService;
   readonly #feedback: FeedbackService | undefined;
 
-  constructor(core: KnowledgeCore, writes: WriteService, nodes: NodeService, feedback?: FeedbackService) {
+  constructor(core: KnowledgeState, writes: WriteService, nodes: NodeService, feedback?: FeedbackService) {
     this.#core = core;
     this.#writes = writes;
     this.#nodes = nodes;

@@ -2,7 +2,7 @@
  * Sources: labels and credibility set by operators, and the trust timeline derived from them.
  */
 import { DEFAULT_SOURCE_CREDIBILITY } from '../../domain/knowledge/modes.js';
-import type { KnowledgeCore } from '../core/knowledge-core.js';
+import type { KnowledgeState } from '../core/knowledge-state.js';
 import { isoTime } from '../core/time.js';
 
 /** Body of `POST /sources/label`. */
@@ -15,9 +15,9 @@ export interface SourceLabelRequest {
 
 /** Labels sources and reports their trust. */
 export class SourceService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
 
-  constructor(core: KnowledgeCore) {
+  constructor(core: KnowledgeState) {
     this.#core = core;
   }
 

@@ -8,7 +8,7 @@ import { CREDIBILITY_FLOOR, DEFAULT_CONFIDENCE, DEFAULT_SOURCE_CREDIBILITY, type
 import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
 import { MAX_DIMENSIONS } from '../../store/knowledge/vector-tables.js';
 import { OPEN_TIME, type IntentRow, type VersionRow } from '../../store/knowledge/rows.js';
-import type { KnowledgeCore, Namespace } from '../core/knowledge-core.js';
+import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { parseTime } from '../core/time.js';
 
 /** The nil UUID returned for rejected writes. */
@@ -83,9 +83,9 @@ export function fingerprintOf(content: string): string {
 
 /** Writes nodes. */
 export class WriteService {
-  readonly #core: KnowledgeCore;
+  readonly #core: KnowledgeState;
 
-  constructor(core: KnowledgeCore) {
+  constructor(core: KnowledgeState) {
     this.#core = core;
   }
 

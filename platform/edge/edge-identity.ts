@@ -7,9 +7,10 @@
  */
 import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from 'jose';
 import type { Logger } from '../logger.js';
+import { EDGE_ASSERTION_HEADERS, type EdgeIdentity } from '../../domain/auth/edge-identity.js';
 
-/** Request headers an edge access assertion may arrive in (the first present is used). */
-export const EDGE_ASSERTION_HEADERS = ['edge-access-jwt-assertion', 'cf-access-jwt-assertion'] as const;
+export { EDGE_ASSERTION_HEADERS, type EdgeIdentity };
+
 
 export interface EdgeIdentityOptions {
   /** Team domain, e.g. `team.example.com`; the issuer is `https://<teamDomain>`. */
@@ -21,11 +22,6 @@ export interface EdgeIdentityOptions {
   readonly logger: Logger;
 }
 
-/** A validated identity. */
-export interface EdgeIdentity {
-  readonly subject: string;
-  readonly email: string | undefined;
-}
 
 /** Returns a verifier: the identity of a valid assertion, undefined for anything else. */
 export function edgeIdentityVerifier(options: EdgeIdentityOptions): (assertion: string) => Promise<EdgeIdentity | undefined> {

@@ -4,7 +4,7 @@
  */
 import { Counter, Gauge, Registry } from 'prom-client';
 
-/** The control plane's metric registry and the event surface's metrics. */
+/** The control plane's metric registry and the event services' metrics. */
 export class ControlMetrics {
   readonly registry = new Registry();
   readonly eventsTotal: Counter<'type' | 'severity'>;

@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import test, { type ExecutionContext } from 'ava';
-import type { ControlPlane } from '../../api/control/server/start-control-plane.js';
+import type { ControlPlane } from '../../wiring/control-plane.js';
 import { runSvc, type CliResult } from '../helpers/cli.js';
 import { request } from '../helpers/servers.js';
 import { tempDir } from '../helpers/temp-dir.js';

@@ -2,7 +2,7 @@
  * Child process for the event crash test: runs the real control plane on the data folder given in
  * the environment and prints its URL as one JSON line on stdout.
  */
-import { startControlPlane } from '../../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../../wiring/control-plane.js';
 import { loadConfig } from '../../platform/config.js';
 import { silentLogger } from '../../platform/logger.js';
 

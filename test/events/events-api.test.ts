@@ -188,7 +188,7 @@ test('the capacity check runs with the configured minimums and host id and feeds
   const plane = await startTestControlPlane(t, testConfig(t, { SVC_CAPACITY_CHECK_INTERVAL: '1h', SVC_CAPACITY_MIN_DISK: '1000000gb', SVC_HOST_ID: 'node-7' }));
   // Subscribe first, then look: the check at start may already have recorded the warning.
   const seen = new Promise<any>((resolve) => {
-    const unsubscribe = plane.eventSurface.events.subscribe((changes) => {
+    const unsubscribe = plane.eventServices.events.subscribe((changes) => {
       const found = changes.find((c) => c.event.type === 'service.capacity.below_minimum');
       if (found) {
         unsubscribe();

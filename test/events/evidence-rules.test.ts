@@ -2,7 +2,7 @@ import test from 'ava';
 import { decideReconcile } from '../../domain/events/evidence-rules.js';
 import { LocalRegistry } from '../../platform/local-registry/index.js';
 import type { JobStatus, Scheduler } from '../../domain/scheduler/index.js';
-import { eventSurface } from './event-harness.js';
+import { eventServices } from './event-harness.js';
 
 const old = 20 * 60_000;
 
@@ -48,7 +48,7 @@ test('reconcile reads live registry checks and periodic job state', async (t) =>
   registry.register({ id: 'a1-shop-web', service: 'shop-web', app: 'shop', process: 'web', allocationId: 'a1', address: '127.0.0.1', port: 1, tags: [], checks: [{ id: 'http', name: 'http', status: 'passing', output: 'ok' }] });
   const job = { spec: { id: 'shop-report', app: 'shop', type: 'periodic', taskGroups: [{ name: 'report' }], periodic: { cron: '* * * * *' } }, version: 1, status: 'running', paused: false, awaitingPromotion: [], submittedAt: '' } as unknown as JobStatus;
   const scheduler = { getJob: async (id: string) => (id === job.spec.id ? job : undefined), listAllocations: async () => [], getAllocation: async () => undefined, listJobs: async () => [job] } as unknown as Scheduler;
-  const { surface } = await eventSurface(t, { substrate: { schedulers: async () => [scheduler], registry } });
+  const { surface } = await eventServices(t, { substrate: { schedulers: async () => [scheduler], registry } });
   const health = await surface.events.emit({ type: 'service.health.critical', severity: 'critical', app: 'shop', title: 'down', metadata: { correlationKey: 'shop:web:health', process: 'web' } });
   const cron = await surface.events.emit({ type: 'cron.failed', severity: 'critical', app: 'shop', title: 'failed', metadata: { correlationKey: 'shop:report:cron', jobId: 'shop-report', allocationId: 'gone' } });
   const unknown = await surface.events.emit({ type: 'cron.lost', severity: 'critical', app: 'shop', title: 'lost', metadata: { correlationKey: 'shop:x:cron', jobId: 'nope' } });
@@ -63,7 +63,7 @@ test('reconcile reads live registry checks and periodic job state', async (t) =>
 
 test('operator job events carry the cron correlation key; resume closes the pause warning', async (t) => {
   const { operatorJobEvent } = await import('../../domain/events/operator-job-events.js');
-  const { surface } = await eventSurface(t);
+  const { surface } = await eventServices(t);
   const paused = await surface.events.emit(operatorJobEvent('paused', { app: 'shop', process: 'report', jobId: 'shop-report', by: 'ana' }));
   t.like(operatorJobEvent('schedule_updated', { app: 'shop', process: 'report', jobId: 'j', schedule: '0 * * * *', previousSchedule: '*/5 * * * *' }), { type: 'job.schedule_updated', severity: 'info' });
   await surface.events.emit(operatorJobEvent('resumed', { app: 'shop', process: 'report', jobId: 'shop-report' }));

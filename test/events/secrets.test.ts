@@ -4,7 +4,7 @@ import { pino } from 'pino';
 import { systemClock } from '../../domain/events/clock.js';
 import { loadConfig, redactConfig } from '../../platform/config.js';
 import { ConfigError } from '../../domain/errors.js';
-import { eventSurface } from './event-harness.js';
+import { eventServices } from './event-harness.js';
 import { startReceiver } from './receiver.js';
 
 test('sink secrets and channel tokens never appear in logs, events or channel views, even when deliveries fail', async (t) => {
@@ -12,7 +12,7 @@ test('sink secrets and channel tokens never appear in logs, events or channel vi
   const logger = pino({ level: 'trace' }, new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString()); done(); } }));
   const down = await startReceiver(t);
   down.status = 500;
-  const { surface } = await eventSurface(t, { clock: systemClock, logger, retryBaseMs: 5, sink: { url: down.url, keyId: 'kid', secret: 'SINK-SECRET-XYZ', source: 'svc' } });
+  const { surface } = await eventServices(t, { clock: systemClock, logger, retryBaseMs: 5, sink: { url: down.url, keyId: 'kid', secret: 'SINK-SECRET-XYZ', source: 'svc' } });
   const channel = surface.notifications.create({ provider: 'mobile_push', name: 'phone', url: `${down.url}/m`, token: 'APP-TOKEN-XYZ', userKey: 'USER-KEY-XYZ' });
   const emitted = await surface.events.emit({ type: 'deploy.failed', severity: 'critical', title: 'failed', app: 'web' });
   await down.waitFor(4);

@@ -3,7 +3,7 @@ import test from 'ava';
 import { systemClock } from '../../domain/events/clock.js';
 import { request, startTestControlPlane } from '../helpers/servers.js';
 import { testConfig } from '../helpers/test-config.js';
-import { eventSurface } from './event-harness.js';
+import { eventServices } from './event-harness.js';
 import { startReceiver } from './receiver.js';
 
 const SECRET = 'sink-secret-value-42';
@@ -44,7 +44,7 @@ test('a sink that is down for a while and recovers receives every event, redeliv
   const sink = await startReceiver(t);
   sink.status = 503;
   const sinkConfig = { url: sink.url, keyId: 'k', secret: SECRET, source: 'svc-control-plane' };
-  const { surface, db } = await eventSurface(t, { clock: systemClock, sink: sinkConfig, retryBaseMs: 10 });
+  const { surface, db } = await eventServices(t, { clock: systemClock, sink: sinkConfig, retryBaseMs: 10 });
   const ids: string[] = [];
   for (let i = 0; i < 40; i++) {
     const result = await surface.events.emit({ type: 'event.test', severity: 'info', title: `e${i}`, dedupeKey: `burst-${i}` });
@@ -70,10 +70,10 @@ test('a sink that is down for a while and recovers receives every event, redeliv
 
   // A second surface on the same database (a restart) sends nothing that was acknowledged.
   const before = sink.received.length;
-  const { startEventSurface } = await import('../../controllers/events/start-event-surface.js');
+  const { startEventServices } = await import('../../wiring/control/event-services.js');
   const { ControlMetrics } = await import('../../platform/metrics/control-metrics.js');
   const { silentLogger } = await import('../../platform/logger.js');
-  const again = await startEventSurface({ db, logger: silentLogger(), metrics: new ControlMetrics(), clock: systemClock, source: 'svc-control-plane', environment: 'test', sink: sinkConfig, outbound: { allowPrivate: true } });
+  const again = await startEventServices({ db, logger: silentLogger(), metrics: new ControlMetrics(), clock: systemClock, source: 'svc-control-plane', environment: 'test', sink: sinkConfig, outbound: { allowPrivate: true } });
   await again.dispatcher.whenIdle();
   again.close();
   t.is(sink.received.length, before);
@@ -83,7 +83,7 @@ test('a sink outage with a deep backlog does not hold up notification channels',
   const sink = await startReceiver(t);
   sink.status = 503;
   const channelReceiver = await startReceiver(t);
-  const { surface } = await eventSurface(t, { clock: systemClock, sink: { url: sink.url, keyId: 'k', secret: SECRET, source: 's' }, retryBaseMs: 60_000 });
+  const { surface } = await eventServices(t, { clock: systemClock, sink: { url: sink.url, keyId: 'k', secret: SECRET, source: 's' }, retryBaseMs: 60_000 });
   surface.notifications.create({ provider: 'webhook', name: 'hook', url: `${channelReceiver.url}/hook` });
   await Promise.all(Array.from({ length: 300 }, (_, i) => surface.events.emit({ type: 'event.test', severity: 'warning', title: `e${i}` })));
   await channelReceiver.waitFor(300);

@@ -7,14 +7,14 @@ import { AllocationWatcher } from '../../controllers/events/allocation-watcher.j
 import { CronWatcher } from '../../controllers/events/cron-watcher.js';
 import { CapacityWatcher } from '../../controllers/events/capacity-watcher.js';
 import { HealthWatcher } from '../../controllers/events/health-watcher.js';
-import type { Substrate } from '../../controllers/events/substrate-facts.js';
+import type { Substrate } from '../../controllers/events/substrate-queries.js';
 import { HOG_JS, openDriver, serviceGroup, serviceJob } from '../platform/local-scheduler/fixtures.js';
-import { eventSurface } from './event-harness.js';
+import { eventServices } from './event-harness.js';
 
 const MIN = 60_000;
 
 test('the allocation watcher reports a real OOM kill and restart with task, group, allocation, count and message', async (t) => {
-  const { surface, metrics } = await eventSurface(t);
+  const { surface, metrics } = await eventServices(t);
   const { driver, appDir } = await openDriver(t, { 'hog.mjs': HOG_JS });
   const substrate: Substrate = { schedulers: async () => [driver], registry: new LocalRegistry() };
   const watcher = new AllocationWatcher({ events: surface.events, substrate, clock: new ManualClock(), logger: silentLogger(), metrics, intervalMs: 50 });
@@ -59,7 +59,7 @@ function stubScheduler(state: { jobs: JobStatus[]; allocations: Allocation[] }):
 }
 
 test('periodic child outcomes become cron events; a later success resolves the failure; allocation failures and hung runs are reported', async (t) => {
-  const { surface } = await eventSurface(t);
+  const { surface } = await eventServices(t);
   const clock = new ManualClock(Date.parse('2026-01-01T03:00:00.000Z'));
   const state = { jobs: [] as JobStatus[], allocations: [] as Allocation[] };
   const watcher = new AllocationWatcher({ events: surface.events, substrate: { schedulers: async () => [stubScheduler(state)], registry: new LocalRegistry() }, clock, logger: silentLogger(), hungAfterMs: 30 * MIN });
@@ -82,7 +82,7 @@ test('periodic child outcomes become cron events; a later success resolves the f
 });
 
 test('missed runs: a tick without a child within 5 minutes is reported once; paused and stopped jobs are excluded', async (t) => {
-  const { surface, metrics } = await eventSurface(t);
+  const { surface, metrics } = await eventServices(t);
   const clock = new ManualClock(Date.parse('2026-01-01T00:00:30.000Z'));
   const job = (id: string, extra: Partial<JobStatus> = {}): JobStatus => ({
     spec: { id, app: 'shop', type: 'periodic', taskGroups: [{ name: id.split('-')[1]! }], periodic: { cron: '*/10 * * * *' } } as unknown as JobStatus['spec'],
@@ -108,7 +108,7 @@ test('missed runs: a tick without a child within 5 minutes is reported once; pau
 });
 
 test('capacity: one warning per episode and snapshot, one recovery per episode, host-scoped key, state kept only after acceptance', async (t) => {
-  const { surface, db } = await eventSurface(t);
+  const { surface, db } = await eventServices(t);
   let sample = { freeMemoryBytes: 10, freeDiskBytes: 1_000 };
   const watcher = new CapacityWatcher({ db, events: surface.events, clock: new ManualClock(), logger: silentLogger(), hostId: 'node-a', minimums: { memoryBytes: 100, diskBytes: 100 }, probe: async () => sample, source: 'svc-control-plane', eventEnvironment: undefined });
   t.is(await watcher.check(), 'warning');
@@ -130,7 +130,7 @@ test('capacity: one warning per episode and snapshot, one recovery per episode, 
 });
 
 test('capacity recovery adopts one matching legacy warning only with SVC_EVENT_ENVIRONMENT set; otherwise it retries', async (t) => {
-  const { surface, db } = await eventSurface(t);
+  const { surface, db } = await eventServices(t);
   let sample = { freeMemoryBytes: 10, freeDiskBytes: 1_000 };
   const legacy = async (missing: string[], environment = 'test') => {
     const r = await surface.events.emit({ type: 'service.capacity.below_minimum', severity: 'warning', title: 'legacy', environment, metadata: { correlationKey: 'svc-host:minimum-capacity', missing } });
@@ -150,7 +150,7 @@ test('capacity recovery adopts one matching legacy warning only with SVC_EVENT_E
 });
 
 test('capacity rules: only service.capacity.recovered closes; the legacy global key needs one exact legacyCapacityWarningID', async (t) => {
-  const { surface } = await eventSurface(t);
+  const { surface } = await eventServices(t);
   const ev = surface.events;
   const emit = async (type: string, severity: 'info' | 'warning', key: string, extra: Record<string, unknown> = {}, environment?: string) => {
     const r = await ev.emit({ type, severity, title: type, metadata: { correlationKey: key, ...extra }, environment });
@@ -176,7 +176,7 @@ test('capacity rules: only service.capacity.recovered closes; the legacy global 
 });
 
 test('recovery is scoped: a later info event with another key, source, app or environment resolves nothing', async (t) => {
-  const { surface } = await eventSurface(t);
+  const { surface } = await eventServices(t);
   const ev = surface.events;
   const warn = await ev.emit({ type: 'service.health.warning', severity: 'warning', app: 'web', title: 'w', metadata: { correlationKey: 'web:web:health' } });
   if (!warn.recorded) return t.fail();
@@ -189,7 +189,7 @@ test('recovery is scoped: a later info event with another key, source, app or en
 });
 
 test('the dedupe window lasts one hour and survives a restart of the service', async (t) => {
-  const { surface, db, clock } = await eventSurface(t);
+  const { surface, db, clock } = await eventServices(t);
   t.true((await surface.events.emit({ type: 'x', severity: 'info', title: 't', dedupeKey: 'k' })).recorded);
   clock.advance(59 * MIN);
   t.false((await surface.events.emit({ type: 'x', severity: 'info', title: 't', dedupeKey: 'k' })).recorded);
@@ -201,7 +201,7 @@ test('the dedupe window lasts one hour and survives a restart of the service', a
 });
 
 test('health transitions from the registry emit warning, critical and recovered with previous state, and recovery closes them', async (t) => {
-  const { surface } = await eventSurface(t);
+  const { surface } = await eventServices(t);
   const registry = new LocalRegistry();
   const watcher = new HealthWatcher(registry, surface.events, silentLogger());
   watcher.start();

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startControlPlane, type ControlPlane } from '../../api/control/server/start-control-plane.js';
+import { startControlPlane, type ControlPlane } from '../../wiring/control-plane.js';
 import type { Scheduler } from '../../domain/scheduler/index.js';
 import { loadConfig, type SvcConfig } from '../../platform/config.js';
 import { silentLogger } from '../../platform/logger.js';

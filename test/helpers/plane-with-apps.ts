@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { startControlPlane, type ControlPlane } from '../../api/control/server/start-control-plane.js';
+import { startControlPlane, type ControlPlane } from '../../wiring/control-plane.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { silentLogger } from '../../platform/logger.js';
 import { ReleaseBuilder } from '../../platform/release-builder/index.js';

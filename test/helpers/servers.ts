@@ -3,8 +3,8 @@
  */
 import type { ExecutionContext } from 'ava';
 import type Koa from 'koa';
-import { startControlPlane, type ControlPlane } from '../../api/control/server/start-control-plane.js';
-import { startKnowledgeStore, type KnowledgeStore } from '../../api/knowledge/start-knowledge-store.js';
+import { startControlPlane, type ControlPlane } from '../../wiring/control-plane.js';
+import { startKnowledgeStore, type KnowledgeStore } from '../../wiring/knowledge-store.js';
 import { listen, type RunningServer } from '../../api/http/listen.js';
 import { silentLogger } from '../../platform/logger.js';
 import type { SvcConfig } from '../../platform/config.js';

@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ControlPlane } from '../../api/control/server/start-control-plane.js';
+import type { ControlPlane } from '../../wiring/control-plane.js';
 import { LocalRegistry } from '../../platform/local-registry/index.js';
 import { LocalScheduler } from '../../platform/local-scheduler/index.js';
 import { silentLogger } from '../../platform/logger.js';

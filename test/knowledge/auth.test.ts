@@ -3,7 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import { startHarness } from './knowledge-harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { AccessTokens } from '../../api/knowledge/access-tokens.js';
+import { TenantTokens } from '../../api/knowledge/tenant-tokens.js';
 
 const TOKENS = 'acme:read+write:acme-secret-1,acme:read:acme-reader-1,beta:read+write:beta-secret-1,ops:admin:ops-secret-01';
 
@@ -75,13 +75,13 @@ test('auth reads tokens from a token file, one per line with comments', async (t
 });
 
 test('access tokens refuse malformed entries naming where they are', (t) => {
-  t.throws(() => AccessTokens.load('acme:read', undefined), { message: /SVC_KNOWLEDGE_TOKENS: a token must be tenant:permissions:secret/ });
-  t.throws(() => AccessTokens.load('acme:fly:secret-long', undefined), { message: /permission "fly" is not one of read, write, admin/ });
-  t.throws(() => AccessTokens.load('acme:read:short', undefined), { message: /at least 8 characters/ });
-  t.throws(() => AccessTokens.load(undefined, '/nonexistent/tokens'), { message: /SVC_KNOWLEDGE_TOKENS_FILE: cannot read the token file/ });
-  const tokens = AccessTokens.load('a:read+write:secret:with:colons', undefined);
+  t.throws(() => TenantTokens.load('acme:read', undefined), { message: /SVC_KNOWLEDGE_TOKENS: a token must be tenant:permissions:secret/ });
+  t.throws(() => TenantTokens.load('acme:fly:secret-long', undefined), { message: /permission "fly" is not one of read, write, admin/ });
+  t.throws(() => TenantTokens.load('acme:read:short', undefined), { message: /at least 8 characters/ });
+  t.throws(() => TenantTokens.load(undefined, '/nonexistent/tokens'), { message: /SVC_KNOWLEDGE_TOKENS_FILE: cannot read the token file/ });
+  const tokens = TenantTokens.load('a:read+write:secret:with:colons', undefined);
   t.deepEqual([...tokens.authenticate('a:read+write:secret:with:colons')!.permissions].sort(), ['read', 'write']);
-  t.is(AccessTokens.load(undefined, undefined).open, true);
+  t.is(TenantTokens.load(undefined, undefined).open, true);
 });
 
 test('auth is open without tokens and every request acts as the default tenant', async (t) => {

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { request, startHarness } from './knowledge-harness.js';
-import { startKnowledgeStore } from '../../api/knowledge/start-knowledge-store.js';
+import { startKnowledgeStore } from '../../wiring/knowledge-store.js';
 import { silentLogger } from '../../platform/logger.js';
 import { testConfig } from '../helpers/test-config.js';
 

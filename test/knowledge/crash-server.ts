@@ -2,7 +2,7 @@
  * Child process for the crash test: runs the real knowledge store on a data folder given in the
  * environment and prints its URL as one JSON line on stdout.
  */
-import { startKnowledgeStore } from '../../api/knowledge/start-knowledge-store.js';
+import { startKnowledgeStore } from '../../wiring/knowledge-store.js';
 import { loadConfig } from '../../platform/config.js';
 import { silentLogger } from '../../platform/logger.js';
 

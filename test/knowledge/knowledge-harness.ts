@@ -2,7 +2,7 @@
  * Test harness for the knowledge store: a real server on ephemeral ports and a small REST client.
  */
 import type { ExecutionContext } from 'ava';
-import { startKnowledgeStore, type KnowledgeStore, type KnowledgeStoreExtras } from '../../api/knowledge/start-knowledge-store.js';
+import { startKnowledgeStore, type KnowledgeStore, type KnowledgeStoreExtras } from '../../wiring/knowledge-store.js';
 import { silentLogger } from '../../platform/logger.js';
 import { testConfig } from '../helpers/test-config.js';
 

@@ -3,7 +3,7 @@ import { openKnowledgeStore } from '../../store/open-stores.js';
 import { createKnowledgeServices } from '../../knowledge/index.js';
 import { startHarness } from './knowledge-harness.js';
 import { testConfig } from '../helpers/test-config.js';
-import { startKnowledgeStore } from '../../api/knowledge/start-knowledge-store.js';
+import { startKnowledgeStore } from '../../wiring/knowledge-store.js';
 import { silentLogger } from '../../platform/logger.js';
 import { request } from './knowledge-harness.js';
 

@@ -3,7 +3,7 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import YAML from 'yaml';
 import { VARIABLES, type SvcConfig } from '../../platform/config.js';
-import { secretValues } from '../../controllers/observability/index.js';
+import { secretValues } from '../../wiring/control/observability.js';
 import { HOST_GATEWAY, MARKER_FILE, MANAGED_SERVICE_NAMES } from '../../domain/observability/index.js';
 import { validateInfraspec } from '../../domain/spec/index.js';
 import { getApp } from '../../store/control/apps.js';

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { type ControlPlane } from '../../api/control/server/start-control-plane.js';
+import { type ControlPlane } from '../../wiring/control-plane.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitForChange, type ChangeSource } from '../helpers/wait-for.js';

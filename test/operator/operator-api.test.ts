@@ -2,14 +2,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { formatSnapshotName } from '../../domain/snapshots/index.js';
-import { startControlPlane } from '../../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../../wiring/control-plane.js';
 import { silentLogger } from '../../platform/logger.js';
 import { request } from '../helpers/servers.js';
 import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
 import { testConfig } from '../helpers/test-config.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { waitForChange } from '../helpers/wait-for.js';
-import type { ControlPlane } from '../../api/control/server/start-control-plane.js';
+import type { ControlPlane } from '../../wiring/control-plane.js';
 import { git, initAppsRepo, pipelineConfig, startPlane, waitForApp } from '../pipeline/pipeline-fixture.js';
 
 /** Secret values configured for the plane or stored for an app; none may appear in an operator answer. */

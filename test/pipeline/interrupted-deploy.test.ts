@@ -1,5 +1,5 @@
 import test from 'ava';
-import { startControlPlane } from '../../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../../wiring/control-plane.js';
 import { silentLogger } from '../../platform/logger.js';
 import { request } from '../helpers/servers.js';
 import { waitForChange } from '../helpers/wait-for.js';

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
-import { startControlPlane, type ControlPlane } from '../../api/control/server/start-control-plane.js';
+import { startControlPlane, type ControlPlane } from '../../wiring/control-plane.js';
 import { silentLogger } from '../../platform/logger.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { request } from '../helpers/servers.js';
@@ -120,7 +120,7 @@ export function stepSummary(steps: { steps: { step: string; status: string }[] }
   return steps.steps.map((s) => `${s.step} ${s.status}`);
 }
 
-/** The events recorded for `app` (through the event surface's API). */
+/** The events recorded for `app` (through the event services' API). */
 export async function appEvents(plane: ControlPlane, app: string): Promise<{ type: string; severity: string; metadata: Record<string, unknown> }[]> {
   const response = await request(`${plane.url}/api/events?app=${app}&limit=200`);
   const body = response.body;

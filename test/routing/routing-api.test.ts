@@ -60,9 +60,9 @@ test('routing: the tunnel config follows healthy apps and toggles, corrects drif
   const reloads = fs.readFileSync(reloadLog, 'utf8').trim().split('\n');
   t.true(reloads.length >= 1 && reloads.every((line) => line === config.tunnelConfigFile));
 
-  // Forge (the deploy pipeline's step) reconciles and returns the app's rules; an unchanged file is not rewritten.
+  // Routing an app (the deploy pipeline's `forge` step) reconciles and returns the app's rules; an unchanged file is not rewritten.
   const inode = fs.statSync(config.tunnelConfigFile).ino;
-  const forged = await plane.routing.forge('site');
+  const forged = await plane.routing.routeApp('site');
   t.deepEqual(forged.rules.map((r) => r.hostname), ['www.example.test']);
   t.is(fs.statSync(config.tunnelConfigFile).ino, inode);
   t.is(fs.readFileSync(reloadLog, 'utf8').trim().split('\n').length, reloads.length);

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import test from 'ava';
 import YAML from 'yaml';
-import type { ControlPlane } from '../../api/control/server/start-control-plane.js';
+import type { ControlPlane } from '../../wiring/control-plane.js';
 import { waitForReconciled } from '../helpers/wait-for.js';
 import { request } from '../helpers/servers.js';
 import { freePort, hostRequest, startWithApps, waitForState } from './wake-harness.js';

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { ExecutionContext } from 'ava';
-import type { ControlPlane } from '../../api/control/server/start-control-plane.js';
+import type { ControlPlane } from '../../wiring/control-plane.js';
 import { startPlaneWithApps } from '../helpers/plane-with-apps.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { waitForChange } from '../helpers/wait-for.js';

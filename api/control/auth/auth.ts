@@ -16,7 +16,7 @@ import type { Context, Middleware, Next } from 'koa';
 import { grants, isAdministrator, Scope, type Principal } from '../../../domain/auth/index.js';
 import { ForbiddenError, UnauthorizedError } from '../../../domain/errors.js';
 import { bearerToken, secretEquals, sha256Hex } from '../../http/bearer.js';
-import { EDGE_ASSERTION_HEADERS, type EdgeIdentity } from '../../../platform/edge/index.js';
+import { EDGE_ASSERTION_HEADERS, type EdgeIdentity } from '../../../domain/auth/edge-identity.js';
 
 export interface ControlAuthOptions {
   readonly apiToken: string | undefined;

@@ -10,7 +10,7 @@
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Logger } from '../../../platform/logger.js';
+import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import type { EventService } from '../../../controllers/events/event-service.js';
 import { grants, Scope, type Principal } from '../../../domain/auth/index.js';
 import { sha256Hex } from '../../http/bearer.js';

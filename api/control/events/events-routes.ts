@@ -9,7 +9,7 @@ import { ValidationError } from '../../../domain/errors.js';
 import { ALERT_RULES, EVENT_TYPES } from '../../../domain/events/event-catalog.js';
 import { EVENT_PAGE_LIMIT } from '../../../domain/events/event-record.js';
 import type { EventInput, Severity } from '../../../domain/events/event-port.js';
-import type { EventSurface } from '../../../controllers/events/start-event-surface.js';
+import type { EventServices } from '../../../controllers/events/event-services.js';
 import type { ReconcileRequest } from '../../../controllers/events/reconcile-events.js';
 import { ACK_SCHEMA, CREATE_EVENT_SCHEMA, OPEN_SCHEMA, RECONCILE_SCHEMA, SNOOZE_SCHEMA, TEST_EVENT_SCHEMA } from './events-schemas.js';
 
@@ -40,10 +40,10 @@ function nonNegativeInt(ctx: Context, name: string, fallback: number): number {
   return Number(raw);
 }
 
-/** Event routes over a running event surface. */
-export function eventsRoutes(surface: EventSurface): Router {
+/** Event routes over a running event services. */
+export function eventsRoutes(services: EventServices): Router {
   const router = new Router();
-  const { events } = surface;
+  const { events } = services;
 
   // The service caches the active view per change; serialize each cached view once.
   const serialized = new WeakMap<object, string>();
@@ -69,10 +69,10 @@ export function eventsRoutes(surface: EventSurface): Router {
     ctx.body = { correlationKey: key, events: events.correlated({ correlationKey: key, source: queryParam(ctx, 'source'), app: queryParam(ctx, 'app'), environment: queryParam(ctx, 'environment') }) };
   });
   router.get('/api/events/sinks', (ctx) => {
-    ctx.body = { sinks: surface.sinks() };
+    ctx.body = { sinks: services.sinks() };
   });
   router.post('/api/events/reconcile', async (ctx) => {
-    ctx.body = await surface.reconcile(validateReconcile(bodyOf(ctx)));
+    ctx.body = await services.reconcile(validateReconcile(bodyOf(ctx)));
   });
   router.post('/api/events/test', async (ctx) => {
     const body = validateTest(bodyOf(ctx));

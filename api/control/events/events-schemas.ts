@@ -1,5 +1,5 @@
 /**
- * JSON Schemas of the event surface's request bodies.
+ * JSON Schemas of the event services' request bodies.
  */
 const key = { type: 'string', minLength: 1, maxLength: 512 } as const;
 const name = { type: 'string', minLength: 1, maxLength: 200 } as const;

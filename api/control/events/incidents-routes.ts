@@ -3,7 +3,7 @@
  */
 import Router from '@koa/router';
 import { compileValidator } from '../../../domain/json-schema.js';
-import type { EventSurface } from '../../../controllers/events/start-event-surface.js';
+import type { EventServices } from '../../../controllers/events/event-services.js';
 import type { IncidentActionRequest } from '../../../controllers/events/event-service.js';
 import { INCIDENT_ACTION_SCHEMA } from './events-schemas.js';
 import { bodyOf } from './events-routes.js';
@@ -11,10 +11,10 @@ import { bodyOf } from './events-routes.js';
 const validateAction = compileValidator<IncidentActionRequest>(INCIDENT_ACTION_SCHEMA);
 
 /** Incident action route. */
-export function incidentsRoutes(surface: EventSurface): Router {
+export function incidentsRoutes(services: EventServices): Router {
   const router = new Router();
   router.post('/api/incidents/action', async (ctx) => {
-    ctx.body = await surface.events.incidentAction(validateAction(bodyOf(ctx)));
+    ctx.body = await services.events.incidentAction(validateAction(bodyOf(ctx)));
   });
   return router;
 }

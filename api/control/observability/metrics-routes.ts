@@ -3,10 +3,14 @@
  * middleware makes them require a principal only with SVC_REQUIRE_EXPLICIT_AUTH=true.
  */
 import Router from '@koa/router';
-import type { ControlMetrics } from '../../../platform/metrics/control-metrics.js';
+
+/** A metric registry in the text exposition format (platform/metrics/control-metrics.ts is one). */
+export interface MetricsText {
+  text(): Promise<{ contentType: string; body: string }>;
+}
 
 /** Metrics routes over the control plane registry. */
-export function metricsRoutes(metrics: ControlMetrics): Router {
+export function metricsRoutes(metrics: MetricsText): Router {
   const router = new Router();
   for (const path of ['/metrics', '/api/metrics']) {
     router.get(path, async (ctx) => {

@@ -3,7 +3,7 @@
  * gateway URL (read-only).
  */
 import Router from '@koa/router';
-import type { Routing } from '../../../controllers/routing/start-routing.js';
+import type { Routing } from '../../../controllers/routing/routing.js';
 
 /** The operator's wake targets view. */
 export function operatorWakeTargetsRoutes(routing: Routing, controlUrl: () => string): Router {

@@ -7,7 +7,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import { ForbiddenError, PayloadTooLargeError, UnauthorizedError, UnavailableError, ValidationError } from '../../../domain/errors.js';
 import { normalizeHostname } from '../../../domain/routing/index.js';
-import type { Routing } from '../../../controllers/routing/start-routing.js';
+import type { Routing } from '../../../controllers/routing/routing.js';
 import { secretEquals, sha256Hex } from '../../http/bearer.js';
 
 export interface AccessRoutesOptions {

@@ -3,7 +3,7 @@
  */
 import Router from '@koa/router';
 import { compileValidator } from '../../../domain/json-schema.js';
-import type { Routing } from '../../../controllers/routing/start-routing.js';
+import type { Routing } from '../../../controllers/routing/routing.js';
 import type { Capability } from '../server/meta-routes.js';
 
 interface ToggleBody {

@@ -15,7 +15,7 @@ import { DEFAULT_WAKE_TIMEOUT_MS, hostOfHeader, isLocalHostname, normalizeHostna
 import type { WakeGateway, WakeTarget } from '../../../controllers/routing/wake-gateway.js';
 import type { ServiceInstance } from '../../../domain/registry/index.js';
 import type { AccessObservations } from '../../../controllers/routing/access-observations.js';
-import type { Logger } from '../../../platform/logger.js';
+import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import { secretEquals, sha256Hex } from '../../http/bearer.js';
 import { refuseUpgrade } from '../../http/upgrade.js';
 

@@ -3,7 +3,7 @@
  */
 import Koa, { type Context } from 'koa';
 import type Router from '@koa/router';
-import type { Logger } from '../../../platform/logger.js';
+import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import { errorMiddleware } from '../../http/error-middleware.js';
 import { requestContext } from '../../http/request-context.js';
 import { jsonBodyParser } from '../../http/body-parser.js';

@@ -2,7 +2,7 @@
  * Meta routes of the control plane: health, version and capability discovery.
  */
 import Router from '@koa/router';
-import type { BuildInfo } from '../../../platform/build-info.js';
+import type { BuildInfo } from '../../../domain/build-info.js';
 
 export interface MetaRoutesOptions {
   readonly build: BuildInfo;

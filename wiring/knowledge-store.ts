@@ -3,27 +3,27 @@
  * REST, GraphQL, metrics and the admin listener.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import type { SvcConfig } from '../../platform/config.js';
-import type { Logger } from '../../platform/logger.js';
-import { buildInfo } from '../../platform/build-info.js';
-import { openKnowledgeStore } from '../../store/open-stores.js';
-import { appliedMigrations } from '../../store/migrate.js';
-import { sqliteVersion } from '../../store/database.js';
-import { createKnowledgeServices, HttpEmbedder, HttpExtractor, HttpReranker, type KnowledgeServices, type Reranker } from '../../knowledge/index.js';
-import { listen, type RunningServer } from '../http/listen.js';
-import { createKnowledgeApp } from './knowledge-app.js';
-import { createAdminApp } from './admin-app.js';
-import { knowledgeMetaRoutes } from './meta-routes.js';
-import { AccessTokens } from './access-tokens.js';
-import { authenticate } from './auth.js';
-import { KnowledgeMetrics, type RuntimeTotals } from './metrics.js';
-import { namespaceRoutes } from './namespace-routes.js';
-import { graphqlRoutes } from './graphql-routes.js';
-import { reviewRoutes } from './review-routes.js';
-import { acquisitionRoutes } from './acquisition-routes.js';
-import { adminApiRoutes } from './admin-routes.js';
-import { profilingRoutes } from './profiling-routes.js';
-import { WordNetThesaurus } from '../../platform/thesaurus/wordnet-thesaurus.js';
+import type { SvcConfig } from '../platform/config.js';
+import type { Logger } from '../platform/logger.js';
+import { buildInfo } from '../platform/build-info.js';
+import { openKnowledgeStore } from '../store/open-stores.js';
+import { appliedMigrations } from '../store/migrate.js';
+import { sqliteVersion } from '../store/database.js';
+import { createKnowledgeServices, HttpEmbedder, HttpExtractor, HttpReranker, type KnowledgeServices, type Reranker } from '../knowledge/index.js';
+import { listen, type RunningServer } from '../api/http/listen.js';
+import { createKnowledgeApp } from '../api/knowledge/knowledge-app.js';
+import { createAdminApp } from '../api/knowledge/admin-app.js';
+import { knowledgeMetaRoutes } from '../api/knowledge/meta-routes.js';
+import { TenantTokens } from '../api/knowledge/tenant-tokens.js';
+import { authenticate } from '../api/knowledge/auth.js';
+import { KnowledgeMetrics, type RuntimeTotals } from '../api/knowledge/metrics.js';
+import { namespaceRoutes } from '../api/knowledge/namespace-routes.js';
+import { graphqlRoutes } from '../api/knowledge/graphql-routes.js';
+import { reviewRoutes } from '../api/knowledge/review-routes.js';
+import { acquisitionRoutes } from '../api/knowledge/acquisition-routes.js';
+import { adminApiRoutes } from '../api/knowledge/admin-routes.js';
+import { profilingRoutes } from '../api/knowledge/profiling-routes.js';
+import { WordNetThesaurus } from '../platform/thesaurus/wordnet-thesaurus.js';
 
 /** The origin's runtime statistics in snake_case: deployment mode, retrieval and write totals, latency (docs/adr/0036). */
 export function originStats(t: RuntimeTotals) {
@@ -61,7 +61,7 @@ export interface KnowledgeStoreExtras {
 /** Starts the knowledge store on `config.knowledgePort` and `config.knowledgeAdminPort`. */
 export async function startKnowledgeStore(config: SvcConfig, logger: Logger, extras: KnowledgeStoreExtras = {}): Promise<KnowledgeStore> {
   const log = logger.child({ service: 'knowledge' });
-  const tokens = AccessTokens.load(config.knowledgeTokens, config.knowledgeTokensFile);
+  const tokens = TenantTokens.load(config.knowledgeTokens, config.knowledgeTokensFile);
   const store = openKnowledgeStore(config.dataDir);
   if (tokens.open) {
     log.warn('SVC_KNOWLEDGE_TOKENS is not set: the knowledge store accepts every request without authentication');

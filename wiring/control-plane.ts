@@ -2,53 +2,54 @@
  * Composition root of the control plane: opens its store, wires services into routers and listens.
  */
 import type Router from '@koa/router';
-import type { SvcConfig } from '../../../platform/config.js';
-import type { Logger } from '../../../platform/logger.js';
-import { buildInfo } from '../../../platform/build-info.js';
-import { openControlStore } from '../../../store/open-stores.js';
-import type { Db } from '../../../store/database.js';
-import { listen, type RunningServer } from '../../http/listen.js';
-import { refuseUnservedUpgrades } from './unserved-upgrades.js';
-import { createControlApp } from './control-app.js';
-import { metaRoutes, type Capability } from './meta-routes.js';
-import { validateRoutes } from '../apps/validate-routes.js';
-import { schemaRoutes } from '../apps/schema-routes.js';
-import { appsRoutes } from '../apps/apps-routes.js';
-import { startReconcilers, type Reconcilers } from '../../../controllers/apps/start-reconcilers.js';
-import type { EventEmitterPort } from '../../../domain/events/event-port.js';
-import type { ControlMetrics } from '../../../platform/metrics/control-metrics.js';
-import type { EventSurface } from '../../../controllers/events/start-event-surface.js';
-import { EVENT_CAPABILITIES, startEventApi } from '../events/events-surface.js';
-import { startDeploys, type Deploys } from '../../../controllers/pipeline/index.js';
-import { DEPLOY_CAPABILITIES, deployRouters } from '../operations/deploy-api.js';
-import { GatewayScale } from '../../../controllers/routing/gateway-scale.js';
-import { startRouting, type Routing } from '../../../controllers/routing/start-routing.js';
-import { ROUTING_CAPABILITIES, routingRoutes } from '../routing/routing-routes.js';
-import { accessRoutes } from '../routing/access-routes.js';
-import { operatorWakeTargetsRoutes } from '../operator/operator-wake-targets-routes.js';
-import { createWakeGatewayProxy } from '../routing/wake-gateway-proxy.js';
-import { accessTokensRoutes } from '../auth/access-tokens-routes.js';
-import { edgeIdentityPrincipal } from '../auth/auth.js';
-import { edgeIdentityVerifier } from '../../../platform/edge/index.js';
-import { AccessTokens } from '../../../controllers/auth/access-tokens.js';
-import { SnapshotService } from '../../../controllers/snapshots/snapshot-service.js';
-import { registerSnapshotHandlers, type SnapshotOperationsOptions } from '../../../controllers/snapshots/snapshot-operations.js';
-import { PostgresTools } from '../../../platform/postgres/postgres-tools.js';
-import { ManagedPostgres } from '../../../platform/postgres/managed-postgres.js';
-import { AppCredentials } from '../../../platform/postgres/app-credentials.js';
-import { AppDatabases } from '../../../controllers/postgres/app-databases.js';
-import type { CanonicalAppSpec } from '../../../domain/spec/index.js';
-import { SnapshotFolder } from '../../../platform/snapshots/snapshot-folder.js';
-import { S3Snapshots } from '../../../platform/object-storage/s3-snapshots.js';
-import { snapshotMutationRoutes, snapshotReadRoutes } from '../operations/snapshots-routes.js';
-import { CronService } from '../../../controllers/cron/cron-service.js';
-import { cronRoutes } from '../jobs/cron-routes.js';
-import { OBSERVABILITY_CAPABILITY, observabilityRoutes } from '../observability/observability-routes.js';
-import { startObservability } from '../../../controllers/observability/index.js';
-import { FunctionService } from '../../../controllers/functions/index.js';
-import { FUNCTIONS_CAPABILITY, functionsRoutes } from '../jobs/functions-routes.js';
-import { OPERATOR_ACTION_SCHEMAS, OPERATOR_CAPABILITIES, EXPLICIT_AUTH_ONLY_ROUTES, advertisedRoutes, operatorRoutes } from '../operator/operator-routes.js';
-import { OperatorService, operatorSettingsFrom, recordPlatformRelease, secretValuesOf } from '../../../controllers/operator/index.js';
+import type { SvcConfig } from '../platform/config.js';
+import type { Logger } from '../platform/logger.js';
+import { buildInfo } from '../platform/build-info.js';
+import { openControlStore } from '../store/open-stores.js';
+import type { Db } from '../store/database.js';
+import { listen, type RunningServer } from '../api/http/listen.js';
+import { refuseUnservedUpgrades } from '../api/control/server/unserved-upgrades.js';
+import { createControlApp } from '../api/control/server/control-app.js';
+import { metaRoutes, type Capability } from '../api/control/server/meta-routes.js';
+import { validateRoutes } from '../api/control/apps/validate-routes.js';
+import { schemaRoutes } from '../api/control/apps/schema-routes.js';
+import { appsRoutes } from '../api/control/apps/apps-routes.js';
+import { startReconcilers, type Reconcilers } from './control/reconcilers.js';
+import type { EventEmitterPort } from '../domain/events/event-port.js';
+import type { ControlMetrics } from '../platform/metrics/control-metrics.js';
+import type { EventServices } from './control/event-services.js';
+import { EVENT_CAPABILITIES, startEventApi } from './control/event-api.js';
+import type { Deploys } from '../controllers/pipeline/index.js';
+import { startDeploys } from './control/deploys.js';
+import { DEPLOY_CAPABILITIES, deployRouters } from '../api/control/operations/deploy-api.js';
+import { GatewayScale } from '../controllers/routing/gateway-scale.js';
+import { startRouting, type Routing } from './control/routing.js';
+import { ROUTING_CAPABILITIES, routingRoutes } from '../api/control/routing/routing-routes.js';
+import { accessRoutes } from '../api/control/routing/access-routes.js';
+import { operatorWakeTargetsRoutes } from '../api/control/operator/operator-wake-targets-routes.js';
+import { createWakeGatewayProxy } from '../api/control/routing/wake-gateway-proxy.js';
+import { scopedTokensRoutes } from '../api/control/auth/scoped-tokens-routes.js';
+import { edgeIdentityPrincipal } from '../api/control/auth/auth.js';
+import { edgeIdentityVerifier } from '../platform/edge/index.js';
+import { ScopedTokens } from '../controllers/auth/scoped-tokens.js';
+import { SnapshotService } from '../controllers/snapshots/snapshot-service.js';
+import { registerSnapshotHandlers, type SnapshotOperationsOptions } from '../controllers/snapshots/snapshot-operations.js';
+import { PostgresTools } from '../platform/postgres/postgres-tools.js';
+import { ManagedPostgres } from '../platform/postgres/managed-postgres.js';
+import { AppCredentials } from '../platform/postgres/app-credentials.js';
+import { AppDatabases } from '../controllers/postgres/app-databases.js';
+import type { CanonicalAppSpec } from '../domain/spec/index.js';
+import { SnapshotFolder } from '../platform/snapshots/snapshot-folder.js';
+import { S3Snapshots } from '../platform/object-storage/s3-snapshots.js';
+import { snapshotMutationRoutes, snapshotReadRoutes } from '../api/control/operations/snapshots-routes.js';
+import { CronService } from '../controllers/cron/cron-service.js';
+import { cronRoutes } from '../api/control/jobs/cron-routes.js';
+import { OBSERVABILITY_CAPABILITY, observabilityRoutes } from '../api/control/observability/observability-routes.js';
+import { startObservability } from './control/observability.js';
+import { FunctionService } from '../controllers/functions/index.js';
+import { FUNCTIONS_CAPABILITY, functionsRoutes } from '../api/control/jobs/functions-routes.js';
+import { OPERATOR_ACTION_SCHEMAS, OPERATOR_CAPABILITIES, EXPLICIT_AUTH_ONLY_ROUTES, advertisedRoutes, operatorRoutes } from '../api/control/operator/operator-routes.js';
+import { OperatorService, operatorSettingsFrom, recordPlatformRelease, secretValuesOf } from '../controllers/operator/index.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -57,15 +58,15 @@ export interface ControlPlane {
   readonly reconcilers: Reconcilers;
   /** control.db, for in-process services and tests. */
   readonly db: Db;
-  /** The event surface's emitter: every part of the control plane reports events through it. */
+  /** The event services's emitter: every part of the control plane reports events through it. */
   readonly events: EventEmitterPort;
-  /** The event surface (service, channels, dispatcher, watchers). */
-  readonly eventSurface: EventSurface;
+  /** The event services (service, channels, dispatcher, watchers). */
+  readonly eventServices: EventServices;
   /** The control plane's metric registry (`GET /metrics`). */
   readonly metrics: ControlMetrics;
   /** Durable operations, the deploy pipeline and the push webhooks. */
   readonly deploys: Deploys;
-  /** Routing: tunnel config, wake gateway, access observations; `forge(app)` is the deploy pipeline's forge step. */
+  /** Routing: tunnel config, wake gateway, access observations; `routeApp(app)` is the deploy pipeline's routing step (`forge` in the spec). */
   readonly routing: Routing;
   /** The managed PostgreSQL server of app databases; undefined with an external server. */
   readonly managedPostgres: ManagedPostgres | undefined;
@@ -164,7 +165,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       intervalMs: config.edgeSyncIntervalMs,
     },
   });
-  const accessTokens = new AccessTokens({ db: store.db });
+  const accessTokens = new ScopedTokens({ db: store.db });
   const scopedToken = (secret: string) => accessTokens.authenticate(secret);
   const edgeIdentity = config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
     ? edgeIdentityPrincipal(edgeIdentityVerifier({ teamDomain: config.edgeAccessTeamDomain, audience: config.edgeAccessAud, ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }), logger: log.child({ component: 'edge-access' }) }))
@@ -177,9 +178,8 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined
       ? new S3Snapshots({ endpoint: config.s3Endpoint, accessKey: config.s3AccessKey, secretKey: config.s3SecretKey, region: config.s3Region, forcePathStyle: config.s3ForcePathStyle })
       : undefined;
-  const snapshots = new SnapshotService({ db: store.db, folder: new SnapshotFolder(config.snapshotsDir), postgres, ...(s3 ? { s3 } : {}), events: eventApi.surface.events, ...(appDatabases ? { prepare: (app: string) => appDatabases.prepare(app) } : {}) });
-  let wakeWorker = () => {};
-  const snapshotOperations: SnapshotOperationsOptions = { db: store.db, service: snapshots, appsDir: config.appsDir, dataDir: config.dataDir, wake: () => wakeWorker() };
+  const snapshots = new SnapshotService({ db: store.db, folder: new SnapshotFolder(config.snapshotsDir), postgres, ...(s3 ? { s3 } : {}), events: eventApi.services.events, ...(appDatabases ? { prepare: (app: string) => appDatabases.prepare(app) } : {}) });
+  const snapshotOperations = (wake: () => void): SnapshotOperationsOptions => ({ db: store.db, service: snapshots, appsDir: config.appsDir, dataDir: config.dataDir, wake });
   const deploys = startDeploys({
     snapshot: async (app, commit) => {
       const entry = await snapshots.take(app, 'predeploy', commit);
@@ -191,14 +191,14 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       const run = await postgres.applyMigrations(name, dir);
       return { message: `${run.applied.length} migration(s) applied to ${name}${run.applied.length ? `: ${run.applied.join(', ')}` : ''}; ${run.alreadyApplied.length} already applied (at ${commit?.slice(0, 12) ?? 'HEAD'})` };
     },
-    register: (handlers) => registerSnapshotHandlers(handlers, snapshotOperations),
+    register: (handlers, wake) => registerSnapshotHandlers(handlers, snapshotOperations(wake)),
     db: store.db,
     appsDir: config.appsDir,
     dataDir: config.dataDir,
     profile: config.profile,
     reconcilers,
     logger: log,
-    events: eventApi.surface.events,
+    events: eventApi.services.events,
     webhookSecret: config.webhookSecret,
     workers: config.operationWorkers,
     leaseMs: config.operationLeaseMs,
@@ -206,7 +206,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     workerEnabled: config.operationWorkerEnabled,
     healthyTimeoutMs: config.deployHealthyTimeoutMs,
     testTimeoutMs: config.deployTestTimeoutMs,
-    forge: (app) => routing.forge(app),
+    route: (app) => routing.routeApp(app),
   });
   const functions = new FunctionService({ db: store.db, targets: reconcilers.targets, logger: log.child({ component: 'functions' }) });
   const routers: Router[] = [
@@ -226,23 +226,23 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     accessRoutes({ routing, logpushToken: config.edgeLogpushToken, bodyLimitBytes: config.bodyLimitBytes }),
     operatorWakeTargetsRoutes(routing, () => controlUrl),
     snapshotReadRoutes(snapshots),
-    snapshotMutationRoutes(snapshots, snapshotOperations, deploys.idempotencyKeys),
-    cronRoutes(new CronService({ db: store.db, targets: reconcilers.targets, events: eventApi.surface.events, enqueue: (app) => reconcilers.appController.enqueue(app) }), deploys.idempotencyKeys),
+    snapshotMutationRoutes(snapshots, snapshotOperations(() => deploys.worker.wake()), deploys.idempotencyKeys),
+    cronRoutes(new CronService({ db: store.db, targets: reconcilers.targets, events: eventApi.services.events, enqueue: (app) => reconcilers.appController.enqueue(app) }), deploys.idempotencyKeys),
     functionsRoutes(functions, deploys.idempotencyKeys),
     observabilityRoutes(
       startObservability(config, { db: store.db, registry: reconcilers.registry, targets: reconcilers.targets, metrics: eventApi.metrics, controlUrl: () => controlUrl, logger: log, snapshotCounts: () => snapshots.readiness().apps }),
       deploys.idempotencyKeys,
     ),
   ];
-  routers.push(accessTokensRoutes(accessTokens));
+  routers.push(scopedTokensRoutes(accessTokens));
   routers.push(
     operatorRoutes(
       new OperatorService({
         db: store.db,
         settings: operatorSettingsFrom(config),
         targets: reconcilers.targets,
-        incidents: eventApi.surface.events,
-        notificationChannels: () => eventApi.surface.notifications.list().length,
+        incidents: eventApi.services.events,
+        notificationChannels: () => eventApi.services.notifications.list().length,
         snapshots,
         routing,
         drain: () => deploys.worker.drainState(),
@@ -256,7 +256,6 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       { secretValues: secretValuesOf(config) },
     ),
   );
-  wakeWorker = () => deploys.worker.wake();
   const app = createControlApp({
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
@@ -293,8 +292,8 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     server,
     reconcilers,
     db: store.db,
-    events: eventApi.surface.events,
-    eventSurface: eventApi.surface,
+    events: eventApi.services.events,
+    eventServices: eventApi.services,
     metrics: eventApi.metrics,
     deploys,
     routing,
@@ -313,7 +312,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await routing.close();
     await deploys.close();
     s3?.destroy();
-    await eventApi.surface.events.flushed();
+    await eventApi.services.events.flushed();
     await reconcilers.close();
     store.db.close();
     // Last: operations and apps' reconciles that use it have stopped.

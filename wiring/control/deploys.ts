@@ -7,16 +7,17 @@ import type { EventEmitterPort } from '../../domain/events/index.js';
 import type { Logger } from '../../platform/logger.js';
 import { ReleaseBuilder } from '../../platform/release-builder/index.js';
 import type { Db } from '../../store/database.js';
-import type { Reconcilers } from '../apps/start-reconcilers.js';
-import { OperationHandlers } from '../operations/operation-handlers.js';
-import { OperationWorker, type DrainMode } from '../operations/operation-worker.js';
-import { OperationsService } from '../operations/operations-service.js';
-import { sqliteIdempotencyKeys, type IdempotencyKeys } from '../operations/idempotency-service.js';
-import { WebhookReceiver } from '../webhooks/webhook-receiver.js';
-import { createPipelineHandlers } from './deploy-pipeline.js';
-import { DeployService } from './deploy-service.js';
-import type { PipelineDependencies } from './pipeline-context.js';
+import type { Reconcilers } from './reconcilers.js';
+import { OperationHandlers } from '../../controllers/operations/operation-handlers.js';
+import { OperationWorker, type DrainMode } from '../../controllers/operations/operation-worker.js';
+import { OperationsService } from '../../controllers/operations/operations-service.js';
+import { sqliteIdempotencyKeys } from '../../controllers/operations/idempotency-service.js';
+import { WebhookReceiver } from '../../controllers/webhooks/webhook-receiver.js';
+import { createPipelineHandlers } from '../../controllers/pipeline/deploy-pipeline.js';
+import { DeployService } from '../../controllers/pipeline/deploy-service.js';
+import type { PipelineDependencies } from '../../controllers/pipeline/pipeline-context.js';
 import { releaseInFlightIdempotencyKeys } from '../../store/control/idempotency.js';
+import type { Deploys } from '../../controllers/pipeline/deploys.js';
 
 /** Options of `startDeploys`. */
 export interface StartDeploysOptions {
@@ -38,29 +39,26 @@ export interface StartDeploysOptions {
   /** Pipeline capabilities provided by other parts of the platform (see `PipelineDependencies`). */
   readonly snapshot?: PipelineDependencies['snapshot'];
   readonly migrate?: PipelineDependencies['migrate'];
-  readonly forge?: PipelineDependencies['forge'];
+  readonly route?: PipelineDependencies['route'];
   /** Extra handlers (snapshots, restores, migrations) registered before the worker starts. */
-  readonly register?: (handlers: OperationHandlers) => void;
-}
-
-/** The running deploy machinery. */
-export interface Deploys {
-  readonly handlers: OperationHandlers;
-  readonly worker: OperationWorker;
-  readonly operations: OperationsService;
-  readonly deploys: DeployService;
-  readonly webhooks: WebhookReceiver;
-  readonly idempotencyKeys: IdempotencyKeys;
-  /** Stops the worker; interrupted operations are recovered like after a crash. */
-  close(): Promise<void>;
+  readonly register?: (handlers: OperationHandlers, wake: () => void) => void;
 }
 
 /** Wires handlers, worker and services, then starts the worker. */
 export function startDeploys(options: StartDeploysOptions): Deploys {
   const log = options.logger.child({ component: 'deploys' });
   const handlers = new OperationHandlers();
-  // The pipeline wakes the worker, which is created after the pipeline's handlers.
-  const holder: { worker?: OperationWorker } = {};
+  // The worker reads the handlers registry when it claims, so it is built first and started last,
+  // after every handler is registered; the pipeline and the extra handlers wake it.
+  const worker = new OperationWorker({
+    db: options.db,
+    handlers,
+    logger: log,
+    ...(options.workers !== undefined ? { concurrency: options.workers } : {}),
+    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
+    ...(options.drainMode !== undefined ? { drainMode: options.drainMode } : {}),
+    ...(options.workerEnabled !== undefined ? { enabled: options.workerEnabled } : {}),
+  });
   const deps = {
     db: options.db,
     appsDir: options.appsDir,
@@ -74,37 +72,26 @@ export function startDeploys(options: StartDeploysOptions): Deploys {
     logger: log,
     ...(options.healthyTimeoutMs !== undefined ? { healthyTimeoutMs: options.healthyTimeoutMs } : {}),
     ...(options.testTimeoutMs !== undefined ? { testTimeoutMs: options.testTimeoutMs } : {}),
-    wake: () => holder.worker?.wake(),
+    wake: () => worker.wake(),
     ...(options.snapshot ? { snapshot: options.snapshot } : {}),
     ...(options.migrate ? { migrate: options.migrate } : {}),
-    ...(options.forge ? { forge: options.forge } : {}),
+    ...(options.route ? { route: options.route } : {}),
   };
   const pipeline = createPipelineHandlers(deps);
   handlers.register('app.deploy', pipeline.deploy).register('app.preflight', pipeline.preflight).register('app.rollback', pipeline.rollback);
-  options.register?.(handlers);
-  const worker = new OperationWorker({
-    db: options.db,
-    handlers,
-    logger: log,
-    ...(options.workers !== undefined ? { concurrency: options.workers } : {}),
-    ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
-    ...(options.drainMode !== undefined ? { drainMode: options.drainMode } : {}),
-    ...(options.workerEnabled !== undefined ? { enabled: options.workerEnabled } : {}),
-  });
-  holder.worker = worker;
+  options.register?.(handlers, () => worker.wake());
   const deploys = new DeployService(deps);
-  const started = worker;
   // A request in flight when the previous process died will never complete: free its key so the
   // client's retry runs (one control plane serves a data folder).
   releaseInFlightIdempotencyKeys(options.db);
-  started.start();
+  worker.start();
   return {
     handlers,
-    worker: started,
-    operations: new OperationsService(options.db, handlers, started),
+    worker,
+    operations: new OperationsService(options.db, handlers, worker),
     deploys,
     webhooks: new WebhookReceiver({ db: options.db, deploys, secret: options.webhookSecret, logger: log }),
     idempotencyKeys: sqliteIdempotencyKeys(options.db),
-    close: () => started.stop(),
+    close: () => worker.stop(),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Scoped access tokens: issuance (the secret is returned once and kept only as its SHA-256),
- * listing, revocation, and authentication of a bearer secret. Lookups are cached in memory and the
+ * Scoped access tokens of the control plane (not the knowledge store's tenant tokens): issuance (the
+ * secret is returned once and kept only as its SHA-256), listing, revocation, and authentication of a bearer secret. Lookups are cached in memory and the
  * cache is dropped on every issue and revocation, so a revoked token stops working at once.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
@@ -8,7 +8,7 @@ import { ACCESS_TOKEN_PREFIX, ISSUABLE_SCOPES, newAccessTokenSecret, NOT_ISSUABL
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { parseGoDuration } from '../../domain/spec/index.js';
 import type { Db } from '../../store/database.js';
-import { accessTokenBySecret, getAccessToken, insertAccessToken, listAccessTokens, revokeAccessToken, type AccessTokenRecord } from '../../store/control/access-tokens.js';
+import { accessTokenBySecret, getAccessToken, insertAccessToken, listAccessTokens, revokeAccessToken, type AccessTokenRecord } from '../../store/control/scoped-tokens.js';
 
 /** What `POST /api/access/tokens` asks for. */
 export interface IssueTokenRequest {
@@ -28,7 +28,7 @@ const sha256Hex = (value: string) => createHash('sha256').update(value).digest('
 /** Longest allowed lifetime. */
 export const MAX_TOKEN_LIFETIME_MS = 366 * 24 * 3_600_000;
 
-export class AccessTokens {
+export class ScopedTokens {
   private readonly cache = new Map<string, AccessTokenRecord | null>();
 
   constructor(private readonly options: { readonly db: Db; readonly now?: () => Date }) {}

@@ -1,5 +1,5 @@
 /**
- * Substrate facts for the event surface: what the scheduler targets and the registry say now
+ * Substrate facts for the event services: what the scheduler targets and the registry say now
  * about an app, a service or a periodic job.
  */
 import type { Allocation, JobStatus, Scheduler } from '../../domain/scheduler/index.js';

@@ -11,11 +11,11 @@ import { LocalRegistry } from '../../platform/local-registry/index.js';
 import { LocalScheduler } from '../../platform/local-scheduler/index.js';
 import { KubernetesScheduler, kubeConfigForRegion } from '../../platform/kubernetes-scheduler/index.js';
 import { watchSpecs } from '../../platform/spec-watcher.js';
-import { Controller } from '../runtime/controller.js';
-import { createAppReconciler, type InfrastructureSettings } from './app-reconciler.js';
-import { createSpecReconciler } from './spec-reconciler.js';
-import { LOCAL_REGION, SchedulerTargets } from './scheduler-targets.js';
-import type { GatewayScale } from '../routing/gateway-scale.js';
+import { Controller } from '../../controllers/runtime/controller.js';
+import { createAppReconciler, type InfrastructureSettings } from '../../controllers/apps/app-reconciler.js';
+import { createSpecReconciler } from '../../controllers/apps/spec-reconciler.js';
+import { LOCAL_REGION, SchedulerTargets } from '../../controllers/apps/scheduler-targets.js';
+import type { GatewayScale } from '../../controllers/routing/gateway-scale.js';
 
 export interface ReconcilersOptions {
   readonly db: Db;

@@ -1,5 +1,6 @@
 /**
- * Knowledge store access tokens `tenant:permissions:secret` (docs/adr/0026).
+ * Knowledge store tenant tokens `tenant:permissions:secret` from the configuration (docs/adr/0026); not the
+ * control plane's scoped access tokens (controllers/auth/scoped-tokens.ts).
  *
  * Tokens come from `SVC_KNOWLEDGE_TOKENS` (comma separated) and `SVC_KNOWLEDGE_TOKENS_FILE` (one
  * per line, `#` comments). Only SHA-256 hashes of secrets are kept; a presented token is matched
@@ -52,7 +53,7 @@ function parseEntry(text: string, where: string): TokenEntry {
 }
 
 /** The configured token set; empty means the store runs open. */
-export class AccessTokens {
+export class TenantTokens {
   readonly #entries: readonly TokenEntry[];
 
   private constructor(entries: readonly TokenEntry[]) {
@@ -60,7 +61,7 @@ export class AccessTokens {
   }
 
   /** Parses the variable and the file (either may be absent). Throws ConfigError naming the source. */
-  static load(tokens: string | undefined, file: string | undefined): AccessTokens {
+  static load(tokens: string | undefined, file: string | undefined): TenantTokens {
     const entries: TokenEntry[] = [];
     for (const part of (tokens ?? '').split(',')) {
       const text = part.trim();
@@ -78,7 +79,7 @@ export class AccessTokens {
         if (text !== '' && !text.startsWith('#')) entries.push(parseEntry(text, `SVC_KNOWLEDGE_TOKENS_FILE line ${i + 1}`));
       });
     }
-    return new AccessTokens(entries);
+    return new TenantTokens(entries);
   }
 
   /** True when no token is configured (open mode). */

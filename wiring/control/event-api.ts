@@ -1,24 +1,24 @@
 /**
- * Wiring of the event surface into the control plane: the surface itself, its routers, the
+ * Wiring of the event services into the control plane: the services itself, its routers, the
  * metrics registry and the WebSocket stream, built from the configuration.
  */
-import type { Principal } from '../../../domain/auth/index.js';
+import type { Principal } from '../../domain/auth/index.js';
 import type Router from '@koa/router';
-import type { SvcConfig } from '../../../platform/config.js';
-import type { Logger } from '../../../platform/logger.js';
-import type { Db } from '../../../store/database.js';
-import { ControlMetrics } from '../../../platform/metrics/control-metrics.js';
-import type { Reconcilers } from '../../../controllers/apps/start-reconcilers.js';
-import { startEventSurface, type EventSurface } from '../../../controllers/events/start-event-surface.js';
-import type { Capability } from '../server/meta-routes.js';
-import type { RunningServer } from '../../http/listen.js';
-import { eventsRoutes } from './events-routes.js';
-import { incidentsRoutes } from './incidents-routes.js';
-import { notificationsRoutes } from './notifications-routes.js';
-import { metricsRoutes } from '../observability/metrics-routes.js';
-import { attachEventStream } from './event-stream.js';
+import type { SvcConfig } from '../../platform/config.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Db } from '../../store/database.js';
+import { ControlMetrics } from '../../platform/metrics/control-metrics.js';
+import type { Reconcilers } from './reconcilers.js';
+import { startEventServices, type EventServices } from './event-services.js';
+import type { Capability } from '../../api/control/server/meta-routes.js';
+import type { RunningServer } from '../../api/http/listen.js';
+import { eventsRoutes } from '../../api/control/events/events-routes.js';
+import { incidentsRoutes } from '../../api/control/events/incidents-routes.js';
+import { notificationsRoutes } from '../../api/control/events/notifications-routes.js';
+import { metricsRoutes } from '../../api/control/observability/metrics-routes.js';
+import { attachEventStream } from '../../api/control/events/event-stream.js';
 
-/** Capabilities the event surface adds to `GET /api/v1/capabilities`. */
+/** Capabilities the event services adds to `GET /api/v1/capabilities`. */
 export const EVENT_CAPABILITIES: readonly Capability[] = [
   {
     name: 'events',
@@ -37,9 +37,9 @@ export const EVENT_CAPABILITIES: readonly Capability[] = [
   { name: 'metrics', routes: ['GET /metrics', 'GET /api/metrics'], description: 'Control plane metrics in the text exposition format.' },
 ];
 
-/** The event surface as wired into the control plane. */
+/** The event services as wired into the control plane. */
 export interface EventApi {
-  readonly surface: EventSurface;
+  readonly services: EventServices;
   readonly metrics: ControlMetrics;
   readonly routers: readonly Router[];
   /** Attaches the WebSocket stream to the listening server; `scopedToken` resolves issued tokens. */
@@ -47,10 +47,10 @@ export interface EventApi {
   close(): void;
 }
 
-/** Builds the event surface over control.db and the reconcilers' substrate. */
+/** Builds the event services over control.db and the reconcilers' substrate. */
 export async function startEventApi(config: SvcConfig, db: Db, reconcilers: Reconcilers | undefined, logger: Logger): Promise<EventApi> {
   const metrics = new ControlMetrics();
-  const surface = await startEventSurface({
+  const services = await startEventServices({
     db, logger, metrics,
     source: config.eventSource,
     environment: config.eventEnvironment ?? config.environment,
@@ -76,15 +76,15 @@ export async function startEventApi(config: SvcConfig, db: Db, reconcilers: Reco
   });
   let stream: { close(): void } | undefined;
   return {
-    surface,
+    services,
     metrics,
-    routers: [eventsRoutes(surface), incidentsRoutes(surface), notificationsRoutes(surface), metricsRoutes(metrics)],
+    routers: [eventsRoutes(services), incidentsRoutes(services), notificationsRoutes(services), metricsRoutes(metrics)],
     attach(server, scopedToken) {
-      stream = attachEventStream(server, surface.events, { apiToken: config.apiToken, requireExplicitAuth: config.requireExplicitAuth, logger, ...(scopedToken ? { scopedToken } : {}) });
+      stream = attachEventStream(server, services.events, { apiToken: config.apiToken, requireExplicitAuth: config.requireExplicitAuth, logger, ...(scopedToken ? { scopedToken } : {}) });
     },
     close() {
       stream?.close();
-      surface.close();
+      services.close();
     },
   };
 }

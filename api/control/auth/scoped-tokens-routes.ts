@@ -8,7 +8,7 @@ import type { Context } from 'koa';
 import { isAdministrator, ISSUABLE_SCOPES, type Principal } from '../../../domain/auth/index.js';
 import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../../domain/errors.js';
 import { compileValidator } from '../../../domain/json-schema.js';
-import type { AccessTokens, IssueTokenRequest } from '../../../controllers/auth/access-tokens.js';
+import type { ScopedTokens, IssueTokenRequest } from '../../../controllers/auth/scoped-tokens.js';
 
 export const ISSUE_TOKEN_SCHEMA = {
   type: 'object',
@@ -32,7 +32,7 @@ function administrator(ctx: Context): string {
   return principal.kind === 'edge-identity' ? (principal.email ?? principal.subject) : 'control-token';
 }
 
-export function accessTokensRoutes(tokens: AccessTokens): Router {
+export function scopedTokensRoutes(tokens: ScopedTokens): Router {
   const router = new Router();
   router.post('/api/access/tokens', (ctx) => {
     const by = administrator(ctx);

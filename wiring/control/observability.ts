@@ -7,9 +7,9 @@ import type { Logger } from '../../platform/logger.js';
 import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
 import type { Registry } from '../../domain/registry/index.js';
 import type { Db } from '../../store/database.js';
-import type { SchedulerTargets } from '../apps/scheduler-targets.js';
-import { ObservabilityService } from './observability-service.js';
-import { registerSnapshotMetrics, type SnapshotCounts } from './snapshot-metrics.js';
+import type { SchedulerTargets } from '../../controllers/apps/scheduler-targets.js';
+import { ObservabilityService } from '../../controllers/observability/observability-service.js';
+import { registerSnapshotMetrics, type SnapshotCounts } from '../../controllers/observability/snapshot-metrics.js';
 
 /** What {@link startObservability} needs besides the configuration. */
 export interface StartObservabilityOptions {

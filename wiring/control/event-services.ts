@@ -1,5 +1,5 @@
 /**
- * Starts the event surface: the event service, outbox dispatcher, notification channels,
+ * Starts the event services: the event service, outbox dispatcher, notification channels,
  * watchers (allocations, health, cron, capacity) and metrics, over control.db and the substrate.
  */
 import os from 'node:os';
@@ -14,17 +14,20 @@ import type { Registry } from '../../domain/registry/index.js';
 import type { Scheduler } from '../../domain/scheduler/index.js';
 import { SINK_TARGET, deliveryStats } from '../../store/control/event-outbox.js';
 import { readMeta, writeMeta } from '../../store/control/event-meta.js';
-import { EventService } from './event-service.js';
-import { EventDispatcher } from './event-dispatcher.js';
-import { NotificationService } from './notification-service.js';
-import { AllocationWatcher } from './allocation-watcher.js';
-import { HealthWatcher } from './health-watcher.js';
-import { CronWatcher } from './cron-watcher.js';
-import { CapacityWatcher, type CapacityMinimums, type CapacitySample } from './capacity-watcher.js';
-import { reconcileEvents, type ReconcileRequest } from './reconcile-events.js';
-import type { Substrate } from './substrate-facts.js';
+import { EventService } from '../../controllers/events/event-service.js';
+import { EventDispatcher } from '../../controllers/events/event-dispatcher.js';
+import { NotificationService } from '../../controllers/events/notification-service.js';
+import { AllocationWatcher } from '../../controllers/events/allocation-watcher.js';
+import { HealthWatcher } from '../../controllers/events/health-watcher.js';
+import { CronWatcher } from '../../controllers/events/cron-watcher.js';
+import { CapacityWatcher, type CapacityMinimums, type CapacitySample } from '../../controllers/events/capacity-watcher.js';
+import { reconcileEvents } from '../../controllers/events/reconcile-events.js';
+import type { Substrate } from '../../controllers/events/substrate-queries.js';
+import type { EventServices } from '../../controllers/events/event-services.js';
 
-export interface EventSurfaceOptions {
+export type { EventServices };
+
+export interface EventServicesOptions {
   readonly db: Db;
   readonly logger: Logger;
   readonly metrics: ControlMetrics;
@@ -39,22 +42,6 @@ export interface EventSurfaceOptions {
   readonly capacity?: { readonly intervalMs: number; readonly minimums: CapacityMinimums; readonly hostId: string | undefined; readonly dataDir: string; readonly probe?: () => Promise<CapacitySample>; readonly eventEnvironment?: string };
   /** Dispatcher retry base delay. @default 500 */
   readonly retryBaseMs?: number;
-}
-
-/** A running event surface. */
-export interface EventSurface {
-  readonly events: EventService;
-  readonly notifications: NotificationService;
-  readonly dispatcher: EventDispatcher;
-  readonly allocations: AllocationWatcher | undefined;
-  readonly health: HealthWatcher | undefined;
-  readonly cron: CronWatcher | undefined;
-  readonly capacityWatcher: CapacityWatcher | undefined;
-  readonly hostId: string;
-  reconcile(request: ReconcileRequest): ReturnType<typeof reconcileEvents>;
-  /** Configured sinks with delivery counts (never the secret). */
-  sinks(): { name: string; url: string; keyId: string | null; signed: boolean; environment: string; source: string; pending: number; delivered: number; failed: number; lastError: string | null }[];
-  close(): void;
 }
 
 /** The host id: configured, else the persisted first short hostname. */
@@ -72,8 +59,8 @@ async function hostSample(dataDir: string): Promise<CapacitySample> {
   return { freeMemoryBytes: os.freemem(), freeDiskBytes: Number(stats.bavail) * Number(stats.bsize), totalDiskBytes: Number(stats.blocks) * Number(stats.bsize) };
 }
 
-/** Starts the event surface and its watchers. */
-export async function startEventSurface(options: EventSurfaceOptions): Promise<EventSurface> {
+/** Starts the event services and its watchers. */
+export async function startEventServices(options: EventServicesOptions): Promise<EventServices> {
   const clock = options.clock ?? systemClock;
   const log = options.logger.child({ component: 'events' });
   const notifications = new NotificationService(options.db, clock, options.outbound, options.source, options.environment);

@@ -25,8 +25,8 @@ export interface Reranker {
   rerank(query: string | undefined, candidates: readonly { id: string; content: string }[]): Promise<number[] | undefined>;
 }
 
-/** Options of {@link KnowledgeCore}. */
-export interface KnowledgeCoreOptions {
+/** Options of {@link KnowledgeState}. */
+export interface KnowledgeStateOptions {
   /** Deduplicate writes by content fingerprint unless they say `skip_dedup`. @default false */
   readonly dedupDefault?: boolean;
   readonly embedder?: Embedder;
@@ -48,7 +48,7 @@ export interface Namespace {
 const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** Stores, index and collaborators of one knowledge store. */
-export class KnowledgeCore {
+export class KnowledgeState {
   readonly db: Db;
   readonly nodes: NodeStore;
   readonly sources: SourceStore;
@@ -66,7 +66,7 @@ export class KnowledgeCore {
   readonly #wall: () => number;
   #lastTx = 0;
 
-  constructor(db: Db, options: KnowledgeCoreOptions = {}) {
+  constructor(db: Db, options: KnowledgeStateOptions = {}) {
     this.db = db;
     this.nodes = new NodeStore(db);
     this.sources = new SourceStore(db);
@@ -119,7 +119,7 @@ export class KnowledgeCore {
 
   /** The tenant's namespace, or a 404. */
   namespace(tenant: string, name: string): Namespace {
-    KnowledgeCore.checkName(name);
+    KnowledgeState.checkName(name);
     const row = this.nodes.namespace(tenant, name);
     if (!row) throw new NotFoundError(`namespace "${name}" does not exist`, { code: 'namespace_not_found' });
     return toNamespace(row);
@@ -127,7 +127,7 @@ export class KnowledgeCore {
 
   /** The tenant's namespace, created with `mode` (default general) when missing; a different mode is a 409. */
   namespaceForWrite(tenant: string, name: string, mode: NamespaceMode | undefined): Namespace {
-    KnowledgeCore.checkName(name);
+    KnowledgeState.checkName(name);
     let row = this.nodes.namespace(tenant, name);
     if (!row) {
       row = this.nodes.transaction(() => this.nodes.namespace(tenant, name) ?? this.nodes.createNamespace(tenant, name, mode ?? 'general', this.now()));

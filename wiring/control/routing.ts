@@ -4,23 +4,26 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { toggleHostname, type DesiredRule, type EndpointToggle } from '../../domain/routing/index.js';
+import { toggleHostname } from '../../domain/routing/index.js';
 import { NotFoundError } from '../../domain/errors.js';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { EdgeAnalyticsOptions } from '../../platform/edge/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
-import { getApp, type AppRow } from '../../store/control/apps.js';
+import { getApp } from '../../store/control/apps.js';
 import { listEndpointToggles, setEndpointToggle } from '../../store/control/routing-toggles.js';
-import type { Reconcilers } from '../apps/start-reconcilers.js';
-import { Controller } from '../runtime/controller.js';
-import { AccessObservations } from './access-observations.js';
-import { EdgeSync } from './edge-sync.js';
-import type { GatewayScale } from './gateway-scale.js';
-import { IdleScaler } from './idle-scaler.js';
-import { createRoutingReconciler, TUNNEL_KEY, type RoutingState, type TunnelSettings } from './routing-reconciler.js';
-import { WakeGateway } from './wake-gateway.js';
-import { wakeTargets, type WakeTargetView } from './wake-targets.js';
+import type { Reconcilers } from './reconcilers.js';
+import { Controller } from '../../controllers/runtime/controller.js';
+import { AccessObservations } from '../../controllers/routing/access-observations.js';
+import { EdgeSync } from '../../controllers/routing/edge-sync.js';
+import type { GatewayScale } from '../../controllers/routing/gateway-scale.js';
+import { IdleScaler } from '../../controllers/routing/idle-scaler.js';
+import { createRoutingReconciler, TUNNEL_KEY, type TunnelSettings } from '../../controllers/routing/routing-reconciler.js';
+import { WakeGateway } from '../../controllers/routing/wake-gateway.js';
+import { wakeTargets } from '../../controllers/routing/wake-targets.js';
+import { routingSignature, type RouteAppResult, type Routing } from '../../controllers/routing/routing.js';
+
+export type { Routing };
 
 export interface RoutingOptions {
   readonly db: Db;
@@ -38,47 +41,6 @@ export interface RoutingOptions {
   };
   /** Full resync of the tunnel config (corrects drift even without a file event). @default 30000 */
   readonly resyncMs?: number;
-}
-
-/** What the deploy pipeline's forge step gets back. */
-export interface ForgeResult {
-  readonly app: string;
-  /** The app's rules now in the tunnel config. */
-  readonly rules: readonly DesiredRule[];
-  readonly changedAt: string | undefined;
-  readonly file: string;
-}
-
-/** The running routing services. */
-export interface Routing {
-  readonly controller: Controller;
-  readonly gateway: WakeGateway;
-  readonly idle: IdleScaler;
-  readonly access: AccessObservations;
-  readonly edgeSync: EdgeSync;
-  /** Sets the gateway address written for gateway-managed endpoints, once the control plane listens. */
-  setGatewayUrl(url: string): void;
-  /** Reconciles the tunnel config now and resolves with the app's rules (the deploy pipeline's forge step). */
-  forge(app: string): Promise<ForgeResult>;
-  /** Switches one hostname of an app on or off, then reconciles. */
-  toggle(app: string, hostname: string, enabled: boolean): Promise<{ app: string; hostname: string; enabled: boolean; outcome: string; routed: boolean }>;
-  /** The last reconciled state. */
-  state(): RoutingState;
-  toggles(): EndpointToggle[];
-  wakeTargets(controlUrl: string): Promise<{ targets: WakeTargetView[] }>;
-  close(): Promise<void>;
-}
-
-/** What the routing controller reads of one app: a change of it is a reason to reconcile. */
-export function routingSignature(app: AppRow | undefined): string {
-  if (!app) return 'absent';
-  const spec = app.spec as CanonicalAppSpec | null;
-  const conditions = app.conditions as { type: string; status: string }[];
-  const status = (type: string) => conditions.find((c) => c.type === type)?.status ?? '';
-  // Without endpoints an app never reaches the tunnel: only its Routed condition (NoEndpoints) matters.
-  if (!spec || (spec.endpoints ?? []).length === 0) return JSON.stringify([app.deletedAt !== null, spec !== null, spec?.deploy, status('Routed')]);
-  const ports = Object.entries(spec.processes).map(([name, p]) => [name, p.port, p.hostPort, p.scaling.min]);
-  return JSON.stringify([app.deletedAt !== null, app.release !== null, spec.deploy, spec.endpoints, ports, status('Deployed'), status('Healthy'), status('Routed')]);
 }
 
 /** Starts the routing controller and its companions. */
@@ -133,7 +95,7 @@ export async function startRouting(options: RoutingOptions): Promise<Routing> {
   idle.start();
   edgeSync.start();
 
-  const forge = async (app: string): Promise<ForgeResult> => {
+  const routeApp = async (app: string): Promise<RouteAppResult> => {
     const done = new Promise<void>((resolve, reject) => waiters.add({ generation: reconciler.state().generation + 1, resolve, reject }));
     controller.enqueue(TUNNEL_KEY);
     await done;
@@ -151,7 +113,7 @@ export async function startRouting(options: RoutingOptions): Promise<Routing> {
       gatewayUrl = url;
       controller.enqueue(TUNNEL_KEY);
     },
-    forge,
+    routeApp,
     async toggle(appName, hostname, enabled) {
       const app = getApp(options.db, appName);
       const spec = app?.spec as CanonicalAppSpec | null | undefined;
@@ -159,7 +121,7 @@ export async function startRouting(options: RoutingOptions): Promise<Routing> {
       const normalized = toggleHostname(spec, hostname);
       const outcome = setEndpointToggle(options.db, appName, normalized, enabled);
       gateway.refreshHosts();
-      const result = await forge(appName);
+      const result = await routeApp(appName);
       return { app: appName, hostname: normalized, enabled, outcome, routed: result.rules.some((r) => r.hostname === normalized) };
     },
     state: () => reconciler.state(),

@@ -1,12 +1,12 @@
 import test from 'ava';
 import WebSocket from 'ws';
-import { AccessTokens } from '../../controllers/auth/access-tokens.js';
+import { ScopedTokens } from '../../controllers/auth/scoped-tokens.js';
 import { openControlStore } from '../../store/index.js';
 import { request, startTestControlPlane } from '../helpers/servers.js';
 import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testConfig } from '../helpers/test-config.js';
-import { startControlPlane } from '../../api/control/server/start-control-plane.js';
+import { startControlPlane } from '../../wiring/control-plane.js';
 import { silentLogger } from '../../platform/logger.js';
 
 const ADMIN = { authorization: 'Bearer admin-token' };
@@ -113,7 +113,7 @@ test('tokens are durable across a restart and expire at their time', async (t) =
   const store = openControlStore(tempDir(t));
   t.teardown(() => store.db.close());
   let now = new Date('2026-01-01T00:00:00Z');
-  const tokens = new AccessTokens({ db: store.db, now: () => now });
+  const tokens = new ScopedTokens({ db: store.db, now: () => now });
   const { token } = tokens.issue({ name: 'short', scopes: ['events:read'], expiresIn: '1h' }, 'test');
   t.is(tokens.authenticate(token)?.kind, 'scoped-token');
   now = new Date('2026-01-01T01:00:01Z');
