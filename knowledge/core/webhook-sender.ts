@@ -11,7 +11,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { ValidationError } from '../../domain/errors.js';
-import { nonPublicReason } from '../../domain/knowledge/target-address.js';
+import { blockedAddressReason } from '../../platform/outbound/outbound-guard.js';
 
 /** Header carrying `sha256=<hex HMAC-SHA-256 of the raw body>`. */
 export const SIGNATURE_HEADER = 'x-svc-signature-256';
@@ -75,7 +75,7 @@ export async function checkTarget(raw: string, allowPrivate: boolean, resolve: R
   if (!first) throw new ValidationError(`target_url: host ${host} has no address`, { code: 'target_not_resolvable' });
   if (!allowPrivate) {
     for (const a of addresses) {
-      const reason = nonPublicReason(a.address);
+      const reason = blockedAddressReason(a.address);
       if (reason !== undefined) {
         throw new ValidationError(`target_url: ${host} resolves to ${a.address}, a ${reason} address; set SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS=true to allow it`, { code: 'target_not_allowed', details: { reason } });
       }

@@ -5,7 +5,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { resolveTarget, type OutboundPolicy } from './outbound-guard.js';
+import { resolveTarget, type OutboundPolicy } from '../outbound/outbound-guard.js';
 
 /** Result of one delivery attempt. */
 export interface DeliveryResult {

@@ -1,44 +1,50 @@
 /**
- * Outbound guard: SSRF rules for notification targets. A target URL must be http(s); every address
- * its host resolves to must be public (no loopback, private, link-local, unspecified, multicast or
- * reserved ranges) unless configuration allows private targets. The request connects to the
- * address that was checked, so a DNS answer cannot change between check and connect.
+ * Outbound guard: the one SSRF rule set for every outbound HTTP call of both services (notification
+ * channels, the event sink, the knowledge store's handoff webhooks, review evaluator, acquisition
+ * connectors, embedder, reranker and extractor; docs/adr/0135-one-outbound-guard.md). A target URL
+ * must be http(s); every address its host resolves to must be public (no loopback, private,
+ * link-local, unspecified, multicast or reserved ranges) unless the policy allows private targets.
+ * The request connects to the address that was checked, so a DNS answer cannot change between
+ * check and connect.
  */
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { ValidationError } from '../../domain/errors.js';
 
-/** Why an address is refused, or undefined when it is public. */
-export function blockedAddressReason(address: string): string | undefined {
-  const family = net.isIP(address);
-  if (family === 4) return blockedIpv4(address);
-  if (family === 6) {
-    const lower = address.toLowerCase().replace(/^\[|\]$/g, '');
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-    if (mapped) return blockedIpv4(mapped[1]!);
-    if (lower === '::1') return 'loopback';
-    if (lower === '::') return 'unspecified';
-    const first = parseInt(lower.split(':')[0] || '0', 16);
-    if ((first & 0xffc0) === 0xfe80) return 'link-local';
-    if ((first & 0xfe00) === 0xfc00) return 'private (unique local)';
-    if ((first & 0xff00) === 0xff00) return 'multicast';
-    if (lower.startsWith('64:ff9b:') || lower.startsWith('2001:db8:')) return 'reserved';
-    return undefined;
-  }
-  return 'not an IP address';
-}
+/**
+ * The refused ranges, first match wins. Node's BlockList also matches an IPv4 rule against the
+ * IPv4-mapped IPv6 form of the address (`::ffff:7f00:1` is 127.0.0.1).
+ */
+const BLOCKED_RANGES: readonly (readonly [reason: string, cidrs: readonly string[]])[] = [
+  ['loopback', ['127.0.0.0/8', '::1/128']],
+  ['unspecified', ['0.0.0.0/8', '::/128']],
+  ['private', ['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16']],
+  ['private (shared address space)', ['100.64.0.0/10']],
+  ['private (unique local)', ['fc00::/7']],
+  ['link-local', ['169.254.0.0/16', 'fe80::/10']],
+  ['multicast', ['224.0.0.0/4', 'ff00::/8']],
+  ['reserved (benchmarking)', ['198.18.0.0/15']],
+  // 192.0.0.0/24 (protocol assignments), 240.0.0.0/4 (incl. broadcast), NAT64, documentation,
+  // IPv4-compatible (::/96) and IPv4-translated (::ffff:0:0:0/96) addresses.
+  ['reserved', ['192.0.0.0/24', '240.0.0.0/4', '64:ff9b::/96', '2001:db8::/32', '::/96', '::ffff:0:0:0/96']],
+];
 
-function blockedIpv4(address: string): string | undefined {
-  const [a = 0, b = 0] = address.split('.').map(Number);
-  if (a === 127) return 'loopback';
-  if (a === 0) return 'unspecified';
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168)) return 'private';
-  if (a === 100 && b >= 64 && b <= 127) return 'private (shared address space)';
-  if (a === 169 && b === 254) return 'link-local';
-  if (a >= 224) return a >= 240 ? 'reserved' : 'multicast';
-  if (a === 192 && b === 0) return 'reserved';
-  if (a === 198 && (b === 18 || b === 19)) return 'reserved (benchmarking)';
-  return undefined;
+const BLOCK_LISTS = BLOCKED_RANGES.map(([reason, cidrs]) => {
+  const list = new net.BlockList();
+  for (const cidr of cidrs) {
+    const [network = '', prefix = ''] = cidr.split('/');
+    list.addSubnet(network, Number(prefix), net.isIP(network) === 6 ? 'ipv6' : 'ipv4');
+  }
+  return { reason, list };
+});
+
+/** Why an address is refused, or undefined when it is public; anything but an IP literal is refused. */
+export function blockedAddressReason(address: string): string | undefined {
+  const bare = address.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
+  const family = net.isIP(bare);
+  if (family === 0) return 'not an IP address';
+  const type = family === 6 ? 'ipv6' : 'ipv4';
+  return BLOCK_LISTS.find(({ list }) => list.check(bare, type))?.reason;
 }
 
 /** Policy for outbound notification requests. */
