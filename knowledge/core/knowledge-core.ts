@@ -16,14 +16,9 @@ import { ReviewStore } from '../../store/knowledge/review-store.js';
 import { HandoffStore } from '../../store/knowledge/handoff-store.js';
 import type { NamespaceRow } from '../../store/knowledge/rows.js';
 import { VectorIndex } from '../retrieve/vector-index.js';
-import type { Embedder } from '../retrieve/embedder.js';
+import type { Embedder, Reranker } from '../../domain/knowledge/model-ports.js';
 import type { Thesaurus } from '../../domain/knowledge/thesaurus.js';
 
-/** Re-scores fused candidates; scores in [0, 1] replace the similarity component (undefined: not reranked). */
-export interface Reranker {
-  readonly model?: string;
-  rerank(query: string | undefined, candidates: readonly { id: string; content: string }[]): Promise<number[] | undefined>;
-}
 
 /** Options of {@link KnowledgeCore}. */
 export interface KnowledgeCoreOptions {

@@ -55,7 +55,8 @@ export interface OutboundPolicy {
   readonly resolve?: (host: string) => Promise<readonly string[]>;
 }
 
-const defaultResolve = async (host: string): Promise<string[]> => (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+/** Resolves a host name to all its addresses with `dns.lookup`. */
+export const defaultResolve = async (host: string): Promise<string[]> => (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Checks the shape of a target URL without DNS (used when a channel is created). */
 export function checkTargetUrl(raw: string, policy: OutboundPolicy, field = 'url'): URL {

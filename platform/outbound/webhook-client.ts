@@ -1,57 +1,40 @@
 /**
- * Signed outbound webhooks with SSRF protection: the target's host is resolved, every address must
- * be public unless private targets are allowed by configuration, the connection is pinned to the
+ * The knowledge store's outbound webhooks (handoff webhooks, the review evaluator, acquisition
+ * connectors) through the outbound guard: the target's host is resolved, every address must pass
+ * the guard unless private targets are allowed by configuration, the connection is pinned to the
  * checked address (no second lookup to rebind), redirects are never followed, and each request has
- * a timeout. The body is signed with HMAC-SHA-256; the secret is only held for the call
- * (docs/adr/0033-handoff-webhooks.md).
+ * a timeout (docs/adr/0033-handoff-webhooks.md, docs/adr/0135-one-outbound-guard.md).
  */
-import { createHash, createHmac } from 'node:crypto';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { ValidationError } from '../../domain/errors.js';
-import { blockedAddressReason } from '../../platform/outbound/outbound-guard.js';
+import { RESPONSE_BODY_LIMIT, sha256Hex, type CheckedTarget, type SendOutcome, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
+import { blockedAddressReason, defaultResolve, type OutboundPolicy } from './outbound-guard.js';
 
-/** Header carrying `sha256=<hex HMAC-SHA-256 of the raw body>`. */
-export const SIGNATURE_HEADER = 'x-svc-signature-256';
-/** Header naming the event type of the payload. */
-export const EVENT_HEADER = 'x-svc-event';
-/** Header carrying the delivery id (the digest event id for handoffs). */
-export const DELIVERY_HEADER = 'x-svc-delivery';
-/** Header carrying the attempt number, starting at 1. */
-export const ATTEMPT_HEADER = 'x-svc-attempt';
+/** {@link WebhookClient} over node:http, checking targets with the outbound guard and `policy`. */
+export class GuardedWebhookClient implements WebhookClient {
+  readonly #policy: OutboundPolicy;
 
-/** Most bytes of a response body kept (and returned). */
-export const RESPONSE_BODY_LIMIT = 64 * 1024;
+  constructor(policy: OutboundPolicy) {
+    this.#policy = policy;
+  }
 
-/** `sha256=<hex>` HMAC-SHA-256 of `body` with `secret`. */
-export function signBody(secret: string, body: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+  checkTarget(raw: string): Promise<CheckedTarget> {
+    return checkTarget(raw, this.#policy);
+  }
+
+  postJson(target: CheckedTarget, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendOutcome> {
+    return postJson(target, body, headers, timeoutMs);
+  }
 }
-
-/** Hex SHA-256 of a text or bytes. */
-export function sha256Hex(data: string | Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
-}
-
-/** A target URL whose address was checked. */
-export interface CheckedTarget {
-  readonly url: URL;
-  readonly address: string;
-  readonly family: 4 | 6;
-}
-
-/** Resolves names for {@link checkTarget}; replaceable in tests. */
-export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
-
-const defaultResolver: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
 
 /**
- * Parses and checks a target URL: http or https, no credentials, and every resolved address public
- * unless `allowPrivate`. Throws a ValidationError (`target_not_allowed` or `invalid_target_url`).
+ * Parses and checks a target URL: http or https, no credentials, and every resolved address
+ * allowed by the guard unless `policy.allowPrivate`. Throws a ValidationError (`target_not_allowed`,
+ * `target_not_resolvable` or `invalid_target_url`).
  */
-export async function checkTarget(raw: string, allowPrivate: boolean, resolve: Resolver = defaultResolver): Promise<CheckedTarget> {
+export async function checkTarget(raw: string, policy: OutboundPolicy): Promise<CheckedTarget> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -61,37 +44,27 @@ export async function checkTarget(raw: string, allowPrivate: boolean, resolve: R
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError(`target_url: scheme ${url.protocol} is not http or https`, { code: 'invalid_target_url' });
   if (url.username !== '' || url.password !== '') throw new ValidationError('target_url: must not carry credentials', { code: 'invalid_target_url' });
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  let addresses: { address: string; family: number }[];
+  let addresses: readonly string[];
   if (isIP(host) !== 0) {
-    addresses = [{ address: host, family: isIP(host) }];
+    addresses = [host];
   } else {
     try {
-      addresses = await resolve(host);
+      addresses = await (policy.resolve ?? defaultResolve)(host);
     } catch {
       throw new ValidationError(`target_url: host ${host} does not resolve`, { code: 'target_not_resolvable' });
     }
   }
   const first = addresses[0];
-  if (!first) throw new ValidationError(`target_url: host ${host} has no address`, { code: 'target_not_resolvable' });
-  if (!allowPrivate) {
-    for (const a of addresses) {
-      const reason = blockedAddressReason(a.address);
+  if (first === undefined) throw new ValidationError(`target_url: host ${host} has no address`, { code: 'target_not_resolvable' });
+  if (!policy.allowPrivate) {
+    for (const address of addresses) {
+      const reason = blockedAddressReason(address);
       if (reason !== undefined) {
-        throw new ValidationError(`target_url: ${host} resolves to ${a.address}, a ${reason} address; set SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS=true to allow it`, { code: 'target_not_allowed', details: { reason } });
+        throw new ValidationError(`target_url: ${host} resolves to ${address}, a ${reason} address; set SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS=true to allow it`, { code: 'target_not_allowed', details: { reason } });
       }
     }
   }
-  return { url, address: first.address, family: first.family === 6 ? 6 : 4 };
-}
-
-/** What came back from one request. */
-export interface SendOutcome {
-  readonly statusCode: number | null;
-  readonly success: boolean;
-  readonly responseBody: string | null;
-  readonly responseSha256: string | null;
-  readonly error: string | null;
-  readonly durationMs: number;
+  return { url, address: first, family: isIP(first) === 6 ? 6 : 4 };
 }
 
 /** Posts `body` to a checked target, pinned to its checked address; 2xx is success, redirects are not followed. */
