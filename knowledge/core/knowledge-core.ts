@@ -120,6 +120,14 @@ export class KnowledgeCore {
     return toNamespace(row);
   }
 
+  /** The node `nodeId` (any letter case) of namespace `ns`, or a 404 `node_not_found` naming the id as given. */
+  nodeIn(ns: Namespace, nodeId: string) {
+    const id = nodeId.toLowerCase();
+    const node = /^[0-9a-f-]{36}$/.test(id) ? this.nodes.node(id) : undefined;
+    if (!node || node.ns_id !== ns.id) throw new NotFoundError(`node ${nodeId} does not exist in namespace "${ns.name}"`, { code: 'node_not_found' });
+    return node;
+  }
+
   /** The tenant's namespace, created with `mode` (default general) when missing; a different mode is a 409. */
   namespaceForWrite(tenant: string, name: string, mode: NamespaceMode | undefined): Namespace {
     KnowledgeCore.checkName(name);
