@@ -83,7 +83,7 @@ export function checkTargetUrl(raw: string, policy: OutboundPolicy, field = 'url
  * Resolves the URL's host and returns the address to connect to, refusing when any resolved address
  * is blocked (a host with one public and one private address is refused).
  */
-export async function resolveTarget(url: URL, policy: OutboundPolicy): Promise<{ address: string; family: 4 | 6 }> {
+export async function resolveTarget(url: URL, policy: OutboundPolicy): Promise<ResolvedTarget> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
   const addresses = net.isIP(host) !== 0 ? [host] : await (policy.resolve ?? defaultResolve)(host);
   if (addresses.length === 0) throw new OutboundRefused(`${host} does not resolve`);
@@ -93,8 +93,16 @@ export async function resolveTarget(url: URL, policy: OutboundPolicy): Promise<{
       if (reason !== undefined) throw new OutboundRefused(`${host} resolves to ${address}, which is ${reason}`);
     }
   }
-  const address = addresses[0]!;
-  return { address, family: net.isIP(address) === 6 ? 6 : 4 };
+  const all = addresses.map((address) => ({ address, family: net.isIP(address) === 6 ? 6 as const : 4 as const }));
+  return { ...all[0]!, all };
+}
+
+/** The addresses a request may connect to: all checked, the first preferred. */
+export interface ResolvedTarget {
+  readonly address: string;
+  readonly family: 4 | 6;
+  /** Every resolved address (each one checked), for connections that try them in turn. */
+  readonly all: readonly { readonly address: string; readonly family: 4 | 6 }[];
 }
 
 /** A delivery refused by the outbound guard before any connection. */

@@ -5,12 +5,11 @@
  * checked address (no second lookup to rebind), redirects are never followed, and each request has
  * a timeout (docs/adr/0033-handoff-webhooks.md, docs/adr/0135-one-outbound-guard.md).
  */
-import http from 'node:http';
-import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { ValidationError } from '../../domain/errors.js';
 import { RESPONSE_BODY_LIMIT, sha256Hex, type CheckedTarget, type SendOutcome, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
 import { blockedAddressReason, defaultResolve, type OutboundPolicy } from './outbound-guard.js';
+import { sendPinned } from './pinned-post.js';
 
 /** {@link WebhookClient} over node:http, checking targets with the outbound guard and `policy`. */
 export class GuardedWebhookClient implements WebhookClient {
@@ -68,51 +67,25 @@ export async function checkTarget(raw: string, policy: OutboundPolicy): Promise<
 }
 
 /** Posts `body` to a checked target, pinned to its checked address; 2xx is success, redirects are not followed. */
-export function postJson(target: CheckedTarget, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendOutcome> {
+export async function postJson(target: CheckedTarget, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendOutcome> {
   const started = performance.now();
-  const pinned: LookupFunction = (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  };
-  const client = target.url.protocol === 'https:' ? https : http;
-  return new Promise<SendOutcome>((resolve) => {
-    let settled = false;
-    const finish = (o: Omit<SendOutcome, 'durationMs'>) => {
-      if (settled) return;
-      settled = true;
-      resolve({ ...o, durationMs: Math.round(performance.now() - started) });
+  const durationMs = () => Math.round(performance.now() - started);
+  try {
+    const res = await sendPinned(target.url, target, {
+      headers: { 'content-type': 'application/json', 'user-agent': 'svc-knowledge/1', ...headers },
+      body,
+      timeoutMs,
+      bodyLimit: RESPONSE_BODY_LIMIT,
+    });
+    const status = res.status;
+    const success = status >= 200 && status < 300;
+    const redirect = status >= 300 && status < 400;
+    return {
+      statusCode: status, success, responseBody: res.body.toString('utf8'), responseSha256: sha256Hex(res.body),
+      error: success ? null : redirect ? `redirect to ${String(res.headers.location ?? '(no location)').slice(0, 200)} not followed` : `target answered ${status}`,
+      durationMs: durationMs(),
     };
-    const req = client.request(target.url, {
-      method: 'POST',
-      lookup: pinned,
-      headers: { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)), 'user-agent': 'svc-knowledge/1', ...headers },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (size < RESPONSE_BODY_LIMIT) chunks.push(chunk.subarray(0, RESPONSE_BODY_LIMIT - size));
-        size += chunk.length;
-      });
-      res.on('end', () => {
-        const bytes = Buffer.concat(chunks);
-        const status = res.statusCode ?? 0;
-        const success = status >= 200 && status < 300;
-        const redirect = status >= 300 && status < 400;
-        finish({
-          statusCode: status, success, responseBody: bytes.toString('utf8'), responseSha256: sha256Hex(bytes),
-          error: success ? null : redirect ? `redirect to ${String(res.headers.location ?? '(no location)').slice(0, 200)} not followed` : `target answered ${status}`,
-        });
-      });
-      res.on('error', (e) => finish({ statusCode: status(res.statusCode), success: false, responseBody: null, responseSha256: null, error: `response failed: ${e.message}` }));
-    });
-    req.setTimeout(timeoutMs, () => {
-      req.destroy(new Error(`timed out after ${timeoutMs} ms`));
-    });
-    req.on('error', (e) => finish({ statusCode: null, success: false, responseBody: null, responseSha256: null, error: e.message }));
-    req.end(body);
-  });
-}
-
-function status(code: number | undefined): number | null {
-  return code ?? null;
+  } catch (error) {
+    return { statusCode: null, success: false, responseBody: null, responseSha256: null, error: (error as Error).message, durationMs: durationMs() };
+  }
 }
