@@ -19,9 +19,12 @@ import { NarrativeService } from './retrieve/narrative-service.js';
 import { GapService } from './acquisition/gap-service.js';
 import { AcquisitionService } from './acquisition/acquisition-service.js';
 import { IngestService } from './ingest/ingest-service.js';
-import type { Extractor } from './ingest/ingest-extractor.js';
+import type { Extractor } from '../domain/knowledge/model-ports.js';
+import type { WebhookClient } from '../domain/knowledge/webhook-port.js';
+import { UnavailableError } from '../domain/errors.js';
 
-export { KnowledgeState, type KnowledgeStateOptions, type Namespace, type Reranker } from './core/knowledge-state.js';
+export { KnowledgeState, type KnowledgeStateOptions, type Namespace } from './core/knowledge-state.js';
+export type { Embedder, Reranker, Extractor, ExtractedClaim } from '../domain/knowledge/model-ports.js';
 export { WriteService, NIL_UUID, type WriteRequest, type WriteResult } from './write/write-service.js';
 export { RetrieveService, type RetrieveRequest, type RankedNode } from './retrieve/retrieve-service.js';
 export { NodeService, type RetractRequest, type EdgeRequest } from './write/node-service.js';
@@ -29,7 +32,6 @@ export { SourceService, type SourceLabelRequest } from './write/source-service.j
 export { RecoveryService } from './write/recovery-service.js';
 export { ExplainRankService, explainRankRest, type ExplainRankResult } from './introspection/explain-rank.js';
 export { SearchService, type SearchNode } from './retrieve/search-service.js';
-export { HttpEmbedder, type Embedder, type HttpEmbedderOptions } from './retrieve/embedder.js';
 export { VectorIndex } from './retrieve/vector-index.js';
 export { FeedbackService, eventView, type FeedbackRequest, type FeedbackResult } from './feedback/feedback-service.js';
 export { ReviewService, decisionView, thresholdsView, type ReviewDecisionRequest, type ReviewItemView } from './review/review-service.js';
@@ -41,8 +43,8 @@ export { GapService, gapView, type GapRequestOptions } from './acquisition/gap-s
 export { AcquisitionService, planView, taskView, acquisitionReceiptView, candidateView, DEFAULT_EVIDENCE_SOURCE, AUTO_ADMISSION_ACTOR, type AcquisitionOptions, type ConnectorTarget, type ExecuteRequest } from './acquisition/acquisition-service.js';
 export { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, type Evidence } from './acquisition/acquisition-connector.js';
 export { IngestService, INGEST_MAX_CLAIMS, EXTRACTOR_SETTING, type IngestRequest } from './ingest/ingest-service.js';
-export { HttpExtractor, RuleExtractor, RULE_EXTRACTOR_MODEL, EXTRACTION_INSTRUCTIONS, type Extractor, type ExtractedClaim, type HttpExtractorOptions } from './ingest/ingest-extractor.js';
-export { SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, ATTEMPT_HEADER, signBody, sha256Hex, checkTarget, type Resolver } from './core/webhook-sender.js';
+export { RuleExtractor, RULE_EXTRACTOR_MODEL } from './ingest/ingest-extractor.js';
+export { SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, ATTEMPT_HEADER, signBody, sha256Hex, type WebhookClient } from '../domain/knowledge/webhook-port.js';
 
 /** Every knowledge service, sharing one core. */
 export interface KnowledgeServices {
@@ -65,9 +67,15 @@ export interface KnowledgeServices {
   readonly ingest: IngestService;
 }
 
-/** Options of the review side: webhook targets and the server-configured evaluator. */
-export interface ReviewOptions extends HandoffOptions {
-  readonly worker?: ReviewWorkerOptions;
+/** Refuses every outbound call: the webhook client of services built without one (in-process tools). */
+export const NO_WEBHOOKS: WebhookClient = {
+  checkTarget: () => Promise.reject(new UnavailableError('outbound webhooks are not configured in this process', { code: 'outbound_not_configured' })),
+  postJson: () => Promise.reject(new UnavailableError('outbound webhooks are not configured in this process', { code: 'outbound_not_configured' })),
+};
+
+/** Options of the review side: the outbound webhook client, the server-configured evaluator and the extractor. */
+export interface ReviewOptions extends Partial<HandoffOptions> {
+  readonly worker?: Omit<ReviewWorkerOptions, 'webhooks'>;
   /** LLM extractor of `POST /ingest`; without it the rule-based extractor is used. */
   readonly extractor?: Extractor | undefined;
 }
@@ -82,6 +90,7 @@ export function createKnowledgeServices(db: Db, options: KnowledgeStateOptions =
   const reviews = new ReviewService(core);
   const escalations = new EscalationService(core, reviews);
   const gaps = new GapService(core);
+  const webhooks = review.webhooks ?? NO_WEBHOOKS;
   return {
     core,
     writes,
@@ -94,12 +103,11 @@ export function createKnowledgeServices(db: Db, options: KnowledgeStateOptions =
     feedback,
     review: reviews,
     escalations,
-    handoffs: new HandoffService(core, escalations, review),
-    worker: new ReviewWorker(core, reviews, feedback, { ...review.worker, ...(review.allowPrivateTargets !== undefined ? { allowPrivateTargets: review.allowPrivateTargets } : {}), ...(review.resolver ? { resolver: review.resolver } : {}) }),
+    handoffs: new HandoffService(core, escalations, { webhooks }),
+    worker: new ReviewWorker(core, reviews, feedback, { ...review.worker, webhooks }),
     narratives: new NarrativeService(core),
     gaps,
-    acquisition: new AcquisitionService(core, gaps, writes, { ...(review.allowPrivateTargets !== undefined ? { allowPrivateTargets: review.allowPrivateTargets } : {}), ...(review.resolver ? { resolver: review.resolver } : {}) }),
+    acquisition: new AcquisitionService(core, gaps, writes, { webhooks }),
     ingest: new IngestService(core, writes, review.extractor),
   };
 }
-export { HttpReranker, type HttpRerankerOptions } from './retrieve/reranker.js';

@@ -9,7 +9,11 @@ import { buildInfo } from '../platform/build-info.js';
 import { openKnowledgeStore } from '../store/open-stores.js';
 import { appliedMigrations } from '../store/migrate.js';
 import { sqliteVersion } from '../store/database.js';
-import { createKnowledgeServices, HttpEmbedder, HttpExtractor, HttpReranker, type KnowledgeServices, type Reranker } from '../knowledge/index.js';
+import { createKnowledgeServices, type KnowledgeServices, type Reranker } from '../knowledge/index.js';
+import { HttpEmbedder } from '../platform/outbound/http-embedder.js';
+import { HttpExtractor } from '../platform/outbound/http-extractor.js';
+import { HttpReranker } from '../platform/outbound/http-reranker.js';
+import { GuardedWebhookClient } from '../platform/outbound/webhook-client.js';
 import { listen, type RunningServer } from '../api/http/listen.js';
 import { createKnowledgeApp } from '../api/knowledge/knowledge-app.js';
 import { createAdminApp } from '../api/knowledge/admin-app.js';
@@ -88,7 +92,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     ...(reranker ? { reranker } : {}),
     ...(extras.now ? { now: extras.now } : {}),
   }, {
-    allowPrivateTargets: config.knowledgeAllowPrivateTargets,
+    webhooks: new GuardedWebhookClient({ allowPrivate: config.knowledgeAllowPrivateTargets }),
     worker: { webhookUrl: config.knowledgeReviewWebhookUrl, webhookSecret: config.knowledgeReviewWebhookSecret },
     ...(config.knowledgeExtractorUrl !== undefined ? {
       extractor: new HttpExtractor({ url: config.knowledgeExtractorUrl, model: config.knowledgeExtractorModel, apiKey: config.knowledgeExtractorApiKey, timeoutMs: config.knowledgeExtractorTimeoutMs }),

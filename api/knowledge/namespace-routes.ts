@@ -10,14 +10,7 @@ import type { KnowledgeMetrics } from './metrics.js';
 import { validateEdge, validateExplainRank, validateReconcile, validateRetract, validateRetrieve, validateSourceLabel, validateWrite } from './request-schemas.js';
 import { applyMode, originScoreParams, present } from './origin-compat.js';
 import { parseTime } from '../../knowledge/core/time.js';
-
-function intParam(ctx: Context, name: string, fallback: number, max: number): number {
-  const raw = ctx.query[name];
-  if (raw === undefined) return fallback;
-  const text = Array.isArray(raw) ? raw[0] ?? '' : raw;
-  if (!/^\d+$/.test(text) || Number(text) > max) throw new ValidationError(`${name}: must be a whole number up to ${max}`, { code: 'invalid_request' });
-  return Number(text);
-}
+import { intParam } from './query-params.js';
 
 function stringParam(ctx: Context, name: string): string | undefined {
   const raw = ctx.query[name];

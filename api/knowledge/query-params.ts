@@ -4,6 +4,7 @@
  */
 import type { Context } from 'koa';
 import { ValidationError } from '../../domain/errors.js';
+import { parseWholeNumber } from '../http/whole-number-query.js';
 
 /** The first value of a query parameter. */
 export function stringParam(ctx: Context, name: string): string | undefined {
@@ -17,8 +18,9 @@ export function stringParam(ctx: Context, name: string): string | undefined {
 export function intParam(ctx: Context, name: string, fallback: number, max: number, min = 0): number {
   const text = stringParam(ctx, name);
   if (text === undefined) return fallback;
-  if (!/^\d+$/.test(text) || Number(text) > max || Number(text) < min) throw new ValidationError(`${name}: must be a whole number from ${min} to ${max}`, { code: 'invalid_request' });
-  return Number(text);
+  const value = parseWholeNumber(text, min, max);
+  if (value === undefined) throw new ValidationError(`${name}: must be a whole number from ${min} to ${max}`, { code: 'invalid_request' });
+  return value;
 }
 
 /** A finite number, or undefined when absent. */

@@ -12,7 +12,7 @@ import { SINK_TARGET, dueDeliveries, markAttemptFailed, markDelivered, nextDueMs
 import { getChannel } from '../../store/control/notification-channels.js';
 import { deliverToSink, type SinkConfig } from '../../platform/notifications/event-sink.js';
 import { notifyChannel } from '../../platform/notifications/notifier.js';
-import type { OutboundPolicy } from '../../platform/notifications/outbound-guard.js';
+import type { OutboundPolicy } from '../../platform/outbound/outbound-guard.js';
 import type { DeliveryResult } from '../../platform/notifications/outbound-request.js';
 
 export interface EventDispatcherOptions {

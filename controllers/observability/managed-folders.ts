@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../../platform/files/write-file-atomic.js';
 import { ConflictError } from '../../domain/errors.js';
 import { InstallAction, MARKER_FILE, type FolderPlan, type ManagedFile, type ObservedFolder } from '../../domain/observability/index.js';
 
@@ -36,25 +37,6 @@ export function observeFolder(dir: string, paths: readonly string[]): ObservedFo
     files.set(relative, entry.isFile() && entry.size <= MAX_COMPARED_BYTES ? fs.readFileSync(file, 'utf8') : NOT_A_FILE);
   }
   return { kind: 'directory', files };
-}
-
-/** Writes `content` to `file` through a synced temporary file and a rename. */
-function writeFileAtomic(file: string, content: string): void {
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  const tmp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const fd = fs.openSync(tmp, 'wx', 0o644);
-  try {
-    fs.writeFileSync(fd, content);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(tmp, file);
-  } catch (error) {
-    fs.rmSync(tmp, { force: true });
-    throw error;
-  }
 }
 
 function writeFiles(dir: string, files: readonly ManagedFile[]): void {

@@ -6,6 +6,7 @@
 import type { JobSpec, Scheduler } from '../../domain/scheduler/index.js';
 import { instanceStatus, type Registry } from '../../domain/registry/index.js';
 import { LOCAL_REGION, type SchedulerTargets } from '../apps/scheduler-targets.js';
+import { waitForChange, type ChangeSource } from '../../domain/wait-for-change.js';
 
 /** What the gate saw. */
 export interface GateObservation {
@@ -101,48 +102,15 @@ export async function waitForGate(
   options: WaitForGateOptions,
 ): Promise<{ accepted: boolean; observation: GateObservation }> {
   const schedulers = await Promise.all([...new Set(desired.map((j) => j.region ?? LOCAL_REGION))].map((r) => options.targets.get(r)));
-  return new Promise((resolve, reject) => {
-    let last: GateObservation = { healthy: false, awaitingPromotion: [], canariesHealthy: false, submitted: false, problems: ['not observed yet'] };
-    let busy = false;
-    let again = false;
-    let settled = false;
-    const unsubscribes = [
-      ...schedulers.map((s) => s.watch(() => void probe())),
-      options.registry.watch(() => void probe()),
-    ];
-    const finish = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadline);
-      clearInterval(poll);
-      options.signal?.removeEventListener('abort', onAbort);
-      for (const unsubscribe of unsubscribes) unsubscribe();
-      fn();
-    };
-    const onAbort = () => finish(() => reject(options.signal?.reason instanceof Error ? options.signal.reason : new Error('aborted')));
-    const deadline = setTimeout(() => finish(() => resolve({ accepted: false, observation: last })), options.deadlineMs);
-    const poll = setInterval(() => void probe(), options.pollMs ?? 200);
-    options.signal?.addEventListener('abort', onAbort);
-    const probe = async (): Promise<void> => {
-      if (busy) {
-        again = true;
-        return;
-      }
-      busy = true;
-      try {
-        do {
-          again = false;
-          if (settled) return;
-          last = await observeGate(desired, options.targets, options.registry);
-          if (accept(last)) return finish(() => resolve({ accepted: true, observation: last }));
-        } while (again);
-      } catch (error) {
-        finish(() => reject(error instanceof Error ? error : new Error(String(error))));
-      } finally {
-        busy = false;
-      }
-    };
-    if (options.signal?.aborted) onAbort();
-    else void probe();
+  let last: GateObservation = { healthy: false, awaitingPromotion: [], canariesHealthy: false, submitted: false, problems: ['not observed yet'] };
+  const sources: ChangeSource[] = [...schedulers.map((s): ChangeSource => (listener) => s.watch(listener)), (listener) => options.registry.watch(listener)];
+  return waitForChange<{ accepted: boolean; observation: GateObservation }>(sources, async () => {
+    last = await observeGate(desired, options.targets, options.registry);
+    return accept(last) ? { accepted: true, observation: last } : undefined;
+  }, {
+    timeoutMs: options.deadlineMs,
+    onTimeout: () => ({ value: { accepted: false, observation: last } }),
+    pollMs: options.pollMs ?? 200,
+    ...(options.signal ? { signal: options.signal } : {}),
   });
 }

@@ -20,4 +20,3 @@ export {
   RETRY_PACING, RETRY_FATIGUE_PRESETS, retryCandidates, retryDelaySeconds, recommendRetry, statusFamily, retryFatigue,
   type DeliveryAttempt, type RetryCandidate, type RetryRecommendation, type CandidateScope, type RetryFatigue, type RetryFatiguePreset,
 } from './handoff-retry.js';
-export { nonPublicReason, ipFamily } from './target-address.js';

@@ -2,6 +2,7 @@
  * Waiting for health: event-driven readiness on top of the registry port's watch.
  */
 import { TimeoutError } from '../errors.js';
+import { waitForChange } from '../wait-for-change.js';
 import { instanceStatus, type HealthStatus, type ServiceInstance } from './health.js';
 import type { Registry } from './registry.js';
 
@@ -27,29 +28,13 @@ export function waitForHealthyInstances(
   const count = options.count ?? 1;
   const wanted = options.status ?? 'passing';
   const timeoutMs = options.timeoutMs ?? 30_000;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const finish = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      unsubscribe();
-      fn();
-    };
-    const check = async (): Promise<void> => {
-      try {
-        const matching = (await registry.instances(service)).filter((i) => instanceStatus(i) === wanted);
-        if (matching.length >= count) finish(() => resolve(matching));
-      } catch (error) {
-        finish(() => reject(error instanceof Error ? error : new Error(String(error))));
-      }
-    };
-    const timer = setTimeout(() => {
-      finish(() => reject(new TimeoutError(`registry: ${service} did not reach ${count} ${wanted} instance(s) within ${timeoutMs}ms`)));
-    }, timeoutMs);
-    const unsubscribe = registry.watch((change) => {
-      if (change.service === service) void check();
-    });
-    void check();
+  return waitForChange<readonly ServiceInstance[]>([(listener) => registry.watch((change) => {
+    if (change.service === service) listener();
+  })], async () => {
+    const matching = (await registry.instances(service)).filter((i) => instanceStatus(i) === wanted);
+    return matching.length >= count ? matching : undefined;
+  }, {
+    timeoutMs,
+    onTimeout: () => new TimeoutError(`registry: ${service} did not reach ${count} ${wanted} instance(s) within ${timeoutMs}ms`),
   });
 }

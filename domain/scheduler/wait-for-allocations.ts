@@ -3,6 +3,7 @@
  * timeout as an upper bound only.
  */
 import { TimeoutError } from '../errors.js';
+import { waitForChange } from '../wait-for-change.js';
 import type { Allocation } from './allocation.js';
 import type { AllocationFilter, Scheduler } from './scheduler.js';
 
@@ -25,44 +26,11 @@ export function waitForAllocations(
   options: WaitForAllocationsOptions = {},
 ): Promise<readonly Allocation[]> {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    let checking = false;
-    let again = false;
-    const finish = (fn: () => void): void => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      unsubscribe();
-      fn();
-    };
-    const check = async (): Promise<void> => {
-      if (checking) {
-        again = true;
-        return;
-      }
-      checking = true;
-      try {
-        do {
-          again = false;
-          const allocations = await scheduler.listAllocations(options.filter);
-          if (predicate(allocations)) {
-            finish(() => resolve(allocations));
-            return;
-          }
-        } while (again && !settled);
-      } catch (error) {
-        finish(() => reject(error instanceof Error ? error : new Error(String(error))));
-      } finally {
-        checking = false;
-      }
-    };
-    const timer = setTimeout(() => {
-      finish(() =>
-        reject(new TimeoutError(`allocations: ${options.description ?? 'condition'} not reached within ${timeoutMs}ms`)),
-      );
-    }, timeoutMs);
-    const unsubscribe = scheduler.watch(() => void check());
-    void check();
+  return waitForChange<readonly Allocation[]>([(listener) => scheduler.watch(listener)], async () => {
+    const allocations = await scheduler.listAllocations(options.filter);
+    return predicate(allocations) ? allocations : undefined;
+  }, {
+    timeoutMs,
+    onTimeout: () => new TimeoutError(`allocations: ${options.description ?? 'condition'} not reached within ${timeoutMs}ms`),
   });
 }

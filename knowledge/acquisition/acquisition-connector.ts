@@ -1,5 +1,6 @@
 /**
- * The HTTP acquisition connector: posts one task as JSON to a connector URL checked like every
+ * The acquisition connector protocol: posts one task as JSON, through the webhook port (the HTTP
+ * adapter is platform/outbound/webhook-client.ts), to a connector URL checked like every
  * knowledge webhook (public addresses only unless SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS, pinned
  * address, no redirects, a timeout), and reads the evidence it answers. The bearer token is held
  * only for the call: never returned, logged or stored (docs/adr/0035-knowledge-acquisition.md).
@@ -20,7 +21,7 @@
  */
 import { compileValidator } from '../../domain/json-schema.js';
 import { classifyAttempt, type RetryClass } from '../../domain/knowledge/acquisition-retry.js';
-import { ATTEMPT_HEADER, DELIVERY_HEADER, EVENT_HEADER, postJson, type CheckedTarget } from '../core/webhook-sender.js';
+import { ATTEMPT_HEADER, DELIVERY_HEADER, EVENT_HEADER, type CheckedTarget, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
 
 /** Event type of connector requests (header `x-svc-event`). */
 export const ACQUISITION_EVENT = 'knowledge.acquisition.task';
@@ -124,8 +125,8 @@ export interface ConnectorOutcome {
   readonly durationMs: number;
 }
 
-/** Posts `body` to the connector and classifies the answer. */
-export async function callConnector(target: CheckedTarget, body: string, call: { idempotencyKey: string; attempt: number; token?: string | undefined; headers?: Readonly<Record<string, string>> | undefined; timeoutMs: number }): Promise<ConnectorOutcome> {
+/** Posts `body` to the connector through `webhooks` (the outbound guard's client) and classifies the answer. */
+export async function callConnector(webhooks: WebhookClient, target: CheckedTarget, body: string, call: { idempotencyKey: string; attempt: number; token?: string | undefined; headers?: Readonly<Record<string, string>> | undefined; timeoutMs: number }): Promise<ConnectorOutcome> {
   const headers: Record<string, string> = {
     // Configured connector headers first: the protocol headers below always win.
     ...Object.fromEntries(Object.entries(call.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
@@ -135,7 +136,7 @@ export async function callConnector(target: CheckedTarget, body: string, call: {
     [ATTEMPT_HEADER]: String(call.attempt),
   };
   if (call.token !== undefined) headers.authorization = `Bearer ${call.token}`;
-  const sent = await postJson(target, body, headers, call.timeoutMs);
+  const sent = await webhooks.postJson(target, body, headers, call.timeoutMs);
   const base = { statusCode: sent.statusCode, responseSha256: sent.responseSha256, durationMs: sent.durationMs };
   if (!sent.success) {
     return { ...base, success: false, retryClass: classifyAttempt(sent.statusCode, false), error: sent.error === null ? null : redact(sent.error, [call.token, ...Object.values(call.headers ?? {})]), evidence: [] };

@@ -15,15 +15,13 @@ import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import type { GapService } from './gap-service.js';
 import type { WriteService } from '../write/write-service.js';
 import { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, callConnector, type Evidence } from './acquisition-connector.js';
-import { checkTarget, sha256Hex, type Resolver } from '../core/webhook-sender.js';
+import { sha256Hex, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
 import { isoTime } from '../core/time.js';
 
 /** Options of {@link AcquisitionService}. */
 export interface AcquisitionOptions {
-  /** Allow connector URLs on loopback, private and link-local addresses. @default false */
-  readonly allowPrivateTargets?: boolean;
-  /** Name resolution (tests replace it). */
-  readonly resolver?: Resolver;
+  /** Connector calls through the outbound guard (its policy says whether private targets are allowed). */
+  readonly webhooks: WebhookClient;
 }
 
 /** The connector of one execute call; the token and headers are used for the call only. */
@@ -146,16 +144,14 @@ export class AcquisitionService {
   readonly #gaps: GapService;
   readonly #writes: WriteService;
   readonly #store: AcquisitionStore;
-  readonly #allowPrivate: boolean;
-  readonly #resolver: Resolver | undefined;
+  readonly #webhooks: WebhookClient;
 
-  constructor(core: KnowledgeState, gaps: GapService, writes: WriteService, options: AcquisitionOptions = {}) {
+  constructor(core: KnowledgeState, gaps: GapService, writes: WriteService, options: AcquisitionOptions) {
     this.#core = core;
     this.#gaps = gaps;
     this.#writes = writes;
     this.#store = new AcquisitionStore(core.db);
-    this.#allowPrivate = options.allowPrivateTargets ?? false;
-    this.#resolver = options.resolver;
+    this.#webhooks = options.webhooks;
   }
 
   #plan(ns: Namespace, budget: number | undefined, maxGaps: number | undefined, gapOptions: PlanGapOptions = {}): AcquisitionPlan {
@@ -182,7 +178,7 @@ export class AcquisitionService {
     }
     // A named (origin-form) connector is only resolved and checked when something will be sent to it.
     const checked = connector.url !== undefined && (request.execute || connector.id === undefined);
-    const target = checked ? await checkTarget(connector.url, this.#allowPrivate, this.#resolver) : undefined;
+    const target = checked ? await this.#webhooks.checkTarget(connector.url) : undefined;
     const connectorUrl = target?.url.toString() ?? connector.url ?? null;
     const plan = this.#plan(ns, request.budget, request.maxGaps, request.gapOptions);
     let tasks = plan.tasks;
@@ -225,7 +221,7 @@ export class AcquisitionService {
       }
       let attempt = p.attempt;
       for (let n = 1; ; n++, attempt++) {
-        const outcome = await callConnector(target, p.payload, { idempotencyKey: p.idempotencyKey, attempt, token: connector.token, headers: connector.headers, timeoutMs });
+        const outcome = await callConnector(this.#webhooks, target, p.payload, { idempotencyKey: p.idempotencyKey, attempt, token: connector.token, headers: connector.headers, timeoutMs });
         const evidence = keepEvidence(outcome.evidence, request, connector);
         const tx = core.nextTx();
         const receiptId = core.newId();

@@ -16,14 +16,9 @@ import { ReviewStore } from '../../store/knowledge/review-store.js';
 import { HandoffStore } from '../../store/knowledge/handoff-store.js';
 import type { NamespaceRow } from '../../store/knowledge/rows.js';
 import { VectorIndex } from '../retrieve/vector-index.js';
-import type { Embedder } from '../retrieve/embedder.js';
+import type { Embedder, Reranker } from '../../domain/knowledge/model-ports.js';
 import type { Thesaurus } from '../../domain/knowledge/thesaurus.js';
 
-/** Re-scores fused candidates; scores in [0, 1] replace the similarity component (undefined: not reranked). */
-export interface Reranker {
-  readonly model?: string;
-  rerank(query: string | undefined, candidates: readonly { id: string; content: string }[]): Promise<number[] | undefined>;
-}
 
 /** Options of {@link KnowledgeState}. */
 export interface KnowledgeStateOptions {
@@ -123,6 +118,14 @@ export class KnowledgeState {
     const row = this.nodes.namespace(tenant, name);
     if (!row) throw new NotFoundError(`namespace "${name}" does not exist`, { code: 'namespace_not_found' });
     return toNamespace(row);
+  }
+
+  /** The node `nodeId` (any letter case) of namespace `ns`, or a 404 `node_not_found` naming the id as given. */
+  nodeIn(ns: Namespace, nodeId: string) {
+    const id = nodeId.toLowerCase();
+    const node = /^[0-9a-f-]{36}$/.test(id) ? this.nodes.node(id) : undefined;
+    if (!node || node.ns_id !== ns.id) throw new NotFoundError(`node ${nodeId} does not exist in namespace "${ns.name}"`, { code: 'node_not_found' });
+    return node;
   }
 
   /** The tenant's namespace, created with `mode` (default general) when missing; a different mode is a 409. */

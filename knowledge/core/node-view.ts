@@ -31,8 +31,8 @@ export function labelsOf(row: VersionRow): string[] {
   return JSON.parse(row.labels) as string[];
 }
 
-/** Renders a version row. */
-export function nodeView(row: VersionRow, namespace: string, sources: readonly string[]): NodeView {
+/** The first fields of every rendering of a version row (a node, a retrieval result), in wire order. */
+export function nodeHead(row: VersionRow, namespace: string) {
   return {
     id: row.node_id,
     namespace,
@@ -40,6 +40,13 @@ export function nodeView(row: VersionRow, namespace: string, sources: readonly s
     content: row.content,
     labels: labelsOf(row),
     properties: JSON.parse(row.properties) as Record<string, unknown>,
+  };
+}
+
+/** Renders a version row. */
+export function nodeView(row: VersionRow, namespace: string, sources: readonly string[]): NodeView {
+  return {
+    ...nodeHead(row, namespace),
     confidence: row.confidence,
     utility: row.utility,
     mem_type: row.mem_type,

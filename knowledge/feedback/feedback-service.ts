@@ -4,7 +4,7 @@
  * source's new credibility and trust point, the per-node counters and the append-only feedback
  * event, and deletes the intent (docs/adr/0030-feedback-update-rules.md).
  */
-import { ConflictError, DomainError, NotFoundError, UnavailableError } from '../../domain/errors.js';
+import { ConflictError, DomainError, UnavailableError } from '../../domain/errors.js';
 import { applyFeedback, changesCredibility, type FeedbackAction } from '../../domain/knowledge/feedback-rules.js';
 import { DEFAULT_SOURCE_CREDIBILITY } from '../../domain/knowledge/modes.js';
 import type { FeedbackEventRow, NodeFeedbackRow } from '../../store/knowledge/feedback-store.js';
@@ -55,9 +55,7 @@ export class FeedbackService {
   async record(tenant: string, nsName: string, nodeId: string, action: FeedbackAction, request: FeedbackRequest = {}): Promise<FeedbackResult> {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
-    const id = nodeId.toLowerCase();
-    const node = /^[0-9a-f-]{36}$/.test(id) ? core.nodes.node(id) : undefined;
-    if (!node || node.ns_id !== ns.id) throw new NotFoundError(`node ${nodeId} does not exist in namespace "${ns.name}"`, { code: 'node_not_found' });
+    const node = core.nodeIn(ns, nodeId);
     const now = core.now();
     const live = core.nodes.visible(node.id, now, now);
     if (!live || live.retracted === 1) throw new ConflictError(`node ${node.id} has no live version valid now; feedback applies to live claims`, { code: 'node_not_live' });

@@ -10,7 +10,8 @@ import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
 import type { MemType } from '../../domain/knowledge/modes.js';
 import type { KnowledgeState } from '../core/knowledge-state.js';
 import type { WriteService } from '../write/write-service.js';
-import { RuleExtractor, type Extractor } from './ingest-extractor.js';
+import type { Extractor } from '../../domain/knowledge/model-ports.js';
+import { RuleExtractor } from './ingest-extractor.js';
 
 /** The REST ingest request. */
 export interface IngestRequest {

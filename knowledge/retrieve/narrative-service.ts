@@ -32,9 +32,7 @@ export class NarrativeService {
   narrative(tenant: string, nsName: string, nodeId: string): Narrative {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
-    const id = nodeId.toLowerCase();
-    const node = /^[0-9a-f-]{36}$/.test(id) ? core.nodes.node(id) : undefined;
-    if (!node || node.ns_id !== ns.id) throw new NotFoundError(`node ${nodeId} does not exist in namespace "${ns.name}"`, { code: 'node_not_found' });
+    const node = core.nodeIn(ns, nodeId);
     const now = core.now();
     const row = core.nodes.visible(node.id, now, now);
     if (!row) throw new NotFoundError(`node ${node.id} has no version valid now`, { code: 'node_not_visible' });

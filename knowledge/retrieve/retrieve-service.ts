@@ -11,7 +11,7 @@ import { normalize } from '../../domain/knowledge/vector-math.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { checkVector } from '../write/write-service.js';
-import { labelsOf } from '../core/node-view.js';
+import { labelsOf, nodeHead } from '../core/node-view.js';
 import { isoTime, parseTime } from '../core/time.js';
 import { TermStatistics } from './term-statistics.js';
 import { LexicalPath } from './lexical-path.js';
@@ -300,12 +300,7 @@ export function weightsFor(mode: NamespaceMode, params: RetrieveRequest['score_p
 export function resultItem(r: RankedNode, namespace: string) {
   const { score, row } = r;
   return {
-    id: row.node_id,
-    namespace,
-    version: row.version,
-    content: row.content,
-    labels: labelsOf(row),
-    properties: JSON.parse(row.properties) as Record<string, unknown>,
+    ...nodeHead(row, namespace),
     score: score.score,
     similarity_score: score.components.similarity,
     confidence_score: score.components.confidence,

@@ -15,7 +15,7 @@ import {
 import type { DigestRow, ReceiptRow } from '../../store/knowledge/handoff-store.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { groupView, type DigestScope, type EscalationService } from './escalation-service.js';
-import { ATTEMPT_HEADER, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, checkTarget, postJson, sha256Hex, signBody, type Resolver } from '../core/webhook-sender.js';
+import { ATTEMPT_HEADER, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sha256Hex, signBody, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
 import { isoTime } from '../core/time.js';
 
 /** The event type of handoff payloads (header `x-svc-event`). */
@@ -26,10 +26,8 @@ export const HANDOFF_TIMEOUT = { defaultMs: 5000, maxMs: 30_000 } as const;
 
 /** Options of {@link HandoffService}. */
 export interface HandoffOptions {
-  /** Allow targets on loopback, private and link-local addresses. @default false */
-  readonly allowPrivateTargets?: boolean;
-  /** Name resolution (tests replace it). */
-  readonly resolver?: Resolver;
+  /** Outbound webhooks through the outbound guard (its policy says whether private targets are allowed). */
+  readonly webhooks: WebhookClient;
 }
 
 /** Arguments of plan and deliver. */
@@ -85,18 +83,16 @@ export function receiptView(r: ReceiptRow) {
 export class HandoffService {
   readonly #core: KnowledgeState;
   readonly #escalations: EscalationService;
-  readonly #allowPrivate: boolean;
-  readonly #resolver: Resolver | undefined;
+  readonly #webhooks: WebhookClient;
 
-  constructor(core: KnowledgeState, escalations: EscalationService, options: HandoffOptions = {}) {
+  constructor(core: KnowledgeState, escalations: EscalationService, options: HandoffOptions) {
     this.#core = core;
     this.#escalations = escalations;
-    this.#allowPrivate = options.allowPrivateTargets ?? false;
-    this.#resolver = options.resolver;
+    this.#webhooks = options.webhooks;
   }
 
   #check(url: string) {
-    return checkTarget(url, this.#allowPrivate, this.#resolver);
+    return this.#webhooks.checkTarget(url);
   }
 
   /** Dry run: the payload that would be sent now, its hash and signature. Sends nothing, records nothing. */
@@ -146,7 +142,7 @@ export class HandoffService {
     const core = this.#core;
     const target = await this.#check(targetUrl);
     const payload = payloadOf(ns, row);
-    const outcome = await postJson(target, payload, {
+    const outcome = await this.#webhooks.postJson(target, payload, {
       [SIGNATURE_HEADER]: signBody(secret, payload),
       [EVENT_HEADER]: HANDOFF_EVENT,
       [DELIVERY_HEADER]: row.event_id,

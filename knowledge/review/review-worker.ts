@@ -13,7 +13,7 @@ import type { WorkerRunRow } from '../../store/knowledge/handoff-store.js';
 import type { KnowledgeState } from '../core/knowledge-state.js';
 import type { FeedbackService } from '../feedback/feedback-service.js';
 import { ReviewService } from './review-service.js';
-import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, checkTarget, postJson, signBody, type Resolver } from '../core/webhook-sender.js';
+import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signBody, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
 import { isoTime } from '../core/time.js';
 
 /** Owner recorded on items the worker is working on. */
@@ -37,8 +37,8 @@ export interface WorkerCycleRequest {
 export interface ReviewWorkerOptions {
   readonly webhookUrl?: string | undefined;
   readonly webhookSecret?: string | undefined;
-  readonly allowPrivateTargets?: boolean;
-  readonly resolver?: Resolver;
+  /** Outbound webhooks through the outbound guard. */
+  readonly webhooks: WebhookClient;
   /** @default 10000 */
   readonly webhookTimeoutMs?: number;
 }
@@ -63,7 +63,7 @@ export class ReviewWorker {
   readonly #feedback: FeedbackService;
   readonly #options: ReviewWorkerOptions;
 
-  constructor(core: KnowledgeState, review: ReviewService, feedback: FeedbackService, options: ReviewWorkerOptions = {}) {
+  constructor(core: KnowledgeState, review: ReviewService, feedback: FeedbackService, options: ReviewWorkerOptions) {
     this.#core = core;
     this.#review = review;
     this.#feedback = feedback;
@@ -167,14 +167,14 @@ export class ReviewWorker {
   async #askWebhook(namespace: string, items: readonly ReviewItemState[]): Promise<Map<string, { action: string; note?: string }>> {
     const url = this.#options.webhookUrl!;
     const secret = this.#options.webhookSecret!;
-    const target = await checkTarget(url, this.#options.allowPrivateTargets ?? false, this.#options.resolver);
+    const target = await this.#options.webhooks.checkTarget(url);
     const body = JSON.stringify({
       type: 'review.evaluate',
       namespace,
       items: this.#review.views(items),
       allowed_actions: REVIEW_ACTIONS,
     });
-    const outcome = await postJson(target, body, { [SIGNATURE_HEADER]: signBody(secret, body), [EVENT_HEADER]: 'review.evaluate', [DELIVERY_HEADER]: this.#core.newId() }, this.#options.webhookTimeoutMs ?? 10_000);
+    const outcome = await this.#options.webhooks.postJson(target, body, { [SIGNATURE_HEADER]: signBody(secret, body), [EVENT_HEADER]: 'review.evaluate', [DELIVERY_HEADER]: this.#core.newId() }, this.#options.webhookTimeoutMs ?? 10_000);
     if (!outcome.success) throw new Error(`evaluator webhook failed: ${outcome.error ?? outcome.statusCode}`);
     let parsed: unknown;
     try {

@@ -40,9 +40,7 @@ export class NodeService {
   }
 
   #nodeIn(ns: Namespace, id: string) {
-    const node = /^[0-9a-f-]{36}$/i.test(id) ? this.#core.nodes.node(id.toLowerCase()) : undefined;
-    if (!node || node.ns_id !== ns.id) throw new NotFoundError(`node ${id} does not exist in namespace "${ns.name}"`, { code: 'node_not_found' });
-    return node;
+    return this.#core.nodeIn(ns, id);
   }
 
   /**

@@ -1,9 +1,8 @@
 /**
- * The tunnel config file on disk: read (YAML), and written atomically (temp file, fsync, rename,
- * fsync of the folder) so the edge daemon never reads half a file.
+ * The tunnel config file on disk: read (YAML) and rendered; it is written with the atomic write of
+ * platform/files/write-file-atomic.ts, so the edge daemon never reads half a file.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import YAML from 'yaml';
 import type { IngressRule, TunnelConfig } from '../../domain/routing/index.js';
 
@@ -57,28 +56,3 @@ export function renderTunnelConfig(config: TunnelConfig): string {
   return `# Managed by svc (routing controller): hand edits are replaced on the next reconcile.\n${YAML.stringify(doc, { lineWidth: 0 })}`;
 }
 
-/** Writes `text` to `file` atomically: temp file in the same folder, fsync, rename, fsync the folder. */
-export function writeFileAtomic(file: string, text: string, mode = 0o644): void {
-  const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true });
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${Date.now()}.tmp`);
-  const fd = fs.openSync(temp, 'w', mode);
-  try {
-    fs.writeFileSync(fd, text);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-  try {
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
-  const dirFd = fs.openSync(dir, 'r');
-  try {
-    fs.fsyncSync(dirFd);
-  } finally {
-    fs.closeSync(dirFd);
-  }
-}

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeFileAtomic } from '../files/write-file-atomic.js';
 import { ConflictError } from '../../domain/errors.js';
 import { emptyDriverState, type DriverState } from './driver-state.js';
 import { isProcessAlive, readProcess } from './process-table.js';
@@ -37,21 +38,7 @@ export class StateFile {
 
   /** Replaces the stored state atomically. */
   save(state: DriverState): void {
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    const fd = fs.openSync(tmp, 'w', 0o600);
-    try {
-      fs.writeFileSync(fd, JSON.stringify(state));
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, this.file);
-    const dirFd = fs.openSync(this.#dir, 'r');
-    try {
-      fs.fsyncSync(dirFd);
-    } finally {
-      fs.closeSync(dirFd);
-    }
+    writeFileAtomic(this.file, JSON.stringify(state), 0o600);
   }
 
   /** Takes the driver lock; a lock left by a dead process is taken over. Returns the release function. */

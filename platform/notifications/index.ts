@@ -1,5 +1,5 @@
-export { blockedAddressReason, checkTargetUrl, resolveTarget, OutboundRefused } from './outbound-guard.js';
-export type { OutboundPolicy } from './outbound-guard.js';
+export { blockedAddressReason, checkTargetUrl, resolveTarget, OutboundRefused } from '../outbound/outbound-guard.js';
+export type { OutboundPolicy } from '../outbound/outbound-guard.js';
 export { postTo } from './outbound-request.js';
 export type { DeliveryResult, PostOptions } from './outbound-request.js';
 export { deliverToSink, signSinkPayload, sinkRequest } from './event-sink.js';

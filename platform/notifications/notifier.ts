@@ -4,7 +4,7 @@
 import type { EventRecord } from '../../domain/events/event-record.js';
 import type { ChannelRecord } from '../../store/control/notification-channels.js';
 import { channelRequest } from './channel-payloads.js';
-import { OutboundRefused, type OutboundPolicy } from './outbound-guard.js';
+import { OutboundRefused, type OutboundPolicy } from '../outbound/outbound-guard.js';
 import { postTo, type DeliveryResult } from './outbound-request.js';
 
 /** Sends `event` to `channel`; never throws, never reports secret values. */

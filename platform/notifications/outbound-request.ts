@@ -2,10 +2,8 @@
  * Outbound HTTP: one POST to a checked target, pinned to the address the guard approved, with a
  * timeout, never following redirects (a 3xx is a failed delivery).
  */
-import http from 'node:http';
-import https from 'node:https';
-import type { LookupFunction } from 'node:net';
-import { resolveTarget, type OutboundPolicy } from './outbound-guard.js';
+import { resolveTarget, type OutboundPolicy, type ResolvedTarget } from '../outbound/outbound-guard.js';
+import { OPERATOR_CONFIGURED, sendPinned } from '../outbound/pinned-post.js';
 
 /** Result of one delivery attempt. */
 export interface DeliveryResult {
@@ -22,36 +20,28 @@ export interface PostOptions {
   readonly timeoutMs?: number;
 }
 
-/** POSTs `body` to `url` after the SSRF check (`policy` undefined skips it: operator-configured sink). */
+/**
+ * POSTs `body` to `url` through the outbound guard under `policy` (a refusal rejects with
+ * OutboundRefused). Without a policy the target is operator-configured (the event sink): any address,
+ * and every failure, name resolution included, is a failed delivery.
+ */
 export async function postTo(url: URL, options: PostOptions, policy?: OutboundPolicy): Promise<DeliveryResult> {
-  let lookup: LookupFunction | undefined;
+  let target: ResolvedTarget;
   if (policy !== undefined) {
-    const target = await resolveTarget(url, policy);
-    lookup = (_host, opts, callback) => {
-      if ((opts as { all?: boolean }).all) (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: target.address, family: target.family }]);
-      else callback(null, target.address, target.family);
-    };
+    target = await resolveTarget(url, policy);
+  } else {
+    try {
+      target = await resolveTarget(url, OPERATOR_CONFIGURED);
+    } catch (error) {
+      return { ok: false, status: 0, error: (error as Error).message };
+    }
   }
-  const client = url.protocol === 'https:' ? https : http;
-  return new Promise<DeliveryResult>((resolve) => {
-    const req = client.request(url, {
-      method: 'POST',
-      headers: { ...options.headers, 'content-length': String(Buffer.byteLength(options.body)) },
-      timeout: options.timeoutMs ?? 10_000,
-      ...(lookup ? { lookup } : {}),
-      agent: false,
-    }, (res) => {
-      res.resume();
-      res.on('end', () => {
-        const status = res.statusCode ?? 0;
-        if (status >= 300 && status < 400) resolve({ ok: false, status, error: `redirect ${status} not followed` });
-        else if (status >= 200 && status < 300) resolve({ ok: true, status });
-        else resolve({ ok: false, status, error: `HTTP ${status}` });
-      });
-      res.on('error', (error) => resolve({ ok: false, status: 0, error: error.message }));
-    });
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', (error) => resolve({ ok: false, status: 0, error: error.message }));
-    req.end(options.body);
-  });
+  try {
+    const res = await sendPinned(url, target, { headers: options.headers, body: options.body, timeoutMs: options.timeoutMs ?? 10_000, bodyLimit: 0, timeoutMessage: 'timed out' });
+    if (res.status >= 300 && res.status < 400) return { ok: false, status: res.status, error: `redirect ${res.status} not followed` };
+    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
+    return { ok: false, status: res.status, error: `HTTP ${res.status}` };
+  } catch (error) {
+    return { ok: false, status: 0, error: (error as Error).message };
+  }
 }

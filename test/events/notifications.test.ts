@@ -1,5 +1,5 @@
 import test from 'ava';
-import { blockedAddressReason, checkTargetUrl, resolveTarget } from '../../platform/notifications/outbound-guard.js';
+import { blockedAddressReason, checkTargetUrl, resolveTarget } from '../../platform/outbound/outbound-guard.js';
 import { notifyChannel } from '../../platform/notifications/notifier.js';
 import { ValidationError } from '../../domain/errors.js';
 import type { EventRecord } from '../../domain/events/event-record.js';

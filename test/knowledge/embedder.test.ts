@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';
 import { startHarness } from './knowledge-harness.js';
-import { HttpEmbedder } from '../../knowledge/retrieve/embedder.js';
+import { HttpEmbedder } from '../../platform/outbound/http-embedder.js';
 
 interface Received {
   readonly method: string;

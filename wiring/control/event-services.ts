@@ -8,7 +8,7 @@ import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
 import type { SinkConfig } from '../../platform/notifications/event-sink.js';
-import type { OutboundPolicy } from '../../platform/notifications/outbound-guard.js';
+import type { OutboundPolicy } from '../../platform/outbound/outbound-guard.js';
 import { systemClock, type Clock } from '../../domain/events/clock.js';
 import type { Registry } from '../../domain/registry/index.js';
 import type { Scheduler } from '../../domain/scheduler/index.js';

@@ -6,6 +6,7 @@ import Router from '@koa/router';
 import type { Middleware } from 'koa';
 import { compileValidator } from '../../../domain/json-schema.js';
 import { ValidationError } from '../../../domain/errors.js';
+import { wholeNumberQuery } from '../../http/whole-number-query.js';
 import type { DeployService } from '../../../controllers/pipeline/index.js';
 
 /** Body of `POST /api/apps/{id}/deploy`, `/preflight` and `/api/deploy-groups/{name}/deploy`. */
@@ -29,13 +30,6 @@ function body(raw: unknown): unknown {
 
 const DEPLOYMENT_KINDS = ['deploy', 'preflight', 'rollback'] as const;
 const DEPLOYMENT_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'rolled_back', 'cancelled'] as const;
-
-function pageNumber(raw: unknown, name: string, fallback: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const value = Number(raw);
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || value > max) throw new ValidationError(`${name}: "${typeof raw === 'string' ? raw : JSON.stringify(raw)}" must be a whole number up to ${max}`, { code: 'invalid_query' });
-  return value;
-}
 
 /** The deploy routes; `idempotent` wraps every mutation. */
 export function deployRoutes(service: DeployService, idempotent: Middleware): Router {
@@ -74,8 +68,8 @@ export function deployRoutes(service: DeployService, idempotent: Middleware): Ro
         ...(typeof app === 'string' ? { app } : {}),
         ...(kind !== undefined ? { kind: kind as (typeof DEPLOYMENT_KINDS)[number] } : {}),
         ...(status !== undefined ? { status: status as (typeof DEPLOYMENT_STATUSES)[number] } : {}),
-        limit: pageNumber(ctx.query.limit, 'limit', 50, 200),
-        offset: pageNumber(ctx.query.offset, 'offset', 0, 1_000_000),
+        limit: wholeNumberQuery(ctx.query.limit, 'limit', 50, 200),
+        offset: wholeNumberQuery(ctx.query.offset, 'offset', 0, 1_000_000),
       }),
     };
   });

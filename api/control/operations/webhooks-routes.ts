@@ -5,13 +5,8 @@
 import Router from '@koa/router';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../../domain/errors.js';
 import { isAdministrator, type Principal } from '../../../domain/auth/index.js';
+import { wholeNumberQuery } from '../../http/whole-number-query.js';
 import type { WebhookReceiver } from '../../../controllers/webhooks/index.js';
-
-function page(raw: unknown, name: string, fallback: number, max: number): number {
-  if (raw === undefined) return fallback;
-  if (typeof raw !== 'string' || !/^\d+$/.test(raw) || Number(raw) > max) throw new ValidationError(`${name}: "${typeof raw === 'string' ? raw : JSON.stringify(raw)}" must be a whole number up to ${max}`, { code: 'invalid_query' });
-  return Number(raw);
-}
 
 /**
  * The webhook routes. The receivers are public (the signature authenticates them); the inbox shows
@@ -37,7 +32,7 @@ export function webhooksRoutes(receiver: WebhookReceiver, options: { readonly pr
     if (options.protectInbox && !isAdministrator(ctx.state.principal as Principal)) {
       throw new ForbiddenError('a scoped token cannot read the webhook inbox; use the control token', { code: 'insufficient_scope', details: { path: ctx.path } });
     }
-    ctx.body = { deliveries: receiver.deliveries({ limit: page(ctx.query.limit, 'limit', 50, 200), offset: page(ctx.query.offset, 'offset', 0, 1_000_000) }) };
+    ctx.body = { deliveries: receiver.deliveries({ limit: wholeNumberQuery(ctx.query.limit, 'limit', 50, 200), offset: wholeNumberQuery(ctx.query.offset, 'offset', 0, 1_000_000) }) };
   });
   return router;
 }

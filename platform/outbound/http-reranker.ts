@@ -5,8 +5,8 @@
  * A candidate the answer leaves out scores 0.
  */
 import { UnavailableError } from '../../domain/errors.js';
-import { postModelJson } from '../core/model-endpoint.js';
-import type { Reranker } from '../core/knowledge-state.js';
+import type { Reranker } from '../../domain/knowledge/model-ports.js';
+import { postModelJson } from './model-endpoint.js';
 
 /** Options of {@link HttpReranker}. */
 export interface HttpRerankerOptions {

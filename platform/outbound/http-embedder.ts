@@ -1,17 +1,11 @@
 /**
- * Embedders: turn text into vectors. `none` (no embedder) is the default; the HTTP embedder speaks
+ * The HTTP embedder (the {@link Embedder} port; without one the store has no embedder): it speaks
  * the OpenAI-compatible protocol `POST {url}/embeddings` with `{ model, input: string[], dimensions? }`
  * answering `{ data: [{ embedding, index }] }`. Concurrent requests are coalesced into batches.
  */
 import { UnavailableError } from '../../domain/errors.js';
-import { postModelJson } from '../core/model-endpoint.js';
-
-/** Turns texts into vectors, one per text, in order. */
-export interface Embedder {
-  readonly model: string;
-  readonly dimensions: number | undefined;
-  embed(texts: readonly string[]): Promise<Float32Array[]>;
-}
+import type { Embedder } from '../../domain/knowledge/model-ports.js';
+import { postModelJson } from './model-endpoint.js';
 
 /** Options of {@link HttpEmbedder}. */
 export interface HttpEmbedderOptions {
