@@ -14,7 +14,8 @@ import { watchSpecs } from '../../platform/spec-watcher.js';
 import { Controller } from '../runtime/controller.js';
 import { createAppReconciler, type InfrastructureSettings } from './app-reconciler.js';
 import { createSpecReconciler } from './spec-reconciler.js';
-import { LOCAL_REGION, SchedulerTargets } from './scheduler-targets.js';
+import { LOCAL_REGION } from '../../domain/scheduler/index.js';
+import { SchedulerTargets } from './scheduler-targets.js';
 import type { GatewayScale } from '../routing/gateway-scale.js';
 
 export interface ReconcilersOptions {

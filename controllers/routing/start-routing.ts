@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { toggleHostname, type DesiredRule, type EndpointToggle } from '../../domain/routing/index.js';
 import { NotFoundError } from '../../domain/errors.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { EdgeAnalyticsOptions } from '../../platform/edge/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
@@ -72,8 +71,8 @@ export interface Routing {
 /** What the routing controller reads of one app: a change of it is a reason to reconcile. */
 export function routingSignature(app: AppRow | undefined): string {
   if (!app) return 'absent';
-  const spec = app.spec as CanonicalAppSpec | null;
-  const conditions = app.conditions as { type: string; status: string }[];
+  const spec = app.spec;
+  const conditions = app.conditions;
   const status = (type: string) => conditions.find((c) => c.type === type)?.status ?? '';
   // Without endpoints an app never reaches the tunnel: only its Routed condition (NoEndpoints) matters.
   if (!spec || (spec.endpoints ?? []).length === 0) return JSON.stringify([app.deletedAt !== null, spec !== null, spec?.deploy, status('Routed')]);
@@ -154,7 +153,7 @@ export async function startRouting(options: RoutingOptions): Promise<Routing> {
     forge,
     async toggle(appName, hostname, enabled) {
       const app = getApp(options.db, appName);
-      const spec = app?.spec as CanonicalAppSpec | null | undefined;
+      const spec = app?.spec;
       if (!app || !spec || app.deletedAt !== null) throw new NotFoundError(`app "${appName}" is not discovered under the apps folder`, { code: 'app_not_found', details: { app: appName } });
       const normalized = toggleHostname(spec, hostname);
       const outcome = setEndpointToggle(options.db, appName, normalized, enabled);

@@ -7,7 +7,6 @@
 import { NotFoundError, TimeoutError, UnavailableError } from '../../domain/errors.js';
 import { hostnameMatches, type EndpointToggle } from '../../domain/routing/index.js';
 import { instanceStatus, processServiceName, type Registry, type ServiceInstance } from '../../domain/registry/index.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
 import { listApps, type AppRow } from '../../store/control/apps.js';
@@ -89,7 +88,7 @@ export class WakeGateway {
     const disabled = new Set(toggles.filter((t) => !t.enabled).map((t) => t.hostname));
     const hosts: WakeTarget[] = [];
     for (const app of apps) {
-      const spec = app.spec as CanonicalAppSpec | null;
+      const spec = app.spec;
       if (!spec || app.deletedAt !== null) continue;
       const process = publicProcess(spec);
       if (process === undefined) continue;
