@@ -144,7 +144,7 @@ export class WakeGateway {
 
   /**
    * A passing instance for `target`, waking the process when none passes; rejects with
-   * `TimeoutError` (504, Retry-After) after `timeoutMs`, with 404/503 when the endpoint is off or
+   * `TimeoutError` (504 with Retry-After at the edge) after `timeoutMs`, with 404/503 when the endpoint is off or
    * the app is not deployed.
    */
   async ready(target: WakeTarget, timeoutMs: number): Promise<ReadyUpstream> {
@@ -171,7 +171,7 @@ export class WakeGateway {
             reject(new TimeoutError(`${target.app}/${target.process} did not become ready within ${timeoutMs} ms`, {
               code: 'wake_timeout',
               details: { app: target.app, process: target.process, hostname: target.hostname, timeoutMs },
-              headers: { 'Retry-After': String(Math.max(1, Math.min(30, Math.ceil(timeoutMs / 1000)))) },
+              retryAfterSeconds: Math.max(1, Math.min(30, Math.ceil(timeoutMs / 1000))),
             }));
           }, timeoutMs);
         }),
