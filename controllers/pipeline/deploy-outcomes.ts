@@ -12,7 +12,7 @@ import { emitDeployEvent } from './deploy-events.js';
 import { appRegions, queueDeployment, type DeployPayload } from './deploy-queue.js';
 import type { PipelineDependencies } from './pipeline-context.js';
 import type { RunState } from './run-state.js';
-import { StepFailure } from './source-steps.js';
+import { StepFailure } from '../errors.js';
 
 /** The deployment an operation runs. */
 export function deploymentOf(deps: PipelineDependencies, operation: Operation): Deployment {

@@ -28,7 +28,8 @@ import type { RunState } from './run-state.js';
 import { abandoned, deploymentOf, fail, recovered, succeed } from './deploy-outcomes.js';
 import { waitForGate } from './health-gate.js';
 import type { PipelineDependencies } from './pipeline-context.js';
-import { appSource, assertBuildAllowed, buildStep, cleanupStep, cloneStep, inspectSource, StepFailure, testStep } from './source-steps.js';
+import { StepFailure } from '../errors.js';
+import { appSource, assertBuildAllowed, buildStep, cleanupStep, cloneStep, inspectSource, testStep } from './source-steps.js';
 
 interface StepOutcome {
   readonly message: string;
