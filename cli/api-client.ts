@@ -2,6 +2,8 @@
  * The CLI's client of the control plane API: base URL from `--api`, `SVC_API_URL`, or
  * `http://127.0.0.1:$SVC_PORT`; bearer token from `SVC_API_TOKEN`.
  */
+import { ApiError } from './cli-error.js';
+
 export interface ApiClientOptions {
   readonly api?: string;
 }
@@ -11,20 +13,6 @@ export function apiBaseUrl(options: ApiClientOptions = {}): string {
   const explicit = options.api ?? process.env.SVC_API_URL;
   if (explicit) return explicit.replace(/\/+$/, '');
   return `http://127.0.0.1:${process.env.SVC_PORT ?? '8800'}`;
-}
-
-/** An API answer that was not 2xx, with the error body's message. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    /** The error body's `details` (validation problems, conflicting ids, ...). */
-    readonly details: Record<string, unknown> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
-  }
 }
 
 /** Options of one call: the API address and, for mutations, an Idempotency-Key. */

@@ -1,10 +1,24 @@
 /**
  * How the `svc` program fails: one `error: ...` line on standard error (and the details the
  * server gave, indented), and an exit code from {@link ExitCode}. Usage text is printed only for
- * `--help` and for unknown commands and options (ADR 0015).
+ * `--help` and for unknown commands and options (ADR 0015). The CLI's error classes live here, in
+ * one place: {@link ApiError} (an API answer that was not 2xx) and {@link CliError} (ADR 0139).
  */
 import { CommanderError } from 'commander';
-import { ApiError } from './api-client.js';
+
+/** An API answer that was not 2xx, with the error body's message. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** The error body's `details` (validation problems, conflicting ids, ...). */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
 
 /** The documented exit codes of every `svc` command. */
 export const ExitCode = {

@@ -1,32 +1,37 @@
 /**
- * Domain errors: the one vocabulary of failure shared by both services.
+ * Domain errors: the one vocabulary of failure shared by both services, and the one place error
+ * classes of domain/ are defined.
  *
- * Each error carries a stable snake_case `code`, a message that names the subject and the broken
- * rule, and optional `details`. The HTTP edge maps them to status codes (see `api/http/error-middleware.ts`);
- * GraphQL uses the same table. Anything that is not a `DomainError` is unexpected and becomes a 500
- * whose message is never shown to the caller.
+ * Each error carries a `kind` (what went wrong, in the caller's terms), a stable snake_case `code`, a
+ * message that names the subject and the broken rule, and optional `details`. Nothing here knows about
+ * HTTP: the edge's one error table (`STATUS_OF_KIND` in `api/http/error-middleware.ts`) maps each kind to its status and turns
+ * `retryAfterSeconds` into `Retry-After`; GraphQL uses the same table. Anything that is not a
+ * `DomainError` is unexpected and becomes a 500 whose message is never shown to the caller.
  */
 
-/** Kinds of domain error and the HTTP status each maps to. */
+/** Kinds of domain error. */
 export const ErrorKind = {
-  validation: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  notFound: 404,
-  conflict: 409,
-  payloadTooLarge: 413,
-  unprocessable: 422,
-  unavailable: 503,
-  timeout: 504,
+  validation: 'validation',
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  notFound: 'notFound',
+  conflict: 'conflict',
+  payloadTooLarge: 'payloadTooLarge',
+  unprocessable: 'unprocessable',
+  unavailable: 'unavailable',
+  timeout: 'timeout',
 } as const;
-export type ErrorKind = keyof typeof ErrorKind;
+export type ErrorKind = (typeof ErrorKind)[keyof typeof ErrorKind];
+
+/** Kinds that mean the caller asked for something wrong (as opposed to a dependency failing). */
+const CALLER_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['validation', 'unauthorized', 'forbidden', 'notFound', 'conflict', 'payloadTooLarge', 'unprocessable']);
 
 export interface DomainErrorOptions {
   /** Machine-readable detail for the caller; must never hold secret values. */
   readonly details?: Record<string, unknown>;
   readonly cause?: unknown;
-  /** Extra response headers, e.g. `Retry-After`. */
-  readonly headers?: Record<string, string>;
+  /** When the caller may usefully try again, in whole seconds (the edge sends it as `Retry-After`). */
+  readonly retryAfterSeconds?: number;
 }
 
 /** Base class of every error the platform raises on purpose. */
@@ -34,7 +39,7 @@ export class DomainError extends Error {
   readonly code: string;
   readonly kind: ErrorKind;
   readonly details: Record<string, unknown>;
-  readonly headers: Record<string, string>;
+  readonly retryAfterSeconds: number | undefined;
 
   constructor(kind: ErrorKind, code: string, message: string, options: DomainErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -42,12 +47,7 @@ export class DomainError extends Error {
     this.kind = kind;
     this.code = code;
     this.details = options.details ?? {};
-    this.headers = options.headers ?? {};
-  }
-
-  /** The HTTP status this error maps to. */
-  get status(): number {
-    return ErrorKind[this.kind];
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 
@@ -127,4 +127,9 @@ export class ConfigError extends Error {
 /** True when `error` is one the platform raised on purpose. */
 export function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError;
+}
+
+/** True when `error` is a domain error caused by the caller's request, not by a failing dependency. */
+export function isCallerError(error: unknown): error is DomainError {
+  return error instanceof DomainError && CALLER_KINDS.has(error.kind);
 }

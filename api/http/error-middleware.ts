@@ -1,12 +1,14 @@
 /**
- * The one error-mapping middleware each Koa app installs first.
+ * The edge's one error table, and the error-mapping middleware each Koa app installs first.
  *
- * Domain errors become their status with `{ error: { code, message, details } }`; errors raised by
- * Koa or the body parser with an exposable 4xx status keep that status; anything else is a 500 with
- * a generic message, logged with the request id that the response also carries.
+ * Domain errors carry no HTTP: {@link STATUS_OF_KIND} gives each kind its status and `retryAfterSeconds`
+ * becomes `Retry-After`; the body is `{ error: { code, message, details } }`. Errors raised by Koa or
+ * the body parser with an exposable 4xx status keep that status; anything else is a 500 with a generic
+ * message, logged with the request id that the response also carries. GraphQL and the wake gateway's
+ * raw HTTP answers use the same table through {@link errorResponse} and {@link domainErrorResponse}.
  */
 import type { Context, Middleware, Next } from 'koa';
-import { isDomainError } from '../../domain/errors.js';
+import { isDomainError, type DomainError, type ErrorKind } from '../../domain/errors.js';
 import type { LoggerPort as Logger } from '../../domain/logger.js';
 
 /** The JSON body of every error response. */
@@ -42,15 +44,38 @@ const HTTP_ERROR_CODES: Record<number, string> = {
   429: 'too_many_requests',
 };
 
+/** The HTTP status of each kind of domain error (ADR 0002). */
+export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
+  validation: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  notFound: 404,
+  conflict: 409,
+  payloadTooLarge: 413,
+  unprocessable: 422,
+  unavailable: 503,
+  timeout: 504,
+};
+
+/** A status, an error body and the headers that go with it. */
+export interface ErrorResponse {
+  readonly status: number;
+  readonly body: ErrorBody;
+  readonly headers: Record<string, string>;
+}
+
+/** The response of a domain error: its kind's status, its body, and `Retry-After` when it has one. */
+export function domainErrorResponse(error: DomainError): ErrorResponse {
+  return {
+    status: STATUS_OF_KIND[error.kind],
+    body: { error: { code: error.code, message: error.message, details: error.details } },
+    headers: error.retryAfterSeconds === undefined ? {} : { 'Retry-After': String(error.retryAfterSeconds) },
+  };
+}
+
 /** Maps a thrown value to a status, body and headers. Exported for GraphQL error formatting. */
-export function errorResponse(error: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
-  if (isDomainError(error)) {
-    return {
-      status: error.status,
-      body: { error: { code: error.code, message: error.message, details: error.details } },
-      headers: error.headers,
-    };
-  }
+export function errorResponse(error: unknown): ErrorResponse {
+  if (isDomainError(error)) return domainErrorResponse(error);
   const http = (typeof error === 'object' && error !== null ? error : {}) as HttpLikeError;
   const status = http.status ?? http.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

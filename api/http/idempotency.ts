@@ -40,7 +40,7 @@ export function idempotency(options: IdempotencyOptions): Middleware {
       case 'reused':
         throw new UnprocessableError('Idempotency-Key: this key was used for a different request', { code: 'idempotency_key_reused' });
       case 'in_flight':
-        throw new ConflictError('Idempotency-Key: a request with this key is still being processed', { code: 'idempotency_request_in_flight', headers: { 'Retry-After': '1' } });
+        throw new ConflictError('Idempotency-Key: a request with this key is still being processed', { code: 'idempotency_request_in_flight', retryAfterSeconds: 1 });
       case 'replay':
         ctx.status = begin.response?.status ?? 200;
         ctx.body = begin.response?.body;

@@ -21,7 +21,8 @@ export function authenticate(tokens: TenantTokens, options: { openPaths?: readon
     const token = bearerToken(ctx);
     const principal = token === undefined ? undefined : tokens.authenticate(token);
     if (!principal) {
-      throw new UnauthorizedError('a valid bearer token (tenant:permissions:secret) is required', { headers: { 'WWW-Authenticate': 'Bearer realm="knowledge"' } });
+      ctx.set('WWW-Authenticate', 'Bearer realm="knowledge"');
+      throw new UnauthorizedError('a valid bearer token (tenant:permissions:secret) is required');
     }
     ctx.state.principal = principal;
     return next();

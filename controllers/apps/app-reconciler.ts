@@ -8,10 +8,11 @@
  * translation changes and the scheduler applies only the difference; nothing is rebuilt.
  */
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
-import type { JobSpec } from '../../domain/scheduler/index.js';
+import { LOCAL_REGION, type JobSpec } from '../../domain/scheduler/index.js';
+import type { AppRelease } from '../../domain/apps/index.js';
 import type { Registry } from '../../domain/registry/index.js';
 import { translateApp, type TranslationInfrastructure, type TranslationInput } from '../../domain/translate/index.js';
-import { setCondition, summarizeReady, type Condition, type ConditionInput } from '../../domain/status/conditions.js';
+import { setCondition, summarizeReady, type ConditionInput } from '../../domain/status/conditions.js';
 import { isDomainError, TimeoutError, UnavailableError } from '../../domain/errors.js';
 import { readReleaseManifest, releaseLaunch } from '../../platform/release-builder/index.js';
 import type { Logger } from '../../platform/logger.js';
@@ -19,22 +20,10 @@ import type { Db } from '../../store/database.js';
 import { getApp, listApps, removeApp, removeAppFinalizer, setAppStatus, type AppRow } from '../../store/control/apps.js';
 import type { Reconciler, ReconcileResult } from '../runtime/controller.js';
 import { assessHealth, observeApp } from './observe-app.js';
-import { LOCAL_REGION, type SchedulerTargets } from './scheduler-targets.js';
+import type { SchedulerTargets } from './scheduler-targets.js';
 import { STOP_JOBS_FINALIZER } from './spec-reconciler.js';
 import { withGatewayCounts, type GatewayScale } from '../routing/gateway-scale.js';
 import { applyScheduleOverrides } from '../cron/cron-service.js';
-
-/** The release an app runs: an immutable build at a commit (see platform/release-builder). */
-export interface AppRelease {
-  readonly commit: string;
-  readonly dir: string;
-  /** The deployment that set this release (deploy pipeline). */
-  readonly deploymentId?: string;
-  /** Roll directly, without canaries (rollbacks: the old version must not wait for promotion). */
-  readonly direct?: boolean;
-  /** Per-region releases overriding `commit`/`dir` in those regions (a rollback of selected regions). */
-  readonly regions?: Readonly<Record<string, { readonly commit: string; readonly dir: string }>>;
-}
 
 export interface AppReconcilerOptions {
   readonly db: Db;
@@ -65,7 +54,7 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
     async reconcile(name): Promise<ReconcileResult | void> {
       const app = getApp(options.db, name);
       if (!app) return;
-      const spec = app.spec as CanonicalAppSpec | null;
+      const spec = app.spec;
       if (app.deletedAt !== null) {
         await stopJobs(options, name, new Set());
         if (removeAppFinalizer(options.db, name, STOP_JOBS_FINALIZER).length === 0) removeApp(options.db, name);
@@ -87,7 +76,7 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
         ], now());
         return;
       }
-      const release = app.release as AppRelease | null;
+      const release = app.release;
       if (!release) {
         // A first deploy that failed its health gate clears the release: no half-new app stays.
         const stopped = await stopJobs(options, name, new Set());
@@ -199,7 +188,7 @@ async function stopJobs(options: AppReconcilerOptions, app: string, keep: Readon
 
 function writeStatus(options: AppReconcilerOptions, app: AppRow, inputs: readonly ConditionInput[], now: Date): void {
   // Re-read: the spec controller may have written `Valid` since this reconcile began.
-  const current = (getApp(options.db, app.name)?.conditions ?? app.conditions) as Condition[];
+  const current = getApp(options.db, app.name)?.conditions ?? app.conditions;
   let conditions = current;
   for (const input of inputs) conditions = setCondition(conditions, input, now);
   setAppStatus(options.db, app.name, { conditions: summarizeReady(conditions, now), observedGeneration: app.generation }, now);

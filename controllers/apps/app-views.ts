@@ -9,7 +9,6 @@ import type { Db } from '../../store/database.js';
 import { getApp, listApps, type AppRow } from '../../store/control/apps.js';
 import { observeApp, type ProcessObservation } from './observe-app.js';
 import type { SchedulerTargets } from './scheduler-targets.js';
-import type { AppRelease } from './app-reconciler.js';
 
 /** An app as `GET /api/apps` shows it. */
 export interface AppView {
@@ -32,9 +31,9 @@ export interface AppViewSources {
 }
 
 async function toView(sources: AppViewSources, app: AppRow): Promise<AppView> {
-  const spec = app.spec as CanonicalAppSpec | null;
+  const spec = app.spec;
   const observed = await observeApp(app.name, sources.targets, sources.registry);
-  const release = app.release as AppRelease | null;
+  const release = app.release;
   return {
     name: app.name,
     file: app.file,
@@ -85,7 +84,7 @@ export interface ManifestService {
 export async function serviceManifest(sources: AppViewSources): Promise<{ services: ManifestService[] }> {
   const services: ManifestService[] = [];
   for (const app of listApps(sources.db)) {
-    const spec = app.spec as CanonicalAppSpec | null;
+    const spec = app.spec;
     if (!spec || app.deletedAt !== null) continue;
     const publicProcess = endpointProcess(spec);
     for (const [process, definition] of Object.entries(spec.processes).sort(([a], [b]) => a.localeCompare(b))) {

@@ -2,10 +2,7 @@
  * Scheduler targets: one scheduler per region. The local driver is one local target per region;
  * other drivers map regions to their own targets.
  */
-import type { Scheduler } from '../../domain/scheduler/index.js';
-
-/** The region used when a spec declares none. */
-export const LOCAL_REGION = 'local';
+import { LOCAL_REGION, type Scheduler } from '../../domain/scheduler/index.js';
 
 /** Schedulers by region, opened on first use. */
 export class SchedulerTargets {

@@ -7,8 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { canonicalDigest } from '../../domain/canonical-json.js';
-import { setCondition, summarizeReady, type Condition } from '../../domain/status/conditions.js';
-import { validateDeployGroup, validateInfraspec, type Finding } from '../../domain/spec/index.js';
+import { setCondition, summarizeReady } from '../../domain/status/conditions.js';
+import { validateDeployGroup, validateInfraspec, type CanonicalAppSpec, type Finding } from '../../domain/spec/index.js';
 import { discoverSpecFiles, readSpecText, SPEC_FILE_NAME, DEPLOY_GROUPS_DIR } from '../../platform/spec-files.js';
 import type { Db } from '../../store/database.js';
 import { getApp, listApps, markAppDeleted, setAppStatus, upsertAppSpec } from '../../store/control/apps.js';
@@ -58,7 +58,7 @@ function reconcileApp(options: SpecReconcilerOptions, name: string, now: Date): 
   }
   const rel = path.relative(options.appsDir, file);
   let findings: Finding[];
-  let spec: unknown;
+  let spec: CanonicalAppSpec | undefined;
   try {
     const result = validateInfraspec(readSpecText(file), { fileName: rel });
     findings = [...result.findings];
@@ -82,7 +82,7 @@ function reconcileApp(options: SpecReconcilerOptions, name: string, now: Date): 
     finalizers: [STOP_JOBS_FINALIZER],
   }, now);
   const errors = findings.filter((f) => f.severity === 'error');
-  const current = (getApp(options.db, name)?.conditions ?? []) as Condition[];
+  const current = getApp(options.db, name)?.conditions ?? [];
   const conditions = summarizeReady(
     setCondition(
       current,

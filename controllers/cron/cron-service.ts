@@ -56,7 +56,7 @@ export class CronService {
   }
 
   #target(app: string, process: string | undefined): Target {
-    const spec = getApp(this.options.db, app)?.spec as CanonicalAppSpec | null | undefined;
+    const spec = getApp(this.options.db, app)?.spec;
     if (!spec) throw new NotFoundError(`app "${app}" is not discovered or has no valid spec`, { code: 'app_not_found', details: { app } });
     const scheduled = Object.entries(spec.processes).filter(([, p]) => p.schedule !== undefined);
     if (scheduled.length === 0) throw new ValidationError(`app "${app}" has no scheduled process`, { code: 'no_scheduled_process' });

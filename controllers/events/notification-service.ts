@@ -9,7 +9,8 @@ import type { Severity } from '../../domain/events/event-port.js';
 import type { Clock } from '../../domain/events/clock.js';
 import { newEventId, type EventRecord } from '../../domain/events/event-record.js';
 import { channelTarget, dropTarget } from '../../store/control/event-outbox.js';
-import { channelView, deleteChannel, getChannel, insertChannel, listChannels, type ChannelProvider, type ChannelRecord, type ChannelView } from '../../store/control/notification-channels.js';
+import { channelView, type ChannelProvider, type ChannelRecord, type ChannelView } from '../../domain/events/index.js';
+import { deleteChannel, getChannel, insertChannel, listChannels } from '../../store/control/notification-channels.js';
 import { checkTargetUrl, type OutboundPolicy } from '../../platform/outbound/outbound-guard.js';
 import { notifyChannel } from '../../platform/notifications/notifier.js';
 

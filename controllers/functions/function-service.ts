@@ -128,7 +128,7 @@ export class FunctionService {
   }
 
   #spec(app: string): CanonicalAppSpec {
-    const spec = getApp(this.#db, app)?.spec as CanonicalAppSpec | null | undefined;
+    const spec = getApp(this.#db, app)?.spec;
     if (!spec) throw new NotFoundError(`app "${app}" is not discovered or has no valid spec`, { code: 'app_not_found', details: { app } });
     return spec;
   }

@@ -10,7 +10,7 @@ import type { Logger } from '../../platform/logger.js';
 import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import type { Registry, ServiceInstance } from '../../domain/registry/index.js';
-import { validateInfraspec, type CanonicalAppSpec, type Finding } from '../../domain/spec/index.js';
+import { validateInfraspec, type Finding } from '../../domain/spec/index.js';
 import {
   bundleFiles,
   findSecretLeaks,
@@ -42,7 +42,7 @@ import {
   type TuningRecommendation,
 } from '../../domain/observability/index.js';
 import type { Db } from '../../store/database.js';
-import { getApp, listApps } from '../../store/control/apps.js';
+import { getApp, hasSpec, listApps } from '../../store/control/apps.js';
 import { resourceSuggestions } from '../apps/app-views.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 import { applyFolderPlan, observeFolder } from './managed-folders.js';
@@ -122,8 +122,9 @@ export class ObservabilityService {
   /** The target group of every process with `metrics.enabled: true` and live registry instances. */
   async scrapeTargets(addressing = this.addressing()): Promise<ScrapeTargetGroup[]> {
     const processes = listApps(this.options.db)
-      .filter((app) => app.deletedAt === null && app.spec !== null)
-      .flatMap((app) => metricsProcesses(app.spec as CanonicalAppSpec));
+      .filter(hasSpec)
+      .filter((app) => app.deletedAt === null)
+      .flatMap((app) => metricsProcesses(app.spec));
     const instances = new Map<string, readonly ServiceInstance[]>();
     for (const service of new Set(processes.map((p) => p.service))) instances.set(service, await this.options.registry.instances(service));
     return scrapeTargetGroups(processes, instances, addressing);
@@ -246,7 +247,7 @@ export class ObservabilityService {
       throw new NotFoundError(`app "${query.app}" is not discovered under the apps folder`, { code: 'app_not_found', details: { app: query.app } });
     }
     const sizing = await resourceSuggestions({ db: this.options.db, targets: this.options.targets, registry: this.options.registry });
-    const specs = new Map(listApps(this.options.db).map((app) => [app.name, app.spec as CanonicalAppSpec | null]));
+    const specs = new Map(listApps(this.options.db).map((app) => [app.name, app.spec]));
     const recommendations = sizing.suggestions
       .filter((s) => query.app === undefined || s.app === query.app)
       .map((s) => recommendTuning(s, specs.get(s.app)?.processes[s.process]))

@@ -24,14 +24,6 @@ export interface OperationHandler {
   abandoned?(operation: Operation, reason: string): void;
 }
 
-/** Thrown by a handler for a transient failure: the attempt is retried later while attempts remain. */
-export class RetryableOperationError extends Error {
-  constructor(message: string, readonly retryAfterMs = 1000, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'RetryableOperationError';
-  }
-}
-
 /** Handlers by kind. */
 export class OperationHandlers {
   readonly #handlers = new Map<OperationKind, OperationHandler>();

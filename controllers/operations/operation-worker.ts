@@ -21,7 +21,8 @@ import {
   type RecoveredOperation,
 } from '../../store/control/operations.js';
 import { purgeExpiredIdempotencyKeys } from '../../store/control/idempotency.js';
-import { RetryableOperationError, type OperationHandlers } from './operation-handlers.js';
+import { RetryableOperationError } from '../errors.js';
+import type { OperationHandlers } from './operation-handlers.js';
 
 /** Behaviour while operations are active and the platform is asked to stop or upgrade (`SVC_DRAIN_MODE`). */
 export const DrainMode = { fail: 'fail', wait: 'wait', force: 'force' } as const;

@@ -5,7 +5,6 @@
  */
 import { CorrelationKey } from '../../domain/events/correlation.js';
 import { describeCronProcess, type CronParentFacts, type CronProcessFacts, type CronProcessView } from '../../domain/operator/index.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { Db } from '../../store/database.js';
 import { listApps } from '../../store/control/apps.js';
 import { listScheduleOverrides } from '../../store/control/schedule-overrides.js';
@@ -49,7 +48,7 @@ export async function readCronProcesses(sources: CronSources, filter: { readonly
   const nowMs = sources.now();
   const views: CronProcessView[] = [];
   for (const row of listApps(sources.db).sort((a, b) => a.name.localeCompare(b.name))) {
-    const spec = row.spec as CanonicalAppSpec | null;
+    const spec = row.spec;
     if (!spec || row.deletedAt !== null || (filter.app !== undefined && row.name !== filter.app)) continue;
     const overrides = new Map(listScheduleOverrides(sources.db, row.name).map((o) => [o.process, o]));
     for (const [process, definition] of Object.entries(spec.processes).sort(([a], [b]) => a.localeCompare(b))) {

@@ -6,10 +6,9 @@
  */
 import path from 'node:path';
 import { assessDeployConfidence, redactCredentials, type DeployConfidenceView, type DeploymentFacts, type SourceEvidence } from '../../domain/operator/index.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { runGit } from '../../platform/git/index.js';
 import type { Db } from '../../store/database.js';
-import { listApps } from '../../store/control/apps.js';
+import { hasSpec, listApps } from '../../store/control/apps.js';
 import { listDeployments } from '../../store/control/deployments.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 
@@ -87,7 +86,8 @@ function deploymentFacts(d: ReturnType<typeof listDeployments>[number]): Deploym
 /** Deploy confidence of every app (optionally one), in name order; `limit` recent records each. */
 export async function readDeployConfidence(sources: DeploySources, filter: { readonly app?: string; readonly limit: number }): Promise<DeployConfidenceView[]> {
   const rows = listApps(sources.db)
-    .filter((row) => row.spec !== null && row.deletedAt === null && (filter.app === undefined || row.name === filter.app))
+    .filter(hasSpec)
+    .filter((row) => row.deletedAt === null && (filter.app === undefined || row.name === filter.app))
     .sort((a, b) => a.name.localeCompare(b.name));
   if (rows.length === 0) return [];
   const awaiting = new Map<string, string[]>();
@@ -97,12 +97,11 @@ export async function readDeployConfidence(sources: DeploySources, filter: { rea
       awaiting.set(job.spec.app, [...(awaiting.get(job.spec.app) ?? []), job.spec.id]);
     }
   }
-  const needsRepository = rows.some((row) => !(row.spec as CanonicalAppSpec).repo?.url);
+  const needsRepository = rows.some((row) => !row.spec.repo?.url);
   const repository = needsRepository ? await repositoryState(sources.appsDir) : undefined;
   const views: DeployConfidenceView[] = [];
   for (const row of rows) {
-    const spec = row.spec as CanonicalAppSpec;
-    const release = row.release as { commit?: string } | null;
+    const { spec, release } = row;
     const releaseCommit = typeof release?.commit === 'string' ? release.commit : null;
     let source: SourceEvidence;
     if (spec.repo?.url) {

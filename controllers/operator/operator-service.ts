@@ -11,10 +11,9 @@ import {
   type ActionDescriptor, type ActionRisk, type ActionSchemas, type AppRisk, type AuthHints, type CronProcessView, type DeployConfidenceView,
   type Inbox, type IncidentFacts, type PlatformReleaseHistory, type PlatformStart, type ProductionReadiness, type SecretPlan, type SnapshotReadinessFacts,
 } from '../../domain/operator/index.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { BuildInfo } from '../../platform/build-info.js';
 import type { Db } from '../../store/database.js';
-import { listApps } from '../../store/control/apps.js';
+import { hasSpec, listApps } from '../../store/control/apps.js';
 import type { ActiveGroup } from '../../store/control/events.js';
 import { countOperations, listOperations } from '../../store/control/operations.js';
 import { platformOperations, platformReleaseGroups, recentPlatformStarts } from '../../store/control/platform-releases.js';
@@ -160,7 +159,7 @@ export class OperatorService {
   /** The platform rollup. */
   platform() {
     const apps = listApps(this.options.db).map((row) => {
-      const spec = row.spec as CanonicalAppSpec | null;
+      const spec = row.spec;
       return { name: row.name, valid: row.generation !== null && spec !== null, deploy: spec?.deploy ?? false, released: row.release !== null, deleted: row.deletedAt !== null };
     });
     return rollupPlatform({
@@ -180,8 +179,9 @@ export class OperatorService {
   productionReadiness(): ProductionReadiness {
     const s = this.options.settings;
     const specs = listApps(this.options.db)
-      .filter((row) => row.deletedAt === null && row.spec !== null)
-      .map((row) => ({ name: row.name, spec: row.spec as CanonicalAppSpec }));
+      .filter(hasSpec)
+      .filter((row) => row.deletedAt === null)
+      .map((row) => ({ name: row.name, spec: row.spec }));
     const snapshots = this.options.snapshots.readiness().apps as readonly (SnapshotReadinessFacts & { export?: { bucket: string | null }; preRestore?: boolean })[];
     const lastError = this.options.routing.state().lastError;
     return evaluateReadiness({

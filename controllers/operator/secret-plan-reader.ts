@@ -6,7 +6,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { planSecretMigration, type AppSecretFacts, type PlatformSecretFacts, type SecretPlan, type SecretValueFile } from '../../domain/operator/index.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { Db } from '../../store/database.js';
 import { listApps } from '../../store/control/apps.js';
 
@@ -45,7 +44,7 @@ function envKeys(env: Readonly<Record<string, string>>, at: string): AppSecretFa
 export function readAppSecretFacts(sources: SecretSources, filter: { readonly app?: string } = {}): AppSecretFacts[] {
   const out: AppSecretFacts[] = [];
   for (const row of listApps(sources.db)) {
-    const spec = row.spec as CanonicalAppSpec | null;
+    const spec = row.spec;
     if (!spec || row.deletedAt !== null || (filter.app !== undefined && row.name !== filter.app)) continue;
     const dir = appSecretsDir(sources.dataDir, row.name);
     out.push({

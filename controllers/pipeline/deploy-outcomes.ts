@@ -12,7 +12,7 @@ import { emitDeployEvent } from './deploy-events.js';
 import { appRegions, queueDeployment, type DeployPayload } from './deploy-queue.js';
 import type { PipelineDependencies } from './pipeline-context.js';
 import type { RunState } from './run-state.js';
-import { StepFailure } from './source-steps.js';
+import { StepFailure } from '../errors.js';
 
 /** The deployment an operation runs. */
 export function deploymentOf(deps: PipelineDependencies, operation: Operation): Deployment {
@@ -105,7 +105,7 @@ export function recovered(deps: PipelineDependencies, operation: Operation, deci
   }
   const stage = operation.stage as PipelineStep | null;
   // A deploy interrupted once its release reached the runtime is undone as a failed one would be.
-  const undo = deployment.kind === 'deploy' && (stage === 'submit' || stage === 'healthy') ? undoRuntime(deps, deployment.app, (getApp(deps.db, deployment.app)?.spec as CanonicalAppSpec | null | undefined) ?? null, deployment) : undefined;
+  const undo = deployment.kind === 'deploy' && (stage === 'submit' || stage === 'healthy') ? undoRuntime(deps, deployment.app, getApp(deps.db, deployment.app)?.spec ?? null, deployment) : undefined;
   const status = undo?.status ?? 'failed';
   const message = `${decision.reason}${undo?.note ?? ''}`;
   updateDeployment(deps.db, deployment.id, { status, failedStep: operation.stage, message, finished: true, regionStatus: status });

@@ -8,7 +8,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { tryParseGoDuration } from '../../domain/spec/index.js';
-import type { JobSpec } from '../../domain/scheduler/index.js';
+import { LOCAL_REGION, type JobSpec } from '../../domain/scheduler/index.js';
 import { isDomainError } from '../../domain/errors.js';
 import { MUTABLE_STEPS, planSteps, type PipelineKind, type PipelineStep } from '../../domain/pipeline/index.js';
 import { getApp, setAppRelease } from '../../store/control/apps.js';
@@ -21,15 +21,15 @@ import {
   startStep,
   updateDeployment,
 } from '../../store/control/deployments.js';
-import { desiredJobs, type AppRelease } from '../apps/app-reconciler.js';
-import { LOCAL_REGION } from '../apps/scheduler-targets.js';
+import { desiredJobs } from '../apps/app-reconciler.js';
 import type { OperationContext, OperationHandler } from '../operations/operation-handlers.js';
 import { appRegions, type DeployPayload } from './deploy-queue.js';
 import type { RunState } from './run-state.js';
 import { abandoned, deploymentOf, fail, recovered, succeed } from './deploy-outcomes.js';
 import { waitForGate } from './health-gate.js';
 import type { PipelineDependencies } from './pipeline-context.js';
-import { appSource, assertBuildAllowed, buildStep, cleanupStep, cloneStep, inspectSource, StepFailure, testStep } from './source-steps.js';
+import { StepFailure } from '../errors.js';
+import { appSource, assertBuildAllowed, buildStep, cleanupStep, cloneStep, inspectSource, testStep } from './source-steps.js';
 
 interface StepOutcome {
   readonly message: string;
@@ -51,7 +51,7 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
   const db = deps.db;
   let deployment = deploymentOf(deps, operation);
   const app = getApp(db, deployment.app);
-  const spec = (app?.spec ?? null) as CanonicalAppSpec | null;
+  const spec = app?.spec ?? null;
   updateDeployment(db, deployment.id, { status: 'running', started: true, regionStatus: 'running' });
   if (!app || !spec || app.deletedAt !== null) {
     const message = !app || app.deletedAt !== null ? `app ${deployment.app} is not discovered` : `app ${deployment.app} has no valid spec`;
@@ -75,7 +75,7 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
     // A rollback of some regions keeps the running release elsewhere and overrides the selected ones.
     const selected = listRegions(db, deployment.id).map((r) => r.region);
     const all = appRegions(spec);
-    const current = app.release as AppRelease | null;
+    const current = app.release;
     if (current && selected.length < all.length) {
       const regions = { ...(current.regions ?? {}) };
       for (const region of selected) regions[region] = { commit: target.release.commit, dir: target.release.dir };
@@ -173,7 +173,7 @@ async function runStep(deps: PipelineDependencies, context: OperationContext, st
     }
     case 'cleanup': {
       const keep = new Set(releasesToKeep(db, state.app, 3));
-      const current = getApp(db, state.app)?.release as AppRelease | null;
+      const current = getApp(db, state.app)?.release;
       if (current) keep.add(current.commit);
       if (state.commit) keep.add(state.commit);
       if (state.kind === 'preflight') {

@@ -7,7 +7,7 @@ import type { Operation, OperationKind } from '../../domain/operations/index.js'
 import type { Db } from '../../store/database.js';
 import { createDeployment, newDeploymentIds, type Deployment, type DeploymentKind } from '../../store/control/deployments.js';
 import { enqueueOperation, newOperationId } from '../../store/control/operations.js';
-import { LOCAL_REGION } from '../apps/scheduler-targets.js';
+import { LOCAL_REGION } from '../../domain/scheduler/index.js';
 
 /** The operation kind of each deployment kind. */
 export const KIND_OF: Record<DeploymentKind, OperationKind> = { deploy: 'app.deploy', preflight: 'app.preflight', rollback: 'app.rollback' };

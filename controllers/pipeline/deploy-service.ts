@@ -19,7 +19,6 @@ import {
   type DeploymentStatus,
 } from '../../store/control/deployments.js';
 import { getOperation, listAttempts } from '../../store/control/operations.js';
-import type { AppRelease } from '../apps/app-reconciler.js';
 import { emitDeployEvent } from './deploy-events.js';
 import { appRegions, queueDeployment } from './deploy-queue.js';
 import type { PipelineDependencies } from './pipeline-context.js';
@@ -41,7 +40,7 @@ export class DeployService {
   #spec(app: string, forDeploy: boolean): CanonicalAppSpec {
     const row = getApp(this.deps.db, app);
     if (!row || row.deletedAt !== null) throw new NotFoundError(`app "${app}" is not discovered`, { code: 'app_not_found' });
-    const spec = row.spec as CanonicalAppSpec | null;
+    const spec = row.spec;
     if (!spec) throw new UnprocessableError(`app "${app}" has no valid spec: fix ${row.file} first`, { code: 'app_spec_invalid' });
     if (forDeploy && !spec.deploy) throw new UnprocessableError(`app "${app}" has deploy: false in its spec`, { code: 'deploy_disabled' });
     return spec;
@@ -88,7 +87,7 @@ export class DeployService {
     if (regions.length === 0 || unknown.length > 0) {
       throw new ValidationError(`regions: ${unknown.length > 0 ? `${unknown.join(', ')} not among the app's regions (${all.join(', ')})` : 'must name at least one region'}`, { code: 'invalid_regions', details: { regions: all } });
     }
-    const current = getApp(this.deps.db, app)?.release as AppRelease | null;
+    const current = getApp(this.deps.db, app)?.release;
     const target = listDeployments(this.deps.db, { app, status: 'succeeded', limit: 200 }).find(
       (d) => (d.kind === 'deploy' || d.kind === 'rollback') && d.release && d.release.commit !== current?.commit,
     ) ?? (current ? undefined : lastSuccessfulRelease(this.deps.db, app));
@@ -109,7 +108,7 @@ export class DeployService {
     }
     if (promoted.length === 0) throw new ConflictError(`app "${app}" has no canaries awaiting promotion`, { code: 'no_canaries_awaiting' });
     const running = listDeployments(this.deps.db, { app, kind: 'deploy', status: 'running', limit: 1 })[0];
-    const subject = running ?? { id: 'none', sagaId: 'none', app, commit: (getApp(this.deps.db, app)?.release as AppRelease | null)?.commit ?? null };
+    const subject = running ?? { id: 'none', sagaId: 'none', app, commit: getApp(this.deps.db, app)?.release?.commit ?? null };
     await emitDeployEvent(this.deps.events, this.deps.logger, 'canary.promoted', subject, { title: `${app}: canaries promoted by an operator`, body: `promoted ${promoted.join(', ')}`, extra: { jobs: promoted } });
     return { promoted };
   }

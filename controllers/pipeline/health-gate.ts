@@ -3,9 +3,9 @@
  * registry and answers whether every allocation of the new version runs and passes its checks,
  * which task groups wait for canary promotion, and whether their canaries are healthy.
  */
-import type { JobSpec, Scheduler } from '../../domain/scheduler/index.js';
+import { LOCAL_REGION, type JobSpec, type Scheduler } from '../../domain/scheduler/index.js';
 import { instanceStatus, type Registry } from '../../domain/registry/index.js';
-import { LOCAL_REGION, type SchedulerTargets } from '../apps/scheduler-targets.js';
+import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 import { waitForChange, type ChangeSource } from '../../domain/wait-for-change.js';
 
 /** What the gate saw. */

@@ -5,7 +5,7 @@ import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { JobSpec } from '../../domain/scheduler/index.js';
 import type { PipelineKind, PipelineStep } from '../../domain/pipeline/index.js';
 import type { Deployment } from '../../store/control/deployments.js';
-import type { AppRelease } from '../apps/app-reconciler.js';
+import type { AppRelease } from '../../domain/apps/index.js';
 import type { AppSource } from './source-steps.js';
 
 /** What the steps of one run share. */

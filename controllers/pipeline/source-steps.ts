@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
-import { UnprocessableError } from '../../domain/errors.js';
+import { StepFailure } from '../errors.js';
 import { exportCommit, mirrorRepository, resolveCommit } from '../../platform/git/index.js';
 import type { Release, ReleaseBuilder } from '../../platform/release-builder/index.js';
 
@@ -22,13 +22,6 @@ export interface AppSource {
 export function appSource(spec: CanonicalAppSpec, appFile: string, appsDir: string): AppSource {
   if (spec.repo?.url) return { repoUrl: spec.repo.url };
   return { repoUrl: appsDir, subdir: path.dirname(appFile) };
-}
-
-/** A step failed; `output` (a tail) is kept with the step. */
-export class StepFailure extends UnprocessableError {
-  constructor(message: string, readonly output?: string, options: { code?: string; cause?: unknown } = {}) {
-    super(message, { code: options.code ?? 'step_failed', ...(options.cause !== undefined ? { cause: options.cause } : {}) });
-  }
 }
 
 /** Mirrors the source, resolves `ref` (HEAD by default) and exports the tree (or the app's folder) into `workDir`. */

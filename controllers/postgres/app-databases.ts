@@ -44,7 +44,7 @@ export class AppDatabases {
 
   /** Creates the app's role and database when the app's current spec declares one; nothing otherwise. */
   async prepare(app: string): Promise<void> {
-    const spec = getApp(this.options.db, app)?.spec as CanonicalAppSpec | null | undefined;
+    const spec = getApp(this.options.db, app)?.spec;
     const database = spec?.infrastructure?.postgres?.database;
     if (database !== undefined) await this.ensure(app, database);
   }

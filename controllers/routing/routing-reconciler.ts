@@ -24,7 +24,7 @@ import fs from 'node:fs';
 import { readTunnelConfigFile, renderTunnelConfig, runReloadCommand, writeFileAtomic, type ReloadResult, type TunnelFileRead } from '../../platform/edge/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
-import { getApp, listApps, setAppStatus, type AppRow } from '../../store/control/apps.js';
+import { getApp, listApps, setAppStatus, hasSpec, type AppRow, type AppWithSpec } from '../../store/control/apps.js';
 import { listEndpointToggles } from '../../store/control/routing-toggles.js';
 import type { Reconciler } from '../runtime/controller.js';
 
@@ -74,7 +74,7 @@ export interface RoutingReconciler extends Reconciler {
 /** True when the app's deployment should receive traffic: deployed, and healthy or gateway-managed. */
 export function isRoutable(app: AppRow, spec: CanonicalAppSpec): boolean {
   if (!spec.deploy || app.release === null || app.deletedAt !== null) return false;
-  const conditions = app.conditions as Condition[];
+  const { conditions } = app;
   if (getCondition(conditions, 'Deployed')?.status !== 'True') return false;
   if (getCondition(conditions, 'Healthy')?.status === 'True') return true;
   const process = publicProcess(spec);
@@ -110,8 +110,8 @@ export function createRoutingReconciler(options: RoutingReconcilerOptions): Rout
     async reconcile(key) {
       if (key !== TUNNEL_KEY) return;
       state = { ...state, generation: state.generation + 1 };
-      const apps = listApps(options.db).filter((a) => a.spec !== null && a.deletedAt === null);
-      const routable: RoutableApp[] = apps.map((a) => ({ spec: a.spec as CanonicalAppSpec, routable: isRoutable(a, a.spec as CanonicalAppSpec) }));
+      const apps = listApps(options.db).filter(hasSpec).filter((a) => a.deletedAt === null);
+      const routable: RoutableApp[] = apps.map((a) => ({ spec: a.spec, routable: isRoutable(a, a.spec) }));
       const toggles = listEndpointToggles(options.db);
       const disabled = disabledHostnames(toggles);
       const gatewayUrl = options.gatewayUrl();
@@ -143,8 +143,8 @@ export function createRoutingReconciler(options: RoutingReconcilerOptions): Rout
   };
 }
 
-function routedCondition(app: AppRow, rules: readonly DesiredRule[], disabled: ReadonlySet<string>, error: string | undefined, reload: RoutingState['lastReload']): ConditionInput {
-  const spec = app.spec as CanonicalAppSpec;
+function routedCondition(app: AppWithSpec, rules: readonly DesiredRule[], disabled: ReadonlySet<string>, error: string | undefined, reload: RoutingState['lastReload']): ConditionInput {
+  const { spec } = app;
   const declared = (spec.endpoints ?? []).map((e) => normalizeHostname(e.url)).filter((h): h is string => h !== undefined);
   if (declared.length === 0) return { type: 'Routed', status: 'True', reason: 'NoEndpoints', message: 'the app declares no public endpoints' };
   if (!spec.deploy) return { type: 'Routed', status: 'Unknown', reason: 'NotDeployed', message: 'deploy is false in the spec' };
@@ -168,10 +168,10 @@ function sameRouted(conditions: readonly Condition[], input: ConditionInput): bo
 }
 
 function writeRouted(options: RoutingReconcilerOptions, row: AppRow, input: ConditionInput, now: Date): void {
-  if (sameRouted(row.conditions as Condition[], input)) return;
+  if (sameRouted(row.conditions, input)) return;
   // Re-read before writing: the app controller may have written other conditions since.
   const app = getApp(options.db, row.name);
-  if (!app || sameRouted(app.conditions as Condition[], input)) return;
-  const conditions = summarizeReady(setCondition(app.conditions as Condition[], input, now), now);
+  if (!app || sameRouted(app.conditions, input)) return;
+  const conditions = summarizeReady(setCondition(app.conditions, input, now), now);
   setAppStatus(options.db, app.name, { conditions, observedGeneration: app.observedGeneration }, now);
 }

@@ -3,7 +3,6 @@
  * controller reads of an app. `wiring/control/routing.ts` builds them.
  */
 import type { DesiredRule, EndpointToggle } from '../../domain/routing/index.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { AppRow } from '../../store/control/apps.js';
 import type { Controller } from '../runtime/controller.js';
 import type { AccessObservations } from './access-observations.js';
@@ -45,8 +44,8 @@ export interface Routing {
 /** What the routing controller reads of one app: a change of it is a reason to reconcile. */
 export function routingSignature(app: AppRow | undefined): string {
   if (!app) return 'absent';
-  const spec = app.spec as CanonicalAppSpec | null;
-  const conditions = app.conditions as { type: string; status: string }[];
+  const spec = app.spec;
+  const conditions = app.conditions;
   const status = (type: string) => conditions.find((c) => c.type === type)?.status ?? '';
   // Without endpoints an app never reaches the tunnel: only its Routed condition (NoEndpoints) matters.
   if (!spec || (spec.endpoints ?? []).length === 0) return JSON.stringify([app.deletedAt !== null, spec !== null, spec?.deploy, status('Routed')]);

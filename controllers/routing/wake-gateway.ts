@@ -7,7 +7,6 @@
 import { NotFoundError, TimeoutError, UnavailableError } from '../../domain/errors.js';
 import { hostnameMatches, type EndpointToggle } from '../../domain/routing/index.js';
 import { instanceStatus, processServiceName, type Registry, type ServiceInstance } from '../../domain/registry/index.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
 import { listApps, type AppRow } from '../../store/control/apps.js';
@@ -89,7 +88,7 @@ export class WakeGateway {
     const disabled = new Set(toggles.filter((t) => !t.enabled).map((t) => t.hostname));
     const hosts: WakeTarget[] = [];
     for (const app of apps) {
-      const spec = app.spec as CanonicalAppSpec | null;
+      const spec = app.spec;
       if (!spec || app.deletedAt !== null) continue;
       const process = publicProcess(spec);
       if (process === undefined) continue;
@@ -145,7 +144,7 @@ export class WakeGateway {
 
   /**
    * A passing instance for `target`, waking the process when none passes; rejects with
-   * `TimeoutError` (504, Retry-After) after `timeoutMs`, with 404/503 when the endpoint is off or
+   * `TimeoutError` (504 with Retry-After at the edge) after `timeoutMs`, with 404/503 when the endpoint is off or
    * the app is not deployed.
    */
   async ready(target: WakeTarget, timeoutMs: number): Promise<ReadyUpstream> {
@@ -172,7 +171,7 @@ export class WakeGateway {
             reject(new TimeoutError(`${target.app}/${target.process} did not become ready within ${timeoutMs} ms`, {
               code: 'wake_timeout',
               details: { app: target.app, process: target.process, hostname: target.hostname, timeoutMs },
-              headers: { 'Retry-After': String(Math.max(1, Math.min(30, Math.ceil(timeoutMs / 1000)))) },
+              retryAfterSeconds: Math.max(1, Math.min(30, Math.ceil(timeoutMs / 1000))),
             }));
           }, timeoutMs);
         }),

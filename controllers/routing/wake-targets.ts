@@ -4,7 +4,6 @@
  */
 import { instanceStatus, processServiceName, type Registry } from '../../domain/registry/index.js';
 import { isGatewayManaged, normalizeHostname, publicProcess, serviceAddress, type AddressOptions } from '../../domain/routing/index.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { Db } from '../../store/database.js';
 import { listApps } from '../../store/control/apps.js';
 import { listEndpointToggles } from '../../store/control/routing-toggles.js';
@@ -53,7 +52,7 @@ export async function wakeTargets(sources: WakeTargetSources, controlUrl: string
   for (const { scheduler } of await sources.targets.all()) jobs.push(...(await scheduler.listJobs()));
   const out: WakeTargetView[] = [];
   for (const app of listApps(sources.db)) {
-    const spec = app.spec as CanonicalAppSpec | null;
+    const spec = app.spec;
     if (!spec || app.deletedAt !== null) continue;
     const pub = publicProcess(spec);
     for (const [process, definition] of Object.entries(spec.processes).sort(([a], [b]) => a.localeCompare(b))) {

@@ -3,20 +3,13 @@
  * backoff on failure, and a periodic resync that re-enqueues every known key.
  */
 import type { Logger } from '../../platform/logger.js';
+import { TerminalReconcileError } from '../errors.js';
 import { WorkQueue, type BackoffOptions } from './work-queue.js';
 
 /** What a reconcile asks for next. */
 export interface ReconcileResult {
   /** Reconcile this key again after this long (polling observed state). */
   readonly requeueAfterMs?: number;
-}
-
-/** Thrown by a reconcile that must not be retried until the key changes again. */
-export class TerminalReconcileError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'TerminalReconcileError';
-  }
 }
 
 /** One controller's reconcile logic. It re-reads desired and observed state on every call. */

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { UnprocessableError } from '../../domain/errors.js';
 import type { Operation } from '../../domain/operations/index.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { requireSnapshotName } from '../../domain/snapshots/index.js';
 import type { Db } from '../../store/database.js';
 import { getApp } from '../../store/control/apps.js';
@@ -50,7 +49,7 @@ export function registerSnapshotHandlers(handlers: OperationHandlers, options: S
     async run({ operation, stage }) {
       const app = operation.app!;
       const row = getApp(options.db, app);
-      const spec = row?.spec as CanonicalAppSpec | null | undefined;
+      const spec = row?.spec;
       if (!row || !spec?.migrations) throw new UnprocessableError(`app "${app}" declares no migrations folder`, { code: 'no_migrations' });
       stage('prepare', false);
       const work = path.join(options.dataDir, 'work', 'migrate', operation.id);

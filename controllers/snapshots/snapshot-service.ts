@@ -65,7 +65,7 @@ export class SnapshotService {
   /** The app's spec, requiring a declared database. */
   appDatabase(app: string): { spec: CanonicalAppSpec; database: string } {
     const row = getApp(this.options.db, app);
-    const spec = row?.spec as CanonicalAppSpec | null | undefined;
+    const spec = row?.spec;
     if (!row || !spec) throw new NotFoundError(`app "${app}" is not discovered or has no valid spec`, { code: 'app_not_found', details: { app } });
     const database = spec.infrastructure?.postgres?.database;
     if (!database) throw new UnprocessableError(`app "${app}" declares no infrastructure.postgres.database`, { code: 'no_postgres', details: { app } });
@@ -185,7 +185,7 @@ export class SnapshotService {
     const all = this.options.folder.list();
     const apps = [];
     for (const row of listApps(this.options.db)) {
-      const spec = row.spec as CanonicalAppSpec | null;
+      const spec = row.spec;
       const database = spec?.infrastructure?.postgres?.database;
       if (!spec || !database) continue;
       const snapshots = all.filter((e) => e.database === database);

@@ -5,7 +5,6 @@
  * deploys the pushed commit of every matching app.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { UnauthorizedError, UnavailableError, isDomainError } from '../../domain/errors.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
@@ -93,7 +92,7 @@ export class WebhookReceiver {
     if (facts.deleted) return decideDelivery(db, delivery.id, { status: 'ignored', reason: `${facts.ref ?? 'the ref'} was deleted` });
     if (!facts.branch || !facts.commit) return decideDelivery(db, delivery.id, { status: 'ignored', reason: `${facts.ref ?? 'the ref'} is not a branch push with a head commit` });
     const matches = listApps(db).filter((app) => {
-      const spec = app.spec as CanonicalAppSpec | null;
+      const spec = app.spec;
       return app.deletedAt === null && spec?.deploy === true && spec.repo?.autoDeploy === true && spec.repo.url !== undefined && spec.repo.branch === facts.branch && repositoryMatches(spec.repo.url, facts.repositories);
     });
     if (matches.length === 0) return decideDelivery(db, delivery.id, { status: 'ignored', reason: `no app with repo.autoDeploy true follows ${facts.repository ?? 'this repository'} branch ${facts.branch}` });

@@ -14,3 +14,5 @@ export type { AlertRule, EventTypeInfo } from './event-catalog.js';
 export { SINK_GATEWAY_PATTERN, planNotificationBootstrap } from './notification-bootstrap.js';
 export type { BootstrapPlan, ManifestServiceLike } from './notification-bootstrap.js';
 export { JobAction, operatorJobEvent } from './operator-job-events.js';
+export { ChannelProvider, channelView } from './notification-channel.js';
+export type { ChannelRecord, ChannelView } from './notification-channel.js';

@@ -37,5 +37,6 @@ export { canonicalJson, filesFingerprint, jobFingerprint, rollFingerprint } from
 export { normalizeDuration, normalizeJob } from './normalize-job.js';
 export { isEmptyGroupPlan, planGroup } from './plan-group.js';
 export type { GroupDesire, GroupPlan, PlannedAllocation, Placement } from './plan-group.js';
+export { LOCAL_REGION } from './local-region.js';
 export { waitForAllocations } from './wait-for-allocations.js';
 export type { WaitForAllocationsOptions } from './wait-for-allocations.js';

@@ -1,7 +1,7 @@
 /**
  * Defaults the translation applies where the spec leaves a scheduler setting open.
  */
-import { seconds, type Duration } from '../scheduler/index.js';
+import { LOCAL_REGION, seconds, type Duration } from '../scheduler/index.js';
 
 /** Defaults of the spec-to-job translation (see docs/adr/0060-spec-to-job-translation.md). */
 export const TranslationDefaults: {
@@ -20,7 +20,7 @@ export const TranslationDefaults: {
 } = {
   drainTimeout: seconds(5),
   functionTimeout: seconds(30),
-  localRegion: 'local',
+  localRegion: LOCAL_REGION,
   localDatacenters: ['dc1'],
   httpPortLabel: 'http',
   metricsPortLabel: 'metrics',

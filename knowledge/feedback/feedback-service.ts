@@ -4,7 +4,7 @@
  * source's new credibility and trust point, the per-node counters and the append-only feedback
  * event, and deletes the intent (docs/adr/0030-feedback-update-rules.md).
  */
-import { ConflictError, DomainError, UnavailableError } from '../../domain/errors.js';
+import { ConflictError, isCallerError, UnavailableError } from '../../domain/errors.js';
 import { applyFeedback, changesCredibility, type FeedbackAction } from '../../domain/knowledge/feedback-rules.js';
 import { DEFAULT_SOURCE_CREDIBILITY } from '../../domain/knowledge/modes.js';
 import type { FeedbackEventRow, NodeFeedbackRow } from '../../store/knowledge/feedback-store.js';
@@ -75,7 +75,7 @@ export class FeedbackService {
     try {
       outcome = this.apply(ns, intent, false);
     } catch (error) {
-      if (error instanceof DomainError && error.status < 500) {
+      if (isCallerError(error)) {
         core.intents.remove(intent.id);
         throw error;
       }

@@ -1,7 +1,7 @@
 /**
  * Node reads at any valid and transaction time, per-source retraction and edge creation.
  */
-import { NotFoundError, ValidationError, ConflictError, DomainError, UnavailableError } from '../../domain/errors.js';
+import { NotFoundError, ValidationError, ConflictError, isCallerError, UnavailableError } from '../../domain/errors.js';
 import { OPEN_TIME, type IntentRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import type { WriteService, ApplyOutcome } from './write-service.js';
@@ -99,7 +99,7 @@ export class NodeService {
     try {
       this.applyRetract(ns, intent, false);
     } catch (error) {
-      if (error instanceof DomainError && error.status < 500) {
+      if (isCallerError(error)) {
         core.intents.remove(intent.id);
         throw error;
       }

@@ -3,7 +3,7 @@
  * embedding, and a durable pending intent around every mutation (docs/adr/0024, 0025).
  */
 import { createHash } from 'node:crypto';
-import { ConflictError, DomainError, UnavailableError, ValidationError } from '../../domain/errors.js';
+import { ConflictError, isCallerError, UnavailableError, ValidationError } from '../../domain/errors.js';
 import { CREDIBILITY_FLOOR, DEFAULT_CONFIDENCE, DEFAULT_SOURCE_CREDIBILITY, type MemType, type NamespaceMode } from '../../domain/knowledge/modes.js';
 import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
 import { MAX_DIMENSIONS } from '../../store/knowledge/vector-tables.js';
@@ -141,7 +141,7 @@ export class WriteService {
       if (outcome.kind !== 'applied') throw new Error(`unexpected ${outcome.kind} on a fresh write`);
       return outcome.result;
     } catch (error) {
-      if (error instanceof DomainError && error.status < 500) {
+      if (isCallerError(error)) {
         core.intents.remove(intent.id);
         throw error;
       }

@@ -5,14 +5,8 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { DomainError, ValidationError } from '../../domain/errors.js';
-
-/** A git command exited non-zero; `details` carries the arguments and its stderr. */
-export class GitError extends DomainError {
-  constructor(message: string, details: Record<string, unknown>, cause?: unknown) {
-    super('unprocessable', 'git_failed', message, { details, cause });
-  }
-}
+import { ValidationError } from '../../domain/errors.js';
+import { GitError } from '../errors.js';
 
 /** Options of one git invocation. */
 export interface GitRunOptions {

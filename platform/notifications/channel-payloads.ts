@@ -3,7 +3,7 @@
  */
 import type { EventRecord } from '../../domain/events/event-record.js';
 import type { Severity } from '../../domain/events/event-port.js';
-import type { ChannelRecord } from '../../store/control/notification-channels.js';
+import type { ChannelRecord } from '../../domain/events/index.js';
 
 /** Embed colors per severity (decimal RGB): blue, amber, red. */
 export const EMBED_COLORS: Record<Severity, number> = { info: 0x3498db, warning: 0xf1c40f, critical: 0xe74c3c };

@@ -2,7 +2,7 @@
  * Notifier: delivers one event to one channel through the outbound guard.
  */
 import type { EventRecord } from '../../domain/events/event-record.js';
-import type { ChannelRecord } from '../../store/control/notification-channels.js';
+import type { ChannelRecord } from '../../domain/events/index.js';
 import { channelRequest } from './channel-payloads.js';
 import { OutboundRefused, type OutboundPolicy } from '../outbound/outbound-guard.js';
 import { postTo, type DeliveryResult } from './outbound-request.js';

@@ -1,7 +1,8 @@
 /**
  * Release builder: immutable releases of an app at a commit, and the Dockerfile support behind them.
  */
-export { BuildError, ReleaseBuilder } from './release-builder.js';
+export { BuildError } from '../errors.js';
+export { ReleaseBuilder } from './release-builder.js';
 export type { BuildReleaseRequest, Release, ReleaseBuilderOptions } from './release-builder.js';
 export { RELEASE_APP_DIR, RELEASE_MANIFEST, ReleaseBuilderKind, readReleaseManifest, releaseLaunch } from './release-manifest.js';
 export type { ReleaseLaunch, ReleaseManifest } from './release-manifest.js';

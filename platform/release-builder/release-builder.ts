@@ -9,7 +9,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { DomainError, ValidationError } from '../../domain/errors.js';
+import { ValidationError } from '../../domain/errors.js';
+import { BuildError } from '../errors.js';
 import type { Duration } from '../../domain/scheduler/index.js';
 import { exportCommit, mirrorRepository, resolveCommit } from '../git/index.js';
 import { silentLogger } from '../logger.js';
@@ -17,13 +18,6 @@ import { buildImage, detectContainerEngine, type ContainerEngine } from './conta
 import { parseDockerfile } from './dockerfile.js';
 import { effectiveCommand, hostPathFor, planNativeBuild, type NativeRunStep } from './native-build-plan.js';
 import { readReleaseManifest, RELEASE_APP_DIR, RELEASE_MANIFEST, type ReleaseManifest } from './release-manifest.js';
-
-/** A build step failed; `details` carries the Dockerfile line, exit code and output tail. */
-export class BuildError extends DomainError {
-  constructor(message: string, details: Record<string, unknown>) {
-    super('unprocessable', 'build_failed', message, { details });
-  }
-}
 
 /** Options of the release builder. */
 export interface ReleaseBuilderOptions {

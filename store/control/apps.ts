@@ -2,26 +2,39 @@
  * App records in control.db: the desired spec the spec controller read, its generation, the
  * status conditions the controllers wrote, the current release and finalizers.
  */
+import type { AppRelease } from '../../domain/apps/index.js';
+import type { CanonicalAppSpec, Finding } from '../../domain/spec/index.js';
+import type { Condition } from '../../domain/status/conditions.js';
 import type { Db } from '../database.js';
 
 /** What a write did; nothing is written when nothing differs. */
 export type WriteOutcome = 'created' | 'updated' | 'unchanged' | 'deleted';
 
-/** An app as stored. JSON columns are parsed by the caller's types. */
+/** An app as stored, its JSON columns parsed into their domain types. */
 export interface AppRow {
   readonly name: string;
   readonly file: string;
-  readonly spec: unknown;
-  readonly findings: unknown[];
+  /** The last valid canonical spec; null until one was read. */
+  readonly spec: CanonicalAppSpec | null;
+  readonly findings: Finding[];
   /** Hash of the canonical spec; null while the spec is invalid. */
   readonly generation: string | null;
   readonly observedGeneration: string | null;
-  readonly conditions: unknown[];
-  readonly release: unknown;
+  readonly conditions: Condition[];
+  /** The release to run; null before the first deploy (or after a failed first deploy). */
+  readonly release: AppRelease | null;
   readonly finalizers: string[];
   readonly deletedAt: string | null;
   readonly createdAt: string;
   readonly updatedAt: string;
+}
+
+/** An app whose spec was valid at least once. */
+export type AppWithSpec = AppRow & { readonly spec: CanonicalAppSpec };
+
+/** True when the app has a spec (for `filter`: the rows that follow are typed with it). */
+export function hasSpec(app: AppRow): app is AppWithSpec {
+  return app.spec !== null;
 }
 
 interface RawAppRow {
@@ -43,12 +56,12 @@ function fromRaw(raw: RawAppRow): AppRow {
   return {
     name: raw.name,
     file: raw.file,
-    spec: raw.spec_json === null ? null : JSON.parse(raw.spec_json),
-    findings: JSON.parse(raw.findings_json) as unknown[],
+    spec: raw.spec_json === null ? null : (JSON.parse(raw.spec_json) as CanonicalAppSpec | null),
+    findings: JSON.parse(raw.findings_json) as Finding[],
     generation: raw.generation,
     observedGeneration: raw.observed_generation,
-    conditions: JSON.parse(raw.conditions_json) as unknown[],
-    release: raw.release_json === null ? null : JSON.parse(raw.release_json),
+    conditions: JSON.parse(raw.conditions_json) as Condition[],
+    release: raw.release_json === null ? null : (JSON.parse(raw.release_json) as AppRelease | null),
     finalizers: JSON.parse(raw.finalizers_json) as string[],
     deletedAt: raw.deleted_at,
     createdAt: raw.created_at,
@@ -70,11 +83,11 @@ export function listApps(db: Db): AppRow[] {
 /** Records the desired spec read from `file` (clears a pending deletion). */
 export function upsertAppSpec(
   db: Db,
-  input: { name: string; file: string; spec: unknown; findings: unknown[]; generation: string | null; finalizers?: string[] },
+  input: { name: string; file: string; spec?: CanonicalAppSpec | null; findings: readonly Finding[]; generation: string | null; finalizers?: string[] },
   now = new Date(),
 ): WriteOutcome {
   const existing = getApp(db, input.name);
-  const specJson = input.spec === null ? null : JSON.stringify(input.spec);
+  const specJson = input.spec === null || input.spec === undefined ? null : JSON.stringify(input.spec);
   const findingsJson = JSON.stringify(input.findings);
   const finalizersJson = JSON.stringify(input.finalizers ?? existing?.finalizers ?? []);
   if (!existing) {
@@ -121,7 +134,7 @@ export function removeApp(db: Db, name: string): WriteOutcome {
 }
 
 /** Writes status: conditions and the generation they describe. */
-export function setAppStatus(db: Db, name: string, status: { conditions: unknown[]; observedGeneration: string | null }, now = new Date()): WriteOutcome {
+export function setAppStatus(db: Db, name: string, status: { conditions: readonly Condition[]; observedGeneration: string | null }, now = new Date()): WriteOutcome {
   const app = getApp(db, name);
   if (!app) return 'unchanged';
   const conditionsJson = JSON.stringify(status.conditions);
@@ -131,7 +144,7 @@ export function setAppStatus(db: Db, name: string, status: { conditions: unknown
 }
 
 /** Records the release (an immutable build at a commit) the app should run. */
-export function setAppRelease(db: Db, name: string, release: unknown, now = new Date()): WriteOutcome {
+export function setAppRelease(db: Db, name: string, release: AppRelease | null, now = new Date()): WriteOutcome {
   const app = getApp(db, name);
   if (!app) return 'unchanged';
   const json = JSON.stringify(release);

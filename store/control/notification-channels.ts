@@ -1,40 +1,9 @@
 /**
- * Notification channel store. Tokens and user keys are stored for delivery and never leave the
- * store through {@link ChannelView}.
+ * Notification channel store: the rows of domain/events/notification-channel.ts's ChannelRecord.
  */
 import type { Db } from '../database.js';
 import type { Severity } from '../../domain/events/event-port.js';
-
-/** Channel providers. */
-export const ChannelProvider = { embedWebhook: 'embed_webhook', topicPush: 'topic_push', mobilePush: 'mobile_push', webhook: 'webhook' } as const;
-export type ChannelProvider = (typeof ChannelProvider)[keyof typeof ChannelProvider];
-
-/** A channel with its secrets, for delivery only. */
-export interface ChannelRecord {
-  readonly id: string;
-  readonly provider: ChannelProvider;
-  readonly name: string;
-  readonly url: string;
-  /** Severities delivered; null means all. */
-  readonly severities: readonly Severity[] | null;
-  /** mobile_push app token, or webhook bearer token. */
-  readonly token: string | null;
-  /** mobile_push user key. */
-  readonly userKey: string | null;
-  readonly createdAt: string;
-}
-
-/** A channel as the API shows it: secrets replaced by whether they are set. */
-export interface ChannelView {
-  readonly id: string;
-  readonly provider: ChannelProvider;
-  readonly name: string;
-  readonly url: string;
-  readonly severities: readonly Severity[] | null;
-  readonly hasToken: boolean;
-  readonly hasUserKey: boolean;
-  readonly createdAt: string;
-}
+import type { ChannelProvider, ChannelRecord } from '../../domain/events/notification-channel.js';
 
 interface Row { id: string; provider: ChannelProvider; name: string; url: string; severities_json: string | null; token: string | null; user_key: string | null; created_at: string }
 
@@ -43,11 +12,6 @@ const toRecord = (r: Row): ChannelRecord => ({
   severities: r.severities_json === null ? null : (JSON.parse(r.severities_json) as Severity[]),
   token: r.token, userKey: r.user_key, createdAt: r.created_at,
 });
-
-/** The secret-free view of a channel. */
-export function channelView(c: ChannelRecord): ChannelView {
-  return { id: c.id, provider: c.provider, name: c.name, url: c.url, severities: c.severities, hasToken: c.token !== null, hasUserKey: c.userKey !== null, createdAt: c.createdAt };
-}
 
 export function insertChannel(db: Db, c: ChannelRecord): void {
   db.prepare('INSERT INTO notification_channels (id, provider, name, url, severities_json, token, user_key, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)')

@@ -1,5 +1,6 @@
 import test from 'ava';
-import { Controller, TerminalReconcileError, type Reconciler } from '../../controllers/runtime/controller.js';
+import { TerminalReconcileError } from '../../controllers/errors.js';
+import { Controller, type Reconciler } from '../../controllers/runtime/controller.js';
 import { WorkQueue } from '../../controllers/runtime/work-queue.js';
 import { silentLogger } from '../../platform/logger.js';
 

@@ -36,6 +36,7 @@ test('a request in flight makes a concurrent one with the same key answer 409, a
   const concurrent = await Promise.all([1, 2, 3].map(() => request(`${server.url}/things`, { method: 'POST', json: { a: 1 }, headers })));
   t.deepEqual(concurrent.map((c) => c.status), [409, 409, 409]);
   t.is(concurrent[0]!.body.error.code, 'idempotency_request_in_flight');
+  t.is(concurrent[0]!.headers.get('retry-after'), '1');
   release();
   t.is((await first).status, 201);
   const replay = await request(`${server.url}/things`, { method: 'POST', json: { a: 1 }, headers });

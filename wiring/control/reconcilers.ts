@@ -14,7 +14,8 @@ import { watchSpecs } from '../../platform/spec-watcher.js';
 import { Controller } from '../../controllers/runtime/controller.js';
 import { createAppReconciler, type InfrastructureSettings } from '../../controllers/apps/app-reconciler.js';
 import { createSpecReconciler } from '../../controllers/apps/spec-reconciler.js';
-import { LOCAL_REGION, SchedulerTargets } from '../../controllers/apps/scheduler-targets.js';
+import { LOCAL_REGION } from '../../domain/scheduler/index.js';
+import { SchedulerTargets } from '../../controllers/apps/scheduler-targets.js';
 import type { GatewayScale } from '../../controllers/routing/gateway-scale.js';
 
 export interface ReconcilersOptions {

@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { toggleHostname } from '../../domain/routing/index.js';
 import { NotFoundError } from '../../domain/errors.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { EdgeAnalyticsOptions } from '../../platform/edge/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
@@ -116,7 +115,7 @@ export async function startRouting(options: RoutingOptions): Promise<Routing> {
     routeApp,
     async toggle(appName, hostname, enabled) {
       const app = getApp(options.db, appName);
-      const spec = app?.spec as CanonicalAppSpec | null | undefined;
+      const spec = app?.spec;
       if (!app || !spec || app.deletedAt !== null) throw new NotFoundError(`app "${appName}" is not discovered under the apps folder`, { code: 'app_not_found', details: { app: appName } });
       const normalized = toggleHostname(spec, hostname);
       const outcome = setEndpointToggle(options.db, appName, normalized, enabled);

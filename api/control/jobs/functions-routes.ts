@@ -120,7 +120,7 @@ export function functionsRoutes(service: FunctionService, keys: IdempotencyKeys)
       return;
     }
     if (record.status === 'timed_out') {
-      throw new TimeoutError(`function ${app}/${record.process} exceeded its timeout of ${invocation.timeoutMs} ms and was stopped`, { code: 'function_timed_out', details, headers });
+      throw new TimeoutError(`function ${app}/${record.process} exceeded its timeout of ${invocation.timeoutMs} ms and was stopped`, { code: 'function_timed_out', details });
     }
     // Not the caller's mistake and not ours: the function failed, as an upstream would (502).
     ctx.status = 502;

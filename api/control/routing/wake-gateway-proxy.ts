@@ -18,6 +18,7 @@ import type { AccessObservations } from '../../../controllers/routing/access-obs
 import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import { secretEquals, sha256Hex } from '../../http/bearer.js';
 import { refuseUpgrade } from '../../http/upgrade.js';
+import { domainErrorResponse } from '../../http/error-middleware.js';
 
 /** Path other upgrade listeners see on an upgrade the gateway claimed. */
 const CLAIMED_UPGRADE_PATH = '/.svc-wake-gateway/claimed-upgrade';
@@ -340,14 +341,30 @@ function splitOnce(text: string, separator: string): [string, string | undefined
   return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
 }
 
-type ErrorLike = Pick<DomainError, 'status' | 'code' | 'message' | 'details' | 'headers'>;
+/** An answer the gateway writes itself (no Koa app in the path): status, error body fields and headers. */
+interface ErrorLike {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly details: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+}
 
-function sendError(res: http.ServerResponse, error: ErrorLike): void {
+/** A domain error's answer comes from the edge's one error table. */
+function answerOf(error: DomainError | ErrorLike): ErrorLike {
+  if (!isDomainError(error)) return error;
+  const { status, body, headers } = domainErrorResponse(error);
+  return { status, ...body.error, headers };
+}
+
+function sendError(res: http.ServerResponse, failure: DomainError | ErrorLike): void {
+  const error = answerOf(failure);
   const body = JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } });
   res.writeHead(error.status, { ...error.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-svc-wake-gateway': 'true' });
   res.end(body);
 }
 
-function rejectUpgrade(socket: Duplex, error: ErrorLike): void {
+function rejectUpgrade(socket: Duplex, failure: DomainError | ErrorLike): void {
+  const error = answerOf(failure);
   refuseUpgrade(socket, { status: error.status, code: error.code, message: error.message, details: error.details, headers: error.headers });
 }
