@@ -21,9 +21,8 @@ export const LAYER_ZONES = [
   zone('domain', ['api', 'cli', 'controllers', 'knowledge', 'platform', 'store', 'wiring']),
   zone('store', ['api', 'cli', 'controllers', 'knowledge', 'platform', 'wiring']),
   zone('platform', ['api', 'cli', 'controllers', 'knowledge', 'wiring']),
-  // Adapters get domain types, never store rows. Issue 13C moves the notification channel record into
-  // domain/; until then platform/notifications reads its type from this one store module.
-  { ...zone('platform', ['store']), except: ['./control/notification-channels.ts'] },
+  // Adapters get domain types, never store rows.
+  zone('platform', ['store']),
   zone('controllers', ['api', 'cli', 'knowledge', 'wiring']),
   zone('knowledge', ['api', 'cli', 'controllers', 'platform', 'wiring']),
   zone('api', ['cli', 'store', 'platform', 'wiring']),
