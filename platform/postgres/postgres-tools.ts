@@ -87,7 +87,10 @@ export class PostgresTools {
   async #exec(tool: string, args: string[], input?: string): Promise<string> {
     try {
       const running = run(this.#tool(tool), args, { env: this.#env(), timeout: this.#timeoutMs, maxBuffer: 64 * 1024 * 1024 });
-      // Input (SQL holding a password verifier) goes through stdin, never the command line.
+      // Input (SQL holding a password verifier) goes through stdin, never the command line. A tool
+      // that exits before reading it (a refused connection) closes the pipe: the EPIPE must not crash
+      // the process, and the tool's own exit status and stderr say what went wrong.
+      running.child.stdin?.on('error', () => undefined);
       running.child.stdin?.end(input ?? '');
       const { stdout } = await running;
       return stdout;
