@@ -1,6 +1,7 @@
 /**
- * The error classes of platform/, in one place. Both are domain errors (422 at the edge) whose
- * `details` say what the adapter ran and what it answered.
+ * The error classes of platform/, in one place. Git and build failures are domain errors (422 at
+ * the edge) whose `details` say what the adapter ran and what it answered; the outbound ones are
+ * adapter errors their callers turn into a delivery result or a domain error.
  */
 import { DomainError } from '../domain/errors.js';
 
@@ -15,5 +16,21 @@ export class GitError extends DomainError {
 export class BuildError extends DomainError {
   constructor(message: string, details: Record<string, unknown>) {
     super('unprocessable', 'build_failed', message, { details });
+  }
+}
+
+/** A delivery refused by the outbound guard before any connection. */
+export class OutboundRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutboundRefused';
+  }
+}
+
+/** A request timed out (no byte for `timeoutMs`). */
+export class OutboundTimeout extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutboundTimeout';
   }
 }

@@ -11,6 +11,7 @@ import type { HealthWatcher } from './health-watcher.js';
 import type { CronWatcher } from './cron-watcher.js';
 import type { CapacityWatcher } from './capacity-watcher.js';
 import type { reconcileEvents, ReconcileRequest } from './reconcile-events.js';
+import type { SinkView } from './sink-view.js';
 
 /** The running event services. */
 export interface EventServices {
@@ -24,6 +25,6 @@ export interface EventServices {
   readonly hostId: string;
   reconcile(request: ReconcileRequest): ReturnType<typeof reconcileEvents>;
   /** Configured sinks with delivery counts (never the secret). */
-  sinks(): { name: string; url: string; keyId: string | null; signed: boolean; environment: string; source: string; pending: number; delivered: number; failed: number; lastError: string | null }[];
+  sinks(): SinkView[];
   close(): void;
 }

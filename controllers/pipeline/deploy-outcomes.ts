@@ -3,20 +3,20 @@
  * its health gate, or the removal of a first deploy's jobs), and the records kept when the worker
  * recovers or abandons a deploy, preflight or rollback operation.
  */
-import type { Operation, RecoveryDecision } from '../../domain/operations/index.js';
+import { readDeployPayload, type Operation, type RecoveryDecision } from '../../domain/operations/index.js';
 import type { PipelineStep } from '../../domain/pipeline/index.js';
 import { getApp, setAppRelease } from '../../store/control/apps.js';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { closeOpenSteps, getDeployment, lastSuccessfulRelease, updateDeployment, type Deployment } from '../../store/control/deployments.js';
 import { emitDeployEvent } from './deploy-events.js';
-import { appRegions, queueDeployment, type DeployPayload } from './deploy-queue.js';
+import { appRegions, queueDeployment } from './deploy-queue.js';
 import type { PipelineDependencies } from './pipeline-context.js';
 import type { RunState } from './run-state.js';
 import { StepFailure } from '../errors.js';
 
 /** The deployment an operation runs. */
 export function deploymentOf(deps: PipelineDependencies, operation: Operation): Deployment {
-  const id = (operation.payload as Partial<DeployPayload>).deploymentId;
+  const id = readDeployPayload(operation.payload).deploymentId;
   const deployment = id === undefined ? undefined : getDeployment(deps.db, id);
   if (!deployment) throw new StepFailure(`operation ${operation.id} names no deployment`);
   return deployment;

@@ -10,6 +10,7 @@ import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { tryParseGoDuration } from '../../domain/spec/index.js';
 import { LOCAL_REGION, type JobSpec } from '../../domain/scheduler/index.js';
 import { isDomainError } from '../../domain/errors.js';
+import { readDeployPayload } from '../../domain/operations/index.js';
 import { MUTABLE_STEPS, planSteps, type PipelineKind, type PipelineStep } from '../../domain/pipeline/index.js';
 import { getApp, setAppRelease } from '../../store/control/apps.js';
 import {
@@ -23,7 +24,7 @@ import {
 } from '../../store/control/deployments.js';
 import { desiredJobs } from '../apps/app-reconciler.js';
 import type { OperationContext, OperationHandler } from '../operations/operation-handlers.js';
-import { appRegions, type DeployPayload } from './deploy-queue.js';
+import { appRegions } from './deploy-queue.js';
 import type { RunState } from './run-state.js';
 import { abandoned, deploymentOf, fail, recovered, succeed } from './deploy-outcomes.js';
 import { waitForGate } from './health-gate.js';
@@ -68,7 +69,7 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
     deployment,
   };
   if (kind === 'rollback') {
-    const targetId = (operation.payload as Partial<DeployPayload>).targetDeploymentId;
+    const targetId = readDeployPayload(operation.payload).targetDeploymentId;
     const target = targetId === undefined ? undefined : getDeployment(db, targetId);
     if (!target?.release) throw await fail(deps, state, null, new StepFailure('the rollback names no successful deployment to return to'));
     state.commit = target.release.commit;

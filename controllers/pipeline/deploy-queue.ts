@@ -3,7 +3,7 @@
  * its durable operation, written in one transaction.
  */
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
-import type { Operation, OperationKind } from '../../domain/operations/index.js';
+import type { DeployPayload, Operation, OperationKind } from '../../domain/operations/index.js';
 import type { Db } from '../../store/database.js';
 import { createDeployment, newDeploymentIds, type Deployment, type DeploymentKind } from '../../store/control/deployments.js';
 import { enqueueOperation, newOperationId } from '../../store/control/operations.js';
@@ -12,15 +12,6 @@ import { LOCAL_REGION } from '../../domain/scheduler/index.js';
 /** The operation kind of each deployment kind. */
 export const KIND_OF: Record<DeploymentKind, OperationKind> = { deploy: 'app.deploy', preflight: 'app.preflight', rollback: 'app.rollback' };
 
-/** Payload of deploy, preflight and rollback operations. */
-export interface DeployPayload {
-  readonly deploymentId: string;
-  readonly trigger: string;
-  /** Rollbacks: the succeeded deployment whose release is re-deployed. */
-  readonly targetDeploymentId?: string;
-  /** Auto-rollbacks: the deploy that failed its health gate. */
-  readonly failedDeploymentId?: string;
-}
 
 /** Regions an app deploys to: its declared regions, or the local default. */
 export function appRegions(spec: CanonicalAppSpec | null): string[] {

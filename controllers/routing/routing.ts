@@ -1,6 +1,6 @@
 /**
  * The running routing services as the API and the deploy pipeline see them, and what the routing
- * controller reads of an app. `wiring/control/routing.ts` builds them.
+ * controller reads of an app. `routing-service.ts` implements them; `wiring/control/routing.ts` builds it.
  */
 import type { DesiredRule, EndpointToggle } from '../../domain/routing/index.js';
 import type { AppRow } from '../../store/control/apps.js';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnprocessableError } from '../../domain/errors.js';
-import type { Operation } from '../../domain/operations/index.js';
+import { readSnapshotRestorePayload, type Operation } from '../../domain/operations/index.js';
 import { requireSnapshotName } from '../../domain/snapshots/index.js';
 import type { Db } from '../../store/database.js';
 import { getApp } from '../../store/control/apps.js';
@@ -15,6 +15,7 @@ import { enqueueOperation } from '../../store/control/operations.js';
 import type { OperationHandlers } from '../operations/operation-handlers.js';
 import { appSource, cloneStep } from '../pipeline/source-steps.js';
 import type { SnapshotService } from './snapshot-service.js';
+import { StepFailure } from '../errors.js';
 
 export interface SnapshotOperationsOptions {
   readonly db: Db;
@@ -36,7 +37,8 @@ export function registerSnapshotHandlers(handlers: OperationHandlers, options: S
   });
   handlers.register('app.snapshot-restore', {
     async run({ operation, stage }) {
-      const payload = operation.payload as { filename: string; preRestore?: boolean };
+      const payload = readSnapshotRestorePayload(operation.payload);
+      if (!payload) throw new StepFailure(`operation ${operation.id} names no snapshot file to restore`);
       stage('safety-snapshot', false);
       const receipt = await options.service.restore(operation.app!, payload.filename, {
         ...(payload.preRestore === undefined ? {} : { preRestore: payload.preRestore }),

@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 
@@ -50,6 +51,12 @@ export function nearestExisting(dir: string): string {
 export function freeDiskBytes(dir: string): number {
   const stats = fs.statfsSync(nearestExisting(dir));
   return stats.bavail * stats.bsize;
+}
+
+/** Free memory, and free and total disk of the file system holding `dir`: what the capacity check samples. */
+export async function hostCapacitySample(dir: string): Promise<{ freeMemoryBytes: number; freeDiskBytes: number; totalDiskBytes: number }> {
+  const stats = await fs.promises.statfs(dir);
+  return { freeMemoryBytes: os.freemem(), freeDiskBytes: Number(stats.bavail) * Number(stats.bsize), totalDiskBytes: Number(stats.blocks) * Number(stats.bsize) };
 }
 
 /** True when this process may write in `dir`. */

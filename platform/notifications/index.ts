@@ -1,4 +1,4 @@
-export { blockedAddressReason, checkTargetUrl, resolveTarget, OutboundRefused } from '../outbound/outbound-guard.js';
+export { blockedAddressReason, checkTargetUrl, resolveTarget } from '../outbound/outbound-guard.js';
 export type { OutboundPolicy } from '../outbound/outbound-guard.js';
 export { postTo } from './outbound-request.js';
 export type { DeliveryResult, PostOptions } from './outbound-request.js';

@@ -4,7 +4,8 @@
 import type { EventRecord } from '../../domain/events/event-record.js';
 import type { ChannelRecord } from '../../domain/events/index.js';
 import { channelRequest } from './channel-payloads.js';
-import { OutboundRefused, type OutboundPolicy } from '../outbound/outbound-guard.js';
+import { OutboundRefused } from '../errors.js';
+import type { OutboundPolicy } from '../outbound/outbound-guard.js';
 import { postTo, type DeliveryResult } from './outbound-request.js';
 
 /** Sends `event` to `channel`; never throws, never reports secret values. */

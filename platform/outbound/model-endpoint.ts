@@ -6,7 +6,8 @@
  * never appears in an error.
  */
 import { TimeoutError, UnavailableError } from '../../domain/errors.js';
-import { OPERATOR_CONFIGURED, OutboundTimeout, pinnedPost } from './pinned-post.js';
+import { OutboundTimeout } from '../errors.js';
+import { OPERATOR_CONFIGURED, pinnedPost } from './pinned-post.js';
 
 /** Where and how to call. */
 export interface ModelEndpoint {

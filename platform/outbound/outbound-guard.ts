@@ -10,6 +10,7 @@
 import dns from 'node:dns/promises';
 import net from 'node:net';
 import { ValidationError } from '../../domain/errors.js';
+import { OutboundRefused } from '../errors.js';
 
 /**
  * The refused ranges, first match wins. Node's BlockList also matches an IPv4 rule against the
@@ -103,12 +104,4 @@ export interface ResolvedTarget {
   readonly family: 4 | 6;
   /** Every resolved address (each one checked), for connections that try them in turn. */
   readonly all: readonly { readonly address: string; readonly family: 4 | 6 }[];
-}
-
-/** A delivery refused by the outbound guard before any connection. */
-export class OutboundRefused extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OutboundRefused';
-  }
 }

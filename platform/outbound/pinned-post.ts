@@ -9,6 +9,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { resolveTarget, type OutboundPolicy } from './outbound-guard.js';
+import { OutboundTimeout } from '../errors.js';
 
 /**
  * The policy of endpoints an operator configures (the event sink, the embedder, the reranker, the
@@ -16,14 +17,6 @@ import { resolveTarget, type OutboundPolicy } from './outbound-guard.js';
  * private network); the request still goes through the guard's resolution and pinning.
  */
 export const OPERATOR_CONFIGURED: OutboundPolicy = { allowPrivate: true };
-
-/** A request timed out (no byte for `timeoutMs`). */
-export class OutboundTimeout extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'OutboundTimeout';
-  }
-}
 
 /** What one pinned POST sends. */
 export interface PinnedPost {

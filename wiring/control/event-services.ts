@@ -2,8 +2,6 @@
  * Starts the event services: the event service, outbox dispatcher, notification channels,
  * watchers (allocations, health, cron, capacity) and metrics, over control.db and the substrate.
  */
-import os from 'node:os';
-import fs from 'node:fs';
 import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
@@ -12,8 +10,10 @@ import type { OutboundPolicy } from '../../platform/outbound/outbound-guard.js';
 import { systemClock, type Clock } from '../../domain/events/clock.js';
 import type { Registry } from '../../domain/registry/index.js';
 import type { Scheduler } from '../../domain/scheduler/index.js';
-import { SINK_TARGET, deliveryStats } from '../../store/control/event-outbox.js';
-import { readMeta, writeMeta } from '../../store/control/event-meta.js';
+import { SINK_TARGET } from '../../store/control/event-outbox.js';
+import { hostCapacitySample } from '../../platform/host/host-probes.js';
+import { resolveHostId } from '../../controllers/events/host-id.js';
+import { sinkViews } from '../../controllers/events/sink-view.js';
 import { EventService } from '../../controllers/events/event-service.js';
 import { EventDispatcher } from '../../controllers/events/event-dispatcher.js';
 import { NotificationService } from '../../controllers/events/notification-service.js';
@@ -42,21 +42,6 @@ export interface EventServicesOptions {
   readonly capacity?: { readonly intervalMs: number; readonly minimums: CapacityMinimums; readonly hostId: string | undefined; readonly dataDir: string; readonly probe?: () => Promise<CapacitySample>; readonly eventEnvironment?: string };
   /** Dispatcher retry base delay. @default 500 */
   readonly retryBaseMs?: number;
-}
-
-/** The host id: configured, else the persisted first short hostname. */
-export function resolveHostId(db: Db, configured: string | undefined, at: string): string {
-  if (configured !== undefined) return configured;
-  const stored = readMeta(db, 'events.host-id');
-  if (stored !== undefined) return stored;
-  const short = (os.hostname().split('.')[0] ?? 'host').replace(/[^A-Za-z0-9._-]/g, '-') || 'host';
-  writeMeta(db, 'events.host-id', short, at);
-  return short;
-}
-
-async function hostSample(dataDir: string): Promise<CapacitySample> {
-  const stats = await fs.promises.statfs(dataDir);
-  return { freeMemoryBytes: os.freemem(), freeDiskBytes: Number(stats.bavail) * Number(stats.bsize), totalDiskBytes: Number(stats.blocks) * Number(stats.bsize) };
 }
 
 /** Starts the event services and its watchers. */
@@ -98,7 +83,7 @@ export async function startEventServices(options: EventServicesOptions): Promise
   }
   if (options.capacity && options.capacity.intervalMs > 0) {
     const capacity = options.capacity;
-    const probe = capacity.probe ?? (() => hostSample(capacity.dataDir));
+    const probe = capacity.probe ?? (() => hostCapacitySample(capacity.dataDir));
     const sampled = async (): Promise<CapacitySample> => {
       const sample = await probe();
       options.metrics.hostDiskFree.set(sample.freeDiskBytes);
@@ -116,24 +101,7 @@ export async function startEventServices(options: EventServicesOptions): Promise
   return {
     events, notifications, dispatcher, allocations, health, cron, capacityWatcher, hostId,
     reconcile: (request) => reconcileEvents({ db: options.db, clock, events, substrate }, request),
-    sinks() {
-      if (!options.sink) return [];
-      const stats = deliveryStats(options.db).find((s) => s.target === SINK_TARGET);
-      let shownUrl = options.sink.url;
-      try {
-        const u = new URL(options.sink.url);
-        u.username = '';
-        u.password = '';
-        u.search = '';
-        shownUrl = u.toString();
-      } catch {
-        // configuration validated it already
-      }
-      return [{
-        name: 'sink', url: shownUrl, keyId: options.sink.keyId ?? null, signed: options.sink.secret !== undefined, environment: options.environment, source: options.source,
-        pending: stats?.pending ?? 0, delivered: stats?.delivered ?? 0, failed: stats?.failed ?? 0, lastError: stats?.lastError ?? null,
-      }];
-    },
+    sinks: () => sinkViews(options.db, options.sink, options.environment, options.source),
     close() {
       for (const timer of timers) clearInterval(timer);
       for (const unsubscribe of unsubscribes) unsubscribe();
