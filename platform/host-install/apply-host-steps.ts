@@ -4,7 +4,7 @@
  * every step first looks at what is there and reports `unchanged` when nothing differs (ADR 0141).
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { RELEASE_EXECUTABLE, SERVICE_USER, type HostStep, type StepOwner } from '../../domain/host-install/index.js';
@@ -48,12 +48,13 @@ export function applyHostSteps(steps: readonly HostStep[], options: ApplyHostSte
   for (const step of steps) {
     let report: StepReport;
     try {
-      report = step.kind === 'systemd' && step.command === 'daemon-reload' && !changed ? { step, outcome: 'unchanged', detail: 'systemctl daemon-reload (no unit changed)' } : apply(step, context);
+      report = step.kind === 'systemd' && step.command === 'daemon-reload' && !changed ? { step, outcome: 'unchanged', detail: 'systemctl daemon-reload (no unit file changed)' } : apply(step, context);
     } catch (error) {
       if (error instanceof HostInstallError) throw error;
       throw new HostInstallError(`${describe(step)}: ${(error as Error).message}`, { step: step.kind, path: 'path' in step ? step.path : undefined }, error);
     }
-    if (report.outcome === 'created' || report.outcome === 'updated' || report.outcome === 'deleted') changed = true;
+    // systemd reads unit files again only when one of them changed.
+    if ((step.kind === 'file' || step.kind === 'remove') && step.path.startsWith('/etc/systemd/') && ['created', 'updated', 'deleted'].includes(report.outcome)) changed = true;
     reports.push(report);
   }
   return reports;
@@ -211,10 +212,12 @@ function applyRelease(step: Extract<HostStep, { kind: 'release' }>, target: stri
   return done(existed ? 'updated' : 'created', `${describe(step)} (from ${from}${existed ? ', replacing another build of this version' : ''})`);
 }
 
+/** Same bytes (sizes first: a different build of the executable almost always differs in size). */
 function sameFile(a: string, b: string): boolean {
   try {
-    const [sa, sb] = [fs.statSync(a), fs.statSync(b)];
-    return sa.size === sb.size && sa.mtimeMs === sb.mtimeMs;
+    if (fs.statSync(a).size !== fs.statSync(b).size) return false;
+    const digest = (file: string) => createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+    return digest(a) === digest(b);
   } catch {
     return false;
   }
