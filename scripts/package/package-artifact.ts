@@ -74,8 +74,11 @@ async function sha256Of(file: string): Promise<string> {
   return hash.digest('hex');
 }
 
-/** Bundles the program into `outfile`; fails on any esbuild warning (a warning here is a runtime failure in the artifact). */
-async function bundle(outfile: string, release: PlatformRelease): Promise<void> {
+/**
+ * Bundles the program into `outfile` (one CommonJS script); fails on any esbuild warning (a warning
+ * here is a runtime failure in the artifact). Exported for bench/artifact.ts.
+ */
+export async function bundleProgram(outfile: string, release: PlatformRelease): Promise<void> {
   const shim = (file: string) => path.join(CHECKOUT, 'scripts/package', file);
   const result = await build({
     entryPoints: [shim('artifact-entry.ts')],
@@ -126,7 +129,7 @@ export async function packageArtifact(options: PackageArtifactOptions = {}): Pro
 
     log(`bundling ${name}`);
     const script = path.join(work, 'svc.cjs');
-    await bundle(script, release);
+    await bundleProgram(script, release);
     const bundleBytes = fs.statSync(script).size;
 
     log('making the single executable');
