@@ -69,6 +69,11 @@ export default tseslint.config(
     rules: { 'import-x/no-restricted-paths': ['error', { zones: LAYER_ZONES }] },
   },
   {
+    // The release bundle's stand-ins replace CommonJS packages and are CommonJS themselves (ADR 0140).
+    files: ['scripts/package/*.cts'],
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',

@@ -10,6 +10,11 @@ import type { BuildInfo } from '../domain/build-info.js';
 
 export type { BuildInfo };
 
+/**
+ * The release artifact's identity, set by the packager (esbuild `define`, scripts/package/): the
+ * single executable carries no package.json and no .git to read it from. Undefined from a checkout.
+ */
+declare const SVC_RELEASE: { readonly name: string; readonly version: string; readonly commit: string | null } | undefined;
 
 /** The package root (the folder holding package.json), found from this file upward. */
 export function packageRoot(): string {
@@ -27,6 +32,10 @@ let cached: BuildInfo | undefined;
 /** Reads package.json and asks git for the commit once per process. */
 export function buildInfo(): BuildInfo {
   if (cached) return cached;
+  if (typeof SVC_RELEASE !== 'undefined') {
+    cached = describe(SVC_RELEASE.name, SVC_RELEASE.version, SVC_RELEASE.commit);
+    return cached;
+  }
   const root = packageRoot();
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string };
   let commit: string | null = process.env.SVC_COMMIT ?? null;
@@ -37,7 +46,11 @@ export function buildInfo(): BuildInfo {
       commit = null;
     }
   }
-  const label = `v${pkg.version}-platform${commit ? `-0-g${commit.slice(0, 7)}` : ''}`;
-  cached = { name: pkg.name, version: pkg.version, label, commit, node: process.version };
+  cached = describe(pkg.name, pkg.version, commit);
   return cached;
+}
+
+function describe(name: string, version: string, commit: string | null): BuildInfo {
+  const label = `v${version}-platform${commit ? `-0-g${commit.slice(0, 7)}` : ''}`;
+  return { name, version, label, commit, node: process.version };
 }

@@ -34,3 +34,10 @@ export class OutboundTimeout extends Error {
     this.name = 'OutboundTimeout';
   }
 }
+
+/** `svc install` or `svc uninstall` could not make a change; `details` names the step and its path. */
+export class HostInstallError extends DomainError {
+  constructor(message: string, details: Record<string, unknown>, cause?: unknown) {
+    super('unprocessable', 'host_install_failed', message, { details, cause });
+  }
+}

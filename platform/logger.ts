@@ -5,6 +5,7 @@
  * leak a bearer token.
  */
 import { pino, type Logger } from 'pino';
+import { build as prettyStream } from 'pino-pretty';
 import type { LogLevel } from './config.js';
 
 export type { Logger } from 'pino';
@@ -36,13 +37,15 @@ export const REDACT_PATHS = [
 /** Creates the process logger. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const pretty = options.pretty ?? Boolean(process.stdout.isTTY);
-  return pino({
+  const settings = {
     level: options.level ?? 'info',
     base: options.base ?? {},
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-    ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l' } } } : {}),
-  });
+  };
+  // Pretty output is a stream in this thread, not a pino transport: a transport is a worker that
+  // loads its target by module name, which the release artifact's single bundle cannot (ADR 0140).
+  return pretty ? pino(settings, prettyStream({ colorize: true, translateTime: 'SYS:HH:MM:ss.l' })) : pino(settings);
 }
 
 /** A logger that writes nothing, for tests and benchmarks. */

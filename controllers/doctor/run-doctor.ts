@@ -102,7 +102,7 @@ function cgroupChecks(root?: string): DoctorCheck[] {
       required: false,
       status: cpu?.writable ? 'pass' : 'fail',
       detail: cpu ? `${cpu.kind} cpu controller ${cpu.writable ? 'writable' : 'not writable'}` : 'no cgroup cpu controller',
-      fix: 'run svc serve as root on a host with cgroups mounted (a container needs a writable /sys/fs/cgroup); without it apps run but resources.cpu is not applied',
+      fix: 'run svc serve as root on a host with cgroups mounted (a container needs a writable /sys/fs/cgroup), or as the systemd service of `svc install` (Delegate=yes, cgroup v2); without it apps run but resources.cpu is not applied',
     }),
     doctorCheck({
       id: 'cgroups.memory',

