@@ -270,13 +270,9 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     // The wake gateway sees requests first: a Host of a public endpoint never reaches the API.
     server = await listen(app, config.port, config.host, { intercept: (req, res) => gatewayProxy.handleRequest(req, res) });
   } catch (error) {
-    gatewayProxy.close();
-    await routing.close();
-    await deploys.close();
-    eventApi.close();
-    await reconcilers.close();
-    store.db.close();
-    await database.managed?.close();
+    // Everything started so far stops the same way a running plane does, so no timer or watcher
+    // goes on against the closed database (a port in use, say).
+    await closeAll(undefined);
     throw error;
   }
   // The wake gateway sees upgrades first too; exec is refused rather than left unanswered.
@@ -300,13 +296,13 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     managedPostgres: database.managed,
     close() {
       // Idempotent: a second call waits for the first.
-      closing ??= closeAll();
+      closing ??= closeAll(server);
       return closing;
     },
   };
-  async function closeAll(): Promise<void> {
+  async function closeAll(listening: RunningServer | undefined): Promise<void> {
     eventApi.close();
-    await server.close();
+    await listening?.close();
     functions.close();
     gatewayProxy.close();
     await routing.close();
