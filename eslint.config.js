@@ -27,6 +27,10 @@ export const LAYER_ZONES = [
   zone('knowledge', ['api', 'cli', 'controllers', 'platform', 'wiring']),
   zone('api', ['cli', 'store', 'platform', 'wiring']),
   zone('wiring', ['cli']),
+  // Browser code (ADR 0130): the pages talk to the services over HTTP only, never import them.
+  zone('web', ['api', 'cli', 'controllers', 'knowledge', 'domain', 'platform', 'store', 'wiring', 'schemas', 'fixtures', 'test', 'bench', 'scripts']),
+  // ... and no server code imports the pages.
+  ...['api', 'cli', 'controllers', 'knowledge', 'domain', 'platform', 'store', 'wiring'].map((layer) => zone(layer, ['web'])),
 ];
 
 export default tseslint.config(
@@ -67,6 +71,13 @@ export default tseslint.config(
   {
     files: ['**/*.ts'],
     rules: { 'import-x/no-restricted-paths': ['error', { zones: LAYER_ZONES }] },
+  },
+  {
+    // Browser code: no Node built-ins (it is bundled for the browser by scripts/build-web.ts).
+    files: ['web/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', ...IO_MODULES.filter((m) => !m.startsWith('node:')), ...IO_PACKAGES], message: 'web/ is browser code: no Node modules or server packages' }] }],
+    },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
