@@ -44,7 +44,7 @@ function Dashboard() {
     document.title = auth.kind === 'sign-in' ? 'Sign in · svc knowledge admin' : 'svc knowledge admin';
   }, [auth.kind]);
   if (auth.kind === 'sign-in') {
-    return html`<${SignIn} title="svc knowledge admin" hint="a knowledge store token with the admin permission (tenant:admin:secret, from SVC_KNOWLEDGE_TOKENS)" reason=${auth.reason} onSignedIn=${check} />`;
+    return html`<${SignIn} title="svc knowledge admin" hint="a knowledge store token with the admin permission, written whole as tenant:permissions:secret (an entry of SVC_KNOWLEDGE_TOKENS)" reason=${auth.reason} onSignedIn=${check} />`;
   }
   if (auth.kind !== 'signed-in') {
     return html`<main id="main"><h1>svc knowledge admin</h1>${auth.kind === 'failed' ? html`<${ErrorNote} error=${auth.error} /><button type="button" onClick=${check}>Try again</button>` : html`<p class="muted">Connecting…</p>`}</main>`;
