@@ -48,7 +48,7 @@ function randomKey(): string {
 function summary(result: any): string {
   const operation = result?.operation;
   if (operation?.id) return `Queued operation ${operation.id} (${operation.kind ?? 'operation'}, ${operation.status ?? 'queued'})${result.deploymentId ? ` for deployment ${result.deploymentId}` : ''}.`;
-  if (result?.incidents !== undefined || result?.updated !== undefined) return `Done: ${result.updated ?? result.incidents?.length ?? 0} event(s) updated.`;
+  if (typeof result?.action === 'string' && typeof result?.matched === 'number') return `Done: ${result.action} matched ${result.matched} event(s), ${result.changed?.length ?? 0} changed.`;
   if (result?.status) return `Done: ${result.status}.`;
   return 'Done.';
 }
