@@ -9,7 +9,7 @@ import '../shared/base.css';
 import { api, onSignInNeeded } from '../shared/api.js';
 import { html } from '../shared/html.js';
 import { sessionToken, setSessionToken, useSessionKey } from '../shared/session.js';
-import { SignIn } from '../shared/sign-in.js';
+import { SignIn, type SignInReason } from '../shared/sign-in.js';
 import { Badge, ErrorNote, Frame } from '../shared/ui.js';
 import { startEventStream, stopEventStream, useStreamStatus } from './event-stream.js';
 import { linkClick, matchRoute, usePath } from './router.js';
@@ -34,7 +34,7 @@ const NAV = [
 
 const TITLES: Record<string, string> = { apps: 'Apps', inbox: 'Inbox', events: 'Events and incidents', operations: 'Operations', routing: 'Routing', platform: 'Platform', 'not-found': 'Not found' };
 
-type AuthState = { readonly kind: 'checking' } | { readonly kind: 'signed-in'; readonly label: string } | { readonly kind: 'sign-in'; readonly reason: 'missing' | 'rejected' } | { readonly kind: 'failed'; readonly error: Error };
+type AuthState = { readonly kind: 'checking' } | { readonly kind: 'signed-in'; readonly label: string } | { readonly kind: 'sign-in'; readonly reason: SignInReason } | { readonly kind: 'failed'; readonly error: Error };
 
 function Page() {
   const path = usePath();
@@ -69,7 +69,9 @@ function Console() {
     api<{ platform: { label: string } }>('/api/ops/platform')
       .then((p) => setAuth({ kind: 'signed-in', label: p.platform.label }))
       .catch((error: Error & { status?: number }) => {
-        if (error.status !== 401) setAuth({ kind: 'failed', error });
+        // 401 already switched to the prompt; a scoped token without access is asked again.
+        if (error.status === 403) setAuth({ kind: 'sign-in', reason: 'forbidden' });
+        else if (error.status !== 401) setAuth({ kind: 'failed', error });
       });
   }, []);
   useEffect(() => onSignInNeeded((reason) => {

@@ -10,7 +10,7 @@ import '../shared/base.css';
 import { api, onSignInNeeded } from '../shared/api.js';
 import { html } from '../shared/html.js';
 import { sessionToken, setSessionToken, useSessionKey } from '../shared/session.js';
-import { SignIn } from '../shared/sign-in.js';
+import { SignIn, type SignInReason } from '../shared/sign-in.js';
 import { ErrorNote, Frame } from '../shared/ui.js';
 import { HealthPanel, MetricsPanel } from './metrics-panel.js';
 import { RankingPanel } from './ranking-panel.js';
@@ -26,7 +26,7 @@ const NAV = [
   { href: '#raw-heading', label: 'Raw metrics' },
 ];
 
-type AuthState = { readonly kind: 'checking' } | { readonly kind: 'signed-in' } | { readonly kind: 'sign-in'; readonly reason: 'missing' | 'rejected' } | { readonly kind: 'failed'; readonly error: Error };
+type AuthState = { readonly kind: 'checking' } | { readonly kind: 'signed-in' } | { readonly kind: 'sign-in'; readonly reason: SignInReason } | { readonly kind: 'failed'; readonly error: Error };
 
 function Dashboard() {
   const [auth, setAuth] = useState<AuthState>({ kind: 'checking' });
@@ -35,7 +35,9 @@ function Dashboard() {
     api('/admin/api/stats')
       .then(() => setAuth({ kind: 'signed-in' }))
       .catch((error: Error & { status?: number }) => {
-        if (error.status !== 401) setAuth({ kind: 'failed', error });
+        // 401 already switched to the prompt; a token without the admin permission is asked again.
+        if (error.status === 403) setAuth({ kind: 'sign-in', reason: 'forbidden' });
+        else if (error.status !== 401) setAuth({ kind: 'failed', error });
       });
   }, []);
   useEffect(() => onSignInNeeded((reason) => setAuth({ kind: 'sign-in', reason })), []);

@@ -41,7 +41,8 @@ export function Chart(props: ChartProps) {
       height: props.height ?? 180,
       legend: { show: true },
       cursor: { show: true },
-      scales: { x: { time: true } },
+      // One point (or one instant) gets an hour either side rather than a span of years.
+      scales: { x: { time: true, range: (_u, min, max) => (min === max ? [min - 3600, max + 3600] : [min, max]) } },
       axes: [{}, { label: props.unit, size: 56 }],
       series: [
         {},
