@@ -5,6 +5,8 @@
  * live, an incident acknowledged from the console, and with SVC_API_TOKEN set, no data before
  * signing in.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, newPage, type PageWatch } from '../helpers/browser.js';
@@ -12,6 +14,8 @@ import { startPlaneWithApps } from '../helpers/plane-with-apps.js';
 import { request } from '../helpers/http-request.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
 import { freePort } from '../routing/wake-harness.js';
+import { getApp } from '../../store/control/apps.js';
+import { waitForReconciled } from '../helpers/wait-for.js';
 
 const test = anyTest as TestFn<{ browser: Browser }>;
 
@@ -83,11 +87,16 @@ test.after.always(async (t) => {
 });
 
 test('the console shows every page at 375 px with a title, landmarks and no console errors or failed requests, and is keyboard usable', async (t) => {
-  const { plane } = await startApps(t);
+  const { plane, config } = await startApps(t);
+  // An app whose spec has an error: its page shows the finding as file:line:col.
+  fs.mkdirSync(path.join(config.appsDir, 'broken'));
+  fs.writeFileSync(path.join(config.appsDir, 'broken', 'infraspec.yaml'), 'name: broken\ndeploy: true\nprocesses:\n  web:\n    port: 99999\n');
+  await waitForReconciled([plane.reconcilers.specController], () => getApp(plane.db, 'broken') !== undefined, { what: 'broken app discovered' });
   const { page, watch } = await newPage(t, t.context.browser, { width: 375 });
   const pages: [string, string, RegExp][] = [
     ['/', 'Apps · svc console', /hello/],
     ['/ui/apps/hello', 'hello · svc console', /Processes and allocations/],
+    ['/ui/apps/broken', 'broken · svc console', /broken\/infraspec\.yaml:5:11\s+error\s+schema\.maximum processes\.web\.port: 99999 is above the maximum of 65535/],
     ['/ui/inbox', 'Inbox · svc console', /Incidents/],
     ['/ui/events', 'Events and incidents · svc console', /Recent events/],
     ['/ui/operations', 'Operations · svc console', /Drain/],

@@ -26,8 +26,7 @@ function Conditions(props: { app: AppView }) {
 function Findings(props: { app: AppView & { file?: string } }) {
   if (props.app.findings.length === 0) return html`<p class="muted">No findings in <code>${props.app.file ?? 'infraspec.yaml'}</code>.</p>`;
   return html`<ul>${props.app.findings.map((f) => html`<li>
-    <code>${props.app.file ?? 'infraspec.yaml'}:${f.line ?? 0}:${f.column ?? 0}</code> <${Badge} value=${f.severity === 'error' ? 'critical' : 'warning'} label=${f.severity} />
-    <code>${f.rule}</code> ${f.message}</li>`)}</ul>`;
+    <code>${props.app.file ?? 'infraspec.yaml'}:${f.line ?? 0}:${f.column ?? 0}</code> <${Badge} value=${f.severity === 'error' ? 'critical' : 'warning'} label=${f.severity} /> <code>${f.rule}</code> ${f.message}</li>`)}</ul>`;
 }
 
 function Processes(props: { app: AppView }) {
@@ -58,7 +57,8 @@ function SnapshotList(props: { app: string }) {
   return html`<${Loaded} resource=${snaps}>${(data: any) => html`
     <p>Database <code>${data.database}</code>, keeping ${data.keep}.</p>
     <div class="actions"><${ActionButton} action="snapshot.take" params=${{ id: props.app }} label="Take a snapshot" onDone=${() => snaps.reload()} /></div>
-    ${data.snapshots.length === 0 ? html`<p class="muted">No snapshots yet.</p>` : html`<ul>${data.snapshots.map((s: any) => html`<li><code>${s.filename}</code> ${bytes(s.sizeBytes)} <span class="muted">${relativeTime(s.createdAt)}</span></li>`)}</ul>`}`}<//>`;
+    ${data.snapshots.length === 0 ? html`<p class="muted">No snapshots yet.</p>` : html`<ul>${data.snapshots.map((s: any) => html`<li><code>${s.filename}</code> ${bytes(s.sizeBytes)} <span class="muted">${relativeTime(s.createdAt)}</span>
+      <${ActionButton} action="snapshot.restore" params=${{ id: props.app, filename: s.filename }} body=${{ confirm: true }} label="Restore" /></li>`)}</ul>`}`}<//>`;
 }
 
 function Cron(props: { app: string }) {
@@ -139,6 +139,7 @@ export function AppPage(props: { app: string }) {
       <section aria-labelledby="app-endpoints"><h2 id="app-endpoints">Endpoints</h2><${Endpoints} app=${props.app} /></section>
       <section aria-labelledby="app-snapshots"><h2 id="app-snapshots">Snapshots</h2><${Snapshots} app=${props.app} /></section>
       <section aria-labelledby="app-cron"><h2 id="app-cron">Scheduled processes</h2><${Cron} app=${props.app} /></section>
-      <section aria-labelledby="app-functions"><h2 id="app-functions">Function history</h2><${Functions} app=${props.app} /></section>
+      <section aria-labelledby="app-functions"><h2 id="app-functions">Function history</h2>${app.data.conditions.some((c) => c.type === 'Valid' && c.status === 'True')
+        ? html`<${Functions} app=${props.app} />` : html`<p class="muted">No valid spec: no function processes.</p>`}</section>
     `}`;
 }
