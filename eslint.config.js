@@ -27,6 +27,10 @@ export const LAYER_ZONES = [
   zone('knowledge', ['api', 'cli', 'controllers', 'platform', 'wiring']),
   zone('api', ['cli', 'store', 'platform', 'wiring']),
   zone('wiring', ['cli']),
+  // Browser code (ADR 0130): the pages talk to the services over HTTP only, never import them.
+  zone('web', ['api', 'cli', 'controllers', 'knowledge', 'domain', 'platform', 'store', 'wiring', 'schemas', 'fixtures', 'test', 'bench', 'scripts']),
+  // ... and no server code imports the pages.
+  ...['api', 'cli', 'controllers', 'knowledge', 'domain', 'platform', 'store', 'wiring'].map((layer) => zone(layer, ['web'])),
 ];
 
 export default tseslint.config(
@@ -72,6 +76,13 @@ export default tseslint.config(
     // The release bundle's stand-ins replace CommonJS packages and are CommonJS themselves (ADR 0140).
     files: ['scripts/package/*.cts'],
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
+    // Browser code: no Node built-ins (it is bundled for the browser by scripts/build-web.ts).
+    files: ['web/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', ...IO_MODULES.filter((m) => !m.startsWith('node:')), ...IO_PACKAGES], message: 'web/ is browser code: no Node modules or server packages' }] }],
+    },
   },
   {
     files: ['test/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the test suite needs when it is absent: npm packages, the PostgreSQL server and
-# promtool (Debian packages), git. Safe to run again; does nothing when everything is present.
+# Installs what the test suite needs when it is absent: npm packages, the PostgreSQL server,
+# promtool and Chromium (Debian packages), git. Safe to run again; does nothing when everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,4 +44,9 @@ if ! command -v promtool >/dev/null 2>&1; then
     trap 'as_root rm -f /usr/sbin/policy-rc.d' EXIT
   fi
   apt_install prometheus
+fi
+
+# Chromium runs the browser tests of the web pages (driven by playwright-core; docs/adr/0133).
+if [ ! -x /usr/bin/chromium ]; then
+  apt_install chromium
 fi

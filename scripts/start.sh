@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts the platform on its embedded default with the sample apps: installs npm packages when
-# absent, installs the PostgreSQL server when absent, builds, copies the sample apps into a git-tracked apps folder once, then runs `svc serve`.
+# absent, installs the PostgreSQL server when absent, builds (the server and the web pages), copies the sample apps into a git-tracked apps folder once, then runs `svc serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stamp=node_modules/.svc-installed
@@ -20,6 +20,8 @@ if [ -z "${SVC_POSTGRES_HOST:-}" ] && [ "${SVC_POSTGRES_MANAGED:-true}" != "fals
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql postgresql-client >/dev/null
 fi
 npx tsc -p tsconfig.build.json
+# The operator console (8800) and the knowledge admin dashboard (7702): dist/web.
+node --import tsx scripts/build-web.ts
 export SVC_DATA_DIR="${SVC_DATA_DIR:-$PWD/.data}"
 export SVC_APPS_DIR="${SVC_APPS_DIR:-$SVC_DATA_DIR/apps}"
 if [ ! -d "$SVC_APPS_DIR" ]; then

@@ -5,6 +5,8 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 start=$(date +%s)
 echo "== lint"; npx eslint .
-echo "== typecheck"; npx tsc --noEmit -p tsconfig.json
+echo "== typecheck"; npx tsc --noEmit -p tsconfig.json; npx tsc --noEmit -p web/tsconfig.json
+# The browser tests load the built pages (dist/web): build them from this checkout's sources.
+echo "== web pages"; node --import tsx scripts/build-web.ts
 echo "== tests"; npx ava "$@"
 echo "== suite took $(( $(date +%s) - start ))s"

@@ -5,6 +5,7 @@ import type Router from '@koa/router';
 import type { SvcConfig } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { buildInfo } from '../platform/build-info.js';
+import { builtWebPage } from '../platform/web-pages.js';
 import { openControlStore } from '../store/open-stores.js';
 import type { Db } from '../store/database.js';
 import { listen, type RunningServer } from '../api/http/listen.js';
@@ -264,6 +265,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     routers,
     scopedToken,
     ...(edgeIdentity ? { edgeIdentity } : {}),
+    webRoot: builtWebPage('console'),
   });
   let server: RunningServer;
   try {

@@ -6,6 +6,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { SvcConfig } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
 import { buildInfo } from '../platform/build-info.js';
+import { builtWebPage } from '../platform/web-pages.js';
 import { openKnowledgeStore } from '../store/open-stores.js';
 import { appliedMigrations } from '../store/migrate.js';
 import { sqliteVersion } from '../store/database.js';
@@ -137,6 +138,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     healthy: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined,
     before: [authenticate(tokens, { protectedPrefixes: ['/admin/', '/debug/'] })],
     routers: [adminApiRoutes(services, { stats, totals: () => metrics.totals(), version: introspection.version }), profilingRoutes()],
+    webRoot: builtWebPage('knowledge-admin'),
   });
   const rest = await listen(app, config.knowledgePort, config.host);
   let adminServer: RunningServer;

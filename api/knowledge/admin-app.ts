@@ -1,5 +1,5 @@
 /**
- * The knowledge store's admin listener (port 7702): health and Prometheus metrics.
+ * The knowledge store's admin listener (port 7702): health, Prometheus metrics and the admin dashboard page.
  */
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -8,6 +8,7 @@ import type { LoggerPort as Logger } from '../../domain/logger.js';
 import { errorMiddleware } from '../http/error-middleware.js';
 import { requestContext } from '../http/request-context.js';
 import { jsonBodyParser } from '../http/body-parser.js';
+import { webPages } from '../http/web-pages.js';
 
 export interface AdminAppOptions {
   readonly logger: Logger;
@@ -16,9 +17,11 @@ export interface AdminAppOptions {
   readonly healthy: () => boolean;
   readonly before?: readonly Koa.Middleware[];
   readonly routers?: readonly Router[];
+  /** The built admin dashboard (`dist/web/knowledge-admin`), served at `/` and `/ui/...`: it holds no data. */
+  readonly webRoot?: string;
 }
 
-/** Builds the admin app: `/healthz`, `/metrics`, plus any admin routers. */
+/** Builds the admin app: `/healthz`, `/metrics`, the dashboard page, plus any admin routers. */
 export function createAdminApp(options: AdminAppOptions): Koa {
   const app = new Koa();
   app.silent = true;
@@ -34,6 +37,7 @@ export function createAdminApp(options: AdminAppOptions): Koa {
   });
   app.use(requestContext(options.logger, { quietPaths: ['/healthz', '/metrics'] }));
   app.use(errorMiddleware(options.logger));
+  if (options.webRoot !== undefined) app.use(webPages({ root: options.webRoot }));
   for (const middleware of options.before ?? []) app.use(middleware);
   app.use(jsonBodyParser(options.bodyLimitBytes));
   app.use(router.routes());

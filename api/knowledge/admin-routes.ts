@@ -1,7 +1,10 @@
 /**
  * Admin API on the admin listener (admin permission): explain-rank, and the origin's dashboard
  * JSON APIs `stats`, `metrics`, `ranking-eval`, `timetravel`, `diff`, `search` and `belief`
- * (docs/adr/0038-admin-debugger-api.md). The dashboard page itself is not served here.
+ * (docs/adr/0038-admin-debugger-api.md), and the belief debugger's reads the dashboard page needs
+ * on its own origin: `node` (every version over valid and transaction time), `source-trust`,
+ * `feedback` (of one node) and `retrieve` (a query's ranked results with their score breakdown),
+ * the same services as the namespace REST routes on 7701 (docs/adr/0132).
  */
 import Router from '@koa/router';
 import type { Context } from 'koa';
@@ -10,7 +13,8 @@ import { ValidationError } from '../../domain/errors.js';
 import { DebuggerService, parseDebuggerTime, SEARCH_LIMIT } from '../../knowledge/introspection/debugger-service.js';
 import { RANKING_EVAL_MAX_TOP_K, runRankingEval } from '../../knowledge/introspection/ranking-eval.js';
 import { requirePermission } from './auth.js';
-import { validateExplainRank } from './request-schemas.js';
+import { validateExplainRank, validateRetrieve } from './request-schemas.js';
+import { originScoreParams } from './origin-compat.js';
 import { explainInput } from './namespace-routes.js';
 import { intParam, listParam, stringParam } from './query-params.js';
 import type { RuntimeTotals } from './metrics.js';
@@ -112,5 +116,37 @@ export function adminApiRoutes(services: KnowledgeServices, options: AdminApiOpt
     ctx.body = debug.belief(tenant, required(ctx, 'ns'), required(ctx, 'id'));
   });
 
+  router.get('/node', (ctx) => {
+    const { tenant } = requirePermission(ctx, 'admin');
+    ctx.body = services.nodes.get(tenant, required(ctx, 'ns'), required(ctx, 'id'), { history: true });
+  });
+
+  router.get('/source-trust', (ctx) => {
+    const { tenant } = requirePermission(ctx, 'admin');
+    ctx.body = services.sources.trust(tenant, required(ctx, 'ns'), required(ctx, 'source_id'));
+  });
+
+  router.get('/feedback', (ctx) => {
+    const { tenant } = requirePermission(ctx, 'admin');
+    const node = required(ctx, 'node_id').toLowerCase();
+    // The namespace's first FEEDBACK_SCAN events (oldest first) are filtered to the node's.
+    const events = services.feedback.events(tenant, required(ctx, 'ns'), undefined, FEEDBACK_SCAN).filter((e) => e.node_id === node);
+    ctx.body = { node_id: node, count: events.length, events };
+  });
+
+  router.post('/retrieve', async (ctx) => {
+    const { tenant } = requirePermission(ctx, 'admin');
+    const { namespace, ...rest } = (ctx.request.body ?? {}) as Record<string, unknown>;
+    if (typeof namespace !== 'string' || namespace.trim() === '') throw new ValidationError('namespace: is required', { code: 'invalid_request', details: { problems: [{ path: 'namespace', keyword: 'required', message: 'namespace: is required' }] } });
+    const raw = validateRetrieve(rest);
+    const scoreParams = originScoreParams(raw.score_params);
+    const { score_params: _ignored, ...query } = raw;
+    // A debugger read: not counted in the retrieval metrics of callers' traffic.
+    ctx.body = await services.retrieval.retrieve(tenant, namespace, scoreParams === undefined ? query : { ...query, score_params: scoreParams });
+  });
+
   return router;
 }
+
+/** How many of a namespace's feedback events the debugger scans for one node's. */
+const FEEDBACK_SCAN = 10_000;

@@ -4,8 +4,9 @@
  * level and whether it needs explicit confirmation.
  *
  * Risk (spec, Operator views): acknowledge, snooze or resolve an incident low; run a preflight low;
- * trigger, pause or resume cron medium; deploy, roll back or restore a snapshot high. High risk
- * always needs explicit confirmation.
+ * trigger, pause or resume cron medium; deploy, roll back or restore a snapshot high. Beyond the
+ * spec's list (for the operator console, docs/adr/0130): taking a snapshot is low, promoting
+ * canaries and turning a public endpoint on or off high. High risk always needs explicit confirmation.
  */
 
 /** How much an action can change or break. */
@@ -24,6 +25,12 @@ export interface ActionSchemas {
   readonly rollback: object;
   /** `POST /api/v1/apps/{id}/snapshots/{filename}/restore`. */
   readonly snapshotRestore: object;
+  /** `POST /api/v1/apps/{id}/snapshots` (take one now). */
+  readonly snapshotTake: object;
+  /** `POST /api/apps/{id}/canary/promote`. */
+  readonly canaryPromote: object;
+  /** `POST /api/apps/{id}/endpoints/toggle`. */
+  readonly endpointToggle: object;
 }
 
 /** A request header an action needs. */
@@ -145,6 +152,44 @@ export function actionCatalog(schemas: ActionSchemas): ActionDescriptor[] {
       mobileReady: true,
       discoveredFrom: 'GET /api/operator/snapshot-readiness (apps[].latestRestorePoint)',
       prompt: 'Replace the contents of the database of {id} with {filename}? This cannot be undone.',
+    },
+    {
+      id: 'snapshot.take',
+      title: 'Take a snapshot of an app database now',
+      method: 'POST',
+      path: '/api/v1/apps/{id}/snapshots',
+      parameters: [APP],
+      headers: [{ ...IDEMPOTENCY, required: true }],
+      schema: schemas.snapshotTake,
+      risk: 'low',
+      mobileReady: true,
+      discoveredFrom: 'GET /api/operator/snapshot-readiness (apps[])',
+    },
+    {
+      id: 'canary.promote',
+      title: 'Promote the waiting canaries of an app',
+      method: 'POST',
+      path: '/api/apps/{id}/canary/promote',
+      parameters: [APP],
+      headers: [IDEMPOTENCY],
+      schema: schemas.canaryPromote,
+      risk: 'high',
+      mobileReady: true,
+      discoveredFrom: 'GET /api/operator/deploy-confidence (awaitingPromotion)',
+      prompt: 'Promote the canaries of {id} now? Every allocation is replaced by the new version.',
+    },
+    {
+      id: 'endpoint.toggle',
+      title: 'Turn a public endpoint of an app on or off',
+      method: 'POST',
+      path: '/api/apps/{id}/endpoints/toggle',
+      parameters: [APP],
+      headers: [],
+      schema: schemas.endpointToggle,
+      risk: 'high',
+      mobileReady: true,
+      discoveredFrom: 'GET /api/tunnel/ingress (rules[].hostname, disabled[])',
+      prompt: 'Change the routing of {hostname} of {id}? Turned off, it receives no public traffic.',
     },
   ];
   return drafts.map(({ prompt, headers, ...draft }) => ({

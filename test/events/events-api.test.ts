@@ -184,6 +184,25 @@ test('the live stream needs events:read when auth is on and delivers recorded ev
   t.is((await request(`${plane.url}/api/metrics`, { headers: { authorization: 'Bearer stream-token' } })).status, 200);
 });
 
+test('the live stream takes the token from the svc.bearer subprotocol a browser sends, selects svc.events and never echoes the token', async (t) => {
+  const plane = await startTestControlPlane(t, testConfig(t, { ...quiet, SVC_API_TOKEN: 'browser-token' }));
+  const wsUrl = `${plane.url.replace('http', 'ws')}/api/v1/events`;
+  const bearer = (token: string) => `svc.bearer.${Buffer.from(token).toString('base64url')}`;
+  const attempt = (protocols: string[]) => new Promise<{ status: number; protocol?: string; first?: any }>((resolve) => {
+    const ws = new WebSocket(wsUrl, protocols);
+    ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
+    ws.on('message', (data: Buffer) => {
+      resolve({ status: 101, protocol: ws.protocol, first: JSON.parse(data.toString()) });
+      ws.close();
+    });
+    ws.on('error', () => undefined);
+  });
+  t.is((await attempt(['svc.events', bearer('wrong')])).status, 401);
+  t.is((await attempt(['svc.events', 'svc.bearer.'])).status, 401, 'an empty entry is no token');
+  const accepted = await attempt(['svc.events', bearer('browser-token')]);
+  t.like(accepted, { status: 101, protocol: 'svc.events', first: { kind: 'ready' } });
+});
+
 test('the capacity check runs with the configured minimums and host id and feeds the disk metrics', async (t) => {
   const plane = await startTestControlPlane(t, testConfig(t, { SVC_CAPACITY_CHECK_INTERVAL: '1h', SVC_CAPACITY_MIN_DISK: '1000000gb', SVC_HOST_ID: 'node-7' }));
   // Subscribe first, then look: the check at start may already have recorded the warning.

@@ -29,6 +29,8 @@ export interface CommittedApp {
   readonly spec: string;
   /** Build and record a release. @default true */
   readonly release?: boolean;
+  /** More files of the app's folder in the apps repository (a deploy builds from that folder). */
+  readonly files?: Readonly<Record<string, string>>;
 }
 
 /** Starts a plane (stopped with its app processes in teardown) with `apps` committed and released from a code repository holding `server.mjs`. */
@@ -47,6 +49,7 @@ export async function startPlaneWithApps(t: ExecutionContext, options: { server:
   for (const app of options.apps) {
     fs.mkdirSync(path.join(config.appsDir, app.name), { recursive: true });
     fs.writeFileSync(path.join(config.appsDir, app.name, 'infraspec.yaml'), app.spec);
+    for (const [file, text] of Object.entries(app.files ?? {})) fs.writeFileSync(path.join(config.appsDir, app.name, file), text);
   }
   git(config.appsDir, 'add', '-A');
   git(config.appsDir, 'commit', '-q', '-m', 'apps');

@@ -28,6 +28,8 @@ const forbidden: readonly { from: string; file: string; spec: string; zone: stri
   { from: 'knowledge', file: 'knowledge/index.ts', spec: '../controllers/cron/cron-service.js', zone: 'knowledge/ may not import' },
   { from: 'knowledge', file: 'knowledge/index.ts', spec: '../platform/build-info.js', zone: 'knowledge/ may not import' },
   { from: 'domain', file: 'domain/canonical-json.ts', spec: '../store/open-stores.js', zone: 'domain/ may not import' },
+  { from: 'web', file: 'web/shared/api.ts', spec: '../../domain/errors.js', zone: 'web/ may not import' },
+  { from: 'api', file: 'api/http/listen.ts', spec: '../../web/shared/api.js', zone: 'api/ may not import web/' },
 ];
 
 for (const c of forbidden) {

@@ -175,7 +175,7 @@ test('operator views show real incidents, failed operations, cron, deploy confid
   const actions = await read('/api/operator/actions');
   t.like(actions.actions.find((a: any) => a.id === 'app.deploy'), { risk: 'high', confirmation: { required: true } });
   t.like(actions.actions.find((a: any) => a.id === 'cron.pause'), { risk: 'medium', path: '/api/apps/{id}/cron/pause' });
-  t.deepEqual((await read('/api/operator/actions?risk=low')).actions.map((a: any) => a.id), ['incident.acknowledge', 'incident.snooze', 'incident.resolve', 'app.preflight']);
+  t.deepEqual((await read('/api/operator/actions?risk=low')).actions.map((a: any) => a.id), ['incident.acknowledge', 'incident.snooze', 'incident.resolve', 'app.preflight', 'snapshot.take']);
   // The descriptor's schema is the route's own: a body it allows is accepted by the route.
   const ack = actions.actions.find((a: any) => a.id === 'incident.acknowledge');
   const acked = await request(`${plane.url}${ack.path}`, { method: ack.method, headers: AUTH, json: { ...inbox.incidents.items[0].action.body, action: 'acknowledge', by: 'ops' } });

@@ -152,6 +152,9 @@ const schemas = {
   deploy: { type: 'object', properties: { ref: { type: 'string' } } },
   rollback: { type: 'object', properties: { regions: { type: 'array' } } },
   snapshotRestore: { type: 'object', required: ['confirm'], properties: { confirm: { const: true } } },
+  snapshotTake: { type: 'object', maxProperties: 0 },
+  canaryPromote: { type: 'object', properties: {} },
+  endpointToggle: { type: 'object', required: ['hostname', 'enabled'] },
 };
 
 test('actionCatalog grades risk as the spec says and asks for confirmation of every high-risk action', (t) => {
@@ -161,6 +164,7 @@ test('actionCatalog grades risk as the spec says and asks for confirmation of ev
     'incident.acknowledge': 'low', 'incident.snooze': 'low', 'incident.resolve': 'low',
     'cron.trigger': 'medium', 'cron.pause': 'medium', 'cron.resume': 'medium',
     'app.preflight': 'low', 'app.deploy': 'high', 'app.rollback': 'high', 'snapshot.restore': 'high',
+    'snapshot.take': 'low', 'canary.promote': 'high', 'endpoint.toggle': 'high',
   });
   for (const action of actions) t.is(action.confirmation.required, action.risk === 'high', action.id);
   const ack = actions.find((a) => a.id === 'incident.acknowledge')!;

@@ -19,7 +19,9 @@ export const ROLLBACK_REQUEST_SCHEMA = {
 } as const;
 const refBody = compileValidator<{ ref?: string }>(DEPLOY_REQUEST_SCHEMA, 'deploy request');
 const rollbackBody = compileValidator<{ regions?: string[] }>(ROLLBACK_REQUEST_SCHEMA, 'rollback request');
-const emptyBody = compileValidator<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }, 'request body');
+/** The body of `POST /api/apps/{id}/canary/promote`: empty. */
+export const CANARY_PROMOTE_SCHEMA = { type: 'object', additionalProperties: false, properties: {} } as const;
+const emptyBody = compileValidator<Record<string, never>>(CANARY_PROMOTE_SCHEMA, 'request body');
 
 function body(raw: unknown): unknown {
   // An absent body means "no options"; a YAML or text body is not accepted here.

@@ -91,7 +91,9 @@ const parseImport = compileValidator<{ key: string }>(
   { type: 'object', required: ['key'], additionalProperties: false, properties: { key: { type: 'string', minLength: 1, maxLength: 1024 } } },
   'import request',
 );
-const emptyBody = compileValidator<Record<string, never>>({ type: 'object', additionalProperties: false, maxProperties: 0 }, 'request body');
+/** The body of `POST /api/v1/apps/{id}/snapshots` (take a snapshot now): empty. */
+export const SNAPSHOT_TAKE_SCHEMA = { type: 'object', additionalProperties: false, maxProperties: 0 } as const;
+const emptyBody = compileValidator<Record<string, never>>(SNAPSHOT_TAKE_SCHEMA, 'request body');
 
 /** Versioned snapshot mutations; each needs an Idempotency-Key header. */
 export function snapshotMutationRoutes(service: SnapshotService, operations: SnapshotOperationsOptions, keys: IdempotencyKeys): Router {

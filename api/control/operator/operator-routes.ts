@@ -13,8 +13,9 @@ import type { OperatorService } from '../../../controllers/operator/index.js';
 import { parseOperatorQuery, scrubSecretValues, type ActionRisk, type ActionSchemas, type OperatorView, type ParsedQuery } from '../../../domain/operator/index.js';
 import { INCIDENT_ACTION_SCHEMA } from '../events/events-schemas.js';
 import { actionSchema as CRON_ACTION_SCHEMA } from '../jobs/cron-routes.js';
-import { DEPLOY_REQUEST_SCHEMA, ROLLBACK_REQUEST_SCHEMA } from '../operations/deploy-routes.js';
-import { SNAPSHOT_RESTORE_SCHEMA } from '../operations/snapshots-routes.js';
+import { CANARY_PROMOTE_SCHEMA, DEPLOY_REQUEST_SCHEMA, ROLLBACK_REQUEST_SCHEMA } from '../operations/deploy-routes.js';
+import { SNAPSHOT_RESTORE_SCHEMA, SNAPSHOT_TAKE_SCHEMA } from '../operations/snapshots-routes.js';
+import { ENDPOINT_TOGGLE_SCHEMA } from '../routing/routing-routes.js';
 import type { Capability } from '../server/meta-routes.js';
 import { isPublicPath } from '../auth/auth.js';
 
@@ -39,6 +40,9 @@ export const OPERATOR_ACTION_SCHEMAS: ActionSchemas = {
   deploy: DEPLOY_REQUEST_SCHEMA,
   rollback: ROLLBACK_REQUEST_SCHEMA,
   snapshotRestore: SNAPSHOT_RESTORE_SCHEMA,
+  snapshotTake: SNAPSHOT_TAKE_SCHEMA,
+  canaryPromote: CANARY_PROMOTE_SCHEMA,
+  endpointToggle: ENDPOINT_TOGGLE_SCHEMA,
 };
 
 /** Routes that need a caller only when SVC_REQUIRE_EXPLICIT_AUTH=true (see `auth.ts`). */

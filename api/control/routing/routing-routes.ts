@@ -11,12 +11,14 @@ interface ToggleBody {
   readonly enabled: boolean;
 }
 
-const validateToggle = compileValidator<ToggleBody>({
+/** The body of `POST /api/apps/{id}/endpoints/toggle`. */
+export const ENDPOINT_TOGGLE_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   required: ['hostname', 'enabled'],
   properties: { hostname: { type: 'string', minLength: 1, maxLength: 253 }, enabled: { type: 'boolean' } },
-});
+} as const;
+const validateToggle = compileValidator<ToggleBody>(ENDPOINT_TOGGLE_SCHEMA);
 
 /** `GET /api/tunnel/ingress`, `POST /api/apps/:id/endpoints/toggle`. */
 export function routingRoutes(routing: Routing): Router {

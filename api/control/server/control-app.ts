@@ -8,6 +8,7 @@ import { errorMiddleware } from '../../http/error-middleware.js';
 import { requestContext } from '../../http/request-context.js';
 import { jsonBodyParser } from '../../http/body-parser.js';
 import { controlAuth } from '../auth/auth.js';
+import { webPages } from '../../http/web-pages.js';
 import type { Principal } from '../../../domain/auth/index.js';
 
 export interface ControlAppOptions {
@@ -20,6 +21,8 @@ export interface ControlAppOptions {
   readonly scopedToken?: (secret: string) => Principal | undefined;
   /** Validates a request's edge access identity (when edge access is configured). */
   readonly edgeIdentity?: (ctx: Context) => Promise<Principal | undefined>;
+  /** The built operator console (`dist/web/console`), served at `/` and `/ui/...` before authentication: it holds no data. */
+  readonly webRoot?: string;
 }
 
 /** Builds the control plane app from its routers. */
@@ -29,6 +32,7 @@ export function createControlApp(options: ControlAppOptions): Koa {
   app.silent = true;
   app.use(requestContext(options.logger, { quietPaths: ['/api/health', '/metrics', '/api/metrics'] }));
   app.use(errorMiddleware(options.logger));
+  if (options.webRoot !== undefined) app.use(webPages({ root: options.webRoot }));
   app.use(controlAuth({ apiToken: options.apiToken, requireExplicitAuth: options.requireExplicitAuth, ...(options.scopedToken ? { scopedToken: options.scopedToken } : {}), ...(options.edgeIdentity ? { edgeIdentity: options.edgeIdentity } : {}) }));
   app.use(jsonBodyParser(options.bodyLimitBytes));
   for (const router of options.routers) {
