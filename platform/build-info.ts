@@ -16,6 +16,14 @@ export type { BuildInfo };
  */
 declare const SVC_RELEASE: { readonly name: string; readonly version: string; readonly commit: string | null } | undefined;
 
+/**
+ * The folder of the running release artifact (the `svc` executable's folder, ADR 0140), or undefined
+ * when running from a checkout.
+ */
+export function releaseFolder(): string | undefined {
+  return typeof SVC_RELEASE === 'undefined' ? undefined : path.dirname(process.execPath);
+}
+
 /** The package root (the folder holding package.json), found from this file upward. */
 export function packageRoot(): string {
   let dir = path.dirname(fileURLToPath(import.meta.url));

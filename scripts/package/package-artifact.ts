@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { RELEASE_EXECUTABLE, RELEASE_MANIFEST, releaseName, type PlatformRelease } from '../../domain/host-install/index.js';
 import parts from './release-parts.cjs';
+import { buildWeb } from '../build-web.js';
 
 /** The checkout this script belongs to. */
 export const CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -47,7 +48,7 @@ export interface PackagedArtifact {
   readonly bundleBytes: number;
   /** The unpacked release folder, when `keepFolder`. */
   readonly folder?: string;
-  /** Whether `dist/web/` (the web console) was carried. */
+  /** Whether the web consoles were carried (always, since they are built with the artifact). */
   readonly web: boolean;
 }
 
@@ -153,9 +154,10 @@ export async function packageArtifact(options: PackageArtifactOptions = {}): Pro
     for (const file of fs.readdirSync(path.join(CHECKOUT, 'schemas')).filter((f) => f.endsWith('.schema.json'))) {
       copy(path.join(CHECKOUT, 'schemas', file), path.join(folder, parts.RELEASE_PARTS.schemas, file));
     }
-    // The web console (issue 16) builds into dist/web/; carried once it exists.
-    const web = fs.existsSync(path.join(CHECKOUT, 'dist/web'));
-    if (web) copy(path.join(CHECKOUT, 'dist/web'), path.join(folder, parts.RELEASE_PARTS.web));
+    // The web consoles (ADR 0130): built from web/ now, so the artifact never carries stale pages.
+    log('building the web consoles');
+    await buildWeb(path.join(folder, parts.RELEASE_PARTS.web));
+    const web = true;
     fs.writeFileSync(path.join(folder, RELEASE_MANIFEST), `${JSON.stringify(release, null, 2)}\n`);
 
     log('packing');

@@ -112,7 +112,7 @@ test('the release archive holds the executable and its parts, checks against its
   t.is(path.basename(f.built.archive), `svc-${f.built.release.version}-linux-${process.arch}.tar.gz`);
   t.is(path.basename(f.release), `svc-${f.built.release.version}-linux-${process.arch}`);
   execFileSync('sha256sum', ['-c', path.basename(f.built.sha256File)], { cwd: path.dirname(f.built.archive), stdio: 'ignore' });
-  for (const part of ['svc', 'svc-release.json', 'lib/better_sqlite3.node', 'lib/vec0.so', 'share/wordnet/index.noun', 'share/wordnet/data.verb', 'share/schemas/infraspec.schema.json']) {
+  for (const part of ['svc', 'svc-release.json', 'lib/better_sqlite3.node', 'lib/vec0.so', 'share/wordnet/index.noun', 'share/wordnet/data.verb', 'share/schemas/infraspec.schema.json', 'share/web/console/index.html', 'share/web/knowledge-admin/index.html']) {
     t.true(fs.existsSync(path.join(f.release, part)), part);
   }
   t.is(fs.statSync(f.svc).mode & 0o111, 0o111);
@@ -205,6 +205,13 @@ test('the artifact serves both services, deploys a sample app through the API an
 
   t.is((await request(`${urls.control}/api/health`)).status, 200);
   t.is((await request(`${urls.control}/api/version`)).body.version, f.built.release.version);
+  // The operator console, served from the release's share/web, with the script it names.
+  const page = await request(`${urls.control}/`);
+  t.is(page.status, 200);
+  t.regex(page.text, /<title>svc console<\/title>/);
+  const script = /src="(\/ui\/assets\/[^"]+\.js)"/.exec(page.text)?.[1];
+  t.truthy(script, page.text);
+  t.is((await request(`${urls.control}${script}`)).status, 200);
 
   // A deploy through the API by the artifact's own client, followed step by step until it succeeds.
   const deploy = spawn(f.svc, ['deploy', 'hello-web', '--follow', '--api', urls.control], { cwd: f.work, env: env(f), stdio: ['ignore', 'pipe', 'pipe'] });
