@@ -17,7 +17,7 @@ import { createControlApp } from '../api/control/server/control-app.js';
 import { metaRoutes, type Capability } from '../api/control/server/meta-routes.js';
 import { refuseUnservedUpgrades } from '../api/control/server/unserved-upgrades.js';
 import { validateRoutes } from '../api/control/apps/validate-routes.js';
-import { ADMISSION_ROUTES, admissionRoutes } from '../api/control/fleet/admission-routes.js';
+import { ADMISSION_ROUTES, admissionNoStore, admissionRoutes } from '../api/control/fleet/admission-routes.js';
 import { FLEET_AUTHORITY_ROUTES, fleetRoutes } from '../api/control/fleet/fleet-routes.js';
 import { edgeIdentityPrincipal } from '../api/control/auth/auth.js';
 import { edgeIdentityVerifier } from '../platform/edge/index.js';
@@ -120,6 +120,7 @@ export async function startRestrictedPlane(config: SvcConfig, restricted: Restri
       apiToken: config.apiToken,
       requireExplicitAuth: config.requireExplicitAuth,
       routers,
+      beforeAuth: [admissionNoStore],
       // Only workload tokens: scoped access tokens are not issued in restricted mode.
       scopedToken: (secret) => workloadTokens.authenticate(secret),
       ...(edgeIdentity ? { edgeIdentity } : {}),

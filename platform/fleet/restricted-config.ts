@@ -241,7 +241,8 @@ function loadBridge(problems: Problems, env: Env, config: SvcConfig, bindings: P
   const privateKeyFile = optional(env[v('PRIVATE_KEY_FILE')]);
   ownerOnlyFile(problems, v('PRIVATE_KEY_FILE'), privateKeyFile);
   const repositoryIds = (optional(env[v('REPOSITORY_IDS')]) ?? '').split(',').map((c) => c.trim()).filter((c) => c !== '');
-  if (repositoryIds.length !== 2 || !repositoryIds.every((id) => /^\d+$/.test(id)) || repositoryIds[0] === repositoryIds[1]) problems.add(v('REPOSITORY_IDS'), 'must list exactly two distinct numeric repository ids (the fleet and artifact repositories)');
+  if (repositoryIds.length === 0) problems.add(v('REPOSITORY_IDS'), 'is missing (the fleet and artifact repository ids)');
+  else if (repositoryIds.length !== 2 || !repositoryIds.every((id) => /^\d+$/.test(id)) || repositoryIds[0] === repositoryIds[1]) problems.add(v('REPOSITORY_IDS'), 'must list exactly two distinct numeric repository ids (the fleet and artifact repositories)');
   const cliPath = optional(env[v('GITHUB_CLI_PATH')]);
   if (cliPath === undefined) problems.add(v('GITHUB_CLI_PATH'), 'is missing');
   else if (!path.isAbsolute(cliPath)) problems.add(v('GITHUB_CLI_PATH'), 'must be an absolute path (it is run without a shell)');

@@ -23,6 +23,17 @@ export const ADMISSION_ROUTES: readonly string[] = [
   'GET /api/v1/apps/{id}/external-deployments/context/{admissionId}',
 ];
 
+const ADMISSION_PATH = /^\/api\/v1\/apps\/[^/]+\/external-deployments(\/.*)?$/;
+
+/** `Cache-Control: no-store` and `Pragma: no-cache` on every admission answer, the authentication refusals included. */
+export async function admissionNoStore(ctx: Context, next: Next): Promise<void> {
+  if (ADMISSION_PATH.test(ctx.path)) {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Pragma', 'no-cache');
+  }
+  await next();
+}
+
 function caller(ctx: Context): AdmissionCaller {
   const principal = ctx.state.principal as Principal | undefined;
   if (principal === undefined) {
@@ -51,9 +62,7 @@ function answer(ctx: Context, result: AdmissionResult): void {
 /** The routes; `admissions` is the bridge, or undefined when it is not configured (every call: 503, nothing recorded). */
 export function admissionRoutes(admissions: ExternalAdmissions | undefined): Router {
   const router = new Router({ prefix: '/api/v1/apps/:id/external-deployments' });
-  router.use(async (ctx: Context, next: Next) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Pragma', 'no-cache');
+  router.use(async (_ctx: Context, next: Next) => {
     if (admissions === undefined) throw verifierUnavailable();
     await next();
   });

@@ -1,7 +1,7 @@
 /**
  * The control plane's Koa app (port 8800): middleware order, then the routers each capability adds.
  */
-import Koa, { type Context } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import { errorMiddleware } from '../../http/error-middleware.js';
@@ -20,6 +20,8 @@ export interface ControlAppOptions {
   readonly scopedToken?: (secret: string) => Principal | undefined;
   /** Validates a request's edge access identity (when edge access is configured). */
   readonly edgeIdentity?: (ctx: Context) => Promise<Principal | undefined>;
+  /** Middleware run before authentication, so its headers are on every answer, refusals included. */
+  readonly beforeAuth?: readonly Middleware[];
 }
 
 /** Builds the control plane app from its routers. */
@@ -29,6 +31,7 @@ export function createControlApp(options: ControlAppOptions): Koa {
   app.silent = true;
   app.use(requestContext(options.logger, { quietPaths: ['/api/health', '/metrics', '/api/metrics'] }));
   app.use(errorMiddleware(options.logger));
+  for (const middleware of options.beforeAuth ?? []) app.use(middleware);
   app.use(controlAuth({ apiToken: options.apiToken, requireExplicitAuth: options.requireExplicitAuth, ...(options.scopedToken ? { scopedToken: options.scopedToken } : {}), ...(options.edgeIdentity ? { edgeIdentity: options.edgeIdentity } : {}) }));
   app.use(jsonBodyParser(options.bodyLimitBytes));
   for (const router of options.routers) {
