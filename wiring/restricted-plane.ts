@@ -25,6 +25,7 @@ import { PostgresTools } from '../platform/postgres/postgres-tools.js';
 import type { RestrictedModeConfig } from '../platform/fleet/restricted-config.js';
 import { HttpEvidenceService } from '../platform/outbound/evidence-client.js';
 import { GitHostApiVerifier } from '../platform/fleet/git-host-verifier.js';
+import { GitHostFleetRepository } from '../platform/fleet/git-host-fleet-repository.js';
 import { OidcWorkflowIdentityVerifier } from '../platform/fleet/workflow-identity-verifier.js';
 import { FleetAudit } from '../controllers/fleet/fleet-audit.js';
 import { FleetAuthority } from '../controllers/fleet/fleet-authority.js';
@@ -47,7 +48,7 @@ export function restrictedCapabilities(bridge: boolean): Capability[] {
   return [
     { name: 'meta', routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'], description: 'Health, version and capability discovery.' },
     { name: 'spec-validation', routes: ['POST /api/v1/validate/infraspec'], description: 'Validation of an infraspec (with an optional fleet document for node pool checks).' },
-    { name: 'fleet-authority', routes: FLEET_AUTHORITY_ROUTES, description: 'Fleet validation and inventory, capacity plans, dispatch, runner attempts (live only while unexpired), reconciliations, operation reads, administrator-only audit reads, device enrollment with administrator approval, and the workflow identity exchange.' },
+    { name: 'fleet-authority', routes: FLEET_AUTHORITY_ROUTES, description: 'Fleet validation and inventory, capacity plans proposed as pull requests in the fleet repository, dispatch of the bound runner workflow, runner attempts (live only while unexpired), reconciliations, operation reads, administrator-only audit reads, device enrollment with administrator approval, and the workflow identity exchange.' },
     ...(bridge ? [{ name: 'external-admission', routes: ADMISSION_ROUTES, description: 'External admission (v4 receipts) through the evidence service: begin, admit, resume, reconcile, cleanup and the durable context.' }] : []),
   ];
 }
@@ -94,7 +95,8 @@ export async function startRestrictedPlane(config: SvcConfig, restricted: Restri
       environment: restricted.environment,
       audit,
     });
-    const authority = new FleetAuthority({ db, fleet: restricted.fleet, audit });
+    const repository = new GitHostFleetRepository({ apiUrl: restricted.gitHostApiUrl, appId: restricted.gitHostApp.appId, installationId: restricted.gitHostApp.installationId, privateKeyFile: restricted.gitHostApp.privateKeyFile, repository: restricted.gitHostApp.repository, workflow: restricted.oidc.bindings.workflow, ref: restricted.oidc.bindings.ref, ...ca });
+    const authority = new FleetAuthority({ db, fleet: restricted.fleet, audit, repository });
     const b = restricted.bridge;
     const bridge = b === undefined ? undefined : new AdmissionBridge({
       db,

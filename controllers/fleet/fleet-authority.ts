@@ -6,13 +6,14 @@
  * audited.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { canonicalDigest } from '../../domain/canonical-json.js';
+import { canonicalDigest, canonicalJson } from '../../domain/canonical-json.js';
+import type { FleetRepository } from '../../domain/fleet/fleet-repository-port.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { exactObject } from '../../domain/fleet/admission-identity.js';
 import type { FleetDocument } from '../../schemas/types.generated.js';
 import type { Db } from '../../store/database.js';
 import {
-  countOpenAttempts, decideEnrollment, enrollmentByKey, finishAttempt, getEnrollment, getPlan, insertAttempt, insertEnrollment, insertPlan, listEnrollments, listExpiredOpenAttempts, listPlanAttempts, listPlans,
+  countOpenAttempts, decideEnrollment, recordPullRequest, enrollmentByKey, finishAttempt, getEnrollment, getPlan, insertAttempt, insertEnrollment, insertPlan, listEnrollments, listExpiredOpenAttempts, listPlanAttempts, listPlans,
   type DeviceEnrollment, type FleetAttempt, type FleetPlan,
 } from '../../store/control/fleet-records.js';
 import { getOperation, listAttempts, type OperationAttempt } from '../../store/control/operations.js';
@@ -37,7 +38,7 @@ function wholeNumber(value: unknown, field: string, max: number): number {
 export type AttemptView = FleetAttempt & { readonly live: boolean };
 
 export class FleetAuthority {
-  constructor(private readonly options: { readonly db: Db; readonly fleet: FleetDocument; readonly audit: FleetAudit; readonly now?: () => Date }) {}
+  constructor(private readonly options: { readonly db: Db; readonly fleet: FleetDocument; readonly audit: FleetAudit; readonly repository: FleetRepository; readonly now?: () => Date }) {}
 
   /** The fleet document's identity and node pools. */
   inventory(): { fleet: string; environment: string | undefined; nodePools: FleetDocument['nodePools']; plans: number } {
@@ -64,7 +65,7 @@ export class FleetAuthority {
       totals.memory += p.count * p.memory;
     }
     const plan = { namespace: request.namespace, nodePool: request.nodePool, processes, totals };
-    const record: FleetPlan = { id: `plan_${randomBytes(8).toString('hex')}`, namespace: plan.namespace, nodePool: plan.nodePool, plan, planSha256: canonicalDigest(plan), createdAt: this.now().toISOString(), createdBy: by };
+    const record: FleetPlan = { id: `plan_${randomBytes(8).toString('hex')}`, namespace: plan.namespace, nodePool: plan.nodePool, plan, planSha256: canonicalDigest(plan), pullRequest: null, createdAt: this.now().toISOString(), createdBy: by };
     insertPlan(this.options.db, record);
     this.options.audit.record(by, 'fleet.plan.created', record.id, { planSha256: record.planSha256, nodePool: record.nodePool });
     return record;
@@ -80,8 +81,28 @@ export class FleetAuthority {
     return plan;
   }
 
-  /** Dispatches a plan to a runner: a new attempt with a lease; one open attempt per plan at a time. */
-  dispatch(planId: string, body: unknown, by: string): AttemptView {
+  /** Proposes the plan in the fleet repository: a branch, the canonical plan file and a pull request (once per plan). */
+  async openPullRequest(planId: string, by: string): Promise<FleetPlan> {
+    const plan = this.plan(planId);
+    if (plan.pullRequest !== null) throw new ConflictError(`plan ${plan.id} already has pull request #${plan.pullRequest.number}`, { code: 'pull_request_exists', details: { planId: plan.id, pullRequest: plan.pullRequest } });
+    const pullRequest = await this.options.repository.openPullRequest({
+      branch: `svc/${plan.id}`,
+      path: `plans/${plan.namespace}/${plan.id}.json`,
+      content: `${canonicalJson({ id: plan.id, planSha256: plan.planSha256, ...plan.plan })}\n`,
+      title: `Capacity plan ${plan.id} for ${plan.namespace} on ${plan.nodePool}`,
+      body: `Proposed by the fleet authority (${by}).\n\nplanSha256: ${plan.planSha256}`,
+    });
+    recordPullRequest(this.options.db, plan.id, pullRequest);
+    this.options.audit.record(by, 'fleet.plan.pull_request', plan.id, { number: pullRequest.number, branch: pullRequest.branch, planSha256: plan.planSha256 });
+    return this.plan(plan.id);
+  }
+
+  /**
+   * Dispatches a plan to a runner: a new attempt with a lease (one open attempt per plan), then the
+   * bound runner workflow is started on the git host with the attempt's ids. When the git host
+   * refuses, the attempt ends at once (`dispatch_failed`) so it does not block the plan.
+   */
+  async dispatch(planId: string, body: unknown, by: string): Promise<AttemptView> {
     const plan = this.plan(planId);
     const request = exactObject(body ?? {}, 'body', Object.keys((body as object | undefined) ?? {}).filter((k) => ['runner', 'leaseSeconds'].includes(k)));
     if (typeof request.runner !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(request.runner)) invalid('body.runner', 'must name the runner (letters, digits, . _ : -)');
@@ -94,6 +115,13 @@ export class FleetAuthority {
       insertAttempt(db, a);
       return a;
     })();
+    try {
+      await this.options.repository.dispatchWorkflow({ planId: plan.id, planSha256: plan.planSha256, attemptId: attempt.id, runner: attempt.runner });
+    } catch (error) {
+      finishAttempt(db, attempt.id, 'dispatch_failed', this.now());
+      this.options.audit.record(by, 'fleet.plan.dispatch_failed', plan.id, { attemptId: attempt.id });
+      throw error;
+    }
     this.options.audit.record(by, 'fleet.plan.dispatched', plan.id, { attemptId: attempt.id, runner: attempt.runner, planSha256: plan.planSha256, expiresAt: attempt.expiresAt });
     return { ...attempt, finishedAt: null, outcome: null, live: true };
   }

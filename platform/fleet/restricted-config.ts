@@ -158,6 +158,7 @@ export function loadRestrictedMode(env: Env, config: SvcConfig): RestrictedModeC
     environment: required(problems, env, 'SVC_FLEET_OIDC_ENVIRONMENT', NAME, 'an exact environment name'),
     intent: required(problems, env, 'SVC_FLEET_OIDC_INTENT', /^[a-z][a-z0-9-]{0,62}$/, 'a lower-case intent such as external-admission'),
   };
+  if (repository !== undefined && bindings.repository !== undefined && repository !== bindings.repository) problems.add('SVC_FLEET_OIDC_REPOSITORY', `must be the repository the git-host app is scoped to (${repository}): it runs the workflow the app dispatches`);
   const issuer = httpsOrigin(problems, 'SVC_FLEET_OIDC_ISSUER', optional(env.SVC_FLEET_OIDC_ISSUER), true);
   const jwksUrl = optional(env.SVC_FLEET_OIDC_JWKS_URL);
   if (issuer !== undefined && jwksUrl !== `${issuer}/.well-known/jwks`) problems.add('SVC_FLEET_OIDC_JWKS_URL', `must equal the issuer's fixed key-set endpoint ${issuer}/.well-known/jwks`);

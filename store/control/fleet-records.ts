@@ -3,6 +3,7 @@
  * attempts.
  */
 import type { Db } from '../database.js';
+import type { PlanPullRequest } from '../../domain/fleet/fleet-repository-port.js';
 
 /** A device enrollment request and its administrator decision. */
 export interface DeviceEnrollment {
@@ -44,21 +45,28 @@ export interface FleetPlan {
   readonly nodePool: string;
   readonly plan: Readonly<Record<string, unknown>>;
   readonly planSha256: string;
+  /** The pull request that proposes it in the fleet repository, once opened. */
+  readonly pullRequest: PlanPullRequest | null;
   readonly createdAt: string;
   readonly createdBy: string;
 }
 
-const plan = (r: Record<string, string>): FleetPlan => ({ id: r.id!, namespace: r.namespace!, nodePool: r.node_pool!, plan: JSON.parse(r.plan_json!) as Record<string, unknown>, planSha256: r.plan_sha256!, createdAt: r.created_at!, createdBy: r.created_by! });
+const plan = (r: Record<string, string | null>): FleetPlan => ({ id: r.id!, namespace: r.namespace!, nodePool: r.node_pool!, plan: JSON.parse(r.plan_json!) as Record<string, unknown>, planSha256: r.plan_sha256!, pullRequest: r.pull_request_json ? (JSON.parse(r.pull_request_json) as PlanPullRequest) : null, createdAt: r.created_at!, createdBy: r.created_by! });
 
-export function insertPlan(db: Db, p: FleetPlan): void {
+/** Records the plan's pull request (once). */
+export function recordPullRequest(db: Db, id: string, pullRequest: PlanPullRequest): boolean {
+  return db.prepare('UPDATE fleet_plans SET pull_request_json = ? WHERE id = ? AND pull_request_json IS NULL').run(JSON.stringify(pullRequest), id).changes === 1;
+}
+
+export function insertPlan(db: Db, p: Omit<FleetPlan, 'pullRequest'>): void {
   db.prepare('INSERT INTO fleet_plans (id, namespace, node_pool, plan_json, plan_sha256, created_at, created_by) VALUES (?, ?, ?, ?, ?, ?, ?)').run(p.id, p.namespace, p.nodePool, JSON.stringify(p.plan), p.planSha256, p.createdAt, p.createdBy);
 }
 export function getPlan(db: Db, id: string): FleetPlan | undefined {
-  const row = db.prepare('SELECT * FROM fleet_plans WHERE id = ?').get(id) as Record<string, string> | undefined;
+  const row = db.prepare('SELECT * FROM fleet_plans WHERE id = ?').get(id) as Record<string, string | null> | undefined;
   return row && plan(row);
 }
 export function listPlans(db: Db, limit: number, offset: number): FleetPlan[] {
-  return (db.prepare('SELECT * FROM fleet_plans ORDER BY created_at DESC, id LIMIT ? OFFSET ?').all(limit, offset) as Record<string, string>[]).map(plan);
+  return (db.prepare('SELECT * FROM fleet_plans ORDER BY created_at DESC, id LIMIT ? OFFSET ?').all(limit, offset) as Record<string, string | null>[]).map(plan);
 }
 
 /** A runner attempt of a plan: it proves liveness only while unexpired. */

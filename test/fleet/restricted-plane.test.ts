@@ -70,7 +70,7 @@ test('capabilities advertise exactly the restricted route set, and every other r
   t.false(validate.body.valid);
 });
 
-test('fleet validation, inventory, capacity plans, dispatch, attempts with liveness by unexpired attempt, and reconciliations', async (t) => {
+test('fleet validation, inventory, capacity plans proposed as pull requests, dispatch of the bound workflow, attempts live only while unexpired, and reconciliations', async (t) => {
   const { url, plane } = await startTestRestrictedPlane(t, env());
   const inventory = await request(`${url}/api/v1/fleet/inventory`, { headers: ADMIN() });
   t.like(inventory.body, { fleet: 'staging-fleet', environment: 'staging', plans: 0 });
@@ -87,9 +87,26 @@ test('fleet validation, inventory, capacity plans, dispatch, attempts with liven
   t.regex(plan.planSha256, /^[0-9a-f]{64}$/);
   t.deepEqual(plan.plan.totals, { count: 2, cpu: 200, memory: 256 });
 
+  // The plan is proposed as a pull request in the fleet repository, once.
+  const proposed = await request(`${url}/api/v1/fleet/plans/${plan.id}/pull-request`, { method: 'POST', headers: ADMIN() });
+  t.is(proposed.status, 201, proposed.text);
+  t.like(proposed.body.plan.pullRequest, { branch: `svc/${plan.id}`, path: `plans/team-a/${plan.id}.json` });
+  const pull = fixture.gitHost.pulls.find((p) => p.head === `svc/${plan.id}`)!;
+  t.is(proposed.body.plan.pullRequest.number, pull.number);
+  t.is(pull.base, 'main');
+  t.true(pull.body.includes(plan.planSha256));
+  t.deepEqual(JSON.parse(fixture.gitHost.files.get(`svc/${plan.id}:plans/team-a/${plan.id}.json`)!), { id: plan.id, planSha256: plan.planSha256, ...plan.plan });
+  t.is((await request(`${url}/api/v1/fleet/plans/${plan.id}/pull-request`, { method: 'POST', headers: ADMIN() })).body.error.code, 'pull_request_exists');
+
+  // A dispatch the git host refuses ends its attempt at once; the next one starts the bound workflow.
+  fixture.gitHost.failNextDispatch(422);
+  const refused = await request(`${url}/api/v1/fleet/plans/${plan.id}/dispatch`, { method: 'POST', headers: ADMIN(), json: { runner: 'runner-0' } });
+  t.is(refused.status, 503);
+  t.is(refused.body.error.code, 'git_host_unavailable');
   const dispatched = await request(`${url}/api/v1/fleet/plans/${plan.id}/dispatch`, { method: 'POST', headers: ADMIN(), json: { runner: 'runner-1', leaseSeconds: 600 } });
   t.is(dispatched.status, 201, dispatched.text);
   t.true(dispatched.body.attempt.live);
+  t.deepEqual(fixture.gitHost.dispatches.find((d) => d.inputs.planId === plan.id), { workflow: 'admit.yml', ref: 'refs/heads/main', inputs: { planId: plan.id, planSha256: plan.planSha256, attemptId: dispatched.body.attempt.id, runner: 'runner-1' } });
   const busy = await request(`${url}/api/v1/fleet/plans/${plan.id}/dispatch`, { method: 'POST', headers: ADMIN(), json: { runner: 'runner-2' } });
   t.is(busy.status, 409);
   t.is(busy.body.error.code, 'attempt_in_progress');
@@ -98,12 +115,15 @@ test('fleet validation, inventory, capacity plans, dispatch, attempts with liven
   // The lease runs out (time moved on in the database): the attempt no longer proves liveness.
   plane.db.prepare('UPDATE fleet_attempts SET expires_at = ? WHERE id = ?').run(new Date(Date.now() - 1000).toISOString(), dispatched.body.attempt.id);
   const attempts = await request(`${url}/api/v1/fleet/plans/${plan.id}/attempts`, { headers: ADMIN() });
-  t.like(attempts.body, { live: false, attempts: [{ id: dispatched.body.attempt.id, live: false, finishedAt: null }] });
+  t.false(attempts.body.live);
+  t.like(attempts.body.attempts.find((a: { id: string }) => a.id === dispatched.body.attempt.id), { live: false, finishedAt: null });
+  t.like(attempts.body.attempts.find((a: { runner: string }) => a.runner === 'runner-0'), { live: false, outcome: 'dispatch_failed' });
   const dry = await request(`${url}/api/v1/fleet/reconciliations`, { method: 'POST', headers: ADMIN(), json: {} });
   t.deepEqual(dry.body, { dryRun: true, attempts: [{ id: dispatched.body.attempt.id, planId: plan.id, action: 'mark_expired' }] });
   const applied = await request(`${url}/api/v1/fleet/reconciliations`, { method: 'POST', headers: ADMIN(), json: { dryRun: false } });
   t.false(applied.body.dryRun);
-  t.like((await request(`${url}/api/v1/fleet/plans/${plan.id}/attempts`, { headers: ADMIN() })).body, { attempts: [{ outcome: 'expired' }] });
+  const reconciled = (await request(`${url}/api/v1/fleet/plans/${plan.id}/attempts`, { headers: ADMIN() })).body.attempts;
+  t.like(reconciled.find((a: { id: string }) => a.id === dispatched.body.attempt.id), { outcome: 'expired' });
   t.is((await request(`${url}/api/v1/fleet/plans/${plan.id}/dispatch`, { method: 'POST', headers: ADMIN(), json: { runner: 'runner-2' } })).status, 201);
   t.is((await request(`${url}/api/v1/fleet/plans/plan_missing/attempts`, { headers: ADMIN() })).status, 404);
 });

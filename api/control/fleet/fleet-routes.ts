@@ -22,6 +22,7 @@ export const FLEET_AUTHORITY_ROUTES: readonly string[] = [
   'POST /api/v1/fleet/plans',
   'GET /api/v1/fleet/plans',
   'GET /api/v1/fleet/plans/{planID}',
+  'POST /api/v1/fleet/plans/{planID}/pull-request',
   'POST /api/v1/fleet/plans/{planID}/dispatch',
   'GET /api/v1/fleet/plans/{planID}/attempts',
   'POST /api/v1/fleet/reconciliations',
@@ -84,10 +85,15 @@ export function fleetRoutes(options: FleetRoutesOptions): Router {
     administrator(ctx);
     ctx.body = { plan: authority.plan(ctx.params.planId!) };
   });
-  router.post('/api/v1/fleet/plans/:planId/dispatch', (ctx) => {
+  router.post('/api/v1/fleet/plans/:planId/pull-request', async (ctx) => {
     const by = administrator(ctx);
     ctx.status = 201;
-    ctx.body = { attempt: authority.dispatch(ctx.params.planId!, body(ctx), by) };
+    ctx.body = { plan: await authority.openPullRequest(ctx.params.planId!, by) };
+  });
+  router.post('/api/v1/fleet/plans/:planId/dispatch', async (ctx) => {
+    const by = administrator(ctx);
+    ctx.status = 201;
+    ctx.body = { attempt: await authority.dispatch(ctx.params.planId!, body(ctx), by) };
   });
   router.get('/api/v1/fleet/plans/:planId/attempts', (ctx) => {
     administrator(ctx);

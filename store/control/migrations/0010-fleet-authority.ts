@@ -96,6 +96,7 @@ export const FLEET_AUTHORITY_MIGRATION: Migration = {
       node_pool TEXT NOT NULL,
       plan_json TEXT NOT NULL,
       plan_sha256 TEXT NOT NULL,
+      pull_request_json TEXT,
       created_at TEXT NOT NULL,
       created_by TEXT NOT NULL
     );

@@ -11,8 +11,7 @@ import path from 'node:path';
 import { makeTestCertificates, type TestCertificates } from './test-certificates.js';
 import { startEvidenceStandIn, type EvidenceStandIn } from './evidence-stand-in.js';
 import { startOidcIssuerStandIn, type OidcIssuerStandIn } from './oidc-issuer-stand-in.js';
-import { startGitHostStandIn } from './git-host-stand-in.js';
-import type { HttpsStandIn } from './https-stand-in.js';
+import { startGitHostStandIn, type GitHostStandIn } from './git-host-stand-in.js';
 import { startPostgresWithTls } from './postgres-tls.js';
 import type { PostgresCluster } from '../postgres.js';
 
@@ -38,7 +37,7 @@ export interface RestrictedFixture {
   readonly certs: TestCertificates;
   readonly evidence: EvidenceStandIn;
   readonly oidc: OidcIssuerStandIn;
-  readonly gitHost: HttpsStandIn;
+  readonly gitHost: GitHostStandIn;
   readonly postgres: PostgresCluster;
   /** Environment of a restricted plane with the bridge fully configured. */
   readonly env: Record<string, string>;
@@ -70,9 +69,10 @@ export async function startRestrictedFixture(options: { readonly postgres?: bool
   const fleetApp = rsaKey();
   const verifierApp = rsaKey();
   const gitHost = await startGitHostStandIn(certs, {
-    appId: SAMPLE.verifierAppId,
-    installationId: SAMPLE.installationId,
-    appPublicKey: verifierApp.publicKey,
+    apps: [
+      { appId: SAMPLE.verifierAppId, installationId: SAMPLE.installationId, publicKey: verifierApp.publicKey, repositoryIds: [SAMPLE.repositoryId, SAMPLE.fleetRepositoryId] },
+      { appId: '555', installationId: '556', publicKey: fleetApp.publicKey, repositoryIds: [SAMPLE.fleetRepositoryId] },
+    ],
     repositories: [
       { id: SAMPLE.repositoryId, fullName: SAMPLE.repository, commits: [SAMPLE.sha] },
       { id: SAMPLE.fleetRepositoryId, fullName: SAMPLE.fleetRepository, commits: [] },

@@ -112,6 +112,7 @@ test('the OIDC key-set endpoint must be the issuer\'s fixed one, refs are exact,
   const jwks = failure(t, { ...fixture.env, SVC_FLEET_OIDC_JWKS_URL: 'https://keys.example.test/jwks', SVC_FLEET_OIDC_REF: 'refs/heads/*' });
   t.true(jwks.includes(`SVC_FLEET_OIDC_JWKS_URL must equal the issuer's fixed key-set endpoint ${fixture.oidc.issuer}/.well-known/jwks`));
   t.true(jwks.includes('SVC_FLEET_OIDC_REF "refs/heads/*" must be an exact ref'));
+  t.true(failure(t, { ...fixture.env, SVC_FLEET_OIDC_REPOSITORY: 'acme/other' }).includes('SVC_FLEET_OIDC_REPOSITORY must be the repository the git-host app is scoped to (acme/fleet)'));
   const dir = tempDir(t);
   const wildcard = path.join(dir, 'fleet.yaml');
   fs.writeFileSync(wildcard, 'apiVersion: svc.dev/v1\nkind: Fleet\nmetadata:\n  name: f\n  environment: "*"\nnodePools:\n  - name: general\n');
