@@ -13,7 +13,7 @@ import { canonicalDigest } from '../../domain/canonical-json.js';
 import { ConflictError, NotFoundError, UnavailableError, UnprocessableError, ValidationError } from '../../domain/errors.js';
 import { derivedIdempotencyKey, exactObject, parseLogicalIdentity, requestDigest, sha256Hex, type LogicalIdentity } from '../../domain/fleet/admission-identity.js';
 import { AdmissionState, checkNonceBudget, CLEANUP_BINDINGS, decideAdmit, decideBegin, decideCleanup, decideResume, EXPIRED_NONCE_BATCH, NONCE_TTL_MS, type CleanupBindings } from '../../domain/fleet/admission-lifecycle.js';
-import { checkClaimSnapshot, type EvidenceService } from '../../domain/fleet/evidence-port.js';
+import { checkClaimSnapshot, type EvidenceRegistration, type EvidenceService } from '../../domain/fleet/evidence-port.js';
 import type { GitHostVerifier } from '../../domain/fleet/git-host-port.js';
 import { parseReceiptV4, proofDigests, receiptDigest, receiptMismatches } from '../../domain/fleet/receipt-v4.js';
 import type { LoggerPort } from '../../domain/logger.js';
@@ -126,7 +126,8 @@ export class AdmissionBridge implements ExternalAdmissions {
     checkNonceBudget(countUnconsumedNonces(this.db, runKey, now) - replaced, caller.runId);
     const generation = record.generation + 1;
     const { nonce, row } = this.newNonce(generation, runKey, now);
-    const { revision } = await this.options.evidence.register({ admissionId: record.id, generation, expectedRevision: record.evidenceRevision, logicalIdentity: identity, logicalDigest: record.requestDigest, attempt: { rootAttemptId: identity.rootAttemptId }, ci: this.ci(caller), nonceSha256: row.nonceSha256, issuanceWindow: { notBefore: row.issuedAt, notAfter: row.expiresAt } });
+    const registration = { admissionId: record.id, generation, expectedRevision: record.evidenceRevision, logicalIdentity: identity, logicalDigest: record.requestDigest, attempt: { rootAttemptId: identity.rootAttemptId }, ci: this.ci(caller), nonceSha256: row.nonceSha256, issuanceWindow: { notBefore: row.issuedAt, notAfter: row.expiresAt } };
+    const { revision } = await this.registerReplacement(registration, record.generation);
     const updated = replaceNonce(this.db, record.id, row, revision, now);
     this.audit(caller, 'external_admission.resume', record.id, { generation });
     return { status: 201, body: { ...admissionContext(updated), nonce, nonceExpiresAt: row.expiresAt } };
@@ -195,6 +196,23 @@ export class AdmissionBridge implements ExternalAdmissions {
   async context(app: string, caller: AdmissionCaller, admissionId: string): Promise<AdmissionContext> {
     const record = this.owned(app, caller, admissionId);
     return admissionContext(record.state === AdmissionState.committed ? await this.refresh(record, true) : record);
+  }
+
+  /**
+   * Registers a replacement generation. A claim interrupted before it was recorded here moved the
+   * evidence revision on; when the service's status shows the same, uncommitted generation, the
+   * registration is retried once against the revision it reports.
+   */
+  private async registerReplacement(registration: EvidenceRegistration, current: number): Promise<{ revision: number }> {
+    try {
+      return await this.options.evidence.register(registration);
+    } catch (error) {
+      if (!(error instanceof ConflictError)) throw error;
+      const status = await this.options.evidence.status(registration.admissionId, current);
+      if (status.generation !== current || status.state === 'committed' || status.revision === registration.expectedRevision) throw error;
+      this.options.logger.warn({ admissionId: registration.admissionId, stored: registration.expectedRevision, evidence: status.revision }, 'evidence revision moved by an interrupted claim; registering against it');
+      return this.options.evidence.register({ ...registration, expectedRevision: status.revision });
+    }
   }
 
   /** Reads the evidence status of a committed admission; an absence proof makes it cleanup_ready. */

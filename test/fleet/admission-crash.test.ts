@@ -20,7 +20,7 @@ async function serve(env: Record<string, string>) {
   return { child: started.child, url: started.line.url as string, output: started.output };
 }
 
-test('reconcile completes an evidence commit interrupted by SIGKILL, rebuilding the commit intent from stored state', async (t) => {
+test.serial('reconcile completes an evidence commit interrupted by SIGKILL, rebuilding the commit intent from stored state', async (t) => {
   const env = { ...fixture.env, SVC_DATA_DIR: fixture.dataDir() };
   const first = await serve(env);
   const token = await exchangeIdentity(first.url, await fixture.identity('7001'));
@@ -71,6 +71,37 @@ test('reconcile completes an evidence commit interrupted by SIGKILL, rebuilding 
   const after = openControlStore(env.SVC_DATA_DIR);
   t.is((after.db.prepare("SELECT COUNT(*) AS n FROM operations WHERE kind = 'app.deploy'").get() as { n: number }).n, 1);
   after.db.close();
+});
+
+test.serial('reconcile acknowledges an evidence commit that landed but whose answer was lost to SIGKILL, without committing twice', async (t) => {
+  const env = { ...fixture.env, SVC_DATA_DIR: fixture.dataDir() };
+  const first = await serve(env);
+  const token = await exchangeIdentity(first.url, await fixture.identity('7002'));
+  const identity = sampleIdentity({ rootAttemptId: 'landed-root' });
+  const begun = await admission(first.url, 'sample', 'begin', { token, key: 'landed-1', json: identity });
+  const admissionId = begun.body.admissionId as string;
+  const held = fixture.evidence.holdNextCommit({ record: true });
+  const lost = admission(first.url, 'sample', 'admit', { token, key: 'landed-1', json: { receipt: sampleReceipt(identity, { admissionId, generation: 1, nonce: begun.body.nonce }) } }).catch((error: unknown) => error);
+  await held;
+  const exited = once(first.child, 'exit');
+  first.child.kill('SIGKILL');
+  await exited;
+  await lost;
+  const record = fixture.evidence.records.get(admissionId)!;
+  t.is(record.state, 'committed', 'the evidence service recorded the commit');
+  const revision = record.revision;
+
+  const second = await serve(env);
+  t.teardown(() => void second.child.kill('SIGTERM'));
+  t.true((await admission(second.url, 'sample', `context/${admissionId}`, { token, method: 'GET' })).body.commitPending);
+  // The resent commit meets a moved revision; the status shows this snapshot committed: acknowledged.
+  const reconciled = await admission(second.url, 'sample', 'reconcile', { token, key: 'reconcile-landed', json: { admissionId } });
+  t.is(reconciled.status, 200, reconciled.text);
+  t.like(reconciled.body, { state: 'committed', commitPending: false, evidenceRevision: revision });
+  t.is(fixture.evidence.records.get(admissionId)!.revision, revision, 'nothing was committed twice');
+  const exitedSecond = once(second.child, 'exit');
+  second.child.kill('SIGTERM');
+  await exitedSecond;
 });
 
 test('svc serve in restricted mode with partial bridge settings stops with a message naming every missing setting', async (t) => {

@@ -212,3 +212,25 @@ test('the deprecated alias delegates to the v4 admit and refuses the legacy nonc
   t.is(admitted.status, 201, admitted.text);
   t.is(admitted.headers.get('deprecation'), 'true');
 });
+
+test('a claim whose answer was lost leaves the nonce consumed; resume registers against the revision the evidence service reports', async (t) => {
+  const { url, plane } = await startTestRestrictedPlane(t, env());
+  const token = await exchangeIdentity(url, await fixture.identity('9007'));
+  const identity = sampleIdentity({ rootAttemptId: 'lost-claim-root' });
+  const begun = await admission(url, 'sample', 'begin', { token, key: 'lost-claim', json: identity });
+  const admissionId = begun.body.admissionId as string;
+  const receipt = sampleReceipt(identity, { admissionId, generation: 1, nonce: begun.body.nonce });
+  fixture.evidence.loseNextClaimAnswer(admissionId);
+  const lost = await admission(url, 'sample', 'admit', { token, key: 'lost-claim', json: { receipt } });
+  t.is(lost.status, 503);
+  t.is(lost.body.error.code, 'evidence_service_unavailable');
+  t.is(fixture.evidence.records.get(admissionId)!.state, 'claimed', 'the claim landed');
+  const retry = await admission(url, 'sample', 'admit', { token, key: 'lost-claim', json: { receipt } });
+  t.is(retry.status, 409);
+  t.is(retry.body.error.code, 'nonce_not_available');
+  const resumed = await admission(url, 'sample', 'resume', { token, key: 'lost-claim', json: { admissionId, logicalIdentity: identity } });
+  t.is(resumed.status, 201, resumed.text);
+  const admitted = await admission(url, 'sample', 'admit', { token, key: 'lost-claim', json: { receipt: sampleReceipt(identity, { admissionId, generation: 2, nonce: resumed.body.nonce }) } });
+  t.is(admitted.status, 201, admitted.text);
+  t.is(count(plane.db, 'SELECT COUNT(*) AS n FROM operations'), 1);
+});

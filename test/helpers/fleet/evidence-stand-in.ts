@@ -28,8 +28,10 @@ export interface EvidenceStandIn extends HttpsStandIn {
   readonly registrationToken: string;
   /** Adds the absence-proof digest of an admission (the evidence service saw the external deployment gone). */
   addAbsenceProof(admissionId: string, digest: string): void;
-  /** The next commit request is left unanswered and unrecorded; resolves when it arrives. */
-  holdNextCommit(): Promise<void>;
+  /** The next commit request is left unanswered (and unrecorded unless `record`); resolves when it arrives. */
+  holdNextCommit(options?: { readonly record?: boolean }): Promise<void>;
+  /** The next claim of `admissionId` is recorded but answered 503, as if the answer was lost. */
+  loseNextClaimAnswer(admissionId: string): void;
 }
 
 const allocations = [
@@ -41,7 +43,8 @@ export async function startEvidenceStandIn(certs: TestCertificates): Promise<Evi
   const records = new Map<string, EvidenceRecord>();
   const verifierToken = `verifier-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 24)}`;
   const registrationToken = `registration-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 24)}`;
-  let hold: (() => void) | undefined;
+  let hold: { resolve: () => void; record: boolean } | undefined;
+  const loseClaim = new Set<string>();
   const conflict = (record: EvidenceRecord | undefined): StandInAnswer => ({ status: 409, body: { error: 'revision_conflict', revision: record?.revision ?? 0 } });
   const handle = (request: ReceivedRequest): StandInAnswer => {
     const match = /^\/v4\/admissions\/([^/]+)\/generations\/(\d+)(?:\/(claim|commit|status))?$/.exec(request.path);
@@ -91,19 +94,26 @@ export async function startEvidenceStandIn(certs: TestCertificates): Promise<Evi
       record.snapshot = { ...fields, digest: snapshotDigest(fields) };
       record.state = 'claimed';
       record.revision += 1;
+      if (loseClaim.delete(id)) {
+        return { status: 503, body: { error: 'unavailable' } };
+      }
       return { status: 200, body: { schemaVersion: 'v4', admissionId: id, generation, revision: record.revision, snapshot: record.snapshot } };
     }
     // commit
-    if (hold !== undefined) {
-      const arrived = hold;
-      hold = undefined;
-      arrived();
+    const held = hold;
+    hold = undefined;
+    if (held !== undefined && !held.record) {
+      held.resolve();
       return { hold: true };
     }
     if (record.state !== 'claimed' || body.snapshotDigest !== record.snapshot?.digest || body.receiptSha256 !== (record.snapshot?.verification as any)?.receiptSha256) return conflict(record);
     record.commit = body;
     record.state = 'committed';
     record.revision += 1;
+    if (held !== undefined) {
+      held.resolve();
+      return { hold: true };
+    }
     return { status: 200, body: { schemaVersion: 'v4', admissionId: id, generation, revision: record.revision } };
   };
   const server = await startHttpsStandIn(certs, handle);
@@ -115,10 +125,13 @@ export async function startEvidenceStandIn(certs: TestCertificates): Promise<Evi
     addAbsenceProof(admissionId, digest) {
       records.get(admissionId)!.absenceProofSha256 = digest;
     },
-    holdNextCommit() {
+    holdNextCommit(options = {}) {
       return new Promise<void>((resolve) => {
-        hold = resolve;
+        hold = { resolve, record: options.record === true };
       });
+    },
+    loseNextClaimAnswer(admissionId) {
+      loseClaim.add(admissionId);
     },
   };
 }
