@@ -19,7 +19,8 @@ const count = (db: Db, sql: string, ...args: unknown[]) => (db.prepare(sql).get(
 
 test('each external admission transition answers through HTTP: begin, exact retries, admit with Location, context, absence proof, cleanup', async (t) => {
   const { url, plane, logs } = await startTestRestrictedPlane(t, env());
-  const token = await exchangeIdentity(url, await fixture.identity('9001'));
+  const idToken = await fixture.identity('9001');
+  const token = await exchangeIdentity(url, idToken);
   t.regex(token, /^svc_wit_[a-z2-7]{32}$/);
   const identity = sampleIdentity();
 
@@ -110,7 +111,11 @@ test('each external admission transition answers through HTTP: begin, exact retr
 
   // The raw nonce and the credentials were never logged, sent on, nor answered again.
   const everything = [...logs, ...fixture.evidence.received.map((r) => r.body), ...fixture.gitHost.received.map((r) => r.body), JSON.stringify(again.body), JSON.stringify(ready.body), JSON.stringify(cleaned.body)].join('\n');
-  for (const secret of [nonce, token, fixture.adminToken, fixture.evidence.verifierToken, fixture.evidence.registrationToken]) t.false(everything.includes(secret));
+  for (const secret of [nonce, token, idToken, fixture.adminToken, fixture.evidence.verifierToken, fixture.evidence.registrationToken]) t.false(everything.includes(secret));
+  const audit = await request(`${url}/api/v1/audit`, { headers: ADMIN() });
+  t.true(audit.body.verified);
+  for (const secret of [nonce, token, idToken]) t.false(audit.text.includes(secret));
+  t.deepEqual(audit.body.entries.map((e: { action: string }) => e.action).reverse(), ['workload_token.exchanged', 'external_admission.begin', 'external_admission.claimed', 'external_admission.committed', 'external_admission.cleanup']);
   t.true(logs.some((line) => line.includes(admissionId)), 'the admission is logged by id');
 });
 
