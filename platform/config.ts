@@ -57,6 +57,12 @@ export interface SvcConfig {
   readonly postgresPasswordFile: string | undefined;
   /** Folder of pg_dump, pg_restore and psql. @default the newest /usr/lib/postgresql/<v>/bin */
   readonly postgresBinDir: string | undefined;
+  /** libpq `sslmode` of the external server (restricted mode requires `verify-full`). @default libpq's own (prefer) */
+  readonly postgresSslMode: 'disable' | 'prefer' | 'require' | 'verify-ca' | 'verify-full' | undefined;
+  /** CA certificate file that verifies the external server's certificate (`sslrootcert`). */
+  readonly postgresSslRootCert: string | undefined;
+  /** Restricted (authority-only) mode: only the fleet authority routes are served (docs/restricted-mode.md). @default false */
+  readonly fleetAuthorityOnly: boolean;
   /** Local snapshot folder. @default <working dir>/snapshots */
   readonly snapshotsDir: string;
   /** S3-compatible endpoint for snapshot export and import. */
@@ -329,6 +335,15 @@ export const VARIABLES = {
   postgresUser: { name: 'SVC_POSTGRES_USER', description: 'PostgreSQL user for snapshots and migrations', defaultText: 'postgres', parse: (raw) => optional(raw) ?? 'postgres' },
   postgresPasswordFile: { name: 'SVC_POSTGRES_PASSWORD_FILE', description: 'file holding the PostgreSQL password', defaultText: '(none)', parse: optional },
   postgresBinDir: { name: 'SVC_POSTGRES_BIN_DIR', description: 'folder of pg_dump, pg_restore, psql', defaultText: '(newest installed)', parse: optional },
+  postgresSslMode: { name: 'SVC_POSTGRES_SSLMODE', description: 'libpq sslmode of the external PostgreSQL server (verify-full verifies its certificate and host name)', defaultText: '(libpq default)', parse: (raw) => {
+    const value = optional(raw);
+    return value === undefined ? undefined : oneOf('SVC_POSTGRES_SSLMODE', ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'] as const, 'prefer')(value);
+  } },
+  postgresSslRootCert: { name: 'SVC_POSTGRES_SSL_ROOT_CERT', description: 'CA certificate file verifying the external PostgreSQL server', defaultText: '(none)', parse: (raw) => {
+    const value = optional(raw);
+    return value === undefined ? undefined : path.resolve(value);
+  } },
+  fleetAuthorityOnly: { name: 'SVC_FLEET_AUTHORITY_ONLY', description: 'Restricted (authority-only) mode: serve only the fleet authority routes (docs/restricted-mode.md)', defaultText: 'false', parse: bool('SVC_FLEET_AUTHORITY_ONLY', false) },
   snapshotsDir: { name: 'SVC_SNAPSHOTS_DIR', description: 'local snapshot folder', defaultText: './snapshots', parse: (raw) => path.resolve(optional(raw) ?? 'snapshots') },
   s3Endpoint: { name: 'SVC_S3_ENDPOINT', description: 'S3-compatible endpoint for snapshot export and import', defaultText: '(none)', parse: optional },
   s3AccessKey: { name: 'SVC_S3_ACCESS_KEY', description: 'S3 access key', defaultText: '(none)', parse: optional },
@@ -359,11 +374,11 @@ export const VARIABLES = {
  * @throws ConfigError naming the variable when a value is malformed or the profile's rules are broken.
  */
 export function loadConfig(env: Env = process.env): SvcConfig {
-  // External admission (restricted mode) is not served by this build: its settings would
-  // otherwise be ignored silently, and an operator would believe the bridge is on.
-  const admission = Object.keys(env).filter((name) => name.startsWith('SVC_EXTERNAL_FLEET_') && env[name] !== undefined && env[name] !== '').sort();
-  if (admission.length > 0) {
-    throw new ConfigError(admission[0]!, `external admission (restricted mode) is not served by this build, so its settings are refused rather than ignored; unset ${admission.join(', ')}`);
+  // Fleet and bridge settings only mean something in restricted mode: outside it they would be
+  // ignored silently, and an operator would believe the bridge is on.
+  const fleet = Object.keys(env).filter((name) => (name.startsWith('SVC_EXTERNAL_FLEET_') || (name.startsWith('SVC_FLEET_') && name !== 'SVC_FLEET_AUTHORITY_ONLY')) && env[name] !== undefined && env[name] !== '').sort();
+  if (fleet.length > 0 && !bool('SVC_FLEET_AUTHORITY_ONLY', false)(env.SVC_FLEET_AUTHORITY_ONLY)) {
+    throw new ConfigError(fleet[0]!, `fleet authority and external admission settings are read only in restricted mode (SVC_FLEET_AUTHORITY_ONLY=true), so they are refused rather than ignored; set SVC_FLEET_AUTHORITY_ONLY=true or unset ${fleet.join(', ')}`);
   }
   const entries = Object.entries(VARIABLES).map(([key, spec]) => [key, (spec as VariableSpec<unknown>).parse(env[spec.name], env)]);
   const config = Object.fromEntries(entries) as unknown as SvcConfig;

@@ -30,6 +30,7 @@ import { accessRoutes } from '../api/control/routing/access-routes.js';
 import { operatorWakeTargetsRoutes } from '../api/control/operator/operator-wake-targets-routes.js';
 import { createWakeGatewayProxy } from '../api/control/routing/wake-gateway-proxy.js';
 import { scopedTokensRoutes } from '../api/control/auth/scoped-tokens-routes.js';
+import { admissionNoStore, admissionRoutes } from '../api/control/fleet/admission-routes.js';
 import { edgeIdentityPrincipal } from '../api/control/auth/auth.js';
 import { edgeIdentityVerifier } from '../platform/edge/index.js';
 import { ScopedTokens } from '../controllers/auth/scoped-tokens.js';
@@ -236,6 +237,8 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     ),
   ];
   routers.push(scopedTokensRoutes(accessTokens));
+  // External admission is served only in restricted mode with the bridge: here it has no verifier.
+  routers.push(admissionRoutes(undefined));
   routers.push(
     operatorRoutes(
       new OperatorService({
@@ -263,6 +266,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     apiToken: config.apiToken,
     requireExplicitAuth: config.requireExplicitAuth,
     routers,
+    beforeAuth: [admissionNoStore],
     scopedToken,
     ...(edgeIdentity ? { edgeIdentity } : {}),
     webRoot: builtWebPage('console'),

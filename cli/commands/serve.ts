@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import { CliError, ExitCode } from '../cli-error.js';
 import { loadConfig, redactConfig } from '../../platform/config.js';
+import { loadRestrictedMode } from '../../platform/fleet/restricted-config.js';
 import { createLogger } from '../../platform/logger.js';
 import { ConfigError } from '../../domain/errors.js';
 
@@ -23,23 +24,32 @@ export function registerServe(program: Command): void {
         throw new CliError(`--only must be one of ${ONLY.join(', ')}, got "${opts.only}"`, ExitCode.usage);
       }
       let config;
+      let restricted;
       try {
-        config = loadConfig({ ...process.env, ...(opts.apps ? { SVC_APPS_DIR: opts.apps } : {}), ...(opts.data ? { SVC_DATA_DIR: opts.data } : {}) });
+        const env = { ...process.env, ...(opts.apps ? { SVC_APPS_DIR: opts.apps } : {}), ...(opts.data ? { SVC_DATA_DIR: opts.data } : {}) };
+        config = loadConfig(env);
+        restricted = loadRestrictedMode(env, config);
       } catch (error) {
         if (error instanceof ConfigError) throw new CliError(`configuration error: ${error.message}`, ExitCode.failed);
         throw error;
       }
+      if (restricted !== undefined && opts.only === 'knowledge') throw new CliError('restricted mode (SVC_FLEET_AUTHORITY_ONLY=true) serves only the restricted control plane; --only knowledge does not apply', ExitCode.usage);
       const logger = createLogger({ level: config.logLevel, base: { pid: process.pid } });
-      logger.info({ config: redactConfig(config) }, 'starting svc');
+      logger.info({ config: redactConfig(config), restricted: restricted !== undefined, bridge: restricted?.bridge !== undefined }, 'starting svc');
       // Loaded here, not at the top: every other command starts without the whole server graph.
       const [{ startControlPlane }, { startKnowledgeStore }] = await Promise.all([import('../../wiring/control-plane.js'), import('../../wiring/knowledge-store.js')]);
       const closers: (() => Promise<void>)[] = [];
       try {
-        if (opts.only !== 'knowledge') {
+        if (restricted !== undefined) {
+          // Restricted mode is its own composition: no knowledge store, no reconcilers, workers or watchers.
+          const { startRestrictedPlane } = await import('../../wiring/restricted-plane.js');
+          const plane = await startRestrictedPlane(config, restricted, logger);
+          closers.push(() => plane.close());
+        } else if (opts.only !== 'knowledge') {
           const plane = await startControlPlane(config, logger);
           closers.push(() => plane.close());
         }
-        if (opts.only !== 'control') {
+        if (restricted === undefined && opts.only !== 'control') {
           const knowledge = await startKnowledgeStore(config, logger);
           closers.push(() => knowledge.close());
         }

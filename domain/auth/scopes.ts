@@ -30,18 +30,20 @@ export const NOT_ISSUABLE: Readonly<Record<string, string>> = {
 export type Principal =
   | { readonly kind: 'control-token' }
   | { readonly kind: 'edge-identity'; readonly subject: string; readonly email: string | undefined }
-  | { readonly kind: 'scoped-token'; readonly tokenId: string; readonly name: string; readonly scopes: readonly Scope[] };
+  | { readonly kind: 'scoped-token'; readonly tokenId: string; readonly name: string; readonly scopes: readonly Scope[] }
+  /** A workflow identity exchanged for `fleet:external-admission` (restricted mode): the run it was issued to. */
+  | { readonly kind: 'workload-identity'; readonly tokenId: string; readonly repository: string; readonly runId: string; readonly runAttempt: string; readonly workflowRef: string; readonly ref: string; readonly sha: string; readonly scopes: readonly Scope[] };
 
 /** True when `principal` may act with `scope`. */
 export function grants(principal: Principal | undefined, scope: Scope): boolean {
   if (principal === undefined) return false;
-  if (principal.kind === 'scoped-token') return principal.scopes.includes(scope);
+  if (principal.kind === 'scoped-token' || principal.kind === 'workload-identity') return principal.scopes.includes(scope);
   return scope !== Scope.fleetExternalAdmission;
 }
 
 /** True for administrators (every route, including token issuance). */
 export function isAdministrator(principal: Principal | undefined): boolean {
-  return principal !== undefined && principal.kind !== 'scoped-token';
+  return principal !== undefined && (principal.kind === 'control-token' || principal.kind === 'edge-identity');
 }
 
 /** Prefix of issued tokens, so a leaked one is recognizable (secret scanners, logs). */

@@ -7,6 +7,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
+import tls from 'node:tls';
 import type { LookupFunction } from 'node:net';
 import { resolveTarget, type OutboundPolicy } from './outbound-guard.js';
 import { OutboundTimeout } from '../errors.js';
@@ -27,6 +28,10 @@ export interface PinnedPost {
   readonly bodyLimit?: number;
   /** Message of the {@link OutboundTimeout}. @default `timed out after <timeoutMs> ms` */
   readonly timeoutMessage?: string;
+  /** Request method. @default POST */
+  readonly method?: 'GET' | 'POST' | 'PUT';
+  /** Extra CA certificates (PEM) trusted for an https target, besides the system's. */
+  readonly ca?: string;
 }
 
 /** What came back. */
@@ -67,10 +72,11 @@ export function sendPinned(url: URL, target: PinnedTarget, request: PinnedPost):
   const limit = request.bodyLimit ?? Number.POSITIVE_INFINITY;
   return new Promise<PinnedResponse>((resolve, reject) => {
     const req = client.request(url, {
-      method: 'POST',
+      method: request.method ?? 'POST',
       headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
       lookup: pinnedLookup(target),
       agent: false,
+      ...(request.ca === undefined ? {} : { ca: [...tls.rootCertificates, request.ca] }),
     }, (res) => {
       const chunks: Buffer[] = [];
       let size = 0;

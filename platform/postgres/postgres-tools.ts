@@ -27,6 +27,10 @@ export interface PostgresServerOptions {
   readonly binDir?: string;
   /** Per-command time limit. @default 10 minutes */
   readonly timeoutMs?: number;
+  /** libpq `sslmode` (`PGSSLMODE`); unset: libpq's default. */
+  readonly sslMode?: string;
+  /** CA certificate file verifying the server (`PGSSLROOTCERT`). */
+  readonly sslRootCert?: string;
   /**
    * Restores and migrations act as the database's owner (`SET ROLE`) when the connecting user is not
    * the owner, so the objects they create belong to the app's role (the managed server). @default false
@@ -58,6 +62,7 @@ export class PostgresTools {
   readonly #binDir: string | undefined;
   readonly #timeoutMs: number;
   readonly #asDatabaseOwner: boolean;
+  readonly #ssl: { readonly mode?: string; readonly rootCert?: string };
 
   constructor(options: PostgresServerOptions = {}) {
     this.host = options.host ?? '127.0.0.1';
@@ -67,6 +72,7 @@ export class PostgresTools {
     this.#binDir = options.binDir ?? defaultBinDir();
     this.#timeoutMs = options.timeoutMs ?? 600_000;
     this.#asDatabaseOwner = options.asDatabaseOwner ?? false;
+    this.#ssl = { ...(options.sslMode === undefined ? {} : { mode: options.sslMode }), ...(options.sslRootCert === undefined ? {} : { rootCert: options.sslRootCert }) };
   }
 
   #tool(name: string): string {
@@ -75,6 +81,8 @@ export class PostgresTools {
 
   #env(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, LANG: 'C.UTF-8', PGCONNECT_TIMEOUT: '10' };
+    if (this.#ssl.mode !== undefined) env.PGSSLMODE = this.#ssl.mode;
+    if (this.#ssl.rootCert !== undefined) env.PGSSLROOTCERT = this.#ssl.rootCert;
     if (this.#passwordFile) env.PGPASSWORD = fs.readFileSync(this.#passwordFile, 'utf8').split('\n')[0]!.trim();
     return env;
   }

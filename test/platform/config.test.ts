@@ -50,9 +50,9 @@ test('parseByteSize reads units', (t) => {
   t.is(parseByteSize('ten'), undefined);
 });
 
-test('external admission settings are refused with the variables named, since this build does not serve restricted mode', (t) => {
+test('fleet and external admission settings outside restricted mode are refused with the variables named', (t) => {
   const error = t.throws(() => loadConfig({ SVC_EXTERNAL_FLEET_VERIFIER_URL: 'https://verifier.example.test', SVC_EXTERNAL_FLEET_ADMISSION_APP: 'shop' }), { instanceOf: ConfigError });
-  t.regex(error.message, /^SVC_EXTERNAL_FLEET_ADMISSION_APP: external admission \(restricted mode\) is not served by this build/);
+  t.regex(error.message, /^SVC_EXTERNAL_FLEET_ADMISSION_APP: fleet authority and external admission settings are read only in restricted mode \(SVC_FLEET_AUTHORITY_ONLY=true\)/);
   t.regex(error.message, /unset SVC_EXTERNAL_FLEET_ADMISSION_APP, SVC_EXTERNAL_FLEET_VERIFIER_URL$/);
   t.notThrows(() => loadConfig({ SVC_EXTERNAL_FLEET_VERIFIER_URL: '' }), 'an empty variable is unset');
 });

@@ -25,12 +25,15 @@ const bodySchema = {
 
 const parseBody = compileValidator<ValidateInfraspecBody>(bodySchema, 'validate request');
 
-/** Routes for spec validation. */
-export function validateRoutes(options: { appsDir: string }): Router {
+/** Routes for spec validation; without `appsDir` (restricted mode) only the POST, which reads no folder. */
+export function validateRoutes(options: { appsDir?: string }): Router {
   const router = new Router();
-  router.get('/api/validate', (ctx) => {
-    ctx.body = validateAppsDir(options.appsDir);
-  });
+  const appsDir = options.appsDir;
+  if (appsDir !== undefined) {
+    router.get('/api/validate', (ctx) => {
+      ctx.body = validateAppsDir(appsDir);
+    });
+  }
   router.post('/api/v1/validate/infraspec', (ctx) => {
     // A YAML (or plain text) body is the spec itself; a JSON body is { spec, fleetDocument? }.
     const raw: unknown = ctx.request.body;

@@ -27,7 +27,14 @@ export interface ControlAuthOptions {
   readonly edgeIdentity?: (ctx: Context) => Promise<Principal | undefined>;
 }
 
-const PUBLIC = [/^\/api\/health$/, /^\/api\/version$/, /^\/api\/webhooks\//, /^\/api\/access\/edge\/logpush$/, /^\/schemas\/[^/]*$/];
+const PUBLIC = [
+  /^\/api\/health$/, /^\/api\/version$/, /^\/api\/webhooks\//, /^\/api\/access\/edge\/logpush$/, /^\/schemas\/[^/]*$/,
+  // Restricted mode: the workflow identity in the body is the credential of the exchange; a device
+  // enrollment request grants nothing until an administrator approves it.
+  /^\/api\/v1\/fleet\/external-admission\/token$/, /^\/api\/v1\/fleet\/devices\/enroll(\/[^/]+)?$/,
+];
+/** External admission routes: only the `fleet:external-admission` scope reaches them (no administrator substitutes). */
+const ADMISSION = /^\/api\/v1\/apps\/[^/]+\/external-deployments(\/[^/]+)*$/;
 /** Routes that need a caller only when `SVC_REQUIRE_EXPLICIT_AUTH=true` (and `metrics:read` suffices). */
 export const EXPLICIT_AUTH_ONLY_ROUTES: readonly string[] = ['GET /metrics', 'GET /api/metrics', 'GET /api/services/manifest', 'GET /api/v1/services/manifest'];
 const EXPLICIT_ONLY = EXPLICIT_AUTH_ONLY_ROUTES.map((route) => new RegExp(`^${route.split(' ')[1]!.replace(/[/.]/g, '\\$&')}$`));
@@ -39,6 +46,7 @@ export function isPublicPath(path: string): boolean {
 
 /** The scope a scoped token needs for `path`; undefined when only administrators may call it. */
 export function scopeForPath(path: string): Scope | undefined {
+  if (ADMISSION.test(path)) return Scope.fleetExternalAdmission;
   return EXPLICIT_ONLY.some((re) => re.test(path)) ? Scope.metricsRead : undefined;
 }
 
@@ -77,7 +85,7 @@ export function controlAuth(options: ControlAuthOptions): Middleware {
         code: given === undefined ? 'missing_credentials' : 'invalid_credentials',
       });
     }
-    if (needsAuth && !isAdministrator(principal)) {
+    if (needsAuth && (!isAdministrator(principal) || ADMISSION.test(ctx.path))) {
       const scope = scopeForPath(ctx.path);
       if (scope === undefined || !grants(principal, scope)) {
         throw new ForbiddenError(scope === undefined ? 'a scoped token cannot call this endpoint; use the control token' : `this endpoint needs scope ${scope}`, {

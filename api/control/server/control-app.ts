@@ -1,7 +1,7 @@
 /**
  * The control plane's Koa app (port 8800): middleware order, then the routers each capability adds.
  */
-import Koa, { type Context } from 'koa';
+import Koa, { type Context, type Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import { errorMiddleware } from '../../http/error-middleware.js';
@@ -23,6 +23,8 @@ export interface ControlAppOptions {
   readonly edgeIdentity?: (ctx: Context) => Promise<Principal | undefined>;
   /** The built operator console (`dist/web/console`), served at `/` and `/ui/...` before authentication: it holds no data. */
   readonly webRoot?: string;
+  /** Middleware run before authentication, so its headers are on every answer, refusals included. */
+  readonly beforeAuth?: readonly Middleware[];
 }
 
 /** Builds the control plane app from its routers. */
@@ -33,6 +35,7 @@ export function createControlApp(options: ControlAppOptions): Koa {
   app.use(requestContext(options.logger, { quietPaths: ['/api/health', '/metrics', '/api/metrics'] }));
   app.use(errorMiddleware(options.logger));
   if (options.webRoot !== undefined) app.use(webPages({ root: options.webRoot }));
+  for (const middleware of options.beforeAuth ?? []) app.use(middleware);
   app.use(controlAuth({ apiToken: options.apiToken, requireExplicitAuth: options.requireExplicitAuth, ...(options.scopedToken ? { scopedToken: options.scopedToken } : {}), ...(options.edgeIdentity ? { edgeIdentity: options.edgeIdentity } : {}) }));
   app.use(jsonBodyParser(options.bodyLimitBytes));
   for (const router of options.routers) {

@@ -12,6 +12,8 @@ export interface MetaRoutesOptions {
   readonly capabilities: () => readonly Capability[];
   /** Extra health facts (e.g. database reachable); a throw marks the platform unhealthy. */
   readonly healthChecks?: Record<string, () => boolean>;
+  /** `restricted` in authority-only mode (docs/restricted-mode.md). @default full */
+  readonly mode?: 'full' | 'restricted';
 }
 
 /** One advertised capability: a feature and the routes that serve it. */
@@ -52,7 +54,7 @@ export function metaRoutes(options: MetaRoutesOptions): Router {
   router.get('/api/v1/capabilities', (ctx) => {
     ctx.body = {
       apiVersion: 'v1',
-      mode: 'full',
+      mode: options.mode ?? 'full',
       profile: options.profile,
       environment: options.environment,
       capabilities: options.capabilities(),
