@@ -227,6 +227,7 @@ export class ReleaseBuilder {
       builder: 'native',
       dockerfile,
       exposedPorts: plan.exposedPorts,
+      user: plan.user,
       notes,
     };
   }
