@@ -48,7 +48,8 @@ test('a release is the repository at the commit with the Dockerfile honoured nat
   t.deepEqual(m.env, { APP_MODE: 'production', LOG_LEVEL: 'debug level' });
   t.deepEqual(m.command, [process.execPath, 'server.mjs']);
   t.deepEqual(m.exposedPorts, ['8080']);
-  t.true(m.notes.some((n) => /USER node ignored/.test(n)));
+  t.is(m.user, 'node');
+  t.true(m.notes.some((n) => /USER node recorded/.test(n)));
   t.true(m.notes.some((n) => /FROM node:20-slim AS runtime ignored/.test(n)));
   const appDir = path.join(release.dir, 'app');
   t.is(fs.readFileSync(path.join(appDir, 'README.md'), 'utf8'), 'demo\n');
