@@ -7,11 +7,13 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { Writable } from 'node:stream';
 import test, { type ExecutionContext } from 'ava';
+import { pino } from 'pino';
 import { waitForHealthyInstances } from '../../../domain/registry/index.js';
 import { milliseconds, waitForAllocations, type Allocation, type JobSpec } from '../../../domain/scheduler/index.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
-import { appUserName, ensureSystemUser, LocalScheduler, MAX_USER_NAME } from '../../../platform/local-scheduler/index.js';
+import { appUserName, ensureSystemUser, LocalScheduler, MAX_USER_NAME, platformUserIdentities } from '../../../platform/local-scheduler/index.js';
 import { fastRestart, SERVER_JS, serviceGroup, stopEverything } from './fixtures.js';
 
 const asRoot = process.getuid?.() === 0;
@@ -223,4 +225,19 @@ rootTest('an app with a name longer than the user-name limit gets a hashed syste
   t.is(passwd[6]?.trim(), '/usr/sbin/nologin');
   t.is(idsOf(alloc.task.pid!).uids[0], Number(passwd[2]));
   t.is(os.userInfo().uid, 0);
+});
+
+test('a driver that cannot switch users says at start that apps share its user, and its tasks say so', async (t) => {
+  const { dataDir, appDir } = setup(t);
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString()); done(); } }));
+  const registry = new LocalRegistry();
+  const driver = await LocalScheduler.open({ dataDir, registry, logger, monitorInterval: milliseconds(40), identities: platformUserIdentities('the platform runs as svc (uid 1000), not root') });
+  t.teardown(() => stopEverything(driver));
+  const warning = lines.map((l) => JSON.parse(l) as { level: number; msg: string; reason?: string }).find((l) => /apps share the platform's user/.test(l.msg));
+  t.is(warning?.level, 40);
+  t.is(warning?.reason, 'the platform runs as svc (uid 1000), not root');
+  await driver.submitJob(appJob('iso-golf', appDir));
+  const alloc = await running(driver, 'iso-golf-web');
+  t.true(alloc.task.events.some((e) => e.type === 'Started' && /as the platform's user/.test(e.message)));
 });
