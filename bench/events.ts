@@ -33,6 +33,8 @@ const groups = arg('groups', 2_000);
 const requests = arg('requests', 1000);
 const clients = arg('clients', 64);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-events-'));
+// Apps run as their own users below it (ADR 0047): they must be able to enter it.
+fs.chmodSync(root, 0o711);
 if (process.argv.includes('--child')) {
   // HTTP ingest target: a control plane in its own process, so the load generator does not share its event loop.
   const child = await startControlPlane(

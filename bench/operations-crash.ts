@@ -67,6 +67,8 @@ export async function runCrashTest(options: CrashRunOptions): Promise<CrashRunRe
   const log = options.log ?? (() => undefined);
   const started = Date.now();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-crash-'));
+  // Apps run as their own users below it (ADR 0047): they must be able to enter it.
+  fs.chmodSync(root, 0o711);
   const appsDir = path.join(root, 'apps');
   const dataDir = path.join(root, 'data');
   fs.mkdirSync(appsDir, { recursive: true });

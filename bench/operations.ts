@@ -25,6 +25,8 @@ function arg(name: string, fallback: number): number {
 }
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-operations-'));
+// Apps run as their own users below it (ADR 0047): they must be able to enter it.
+fs.chmodSync(root, 0o711);
 
 async function throughput(count: number, apps: number): Promise<void> {
   const store = openControlStore(path.join(root, 'queue'));

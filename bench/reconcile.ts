@@ -23,6 +23,8 @@ import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
 const appCount = arg('apps', 500);
 const edits = arg('edits', 200);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-reconcile-'));
+// Apps run as their own users below it (ADR 0047): they must be able to enter it.
+fs.chmodSync(root, 0o711);
 const code = path.join(root, 'code');
 fs.mkdirSync(code);
 // The tiny built-in program: a shell that sleeps (a few hundred KB of RSS each).

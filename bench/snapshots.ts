@@ -21,6 +21,8 @@ import { arg, median } from './lib/bench-args.js';
 const targetMb = arg('mb', 200);
 const rounds = arg('rounds', 3);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-snapshots-'));
+// Apps run as their own users below it (ADR 0047): they must be able to enter it.
+fs.chmodSync(root, 0o711);
 const cluster = await startPostgres();
 try {
   cluster.psql('CREATE DATABASE bench');

@@ -81,6 +81,8 @@ function get(url: string, host?: string): Promise<{ status: number; body: string
 
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-wake-'));
+// Apps run as their own users below it (ADR 0047): they must be able to enter it.
+fs.chmodSync(root, 0o711);
 const code = path.join(root, 'code');
 fs.mkdirSync(code);
 fs.writeFileSync(path.join(code, 'server.mjs'), APP);

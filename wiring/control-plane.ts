@@ -39,6 +39,8 @@ import { registerSnapshotHandlers, type SnapshotOperationsOptions } from '../con
 import { PostgresTools } from '../platform/postgres/postgres-tools.js';
 import { ManagedPostgres } from '../platform/postgres/managed-postgres.js';
 import { AppCredentials } from '../platform/postgres/app-credentials.js';
+import { secureDataFolder } from '../platform/files/secure-data-folder.js';
+import { detectAppIdentities } from '../platform/local-scheduler/index.js';
 import { AppDatabases } from '../controllers/postgres/app-databases.js';
 import type { CanonicalAppSpec } from '../domain/spec/index.js';
 import { SnapshotFolder } from '../platform/snapshots/snapshot-folder.js';
@@ -128,6 +130,9 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await database.managed?.close();
     throw error;
   }
+  // Apps run as their own users below this folder: nothing of the platform's may be readable to them.
+  const tightened = secureDataFolder(config.dataDir);
+  if (tightened.length > 0) log.info({ changed: tightened }, 'data folder permissions tightened');
   if (store.migrations.applied.length > 0) {
     log.info({ applied: store.migrations.applied.map((m) => `${m.version}-${m.name}`) }, 'control.db migrated');
   }
@@ -136,7 +141,10 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');
   }
   const gatewayScale = new GatewayScale();
-  const appDatabases = database.managed ? new AppDatabases({ db: store.db, tools: database.tools, credentials: new AppCredentials(database.managed.layout.credentials), host: database.managed.connection().host, port: database.managed.connection().port, logger: log.child({ component: 'app-databases' }) }) : undefined;
+  // One assignment of app users for the scheduler and the app database credentials (ADR 0047).
+  const identities = config.schedulerDriver === 'local' ? detectAppIdentities() : undefined;
+  const credentialOwner = identities?.mode === 'app-users' ? (app: string) => identities.resolve(app, undefined)?.app : undefined;
+  const appDatabases = database.managed ? new AppDatabases({ db: store.db, tools: database.tools, credentials: new AppCredentials(database.managed.layout.credentials, credentialOwner), host: database.managed.connection().host, port: database.managed.connection().port, logger: log.child({ component: 'app-databases' }) }) : undefined;
   const reconcilers = await startReconcilers({
     db: store.db,
     ...(appDatabases ? { infrastructure: (app: string, spec: CanonicalAppSpec) => appDatabases.settingsFor(app, spec) } : {}),
@@ -144,6 +152,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     dataDir: config.dataDir,
     logger: log,
     gatewayScale,
+    ...(identities ? { identities } : {}),
     scheduler: config.schedulerDriver === 'kubernetes' ? { driver: 'kubernetes', ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }), namespace: config.kubernetesNamespace } : { driver: 'local' },
   });
   const routing = await startRouting({

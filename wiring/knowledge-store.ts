@@ -2,6 +2,7 @@
  * Composition root of the knowledge store: opens `knowledge.db`, wires services, authentication,
  * REST, GraphQL, metrics and the admin listener.
  */
+import { secureDataFolder } from '../platform/files/secure-data-folder.js';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { SvcConfig } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
@@ -68,6 +69,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
   const log = logger.child({ service: 'knowledge' });
   const tokens = TenantTokens.load(config.knowledgeTokens, config.knowledgeTokensFile);
   const store = openKnowledgeStore(config.dataDir);
+  secureDataFolder(config.dataDir);
   if (tokens.open) {
     log.warn('SVC_KNOWLEDGE_TOKENS is not set: the knowledge store accepts every request without authentication');
   }

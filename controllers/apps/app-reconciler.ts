@@ -158,7 +158,7 @@ export function desiredJobs(spec: CanonicalAppSpec, release: AppRelease, infrast
     const launch = imageRelease ? undefined : releaseLaunch(at.dir, manifest);
     return translateApp(spec, {
       release: launch
-        ? { commit: at.commit, workdir: launch.workdir, command: launch.command, env: { ...launch.env } }
+        ? { commit: at.commit, workdir: launch.workdir, command: launch.command, env: { ...launch.env }, ...(manifest.user ? { user: manifest.user } : {}) }
         : { commit: at.commit, image: manifest.image!, env: { ...manifest.env }, ...(manifest.command && manifest.command.length > 0 ? { command: manifest.command } : {}) },
       ...(infrastructure ? { infrastructure } : {}),
     }).jobs;

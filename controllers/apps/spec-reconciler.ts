@@ -76,7 +76,7 @@ function reconcileApp(options: SpecReconcilerOptions, name: string, now: Date): 
     name,
     file: rel,
     // An invalid edit keeps the last valid spec and generation: the app keeps running as it was.
-    spec: valid ? spec : (existing?.spec ?? null),
+    spec: valid ? spec : (existing?.committedSpec ?? null),
     generation: valid ? canonicalDigest(spec) : (existing?.generation ?? null),
     findings,
     finalizers: [STOP_JOBS_FINALIZER],

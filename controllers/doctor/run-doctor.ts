@@ -4,6 +4,8 @@
  * ports, a writable data folder with free disk. Optional: promtool, cgroup controllers, the clock.
  */
 import fs from 'node:fs';
+import os from 'node:os';
+import { DEFAULT_TASK_LIMITS, detectPrivateMounts } from '../../platform/local-scheduler/index.js';
 import { doctorCheck, doctorReport, versionAtLeast, type DoctorCheck, type DoctorReport } from '../../domain/doctor/index.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { answers, cgroupController, freeDiskBytes, nearestExisting, ntpSynchronized, probePort, programVersion, writable } from '../../platform/host/host-probes.js';
@@ -38,6 +40,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(...cgroupChecks(options.cgroupRoot));
   checks.push(...(await portChecks(config)));
   checks.push(...dataFolderChecks(config));
+  checks.push(...appIsolationChecks(config));
   checks.push(await clockCheck());
   return doctorReport(checks);
 }
@@ -159,6 +162,24 @@ function dataFolderChecks(config: SvcConfig): DoctorCheck[] {
       fix: 'free disk space (old releases in <data>/releases, dumps in SVC_SNAPSHOTS_DIR) or move SVC_DATA_DIR',
     }),
   ];
+}
+
+/** Whether apps run as their own users (root), with private mounts, and can reach their folders below the data folder (ADR 0047). */
+function appIsolationChecks(config: SvcConfig): DoctorCheck[] {
+  if (config.schedulerDriver !== 'local') return [];
+  const title = 'app isolation (per-app users, rlimits, private /tmp)';
+  if (!runningAsRoot()) {
+    const me = os.userInfo();
+    return [doctorCheck({ id: 'apps.users', title, required: false, status: 'warn', detail: `svc runs as ${me.username} (uid ${me.uid}), not root: apps share this user, so each app can read the platform's data folder, every other app's files, and signal their processes`, fix: 'run svc serve as root: each app then runs as its own system user svc-app-<name> without root groups' })];
+  }
+  const mounts = detectPrivateMounts();
+  const checks = [
+    doctorCheck({ id: 'apps.users', title, required: false, status: mounts.available ? 'pass' : 'warn', detail: `apps run as their own system users (svc-app-<name>, created on first deploy) under RLIMIT_NOFILE ${DEFAULT_TASK_LIMITS.nofile} and RLIMIT_NPROC ${DEFAULT_TASK_LIMITS.nproc}; ${mounts.available ? 'each task has a private mount namespace (own /tmp, bind-mounted volumes)' : mounts.reason ?? 'no private mount namespace'}`, fix: 'allow unshare --mount (CAP_SYS_ADMIN) for private /tmp and read-only volumes' }),
+  ];
+  // App users must pass through the folders above the data folder to reach their releases.
+  const blocked = firstBlockedFolder(nearestExisting(config.dataDir), { name: 'nobody', uid: 65534, gid: 65534 });
+  checks.push(doctorCheck({ id: 'apps.passage', title: 'app users can enter the data folder\'s parents', required: false, status: blocked === undefined ? 'pass' : 'fail', detail: blocked === undefined ? `every folder above ${config.dataDir} can be entered` : `${blocked} cannot be entered by other users: app processes cannot reach their releases`, fix: `chmod o+x ${blocked ?? 'that folder'} (enter, not list), or move SVC_DATA_DIR` }));
+  return checks;
 }
 
 async function clockCheck(): Promise<DoctorCheck> {

@@ -14,9 +14,11 @@ import { readDeployPayload } from '../../domain/operations/index.js';
 import { MUTABLE_STEPS, planSteps, type PipelineKind, type PipelineStep } from '../../domain/pipeline/index.js';
 import { getApp, setAppRelease } from '../../store/control/apps.js';
 import {
+  deploymentSpec,
   endStep,
   getDeployment,
   listRegions,
+  recordDeploymentSpec,
   releasesToKeep,
   skipStep,
   startStep,
@@ -52,19 +54,20 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
   const db = deps.db;
   let deployment = deploymentOf(deps, operation);
   const app = getApp(db, deployment.app);
-  const spec = app?.spec ?? null;
+  // A deploy builds the committed spec; a rollback starts from it and returns to its target's spec below.
+  const committed = app?.committedSpec ?? null;
   updateDeployment(db, deployment.id, { status: 'running', started: true, regionStatus: 'running' });
-  if (!app || !spec || app.deletedAt !== null) {
+  if (!app || !committed || app.deletedAt !== null) {
     const message = !app || app.deletedAt !== null ? `app ${deployment.app} is not discovered` : `app ${deployment.app} has no valid spec`;
     updateDeployment(db, deployment.id, { status: 'failed', message, finished: true, regionStatus: 'failed' });
     throw new StepFailure(message);
   }
   deployment = getDeployment(db, deployment.id)!;
-  const state: RunState = {
+  let state: RunState = {
     kind,
     app: deployment.app,
-    spec,
-    source: appSource(spec, app.file, deps.appsDir),
+    spec: committed,
+    source: appSource(committed, app.file, deps.appsDir),
     workDir: path.join(deps.dataDir, 'work', deployment.id),
     deployment,
   };
@@ -73,18 +76,28 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
     const target = targetId === undefined ? undefined : getDeployment(db, targetId);
     if (!target?.release) throw await fail(deps, state, null, new StepFailure('the rollback names no successful deployment to return to'));
     state.commit = target.release.commit;
-    // A rollback of some regions keeps the running release elsewhere and overrides the selected ones.
+    // A rollback of some regions keeps the running release (and spec) elsewhere and overrides the selected ones.
     const selected = listRegions(db, deployment.id).map((r) => r.region);
-    const all = appRegions(spec);
+    const all = appRegions(committed);
     const current = app.release;
     if (current && selected.length < all.length) {
       const regions = { ...(current.regions ?? {}) };
       for (const region of selected) regions[region] = { commit: target.release.commit, dir: target.release.dir };
-      state.release = { commit: current.commit, dir: current.dir, deploymentId: deployment.id, direct: true, regions };
+      const { spec: runningOverride, specOver } = current;
+      state = { ...state, spec: app.spec ?? committed };
+      state.release = { commit: current.commit, dir: current.dir, deploymentId: deployment.id, direct: true, regions, ...(runningOverride !== undefined && specOver !== undefined ? { spec: runningOverride, specOver } : {}) };
     } else {
-      state.release = { commit: target.release.commit, dir: target.release.dir, deploymentId: deployment.id, direct: true };
+      // The whole release returns: its code and the spec it was deployed with (ADR 0048).
+      const restored = deploymentSpec(db, target.id);
+      if (restored && app.generation !== null) {
+        state = { ...state, spec: restored };
+        state.release = { commit: target.release.commit, dir: target.release.dir, deploymentId: deployment.id, direct: true, spec: restored, specOver: app.generation };
+      } else {
+        state.release = { commit: target.release.commit, dir: target.release.dir, deploymentId: deployment.id, direct: true };
+      }
     }
   }
+  const spec = state.spec;
   const capabilities = { snapshots: deps.snapshot !== undefined, migrations: deps.migrate !== undefined, routing: deps.route !== undefined };
   const planned = planSteps(kind, {
     hasPostgres: spec.infrastructure?.postgres !== undefined,
@@ -241,6 +254,7 @@ async function submit(deps: PipelineDependencies, state: RunState): Promise<Step
   const warnings = await portConflicts(deps, state.app, desired);
   for (const warning of warnings) deps.logger.warn({ app: state.app, deploymentId: state.deployment.id }, warning);
   setAppRelease(deps.db, state.app, release);
+  recordDeploymentSpec(deps.db, state.deployment.id, state.spec);
   // A regional rollback records the release it returned the selected regions to.
   const recorded = Object.values(release.regions ?? {}).find((r) => r.commit === state.commit) ?? { commit: release.commit, dir: release.dir };
   updateDeployment(deps.db, state.deployment.id, { commit: recorded.commit, release: { commit: recorded.commit, dir: recorded.dir } });

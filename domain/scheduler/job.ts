@@ -87,6 +87,12 @@ export interface TaskSpec {
   readonly resources: ResourcesSpec;
   readonly files?: readonly TemplateFileSpec[];
   readonly volumes?: readonly VolumeMountSpec[];
+  /**
+   * The user the task asks to run as, in Docker `USER` syntax (`name`, `uid`, `name:group`,
+   * `uid:gid`): the process's `schedulerVariables` uid/gid, else the Dockerfile's `USER`. Drivers
+   * never run a task as root; absent, a driver running as root uses the app's own user (ADR 0047).
+   */
+  readonly user?: string;
   /** Maximum run time of one batch execution; exceeded runs end as `timed_out`. */
   readonly timeout?: Duration;
 }

@@ -52,3 +52,34 @@ export function safeFilenameProblem(name: string): string | undefined {
   if (name.length > 255) return `${shown} is longer than 255 characters`;
   return undefined;
 }
+
+/**
+ * Why a volume name cannot name the app's volume folder (1-64 letters, digits, `.`, `_`, `-`,
+ * starting with a letter or digit: never a path), or undefined.
+ */
+export function volumeNameProblem(name: string): string | undefined {
+  const shown = JSON.stringify(name);
+  if (name.includes('/') || name.includes('\\')) return `${shown} contains a path separator; a volume is named, not a path (it names the app's volume folder)`;
+  if (name === '.' || name === '..') return `${shown} is not a name; give a name such as uploads`;
+  if (!/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/.test(name)) return `${shown} must be 1-64 letters, digits, ".", "_" or "-" starting with a letter or digit`;
+  return undefined;
+}
+
+/** Folders of the host's kernel interfaces a volume must never cover. */
+const KERNEL_FOLDERS = ['/proc', '/sys', '/dev'];
+
+/**
+ * Why a volume mount path could reach outside its place (a `.` or `..` segment, an empty one, the
+ * root itself, or a kernel folder), or undefined. The schema requires it to be absolute.
+ */
+export function volumeMountProblem(mount: string): string | undefined {
+  if (!mount.startsWith('/')) return undefined;
+  const shown = JSON.stringify(mount);
+  const segments = mount.slice(1).split('/');
+  if (segments.some((s) => s === '..')) return `${shown} contains "..", which escapes the mount path; write the folder without it`;
+  if (segments.some((s) => s === '.') || (mount.length > 1 && segments.some((s, i) => s === '' && i < segments.length - 1))) return `${shown} is not a normalized path (no "." or empty segments)`;
+  if (mount === '/' || segments.every((s) => s === '')) return `${shown} would cover the whole file system; mount a folder`;
+  const kernel = KERNEL_FOLDERS.find((k) => mount === k || mount.startsWith(`${k}/`));
+  if (kernel !== undefined) return `${shown} lies in ${kernel}, the kernel's interface; mount elsewhere`;
+  return undefined;
+}

@@ -16,6 +16,8 @@ import {
   postgresDatabaseNameProblem,
   safeFilenameProblem,
   variableKeyProblem,
+  volumeMountProblem,
+  volumeNameProblem,
 } from './name-rules.js';
 import { LocateTarget } from './parse-yaml-document.js';
 import { conflictingProcessTypeFields, inferProcessType } from './process-type.js';
@@ -238,6 +240,17 @@ function checkInfrastructure(spec: Fields, out: RawFinding[]): void {
   });
 }
 
+function checkVolumes(spec: Fields, out: RawFinding[]): void {
+  if (!Array.isArray(spec.volumes)) return;
+  spec.volumes.forEach((volume: unknown, index) => {
+    if (!isRecord(volume)) return;
+    const name = typeof volume.name === 'string' ? volumeNameProblem(volume.name) : undefined;
+    if (name !== undefined) out.push({ path: ['volumes', index, 'name'], rule: SpecRule.volumeName, detail: name });
+    const mount = typeof volume.mount === 'string' ? volumeMountProblem(volume.mount) : undefined;
+    if (mount !== undefined) out.push({ path: ['volumes', index, 'mount'], rule: SpecRule.volumeMount, detail: mount });
+  });
+}
+
 function checkPlacement(spec: Fields, context: SemanticRuleContext, out: RawFinding[]): void {
   const nodePool = recordAt(spec, 'placement')?.nodePool;
   if (typeof nodePool !== 'string') return;
@@ -299,6 +312,7 @@ export function checkSemanticRules(spec: unknown, context: SemanticRuleContext =
   checkRegions(spec, processes, regionNames, out);
   checkInfrastructure(spec, out);
   checkEndpoints(spec, out);
+  checkVolumes(spec, out);
   checkPlacement(spec, context, out);
   return out;
 }

@@ -67,6 +67,10 @@ export const SpecRule = {
   scheduleTimeZone: 'schedule.timezone',
   /** An endpoint url written as an http(s) URL: routed as its hostname (a warning), or with an impossible port (an error). */
   endpointUrl: 'endpoint.url',
+  /** A volume name is not a plain name (a path, `..`, odd characters). */
+  volumeName: 'volume.name',
+  /** A volume mount path escapes (`..`), is not normalized, is `/` or lies in /proc, /sys or /dev. */
+  volumeMount: 'volume.mount',
   /** tuning.mode auto is reserved and behaves as advisory (a warning). */
   tuningModeReserved: 'tuning.modeReserved',
 

@@ -126,11 +126,14 @@ export function processTaskGroup(ctx: TaskGroupContext, name: string, process: C
   const isFunction = process.type === ProcessType.function;
   const memoryMb = isFunction && process.function?.memory !== undefined ? process.function.memory : process.resources.memory;
   const command = missing.length > 0 ? missingVariablesCommand(missing, ctx.variablesPath) : (process.command ?? release.command);
+  const variables = process.schedulerVariables;
+  const user = variables !== undefined ? `${variables.uid}:${variables.gid}` : release.user;
   const task: TaskSpec = {
     name,
     ...(command !== undefined ? { command: typeof command === 'string' ? command : [...command] } : {}),
     ...(release.workdir !== undefined ? { workdir: release.workdir } : {}),
     ...(release.image !== undefined ? { image: release.image } : {}),
+    ...(user !== undefined ? { user } : {}),
     env: environment(ctx, name, process, delivery?.env),
     resources: { cpuMhz: process.resources.cpu, memoryMb },
     ...(delivery !== undefined && delivery.files.length > 0 ? { files: delivery.files } : {}),

@@ -16,6 +16,8 @@ export interface TranslationRelease {
   readonly env: Readonly<Record<string, string>>;
   /** External image reference, for image releases; passed through to the tasks. */
   readonly image?: string;
+  /** The Dockerfile's `USER`, the user processes run as unless they name their own uid/gid. */
+  readonly user?: string;
 }
 
 /** Connection settings of the platform's backing services; never holds passwords. */

@@ -12,7 +12,9 @@ import type { AllocationStatus, RestartPolicySpec, TaskEvent, TaskEventType } fr
 import type { AllocationRecord } from './driver-state.js';
 import { HttpHealthCheck } from './http-health-check.js';
 import { isProcessAlive, listProcesses, PAGE_SIZE, processTree, readProcess, signalTree, type ProcessInfo } from './process-table.js';
-import { allocationPaths, prepareAllocationDir, readRecordedExit, recordingExit, renderFiles, taskArgv, taskEnvironment, type HostVolume } from './task-environment.js';
+import type { AppIdentities } from './app-identity.js';
+import { allocationPaths, prepareAllocationDir, readRecordedExit, recordingExit, renderFiles, taskArgv, taskEnvironment, type AllocationFolders, type HostVolume } from './task-environment.js';
+import { dropPrivileges, inMountNamespace, type TaskLimits } from './task-sandbox.js';
 
 /** How a run-to-completion allocation ended. */
 export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
@@ -24,6 +26,12 @@ export interface RunnerContext {
   readonly cpuWeights: CpuWeights;
   readonly registry: RegistryWriter;
   readonly hostVolumes: Readonly<Record<string, HostVolume>>;
+  /** Who tasks run as: each app's own user (root), or the platform's user. */
+  readonly identities: AppIdentities;
+  /** App data and release folders, and whether tasks get a private mount namespace. */
+  readonly folders: AllocationFolders;
+  /** `RLIMIT_NOFILE` and `RLIMIT_NPROC` of every task. */
+  readonly limits: TaskLimits;
   readonly defaultRestart: RestartPolicySpec;
   /** Persists the record and notifies watchers. */
   changed(record: AllocationRecord, previousStatus: AllocationStatus, event?: TaskEvent): void;
@@ -147,18 +155,29 @@ export class AllocationRunner {
     const rec = this.record;
     const previous = rec.status;
     let child: ChildProcess;
+    let started = '';
     try {
-      prepareAllocationDir(rec, this.#ctx.hostVolumes);
-      renderFiles(rec);
+      const identity = this.#ctx.identities.resolve(rec.app, rec.group.task.user);
+      const launch = prepareAllocationDir(rec, this.#ctx.hostVolumes, identity, this.#ctx.folders);
+      renderFiles(rec, identity);
       const paths = allocationPaths(rec.dir);
-      // Run-to-completion tasks record their exit status, so a driver that re-adopts them knows it.
-      const { file, args } = this.restartsOnExit ? taskArgv(rec.group.task) : recordingExit(taskArgv(rec.group.task), paths.exitStatus);
+      // The task runs as its user under its limits; run-to-completion tasks record their exit
+      // status from a shell outside that (so a driver that re-adopts them knows it, and the task
+      // cannot forge it); a private mount namespace wraps both.
+      const task = dropPrivileges(taskArgv(rec.group.task), identity, this.#ctx.limits);
+      const recorded = this.restartsOnExit ? task : recordingExit({ file: task.file, args: [...task.args] }, paths.exitStatus);
+      const { file, args } = launch.mounts ? inMountNamespace(recorded, launch.mounts) : recorded;
+      started = [
+        identity ? ` as ${identity.name ?? 'uid'} (uid ${identity.uid}, gid ${identity.gid})` : ' as the platform\'s user',
+        ...(identity?.note ? [`; ${identity.note}`] : []),
+        ...launch.notes.map((note) => `; ${note}`),
+      ].join('');
       const out = fs.openSync(paths.stdout, 'a');
       const err = fs.openSync(paths.stderr, 'a');
       try {
-        child = spawn(file, args, {
+        child = spawn(file, [...args], {
           cwd: rec.group.task.workdir ?? rec.dir,
-          env: taskEnvironment(rec, this.#ctx.hostVolumes),
+          env: taskEnvironment(rec, launch),
           detached: true,
           stdio: ['ignore', out, err],
         });
@@ -197,7 +216,7 @@ export class AllocationRunner {
     rec.task.signal = undefined;
     rec.status = 'running';
     this.#armDeadline();
-    const event = this.#event('Started', `Task started by the local driver (pid ${child.pid})`);
+    const event = this.#event('Started', `Task started by the local driver (pid ${child.pid})${started}`);
     this.#ctx.changed(rec, previous, event);
   }
 

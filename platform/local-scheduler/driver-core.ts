@@ -31,6 +31,8 @@ import { pickFreePort } from './port-allocator.js';
 import { StateFile } from './state-file.js';
 import { allocationPaths, type HostVolume } from './task-environment.js';
 import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
+import { detectAppIdentities, type AppIdentities } from './app-identity.js';
+import { DEFAULT_TASK_LIMITS, detectPrivateMounts, type PrivateMounts, type TaskLimits } from './task-sandbox.js';
 
 /** Options of the local driver. */
 export interface LocalSchedulerOptions {
@@ -56,6 +58,14 @@ export interface LocalSchedulerOptions {
   readonly executionHistory?: number;
   /** cgroup mount under which CPU weights are applied (`resources.cpu`); null turns them off. @default /sys/fs/cgroup */
   readonly cgroupRoot?: string | null;
+  /** Who tasks run as. @default each app's own system user when root, else the platform's user ({@link detectAppIdentities}) */
+  readonly identities?: AppIdentities;
+  /** `RLIMIT_NOFILE` and `RLIMIT_NPROC` of every task. @default {@link DEFAULT_TASK_LIMITS} */
+  readonly limits?: TaskLimits;
+  /** Private mount namespaces (own `/tmp`, bind-mounted volumes). @default probed ({@link detectPrivateMounts}) */
+  readonly privateMounts?: PrivateMounts;
+  /** Folder of app releases; each app's subfolder is made readable by that app's group only. @default `<dataDir>/releases` */
+  readonly releasesDir?: string;
 }
 
 const HOST_IP = '127.0.0.1';
@@ -84,7 +94,19 @@ export class DriverCore {
     this.events.setMaxListeners(0);
     const cpuWeights = options.cgroupRoot === null ? NO_CPU_WEIGHTS : detectCpuWeights(options.cgroupRoot ?? undefined);
     if (cpuWeights.kind === 'none') this.logger.info({ reason: cpuWeights.reason }, 'CPU weights (resources.cpu) are not applied');
+    const identities = options.identities ?? detectAppIdentities();
+    if (identities.mode === 'platform-user') this.logger.warn({ reason: identities.reason }, 'apps share the platform\'s user: not running as root, so apps are not isolated from each other or from the platform');
+    const privateMounts = options.privateMounts ?? (identities.mode === 'app-users' ? detectPrivateMounts() : { available: false, reason: 'apps run as the platform\'s user' });
+    if (!privateMounts.available) this.logger.info({ reason: privateMounts.reason }, 'no private mount namespace per task');
+    if (identities.mode === 'app-users') secureDriverFolders(options.dataDir);
     this.ctx = {
+      identities,
+      limits: options.limits ?? DEFAULT_TASK_LIMITS,
+      folders: {
+        appDataRoot: path.join(options.dataDir, 'app-data'),
+        releasesDir: options.releasesDir ?? path.join(options.dataDir, 'releases'),
+        privateMounts: privateMounts.available,
+      },
       cpuWeights,
       logger: this.logger,
       registry: options.registry,
@@ -270,6 +292,21 @@ export class DriverCore {
       .filter((e) => e.jobId === jobId && e.status !== 'running')
       .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
     for (const old of list.slice(keep)) delete this.state.executions[old.id];
+  }
+}
+
+/**
+ * Closes the driver's folders to app users: the data folder can be entered (apps reach their
+ * allocation, data and release folders below it) but not listed, and the state file, which holds
+ * every task's environment, is the platform's alone.
+ */
+function secureDriverFolders(dataDir: string): void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  fs.chmodSync(dataDir, 0o711);
+  for (const [name, mode] of [['scheduler', 0o700], ['allocs', 0o711], ['app-data', 0o711]] as const) {
+    const dir = path.join(dataDir, name);
+    fs.mkdirSync(dir, { recursive: true, mode });
+    fs.chmodSync(dir, mode);
   }
 }
 

@@ -6,6 +6,7 @@ import { ValidationError } from '../../domain/errors.js';
 import type { JobSpec } from '../../domain/scheduler/index.js';
 import { assertSafeDestination, type HostVolume } from './task-environment.js';
 
+const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
 const ID = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}$/;
 /** Job ids may also carry a region suffix `@<region>` (see ADR 0060). */
 const JOB_ID = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}(@[a-zA-Z0-9][a-zA-Z0-9._-]{0,62})?$/;
@@ -37,7 +38,10 @@ export function validateJobForLocalDriver(job: JobSpec, hostVolumes: Readonly<Re
     if (!(task.resources.memoryMb > 0)) throw new ValidationError(`${at}.task.resources.memoryMb: must be positive`);
     for (const file of task.files ?? []) assertSafeDestination(file);
     for (const mount of task.volumes ?? []) {
-      if (!hostVolumes[mount.volume]) throw new ValidationError(`${at}.task.volumes: host volume "${mount.volume}" is not configured on this host`);
+      // A volume that is not a configured host folder is the app's own folder, named after the volume.
+      if (!hostVolumes[mount.volume] && !VOLUME_NAME.test(mount.volume)) {
+        throw new ValidationError(`${at}.task.volumes: "${mount.volume}" must be 1-64 letters, digits, ".", "_" or "-" starting with a letter or digit (it names the app's volume folder)`);
+      }
     }
     const labels = new Set<string>();
     for (const port of group.ports) {

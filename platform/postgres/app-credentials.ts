@@ -22,9 +22,20 @@ export function appRoleName(app: string): string {
   return `app_${app.replace(/[^A-Za-z0-9_]/g, '_')}`.slice(0, 63).toLowerCase();
 }
 
-/** Password files of app roles in one folder. */
+/** The Unix user an app runs as, who must read its own password file. */
+export type CredentialOwner = (app: string) => { readonly uid: number; readonly gid: number } | undefined;
+
+/**
+ * Password files of app roles in one folder. With `owner` (apps run as their own users), each file
+ * belongs to its app's user (0600, as libpq requires) in a folder others can enter but not list
+ * (0711); otherwise the folder is 0700.
+ */
 export class AppCredentials {
-  constructor(readonly folder: string) {}
+  readonly #owner: CredentialOwner | undefined;
+
+  constructor(readonly folder: string, owner?: CredentialOwner) {
+    this.#owner = owner;
+  }
 
   /** The password file path of `app`. */
   fileOf(app: string): string {
@@ -37,8 +48,9 @@ export class AppCredentials {
    * line, `*:*:<database>:<role>:<password>`, rewritten when the database or role changes.
    */
   ensure(app: string, database: string): AppCredential {
+    const owner = this.#owner?.(app);
     fs.mkdirSync(this.folder, { recursive: true, mode: 0o700 });
-    fs.chmodSync(this.folder, 0o700);
+    fs.chmodSync(this.folder, owner ? 0o711 : 0o700);
     const file = this.fileOf(app);
     const role = appRoleName(app);
     const kept = this.#read(file);
@@ -50,6 +62,7 @@ export class AppCredentials {
       fs.renameSync(temp, file);
     }
     fs.chmodSync(file, 0o600);
+    if (owner) fs.chownSync(file, owner.uid, owner.gid);
     return { role, database, passwordFile: file, password };
   }
 

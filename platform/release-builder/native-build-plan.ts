@@ -34,6 +34,8 @@ export interface NativeBuildPlan {
   /** CMD as argv (shell form wrapped), or null. */
   readonly cmd: readonly string[] | null;
   readonly exposedPorts: readonly string[];
+  /** The last `USER` (variables substituted), the user processes run as when the platform runs as root; null without one. */
+  readonly user: string | null;
   readonly baseImages: readonly string[];
   readonly notes: readonly string[];
 }
@@ -43,6 +45,7 @@ export function planNativeBuild(instructions: readonly DockerInstruction[], buil
   const notes: string[] = [];
   const runs: NativeRunStep[] = [];
   const exposedPorts: string[] = [];
+  let user: string | null = null;
   const baseImages: string[] = [];
   let shell: readonly string[] = ['/bin/sh', '-c'];
   const args: Record<string, string> = {};
@@ -115,7 +118,8 @@ export function planNativeBuild(instructions: readonly DockerInstruction[], buil
         notes.push(`line ${i.line}: EXPOSE ${i.args} recorded: ports come from the spec`);
         break;
       case 'USER':
-        notes.push(`line ${i.line}: USER ${i.args} ignored: processes run as the platform's user`);
+        user = substitute(i.args.trim(), vars());
+        notes.push(`line ${i.line}: USER ${i.args} recorded: processes run as this user when the platform runs as root and the host has it (ADR 0047)`);
         break;
       default:
         notes.push(`line ${i.line}: ${i.keyword} ignored by the native builder`);
@@ -130,6 +134,7 @@ export function planNativeBuild(instructions: readonly DockerInstruction[], buil
     entrypoint,
     cmd,
     exposedPorts,
+    user,
     baseImages,
     notes,
   };

@@ -148,6 +148,8 @@ export class ReleaseBuilder {
     const appDir = path.join(tmp, RELEASE_APP_DIR);
     const log = this.#logger.child({ app: request.app, commit });
     try {
+      // An app's release folder starts private; the local driver opens it to the app's group only (ADR 0047).
+      fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
       fs.mkdirSync(tmp, { recursive: true });
       if (mirror && request.subdir !== undefined) {
         const source = path.join(tmp, 'source');
@@ -227,6 +229,7 @@ export class ReleaseBuilder {
       builder: 'native',
       dockerfile,
       exposedPorts: plan.exposedPorts,
+      user: plan.user,
       notes,
     };
   }

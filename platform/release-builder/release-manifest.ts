@@ -37,6 +37,8 @@ export interface ReleaseManifest {
   /** Dockerfile path relative to the repository root, when one was used. */
   readonly dockerfile: string | null;
   readonly exposedPorts: readonly string[];
+  /** The Dockerfile's `USER`; absent or null without one (and in releases built before it was recorded). */
+  readonly user?: string | null;
   /** What the builder ignored or approximated, for operators. */
   readonly notes: readonly string[];
 }

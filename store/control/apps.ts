@@ -2,7 +2,7 @@
  * App records in control.db: the desired spec the spec controller read, its generation, the
  * status conditions the controllers wrote, the current release and finalizers.
  */
-import type { AppRelease } from '../../domain/apps/index.js';
+import { runningSpec, type AppRelease } from '../../domain/apps/index.js';
 import type { CanonicalAppSpec, Finding } from '../../domain/spec/index.js';
 import type { Condition } from '../../domain/status/conditions.js';
 import type { Db } from '../database.js';
@@ -14,8 +14,13 @@ export type WriteOutcome = 'created' | 'updated' | 'unchanged' | 'deleted';
 export interface AppRow {
   readonly name: string;
   readonly file: string;
-  /** The last valid canonical spec; null until one was read. */
+  /**
+   * The spec the app runs: the last valid committed spec, or the one a rollback restored while that
+   * committed spec is unchanged (`runningSpec`, ADR 0048); null until one was read.
+   */
   readonly spec: CanonicalAppSpec | null;
+  /** The last valid spec read from the apps folder; null until one was read. */
+  readonly committedSpec: CanonicalAppSpec | null;
   readonly findings: Finding[];
   /** Hash of the canonical spec; null while the spec is invalid. */
   readonly generation: string | null;
@@ -53,15 +58,18 @@ interface RawAppRow {
 }
 
 function fromRaw(raw: RawAppRow): AppRow {
+  const committed = raw.spec_json === null ? null : (JSON.parse(raw.spec_json) as CanonicalAppSpec | null);
+  const release = raw.release_json === null ? null : (JSON.parse(raw.release_json) as AppRelease | null);
   return {
     name: raw.name,
     file: raw.file,
-    spec: raw.spec_json === null ? null : (JSON.parse(raw.spec_json) as CanonicalAppSpec | null),
+    spec: runningSpec(committed, raw.generation, release),
+    committedSpec: committed,
     findings: JSON.parse(raw.findings_json) as Finding[],
     generation: raw.generation,
     observedGeneration: raw.observed_generation,
     conditions: JSON.parse(raw.conditions_json) as Condition[],
-    release: raw.release_json === null ? null : (JSON.parse(raw.release_json) as AppRelease | null),
+    release,
     finalizers: JSON.parse(raw.finalizers_json) as string[],
     deletedAt: raw.deleted_at,
     createdAt: raw.created_at,
@@ -99,7 +107,7 @@ export function upsertAppSpec(
   }
   const same =
     existing.file === input.file &&
-    JSON.stringify(existing.spec) === (specJson ?? 'null') &&
+    JSON.stringify(existing.committedSpec) === (specJson ?? 'null') &&
     JSON.stringify(existing.findings) === findingsJson &&
     existing.generation === input.generation &&
     JSON.stringify(existing.finalizers) === finalizersJson &&

@@ -4,6 +4,7 @@
  * the list of succeeded deploy and rollback deployments.
  */
 import { randomBytes } from 'node:crypto';
+import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { Db } from '../database.js';
 
 /** Status of a deployment. */
@@ -233,4 +234,15 @@ export function wasRolledBack(db: Db, app: string, commit: string): boolean {
 /** Commits of the releases recent succeeded deployments of an app use (releases to keep for rollback). */
 export function releasesToKeep(db: Db, app: string, count: number): string[] {
   return (db.prepare("SELECT DISTINCT commit_sha FROM deployments WHERE app = ? AND status = 'succeeded' AND commit_sha IS NOT NULL ORDER BY finished_at DESC LIMIT ?").all(app, count) as { commit_sha: string }[]).map((r) => r.commit_sha);
+}
+
+/** Records the canonical spec a deployment submitted (what a rollback to it restores). */
+export function recordDeploymentSpec(db: Db, id: string, spec: CanonicalAppSpec): void {
+  db.prepare('UPDATE deployments SET spec_json = ? WHERE id = ?').run(JSON.stringify(spec), id);
+}
+
+/** The canonical spec a deployment submitted; null for deployments recorded before specs were kept. */
+export function deploymentSpec(db: Db, id: string): CanonicalAppSpec | null {
+  const row = db.prepare('SELECT spec_json FROM deployments WHERE id = ?').get(id) as { spec_json: string | null } | undefined;
+  return row?.spec_json ? (JSON.parse(row.spec_json) as CanonicalAppSpec) : null;
 }

@@ -10,6 +10,7 @@ import { FUNCTION_EXECUTIONS_MIGRATION } from './migrations/0007-function-execut
 import { PLATFORM_RELEASES_MIGRATION } from './migrations/0008-platform-releases.js';
 import { ACCESS_TOKENS_MIGRATION } from './migrations/0009-access-tokens.js';
 import { FLEET_AUTHORITY_MIGRATION } from './migrations/0010-fleet-authority.js';
+import { DEPLOYMENT_SPECS_MIGRATION } from './migrations/0011-deployment-specs.js';
 
 export const CONTROL_MIGRATIONS: readonly Migration[] = [
   {
@@ -59,4 +60,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   PLATFORM_RELEASES_MIGRATION,
   ACCESS_TOKENS_MIGRATION,
   FLEET_AUTHORITY_MIGRATION,
+  DEPLOYMENT_SPECS_MIGRATION,
 ];

@@ -22,8 +22,16 @@ test('svc doctor passes on this host and reports every check', async (t) => {
   t.true(report.ok);
   t.deepEqual(
     report.checks.map((c) => c.id),
-    ['node', 'git', 'postgres.binaries', 'postgres.server', 'promtool', 'cgroups.cpu', 'cgroups.memory', 'ports.control', 'ports.knowledge', 'ports.knowledge-admin', 'data.permissions', 'data.disk', 'clock'],
+    ['node', 'git', 'postgres.binaries', 'postgres.server', 'promtool', 'cgroups.cpu', 'cgroups.memory', 'ports.control', 'ports.knowledge', 'ports.knowledge-admin', 'data.permissions', 'data.disk', ...(process.getuid!() === 0 ? ['apps.users', 'apps.passage'] : ['apps.users']), 'clock'],
   );
+  // As root apps run as their own users; otherwise doctor says they share the platform's.
+  if (process.getuid!() === 0) {
+    t.like(check(report, 'apps.users'), { status: 'pass', required: false });
+    t.regex(check(report, 'apps.users')!.detail, /apps run as their own system users \(svc-app-<name>/);
+    t.like(check(report, 'apps.passage'), { status: 'pass' });
+  } else {
+    t.like(check(report, 'apps.users'), { status: 'warn' });
+  }
   t.like(check(report, 'postgres.binaries'), { status: 'pass', required: true });
   t.like(check(report, 'ports.control'), { status: 'skip' });
   for (const c of report.checks) t.true(c.status === 'pass' || c.fix !== undefined || c.status === 'skip', `${c.id} says how to fix it`);

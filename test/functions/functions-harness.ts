@@ -92,6 +92,8 @@ export interface FunctionPlane {
  */
 export async function startFunctionPlane(): Promise<FunctionPlane> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-test-functions-'));
+  // Apps run as their own users below it (ADR 0047): they must be able to enter it.
+  fs.chmodSync(root, 0o711);
   const code = path.join(root, 'code');
   fs.mkdirSync(code, { recursive: true });
   fs.writeFileSync(path.join(code, 'fn.mjs'), FUNCTION_PROGRAM);

@@ -6,9 +6,14 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 
-/** Creates a fresh folder under the OS temp dir, removed in `t.teardown`. */
+/**
+ * Creates a fresh folder under the OS temp dir, removed in `t.teardown`. It can be entered by
+ * anyone (0711, not listed): as root, apps run as their own users and must reach their folders
+ * below it, as on a host whose data folder lies below enterable folders.
+ */
 export function tempDir(t: ExecutionContext, prefix = 'svc-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  fs.chmodSync(dir, 0o711);
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

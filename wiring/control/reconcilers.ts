@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { LocalRegistry } from '../../platform/local-registry/index.js';
-import { LocalScheduler } from '../../platform/local-scheduler/index.js';
+import { LocalScheduler, type AppIdentities } from '../../platform/local-scheduler/index.js';
 import { KubernetesScheduler, kubeConfigForRegion } from '../../platform/kubernetes-scheduler/index.js';
 import { watchSpecs } from '../../platform/spec-watcher.js';
 import { Controller } from '../../controllers/runtime/controller.js';
@@ -35,6 +35,8 @@ export interface ReconcilersOptions {
   readonly gatewayScale?: GatewayScale;
   /** Scheduler driver of every region (`SVC_SCHEDULER_DRIVER`, docs/kubernetes.md). @default local */
   readonly scheduler?: SchedulerDriverOptions;
+  /** Who the local driver runs apps as (ADR 0047). @default detected: each app's own user when root */
+  readonly identities?: AppIdentities;
 }
 
 /** Which driver runs apps: host processes, or a Kubernetes cluster (a region uses the kubeconfig context of its name when there is one). */
@@ -78,7 +80,14 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
             region,
             logger: log.child({ driver: 'kubernetes', region }),
           })
-        : await LocalScheduler.open({ dataDir: regionDataDir(options.dataDir, region), registry, logger: log.child({ driver: 'local', region }), region });
+        : await LocalScheduler.open({
+            dataDir: regionDataDir(options.dataDir, region),
+            registry,
+            logger: log.child({ driver: 'local', region }),
+            region,
+            releasesDir: path.join(options.dataDir, 'releases'),
+            ...(options.identities ? { identities: options.identities } : {}),
+          });
     schedulers.push(scheduler);
     unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));
     return scheduler;

@@ -6,18 +6,19 @@ import { isProcessAlive } from '../../../platform/local-scheduler/index.js';
 import { openDriver, serviceGroup, serviceJob, STUBBORN_JS } from './fixtures.js';
 
 test('stopping a job sends the drain signal and kills the task after the drain timeout', async (t) => {
-  const { driver, appDir } = await openDriver(t, { 'stubborn.mjs': STUBBORN_JS });
+  const { driver, appDir, dataDir } = await openDriver(t, { 'stubborn.mjs': STUBBORN_JS });
   await driver.submitJob(
     serviceJob('demo-stubborn', serviceGroup({ name: 'worker', command: `${process.execPath} stubborn.mjs`, workdir: appDir, check: false, drainSignal: 'SIGUSR1', drainMs: 400 })),
   );
   const [alloc] = await waitForAllocations(driver, (a) => a.length === 1 && a[0]!.task.state === 'running', { filter: { jobId: 'demo-stubborn' } });
-  await waitForFile(path.join(appDir, 'ready.txt'));
+  const taskDir = path.join(dataDir, 'allocs', alloc!.id, 'local');
+  await waitForFile(path.join(taskDir, 'ready.txt'));
   const started = Date.now();
   t.is(await driver.stopJob('demo-stubborn'), 'deleted');
   const elapsed = Date.now() - started;
   t.true(elapsed >= 400, `stop took ${elapsed}ms`);
-  t.regex(fs.readFileSync(path.join(appDir, 'drained.txt'), 'utf8'), /^SIGUSR1\n$/);
-  const node = Number(fs.readFileSync(path.join(appDir, 'ready.txt'), 'utf8'));
+  t.regex(fs.readFileSync(path.join(taskDir, 'drained.txt'), 'utf8'), /^SIGUSR1\n$/);
+  const node = Number(fs.readFileSync(path.join(taskDir, 'ready.txt'), 'utf8'));
   t.false(isProcessAlive(node, undefined));
   const stopped = await driver.getAllocation(alloc!.id);
   t.is(stopped!.status, 'complete');

@@ -33,9 +33,13 @@ const timer = setInterval(() => {
 process.on('SIGTERM', () => { clearInterval(timer); process.exit(0); });
 `;
 
-/** Records the drain signal it receives in drained.txt and ignores it, so only SIGKILL ends it. */
+/**
+ * Records the drain signal it receives in drained.txt and ignores it, so only SIGKILL ends it; both
+ * files are in its task folder (`SVC_TASK_DIR`, the one folder of the allocation it owns).
+ */
 export const STUBBORN_JS = `
 import fs from 'node:fs';
+process.chdir(process.env.SVC_TASK_DIR);
 process.on('SIGUSR1', () => fs.appendFileSync('drained.txt', 'SIGUSR1\\n'));
 process.on('SIGTERM', () => fs.appendFileSync('drained.txt', 'SIGTERM\\n'));
 fs.writeFileSync('ready.txt', String(process.pid));

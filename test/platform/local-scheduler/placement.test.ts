@@ -44,15 +44,21 @@ test('a job with a static port, a host volume, a metrics companion and placement
   const [alloc] = await driver.listAllocations({ jobId: 'shop-web' });
   t.like(alloc, { region: 'eu', datacenter: 'dc2', nodePool: 'edge' });
   const env = (await (await fetch(`http://127.0.0.1:${staticPort}/env`)).json()) as Record<string, string>;
-  t.is(env.SVC_VOLUME_UPLOADS, volumeDir);
   t.is(env.SVC_PORT_METRICS, String(metrics!.port));
-  t.is(fs.realpathSync(path.join(env.SVC_ALLOC_DIR!, 'volumes', 'uploads')), fs.realpathSync(volumeDir));
+  // The volume is a bind mount in the task's own mount namespace (root), never a symlink; else the host folder itself.
+  const mounted = path.join(env.SVC_ALLOC_DIR!, 'volumes', 'uploads');
+  if (process.getuid!() === 0) {
+    t.is(env.SVC_VOLUME_UPLOADS, mounted);
+    t.true(fs.lstatSync(mounted).isDirectory());
+    const mountinfo = fs.readFileSync(`/proc/${alloc!.task.pid!}/mountinfo`, 'utf8');
+    t.true(mountinfo.split('\n').some((line) => line.split(' ')[4] === mounted), `no mount at ${mounted}`);
+    t.false(fs.readFileSync('/proc/self/mountinfo', 'utf8').includes(mounted));
+  } else {
+    t.is(env.SVC_VOLUME_UPLOADS, volumeDir);
+  }
 
   const clash: JobSpec = { ...job, id: 'other-web' };
   await t.throwsAsync(driver.submitJob(clash), { message: new RegExp(`static port ${staticPort} is held by allocation`) });
-  await t.throwsAsync(driver.submitJob({ ...job, id: 'vol-web', taskGroups: [{ ...job.taskGroups[0]!, ports: [{ label: 'http' }], task: { ...job.taskGroups[0]!.task, volumes: [{ volume: 'nope', destination: '/x', readOnly: true }] } }] }), {
-    message: /host volume "nope" is not configured/,
-  });
 });
 
 test('a batch job without parameters runs its allocations to completion once', async (t) => {
@@ -68,7 +74,7 @@ test('a batch job without parameters runs its allocations to completion once', a
       {
         name: 'migrate',
         count: 2,
-        task: { name: 'migrate', command: 'echo "$SVC_ALLOC_INDEX" >> ../../runs.txt', env: {}, resources: { cpuMhz: 100, memoryMb: 64 } },
+        task: { name: 'migrate', command: 'echo "$SVC_ALLOC_INDEX" >> "$HOME/runs.txt"', env: {}, resources: { cpuMhz: 100, memoryMb: 64 } },
         ports: [],
         services: [],
         drain: { signal: 'SIGTERM', timeout: milliseconds(200) },
@@ -78,7 +84,7 @@ test('a batch job without parameters runs its allocations to completion once', a
   await driver.submitJob(job);
   const done = await waitForAllocations(driver, (a) => a.length === 2 && a.every((x) => x.status === 'complete'), { filter: { jobId: 'demo-migrate', includeTerminal: true } });
   t.true(done.every((a) => a.task.exitCode === 0 && !a.task.failed));
-  t.deepEqual(fs.readFileSync(path.join(root, 'data', 'runs.txt'), 'utf8').split('\n').filter(Boolean).sort(), ['0', '1']);
+  t.deepEqual(fs.readFileSync(path.join(root, 'data', 'app-data', 'demo', 'runs.txt'), 'utf8').split('\n').filter(Boolean).sort(), ['0', '1']);
   t.is((await driver.submitJob(job)).outcome, 'unchanged');
   t.is((await driver.listAllocations({ jobId: 'demo-migrate', includeTerminal: true })).length, 2);
 });

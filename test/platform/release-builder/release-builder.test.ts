@@ -2,9 +2,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { waitForHealthyInstances } from '../../../domain/registry/index.js';
+import { milliseconds } from '../../../domain/scheduler/index.js';
 import { BuildError, detectContainerEngine, ReleaseBuilder, releaseLaunch } from '../../../platform/release-builder/index.js';
 import { tempDir } from '../../helpers/temp-dir.js';
-import { openDriver, SERVER_JS, serviceGroup, serviceJob } from '../local-scheduler/fixtures.js';
+import { SERVER_JS, serviceGroup, serviceJob, stopEverything } from '../local-scheduler/fixtures.js';
+import { LocalRegistry } from '../../../platform/local-registry/index.js';
+import { LocalScheduler } from '../../../platform/local-scheduler/index.js';
 import { commitFiles, createRepo } from './git-fixture.js';
 
 const DOCKERFILE = `# syntax=docker/dockerfile:1
@@ -48,7 +51,8 @@ test('a release is the repository at the commit with the Dockerfile honoured nat
   t.deepEqual(m.env, { APP_MODE: 'production', LOG_LEVEL: 'debug level' });
   t.deepEqual(m.command, [process.execPath, 'server.mjs']);
   t.deepEqual(m.exposedPorts, ['8080']);
-  t.true(m.notes.some((n) => /USER node ignored/.test(n)));
+  t.is(m.user, 'node');
+  t.true(m.notes.some((n) => /USER node recorded/.test(n)));
   t.true(m.notes.some((n) => /FROM node:20-slim AS runtime ignored/.test(n)));
   const appDir = path.join(release.dir, 'app');
   t.is(fs.readFileSync(path.join(appDir, 'README.md'), 'utf8'), 'demo\n');
@@ -118,10 +122,13 @@ test('the release builder on auto builds natively when no container engine answe
 });
 
 test('a native release started by the local driver runs in its WORKDIR with its ENV and passes its health check', async (t) => {
-  const { repo, builder } = setup(t);
+  const { root, repo, builder } = setup(t);
   const release = await builder.build({ app: 'demo', repoUrl: repo, ref: 'main' });
   const launch = releaseLaunch(release.dir, release.manifest);
-  const { driver, registry } = await openDriver(t);
+  // The driver on the builder's data folder: it opens the app's releases to the app's user (ADR 0047).
+  const registry = new LocalRegistry();
+  const driver = await LocalScheduler.open({ dataDir: path.join(root, 'data'), registry, monitorInterval: milliseconds(40) });
+  t.teardown(() => stopEverything(driver));
   const group = serviceGroup({ command: launch.command, workdir: launch.workdir, env: { ...launch.env } });
   await driver.submitJob({ ...serviceJob('demo-web', group), meta: { commit: release.manifest.commit } });
   const [instance] = await waitForHealthyInstances(registry, 'demo-web', { timeoutMs: 10_000 });
