@@ -8,7 +8,7 @@ import { loadConfig, redactConfig } from '../../platform/config.js';
 import { createLogger } from '../../platform/logger.js';
 import { ConfigError } from '../../domain/errors.js';
 import { packageRoot } from '../../platform/build-info.js';
-import { clearApiProcess, recordApiProcess } from '../../platform/platform-lane/index.js';
+import { recordApiProcess } from '../../platform/platform-lane/index.js';
 
 /** The serve options as arguments, for a restart by the host agent. */
 function serveArguments(opts: { only?: string; apps?: string; data?: string }): string[] {
@@ -47,10 +47,8 @@ export function registerServe(program: Command): void {
           const plane = await startControlPlane(config, logger);
           // The host agent restarts this process from the current release with the same arguments (ADR 0086).
           recordApiProcess(config.platformDir, { argv: serveArguments(opts), cwd: process.cwd(), url: plane.url, root: packageRoot() });
-          closers.push(async () => {
-            clearApiProcess(config.platformDir);
-            await plane.close();
-          });
+          // The record stays after a stop (liveness is checked by pid and start time): a rollback restarts from it.
+          closers.push(() => plane.close());
         }
         if (opts.only !== 'control') {
           const knowledge = await startKnowledgeStore(config, logger);

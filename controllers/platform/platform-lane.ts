@@ -242,6 +242,8 @@ export class PlatformLane {
       ...(release === undefined ? {} : { release }),
       timeoutMs: this.options.bootTimeoutMs,
       signal,
+      // A started API that exits fails the check at once instead of at the deadline.
+      alive: () => this.options.restarter.startedAlive() !== false,
       ...(this.options.token === undefined ? {} : { token: this.options.token }),
     });
     if (!outcome.ok) throw new LaneStepFailure('postflight', outcome.reason, 'postflight_failed');

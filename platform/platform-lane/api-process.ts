@@ -66,7 +66,14 @@ export interface ApiRestarterOptions {
 
 /** Restarts only the API process. */
 export class ApiRestarter {
+  #started: { pid: number; startTime: string | undefined } | undefined;
+
   constructor(private readonly options: ApiRestarterOptions) {}
+
+  /** False once the API process this restarter last started has exited (undefined: it started none, or a restart command did). */
+  startedAlive(): boolean | undefined {
+    return this.#started === undefined ? undefined : isProcessAlive(this.#started.pid, this.#started.startTime);
+  }
 
   /** The last record `svc serve` wrote. */
   record(): ApiProcessRecord | undefined {
@@ -80,6 +87,7 @@ export class ApiRestarter {
    */
   async restart(fallback?: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): Promise<{ replaced: number | undefined }> {
     const before = this.record() ?? (fallback ? { pid: 0, startTime: undefined, root: '', ...fallback } : undefined);
+    this.#started = undefined;
     if (this.options.restartCommand !== undefined) {
       await runCommand(this.options.restartCommand, this.options.env);
       return { replaced: before?.pid };
@@ -123,6 +131,7 @@ export class ApiRestarter {
         stdio: ['ignore', log, log],
       });
       child.unref();
+      if (child.pid !== undefined) this.#started = { pid: child.pid, startTime: readProcess(child.pid)?.startTime };
       return child.pid ?? 0;
     } finally {
       fs.closeSync(log);

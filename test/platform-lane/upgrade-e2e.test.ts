@@ -1,0 +1,107 @@
+import test from 'ava';
+import path from 'node:path';
+import {
+  FAILS_OUTSIDE_CANDIDATE, NEVER_STARTS, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, requestLoop, startLanePlatform, tail, treeVariant, waitForLane, type LanePlatform,
+} from './lane-harness.js';
+
+// One platform for the file: the upgrade, then a failing candidate and a failing postflight against the upgraded platform.
+let platform: LanePlatform;
+const appsAtStart: Record<string, string[]> = {};
+const teardowns: (() => Promise<void> | void)[] = [];
+
+test.after.always(async () => {
+  for (const fn of teardowns.reverse()) await fn();
+});
+
+test.before(async () => {
+  const tree = await builtTree();
+  platform = await startLanePlatform({ teardown: (fn) => void teardowns.push(fn) }, tree, { apps: ['alpha', 'beta'] });
+  for (const app of ['alpha', 'beta']) {
+    const op = await deployAndWait(platform, app);
+    if (op.status !== 'succeeded') throw new Error(`deploy ${app} ${op.status}: ${op.lastError}; ${tail(path.join(platform.root, 'first-api.log'))}`);
+    appsAtStart[app] = await appAddresses(platform, app);
+  }
+});
+
+test.serial('An upgrade moves the running platform to another build while both apps keep serving and are re-adopted', async (t) => {
+  t.timeout(240_000);
+  const tree = await builtTree();
+  const next = treeVariant(t, tree, '0.1.1-lane');
+  const before = platform.api()!;
+  const loop = requestLoop([...appsAtStart['alpha']!, ...appsAtStart['beta']!]);
+  const id = await queueLane(platform, 'upgrade', { source: next });
+  const view = await waitForLane(platform, id);
+  const counts = await loop.stop();
+  t.is(view.operation.status, 'succeeded', JSON.stringify(view, null, 1));
+  t.is(view.upgrade.phase, 'succeeded');
+  t.deepEqual(
+    view.steps.map((s: any) => `${s.step} ${s.status}`),
+    ['stage succeeded', 'verify skipped', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight succeeded'],
+  );
+  t.true(counts.ok > 20, `requests answered: ${counts.ok}`);
+  t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
+  // The API was replaced and runs the new release; the apps were not restarted (same addresses, re-adopted).
+  const after = platform.api()!;
+  t.not(after.pid, before.pid);
+  const version = await api(platform, 'GET', '/api/version');
+  t.is(version.body.release, view.upgrade.toRelease);
+  t.is(version.body.version, '0.1.1-lane');
+  t.regex(version.body.label, /^v0\.1\.1-lane-platform/);
+  t.is(currentRelease(platform), view.upgrade.toRelease);
+  for (const app of ['alpha', 'beta']) t.deepEqual(await appAddresses(platform, app), appsAtStart[app]);
+  // The history shows both releases, label apart from identity.
+  const releases = await api(platform, 'GET', '/api/platform/releases');
+  const builds = releases.body.builds as any[];
+  t.deepEqual(builds.map((b) => b.id).sort(), [view.upgrade.fromRelease, view.upgrade.toRelease].sort());
+  for (const b of builds) t.regex(b.sha256, /^[0-9a-f]{64}$/);
+  t.is(releases.body.runningRelease, view.upgrade.toRelease);
+  t.true(builds.find((b) => b.id === view.upgrade.toRelease).current);
+  const op = (releases.body.operations as any[]).find((o) => o.id === id);
+  t.is(op.upgrade.phase, 'succeeded');
+  const events = await api(platform, 'GET', '/api/events?limit=50');
+  const types = (events.body.events as any[]).map((e) => e.type);
+  t.true(types.includes('platform.upgrade.started'));
+  t.true(types.includes('platform.upgrade.succeeded'));
+});
+
+test.serial('A candidate that fails its health check is never promoted and the API is not restarted', async (t) => {
+  t.timeout(240_000);
+  const tree = await builtTree();
+  const broken = treeVariant(t, tree, '0.1.2-broken', NEVER_STARTS);
+  const before = platform.api()!;
+  const current = currentRelease(platform);
+  const id = await queueLane(platform, 'upgrade', { source: broken });
+  const view = await waitForLane(platform, id);
+  t.is(view.operation.status, 'failed');
+  t.is(view.upgrade.phase, 'failed');
+  t.regex(view.operation.lastError, /^not promoted: .*candidate/);
+  t.deepEqual(view.steps.map((s: any) => `${s.step} ${s.status}`), ['stage succeeded', 'verify skipped', 'candidate failed']);
+  t.is(currentRelease(platform), current);
+  t.is(platform.api()!.pid, before.pid);
+  const events = await api(platform, 'GET', '/api/events?limit=50');
+  t.true((events.body.events as any[]).some((e) => e.type === 'platform.upgrade.failed'));
+});
+
+test.serial('A release whose postflight fails is rolled back: current points at the previous release again and the API serves it', async (t) => {
+  t.timeout(240_000);
+  const tree = await builtTree();
+  const failing = treeVariant(t, tree, '0.1.3-postflight', FAILS_OUTSIDE_CANDIDATE);
+  const previous = currentRelease(platform)!;
+  const loop = requestLoop([...appsAtStart['alpha']!, ...appsAtStart['beta']!]);
+  const id = await queueLane(platform, 'upgrade', { source: failing });
+  const view = await waitForLane(platform, id);
+  const counts = await loop.stop();
+  t.is(view.operation.status, 'failed');
+  t.is(view.upgrade.phase, 'rolled_back');
+  t.regex(view.operation.lastError, new RegExp(`^rolled back to ${previous}: `));
+  t.deepEqual(
+    view.steps.map((s: any) => `${s.step} ${s.status}`),
+    ['stage succeeded', 'verify skipped', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight failed', 'rollback succeeded'],
+  );
+  t.is(currentRelease(platform), previous);
+  const version = await api(platform, 'GET', '/api/version');
+  t.is(version.body.release, previous);
+  t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
+  const events = await api(platform, 'GET', '/api/events?limit=50');
+  t.true((events.body.events as any[]).some((e) => e.type === 'platform.upgrade.rolled_back'));
+});
