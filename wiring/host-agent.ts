@@ -16,7 +16,7 @@ import { EventService } from '../controllers/events/event-service.js';
 import { NotificationService } from '../controllers/events/notification-service.js';
 import { OperationHandlers, OperationWorker } from '../controllers/operations/index.js';
 import { HostAgent, PlatformLane } from '../controllers/platform/index.js';
-import { ApiRestarter, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, readApiProcess, runVerifyHook } from '../platform/platform-lane/index.js';
+import { ApiRestarter, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, readApiProcess, reapCandidates, runVerifyHook } from '../platform/platform-lane/index.js';
 import type { ReleaseSource } from '../domain/platform/index.js';
 
 /** A running host agent. */
@@ -45,6 +45,9 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
   const store = openControlStore(config.dataDir);
   const folders = new ReleaseFolders(config.platformDir);
   folders.cleanStaging();
+  const scratchDir = path.join(config.platformDir, 'candidates');
+  const reaped = reapCandidates(scratchDir);
+  if (reaped > 0) log.warn({ reaped }, 'candidate APIs of a previous agent stopped');
   const environment = config.eventEnvironment ?? config.environment;
   const notifications = new NotificationService(store.db, systemClock, { allowPrivate: config.notifyAllowPrivate }, config.eventSource, environment);
   const events = new EventService({
@@ -76,7 +79,7 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     drainMode: config.drainMode,
     drainTimeoutMs: config.drainTimeoutMs,
     bootTimeoutMs: config.upgradeBootTimeoutMs,
-    scratchDir: path.join(config.platformDir, 'candidates'),
+    scratchDir,
     ...(config.apiToken === undefined ? {} : { token: config.apiToken }),
   });
   const handlers = new OperationHandlers();

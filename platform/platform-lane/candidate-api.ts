@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { waitForApi } from './api-probe.js';
+import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
 
 /** Settings a candidate must not inherit: targets outside its throwaway folder or off the host. */
 const WITHHELD = [
@@ -87,6 +88,7 @@ export async function checkCandidate(options: {
   } finally {
     fs.closeSync(log);
   }
+  if (child.pid !== undefined) fs.writeFileSync(path.join(options.workDir, CANDIDATE_RECORD), JSON.stringify({ pid: child.pid, startTime: readProcess(child.pid)?.startTime }));
   let exited: string | undefined;
   const gone = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -113,6 +115,36 @@ export async function checkCandidate(options: {
       clearTimeout(timer);
     }
   }
+}
+
+const CANDIDATE_RECORD = 'candidate.json';
+
+/**
+ * Stops candidate APIs a killed agent left running (recorded in each throwaway folder) and
+ * removes the folders; the host agent calls it at start.
+ */
+export function reapCandidates(scratchDir: string): number {
+  let reaped = 0;
+  let names: string[] = [];
+  try {
+    names = fs.readdirSync(scratchDir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const dir = path.join(scratchDir, name);
+    try {
+      const record = JSON.parse(fs.readFileSync(path.join(dir, CANDIDATE_RECORD), 'utf8')) as { pid?: number; startTime?: string };
+      if (record.pid !== undefined && isProcessAlive(record.pid, record.startTime)) {
+        process.kill(record.pid, 'SIGKILL');
+        reaped += 1;
+      }
+    } catch {
+      // No record: nothing was started there.
+    }
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return reaped;
 }
 
 function tail(file: string): string {

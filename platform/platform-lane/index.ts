@@ -13,6 +13,6 @@ export { probeApi, waitForApi } from './api-probe.js';
 export type { ApiProbe } from './api-probe.js';
 export { ApiRestarter, apiAlive, clearApiProcess, readApiProcess, recordApiProcess } from './api-process.js';
 export type { ApiProcessRecord, ApiRestarterOptions } from './api-process.js';
-export { checkCandidate, freePort } from './candidate-api.js';
+export { checkCandidate, freePort, reapCandidates } from './candidate-api.js';
 export type { CandidateOutcome } from './candidate-api.js';
 export { acquireAgentLock, launchAgent, runningAgent } from './host-agent-process.js';

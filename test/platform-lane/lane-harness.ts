@@ -5,6 +5,7 @@
  * host agent it starts), with an apps repository of trivial HTTP apps.
  */
 import { execFileSync, spawn } from 'node:child_process';
+import Database from 'better-sqlite3';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -278,4 +279,26 @@ export function currentRelease(platform: LanePlatform): string | undefined {
 /** Runs git in `cwd`. */
 export function gitIn(cwd: string, ...args: string[]): string {
   return execFileSync('git', args, { cwd, encoding: 'utf8' }).trim();
+}
+
+/** Reads a lane operation straight from control.db (the API may be down in the middle of a restart). */
+export function readLaneRow(platform: LanePlatform, id: string): { status: string; stage: string | null; attempts: number; lastError: string | null; phase: string | null } | undefined {
+  const db = new Database(path.join(platform.dataDir, 'control.db'), { readonly: true, fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    return db
+      .prepare('SELECT o.status, o.stage, o.attempts, o.last_error AS lastError, u.phase FROM operations o LEFT JOIN platform_upgrades u ON u.operation_id = o.id WHERE o.id = ?')
+      .get(id) as { status: string; stage: string | null; attempts: number; lastError: string | null; phase: string | null } | undefined;
+  } finally {
+    db.close();
+  }
+}
+
+/** Starts `svc agent` from `tree` detached, as `svc serve` would. */
+export function startAgent(platform: LanePlatform, tree: string): number {
+  const log = fs.openSync(path.join(platform.platformDir, 'agent.log'), 'a');
+  const child = spawn(process.execPath, [path.join(tree, 'bin', 'svc.js'), 'agent', '--data', platform.dataDir], { cwd: platform.root, env: platform.env, detached: true, stdio: ['ignore', log, log] });
+  fs.closeSync(log);
+  child.unref();
+  return child.pid!;
 }
