@@ -4,6 +4,8 @@
  * candidate API.
  */
 import type { PlatformLaneStep, PlatformReleaseBuild, PlatformUpgrade, UpgradeDrainMode, UpgradePhaseValue, UpgradeStep, UpgradeStepStatus } from '../../domain/platform/index.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { openDatabase, type Db } from '../database.js';
 
 interface RawBuild {
@@ -183,6 +185,7 @@ export function activeAppOperations(db: Db): { running: number; queued: number }
  * the host from it: undelivered outbox rows and notification channels.
  */
 export async function copyForCandidate(db: Db, file: string): Promise<void> {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
   await db.backup(file);
   const copy = openDatabase(file);
   try {

@@ -1,5 +1,6 @@
 import test from 'ava';
 import path from 'node:path';
+import { runSvc } from '../helpers/cli.js';
 import {
   FAILS_OUTSIDE_CANDIDATE, NEVER_STARTS, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, requestLoop, startLanePlatform, tail, treeVariant, waitForLane, type LanePlatform,
 } from './lane-harness.js';
@@ -29,9 +30,15 @@ test.serial('An upgrade moves the running platform to another build while both a
   const next = treeVariant(t, tree, '0.1.1-lane');
   const before = platform.api()!;
   const loop = requestLoop([...appsAtStart['alpha']!, ...appsAtStart['beta']!]);
-  const id = await queueLane(platform, 'upgrade', { source: next });
-  const view = await waitForLane(platform, id);
+  // The CLI queues and follows the upgrade across the API restart.
+  const cli = await runSvc(['platform', 'upgrade', next, '--follow', '--api', platform.url], { timeoutMs: 200_000 });
   const counts = await loop.stop();
+  t.is(cli.code, 0, cli.stdout + cli.stderr);
+  const id = /^platform\.upgrade (op_[0-9a-f]{20})$/m.exec(cli.stdout)?.[1];
+  t.truthy(id, cli.stdout);
+  for (const step of ['stage', 'candidate', 'drain', 'promote', 'restart', 'postflight']) t.regex(cli.stdout, new RegExp(`^  ${step} +succeeded`, 'm'));
+  t.regex(cli.stdout, /^platform\.upgrade succeeded \(succeeded\)$/m);
+  const view = await waitForLane(platform, id!);
   t.is(view.operation.status, 'succeeded', JSON.stringify(view, null, 1));
   t.is(view.upgrade.phase, 'succeeded');
   t.deepEqual(
@@ -58,6 +65,10 @@ test.serial('An upgrade moves the running platform to another build while both a
   t.true(builds.find((b) => b.id === view.upgrade.toRelease).current);
   const op = (releases.body.operations as any[]).find((o) => o.id === id);
   t.is(op.upgrade.phase, 'succeeded');
+  const listed = await runSvc(['platform', 'releases', '--api', platform.url]);
+  t.is(listed.code, 0, listed.stderr);
+  t.regex(listed.stdout, new RegExp(`^\\* +${view.upgrade.toRelease} +v0\\.1\\.1-lane-platform`, 'm'));
+  t.regex(listed.stdout, new RegExp(`^ +${view.upgrade.fromRelease} +v0\\.1\\.0-platform`, 'm'));
   const events = await api(platform, 'GET', '/api/events?limit=50');
   const types = (events.body.events as any[]).map((e) => e.type);
   t.true(types.includes('platform.upgrade.started'));
@@ -104,4 +115,8 @@ test.serial('A release whose postflight fails is rolled back: current points at 
   t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
   const events = await api(platform, 'GET', '/api/events?limit=50');
   t.true((events.body.events as any[]).some((e) => e.type === 'platform.upgrade.rolled_back'));
+  // The inbox shows the failed upgrade until a later one succeeds.
+  const inbox = await api(platform, 'GET', '/api/operator/inbox');
+  const failed = inbox.body.operations.failed.items as any[];
+  t.true(failed.some((o) => o.id === id && o.kind === 'platform.upgrade'), JSON.stringify(failed));
 });
