@@ -45,6 +45,7 @@ export class GitRefSource implements ReleaseSource {
       const out = (error as { stdout?: string }).stdout ?? '';
       throw new Error(`building ${commit} failed: ${out.trim().slice(-2000) || (error as Error).message}`, { cause: error });
     }
+    if (!fs.existsSync(path.join(into, 'dist', 'cli', 'main.js'))) throw new Error(`building ${commit} produced no dist/cli/main.js`);
     const pkg = JSON.parse(fs.readFileSync(path.join(into, 'package.json'), 'utf8')) as { version?: string };
     const version = typeof pkg.version === 'string' ? pkg.version : '0.0.0';
     return { version, commit, label: defaultReleaseLabel(version, commit) };

@@ -16,7 +16,11 @@ test.after.always(async () => {
 
 test.before(async () => {
   const tree = await builtTree();
-  platform = await startLanePlatform({ teardown: (fn) => void teardowns.push(fn) }, tree, { apps: ['alpha', 'beta'] });
+  platform = await startLanePlatform({ teardown: (fn) => void teardowns.push(fn) }, tree, {
+    apps: ['alpha', 'beta'],
+    // The signature policy: a release whose version says "unsigned" is rejected.
+    env: { SVC_RELEASE_VERIFY_COMMAND: 'if grep -q unsigned package.json; then echo "no signature for $SVC_RELEASE_SHA256" >&2; exit 1; fi; echo "signed $SVC_RELEASE_ID"' },
+  });
   for (const app of ['alpha', 'beta']) {
     const op = await deployAndWait(platform, app);
     if (op.status !== 'succeeded') throw new Error(`deploy ${app} ${op.status}: ${op.lastError}; ${tail(path.join(platform.root, 'first-api.log'))}`);
@@ -43,8 +47,9 @@ test.serial('An upgrade moves the running platform to another build while both a
   t.is(view.upgrade.phase, 'succeeded');
   t.deepEqual(
     view.steps.map((s: any) => `${s.step} ${s.status}`),
-    ['stage succeeded', 'verify skipped', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight succeeded'],
+    ['stage succeeded', 'verify succeeded', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight succeeded'],
   );
+  t.is(view.steps[1].message, `accepted: signed ${view.upgrade.toRelease}`);
   t.true(counts.ok > 20, `requests answered: ${counts.ok}`);
   t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
   // The API was replaced and runs the new release; the apps were not restarted (same addresses, re-adopted).
@@ -86,7 +91,7 @@ test.serial('A candidate that fails its health check is never promoted and the A
   t.is(view.operation.status, 'failed');
   t.is(view.upgrade.phase, 'failed');
   t.regex(view.operation.lastError, /^not promoted: .*candidate/);
-  t.deepEqual(view.steps.map((s: any) => `${s.step} ${s.status}`), ['stage succeeded', 'verify skipped', 'candidate failed']);
+  t.deepEqual(view.steps.map((s: any) => `${s.step} ${s.status}`), ['stage succeeded', 'verify succeeded', 'candidate failed']);
   t.is(currentRelease(platform), current);
   t.is(platform.api()!.pid, before.pid);
   const events = await api(platform, 'GET', '/api/events?limit=50');
@@ -107,7 +112,7 @@ test.serial('A release whose postflight fails is rolled back: current points at 
   t.regex(view.operation.lastError, new RegExp(`^rolled back to ${previous}: `));
   t.deepEqual(
     view.steps.map((s: any) => `${s.step} ${s.status}`),
-    ['stage succeeded', 'verify skipped', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight failed', 'rollback succeeded'],
+    ['stage succeeded', 'verify succeeded', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight failed', 'rollback succeeded'],
   );
   t.is(currentRelease(platform), previous);
   const version = await api(platform, 'GET', '/api/version');
@@ -119,4 +124,22 @@ test.serial('A release whose postflight fails is rolled back: current points at 
   const inbox = await api(platform, 'GET', '/api/operator/inbox');
   const failed = inbox.body.operations.failed.items as any[];
   t.true(failed.some((o) => o.id === id && o.kind === 'platform.upgrade'), JSON.stringify(failed));
+});
+
+test.serial('A release the signature policy rejects is recorded as rejected and never promoted', async (t) => {
+  t.timeout(240_000);
+  const tree = await builtTree();
+  const unsigned = treeVariant(t, tree, '0.1.4-unsigned');
+  const current = currentRelease(platform);
+  const before = platform.api()!;
+  const id = await queueLane(platform, 'upgrade', { source: unsigned });
+  const view = await waitForLane(platform, id);
+  t.is(view.operation.status, 'failed');
+  t.deepEqual(view.steps.map((s: any) => `${s.step} ${s.status}`), ['stage succeeded', 'verify failed']);
+  t.regex(view.steps[1].message, /^the signature policy rejected 0\.1\.4-unsigned-nocommit-[0-9a-f]{12}: the verify command exited 1: no signature for [0-9a-f]{64}$/);
+  t.is(currentRelease(platform), current);
+  t.is(platform.api()!.pid, before.pid);
+  const releases = await api(platform, 'GET', '/api/platform/releases');
+  const build = (releases.body.builds as any[]).find((b) => b.version === '0.1.4-unsigned');
+  t.like(build, { verification: 'rejected', promotedAt: null, current: false });
 });
