@@ -51,6 +51,8 @@ test.serial('An upgrade moves the running platform to another build while both a
   );
   t.is(view.steps[1].message, `accepted: signed ${view.upgrade.toRelease}`);
   t.true(counts.ok > 20, `requests answered: ${counts.ok}`);
+  const ms = (s: any) => Date.parse(s.endedAt) - Date.parse(s.startedAt);
+  t.log(`requests to the apps during the upgrade: ${counts.ok} answered, ${counts.failed} failed; steps: ${view.steps.map((s: any) => `${s.step} ${ms(s)} ms`).join(', ')}`);
   t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
   // The API was replaced and runs the new release; the apps were not restarted (same addresses, re-adopted).
   const after = platform.api()!;
