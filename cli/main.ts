@@ -15,6 +15,8 @@ import { registerTokens } from './commands/tokens.js';
 import { registerInbox } from './commands/inbox.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerInstall } from './commands/install.js';
+import { registerPlatform } from './commands/platform.js';
+import { registerAgent } from './commands/agent.js';
 import { ExitCode, reportError } from './cli-error.js';
 
 /** Command-line mistakes that earn the usage text: the user does not know the commands or options. */
@@ -64,6 +66,8 @@ export function createProgram(): Command {
   registerInbox(program);
   registerDoctor(program);
   registerInstall(program);
+  registerPlatform(program);
+  registerAgent(program);
   registerVersion(program);
   program.addHelpText('after', '\nExit codes: 0 done, 1 failed (refused or failed request, failed deploy or function, invalid spec), 2 wrong usage (svc inbox: also critical), 3 control plane unreachable, 4 not found.');
   return program;

@@ -6,4 +6,6 @@ export interface BuildInfo {
   readonly label: string;
   readonly commit: string | null;
   readonly node: string;
+  /** The platform release folder it runs from (`releases/<id>/`, its `release.json`), or null for a checkout. */
+  readonly release?: string | null;
 }

@@ -47,18 +47,31 @@ export function buildInfo(): BuildInfo {
   const root = packageRoot();
   const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { name: string; version: string };
   let commit: string | null = process.env.SVC_COMMIT ?? null;
-  if (commit === null && fs.existsSync(path.join(root, '.git'))) {
+  if (commit === null && !fs.existsSync(path.join(root, 'release.json')) && fs.existsSync(path.join(root, '.git'))) {
     try {
       commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).toString().trim() || null;
     } catch {
       commit = null;
     }
   }
-  cached = describe(pkg.name, pkg.version, commit);
+  // A platform release folder (ADR 0085) names its identity and display label in release.json.
+  const release = readRelease(root);
+  if (release?.commit !== undefined && process.env.SVC_COMMIT === undefined) commit = release.commit;
+  cached = describe(pkg.name, pkg.version, commit, release);
   return cached;
 }
 
-function describe(name: string, version: string, commit: string | null): BuildInfo {
-  const label = `v${version}-platform${commit ? `-0-g${commit.slice(0, 7)}` : ''}`;
-  return { name, version, label, commit, node: process.version };
+function describe(name: string, version: string, commit: string | null, release?: { id: string; label: string }): BuildInfo {
+  const label = release?.label ?? `v${version}-platform${commit ? `-0-g${commit.slice(0, 7)}` : ''}`;
+  return { name, version, label, commit, node: process.version, release: release?.id ?? null };
+}
+
+function readRelease(root: string): { id: string; label: string; commit: string | null } | undefined {
+  try {
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'release.json'), 'utf8')) as { id?: unknown; label?: unknown; commit?: unknown };
+    if (typeof manifest.id !== 'string' || typeof manifest.label !== 'string') return undefined;
+    return { id: manifest.id, label: manifest.label, commit: typeof manifest.commit === 'string' ? manifest.commit : null };
+  } catch {
+    return undefined;
+  }
 }

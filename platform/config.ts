@@ -165,6 +165,20 @@ export interface SvcConfig {
   readonly operationLeaseMs: number;
   /** Run the operation worker and operation recovery (candidate APIs disable it). @default true */
   readonly operationWorkerEnabled: boolean;
+  /** Folder of platform releases (`releases/<id>/`, the `current` link), the API record and the host agent's lock. @default <dataDir>/platform */
+  readonly platformDir: string;
+  /** Signature policy of platform releases: a command that must exit 0 for a release to be promoted; unset: off. */
+  readonly releaseVerifyCommand: string | undefined;
+  /** How long the upgrade's drain gate waits in `wait` mode, in ms. @default 10 minutes */
+  readonly drainTimeoutMs: number;
+  /** How long a candidate or restarted API may take to be healthy on its release, in ms. @default 60 s */
+  readonly upgradeBootTimeoutMs: number;
+  /** `auto`: `svc serve` starts the host agent when lane work is queued; `off`: never (a service unit runs `svc agent`). @default auto */
+  readonly agentMode: 'auto' | 'off';
+  /** Repository whose refs `git:<ref>` release sources build. @default the running package's folder */
+  readonly platformRepo: string | undefined;
+  /** Run by the host agent (with /bin/sh -c) to restart the API instead of stopping and starting the process (service units). */
+  readonly agentRestartCommand: string | undefined;
   /** Deadline of the deploy pipeline's healthy step, in ms. @default 2 minutes */
   readonly deployHealthyTimeoutMs: number;
   /** Limit of the deploy pipeline's test command, in ms. @default 10 minutes */
@@ -320,6 +334,13 @@ export const VARIABLES = {
     return Number(value);
   } },
   operationLeaseMs: { name: 'SVC_OPERATION_LEASE', description: 'Lease of a claimed operation, renewed by heartbeat; an expired lease is recovered', defaultText: '30s', parse: durationMs('SVC_OPERATION_LEASE', 30_000) },
+  platformDir: { name: 'SVC_PLATFORM_DIR', description: 'Platform releases (releases/<id>, current link), the API record and the host agent lock', defaultText: '<SVC_DATA_DIR>/platform', parse: (raw, env) => { const value = optional(raw); return value === undefined ? dataPath(env, 'platform') : path.resolve(value); } },
+  releaseVerifyCommand: { name: 'SVC_RELEASE_VERIFY_COMMAND', description: 'Signature policy: a command (/bin/sh -c, in the release folder) that must exit 0 before a platform release is promoted', defaultText: '(none: off)', parse: optional },
+  drainTimeoutMs: { name: 'SVC_DRAIN_TIMEOUT', description: 'How long the upgrade drain gate waits in wait mode', defaultText: '10m', parse: durationMs('SVC_DRAIN_TIMEOUT', 600_000) },
+  upgradeBootTimeoutMs: { name: 'SVC_UPGRADE_BOOT_TIMEOUT', description: 'How long a candidate or restarted API may take to be healthy on its release', defaultText: '60s', parse: durationMs('SVC_UPGRADE_BOOT_TIMEOUT', 60_000) },
+  agentMode: { name: 'SVC_AGENT', description: 'auto: svc serve starts the host agent when platform lane work is queued; off: never (run svc agent yourself)', defaultText: 'auto', parse: oneOf('SVC_AGENT', ['auto', 'off'] as const, 'auto') },
+  platformRepo: { name: 'SVC_PLATFORM_REPO', description: 'Repository whose refs git:<ref> platform release sources build', defaultText: '(the running package folder)', parse: (raw) => { const value = optional(raw); return value === undefined ? undefined : path.resolve(value); } },
+  agentRestartCommand: { name: 'SVC_AGENT_RESTART_COMMAND', description: 'Command the host agent runs to restart the API (service units), instead of stopping and starting the process', defaultText: '(none)', parse: optional },
   operationWorkerEnabled: { name: 'SVC_OPERATION_WORKER', description: 'Run the operation worker and recovery (false for candidate APIs)', defaultText: 'true', parse: bool('SVC_OPERATION_WORKER', true) },
   deployHealthyTimeoutMs: { name: 'SVC_DEPLOY_HEALTHY_TIMEOUT', description: 'Deadline of the deploy healthy step', defaultText: '2m', parse: durationMs('SVC_DEPLOY_HEALTHY_TIMEOUT', 120_000) },
   deployTestTimeoutMs: { name: 'SVC_DEPLOY_TEST_TIMEOUT', description: 'Limit of the build.test command', defaultText: '10m', parse: durationMs('SVC_DEPLOY_TEST_TIMEOUT', 600_000) },

@@ -4,7 +4,7 @@
 import type Router from '@koa/router';
 import type { SvcConfig } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
-import { buildInfo } from '../platform/build-info.js';
+import { buildInfo, packageRoot } from '../platform/build-info.js';
 import { builtWebPage } from '../platform/web-pages.js';
 import { openControlStore } from '../store/open-stores.js';
 import type { Db } from '../store/database.js';
@@ -54,6 +54,12 @@ import { FunctionService } from '../controllers/functions/index.js';
 import { FUNCTIONS_CAPABILITY, functionsRoutes } from '../api/control/jobs/functions-routes.js';
 import { OPERATOR_ACTION_SCHEMAS, OPERATOR_CAPABILITIES, EXPLICIT_AUTH_ONLY_ROUTES, advertisedRoutes, operatorRoutes } from '../api/control/operator/operator-routes.js';
 import { OperatorService, operatorSettingsFrom, recordPlatformRelease, secretValuesOf } from '../controllers/operator/index.js';
+import { PlatformLaneService } from '../controllers/platform/index.js';
+import { PLATFORM_LANE_CAPABILITY, platformLaneRoutes } from '../api/control/operations/platform-lane-routes.js';
+import { idempotency } from '../api/http/idempotency.js';
+import { launchAgent } from '../platform/platform-lane/index.js';
+import { listOperations } from '../store/control/operations.js';
+import path from 'node:path';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -116,6 +122,7 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
   FUNCTIONS_CAPABILITY,
   OBSERVABILITY_CAPABILITY,
   ...OPERATOR_CAPABILITIES,
+  PLATFORM_LANE_CAPABILITY,
 ];
 
 /** Starts the control plane on `config.port` (0 picks a free port). */
@@ -248,6 +255,12 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   routers.push(scopedTokensRoutes(accessTokens));
   // External admission is served only in restricted mode with the bridge: here it has no verifier.
   routers.push(admissionRoutes(undefined));
+  // The host agent runs the platform lane in its own process (ADR 0086); started when work is queued.
+  const ensureAgent = config.agentMode === 'auto'
+    ? () => launchAgent({ platformDir: config.platformDir, svcBin: path.join(packageRoot(), 'bin', 'svc.js'), dataDir: config.dataDir, cwd: process.cwd(), env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir } })
+    : () => undefined;
+  const platformLane = new PlatformLaneService(store.db, ensureAgent);
+  routers.push(platformLaneRoutes(platformLane, idempotency({ keys: deploys.idempotencyKeys, required: false })));
   routers.push(
     operatorRoutes(
       new OperatorService({
@@ -295,6 +308,8 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   server.onUpgrade(refuseUnservedUpgrades);
   controlUrl = server.url;
   routing.setGatewayUrl(server.url);
+  // Lane work queued or interrupted before this start needs an agent.
+  if (listOperations(store.db, { status: ['queued', 'running'], limit: 500 }).some((op) => op.kind.startsWith('platform.'))) ensureAgent();
   eventApi.attach(server, scopedToken);
   log.info({ url: server.url }, 'control plane listening');
   let closing: Promise<void> | undefined;

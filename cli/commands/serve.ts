@@ -1,12 +1,20 @@
 /**
  * `svc serve`: runs the control plane and the knowledge store (or one of them) until SIGTERM or SIGINT.
  */
+import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError, ExitCode } from '../cli-error.js';
 import { loadConfig, redactConfig } from '../../platform/config.js';
 import { loadRestrictedMode } from '../../platform/fleet/restricted-config.js';
 import { createLogger } from '../../platform/logger.js';
 import { ConfigError } from '../../domain/errors.js';
+import { packageRoot } from '../../platform/build-info.js';
+import { recordApiProcess } from '../../platform/platform-lane/index.js';
+
+/** The serve options as arguments, for a restart by the host agent. */
+function serveArguments(opts: { only?: string; apps?: string; data?: string }): string[] {
+  return [...(opts.only ? ['--only', opts.only] : []), ...(opts.apps ? ['--apps', path.resolve(opts.apps)] : []), ...(opts.data ? ['--data', path.resolve(opts.data)] : [])];
+}
 
 const ONLY = ['control', 'knowledge'] as const;
 
@@ -47,6 +55,9 @@ export function registerServe(program: Command): void {
           closers.push(() => plane.close());
         } else if (opts.only !== 'knowledge') {
           const plane = await startControlPlane(config, logger);
+          // The host agent restarts this process from the current release with the same arguments (ADR 0086).
+          recordApiProcess(config.platformDir, { argv: serveArguments(opts), cwd: process.cwd(), url: plane.url, root: packageRoot() });
+          // The record stays after a stop (liveness is checked by pid and start time): a rollback restarts from it.
           closers.push(() => plane.close());
         }
         if (restricted === undefined && opts.only !== 'control') {

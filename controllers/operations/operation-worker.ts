@@ -43,6 +43,8 @@ export interface OperationWorkerOptions {
   readonly drainMode?: DrainMode;
   /** Candidate APIs run with recovery and workers disabled. @default true */
   readonly enabled?: boolean;
+  /** Stages of a running `platform.upgrade` during which no app operation is claimed. @default none */
+  readonly holdStages?: readonly string[];
 }
 
 /** The queue and drain state served by `GET /api/operations/active`. */
@@ -86,7 +88,7 @@ export class OperationWorker {
   /** Recovers what a previous process left running, then starts claiming. */
   start(): RecoveredOperation[] {
     if (this.#options.enabled === false) return [];
-    const recovered = recoverOperations(this.#options.db, { owner: this.owner, mode: 'startup' });
+    const recovered = recoverOperations(this.#options.db, { owner: this.owner, mode: 'startup', kinds: this.#options.handlers.kinds() });
     this.#afterRecovery(recovered, 'start');
     this.#timer = setInterval(() => this.wake(), this.#options.pollMs ?? 500);
     this.#timer.unref();
@@ -100,7 +102,7 @@ export class OperationWorker {
 
   /** Recovers running operations whose lease expired (a hung or lost worker) and purges expired idempotency keys. */
   sweep(): RecoveredOperation[] {
-    const recovered = recoverOperations(this.#options.db, { owner: this.owner, mode: 'expired' });
+    const recovered = recoverOperations(this.#options.db, { owner: this.owner, mode: 'expired', kinds: this.#options.handlers.kinds() });
     for (const r of recovered) this.#running.get(r.operation.id)?.controller.abort(new Error('lease expired'));
     this.#afterRecovery(recovered, 'sweep');
     purgeExpiredIdempotencyKeys(this.#options.db);
@@ -121,7 +123,7 @@ export class OperationWorker {
         const free = this.#concurrency - this.#running.size;
         if (free > 0) {
           // One transaction claims every free slot's operation.
-          const { claimed, dependencyFailures } = claimOperations(this.#options.db, { owner: this.owner, leaseMs: this.#leaseMs, kinds: this.#options.handlers.kinds(), limit: free });
+          const { claimed, dependencyFailures } = claimOperations(this.#options.db, { owner: this.owner, leaseMs: this.#leaseMs, kinds: this.#options.handlers.kinds(), limit: free, ...(this.#options.holdStages ? { holdStages: this.#options.holdStages } : {}) });
           for (const failure of dependencyFailures) {
             this.#options.handlers.get(failure.operation.kind)?.abandoned?.(failure.operation, failure.reason);
             this.#notify(failure.operation);
@@ -229,7 +231,7 @@ export class OperationWorker {
     }
     await Promise.all([...this.#running.values()].map((r) => r.done));
     // Every handler has settled: what is still running was interrupted by this stop.
-    this.#afterRecovery(recoverOperations(this.#options.db, { owner: '', mode: 'startup' }), 'stop');
+    this.#afterRecovery(recoverOperations(this.#options.db, { owner: '', mode: 'startup', kinds: this.#options.handlers.kinds() }), 'stop');
   }
 
   #beat(): void {

@@ -17,6 +17,7 @@ import { hasSpec, listApps } from '../../store/control/apps.js';
 import type { ActiveGroup } from '../../store/control/events.js';
 import { countOperations, listOperations } from '../../store/control/operations.js';
 import { platformOperations, platformReleaseGroups, recentPlatformStarts } from '../../store/control/platform-releases.js';
+import { getPlatformUpgrade, listLaneSteps, listPlatformBuilds } from '../../store/control/platform-lane.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 import { readCronProcesses } from './cron-process-reader.js';
 import { readDeployConfidence } from './deploy-confidence-reader.js';
@@ -216,6 +217,9 @@ export class OperatorService {
       groups: platformReleaseGroups(this.options.db, query.limit),
       recentStarts: recentPlatformStarts(this.options.db, query.limit),
       operations: platformOperations(this.options.db, query.limit),
+      builds: listPlatformBuilds(this.options.db, query.limit),
+      runningRelease: this.options.build.release ?? null,
+      lane: (id) => ({ upgrade: getPlatformUpgrade(this.options.db, id) ?? null, steps: listLaneSteps(this.options.db, id) }),
     });
   }
 }

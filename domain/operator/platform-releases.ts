@@ -3,6 +3,7 @@
  * grouped by version and commit) and the platform lane operations (`platform.*`).
  */
 import type { Operation } from '../operations/index.js';
+import type { PlatformLaneStep, PlatformReleaseBuild, PlatformUpgrade } from '../platform/index.js';
 import { shortText } from './secret-safety.js';
 
 /** The build recorded at one start. */
@@ -30,6 +31,10 @@ export interface PlatformReleaseHistory {
   readonly current: (PlatformStart & { readonly identity: string | null }) | null;
   readonly releases: readonly (PlatformReleaseGroup & { readonly identity: string | null; readonly current: boolean })[];
   readonly recentStarts: readonly PlatformStart[];
+  /** Releases on disk (`releases/<id>/`): label apart from identity (commit, SHA-256) and the signature policy's verdict. */
+  readonly builds: readonly (PlatformReleaseBuild & { readonly current: boolean })[];
+  /** The release folder the running API runs from, or null for a checkout. */
+  readonly runningRelease: string | null;
   readonly operations: readonly {
     readonly id: string;
     readonly kind: string;
@@ -39,6 +44,9 @@ export interface PlatformReleaseHistory {
     readonly lastError: string | null;
     readonly createdAt: string;
     readonly finishedAt: string | null;
+    /** Upgrades: where the lane stands (phase, from and to releases). */
+    readonly upgrade: Pick<PlatformUpgrade, 'phase' | 'fromRelease' | 'toRelease' | 'drainMode'> | null;
+    readonly steps: readonly Pick<PlatformLaneStep, 'attempt' | 'step' | 'status' | 'message' | 'startedAt' | 'endedAt'>[];
   }[];
 }
 
@@ -53,6 +61,9 @@ export function platformReleaseHistory(input: {
   readonly groups: readonly PlatformReleaseGroup[];
   readonly recentStarts: readonly PlatformStart[];
   readonly operations: readonly Operation[];
+  readonly builds?: readonly PlatformReleaseBuild[];
+  readonly runningRelease?: string | null;
+  readonly lane?: (operationId: string) => { readonly upgrade: PlatformUpgrade | null; readonly steps: readonly PlatformLaneStep[] };
 }): PlatformReleaseHistory {
   const current = input.current;
   const isCurrent = (g: PlatformReleaseGroup) => current !== null && g.version === current.version && g.commit === current.commit;
@@ -60,6 +71,8 @@ export function platformReleaseHistory(input: {
     current: current ? { ...current, identity: platformIdentity(current.commit) } : null,
     releases: input.groups.map((g) => ({ ...g, identity: platformIdentity(g.commit), current: isCurrent(g) })),
     recentStarts: input.recentStarts,
+    builds: (input.builds ?? []).map((b) => ({ ...b, verificationMessage: shortText(b.verificationMessage), current: b.id === (input.runningRelease ?? null) })),
+    runningRelease: input.runningRelease ?? null,
     operations: input.operations.map((op) => ({
       id: op.id,
       kind: op.kind,
@@ -69,6 +82,15 @@ export function platformReleaseHistory(input: {
       lastError: shortText(op.lastError),
       createdAt: op.createdAt,
       finishedAt: op.finishedAt,
+      ...laneView(input.lane?.(op.id)),
     })),
+  };
+}
+
+function laneView(lane: { readonly upgrade: PlatformUpgrade | null; readonly steps: readonly PlatformLaneStep[] } | undefined): Pick<PlatformReleaseHistory['operations'][number], 'upgrade' | 'steps'> {
+  const upgrade = lane?.upgrade ?? null;
+  return {
+    upgrade: upgrade === null ? null : { phase: upgrade.phase, fromRelease: upgrade.fromRelease, toRelease: upgrade.toRelease, drainMode: upgrade.drainMode },
+    steps: (lane?.steps ?? []).map((s) => ({ attempt: s.attempt, step: s.step, status: s.status, message: shortText(s.message), startedAt: s.startedAt, endedAt: s.endedAt })),
   };
 }

@@ -11,6 +11,7 @@ import { PLATFORM_RELEASES_MIGRATION } from './migrations/0008-platform-releases
 import { ACCESS_TOKENS_MIGRATION } from './migrations/0009-access-tokens.js';
 import { FLEET_AUTHORITY_MIGRATION } from './migrations/0010-fleet-authority.js';
 import { DEPLOYMENT_SPECS_MIGRATION } from './migrations/0011-deployment-specs.js';
+import { PLATFORM_LANE_MIGRATION } from './migrations/0012-platform-lane.js';
 
 export const CONTROL_MIGRATIONS: readonly Migration[] = [
   {
@@ -61,4 +62,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   ACCESS_TOKENS_MIGRATION,
   FLEET_AUTHORITY_MIGRATION,
   DEPLOYMENT_SPECS_MIGRATION,
+  PLATFORM_LANE_MIGRATION,
 ];

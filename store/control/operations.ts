@@ -134,6 +134,11 @@ export interface ClaimOptions {
   readonly leaseMs: number;
   /** Only kinds the worker has handlers for. */
   readonly kinds: readonly OperationKind[];
+  /**
+   * While a `platform.upgrade` operation runs in one of these stages, no app operation is claimed
+   * (they stay queued and run on the API that is up afterwards). @default none
+   */
+  readonly holdStages?: readonly string[];
 }
 
 /** An operation that could not be claimed because what it waited on failed. */
@@ -156,6 +161,7 @@ export function claimOperations(db: Db, options: ClaimOptions & { limit: number 
     const out: Operation[] = [];
     if (options.limit <= 0) return out;
     const busy = new Set((db.prepare("SELECT app FROM operations WHERE status = 'running' AND app IS NOT NULL").all() as { app: string }[]).map((r) => r.app));
+    const held = options.holdStages !== undefined && options.holdStages.length > 0 && upgradeHolds(db, options.holdStages);
     const seen = new Set<string>();
     const queued = db
       .prepare("SELECT id, kind, app, attempts, next_attempt_at, depends_on FROM operations WHERE status = 'queued' ORDER BY rowid LIMIT 1000")
@@ -170,7 +176,7 @@ export function claimOperations(db: Db, options: ClaimOptions & { limit: number 
       const lane = raw.app ?? `platform:${raw.kind}`;
       if (seen.has(lane)) continue;
       seen.add(lane);
-      if (raw.app !== null && busy.has(raw.app)) continue;
+      if (raw.app !== null && (busy.has(raw.app) || held)) continue;
       if (raw.next_attempt_at > at || !kinds.has(raw.kind)) continue;
       if (raw.depends_on !== null) {
         const dep = db.prepare('SELECT id, status, app FROM operations WHERE id = ?').get(raw.depends_on) as { id: string; status: string; app: string | null } | undefined;
@@ -191,6 +197,14 @@ export function claimOperations(db: Db, options: ClaimOptions & { limit: number 
     return out;
   });
   return { claimed: claim.immediate(), dependencyFailures };
+}
+
+/** True while a `platform.upgrade` operation runs in one of `stages`. */
+export function upgradeHolds(db: Db, stages: readonly string[]): boolean {
+  const row = db
+    .prepare(`SELECT 1 AS held FROM operations WHERE kind = 'platform.upgrade' AND status = 'running' AND stage IN (${stages.map(() => '?').join(', ')}) LIMIT 1`)
+    .get(...stages);
+  return row !== undefined;
 }
 
 /** Claims the next runnable operation (see `claimOperations`). */
@@ -290,15 +304,18 @@ export interface RecoveredOperation {
 /**
  * Recovers running operations whose worker is gone: at start every running row not owned by
  * `owner` (one control plane serves a data folder), in the sweeper only rows whose lease expired.
+ * With `kinds`, only operations of those kinds (the API recovers app operations, the host agent
+ * the platform lane's).
  */
-export function recoverOperations(db: Db, options: { owner: string; mode: 'startup' | 'expired' }, now = new Date()): RecoveredOperation[] {
+export function recoverOperations(db: Db, options: { owner: string; mode: 'startup' | 'expired'; kinds?: readonly OperationKind[] }, now = new Date()): RecoveredOperation[] {
   const at = now.toISOString();
+  const kinds = options.kinds === undefined ? undefined : new Set<string>(options.kinds);
   return db.transaction(() => {
     const rows = (
-      options.mode === 'startup'
+      (options.mode === 'startup'
         ? db.prepare("SELECT * FROM operations WHERE status = 'running' AND (lock_owner IS NULL OR lock_owner != ?)").all(options.owner)
-        : db.prepare("SELECT * FROM operations WHERE status = 'running' AND lock_expires_at < ?").all(at)
-    ) as RawOperation[];
+        : db.prepare("SELECT * FROM operations WHERE status = 'running' AND lock_expires_at < ?").all(at)) as RawOperation[]
+    ).filter((raw) => kinds === undefined || kinds.has(raw.kind));
     const out: RecoveredOperation[] = [];
     for (const raw of rows) {
       const op = fromRaw(raw);

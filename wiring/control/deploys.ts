@@ -3,6 +3,7 @@
  * handlers registry (deploy, preflight, rollback), the worker (which recovers interrupted
  * operations first), and the services the API, the webhooks and the CLI use.
  */
+import { HOLD_STAGES } from '../../domain/platform/index.js';
 import type { EventEmitterPort } from '../../domain/events/index.js';
 import type { Logger } from '../../platform/logger.js';
 import { ReleaseBuilder } from '../../platform/release-builder/index.js';
@@ -58,6 +59,8 @@ export function startDeploys(options: StartDeploysOptions): Deploys {
     ...(options.leaseMs !== undefined ? { leaseMs: options.leaseMs } : {}),
     ...(options.drainMode !== undefined ? { drainMode: options.drainMode } : {}),
     ...(options.workerEnabled !== undefined ? { enabled: options.workerEnabled } : {}),
+    // App operations wait while the host agent drains, promotes and restarts the API (ADR 0086).
+    holdStages: HOLD_STAGES,
   });
   const deps = {
     db: options.db,

@@ -47,6 +47,7 @@ export function metaRoutes(options: MetaRoutesOptions): Router {
       label: options.build.label,
       commit: options.build.commit,
       node: options.build.node,
+      release: options.build.release ?? null,
       apiVersions: ['v1'],
       startedAt: started.toISOString(),
     };

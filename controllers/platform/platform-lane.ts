@@ -1,0 +1,272 @@
+/**
+ * The platform self-upgrade lane, run by the host agent: `platform.preflight` (stage, verify,
+ * candidate), `platform.upgrade` (the same, then drain, promote, restart, postflight, and a
+ * rollback when postflight fails) and `platform.smoke` (postflight on demand). A resumed upgrade
+ * attempt continues from the phase the previous one recorded (ADR 0086).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { EventEmitterPort } from '../../domain/events/event-port.js';
+import type { Operation, RecoveryDecision } from '../../domain/operations/index.js';
+import { readPlatformLanePayload, resumePlan, UpgradePhase, type PlatformUpgrade, type ReleaseSource, type UpgradeDrainMode } from '../../domain/platform/index.js';
+import type { ApiRestarter, CandidateOutcome, ReleaseFolders, ReleaseManifest, VerifyOutcome } from '../../platform/platform-lane/index.js';
+import { waitForApi } from '../../platform/platform-lane/index.js';
+import { closeInterruptedLaneSteps, copyForCandidate, getPlatformUpgrade, markPlatformBuildPromoted, recordPlatformBuild, savePlatformUpgrade, activeAppOperations } from '../../store/control/platform-lane.js';
+import type { Db } from '../../store/database.js';
+import type { OperationContext, OperationHandler, OperationHandlers } from '../operations/index.js';
+import { LaneStepFailure, LaneSteps } from './lane-steps.js';
+
+/** What the lane needs; wiring builds each part. */
+export interface PlatformLaneOptions {
+  readonly db: Db;
+  readonly folders: ReleaseFolders;
+  /** The source an operator named (a built checkout folder, `git:<ref>`). */
+  readonly sourceFor: (spec: string) => ReleaseSource;
+  /** The running API's own tree, staged as the first release when `current` does not exist yet. */
+  readonly baseline: () => ReleaseSource | undefined;
+  readonly restarter: ApiRestarter;
+  readonly candidate: (options: { releaseDir: string; releaseId: string; workDir: string; signal: AbortSignal }) => Promise<CandidateOutcome>;
+  /** The signature policy hook; undefined when off. */
+  readonly verify?: (dir: string, manifest: ReleaseManifest, signal: AbortSignal) => Promise<VerifyOutcome>;
+  readonly events: EventEmitterPort;
+  readonly drainMode: UpgradeDrainMode;
+  readonly drainTimeoutMs: number;
+  /** How long a started API may take to be healthy on the expected release. */
+  readonly bootTimeoutMs: number;
+  /** Throwaway folders of candidate APIs. */
+  readonly scratchDir: string;
+  /** Bearer token of the API's probes. */
+  readonly token?: string;
+}
+
+/** The lane. */
+export class PlatformLane {
+  constructor(private readonly options: PlatformLaneOptions) {}
+
+  /** Registers the three platform handlers. */
+  register(handlers: OperationHandlers): void {
+    const recovered = (operation: Operation, decision: RecoveryDecision) => this.#recovered(operation, decision);
+    handlers.register('platform.preflight', { run: (ctx) => this.preflight(ctx), recovered });
+    handlers.register('platform.upgrade', { run: (ctx) => this.upgrade(ctx), recovered } satisfies OperationHandler);
+    handlers.register('platform.smoke', { run: (ctx) => this.smoke(ctx), recovered });
+  }
+
+  /** `platform.preflight`: stage, verify and check a candidate; changes nothing. */
+  async preflight(ctx: OperationContext): Promise<Record<string, unknown>> {
+    const steps = new LaneSteps(this.options.db, ctx);
+    const release = await this.#prepare(ctx, steps);
+    return { release: release.id, label: release.label, sha256: release.sha256, commit: release.commit };
+  }
+
+  /** `platform.smoke`: postflight checks of the running API, on demand. */
+  async smoke(ctx: OperationContext): Promise<Record<string, unknown>> {
+    const steps = new LaneSteps(this.options.db, ctx);
+    const current = this.options.folders.current();
+    const message = await steps.run('postflight', async () => this.#postflight(current?.id, ctx.signal));
+    return { release: current?.id ?? null, message };
+  }
+
+  /** `platform.upgrade`, from the start or resumed from the recorded phase. */
+  async upgrade(ctx: OperationContext): Promise<Record<string, unknown>> {
+    const { db } = this.options;
+    const id = ctx.operation.id;
+    closeInterruptedLaneSteps(db, id);
+    const steps = new LaneSteps(db, ctx);
+    let record = getPlatformUpgrade(db, id);
+    const plan = resumePlan(record?.phase);
+    if (plan === 'done') return receipt(record!);
+    if (plan === 'start') {
+      const payload = readPlatformLanePayload(ctx.operation.payload);
+      const drainMode = payload.drainMode ?? this.options.drainMode;
+      if (record === undefined) await this.#emit('platform.upgrade.started', 'info', `Platform upgrade from ${payload.source ?? '(none)'} started`, ctx.operation, { source: payload.source, drainMode });
+      record = savePlatformUpgrade(db, id, { phase: UpgradePhase.preparing, drainMode });
+      let release: ReleaseManifest;
+      let from: string;
+      try {
+        from = await this.#baseline(ctx.signal);
+        release = await this.#prepare(ctx, steps);
+        record = savePlatformUpgrade(db, id, { phase: UpgradePhase.preparing, fromRelease: from, toRelease: release.id });
+        await steps.run('drain', () => this.#drain(drainMode, ctx.signal));
+      } catch (error) {
+        return this.#fail(ctx, `not promoted: ${(error as Error).message}`, error);
+      }
+      // From here a resumed attempt re-promotes, restarts and checks (phase first, then the swap).
+      record = savePlatformUpgrade(db, id, { phase: UpgradePhase.promoted });
+      await steps.run('promote', async () => {
+        this.options.folders.swap(release.id);
+        markPlatformBuildPromoted(db, release.id);
+        return `current -> releases/${release.id} (was ${from})`;
+      });
+    }
+    if (plan === 'start' || plan === 'restart-and-check') {
+      const target = record!.toRelease!;
+      try {
+        if (plan === 'restart-and-check') {
+          await steps.run('promote', async () => {
+            this.options.folders.swap(target);
+            return `resumed: current -> releases/${target}`;
+          });
+        }
+        await steps.run('restart', () => this.#restart());
+        const message = await steps.run('postflight', () => this.#postflight(target, ctx.signal));
+        record = savePlatformUpgrade(db, id, { phase: UpgradePhase.succeeded, message });
+        await this.#emit('platform.upgrade.succeeded', 'info', `Platform upgraded to ${target}`, ctx.operation, { from: record.fromRelease, to: target });
+        return receipt(record);
+      } catch (error) {
+        if (ctx.signal.aborted) throw error;
+        record = savePlatformUpgrade(db, id, { phase: UpgradePhase.rollingBack, message: `${(error as Error).message}` });
+        await this.#emit('platform.upgrade.failed', 'warning', `Platform upgrade to ${target} failed its ${error instanceof LaneStepFailure ? error.step : 'postflight'}; rolling back`, ctx.operation, {
+          from: record.fromRelease,
+          to: target,
+          reason: (error as Error).message,
+        });
+      }
+    }
+    return this.#rollback(ctx, steps, getPlatformUpgrade(db, id)!);
+  }
+
+  async #rollback(ctx: OperationContext, steps: LaneSteps, record: PlatformUpgrade): Promise<never> {
+    const { db } = this.options;
+    const from = record.fromRelease;
+    const why = record.message ?? 'postflight failed';
+    if (from === null) return this.#fail(ctx, `${why}; no previous release to roll back to`);
+    try {
+      await steps.run('rollback', async () => {
+        this.options.folders.swap(from);
+        markPlatformBuildPromoted(db, from);
+        await this.#restart();
+        return `current -> releases/${from}; ${await this.#postflight(from, ctx.signal)}`;
+      });
+    } catch (error) {
+      if (ctx.signal.aborted) throw error;
+      savePlatformUpgrade(db, ctx.operation.id, { phase: UpgradePhase.failed, message: `${why}; the rollback failed too: ${(error as Error).message}` });
+      await this.#emit('platform.upgrade.failed', 'critical', `Platform rollback to ${from} failed`, ctx.operation, { from, to: record.toRelease, reason: (error as Error).message });
+      throw new Error(`${why}; the rollback to ${from} failed too: ${(error as Error).message}`);
+    }
+    savePlatformUpgrade(db, ctx.operation.id, { phase: UpgradePhase.rolledBack });
+    await this.#emit('platform.upgrade.rolled_back', 'warning', `Platform upgrade to ${record.toRelease ?? '?'} rolled back to ${from}`, ctx.operation, { from, to: record.toRelease, reason: why });
+    throw new Error(`rolled back to ${from}: ${why}`);
+  }
+
+  async #fail(ctx: OperationContext, message: string, cause?: unknown): Promise<never> {
+    if (ctx.signal.aborted && cause instanceof Error) throw cause;
+    savePlatformUpgrade(this.options.db, ctx.operation.id, { phase: UpgradePhase.failed, message });
+    await this.#emit('platform.upgrade.failed', 'warning', 'Platform upgrade failed before promotion', ctx.operation, { reason: message });
+    throw new Error(message, cause === undefined ? undefined : { cause });
+  }
+
+  /** stage, verify, candidate: the release, recorded, that passed all three. */
+  async #prepare(ctx: OperationContext, steps: LaneSteps): Promise<ReleaseManifest> {
+    const payload = readPlatformLanePayload(ctx.operation.payload);
+    if (payload.source === undefined) throw new LaneStepFailure('stage', 'the operation names no release source');
+    const source = this.options.sourceFor(payload.source);
+    let manifest: ReleaseManifest | undefined;
+    let dir = '';
+    await steps.run('stage', async () => {
+      const staged = await this.options.folders.stage(source, { signal: ctx.signal, ...(payload.label === undefined ? {} : { label: payload.label }) });
+      manifest = staged.manifest;
+      dir = staged.dir;
+      return `${staged.created ? 'staged' : 'already on disk:'} releases/${manifest.id} (${manifest.label}, sha256 ${manifest.sha256}, commit ${manifest.commit ?? 'unknown'})`;
+    });
+    const release = manifest!;
+    const build = { id: release.id, label: release.label, version: release.version, commit: release.commit, sha256: release.sha256, source: release.source };
+    if (this.options.verify === undefined) {
+      recordPlatformBuild(this.options.db, { ...build, verification: 'off', verificationMessage: null });
+      steps.skip('verify', 'SVC_RELEASE_VERIFY_COMMAND is not set (signature policy off)');
+    } else {
+      const verify = this.options.verify;
+      await steps.run('verify', async () => {
+        const outcome = await verify(dir, release, ctx.signal);
+        recordPlatformBuild(this.options.db, { ...build, verification: outcome.accepted ? 'accepted' : 'rejected', verificationMessage: outcome.message });
+        if (!outcome.accepted) throw new LaneStepFailure('verify', `the signature policy rejected ${release.id}: ${outcome.message}`, 'release_rejected');
+        return `accepted: ${outcome.message}`;
+      });
+    }
+    await steps.run('candidate', async () => {
+      const workDir = path.join(this.options.scratchDir, `${ctx.operation.id}-${ctx.operation.attempts}`);
+      fs.rmSync(workDir, { recursive: true, force: true });
+      fs.mkdirSync(path.join(workDir, 'data'), { recursive: true });
+      try {
+        await copyForCandidate(this.options.db, path.join(workDir, 'data', 'control.db'));
+        const outcome = await this.options.candidate({ releaseDir: dir, releaseId: release.id, workDir, signal: ctx.signal });
+        if (!outcome.ok) throw new LaneStepFailure('candidate', outcome.message, 'candidate_unhealthy');
+        return outcome.message;
+      } finally {
+        fs.rmSync(workDir, { recursive: true, force: true });
+      }
+    });
+    return release;
+  }
+
+  /** The release `current` points at; the running API's tree is staged and linked first when there is none. */
+  async #baseline(signal: AbortSignal): Promise<string> {
+    const current = this.options.folders.current();
+    if (current) return current.id;
+    const source = this.options.baseline();
+    if (!source) throw new Error('no current release and the running API is not a built tree: start it from a built checkout or a release first');
+    const staged = await this.options.folders.stage(source, { signal });
+    const m = staged.manifest;
+    recordPlatformBuild(this.options.db, { id: m.id, label: m.label, version: m.version, commit: m.commit, sha256: m.sha256, source: m.source, verification: 'off', verificationMessage: 'the running build, installed as the first release' });
+    this.options.folders.swap(m.id);
+    markPlatformBuildPromoted(this.options.db, m.id);
+    return m.id;
+  }
+
+  /** The drain gate. */
+  async #drain(mode: UpgradeDrainMode, signal: AbortSignal): Promise<string> {
+    const active = activeAppOperations(this.options.db);
+    if (mode === 'force') return `force: gate skipped with ${active.running} running and ${active.queued} queued app operation(s); running ones are interrupted by the restart and recovered`;
+    if (mode === 'fail') {
+      if (active.running + active.queued > 0) throw new LaneStepFailure('drain', `${active.running} running and ${active.queued} queued app operation(s): SVC_DRAIN_MODE=fail refuses to upgrade`, 'operations_active');
+      return 'fail: no active app operations';
+    }
+    const started = Date.now();
+    const deadline = started + this.options.drainTimeoutMs;
+    // Another process's rows: polled (no event crosses processes). New claims are held meanwhile.
+    for (;;) {
+      signal.throwIfAborted();
+      const now = activeAppOperations(this.options.db);
+      if (now.running === 0) return `wait: ${active.running} running app operation(s) finished in ${Date.now() - started} ms; ${now.queued} queued wait for the new API`;
+      if (Date.now() > deadline) throw new LaneStepFailure('drain', `${now.running} app operation(s) still running after ${this.options.drainTimeoutMs} ms (SVC_DRAIN_TIMEOUT)`, 'drain_timeout');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  async #restart(): Promise<string> {
+    const { replaced } = await this.options.restarter.restart();
+    return `API process ${replaced ?? '(none)'} stopped; started from ${this.options.folders.currentLink}`;
+  }
+
+  async #postflight(release: string | undefined, signal: AbortSignal): Promise<string> {
+    const outcome = await waitForApi(() => this.options.restarter.record()?.url, {
+      ...(release === undefined ? {} : { release }),
+      timeoutMs: this.options.bootTimeoutMs,
+      signal,
+      // A started API that exits fails the check at once instead of at the deadline.
+      alive: () => this.options.restarter.startedAlive() !== false,
+      ...(this.options.token === undefined ? {} : { token: this.options.token }),
+    });
+    if (!outcome.ok) throw new LaneStepFailure('postflight', outcome.reason, 'postflight_failed');
+    return outcome.reason;
+  }
+
+  #recovered(operation: Operation, decision: RecoveryDecision): void {
+    closeInterruptedLaneSteps(this.options.db, operation.id);
+    if (decision.action === 'fail' && operation.kind === 'platform.upgrade') {
+      const record = getPlatformUpgrade(this.options.db, operation.id);
+      if (record && resumePlan(record.phase) !== 'done') savePlatformUpgrade(this.options.db, operation.id, { phase: UpgradePhase.failed, message: decision.reason });
+    }
+  }
+
+  async #emit(type: string, severity: 'info' | 'warning' | 'critical', title: string, operation: Operation, metadata: Record<string, unknown>): Promise<void> {
+    try {
+      await this.options.events.emit({ type, severity, title, metadata: { operationId: operation.id, correlationKey: 'platform:upgrade', ...metadata } });
+    } catch {
+      // Events are best effort here: the operation row and steps are the record.
+    }
+  }
+}
+
+function receipt(record: PlatformUpgrade): Record<string, unknown> {
+  return { phase: record.phase, from: record.fromRelease, to: record.toRelease, drainMode: record.drainMode, message: record.message };
+}

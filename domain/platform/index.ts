@@ -1,0 +1,9 @@
+/**
+ * The platform self-upgrade lane: steps, phases, hold stages, release records and the release
+ * source port.
+ */
+export { HOLD_STAGES, UpgradePhase, UpgradeStep, isPlatformKind, releaseId, resumePlan } from './platform-upgrade.js';
+export type { PlatformLaneStep, PlatformReleaseBuild, PlatformUpgrade, ReleaseVerification, UpgradeDrainMode, UpgradePhase as UpgradePhaseValue, UpgradeStepStatus } from './platform-upgrade.js';
+export type { ReleaseSource, StagedRelease } from './release-source.js';
+export { readPlatformLanePayload } from './platform-lane-payload.js';
+export type { PlatformLanePayload } from './platform-lane-payload.js';

@@ -1,0 +1,151 @@
+/**
+ * The API process of this host, as the host agent sees it: `svc serve` records itself in
+ * `<platform dir>/api.json` (pid and start time, serve arguments, working directory, URL, release);
+ * the agent restarts it by stopping that process and starting `<current>/bin/svc.js serve` with the
+ * same arguments and its own environment, detached, output appended to `<platform dir>/api.log`.
+ * With a restart command (a service unit: `systemctl restart svc`) the agent runs that instead.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { writeFileAtomic } from '../files/write-file-atomic.js';
+import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
+
+/** What `svc serve` records about itself. */
+export interface ApiProcessRecord {
+  readonly pid: number;
+  readonly startTime: string | undefined;
+  /** The arguments after `serve`. */
+  readonly argv: readonly string[];
+  readonly cwd: string;
+  readonly url: string;
+  /** The release folder it runs from (its package root). */
+  readonly root: string;
+}
+
+const RECORD = 'api.json';
+
+/** Records the running API (called by `svc serve` once it listens). */
+export function recordApiProcess(platformDir: string, record: Omit<ApiProcessRecord, 'pid' | 'startTime'>): void {
+  fs.mkdirSync(platformDir, { recursive: true });
+  writeFileAtomic(path.join(platformDir, RECORD), JSON.stringify({ pid: process.pid, startTime: readProcess(process.pid)?.startTime, ...record }), 0o600);
+}
+
+/** Removes the record when it is this process's (called at a clean stop). */
+export function clearApiProcess(platformDir: string): void {
+  const file = path.join(platformDir, RECORD);
+  if (readApiProcess(platformDir)?.pid === process.pid) fs.rmSync(file, { force: true });
+}
+
+/** The recorded API process, or undefined. */
+export function readApiProcess(platformDir: string): ApiProcessRecord | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(platformDir, RECORD), 'utf8')) as ApiProcessRecord;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True when the recorded API process is alive (same pid and start time). */
+export function apiAlive(record: ApiProcessRecord | undefined): boolean {
+  return record !== undefined && isProcessAlive(record.pid, record.startTime);
+}
+
+/** Options of {@link ApiRestarter}. */
+export interface ApiRestarterOptions {
+  readonly platformDir: string;
+  /** The `current` link: the API starts from `<current>/bin/svc.js`. */
+  readonly currentLink: string;
+  /** Environment of the started API (the agent's own). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Run with `/bin/sh -c` instead of stopping and starting the process (service units). */
+  readonly restartCommand?: string;
+  /** How long a stopping API may take before SIGKILL. @default 30000 */
+  readonly stopTimeoutMs?: number;
+}
+
+/** Restarts only the API process. */
+export class ApiRestarter {
+  #started: { pid: number; startTime: string | undefined } | undefined;
+
+  constructor(private readonly options: ApiRestarterOptions) {}
+
+  /** False once the API process this restarter last started has exited (undefined: it started none, or a restart command did). */
+  startedAlive(): boolean | undefined {
+    return this.#started === undefined ? undefined : isProcessAlive(this.#started.pid, this.#started.startTime);
+  }
+
+  /** The last record `svc serve` wrote. */
+  record(): ApiProcessRecord | undefined {
+    return readApiProcess(this.options.platformDir);
+  }
+
+  /**
+   * Stops the recorded API (SIGTERM; SIGKILL after the stop timeout) and starts the one in
+   * `current`; resolves once the new process is spawned (or the restart command returned), with
+   * the pid of the process it replaced. `fallback` gives serve arguments when nothing was recorded.
+   */
+  async restart(fallback?: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): Promise<{ replaced: number | undefined }> {
+    const before = this.record() ?? (fallback ? { pid: 0, startTime: undefined, root: '', ...fallback } : undefined);
+    this.#started = undefined;
+    if (this.options.restartCommand !== undefined) {
+      await runCommand(this.options.restartCommand, this.options.env);
+      return { replaced: before?.pid };
+    }
+    if (!before) throw new Error(`no API process is recorded in ${path.join(this.options.platformDir, RECORD)} and no serve arguments were given`);
+    if (apiAlive(before)) await this.stop(before);
+    this.start(before);
+    return { replaced: before.pid };
+  }
+
+  /** Stops one API process and waits until it is gone. */
+  async stop(record: ApiProcessRecord): Promise<void> {
+    try {
+      process.kill(record.pid, 'SIGTERM');
+    } catch {
+      return;
+    }
+    const deadline = Date.now() + (this.options.stopTimeoutMs ?? 30_000);
+    // Not our child: its exit can only be seen in /proc.
+    while (isProcessAlive(record.pid, record.startTime)) {
+      if (Date.now() > deadline) {
+        try {
+          process.kill(record.pid, 'SIGKILL');
+        } catch {
+          // Gone meanwhile.
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Starts `<current>/bin/svc.js serve` detached with the recorded arguments, on the recorded port. */
+  start(record: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): number {
+    const log = fs.openSync(path.join(this.options.platformDir, 'api.log'), 'a', 0o600);
+    try {
+      const port = new URL(record.url).port;
+      const child = spawn(process.execPath, [path.join(this.options.currentLink, 'bin', 'svc.js'), 'serve', ...record.argv], {
+        cwd: record.cwd,
+        env: { ...this.options.env, ...(port === '' ? {} : { SVC_PORT: port }) },
+        detached: true,
+        stdio: ['ignore', log, log],
+      });
+      child.unref();
+      if (child.pid !== undefined) this.#started = { pid: child.pid, startTime: readProcess(child.pid)?.startTime };
+      return child.pid ?? 0;
+    } finally {
+      fs.closeSync(log);
+    }
+  }
+}
+
+function runCommand(command: string, env: Readonly<Record<string, string | undefined>>): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', command], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2048)));
+    child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2048)));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`the restart command exited ${code}: ${output.trim()}`))));
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * Composition root of the host agent (`svc agent`): control.db, an event service that records
+ * the lane's events (the API's dispatcher delivers them), the release folders, the API restarter,
+ * the candidate check, the signature hook, and an operation worker whose only handlers are the
+ * platform lane's.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { SvcConfig } from '../platform/config.js';
+import type { Logger } from '../platform/logger.js';
+import { packageRoot } from '../platform/build-info.js';
+import { openControlStore } from '../store/open-stores.js';
+import { SINK_TARGET } from '../store/control/event-outbox.js';
+import { systemClock } from '../domain/events/clock.js';
+import { EventService } from '../controllers/events/event-service.js';
+import { NotificationService } from '../controllers/events/notification-service.js';
+import { OperationHandlers, OperationWorker } from '../controllers/operations/index.js';
+import { HostAgent, PlatformLane } from '../controllers/platform/index.js';
+import { ApiRestarter, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, readApiProcess, reapCandidates, runVerifyHook } from '../platform/platform-lane/index.js';
+import type { ReleaseSource } from '../domain/platform/index.js';
+
+/** A running host agent. */
+export interface RunningHostAgent {
+  readonly agent: HostAgent;
+  readonly folders: ReleaseFolders;
+  close(): Promise<void>;
+}
+
+/** Options that tests shorten. */
+export interface HostAgentTuning {
+  /** @default 10000 */
+  readonly idleExitMs?: number;
+}
+
+/** `git:<ref>` builds the ref from the platform repository; anything else is a built checkout folder. */
+function sourceFor(config: SvcConfig, spec: string): ReleaseSource {
+  if (spec.startsWith('git:')) return new GitRefSource(config.platformRepo ?? packageRoot(), spec.slice(4));
+  return new BuiltCheckoutSource(spec);
+}
+
+/** Starts the host agent for `config`'s data folder; a live agent there is a conflict. */
+export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAgentTuning = {}): RunningHostAgent {
+  const log = logger.child({ service: 'host-agent' });
+  const releaseLock = acquireAgentLock(config.platformDir);
+  const store = openControlStore(config.dataDir);
+  const folders = new ReleaseFolders(config.platformDir);
+  folders.cleanStaging();
+  const scratchDir = path.join(config.platformDir, 'candidates');
+  const reaped = reapCandidates(scratchDir);
+  if (reaped > 0) log.warn({ reaped }, 'candidate APIs of a previous agent stopped');
+  const environment = config.eventEnvironment ?? config.environment;
+  const notifications = new NotificationService(store.db, systemClock, { allowPrivate: config.notifyAllowPrivate }, config.eventSource, environment);
+  const events = new EventService({
+    db: store.db,
+    clock: systemClock,
+    source: config.eventSource,
+    environment,
+    logger: log,
+    deliveryTargets: (row) => [...(config.eventSinkUrl === undefined ? [] : [SINK_TARGET]), ...notifications.targetsFor(row.severity)],
+  });
+  const restarter = new ApiRestarter({
+    platformDir: config.platformDir,
+    currentLink: folders.currentLink,
+    env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir },
+    ...(config.agentRestartCommand === undefined ? {} : { restartCommand: config.agentRestartCommand }),
+  });
+  const lane = new PlatformLane({
+    db: store.db,
+    folders,
+    sourceFor: (spec) => sourceFor(config, spec),
+    baseline: () => {
+      const root = readApiProcess(config.platformDir)?.root;
+      return root !== undefined && fs.existsSync(path.join(root, 'dist', 'cli', 'main.js')) ? new BuiltCheckoutSource(root) : undefined;
+    },
+    restarter,
+    candidate: (options) => checkCandidate({ ...options, env: process.env, timeoutMs: config.upgradeBootTimeoutMs, ...(config.apiToken === undefined ? {} : { token: config.apiToken }) }),
+    ...(config.releaseVerifyCommand === undefined ? {} : { verify: (dir, manifest, signal) => runVerifyHook(config.releaseVerifyCommand!, dir, manifest, { signal }) }),
+    events,
+    drainMode: config.drainMode,
+    drainTimeoutMs: config.drainTimeoutMs,
+    bootTimeoutMs: config.upgradeBootTimeoutMs,
+    scratchDir,
+    ...(config.apiToken === undefined ? {} : { token: config.apiToken }),
+  });
+  const handlers = new OperationHandlers();
+  lane.register(handlers);
+  const worker = new OperationWorker({ db: store.db, handlers, logger: log, concurrency: 1, leaseMs: config.operationLeaseMs });
+  const agent = new HostAgent({
+    db: store.db,
+    worker,
+    logger: log,
+    apiAlive: () => apiAlive(readApiProcess(config.platformDir)),
+    dataPresent: () => fs.existsSync(store.file),
+    ...(tuning.idleExitMs === undefined ? {} : { idleExitMs: tuning.idleExitMs }),
+  });
+  agent.start();
+  log.info({ platformDir: config.platformDir, current: folders.current()?.id ?? null }, 'host agent started');
+  let closing: Promise<void> | undefined;
+  return {
+    agent,
+    folders,
+    close() {
+      closing ??= (async () => {
+        await agent.stop();
+        await events.flushed();
+        store.db.close();
+        releaseLock();
+      })();
+      return closing;
+    },
+  };
+}
