@@ -1,9 +1,10 @@
 /**
  * Snapshot metrics of the spec's list, `svc_snapshots_total` and `svc_snapshot_over_limit_total`
  * (by app and database), read from the snapshot inventory at each scrape; the snapshot-pressure
- * alert reads the second.
+ * alert reads the second. Both can fall (retention), so they are untyped despite `_total`.
  */
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { UntypedGauge } from '../../platform/metrics/untyped-gauge.js';
 
 /** One app-owned database's local dumps, as the snapshot readiness view reports them. */
 export interface SnapshotCounts {
@@ -30,7 +31,7 @@ export function registerSnapshotMetrics(registry: Registry, read: () => readonly
     }
   };
   if (registry.getSingleMetric(SNAPSHOT_METRICS.total) === undefined) {
-    new Gauge({
+    new UntypedGauge({
       name: SNAPSHOT_METRICS.total,
       help: 'Local snapshot dumps per app-owned database',
       labelNames: ['app', 'database'],
@@ -42,7 +43,7 @@ export function registerSnapshotMetrics(registry: Registry, read: () => readonly
     });
   }
   if (registry.getSingleMetric(SNAPSHOT_METRICS.overLimit) === undefined) {
-    new Gauge({
+    new UntypedGauge({
       name: SNAPSHOT_METRICS.overLimit,
       help: 'Local snapshot dumps above snapshots.keep per app-owned database',
       labelNames: ['app', 'database'],

@@ -52,6 +52,12 @@ export function freeDiskBytes(dir: string): number {
   return stats.bavail * stats.bsize;
 }
 
+/** Size and free bytes (for an unprivileged user) of the file system holding `dir` (or its nearest existing parent). */
+export function diskUsage(dir: string): { totalBytes: number; freeBytes: number } {
+  const stats = fs.statfsSync(nearestExisting(dir));
+  return { totalBytes: stats.blocks * stats.bsize, freeBytes: stats.bavail * stats.bsize };
+}
+
 /** True when this process may write in `dir`. */
 export function writable(dir: string): boolean {
   try {

@@ -9,6 +9,7 @@ import { SCHEDULE_OVERRIDES_MIGRATION } from './migrations/0006-schedule-overrid
 import { FUNCTION_EXECUTIONS_MIGRATION } from './migrations/0007-function-executions.js';
 import { PLATFORM_RELEASES_MIGRATION } from './migrations/0008-platform-releases.js';
 import { ACCESS_TOKENS_MIGRATION } from './migrations/0009-access-tokens.js';
+import { DEPLOYMENT_HISTORY_INDEXES_MIGRATION } from './migrations/0010-deployment-history-indexes.js';
 
 export const CONTROL_MIGRATIONS: readonly Migration[] = [
   {
@@ -57,4 +58,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   FUNCTION_EXECUTIONS_MIGRATION,
   PLATFORM_RELEASES_MIGRATION,
   ACCESS_TOKENS_MIGRATION,
+  DEPLOYMENT_HISTORY_INDEXES_MIGRATION,
 ];

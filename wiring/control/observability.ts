@@ -1,6 +1,7 @@
 /**
  * Wires the observability service from the configuration and the control plane's parts, and
- * registers the snapshot gauges its snapshot-pressure alert reads.
+ * registers the scrape-time families of `/metrics`: apps, processes, health and service status,
+ * buckets, recent access events, deploys, and the snapshot gauges the snapshot-pressure alert reads.
  */
 import { VARIABLES, type SvcConfig } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
@@ -10,6 +11,9 @@ import type { Db } from '../../store/database.js';
 import type { SchedulerTargets } from '../../controllers/apps/scheduler-targets.js';
 import { ObservabilityService } from '../../controllers/observability/observability-service.js';
 import { registerSnapshotMetrics, type SnapshotCounts } from '../../controllers/observability/snapshot-metrics.js';
+import { registerAppMetrics } from '../../controllers/observability/app-metrics.js';
+import { registerDeployMetrics } from '../../controllers/observability/deploy-metrics.js';
+import type { RecentAccessRing } from '../../domain/observability/recent-access.js';
 
 /** What {@link startObservability} needs besides the configuration. */
 export interface StartObservabilityOptions {
@@ -21,6 +25,8 @@ export interface StartObservabilityOptions {
   readonly logger: Logger;
   /** Local snapshot counts per app-owned database (the snapshot readiness view); unset: no snapshot gauges. */
   readonly snapshotCounts?: () => readonly SnapshotCounts[];
+  /** The API's recent access ring (`svc_access_events_recent_total`). */
+  readonly access?: RecentAccessRing;
 }
 
 /** The values of every secret configuration variable, by variable name. */
@@ -37,6 +43,8 @@ export function secretValues(config: SvcConfig): Record<string, string | undefin
 /** The observability service of a control plane configured by `config`. */
 export function startObservability(config: SvcConfig, options: StartObservabilityOptions): ObservabilityService {
   const logger = options.logger.child({ component: 'observability' });
+  registerAppMetrics(options.metrics.registry, { db: options.db, serviceRegistry: options.registry, targets: options.targets, logger, ...(options.access ? { access: options.access } : {}) });
+  registerDeployMetrics(options.metrics.registry, { db: options.db, logger });
   if (options.snapshotCounts !== undefined) {
     registerSnapshotMetrics(options.metrics.registry, options.snapshotCounts, (err) => logger.warn({ err }, 'snapshot counts could not be read for /metrics'));
   }

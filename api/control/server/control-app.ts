@@ -9,6 +9,7 @@ import { requestContext } from '../../http/request-context.js';
 import { jsonBodyParser } from '../../http/body-parser.js';
 import { controlAuth } from '../auth/auth.js';
 import type { Principal } from '../../../domain/auth/index.js';
+import { SCRAPE_PATHS, type AccessRecorder } from '../../../domain/observability/recent-access.js';
 
 export interface ControlAppOptions {
   readonly logger: Logger;
@@ -20,6 +21,8 @@ export interface ControlAppOptions {
   readonly scopedToken?: (secret: string) => Principal | undefined;
   /** Validates a request's edge access identity (when edge access is configured). */
   readonly edgeIdentity?: (ctx: Context) => Promise<Principal | undefined>;
+  /** Receives the final status of every answered request except scrapes of `/metrics` (the recent access ring). */
+  readonly access?: AccessRecorder;
 }
 
 /** Builds the control plane app from its routers. */
@@ -27,6 +30,18 @@ export function createControlApp(options: ControlAppOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
+  const access = options.access;
+  if (access !== undefined) {
+    const scrapes = new Set(SCRAPE_PATHS);
+    // Outermost, so it sees the status the error middleware chose.
+    app.use(async (ctx, next) => {
+      try {
+        await next();
+      } finally {
+        if (!scrapes.has(ctx.path)) access.record(ctx.status);
+      }
+    });
+  }
   app.use(requestContext(options.logger, { quietPaths: ['/api/health', '/metrics', '/api/metrics'] }));
   app.use(errorMiddleware(options.logger));
   app.use(controlAuth({ apiToken: options.apiToken, requireExplicitAuth: options.requireExplicitAuth, ...(options.scopedToken ? { scopedToken: options.scopedToken } : {}), ...(options.edgeIdentity ? { edgeIdentity: options.edgeIdentity } : {}) }));
