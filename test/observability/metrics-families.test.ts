@@ -3,7 +3,7 @@ import path from 'node:path';
 import test from 'ava';
 import { startControlPlane } from '../../wiring/control-plane.js';
 import { silentLogger } from '../../platform/logger.js';
-import { CONTROL_PLANE_FAMILIES } from '../../domain/observability/index.js';
+import { CONTROL_PLANE_FAMILIES, DASHBOARD_PANELS } from '../../domain/observability/index.js';
 import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
 import { request } from '../helpers/servers.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -108,6 +108,17 @@ test('GET /metrics serves every family of the spec\'s table with its type and la
   const again = await scrape(plane.url);
   for (const status of ['2xx', '4xx']) {
     t.is(value(again.families, 'svc_access_events_recent_total', { status }), value(families, 'svc_access_events_recent_total', { status }), `${status} unchanged by a scrape`);
+  }
+
+  // The starter dashboard the bundle serves reads only series this scrape has, and leaves no panel out.
+  const served = new Set([...families.values()].flatMap((f) => (f.type === 'summary' || f.type === 'histogram' ? [`${f.name}_sum`, `${f.name}_count`] : [f.name])));
+  const bundle = (await request(`${plane.url}/api/observability/bundle`)).body as { files: { path: string; content: string }[] };
+  const dashboard = JSON.parse(bundle.files.find((f) => f.path === 'grafana/dashboards/svc-platform.json')!.content) as { panels: { title: string; targets: { expr: string }[] }[] };
+  t.deepEqual(dashboard.panels.map((p) => p.title), DASHBOARD_PANELS.map((p) => p.title));
+  for (const panel of dashboard.panels) {
+    for (const target of panel.targets) {
+      for (const name of target.expr.match(/svc_[a-z_]+/g) ?? []) t.true(served.has(name), `${panel.title} reads ${name}, which the scrape does not have`);
+    }
   }
 
   // The exposition passes Prometheus's own linter.
