@@ -232,7 +232,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     cronRoutes(new CronService({ db: store.db, targets: reconcilers.targets, events: eventApi.services.events, enqueue: (app) => reconcilers.appController.enqueue(app) }), deploys.idempotencyKeys),
     functionsRoutes(functions, deploys.idempotencyKeys),
     observabilityRoutes(
-      startObservability(config, { db: store.db, registry: reconcilers.registry, targets: reconcilers.targets, metrics: eventApi.metrics, controlUrl: () => controlUrl, logger: log, snapshotCounts: () => snapshots.readiness().apps, access: recentAccess }),
+      startObservability(config, { db: store.db, registry: reconcilers.registry, targets: reconcilers.targets, metrics: eventApi.metrics, controlUrl: () => controlUrl, logger: log, snapshotCounts: (apps) => snapshots.readiness(apps).apps, access: recentAccess }),
       deploys.idempotencyKeys,
     ),
   ];

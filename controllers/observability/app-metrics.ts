@@ -5,16 +5,15 @@
  * access ring (`svc_access_events_recent_total`). Labels hold names and closed sets only
  * (docs/observability.md lists every value).
  */
-import { Gauge, type Registry as MetricRegistry } from 'prom-client';
+import type { Registry as MetricRegistry } from 'prom-client';
 import type { Logger } from '../../platform/logger.js';
 import { UntypedGauge } from '../../platform/metrics/untyped-gauge.js';
+import { ScrapeTimeFamily, type ScrapeTimeSample } from '../../platform/metrics/scrape-time-family.js';
 import type { Registry } from '../../domain/registry/index.js';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { ACCESS_STATUS_BUCKETS, type RecentAccessRing } from '../../domain/observability/recent-access.js';
-import type { Db } from '../../store/database.js';
-import { listApps, type AppRow } from '../../store/control/apps.js';
-import { serviceManifest, type ManifestService } from '../apps/app-views.js';
-import type { SchedulerTargets } from '../apps/scheduler-targets.js';
+import type { AppRow } from '../../store/control/apps.js';
+import { manifestServices, type ManifestService } from '../apps/app-views.js';
 
 /** Health states of a service in the manifest, and of an app (its worst service). */
 export const HEALTH_STATES = ['passing', 'warning', 'critical', 'none'] as const;
@@ -33,9 +32,9 @@ export const APP_METRICS = {
 
 /** What {@link registerAppMetrics} reads. */
 export interface AppMetricsSources {
-  readonly db: Db;
+  /** Every app row (a cached reader: see `AppRowsReader`). */
+  readonly apps: () => readonly AppRow[];
   readonly serviceRegistry: Registry;
-  readonly targets: SchedulerTargets;
   /** The API's recent access ring; unset: no `svc_access_events_recent_total`. */
   readonly access?: RecentAccessRing;
   readonly logger: Logger;
@@ -74,8 +73,8 @@ export function registerAppMetrics(registry: MetricRegistry, sources: AppMetrics
   let pending: Promise<AppsSnapshot> | undefined;
   const read = async (): Promise<AppsSnapshot> => {
     try {
-      const apps = listApps(sources.db);
-      const { services } = await serviceManifest({ db: sources.db, registry: sources.serviceRegistry, targets: sources.targets });
+      const apps = sources.apps();
+      const services = await manifestServices(apps, sources.serviceRegistry);
       return { apps, services };
     } catch (err) {
       sources.logger.warn({ err }, 'apps could not be read for /metrics');
@@ -93,93 +92,38 @@ export function registerAppMetrics(registry: MetricRegistry, sources: AppMetrics
     return pending;
   };
 
-  new UntypedGauge({
-    name: APP_METRICS.appsTotal,
-    help: 'Discovered deployable apps: a valid spec read at least once, deploy: true, not being deleted',
-    registers: [registry],
-    async collect() {
-      const { apps } = await snapshot();
-      this.set(apps.filter(live).filter((a) => a.spec.deploy).length);
-    },
+  const family = <T extends string>(name: string, help: string, labelNames: readonly T[], type: 'gauge' | 'untyped', read: (snapshot: AppsSnapshot) => ScrapeTimeSample<T>[]) =>
+    new ScrapeTimeFamily({ name, help, labelNames, registry, type, read: async () => read(await snapshot()) });
+
+  family(APP_METRICS.appsTotal, 'Discovered deployable apps: a valid spec read at least once, deploy: true, not being deleted', [], 'untyped', ({ apps }) => [
+    { labels: {}, value: apps.filter(live).filter((a) => a.spec.deploy).length },
+  ]);
+  family(APP_METRICS.appInfo, 'Always 1: one series per discovered app, its metadata in the labels', ['app', 'deploy', 'valid', 'public', 'node_pool'], 'gauge', ({ apps }) =>
+    apps.filter(live).map((app) => ({
+      labels: { app: app.name, deploy: String(app.spec.deploy), valid: String(app.generation !== null), public: String(app.spec.endpoints.length > 0), node_pool: app.spec.placement?.nodePool ?? 'none' },
+      value: 1,
+    })));
+  family(APP_METRICS.processInfo, 'Always 1: one series per process of a discovered app, its type and whether it exports metrics in the labels', ['app', 'process', 'type', 'metrics_enabled'], 'gauge', ({ apps }) =>
+    apps.filter(live).flatMap((app) => Object.entries(app.spec.processes).map(([process, definition]) => ({
+      labels: { app: app.name, process, type: definition.type, metrics_enabled: String(definition.metrics.enabled) },
+      value: 1,
+    }))));
+  family(APP_METRICS.objectStorageBuckets, 'Buckets an app declares under infrastructure.objectStorage, by provider', ['app', 'provider'], 'gauge', ({ apps }) =>
+    apps.filter(live).flatMap((app) => {
+      const storage = app.spec.infrastructure?.objectStorage;
+      return storage === undefined ? [] : [{ labels: { app: app.name, provider: providerLabel(storage.provider) }, value: storage.buckets.length }];
+    }));
+  family(APP_METRICS.appHealth, 'Always 1: app health from the service manifest (its worst service) in the status label', ['app', 'status'], 'gauge', ({ services }) => {
+    const byApp = new Map<string, HealthState[]>();
+    for (const s of services) {
+      const list = byApp.get(s.app);
+      if (list) list.push(s.status);
+      else byApp.set(s.app, [s.status]);
+    }
+    return [...byApp].map(([app, statuses]) => ({ labels: { app, status: appHealth(statuses) }, value: 1 }));
   });
-  new Gauge({
-    name: APP_METRICS.appInfo,
-    help: 'Always 1: one series per discovered app, its metadata in the labels',
-    labelNames: ['app', 'deploy', 'valid', 'public', 'node_pool'],
-    registers: [registry],
-    async collect() {
-      const { apps } = await snapshot();
-      this.reset();
-      for (const app of apps.filter(live)) {
-        this.set({
-          app: app.name,
-          deploy: String(app.spec.deploy),
-          valid: String(app.generation !== null),
-          public: String(app.spec.endpoints.length > 0),
-          node_pool: app.spec.placement?.nodePool ?? 'none',
-        }, 1);
-      }
-    },
-  });
-  new Gauge({
-    name: APP_METRICS.processInfo,
-    help: 'Always 1: one series per process of a discovered app, its type and whether it exports metrics in the labels',
-    labelNames: ['app', 'process', 'type', 'metrics_enabled'],
-    registers: [registry],
-    async collect() {
-      const { apps } = await snapshot();
-      this.reset();
-      for (const app of apps.filter(live)) {
-        for (const [process, definition] of Object.entries(app.spec.processes)) {
-          this.set({ app: app.name, process, type: definition.type, metrics_enabled: String(definition.metrics.enabled) }, 1);
-        }
-      }
-    },
-  });
-  new Gauge({
-    name: APP_METRICS.objectStorageBuckets,
-    help: 'Buckets an app declares under infrastructure.objectStorage, by provider',
-    labelNames: ['app', 'provider'],
-    registers: [registry],
-    async collect() {
-      const { apps } = await snapshot();
-      this.reset();
-      for (const app of apps.filter(live)) {
-        const storage = app.spec.infrastructure?.objectStorage;
-        if (storage === undefined) continue;
-        this.set({ app: app.name, provider: providerLabel(storage.provider) }, storage.buckets.length);
-      }
-    },
-  });
-  new Gauge({
-    name: APP_METRICS.appHealth,
-    help: 'App health from the service manifest: 1 for the current state (its worst service), 0 for the others',
-    labelNames: ['app', 'status'],
-    registers: [registry],
-    async collect() {
-      const { services } = await snapshot();
-      const byApp = new Map<string, HealthState[]>();
-      for (const s of services) byApp.set(s.app, [...(byApp.get(s.app) ?? []), s.status]);
-      this.reset();
-      for (const [app, statuses] of byApp) {
-        const current = appHealth(statuses);
-        for (const status of HEALTH_STATES) this.set({ app, status }, status === current ? 1 : 0);
-      }
-    },
-  });
-  new Gauge({
-    name: APP_METRICS.serviceStatus,
-    help: 'Registry status of each hosted service (app process) as the service manifest shows it: 1 for the current state, 0 for the others',
-    labelNames: ['app', 'process', 'service', 'status'],
-    registers: [registry],
-    async collect() {
-      const { services } = await snapshot();
-      this.reset();
-      for (const s of services) {
-        for (const status of HEALTH_STATES) this.set({ app: s.app, process: s.process, service: s.service, status }, status === s.status ? 1 : 0);
-      }
-    },
-  });
+  family(APP_METRICS.serviceStatus, 'Always 1: registry status of each hosted service (app process) as the service manifest shows it, in the status label', ['app', 'process', 'service', 'status'], 'gauge', ({ services }) =>
+    services.map((s) => ({ labels: { app: s.app, process: s.process, service: s.service, status: s.status }, value: 1 })));
   const access = sources.access;
   if (access !== undefined) {
     new UntypedGauge({

@@ -5,7 +5,8 @@
  * Seeded from the whole history at registration, then advanced at each scrape by the deploys that
  * finished or started since (docs/adr/0112-deploy-counters-from-durable-records.md).
  */
-import { Counter, Gauge, type Registry as MetricRegistry } from 'prom-client';
+import type { Registry as MetricRegistry } from 'prom-client';
+import { ScrapeTimeFamily } from '../../platform/metrics/scrape-time-family.js';
 import type { Logger } from '../../platform/logger.js';
 import { SummaryTotals } from '../../platform/metrics/summary-totals.js';
 import { DEPLOY_CURSOR_WINDOW_MS, DeployHistory } from '../../domain/observability/deploy-history.js';
@@ -49,15 +50,13 @@ export function registerDeployMetrics(registry: MetricRegistry, options: { reado
     }
     return history;
   };
-  new Counter({
+  new ScrapeTimeFamily({
     name: DEPLOY_METRICS.deploysTotal,
     help: 'Finished deploys by app and final status (succeeded, failed, rolled_back, cancelled), from the durable deployment records',
     labelNames: ['app', 'status'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const t of advance().totals()) this.inc({ app: t.app, status: t.status }, t.count);
-    },
+    registry,
+    type: 'counter',
+    read: () => advance().totals().map((t) => ({ labels: { app: t.app, status: t.status }, value: t.count })),
   });
   new SummaryTotals({
     name: DEPLOY_METRICS.duration,
@@ -66,15 +65,13 @@ export function registerDeployMetrics(registry: MetricRegistry, options: { reado
     registry,
     read: () => advance().totals().filter((t) => t.timed > 0).map((t) => ({ labels: { app: t.app, status: t.status }, count: t.timed, sum: t.ms / 1000 })),
   });
-  new Gauge({
+  new ScrapeTimeFamily({
     name: DEPLOY_METRICS.lastStarted,
     help: 'When the latest deploy of each app started (Unix seconds)',
     labelNames: ['app'],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const s of advance().lastStarts()) this.set({ app: s.app }, s.seconds);
-    },
+    registry,
+    type: 'gauge',
+    read: () => advance().lastStarts().map((s) => ({ labels: { app: s.app }, value: s.seconds })),
   });
   return history;
 }

@@ -34,8 +34,9 @@ export class SummaryTotals<T extends string> extends Summary<T> {
   }
 
   override async get() {
+    const totals = this.#read();
     const metric = await super.get();
-    const values = this.#read().flatMap((total) => [
+    const values = totals.flatMap((total) => [
       { metricName: `${this.#name}_sum`, labels: total.labels, value: total.sum },
       { metricName: `${this.#name}_count`, labels: total.labels, value: total.count },
     ]);
