@@ -17,8 +17,14 @@ export interface ControlMetricsOptions {
   readonly disk?: () => { readonly totalBytes: number; readonly freeBytes: number };
 }
 
+/** Distinct event types the event families label by name (the catalogue has about 50). */
+export const MAX_EVENT_TYPES = 200;
+/** The `type` label of events past {@link MAX_EVENT_TYPES}. */
+export const OTHER_EVENT_TYPE = 'other';
+
 /** The control plane's metric registry and the event services' metrics. */
 export class ControlMetrics {
+  readonly #eventTypes = new Set<string>();
   readonly registry = new Registry();
   readonly eventsTotal: Counter<'type' | 'severity'>;
   readonly eventLastOccurred: Gauge<'type' | 'severity'>;
@@ -69,8 +75,11 @@ export class ControlMetrics {
     this.cronMissedRuns = new UntypedGauge({ name: 'svc_cron_missed_runs_total', help: '1 while the latest expected run of a periodic process was missed, else 0', labelNames: ['app', 'process'], registers: [this.registry] });
   }
 
-  /** Counts one recorded event. */
-  recordEvent(type: string, severity: string, occurredAt: string): void {
+  /** Counts one recorded event; past {@link MAX_EVENT_TYPES} distinct types, new ones count as `other`. */
+  recordEvent(eventType: string, severity: string, occurredAt: string): void {
+    // Callers may post their own event types: the label set stays bounded whatever they send.
+    if (!this.#eventTypes.has(eventType) && this.#eventTypes.size < MAX_EVENT_TYPES) this.#eventTypes.add(eventType);
+    const type = this.#eventTypes.has(eventType) ? eventType : OTHER_EVENT_TYPE;
     this.eventsTotal.inc({ type, severity });
     const seconds = Date.parse(occurredAt) / 1000;
     if (Number.isFinite(seconds)) this.eventLastOccurred.set({ type, severity }, seconds);
