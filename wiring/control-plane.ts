@@ -50,6 +50,7 @@ import { CronService } from '../controllers/cron/cron-service.js';
 import { cronRoutes } from '../api/control/jobs/cron-routes.js';
 import { OBSERVABILITY_CAPABILITY, observabilityRoutes } from '../api/control/observability/observability-routes.js';
 import { startObservability } from './control/observability.js';
+import { RecentAccessRing } from '../domain/observability/recent-access.js';
 import { FunctionService } from '../controllers/functions/index.js';
 import { FUNCTIONS_CAPABILITY, functionsRoutes } from '../api/control/jobs/functions-routes.js';
 import { OPERATOR_ACTION_SCHEMAS, OPERATOR_CAPABILITIES, EXPLICIT_AUTH_ONLY_ROUTES, advertisedRoutes, operatorRoutes } from '../api/control/operator/operator-routes.js';
@@ -226,6 +227,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     testTimeoutMs: config.deployTestTimeoutMs,
     route: (app) => routing.routeApp(app),
   });
+  const recentAccess = new RecentAccessRing();
   const functions = new FunctionService({ db: store.db, targets: reconcilers.targets, logger: log.child({ component: 'functions' }) });
   const routers: Router[] = [
     metaRoutes({
@@ -248,7 +250,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     cronRoutes(new CronService({ db: store.db, targets: reconcilers.targets, events: eventApi.services.events, enqueue: (app) => reconcilers.appController.enqueue(app) }), deploys.idempotencyKeys),
     functionsRoutes(functions, deploys.idempotencyKeys),
     observabilityRoutes(
-      startObservability(config, { db: store.db, registry: reconcilers.registry, targets: reconcilers.targets, metrics: eventApi.metrics, controlUrl: () => controlUrl, logger: log, snapshotCounts: () => snapshots.readiness().apps }),
+      startObservability(config, { db: store.db, registry: reconcilers.registry, targets: reconcilers.targets, metrics: eventApi.metrics, controlUrl: () => controlUrl, logger: log, snapshotCounts: (apps) => snapshots.readiness(apps).apps, access: recentAccess }),
       deploys.idempotencyKeys,
     ),
   ];
@@ -292,6 +294,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     scopedToken,
     ...(edgeIdentity ? { edgeIdentity } : {}),
     webRoot: builtWebPage('console'),
+    access: recentAccess,
   });
   let server: RunningServer;
   try {

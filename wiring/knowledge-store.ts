@@ -88,7 +88,14 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     timeoutMs: config.knowledgeRerankerTimeoutMs,
   }));
   const thesaurus = config.knowledgeThesaurus === 'wordnet' ? new WordNetThesaurus() : undefined;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'svc_knowledge_' });
+  // prom-client's `*_active_*_total` gauges fail `promtool check metrics` (a gauge named _total) and
+  // repeat the sum of their per-type gauges (`sum(svc_knowledge_nodejs_active_handles)`): dropped.
+  for (const kind of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`svc_knowledge_nodejs_active_${kind}_total`);
+  const metrics = new KnowledgeMetrics(registry);
   const services = createKnowledgeServices(store.db, {
+    telemetry: metrics,
     dedupDefault: config.knowledgeDedupDefault,
     ...(thesaurus ? { thesaurus } : {}),
     ...(embedder ? { embedder } : {}),
@@ -105,9 +112,7 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
   const warmStarted = performance.now();
   const warmed = services.review.warm(services.core.now());
   if (warmed > 0) log.info({ namespaces: warmed, ms: Math.round(performance.now() - warmStarted) }, 'review indexes warmed');
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'svc_knowledge_' });
-  const metrics = new KnowledgeMetrics(registry);
+  metrics.watchReviewQueue(() => services.review.pendingTotal(services.core.now()), (err) => log.warn({ err }, 'review queue size could not be read for /metrics'));
   const sqlite = sqliteVersion(store.db);
   const introspection = {
     version: buildInfo().version,

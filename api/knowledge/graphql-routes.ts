@@ -15,6 +15,7 @@ import { errorResponse } from '../http/error-middleware.js';
 import { requirePermission } from './auth.js';
 import type { Principal } from './tenant-tokens.js';
 import type { KnowledgeMetrics } from './metrics.js';
+import { retrievalLabels } from './metric-labels.js';
 import { REVIEW_SDL, reviewResolvers } from './graphql-review.js';
 import { ACQUISITION_SDL, acquisitionResolvers } from './acquisition-routes.js';
 
@@ -145,7 +146,10 @@ export function graphqlRoutes(services: KnowledgeServices, introspection: Intros
       ...reviewResolvers(services, principal.tenant, () => requirePermission(ctx, 'write')),
       ...acquisitionResolvers(services, principal.tenant),
       search: (args: { namespace: string; mode: NamespaceMode; query: string; filter?: RawFilter | null; limit: number }) =>
-        metrics.timeRetrieve(() => services.search.search(principal.tenant, args.namespace, args.mode, args.query, toFilter(args.filter), Math.max(0, Math.min(args.limit, 1000)))),
+        metrics.timeRetrieve(
+          () => services.search.search(principal.tenant, args.namespace, args.mode, args.query, toFilter(args.filter), Math.max(0, Math.min(args.limit, 1000))),
+          retrievalLabels(services, principal.tenant, args.namespace, { text: args.query }),
+        ),
       version: () => {
         const v = versionReport(introspection);
         return { version: v.version, apiVersion: v.api_version, docsVersion: v.docs_version, compatibility: v.compatibility, latestMigration: v.latest_migration, releaseNotesPath: v.release_notes_path, features: FEATURES, migrations: migrations() };

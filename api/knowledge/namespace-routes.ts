@@ -7,6 +7,7 @@ import { ValidationError } from '../../domain/errors.js';
 import { explainRankRest, type KnowledgeServices } from '../../knowledge/index.js';
 import { requirePermission } from './auth.js';
 import type { KnowledgeMetrics } from './metrics.js';
+import { modeLabel, retrievalLabels } from './metric-labels.js';
 import { validateEdge, validateExplainRank, validateReconcile, validateRetract, validateRetrieve, validateSourceLabel, validateWrite } from './request-schemas.js';
 import { applyMode, originScoreParams, present } from './origin-compat.js';
 import { parseTime } from '../../knowledge/core/time.js';
@@ -28,7 +29,7 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
     if (body.content === '' && body.vector === undefined) {
       throw new ValidationError('content: must not be empty unless a vector is given (a vector-only write)', { code: 'invalid_request', details: { problems: [{ path: 'content', keyword: 'minLength', message: 'content: must not be empty unless a vector is given' }] } });
     }
-    ctx.body = await metrics.timeWrite(() => services.writes.write(tenant, ns(ctx), body), (r) => (!r.admitted ? 'rejected' : r.deduplicated ? 'deduplicated' : 'admitted'));
+    ctx.body = await metrics.timeWrite(() => services.writes.write(tenant, ns(ctx), body), (r) => (!r.admitted ? 'rejected' : r.deduplicated ? 'deduplicated' : 'admitted'), modeLabel(services, tenant, ns(ctx)));
   });
 
   router.post('/retrieve', async (ctx) => {
@@ -37,7 +38,7 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
     const scoreParams = originScoreParams(raw.score_params);
     const { score_params: _ignored, ...rest } = raw;
     const body = scoreParams === undefined ? rest : { ...rest, score_params: scoreParams };
-    ctx.body = await metrics.timeRetrieve(() => services.retrieval.retrieve(tenant, ns(ctx), body));
+    ctx.body = await metrics.timeRetrieve(() => services.retrieval.retrieve(tenant, ns(ctx), body), retrievalLabels(services, tenant, ns(ctx), body));
   });
 
   router.post('/rank/explain', async (ctx) => {

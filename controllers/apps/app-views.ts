@@ -82,14 +82,19 @@ export interface ManifestService {
 
 /** Hosted services with reachability, placement and endpoint scope. */
 export async function serviceManifest(sources: AppViewSources): Promise<{ services: ManifestService[] }> {
+  return { services: await manifestServices(listApps(sources.db), sources.registry) };
+}
+
+/** The manifest's services of `apps` (rows already read), with their registry status. */
+export async function manifestServices(apps: readonly AppRow[], registry: Registry): Promise<ManifestService[]> {
   const services: ManifestService[] = [];
-  for (const app of listApps(sources.db)) {
+  for (const app of apps) {
     const spec = app.spec;
     if (!spec || app.deletedAt !== null) continue;
     const publicProcess = endpointProcess(spec);
     for (const [process, definition] of Object.entries(spec.processes).sort(([a], [b]) => a.localeCompare(b))) {
       const service = `${spec.name}-${process}`;
-      const instances = await sources.registry.instances(service);
+      const instances = await registry.instances(service);
       const isPublic = process === publicProcess && (spec.endpoints ?? []).length > 0;
       const statuses = instances.map(instanceStatus);
       services.push({
@@ -105,7 +110,7 @@ export async function serviceManifest(sources: AppViewSources): Promise<{ servic
       });
     }
   }
-  return { services };
+  return services;
 }
 
 /** Right-sizing classes of a running process. */

@@ -75,7 +75,14 @@ export class AllocationWatcher {
     const oomMark = task.oomKilled ? `${task.restarts}:${task.lastRestartAt ?? task.finishedAt ?? ''}` : undefined;
     const now: Seen = { status: allocation.status, restarts: task.restarts, oomMark, lastEventType: before?.lastEventType };
     this.seen.set(allocation.id, now);
-    this.options.metrics?.taskRestarts.set({ app: allocation.app, process: allocation.taskGroup, task: task.name }, task.restarts);
+    const taskLabels = { app: allocation.app, process: allocation.taskGroup, task: task.name };
+    this.options.metrics?.taskRestarts.set(taskLabels, task.restarts);
+    // Every observed task has an OOM series from its first sight (0), so a first kill is an increase.
+    const oomKey = `${allocation.app}/${allocation.taskGroup}/${task.name}`;
+    if (!this.oomCounts.has(oomKey)) {
+      this.oomCounts.set(oomKey, 0);
+      this.options.metrics?.taskOomKills.set(taskLabels, 0);
+    }
     if (!this.baselined && before === undefined) return;
     const emits: EventInput[] = [];
     const common = { allocationId: allocation.id, jobId: allocation.jobId, taskGroup: allocation.taskGroup, task: task.name, process: allocation.taskGroup, restartCount: task.restarts, lastMessage: task.lastEventMessage ?? null };
@@ -90,9 +97,8 @@ export class AllocationWatcher {
       });
     }
     if (oomMark !== undefined && oomMark !== before?.oomMark) {
-      const taskKey = `${allocation.app}/${allocation.taskGroup}/${task.name}`;
-      this.oomCounts.set(taskKey, (this.oomCounts.get(taskKey) ?? 0) + 1);
-      this.options.metrics?.taskOomKills.set({ app: allocation.app, process: allocation.taskGroup, task: task.name }, this.oomCounts.get(taskKey)!);
+      this.oomCounts.set(oomKey, (this.oomCounts.get(oomKey) ?? 0) + 1);
+      this.options.metrics?.taskOomKills.set(taskLabels, this.oomCounts.get(oomKey)!);
       emits.push({
         type: 'scheduler.task.oom_killed', severity: 'critical', app: allocation.app,
         title: `${allocation.app}/${allocation.taskGroup} task ${task.name} was OOM killed`,

@@ -42,7 +42,11 @@ export class CronWatcher {
         const from = this.judgedUntil.get(jobId) ?? Math.max(Date.parse(job.submittedAt), nowMs - MISSED_RUN_GRACE_MS * 2);
         const horizon = nowMs - MISSED_RUN_GRACE_MS;
         if (horizon <= from) {
-          if (!this.judgedUntil.has(jobId)) this.judgedUntil.set(jobId, from);
+          if (!this.judgedUntil.has(jobId)) {
+            this.judgedUntil.set(jobId, from);
+            // Nothing could be missed yet: the series exists from the job's first sight, at 0.
+            this.options.metrics?.cronMissedRuns.set({ app: job.spec.app, process }, 0);
+          }
           continue;
         }
         let cron: Cron;

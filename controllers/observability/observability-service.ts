@@ -6,6 +6,7 @@
  * metrics the control plane exports) and is checked for secret values before it leaves.
  */
 import path from 'node:path';
+import { Summary } from 'prom-client';
 import type { Logger } from '../../platform/logger.js';
 import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
@@ -114,9 +115,9 @@ export class ObservabilityService {
     return scrapeAddressing({ bindHost: this.options.bindHost, port, override: this.options.observabilityTarget });
   }
 
-  /** Names of the metrics the control plane exports right now. */
+  /** Series names the control plane exports right now: every family's name, and a summary's `_sum` and `_count`. */
   exportedMetrics(): string[] {
-    return this.options.metrics.registry.getMetricsAsArray().map((metric) => metric.name);
+    return this.options.metrics.registry.getMetricsAsArray().flatMap((metric) => (metric instanceof Summary ? [metric.name, `${metric.name}_sum`, `${metric.name}_count`] : [metric.name]));
   }
 
   /** The target group of every process with `metrics.enabled: true` and live registry instances. */

@@ -1,9 +1,10 @@
 /**
  * Snapshot metrics of the spec's list, `svc_snapshots_total` and `svc_snapshot_over_limit_total`
  * (by app and database), read from the snapshot inventory at each scrape; the snapshot-pressure
- * alert reads the second.
+ * alert reads the second. Both can fall (retention), so they are untyped despite `_total`.
  */
-import { Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
+import { ScrapeTimeFamily } from '../../platform/metrics/scrape-time-family.js';
 
 /** One app-owned database's local dumps, as the snapshot readiness view reports them. */
 export interface SnapshotCounts {
@@ -21,36 +22,38 @@ export const SNAPSHOT_METRICS = { total: 'svc_snapshots_total', overLimit: 'svc_
  * same name registered elsewhere first is left in place (this module then adds nothing for it).
  */
 export function registerSnapshotMetrics(registry: Registry, read: () => readonly SnapshotCounts[], onError: (error: unknown) => void = () => {}): void {
+  // Both families read one sample per scrape: prom-client runs every family's collection in the
+  // same tick, so the sample is kept until the next microtask.
+  let current: readonly SnapshotCounts[] | undefined;
   const sample = (): readonly SnapshotCounts[] => {
+    if (current !== undefined) return current;
     try {
-      return read();
+      current = read();
     } catch (error) {
       onError(error);
-      return [];
+      current = [];
     }
+    queueMicrotask(() => (current = undefined));
+    return current;
   };
   if (registry.getSingleMetric(SNAPSHOT_METRICS.total) === undefined) {
-    new Gauge({
+    new ScrapeTimeFamily({
       name: SNAPSHOT_METRICS.total,
       help: 'Local snapshot dumps per app-owned database',
       labelNames: ['app', 'database'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const row of sample()) this.set({ app: row.app, database: row.database }, row.snapshots);
-      },
+      registry,
+      type: 'untyped',
+      read: () => sample().map((row) => ({ labels: { app: row.app, database: row.database }, value: row.snapshots })),
     });
   }
   if (registry.getSingleMetric(SNAPSHOT_METRICS.overLimit) === undefined) {
-    new Gauge({
+    new ScrapeTimeFamily({
       name: SNAPSHOT_METRICS.overLimit,
       help: 'Local snapshot dumps above snapshots.keep per app-owned database',
       labelNames: ['app', 'database'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const row of sample()) this.set({ app: row.app, database: row.database }, row.overLimit);
-      },
+      registry,
+      type: 'untyped',
+      read: () => sample().map((row) => ({ labels: { app: row.app, database: row.database }, value: row.overLimit })),
     });
   }
 }

@@ -12,7 +12,7 @@ import type { PostgresTools, MigrationRun } from '../../platform/postgres/postgr
 import type { S3Snapshots, RemoteSnapshot } from '../../platform/object-storage/s3-snapshots.js';
 import type { SnapshotEntry, SnapshotFolder } from '../../platform/snapshots/snapshot-folder.js';
 import type { Db } from '../../store/database.js';
-import { getApp, listApps } from '../../store/control/apps.js';
+import { getApp, listApps, type AppRow } from '../../store/control/apps.js';
 
 export interface SnapshotServiceOptions {
   readonly db: Db;
@@ -180,11 +180,14 @@ export class SnapshotService {
     return entry;
   }
 
-  /** Per app with a declared database: dumps, overage, latest restore point, export and pre-restore policy. */
-  readiness() {
+  /**
+   * Per app with a declared database: dumps, overage, latest restore point, export and pre-restore
+   * policy. `rows` are the apps, read here unless a caller that polls hands in its cached rows.
+   */
+  readiness(rows: readonly AppRow[] = listApps(this.options.db)) {
     const all = this.options.folder.list();
     const apps = [];
-    for (const row of listApps(this.options.db)) {
+    for (const row of rows) {
       const spec = row.spec;
       const database = spec?.infrastructure?.postgres?.database;
       if (!spec || !database) continue;

@@ -20,3 +20,8 @@ export {
   RETRY_PACING, RETRY_FATIGUE_PRESETS, retryCandidates, retryDelaySeconds, recommendRetry, statusFamily, retryFatigue,
   type DeliveryAttempt, type RetryCandidate, type RetryRecommendation, type CandidateScope, type RetryFatigue, type RetryFatiguePreset,
 } from './handoff-retry.js';
+export {
+  ADMISSION_REJECTION_REASONS, AdmissionRejectionReason, NO_TELEMETRY, WEBHOOK_DELIVERY_RESULTS, WebhookDeliveryResult, webhookDeliveryResult,
+  type KnowledgeTelemetry,
+} from './knowledge-telemetry.js';
+export { RETRIEVAL_PATHS, RetrievalPath, retrievalPathOf, type RetrievalQueryShape } from './retrieval-path.js';

@@ -20,3 +20,9 @@ export { BUNDLE_SCRAPE_CONFIG, bundleFiles, findSecretLeaks, MIN_SEARCHED_SECRET
 export type { BundleFile, BundleInput, SecretLeak } from './observability-bundle.js';
 export { LOWER_TO_PEAK_SHARE, MIN_MEMORY_MB, memoryTargetMb, RAISE_TO_PEAK_SHARE, recommendTuning, SizingStatus, TuningAction } from './tuning-recommendations.js';
 export type { ResourceShape, SignalUse, SizingObservation, TuningRecommendation } from './tuning-recommendations.js';
+export { ACCESS_STATUS_BUCKETS, AccessStatusBucket, RECENT_ACCESS_CAPACITY, RecentAccessRing, SCRAPE_PATHS } from './recent-access.js';
+export type { AccessRecorder } from './recent-access.js';
+export { DEPLOY_CURSOR_WINDOW_MS, DeployHistory, durationMs } from './deploy-history.js';
+export type { DeployHistorySeed, DeployTotal, FinishedDeployRecord, StartedDeployRecord } from './deploy-history.js';
+export { CONTROL_PLANE_FAMILIES, seriesNames } from './metric-families.js';
+export type { MetricFamily, MetricFamilyType } from './metric-families.js';

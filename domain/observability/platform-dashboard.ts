@@ -17,7 +17,7 @@ export interface DashboardPanel {
   /** PromQL, one query per entry, with the legend to show. */
   readonly queries: readonly { readonly expr: string; readonly legend: string }[];
   readonly unit?: string;
-  /** Control plane metrics the queries read (`up` comes from the metrics store). */
+  /** Control plane series the queries read (a summary's `_sum` and `_count` by those names; `up` comes from the metrics store). */
   readonly metrics: readonly string[];
 }
 
@@ -26,11 +26,44 @@ export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
   { title: 'Scrape targets up', description: 'Targets answering scrapes, per job.', type: 'stat', queries: [{ expr: 'sum by (job) (up)', legend: '{{job}}' }], metrics: [] },
   { title: 'Scrape targets down', description: 'App metrics endpoints that do not answer.', type: 'stat', queries: [{ expr: 'count by (app, process) (up{job="svc-apps"} == 0)', legend: '{{app}}/{{process}}' }], metrics: [] },
   {
-    title: 'Events by type (5m)',
-    description: 'Events recorded by the event surface.',
+    title: 'Apps by health',
+    description: 'Deployable apps, and discovered apps by their worst service in the service manifest (none: no running instance).',
+    type: 'stat',
+    queries: [
+      { expr: 'svc_apps_total', legend: 'deployable' },
+      { expr: 'count by (status) (svc_app_health == 1)', legend: '{{status}}' },
+    ],
+    metrics: ['svc_apps_total', 'svc_app_health'],
+  },
+  {
+    title: 'Services not passing',
+    description: 'Registry services (app processes) in warning or critical.',
     type: 'timeseries',
-    queries: [{ expr: 'sum by (type, severity) (increase(svc_events_total[5m]))', legend: '{{type}} ({{severity}})' }],
-    metrics: ['svc_events_total'],
+    queries: [{ expr: 'svc_service_status{status=~"warning|critical"} == 1', legend: '{{service}} {{status}}' }],
+    metrics: ['svc_service_status'],
+  },
+  {
+    title: 'Deploys by status (1h)',
+    description: 'Finished deploys per app and final status within the hour (from the durable deployment records).',
+    type: 'timeseries',
+    queries: [{ expr: 'sum by (app, status) (increase(svc_deploys_total[1h]))', legend: '{{app}} {{status}}' }],
+    metrics: ['svc_deploys_total'],
+  },
+  {
+    title: 'Mean deploy duration (1h)',
+    description: 'Mean time from start to finish of the deploys that finished within the hour, per app.',
+    type: 'timeseries',
+    queries: [{ expr: 'sum by (app) (increase(svc_deploy_duration_seconds_sum[1h])) / sum by (app) (increase(svc_deploy_duration_seconds_count[1h]))', legend: '{{app}}' }],
+    unit: 's',
+    metrics: ['svc_deploy_duration_seconds_sum', 'svc_deploy_duration_seconds_count'],
+  },
+  {
+    title: 'Seconds since the latest deploy started',
+    description: 'Age of each app\'s newest deploy start.',
+    type: 'stat',
+    queries: [{ expr: 'time() - svc_deploy_last_started_timestamp_seconds', legend: '{{app}}' }],
+    unit: 's',
+    metrics: ['svc_deploy_last_started_timestamp_seconds'],
   },
   {
     title: 'Seconds since the latest deploy failure',
@@ -40,22 +73,71 @@ export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
     unit: 's',
     metrics: ['svc_event_last_occurred_timestamp_seconds'],
   },
-  { title: 'Task restarts', description: 'Current restart count per task.', type: 'timeseries', queries: [{ expr: 'svc_task_restarts_total', legend: '{{app}}/{{process}}/{{task}}' }], metrics: ['svc_task_restarts_total'] },
-  { title: 'Task OOM kills', description: 'OOM kills observed per task since the control plane started.', type: 'timeseries', queries: [{ expr: 'svc_task_oom_kills_total', legend: '{{app}}/{{process}}/{{task}}' }], metrics: ['svc_task_oom_kills_total'] },
+  {
+    title: 'Event rate by severity',
+    description: 'Events recorded per second by the event surface (5 minute rate).',
+    type: 'timeseries',
+    queries: [{ expr: 'sum by (severity) (rate(svc_events_total[5m]))', legend: '{{severity}}' }],
+    unit: 'ops',
+    metrics: ['svc_events_total'],
+  },
+  {
+    title: 'Events by type (5m)',
+    description: 'Events recorded by the event surface.',
+    type: 'timeseries',
+    queries: [{ expr: 'sum by (type, severity) (increase(svc_events_total[5m]))', legend: '{{type}} ({{severity}})' }],
+    metrics: ['svc_events_total'],
+  },
+  {
+    title: 'Task restarts (1h)',
+    description: 'Restarts per task within the hour (more than 3 fires SvcTaskRestartLoop).',
+    type: 'timeseries',
+    queries: [{ expr: 'increase(svc_task_restarts_total[1h])', legend: '{{app}}/{{process}}/{{task}}' }],
+    metrics: ['svc_task_restarts_total'],
+  },
+  {
+    title: 'Task OOM kills (1h)',
+    description: 'OOM kills per task within the hour (any fires SvcTaskOOMRisk).',
+    type: 'timeseries',
+    queries: [{ expr: 'increase(svc_task_oom_kills_total[1h])', legend: '{{app}}/{{process}}/{{task}}' }],
+    metrics: ['svc_task_oom_kills_total'],
+  },
   { title: 'Missed cron runs', description: '1 while the latest expected run of a periodic process was missed.', type: 'timeseries', queries: [{ expr: 'svc_cron_missed_runs_total', legend: '{{app}}/{{process}}' }], metrics: ['svc_cron_missed_runs_total'] },
   {
     title: 'Data folder disk free',
-    description: 'Free share of the file system holding the data folder.',
+    description: 'Free share of the file system holding the data folder (SvcHostDiskHeadroomLow fires below 10%).',
     type: 'timeseries',
     queries: [{ expr: 'svc_host_disk_free_bytes / svc_host_disk_total_bytes', legend: 'free' }],
     unit: 'percentunit',
     metrics: ['svc_host_disk_free_bytes', 'svc_host_disk_total_bytes'],
   },
+  {
+    title: 'Data folder disk free (bytes)',
+    description: 'Free bytes of the file system holding the data folder.',
+    type: 'stat',
+    queries: [{ expr: 'svc_host_disk_free_bytes', legend: 'free' }],
+    unit: 'bytes',
+    metrics: ['svc_host_disk_free_bytes'],
+  },
+  {
+    title: 'Recent API responses',
+    description: 'Status buckets of the last API requests the control plane answered (scrapes excluded).',
+    type: 'timeseries',
+    queries: [{ expr: 'svc_access_events_recent_total', legend: '{{status}}' }],
+    metrics: ['svc_access_events_recent_total'],
+  },
   { title: 'Snapshots kept', description: 'Local dumps per app database.', type: 'timeseries', queries: [{ expr: 'svc_snapshots_total', legend: '{{app}}/{{database}}' }], metrics: ['svc_snapshots_total'] },
   { title: 'Snapshots over the keep count', description: 'Dumps above snapshots.keep, per app database.', type: 'timeseries', queries: [{ expr: 'svc_snapshot_over_limit_total', legend: '{{app}}/{{database}}' }], metrics: ['svc_snapshot_over_limit_total'] },
+  {
+    title: 'Object storage buckets',
+    description: 'Buckets each app declares, by provider.',
+    type: 'stat',
+    queries: [{ expr: 'sum by (provider) (svc_object_storage_buckets)', legend: '{{provider}}' }],
+    metrics: ['svc_object_storage_buckets'],
+  },
 ];
 
-/** The panels whose metrics are all in `exportedMetrics`. */
+/** The panels whose series are all in `exportedMetrics` (series names: see `seriesNames`). */
 export function selectDashboardPanels(exportedMetrics: Iterable<string>, panels: readonly DashboardPanel[] = DASHBOARD_PANELS): DashboardPanel[] {
   const exported = new Set(exportedMetrics);
   return panels.filter((panel) => panel.metrics.every((m) => exported.has(m)));
@@ -67,7 +149,7 @@ export function platformDashboard(panels: readonly DashboardPanel[]): Record<str
   return {
     uid: DASHBOARD_UID,
     title: 'svc platform',
-    description: 'Generated by svc: control plane health, events, tasks, cron, snapshots and disk.',
+    description: 'Generated by svc: app and service health, deploys and their durations, events, task restarts and OOM kills, cron, disk headroom, API responses, snapshots.',
     tags: ['svc'],
     editable: true,
     schemaVersion: 39,

@@ -18,6 +18,7 @@ import type { NamespaceRow } from '../../store/knowledge/rows.js';
 import { VectorIndex } from '../retrieve/vector-index.js';
 import type { Embedder, Reranker } from '../../domain/knowledge/model-ports.js';
 import type { Thesaurus } from '../../domain/knowledge/thesaurus.js';
+import { NO_TELEMETRY, type KnowledgeTelemetry } from '../../domain/knowledge/knowledge-telemetry.js';
 
 
 /** Options of {@link KnowledgeState}. */
@@ -30,6 +31,8 @@ export interface KnowledgeStateOptions {
   readonly thesaurus?: Thesaurus;
   /** Wall clock in epoch milliseconds. @default Date.now */
   readonly now?: () => number;
+  /** Where admission rejections and webhook deliveries are counted. @default nothing is counted */
+  readonly telemetry?: KnowledgeTelemetry;
 }
 
 /** A namespace as services see it. */
@@ -58,6 +61,7 @@ export class KnowledgeState {
   readonly embedder: Embedder | undefined;
   readonly reranker: Reranker | undefined;
   readonly thesaurus: Thesaurus | undefined;
+  readonly telemetry: KnowledgeTelemetry;
   readonly #wall: () => number;
   #lastTx = 0;
 
@@ -75,6 +79,7 @@ export class KnowledgeState {
     this.embedder = options.embedder;
     this.reranker = options.reranker;
     this.thesaurus = options.thesaurus;
+    this.telemetry = options.telemetry ?? NO_TELEMETRY;
     this.#wall = options.now ?? Date.now;
     for (const dims of this.vectors.dimensions()) this.index.load(this.vectors.all(dims));
     const last = db.prepare('SELECT max(tx_from) AS t FROM kn_versions').get() as { t: number | null };
@@ -126,6 +131,13 @@ export class KnowledgeState {
     const node = /^[0-9a-f-]{36}$/.test(id) ? this.nodes.node(id) : undefined;
     if (!node || node.ns_id !== ns.id) throw new NotFoundError(`node ${nodeId} does not exist in namespace "${ns.name}"`, { code: 'node_not_found' });
     return node;
+  }
+
+  /** The mode of the tenant's namespace; undefined when it does not exist or the name is not valid. */
+  modeOf(tenant: string, name: string): NamespaceMode | undefined {
+    if (!NAMESPACE_NAME.test(name)) return undefined;
+    const row = this.nodes.namespace(tenant, name);
+    return row === undefined ? undefined : toNamespace(row).mode;
   }
 
   /** The tenant's namespace, created with `mode` (default general) when missing; a different mode is a 409. */

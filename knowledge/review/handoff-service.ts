@@ -17,6 +17,7 @@ import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { groupView, type DigestScope, type EscalationService } from './escalation-service.js';
 import { ATTEMPT_HEADER, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sha256Hex, signBody, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
 import { isoTime } from '../core/time.js';
+import { webhookDeliveryResult } from '../../domain/knowledge/knowledge-telemetry.js';
 
 /** The event type of handoff payloads (header `x-svc-event`). */
 export const HANDOFF_EVENT = 'review.handoff';
@@ -148,6 +149,7 @@ export class HandoffService {
       [DELIVERY_HEADER]: row.event_id,
       [ATTEMPT_HEADER]: String(attempt),
     }, timeoutMs);
+    core.telemetry.webhookDelivery(webhookDeliveryResult(outcome.success, attempt, RETRY_PACING.maxAttempts));
     const receipt = core.nodes.transaction(() => core.handoffs.insertReceipt({
       ns_id: ns.id, digest_event_id: row.event_id, target_url: targetUrl, attempt, success: outcome.success ? 1 : 0, status_code: outcome.statusCode,
       payload_sha256: sha256Hex(payload), response_sha256: outcome.responseSha256, error: outcome.error, duration_ms: outcome.durationMs, tx_time: core.nextTx(),

@@ -140,6 +140,17 @@ export class ReviewService {
     return { total, items };
   }
 
+  /**
+   * Pending items (open, assigned or snoozed: what the queue lists without filters) of every
+   * namespace under the default thresholds, summed; read by the review queue gauge.
+   */
+  pendingTotal(now: number): number {
+    const t = ReviewService.thresholds();
+    let total = 0;
+    for (const ns of this.#core.allNamespaces()) total += this.select(ns, t, now, {}, 0).total;
+    return total;
+  }
+
   /** Every item (resolved ones included) with its workflow and escalation state at `now`, in queue order. */
   items(ns: Namespace, t: ReviewThresholds, now: number): ReviewItemState[] {
     const all = this.select(ns, t, now, {}, Number.MAX_SAFE_INTEGER).items;

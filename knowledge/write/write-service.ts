@@ -107,6 +107,7 @@ export class WriteService {
     }
     const credibility = core.credibility(ns.id, request.source_id, DEFAULT_SOURCE_CREDIBILITY);
     if (credibility < CREDIBILITY_FLOOR) {
+      core.telemetry.admissionRejected('low_credibility');
       return { node_id: NIL_UUID, admitted: false, reason: `source "${request.source_id}" has credibility ${credibility}, below the admission floor ${CREDIBILITY_FLOOR}` };
     }
     this.#checkEdges(ns, request.edges ?? []);

@@ -59,6 +59,12 @@ export async function hostCapacitySample(dir: string): Promise<{ freeMemoryBytes
   return { freeMemoryBytes: os.freemem(), freeDiskBytes: Number(stats.bavail) * Number(stats.bsize), totalDiskBytes: Number(stats.blocks) * Number(stats.bsize) };
 }
 
+/** Size and free bytes (for an unprivileged user) of the file system holding `dir` (or its nearest existing parent). */
+export function diskUsage(dir: string): { totalBytes: number; freeBytes: number } {
+  const stats = fs.statfsSync(nearestExisting(dir));
+  return { totalBytes: stats.blocks * stats.bsize, freeBytes: stats.bavail * stats.bsize };
+}
+
 /** True when this process may write in `dir`. */
 export function writable(dir: string): boolean {
   try {

@@ -12,6 +12,7 @@ import { ACCESS_TOKENS_MIGRATION } from './migrations/0009-access-tokens.js';
 import { FLEET_AUTHORITY_MIGRATION } from './migrations/0010-fleet-authority.js';
 import { DEPLOYMENT_SPECS_MIGRATION } from './migrations/0011-deployment-specs.js';
 import { PLATFORM_LANE_MIGRATION } from './migrations/0012-platform-lane.js';
+import { DEPLOYMENT_HISTORY_INDEXES_MIGRATION } from './migrations/0013-deployment-history-indexes.js';
 
 export const CONTROL_MIGRATIONS: readonly Migration[] = [
   {
@@ -63,4 +64,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   FLEET_AUTHORITY_MIGRATION,
   DEPLOYMENT_SPECS_MIGRATION,
   PLATFORM_LANE_MIGRATION,
+  DEPLOYMENT_HISTORY_INDEXES_MIGRATION,
 ];

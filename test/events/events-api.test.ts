@@ -122,7 +122,7 @@ test('events are recorded, listed, filtered, correlated, deduplicated and groupe
   const metrics = await request(`${u}/metrics`);
   t.regex(metrics.text, /svc_events_total\{type="service.health.warning",severity="warning"\} 1/);
   t.regex(metrics.text, /svc_event_last_occurred_timestamp_seconds\{type="deploy.failed",severity="critical"\} \d+/);
-  t.regex((await request(`${u}/api/metrics`)).text, /# TYPE svc_cron_missed_runs_total gauge/);
+  t.regex((await request(`${u}/api/metrics`)).text, /# TYPE svc_cron_missed_runs_total untyped/);
 });
 
 test('dryRun reconcile proposes without changing state; a real run acknowledges only with evidence', async (t) => {

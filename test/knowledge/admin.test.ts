@@ -10,9 +10,9 @@ test('admin healthz and metrics report ingest and retrieval counts and latency h
   await h.write('n', { content: 'y', source_id: 'bad' });
   const metrics = await h.admin('GET', '/metrics');
   t.is(metrics.status, 200);
-  t.regex(metrics.text, /svc_knowledge_writes_total\{outcome="admitted"\} 1/);
-  t.regex(metrics.text, /svc_knowledge_writes_total\{outcome="rejected"\} 1/);
-  t.regex(metrics.text, /svc_knowledge_retrievals_total\{outcome="ok"\} 1/);
+  t.regex(metrics.text, /svc_knowledge_writes_total\{mode="general",outcome="admitted"\} 1/);
+  t.regex(metrics.text, /svc_knowledge_writes_total\{mode="general",outcome="rejected"\} 1/);
+  t.regex(metrics.text, /svc_knowledge_retrievals_total\{mode="general",outcome="ok"\} 1/);
   t.regex(metrics.text, /svc_knowledge_write_duration_seconds_bucket\{le="0\.005"\}/);
   t.regex(metrics.text, /svc_knowledge_retrieve_duration_seconds_count 1/);
 });

@@ -12,8 +12,17 @@ export interface PromtoolRun {
 
 /** Runs `promtool ...args` in `cwd`; never throws for a non-zero exit. */
 export function promtool(cwd: string, ...args: string[]): Promise<PromtoolRun> {
+  return promtoolWithInput(cwd, undefined, ...args);
+}
+
+/** `promtool check metrics` on an exposition text (it reads standard input). */
+export function promtoolCheckMetrics(cwd: string, exposition: string): Promise<PromtoolRun> {
+  return promtoolWithInput(cwd, exposition, 'check', 'metrics');
+}
+
+function promtoolWithInput(cwd: string, input: string | undefined, ...args: string[]): Promise<PromtoolRun> {
   return new Promise((resolve, reject) => {
-    execFile('promtool', args, { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+    const child = execFile('promtool', args, { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
       if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') {
         reject(new Error('promtool is not installed: run `bash scripts/ensure-deps.sh` (Debian package prometheus)'));
         return;
@@ -21,5 +30,6 @@ export function promtool(cwd: string, ...args: string[]): Promise<PromtoolRun> {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ code, output: `${stdout}${stderr}` });
     });
+    child.stdin?.end(input ?? '');
   });
 }

@@ -8,6 +8,7 @@ import type { SvcConfig } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
 import { ControlMetrics } from '../../platform/metrics/control-metrics.js';
+import { diskUsage } from '../../platform/host/host-probes.js';
 import type { Reconcilers } from './reconcilers.js';
 import { startEventServices, type EventServices } from './event-services.js';
 import type { Capability } from '../../api/control/server/meta-routes.js';
@@ -49,7 +50,7 @@ export interface EventApi {
 
 /** Builds the event services over control.db and the reconcilers' substrate. */
 export async function startEventApi(config: SvcConfig, db: Db, reconcilers: Reconcilers | undefined, logger: Logger): Promise<EventApi> {
-  const metrics = new ControlMetrics();
+  const metrics = new ControlMetrics({ disk: () => diskUsage(config.dataDir) });
   const services = await startEventServices({
     db, logger, metrics,
     source: config.eventSource,

@@ -10,6 +10,7 @@ import { jsonBodyParser } from '../../http/body-parser.js';
 import { controlAuth } from '../auth/auth.js';
 import { webPages } from '../../http/web-pages.js';
 import type { Principal } from '../../../domain/auth/index.js';
+import { SCRAPE_PATHS, type AccessRecorder } from '../../../domain/observability/recent-access.js';
 
 export interface ControlAppOptions {
   readonly logger: Logger;
@@ -25,6 +26,8 @@ export interface ControlAppOptions {
   readonly webRoot?: string;
   /** Middleware run before authentication, so its headers are on every answer, refusals included. */
   readonly beforeAuth?: readonly Middleware[];
+  /** Receives the final status of every answered request except scrapes of `/metrics` (the recent access ring). */
+  readonly access?: AccessRecorder;
 }
 
 /** Builds the control plane app from its routers. */
@@ -32,6 +35,18 @@ export function createControlApp(options: ControlAppOptions): Koa {
   const app = new Koa();
   app.proxy = false;
   app.silent = true;
+  const access = options.access;
+  if (access !== undefined) {
+    const scrapes = new Set(SCRAPE_PATHS);
+    // Outermost, so it sees the status the error middleware chose.
+    app.use(async (ctx, next) => {
+      try {
+        await next();
+      } finally {
+        if (!scrapes.has(ctx.path)) access.record(ctx.status);
+      }
+    });
+  }
   app.use(requestContext(options.logger, { quietPaths: ['/api/health', '/metrics', '/api/metrics'] }));
   app.use(errorMiddleware(options.logger));
   if (options.webRoot !== undefined) app.use(webPages({ root: options.webRoot }));
