@@ -13,9 +13,9 @@ import { canonicalDigest } from '../../domain/canonical-json.js';
 import { ConflictError, NotFoundError, UnavailableError, UnprocessableError, ValidationError } from '../../domain/errors.js';
 import { derivedIdempotencyKey, exactObject, parseLogicalIdentity, requestDigest, sha256Hex, type LogicalIdentity } from '../../domain/fleet/admission-identity.js';
 import { AdmissionState, checkNonceBudget, CLEANUP_BINDINGS, decideAdmit, decideBegin, decideCleanup, decideResume, EXPIRED_NONCE_BATCH, NONCE_TTL_MS, type CleanupBindings } from '../../domain/fleet/admission-lifecycle.js';
-import { checkClaimSnapshot, type EvidenceRegistration, type EvidenceService } from '../../domain/fleet/evidence-port.js';
+import { checkClaimSnapshot, type CiContext, type EvidenceRegistration, type EvidenceService } from '../../domain/fleet/evidence-port.js';
 import type { GitHostVerifier } from '../../domain/fleet/git-host-port.js';
-import { parseReceiptV4, proofDigests, receiptDigest, receiptMismatches } from '../../domain/fleet/receipt-v4.js';
+import { parseReceiptV4, proofDigests, receiptDigest, receiptMismatches, type AdmissionBindings } from '../../domain/fleet/receipt-v4.js';
 import type { LoggerPort } from '../../domain/logger.js';
 import type { Db } from '../../store/database.js';
 import {
@@ -26,14 +26,8 @@ import { admissionContext, type AdmissionContext } from './admission-view.js';
 import type { FleetAudit } from './fleet-audit.js';
 
 /** The workload identity calling (from its exchanged token). */
-export interface AdmissionCaller {
+export interface AdmissionCaller extends CiContext {
   readonly tokenId: string;
-  readonly repository: string;
-  readonly runId: string;
-  readonly runAttempt: string;
-  readonly workflowRef: string;
-  readonly ref: string;
-  readonly sha: string;
 }
 
 /** A route's answer: status, body and, for the first commit, the operation's location. */
@@ -69,14 +63,8 @@ export const UNCONFIGURED_ADMISSIONS: ExternalAdmissions = {
 };
 
 /** What the bridge is configured to admit. */
-export interface BridgeSettings {
+export interface BridgeSettings extends AdmissionBindings {
   readonly environment: string;
-  readonly app: string;
-  readonly namespace: string;
-  readonly migrationJobId: string;
-  readonly migrationHclSha256: string;
-  readonly runtimeJobId: string;
-  readonly runtimeHclSha256: string;
   readonly repositoryIds: readonly string[];
   readonly catalog: { readonly image: string; readonly repository: string };
 }

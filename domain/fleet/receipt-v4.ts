@@ -39,16 +39,22 @@ export interface ReceiptV4 {
   readonly chronology: { readonly prepare: string; readonly migration: string; readonly runtime: string; readonly exercise: string };
 }
 
-/** What the platform expects of the receipt: the admission and the bridge's configuration. */
-export interface ReceiptExpectations {
-  readonly admissionId: string;
-  readonly generation: number;
-  readonly nonceSha256: string;
-  readonly identity: LogicalIdentity;
+/** The one app and the two scheduler jobs (with their HCL digests) the bridge is configured to admit. */
+export interface AdmissionBindings {
+  readonly app: string;
+  readonly namespace: string;
   readonly migrationJobId: string;
   readonly migrationHclSha256: string;
   readonly runtimeJobId: string;
   readonly runtimeHclSha256: string;
+}
+
+/** What the platform expects of the receipt: the admission and the bridge's configuration. */
+export interface ReceiptExpectations extends Pick<AdmissionBindings, 'migrationJobId' | 'migrationHclSha256' | 'runtimeJobId' | 'runtimeHclSha256'> {
+  readonly admissionId: string;
+  readonly generation: number;
+  readonly nonceSha256: string;
+  readonly identity: LogicalIdentity;
 }
 
 /** The proof digests the evidence service binds at claim and commit. */

@@ -12,18 +12,13 @@ import { ConfigError } from '../../domain/errors.js';
 import { isPinnedImage } from '../../domain/fleet/admission-identity.js';
 import { intentAudience, type WorkflowBindings } from '../../domain/fleet/workflow-identity.js';
 import { validateFleetDocument } from '../../domain/spec/validate-fleet-document.js';
+import type { AdmissionBindings } from '../../domain/fleet/receipt-v4.js';
 import type { FleetDocument } from '../../schemas/types.generated.js';
 import { durationMs, optional, type Env } from '../config-parsers.js';
 import type { SvcConfig } from '../config.js';
 
 /** The bridge's settings (all or none). */
-export interface BridgeConfig {
-  readonly app: string;
-  readonly namespace: string;
-  readonly migrationJobId: string;
-  readonly migrationHclSha256: string;
-  readonly runtimeJobId: string;
-  readonly runtimeHclSha256: string;
+export interface BridgeConfig extends AdmissionBindings {
   readonly bootstrapSignerRef: string;
   /** The evidence service's single HTTPS origin. */
   readonly verifierUrl: string;

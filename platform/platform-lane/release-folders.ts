@@ -5,18 +5,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { releaseId, type ReleaseSource } from '../../domain/platform/index.js';
+import { releaseId, type PlatformReleaseBuild, type ReleaseSource } from '../../domain/platform/index.js';
 import { treeFingerprint } from './tree-fingerprint.js';
 
-/** What `release.json` in a release folder says. */
-export interface ReleaseManifest {
-  readonly id: string;
-  readonly label: string;
-  readonly version: string;
-  readonly commit: string | null;
-  readonly sha256: string;
-  readonly source: string;
-}
+/** What `release.json` in a release folder says: the release's identity and label, not its verdict. */
+export type ReleaseManifest = Pick<PlatformReleaseBuild, 'id' | 'label' | 'version' | 'commit' | 'sha256' | 'source'>;
 
 /** A staged release: its folder and manifest. */
 export interface StagedReleaseFolder {
