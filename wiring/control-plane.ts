@@ -4,7 +4,7 @@
 import type Router from '@koa/router';
 import type { SvcConfig } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
-import { buildInfo, packageRoot } from '../platform/build-info.js';
+import { buildInfo, packageRoot, releaseFolder } from '../platform/build-info.js';
 import { builtWebPage } from '../platform/web-pages.js';
 import { openControlStore } from '../store/open-stores.js';
 import type { Db } from '../store/database.js';
@@ -259,7 +259,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   routers.push(admissionRoutes(undefined));
   // The host agent runs the platform lane in its own process (ADR 0086); started when work is queued.
   const ensureAgent = config.agentMode === 'auto'
-    ? () => launchAgent({ platformDir: config.platformDir, svcBin: path.join(packageRoot(), 'bin', 'svc.js'), dataDir: config.dataDir, cwd: process.cwd(), env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir } })
+    ? () => launchAgent({ platformDir: config.platformDir, svcBin: releaseFolder() === undefined ? path.join(packageRoot(), 'bin', 'svc.js') : undefined, dataDir: config.dataDir, cwd: process.cwd(), env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir } })
     : () => undefined;
   const platformLane = new PlatformLaneService(store.db, ensureAgent);
   routers.push(platformLaneRoutes(platformLane, idempotency({ keys: deploys.idempotencyKeys, required: false })));

@@ -8,7 +8,7 @@ import { loadConfig, redactConfig } from '../../platform/config.js';
 import { loadRestrictedMode } from '../../platform/fleet/restricted-config.js';
 import { createLogger } from '../../platform/logger.js';
 import { ConfigError } from '../../domain/errors.js';
-import { packageRoot } from '../../platform/build-info.js';
+import { packageRoot, releaseFolder } from '../../platform/build-info.js';
 import { recordApiProcess } from '../../platform/platform-lane/index.js';
 
 /** The serve options as arguments, for a restart by the host agent. */
@@ -56,7 +56,7 @@ export function registerServe(program: Command): void {
         } else if (opts.only !== 'knowledge') {
           const plane = await startControlPlane(config, logger);
           // The host agent restarts this process from the current release with the same arguments (ADR 0086).
-          recordApiProcess(config.platformDir, { argv: serveArguments(opts), cwd: process.cwd(), url: plane.url, root: packageRoot() });
+          recordApiProcess(config.platformDir, { argv: serveArguments(opts), cwd: process.cwd(), url: plane.url, root: releaseFolder() ?? packageRoot() });
           // The record stays after a stop (liveness is checked by pid and start time): a rollback restarts from it.
           closers.push(() => plane.close());
         }

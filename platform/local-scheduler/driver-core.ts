@@ -33,6 +33,10 @@ import { allocationPaths, type HostVolume } from './task-environment.js';
 import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
 import { detectAppIdentities, type AppIdentities } from './app-identity.js';
 import { DEFAULT_TASK_LIMITS, detectPrivateMounts, type PrivateMounts, type TaskLimits } from './task-sandbox.js';
+import { firstBlockedFolder } from '../postgres/managed-postgres-layout.js';
+
+/** Any other user: what an app user can pass through, at least. */
+const NOBODY = { name: 'nobody', uid: 65534, gid: 65534 };
 
 /** Options of the local driver. */
 export interface LocalSchedulerOptions {
@@ -98,7 +102,12 @@ export class DriverCore {
     if (identities.mode === 'platform-user') this.logger.warn({ reason: identities.reason }, 'apps share the platform\'s user: not running as root, so apps are not isolated from each other or from the platform');
     const privateMounts = options.privateMounts ?? (identities.mode === 'app-users' ? detectPrivateMounts() : { available: false, reason: 'apps run as the platform\'s user' });
     if (!privateMounts.available) this.logger.info({ reason: privateMounts.reason }, 'no private mount namespace per task');
-    if (identities.mode === 'app-users') secureDriverFolders(options.dataDir);
+    if (identities.mode === 'app-users') {
+      secureDriverFolders(options.dataDir);
+      // An app user must pass through every folder above its release (a checkout under /root, say).
+      const blocked = firstBlockedFolder(options.dataDir, NOBODY);
+      if (blocked !== undefined) this.logger.error({ blocked, dataDir: options.dataDir }, `app users cannot enter ${blocked}, so app processes cannot reach their releases: chmod o+x ${blocked} (enter, not list), or set SVC_DATA_DIR to a folder under one they can enter`);
+    }
     this.ctx = {
       identities,
       limits: options.limits ?? DEFAULT_TASK_LIMITS,

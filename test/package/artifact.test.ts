@@ -80,6 +80,8 @@ function getWithHost(base: string, host: string): Promise<{ status: number; text
 test.before(async (t) => {
   t.timeout(240_000);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-artifact-'));
+  // Apps run as their own users (ADR 0047): they pass through the folders above their releases.
+  fs.chmodSync(work, 0o711);
   t.false(work.startsWith(CHECKOUT), 'the temporary folder is outside the checkout');
   const built = await packageArtifact({ outDir: path.join(work, 'out') });
   const host = path.join(work, 'host');

@@ -134,7 +134,10 @@ export async function served(plane: ControlPlane, app: string): Promise<string[]
   const out: string[] = [];
   for (const allocation of web?.allocations ?? []) {
     if (allocation.status !== 'running' || allocation.ports.http === undefined) continue;
-    out.push((await (await fetch(`http://127.0.0.1:${allocation.ports.http}/`)).text()).split(' ')[0]!);
+    // An allocation being replaced can still read `running` while its process exits: a refused
+    // connection is not an answer; the caller's expected set still fails when nothing answers.
+    const answer = await fetch(`http://127.0.0.1:${allocation.ports.http}/`).then((r) => r.text(), () => undefined);
+    if (answer !== undefined) out.push(answer.split(' ')[0]!);
   }
   return out.sort();
 }
