@@ -83,6 +83,8 @@ export interface LanePlatform {
 /** Starts `<tree>/bin/svc.js serve --only control` over a fresh data folder and apps repository holding `apps` (not deployed). */
 export async function startLanePlatform(t: Pick<ExecutionContext, 'teardown'>, tree: string, options: { apps?: readonly string[]; env?: Record<string, string>; appTest?: Record<string, string> } = {}): Promise<LanePlatform> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lane-'));
+  // Apps run as their own users (ADR 0047): they pass through the folders above their releases.
+  fs.chmodSync(root, 0o711);
   const dataDir = path.join(root, 'data');
   const appsDir = path.join(root, 'apps');
   const platformDir = path.join(dataDir, 'platform');
