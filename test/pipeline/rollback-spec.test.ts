@@ -7,6 +7,7 @@ import test from 'ava';
 import type { ControlPlane } from '../../wiring/control-plane.js';
 import type { JobSpec, TaskGroupSpec } from '../../domain/scheduler/index.js';
 import { getApp } from '../../store/control/apps.js';
+import { waitForChange } from '../helpers/wait-for.js';
 import { commitApp, deployAndWait, initAppsRepo, pipelineConfig, served, startPlane, waitForApp } from './pipeline-fixture.js';
 
 const V2_EXTRA = ['    env:', '      GREETING: two', '  worker:', '    command: sleep 600', '    resources:', '      memory: 64'].join('\n');
@@ -57,7 +58,13 @@ test('a rollback after a spec change restores v1 processes and env exactly: the 
   t.is(rollback.operation.status, 'succeeded', rollback.operation.lastError ?? '');
   const back = await serviceJob(plane, 'spec-rb');
   t.deepEqual(shape(back), shape(v1));
-  t.deepEqual(await served(plane, 'spec-rb'), ['v1']);
+  // The replaced allocation stops after the operation succeeds: wait, on allocation changes, until only v1 answers.
+  const scheduler = await plane.reconcilers.targets.get('local');
+  const answering = await waitForChange([(listener) => scheduler.watch(() => listener())], async () => {
+    const answers = await served(plane, 'spec-rb');
+    return answers.length === 1 && answers[0] === 'v1' ? answers : undefined;
+  }, { what: 'only the v1 release answering after the rollback' }).catch((error: unknown) => [String(error)]);
+  t.deepEqual(answering, ['v1']);
   t.deepEqual(await runningGreetings(plane, 'spec-rb', 'web'), ['GREETING=one']);
   t.deepEqual(await (await plane.reconcilers.targets.get('local')).listAllocations({ app: 'spec-rb', taskGroup: 'worker' }), []);
   // The apps folder still holds v2's spec; the restored spec runs over it until that spec changes.

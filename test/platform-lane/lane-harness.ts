@@ -125,7 +125,8 @@ export async function stopLanePlatform(platform: LanePlatform): Promise<void> {
   const api = platform.api();
   if (api && isProcessAlive(api.pid, api.startTime)) await killAndWait(api.pid, api.startTime, 'SIGTERM');
   await stopAppsIn(platform.dataDir).catch(() => undefined);
-  fs.rmSync(platform.root, { recursive: true, force: true });
+  // A process of the lane may still be closing its log in the folder: rmSync retries ENOTEMPTY.
+  fs.rmSync(platform.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
 }
 
 /** Sends `signal` and waits until the process is gone (SIGKILL after 15 s). */
