@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { commitApp, initAppsRepo } from '../pipeline/pipeline-fixture.js';
 import { stopAppsIn } from '../helpers/stop-apps.js';
-import { freePort, readApiProcess, runningAgent, type ApiProcessRecord } from '../../platform/platform-lane/index.js';
+import { freePort, readApiProcess, reapCandidates, runningAgent, type ApiProcessRecord } from '../../platform/platform-lane/index.js';
 import { isProcessAlive } from '../../platform/local-scheduler/process-table.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -118,12 +118,34 @@ export async function startLanePlatform(t: Pick<ExecutionContext, 'teardown'>, t
   return platform;
 }
 
+/** Pids whose command line names a path under `root`. */
+function processesStartedUnder(root: string): number[] {
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(`${root}/`)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
 /** Stops the agent, the API and every app process, then removes the folder. */
 export async function stopLanePlatform(platform: LanePlatform): Promise<void> {
-  const agent = runningAgent(platform.platformDir);
-  if (agent !== undefined) await killAndWait(agent, undefined, 'SIGTERM');
-  const api = platform.api();
-  if (api && isProcessAlive(api.pid, api.startTime)) await killAndWait(api.pid, api.startTime, 'SIGTERM');
+  // Twice: an API being stopped may have launched an agent just before, and a killed agent leaves its
+  // candidate APIs running (the next agent reaps them; here the test does, the same way).
+  for (let round = 0; round < 2; round++) {
+    const agent = runningAgent(platform.platformDir);
+    if (agent !== undefined) await killAndWait(agent, undefined, 'SIGTERM');
+    const api = platform.api();
+    if (api && isProcessAlive(api.pid, api.startTime)) await killAndWait(api.pid, api.startTime, 'SIGTERM');
+    reapCandidates(path.join(platform.platformDir, 'candidates'));
+  }
+  // An API the agent restarted from the release folder may not have recorded itself yet when the
+  // test ends: stop every process started from this platform's folder.
+  for (const pid of processesStartedUnder(platform.root)) await killAndWait(pid, undefined, 'SIGTERM');
   await stopAppsIn(platform.dataDir).catch(() => undefined);
   // A process of the lane may still be closing its log in the folder: rmSync retries ENOTEMPTY.
   fs.rmSync(platform.root, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
