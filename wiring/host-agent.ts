@@ -15,7 +15,7 @@ import { systemClock } from '../domain/events/clock.js';
 import { EventService } from '../controllers/events/event-service.js';
 import { NotificationService } from '../controllers/events/notification-service.js';
 import { OperationHandlers, OperationWorker } from '../controllers/operations/index.js';
-import { HostAgent, PlatformLane } from '../controllers/platform/index.js';
+import { HostAgent, LaneDataBackup, PlatformLane } from '../controllers/platform/index.js';
 import { ApiRestarter, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, readApiProcess, reapCandidates, runVerifyHook } from '../platform/platform-lane/index.js';
 import type { ReleaseSource } from '../domain/platform/index.js';
 
@@ -73,6 +73,7 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
       return root !== undefined && fs.existsSync(path.join(root, 'dist', 'cli', 'main.js')) ? new BuiltCheckoutSource(root) : undefined;
     },
     restarter,
+    backup: new LaneDataBackup({ db: store.db, dataDir: config.dataDir, backupsDir: path.join(config.platformDir, 'backups') }),
     candidate: (options) => checkCandidate({ ...options, env: process.env, timeoutMs: config.upgradeBootTimeoutMs, ...(config.apiToken === undefined ? {} : { token: config.apiToken }) }),
     ...(config.releaseVerifyCommand === undefined ? {} : { verify: (dir, manifest, signal) => runVerifyHook(config.releaseVerifyCommand!, dir, manifest, { signal }) }),
     events,

@@ -8,3 +8,5 @@ export type { HostAgentOptions } from './host-agent.js';
 export { PlatformLaneService } from './platform-lane-service.js';
 export type { LaneOperationView, LaneRequest } from './platform-lane-service.js';
 export { LaneStepFailure, LaneSteps } from './lane-steps.js';
+export { LaneDataBackup } from './lane-data-backup.js';
+export type { LaneDataBackupOptions } from './lane-data-backup.js';

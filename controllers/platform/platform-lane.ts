@@ -15,6 +15,7 @@ import { closeInterruptedLaneSteps, copyForCandidate, getPlatformUpgrade, markPl
 import type { Db } from '../../store/database.js';
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations/index.js';
 import { LaneStepFailure, LaneSteps } from './lane-steps.js';
+import type { LaneDataBackup } from './lane-data-backup.js';
 
 /** What the lane needs; wiring builds each part. */
 export interface PlatformLaneOptions {
@@ -25,6 +26,8 @@ export interface PlatformLaneOptions {
   /** The running API's own tree, staged as the first release when `current` does not exist yet. */
   readonly baseline: () => ReleaseSource | undefined;
   readonly restarter: ApiRestarter;
+  /** The databases' copy taken before the new release first starts, restored on rollback (ADR 0089). */
+  readonly backup: LaneDataBackup;
   readonly candidate: (options: { releaseDir: string; releaseId: string; workDir: string; signal: AbortSignal }) => Promise<CandidateOutcome>;
   /** The signature policy hook; undefined when off. */
   readonly verify?: (dir: string, manifest: ReleaseManifest, signal: AbortSignal) => Promise<VerifyOutcome>;
@@ -107,9 +110,10 @@ export class PlatformLane {
             return `resumed: current -> releases/${target}`;
           });
         }
-        await steps.run('restart', () => this.#restart());
+        await steps.run('restart', () => this.#restart(id, 'backup'));
         const message = await steps.run('postflight', () => this.#postflight(target, ctx.signal));
         record = savePlatformUpgrade(db, id, { phase: UpgradePhase.succeeded, message });
+        this.options.backup.discard(id);
         await this.#emit('platform.upgrade.succeeded', 'info', `Platform upgraded to ${target}`, ctx.operation, { from: record.fromRelease, to: target });
         return receipt(record);
       } catch (error) {
@@ -134,16 +138,20 @@ export class PlatformLane {
       await steps.run('rollback', async () => {
         this.options.folders.swap(from);
         markPlatformBuildPromoted(db, from);
-        await this.#restart();
-        return `current -> releases/${from}; ${await this.#postflight(from, ctx.signal)}`;
+        const restarted = await this.#restart(ctx.operation.id, 'restore');
+        return `current -> releases/${from}; ${restarted}; ${await this.#postflight(from, ctx.signal)}`;
       });
     } catch (error) {
       if (ctx.signal.aborted) throw error;
-      savePlatformUpgrade(db, ctx.operation.id, { phase: UpgradePhase.failed, message: `${why}; the rollback failed too: ${(error as Error).message}` });
+      savePlatformUpgrade(db, ctx.operation.id, {
+        phase: UpgradePhase.failed,
+        message: `${why}; the rollback failed too: ${(error as Error).message}; the databases' backup is kept in ${this.options.backup.folder(ctx.operation.id)}`,
+      });
       await this.#emit('platform.upgrade.failed', 'critical', `Platform rollback to ${from} failed`, ctx.operation, { from, to: record.toRelease, reason: (error as Error).message });
       throw new Error(`${why}; the rollback to ${from} failed too: ${(error as Error).message}`);
     }
     savePlatformUpgrade(db, ctx.operation.id, { phase: UpgradePhase.rolledBack });
+    this.options.backup.discard(ctx.operation.id);
     await this.#emit('platform.upgrade.rolled_back', 'warning', `Platform upgrade to ${record.toRelease ?? '?'} rolled back to ${from}`, ctx.operation, { from, to: record.toRelease, reason: why });
     throw new Error(`rolled back to ${from}: ${why}`);
   }
@@ -232,9 +240,18 @@ export class PlatformLane {
     }
   }
 
-  async #restart(): Promise<string> {
-    const { replaced } = await this.options.restarter.restart();
-    return `API process ${replaced ?? '(none)'} stopped; started from ${this.options.folders.currentLink}`;
+  /**
+   * Restarts the API from `current`. Between the stop and the start, while no API runs, an upgrade
+   * backs the databases up (once per upgrade) and a rollback restores them where the failed release
+   * migrated them. With a restart command the API cannot be stopped apart from the start: the copy is
+   * taken while it runs (app operations are held) and the restore happens before the command.
+   */
+  async #restart(operationId: string, data: 'backup' | 'restore'): Promise<string> {
+    const { restarter, backup } = this.options;
+    const stopped = await restarter.stopRecorded();
+    const note = data === 'backup' ? await backup.take(operationId) : await backup.restoreIfMigrated(operationId);
+    await restarter.startStopped(stopped);
+    return `API process ${stopped.replaced ?? '(none)'} ${stopped.stopped ? 'stopped' : 'replaced by the restart command'}; ${note}; started from ${this.options.folders.currentLink}`;
   }
 
   async #postflight(release: string | undefined, signal: AbortSignal): Promise<string> {

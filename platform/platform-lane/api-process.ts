@@ -51,6 +51,15 @@ export function apiAlive(record: ApiProcessRecord | undefined): boolean {
   return record !== undefined && isProcessAlive(record.pid, record.startTime);
 }
 
+/** An API stopped by {@link ApiRestarter.stopRecorded}. */
+export interface StoppedApi {
+  /** The pid of the process that was (or, with a restart command, will be) replaced. */
+  readonly replaced: number | undefined;
+  readonly record: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'> | undefined;
+  /** False with a restart command: the API still runs until the command replaces it. */
+  readonly stopped: boolean;
+}
+
 /** Options of {@link ApiRestarter}. */
 export interface ApiRestarterOptions {
   readonly platformDir: string;
@@ -86,16 +95,32 @@ export class ApiRestarter {
    * the pid of the process it replaced. `fallback` gives serve arguments when nothing was recorded.
    */
   async restart(fallback?: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): Promise<{ replaced: number | undefined }> {
+    const stopped = await this.stopRecorded(fallback);
+    await this.startStopped(stopped);
+    return { replaced: stopped.replaced };
+  }
+
+  /**
+   * The first half of a restart: stops the recorded API and waits until it is gone (with a restart
+   * command, which stops and starts in one, nothing is stopped here). What it returns starts the
+   * API again with {@link startStopped}.
+   */
+  async stopRecorded(fallback?: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): Promise<StoppedApi> {
     const before = this.record() ?? (fallback ? { pid: 0, startTime: undefined, root: '', ...fallback } : undefined);
     this.#started = undefined;
-    if (this.options.restartCommand !== undefined) {
-      await runCommand(this.options.restartCommand, this.options.env);
-      return { replaced: before?.pid };
-    }
+    if (this.options.restartCommand !== undefined) return { replaced: before?.pid, record: before, stopped: false };
     if (!before) throw new Error(`no API process is recorded in ${path.join(this.options.platformDir, RECORD)} and no serve arguments were given`);
     if (apiAlive(before)) await this.stop(before);
-    this.start(before);
-    return { replaced: before.pid };
+    return { replaced: before.pid, record: before, stopped: true };
+  }
+
+  /** The second half: starts the API from `current` (or runs the restart command). */
+  async startStopped(stopped: StoppedApi): Promise<void> {
+    if (this.options.restartCommand !== undefined) {
+      await runCommand(this.options.restartCommand, this.options.env);
+      return;
+    }
+    this.start(stopped.record!);
   }
 
   /** Stops one API process and waits until it is gone. */

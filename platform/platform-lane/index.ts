@@ -12,7 +12,7 @@ export type { VerifyOutcome } from './verify-hook.js';
 export { probeApi, waitForApi } from './api-probe.js';
 export type { ApiProbe } from './api-probe.js';
 export { ApiRestarter, apiAlive, clearApiProcess, readApiProcess, recordApiProcess } from './api-process.js';
-export type { ApiProcessRecord, ApiRestarterOptions } from './api-process.js';
+export type { ApiProcessRecord, ApiRestarterOptions, StoppedApi } from './api-process.js';
 export { checkCandidate, freePort, reapCandidates } from './candidate-api.js';
 export type { CandidateOutcome } from './candidate-api.js';
 export { acquireAgentLock, launchAgent, runningAgent } from './host-agent-process.js';

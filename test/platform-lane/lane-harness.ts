@@ -62,6 +62,27 @@ const { main } = await import(new URL('../dist/cli/main.js', import.meta.url).hr
 await main(process.argv);
 `;
 
+/**
+ * A bin/svc.js that runs the real program as a candidate, and otherwise migrates control.db one
+ * migration past this build (as a newer release with a schema change would) and exits 1: it passes
+ * preflight, changes the live database's schema, and fails postflight.
+ */
+export const MIGRATES_THEN_FAILS = `#!/usr/bin/env node
+if (process.env.SVC_OPERATION_WORKER !== 'false') {
+  const dist = (file) => new URL('../dist/' + file, import.meta.url).href;
+  const { openDatabase } = await import(dist('store/database.js'));
+  const { migrate } = await import(dist('store/migrate.js'));
+  const { CONTROL_MIGRATIONS } = await import(dist('store/control/migrations.js'));
+  const db = openDatabase(process.env.SVC_DATA_DIR + '/control.db');
+  migrate(db, [...CONTROL_MIGRATIONS, { version: CONTROL_MIGRATIONS.length + 1, name: 'lane-test-newer-schema', sql: 'CREATE TABLE lane_test_newer (x INTEGER)' }]);
+  db.close();
+  console.error('migrated control.db past the previous release, then failed');
+  process.exit(1);
+}
+const { main } = await import(new URL('../dist/cli/main.js', import.meta.url).href);
+await main(process.argv);
+`;
+
 /** A bin/svc.js that never serves: fails its candidate check. */
 export const NEVER_STARTS = `#!/usr/bin/env node
 console.error('broken release');

@@ -1,8 +1,10 @@
 import test from 'ava';
+import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { runSvc } from '../helpers/cli.js';
 import {
-  FAILS_OUTSIDE_CANDIDATE, NEVER_STARTS, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, requestLoop, startLanePlatform, tail, treeVariant, waitForLane, type LanePlatform,
+  FAILS_OUTSIDE_CANDIDATE, MIGRATES_THEN_FAILS, NEVER_STARTS, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, requestLoop, startLanePlatform, tail, treeVariant, waitForLane, type LanePlatform,
 } from './lane-harness.js';
 
 // One platform for the file: the upgrade, then a failing candidate and a failing postflight against the upgraded platform.
@@ -128,6 +130,38 @@ test.serial('A release whose postflight fails is rolled back: current points at 
   t.true(failed.some((o) => o.id === id && o.kind === 'platform.upgrade'), JSON.stringify(failed));
 });
 
+test.serial('A release that migrated control.db and then failed its postflight is rolled back onto the backup taken before it started, keeping the lane records', async (t) => {
+  t.timeout(240_000);
+  const tree = await builtTree();
+  const migrating = treeVariant(t, tree, '0.1.5-migrates', MIGRATES_THEN_FAILS);
+  const previous = currentRelease(platform)!;
+  const migrationsBefore = controlMigrations(platform);
+  const loop = requestLoop([...appsAtStart['alpha']!, ...appsAtStart['beta']!]);
+  const id = await queueLane(platform, 'upgrade', { source: migrating });
+  const view = await waitForLane(platform, id);
+  const counts = await loop.stop();
+  t.is(view.upgrade.phase, 'rolled_back', `${view.upgrade.message}; api log: ${tail(path.join(platform.platformDir, 'api.log'), 1500)}`);
+  t.is(currentRelease(platform), previous);
+  // The previous release refuses a database a newer one migrated: it serves again only because the
+  // backup was restored, and the failed release's table is gone.
+  const version = await api(platform, 'GET', '/api/version');
+  t.is(version.body.release, previous);
+  t.deepEqual(controlMigrations(platform), migrationsBefore);
+  const steps = view.steps as any[];
+  t.regex(steps.find((s) => s.step === 'restart').message, /backed up control\.db \([\d.]+ MiB, migration \d+\)/);
+  t.regex(steps.find((s) => s.step === 'rollback').message, new RegExp(`control\\.db restored from the backup of .* \\(migration ${migrationsBefore + 1} -> ${migrationsBefore}`));
+  // The lane's records written after the backup survived the restore: every step, and the failure event.
+  t.deepEqual(
+    steps.map((s) => `${s.step} ${s.status}`),
+    ['stage succeeded', 'verify succeeded', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight failed', 'rollback succeeded'],
+  );
+  const events = await api(platform, 'GET', '/api/events?limit=50');
+  const mine = (events.body.events as any[]).filter((e) => e.metadata?.operationId === id).map((e) => e.type);
+  t.deepEqual(mine.sort(), ['platform.upgrade.failed', 'platform.upgrade.rolled_back', 'platform.upgrade.started']);
+  t.false(fs.existsSync(path.join(platform.platformDir, 'backups', id)), 'the backup of an ended upgrade is removed');
+  t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
+});
+
 test.serial('A release the signature policy rejects is recorded as rejected and never promoted', async (t) => {
   t.timeout(240_000);
   const tree = await builtTree();
@@ -145,3 +179,13 @@ test.serial('A release the signature policy rejects is recorded as rejected and 
   const build = (releases.body.builds as any[]).find((b) => b.version === '0.1.4-unsigned');
   t.like(build, { verification: 'rejected', promotedAt: null, current: false });
 });
+
+/** The newest migration in the platform's control.db. */
+function controlMigrations(p: LanePlatform): number {
+  const db = new Database(path.join(p.dataDir, 'control.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number }).v;
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Whole-database copies taken with SQLite's online backup API, and restored with it: a restore
+ * writes the copy's pages into the live file through SQLite's own locking, so a connection that
+ * stays open (the host agent's) sees the restored database at its next statement, and a process
+ * killed mid-restore leaves the file as it was (the restore is one write transaction).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { Db } from './database.js';
+
+/** What a backup wrote. */
+export interface DatabaseBackup {
+  readonly file: string;
+  readonly bytes: number;
+  /** The newest schema migration the copy has (0 when it has none). */
+  readonly migration: number;
+}
+
+/**
+ * Copies the database `source` (an open handle, or the path of a file) to `to`: written to a
+ * temporary name, synced, then renamed, so `to` exists only once it is complete.
+ */
+export async function backupDatabase(source: Db | string, to: string): Promise<DatabaseBackup> {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const temp = `${to}.partial`;
+  fs.rmSync(temp, { force: true });
+  const db = typeof source === 'string' ? new Database(source, { fileMustExist: true }) : source;
+  try {
+    await db.backup(temp);
+  } finally {
+    if (typeof source === 'string') db.close();
+  }
+  const fd = fs.openSync(temp, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+  fs.renameSync(temp, to);
+  syncFolder(path.dirname(to));
+  return { file: to, bytes: fs.statSync(to).size, migration: latestMigration(to) };
+}
+
+/** Writes the copy at `backup` over the live database `live` (whose other connections may stay open). */
+export async function restoreDatabase(backup: string, live: string): Promise<void> {
+  const copy = new Database(backup, { readonly: true, fileMustExist: true });
+  try {
+    await copy.backup(live);
+  } finally {
+    copy.close();
+  }
+}
+
+/** The newest schema migration recorded in the database file at `file` (0 when it has none or does not exist). */
+export function latestMigration(file: string): number {
+  if (!fs.existsSync(file)) return 0;
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  try {
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+    if (table === undefined) return 0;
+    return (db.prepare('SELECT COALESCE(MAX(version), 0) AS v FROM schema_migrations').get() as { v: number }).v;
+  } finally {
+    db.close();
+  }
+}
+
+function syncFolder(dir: string): void {
+  const fd = fs.openSync(dir, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
