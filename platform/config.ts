@@ -169,6 +169,8 @@ export interface SvcConfig {
   readonly platformDir: string;
   /** Signature policy of platform releases: a command that must exit 0 for a release to be promoted; unset: off. */
   readonly releaseVerifyCommand: string | undefined;
+  /** Platform releases kept on disk after an upgrade ends (the current one and the previous included; older ones are removed). @default 3 */
+  readonly releaseKeep: number;
   /** How long the upgrade's drain gate waits in `wait` mode, in ms. @default 10 minutes */
   readonly drainTimeoutMs: number;
   /** How long a candidate or restarted API may take to be healthy on its release, in ms. @default 60 s */
@@ -336,6 +338,11 @@ export const VARIABLES = {
   operationLeaseMs: { name: 'SVC_OPERATION_LEASE', description: 'Lease of a claimed operation, renewed by heartbeat; an expired lease is recovered', defaultText: '30s', parse: durationMs('SVC_OPERATION_LEASE', 30_000) },
   platformDir: { name: 'SVC_PLATFORM_DIR', description: 'Platform releases (releases/<id>, current link), the API record and the host agent lock', defaultText: '<SVC_DATA_DIR>/platform', parse: (raw, env) => { const value = optional(raw); return value === undefined ? dataPath(env, 'platform') : path.resolve(value); } },
   releaseVerifyCommand: { name: 'SVC_RELEASE_VERIFY_COMMAND', description: 'Signature policy: a command (/bin/sh -c, in the release folder) that must exit 0 before a platform release is promoted', defaultText: '(none: off)', parse: optional },
+  releaseKeep: { name: 'SVC_RELEASE_KEEP', description: 'Platform releases kept on disk after an upgrade ends (current and previous included); older ones are removed', defaultText: '3', parse: (raw) => {
+    const value = optional(raw) ?? '3';
+    if (!/^\d+$/.test(value) || Number(value) < 2 || Number(value) > 100) throw new ConfigError('SVC_RELEASE_KEEP', `"${value}" is not a whole number in 2-100 (the current release and the one before it are always kept)`);
+    return Number(value);
+  } },
   drainTimeoutMs: { name: 'SVC_DRAIN_TIMEOUT', description: 'How long the upgrade drain gate waits in wait mode', defaultText: '10m', parse: durationMs('SVC_DRAIN_TIMEOUT', 600_000) },
   upgradeBootTimeoutMs: { name: 'SVC_UPGRADE_BOOT_TIMEOUT', description: 'How long a candidate or restarted API may take to be healthy on its release', defaultText: '60s', parse: durationMs('SVC_UPGRADE_BOOT_TIMEOUT', 60_000) },
   agentMode: { name: 'SVC_AGENT', description: 'auto: svc serve starts the host agent when platform lane work is queued; off: never (run svc agent yourself)', defaultText: 'auto', parse: oneOf('SVC_AGENT', ['auto', 'off'] as const, 'auto') },

@@ -79,6 +79,7 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     events,
     drainMode: config.drainMode,
     drainTimeoutMs: config.drainTimeoutMs,
+    releaseKeep: config.releaseKeep,
     bootTimeoutMs: config.upgradeBootTimeoutMs,
     scratchDir,
     ...(config.apiToken === undefined ? {} : { token: config.apiToken }),

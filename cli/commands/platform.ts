@@ -26,7 +26,7 @@ interface LaneView {
 interface ReleasesView {
   runningRelease: string | null;
   current: { label: string; commit: string | null } | null;
-  builds: { id: string; label: string; commit: string | null; sha256: string; verification: string; createdAt: string; promotedAt: string | null; current: boolean }[];
+  builds: { id: string; label: string; commit: string | null; sha256: string; verification: string; createdAt: string; promotedAt: string | null; prunedAt: string | null; current: boolean }[];
   operations: { id: string; kind: string; status: string; ref: string | null; lastError: string | null; createdAt: string; upgrade: { phase: string; fromRelease: string | null; toRelease: string | null } | null }[];
 }
 
@@ -137,7 +137,7 @@ export function registerPlatform(program: Command): void {
     });
   platform
     .command('releases')
-    .description('Platform releases on disk (label, commit, SHA-256, signature verdict) and recent lane operations (GET /api/platform/releases)')
+    .description('Platform releases (label, commit, SHA-256, signature verdict, whether still on disk: SVC_RELEASE_KEEP) and recent lane operations (GET /api/platform/releases)')
     .option('--api <url>', 'control plane URL')
     .option('--json', 'print the API answer as JSON')
     .action(async (opts: ApiClientOptions & { json?: boolean }) => {
@@ -146,8 +146,8 @@ export function registerPlatform(program: Command): void {
       process.stdout.write(`running: ${view.current?.label ?? 'unknown'} (release ${view.runningRelease ?? 'none: a checkout'})\n\n`);
       process.stdout.write(
         renderTable(
-          ['', 'RELEASE', 'LABEL', 'COMMIT', 'SHA-256', 'SIGNATURE', 'PROMOTED'],
-          view.builds.map((b) => [b.current ? '*' : '', b.id, b.label, b.commit?.slice(0, 12) ?? '-', b.sha256.slice(0, 16), b.verification, b.promotedAt ?? '-']),
+          ['', 'RELEASE', 'LABEL', 'COMMIT', 'SHA-256', 'SIGNATURE', 'PROMOTED', 'ON DISK'],
+          view.builds.map((b) => [b.current ? '*' : '', b.id, b.label, b.commit?.slice(0, 12) ?? '-', b.sha256.slice(0, 16), b.verification, b.promotedAt ?? '-', b.prunedAt === null ? 'yes' : `removed ${b.prunedAt}`]),
         ),
       );
       process.stdout.write('\n');

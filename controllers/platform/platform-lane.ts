@@ -8,10 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EventEmitterPort } from '../../domain/events/event-port.js';
 import type { Operation, RecoveryDecision } from '../../domain/operations/index.js';
-import { readPlatformLanePayload, resumePlan, UpgradePhase, type PlatformUpgrade, type ReleaseSource, type UpgradeDrainMode } from '../../domain/platform/index.js';
+import { readPlatformLanePayload, releasesToPrune, resumePlan, UpgradePhase, type PlatformUpgrade, type ReleaseSource, type UpgradeDrainMode } from '../../domain/platform/index.js';
 import type { ApiRestarter, CandidateOutcome, ReleaseFolders, ReleaseManifest, VerifyOutcome } from '../../platform/platform-lane/index.js';
 import { waitForApi } from '../../platform/platform-lane/index.js';
-import { closeInterruptedLaneSteps, copyForCandidate, getPlatformUpgrade, markPlatformBuildPromoted, recordPlatformBuild, savePlatformUpgrade, activeAppOperations } from '../../store/control/platform-lane.js';
+import {
+  activeAppOperations, closeInterruptedLaneSteps, copyForCandidate, getPlatformUpgrade, listPlatformBuildsOnDisk, markPlatformBuildPromoted, markPlatformBuildPruned, recordPlatformBuild, savePlatformUpgrade,
+} from '../../store/control/platform-lane.js';
 import type { Db } from '../../store/database.js';
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations/index.js';
 import { LaneStepFailure, LaneSteps } from './lane-steps.js';
@@ -36,6 +38,8 @@ export interface PlatformLaneOptions {
   readonly drainTimeoutMs: number;
   /** How long a started API may take to be healthy on the expected release. */
   readonly bootTimeoutMs: number;
+  /** Releases kept on disk when an upgrade ends (ADR 0088). */
+  readonly releaseKeep: number;
   /** Throwaway folders of candidate APIs. */
   readonly scratchDir: string;
   /** Bearer token of the API's probes. */
@@ -114,8 +118,9 @@ export class PlatformLane {
         const message = await steps.run('postflight', () => this.#postflight(target, ctx.signal));
         record = savePlatformUpgrade(db, id, { phase: UpgradePhase.succeeded, message });
         this.options.backup.discard(id);
-        await this.#emit('platform.upgrade.succeeded', 'info', `Platform upgraded to ${target}`, ctx.operation, { from: record.fromRelease, to: target });
-        return receipt(record);
+        const pruned = this.#prune(ctx, [target, record.fromRelease]);
+        await this.#emit('platform.upgrade.succeeded', 'info', `Platform upgraded to ${target}`, ctx.operation, { from: record.fromRelease, to: target, pruned });
+        return { ...receipt(record), pruned };
       } catch (error) {
         if (ctx.signal.aborted) throw error;
         record = savePlatformUpgrade(db, id, { phase: UpgradePhase.rollingBack, message: `${(error as Error).message}` });
@@ -152,6 +157,7 @@ export class PlatformLane {
     }
     savePlatformUpgrade(db, ctx.operation.id, { phase: UpgradePhase.rolledBack });
     this.options.backup.discard(ctx.operation.id);
+    this.#prune(ctx, [from]);
     await this.#emit('platform.upgrade.rolled_back', 'warning', `Platform upgrade to ${record.toRelease ?? '?'} rolled back to ${from}`, ctx.operation, { from, to: record.toRelease, reason: why });
     throw new Error(`rolled back to ${from}: ${why}`);
   }
@@ -159,6 +165,7 @@ export class PlatformLane {
   async #fail(ctx: OperationContext, message: string, cause?: unknown): Promise<never> {
     if (ctx.signal.aborted && cause instanceof Error) throw cause;
     savePlatformUpgrade(this.options.db, ctx.operation.id, { phase: UpgradePhase.failed, message });
+    this.#prune(ctx, []);
     await this.#emit('platform.upgrade.failed', 'warning', 'Platform upgrade failed before promotion', ctx.operation, { reason: message });
     throw new Error(message, cause === undefined ? undefined : { cause });
   }
@@ -265,6 +272,33 @@ export class PlatformLane {
     });
     if (!outcome.ok) throw new LaneStepFailure('postflight', outcome.reason, 'postflight_failed');
     return outcome.reason;
+  }
+
+  /**
+   * Removes release folders beyond the `releaseKeep` most recently used, never `current`, the
+   * upgrade's own releases, or one a live process runs from; the records stay as history. Best
+   * effort: a folder that cannot be removed now is tried again after the next upgrade.
+   */
+  #prune(ctx: OperationContext, protect: readonly (string | null)[]): string[] {
+    const { folders, db } = this.options;
+    const keep = new Set(protect.filter((id): id is string => id !== null));
+    const current = folders.current()?.id;
+    if (current !== undefined) keep.add(current);
+    const onDisk = listPlatformBuildsOnDisk(db)
+      .map((b) => b.id)
+      .filter((id) => folders.has(id));
+    const pruned: string[] = [];
+    for (const id of releasesToPrune(onDisk, this.options.releaseKeep, keep, (id) => folders.inUse(id))) {
+      try {
+        folders.remove(id);
+        markPlatformBuildPruned(db, id);
+        pruned.push(id);
+      } catch (error) {
+        ctx.logger.warn({ release: id, err: (error as Error).message }, 'removing an old platform release failed');
+      }
+    }
+    if (pruned.length > 0) ctx.logger.info({ pruned, keep: this.options.releaseKeep }, 'old platform releases removed');
+    return pruned;
   }
 
   #recovered(operation: Operation, decision: RecoveryDecision): void {

@@ -5,5 +5,6 @@
 export { HOLD_STAGES, UpgradePhase, UpgradeStep, isPlatformKind, releaseId, resumePlan } from './platform-upgrade.js';
 export type { PlatformLaneStep, PlatformReleaseBuild, PlatformUpgrade, ReleaseVerification, UpgradeDrainMode, UpgradePhase as UpgradePhaseValue, UpgradeStepStatus } from './platform-upgrade.js';
 export type { ReleaseSource, StagedRelease } from './release-source.js';
+export { releasesToPrune } from './release-retention.js';
 export { readPlatformLanePayload } from './platform-lane-payload.js';
 export type { PlatformLanePayload } from './platform-lane-payload.js';

@@ -71,6 +71,8 @@ export interface PlatformReleaseBuild {
   readonly createdAt: string;
   /** Last time `current` was pointed at it (promotion, rollback target or first install). */
   readonly promotedAt: string | null;
+  /** When its folder was removed from disk (kept as history); null while it is on disk. */
+  readonly prunedAt: string | null;
 }
 
 /** One upgrade (the `platform.upgrade` operation's own record). */

@@ -105,9 +105,33 @@ export class ReleaseFolders {
     }
   }
 
+  /** Removes release `id`'s folder: renamed aside first, so a half-removed folder never passes for a release. */
+  remove(id: string): void {
+    const dir = this.dir(id);
+    if (!fs.existsSync(dir)) return;
+    const aside = path.join(this.releasesDir, `.removing-${randomBytes(6).toString('hex')}`);
+    fs.renameSync(dir, aside);
+    fs.rmSync(aside, { recursive: true, force: true });
+  }
+
+  /** True while a live process runs from release `id` (its executable, or a path in its command line, is in the folder). */
+  inUse(id: string): boolean {
+    const dir = `${this.dir(id)}/`;
+    for (const entry of safeList('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(dir)) return true;
+        if (fs.readlinkSync(`/proc/${entry}/exe`).startsWith(dir)) return true;
+      } catch {
+        // Gone meanwhile, or not ours to read.
+      }
+    }
+    return false;
+  }
+
   /** Removes stale staging folders and links a crashed stage or swap left behind. */
   cleanStaging(): void {
-    for (const name of safeList(this.releasesDir)) if (name.startsWith('.staging-')) fs.rmSync(path.join(this.releasesDir, name), { recursive: true, force: true });
+    for (const name of safeList(this.releasesDir)) if (name.startsWith('.staging-') || name.startsWith('.removing-')) fs.rmSync(path.join(this.releasesDir, name), { recursive: true, force: true });
     for (const name of safeList(this.root)) if (name.startsWith('.current-')) fs.rmSync(path.join(this.root, name), { force: true });
   }
 }

@@ -13,6 +13,7 @@ import { FLEET_AUTHORITY_MIGRATION } from './migrations/0010-fleet-authority.js'
 import { DEPLOYMENT_SPECS_MIGRATION } from './migrations/0011-deployment-specs.js';
 import { PLATFORM_LANE_MIGRATION } from './migrations/0012-platform-lane.js';
 import { DEPLOYMENT_HISTORY_INDEXES_MIGRATION } from './migrations/0013-deployment-history-indexes.js';
+import { PLATFORM_BUILDS_PRUNED_MIGRATION } from './migrations/0014-platform-builds-pruned.js';
 
 export const CONTROL_MIGRATIONS: readonly Migration[] = [
   {
@@ -65,4 +66,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   DEPLOYMENT_SPECS_MIGRATION,
   PLATFORM_LANE_MIGRATION,
   DEPLOYMENT_HISTORY_INDEXES_MIGRATION,
+  PLATFORM_BUILDS_PRUNED_MIGRATION,
 ];

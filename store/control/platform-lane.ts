@@ -19,6 +19,7 @@ interface RawBuild {
   verification_message: string | null;
   created_at: string;
   promoted_at: string | null;
+  pruned_at: string | null;
 }
 
 const buildFromRaw = (r: RawBuild): PlatformReleaseBuild => ({
@@ -32,14 +33,15 @@ const buildFromRaw = (r: RawBuild): PlatformReleaseBuild => ({
   verificationMessage: r.verification_message,
   createdAt: r.created_at,
   promotedAt: r.promoted_at,
+  prunedAt: r.pruned_at,
 });
 
 /** Records a staged release (or updates its label, source and verdict when staged again). */
-export function recordPlatformBuild(db: Db, build: Omit<PlatformReleaseBuild, 'createdAt' | 'promotedAt'>, now = new Date()): PlatformReleaseBuild {
+export function recordPlatformBuild(db: Db, build: Omit<PlatformReleaseBuild, 'createdAt' | 'promotedAt' | 'prunedAt'>, now = new Date()): PlatformReleaseBuild {
   db.prepare(
     `INSERT INTO platform_builds (id, label, version, commit_sha, sha256, source, verification, verification_message, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     ON CONFLICT (id) DO UPDATE SET label = excluded.label, source = excluded.source, verification = excluded.verification, verification_message = excluded.verification_message`,
+     ON CONFLICT (id) DO UPDATE SET label = excluded.label, source = excluded.source, verification = excluded.verification, verification_message = excluded.verification_message, pruned_at = NULL`,
   ).run(build.id, build.label, build.version, build.commit, build.sha256, build.source, build.verification, build.verificationMessage, now.toISOString());
   return getPlatformBuild(db, build.id)!;
 }
@@ -47,6 +49,16 @@ export function recordPlatformBuild(db: Db, build: Omit<PlatformReleaseBuild, 'c
 /** Marks that `current` was pointed at a release. */
 export function markPlatformBuildPromoted(db: Db, id: string, now = new Date()): void {
   db.prepare('UPDATE platform_builds SET promoted_at = ? WHERE id = ?').run(now.toISOString(), id);
+}
+
+/** Marks that a release's folder was removed from disk. */
+export function markPlatformBuildPruned(db: Db, id: string, now = new Date()): void {
+  db.prepare('UPDATE platform_builds SET pruned_at = ? WHERE id = ?').run(now.toISOString(), id);
+}
+
+/** Releases whose folders are on disk, most recently used first (last promotion, else staging). */
+export function listPlatformBuildsOnDisk(db: Db): PlatformReleaseBuild[] {
+  return (db.prepare('SELECT * FROM platform_builds WHERE pruned_at IS NULL ORDER BY COALESCE(promoted_at, created_at) DESC, rowid DESC').all() as RawBuild[]).map(buildFromRaw);
 }
 
 /** One release, or undefined. */

@@ -21,7 +21,10 @@ test.before(async () => {
   platform = await startLanePlatform({ teardown: (fn) => void teardowns.push(fn) }, tree, {
     apps: ['alpha', 'beta'],
     // The signature policy: a release whose version says "unsigned" is rejected.
-    env: { SVC_RELEASE_VERIFY_COMMAND: 'if grep -q unsigned package.json; then echo "no signature for $SVC_RELEASE_SHA256" >&2; exit 1; fi; echo "signed $SVC_RELEASE_ID"' },
+    env: {
+      SVC_RELEASE_KEEP: '2',
+      SVC_RELEASE_VERIFY_COMMAND: 'if grep -q unsigned package.json; then echo "no signature for $SVC_RELEASE_SHA256" >&2; exit 1; fi; echo "signed $SVC_RELEASE_ID"',
+    },
   });
   for (const app of ['alpha', 'beta']) {
     const op = await deployAndWait(platform, app);
@@ -189,3 +192,19 @@ function controlMigrations(p: LanePlatform): number {
     db.close();
   }
 }
+
+test.serial('Releases beyond SVC_RELEASE_KEEP are removed from disk as upgrades end, never the current one, and stay listed as history', async (t) => {
+  // By now this file has staged the first release, the upgrade and four refused or rolled-back releases.
+  const view = await api(platform, 'GET', '/api/platform/releases');
+  t.is(view.status, 200);
+  const builds = view.body.builds as any[];
+  const onDisk = fs.readdirSync(path.join(platform.platformDir, 'releases')).filter((name) => !name.startsWith('.')).sort();
+  t.deepEqual(onDisk, builds.filter((b) => b.prunedAt === null).map((b) => b.id).sort(), 'the records say which folders are on disk');
+  t.true(onDisk.length <= 2, onDisk.join(', '));
+  t.true(onDisk.includes(currentRelease(platform)!));
+  t.true(builds.filter((b) => b.prunedAt !== null).length >= 3, JSON.stringify(builds.map((b) => [b.label, b.prunedAt])));
+  const cli = await runSvc(['platform', 'releases', '--api', platform.url]);
+  t.is(cli.code, 0, cli.stderr);
+  t.regex(cli.stdout, /ON DISK/);
+  t.regex(cli.stdout, /removed \d{4}-/);
+});
