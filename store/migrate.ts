@@ -52,13 +52,24 @@ export function appliedMigrations(db: Db): AppliedMigration[] {
     .all() as AppliedMigration[];
 }
 
+/** Options of {@link migrate}. */
+export interface MigrateOptions {
+  /**
+   * Accept a database a newer release migrated further (its extra migrations are left alone). Only
+   * for the host agent, which must finish rolling such a release back (ADR 0089); every service
+   * refuses such a database.
+   */
+  readonly allowNewer?: boolean;
+}
+
 /** Applies every migration not yet recorded, in order. */
-export function migrate(db: Db, migrations: readonly Migration[]): MigrationResult {
+export function migrate(db: Db, migrations: readonly Migration[], options: MigrateOptions = {}): MigrationResult {
   assertMigrationList(migrations);
   const applied = new Map(appliedMigrations(db).map((m) => [m.version, m]));
   for (const recorded of applied.values()) {
     const known = migrations[recorded.version - 1];
     if (!known) {
+      if (options.allowNewer) continue;
       throw new Error(`database has migration ${recorded.version} (${recorded.name}) that this release does not know: it was written by a newer release`);
     }
     if (migrationChecksum(known) !== recorded.checksum) {

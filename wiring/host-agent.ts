@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { SvcConfig } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
-import { packageRoot } from '../platform/build-info.js';
+import { packageRoot, releaseFolder } from '../platform/build-info.js';
 import { openControlStore } from '../store/open-stores.js';
 import { SINK_TARGET } from '../store/control/event-outbox.js';
 import { systemClock } from '../domain/events/clock.js';
@@ -16,7 +16,9 @@ import { EventService } from '../controllers/events/event-service.js';
 import { NotificationService } from '../controllers/events/notification-service.js';
 import { OperationHandlers, OperationWorker } from '../controllers/operations/index.js';
 import { HostAgent, LaneDataBackup, PlatformLane } from '../controllers/platform/index.js';
-import { ApiRestarter, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, readApiProcess, reapCandidates, runVerifyHook } from '../platform/platform-lane/index.js';
+import {
+  ApiRestarter, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, launchAgent, readApiProcess, reapCandidates, releaseProgram, runVerifyHook,
+} from '../platform/platform-lane/index.js';
 import type { ReleaseSource } from '../domain/platform/index.js';
 
 /** A running host agent. */
@@ -42,7 +44,10 @@ function sourceFor(config: SvcConfig, spec: string): ReleaseSource {
 export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAgentTuning = {}): RunningHostAgent {
   const log = logger.child({ service: 'host-agent' });
   const releaseLock = acquireAgentLock(config.platformDir);
-  const store = openControlStore(config.dataDir);
+  const ownRelease = realpath(releaseFolder() ?? packageRoot());
+  // A newer release may have migrated control.db before its postflight failed: this agent must still
+  // open it to finish the rollback, which restores the database the older release knows (ADR 0089).
+  const store = openControlStore(config.dataDir, { allowNewer: true });
   const folders = new ReleaseFolders(config.platformDir);
   folders.cleanStaging();
   const scratchDir = path.join(config.platformDir, 'candidates');
@@ -93,6 +98,7 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     logger: log,
     apiAlive: () => apiAlive(readApiProcess(config.platformDir)),
     dataPresent: () => fs.existsSync(store.file),
+    handOver: () => successorReason(folders, ownRelease),
     ...(tuning.idleExitMs === undefined ? {} : { idleExitMs: tuning.idleExitMs }),
   });
   agent.start();
@@ -107,8 +113,53 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
         await events.flushed();
         store.db.close();
         releaseLock();
+        if (agent.handingOver) handOver(config, log, folders);
       })();
       return closing;
     },
   };
+}
+
+function realpath(dir: string): string {
+  try {
+    return fs.realpathSync(dir);
+  } catch {
+    return path.resolve(dir);
+  }
+}
+
+/** Why this agent should leave for the release `current` points at, or undefined when it runs that release. */
+function successorReason(folders: ReleaseFolders, ownRelease: string): string | undefined {
+  const current = folders.current();
+  if (current === undefined || !folders.has(current.id)) return undefined;
+  const dir = realpath(current.dir);
+  return dir === ownRelease ? undefined : `current points at ${current.id}; this agent runs ${ownRelease}`;
+}
+
+/**
+ * Starts the successor from the current release (after this agent released its lock), unless a
+ * service manager runs the agent (`SVC_AGENT=off`): then leaving is enough, and the unit starts the
+ * agent again from `current`.
+ */
+function handOver(config: SvcConfig, log: Logger, folders: ReleaseFolders): void {
+  const current = folders.current();
+  if (config.agentMode === 'off' || current === undefined) {
+    log.info({ release: current?.id ?? null }, 'host agent left for its service manager to start the current release');
+    return;
+  }
+  try {
+    const dir = realpath(current.dir);
+    const pid = launchAgent({
+      platformDir: config.platformDir,
+      svcBin: undefined,
+      command: releaseProgram(dir),
+      dataDir: config.dataDir,
+      cwd: process.cwd(),
+      env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir },
+    });
+    log.info({ release: current.id, successor: pid ?? null }, pid === undefined ? 'another host agent already runs' : 'host agent handed over to the current release');
+  } catch (error) {
+    // The API starts an agent again when lane work is queued (SVC_AGENT=auto).
+    log.error({ err: error, release: current.id }, 'starting the host agent of the current release failed');
+  }
 }

@@ -19,6 +19,11 @@ export interface HostAgentOptions {
   readonly apiAlive: () => boolean;
   /** True while the data folder still exists (a removed folder ends the agent). */
   readonly dataPresent: () => boolean;
+  /**
+   * Says why this agent should hand over to the release `current` points at (it runs older code),
+   * or undefined; asked while it runs no lane operation (ADR 0088).
+   */
+  readonly handOver?: () => string | undefined;
   /** Leave after this long without an API and without lane work. @default 10000 */
   readonly idleExitMs?: number;
   /** @default 500 */
@@ -32,6 +37,7 @@ export class HostAgent {
   #idleSince: number | undefined;
   #stopped: Promise<string> | undefined;
   #resolveStopped: ((reason: string) => void) | undefined;
+  #handingOver = false;
 
   constructor(options: HostAgentOptions) {
     this.#options = options;
@@ -48,6 +54,11 @@ export class HostAgent {
   /** Resolves with the reason once the agent decided to leave (no API and no work, or the data folder is gone). */
   get stopped(): Promise<string> {
     return this.#stopped ?? Promise.resolve('not started');
+  }
+
+  /** True once the agent decided to leave for a successor that runs the current release. */
+  get handingOver(): boolean {
+    return this.#handingOver;
   }
 
   /** Stops claiming; a running lane operation is interrupted and recovered by the next agent. */
@@ -68,6 +79,18 @@ export class HostAgent {
       pending = listOperations(this.#options.db, { status: ['queued', 'running'], limit: 500 }).filter((op) => op.kind.startsWith('platform.')).length;
     } catch (error) {
       this.#options.logger.error({ err: error }, 'reading lane operations failed');
+      return;
+    }
+    // Only between lane operations: in the middle of one, `current` may point at a release that has
+    // not passed its postflight (a resumed upgrade must be finished by this agent).
+    if (pending === 0 && this.#options.worker.runningCount === 0 && !this.#handingOver) {
+      const reason = this.#options.handOver?.();
+      if (reason !== undefined) {
+        this.#handingOver = true;
+        if (this.#timer) clearInterval(this.#timer);
+        this.#resolveStopped?.(`handing over: ${reason}`);
+        return;
+      }
     }
     if (pending > 0 || this.#options.worker.runningCount > 0 || this.#options.apiAlive()) {
       this.#idleSince = undefined;

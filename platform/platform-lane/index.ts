@@ -15,4 +15,4 @@ export { ApiRestarter, apiAlive, clearApiProcess, readApiProcess, recordApiProce
 export type { ApiProcessRecord, ApiRestarterOptions, StoppedApi } from './api-process.js';
 export { checkCandidate, freePort, reapCandidates } from './candidate-api.js';
 export type { CandidateOutcome } from './candidate-api.js';
-export { acquireAgentLock, launchAgent, runningAgent } from './host-agent-process.js';
+export { acquireAgentLock, launchAgent, releaseProgram, runningAgent } from './host-agent-process.js';

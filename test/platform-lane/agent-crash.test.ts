@@ -1,9 +1,10 @@
 import test from 'ava';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { runningAgent } from '../../platform/platform-lane/index.js';
 import { isProcessAlive } from '../../platform/local-scheduler/process-table.js';
 import {
-  api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, readLaneRow, requestLoop, startAgent, startLanePlatform, tail, treeVariant, waitUntil, type LanePlatform,
+  MIGRATES_THEN_FAILS, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, readLaneRow, requestLoop, startAgent, startLanePlatform, tail, treeVariant, waitUntil, type LanePlatform,
 } from './lane-harness.js';
 
 // One platform for the file; each test SIGKILLs the host agent when the upgrade enters one step.
@@ -29,6 +30,7 @@ for (const [index, step] of ['stage', 'candidate', 'drain', 'promote', 'restart'
     t.timeout(240_000);
     const variant = treeVariant(t, tree, `0.2.${index}-crash`);
     const loop = requestLoop(addresses);
+    t.teardown(() => loop.stop());
     const id = await queueLane(platform, 'upgrade', { source: variant });
     // Another process's row: polled as tightly as the step allows.
     const seen = await waitUntil(
@@ -77,4 +79,68 @@ for (const [index, step] of ['stage', 'candidate', 'drain', 'promote', 'restart'
     const counts = await loop.stop();
     t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
   });
+}
+
+test.serial('A SIGKILL of the host agent when the rollback of a release that migrated control.db begins, then a new agent: the rollback finishes and the previous release boots on the restored database', async (t) => {
+  t.timeout(240_000);
+  const variant = treeVariant(t, tree, '0.2.9-migrates', MIGRATES_THEN_FAILS);
+  const migrations = newestMigration(platform);
+  const loop = requestLoop(addresses);
+  t.teardown(() => loop.stop());
+  const id = await queueLane(platform, 'upgrade', { source: variant });
+  const seen = await waitUntil(
+    () => {
+      const row = readLaneRow(platform, id);
+      return row && (row.stage === 'rollback' || ['succeeded', 'failed'].includes(row.status)) ? row : undefined;
+    },
+    120_000,
+    'the upgrade to enter rollback',
+    5,
+  );
+  t.is(seen.stage, 'rollback', `the upgrade ended before its rollback: ${seen.status} ${seen.lastError}`);
+  const agent = runningAgent(platform.platformDir)!;
+  process.kill(agent, 'SIGKILL');
+  await waitUntil(() => !isProcessAlive(agent, undefined), 10_000, 'the agent to die');
+  startAgent(platform, tree);
+  const end = await waitUntil(
+    () => {
+      const row = readLaneRow(platform, id);
+      return row && ['succeeded', 'failed'].includes(row.status) ? row : undefined;
+    },
+    180_000,
+    `the lane to end; agent log: ${tail(path.join(platform.platformDir, 'agent.log'), 2000)}`,
+    100,
+  );
+  t.is(end.phase, 'rolled_back', `${end.status} ${end.lastError}`);
+  t.true(end.attempts >= 2);
+  // The rollback target: the release current pointed at before (the running build, staged first when this test runs alone).
+  const previous = readLaneRow(platform, id)!.fromRelease ?? currentRelease(platform);
+  t.truthy(previous);
+  t.is(currentRelease(platform), previous);
+  const version = await waitUntil(
+    async () => {
+      try {
+        const v = await api(platform, 'GET', '/api/version');
+        return v.status === 200 && v.body.release === previous ? v.body : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    60_000,
+    `the API to serve release ${previous}`,
+    100,
+  );
+  t.is(version.release, previous);
+  t.is(newestMigration(platform), migrations, 'the restored control.db has the previous release\'s schema');
+  const counts = await loop.stop();
+  t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
+});
+
+function newestMigration(p: LanePlatform): number {
+  const db = new Database(path.join(p.dataDir, 'control.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number }).v;
+  } finally {
+    db.close();
+  }
 }

@@ -328,13 +328,13 @@ export function gitIn(cwd: string, ...args: string[]): string {
 }
 
 /** Reads a lane operation straight from control.db (the API may be down in the middle of a restart). */
-export function readLaneRow(platform: LanePlatform, id: string): { status: string; stage: string | null; attempts: number; lastError: string | null; phase: string | null } | undefined {
+export function readLaneRow(platform: LanePlatform, id: string): { status: string; stage: string | null; attempts: number; lastError: string | null; phase: string | null; fromRelease: string | null } | undefined {
   const db = new Database(path.join(platform.dataDir, 'control.db'), { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     return db
-      .prepare('SELECT o.status, o.stage, o.attempts, o.last_error AS lastError, u.phase FROM operations o LEFT JOIN platform_upgrades u ON u.operation_id = o.id WHERE o.id = ?')
-      .get(id) as { status: string; stage: string | null; attempts: number; lastError: string | null; phase: string | null } | undefined;
+      .prepare('SELECT o.status, o.stage, o.attempts, o.last_error AS lastError, u.phase, u.from_release AS fromRelease FROM operations o LEFT JOIN platform_upgrades u ON u.operation_id = o.id WHERE o.id = ?')
+      .get(id) as { status: string; stage: string | null; attempts: number; lastError: string | null; phase: string | null; fromRelease: string | null } | undefined;
   } finally {
     db.close();
   }

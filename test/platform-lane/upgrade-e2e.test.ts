@@ -3,8 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { runSvc } from '../helpers/cli.js';
+import { runningAgent } from '../../platform/platform-lane/index.js';
 import {
-  FAILS_OUTSIDE_CANDIDATE, MIGRATES_THEN_FAILS, NEVER_STARTS, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, requestLoop, startLanePlatform, tail, treeVariant, waitForLane, type LanePlatform,
+  FAILS_OUTSIDE_CANDIDATE, MIGRATES_THEN_FAILS, NEVER_STARTS, waitUntil, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, requestLoop, startLanePlatform, tail, treeVariant, waitForLane, type LanePlatform,
 } from './lane-harness.js';
 
 // One platform for the file: the upgrade, then a failing candidate and a failing postflight against the upgraded platform.
@@ -85,6 +86,17 @@ test.serial('An upgrade moves the running platform to another build while both a
   const types = (events.body.events as any[]).map((e) => e.type);
   t.true(types.includes('platform.upgrade.started'));
   t.true(types.includes('platform.upgrade.succeeded'));
+  // The agent that ran the upgrade ran the old code: it handed over to an agent of the new release.
+  const successor = await waitUntil(
+    () => {
+      const pid = runningAgent(platform.platformDir);
+      return pid !== undefined && commandLine(pid).includes(`${path.join(platform.platformDir, 'releases', view.upgrade.toRelease)}/`) ? pid : undefined;
+    },
+    30_000,
+    `an agent of ${view.upgrade.toRelease}; agent log: ${tail(path.join(platform.platformDir, 'agent.log'), 1500)}`,
+  );
+  t.regex(fs.readFileSync(path.join(platform.platformDir, 'agent.log'), 'utf8'), /host agent handed over to the current release/);
+  t.log(`agent ${successor} runs ${commandLine(successor)}`);
 });
 
 test.serial('A candidate that fails its health check is never promoted and the API is not restarted', async (t) => {
@@ -208,3 +220,11 @@ test.serial('Releases beyond SVC_RELEASE_KEEP are removed from disk as upgrades 
   t.regex(cli.stdout, /ON DISK/);
   t.regex(cli.stdout, /removed \d{4}-/);
 });
+
+function commandLine(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+  } catch {
+    return '';
+  }
+}

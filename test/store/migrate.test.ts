@@ -64,6 +64,9 @@ test('migrate refuses gaps and a database written by a newer release', (t) => {
     { version: 2, name: 'two', sql: 'SELECT 1' },
   ]);
   t.throws(() => migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 1' }]), { message: /written by a newer release/ });
+  // The host agent must open it to roll that newer release back (ADR 0089); an edited migration is still refused.
+  t.deepEqual(migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 1' }], { allowNewer: true }), { applied: [], latest: 1 });
+  t.throws(() => migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 2' }], { allowNewer: true }), { message: /changed after it was applied/ });
 });
 
 test('a failing migration leaves no trace of itself', (t) => {
