@@ -16,7 +16,7 @@ import { EventService } from '../controllers/events/event-service.js';
 import { NotificationService } from '../controllers/events/notification-service.js';
 import { OperationHandlers, OperationWorker } from '../controllers/operations/index.js';
 import { HostAgent, PlatformLane } from '../controllers/platform/index.js';
-import { ApiRestarter, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, readApiProcess, reapCandidates, runVerifyHook } from '../platform/platform-lane/index.js';
+import { ApiRestarter, ArtifactSource, BuiltCheckoutSource, GitRefSource, isArtifactFolder, isReleaseArtifact, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, readApiProcess, reapCandidates, runVerifyHook } from '../platform/platform-lane/index.js';
 import type { ReleaseSource } from '../domain/platform/index.js';
 
 /** A running host agent. */
@@ -32,10 +32,23 @@ export interface HostAgentTuning {
   readonly idleExitMs?: number;
 }
 
-/** `git:<ref>` builds the ref from the platform repository; anything else is a built checkout folder. */
+/**
+ * `git:<ref>` builds the ref from the platform repository; a `.tar.gz`/`.tgz` or a folder holding
+ * `svc` and `svc-release.json` is the release artifact; anything else is a built checkout folder.
+ */
 function sourceFor(config: SvcConfig, spec: string): ReleaseSource {
   if (spec.startsWith('git:')) return new GitRefSource(config.platformRepo ?? packageRoot(), spec.slice(4));
+  if (isReleaseArtifact(spec)) return new ArtifactSource(spec);
   return new BuiltCheckoutSource(spec);
+}
+
+/** The running API's own tree (a built checkout, or the release artifact's folder), staged as the first release. */
+function baselineSource(platformDir: string): ReleaseSource | undefined {
+  const root = readApiProcess(platformDir)?.root;
+  if (root === undefined) return undefined;
+  if (fs.existsSync(path.join(root, 'dist', 'cli', 'main.js'))) return new BuiltCheckoutSource(root);
+  if (isArtifactFolder(root)) return new ArtifactSource(root);
+  return undefined;
 }
 
 /** Starts the host agent for `config`'s data folder; a live agent there is a conflict. */
@@ -68,10 +81,7 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     db: store.db,
     folders,
     sourceFor: (spec) => sourceFor(config, spec),
-    baseline: () => {
-      const root = readApiProcess(config.platformDir)?.root;
-      return root !== undefined && fs.existsSync(path.join(root, 'dist', 'cli', 'main.js')) ? new BuiltCheckoutSource(root) : undefined;
-    },
+    baseline: () => baselineSource(config.platformDir),
     restarter,
     candidate: (options) => checkCandidate({ ...options, env: process.env, timeoutMs: config.upgradeBootTimeoutMs, ...(config.apiToken === undefined ? {} : { token: config.apiToken }) }),
     ...(config.releaseVerifyCommand === undefined ? {} : { verify: (dir, manifest, signal) => runVerifyHook(config.releaseVerifyCommand!, dir, manifest, { signal }) }),

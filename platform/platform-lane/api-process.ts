@@ -1,8 +1,10 @@
 /**
  * The API process of this host, as the host agent sees it: `svc serve` records itself in
  * `<platform dir>/api.json` (pid and start time, serve arguments, working directory, URL, release);
- * the agent restarts it by stopping that process and starting `<current>/bin/svc.js serve` with the
- * same arguments and its own environment, detached, output appended to `<platform dir>/api.log`.
+ * the agent restarts it by stopping that process and starting the release in `current` (`bin/svc.js`
+ * of a built checkout, the `svc` executable of the release artifact: {@link releaseCommand}) with
+ * `serve`, the same arguments and its own environment, detached, output appended to
+ * `<platform dir>/api.log`.
  * With a restart command (a service unit: `systemctl restart svc`) the agent runs that instead.
  */
 import { spawn } from 'node:child_process';
@@ -10,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
 import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
+import { releaseCommand } from './release-command.js';
 
 /** What `svc serve` records about itself. */
 export interface ApiProcessRecord {
@@ -54,7 +57,7 @@ export function apiAlive(record: ApiProcessRecord | undefined): boolean {
 /** Options of {@link ApiRestarter}. */
 export interface ApiRestarterOptions {
   readonly platformDir: string;
-  /** The `current` link: the API starts from `<current>/bin/svc.js`. */
+  /** The `current` link: the API starts from the release it points at when spawned. */
   readonly currentLink: string;
   /** Environment of the started API (the agent's own). */
   readonly env: Readonly<Record<string, string | undefined>>;
@@ -119,12 +122,16 @@ export class ApiRestarter {
     }
   }
 
-  /** Starts `<current>/bin/svc.js serve` detached with the recorded arguments, on the recorded port. */
+  /**
+   * Starts the release in `current` (`<current>/bin/svc.js` or `<current>/svc`, the link followed
+   * at spawn time) with `serve` detached, the recorded arguments, on the recorded port.
+   */
   start(record: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): number {
+    const [program, ...leading] = releaseCommand(this.options.currentLink);
     const log = fs.openSync(path.join(this.options.platformDir, 'api.log'), 'a', 0o600);
     try {
       const port = new URL(record.url).port;
-      const child = spawn(process.execPath, [path.join(this.options.currentLink, 'bin', 'svc.js'), 'serve', ...record.argv], {
+      const child = spawn(program, [...leading, 'serve', ...record.argv], {
         cwd: record.cwd,
         env: { ...this.options.env, ...(port === '' ? {} : { SVC_PORT: port }) },
         detached: true,

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConflictError } from '../../domain/errors.js';
 import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
+import { releaseCommand } from './release-command.js';
 
 const LOCK = 'agent.lock';
 
@@ -47,15 +48,17 @@ export function acquireAgentLock(platformDir: string): () => void {
 }
 
 /**
- * Starts `svc agent` detached (own session, output appended to `<platform dir>/agent.log`) unless
- * one runs; returns its pid, or undefined when one already ran.
+ * Starts `svc agent` of the release in `releaseDir` (a built checkout or the release artifact's
+ * folder, {@link releaseCommand}) detached (own session, output appended to
+ * `<platform dir>/agent.log`) unless one runs; returns its pid, or undefined when one already ran.
  */
-export function launchAgent(options: { platformDir: string; /** The checkout's bin/svc.js; undefined when this process is the release artifact's executable. */ svcBin: string | undefined; dataDir: string; cwd: string; env: Readonly<Record<string, string | undefined>> }): number | undefined {
+export function launchAgent(options: { platformDir: string; releaseDir: string; dataDir: string; cwd: string; env: Readonly<Record<string, string | undefined>> }): number | undefined {
   if (runningAgent(options.platformDir) !== undefined) return undefined;
+  const [program, ...leading] = releaseCommand(options.releaseDir);
   fs.mkdirSync(options.platformDir, { recursive: true });
   const log = fs.openSync(path.join(options.platformDir, 'agent.log'), 'a', 0o600);
   try {
-    const child = spawn(process.execPath, [...(options.svcBin === undefined ? [] : [options.svcBin]), 'agent', '--data', options.dataDir], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', log, log] });
+    const child = spawn(program, [...leading, 'agent', '--data', options.dataDir], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', log, log] });
     child.unref();
     return child.pid;
   } finally {
