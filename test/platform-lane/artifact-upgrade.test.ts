@@ -1,9 +1,12 @@
 /**
  * The release artifact through the platform lane, end to end: a platform started from a built
  * checkout is upgraded to the real artifact archive (built once per ava run) with two apps under a
- * request loop, then, by the artifact's own host agent, to a second distinct artifact.
+ * request loop, then, by the artifact's own host agent, to a second distinct artifact; and a platform
+ * first started from an unpacked artifact folder, which stages that folder as its first release.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { runSvc } from '../helpers/cli.js';
@@ -109,4 +112,36 @@ test.serial('A second upgrade, from the artifact to another artifact, is run by 
   const builds = (await api(platform, 'GET', '/api/platform/releases')).body.builds as any[];
   t.like(builds.find((b) => b.id === release), { current: true, source: `artifact:${second.archive} (sha256 ${second.sha256})` });
   t.true(builds.some((b) => b.id === previous && !b.current));
+});
+
+test.serial('A platform first started from an unpacked artifact stages its own folder as the first release and upgrades to another artifact', async (t) => {
+  t.timeout(300_000);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lane-unpacked-'));
+  teardowns.push(() => fs.rmSync(work, { recursive: true, force: true }));
+  fs.chmodSync(work, 0o711);
+  execFileSync('tar', ['-xzf', artifact.archive, '-C', work]);
+  const folder = path.join(work, path.basename(artifact.archive, '.tar.gz'));
+  const unpacked = await startLanePlatform({ teardown: (fn) => void teardowns.push(fn) }, folder, { apps: ['alpha'] });
+  t.is(unpacked.api()!.root, folder);
+  t.is(fs.readlinkSync(`/proc/${unpacked.api()!.pid}/exe`), path.join(folder, 'svc'));
+  const op = await deployAndWait(unpacked, 'alpha');
+  t.is(op.status, 'succeeded', String(op.lastError));
+  const addresses = await appAddresses(unpacked, 'alpha');
+  const second = await repackedArtifact(artifact, work, new Date(Date.now() + 1000).toISOString());
+  const loop = requestLoop(addresses);
+  const id = await queueLane(unpacked, 'upgrade', { source: second.archive });
+  const view = await waitForLane(unpacked, id);
+  const counts = await loop.stop();
+  t.is(view.operation.status, 'succeeded', `${JSON.stringify(view, null, 1)}; agent log: ${tail(path.join(unpacked.platformDir, 'agent.log'))}`);
+  t.deepEqual(steps(view), UPGRADE_STEPS);
+  t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
+  // The first release is the running folder, staged with the identity of the archive it came from.
+  const builds = (await api(unpacked, 'GET', '/api/platform/releases')).body.builds as any[];
+  const baseline = builds.find((b) => b.id === view.upgrade.fromRelease);
+  t.like(baseline, { current: false, version: artifact.release.version, source: `artifact:${folder}` });
+  t.true(fs.existsSync(path.join(unpacked.platformDir, 'releases', view.upgrade.fromRelease, 'svc')));
+  const after = await waitUntil(() => unpacked.api()?.root !== folder && unpacked.api(), 30_000, 'the restarted API to record itself');
+  t.is(fs.readlinkSync(`/proc/${after.pid}/exe`), path.join(unpacked.platformDir, 'releases', view.upgrade.toRelease, 'svc'));
+  t.is((await api(unpacked, 'GET', '/api/version')).body.release, view.upgrade.toRelease);
+  t.deepEqual(await appAddresses(unpacked, 'alpha'), addresses);
 });
