@@ -76,6 +76,7 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     currentLink: folders.currentLink,
     env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir },
     ...(config.agentRestartCommand === undefined ? {} : { restartCommand: config.agentRestartCommand }),
+    mode: config.agentRestartMode,
   });
   const lane = new PlatformLane({
     db: store.db,

@@ -5,7 +5,9 @@
  * of a built checkout, the `svc` executable of the release artifact: {@link releaseCommand}) with
  * `serve`, the same arguments and its own environment, detached, output appended to
  * `<platform dir>/api.log`.
- * With a restart command (a service unit: `systemctl restart svc`) the agent runs that instead.
+ * With a restart command (a service unit: `systemctl restart svc`) the agent runs that instead; in
+ * `stop` mode (the installed unit, `Restart=always`, ADR 0087) it only stops the API and its
+ * supervisor starts `current` again.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -63,6 +65,11 @@ export interface ApiRestarterOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Run with `/bin/sh -c` instead of stopping and starting the process (service units). */
   readonly restartCommand?: string;
+  /**
+   * `spawn`: stop the API, then start `current`'s; `stop`: only stop it, a supervisor starts it again
+   * (a systemd unit tracks only the processes it started itself). @default spawn
+   */
+  readonly mode?: 'spawn' | 'stop';
   /** How long a stopping API may take before SIGKILL. @default 30000 */
   readonly stopTimeoutMs?: number;
 }
@@ -85,12 +92,18 @@ export class ApiRestarter {
 
   /**
    * Stops the recorded API (SIGTERM; SIGKILL after the stop timeout) and starts the one in
-   * `current`; resolves once the new process is spawned (or the restart command returned), with
-   * the pid of the process it replaced. `fallback` gives serve arguments when nothing was recorded.
+   * `current`; resolves once the new process is spawned (or the restart command returned, or, in
+   * `stop` mode, once the old process is gone), with the pid of the process it replaced.
+   * `fallback` gives serve arguments when nothing was recorded.
    */
   async restart(fallback?: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): Promise<{ replaced: number | undefined }> {
     const before = this.record() ?? (fallback ? { pid: 0, startTime: undefined, root: '', ...fallback } : undefined);
     this.#started = undefined;
+    if (this.options.mode === 'stop') {
+      // The supervisor starts `current` again; an API that is not recorded (one crashing as it starts) is its business too.
+      if (before !== undefined && apiAlive(before)) await this.stop(before);
+      return { replaced: before?.pid };
+    }
     if (this.options.restartCommand !== undefined) {
       await runCommand(this.options.restartCommand, this.options.env);
       return { replaced: before?.pid };

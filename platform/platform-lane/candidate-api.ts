@@ -30,6 +30,7 @@ const WITHHELD = [
   'SVC_SCHEDULER_DRIVER',
   'SVC_PLATFORM_DIR',
   'SVC_AGENT_RESTART_COMMAND',
+  'SVC_AGENT_RESTART_MODE',
 ];
 
 /** What the candidate check saw. */

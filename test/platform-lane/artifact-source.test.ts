@@ -109,3 +109,14 @@ test('releaseCommand runs a built checkout with Node.js, the artifact by its exe
   fs.mkdirSync(empty);
   t.is(t.throws(() => releaseCommand(empty))?.message, `${empty} holds neither bin/svc.js (a built checkout) nor an executable svc (the release artifact): it cannot be started`);
 });
+
+test('ReleaseFolders.current is undefined while current points at a folder that is no release of the lane (svc install puts releases/<version> there)', (t) => {
+  const dir = tempDir(t);
+  const folders = new ReleaseFolders(dir);
+  fs.mkdirSync(path.join(folders.releasesDir, '0.1.0'), { recursive: true });
+  fs.writeFileSync(path.join(folders.releasesDir, '0.1.0', 'svc-release.json'), '{}');
+  fs.symlinkSync('releases/0.1.0', folders.currentLink);
+  t.is(folders.current(), undefined);
+  fs.writeFileSync(path.join(folders.releasesDir, '0.1.0', 'release.json'), JSON.stringify({ id: '0.1.0' }));
+  t.deepEqual(folders.current(), { id: '0.1.0', dir: path.join(folders.releasesDir, '0.1.0') });
+});
