@@ -1,9 +1,9 @@
 /**
  * A candidate API: the release's `serve --only control` (its `bin/svc.js` or its `svc` executable,
- * {@link releaseCommand}) on a free loopback port, with
- * operation recovery and workers off, on a throwaway data folder (a consistent copy of control.db
- * made by the caller) and an empty apps folder, so it runs no app, writes nothing outside its
- * folder and sends nothing off the host; checked, then stopped.
+ * {@link releaseCommand}) on a free loopback port, with operation recovery and workers off, on a
+ * throwaway data folder (a consistent copy of control.db made by the caller) and an empty apps
+ * folder, so it runs no app, writes nothing outside its folder and sends nothing off the host;
+ * checked, then stopped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
