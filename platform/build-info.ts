@@ -41,7 +41,8 @@ let cached: BuildInfo | undefined;
 export function buildInfo(): BuildInfo {
   if (cached) return cached;
   if (typeof SVC_RELEASE !== 'undefined') {
-    cached = describe(SVC_RELEASE.name, SVC_RELEASE.version, SVC_RELEASE.commit);
+    // Staged by the platform lane (ADR 0087), the artifact's folder holds release.json beside `svc`.
+    cached = describe(SVC_RELEASE.name, SVC_RELEASE.version, SVC_RELEASE.commit, readRelease(path.dirname(process.execPath)));
     return cached;
   }
   const root = packageRoot();

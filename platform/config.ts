@@ -181,6 +181,11 @@ export interface SvcConfig {
   readonly platformRepo: string | undefined;
   /** Run by the host agent (with /bin/sh -c) to restart the API instead of stopping and starting the process (service units). */
   readonly agentRestartCommand: string | undefined;
+  /**
+   * `spawn`: the host agent stops the API and starts `current`'s itself; `stop`: it only stops the API
+   * and its supervisor (the installed unit, `Restart=always`) starts `current/svc serve` again. @default spawn
+   */
+  readonly agentRestartMode: 'spawn' | 'stop';
   /** Deadline of the deploy pipeline's healthy step, in ms. @default 2 minutes */
   readonly deployHealthyTimeoutMs: number;
   /** Limit of the deploy pipeline's test command, in ms. @default 10 minutes */
@@ -348,6 +353,7 @@ export const VARIABLES = {
   agentMode: { name: 'SVC_AGENT', description: 'auto: svc serve starts the host agent when platform lane work is queued; off: never (run svc agent yourself)', defaultText: 'auto', parse: oneOf('SVC_AGENT', ['auto', 'off'] as const, 'auto') },
   platformRepo: { name: 'SVC_PLATFORM_REPO', description: 'Repository whose refs git:<ref> platform release sources build', defaultText: '(the running package folder)', parse: (raw) => { const value = optional(raw); return value === undefined ? undefined : path.resolve(value); } },
   agentRestartCommand: { name: 'SVC_AGENT_RESTART_COMMAND', description: 'Command the host agent runs to restart the API (service units), instead of stopping and starting the process', defaultText: '(none)', parse: optional },
+  agentRestartMode: { name: 'SVC_AGENT_RESTART_MODE', description: 'spawn: the host agent stops the API and starts it from current; stop: it only stops it and the API\'s supervisor (the installed unit) starts current/svc serve again', defaultText: 'spawn', parse: oneOf('SVC_AGENT_RESTART_MODE', ['spawn', 'stop'] as const, 'spawn') },
   operationWorkerEnabled: { name: 'SVC_OPERATION_WORKER', description: 'Run the operation worker and recovery (false for candidate APIs)', defaultText: 'true', parse: bool('SVC_OPERATION_WORKER', true) },
   deployHealthyTimeoutMs: { name: 'SVC_DEPLOY_HEALTHY_TIMEOUT', description: 'Deadline of the deploy healthy step', defaultText: '2m', parse: durationMs('SVC_DEPLOY_HEALTHY_TIMEOUT', 120_000) },
   deployTestTimeoutMs: { name: 'SVC_DEPLOY_TEST_TIMEOUT', description: 'Limit of the build.test command', defaultText: '10m', parse: durationMs('SVC_DEPLOY_TEST_TIMEOUT', 600_000) },

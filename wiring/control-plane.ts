@@ -60,7 +60,6 @@ import { PLATFORM_LANE_CAPABILITY, platformLaneRoutes } from '../api/control/ope
 import { idempotency } from '../api/http/idempotency.js';
 import { launchAgent } from '../platform/platform-lane/index.js';
 import { listOperations } from '../store/control/operations.js';
-import path from 'node:path';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -259,7 +258,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   routers.push(admissionRoutes(undefined));
   // The host agent runs the platform lane in its own process (ADR 0086); started when work is queued.
   const ensureAgent = config.agentMode === 'auto'
-    ? () => launchAgent({ platformDir: config.platformDir, svcBin: releaseFolder() === undefined ? path.join(packageRoot(), 'bin', 'svc.js') : undefined, dataDir: config.dataDir, cwd: process.cwd(), env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir } })
+    ? () => launchAgent({ platformDir: config.platformDir, releaseDir: releaseFolder() ?? packageRoot(), dataDir: config.dataDir, cwd: process.cwd(), env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir } })
     : () => undefined;
   const platformLane = new PlatformLaneService(store.db, ensureAgent);
   routers.push(platformLaneRoutes(platformLane, idempotency({ keys: deploys.idempotencyKeys, required: false })));

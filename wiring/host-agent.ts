@@ -17,7 +17,8 @@ import { NotificationService } from '../controllers/events/notification-service.
 import { OperationHandlers, OperationWorker } from '../controllers/operations/index.js';
 import { HostAgent, LaneDataBackup, PlatformLane } from '../controllers/platform/index.js';
 import {
-  ApiRestarter, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, launchAgent, readApiProcess, reapCandidates, releaseProgram, runVerifyHook,
+  ApiRestarter, ArtifactSource, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, isArtifactFolder, isReleaseArtifact, launchAgent, readApiProcess, reapCandidates,
+  runVerifyHook,
 } from '../platform/platform-lane/index.js';
 import type { ReleaseSource } from '../domain/platform/index.js';
 
@@ -34,10 +35,23 @@ export interface HostAgentTuning {
   readonly idleExitMs?: number;
 }
 
-/** `git:<ref>` builds the ref from the platform repository; anything else is a built checkout folder. */
+/**
+ * `git:<ref>` builds the ref from the platform repository; a `.tar.gz`/`.tgz` or a folder holding
+ * `svc` and `svc-release.json` is the release artifact; anything else is a built checkout folder.
+ */
 function sourceFor(config: SvcConfig, spec: string): ReleaseSource {
   if (spec.startsWith('git:')) return new GitRefSource(config.platformRepo ?? packageRoot(), spec.slice(4));
+  if (isReleaseArtifact(spec)) return new ArtifactSource(spec);
   return new BuiltCheckoutSource(spec);
+}
+
+/** The running API's own tree (a built checkout, or the release artifact's folder), staged as the first release. */
+function baselineSource(platformDir: string): ReleaseSource | undefined {
+  const root = readApiProcess(platformDir)?.root;
+  if (root === undefined) return undefined;
+  if (fs.existsSync(path.join(root, 'dist', 'cli', 'main.js'))) return new BuiltCheckoutSource(root);
+  if (isArtifactFolder(root)) return new ArtifactSource(root);
+  return undefined;
 }
 
 /** Starts the host agent for `config`'s data folder; a live agent there is a conflict. */
@@ -68,15 +82,13 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     currentLink: folders.currentLink,
     env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir },
     ...(config.agentRestartCommand === undefined ? {} : { restartCommand: config.agentRestartCommand }),
+    mode: config.agentRestartMode,
   });
   const lane = new PlatformLane({
     db: store.db,
     folders,
     sourceFor: (spec) => sourceFor(config, spec),
-    baseline: () => {
-      const root = readApiProcess(config.platformDir)?.root;
-      return root !== undefined && fs.existsSync(path.join(root, 'dist', 'cli', 'main.js')) ? new BuiltCheckoutSource(root) : undefined;
-    },
+    baseline: () => baselineSource(config.platformDir),
     restarter,
     backup: new LaneDataBackup({ db: store.db, dataDir: config.dataDir, backupsDir: path.join(config.platformDir, 'backups') }),
     candidate: (options) => checkCandidate({ ...options, env: process.env, timeoutMs: config.upgradeBootTimeoutMs, ...(config.apiToken === undefined ? {} : { token: config.apiToken }) }),
@@ -151,8 +163,7 @@ function handOver(config: SvcConfig, log: Logger, folders: ReleaseFolders): void
     const dir = realpath(current.dir);
     const pid = launchAgent({
       platformDir: config.platformDir,
-      svcBin: undefined,
-      command: releaseProgram(dir),
+      releaseDir: dir,
       dataDir: config.dataDir,
       cwd: process.cwd(),
       env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir },

@@ -69,7 +69,7 @@ export async function followLane(id: string, options: ApiClientOptions & { inter
   }
 }
 
-/** A folder argument becomes absolute (the agent runs elsewhere); `git:<ref>` is kept. */
+/** A folder or archive argument becomes absolute (the agent runs elsewhere); `git:<ref>` is kept. */
 function sourceArgument(source: string): string {
   return source.startsWith('git:') ? source : path.resolve(source);
 }
@@ -93,7 +93,9 @@ export function registerPlatform(program: Command): void {
   const platform = program.command('platform').description('The platform self-upgrade lane: releases on disk, preflight, upgrade, smoke checks');
   platform
     .command('upgrade <source>')
-    .description('Upgrade the platform to a built checkout folder or git:<ref>: stage, verify, candidate, drain, promote, restart the API, postflight (rolled back when it fails)')
+    .description(
+      'Upgrade the platform to <source>: a release artifact (svc-<version>-linux-<arch>.tar.gz, checked against its .sha256 when beside it, or its unpacked folder), a built checkout folder, or git:<ref>; stage, verify, candidate, drain, promote, restart the API, postflight (rolled back when it fails)',
+    )
     .option('--label <label>', 'display label of the release')
     .option('--drain-mode <mode>', 'fail, wait or force (default SVC_DRAIN_MODE)')
     .option('--follow', 'print each step until the upgrade ends (exit 1 unless it succeeded)')
@@ -105,7 +107,7 @@ export function registerPlatform(program: Command): void {
     });
   platform
     .command('preflight <source>')
-    .description('Stage and verify a release and check a candidate API on it, without promoting it')
+    .description('Stage and verify a release and check a candidate API on it, without promoting it; <source> is a release artifact (.tar.gz or its unpacked folder), a built checkout folder, or git:<ref>')
     .option('--label <label>', 'display label of the release')
     .option('--follow', 'print each step until it ends')
     .option('--api <url>', 'control plane URL')

@@ -36,7 +36,7 @@ export class PlatformLaneService {
   queue(kind: 'platform.preflight' | 'platform.upgrade' | 'platform.smoke', request: LaneRequest): { operation: Operation; agentStarted: boolean } {
     const payload: Record<string, unknown> = {};
     if (kind !== 'platform.smoke') {
-      if (typeof request.source !== 'string' || request.source.trim() === '') throw new ValidationError('source must name a built checkout folder or git:<ref>', { code: 'invalid_source' });
+      if (typeof request.source !== 'string' || request.source.trim() === '') throw new ValidationError('source must name a release artifact (.tar.gz or its folder), a built checkout folder or git:<ref>', { code: 'invalid_source' });
       payload['source'] = request.source.trim();
     }
     if (request.label !== undefined) {

@@ -7,7 +7,7 @@ import { RELEASE_EXECUTABLE, type PlatformRelease } from './platform-release.js'
 
 /** Where an installed platform lives on the host. Absolute paths of the host, not of a `--root` prefix. */
 export const HOST_PATHS = {
-  /** Releases, one folder each, and the `current` link (the layout of the self-upgrade lane). */
+  /** Releases, one folder each, and the `current` link: the self-upgrade lane's `SVC_PLATFORM_DIR` (ADR 0087). */
   prefix: '/opt/svc',
   releases: '/opt/svc/releases',
   current: '/opt/svc/current',
@@ -51,16 +51,24 @@ export function renderUnit(): string {
 Description=svc: self-hosted operations platform (control plane and knowledge store)
 After=network-online.target
 Wants=network-online.target
+# Never give up restarting: the self-upgrade lane stops the API and counts on this unit to start
+# current/svc again, also while a release that fails is being rolled back (ADR 0087).
+StartLimitIntervalSec=0
 
 [Service]
 Type=simple
 User=${SERVICE_USER}
 Group=${SERVICE_USER}
+# The self-upgrade lane (ADR 0087) keeps its releases beside the installed ones and swaps current;
+# its host agent only stops the API, and Restart=always starts current/svc serve again. Settings in
+# the EnvironmentFile override these.
+Environment=SVC_PLATFORM_DIR=${HOST_PATHS.prefix}
+Environment=SVC_AGENT_RESTART_MODE=stop
 EnvironmentFile=${HOST_PATHS.settings}
 WorkingDirectory=${HOST_PATHS.data}
 ExecStart=${HOST_PATHS.current}/${RELEASE_EXECUTABLE} serve
-Restart=on-failure
-RestartSec=5s
+Restart=always
+RestartSec=2s
 # SIGTERM lets in-flight requests finish; app processes are the platform's to stop: they keep
 # running across a restart of the API and are adopted again (KillMode=process).
 KillMode=process
@@ -71,12 +79,13 @@ LimitNOFILE=65536
 
 # Hardening that leaves what the platform does to apps possible: it starts and signals app
 # processes, writes cgroups (so no ProtectControlGroups), runs V8 (so no MemoryDenyWriteExecute)
-# and writes only under its data folder. A SVC_DATA_DIR elsewhere needs its own ReadWritePaths.
+# and writes only under its data folder and its releases. A SVC_DATA_DIR elsewhere needs its own
+# ReadWritePaths.
 NoNewPrivileges=yes
 CapabilityBoundingSet=
 RestrictSUIDSGID=yes
 ProtectSystem=strict
-ReadWritePaths=${HOST_PATHS.data}
+ReadWritePaths=${HOST_PATHS.data} ${HOST_PATHS.prefix}
 ProtectHome=read-only
 PrivateTmp=yes
 PrivateDevices=yes
@@ -124,7 +133,9 @@ export function planInstall(release: PlatformRelease, from: string): HostStep[] 
     { kind: 'directory', path: `${HOST_PATHS.data}/apps`, mode: 0o750, owner: 'service' },
     { kind: 'directory', path: HOST_PATHS.settingsDir, mode: 0o755, owner: 'root' },
     { kind: 'file', path: HOST_PATHS.settings, mode: 0o600, content: renderSettings(), keep: true, what: 'settings' },
-    { kind: 'directory', path: HOST_PATHS.releases, mode: 0o755, owner: 'root' },
+    // The service's own (ADR 0087): its host agent stages releases here and swaps `current`.
+    { kind: 'directory', path: HOST_PATHS.prefix, mode: 0o755, owner: 'service' },
+    { kind: 'directory', path: HOST_PATHS.releases, mode: 0o755, owner: 'service' },
     { kind: 'release', path: releaseDir, from, release },
     // Relative, so that the link is right wherever the tree is mounted (and under --root).
     { kind: 'symlink', path: HOST_PATHS.current, target: `releases/${release.version}` },

@@ -5,7 +5,7 @@ import type { UpgradeDrainMode } from './platform-upgrade.js';
 
 /** What `platform.preflight` and `platform.upgrade` carry (`platform.smoke` carries nothing). */
 export interface PlatformLanePayload {
-  /** A built checkout folder or `git:<ref>`. */
+  /** A release artifact (`.tar.gz`/`.tgz` or its unpacked folder), a built checkout folder or `git:<ref>`. */
   readonly source?: string;
   /** A display label that replaces the one the source gives. */
   readonly label?: string;

@@ -64,7 +64,7 @@ export interface PlatformReleaseBuild {
   readonly commit: string | null;
   /** SHA-256 over the release's files (relative path and content), hex. */
   readonly sha256: string;
-  /** Where it came from (a built checkout folder, a git ref). */
+  /** Where it came from (a built checkout folder, a git ref, `artifact:<path> (sha256 <archive sum>)`). */
   readonly source: string;
   readonly verification: ReleaseVerification;
   readonly verificationMessage: string | null;

@@ -1,8 +1,9 @@
 /**
  * Release sources: where a platform release comes from. A source fills an empty folder with a
- * runnable tree (`bin/svc.js`, `dist/`, `package.json`, `schemas/`, `node_modules`); the release
- * folders fingerprint and name it. Today a built checkout or a git ref; the host-install
- * artifact (a tar.gz) is another implementation of the same port.
+ * runnable tree: a built checkout's (`bin/svc.js`, `dist/`, `package.json`, `schemas/`,
+ * `node_modules`) or the release artifact's (the `svc` executable, `svc-release.json`, `lib/`,
+ * `share/`); the release folders fingerprint and name it. Implementations: a built checkout, a
+ * git ref, the release artifact (a tar.gz or its unpacked folder).
  */
 
 /** What a source tells about the tree it staged. */
@@ -15,7 +16,7 @@ export interface StagedRelease {
 
 /** The port. */
 export interface ReleaseSource {
-  /** How an operator named it (a folder, `git:<ref>`). */
+  /** How an operator named it (a folder, `git:<ref>`, `artifact:<archive> (sha256 …)`); read after `stage`. */
   readonly description: string;
   /** Fills `into` (an empty folder) with the release tree. */
   stage(into: string, signal: AbortSignal): Promise<StagedRelease>;

@@ -1,15 +1,20 @@
 /**
  * The API process of this host, as the host agent sees it: `svc serve` records itself in
  * `<platform dir>/api.json` (pid and start time, serve arguments, working directory, URL, release);
- * the agent restarts it by stopping that process and starting `<current>/bin/svc.js serve` with the
- * same arguments and its own environment, detached, output appended to `<platform dir>/api.log`.
- * With a restart command (a service unit: `systemctl restart svc`) the agent runs that instead.
+ * the agent restarts it by stopping that process and starting the release in `current` (`bin/svc.js`
+ * of a built checkout, the `svc` executable of the release artifact: {@link releaseCommand}) with
+ * `serve`, the same arguments and its own environment, detached, output appended to
+ * `<platform dir>/api.log`.
+ * With a restart command (a service unit: `systemctl restart svc`) the agent runs that instead; in
+ * `stop` mode (the installed unit, `Restart=always`, ADR 0087) it only stops the API and its
+ * supervisor starts `current` again.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
 import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
+import { releaseCommand } from './release-command.js';
 
 /** What `svc serve` records about itself. */
 export interface ApiProcessRecord {
@@ -55,20 +60,25 @@ export function apiAlive(record: ApiProcessRecord | undefined): boolean {
 export interface StoppedApi {
   /** The pid of the process that was (or, with a restart command, will be) replaced. */
   readonly replaced: number | undefined;
-  readonly record: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'> | undefined;
-  /** False with a restart command: the API still runs until the command replaces it. */
+  readonly record: ApiProcessRecord | undefined;
+  /** False with a restart command or in `stop` mode: the API still runs until the second half replaces it. */
   readonly stopped: boolean;
 }
 
 /** Options of {@link ApiRestarter}. */
 export interface ApiRestarterOptions {
   readonly platformDir: string;
-  /** The `current` link: the API starts from `<current>/bin/svc.js`. */
+  /** The `current` link: the API starts from the release it points at when spawned. */
   readonly currentLink: string;
   /** Environment of the started API (the agent's own). */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Run with `/bin/sh -c` instead of stopping and starting the process (service units). */
   readonly restartCommand?: string;
+  /**
+   * `spawn`: stop the API, then start `current`'s; `stop`: only stop it, a supervisor starts it again
+   * (a systemd unit tracks only the processes it started itself). @default spawn
+   */
+  readonly mode?: 'spawn' | 'stop';
   /** How long a stopping API may take before SIGKILL. @default 30000 */
   readonly stopTimeoutMs?: number;
 }
@@ -91,8 +101,9 @@ export class ApiRestarter {
 
   /**
    * Stops the recorded API (SIGTERM; SIGKILL after the stop timeout) and starts the one in
-   * `current`; resolves once the new process is spawned (or the restart command returned), with
-   * the pid of the process it replaced. `fallback` gives serve arguments when nothing was recorded.
+   * `current`; resolves once the new process is spawned (or the restart command returned, or, in
+   * `stop` mode, once the old process is gone), with the pid of the process it replaced.
+   * `fallback` gives serve arguments when nothing was recorded.
    */
   async restart(fallback?: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): Promise<{ replaced: number | undefined }> {
     const stopped = await this.stopRecorded(fallback);
@@ -108,14 +119,21 @@ export class ApiRestarter {
   async stopRecorded(fallback?: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): Promise<StoppedApi> {
     const before = this.record() ?? (fallback ? { pid: 0, startTime: undefined, root: '', ...fallback } : undefined);
     this.#started = undefined;
-    if (this.options.restartCommand !== undefined) return { replaced: before?.pid, record: before, stopped: false };
+    // With a restart command, or a supervisor that starts the API again (`stop` mode), the API keeps
+    // running until the second half replaces it.
+    if (this.options.restartCommand !== undefined || this.options.mode === 'stop') return { replaced: before?.pid, record: before, stopped: false };
     if (!before) throw new Error(`no API process is recorded in ${path.join(this.options.platformDir, RECORD)} and no serve arguments were given`);
     if (apiAlive(before)) await this.stop(before);
     return { replaced: before.pid, record: before, stopped: true };
   }
 
-  /** The second half: starts the API from `current` (or runs the restart command). */
+  /** The second half: starts the API from `current` (or runs the restart command, or, in `stop` mode, stops it for its supervisor to start `current`). */
   async startStopped(stopped: StoppedApi): Promise<void> {
+    if (this.options.mode === 'stop') {
+      // An API that is not recorded (one crashing as it starts) is the supervisor's business.
+      if (stopped.record !== undefined && apiAlive(stopped.record)) await this.stop(stopped.record);
+      return;
+    }
     if (this.options.restartCommand !== undefined) {
       await runCommand(this.options.restartCommand, this.options.env);
       return;
@@ -144,12 +162,16 @@ export class ApiRestarter {
     }
   }
 
-  /** Starts `<current>/bin/svc.js serve` detached with the recorded arguments, on the recorded port. */
+  /**
+   * Starts the release in `current` (`<current>/bin/svc.js` or `<current>/svc`, the link followed
+   * at spawn time) with `serve` detached, the recorded arguments, on the recorded port.
+   */
   start(record: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): number {
+    const [program, ...leading] = releaseCommand(this.options.currentLink);
     const log = fs.openSync(path.join(this.options.platformDir, 'api.log'), 'a', 0o600);
     try {
       const port = new URL(record.url).port;
-      const child = spawn(process.execPath, [path.join(this.options.currentLink, 'bin', 'svc.js'), 'serve', ...record.argv], {
+      const child = spawn(program, [...leading, 'serve', ...record.argv], {
         cwd: record.cwd,
         env: { ...this.options.env, ...(port === '' ? {} : { SVC_PORT: port }) },
         detached: true,

@@ -1,8 +1,9 @@
 /**
- * A candidate API: the release's `bin/svc.js serve --only control` on a free loopback port, with
- * operation recovery and workers off, on a throwaway data folder (a consistent copy of control.db
- * made by the caller) and an empty apps folder, so it runs no app, writes nothing outside its
- * folder and sends nothing off the host; checked, then stopped.
+ * A candidate API: the release's `serve --only control` (its `bin/svc.js` or its `svc` executable,
+ * {@link releaseCommand}) on a free loopback port, with operation recovery and workers off, on a
+ * throwaway data folder (a consistent copy of control.db made by the caller) and an empty apps
+ * folder, so it runs no app, writes nothing outside its folder and sends nothing off the host;
+ * checked, then stopped.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { waitForApi } from './api-probe.js';
 import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
+import { releaseCommand } from './release-command.js';
 
 /** Settings a candidate must not inherit: targets outside its throwaway folder or off the host. */
 const WITHHELD = [
@@ -28,6 +30,7 @@ const WITHHELD = [
   'SVC_SCHEDULER_DRIVER',
   'SVC_PLATFORM_DIR',
   'SVC_AGENT_RESTART_COMMAND',
+  'SVC_AGENT_RESTART_MODE',
 ];
 
 /** What the candidate check saw. */
@@ -61,6 +64,13 @@ export async function checkCandidate(options: {
   token?: string;
   signal: AbortSignal;
 }): Promise<CandidateOutcome> {
+  let command: [string, ...string[]];
+  try {
+    command = releaseCommand(options.releaseDir);
+  } catch (error) {
+    return { ok: false, message: (error as Error).message };
+  }
+  const [program, ...leading] = command;
   const port = await freePort();
   const data = path.join(options.workDir, 'data');
   const apps = path.join(options.workDir, 'apps');
@@ -84,7 +94,7 @@ export async function checkCandidate(options: {
   const log = fs.openSync(logFile, 'a', 0o600);
   let child: ChildProcess;
   try {
-    child = spawn(process.execPath, [path.join(options.releaseDir, 'bin', 'svc.js'), 'serve', '--only', 'control'], { cwd: options.workDir, env, stdio: ['ignore', log, log] });
+    child = spawn(program, [...leading, 'serve', '--only', 'control'], { cwd: options.workDir, env, stdio: ['ignore', log, log] });
   } finally {
     fs.closeSync(log);
   }

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { ConflictError } from '../../domain/errors.js';
 import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
+import { releaseCommand } from './release-command.js';
 
 const LOCK = 'agent.lock';
 
@@ -47,37 +48,20 @@ export function acquireAgentLock(platformDir: string): () => void {
 }
 
 /**
- * Starts `svc agent` detached (own session, output appended to `<platform dir>/agent.log`) unless
- * one runs; returns its pid, or undefined when one already ran. The program is `command` (the
- * executable and the arguments before `agent`), by default this process's own: `svcBin` is the
- * checkout's bin/svc.js, undefined when this process is the release artifact's executable.
+ * Starts `svc agent` of the release in `releaseDir` (a built checkout or the release artifact's
+ * folder, {@link releaseCommand}) detached (own session, output appended to
+ * `<platform dir>/agent.log`) unless one runs; returns its pid, or undefined when one already ran.
  */
-export function launchAgent(options: {
-  platformDir: string;
-  svcBin: string | undefined;
-  command?: readonly string[];
-  dataDir: string;
-  cwd: string;
-  env: Readonly<Record<string, string | undefined>>;
-}): number | undefined {
+export function launchAgent(options: { platformDir: string; releaseDir: string; dataDir: string; cwd: string; env: Readonly<Record<string, string | undefined>> }): number | undefined {
   if (runningAgent(options.platformDir) !== undefined) return undefined;
+  const [program, ...leading] = releaseCommand(options.releaseDir);
   fs.mkdirSync(options.platformDir, { recursive: true });
-  const [file, ...prefix] = options.command ?? [process.execPath, ...(options.svcBin === undefined ? [] : [options.svcBin])];
   const log = fs.openSync(path.join(options.platformDir, 'agent.log'), 'a', 0o600);
   try {
-    const child = spawn(file!, [...prefix, 'agent', '--data', options.dataDir], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', log, log] });
+    const child = spawn(program, [...leading, 'agent', '--data', options.dataDir], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', log, log] });
     child.unref();
     return child.pid;
   } finally {
     fs.closeSync(log);
   }
-}
-
-/** How to run the release in folder `dir`: a built tree's `bin/svc.js` under this Node.js, or the artifact's `svc` executable. */
-export function releaseProgram(dir: string): string[] {
-  const script = path.join(dir, 'bin', 'svc.js');
-  if (fs.existsSync(script)) return [process.execPath, script];
-  const executable = path.join(dir, 'svc');
-  if (fs.existsSync(executable)) return [executable];
-  throw new Error(`${dir} holds neither bin/svc.js nor an svc executable`);
 }

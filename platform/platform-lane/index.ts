@@ -6,6 +6,7 @@ export { ReleaseFolders, readReleaseManifest } from './release-folders.js';
 export type { ReleaseManifest, StagedReleaseFolder } from './release-folders.js';
 export { BuiltCheckoutSource, defaultReleaseLabel, gitCommit } from './built-checkout-source.js';
 export { GitRefSource } from './git-ref-source.js';
+export { ArtifactSource, fileSha256, hostTarget, isArtifactFolder, isReleaseArtifact } from './artifact-source.js';
 export { treeFingerprint } from './tree-fingerprint.js';
 export { runVerifyHook } from './verify-hook.js';
 export type { VerifyOutcome } from './verify-hook.js';
@@ -15,4 +16,5 @@ export { ApiRestarter, apiAlive, clearApiProcess, readApiProcess, recordApiProce
 export type { ApiProcessRecord, ApiRestarterOptions, StoppedApi } from './api-process.js';
 export { checkCandidate, freePort, reapCandidates } from './candidate-api.js';
 export type { CandidateOutcome } from './candidate-api.js';
-export { acquireAgentLock, launchAgent, releaseProgram, runningAgent } from './host-agent-process.js';
+export { acquireAgentLock, launchAgent, runningAgent } from './host-agent-process.js';
+export { releaseCommand } from './release-command.js';

@@ -45,7 +45,11 @@ export class ReleaseFolders {
     return path.join(this.releasesDir, id);
   }
 
-  /** The release `current` points at, or undefined when there is no link yet. */
+  /**
+   * The release `current` points at, or undefined when there is no link yet or it points at a folder
+   * that is no release of the lane (no `release.json`: `svc install`'s `releases/<version>`, ADR 0087),
+   * whose running tree the lane then stages as its first release.
+   */
   current(): { id: string; dir: string } | undefined {
     let target: string;
     try {
@@ -54,7 +58,8 @@ export class ReleaseFolders {
       return undefined;
     }
     const dir = path.resolve(this.root, target);
-    return { id: path.basename(dir), dir };
+    const id = path.basename(dir);
+    return path.dirname(dir) === this.releasesDir && this.has(id) ? { id, dir } : undefined;
   }
 
   /** True when release `id` is on disk with its manifest. */

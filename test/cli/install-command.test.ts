@@ -48,7 +48,8 @@ asRoot('svc install --dry-run prints every step it would take and changes nothin
     'would be created    directory /var/lib/svc/apps (mode 0750, owner the service user)',
     'would be created    directory /etc/svc (mode 0755, owner root)',
     'would be created    settings /etc/svc/svc.env (mode 0600)',
-    'would be created    directory /opt/svc/releases (mode 0755, owner root)',
+    'would be created    directory /opt/svc (mode 0755, owner the service user)',
+    'would be created    directory /opt/svc/releases (mode 0755, owner the service user)',
     `would be created    release 9.8.7 at /opt/svc/releases/9.8.7 (from ${from})`,
     'would be created    link /opt/svc/current -> releases/9.8.7',
     'would be created    link /usr/local/bin/svc -> /opt/svc/current/svc',
@@ -64,7 +65,7 @@ asRoot('svc install into a host tree creates the user, folders, settings, releas
   const from = release(t);
   const first = await runSvc(['install', '--root', root, '--release', from]);
   t.is(first.code, 0, first.stderr);
-  t.deepEqual(stepLines(first.stdout).map((line) => line.split(/\s+/)[0]), ['created', 'created', 'created', 'created', 'created', 'created', 'created', 'created', 'created', 'created', 'skipped']);
+  t.deepEqual(stepLines(first.stdout).map((line) => line.split(/\s+/)[0]), ['created', 'created', 'created', 'created', 'created', 'created', 'created', 'created', 'created', 'created', 'created', 'skipped']);
 
   const account = fs.readFileSync(path.join(root, 'etc/passwd'), 'utf8').split('\n').find((line) => line.startsWith('svc:'));
   t.truthy(account, 'useradd wrote the svc user into the tree');
@@ -83,7 +84,10 @@ asRoot('svc install into a host tree creates the user, folders, settings, releas
   t.is(fs.readlinkSync(path.join(root, 'opt/svc/current')), 'releases/9.8.7');
   t.is(fs.readlinkSync(path.join(root, 'usr/local/bin/svc')), '/opt/svc/current/svc');
   t.is(fs.readFileSync(path.join(root, 'opt/svc/current/lib/part.so'), 'utf8'), 'native part');
-  t.regex(fs.readFileSync(path.join(root, 'etc/systemd/system/svc.service'), 'utf8'), /^Restart=on-failure$/m);
+  t.regex(fs.readFileSync(path.join(root, 'etc/systemd/system/svc.service'), 'utf8'), /^Restart=always$/m);
+  // The self-upgrade lane's folders are the service user's (ADR 0087); the installed release stays root's.
+  for (const dir of ['opt/svc', 'opt/svc/releases']) t.like(fs.statSync(path.join(root, dir)), { uid: Number(uid), gid: Number(gid) }, dir);
+  t.is(fs.statSync(path.join(root, 'opt/svc/releases/9.8.7')).uid, 0);
 
   // The operator's edit of the settings survives a second install, whose every step is unchanged.
   fs.appendFileSync(settings, 'SVC_LOG_LEVEL=debug\n');
@@ -92,10 +96,10 @@ asRoot('svc install into a host tree creates the user, folders, settings, releas
   t.is(second.code, 0, second.stderr);
   const outcomes = stepLines(second.stdout);
   t.is(outcomes.find((line) => line.includes('/etc/svc/svc.env')), 'updated    settings /etc/svc/svc.env (mode 0600 corrected)');
-  t.deepEqual(outcomes.filter((line) => !line.includes('/etc/svc/svc.env')).map((line) => line.split(/\s+/)[0]), Array(10).fill('unchanged'));
+  t.deepEqual(outcomes.filter((line) => !line.includes('/etc/svc/svc.env')).map((line) => line.split(/\s+/)[0]), Array(11).fill('unchanged'));
   t.regex(fs.readFileSync(settings, 'utf8'), /SVC_LOG_LEVEL=debug\n$/);
   const third = await runSvc(['install', '--root', root, '--release', from]);
-  t.deepEqual(stepLines(third.stdout).map((line) => line.split(/\s+/)[0]), Array(11).fill('unchanged'));
+  t.deepEqual(stepLines(third.stdout).map((line) => line.split(/\s+/)[0]), Array(12).fill('unchanged'));
 
   // Another version: installed beside the first, and `current` moves to it.
   const next = release(t, '9.9.0', '2026-11-26T06:00:00.000Z');

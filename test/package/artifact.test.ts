@@ -1,5 +1,5 @@
 /**
- * The release artifact, end to end (issue 17's acceptance): built once for this file, unpacked into
+ * The release artifact, end to end (issue 17's acceptance): built once per ava run, unpacked into
  * an empty folder outside the checkout, and run from there with a PATH that holds no npm, npx,
  * corepack or tsc (and no node, except where a sample app needs it as its own runtime), with no
  * NODE_PATH and the working folder outside the checkout: it prints its version, validates a fixture,
@@ -12,10 +12,11 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
-import { CHECKOUT, packageArtifact, type PackagedArtifact } from '../../scripts/package/package-artifact.js';
+import { CHECKOUT, type PackagedArtifact } from '../../scripts/package/package-artifact.js';
 import { request } from '../helpers/http-request.js';
 import { prepareHostRoot, systemdAnalyzeMissing, verifyUnit } from '../helpers/host-root.js';
 import { stopAppsIn } from '../helpers/stop-apps.js';
+import { sharedArtifact } from '../helpers/shared-artifact.js';
 
 /** Libraries a Debian base system has (libc6, libstdc++6, libgcc-s1): all the artifact may link. */
 const BASE_LIBRARIES = /^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|\/lib64\/ld-linux-x86-64\.so\.2|ld-linux-aarch64\.so\.1|\/lib\/ld-linux-aarch64\.so\.1)$/;
@@ -83,7 +84,9 @@ test.before(async (t) => {
   // Apps run as their own users (ADR 0047): they pass through the folders above their releases.
   fs.chmodSync(work, 0o711);
   t.false(work.startsWith(CHECKOUT), 'the temporary folder is outside the checkout');
-  const built = await packageArtifact({ outDir: path.join(work, 'out') });
+  // Built once per ava run, shared with the platform lane's artifact tests (test/helpers/shared-artifact.ts).
+  const built = await sharedArtifact();
+  t.log(`artifact built in ${(built.buildMs / 1000).toFixed(1)} s`);
   const host = path.join(work, 'host');
   fs.mkdirSync(host);
   execFileSync('tar', ['-xzf', built.archive, '-C', host]);

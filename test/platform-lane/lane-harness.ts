@@ -12,7 +12,7 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { commitApp, initAppsRepo } from '../pipeline/pipeline-fixture.js';
 import { stopAppsIn } from '../helpers/stop-apps.js';
-import { freePort, readApiProcess, reapCandidates, runningAgent, type ApiProcessRecord } from '../../platform/platform-lane/index.js';
+import { freePort, readApiProcess, reapCandidates, releaseCommand, runningAgent, type ApiProcessRecord } from '../../platform/platform-lane/index.js';
 import { isProcessAlive } from '../../platform/local-scheduler/process-table.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -101,7 +101,10 @@ export interface LanePlatform {
   api(): ApiProcessRecord | undefined;
 }
 
-/** Starts `<tree>/bin/svc.js serve --only control` over a fresh data folder and apps repository holding `apps` (not deployed). */
+/**
+ * Starts `<tree>/bin/svc.js serve --only control` (or, when `tree` is an unpacked release artifact,
+ * `<tree>/svc serve --only control`) over a fresh data folder and apps repository holding `apps` (not deployed).
+ */
 export async function startLanePlatform(t: Pick<ExecutionContext, 'teardown'>, tree: string, options: { apps?: readonly string[]; env?: Record<string, string>; appTest?: Record<string, string> } = {}): Promise<LanePlatform> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lane-'));
   // Apps run as their own users (ADR 0047): they pass through the folders above their releases.
@@ -130,7 +133,8 @@ export async function startLanePlatform(t: Pick<ExecutionContext, 'teardown'>, t
   });
   fs.mkdirSync(platformDir, { recursive: true });
   const log = fs.openSync(path.join(root, 'first-api.log'), 'a');
-  const child = spawn(process.execPath, [path.join(tree, 'bin', 'svc.js'), 'serve', '--only', 'control'], { cwd: root, env, stdio: ['ignore', log, log], detached: true });
+  const [program, ...leading] = releaseCommand(tree);
+  const child = spawn(program, [...leading, 'serve', '--only', 'control'], { cwd: root, env, stdio: ['ignore', log, log], detached: true });
   fs.closeSync(log);
   child.unref();
   const platform: LanePlatform = { root, dataDir, appsDir, platformDir, url: `http://127.0.0.1:${port}`, env, api: () => readApiProcess(platformDir) };

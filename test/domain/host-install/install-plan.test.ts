@@ -12,6 +12,7 @@ test('planInstall creates the user before the folders it owns, the release befor
     'directory /var/lib/svc/apps',
     'directory /etc/svc',
     'file /etc/svc/svc.env',
+    'directory /opt/svc',
     'directory /opt/svc/releases',
     'release /opt/svc/releases/1.2.3',
     'symlink /opt/svc/current',
@@ -30,9 +31,9 @@ test('planUninstall stops the service and removes only the unit and the command 
   t.like(steps[0], { kind: 'systemd', command: 'disable-now' });
 });
 
-test('renderUnit restarts on failure, leaves app processes and cgroups to the platform, and runs the current release as svc', (t) => {
+test('renderUnit restarts always, leaves app processes and cgroups to the platform, and runs the current release as svc', (t) => {
   const unit = renderUnit();
-  for (const line of ['Restart=on-failure', 'KillMode=process', 'Delegate=yes', 'User=svc', 'ExecStart=/opt/svc/current/svc serve', 'EnvironmentFile=/etc/svc/svc.env', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/svc', 'NoNewPrivileges=yes']) {
+  for (const line of ['Restart=always', 'StartLimitIntervalSec=0', 'KillMode=process', 'Delegate=yes', 'User=svc', 'ExecStart=/opt/svc/current/svc serve', 'EnvironmentFile=/etc/svc/svc.env', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/svc /opt/svc', 'Environment=SVC_PLATFORM_DIR=/opt/svc', 'Environment=SVC_AGENT_RESTART_MODE=stop', 'NoNewPrivileges=yes']) {
     t.true(unit.split('\n').includes(line), line);
   }
   // Each would break what the platform does: cgroups of apps, V8's JIT.
