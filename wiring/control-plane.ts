@@ -80,7 +80,8 @@ export interface ControlPlane {
   readonly routing: Routing;
   /** The managed PostgreSQL server of app databases; undefined with an external server. */
   readonly managedPostgres: ManagedPostgres | undefined;
-  close(): Promise<void>;
+  /** Stops everything; `restart`: the host agent restarts this API, so the managed PostgreSQL server keeps running for the next API to adopt. */
+  close(options?: { restart?: boolean }): Promise<void>;
 }
 
 /** Capabilities this build serves; each later capability appends its own entry. */
@@ -326,13 +327,13 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     deploys,
     routing,
     managedPostgres: database.managed,
-    close() {
+    close(options = {}) {
       // Idempotent: a second call waits for the first.
-      closing ??= closeAll(server);
+      closing ??= closeAll(server, options.restart === true);
       return closing;
     },
   };
-  async function closeAll(listening: RunningServer | undefined): Promise<void> {
+  async function closeAll(listening: RunningServer | undefined, restart = false): Promise<void> {
     eventApi.close();
     await listening?.close();
     functions.close();
@@ -343,8 +344,10 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await eventApi.services.events.flushed();
     await reconcilers.close();
     store.db.close();
-    // Last: operations and apps' reconciles that use it have stopped.
-    await database.managed?.close();
+    // Last: operations and apps' reconciles that use it have stopped. Across a restart by the host
+    // agent it keeps running: apps keep their connections, and the next API adopts it.
+    if (restart) database.managed?.release();
+    else await database.managed?.close();
   }
 }
 

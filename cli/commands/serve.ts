@@ -46,7 +46,8 @@ export function registerServe(program: Command): void {
       logger.info({ config: redactConfig(config), restricted: restricted !== undefined, bridge: restricted?.bridge !== undefined }, 'starting svc');
       // Loaded here, not at the top: every other command starts without the whole server graph.
       const [{ startControlPlane }, { startKnowledgeStore }] = await Promise.all([import('../../wiring/control-plane.js'), import('../../wiring/knowledge-store.js')]);
-      const closers: (() => Promise<void>)[] = [];
+      // `restart`: the host agent restarts this API (SIGUSR2, ADR 0086): infrastructure apps use stays up.
+      const closers: ((restart: boolean) => Promise<void>)[] = [];
       try {
         if (restricted !== undefined) {
           // Restricted mode is its own composition: no knowledge store, no reconcilers, workers or watchers.
@@ -55,10 +56,10 @@ export function registerServe(program: Command): void {
           closers.push(() => plane.close());
         } else if (opts.only !== 'knowledge') {
           const plane = await startControlPlane(config, logger);
+          closers.push((restart) => plane.close({ restart }));
           // The host agent restarts this process from the current release with the same arguments (ADR 0086).
           recordApiProcess(config.platformDir, { argv: serveArguments(opts), cwd: process.cwd(), url: plane.url, root: releaseFolder() ?? packageRoot() });
           // The record stays after a stop (liveness is checked by pid and start time): a rollback restarts from it.
-          closers.push(() => plane.close());
         }
         if (restricted === undefined && opts.only !== 'control') {
           const knowledge = await startKnowledgeStore(config, logger);
@@ -66,7 +67,7 @@ export function registerServe(program: Command): void {
         }
       } catch (error) {
         logger.fatal({ err: error }, 'start failed');
-        await Promise.allSettled(closers.map((close) => close()));
+        await Promise.allSettled(closers.map((close) => close(false)));
         process.exitCode = ExitCode.failed;
         return;
       }
@@ -74,8 +75,9 @@ export function registerServe(program: Command): void {
       const stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
-        logger.info({ signal }, 'shutting down');
-        void Promise.allSettled(closers.map((close) => close())).then(() => {
+        const restart = signal === 'SIGUSR2';
+        logger.info({ signal }, restart ? 'shutting down for a restart by the host agent' : 'shutting down');
+        void Promise.allSettled(closers.map((close) => close(restart))).then(() => {
           logger.info('stopped');
           logger.flush();
           process.exit(0);
@@ -83,5 +85,6 @@ export function registerServe(program: Command): void {
       };
       process.once('SIGTERM', () => stop('SIGTERM'));
       process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGUSR2', () => stop('SIGUSR2'));
     });
 }

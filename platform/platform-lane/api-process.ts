@@ -100,7 +100,7 @@ export class ApiRestarter {
   }
 
   /**
-   * Stops the recorded API (SIGTERM; SIGKILL after the stop timeout) and starts the one in
+   * Stops the recorded API (SIGUSR2, see {@link stop}; SIGKILL after the stop timeout) and starts the one in
    * `current`; resolves once the new process is spawned (or the restart command returned, or, in
    * `stop` mode, once the old process is gone), with the pid of the process it replaced.
    * `fallback` gives serve arguments when nothing was recorded.
@@ -141,10 +141,14 @@ export class ApiRestarter {
     this.start(stopped.record!);
   }
 
-  /** Stops one API process and waits until it is gone. */
+  /**
+   * Stops one API process for a restart and waits until it is gone: SIGUSR2, which `svc serve` takes
+   * as a restart (it stops like on SIGTERM but leaves the managed PostgreSQL server running for the
+   * next API to adopt, so apps keep their database connections).
+   */
   async stop(record: ApiProcessRecord): Promise<void> {
     try {
-      process.kill(record.pid, 'SIGTERM');
+      process.kill(record.pid, 'SIGUSR2');
     } catch {
       return;
     }

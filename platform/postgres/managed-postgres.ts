@@ -135,6 +135,19 @@ export class ManagedPostgres {
   }
 
   /** Stops the server with a fast shutdown (rolls back open transactions, checkpoints), waiting for it to exit. */
+  /**
+   * Stops supervising and leaves the server running, for the next start of the platform to adopt:
+   * an API restart by the host agent (ADR 0086), during which apps keep their connections.
+   */
+  release(): void {
+    if (this.#closing) return;
+    this.#closing = true;
+    clearInterval(this.#poll);
+    clearTimeout(this.#restartTimer);
+    this.#child?.unref();
+    if (this.#pid !== 0) this.#log.info({ postgresPid: this.#pid }, 'managed PostgreSQL left running for the next start to adopt');
+  }
+
   async close(): Promise<void> {
     if (this.#closing) return;
     this.#closing = true;

@@ -58,7 +58,7 @@ function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
   });
 }
 
-test('the quick start deploys every sample app on the embedded default, and a SIGKILLed platform restarts with its PostgreSQL data', async (t) => {
+test('the quick start deploys every sample app on the embedded default, and a SIGKILLed or restarted platform keeps its PostgreSQL server and data', async (t) => {
   t.timeout(300_000);
   t.true(DEPLOYABLE.includes('ledger-api') && DEPLOYABLE.includes('hello-web'), `deployable sample apps: ${DEPLOYABLE.join(', ')}`);
   const root = tempDir(t, 'svc-quick-');
@@ -132,7 +132,18 @@ test('the quick start deploys every sample app on the embedded default, and a SI
   const after = await request(`${second.url}/api/v1/apps/ledger-api/snapshots`);
   t.true(JSON.stringify(after.body).includes('ledger_predeploy_'));
 
+  // A restart by the host agent (SIGUSR2, ADR 0086): the API stops but the managed server keeps
+  // running, so apps keep their database while no API runs; the next API adopts it.
+  await kill(second.child, 'SIGUSR2');
+  t.is(second.child.exitCode, 0, second.output().slice(-2000));
+  t.regex(second.output(), /managed PostgreSQL left running for the next start to adopt/);
+  t.is(psql(dataDir, 'SELECT memo FROM entries', 'ledger'), 'before the kill', 'the server answers while no API runs');
+  const third = await serve(env);
+  children.push(third.child);
+  t.regex(third.output(), /managed PostgreSQL adopted/);
+  t.is(Number(fs.readFileSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid'), 'utf8').split('\n')[0]), postmaster);
+
   // A clean stop stops the server too (fast shutdown).
-  await kill(second.child, 'SIGTERM');
+  await kill(third.child, 'SIGTERM');
   t.false(fs.existsSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid')), 'SIGTERM stops the managed server');
 });
