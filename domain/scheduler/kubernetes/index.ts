@@ -4,6 +4,7 @@
  */
 export { ALLOC_DIR, MANAGED_BY, SvcAnnotation, SvcLabel, SvcRole, selector } from './labels.js';
 export { dns1035Label, dnsLabel, labelValue, portName, shortHash } from './names.js';
+export { DEFAULT_NON_ROOT_ID, taskSecurityContext } from './security-context.js';
 export {
   FIRST_DYNAMIC_PORT,
   canaryObjectName,

@@ -25,6 +25,7 @@ import { filesFingerprint, rollFingerprint } from '../fingerprint.js';
 import type { JobSpec, TaskGroupSpec } from '../job.js';
 import { ALLOC_DIR, MANAGED_BY, SvcAnnotation, SvcLabel, SvcRole } from './labels.js';
 import { dns1035Label, dnsLabel, labelValue, portName, shortHash } from './names.js';
+import { taskSecurityContext } from './security-context.js';
 
 /** Where translated objects go. */
 export interface KubernetesTarget {
@@ -214,6 +215,7 @@ function container(job: JobSpec, group: TaskGroupSpec, target: KubernetesTarget,
     // Kubernetes sends SIGTERM; another drain signal is sent by a preStop hook first.
     ...(signal !== 'SIGTERM' ? { lifecycle: { preStop: { exec: { command: ['/bin/sh', '-c', `kill -s ${signal.replace(/^SIG/, '')} 1`] } } } } : {}),
     volumeMounts: mounts,
+    securityContext: taskSecurityContext(task.user),
   };
 }
 

@@ -16,6 +16,7 @@ import {
   portName,
   readJobRecord,
   runJob,
+  taskSecurityContext,
   translateJob,
 } from '../../../domain/scheduler/kubernetes/index.js';
 import { sampleApps } from '../../domain/spec/spec-fixtures.js';
@@ -106,6 +107,18 @@ test('containerPorts keeps static ports and numbers the others from 8080 around 
   const [job] = fixtureJobs('hello-web');
   const group = { ...job!.taskGroups[0]!, ports: [{ label: 'a' }, { label: 'b', static: 8081 }, { label: 'c' }] };
   t.deepEqual(containerPorts(group), [{ label: 'a', value: 8080 }, { label: 'b', value: 8081 }, { label: 'c', value: 8082 }]);
+});
+
+test('taskSecurityContext never lets a task run as root: a numeric USER becomes runAsUser, none or root runs as 65532, a name is left to the image', (t) => {
+  const restricted = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+  t.deepEqual(taskSecurityContext('1000:2000'), { ...restricted, runAsNonRoot: true, runAsUser: 1000, runAsGroup: 2000 });
+  t.deepEqual(taskSecurityContext('1000'), { ...restricted, runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 });
+  t.deepEqual(taskSecurityContext('1000:0'), { ...restricted, runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000 }, 'never the root group');
+  for (const user of [undefined, '', 'root', '0', '0:0']) t.deepEqual(taskSecurityContext(user), { ...restricted, runAsNonRoot: true, runAsUser: 65532, runAsGroup: 65532 }, String(user));
+  t.deepEqual(taskSecurityContext('node'), restricted);
+  const [job] = fixtureJobs('hello-web');
+  const withUser = { ...job!, taskGroups: job!.taskGroups.map((g) => ({ ...g, task: { ...g.task, user: '4242' } })) };
+  t.is(translateJob(withUser, options).deployments[0]!.spec!.template.spec!.containers[0]!.securityContext?.runAsUser, 4242);
 });
 
 test('translateJob refuses a task without an image, naming the task and the need for an image release', (t) => {
