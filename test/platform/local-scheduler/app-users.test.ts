@@ -241,3 +241,25 @@ test('a driver that cannot switch users says at start that apps share its user, 
   const alloc = await running(driver, 'iso-golf-web');
   t.true(alloc.task.events.some((e) => e.type === 'Started' && /as the platform's user/.test(e.message)));
 });
+
+rootTest('a driver whose data folder lies under a folder app users cannot enter says so at start, naming the folder and the fix', async (t) => {
+  const root = dataRoot(t);
+  // A checkout under /root (0700), say: app users cannot pass through it to their releases.
+  const closed = path.join(root, 'closed');
+  fs.mkdirSync(closed, { mode: 0o700 });
+  fs.chmodSync(closed, 0o700);
+  const lines: string[] = [];
+  const logger = pino({ level: 'info' }, new Writable({ write(chunk: Buffer, _enc, done) { lines.push(chunk.toString()); done(); } }));
+  const driver = await LocalScheduler.open({ dataDir: path.join(closed, 'data'), registry: new LocalRegistry(), logger, monitorInterval: milliseconds(40) });
+  t.teardown(() => stopEverything(driver));
+  const error = lines.map((l) => JSON.parse(l) as { level: number; msg: string; blocked?: string }).find((l) => l.level === 50);
+  t.is(error?.blocked, closed);
+  t.regex(error?.msg ?? '', new RegExp(`^app users cannot enter ${closed}, .*chmod o\\+x ${closed}`));
+
+  // Opened to passage (enter, not list): no error.
+  fs.chmodSync(closed, 0o711);
+  lines.length = 0;
+  const second = await LocalScheduler.open({ dataDir: path.join(closed, 'data2'), registry: new LocalRegistry(), logger, monitorInterval: milliseconds(40) });
+  t.teardown(() => stopEverything(second));
+  t.false(lines.some((l) => (JSON.parse(l) as { level: number }).level >= 50), lines.join(''));
+});
