@@ -1,8 +1,6 @@
 /**
- * Whole-database copies taken with SQLite's online backup API, and restored with it: a restore
- * writes the copy's pages into the live file through SQLite's own locking, so a connection that
- * stays open (the host agent's) sees the restored database at its next statement, and a process
- * killed mid-restore leaves the file as it was (the restore is one write transaction).
+ * Whole-database copies taken with SQLite's online backup API (consistent while other connections
+ * write), complete on disk before they are named.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -40,16 +38,6 @@ export async function backupDatabase(source: Db | string, to: string): Promise<D
   fs.renameSync(temp, to);
   syncFolder(path.dirname(to));
   return { file: to, bytes: fs.statSync(to).size, migration: latestMigration(to) };
-}
-
-/** Writes the copy at `backup` over the live database `live` (whose other connections may stay open). */
-export async function restoreDatabase(backup: string, live: string): Promise<void> {
-  const copy = new Database(backup, { readonly: true, fileMustExist: true });
-  try {
-    await copy.backup(live);
-  } finally {
-    copy.close();
-  }
 }
 
 /** The newest schema migration recorded in the database file at `file` (0 when it has none or does not exist). */

@@ -4,6 +4,10 @@
  * Each migration runs in its own transaction together with its bookkeeping row. A checksum of the
  * SQL is stored, so editing a migration that a database already applied is refused at start
  * instead of silently diverging: fix forward with a new migration.
+ *
+ * A database a newer release migrated further is accepted, its extra migrations left alone and
+ * reported (`ahead`): a platform rollback does not undo schema changes, and releases stay backward
+ * compatible with the active schema during the rollback window (spec "Versioning" 3, ADR 0089).
  */
 import { createHash } from 'node:crypto';
 import type { Db } from './database.js';
@@ -26,6 +30,8 @@ export interface AppliedMigration {
 export interface MigrationResult {
   readonly applied: readonly Migration[];
   readonly latest: number;
+  /** Migrations the database has that this release does not know (written by a newer release). */
+  readonly ahead: readonly AppliedMigration[];
 }
 
 /** The SHA-256 of a migration's SQL, as stored beside it. */
@@ -52,25 +58,16 @@ export function appliedMigrations(db: Db): AppliedMigration[] {
     .all() as AppliedMigration[];
 }
 
-/** Options of {@link migrate}. */
-export interface MigrateOptions {
-  /**
-   * Accept a database a newer release migrated further (its extra migrations are left alone). Only
-   * for the host agent, which must finish rolling such a release back (ADR 0089); every service
-   * refuses such a database.
-   */
-  readonly allowNewer?: boolean;
-}
-
 /** Applies every migration not yet recorded, in order. */
-export function migrate(db: Db, migrations: readonly Migration[], options: MigrateOptions = {}): MigrationResult {
+export function migrate(db: Db, migrations: readonly Migration[]): MigrationResult {
   assertMigrationList(migrations);
   const applied = new Map(appliedMigrations(db).map((m) => [m.version, m]));
+  const ahead: AppliedMigration[] = [];
   for (const recorded of applied.values()) {
     const known = migrations[recorded.version - 1];
     if (!known) {
-      if (options.allowNewer) continue;
-      throw new Error(`database has migration ${recorded.version} (${recorded.name}) that this release does not know: it was written by a newer release`);
+      ahead.push(recorded);
+      continue;
     }
     if (migrationChecksum(known) !== recorded.checksum) {
       throw new Error(`migration ${recorded.version} (${recorded.name}) changed after it was applied: migrations are append-only`);
@@ -86,7 +83,7 @@ export function migrate(db: Db, migrations: readonly Migration[], options: Migra
     })();
     done.push(migration);
   }
-  return { applied: done, latest: migrations.length };
+  return { applied: done, latest: migrations.length, ahead };
 }
 
 function ensureTable(db: Db): void {

@@ -3,7 +3,7 @@
  */
 import path from 'node:path';
 import { openDatabase, vectorExtensionVersion, type Db } from './database.js';
-import { migrate, type MigrateOptions, type MigrationResult } from './migrate.js';
+import { migrate, type MigrationResult } from './migrate.js';
 import { CONTROL_MIGRATIONS } from './control/migrations.js';
 import { KNOWLEDGE_MIGRATIONS } from './knowledge/migrations.js';
 
@@ -13,14 +13,11 @@ export interface OpenedStore {
   readonly migrations: MigrationResult;
 }
 
-/**
- * Opens `control.db` (synchronous FULL: operations and events are acknowledged only when on disk).
- * `allowNewer`: the host agent accepts a database a newer release migrated (ADR 0089).
- */
-export function openControlStore(dataDir: string, options: MigrateOptions = {}): OpenedStore {
+/** Opens `control.db` (synchronous FULL: operations and events are acknowledged only when on disk). */
+export function openControlStore(dataDir: string): OpenedStore {
   const file = path.join(dataDir, 'control.db');
   const db = openDatabase(file, { synchronous: 'FULL' });
-  return { db, file, migrations: migrate(db, CONTROL_MIGRATIONS, options) };
+  return { db, file, migrations: migrate(db, CONTROL_MIGRATIONS) };
 }
 
 /** Opens `knowledge.db` with sqlite-vec loaded and checked (synchronous FULL, see ADR 0003). */

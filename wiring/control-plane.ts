@@ -144,6 +144,10 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   if (store.migrations.applied.length > 0) {
     log.info({ applied: store.migrations.applied.map((m) => `${m.version}-${m.name}`) }, 'control.db migrated');
   }
+  if (store.migrations.ahead.length > 0) {
+    // A rollback left the newer release's schema (spec "Versioning" 3): this release runs on it.
+    log.warn({ ahead: store.migrations.ahead.map((m) => `${m.version}-${m.name}`) }, 'control.db has migrations of a newer release: running on its schema (a platform rollback does not undo schema changes)');
+  }
   const platformStart = recordPlatformRelease(store.db, buildInfo(), config.profile);
   if (config.apiToken === undefined) {
     log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');

@@ -59,9 +59,9 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
   const log = logger.child({ service: 'host-agent' });
   const releaseLock = acquireAgentLock(config.platformDir);
   const ownRelease = realpath(releaseFolder() ?? packageRoot());
-  // A newer release may have migrated control.db before its postflight failed: this agent must still
-  // open it to finish the rollback, which restores the database the older release knows (ADR 0089).
-  const store = openControlStore(config.dataDir, { allowNewer: true });
+  // A newer release may have migrated control.db before its postflight failed: this agent opens it
+  // all the same, to finish the rollback (ADR 0089).
+  const store = openControlStore(config.dataDir);
   const folders = new ReleaseFolders(config.platformDir);
   folders.cleanStaging();
   const scratchDir = path.join(config.platformDir, 'candidates');

@@ -69,6 +69,10 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
   const log = logger.child({ service: 'knowledge' });
   const tokens = TenantTokens.load(config.knowledgeTokens, config.knowledgeTokensFile);
   const store = openKnowledgeStore(config.dataDir);
+  if (store.migrations.ahead.length > 0) {
+    // A rollback left the newer release's schema (spec "Versioning" 3): this release runs on it.
+    log.warn({ ahead: store.migrations.ahead.map((m) => `${m.version}-${m.name}`) }, 'knowledge.db has migrations of a newer release: running on its schema (a platform rollback does not undo schema changes)');
+  }
   secureDataFolder(config.dataDir);
   if (tokens.open) {
     log.warn('SVC_KNOWLEDGE_TOKENS is not set: the knowledge store accepts every request without authentication');

@@ -1,14 +1,12 @@
 /**
- * The databases' safety copy around a platform upgrade (ADR 0089): taken once per upgrade while no
- * API runs (after the old API stopped, before the new one starts and migrates), restored on
- * rollback only into a database the failed release migrated past what the copy knows, since an
- * older release refuses a database a newer one migrated. The lane's own rows of the upgrade are
- * carried across the restore; everything else the failed release wrote is discarded with its schema.
+ * The databases' safety copy of a platform upgrade (ADR 0089): taken once per upgrade while no API
+ * runs (after the old API stopped, before the new one first starts and migrates), and kept until
+ * the next upgrade takes its own, for an operator to recover from by hand. A rollback does not
+ * restore it: a platform rollback does not undo schema changes (spec "Versioning" 3).
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { backupDatabase, latestMigration, restoreDatabase } from '../../store/database-backup.js';
-import { readLaneRecords, writeLaneRecords } from '../../store/control/platform-lane-records.js';
+import { backupDatabase } from '../../store/database-backup.js';
 import type { Db } from '../../store/database.js';
 import { writeFileAtomic } from '../../platform/files/write-file-atomic.js';
 
@@ -40,7 +38,10 @@ export class LaneDataBackup {
     return path.join(this.options.backupsDir, operationId);
   }
 
-  /** Takes the copy unless this upgrade already has a complete one (a resumed attempt keeps the first). */
+  /**
+   * Takes the copy unless this upgrade already has a complete one (a resumed attempt keeps the
+   * first: the new release may have migrated since); the copies of earlier upgrades are removed.
+   */
   async take(operationId: string): Promise<string> {
     const existing = this.#index(operationId);
     if (existing) return `the backup taken at ${existing.takenAt} is kept`;
@@ -56,38 +57,19 @@ export class LaneDataBackup {
       databases.push({ name, bytes: copy.bytes, migration: copy.migration });
     }
     writeFileAtomic(path.join(dir, 'backup.json'), JSON.stringify({ takenAt: new Date().toISOString(), databases } satisfies BackupIndex), 0o600);
+    this.keepOnly(operationId);
     return `backed up ${databases.map((d) => `${d.name} (${mib(d.bytes)}, migration ${d.migration})`).join(' and ')} in ${Date.now() - started} ms`;
   }
 
-  /**
-   * Restores each database the failed release migrated past the copy; says what it did. Without a
-   * complete copy nothing is restored (and a database a newer release migrated then keeps the older
-   * release from starting: the message says so).
-   */
-  async restoreIfMigrated(operationId: string): Promise<string> {
-    const index = this.#index(operationId);
-    if (!index) return 'no database backup was taken for this upgrade';
-    const notes: string[] = [];
-    for (const entry of index.databases) {
-      const live = path.join(this.options.dataDir, entry.name);
-      const now = latestMigration(live);
-      if (now <= entry.migration) continue;
-      const copy = path.join(this.folder(operationId), entry.name);
-      if (entry.name === 'control.db') {
-        const records = readLaneRecords(this.options.db, operationId);
-        await restoreDatabase(copy, live);
-        writeLaneRecords(this.options.db, records);
-      } else {
-        await restoreDatabase(copy, live);
-      }
-      notes.push(`${entry.name} restored from the backup of ${index.takenAt} (migration ${now} -> ${entry.migration}; what the failed release wrote is discarded)`);
+  /** Removes the copies of every upgrade but `operationId` (the latest one is kept). */
+  keepOnly(operationId: string): void {
+    let names: string[] = [];
+    try {
+      names = fs.readdirSync(this.options.backupsDir);
+    } catch {
+      return;
     }
-    return notes.length === 0 ? 'no database was migrated by the failed release' : notes.join('; ');
-  }
-
-  /** Removes the copy (the upgrade ended: promoted for good, or rolled back). */
-  discard(operationId: string): void {
-    fs.rmSync(this.folder(operationId), { recursive: true, force: true });
+    for (const name of names) if (name !== operationId) fs.rmSync(path.join(this.options.backupsDir, name), { recursive: true, force: true });
   }
 
   #index(operationId: string): BackupIndex | undefined {

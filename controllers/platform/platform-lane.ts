@@ -117,7 +117,6 @@ export class PlatformLane {
         await steps.run('restart', () => this.#restart(id, 'backup'));
         const message = await steps.run('postflight', () => this.#postflight(target, ctx.signal));
         record = savePlatformUpgrade(db, id, { phase: UpgradePhase.succeeded, message });
-        this.options.backup.discard(id);
         const pruned = this.#prune(ctx, [target, record.fromRelease]);
         await this.#emit('platform.upgrade.succeeded', 'info', `Platform upgraded to ${target}`, ctx.operation, { from: record.fromRelease, to: target, pruned });
         return { ...receipt(record), pruned };
@@ -143,20 +142,19 @@ export class PlatformLane {
       await steps.run('rollback', async () => {
         this.options.folders.swap(from);
         markPlatformBuildPromoted(db, from);
-        const restarted = await this.#restart(ctx.operation.id, 'restore');
+        const restarted = await this.#restart(ctx.operation.id, 'keep-schema');
         return `current -> releases/${from}; ${restarted}; ${await this.#postflight(from, ctx.signal)}`;
       });
     } catch (error) {
       if (ctx.signal.aborted) throw error;
       savePlatformUpgrade(db, ctx.operation.id, {
         phase: UpgradePhase.failed,
-        message: `${why}; the rollback failed too: ${(error as Error).message}; the databases' backup is kept in ${this.options.backup.folder(ctx.operation.id)}`,
+        message: `${why}; the rollback failed too: ${(error as Error).message}; the databases' copy from before the upgrade is in ${this.options.backup.folder(ctx.operation.id)}`,
       });
       await this.#emit('platform.upgrade.failed', 'critical', `Platform rollback to ${from} failed`, ctx.operation, { from, to: record.toRelease, reason: (error as Error).message });
       throw new Error(`${why}; the rollback to ${from} failed too: ${(error as Error).message}`);
     }
     savePlatformUpgrade(db, ctx.operation.id, { phase: UpgradePhase.rolledBack });
-    this.options.backup.discard(ctx.operation.id);
     this.#prune(ctx, [from]);
     await this.#emit('platform.upgrade.rolled_back', 'warning', `Platform upgrade to ${record.toRelease ?? '?'} rolled back to ${from}`, ctx.operation, { from, to: record.toRelease, reason: why });
     throw new Error(`rolled back to ${from}: ${why}`);
@@ -249,16 +247,18 @@ export class PlatformLane {
 
   /**
    * Restarts the API from `current`. Between the stop and the start, while no API runs, an upgrade
-   * backs the databases up (once per upgrade) and a rollback restores them where the failed release
-   * migrated them. With a restart command the API cannot be stopped apart from the start: the copy is
-   * taken while it runs (app operations are held) and the restore happens before the command.
+   * copies the databases (once per upgrade: before the new release first starts and migrates). A
+   * rollback leaves them as they are: a platform rollback does not undo schema changes, and the
+   * previous release runs on the newer schema (spec "Versioning" 3, ADR 0089). With a restart
+   * command or a supervisor (`stop` mode) the API cannot be stopped apart from its start: the copy is
+   * taken while it runs (app operations are held).
    */
-  async #restart(operationId: string, data: 'backup' | 'restore'): Promise<string> {
+  async #restart(operationId: string, data: 'backup' | 'keep-schema'): Promise<string> {
     const { restarter, backup } = this.options;
     const stopped = await restarter.stopRecorded();
-    const note = data === 'backup' ? await backup.take(operationId) : await backup.restoreIfMigrated(operationId);
+    const note = data === 'backup' ? await backup.take(operationId) : 'the databases keep their schema';
     await restarter.startStopped(stopped);
-    return `API process ${stopped.replaced ?? '(none)'} ${stopped.stopped ? 'stopped' : 'replaced by the restart command'}; ${note}; started from ${this.options.folders.currentLink}`;
+    return `API process ${stopped.replaced ?? '(none)'} ${stopped.stopped ? 'stopped' : 'replaced'}; ${note}; started from ${this.options.folders.currentLink}`;
   }
 
   async #postflight(release: string | undefined, signal: AbortSignal): Promise<string> {

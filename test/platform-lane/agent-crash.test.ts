@@ -81,7 +81,7 @@ for (const [index, step] of ['stage', 'candidate', 'drain', 'promote', 'restart'
   });
 }
 
-test.serial('A SIGKILL of the host agent when the rollback of a release that migrated control.db begins, then a new agent: the rollback finishes and the previous release boots on the restored database', async (t) => {
+test.serial('A SIGKILL of the host agent when the rollback of a release that migrated control.db begins, then a new agent: the rollback finishes and the previous release boots on the newer schema', async (t) => {
   t.timeout(240_000);
   const variant = treeVariant(t, tree, '0.2.9-migrates', MIGRATES_THEN_FAILS);
   const migrations = newestMigration(platform);
@@ -131,7 +131,7 @@ test.serial('A SIGKILL of the host agent when the rollback of a release that mig
     100,
   );
   t.is(version.release, previous);
-  t.is(newestMigration(platform), migrations, 'the restored control.db has the previous release\'s schema');
+  t.is(newestMigration(platform), migrations + 1, 'a rollback does not undo schema changes');
   const counts = await loop.stop();
   t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
 });

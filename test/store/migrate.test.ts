@@ -55,7 +55,7 @@ test('migrate refuses a migration edited after it was applied', (t) => {
   });
 });
 
-test('migrate refuses gaps and a database written by a newer release', (t) => {
+test('migrate refuses gaps, and runs on a database a newer release migrated further, reporting what is ahead', (t) => {
   const db = openDatabase(path.join(tempDir(t), 'm.db'));
   t.teardown(() => db.close());
   t.throws(() => migrate(db, [{ version: 2, name: 'two', sql: 'SELECT 1' }]), { message: /expected 1: versions are contiguous/ });
@@ -63,10 +63,12 @@ test('migrate refuses gaps and a database written by a newer release', (t) => {
     { version: 1, name: 'one', sql: 'SELECT 1' },
     { version: 2, name: 'two', sql: 'SELECT 1' },
   ]);
-  t.throws(() => migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 1' }]), { message: /written by a newer release/ });
-  // The host agent must open it to roll that newer release back (ADR 0089); an edited migration is still refused.
-  t.deepEqual(migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 1' }], { allowNewer: true }), { applied: [], latest: 1 });
-  t.throws(() => migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 2' }], { allowNewer: true }), { message: /changed after it was applied/ });
+  // A platform rollback does not undo schema changes (spec "Versioning" 3): the older release runs on the newer schema.
+  const older = migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 1' }]);
+  t.deepEqual(older.applied, []);
+  t.deepEqual(older.ahead.map((m) => `${m.version}-${m.name}`), ['2-two']);
+  // An edited migration is still refused.
+  t.throws(() => migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 2' }]), { message: /changed after it was applied/ });
 });
 
 test('a failing migration leaves no trace of itself', (t) => {
