@@ -37,7 +37,8 @@ test('admin explain-rank compares two nodes of a namespace', async (t) => {
   t.is((await h.admin('POST', '/admin/api/explain-rank', { namespace: 'n', node_id: a.node_id, other_node_id: '11111111-1111-1111-1111-111111111111' })).status, 404);
 });
 
-test('admin profiling captures a CPU profile and a heap snapshot through the inspector', async (t) => {
+// Serial: a heap snapshot of this process stops its event loop, which other tests' requests must not share.
+test.serial('admin profiling captures a CPU profile and a heap snapshot through the inspector', async (t) => {
   const h = await startHarness(t);
   const index = await h.admin('GET', '/debug/pprof/');
   t.deepEqual(index.body.profiles.map((p: any) => p.name), ['profile', 'heap']);

@@ -1,10 +1,9 @@
 import test from 'ava';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { runningAgent } from '../../platform/platform-lane/index.js';
 import { isProcessAlive } from '../../platform/local-scheduler/process-table.js';
 import {
-  MIGRATES_THEN_FAILS, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, readLaneRow, requestLoop, startAgent, startLanePlatform, tail, treeVariant, waitUntil, type LanePlatform,
+  MIGRATES_THEN_FAILS, appAddresses, builtTree, currentRelease, deployAndWait, newestControlMigration, queueLane, readLaneRow, requestLoop, startAgent, startLanePlatform, treeVariant, waitForApiRelease, waitForLaneRow, waitUntil,
+  type LanePlatform,
 } from './lane-harness.js';
 
 // One platform for the file; each test SIGKILLs the host agent when the upgrade enters one step.
@@ -48,33 +47,13 @@ for (const [index, step] of ['stage', 'candidate', 'drain', 'promote', 'restart'
     await waitUntil(() => !isProcessAlive(agent!, undefined), 10_000, 'the agent to die');
     t.log(`killed the agent in stage ${seen.stage ?? '-'} (status ${seen.status}, phase ${seen.phase ?? '-'})`);
     startAgent(platform, tree);
-    const end = await waitUntil(
-      () => {
-        const row = readLaneRow(platform, id);
-        return row && ['succeeded', 'failed'].includes(row.status) ? row : undefined;
-      },
-      180_000,
-      `the lane to end; agent log: ${tail(path.join(platform.platformDir, 'agent.log'), 2000)}`,
-      100,
-    );
+    const end = await waitForLaneRow(platform, id);
     t.log(`ended ${end.status}, phase ${end.phase}, attempts ${end.attempts}${end.lastError ? `: ${end.lastError}` : ''}`);
     t.true(end.status === 'succeeded' ? end.phase === 'succeeded' : ['rolled_back', 'failed'].includes(end.phase ?? ''), `${end.status} ${end.phase}`);
     if (seen.stage === step) t.true(end.attempts >= 2, 'the interrupted attempt was resumed by a second one');
     // current boots: the API answers on the release current points at.
     const current = currentRelease(platform);
-    const version = await waitUntil(
-      async () => {
-        try {
-          const v = await api(platform, 'GET', '/api/version');
-          return v.status === 200 && v.body.release === current ? v.body : undefined;
-        } catch {
-          return undefined;
-        }
-      },
-      60_000,
-      `the API to serve release ${current}`,
-      100,
-    );
+    const version = await waitForApiRelease(platform, current);
     t.is(version.release, current);
     const counts = await loop.stop();
     t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
@@ -84,7 +63,7 @@ for (const [index, step] of ['stage', 'candidate', 'drain', 'promote', 'restart'
 test.serial('A SIGKILL of the host agent when the rollback of a release that migrated control.db begins, then a new agent: the rollback finishes and the previous release boots on the newer schema', async (t) => {
   t.timeout(240_000);
   const variant = treeVariant(t, tree, '0.2.9-migrates', MIGRATES_THEN_FAILS);
-  const migrations = newestMigration(platform);
+  const migrations = newestControlMigration(platform);
   const loop = requestLoop(addresses);
   t.teardown(() => loop.stop());
   const id = await queueLane(platform, 'upgrade', { source: variant });
@@ -102,45 +81,16 @@ test.serial('A SIGKILL of the host agent when the rollback of a release that mig
   process.kill(agent, 'SIGKILL');
   await waitUntil(() => !isProcessAlive(agent, undefined), 10_000, 'the agent to die');
   startAgent(platform, tree);
-  const end = await waitUntil(
-    () => {
-      const row = readLaneRow(platform, id);
-      return row && ['succeeded', 'failed'].includes(row.status) ? row : undefined;
-    },
-    180_000,
-    `the lane to end; agent log: ${tail(path.join(platform.platformDir, 'agent.log'), 2000)}`,
-    100,
-  );
+  const end = await waitForLaneRow(platform, id);
   t.is(end.phase, 'rolled_back', `${end.status} ${end.lastError}`);
   t.true(end.attempts >= 2);
   // The rollback target: the release current pointed at before (the running build, staged first when this test runs alone).
   const previous = readLaneRow(platform, id)!.fromRelease ?? currentRelease(platform);
   t.truthy(previous);
   t.is(currentRelease(platform), previous);
-  const version = await waitUntil(
-    async () => {
-      try {
-        const v = await api(platform, 'GET', '/api/version');
-        return v.status === 200 && v.body.release === previous ? v.body : undefined;
-      } catch {
-        return undefined;
-      }
-    },
-    60_000,
-    `the API to serve release ${previous}`,
-    100,
-  );
+  const version = await waitForApiRelease(platform, previous);
   t.is(version.release, previous);
-  t.is(newestMigration(platform), migrations + 1, 'a rollback does not undo schema changes');
+  t.is(newestControlMigration(platform), migrations + 1, 'a rollback does not undo schema changes');
   const counts = await loop.stop();
   t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
 });
-
-function newestMigration(p: LanePlatform): number {
-  const db = new Database(path.join(p.dataDir, 'control.db'), { readonly: true });
-  try {
-    return (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number }).v;
-  } finally {
-    db.close();
-  }
-}

@@ -18,7 +18,7 @@ import { repackedArtifact, sharedArtifact, type SharedArtifact } from '../helper
 import { HOST_PATHS, renderUnit } from '../../domain/host-install/index.js';
 import { freePort, readApiProcess } from '../../platform/platform-lane/index.js';
 import {
-  api, appAddresses, currentRelease, deployAndWait, queueLane, requestLoop, stopLanePlatform, tail, waitForLane, waitUntil, type LanePlatform,
+  api, appAddresses, currentRelease, deployAndWait, laneEnvironment, queueLane, requestLoop, stopLanePlatform, tail, waitForLane, waitUntil, type LanePlatform,
 } from './lane-harness.js';
 
 /** The settings the installed unit sets with `Environment=`. */
@@ -97,21 +97,8 @@ test.before(async (t) => {
   initAppsRepo({ appsDir } as never);
   commitApp(appsDir, 'alpha', { version: 'alpha' });
   const port = await freePort();
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SVC_')) env[k] = v;
-  Object.assign(env, unitEnvironment(prefix), {
-    SVC_PORT: String(port),
-    SVC_DATA_DIR: dataDir,
-    SVC_APPS_DIR: appsDir,
-    SVC_SNAPSHOTS_DIR: path.join(root, 'snapshots'),
-    SVC_LOG_LEVEL: 'info',
-    SVC_POSTGRES_MANAGED: 'false',
-    SVC_CAPACITY_CHECK_INTERVAL: 'off',
-    SVC_EDGE_SYNC_INTERVAL: 'off',
-    SVC_DEPLOY_HEALTHY_TIMEOUT: '20s',
-    SVC_UPGRADE_BOOT_TIMEOUT: '20s',
-    SVC_OPERATION_LEASE: '3s',
-  });
+  // The unit's settings, then the test platform's folders, port and short timeouts over them.
+  const env = laneEnvironment({ port, root, dataDir, appsDir }, { SVC_UPGRADE_BOOT_TIMEOUT: '20s' }, unitEnvironment(prefix));
   t.is(env.SVC_AGENT_RESTART_MODE, 'stop');
   platform = { root, dataDir, appsDir, platformDir: prefix, url: `http://127.0.0.1:${port}`, env, api: () => readApiProcess(prefix) };
   teardowns.push(() => stopLanePlatform(platform));

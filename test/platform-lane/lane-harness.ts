@@ -102,6 +102,71 @@ export interface LanePlatform {
 }
 
 /**
+ * The environment of a lane test platform: this process's own without any `SVC_` setting, `under`,
+ * then the platform's folders and port, short timeouts, no managed PostgreSQL, and `extra` last.
+ */
+export function laneEnvironment(where: { port: number; root: string; dataDir: string; appsDir: string }, extra: Record<string, string> = {}, under: Record<string, string> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SVC_')) env[k] = v;
+  return {
+    ...env,
+    ...under,
+    SVC_PORT: String(where.port),
+    SVC_DATA_DIR: where.dataDir,
+    SVC_APPS_DIR: where.appsDir,
+    SVC_SNAPSHOTS_DIR: path.join(where.root, 'snapshots'),
+    SVC_LOG_LEVEL: 'info',
+    SVC_POSTGRES_MANAGED: 'false',
+    SVC_CAPACITY_CHECK_INTERVAL: 'off',
+    SVC_EDGE_SYNC_INTERVAL: 'off',
+    SVC_DEPLOY_HEALTHY_TIMEOUT: '20s',
+    SVC_UPGRADE_BOOT_TIMEOUT: '40s',
+    SVC_OPERATION_LEASE: '3s',
+    ...extra,
+  };
+}
+
+/** The newest migration recorded in the platform's control.db. */
+export function newestControlMigration(platform: Pick<LanePlatform, 'dataDir'>): number {
+  const db = new Database(path.join(platform.dataDir, 'control.db'), { readonly: true });
+  try {
+    return (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number }).v;
+  } finally {
+    db.close();
+  }
+}
+
+/** Waits until lane operation `id` ends, reading control.db (the API may be down meanwhile). */
+export function waitForLaneRow(platform: LanePlatform, id: string): Promise<NonNullable<ReturnType<typeof readLaneRow>>> {
+  return waitUntil(
+    () => {
+      const row = readLaneRow(platform, id);
+      return row && ['succeeded', 'failed'].includes(row.status) ? row : undefined;
+    },
+    180_000,
+    `the lane to end; agent log: ${tail(path.join(platform.platformDir, 'agent.log'), 2000)}`,
+    100,
+  );
+}
+
+/** Waits until the API answers `/api/version` for `release`; returns the answer. */
+export function waitForApiRelease(platform: LanePlatform, release: string | undefined): Promise<{ release: string | undefined }> {
+  return waitUntil(
+    async () => {
+      try {
+        const v = await api(platform, 'GET', '/api/version');
+        return v.status === 200 && v.body.release === release ? (v.body as { release: string | undefined }) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    60_000,
+    `the API to serve release ${release}`,
+    100,
+  );
+}
+
+/**
  * Starts `<tree>/bin/svc.js serve --only control` (or, when `tree` is an unpacked release artifact,
  * `<tree>/svc serve --only control`) over a fresh data folder and apps repository holding `apps` (not deployed).
  */
@@ -115,22 +180,7 @@ export async function startLanePlatform(t: Pick<ExecutionContext, 'teardown'>, t
   initAppsRepo({ appsDir } as never);
   for (const app of options.apps ?? []) commitApp(appsDir, app, { version: app, ...(options.appTest?.[app] ? { test: options.appTest[app] } : {}) });
   const port = await freePort();
-  const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SVC_')) env[k] = v;
-  Object.assign(env, {
-    SVC_PORT: String(port),
-    SVC_DATA_DIR: dataDir,
-    SVC_APPS_DIR: appsDir,
-    SVC_SNAPSHOTS_DIR: path.join(root, 'snapshots'),
-    SVC_LOG_LEVEL: 'info',
-    SVC_POSTGRES_MANAGED: 'false',
-    SVC_CAPACITY_CHECK_INTERVAL: 'off',
-    SVC_EDGE_SYNC_INTERVAL: 'off',
-    SVC_DEPLOY_HEALTHY_TIMEOUT: '20s',
-    SVC_UPGRADE_BOOT_TIMEOUT: '40s',
-    SVC_OPERATION_LEASE: '3s',
-    ...options.env,
-  });
+  const env = laneEnvironment({ port, root, dataDir, appsDir }, { SVC_UPGRADE_BOOT_TIMEOUT: '40s', ...options.env });
   fs.mkdirSync(platformDir, { recursive: true });
   const log = fs.openSync(path.join(root, 'first-api.log'), 'a');
   const [program, ...leading] = releaseCommand(tree);

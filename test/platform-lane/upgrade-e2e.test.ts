@@ -1,11 +1,10 @@
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { runSvc } from '../helpers/cli.js';
 import { runningAgent } from '../../platform/platform-lane/index.js';
 import {
-  FAILS_OUTSIDE_CANDIDATE, MIGRATES_THEN_FAILS, NEVER_STARTS, waitUntil, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, requestLoop, startLanePlatform, tail, treeVariant, waitForLane, type LanePlatform,
+  FAILS_OUTSIDE_CANDIDATE, MIGRATES_THEN_FAILS, NEVER_STARTS, newestControlMigration, waitUntil, api, appAddresses, builtTree, currentRelease, deployAndWait, queueLane, requestLoop, startLanePlatform, tail, treeVariant, waitForLane, type LanePlatform,
 } from './lane-harness.js';
 
 // One platform for the file: the upgrade, then a failing candidate and a failing postflight against the upgraded platform.
@@ -150,7 +149,7 @@ test.serial('A release that migrated control.db and then failed its postflight i
   const tree = await builtTree();
   const migrating = treeVariant(t, tree, '0.1.5-migrates', MIGRATES_THEN_FAILS);
   const previous = currentRelease(platform)!;
-  const migrationsBefore = controlMigrations(platform);
+  const migrationsBefore = newestControlMigration(platform);
   const loop = requestLoop([...appsAtStart['alpha']!, ...appsAtStart['beta']!]);
   const id = await queueLane(platform, 'upgrade', { source: migrating });
   const view = await waitForLane(platform, id);
@@ -160,7 +159,7 @@ test.serial('A release that migrated control.db and then failed its postflight i
   const version = await api(platform, 'GET', '/api/version');
   t.is(version.body.release, previous);
   // The schema stays (spec "Versioning" 3): the previous release serves on it and says so.
-  t.is(controlMigrations(platform), migrationsBefore + 1);
+  t.is(newestControlMigration(platform), migrationsBefore + 1);
   t.regex(tail(path.join(platform.platformDir, 'api.log'), 20_000), /control\.db has migrations of a newer release: running on its schema/);
   const steps = view.steps as any[];
   t.deepEqual(
@@ -195,15 +194,6 @@ test.serial('A release the signature policy rejects is recorded as rejected and 
   t.like(build, { verification: 'rejected', promotedAt: null, current: false });
 });
 
-/** The newest migration in the platform's control.db. */
-function controlMigrations(p: LanePlatform): number {
-  const db = new Database(path.join(p.dataDir, 'control.db'), { readonly: true });
-  try {
-    return (db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number }).v;
-  } finally {
-    db.close();
-  }
-}
 
 test.serial('Releases beyond SVC_RELEASE_KEEP are removed from disk as upgrades end, never the current one, and stay listed as history', async (t) => {
   // By now this file has staged the first release, the upgrade and four refused or rolled-back releases.
