@@ -1,9 +1,11 @@
 /**
- * The signature policy hook: a command (`SVC_RELEASE_VERIFY_COMMAND`, run with `/bin/sh -c`)
- * that must exit 0 for a release to be promoted. It gets the release folder and its identity in
- * its environment; its output tail is kept with the verdict.
+ * The verify hook of the signature policy: a command (`SVC_RELEASE_VERIFY_HOOK`, formerly
+ * `SVC_RELEASE_VERIFY_COMMAND`, run with `/bin/sh -c`) that must exit 0 for a release to be
+ * promoted. It gets the release folder and its identity (tag, commit, SHA-256) in its environment;
+ * its output tail is kept with the verdict.
  */
 import { spawn } from 'node:child_process';
+import { releaseTag } from '../../domain/platform/index.js';
 import type { ReleaseManifest } from './release-folders.js';
 
 /** The verdict of the hook. */
@@ -27,6 +29,7 @@ export function runVerifyHook(command: string, dir: string, manifest: ReleaseMan
         SVC_RELEASE_ID: manifest.id,
         SVC_RELEASE_SHA256: manifest.sha256,
         SVC_RELEASE_COMMIT: manifest.commit ?? '',
+        SVC_RELEASE_TAG: releaseTag(manifest.commit) ?? '',
         SVC_RELEASE_LABEL: manifest.label,
       },
     });
@@ -36,11 +39,11 @@ export function runVerifyHook(command: string, dir: string, manifest: ReleaseMan
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    child.on('error', (error) => resolve({ accepted: false, message: `the verify command could not run: ${error.message}` }));
+    child.on('error', (error) => resolve({ accepted: false, message: `the verify hook could not run: ${error.message}` }));
     child.on('close', (code, signal) => {
       const tail = output.trim();
-      if (code === 0) resolve({ accepted: true, message: tail === '' ? 'the verify command exited 0' : tail });
-      else resolve({ accepted: false, message: `the verify command ${signal ? `was killed by ${signal}` : `exited ${code}`}${tail === '' ? '' : `: ${tail}`}` });
+      if (code === 0) resolve({ accepted: true, message: tail === '' ? 'the verify hook exited 0' : tail });
+      else resolve({ accepted: false, message: `the verify hook ${signal ? `was killed by ${signal}` : `exited ${code}`}${tail === '' ? '' : `: ${tail}`}` });
     });
   });
 }
