@@ -205,8 +205,8 @@ export class PlatformLane {
         const hook = verify === undefined ? undefined : await verify(dir, release, ctx.signal);
         const verdict = policyVerdict(policy, { ...(hook === undefined ? {} : { hook }), ...(signature === undefined ? {} : { signature }) });
         recordPlatformBuild(this.options.db, { ...build, verification: verdict.verification, verificationMessage: verdict.message });
-        if (verdict.verification === 'rejected') throw new LaneStepFailure('verify', `the signature policy (${policy}) rejected ${release.id}: ${verdict.message}`, 'release_rejected');
-        return `accepted (${policy}): ${verdict.message}`;
+        if (verdict.verification === 'rejected') throw new LaneStepFailure('verify', `the signature policy rejected ${release.id}: ${verdict.message}`, 'release_rejected');
+        return `accepted: ${verdict.message}`;
       });
     }
     await steps.run('candidate', async () => {

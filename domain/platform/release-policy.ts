@@ -59,7 +59,7 @@ export type PolicyVerdict = { readonly verification: 'off'; readonly message: st
 export function policyVerdict(policy: SignaturePolicy, checks: { readonly hook?: HookCheck; readonly signature?: SignatureCheck }): PolicyVerdict {
   const { hook, signature } = checks;
   const notes: string[] = [];
-  if (hook) notes.push(hook.accepted ? `verify hook: ${hook.message}` : hook.message);
+  if (hook) notes.push(hook.message);
   if (signature) notes.push(signature.message);
   const message = notes.join('; ');
   if (hook && !hook.accepted) return { verification: 'rejected', message };

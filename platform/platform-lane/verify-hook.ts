@@ -39,11 +39,11 @@ export function runVerifyHook(command: string, dir: string, manifest: ReleaseMan
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    child.on('error', (error) => resolve({ accepted: false, message: `the verify hook could not run: ${error.message}` }));
+    child.on('error', (error) => resolve({ accepted: false, message: `the verify command could not run: ${error.message}` }));
     child.on('close', (code, signal) => {
       const tail = output.trim();
-      if (code === 0) resolve({ accepted: true, message: tail === '' ? 'the verify hook exited 0' : tail });
-      else resolve({ accepted: false, message: `the verify hook ${signal ? `was killed by ${signal}` : `exited ${code}`}${tail === '' ? '' : `: ${tail}`}` });
+      if (code === 0) resolve({ accepted: true, message: tail === '' ? 'the verify command exited 0' : tail });
+      else resolve({ accepted: false, message: `the verify command ${signal ? `was killed by ${signal}` : `exited ${code}`}${tail === '' ? '' : `: ${tail}`}` });
     });
   });
 }

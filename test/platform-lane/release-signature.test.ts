@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { ArtifactSource, FetchedReleaseSource, ReleaseFolders, hostTarget, loadReleasePublicKey } from '../../platform/platform-lane/index.js';
+import { ArtifactSource, FetchedReleaseSource, ReleaseFolders, hostTarget, loadReleasePublicKey, runVerifyHook } from '../../platform/platform-lane/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { fakeArtifact, opensslFingerprint, opensslKeyPair, opensslSign } from './release-keys.js';
 
@@ -127,4 +127,11 @@ test('FetchedReleaseSource refuses a hook that fails, leaves no archive, two arc
     fs.writeFileSync(path.join(into, 'notes.txt'), 'hi');
   });
   t.regex((await t.throwsAsync(stage(stray))).message, /^the fetch hook left files other than svc-0\.1\.0-.*\.tar\.gz and its \.sha256 and \.sig: notes\.txt$/);
+});
+
+test('runVerifyHook gives the hook the release tag platform-<full commit sha> beside its identity', async (t) => {
+  const dir = tempDir(t);
+  const staged = await new ReleaseFolders(path.join(dir, 'platform')).stage(new ArtifactSource(fakeArtifact(dir, { commit: SHA })), { signal });
+  const outcome = await runVerifyHook('echo "$SVC_RELEASE_TAG $SVC_RELEASE_COMMIT $SVC_RELEASE_ID"', staged.dir, staged.manifest, { signal });
+  t.deepEqual(outcome, { accepted: true, message: `platform-${SHA} ${SHA} ${staged.manifest.id}` });
 });
