@@ -7,6 +7,8 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../domain/errors.js';
+import type { SignaturePolicy } from '../domain/platform/release-policy.js';
+import { loadReleasePublicKey, type ReleasePublicKey } from './platform-lane/release-signature.js';
 import { bool, durationMs, httpUrl, oneOf, optional, parseByteSize, port, requestTimeoutMs, type Env, type VariableSpec } from './config-parsers.js';
 
 export { parseByteSize } from './config-parsers.js';
@@ -167,8 +169,16 @@ export interface SvcConfig {
   readonly operationWorkerEnabled: boolean;
   /** Folder of platform releases (`releases/<id>/`, the `current` link), the API record and the host agent's lock. @default <dataDir>/platform */
   readonly platformDir: string;
-  /** Signature policy of platform releases: a command that must exit 0 for a release to be promoted; unset: off. */
-  readonly releaseVerifyCommand: string | undefined;
+  /** The verify hook of platform releases: a command that must exit 0 for a release to be promoted; unset: none. `SVC_RELEASE_VERIFY_COMMAND` is its deprecated name. */
+  readonly releaseVerifyHook: string | undefined;
+  /** `require-signed`: only a release the verify hook or a signature verified is promoted; `none`: an unsigned one too. @default require-signed when SVC_PROFILE=production, else none */
+  readonly releaseSignaturePolicy: SignaturePolicy;
+  /** Public key checking the detached `.sig` of release artifacts (PEM text or a PEM file); shown by fingerprint only. */
+  readonly releasePublicKey: ReleasePublicKey | undefined;
+  /** Command fetching a release artifact by its tag `platform-<sha>` (the fetch selector); unset: fetching is off. */
+  readonly releaseFetchHook: string | undefined;
+  /** Release repository passed to the fetch hook (`SVC_RELEASE_REPOSITORY`). */
+  readonly releaseRepository: string | undefined;
   /** Platform releases kept on disk after an upgrade ends (the current one and the previous included; older ones are removed). @default 3 */
   readonly releaseKeep: number;
   /** How long the upgrade's drain gate waits in `wait` mode, in ms. @default 10 minutes */
@@ -342,7 +352,19 @@ export const VARIABLES = {
   } },
   operationLeaseMs: { name: 'SVC_OPERATION_LEASE', description: 'Lease of a claimed operation, renewed by heartbeat; an expired lease is recovered', defaultText: '30s', parse: durationMs('SVC_OPERATION_LEASE', 30_000) },
   platformDir: { name: 'SVC_PLATFORM_DIR', description: 'Platform releases (releases/<id>, current link), the API record and the host agent lock', defaultText: '<SVC_DATA_DIR>/platform', parse: (raw, env) => { const value = optional(raw); return value === undefined ? dataPath(env, 'platform') : path.resolve(value); } },
-  releaseVerifyCommand: { name: 'SVC_RELEASE_VERIFY_COMMAND', description: 'Signature policy: a command (/bin/sh -c, in the release folder) that must exit 0 before a platform release is promoted', defaultText: '(none: off)', parse: optional },
+  releaseVerifyHook: { name: 'SVC_RELEASE_VERIFY_HOOK', description: 'Verify hook of platform releases: a command (/bin/sh -c, in the release folder) that must exit 0 before a release is promoted; SVC_RELEASE_VERIFY_COMMAND is its deprecated name, still read when this is unset', defaultText: '(none)', parse: (raw, env) => optional(raw) ?? optional(env.SVC_RELEASE_VERIFY_COMMAND) },
+  releaseSignaturePolicy: { name: 'SVC_RELEASE_SIGNATURE_POLICY', description: 'none or require-signed: with require-signed a platform release is promoted only when the verify hook accepted it or its artifact carries a valid signature by SVC_RELEASE_PUBLIC_KEY', defaultText: 'require-signed when SVC_PROFILE=production, else none', parse: (raw, env) => oneOf<SignaturePolicy>('SVC_RELEASE_SIGNATURE_POLICY', ['none', 'require-signed'], optional(env.SVC_PROFILE) === 'production' ? 'require-signed' : 'none')(raw) },
+  releasePublicKey: { name: 'SVC_RELEASE_PUBLIC_KEY', description: 'Public key (PEM text, or the path of a PEM file) checking <archive>.sig of platform release artifacts: Ed25519, Ed448, RSA, RSA-PSS or ECDSA with SHA-256; shown by fingerprint only', secret: true, defaultText: '(none)', parse: (raw) => {
+    const value = optional(raw);
+    if (value === undefined) return undefined;
+    try {
+      return loadReleasePublicKey(value);
+    } catch (error) {
+      throw new ConfigError('SVC_RELEASE_PUBLIC_KEY', (error as Error).message);
+    }
+  } },
+  releaseFetchHook: { name: 'SVC_RELEASE_FETCH_HOOK', description: 'Command (/bin/sh -c) that fetches the release artifact of a tag platform-<sha> into SVC_RELEASE_FETCH_DIR, for svc platform upgrade platform-<sha>', defaultText: '(none: fetch by tag off)', parse: optional },
+  releaseRepository: { name: 'SVC_RELEASE_REPOSITORY', description: 'Release repository the fetch hook reads (passed to it as SVC_RELEASE_REPOSITORY)', defaultText: '(none)', parse: optional },
   releaseKeep: { name: 'SVC_RELEASE_KEEP', description: 'Platform releases kept on disk after an upgrade ends (current and previous included); older ones are removed', defaultText: '3', parse: (raw) => {
     const value = optional(raw) ?? '3';
     if (!/^\d+$/.test(value) || Number(value) < 2 || Number(value) > 100) throw new ConfigError('SVC_RELEASE_KEEP', `"${value}" is not a whole number in 2-100 (the current release and the one before it are always kept)`);
@@ -423,6 +445,12 @@ export function loadConfig(env: Env = process.env): SvcConfig {
     if (config.apiToken === undefined) {
       throw new ConfigError('SVC_API_TOKEN', 'must be set when SVC_PROFILE=production');
     }
+  }
+  if (config.releaseSignaturePolicy === 'require-signed' && config.releaseVerifyHook === undefined && config.releasePublicKey === undefined) {
+    throw new ConfigError(
+      'SVC_RELEASE_SIGNATURE_POLICY',
+      `require-signed${config.profile === 'production' && optional(env.SVC_RELEASE_SIGNATURE_POLICY) === undefined ? ' (the default when SVC_PROFILE=production)' : ''} needs a way to verify platform releases: set SVC_RELEASE_VERIFY_HOOK or SVC_RELEASE_PUBLIC_KEY (or both), or SVC_RELEASE_SIGNATURE_POLICY=none`,
+    );
   }
   if ((config.edgeAccessTeamDomain === undefined) !== (config.edgeAccessAud === undefined)) {
     throw new ConfigError(config.edgeAccessTeamDomain === undefined ? 'SVC_EDGE_ACCESS_TEAM_DOMAIN' : 'SVC_EDGE_ACCESS_AUD', 'SVC_EDGE_ACCESS_TEAM_DOMAIN and SVC_EDGE_ACCESS_AUD are set together or not at all');

@@ -265,7 +265,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   const ensureAgent = config.agentMode === 'auto'
     ? () => launchAgent({ platformDir: config.platformDir, releaseDir: releaseFolder() ?? packageRoot(), dataDir: config.dataDir, cwd: process.cwd(), env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir } })
     : () => undefined;
-  const platformLane = new PlatformLaneService(store.db, ensureAgent);
+  const platformLane = new PlatformLaneService(store.db, ensureAgent, { fetchHookConfigured: config.releaseFetchHook !== undefined });
   routers.push(platformLaneRoutes(platformLane, idempotency({ keys: deploys.idempotencyKeys, required: false })));
   routers.push(
     operatorRoutes(

@@ -17,10 +17,10 @@ import { NotificationService } from '../controllers/events/notification-service.
 import { OperationHandlers, OperationWorker } from '../controllers/operations/index.js';
 import { HostAgent, LaneDataBackup, PlatformLane } from '../controllers/platform/index.js';
 import {
-  ApiRestarter, ArtifactSource, BuiltCheckoutSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, isArtifactFolder, isReleaseArtifact, launchAgent, readApiProcess, reapCandidates,
+  ApiRestarter, ArtifactSource, BuiltCheckoutSource, FetchedReleaseSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, isArtifactFolder, isReleaseArtifact, launchAgent, readApiProcess, reapCandidates,
   runVerifyHook,
 } from '../platform/platform-lane/index.js';
-import type { ReleaseSource } from '../domain/platform/index.js';
+import { isFetchSelector, type ReleaseSource } from '../domain/platform/index.js';
 
 /** A running host agent. */
 export interface RunningHostAgent {
@@ -36,12 +36,19 @@ export interface HostAgentTuning {
 }
 
 /**
- * `git:<ref>` builds the ref from the platform repository; a `.tar.gz`/`.tgz` or a folder holding
- * `svc` and `svc-release.json` is the release artifact; anything else is a built checkout folder.
+ * `git:<ref>` builds the ref from the platform repository; `platform-<sha>` is fetched by
+ * `SVC_RELEASE_FETCH_HOOK`; a `.tar.gz`/`.tgz` or a folder holding `svc` and `svc-release.json` is
+ * the release artifact (its `.sig` checked with `SVC_RELEASE_PUBLIC_KEY`); anything else is a
+ * built checkout folder.
  */
 function sourceFor(config: SvcConfig, spec: string): ReleaseSource {
+  const publicKey = config.releasePublicKey === undefined ? {} : { publicKey: config.releasePublicKey };
   if (spec.startsWith('git:')) return new GitRefSource(config.platformRepo ?? packageRoot(), spec.slice(4));
-  if (isReleaseArtifact(spec)) return new ArtifactSource(spec);
+  if (isFetchSelector(spec)) {
+    if (config.releaseFetchHook === undefined) throw new Error(`${spec} is a release tag, and SVC_RELEASE_FETCH_HOOK is not set: nothing can fetch it`);
+    return new FetchedReleaseSource(spec, { hook: config.releaseFetchHook, ...(config.releaseRepository === undefined ? {} : { repository: config.releaseRepository }), ...publicKey });
+  }
+  if (isReleaseArtifact(spec)) return new ArtifactSource(spec, publicKey);
   return new BuiltCheckoutSource(spec);
 }
 
@@ -92,7 +99,9 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     restarter,
     backup: new LaneDataBackup({ db: store.db, dataDir: config.dataDir, backupsDir: path.join(config.platformDir, 'backups') }),
     candidate: (options) => checkCandidate({ ...options, env: process.env, timeoutMs: config.upgradeBootTimeoutMs, ...(config.apiToken === undefined ? {} : { token: config.apiToken }) }),
-    ...(config.releaseVerifyCommand === undefined ? {} : { verify: (dir, manifest, signal) => runVerifyHook(config.releaseVerifyCommand!, dir, manifest, { signal }) }),
+    ...(config.releaseVerifyHook === undefined ? {} : { verify: (dir, manifest, signal) => runVerifyHook(config.releaseVerifyHook!, dir, manifest, { signal }) }),
+    signaturePolicy: config.releaseSignaturePolicy,
+    ...(config.releasePublicKey === undefined ? {} : { publicKeyFingerprint: config.releasePublicKey.fingerprint }),
     events,
     drainMode: config.drainMode,
     drainTimeoutMs: config.drainTimeoutMs,

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { apiGet, apiPost, type ApiClientOptions } from '../api-client.js';
 import { ApiError, CliError, ExitCode } from '../cli-error.js';
 import { renderTable } from '../table.js';
+import { isFetchSelector } from '../../domain/platform/index.js';
 
 interface LaneStepView {
   attempt: number;
@@ -26,7 +27,7 @@ interface LaneView {
 interface ReleasesView {
   runningRelease: string | null;
   current: { label: string; commit: string | null } | null;
-  builds: { id: string; label: string; commit: string | null; sha256: string; verification: string; createdAt: string; promotedAt: string | null; prunedAt: string | null; current: boolean }[];
+  builds: { id: string; label: string; tag: string | null; commit: string | null; sha256: string; verification: string; createdAt: string; promotedAt: string | null; prunedAt: string | null; current: boolean }[];
   operations: { id: string; kind: string; status: string; ref: string | null; lastError: string | null; createdAt: string; upgrade: { phase: string; fromRelease: string | null; toRelease: string | null } | null }[];
 }
 
@@ -69,9 +70,9 @@ export async function followLane(id: string, options: ApiClientOptions & { inter
   }
 }
 
-/** A folder or archive argument becomes absolute (the agent runs elsewhere); `git:<ref>` is kept. */
+/** A folder or archive argument becomes absolute (the agent runs elsewhere); `git:<ref>` and a tag `platform-<sha>` are kept. */
 function sourceArgument(source: string): string {
-  return source.startsWith('git:') ? source : path.resolve(source);
+  return source.startsWith('git:') || isFetchSelector(source) ? source : path.resolve(source);
 }
 
 async function queueAndMaybeFollow(kind: 'upgrade' | 'preflight' | 'smoke', body: Record<string, unknown>, opts: ApiClientOptions & { follow?: boolean; json?: boolean }): Promise<void> {
@@ -94,7 +95,7 @@ export function registerPlatform(program: Command): void {
   platform
     .command('upgrade <source>')
     .description(
-      'Upgrade the platform to <source>: a release artifact (svc-<version>-linux-<arch>.tar.gz, checked against its .sha256 when beside it, or its unpacked folder), a built checkout folder, or git:<ref>; stage, verify, candidate, drain, promote, restart the API, postflight (rolled back when it fails)',
+      'Upgrade the platform to <source>: a release artifact (svc-<version>-linux-<arch>.tar.gz, checked against its .sha256 when beside it and its .sig with SVC_RELEASE_PUBLIC_KEY, or its unpacked folder), a release tag platform-<full sha> (fetched by SVC_RELEASE_FETCH_HOOK), a built checkout folder, or git:<ref>; stage, verify, candidate, drain, promote, restart the API, postflight (rolled back when it fails)',
     )
     .option('--label <label>', 'display label of the release')
     .option('--drain-mode <mode>', 'fail, wait or force (default SVC_DRAIN_MODE)')
@@ -107,7 +108,7 @@ export function registerPlatform(program: Command): void {
     });
   platform
     .command('preflight <source>')
-    .description('Stage and verify a release and check a candidate API on it, without promoting it; <source> is a release artifact (.tar.gz or its unpacked folder), a built checkout folder, or git:<ref>')
+    .description('Stage and verify a release and check a candidate API on it, without promoting it; <source> is a release artifact (.tar.gz or its unpacked folder), a release tag platform-<full sha>, a built checkout folder, or git:<ref>')
     .option('--label <label>', 'display label of the release')
     .option('--follow', 'print each step until it ends')
     .option('--api <url>', 'control plane URL')
@@ -139,7 +140,7 @@ export function registerPlatform(program: Command): void {
     });
   platform
     .command('releases')
-    .description('Platform releases (label, commit, SHA-256, signature verdict, whether still on disk: SVC_RELEASE_KEEP) and recent lane operations (GET /api/platform/releases)')
+    .description('Platform releases (label, tag platform-<commit>, SHA-256, signature verdict, whether still on disk: SVC_RELEASE_KEEP) and recent lane operations (GET /api/platform/releases)')
     .option('--api <url>', 'control plane URL')
     .option('--json', 'print the API answer as JSON')
     .action(async (opts: ApiClientOptions & { json?: boolean }) => {
@@ -148,8 +149,8 @@ export function registerPlatform(program: Command): void {
       process.stdout.write(`running: ${view.current?.label ?? 'unknown'} (release ${view.runningRelease ?? 'none: a checkout'})\n\n`);
       process.stdout.write(
         renderTable(
-          ['', 'RELEASE', 'LABEL', 'COMMIT', 'SHA-256', 'SIGNATURE', 'PROMOTED', 'ON DISK'],
-          view.builds.map((b) => [b.current ? '*' : '', b.id, b.label, b.commit?.slice(0, 12) ?? '-', b.sha256.slice(0, 16), b.verification, b.promotedAt ?? '-', b.prunedAt === null ? 'yes' : `removed ${b.prunedAt}`]),
+          ['', 'RELEASE', 'LABEL', 'TAG', 'SHA-256', 'SIGNATURE', 'PROMOTED', 'ON DISK'],
+          view.builds.map((b) => [b.current ? '*' : '', b.id, b.label, b.tag ?? '-', b.sha256.slice(0, 16), b.verification, b.promotedAt ?? '-', b.prunedAt === null ? 'yes' : `removed ${b.prunedAt}`]),
         ),
       );
       process.stdout.write('\n');

@@ -5,7 +5,7 @@
  */
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import type { Operation } from '../../domain/operations/index.js';
-import { isPlatformKind, type PlatformLaneStep, type PlatformUpgrade } from '../../domain/platform/index.js';
+import { isFetchSelector, isPlatformKind, selectorCommit, type PlatformLaneStep, type PlatformUpgrade } from '../../domain/platform/index.js';
 import { enqueueOperation, getOperation, listOperations } from '../../store/control/operations.js';
 import { getPlatformUpgrade, listLaneSteps } from '../../store/control/platform-lane.js';
 import type { Db } from '../../store/database.js';
@@ -24,12 +24,19 @@ export interface LaneOperationView {
   readonly steps: readonly PlatformLaneStep[];
 }
 
+/** What the service knows of the release policy's settings. */
+export interface PlatformLaneServiceOptions {
+  /** `SVC_RELEASE_FETCH_HOOK` is set: `platform-<sha>` sources can be fetched. @default false */
+  readonly fetchHookConfigured?: boolean;
+}
+
 /** The service. */
 export class PlatformLaneService {
   constructor(
     private readonly db: Db,
     /** Starts the host agent when none runs; returns its pid when it started one. */
     private readonly ensureAgent: () => number | undefined,
+    private readonly options: PlatformLaneServiceOptions = {},
   ) {}
 
   /** Queues a lane operation; one upgrade at a time. */
@@ -38,6 +45,7 @@ export class PlatformLaneService {
     if (kind !== 'platform.smoke') {
       if (typeof request.source !== 'string' || request.source.trim() === '') throw new ValidationError('source must name a release artifact (.tar.gz or its folder), a built checkout folder or git:<ref>', { code: 'invalid_source' });
       payload['source'] = request.source.trim();
+      this.#checkSelector(request.source.trim());
     }
     if (request.label !== undefined) {
       if (typeof request.label !== 'string' || !/^[\w.+-]{1,100}$/.test(request.label)) throw new ValidationError('label must be 1-100 letters, digits, dots, plus, hyphens or underscores', { code: 'invalid_label' });
@@ -52,6 +60,16 @@ export class PlatformLaneService {
     const operation = enqueueOperation(this.db, { kind, app: null, ref: typeof payload['source'] === 'string' ? payload['source'] : null, payload, maxAttempts: kind === 'platform.upgrade' ? 5 : 3 });
     const pid = this.ensureAgent();
     return { operation, agentStarted: pid !== undefined };
+  }
+
+  /** A fetch selector must be `platform-<full sha>`, and something must be able to fetch it (ADR 0142). */
+  #checkSelector(source: string): void {
+    if (!isFetchSelector(source)) return;
+    const selected = selectorCommit(source);
+    if ('error' in selected) throw new ValidationError(`source: ${selected.error}`, { code: 'invalid_release_selector' });
+    if (this.options.fetchHookConfigured !== true) {
+      throw new ConflictError(`source ${source} is a release tag, and SVC_RELEASE_FETCH_HOOK is not set on this platform: nothing can fetch it (give the archive's path, or configure the fetch hook)`, { code: 'release_fetch_not_configured' });
+    }
   }
 
   /** One lane operation. */

@@ -8,7 +8,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EventEmitterPort } from '../../domain/events/event-port.js';
 import type { Operation, RecoveryDecision } from '../../domain/operations/index.js';
-import { readPlatformLanePayload, releasesToPrune, resumePlan, UpgradePhase, type PlatformUpgrade, type ReleaseSource, type UpgradeDrainMode } from '../../domain/platform/index.js';
+import {
+  policyVerdict, readPlatformLanePayload, releasesToPrune, resumePlan, UpgradePhase, type PlatformUpgrade, type ReleaseSource, type SignatureCheck, type SignaturePolicyValue, type UpgradeDrainMode,
+} from '../../domain/platform/index.js';
 import type { ApiRestarter, CandidateOutcome, ReleaseFolders, ReleaseManifest, VerifyOutcome } from '../../platform/platform-lane/index.js';
 import { waitForApi } from '../../platform/platform-lane/index.js';
 import {
@@ -23,7 +25,7 @@ import type { LaneDataBackup } from './lane-data-backup.js';
 export interface PlatformLaneOptions {
   readonly db: Db;
   readonly folders: ReleaseFolders;
-  /** The source an operator named (a built checkout folder, `git:<ref>`). */
+  /** The source an operator named (a release artifact, a built checkout folder, `git:<ref>`, a tag `platform-<sha>`). */
   readonly sourceFor: (spec: string) => ReleaseSource;
   /** The running API's own tree, staged as the first release when `current` does not exist yet. */
   readonly baseline: () => ReleaseSource | undefined;
@@ -31,8 +33,12 @@ export interface PlatformLaneOptions {
   /** The databases' copy taken before the new release first starts, restored on rollback (ADR 0089). */
   readonly backup: LaneDataBackup;
   readonly candidate: (options: { releaseDir: string; releaseId: string; workDir: string; signal: AbortSignal }) => Promise<CandidateOutcome>;
-  /** The signature policy hook; undefined when off. */
+  /** The verify hook (`SVC_RELEASE_VERIFY_HOOK`); undefined when unset. */
   readonly verify?: (dir: string, manifest: ReleaseManifest, signal: AbortSignal) => Promise<VerifyOutcome>;
+  /** `SVC_RELEASE_SIGNATURE_POLICY` (ADR 0142). @default none */
+  readonly signaturePolicy?: SignaturePolicyValue;
+  /** Fingerprint of `SVC_RELEASE_PUBLIC_KEY` when set (artifact sources check signatures with it). */
+  readonly publicKeyFingerprint?: string;
   readonly events: EventEmitterPort;
   readonly drainMode: UpgradeDrainMode;
   readonly drainTimeoutMs: number;
@@ -174,25 +180,31 @@ export class PlatformLane {
     if (payload.source === undefined) throw new LaneStepFailure('stage', 'the operation names no release source');
     const source = this.options.sourceFor(payload.source);
     let manifest: ReleaseManifest | undefined;
+    let signature: SignatureCheck | undefined;
     let dir = '';
     await steps.run('stage', async () => {
       const staged = await this.options.folders.stage(source, { signal: ctx.signal, ...(payload.label === undefined ? {} : { label: payload.label }) });
       manifest = staged.manifest;
+      signature = staged.signature;
       dir = staged.dir;
       return `${staged.created ? 'staged' : 'already on disk:'} releases/${manifest.id} (${manifest.label}, sha256 ${manifest.sha256}, commit ${manifest.commit ?? 'unknown'})`;
     });
     const release = manifest!;
     const build = { id: release.id, label: release.label, version: release.version, commit: release.commit, sha256: release.sha256, source: release.source };
-    if (this.options.verify === undefined) {
+    const policy = this.options.signaturePolicy ?? 'none';
+    const { verify, publicKeyFingerprint } = this.options;
+    // A key is set but the source could not carry a signature (a built checkout, git:<ref>).
+    signature ??= publicKeyFingerprint === undefined ? undefined : { state: 'unsupported', message: `no signature by key ${publicKeyFingerprint}: ${release.source} is not a release archive, and only a release archive (.tar.gz with its .sig) carries one` };
+    if (verify === undefined && signature === undefined && policy === 'none') {
       recordPlatformBuild(this.options.db, { ...build, verification: 'off', verificationMessage: null });
-      steps.skip('verify', 'SVC_RELEASE_VERIFY_COMMAND is not set (signature policy off)');
+      steps.skip('verify', 'SVC_RELEASE_SIGNATURE_POLICY=none and neither SVC_RELEASE_VERIFY_HOOK nor SVC_RELEASE_PUBLIC_KEY is set');
     } else {
-      const verify = this.options.verify;
       await steps.run('verify', async () => {
-        const outcome = await verify(dir, release, ctx.signal);
-        recordPlatformBuild(this.options.db, { ...build, verification: outcome.accepted ? 'accepted' : 'rejected', verificationMessage: outcome.message });
-        if (!outcome.accepted) throw new LaneStepFailure('verify', `the signature policy rejected ${release.id}: ${outcome.message}`, 'release_rejected');
-        return `accepted: ${outcome.message}`;
+        const hook = verify === undefined ? undefined : await verify(dir, release, ctx.signal);
+        const verdict = policyVerdict(policy, { ...(hook === undefined ? {} : { hook }), ...(signature === undefined ? {} : { signature }) });
+        recordPlatformBuild(this.options.db, { ...build, verification: verdict.verification, verificationMessage: verdict.message });
+        if (verdict.verification === 'rejected') throw new LaneStepFailure('verify', `the signature policy rejected ${release.id}: ${verdict.message}`, 'release_rejected');
+        return `accepted: ${verdict.message}`;
       });
     }
     await steps.run('candidate', async () => {

@@ -121,6 +121,10 @@ SVC_LOG_LEVEL=info
 # SVC_API_TOKEN=
 # SVC_PROFILE=production
 # SVC_REQUIRE_EXPLICIT_AUTH=true
+# Production requires signed platform releases (SVC_RELEASE_SIGNATURE_POLICY=require-signed): set a
+# key that checks <archive>.sig and/or a verify hook (docs/platform-upgrades.md, "Release policy"):
+# SVC_RELEASE_PUBLIC_KEY=/etc/svc/release.pub
+# SVC_RELEASE_VERIFY_HOOK=
 `;
 }
 

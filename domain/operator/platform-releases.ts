@@ -3,7 +3,7 @@
  * grouped by version and commit) and the platform lane operations (`platform.*`).
  */
 import type { Operation } from '../operations/index.js';
-import type { PlatformLaneStep, PlatformReleaseBuild, PlatformUpgrade } from '../platform/index.js';
+import { releaseTag, type PlatformLaneStep, type PlatformReleaseBuild, type PlatformUpgrade } from '../platform/index.js';
 import { shortText } from './secret-safety.js';
 
 /** The build recorded at one start. */
@@ -28,11 +28,12 @@ export interface PlatformReleaseGroup {
 
 /** The history view. */
 export interface PlatformReleaseHistory {
-  readonly current: (PlatformStart & { readonly identity: string | null }) | null;
-  readonly releases: readonly (PlatformReleaseGroup & { readonly identity: string | null; readonly current: boolean })[];
+  /** `identity` and `tag` are the same immutable tag `platform-<full sha>` (null when the commit is unknown). */
+  readonly current: (PlatformStart & { readonly identity: string | null; readonly tag: string | null }) | null;
+  readonly releases: readonly (PlatformReleaseGroup & { readonly identity: string | null; readonly tag: string | null; readonly current: boolean })[];
   readonly recentStarts: readonly PlatformStart[];
-  /** Releases on disk (`releases/<id>/`): label apart from identity (commit, SHA-256) and the signature policy's verdict. */
-  readonly builds: readonly (PlatformReleaseBuild & { readonly current: boolean })[];
+  /** Releases on disk (`releases/<id>/`): label apart from identity (tag `platform-<commit>`, SHA-256) and the signature policy's verdict. */
+  readonly builds: readonly (PlatformReleaseBuild & { readonly tag: string | null; readonly current: boolean })[];
   /** The release folder the running API runs from, or null for a checkout. */
   readonly runningRelease: string | null;
   readonly operations: readonly {
@@ -52,7 +53,7 @@ export interface PlatformReleaseHistory {
 
 /** The immutable identity of a build: the tag `platform-<full sha>`; the label is display only. */
 export function platformIdentity(commit: string | null): string | null {
-  return commit === null ? null : `platform-${commit}`;
+  return releaseTag(commit);
 }
 
 /** Shapes the history; `current` is the running build's start record. */
@@ -68,10 +69,10 @@ export function platformReleaseHistory(input: {
   const current = input.current;
   const isCurrent = (g: PlatformReleaseGroup) => current !== null && g.version === current.version && g.commit === current.commit;
   return {
-    current: current ? { ...current, identity: platformIdentity(current.commit) } : null,
-    releases: input.groups.map((g) => ({ ...g, identity: platformIdentity(g.commit), current: isCurrent(g) })),
+    current: current ? { ...current, identity: platformIdentity(current.commit), tag: releaseTag(current.commit) } : null,
+    releases: input.groups.map((g) => ({ ...g, identity: platformIdentity(g.commit), tag: releaseTag(g.commit), current: isCurrent(g) })),
     recentStarts: input.recentStarts,
-    builds: (input.builds ?? []).map((b) => ({ ...b, verificationMessage: shortText(b.verificationMessage), current: b.id === (input.runningRelease ?? null) })),
+    builds: (input.builds ?? []).map((b) => ({ ...b, tag: releaseTag(b.commit), verificationMessage: shortText(b.verificationMessage), current: b.id === (input.runningRelease ?? null) })),
     runningRelease: input.runningRelease ?? null,
     operations: input.operations.map((op) => ({
       id: op.id,

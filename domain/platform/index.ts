@@ -8,3 +8,5 @@ export type { ReleaseSource, StagedRelease } from './release-source.js';
 export { releasesToPrune } from './release-retention.js';
 export { readPlatformLanePayload } from './platform-lane-payload.js';
 export type { PlatformLanePayload } from './platform-lane-payload.js';
+export { SignaturePolicy, isFetchSelector, policyVerdict, releaseTag, selectorCommit } from './release-policy.js';
+export type { HookCheck, PolicyVerdict, SignatureCheck, SignaturePolicy as SignaturePolicyValue } from './release-policy.js';

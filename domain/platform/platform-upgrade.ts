@@ -8,7 +8,7 @@
 export const UpgradeStep = {
   /** Copy (or build) the candidate release into `releases/<id>/` and fingerprint it. */
   stage: 'stage',
-  /** The signature policy hook (`SVC_RELEASE_VERIFY_COMMAND`); skipped when unset. */
+  /** The release policy (ADR 0142): the verify hook and the signature check, decided by `SVC_RELEASE_SIGNATURE_POLICY`; skipped when nothing is configured under `none`. */
   verify: 'verify',
   /** Boot the candidate API on an alternate port, on a throwaway data copy, and check it. */
   candidate: 'candidate',

@@ -5,6 +5,7 @@
  * `share/`); the release folders fingerprint and name it. Implementations: a built checkout, a
  * git ref, the release artifact (a tar.gz or its unpacked folder).
  */
+import type { SignatureCheck } from './release-policy.js';
 
 /** What a source tells about the tree it staged. */
 export interface StagedRelease {
@@ -12,6 +13,8 @@ export interface StagedRelease {
   readonly commit: string | null;
   /** A display label; the release's identity is commit and SHA-256. */
   readonly label: string;
+  /** The detached signature check of a release artifact, when the source was given a public key (ADR 0142). */
+  readonly signature?: SignatureCheck;
 }
 
 /** The port. */

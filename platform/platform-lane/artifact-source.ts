@@ -5,16 +5,14 @@
  * way the staged tree is the artifact's one folder: the `svc` executable, `svc-release.json`, the
  * native parts and data files. Nothing is shared with the running release.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
-import type { ReleaseSource, StagedRelease } from '../../domain/platform/index.js';
+import type { ReleaseSource, SignatureCheck, StagedRelease } from '../../domain/platform/index.js';
 import { RELEASE_EXECUTABLE, RELEASE_MANIFEST, parsePlatformRelease, type PlatformRelease } from '../../domain/host-install/index.js';
 import { defaultReleaseLabel } from './built-checkout-source.js';
-
-const run = promisify(execFile);
+import { checkSignature, type ReleasePublicKey } from './release-signature.js';
 
 /** True when `spec` names an artifact archive (`.tar.gz`, `.tgz`) or an unpacked artifact folder. */
 export function isReleaseArtifact(spec: string): boolean {
@@ -39,15 +37,23 @@ export async function fileSha256(file: string, signal?: AbortSignal): Promise<st
   return hash.digest('hex');
 }
 
+/** What the artifact source is given besides the path. */
+export interface ArtifactSourceOptions {
+  /** `SVC_RELEASE_PUBLIC_KEY`: the archive's `.sig` is checked with it (ADR 0142). */
+  readonly publicKey?: ReleasePublicKey;
+}
+
 /** The release artifact at `spec`: an archive or an unpacked folder. */
 export class ArtifactSource implements ReleaseSource {
   readonly #spec: string;
   readonly #archive: boolean;
+  readonly #publicKey: ReleasePublicKey | undefined;
   #sha256: string | undefined;
 
-  constructor(spec: string) {
+  constructor(spec: string, options: ArtifactSourceOptions = {}) {
     this.#spec = path.resolve(spec);
     this.#archive = /\.(tar\.gz|tgz)$/.test(this.#spec);
+    this.#publicKey = options.publicKey;
   }
 
   /** `artifact:<path>`, with the archive's SHA-256 once it was read (recorded as the release's source). */
@@ -55,15 +61,31 @@ export class ArtifactSource implements ReleaseSource {
     return `artifact:${this.#spec}${this.#sha256 === undefined ? '' : ` (sha256 ${this.#sha256})`}`;
   }
 
-  async stage(into: string, signal: AbortSignal): Promise<StagedRelease> {
-    const release = this.#archive ? await this.#unpack(into, signal) : await this.#copy(into, signal);
-    return { version: release.version, commit: release.commit, label: defaultReleaseLabel(release.version, release.commit) };
+  /** The archive's SHA-256 once it was staged. */
+  get archiveSha256(): string | undefined {
+    return this.#sha256;
   }
 
-  async #unpack(into: string, signal: AbortSignal): Promise<PlatformRelease> {
+  async stage(into: string, signal: AbortSignal): Promise<StagedRelease> {
+    let signature: SignatureCheck | undefined;
+    let release: PlatformRelease;
+    if (this.#archive) ({ release, signature } = await this.#unpack(into, signal));
+    else {
+      release = await this.#copy(into, signal);
+      if (this.#publicKey) signature = { state: 'unsupported', message: `${this.#spec} is an unpacked folder: only the archive (.tar.gz with its .sig) carries a signature` };
+    }
+    return { version: release.version, commit: release.commit, label: defaultReleaseLabel(release.version, release.commit), ...(signature === undefined ? {} : { signature }) };
+  }
+
+  /**
+   * Reads the archive once: its SHA-256, its signature and what is unpacked are all over the same
+   * bytes (the file may change meanwhile without effect).
+   */
+  async #unpack(into: string, signal: AbortSignal): Promise<{ release: PlatformRelease; signature?: SignatureCheck }> {
     const archive = this.#spec;
     if (!fs.statSync(archive, { throwIfNoEntry: false })?.isFile()) throw new Error(`the release archive ${archive} does not exist`);
-    const sha256 = await fileSha256(archive, signal);
+    const bytes = await fs.promises.readFile(archive, { signal });
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
     this.#sha256 = sha256;
     const sumFile = `${archive}.sha256`;
     if (fs.existsSync(sumFile)) {
@@ -71,11 +93,12 @@ export class ArtifactSource implements ReleaseSource {
       if (expected === undefined) throw new Error(`${sumFile} does not start with a SHA-256 (64 hex digits)`);
       if (expected !== sha256) throw new Error(`the release archive ${archive} does not match ${path.basename(sumFile)}: its SHA-256 is ${sha256}, the file says ${expected}`);
     }
+    const signature = this.#publicKey === undefined ? undefined : checkSignature(bytes, `${archive}.sig`, this.#publicKey, path.basename(archive));
     // Unpacked inside the staging folder (same file system: the folder is then moved up by rename).
     const unpacked = fs.mkdtempSync(path.join(into, '.unpack-'));
     try {
-      await run('tar', ['-xzf', archive, '-C', unpacked, '--no-same-owner'], { signal, maxBuffer: 1024 * 1024 }).catch((error: Error & { stderr?: string }) => {
-        throw new Error(`unpacking ${archive} failed: ${(error.stderr ?? '').trim().slice(0, 1000) || error.message}`, { cause: error });
+      await untar(bytes, unpacked, signal).catch((error: Error) => {
+        throw new Error(`unpacking ${archive} failed: ${error.message}`, { cause: error });
       });
       const top = fs.readdirSync(unpacked);
       const folder = top.length === 1 ? path.join(unpacked, top[0]!) : undefined;
@@ -87,7 +110,7 @@ export class ArtifactSource implements ReleaseSource {
         signal.throwIfAborted();
         fs.renameSync(path.join(folder, name), path.join(into, name));
       }
-      return release;
+      return { release, ...(signature === undefined ? {} : { signature }) };
     } finally {
       fs.rmSync(unpacked, { recursive: true, force: true });
     }
@@ -105,6 +128,21 @@ export class ArtifactSource implements ReleaseSource {
     }
     return release;
   }
+}
+
+/** Unpacks gzip'd tar `bytes` into `dir` (`tar` reads them on its standard input). */
+function untar(bytes: Buffer, dir: string, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const tar = spawn('tar', ['-xzf', '-', '-C', dir, '--no-same-owner'], { stdio: ['pipe', 'ignore', 'pipe'], signal });
+    let errors = '';
+    tar.stderr.on('data', (d: Buffer) => (errors = (errors + d.toString()).slice(-2000)));
+    tar.stdin.on('error', () => {
+      // tar exited early (a damaged archive): its exit code and message say why.
+    });
+    tar.once('error', reject);
+    tar.once('close', (code) => (code === 0 ? resolve() : reject(new Error(errors.trim().slice(0, 1000) || `tar exited ${code}`))));
+    tar.stdin.end(bytes);
+  });
 }
 
 /** Checks an unpacked artifact folder and reads its manifest; `named` is what the messages call it. */

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { releaseId, type PlatformReleaseBuild, type ReleaseSource } from '../../domain/platform/index.js';
+import { releaseId, type PlatformReleaseBuild, type ReleaseSource, type SignatureCheck } from '../../domain/platform/index.js';
 import { treeFingerprint } from './tree-fingerprint.js';
 
 /** What `release.json` in a release folder says: the release's identity and label, not its verdict. */
@@ -17,6 +17,8 @@ export interface StagedReleaseFolder {
   readonly manifest: ReleaseManifest;
   /** False when a release with this identity was already on disk (nothing was copied). */
   readonly created: boolean;
+  /** What the source's signature check found (an artifact staged with a public key). */
+  readonly signature?: SignatureCheck;
 }
 
 /** Reads a release folder's manifest, or undefined when it has none. */
@@ -84,12 +86,12 @@ export class ReleaseFolders {
       if (this.has(id)) {
         // Same identity: keep the folder that may be running; only the label may differ.
         fs.rmSync(staging, { recursive: true, force: true });
-        return { dir, manifest: { ...readReleaseManifest(dir)!, label: manifest.label, source: manifest.source }, created: false };
+        return { dir, manifest: { ...readReleaseManifest(dir)!, label: manifest.label, source: manifest.source }, created: false, ...signed(staged.signature) };
       }
       fs.writeFileSync(path.join(staging, 'release.json'), JSON.stringify(manifest, null, 2) + '\n');
       fs.rmSync(dir, { recursive: true, force: true });
       fs.renameSync(staging, dir);
-      return { dir, manifest, created: true };
+      return { dir, manifest, created: true, ...signed(staged.signature) };
     } catch (error) {
       fs.rmSync(staging, { recursive: true, force: true });
       throw error;
@@ -139,6 +141,10 @@ export class ReleaseFolders {
     for (const name of safeList(this.releasesDir)) if (name.startsWith('.staging-') || name.startsWith('.removing-')) fs.rmSync(path.join(this.releasesDir, name), { recursive: true, force: true });
     for (const name of safeList(this.root)) if (name.startsWith('.current-')) fs.rmSync(path.join(this.root, name), { force: true });
   }
+}
+
+function signed(signature: SignatureCheck | undefined): { signature?: SignatureCheck } {
+  return signature === undefined ? {} : { signature };
 }
 
 function safeList(dir: string): string[] {

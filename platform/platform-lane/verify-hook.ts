@@ -1,9 +1,11 @@
 /**
- * The signature policy hook: a command (`SVC_RELEASE_VERIFY_COMMAND`, run with `/bin/sh -c`)
- * that must exit 0 for a release to be promoted. It gets the release folder and its identity in
- * its environment; its output tail is kept with the verdict.
+ * The verify hook of the signature policy: a command (`SVC_RELEASE_VERIFY_HOOK`, formerly
+ * `SVC_RELEASE_VERIFY_COMMAND`, run with `/bin/sh -c`) that must exit 0 for a release to be
+ * promoted. It gets the release folder and its identity (tag, commit, SHA-256) in its environment;
+ * its output tail is kept with the verdict.
  */
 import { spawn } from 'node:child_process';
+import { releaseTag } from '../../domain/platform/index.js';
 import type { ReleaseManifest } from './release-folders.js';
 
 /** The verdict of the hook. */
@@ -27,6 +29,7 @@ export function runVerifyHook(command: string, dir: string, manifest: ReleaseMan
         SVC_RELEASE_ID: manifest.id,
         SVC_RELEASE_SHA256: manifest.sha256,
         SVC_RELEASE_COMMIT: manifest.commit ?? '',
+        SVC_RELEASE_TAG: releaseTag(manifest.commit) ?? '',
         SVC_RELEASE_LABEL: manifest.label,
       },
     });

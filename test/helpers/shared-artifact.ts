@@ -114,15 +114,15 @@ function waitForBuild(dir: string, timeoutMs: number): Promise<SharedArtifact> {
 /**
  * A second, distinct artifact from `built`: the same folder repacked with another `builtAt` in
  * svc-release.json (another tree fingerprint, so another release id), into `outDir` with its
- * `.sha256`.
+ * `.sha256`; `manifest` overrides other fields of svc-release.json (a `commit`).
  */
-export async function repackedArtifact(built: Pick<PackagedArtifact, 'archive'>, outDir: string, builtAt: string): Promise<{ archive: string; sha256: string }> {
+export async function repackedArtifact(built: Pick<PackagedArtifact, 'archive'>, outDir: string, builtAt: string, manifest: Record<string, unknown> = {}): Promise<{ archive: string; sha256: string }> {
   const work = fs.mkdtempSync(path.join(outDir, '.repack-'));
   try {
     await run('tar', ['-xzf', built.archive, '-C', work]);
     const [folder] = fs.readdirSync(work);
-    const manifest = path.join(work, folder!, 'svc-release.json');
-    fs.writeFileSync(manifest, `${JSON.stringify({ ...(JSON.parse(fs.readFileSync(manifest, 'utf8')) as object), builtAt }, null, 2)}\n`);
+    const manifestFile = path.join(work, folder!, 'svc-release.json');
+    fs.writeFileSync(manifestFile, `${JSON.stringify({ ...(JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as object), builtAt, ...manifest }, null, 2)}\n`);
     const archive = path.join(outDir, path.basename(built.archive));
     await run('tar', ['-C', work, '--owner=0', '--group=0', '--numeric-owner', '--sort=name', '-czf', archive, folder!]);
     const sha256 = await fileSha256(archive);

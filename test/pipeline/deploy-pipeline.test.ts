@@ -157,7 +157,7 @@ test('a manual rollback re-deploys the previous release without clone, build or 
 });
 
 test('the production profile refuses to build anything but a digest-pinned image', async (t) => {
-  const production = pipelineConfig(t, { SVC_PROFILE: 'production', SVC_REQUIRE_EXPLICIT_AUTH: 'true', SVC_API_TOKEN: 'tok' });
+  const production = pipelineConfig(t, { SVC_PROFILE: 'production', SVC_RELEASE_SIGNATURE_POLICY: 'none', SVC_REQUIRE_EXPLICIT_AUTH: 'true', SVC_API_TOKEN: 'tok' });
   initAppsRepo(production);
   commitApp(production.appsDir, 'prod', { version: 'v1' });
   const prodPlane = await startPlane(t, production);

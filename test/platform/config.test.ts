@@ -30,8 +30,9 @@ test('loadConfig rejects unknown profiles, booleans and sizes with the variable 
 test('loadConfig requires explicit auth and a token in the production profile', (t) => {
   t.throws(() => loadConfig({ SVC_PROFILE: 'production' }), { instanceOf: ConfigError, message: /^SVC_REQUIRE_EXPLICIT_AUTH: must be true/ });
   t.throws(() => loadConfig({ SVC_PROFILE: 'production', SVC_REQUIRE_EXPLICIT_AUTH: 'true' }), { message: /^SVC_API_TOKEN: must be set/ });
-  const config = loadConfig({ SVC_PROFILE: 'production', SVC_REQUIRE_EXPLICIT_AUTH: 'true', SVC_API_TOKEN: 'tok' });
+  const config = loadConfig({ SVC_PROFILE: 'production', SVC_REQUIRE_EXPLICIT_AUTH: 'true', SVC_API_TOKEN: 'tok', SVC_RELEASE_VERIFY_HOOK: 'true' });
   t.is(config.profile, 'production');
+  t.is(config.releaseSignaturePolicy, 'require-signed');
 });
 
 test('redactConfig never shows secret values', (t) => {

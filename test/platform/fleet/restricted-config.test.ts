@@ -81,7 +81,7 @@ test('token and key files must be regular owner-only files, and never appear in 
 });
 
 test('the start-up requirements of restricted mode are each checked and each failure names its setting', (t) => {
-  const message = failure(t, { SVC_FLEET_AUTHORITY_ONLY: 'true', SVC_PROFILE: 'production', SVC_REQUIRE_EXPLICIT_AUTH: 'true', SVC_API_TOKEN: 'x', SVC_APPS_DIR: fixture.env.SVC_APPS_DIR });
+  const message = failure(t, { SVC_FLEET_AUTHORITY_ONLY: 'true', SVC_PROFILE: 'production', SVC_RELEASE_SIGNATURE_POLICY: 'none', SVC_REQUIRE_EXPLICIT_AUTH: 'true', SVC_API_TOKEN: 'x', SVC_APPS_DIR: fixture.env.SVC_APPS_DIR });
   for (const expected of [
     'SVC_ENVIRONMENT must be staging in restricted mode, not development',
     'SVC_PROFILE must be development in restricted mode, not production',
