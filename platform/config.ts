@@ -354,7 +354,7 @@ export const VARIABLES = {
   platformDir: { name: 'SVC_PLATFORM_DIR', description: 'Platform releases (releases/<id>, current link), the API record and the host agent lock', defaultText: '<SVC_DATA_DIR>/platform', parse: (raw, env) => { const value = optional(raw); return value === undefined ? dataPath(env, 'platform') : path.resolve(value); } },
   releaseVerifyHook: { name: 'SVC_RELEASE_VERIFY_HOOK', description: 'Verify hook of platform releases: a command (/bin/sh -c, in the release folder) that must exit 0 before a release is promoted; SVC_RELEASE_VERIFY_COMMAND is its deprecated name, still read when this is unset', defaultText: '(none)', parse: (raw, env) => optional(raw) ?? optional(env.SVC_RELEASE_VERIFY_COMMAND) },
   releaseSignaturePolicy: { name: 'SVC_RELEASE_SIGNATURE_POLICY', description: 'none or require-signed: with require-signed a platform release is promoted only when the verify hook accepted it or its artifact carries a valid signature by SVC_RELEASE_PUBLIC_KEY', defaultText: 'require-signed when SVC_PROFILE=production, else none', parse: (raw, env) => oneOf<SignaturePolicy>('SVC_RELEASE_SIGNATURE_POLICY', ['none', 'require-signed'], optional(env.SVC_PROFILE) === 'production' ? 'require-signed' : 'none')(raw) },
-  releasePublicKey: { name: 'SVC_RELEASE_PUBLIC_KEY', description: 'Public key (PEM text, or the path of a PEM file) checking <archive>.sig of platform release artifacts: Ed25519, Ed448, RSA, RSA-PSS or ECDSA with SHA-256; shown by fingerprint only', secret: true, defaultText: '(none)', parse: (raw) => {
+  releasePublicKey: { name: 'SVC_RELEASE_PUBLIC_KEY', description: 'Public key (PEM text, or the path of a PEM file) checking <archive>.sig of platform release artifacts: Ed25519, Ed448, RSA, RSA-PSS or ECDSA with SHA-256; shown by fingerprint only', defaultText: '(none)', parse: (raw) => {
     const value = optional(raw);
     if (value === undefined) return undefined;
     try {
@@ -465,7 +465,10 @@ export function loadConfig(env: Env = process.env): SvcConfig {
 export function redactConfig(config: SvcConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, spec] of Object.entries(VARIABLES) as [keyof SvcConfig, VariableSpec<unknown>][]) {
-    out[key] = spec.secret ? (config[key] === undefined ? '<unset>' : '<set>') : config[key];
+    const value = config[key] as unknown;
+    // A loaded key (SVC_RELEASE_PUBLIC_KEY) is shown by its fingerprint: public, but not worth a PEM in every log.
+    const shown = typeof value === 'object' && value !== null && 'fingerprint' in value ? (value as { fingerprint: unknown }).fingerprint : value;
+    out[key] = spec.secret ? (value === undefined ? '<unset>' : '<set>') : shown;
   }
   return out;
 }

@@ -58,9 +58,10 @@ test('a rollback after a spec change restores v1 processes and env exactly: the 
   t.is(rollback.operation.status, 'succeeded', rollback.operation.lastError ?? '');
   const back = await serviceJob(plane, 'spec-rb');
   t.deepEqual(shape(back), shape(v1));
-  // The replaced allocation stops after the operation succeeds: wait, on allocation changes, until only v1 answers.
+  // The replaced allocation stops after the operation succeeds: wait, on allocation and health changes
+  // (a process listens a moment after its allocation reads running), until only v1 answers.
   const scheduler = await plane.reconcilers.targets.get('local');
-  const answering = await waitForChange([(listener) => scheduler.watch(() => listener())], async () => {
+  const answering = await waitForChange([(listener) => scheduler.watch(() => listener()), (listener) => plane.reconcilers.registry.watch(() => listener())], async () => {
     const answers = await served(plane, 'spec-rb');
     return answers.length === 1 && answers[0] === 'v1' ? answers : undefined;
   }, { what: 'only the v1 release answering after the rollback' }).catch((error: unknown) => [String(error)]);

@@ -99,7 +99,7 @@ test('loadConfig reads SVC_RELEASE_PUBLIC_KEY as a PEM file or PEM text, names i
   t.is(loadConfig({ SVC_RELEASE_PUBLIC_KEY: pem.trim().replace(/\n/g, '\\n') }).releasePublicKey?.fingerprint, fingerprint, 'one line with \\n, as in an environment file');
   const shown = JSON.stringify(redactConfig(fromFile));
   t.false(shown.includes(pem.split('\n')[1]!));
-  t.is(redactConfig(fromFile).releasePublicKey, '<set>');
+  t.is(redactConfig(fromFile).releasePublicKey, fingerprint, 'a public key is shown by its fingerprint');
 
   const secret = fs.readFileSync(key.privateKey, 'utf8');
   const privateError = t.throws(() => loadConfig({ SVC_RELEASE_PUBLIC_KEY: secret }), { instanceOf: ConfigError });
