@@ -467,7 +467,7 @@ export function redactConfig(config: SvcConfig): Record<string, unknown> {
   for (const [key, spec] of Object.entries(VARIABLES) as [keyof SvcConfig, VariableSpec<unknown>][]) {
     const value = config[key] as unknown;
     // A loaded key (SVC_RELEASE_PUBLIC_KEY) is shown by its fingerprint: public, but not worth a PEM in every log.
-    const shown = typeof value === 'object' && value !== null && 'fingerprint' in value ? (value as { fingerprint: unknown }).fingerprint : value;
+    const shown = typeof value === 'object' && value !== null && 'fingerprint' in value ? (value).fingerprint : value;
     out[key] = spec.secret ? (value === undefined ? '<unset>' : '<set>') : shown;
   }
   return out;
