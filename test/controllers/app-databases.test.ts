@@ -32,7 +32,8 @@ function setup() {
   const managed = server.current!;
   const c = managed.connection();
   const tools = new PostgresTools({ host: c.socketDir, port: c.port, user: c.user, passwordFile: c.passwordFile, binDir: c.binDir, asDatabaseOwner: true });
-  const store = openControlStore(fs.mkdtempSync('/tmp/svc-appdb-store-'));
+  // Under the server's folder, which test.after removes.
+  const store = openControlStore(fs.mkdtempSync(path.join(path.dirname(server.dataDir), 'store-')));
   const credentials = new AppCredentials(managed.layout.credentials);
   const databases = new AppDatabases({ db: store.db, tools, credentials, host: c.host, port: c.port, logger: silentLogger() });
   return { managed, c, tools, databases, credentials };
