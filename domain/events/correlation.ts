@@ -39,5 +39,5 @@ export function explicitCorrelationKey(metadata: Readonly<Record<string, unknown
 
 /** The key an event groups under: metadata.correlationKey, else its dedupeKey, else its own id. */
 export function groupKeyOf(metadata: Readonly<Record<string, unknown>> | undefined, dedupeKey: string | undefined | null, id: string): string {
-  return explicitCorrelationKey(metadata) ?? (dedupeKey ?? undefined) ?? id;
+  return explicitCorrelationKey(metadata) ?? dedupeKey ?? id;
 }
