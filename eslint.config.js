@@ -5,9 +5,33 @@ import tseslint from 'typescript-eslint';
 import importX from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
-const IO_MODULES = ['fs', 'fs/promises', 'child_process', 'net', 'http', 'https', 'dgram', 'dns', 'tls', 'worker_threads', 'cluster', 'inspector']
-  .flatMap((m) => [m, `node:${m}`]);
-const IO_PACKAGES = ['better-sqlite3', 'sqlite-vec', 'koa', '@koa/router', '@koa/bodyparser', 'chokidar', 'pino', 'prom-client', 'undici', 'ws', 'commander'];
+const IO_MODULES = [
+  'fs',
+  'fs/promises',
+  'child_process',
+  'net',
+  'http',
+  'https',
+  'dgram',
+  'dns',
+  'tls',
+  'worker_threads',
+  'cluster',
+  'inspector',
+].flatMap((m) => [m, `node:${m}`]);
+const IO_PACKAGES = [
+  'better-sqlite3',
+  'sqlite-vec',
+  'koa',
+  '@koa/router',
+  '@koa/bodyparser',
+  'chokidar',
+  'pino',
+  'prom-client',
+  'undici',
+  'ws',
+  'commander',
+];
 
 // Each zone: files under `target` may not import from `from` (except the files in `except`, relative to
 // the zone's own folder: the exception must say why it exists).
@@ -28,13 +52,39 @@ export const LAYER_ZONES = [
   zone('api', ['cli', 'store', 'platform', 'wiring']),
   zone('wiring', ['cli']),
   // Browser code (ADR 0130): the pages talk to the services over HTTP only, never import them.
-  zone('web', ['api', 'cli', 'controllers', 'knowledge', 'domain', 'platform', 'store', 'wiring', 'schemas', 'fixtures', 'test', 'bench', 'scripts']),
+  zone('web', [
+    'api',
+    'cli',
+    'controllers',
+    'knowledge',
+    'domain',
+    'platform',
+    'store',
+    'wiring',
+    'schemas',
+    'fixtures',
+    'test',
+    'bench',
+    'scripts',
+  ]),
   // ... and no server code imports the pages.
-  ...['api', 'cli', 'controllers', 'knowledge', 'domain', 'platform', 'store', 'wiring'].map((layer) => zone(layer, ['web'])),
+  ...['api', 'cli', 'controllers', 'knowledge', 'domain', 'platform', 'store', 'wiring'].map((layer) =>
+    zone(layer, ['web']),
+  ),
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'fixtures/**', '.scratch/**', 'bin/**', 'schemas/types.generated.ts', 'eslint.config.js'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      'fixtures/**',
+      '.scratch/**',
+      'bin/**',
+      'schemas/types.generated.ts',
+      'eslint.config.js',
+    ],
+  },
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
@@ -58,14 +108,23 @@ export default tseslint.config(
       '@typescript-eslint/restrict-template-expressions': 'off',
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/only-throw-error': 'error',
-      'no-restricted-syntax': ['error', { selector: 'TSEnumDeclaration', message: 'no TypeScript enum: use a const object and a derived union type' }, { selector: 'ExportDefaultDeclaration', message: 'named exports only' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'TSEnumDeclaration', message: 'no TypeScript enum: use a const object and a derived union type' },
+        { selector: 'ExportDefaultDeclaration', message: 'named exports only' },
+      ],
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {
     files: ['domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [...IO_MODULES, ...IO_PACKAGES].map((name) => ({ name, message: 'domain/ is pure: no I/O modules' })) }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...IO_MODULES, ...IO_PACKAGES].map((name) => ({ name, message: 'domain/ is pure: no I/O modules' })),
+        },
+      ],
     },
   },
   {
@@ -81,7 +140,17 @@ export default tseslint.config(
     // Browser code: no Node built-ins (it is bundled for the browser by scripts/build-web.ts).
     files: ['web/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['node:*', ...IO_MODULES.filter((m) => !m.startsWith('node:')), ...IO_PACKAGES], message: 'web/ is browser code: no Node modules or server packages' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['node:*', ...IO_MODULES.filter((m) => !m.startsWith('node:')), ...IO_PACKAGES],
+              message: 'web/ is browser code: no Node modules or server packages',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -18,13 +18,19 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { CHECKOUT, bundleProgram, packageArtifact, type PackagedArtifact } from '../scripts/package/package-artifact.js';
+import {
+  CHECKOUT,
+  bundleProgram,
+  packageArtifact,
+  type PackagedArtifact,
+} from '../scripts/package/package-artifact.js';
 import { arg, median, percentile } from './lib/bench-args.js';
 
 const runs = arg('runs', 7);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-artifact-'));
 const mb = (bytes: number) => `${(bytes / 1e6).toFixed(1)} MB`;
-const ms = (values: readonly number[]) => `p50 ${median(values).toFixed(0)} ms, min ${Math.min(...values).toFixed(0)} ms, max ${percentile(values, 100).toFixed(0)} ms`;
+const ms = (values: readonly number[]) =>
+  `p50 ${median(values).toFixed(0)} ms, min ${Math.min(...values).toFixed(0)} ms, max ${percentile(values, 100).toFixed(0)} ms`;
 
 interface Candidate {
   readonly name: string;
@@ -41,7 +47,11 @@ function unpack(built: PackagedArtifact, into: string): string {
 /** Milliseconds from spawn to exit of `command args` (exit 0 required). */
 function timeRun(candidate: Candidate, extra: readonly string[]): number {
   const started = performance.now();
-  execFileSync(candidate.command, [...candidate.args, ...extra], { cwd: work, stdio: 'ignore', env: { ...process.env, SVC_FROM_SOURCE: '' } });
+  execFileSync(candidate.command, [...candidate.args, ...extra], {
+    cwd: work,
+    stdio: 'ignore',
+    env: { ...process.env, SVC_FROM_SOURCE: '' },
+  });
   return performance.now() - started;
 }
 
@@ -59,7 +69,17 @@ function healthy(url: string): Promise<boolean> {
 async function timeServe(candidate: Candidate, port: number): Promise<number> {
   const data = fs.mkdtempSync(path.join(work, 'data-'));
   fs.mkdirSync(path.join(data, 'apps'));
-  const env = { ...process.env, SVC_FROM_SOURCE: '', SVC_DATA_DIR: data, SVC_APPS_DIR: path.join(data, 'apps'), SVC_PORT: String(port), SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_LOG_LEVEL: 'warn' };
+  const env = {
+    ...process.env,
+    SVC_FROM_SOURCE: '',
+    SVC_DATA_DIR: data,
+    SVC_APPS_DIR: path.join(data, 'apps'),
+    SVC_PORT: String(port),
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+    SVC_POSTGRES_MANAGED: 'false',
+    SVC_LOG_LEVEL: 'warn',
+  };
   const started = performance.now();
   const child = spawn(candidate.command, [...candidate.args, 'serve'], { cwd: work, env, stdio: 'ignore' });
   try {
@@ -89,30 +109,55 @@ function freePort(): Promise<number> {
 }
 
 try {
-  console.log(`[artifact] load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}, ${os.cpus().length} cores`);
+  console.log(
+    `[artifact] load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}, ${os.cpus().length} cores`,
+  );
   const cached = await packageArtifact({ outDir: path.join(work, 'cached') });
   const uncached = await packageArtifact({ outDir: path.join(work, 'uncached'), codeCache: false });
   const script = path.join(work, 'svc.cjs');
   await bundleProgram(script, cached.release);
-  console.log(`(a) archive ${mb(cached.archiveBytes)} (${path.basename(cached.archive)}); svc executable ${mb(cached.executableBytes)} with code cache, ${mb(uncached.executableBytes)} without; bundled script ${mb(cached.bundleBytes)}; node binary alone ${mb(fs.statSync(process.execPath).size)}`);
+  console.log(
+    `(a) archive ${mb(cached.archiveBytes)} (${path.basename(cached.archive)}); svc executable ${mb(cached.executableBytes)} with code cache, ${mb(uncached.executableBytes)} without; bundled script ${mb(cached.bundleBytes)}; node binary alone ${mb(fs.statSync(process.execPath).size)}`,
+  );
 
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: CHECKOUT, stdio: 'inherit' });
-  const sea: Candidate = { name: 'single executable, code cache', command: unpack(cached, path.join(work, 'sea')), args: [] };
-  const seaNoCache: Candidate = { name: 'single executable, no code cache', command: unpack(uncached, path.join(work, 'sea-nocache')), args: [] };
-  const launcher: Candidate = { name: 'node + bundled script (launcher form)', command: process.execPath, args: [script] };
-  const checkout: Candidate = { name: 'node bin/svc.js (checkout, tsc build)', command: process.execPath, args: [path.join(CHECKOUT, 'bin/svc.js')] };
+  const sea: Candidate = {
+    name: 'single executable, code cache',
+    command: unpack(cached, path.join(work, 'sea')),
+    args: [],
+  };
+  const seaNoCache: Candidate = {
+    name: 'single executable, no code cache',
+    command: unpack(uncached, path.join(work, 'sea-nocache')),
+    args: [],
+  };
+  const launcher: Candidate = {
+    name: 'node + bundled script (launcher form)',
+    command: process.execPath,
+    args: [script],
+  };
+  const checkout: Candidate = {
+    name: 'node bin/svc.js (checkout, tsc build)',
+    command: process.execPath,
+    args: [path.join(CHECKOUT, 'bin/svc.js')],
+  };
 
   const versions = new Map<string, number[]>();
   for (const c of [sea, seaNoCache, launcher, checkout]) timeRun(c, ['version']); // warm the page cache
   for (let i = 0; i < runs; i++) {
-    for (const c of [sea, seaNoCache, launcher, checkout]) versions.set(c.name, [...(versions.get(c.name) ?? []), timeRun(c, ['version'])]);
+    for (const c of [sea, seaNoCache, launcher, checkout])
+      versions.set(c.name, [...(versions.get(c.name) ?? []), timeRun(c, ['version'])]);
   }
   console.log(`(b) \`svc version\`, ${runs} runs each, alternated:`);
   for (const [name, values] of versions) console.log(`    ${name}: ${ms(values)}`);
 
   const serves = new Map<string, number[]>();
   for (let i = 0; i < runs; i++) {
-    for (const c of [sea, checkout]) serves.set(c.name, [...(serves.get(c.name) ?? []), await timeServe(c, await freePort())]);
+    for (const c of [sea, checkout])
+      serves.set(c.name, [...(serves.get(c.name) ?? []), await timeServe(c, await freePort())]);
   }
   console.log(`(c) \`svc serve\` to the first 200 of /api/health, fresh data folder, ${runs} runs each, alternated:`);
   for (const [name, values] of serves) console.log(`    ${name}: ${ms(values)}`);

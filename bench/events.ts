@@ -38,25 +38,50 @@ fs.chmodSync(root, 0o711);
 if (process.argv.includes('--child')) {
   // HTTP ingest target: a control plane in its own process, so the load generator does not share its event loop.
   const child = await startControlPlane(
-    loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_CAPACITY_CHECK_INTERVAL: 'off' }),
+    loadConfig({
+      SVC_PORT: '0',
+      SVC_POSTGRES_MANAGED: 'false',
+      SVC_DATA_DIR: path.join(root, 'data'),
+      SVC_APPS_DIR: path.join(root, 'apps'),
+      SVC_LOG_LEVEL: 'silent',
+      SVC_CAPACITY_CHECK_INTERVAL: 'off',
+    }),
     silentLogger(),
   );
   process.stdout.write(`${child.url}\n`);
-  process.on('SIGTERM', () => void child.close().then(() => {
-    fs.rmSync(root, { recursive: true, force: true });
-    process.exit(0);
-  }));
+  process.on(
+    'SIGTERM',
+    () =>
+      void child.close().then(() => {
+        fs.rmSync(root, { recursive: true, force: true });
+        process.exit(0);
+      }),
+  );
   await new Promise(() => undefined);
 }
 const plane = await startControlPlane(
-  loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_CAPACITY_CHECK_INTERVAL: 'off' }),
+  loadConfig({
+    SVC_PORT: '0',
+    SVC_POSTGRES_MANAGED: 'false',
+    SVC_DATA_DIR: path.join(root, 'data'),
+    SVC_APPS_DIR: path.join(root, 'apps'),
+    SVC_LOG_LEVEL: 'silent',
+    SVC_CAPACITY_CHECK_INTERVAL: 'off',
+  }),
   silentLogger(),
 );
 
 /** The i-th event of a stream where 30 % repeat a recent dedupe key. */
 function burstEvent(prefix: string, i: number): EventInput {
   const key = i >= 10 && i % 10 < 3 ? `${prefix}-${i - 7}` : `${prefix}-${i}`;
-  return { type: 'event.test', severity: 'warning', app: `app-${i % 50}`, title: `bench ${i}`, dedupeKey: key, metadata: { correlationKey: `app-${i % 50}:bench` } };
+  return {
+    type: 'event.test',
+    severity: 'warning',
+    app: `app-${i % 50}`,
+    title: `bench ${i}`,
+    dedupeKey: key,
+    metadata: { correlationKey: `app-${i % 50}:bench` },
+  };
 }
 
 // 1. In-process ingest: many emits in flight, each acknowledged only after its batch commits.
@@ -66,47 +91,70 @@ function burstEvent(prefix: string, i: number): EventInput {
   let duplicates = 0;
   const inFlight = 512;
   let next = 0;
-  await Promise.all(Array.from({ length: inFlight }, async () => {
-    while (next < ingest) {
-      const result = await plane.events.emit(burstEvent('inproc', next++));
-      if (result.recorded) recorded++;
-      else duplicates++;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (next < ingest) {
+        const result = await plane.events.emit(burstEvent('inproc', next++));
+        if (result.recorded) recorded++;
+        else duplicates++;
+      }
+    }),
+  );
   const seconds = (performance.now() - started) / 1000;
-  console.log(`ingest (in process, ${inFlight} in flight): ${ingest} events (${recorded} recorded, ${duplicates} duplicates) in ${seconds.toFixed(2)} s = ${Math.round(ingest / seconds)} events/s (goal >= 5,000/s)`);
+  console.log(
+    `ingest (in process, ${inFlight} in flight): ${ingest} events (${recorded} recorded, ${duplicates} duplicates) in ${seconds.toFixed(2)} s = ${Math.round(ingest / seconds)} events/s (goal >= 5,000/s)`,
+  );
 }
 
 // 2. HTTP ingest: POST /api/events with keep-alive against a control plane in a child process;
 // throughput is bounded by clients in flight per commit (each commit's fsync blocks that process).
 {
-  const server = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const baseUrl = await new Promise<string>((resolve) => readline.createInterface({ input: server.stdout }).once('line', resolve));
+  const server = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const baseUrl = await new Promise<string>((resolve) =>
+    readline.createInterface({ input: server.stdout }).once('line', resolve),
+  );
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
   const url = new URL(`${baseUrl}/api/events`);
-  const post = (body: string) => new Promise<number>((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
+  const post = (body: string) =>
+    new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
     });
-    req.on('error', reject);
-    req.end(body);
-  });
   const burst = async (prefix: string, total: number) => {
     let next = 0;
-    await Promise.all(Array.from({ length: clients }, async () => {
-      while (next < total) {
-        const status = await post(JSON.stringify(burstEvent(prefix, next++)));
-        if (status !== 201 && status !== 200) throw new Error(`POST answered ${status}`);
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: clients }, async () => {
+        while (next < total) {
+          const status = await post(JSON.stringify(burstEvent(prefix, next++)));
+          if (status !== 201 && status !== 200) throw new Error(`POST answered ${status}`);
+        }
+      }),
+    );
   };
   await burst('warmup', 2_000);
   const total = Math.min(ingest, 10_000);
   const started = performance.now();
   await burst('http', total);
   const seconds = (performance.now() - started) / 1000;
-  console.log(`ingest (HTTP POST /api/events, ${clients} keep-alive clients, server in its own process): ${total} events in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} events/s`);
+  console.log(
+    `ingest (HTTP POST /api/events, ${clients} keep-alive clients, server in its own process): ${total} events in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} events/s`,
+  );
   agent.destroy();
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));
@@ -117,27 +165,40 @@ function burstEvent(prefix: string, i: number): EventInput {
   const have = (plane.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
   let next = 0;
   const toAdd = Math.max(0, stored - have);
-  await Promise.all(Array.from({ length: 512 }, async () => {
-    while (next < toAdd) {
-      const i = next++;
-      const group = i % groups;
-      const last = i + groups >= toAdd;
-      const severity = last && group % 10 !== 0 ? 'info' : (group % 3 === 0 ? 'critical' : 'warning');
-      await plane.events.emit({ type: severity === 'info' ? 'service.health.recovered' : 'service.health.warning', severity, app: `app-${group % 200}`, title: `fill ${i}`, metadata: { correlationKey: `app-${group % 200}:p${group}:health` } });
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: 512 }, async () => {
+      while (next < toAdd) {
+        const i = next++;
+        const group = i % groups;
+        const last = i + groups >= toAdd;
+        const severity = last && group % 10 !== 0 ? 'info' : group % 3 === 0 ? 'critical' : 'warning';
+        await plane.events.emit({
+          type: severity === 'info' ? 'service.health.recovered' : 'service.health.warning',
+          severity,
+          app: `app-${group % 200}`,
+          title: `fill ${i}`,
+          metadata: { correlationKey: `app-${group % 200}:p${group}:health` },
+        });
+      }
+    }),
+  );
   // Clear the benchmark's own ingest groups so the active view shows the fill's unresolved groups.
-  await plane.eventServices.events.incidentAction({ action: 'acknowledge', correlationKey: 'app-0:bench' }).catch(() => undefined);
+  await plane.eventServices.events
+    .incidentAction({ action: 'acknowledge', correlationKey: 'app-0:bench' })
+    .catch(() => undefined);
   const count = (plane.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-  const get = () => new Promise<{ ms: number; size: number }>((resolve, reject) => {
-    const t0 = performance.now();
-    http.get(`${plane.url}/api/events/active`, { agent }, (res) => {
-      let size = 0;
-      res.on('data', (c: Buffer) => (size += c.length));
-      res.on('end', () => resolve({ ms: performance.now() - t0, size }));
-    }).on('error', reject);
-  });
+  const get = () =>
+    new Promise<{ ms: number; size: number }>((resolve, reject) => {
+      const t0 = performance.now();
+      http
+        .get(`${plane.url}/api/events/active`, { agent }, (res) => {
+          let size = 0;
+          res.on('data', (c: Buffer) => (size += c.length));
+          res.on('end', () => resolve({ ms: performance.now() - t0, size }));
+        })
+        .on('error', reject);
+    });
   // Let the fill's garbage be collected, then warm up: this measures steady-state reads.
   await new Promise((resolve) => setTimeout(resolve, 1000));
   for (let i = 0; i < 100; i++) await get();
@@ -149,8 +210,11 @@ function burstEvent(prefix: string, i: number): EventInput {
     size = r.size;
   }
   samples.sort((a, b) => a - b);
-  const active = ((await (await fetch(`${plane.url}/api/events/active`)).json()) as { incidents: unknown[] }).incidents.length;
-  console.log(`GET /api/events/active with ${count} stored events, ${active} unresolved groups (${Math.round(size / 1024)} KiB): p50 ${percentile(samples, 50).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms (goal p99 < 20 ms)`);
+  const active = ((await (await fetch(`${plane.url}/api/events/active`)).json()) as { incidents: unknown[] }).incidents
+    .length;
+  console.log(
+    `GET /api/events/active with ${count} stored events, ${active} unresolved groups (${Math.round(size / 1024)} KiB): p50 ${percentile(samples, 50).toFixed(1)} ms, p99 ${percentile(samples, 99).toFixed(1)} ms (goal p99 < 20 ms)`,
+  );
   // The same view recomputed from the database: an info event before each read invalidates the cache.
   const cold: number[] = [];
   for (let i = 0; i < Math.min(requests, 300); i++) {
@@ -158,7 +222,9 @@ function burstEvent(prefix: string, i: number): EventInput {
     cold.push((await get()).ms);
   }
   cold.sort((a, b) => a - b);
-  console.log(`GET /api/events/active after a write each time (the written group re-read): p50 ${percentile(cold, 50).toFixed(1)} ms, p99 ${percentile(cold, 99).toFixed(1)} ms`);
+  console.log(
+    `GET /api/events/active after a write each time (the written group re-read): p50 ${percentile(cold, 50).toFixed(1)} ms, p99 ${percentile(cold, 99).toFixed(1)} ms`,
+  );
   // The full rebuild (at start and when a snooze ends), in process without HTTP.
   const full: number[] = [];
   for (let i = 0; i < 100; i++) {
@@ -167,7 +233,9 @@ function burstEvent(prefix: string, i: number): EventInput {
     full.push(performance.now() - t0);
   }
   full.sort((a, b) => a - b);
-  console.log(`active view full rebuild from the database (in process): p50 ${percentile(full, 50).toFixed(1)} ms, p99 ${percentile(full, 99).toFixed(1)} ms`);
+  console.log(
+    `active view full rebuild from the database (in process): p50 ${percentile(full, 50).toFixed(1)} ms, p99 ${percentile(full, 99).toFixed(1)} ms`,
+  );
   agent.destroy();
 }
 

@@ -41,7 +41,9 @@ function sampleVector(): { vector: Float32Array; topic: number } {
   const c = CENTROIDS[topic]!;
   return { vector: Float32Array.from({ length: DIMS }, (_, i) => c[i]! + 0.8 * gauss()), topic };
 }
-const VOCABULARY = Array.from({ length: 5000 }, (_, i) => `w${i.toString(36)}x`.replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!));
+const VOCABULARY = Array.from({ length: 5000 }, (_, i) =>
+  `w${i.toString(36)}x`.replace(/\d/g, (d) => 'abcdefghij'[Number(d)]!),
+);
 function sampleText(i: number, topic: number): string {
   const words: string[] = [];
   for (let k = 0; k < 12; k++) {
@@ -64,7 +66,11 @@ function fmt(ms: number): string {
 async function post(url: string, body: unknown, retry = true): Promise<any> {
   let res: Response;
   try {
-    res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
   } catch (error) {
     // A keep-alive socket the server closed while the benchmark was busy elsewhere: reconnect once.
     if (retry) return post(url, body, false);
@@ -76,8 +82,11 @@ async function post(url: string, body: unknown, retry = true): Promise<any> {
 }
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-'));
-const config = (dir: string) => loadConfig({ SVC_DATA_DIR: dir, SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_LOG_LEVEL: 'silent' });
-console.log(`knowledge bench: ${NODES} nodes, ${DIMS} dims, ${QUERIES} queries, ${WRITES} writes; node ${process.version}, ${os.cpus().length} CPUs`);
+const config = (dir: string) =>
+  loadConfig({ SVC_DATA_DIR: dir, SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_LOG_LEVEL: 'silent' });
+console.log(
+  `knowledge bench: ${NODES} nodes, ${DIMS} dims, ${QUERIES} queries, ${WRITES} writes; node ${process.version}, ${os.cpus().length} CPUs`,
+);
 
 try {
   // (a) write throughput through the real write path (intent + apply, synchronous=FULL).
@@ -89,16 +98,20 @@ try {
     });
     let t0 = performance.now();
     for (let i = 0; i < WRITES / 2; i++) await store.services.writes.write('default', 'w', payloads[i]!);
-    const serviceRate = (WRITES / 2) / ((performance.now() - t0) / 1000);
+    const serviceRate = WRITES / 2 / ((performance.now() - t0) / 1000);
     for (let i = 0; i < 50; i++) await post(`${store.url}/v1/namespaces/warm/write`, payloads[i]);
     t0 = performance.now();
     let cursor = WRITES / 2;
-    await Promise.all(Array.from({ length: 8 }, async () => {
-      while (cursor < WRITES) await post(`${store.url}/v1/namespaces/w/write`, payloads[cursor++]);
-    }));
-    const httpRate = (WRITES / 2) / ((performance.now() - t0) / 1000);
+    await Promise.all(
+      Array.from({ length: 8 }, async () => {
+        while (cursor < WRITES) await post(`${store.url}/v1/namespaces/w/write`, payloads[cursor++]);
+      }),
+    );
+    const httpRate = WRITES / 2 / ((performance.now() - t0) / 1000);
     console.log(`(a) write throughput, 384-dim vector + text, durable (two fsynced commits per write):`);
-    console.log(`    write service: ${serviceRate.toFixed(0)} nodes/s; HTTP, 8 concurrent clients: ${httpRate.toFixed(0)} nodes/s`);
+    console.log(
+      `    write service: ${serviceRate.toFixed(0)} nodes/s; HTTP, 8 concurrent clients: ${httpRate.toFixed(0)} nodes/s`,
+    );
     await store.close();
   }
 
@@ -119,15 +132,43 @@ try {
         const tx = base + i;
         nodes.createNode(id, ns.id, null, tx);
         const content = sampleText(i, s.topic);
-        const row = nodes.insertVersion({
-          node_id: id, ns_id: ns.id, content, labels: '[]', properties: '{}', confidence: 0.5, utility: 0, mem_type: null, model_id: 'bench',
-          fingerprint: fingerprintOf(content), claim_key: null, claim_value: null, dims: DIMS, valid_from: tx, valid_to: OPEN_TIME,
-          tx_from: tx, tx_to: OPEN_TIME, retracted: 0, change: 'create',
-        }, ['bench']);
-        vectors.insert(row.vid, s.vector, { nsId: ns.id, validFrom: tx, validTo: OPEN_TIME, txFrom: tx, txTo: OPEN_TIME, retracted: false });
+        const row = nodes.insertVersion(
+          {
+            node_id: id,
+            ns_id: ns.id,
+            content,
+            labels: '[]',
+            properties: '{}',
+            confidence: 0.5,
+            utility: 0,
+            mem_type: null,
+            model_id: 'bench',
+            fingerprint: fingerprintOf(content),
+            claim_key: null,
+            claim_value: null,
+            dims: DIMS,
+            valid_from: tx,
+            valid_to: OPEN_TIME,
+            tx_from: tx,
+            tx_to: OPEN_TIME,
+            retracted: 0,
+            change: 'create',
+          },
+          ['bench'],
+        );
+        vectors.insert(row.vid, s.vector, {
+          nsId: ns.id,
+          validFrom: tx,
+          validTo: OPEN_TIME,
+          txFrom: tx,
+          txTo: OPEN_TIME,
+          retracted: false,
+        });
       }
     });
-    console.log(`    bulk load of ${NODES} nodes (store layer, one transaction): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    console.log(
+      `    bulk load of ${NODES} nodes (store layer, one transaction): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+    );
     opened.db.close();
     for (let q = 0; q < QUERIES; q++) queryVectors.push(sampleVector().vector);
   }
@@ -161,7 +202,11 @@ try {
     for (let i = 0; i < 20; i++) await post(url, { vector: Array.from(queryVectors[i]!), top_k: 10 });
     const vidOf = (id: string) => Number.parseInt(id.slice(24), 16) + 1;
     for (const [i, q] of queryVectors.entries()) {
-      const body = { vector: Array.from(q), top_k: 10, score_params: { similarity_weight: 1, confidence_weight: 0, recency_weight: 0, utility_weight: 0 } };
+      const body = {
+        vector: Array.from(q),
+        top_k: 10,
+        score_params: { similarity_weight: 1, confidence_weight: 0, recency_weight: 0, utility_weight: 0 },
+      };
       const s = performance.now();
       const res = await post(url, body);
       httpMs.push(performance.now() - s);
@@ -177,11 +222,21 @@ try {
     const p50 = percentile(httpMs, 50);
     const base50 = percentile(plainMs, 50);
     console.log(`(b) vector retrieve, ${NODES} nodes x ${DIMS} dims, top 10:`);
-    console.log(`    sqlite-vec plain float brute-force KNN (in process):          p50 ${fmt(base50)}, p99 ${fmt(percentile(plainMs, 99))}`);
-    console.log(`    sqlite-vec float KNN with namespace/time/retraction filters:  p50 ${fmt(percentile(exactMs, 50))}, p99 ${fmt(percentile(exactMs, 99))}`);
-    console.log(`    retrieve service, in process (binary prefilter + rescoring):  p50 ${fmt(percentile(serviceMs, 50))}, p99 ${fmt(percentile(serviceMs, 99))}`);
-    console.log(`    HTTP /retrieve (binary prefilter + exact rescoring):          p50 ${fmt(p50)}, p99 ${fmt(percentile(httpMs, 99))}`);
-    console.log(`    speed-up at p50 vs plain KNN: ${(base50 / p50).toFixed(1)}x; recall@10 vs exact filtered KNN: ${(recall / queryVectors.length).toFixed(3)}`);
+    console.log(
+      `    sqlite-vec plain float brute-force KNN (in process):          p50 ${fmt(base50)}, p99 ${fmt(percentile(plainMs, 99))}`,
+    );
+    console.log(
+      `    sqlite-vec float KNN with namespace/time/retraction filters:  p50 ${fmt(percentile(exactMs, 50))}, p99 ${fmt(percentile(exactMs, 99))}`,
+    );
+    console.log(
+      `    retrieve service, in process (binary prefilter + rescoring):  p50 ${fmt(percentile(serviceMs, 50))}, p99 ${fmt(percentile(serviceMs, 99))}`,
+    );
+    console.log(
+      `    HTTP /retrieve (binary prefilter + exact rescoring):          p50 ${fmt(p50)}, p99 ${fmt(percentile(httpMs, 99))}`,
+    );
+    console.log(
+      `    speed-up at p50 vs plain KNN: ${(base50 / p50).toFixed(1)}x; recall@10 vs exact filtered KNN: ${(recall / queryVectors.length).toFixed(3)}`,
+    );
   }
 
   // (c) text retrieval.
@@ -191,7 +246,10 @@ try {
       const kind = i % 4;
       if (kind === 0) queries.push(`ERR-${Math.floor(rand() * (NODES / 10)) * 10}`);
       else if (kind === 1) queries.push(`${VOCABULARY[Math.floor(rand() * 200)]} topic${Math.floor(rand() * 1000)}`);
-      else if (kind === 2) queries.push(`${VOCABULARY[Math.floor(rand() * VOCABULARY.length)]} ${VOCABULARY[Math.floor(rand() * VOCABULARY.length)]}`);
+      else if (kind === 2)
+        queries.push(
+          `${VOCABULARY[Math.floor(rand() * VOCABULARY.length)]} ${VOCABULARY[Math.floor(rand() * VOCABULARY.length)]}`,
+        );
       else queries.push(`${VOCABULARY[0]} ${VOCABULARY[1]}`);
     }
     const naive = (text: string) => {
@@ -226,8 +284,12 @@ try {
     const n50 = percentile(naiveMs, 50);
     console.log(`(c) text retrieve, ${NODES} nodes (identifiers, rare, mixed and common-term queries):`);
     console.log(`    naive scan of live rows (in process):  p50 ${fmt(n50)}, p99 ${fmt(percentile(naiveMs, 99))}`);
-    console.log(`    text retrieve, service (in process):   p50 ${fmt(percentile(serviceMs, 50))}, p99 ${fmt(percentile(serviceMs, 99))}  -> ${(n50 / percentile(serviceMs, 50)).toFixed(0)}x faster at p50`);
-    console.log(`    text retrieve, HTTP:                   p50 ${fmt(percentile(httpMs, 50))}, p99 ${fmt(percentile(httpMs, 99))}  -> ${(n50 / percentile(httpMs, 50)).toFixed(0)}x faster at p50`);
+    console.log(
+      `    text retrieve, service (in process):   p50 ${fmt(percentile(serviceMs, 50))}, p99 ${fmt(percentile(serviceMs, 99))}  -> ${(n50 / percentile(serviceMs, 50)).toFixed(0)}x faster at p50`,
+    );
+    console.log(
+      `    text retrieve, HTTP:                   p50 ${fmt(percentile(httpMs, 50))}, p99 ${fmt(percentile(httpMs, 99))}  -> ${(n50 / percentile(httpMs, 50)).toFixed(0)}x faster at p50`,
+    );
   }
   await store.close();
 } finally {

@@ -43,10 +43,14 @@ export interface CrashRunResult {
   readonly seconds: number;
 }
 
-const SERVER = "import http from 'node:http';\nconst s = http.createServer((q, r) => r.end('ok'));\ns.listen(Number(process.env.PORT), '127.0.0.1');\nprocess.on('SIGTERM', () => process.exit(0));\n";
+const SERVER =
+  "import http from 'node:http';\nconst s = http.createServer((q, r) => r.end('ok'));\ns.listen(Number(process.env.PORT), '127.0.0.1');\nprocess.on('SIGTERM', () => process.exit(0));\n";
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], { cwd, encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
 }
 
 function freePort(): Promise<number> {
@@ -78,8 +82,14 @@ export async function runCrashTest(options: CrashRunOptions): Promise<CrashRunRe
   for (const version of ['v1', 'v2']) {
     for (const app of apps) {
       fs.mkdirSync(path.join(appsDir, app), { recursive: true });
-      fs.writeFileSync(path.join(appsDir, app, 'infraspec.yaml'), `name: ${app}\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /\n      interval: 50ms\n      timeout: 1s\n    resources:\n      memory: 64\n`);
-      fs.writeFileSync(path.join(appsDir, app, 'Dockerfile'), 'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n');
+      fs.writeFileSync(
+        path.join(appsDir, app, 'infraspec.yaml'),
+        `name: ${app}\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /\n      interval: 50ms\n      timeout: 1s\n    resources:\n      memory: 64\n`,
+      );
+      fs.writeFileSync(
+        path.join(appsDir, app, 'Dockerfile'),
+        'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n',
+      );
       fs.writeFileSync(path.join(appsDir, app, 'server.mjs'), `// ${version}\n${SERVER}`);
     }
     git(appsDir, 'add', '-A');
@@ -89,14 +99,30 @@ export async function runCrashTest(options: CrashRunOptions): Promise<CrashRunRe
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   // No app declares a database: the managed PostgreSQL server would only add an initdb to every start.
-  const env = { SVC_PORT: String(port), SVC_POSTGRES_MANAGED: 'false', SVC_DATA_DIR: dataDir, SVC_APPS_DIR: appsDir, SVC_LOG_LEVEL: 'info', SVC_OPERATION_WORKERS: '4', SVC_DEPLOY_HEALTHY_TIMEOUT: '10s', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0' };
+  const env = {
+    SVC_PORT: String(port),
+    SVC_POSTGRES_MANAGED: 'false',
+    SVC_DATA_DIR: dataDir,
+    SVC_APPS_DIR: appsDir,
+    SVC_LOG_LEVEL: 'info',
+    SVC_OPERATION_WORKERS: '4',
+    SVC_DEPLOY_HEALTHY_TIMEOUT: '10s',
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+  };
   let child: ChildProcess | undefined;
   let owner = '';
   let strandedAfterRestart = 0;
   const start = async () => {
-    const svc = await startSvc(['serve', '--only', 'control'], (line) => line.msg === 'control plane listening', { env, timeoutMs: 60_000 });
+    const svc = await startSvc(['serve', '--only', 'control'], (line) => line.msg === 'control plane listening', {
+      env,
+      timeoutMs: 60_000,
+    });
     child = svc.child;
-    const active = (await (await fetch(`${url}/api/operations/active`)).json()) as { operations: { status: string; lockOwner: string | null }[]; drain: { owner: string } };
+    const active = (await (await fetch(`${url}/api/operations/active`)).json()) as {
+      operations: { status: string; lockOwner: string | null }[];
+      drain: { owner: string };
+    };
     owner = active.drain.owner;
     // After a restart nothing may still be running under a dead owner.
     strandedAfterRestart += active.operations.filter((o) => o.status === 'running' && o.lockOwner !== owner).length;
@@ -104,8 +130,15 @@ export async function runCrashTest(options: CrashRunOptions): Promise<CrashRunRe
   await start();
   // Wait until the spec controller knows every app.
   for (;;) {
-    const body = (await (await fetch(`${url}/api/apps`)).json()) as { apps: { name: string; conditions: { type: string; status: string }[] }[] };
-    if (apps.every((a) => body.apps.some((x) => x.name === a && x.conditions.some((c) => c.type === 'Valid' && c.status === 'True')))) break;
+    const body = (await (await fetch(`${url}/api/apps`)).json()) as {
+      apps: { name: string; conditions: { type: string; status: string }[] }[];
+    };
+    if (
+      apps.every((a) =>
+        body.apps.some((x) => x.name === a && x.conditions.some((c) => c.type === 'Valid' && c.status === 'True')),
+      )
+    )
+      break;
     await sleep(50);
   }
   const submitted = new Set<string>();
@@ -180,7 +213,12 @@ export async function runCrashTest(options: CrashRunOptions): Promise<CrashRunRe
   child?.kill('SIGTERM');
   await new Promise((r) => child?.once('exit', r));
   const db = new Database(path.join(dataDir, 'control.db'), { readonly: true });
-  const rows = db.prepare('SELECT id, status, last_error, app FROM operations').all() as { id: string; status: string; last_error: string | null; app: string }[];
+  const rows = db.prepare('SELECT id, status, last_error, app FROM operations').all() as {
+    id: string;
+    status: string;
+    last_error: string | null;
+    app: string;
+  }[];
   const byStatus: Record<string, number> = {};
   for (const row of rows) byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
   const known = new Map(rows.map((r) => [r.id, r]));
@@ -189,12 +227,15 @@ export async function runCrashTest(options: CrashRunOptions): Promise<CrashRunRe
     return !row || !['succeeded', 'failed', 'cancelled'].includes(row.status);
   }).length;
   const failedWithoutReason = rows.filter((r) => r.status === 'failed' && !r.last_error).length;
-  const attempts = db.prepare('SELECT app, started_at, ended_at, outcome FROM operation_attempts ORDER BY app, started_at').all() as { app: string; started_at: string; ended_at: string | null; outcome: string | null }[];
+  const attempts = db
+    .prepare('SELECT app, started_at, ended_at, outcome FROM operation_attempts ORDER BY app, started_at')
+    .all() as { app: string; started_at: string; ended_at: string | null; outcome: string | null }[];
   let overlapping = 0;
   for (let i = 1; i < attempts.length; i += 1) {
     const previous = attempts[i - 1]!;
     const current = attempts[i]!;
-    if (previous.app === current.app && (previous.ended_at === null || previous.ended_at > current.started_at)) overlapping += 1;
+    if (previous.app === current.app && (previous.ended_at === null || previous.ended_at > current.started_at))
+      overlapping += 1;
   }
   const requeuedByRecovery = attempts.filter((a) => a.outcome === 'interrupted-requeued').length;
   const failedByRecovery = attempts.filter((a) => a.outcome === 'interrupted-failed').length;
@@ -205,7 +246,21 @@ export async function runCrashTest(options: CrashRunOptions): Promise<CrashRunRe
   await stopAppProcesses(dataDir, appsDir);
   const orphanedAppProcesses = orphans;
   fs.rmSync(root, { recursive: true, force: true });
-  return { kills: options.kills, submitted: submitted.size, rollbacks, byStatus, lost, failedWithoutReason, overlapping, strandedAfterRestart, requeuedByRecovery, failedByRecovery, integrity, orphanedAppProcesses, seconds: (Date.now() - started) / 1000 };
+  return {
+    kills: options.kills,
+    submitted: submitted.size,
+    rollbacks,
+    byStatus,
+    lost,
+    failedWithoutReason,
+    overlapping,
+    strandedAfterRestart,
+    requeuedByRecovery,
+    failedByRecovery,
+    integrity,
+    orphanedAppProcesses,
+    seconds: (Date.now() - started) / 1000,
+  };
 }
 
 async function stopAppProcesses(dataDir: string, appsDir: string): Promise<void> {
@@ -213,7 +268,12 @@ async function stopAppProcesses(dataDir: string, appsDir: string): Promise<void>
   const { LocalScheduler } = await import('../platform/local-scheduler/index.js');
   const { silentLogger } = await import('../platform/logger.js');
   void appsDir;
-  const scheduler = await LocalScheduler.open({ dataDir, registry: new LocalRegistry(), logger: silentLogger(), region: 'local' });
+  const scheduler = await LocalScheduler.open({
+    dataDir,
+    registry: new LocalRegistry(),
+    logger: silentLogger(),
+    region: 'local',
+  });
   for (const job of await scheduler.listJobs()) await scheduler.stopJob(job.spec.id, { purge: true });
   await scheduler.close();
   // A control plane killed in the middle of a roll can leave a process its driver state never
@@ -241,9 +301,19 @@ let orphans = 0;
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [kills = '50', operations = '200', apps = '10'] = process.argv.slice(2);
-  const result = await runCrashTest({ kills: Number(kills), operations: Number(operations), apps: Number(apps), log: (line) => console.log(line) });
+  const result = await runCrashTest({
+    kills: Number(kills),
+    operations: Number(operations),
+    apps: Number(apps),
+    log: (line) => console.log(line),
+  });
   console.log(JSON.stringify(result, null, 2));
-  const ok = result.lost === 0 && result.overlapping === 0 && result.failedWithoutReason === 0 && result.strandedAfterRestart === 0 && result.integrity === 'ok';
+  const ok =
+    result.lost === 0 &&
+    result.overlapping === 0 &&
+    result.failedWithoutReason === 0 &&
+    result.strandedAfterRestart === 0 &&
+    result.integrity === 'ok';
   console.log(ok ? 'crash test: PASS' : 'crash test: FAIL');
   process.exitCode = ok ? 0 : 1;
 }

@@ -18,8 +18,6 @@ import type { AllocationChange } from '../domain/scheduler/index.js';
 import { arg, percentile } from './lib/bench-args.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
 
-
-
 const appCount = arg('apps', 500);
 const edits = arg('edits', 200);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-reconcile-'));
@@ -28,31 +26,51 @@ fs.chmodSync(root, 0o711);
 const code = path.join(root, 'code');
 fs.mkdirSync(code);
 // The tiny built-in program: a shell that sleeps (a few hundred KB of RSS each).
-fs.writeFileSync(path.join(code, 'Dockerfile'), 'FROM debian:bookworm-slim\nWORKDIR /app\nCMD ["sh", "-c", "exec sleep 100000"]\n');
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.test', ...args], { cwd, stdio: 'ignore' });
+fs.writeFileSync(
+  path.join(code, 'Dockerfile'),
+  'FROM debian:bookworm-slim\nWORKDIR /app\nCMD ["sh", "-c", "exec sleep 100000"]\n',
+);
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.test', ...args], { cwd, stdio: 'ignore' });
 git(code, 'init', '-q', '-b', 'main');
 git(code, 'add', '-A');
 git(code, 'commit', '-q', '-m', 'bench');
 
-const specText = (name: string, min: number) => `name: ${name}\ndeploy: true\nprocesses:\n  worker:\n    scaling:\n      min: ${min}\n    resources:\n      memory: 32\n`;
-const config = loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent' });
+const specText = (name: string, min: number) =>
+  `name: ${name}\ndeploy: true\nprocesses:\n  worker:\n    scaling:\n      min: ${min}\n    resources:\n      memory: 32\n`;
+const config = loadConfig({
+  SVC_PORT: '0',
+  SVC_POSTGRES_MANAGED: 'false',
+  SVC_KNOWLEDGE_PORT: '0',
+  SVC_KNOWLEDGE_ADMIN_PORT: '0',
+  SVC_DATA_DIR: path.join(root, 'data'),
+  SVC_APPS_DIR: path.join(root, 'apps'),
+  SVC_LOG_LEVEL: 'silent',
+});
 const names = Array.from({ length: appCount }, (_, i) => `app-${String(i).padStart(4, '0')}`);
 for (const name of names) {
   fs.mkdirSync(path.join(config.appsDir, name), { recursive: true });
   fs.writeFileSync(path.join(config.appsDir, name, 'infraspec.yaml'), specText(name, 1));
 }
 
-const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({ app: 'bench', repoUrl: code, ref: 'main' });
+const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({
+  app: 'bench',
+  repoUrl: code,
+  ref: 'main',
+});
 const startedAt = performance.now();
 const plane = await startControlPlane(config, silentLogger());
 const scheduler = await plane.reconcilers.targets.get();
 try {
   await plane.reconcilers.whenIdle();
-  for (const app of listApps(plane.db)) setAppRelease(plane.db, app.name, { commit: release.manifest.commit, dir: release.dir });
+  for (const app of listApps(plane.db))
+    setAppRelease(plane.db, app.name, { commit: release.manifest.commit, dir: release.dir });
   for (const name of names) plane.reconcilers.appController.enqueue(name);
   await plane.reconcilers.whenIdle();
   const running = (await scheduler.listAllocations()).filter((a) => a.status === 'running').length;
-  console.log(`apps: ${appCount}; allocations running after the first reconcile: ${running}; start to converged: ${((performance.now() - startedAt) / 1000).toFixed(1)} s`);
+  console.log(
+    `apps: ${appCount}; allocations running after the first reconcile: ${running}; start to converged: ${((performance.now() - startedAt) / 1000).toFixed(1)} s`,
+  );
 
   // Edit one spec at a time (scaling.min 1 <-> 2) and time the first scheduler change for that app.
   const latencies: number[] = [];
@@ -75,7 +93,9 @@ try {
     await plane.reconcilers.whenIdle();
   }
   latencies.sort((a, b) => a - b);
-  console.log(`spec edit to scheduler update over ${edits} edits: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (includes the 20 ms watch debounce)`);
+  console.log(
+    `spec edit to scheduler update over ${edits} edits: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (includes the 20 ms watch debounce)`,
+  );
 
   // One full resync pass: every key of both controllers re-read and compared; nothing changes.
   const resyncStart = performance.now();

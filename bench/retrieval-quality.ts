@@ -27,7 +27,11 @@ const SEED = positiveIntArg('seed', 7);
 const TOP_K = 10;
 
 async function post(url: string, body: unknown): Promise<any> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = await res.json();
   if (!res.ok) throw new Error(`${url} answered ${res.status}: ${JSON.stringify(json)}`);
   return json;
@@ -36,22 +40,28 @@ async function post(url: string, body: unknown): Promise<any> {
 /** Runs `fn` over `items` with `width` requests in flight. */
 async function pool<T>(items: readonly T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 /** The FTS5 bm25 baseline over the same rows. */
 function bm25Baseline(turns: readonly Turn[]): (q: Question) => string[] {
   const db = new Database(':memory:');
-  db.exec(`CREATE VIRTUAL TABLE t USING fts5(content, ns UNINDEXED, id UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2')`);
+  db.exec(
+    `CREATE VIRTUAL TABLE t USING fts5(content, ns UNINDEXED, id UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2')`,
+  );
   const insert = db.prepare('INSERT INTO t (content, ns, id) VALUES (?, ?, ?)');
   db.transaction(() => turns.forEach((turn) => insert.run(turn.content, turn.namespace, turn.id)))();
   const search = db.prepare('SELECT id FROM t WHERE t MATCH ? AND ns = ? ORDER BY bm25(t) LIMIT ?');
   return (q) => {
     const words = [...new Set(tokenize(q.text).filter((w) => !isStopword(w)))];
     if (words.length === 0) return [];
-    return (search.all(words.map((w) => `"${w}"`).join(' OR '), q.namespace, TOP_K) as { id: string }[]).map((r) => r.id);
+    return (search.all(words.map((w) => `"${w}"`).join(' OR '), q.namespace, TOP_K) as { id: string }[]).map(
+      (r) => r.id,
+    );
   };
 }
 
@@ -80,15 +90,28 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-quality-'));
 const stores: KnowledgeStore[] = [];
 try {
   const corpus = buildCorpus({ conversations: CONVERSATIONS, turnsPerConversation: TURNS, seed: SEED });
-  console.log(`retrieval-quality: ${corpus.turns.length} turns in ${CONVERSATIONS} namespaces, ${corpus.questions.length} questions (seed ${SEED}); node ${process.version}, ${os.cpus().length} CPUs`);
+  console.log(
+    `retrieval-quality: ${corpus.turns.length} turns in ${CONVERSATIONS} namespaces, ${corpus.questions.length} questions (seed ${SEED}); node ${process.version}, ${os.cpus().length} CPUs`,
+  );
   const loadStarted = performance.now();
   const glove = loadGlove();
   const embedder = await startEmbeddingServer(glove);
-  console.log(`  GloVe SIF embedder loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${glove.vectors.size} words, ${glove.dims} dims)`);
+  console.log(
+    `  GloVe SIF embedder loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${glove.vectors.size} words, ${glove.dims} dims)`,
+  );
   const config = (dir: string, env: Record<string, string> = {}) =>
-    loadConfig({ SVC_DATA_DIR: path.join(root, dir), SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_LOG_LEVEL: 'silent', ...env });
+    loadConfig({
+      SVC_DATA_DIR: path.join(root, dir),
+      SVC_KNOWLEDGE_PORT: '0',
+      SVC_KNOWLEDGE_ADMIN_PORT: '0',
+      SVC_LOG_LEVEL: 'silent',
+      ...env,
+    });
   const lexical = await startKnowledgeStore(config('lexical'), silentLogger());
-  const hybrid = await startKnowledgeStore(config('hybrid', { SVC_KNOWLEDGE_EMBEDDER_URL: embedder.url, SVC_KNOWLEDGE_EMBEDDER_MODEL: 'glove-sif-100d' }), silentLogger());
+  const hybrid = await startKnowledgeStore(
+    config('hybrid', { SVC_KNOWLEDGE_EMBEDDER_URL: embedder.url, SVC_KNOWLEDGE_EMBEDDER_MODEL: 'glove-sif-100d' }),
+    silentLogger(),
+  );
   stores.push(lexical, hybrid);
 
   // Write every turn through HTTP, as an agent would; node ids map back to turn ids.
@@ -96,12 +119,18 @@ try {
   const writeStarted = performance.now();
   for (const store of [lexical, hybrid]) {
     await pool(corpus.turns, 8, async (turn) => {
-      const res = await post(`${store.url}/v1/namespaces/${turn.namespace}/write`, { content: turn.content, source_id: 'conversation', properties: { turn: turn.id, session_date: turn.date } });
+      const res = await post(`${store.url}/v1/namespaces/${turn.namespace}/write`, {
+        content: turn.content,
+        source_id: 'conversation',
+        properties: { turn: turn.id, session_date: turn.date },
+      });
       if (!res.admitted) throw new Error(`turn ${turn.id} was not admitted: ${res.reason}`);
       turnOf.set(res.node_id, turn.id);
     });
   }
-  console.log(`  wrote ${corpus.turns.length} turns to each of 2 stores over HTTP in ${((performance.now() - writeStarted) / 1000).toFixed(1)} s`);
+  console.log(
+    `  wrote ${corpus.turns.length} turns to each of 2 stores over HTTP in ${((performance.now() - writeStarted) / 1000).toFixed(1)} s`,
+  );
 
   const baseline = bm25Baseline(corpus.turns);
   const tallies = new Map<string, Tally>();
@@ -133,9 +162,13 @@ try {
       score(tally(system, 'all'), ranked[system], q.evidence);
     }
   });
-  console.log(`  asked ${corpus.questions.length} questions x 3 svc paths in ${((performance.now() - askStarted) / 1000).toFixed(1)} s (4 in flight)`);
+  console.log(
+    `  asked ${corpus.questions.length} questions x 3 svc paths in ${((performance.now() - askStarted) / 1000).toFixed(1)} s (4 in flight)`,
+  );
   for (const [system, values] of Object.entries(latency)) {
-    console.log(`    ${system} over HTTP: p50 ${percentile(values, 50).toFixed(2)} ms, p99 ${percentile(values, 99).toFixed(2)} ms (hybrid includes the embedder call)`);
+    console.log(
+      `    ${system} over HTTP: p50 ${percentile(values, 50).toFixed(2)} ms, p99 ${percentile(values, 99).toFixed(2)} ms (hybrid includes the embedder call)`,
+    );
   }
 
   const f = (x: number) => x.toFixed(3);
@@ -151,7 +184,9 @@ try {
   console.log(`\n  svc text R@10 / bm25 R@10: ${(r10('svc text') / r10('bm25 (FTS5)')).toFixed(2)}x (goal >= 1.15x)`);
   const below = QUESTION_KINDS.filter((k) => r10('svc text', k) < r10('bm25 (FTS5)', k));
   console.log(`  classes where svc text R@10 is below bm25: ${below.length === 0 ? 'none' : below.join(', ')}`);
-  console.log(`  hybrid R@10 ${f(r10('svc hybrid'))} vs text ${f(r10('svc text'))} and vector ${f(r10('svc vector'))}: ${r10('svc hybrid') > Math.max(r10('svc text'), r10('svc vector')) ? 'above both' : 'NOT above both'}`);
+  console.log(
+    `  hybrid R@10 ${f(r10('svc hybrid'))} vs text ${f(r10('svc text'))} and vector ${f(r10('svc vector'))}: ${r10('svc hybrid') > Math.max(r10('svc text'), r10('svc vector')) ? 'above both' : 'NOT above both'}`,
+  );
   await embedder.close();
 } finally {
   for (const store of stores) await store.close();

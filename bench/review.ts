@@ -32,11 +32,16 @@ function percentile(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 const fmt = (ms: number) => `${ms.toFixed(ms < 10 ? 2 : 1)} ms`;
-const line = (label: string, ms: number[]) => console.log(`    ${label.padEnd(58)} p50 ${fmt(percentile(ms, 50))}, p99 ${fmt(percentile(ms, 99))}, max ${fmt(Math.max(...ms))}`);
+const line = (label: string, ms: number[]) =>
+  console.log(
+    `    ${label.padEnd(58)} p50 ${fmt(percentile(ms, 50))}, p99 ${fmt(percentile(ms, 99))}, max ${fmt(Math.max(...ms))}`,
+  );
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-review-'));
 const dataDir = path.join(root, 'data');
-console.log(`review bench: ${NODES} nodes, ${FEEDBACK} feedback events, ${QUERIES} queries; node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`);
+console.log(
+  `review bench: ${NODES} nodes, ${FEEDBACK} feedback events, ${QUERIES} queries; node ${process.version}, ${os.cpus().length} CPUs, load ${os.loadavg()[0]!.toFixed(1)}`,
+);
 
 const ids: string[] = [];
 {
@@ -52,41 +57,94 @@ const ids: string[] = [];
       const tx = base + i;
       nodes.createNode(id, ns.id, null, tx);
       const claimed = i % 20 === 0;
-      const properties = claimed ? { subject: `entity${i % 1000}`, predicate: 'status', object: rand() < 0.5 ? 'up' : 'down' } : {};
-      const content = claimed ? `entity${i % 1000} is ${properties.object} (${i})` : `note ${i} about topic ${Math.floor(rand() * 1000)}`;
+      const properties = claimed
+        ? { subject: `entity${i % 1000}`, predicate: 'status', object: rand() < 0.5 ? 'up' : 'down' }
+        : {};
+      const content = claimed
+        ? `entity${i % 1000} is ${properties.object} (${i})`
+        : `note ${i} about topic ${Math.floor(rand() * 1000)}`;
       const claim = claimOf(properties, content);
-      nodes.insertVersion({
-        node_id: id, ns_id: ns.id, content, labels: '[]', properties: JSON.stringify(properties), confidence: Math.round((0.25 + 0.75 * rand()) * 1000) / 1000, utility: 0,
-        mem_type: null, model_id: null, fingerprint: fingerprintOf(content), claim_key: claim?.key ?? null, claim_value: claim?.value ?? null, dims: null,
-        valid_from: tx, valid_to: OPEN_TIME, tx_from: tx, tx_to: OPEN_TIME, retracted: 0, change: 'create',
-      }, [`source${i % 200}`]);
+      nodes.insertVersion(
+        {
+          node_id: id,
+          ns_id: ns.id,
+          content,
+          labels: '[]',
+          properties: JSON.stringify(properties),
+          confidence: Math.round((0.25 + 0.75 * rand()) * 1000) / 1000,
+          utility: 0,
+          mem_type: null,
+          model_id: null,
+          fingerprint: fingerprintOf(content),
+          claim_key: claim?.key ?? null,
+          claim_value: claim?.value ?? null,
+          dims: null,
+          valid_from: tx,
+          valid_to: OPEN_TIME,
+          tx_from: tx,
+          tx_to: OPEN_TIME,
+          retracted: 0,
+          change: 'create',
+        },
+        [`source${i % 200}`],
+      );
     }
   });
-  console.log(`    bulk load of ${NODES} nodes (store layer, one transaction): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `    bulk load of ${NODES} nodes (store layer, one transaction): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   opened.db.close();
 }
 
-const store = await startKnowledgeStore(loadConfig({ SVC_DATA_DIR: dataDir, SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_LOG_LEVEL: 'silent' }), silentLogger());
+const store = await startKnowledgeStore(
+  loadConfig({
+    SVC_DATA_DIR: dataDir,
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+    SVC_LOG_LEVEL: 'silent',
+  }),
+  silentLogger(),
+);
 try {
   const { core, feedback, review } = store.services;
   core.db.pragma('synchronous = OFF');
-  const actions: FeedbackAction[] = ['refute', 'refute', 'refute', 'stale', 'stale', 'validate', 'validate', 'validate', 'useful', 'useful'];
+  const actions: FeedbackAction[] = [
+    'refute',
+    'refute',
+    'refute',
+    'stale',
+    'stale',
+    'validate',
+    'validate',
+    'validate',
+    'useful',
+    'useful',
+  ];
   let t0 = performance.now();
   for (let i = 0; i < FEEDBACK; i++) {
     // Feedback concentrates on a minority of nodes (power law), as real usage does.
     const target = ids[Math.floor(Math.pow(rand(), 2) * ids.length)]!;
     await feedback.record('default', 'bench', target, actions[i % actions.length]!);
   }
-  console.log(`    ${FEEDBACK} feedback events through the feedback service (synchronous=OFF for the load): ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+  console.log(
+    `    ${FEEDBACK} feedback events through the feedback service (synchronous=OFF for the load): ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
   for (let i = 0; i < 500; i++) {
-    review.decide('default', 'bench', { review_id: `low_confidence:${ids[Math.floor(rand() * ids.length)]}`, status: 'assigned', owner: `owner${i % 7}` });
+    review.decide('default', 'bench', {
+      review_id: `low_confidence:${ids[Math.floor(rand() * ids.length)]}`,
+      status: 'assigned',
+      owner: `owner${i % 7}`,
+    });
   }
   core.db.pragma('synchronous = FULL');
   const ns = core.namespace('default', 'bench');
   const first = review.queue('default', 'bench', {}, {}, 100);
   const counts = new Map<string, number>();
-  for (const item of review.items(ns, ReviewService.thresholds(), core.now())) counts.set(item.type, (counts.get(item.type) ?? 0) + 1);
-  console.log(`    queue: ${first.total} items matching the default filters; by type ${JSON.stringify(Object.fromEntries(counts))}; ${core.feedback.count(ns.id)} feedback events`);
+  for (const item of review.items(ns, ReviewService.thresholds(), core.now()))
+    counts.set(item.type, (counts.get(item.type) ?? 0) + 1);
+  console.log(
+    `    queue: ${first.total} items matching the default filters; by type ${JSON.stringify(Object.fromEntries(counts))}; ${core.feedback.count(ns.id)} feedback events`,
+  );
 
   const cold: number[] = [];
   for (let i = 0; i < Math.min(QUERIES, 100); i++) {
@@ -109,7 +167,13 @@ try {
     review.queue('default', 'bench', {}, {}, 100);
     warm.push(performance.now() - t0);
     t0 = performance.now();
-    review.queue('default', 'bench', {}, { types: ['refuted', 'stale'], owner: 'unassigned', status: 'open', sourceId: 'source7' }, 50);
+    review.queue(
+      'default',
+      'bench',
+      {},
+      { types: ['refuted', 'stale'], owner: 'unassigned', status: 'open', sourceId: 'source7' },
+      50,
+    );
     filtered.push(performance.now() - t0);
   }
   const http: number[] = [];

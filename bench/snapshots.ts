@@ -17,7 +17,6 @@ import { upsertAppSpec } from '../store/control/apps.js';
 import { startPostgres } from '../test/helpers/postgres.js';
 import { arg, median } from './lib/bench-args.js';
 
-
 const targetMb = arg('mb', 200);
 const rounds = arg('rounds', 3);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-snapshots-'));
@@ -27,14 +26,19 @@ const cluster = await startPostgres();
 try {
   cluster.psql('CREATE DATABASE bench');
   const rows = Math.round((targetMb * 1024 * 1024) / 231);
-  cluster.psql(`CREATE TABLE blob AS SELECT g AS id, md5(g::text) || md5((g + 1)::text) || repeat('x', 120) AS payload FROM generate_series(1, ${rows}) g`, 'bench');
+  cluster.psql(
+    `CREATE TABLE blob AS SELECT g AS id, md5(g::text) || md5((g + 1)::text) || repeat('x', 120) AS payload FROM generate_series(1, ${rows}) g`,
+    'bench',
+  );
   const bytes = Number(cluster.psql("SELECT pg_database_size('bench')", 'bench').trim());
   const mb = bytes / 1024 / 1024;
   console.log(`database: ${mb.toFixed(0)} MB (${rows} rows)`);
 
   let clock = Date.now();
   const store = openControlStore(path.join(root, 'data'));
-  const spec = validateInfraspec('name: bench\ninfrastructure:\n  postgres:\n    database: bench\nprocesses:\n  web:\n    port: 8080\n').spec;
+  const spec = validateInfraspec(
+    'name: bench\ninfrastructure:\n  postgres:\n    database: bench\nprocesses:\n  web:\n    port: 8080\n',
+  ).spec;
   upsertAppSpec(store.db, { name: 'bench', file: 'bench/infraspec.yaml', spec, findings: [], generation: 'g' });
   const service = new SnapshotService({
     db: store.db,
@@ -58,7 +62,14 @@ try {
   let lastSnapshot = '';
   for (let round = 0; round < rounds; round += 1) {
     // Alternate the order so caches favour neither side.
-    const plain = () => execFileSync(path.join(cluster.binDir, 'pg_dump'), [...connection, '--format=custom', '--no-owner', '--file', plainDump]);
+    const plain = () =>
+      execFileSync(path.join(cluster.binDir, 'pg_dump'), [
+        ...connection,
+        '--format=custom',
+        '--no-owner',
+        '--file',
+        plainDump,
+      ]);
     const platform = async () => {
       lastSnapshot = (await service.take('bench', 'manual')).filename;
     };
@@ -69,7 +80,16 @@ try {
       platformDumpS.push(await timed(platform));
       plainDumpS.push(await timed(plain));
     }
-    const plainRestore = () => execFileSync(path.join(cluster.binDir, 'pg_restore'), [...connection, '--single-transaction', '--exit-on-error', '--clean', '--if-exists', '--no-owner', plainDump]);
+    const plainRestore = () =>
+      execFileSync(path.join(cluster.binDir, 'pg_restore'), [
+        ...connection,
+        '--single-transaction',
+        '--exit-on-error',
+        '--clean',
+        '--if-exists',
+        '--no-owner',
+        plainDump,
+      ]);
     const platformRestore = () => service.restore('bench', lastSnapshot, { preRestore: false });
     if (round % 2 === 0) {
       plainRestoreS.push(await timed(plainRestore));
@@ -82,7 +102,9 @@ try {
   const line = (what: string, plain: number[], platform: number[]) => {
     const p = median(plain);
     const q = median(platform);
-    console.log(`${what}: platform ${(mb / q).toFixed(1)} MB/s (${q.toFixed(2)} s) vs plain ${(mb / p).toFixed(1)} MB/s (${p.toFixed(2)} s): overhead ${(((q - p) / p) * 100).toFixed(1)} % (median of ${rounds})`);
+    console.log(
+      `${what}: platform ${(mb / q).toFixed(1)} MB/s (${q.toFixed(2)} s) vs plain ${(mb / p).toFixed(1)} MB/s (${p.toFixed(2)} s): overhead ${(((q - p) / p) * 100).toFixed(1)} % (median of ${rounds})`,
+    );
   };
   line('snapshot', plainDumpS, platformDumpS);
   line('restore', plainRestoreS, platformRestoreS);

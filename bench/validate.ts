@@ -17,7 +17,6 @@ import { silentLogger } from '../platform/logger.js';
 import { malformedSpec } from '../test/helpers/malformed-specs.js';
 import { arg } from './lib/bench-args.js';
 
-
 function rate(seconds: number, fn: () => void): number {
   const end = performance.now() + seconds * 1000;
   let count = 0;
@@ -32,7 +31,13 @@ const docs = arg('docs', 10_000);
 const seconds = arg('seconds', 3);
 const root = path.resolve(import.meta.dirname, '..');
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-validate-'));
-const config = loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_DATA_DIR: dataDir, SVC_APPS_DIR: path.join(dataDir, 'apps'), SVC_LOG_LEVEL: 'silent' });
+const config = loadConfig({
+  SVC_PORT: '0',
+  SVC_POSTGRES_MANAGED: 'false',
+  SVC_DATA_DIR: dataDir,
+  SVC_APPS_DIR: path.join(dataDir, 'apps'),
+  SVC_LOG_LEVEL: 'silent',
+});
 const plane = await startControlPlane(config, silentLogger());
 
 try {
@@ -45,7 +50,11 @@ try {
     Array.from({ length: 8 }, async () => {
       while (next < samples.length) {
         const spec = samples[next++];
-        const response = await fetch(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ spec }) });
+        const response = await fetch(`${plane.url}/api/v1/validate/infraspec`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ spec }),
+        });
         await response.arrayBuffer();
         statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
       }
@@ -53,7 +62,9 @@ try {
   );
   const elapsed = (performance.now() - started) / 1000;
   const fiveXx = [...statuses].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0);
-  console.log(`malformed documents: ${samples.length} in ${elapsed.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries(statuses))}`);
+  console.log(
+    `malformed documents: ${samples.length} in ${elapsed.toFixed(1)} s; statuses ${JSON.stringify(Object.fromEntries(statuses))}`,
+  );
   console.log(`5xx answers: ${fiveXx}`);
 
   // (2) a 200-line spec
@@ -68,7 +79,11 @@ try {
   await Promise.all(
     Array.from({ length: 4 }, async () => {
       while (performance.now() < httpEnd) {
-        const response = await fetch(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+        const response = await fetch(`${plane.url}/api/v1/validate/infraspec`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        });
         await response.arrayBuffer();
         httpCount += 1;
       }
@@ -78,7 +93,9 @@ try {
   const validateRate = rate(seconds, () => validateInfraspec(text));
   console.log(`spec: ${lines} lines`);
   console.log(`baseline YAML parse only: ${parseRate.toFixed(0)} docs/s`);
-  console.log(`validate in process: ${validateRate.toFixed(0)} specs/s (${(validateRate / parseRate).toFixed(2)}x the parse-only baseline)`);
+  console.log(
+    `validate in process: ${validateRate.toFixed(0)} specs/s (${(validateRate / parseRate).toFixed(2)}x the parse-only baseline)`,
+  );
   console.log(`validate over HTTP (4 concurrent): ${(httpCount / seconds).toFixed(0)} specs/s`);
 } finally {
   await plane.close();

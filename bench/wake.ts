@@ -79,29 +79,49 @@ function get(url: string, host?: string): Promise<{ status: number; body: string
   });
 }
 
-
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-wake-'));
 // Apps run as their own users below it (ADR 0047): they must be able to enter it.
 fs.chmodSync(root, 0o711);
 const code = path.join(root, 'code');
 fs.mkdirSync(code);
 fs.writeFileSync(path.join(code, 'server.mjs'), APP);
-fs.writeFileSync(path.join(code, 'Dockerfile'), 'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n');
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.test', ...args], { cwd, stdio: 'ignore' });
+fs.writeFileSync(
+  path.join(code, 'Dockerfile'),
+  'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n',
+);
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=b', '-c', 'user.email=b@example.test', ...args], { cwd, stdio: 'ignore' });
 git(code, 'init', '-q', '-b', 'main');
 git(code, 'add', '-A');
 git(code, 'commit', '-q', '-m', 'bench');
 
 const [warmPort, dbPort, coldPort] = [await freePort(), await freePort(), await freePort()];
-const config = loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: path.join(root, 'data'), SVC_APPS_DIR: path.join(root, 'apps'), SVC_LOG_LEVEL: 'silent', SVC_WAKE_IDLE_TIMEOUT: '1h' });
+const config = loadConfig({
+  SVC_PORT: '0',
+  SVC_POSTGRES_MANAGED: 'false',
+  SVC_KNOWLEDGE_PORT: '0',
+  SVC_KNOWLEDGE_ADMIN_PORT: '0',
+  SVC_DATA_DIR: path.join(root, 'data'),
+  SVC_APPS_DIR: path.join(root, 'apps'),
+  SVC_LOG_LEVEL: 'silent',
+  SVC_WAKE_IDLE_TIMEOUT: '1h',
+});
 // Warm apps are checked every second, as a service usually is; the cold app every 10 ms, so a wake
 // is not held back by the check interval.
-const APPS = [['warm', warmPort, 1, 0, '1s'], ['db1ms', dbPort, 1, 1, '1s'], ['cold', coldPort, 0, 0, '10ms']] as const;
+const APPS = [
+  ['warm', warmPort, 1, 0, '1s'],
+  ['db1ms', dbPort, 1, 1, '1s'],
+  ['cold', coldPort, 0, 0, '10ms'],
+] as const;
 for (const [name, port, min, workMs, interval] of APPS) {
   fs.mkdirSync(path.join(config.appsDir, name), { recursive: true });
   fs.writeFileSync(path.join(config.appsDir, name, 'infraspec.yaml'), spec(name, port, min, workMs, interval));
 }
-const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({ app: 'bench', repoUrl: code, ref: 'main' });
+const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({
+  app: 'bench',
+  repoUrl: code,
+  ref: 'main',
+});
 const plane = await startControlPlane(config, silentLogger());
 const registry = plane.reconcilers.registry;
 const scheduler = await plane.reconcilers.targets.get();
@@ -110,15 +130,16 @@ const scheduler = await plane.reconcilers.targets.get();
 function until(check: () => Promise<boolean>): Promise<void> {
   return new Promise((resolve) => {
     let done = false;
-    const probe = () => void check().then((ok) => {
-      if (ok && !done) {
-        done = true;
-        offRegistry();
-        offScheduler();
-        offApps();
-        resolve();
-      }
-    });
+    const probe = () =>
+      void check().then((ok) => {
+        if (ok && !done) {
+          done = true;
+          offRegistry();
+          offScheduler();
+          offApps();
+          resolve();
+        }
+      });
     const offRegistry = registry.watch(probe);
     const offScheduler = scheduler.watch(probe);
     const offApps = plane.reconcilers.specController.onReconciled(probe);
@@ -150,7 +171,8 @@ try {
     setAppRelease(plane.db, name, { commit: release.manifest.commit, dir: release.dir });
     plane.reconcilers.appController.enqueue(name);
   }
-  for (const name of ['warm', 'db1ms']) await until(async () => (await registry.instances(`${name}-web`)).some((i) => instanceStatus(i) === 'passing'));
+  for (const name of ['warm', 'db1ms'])
+    await until(async () => (await registry.instances(`${name}-web`)).some((i) => instanceStatus(i) === 'passing'));
   await until(async () => plane.routing.gateway.resolve('cold.bench.test')?.released === true);
 
   // (a) warm proxy overhead. The load generator runs in its own process, as a real client would:
@@ -158,8 +180,19 @@ try {
   const autocannonBin = path.resolve(import.meta.dirname, '../node_modules/autocannon/autocannon.js');
   const run = (url: string, host?: string): Promise<any> =>
     new Promise((resolve, reject) => {
-      const args = [autocannonBin, '-c', String(connections), '-d', String(seconds), '-j', ...(host ? ['-H', `host=${host}`] : []), url];
-      execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error: Error | null, stdout: string) => (error ? reject(error) : resolve(JSON.parse(stdout))));
+      const args = [
+        autocannonBin,
+        '-c',
+        String(connections),
+        '-d',
+        String(seconds),
+        '-j',
+        ...(host ? ['-H', `host=${host}`] : []),
+        url,
+      ];
+      execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error: Error | null, stdout: string) =>
+        error ? reject(error) : resolve(JSON.parse(stdout)),
+      );
     });
   const cpuMicros = () => {
     const usage = process.cpuUsage();
@@ -170,7 +203,10 @@ try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
   };
-  for (const [name, port] of [['warm', warmPort], ['db1ms', dbPort]] as const) {
+  for (const [name, port] of [
+    ['warm', warmPort],
+    ['db1ms', dbPort],
+  ] as const) {
     const floor = await startPipe(port);
     try {
       const direct = `http://127.0.0.1:${port}/`;
@@ -200,15 +236,16 @@ try {
       // Latency at microsecond resolution (autocannon reports whole milliseconds): one keep-alive
       // connection each, requests alternated.
       const agents = [0, 1, 2].map(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
-      const once = (agent: http.Agent, url: string, host?: string) => new Promise<number>((resolve, reject) => {
-        const started = process.hrtime.bigint();
-        const req = http.request(url, { agent, headers: host ? { host } : {} }, (res) => {
-          res.resume();
-          res.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e3));
+      const once = (agent: http.Agent, url: string, host?: string) =>
+        new Promise<number>((resolve, reject) => {
+          const started = process.hrtime.bigint();
+          const req = http.request(url, { agent, headers: host ? { host } : {} }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(Number(process.hrtime.bigint() - started) / 1e3));
+          });
+          req.on('error', reject);
+          req.end();
         });
-        req.on('error', reject);
-        req.end();
-      });
       const seq = { direct: [] as number[], floor: [] as number[], gateway: [] as number[] };
       const sequential = name === 'warm' ? 3000 : 1000;
       for (let i = 0; i < sequential; i += 1) {
@@ -219,11 +256,21 @@ try {
       for (const agent of agents) agent.destroy();
       const p50 = (xs: number[]) => percentile(xs, 50);
       const p99 = (xs: number[]) => percentile(xs, 99);
-      console.log(`warm, app "${name}" (${name === 'warm' ? 'answers at once' : 'waits 1 ms per request'}), autocannon ${connections} connections, 2 x ${seconds} s each, alternated:`);
-      console.log(`  direct      : ${d.rps.toFixed(0)} req/s, errors ${d.errors}; sequential p50 ${p50(seq.direct).toFixed(0)} us, p99 ${p99(seq.direct).toFixed(0)} us`);
-      console.log(`  TCP pipe    : ${f.rps.toFixed(0)} req/s (${((f.rps / d.rps) * 100).toFixed(0)} % of direct), errors ${f.errors}, CPU ${(cpu.floor / f.total).toFixed(1)} us/request; sequential p50 ${p50(seq.floor).toFixed(0)} us (ratio ${(p50(seq.floor) / p50(seq.direct)).toFixed(2)}), p99 ${p99(seq.floor).toFixed(0)} us`);
-      console.log(`  gateway     : ${g.rps.toFixed(0)} req/s (${((g.rps / d.rps) * 100).toFixed(0)} % of direct), errors ${g.errors}, CPU ${(cpu.gateway / g.total).toFixed(1)} us/request; sequential p50 ${p50(seq.gateway).toFixed(0)} us (ratio ${(p50(seq.gateway) / p50(seq.direct)).toFixed(2)}), p99 ${p99(seq.gateway).toFixed(0)} us`);
-      console.log(`  goals: throughput >= 80 % of direct, p50 ratio <= 1.15; gateway adds p50 ${(p50(seq.gateway) - p50(seq.direct)).toFixed(0)} us per request, the pipe ${(p50(seq.floor) - p50(seq.direct)).toFixed(0)} us`);
+      console.log(
+        `warm, app "${name}" (${name === 'warm' ? 'answers at once' : 'waits 1 ms per request'}), autocannon ${connections} connections, 2 x ${seconds} s each, alternated:`,
+      );
+      console.log(
+        `  direct      : ${d.rps.toFixed(0)} req/s, errors ${d.errors}; sequential p50 ${p50(seq.direct).toFixed(0)} us, p99 ${p99(seq.direct).toFixed(0)} us`,
+      );
+      console.log(
+        `  TCP pipe    : ${f.rps.toFixed(0)} req/s (${((f.rps / d.rps) * 100).toFixed(0)} % of direct), errors ${f.errors}, CPU ${(cpu.floor / f.total).toFixed(1)} us/request; sequential p50 ${p50(seq.floor).toFixed(0)} us (ratio ${(p50(seq.floor) / p50(seq.direct)).toFixed(2)}), p99 ${p99(seq.floor).toFixed(0)} us`,
+      );
+      console.log(
+        `  gateway     : ${g.rps.toFixed(0)} req/s (${((g.rps / d.rps) * 100).toFixed(0)} % of direct), errors ${g.errors}, CPU ${(cpu.gateway / g.total).toFixed(1)} us/request; sequential p50 ${p50(seq.gateway).toFixed(0)} us (ratio ${(p50(seq.gateway) / p50(seq.direct)).toFixed(2)}), p99 ${p99(seq.gateway).toFixed(0)} us`,
+      );
+      console.log(
+        `  goals: throughput >= 80 % of direct, p50 ratio <= 1.15; gateway adds p50 ${(p50(seq.gateway) - p50(seq.direct)).toFixed(0)} us per request, the pipe ${(p50(seq.floor) - p50(seq.direct)).toFixed(0)} us`,
+      );
     } finally {
       floor.stop();
     }
@@ -236,18 +283,27 @@ try {
   for (let i = 0; i < wakes; i += 1) {
     // The drained allocation's `complete` event comes after its process is gone (and the driver's
     // lock and the static port are free): a real wake follows minutes of idleness, not a drain.
-    const drained = i === 0 ? Promise.resolve() : new Promise<void>((resolve) => {
-      const off = scheduler.watch((change) => {
-        if (change.allocation.app === 'cold' && change.allocation.status === 'complete') {
-          off();
-          resolve();
-        }
-      });
-    });
+    const drained =
+      i === 0
+        ? Promise.resolve()
+        : new Promise<void>((resolve) => {
+            const off = scheduler.watch((change) => {
+              if (change.allocation.app === 'cold' && change.allocation.status === 'complete') {
+                off();
+                resolve();
+              }
+            });
+          });
     await plane.routing.idle.sweep(Date.now() + 2 * 3_600_000);
     await drained;
     // Until the drained allocation is gone: the static port is free only then.
-    await until(async () => (await registry.instances('cold-web')).length === 0 && (await scheduler.listAllocations({ app: 'cold', includeTerminal: true })).every((a) => ['complete', 'failed', 'lost'].includes(a.status)));
+    await until(
+      async () =>
+        (await registry.instances('cold-web')).length === 0 &&
+        (await scheduler.listAllocations({ app: 'cold', includeTerminal: true })).every((a) =>
+          ['complete', 'failed', 'lost'].includes(a.status),
+        ),
+    );
     // A real wake follows minutes of idleness: let the scale-down's own work finish first (the
     // driver serializes job changes, and a drain holds that lock until the process is gone; a no-op
     // scale of the warm app passes through the same lock).
@@ -264,8 +320,12 @@ try {
     overheads.push(total - bootMs);
   }
   console.log(`cold wake over ${wakes} wakes (health interval 10ms):`);
-  console.log(`  first request to response: p50 ${percentile(totals, 50).toFixed(1)} ms; app boot-to-ready (shell exec to listening) p50 ${percentile(boots, 50).toFixed(1)} ms`);
-  console.log(`  wake overhead (response minus boot-to-ready): p50 ${percentile(overheads, 50).toFixed(1)} ms, max ${Math.max(...overheads).toFixed(1)} ms (goal p50 < 50 ms); scale-ups ${plane.routing.gateway.stats.scaleUps}`);
+  console.log(
+    `  first request to response: p50 ${percentile(totals, 50).toFixed(1)} ms; app boot-to-ready (shell exec to listening) p50 ${percentile(boots, 50).toFixed(1)} ms`,
+  );
+  console.log(
+    `  wake overhead (response minus boot-to-ready): p50 ${percentile(overheads, 50).toFixed(1)} ms, max ${Math.max(...overheads).toFixed(1)} ms (goal p50 < 50 ms); scale-ups ${plane.routing.gateway.stats.scaleUps}`,
+  );
 } finally {
   // Close first, so no controller re-submits a job while the app processes are stopped.
   await closePlaneAndStopApps(plane, config);

@@ -20,7 +20,12 @@ export interface ApiCallOptions extends ApiClientOptions {
   readonly idempotencyKey?: string;
 }
 
-async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, options: ApiCallOptions): Promise<T> {
+async function call<T>(
+  method: 'GET' | 'POST' | 'DELETE',
+  path: string,
+  body: unknown,
+  options: ApiCallOptions,
+): Promise<T> {
   const base = apiBaseUrl(options);
   const token = process.env.SVC_API_TOKEN;
   let response: Response;
@@ -38,7 +43,11 @@ async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: un
     // fetch says only "fetch failed"; the reason (ECONNREFUSED, ENOTFOUND, ...) is its cause.
     const inner = (cause as Error & { cause?: { code?: string; message?: string } }).cause;
     const reason = inner?.code ?? inner?.message ?? (cause as Error).message;
-    throw new ApiError(0, 'unreachable', `cannot reach the control plane at ${base} (${reason}); is \`svc serve\` running? set --api or SVC_API_URL`);
+    throw new ApiError(
+      0,
+      'unreachable',
+      `cannot reach the control plane at ${base} (${reason}); is \`svc serve\` running? set --api or SVC_API_URL`,
+    );
   }
   const text = await response.text();
   let parsed: any;
@@ -53,7 +62,9 @@ async function call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: un
       response.status,
       parsed?.error?.code ?? 'http_error',
       parsed?.error?.message ?? `${response.status} ${response.statusText}`,
-      typeof details === 'object' && details !== null && !Array.isArray(details) ? (details as Record<string, unknown>) : {},
+      typeof details === 'object' && details !== null && !Array.isArray(details)
+        ? (details as Record<string, unknown>)
+        : {},
     );
   }
   return parsed as T;
@@ -73,4 +84,3 @@ export function apiPost<T>(path: string, body: unknown, options: ApiCallOptions 
 export function apiDelete<T>(path: string, options: ApiClientOptions = {}): Promise<T> {
   return call<T>('DELETE', path, undefined, options);
 }
-

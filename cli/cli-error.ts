@@ -90,7 +90,11 @@ function detailLines(details: Record<string, unknown>): string[] {
  * Reports `error` on `write` (standard error) and returns the exit code. Commander's own errors were
  * already written by Commander (with the usage text where it belongs): only their code is mapped.
  */
-export function reportError(error: unknown, write: (text: string) => void, options: { readonly stack?: boolean } = {}): ExitCode {
+export function reportError(
+  error: unknown,
+  write: (text: string) => void,
+  options: { readonly stack?: boolean } = {},
+): ExitCode {
   if (error instanceof CommanderError) {
     // --help and --version end through the same path, with exit code 0.
     if (error.exitCode === 0) return ExitCode.ok;

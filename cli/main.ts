@@ -69,7 +69,10 @@ export function createProgram(): Command {
   registerPlatform(program);
   registerAgent(program);
   registerVersion(program);
-  program.addHelpText('after', '\nExit codes: 0 done, 1 failed (refused or failed request, failed deploy or function, invalid spec), 2 wrong usage (svc inbox: also critical), 3 control plane unreachable, 4 not found.');
+  program.addHelpText(
+    'after',
+    '\nExit codes: 0 done, 1 failed (refused or failed request, failed deploy or function, invalid spec), 2 wrong usage (svc inbox: also critical), 3 control plane unreachable, 4 not found.',
+  );
   return program;
 }
 

@@ -15,7 +15,11 @@ export class TerminalReconcileError extends Error {
 
 /** Thrown by a handler for a transient failure: the attempt is retried later while attempts remain. */
 export class RetryableOperationError extends Error {
-  constructor(message: string, readonly retryAfterMs = 1000, options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly retryAfterMs = 1000,
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
     this.name = 'RetryableOperationError';
   }
@@ -23,7 +27,14 @@ export class RetryableOperationError extends Error {
 
 /** A step failed; `output` (a tail) is kept with the step. */
 export class StepFailure extends UnprocessableError {
-  constructor(message: string, readonly output?: string, options: { code?: string; cause?: unknown } = {}) {
-    super(message, { code: options.code ?? 'step_failed', ...(options.cause !== undefined ? { cause: options.cause } : {}) });
+  constructor(
+    message: string,
+    readonly output?: string,
+    options: { code?: string; cause?: unknown } = {},
+  ) {
+    super(message, {
+      code: options.code ?? 'step_failed',
+      ...(options.cause !== undefined ? { cause: options.cause } : {}),
+    });
   }
 }

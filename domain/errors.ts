@@ -24,7 +24,15 @@ export const ErrorKind = {
 export type ErrorKind = (typeof ErrorKind)[keyof typeof ErrorKind];
 
 /** Kinds that mean the caller asked for something wrong (as opposed to a dependency failing). */
-const CALLER_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>(['validation', 'unauthorized', 'forbidden', 'notFound', 'conflict', 'payloadTooLarge', 'unprocessable']);
+const CALLER_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
+  'validation',
+  'unauthorized',
+  'forbidden',
+  'notFound',
+  'conflict',
+  'payloadTooLarge',
+  'unprocessable',
+]);
 
 export interface DomainErrorOptions {
   /** Machine-readable detail for the caller; must never hold secret values. */

@@ -22,7 +22,10 @@ export const ajv = new Ajv({ allErrors: true, strict: false, allowUnionTypes: tr
 
 /** Converts ajv's `instancePath` (`/a/0/b`) into `a[0].b`. */
 export function instancePathToDotted(instancePath: string, extra?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra !== undefined) parts.push(extra);
   let out = '';
   for (const part of parts) {
@@ -35,14 +38,18 @@ export function instancePathToDotted(instancePath: string, extra?: string): stri
 function problemOf(error: ErrorObject): SchemaProblem {
   const params = error.params as Record<string, unknown>;
   const extra =
-    error.keyword === 'required' ? String(params.missingProperty)
-    : error.keyword === 'additionalProperties' ? String(params.additionalProperty)
-    : undefined;
+    error.keyword === 'required'
+      ? String(params.missingProperty)
+      : error.keyword === 'additionalProperties'
+        ? String(params.additionalProperty)
+        : undefined;
   const path = instancePathToDotted(error.instancePath, extra);
   const message =
-    error.keyword === 'additionalProperties' ? `${path}: unknown field`
-    : error.keyword === 'required' ? `${path}: is required`
-    : `${path || '(body)'}: ${error.message ?? 'is invalid'}`;
+    error.keyword === 'additionalProperties'
+      ? `${path}: unknown field`
+      : error.keyword === 'required'
+        ? `${path}: is required`
+        : `${path || '(body)'}: ${error.message ?? 'is invalid'}`;
   return { path, keyword: error.keyword, message };
 }
 

@@ -20,7 +20,11 @@ export interface WaitForChangeOptions<T> {
 }
 
 /** Resolves with the first value of `check` that is not undefined; `check` errors reject. */
-export function waitForChange<T>(sources: readonly ChangeSource[], check: () => Promise<T | undefined> | T | undefined, options: WaitForChangeOptions<T>): Promise<T> {
+export function waitForChange<T>(
+  sources: readonly ChangeSource[],
+  check: () => Promise<T | undefined> | T | undefined,
+  options: WaitForChangeOptions<T>,
+): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     let busy = false;
@@ -57,7 +61,8 @@ export function waitForChange<T>(sources: readonly ChangeSource[], check: () => 
         busy = false;
       }
     };
-    const onAbort = (): void => finish(() => reject(options.signal?.reason instanceof Error ? options.signal.reason : new Error('aborted')));
+    const onAbort = (): void =>
+      finish(() => reject(options.signal?.reason instanceof Error ? options.signal.reason : new Error('aborted')));
     const timer = setTimeout(() => {
       const outcome = options.onTimeout();
       finish(() => (outcome instanceof Error ? reject(outcome) : resolve(outcome.value)));

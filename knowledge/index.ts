@@ -34,17 +34,58 @@ export { ExplainRankService, explainRankRest, type ExplainRankResult } from './i
 export { SearchService, type SearchNode } from './retrieve/search-service.js';
 export { VectorIndex } from './retrieve/vector-index.js';
 export { FeedbackService, eventView, type FeedbackRequest, type FeedbackResult } from './feedback/feedback-service.js';
-export { ReviewService, decisionView, thresholdsView, type ReviewDecisionRequest, type ReviewItemView } from './review/review-service.js';
+export {
+  ReviewService,
+  decisionView,
+  thresholdsView,
+  type ReviewDecisionRequest,
+  type ReviewItemView,
+} from './review/review-service.js';
 export { EscalationService, digestView, snapshotView, type DigestScope } from './review/escalation-service.js';
-export { HandoffService, handoffPayload, receiptView, HANDOFF_EVENT, HANDOFF_TIMEOUT, type HandoffOptions, type HandoffRequest } from './review/handoff-service.js';
-export { ReviewWorker, runView, WORKER_OWNER, WORKER_MAX_LIMIT, DEFAULT_ALLOWED_ACTIONS, type ReviewWorkerOptions, type WorkerCycleRequest } from './review/review-worker.js';
+export {
+  HandoffService,
+  handoffPayload,
+  receiptView,
+  HANDOFF_EVENT,
+  HANDOFF_TIMEOUT,
+  type HandoffOptions,
+  type HandoffRequest,
+} from './review/handoff-service.js';
+export {
+  ReviewWorker,
+  runView,
+  WORKER_OWNER,
+  WORKER_MAX_LIMIT,
+  DEFAULT_ALLOWED_ACTIONS,
+  type ReviewWorkerOptions,
+  type WorkerCycleRequest,
+} from './review/review-worker.js';
 export { NarrativeService, narrativeRest, type Narrative } from './retrieve/narrative-service.js';
 export { GapService, gapView, type GapRequestOptions } from './acquisition/gap-service.js';
-export { AcquisitionService, planView, taskView, acquisitionReceiptView, candidateView, DEFAULT_EVIDENCE_SOURCE, AUTO_ADMISSION_ACTOR, type AcquisitionOptions, type ConnectorTarget, type ExecuteRequest } from './acquisition/acquisition-service.js';
+export {
+  AcquisitionService,
+  planView,
+  taskView,
+  acquisitionReceiptView,
+  candidateView,
+  DEFAULT_EVIDENCE_SOURCE,
+  AUTO_ADMISSION_ACTOR,
+  type AcquisitionOptions,
+  type ConnectorTarget,
+  type ExecuteRequest,
+} from './acquisition/acquisition-service.js';
 export { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, type Evidence } from './acquisition/acquisition-connector.js';
 export { IngestService, INGEST_MAX_CLAIMS, EXTRACTOR_SETTING, type IngestRequest } from './ingest/ingest-service.js';
 export { RuleExtractor, RULE_EXTRACTOR_MODEL } from './ingest/ingest-extractor.js';
-export { SIGNATURE_HEADER, EVENT_HEADER, DELIVERY_HEADER, ATTEMPT_HEADER, signBody, sha256Hex, type WebhookClient } from '../domain/knowledge/webhook-port.js';
+export {
+  SIGNATURE_HEADER,
+  EVENT_HEADER,
+  DELIVERY_HEADER,
+  ATTEMPT_HEADER,
+  signBody,
+  sha256Hex,
+  type WebhookClient,
+} from '../domain/knowledge/webhook-port.js';
 
 /** Every knowledge service, sharing one core. */
 export interface KnowledgeServices {
@@ -69,8 +110,14 @@ export interface KnowledgeServices {
 
 /** Refuses every outbound call: the webhook client of services built without one (in-process tools). */
 export const NO_WEBHOOKS: WebhookClient = {
-  checkTarget: () => Promise.reject(new UnavailableError('outbound webhooks are not configured in this process', { code: 'outbound_not_configured' })),
-  postJson: () => Promise.reject(new UnavailableError('outbound webhooks are not configured in this process', { code: 'outbound_not_configured' })),
+  checkTarget: () =>
+    Promise.reject(
+      new UnavailableError('outbound webhooks are not configured in this process', { code: 'outbound_not_configured' }),
+    ),
+  postJson: () =>
+    Promise.reject(
+      new UnavailableError('outbound webhooks are not configured in this process', { code: 'outbound_not_configured' }),
+    ),
 };
 
 /** Options of the review side: the outbound webhook client, the server-configured evaluator and the extractor. */
@@ -81,7 +128,11 @@ export interface ReviewOptions extends Partial<HandoffOptions> {
 }
 
 /** Builds the services over `db` (its migrations must already be applied). */
-export function createKnowledgeServices(db: Db, options: KnowledgeStateOptions = {}, review: ReviewOptions = {}): KnowledgeServices {
+export function createKnowledgeServices(
+  db: Db,
+  options: KnowledgeStateOptions = {},
+  review: ReviewOptions = {},
+): KnowledgeServices {
   const core = new KnowledgeState(db, options);
   const writes = new WriteService(core);
   const retrieval = new RetrieveService(core);

@@ -14,7 +14,8 @@ export type { BuildInfo };
  * The release artifact's identity, set by the packager (esbuild `define`, scripts/package/): the
  * single executable carries no package.json and no .git to read it from. Undefined from a checkout.
  */
-declare const SVC_RELEASE: { readonly name: string; readonly version: string; readonly commit: string | null } | undefined;
+declare const SVC_RELEASE:
+  { readonly name: string; readonly version: string; readonly commit: string | null } | undefined;
 
 /**
  * The folder of the running release artifact (the `svc` executable's folder, ADR 0140), or undefined
@@ -42,7 +43,12 @@ export function buildInfo(): BuildInfo {
   if (cached) return cached;
   if (typeof SVC_RELEASE !== 'undefined') {
     // Staged by the platform lane (ADR 0087), the artifact's folder holds release.json beside `svc`.
-    cached = describe(SVC_RELEASE.name, SVC_RELEASE.version, SVC_RELEASE.commit, readRelease(path.dirname(process.execPath)));
+    cached = describe(
+      SVC_RELEASE.name,
+      SVC_RELEASE.version,
+      SVC_RELEASE.commit,
+      readRelease(path.dirname(process.execPath)),
+    );
     return cached;
   }
   const root = packageRoot();
@@ -50,7 +56,10 @@ export function buildInfo(): BuildInfo {
   let commit: string | null = process.env.SVC_COMMIT ?? null;
   if (commit === null && !fs.existsSync(path.join(root, 'release.json')) && fs.existsSync(path.join(root, '.git'))) {
     try {
-      commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).toString().trim() || null;
+      commit =
+        execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 })
+          .toString()
+          .trim() || null;
     } catch {
       commit = null;
     }
@@ -62,16 +71,29 @@ export function buildInfo(): BuildInfo {
   return cached;
 }
 
-function describe(name: string, version: string, commit: string | null, release?: { id: string; label: string }): BuildInfo {
+function describe(
+  name: string,
+  version: string,
+  commit: string | null,
+  release?: { id: string; label: string },
+): BuildInfo {
   const label = release?.label ?? `v${version}-platform${commit ? `-0-g${commit.slice(0, 7)}` : ''}`;
   return { name, version, label, commit, node: process.version, release: release?.id ?? null };
 }
 
 function readRelease(root: string): { id: string; label: string; commit: string | null } | undefined {
   try {
-    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'release.json'), 'utf8')) as { id?: unknown; label?: unknown; commit?: unknown };
+    const manifest = JSON.parse(fs.readFileSync(path.join(root, 'release.json'), 'utf8')) as {
+      id?: unknown;
+      label?: unknown;
+      commit?: unknown;
+    };
     if (typeof manifest.id !== 'string' || typeof manifest.label !== 'string') return undefined;
-    return { id: manifest.id, label: manifest.label, commit: typeof manifest.commit === 'string' ? manifest.commit : null };
+    return {
+      id: manifest.id,
+      label: manifest.label,
+      commit: typeof manifest.commit === 'string' ? manifest.commit : null,
+    };
   } catch {
     return undefined;
   }

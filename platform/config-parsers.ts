@@ -34,7 +34,11 @@ export function bool(name: string, fallback: boolean): (raw: string | undefined)
   };
 }
 
-export function oneOf<T extends string>(name: string, values: readonly T[], fallback: T): (raw: string | undefined) => T {
+export function oneOf<T extends string>(
+  name: string,
+  values: readonly T[],
+  fallback: T,
+): (raw: string | undefined) => T {
   return (raw) => {
     if (raw === undefined || raw === '') return fallback;
     if ((values as readonly string[]).includes(raw)) return raw as T;
@@ -47,7 +51,15 @@ export function parseByteSize(text: string): number | undefined {
   const match = /^(\d+(?:\.\d+)?)\s*(b|kb|kib|mb|mib|gb|gib)?$/i.exec(text.trim());
   if (!match) return undefined;
   const unit = (match[2] ?? 'b').toLowerCase();
-  const factor: Record<string, number> = { b: 1, kb: 1024, kib: 1024, mb: 1024 ** 2, mib: 1024 ** 2, gb: 1024 ** 3, gib: 1024 ** 3 };
+  const factor: Record<string, number> = {
+    b: 1,
+    kb: 1024,
+    kib: 1024,
+    mb: 1024 ** 2,
+    mib: 1024 ** 2,
+    gb: 1024 ** 3,
+    gib: 1024 ** 3,
+  };
   return Math.floor(Number(match[1]) * (factor[unit] ?? 1));
 }
 
@@ -63,7 +75,11 @@ export function durationMs(name: string, fallbackMs: number, allowOff = false): 
     if (allowOff && (value === '0' || value.toLowerCase() === 'off')) return 0;
     const match = /^(\d+)(ms|s|m|h|d)$/.exec(value);
     const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-    if (!match || Number(match[1]) <= 0) throw new ConfigError(name, `"${value}" is not a duration such as 30s, 15m, 24h or 7d${allowOff ? ' (or off)' : ''}`);
+    if (!match || Number(match[1]) <= 0)
+      throw new ConfigError(
+        name,
+        `"${value}" is not a duration such as 30s, 15m, 24h or 7d${allowOff ? ' (or off)' : ''}`,
+      );
     return Number(match[1]) * unit[match[2]!]!;
   };
 }
@@ -72,7 +88,8 @@ export function durationMs(name: string, fallbackMs: number, allowOff = false): 
 export function httpUrl(name: string): (raw: string | undefined) => string | undefined {
   return (raw) => {
     const value = optional(raw);
-    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError(name, `"${value}" is not an http(s) URL`);
+    if (value !== undefined && !/^https?:\/\/[^\s]+$/.test(value))
+      throw new ConfigError(name, `"${value}" is not an http(s) URL`);
     return value;
   };
 }
@@ -82,7 +99,8 @@ export function requestTimeoutMs(name: string, fallback: string): (raw: string |
   return (raw) => {
     const value = optional(raw) ?? fallback;
     const match = /^(\d+)(ms|s)?$/.exec(value);
-    if (!match || Number(match[1]) <= 0) throw new ConfigError(name, `"${value}" is not a duration such as ${fallback} or 500ms`);
+    if (!match || Number(match[1]) <= 0)
+      throw new ConfigError(name, `"${value}" is not a duration such as ${fallback} or 500ms`);
     return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
   };
 }

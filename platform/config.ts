@@ -10,7 +10,18 @@ import { ConfigError } from '../domain/errors.js';
 import type { SignaturePolicy } from '../domain/platform/release-policy.js';
 import type { ReleasePublicKey } from './platform-lane/release-signature.js';
 import { PLATFORM_LANE_VARIABLES } from './config-platform-lane.js';
-import { bool, durationMs, httpUrl, oneOf, optional, parseByteSize, port, requestTimeoutMs, type Env, type VariableSpec } from './config-parsers.js';
+import {
+  bool,
+  durationMs,
+  httpUrl,
+  oneOf,
+  optional,
+  parseByteSize,
+  port,
+  requestTimeoutMs,
+  type Env,
+  type VariableSpec,
+} from './config-parsers.js';
 
 export { parseByteSize } from './config-parsers.js';
 
@@ -232,176 +243,660 @@ function dataPath(env: Env, ...parts: string[]): string {
 /** Every `SVC_*` variable the platform reads, with its meaning and default. */
 export const VARIABLES = {
   port: { name: 'SVC_PORT', description: 'Control plane API port', defaultText: '8800', parse: port('SVC_PORT', 8800) },
-  knowledgePort: { name: 'SVC_KNOWLEDGE_PORT', description: 'Knowledge store REST and GraphQL port', defaultText: '7701', parse: port('SVC_KNOWLEDGE_PORT', 7701) },
-  knowledgeAdminPort: { name: 'SVC_KNOWLEDGE_ADMIN_PORT', description: 'Knowledge store admin and metrics port', defaultText: '7702', parse: port('SVC_KNOWLEDGE_ADMIN_PORT', 7702) },
-  host: { name: 'SVC_HOST', description: 'Address the listeners bind to', defaultText: '127.0.0.1', parse: (raw) => optional(raw) ?? '127.0.0.1' },
-  appsDir: { name: 'SVC_APPS_DIR', description: 'Folder of app specs (<app>/infraspec.yaml, deploy-groups/*.yaml)', defaultText: './apps', parse: (raw) => path.resolve(optional(raw) ?? 'apps') },
-  dataDir: { name: 'SVC_DATA_DIR', description: 'Folder for control.db, knowledge.db, releases and snapshots', defaultText: './.data', parse: (raw) => path.resolve(optional(raw) ?? '.data') },
-  apiToken: { name: 'SVC_API_TOKEN', description: 'Static control token (Authorization: Bearer)', secret: true, defaultText: '(none)', parse: optional },
-  requireExplicitAuth: { name: 'SVC_REQUIRE_EXPLICIT_AUTH', description: 'Require authentication for /metrics and the service manifest', defaultText: 'false', parse: bool('SVC_REQUIRE_EXPLICIT_AUTH', false) },
-  profile: { name: 'SVC_PROFILE', description: 'development or production', defaultText: 'development', parse: oneOf('SVC_PROFILE', Object.values(Profile), 'development') },
-  environment: { name: 'SVC_ENVIRONMENT', description: 'Environment name for events and fleet documents', defaultText: 'development', parse: (raw) => {
-    const value = optional(raw) ?? 'development';
-    if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(value)) throw new ConfigError('SVC_ENVIRONMENT', `"${value}" must be lowercase letters, digits and hyphens`);
-    return value;
-  } },
-  logLevel: { name: 'SVC_LOG_LEVEL', description: 'pino log level', defaultText: 'info', parse: oneOf('SVC_LOG_LEVEL', LogLevel, 'info') },
-  bodyLimitBytes: { name: 'SVC_BODY_LIMIT', description: 'Largest accepted request body (e.g. 1mb)', defaultText: '1mb', parse: (raw) => {
-    if (raw === undefined || raw === '') return 1024 * 1024;
-    const bytes = parseByteSize(raw);
-    if (bytes === undefined || bytes <= 0) throw new ConfigError('SVC_BODY_LIMIT', `"${raw}" is not a size such as 512kb or 2mb`);
-    return bytes;
-  } },
-  knowledgeTokens: { name: 'SVC_KNOWLEDGE_TOKENS', description: 'Knowledge store tokens tenant:permissions:secret, comma separated', secret: true, defaultText: '(none: open)', parse: optional },
-  knowledgeTokensFile: { name: 'SVC_KNOWLEDGE_TOKENS_FILE', description: 'File of knowledge store tokens, one tenant:permissions:secret per line', defaultText: '(none)', parse: (raw) => {
-    const value = optional(raw);
-    return value === undefined ? undefined : path.resolve(value);
-  } },
-  knowledgeEmbedderUrl: { name: 'SVC_KNOWLEDGE_EMBEDDER_URL', description: 'OpenAI-compatible embeddings base URL ({url}/embeddings); unset: no embedder', defaultText: '(none)', parse: httpUrl('SVC_KNOWLEDGE_EMBEDDER_URL') },
-  knowledgeEmbedderModel: { name: 'SVC_KNOWLEDGE_EMBEDDER_MODEL', description: 'Embedding model name', defaultText: 'text-embedding-3-small', parse: (raw) => optional(raw) ?? 'text-embedding-3-small' },
-  knowledgeEmbedderDimensions: { name: 'SVC_KNOWLEDGE_EMBEDDER_DIMENSIONS', description: 'Requested embedding dimensions', defaultText: '(model default)', parse: (raw) => {
-    const value = optional(raw);
-    if (value === undefined) return undefined;
-    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 4096) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_DIMENSIONS', `"${value}" is not a whole number in 1-4096`);
-    return Number(value);
-  } },
-  knowledgeEmbedderApiKey: { name: 'SVC_KNOWLEDGE_EMBEDDER_API_KEY', description: 'Embedder API key', secret: true, defaultText: '(none)', parse: optional },
-  knowledgeEmbedderTimeoutMs: { name: 'SVC_KNOWLEDGE_EMBEDDER_TIMEOUT', description: 'Embedder request timeout (e.g. 10s, 500ms)', defaultText: '10s', parse: requestTimeoutMs('SVC_KNOWLEDGE_EMBEDDER_TIMEOUT', '10s') },
-  knowledgeEmbedderBatchSize: { name: 'SVC_KNOWLEDGE_EMBEDDER_BATCH_SIZE', description: 'Most texts per embedder request', defaultText: '64', parse: (raw) => {
-    const value = optional(raw) ?? '64';
-    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2048) throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_BATCH_SIZE', `"${value}" is not a whole number in 1-2048`);
-    return Number(value);
-  } },
-  knowledgeRerankerUrl: { name: 'SVC_KNOWLEDGE_RERANKER_URL', description: 'Reranker base URL (POST {url}/rerank, the Cohere/Jina/vLLM protocol); unset: no reranking', defaultText: '(none)', parse: httpUrl('SVC_KNOWLEDGE_RERANKER_URL') },
-  knowledgeRerankerModel: { name: 'SVC_KNOWLEDGE_RERANKER_MODEL', description: 'Rerank model name', defaultText: 'rerank-v1', parse: (raw) => optional(raw) ?? 'rerank-v1' },
-  knowledgeRerankerApiKey: { name: 'SVC_KNOWLEDGE_RERANKER_API_KEY', description: 'Reranker API key', secret: true, defaultText: '(none)', parse: optional },
-  knowledgeRerankerTimeoutMs: { name: 'SVC_KNOWLEDGE_RERANKER_TIMEOUT', description: 'Reranker request timeout (e.g. 5s, 800ms); a slower answer leaves the fused order', defaultText: '5s', parse: requestTimeoutMs('SVC_KNOWLEDGE_RERANKER_TIMEOUT', '5s') },
-  knowledgeThesaurus: { name: 'SVC_KNOWLEDGE_THESAURUS', description: 'Thesaurus that expands text queries with related words: wordnet or off', defaultText: 'wordnet', parse: (raw) => {
-    const value = optional(raw) ?? 'wordnet';
-    if (value !== 'wordnet' && value !== 'off') throw new ConfigError('SVC_KNOWLEDGE_THESAURUS', `"${value}" is not wordnet or off`);
-    return value;
-  } },
-  knowledgeDedupDefault: { name: 'SVC_KNOWLEDGE_DEDUP_DEFAULT', description: 'Deduplicate knowledge writes by content fingerprint unless skip_dedup', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_DEDUP_DEFAULT', false) },
-  tunnelConfigFile: { name: 'SVC_TUNNEL_CONFIG', description: 'Tunnel config file written by the routing controller', defaultText: '<SVC_DATA_DIR>/edge/tunnel.yml', parse: (raw, env) => {
-    const value = optional(raw);
-    return value === undefined ? dataPath(env, 'edge', 'tunnel.yml') : path.resolve(value);
-  } },
-  tunnelName: { name: 'SVC_TUNNEL_NAME', description: 'Tunnel name in the tunnel config', defaultText: 'svc', parse: (raw) => {
-    const value = optional(raw) ?? 'svc';
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value)) throw new ConfigError('SVC_TUNNEL_NAME', `"${value}" must be letters, digits, dots, underscores and hyphens`);
-    return value;
-  } },
-  tunnelCredentialsFile: { name: 'SVC_TUNNEL_CREDENTIALS_FILE', description: 'Credentials file path written to the tunnel config (the file itself is never read)', defaultText: '<SVC_DATA_DIR>/edge/<tunnel>.json', parse: (raw, env) => {
-    const value = optional(raw);
-    return value === undefined ? dataPath(env, 'edge', `${optional(env.SVC_TUNNEL_NAME) ?? 'svc'}.json`) : path.resolve(value);
-  } },
-  tunnelReloadCommand: { name: 'SVC_TUNNEL_RELOAD_COMMAND', description: 'Command (sh -c) run after the tunnel config changed', defaultText: '(none)', parse: optional },
-  tunnelNetworking: { name: 'SVC_TUNNEL_NETWORKING', description: 'How the edge reaches processes: host (127.0.0.1:<port>) or bridge (<node-ip>:<static-port>)', defaultText: 'host', parse: oneOf('SVC_TUNNEL_NETWORKING', ['host', 'bridge'] as const, 'host') },
-  tunnelNodeIp: { name: 'SVC_TUNNEL_NODE_IP', description: 'Node IP for bridge networking', defaultText: '127.0.0.1', parse: (raw) => {
-    const value = optional(raw) ?? '127.0.0.1';
-    if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(value)) throw new ConfigError('SVC_TUNNEL_NODE_IP', `"${value}" is not an IPv4 address`);
-    return value;
-  } },
-  wakeIdleTimeoutMs: { name: 'SVC_WAKE_IDLE_TIMEOUT', description: 'Idle period before a gateway-managed process (scaling.min 0) is scaled to zero; off disables', defaultText: '15m', parse: durationMs('SVC_WAKE_IDLE_TIMEOUT', 15 * 60_000, true) },
-  edgeApiToken: { name: 'SVC_EDGE_API_TOKEN', description: 'Edge analytics API token', secret: true, defaultText: '(none: no analytics sync)', parse: optional },
-  edgeZoneId: { name: 'SVC_EDGE_ZONE_ID', description: 'Edge zone id for the analytics sync', defaultText: '(none: no analytics sync)', parse: optional },
-  edgeApiUrl: { name: 'SVC_EDGE_API_URL', description: 'Edge API base URL (analytics at <url>/graphql)', defaultText: 'https://api.cloudflare.com/client/v4', parse: (raw) => {
-    const value = optional(raw) ?? 'https://api.cloudflare.com/client/v4';
-    if (!/^https?:\/\/[^\s]+$/.test(value)) throw new ConfigError('SVC_EDGE_API_URL', `"${value}" is not an http(s) URL`);
-    return value;
-  } },
-  edgeAccessTeamDomain: { name: 'SVC_EDGE_ACCESS_TEAM_DOMAIN', description: 'Edge access team domain; with SVC_EDGE_ACCESS_AUD, Edge-Access-Jwt-Assertion is validated and a valid identity is an administrator', defaultText: '(none: edge identities are ignored)', parse: (raw) => {
-    const value = optional(raw)?.replace(/^https:\/\//, '').replace(/\/+$/, '');
-    if (value !== undefined && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+(:\d+)?$/.test(value)) throw new ConfigError('SVC_EDGE_ACCESS_TEAM_DOMAIN', `"${value}" is not a domain name`);
-    return value;
-  } },
-  edgeAccessAud: { name: 'SVC_EDGE_ACCESS_AUD', description: 'Audience tag of the edge access application', defaultText: '(none)', parse: optional },
-  edgeAccessCertsUrl: { name: 'SVC_EDGE_ACCESS_CERTS_URL', description: 'JWKS URL of the edge access signing keys', defaultText: 'https://<team domain>/cdn-cgi/access/certs', parse: httpUrl('SVC_EDGE_ACCESS_CERTS_URL') },
-  edgeLogpushToken: { name: 'SVC_EDGE_LOGPUSH_TOKEN', description: 'Shared secret of POST /api/access/edge/logpush', secret: true, defaultText: '(none: receiver refuses)', parse: optional },
-  edgeLookbackMs: { name: 'SVC_EDGE_LOOKBACK', description: 'How far back each analytics sync reads', defaultText: '24h', parse: durationMs('SVC_EDGE_LOOKBACK', 24 * 3_600_000) },
-  edgeLookbackMaxMs: { name: 'SVC_EDGE_LOOKBACK_MAX', description: 'Ceiling of the analytics lookback', defaultText: '7d', parse: durationMs('SVC_EDGE_LOOKBACK_MAX', 7 * 86_400_000) },
-  edgeSyncIntervalMs: { name: 'SVC_EDGE_SYNC_INTERVAL', description: 'Period of the analytics sync; off disables it', defaultText: '1h', parse: durationMs('SVC_EDGE_SYNC_INTERVAL', 3_600_000, true) },
-  eventSinkUrl: { name: 'SVC_EVENT_SINK_URL', description: 'Signed event sink URL (events are POSTed as JSON)', defaultText: '(none)', parse: httpUrl('SVC_EVENT_SINK_URL') },
-  eventSinkKeyId: { name: 'SVC_EVENT_SINK_KEY_ID', description: 'Key id sent as X-Sink-Key-Id', defaultText: '(none)', parse: optional },
-  eventSinkSecret: { name: 'SVC_EVENT_SINK_SECRET', description: 'HMAC-SHA-256 key of X-Sink-Signature', secret: true, defaultText: '(none)', parse: optional },
-  eventEnvironment: { name: 'SVC_EVENT_ENVIRONMENT', description: 'Environment carried by events (default SVC_ENVIRONMENT)', defaultText: '(SVC_ENVIRONMENT)', parse: optional },
-  eventSource: { name: 'SVC_EVENT_SOURCE', description: 'Source name of the platform\'s own events (X-Event-Source)', defaultText: 'svc-control-plane', parse: (raw) => optional(raw) ?? 'svc-control-plane' },
-  hostId: { name: 'SVC_HOST_ID', description: 'Host id of capacity events (default: first short hostname, persisted)', defaultText: '(hostname)', parse: (raw) => {
-    const value = optional(raw);
-    if (value !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(value)) throw new ConfigError('SVC_HOST_ID', `"${value}" must be letters, digits, dots, hyphens and underscores (no colons)`);
-    return value;
-  } },
-  notifyAllowPrivate: { name: 'SVC_NOTIFY_ALLOW_PRIVATE', description: 'Allow notification targets on loopback, private and link-local addresses', defaultText: 'false', parse: bool('SVC_NOTIFY_ALLOW_PRIVATE', false) },
-  allocationWatchIntervalMs: { name: 'SVC_ALLOCATION_WATCH_INTERVAL', description: 'Allocation watcher scan period', defaultText: '60s', parse: durationMs('SVC_ALLOCATION_WATCH_INTERVAL', 60_000) },
-  capacityCheckIntervalMs: { name: 'SVC_CAPACITY_CHECK_INTERVAL', description: 'Host capacity check period; off disables it', defaultText: '60s', parse: durationMs('SVC_CAPACITY_CHECK_INTERVAL', 60_000, true) },
-  capacityMinMemoryBytes: { name: 'SVC_CAPACITY_MIN_MEMORY', description: 'Minimum free host memory (e.g. 64mb)', defaultText: '64mb', parse: (raw) => {
-    const bytes = parseByteSize(optional(raw) ?? '64mb');
-    if (bytes === undefined) throw new ConfigError('SVC_CAPACITY_MIN_MEMORY', `"${raw}" is not a size such as 64mb or 1gb`);
-    return bytes;
-  } },
-  capacityMinDiskBytes: { name: 'SVC_CAPACITY_MIN_DISK', description: 'Minimum free disk of the data folder (e.g. 512mb)', defaultText: '512mb', parse: (raw) => {
-    const bytes = parseByteSize(optional(raw) ?? '512mb');
-    if (bytes === undefined) throw new ConfigError('SVC_CAPACITY_MIN_DISK', `"${raw}" is not a size such as 512mb or 2gb`);
-    return bytes;
-  } },
-  webhookSecret: { name: 'SVC_WEBHOOK_SECRET', description: 'Shared secret of the push webhooks (HMAC-SHA-256, X-Hub-Signature-256); unset refuses webhooks', secret: true, defaultText: '(none: webhooks refused)', parse: optional },
-  drainMode: { name: 'SVC_DRAIN_MODE', description: 'While operations are active and the platform drains: fail (refuse), wait (for completion) or force (skip the gate)', defaultText: 'fail', parse: oneOf('SVC_DRAIN_MODE', ['fail', 'wait', 'force'] as const, 'fail') },
-  operationWorkers: { name: 'SVC_OPERATION_WORKERS', description: 'Operations run at once (never two of one app)', defaultText: '2', parse: (raw) => {
-    const value = optional(raw) ?? '2';
-    if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64) throw new ConfigError('SVC_OPERATION_WORKERS', `"${value}" is not a whole number in 1-64`);
-    return Number(value);
-  } },
-  operationLeaseMs: { name: 'SVC_OPERATION_LEASE', description: 'Lease of a claimed operation, renewed by heartbeat; an expired lease is recovered', defaultText: '30s', parse: durationMs('SVC_OPERATION_LEASE', 30_000) },
-  platformDir: { name: 'SVC_PLATFORM_DIR', description: 'Platform releases (releases/<id>, current link), the API record and the host agent lock', defaultText: '<SVC_DATA_DIR>/platform', parse: (raw, env) => { const value = optional(raw); return value === undefined ? dataPath(env, 'platform') : path.resolve(value); } },
+  knowledgePort: {
+    name: 'SVC_KNOWLEDGE_PORT',
+    description: 'Knowledge store REST and GraphQL port',
+    defaultText: '7701',
+    parse: port('SVC_KNOWLEDGE_PORT', 7701),
+  },
+  knowledgeAdminPort: {
+    name: 'SVC_KNOWLEDGE_ADMIN_PORT',
+    description: 'Knowledge store admin and metrics port',
+    defaultText: '7702',
+    parse: port('SVC_KNOWLEDGE_ADMIN_PORT', 7702),
+  },
+  host: {
+    name: 'SVC_HOST',
+    description: 'Address the listeners bind to',
+    defaultText: '127.0.0.1',
+    parse: (raw) => optional(raw) ?? '127.0.0.1',
+  },
+  appsDir: {
+    name: 'SVC_APPS_DIR',
+    description: 'Folder of app specs (<app>/infraspec.yaml, deploy-groups/*.yaml)',
+    defaultText: './apps',
+    parse: (raw) => path.resolve(optional(raw) ?? 'apps'),
+  },
+  dataDir: {
+    name: 'SVC_DATA_DIR',
+    description: 'Folder for control.db, knowledge.db, releases and snapshots',
+    defaultText: './.data',
+    parse: (raw) => path.resolve(optional(raw) ?? '.data'),
+  },
+  apiToken: {
+    name: 'SVC_API_TOKEN',
+    description: 'Static control token (Authorization: Bearer)',
+    secret: true,
+    defaultText: '(none)',
+    parse: optional,
+  },
+  requireExplicitAuth: {
+    name: 'SVC_REQUIRE_EXPLICIT_AUTH',
+    description: 'Require authentication for /metrics and the service manifest',
+    defaultText: 'false',
+    parse: bool('SVC_REQUIRE_EXPLICIT_AUTH', false),
+  },
+  profile: {
+    name: 'SVC_PROFILE',
+    description: 'development or production',
+    defaultText: 'development',
+    parse: oneOf('SVC_PROFILE', Object.values(Profile), 'development'),
+  },
+  environment: {
+    name: 'SVC_ENVIRONMENT',
+    description: 'Environment name for events and fleet documents',
+    defaultText: 'development',
+    parse: (raw) => {
+      const value = optional(raw) ?? 'development';
+      if (!/^[a-z0-9][a-z0-9-]{0,62}$/.test(value))
+        throw new ConfigError('SVC_ENVIRONMENT', `"${value}" must be lowercase letters, digits and hyphens`);
+      return value;
+    },
+  },
+  logLevel: {
+    name: 'SVC_LOG_LEVEL',
+    description: 'pino log level',
+    defaultText: 'info',
+    parse: oneOf('SVC_LOG_LEVEL', LogLevel, 'info'),
+  },
+  bodyLimitBytes: {
+    name: 'SVC_BODY_LIMIT',
+    description: 'Largest accepted request body (e.g. 1mb)',
+    defaultText: '1mb',
+    parse: (raw) => {
+      if (raw === undefined || raw === '') return 1024 * 1024;
+      const bytes = parseByteSize(raw);
+      if (bytes === undefined || bytes <= 0)
+        throw new ConfigError('SVC_BODY_LIMIT', `"${raw}" is not a size such as 512kb or 2mb`);
+      return bytes;
+    },
+  },
+  knowledgeTokens: {
+    name: 'SVC_KNOWLEDGE_TOKENS',
+    description: 'Knowledge store tokens tenant:permissions:secret, comma separated',
+    secret: true,
+    defaultText: '(none: open)',
+    parse: optional,
+  },
+  knowledgeTokensFile: {
+    name: 'SVC_KNOWLEDGE_TOKENS_FILE',
+    description: 'File of knowledge store tokens, one tenant:permissions:secret per line',
+    defaultText: '(none)',
+    parse: (raw) => {
+      const value = optional(raw);
+      return value === undefined ? undefined : path.resolve(value);
+    },
+  },
+  knowledgeEmbedderUrl: {
+    name: 'SVC_KNOWLEDGE_EMBEDDER_URL',
+    description: 'OpenAI-compatible embeddings base URL ({url}/embeddings); unset: no embedder',
+    defaultText: '(none)',
+    parse: httpUrl('SVC_KNOWLEDGE_EMBEDDER_URL'),
+  },
+  knowledgeEmbedderModel: {
+    name: 'SVC_KNOWLEDGE_EMBEDDER_MODEL',
+    description: 'Embedding model name',
+    defaultText: 'text-embedding-3-small',
+    parse: (raw) => optional(raw) ?? 'text-embedding-3-small',
+  },
+  knowledgeEmbedderDimensions: {
+    name: 'SVC_KNOWLEDGE_EMBEDDER_DIMENSIONS',
+    description: 'Requested embedding dimensions',
+    defaultText: '(model default)',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value === undefined) return undefined;
+      if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 4096)
+        throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_DIMENSIONS', `"${value}" is not a whole number in 1-4096`);
+      return Number(value);
+    },
+  },
+  knowledgeEmbedderApiKey: {
+    name: 'SVC_KNOWLEDGE_EMBEDDER_API_KEY',
+    description: 'Embedder API key',
+    secret: true,
+    defaultText: '(none)',
+    parse: optional,
+  },
+  knowledgeEmbedderTimeoutMs: {
+    name: 'SVC_KNOWLEDGE_EMBEDDER_TIMEOUT',
+    description: 'Embedder request timeout (e.g. 10s, 500ms)',
+    defaultText: '10s',
+    parse: requestTimeoutMs('SVC_KNOWLEDGE_EMBEDDER_TIMEOUT', '10s'),
+  },
+  knowledgeEmbedderBatchSize: {
+    name: 'SVC_KNOWLEDGE_EMBEDDER_BATCH_SIZE',
+    description: 'Most texts per embedder request',
+    defaultText: '64',
+    parse: (raw) => {
+      const value = optional(raw) ?? '64';
+      if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 2048)
+        throw new ConfigError('SVC_KNOWLEDGE_EMBEDDER_BATCH_SIZE', `"${value}" is not a whole number in 1-2048`);
+      return Number(value);
+    },
+  },
+  knowledgeRerankerUrl: {
+    name: 'SVC_KNOWLEDGE_RERANKER_URL',
+    description: 'Reranker base URL (POST {url}/rerank, the Cohere/Jina/vLLM protocol); unset: no reranking',
+    defaultText: '(none)',
+    parse: httpUrl('SVC_KNOWLEDGE_RERANKER_URL'),
+  },
+  knowledgeRerankerModel: {
+    name: 'SVC_KNOWLEDGE_RERANKER_MODEL',
+    description: 'Rerank model name',
+    defaultText: 'rerank-v1',
+    parse: (raw) => optional(raw) ?? 'rerank-v1',
+  },
+  knowledgeRerankerApiKey: {
+    name: 'SVC_KNOWLEDGE_RERANKER_API_KEY',
+    description: 'Reranker API key',
+    secret: true,
+    defaultText: '(none)',
+    parse: optional,
+  },
+  knowledgeRerankerTimeoutMs: {
+    name: 'SVC_KNOWLEDGE_RERANKER_TIMEOUT',
+    description: 'Reranker request timeout (e.g. 5s, 800ms); a slower answer leaves the fused order',
+    defaultText: '5s',
+    parse: requestTimeoutMs('SVC_KNOWLEDGE_RERANKER_TIMEOUT', '5s'),
+  },
+  knowledgeThesaurus: {
+    name: 'SVC_KNOWLEDGE_THESAURUS',
+    description: 'Thesaurus that expands text queries with related words: wordnet or off',
+    defaultText: 'wordnet',
+    parse: (raw) => {
+      const value = optional(raw) ?? 'wordnet';
+      if (value !== 'wordnet' && value !== 'off')
+        throw new ConfigError('SVC_KNOWLEDGE_THESAURUS', `"${value}" is not wordnet or off`);
+      return value;
+    },
+  },
+  knowledgeDedupDefault: {
+    name: 'SVC_KNOWLEDGE_DEDUP_DEFAULT',
+    description: 'Deduplicate knowledge writes by content fingerprint unless skip_dedup',
+    defaultText: 'false',
+    parse: bool('SVC_KNOWLEDGE_DEDUP_DEFAULT', false),
+  },
+  tunnelConfigFile: {
+    name: 'SVC_TUNNEL_CONFIG',
+    description: 'Tunnel config file written by the routing controller',
+    defaultText: '<SVC_DATA_DIR>/edge/tunnel.yml',
+    parse: (raw, env) => {
+      const value = optional(raw);
+      return value === undefined ? dataPath(env, 'edge', 'tunnel.yml') : path.resolve(value);
+    },
+  },
+  tunnelName: {
+    name: 'SVC_TUNNEL_NAME',
+    description: 'Tunnel name in the tunnel config',
+    defaultText: 'svc',
+    parse: (raw) => {
+      const value = optional(raw) ?? 'svc';
+      if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/.test(value))
+        throw new ConfigError('SVC_TUNNEL_NAME', `"${value}" must be letters, digits, dots, underscores and hyphens`);
+      return value;
+    },
+  },
+  tunnelCredentialsFile: {
+    name: 'SVC_TUNNEL_CREDENTIALS_FILE',
+    description: 'Credentials file path written to the tunnel config (the file itself is never read)',
+    defaultText: '<SVC_DATA_DIR>/edge/<tunnel>.json',
+    parse: (raw, env) => {
+      const value = optional(raw);
+      return value === undefined
+        ? dataPath(env, 'edge', `${optional(env.SVC_TUNNEL_NAME) ?? 'svc'}.json`)
+        : path.resolve(value);
+    },
+  },
+  tunnelReloadCommand: {
+    name: 'SVC_TUNNEL_RELOAD_COMMAND',
+    description: 'Command (sh -c) run after the tunnel config changed',
+    defaultText: '(none)',
+    parse: optional,
+  },
+  tunnelNetworking: {
+    name: 'SVC_TUNNEL_NETWORKING',
+    description: 'How the edge reaches processes: host (127.0.0.1:<port>) or bridge (<node-ip>:<static-port>)',
+    defaultText: 'host',
+    parse: oneOf('SVC_TUNNEL_NETWORKING', ['host', 'bridge'] as const, 'host'),
+  },
+  tunnelNodeIp: {
+    name: 'SVC_TUNNEL_NODE_IP',
+    description: 'Node IP for bridge networking',
+    defaultText: '127.0.0.1',
+    parse: (raw) => {
+      const value = optional(raw) ?? '127.0.0.1';
+      if (!/^\d{1,3}(\.\d{1,3}){3}$/.test(value))
+        throw new ConfigError('SVC_TUNNEL_NODE_IP', `"${value}" is not an IPv4 address`);
+      return value;
+    },
+  },
+  wakeIdleTimeoutMs: {
+    name: 'SVC_WAKE_IDLE_TIMEOUT',
+    description: 'Idle period before a gateway-managed process (scaling.min 0) is scaled to zero; off disables',
+    defaultText: '15m',
+    parse: durationMs('SVC_WAKE_IDLE_TIMEOUT', 15 * 60_000, true),
+  },
+  edgeApiToken: {
+    name: 'SVC_EDGE_API_TOKEN',
+    description: 'Edge analytics API token',
+    secret: true,
+    defaultText: '(none: no analytics sync)',
+    parse: optional,
+  },
+  edgeZoneId: {
+    name: 'SVC_EDGE_ZONE_ID',
+    description: 'Edge zone id for the analytics sync',
+    defaultText: '(none: no analytics sync)',
+    parse: optional,
+  },
+  edgeApiUrl: {
+    name: 'SVC_EDGE_API_URL',
+    description: 'Edge API base URL (analytics at <url>/graphql)',
+    defaultText: 'https://api.cloudflare.com/client/v4',
+    parse: (raw) => {
+      const value = optional(raw) ?? 'https://api.cloudflare.com/client/v4';
+      if (!/^https?:\/\/[^\s]+$/.test(value))
+        throw new ConfigError('SVC_EDGE_API_URL', `"${value}" is not an http(s) URL`);
+      return value;
+    },
+  },
+  edgeAccessTeamDomain: {
+    name: 'SVC_EDGE_ACCESS_TEAM_DOMAIN',
+    description:
+      'Edge access team domain; with SVC_EDGE_ACCESS_AUD, Edge-Access-Jwt-Assertion is validated and a valid identity is an administrator',
+    defaultText: '(none: edge identities are ignored)',
+    parse: (raw) => {
+      const value = optional(raw)
+        ?.replace(/^https:\/\//, '')
+        .replace(/\/+$/, '');
+      if (
+        value !== undefined &&
+        !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)+(:\d+)?$/.test(value)
+      )
+        throw new ConfigError('SVC_EDGE_ACCESS_TEAM_DOMAIN', `"${value}" is not a domain name`);
+      return value;
+    },
+  },
+  edgeAccessAud: {
+    name: 'SVC_EDGE_ACCESS_AUD',
+    description: 'Audience tag of the edge access application',
+    defaultText: '(none)',
+    parse: optional,
+  },
+  edgeAccessCertsUrl: {
+    name: 'SVC_EDGE_ACCESS_CERTS_URL',
+    description: 'JWKS URL of the edge access signing keys',
+    defaultText: 'https://<team domain>/cdn-cgi/access/certs',
+    parse: httpUrl('SVC_EDGE_ACCESS_CERTS_URL'),
+  },
+  edgeLogpushToken: {
+    name: 'SVC_EDGE_LOGPUSH_TOKEN',
+    description: 'Shared secret of POST /api/access/edge/logpush',
+    secret: true,
+    defaultText: '(none: receiver refuses)',
+    parse: optional,
+  },
+  edgeLookbackMs: {
+    name: 'SVC_EDGE_LOOKBACK',
+    description: 'How far back each analytics sync reads',
+    defaultText: '24h',
+    parse: durationMs('SVC_EDGE_LOOKBACK', 24 * 3_600_000),
+  },
+  edgeLookbackMaxMs: {
+    name: 'SVC_EDGE_LOOKBACK_MAX',
+    description: 'Ceiling of the analytics lookback',
+    defaultText: '7d',
+    parse: durationMs('SVC_EDGE_LOOKBACK_MAX', 7 * 86_400_000),
+  },
+  edgeSyncIntervalMs: {
+    name: 'SVC_EDGE_SYNC_INTERVAL',
+    description: 'Period of the analytics sync; off disables it',
+    defaultText: '1h',
+    parse: durationMs('SVC_EDGE_SYNC_INTERVAL', 3_600_000, true),
+  },
+  eventSinkUrl: {
+    name: 'SVC_EVENT_SINK_URL',
+    description: 'Signed event sink URL (events are POSTed as JSON)',
+    defaultText: '(none)',
+    parse: httpUrl('SVC_EVENT_SINK_URL'),
+  },
+  eventSinkKeyId: {
+    name: 'SVC_EVENT_SINK_KEY_ID',
+    description: 'Key id sent as X-Sink-Key-Id',
+    defaultText: '(none)',
+    parse: optional,
+  },
+  eventSinkSecret: {
+    name: 'SVC_EVENT_SINK_SECRET',
+    description: 'HMAC-SHA-256 key of X-Sink-Signature',
+    secret: true,
+    defaultText: '(none)',
+    parse: optional,
+  },
+  eventEnvironment: {
+    name: 'SVC_EVENT_ENVIRONMENT',
+    description: 'Environment carried by events (default SVC_ENVIRONMENT)',
+    defaultText: '(SVC_ENVIRONMENT)',
+    parse: optional,
+  },
+  eventSource: {
+    name: 'SVC_EVENT_SOURCE',
+    description: "Source name of the platform's own events (X-Event-Source)",
+    defaultText: 'svc-control-plane',
+    parse: (raw) => optional(raw) ?? 'svc-control-plane',
+  },
+  hostId: {
+    name: 'SVC_HOST_ID',
+    description: 'Host id of capacity events (default: first short hostname, persisted)',
+    defaultText: '(hostname)',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/.test(value))
+        throw new ConfigError(
+          'SVC_HOST_ID',
+          `"${value}" must be letters, digits, dots, hyphens and underscores (no colons)`,
+        );
+      return value;
+    },
+  },
+  notifyAllowPrivate: {
+    name: 'SVC_NOTIFY_ALLOW_PRIVATE',
+    description: 'Allow notification targets on loopback, private and link-local addresses',
+    defaultText: 'false',
+    parse: bool('SVC_NOTIFY_ALLOW_PRIVATE', false),
+  },
+  allocationWatchIntervalMs: {
+    name: 'SVC_ALLOCATION_WATCH_INTERVAL',
+    description: 'Allocation watcher scan period',
+    defaultText: '60s',
+    parse: durationMs('SVC_ALLOCATION_WATCH_INTERVAL', 60_000),
+  },
+  capacityCheckIntervalMs: {
+    name: 'SVC_CAPACITY_CHECK_INTERVAL',
+    description: 'Host capacity check period; off disables it',
+    defaultText: '60s',
+    parse: durationMs('SVC_CAPACITY_CHECK_INTERVAL', 60_000, true),
+  },
+  capacityMinMemoryBytes: {
+    name: 'SVC_CAPACITY_MIN_MEMORY',
+    description: 'Minimum free host memory (e.g. 64mb)',
+    defaultText: '64mb',
+    parse: (raw) => {
+      const bytes = parseByteSize(optional(raw) ?? '64mb');
+      if (bytes === undefined)
+        throw new ConfigError('SVC_CAPACITY_MIN_MEMORY', `"${raw}" is not a size such as 64mb or 1gb`);
+      return bytes;
+    },
+  },
+  capacityMinDiskBytes: {
+    name: 'SVC_CAPACITY_MIN_DISK',
+    description: 'Minimum free disk of the data folder (e.g. 512mb)',
+    defaultText: '512mb',
+    parse: (raw) => {
+      const bytes = parseByteSize(optional(raw) ?? '512mb');
+      if (bytes === undefined)
+        throw new ConfigError('SVC_CAPACITY_MIN_DISK', `"${raw}" is not a size such as 512mb or 2gb`);
+      return bytes;
+    },
+  },
+  webhookSecret: {
+    name: 'SVC_WEBHOOK_SECRET',
+    description: 'Shared secret of the push webhooks (HMAC-SHA-256, X-Hub-Signature-256); unset refuses webhooks',
+    secret: true,
+    defaultText: '(none: webhooks refused)',
+    parse: optional,
+  },
+  drainMode: {
+    name: 'SVC_DRAIN_MODE',
+    description:
+      'While operations are active and the platform drains: fail (refuse), wait (for completion) or force (skip the gate)',
+    defaultText: 'fail',
+    parse: oneOf('SVC_DRAIN_MODE', ['fail', 'wait', 'force'] as const, 'fail'),
+  },
+  operationWorkers: {
+    name: 'SVC_OPERATION_WORKERS',
+    description: 'Operations run at once (never two of one app)',
+    defaultText: '2',
+    parse: (raw) => {
+      const value = optional(raw) ?? '2';
+      if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 64)
+        throw new ConfigError('SVC_OPERATION_WORKERS', `"${value}" is not a whole number in 1-64`);
+      return Number(value);
+    },
+  },
+  operationLeaseMs: {
+    name: 'SVC_OPERATION_LEASE',
+    description: 'Lease of a claimed operation, renewed by heartbeat; an expired lease is recovered',
+    defaultText: '30s',
+    parse: durationMs('SVC_OPERATION_LEASE', 30_000),
+  },
+  platformDir: {
+    name: 'SVC_PLATFORM_DIR',
+    description: 'Platform releases (releases/<id>, current link), the API record and the host agent lock',
+    defaultText: '<SVC_DATA_DIR>/platform',
+    parse: (raw, env) => {
+      const value = optional(raw);
+      return value === undefined ? dataPath(env, 'platform') : path.resolve(value);
+    },
+  },
   // The platform self-upgrade lane (docs/platform-upgrades.md).
   ...PLATFORM_LANE_VARIABLES,
-  operationWorkerEnabled: { name: 'SVC_OPERATION_WORKER', description: 'Run the operation worker and recovery (false for candidate APIs)', defaultText: 'true', parse: bool('SVC_OPERATION_WORKER', true) },
-  deployHealthyTimeoutMs: { name: 'SVC_DEPLOY_HEALTHY_TIMEOUT', description: 'Deadline of the deploy healthy step', defaultText: '2m', parse: durationMs('SVC_DEPLOY_HEALTHY_TIMEOUT', 120_000) },
-  deployTestTimeoutMs: { name: 'SVC_DEPLOY_TEST_TIMEOUT', description: 'Limit of the build.test command', defaultText: '10m', parse: durationMs('SVC_DEPLOY_TEST_TIMEOUT', 600_000) },
-  observabilityTarget: { name: 'SVC_OBSERVABILITY_TARGET', description: 'host:port at which the metrics store scrapes the control plane (generated scrape config and bundle)', defaultText: 'host.docker.internal:<SVC_PORT> when SVC_HOST is loopback, else <SVC_HOST>:<SVC_PORT>', parse: (raw) => {
-    const value = optional(raw);
-    if (value !== undefined && !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):([1-9]\d{0,4})$/.test(value)) throw new ConfigError('SVC_OBSERVABILITY_TARGET', `"${value}" is not host:port (e.g. 127.0.0.1:8800)`);
-    if (value !== undefined && Number(value.slice(value.lastIndexOf(':') + 1)) > 65535) throw new ConfigError('SVC_OBSERVABILITY_TARGET', `"${value}" has a port outside 1-65535`);
-    return value;
-  } },
-  postgresManaged: { name: 'SVC_POSTGRES_MANAGED', description: 'Run a managed PostgreSQL server for app databases when SVC_POSTGRES_HOST is unset', defaultText: 'true (when SVC_POSTGRES_HOST is unset)', parse: (raw, env) => bool('SVC_POSTGRES_MANAGED', true)(raw) && optional(env.SVC_POSTGRES_HOST) === undefined },
-  postgresHost: { name: 'SVC_POSTGRES_HOST', description: 'PostgreSQL server of app databases', defaultText: '127.0.0.1', parse: (raw) => optional(raw) ?? '127.0.0.1' },
-  postgresPort: { name: 'SVC_POSTGRES_PORT', description: 'PostgreSQL port', defaultText: '5432', parse: port('SVC_POSTGRES_PORT', 5432) },
-  postgresUser: { name: 'SVC_POSTGRES_USER', description: 'PostgreSQL user for snapshots and migrations', defaultText: 'postgres', parse: (raw) => optional(raw) ?? 'postgres' },
-  postgresPasswordFile: { name: 'SVC_POSTGRES_PASSWORD_FILE', description: 'file holding the PostgreSQL password', defaultText: '(none)', parse: optional },
-  postgresBinDir: { name: 'SVC_POSTGRES_BIN_DIR', description: 'folder of pg_dump, pg_restore, psql', defaultText: '(newest installed)', parse: optional },
-  postgresSslMode: { name: 'SVC_POSTGRES_SSLMODE', description: 'libpq sslmode of the external PostgreSQL server (verify-full verifies its certificate and host name)', defaultText: '(libpq default)', parse: (raw) => {
-    const value = optional(raw);
-    return value === undefined ? undefined : oneOf('SVC_POSTGRES_SSLMODE', ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'] as const, 'prefer')(value);
-  } },
-  postgresSslRootCert: { name: 'SVC_POSTGRES_SSL_ROOT_CERT', description: 'CA certificate file verifying the external PostgreSQL server', defaultText: '(none)', parse: (raw) => {
-    const value = optional(raw);
-    return value === undefined ? undefined : path.resolve(value);
-  } },
-  fleetAuthorityOnly: { name: 'SVC_FLEET_AUTHORITY_ONLY', description: 'Restricted (authority-only) mode: serve only the fleet authority routes (docs/restricted-mode.md)', defaultText: 'false', parse: bool('SVC_FLEET_AUTHORITY_ONLY', false) },
-  snapshotsDir: { name: 'SVC_SNAPSHOTS_DIR', description: 'local snapshot folder', defaultText: './snapshots', parse: (raw) => path.resolve(optional(raw) ?? 'snapshots') },
-  s3Endpoint: { name: 'SVC_S3_ENDPOINT', description: 'S3-compatible endpoint for snapshot export and import', defaultText: '(none)', parse: optional },
+  operationWorkerEnabled: {
+    name: 'SVC_OPERATION_WORKER',
+    description: 'Run the operation worker and recovery (false for candidate APIs)',
+    defaultText: 'true',
+    parse: bool('SVC_OPERATION_WORKER', true),
+  },
+  deployHealthyTimeoutMs: {
+    name: 'SVC_DEPLOY_HEALTHY_TIMEOUT',
+    description: 'Deadline of the deploy healthy step',
+    defaultText: '2m',
+    parse: durationMs('SVC_DEPLOY_HEALTHY_TIMEOUT', 120_000),
+  },
+  deployTestTimeoutMs: {
+    name: 'SVC_DEPLOY_TEST_TIMEOUT',
+    description: 'Limit of the build.test command',
+    defaultText: '10m',
+    parse: durationMs('SVC_DEPLOY_TEST_TIMEOUT', 600_000),
+  },
+  observabilityTarget: {
+    name: 'SVC_OBSERVABILITY_TARGET',
+    description: 'host:port at which the metrics store scrapes the control plane (generated scrape config and bundle)',
+    defaultText: 'host.docker.internal:<SVC_PORT> when SVC_HOST is loopback, else <SVC_HOST>:<SVC_PORT>',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (
+        value !== undefined &&
+        !/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?):([1-9]\d{0,4})$/.test(value)
+      )
+        throw new ConfigError('SVC_OBSERVABILITY_TARGET', `"${value}" is not host:port (e.g. 127.0.0.1:8800)`);
+      if (value !== undefined && Number(value.slice(value.lastIndexOf(':') + 1)) > 65535)
+        throw new ConfigError('SVC_OBSERVABILITY_TARGET', `"${value}" has a port outside 1-65535`);
+      return value;
+    },
+  },
+  postgresManaged: {
+    name: 'SVC_POSTGRES_MANAGED',
+    description: 'Run a managed PostgreSQL server for app databases when SVC_POSTGRES_HOST is unset',
+    defaultText: 'true (when SVC_POSTGRES_HOST is unset)',
+    parse: (raw, env) => bool('SVC_POSTGRES_MANAGED', true)(raw) && optional(env.SVC_POSTGRES_HOST) === undefined,
+  },
+  postgresHost: {
+    name: 'SVC_POSTGRES_HOST',
+    description: 'PostgreSQL server of app databases',
+    defaultText: '127.0.0.1',
+    parse: (raw) => optional(raw) ?? '127.0.0.1',
+  },
+  postgresPort: {
+    name: 'SVC_POSTGRES_PORT',
+    description: 'PostgreSQL port',
+    defaultText: '5432',
+    parse: port('SVC_POSTGRES_PORT', 5432),
+  },
+  postgresUser: {
+    name: 'SVC_POSTGRES_USER',
+    description: 'PostgreSQL user for snapshots and migrations',
+    defaultText: 'postgres',
+    parse: (raw) => optional(raw) ?? 'postgres',
+  },
+  postgresPasswordFile: {
+    name: 'SVC_POSTGRES_PASSWORD_FILE',
+    description: 'file holding the PostgreSQL password',
+    defaultText: '(none)',
+    parse: optional,
+  },
+  postgresBinDir: {
+    name: 'SVC_POSTGRES_BIN_DIR',
+    description: 'folder of pg_dump, pg_restore, psql',
+    defaultText: '(newest installed)',
+    parse: optional,
+  },
+  postgresSslMode: {
+    name: 'SVC_POSTGRES_SSLMODE',
+    description: 'libpq sslmode of the external PostgreSQL server (verify-full verifies its certificate and host name)',
+    defaultText: '(libpq default)',
+    parse: (raw) => {
+      const value = optional(raw);
+      return value === undefined
+        ? undefined
+        : oneOf(
+            'SVC_POSTGRES_SSLMODE',
+            ['disable', 'prefer', 'require', 'verify-ca', 'verify-full'] as const,
+            'prefer',
+          )(value);
+    },
+  },
+  postgresSslRootCert: {
+    name: 'SVC_POSTGRES_SSL_ROOT_CERT',
+    description: 'CA certificate file verifying the external PostgreSQL server',
+    defaultText: '(none)',
+    parse: (raw) => {
+      const value = optional(raw);
+      return value === undefined ? undefined : path.resolve(value);
+    },
+  },
+  fleetAuthorityOnly: {
+    name: 'SVC_FLEET_AUTHORITY_ONLY',
+    description: 'Restricted (authority-only) mode: serve only the fleet authority routes (docs/restricted-mode.md)',
+    defaultText: 'false',
+    parse: bool('SVC_FLEET_AUTHORITY_ONLY', false),
+  },
+  snapshotsDir: {
+    name: 'SVC_SNAPSHOTS_DIR',
+    description: 'local snapshot folder',
+    defaultText: './snapshots',
+    parse: (raw) => path.resolve(optional(raw) ?? 'snapshots'),
+  },
+  s3Endpoint: {
+    name: 'SVC_S3_ENDPOINT',
+    description: 'S3-compatible endpoint for snapshot export and import',
+    defaultText: '(none)',
+    parse: optional,
+  },
   s3AccessKey: { name: 'SVC_S3_ACCESS_KEY', description: 'S3 access key', defaultText: '(none)', parse: optional },
-  s3SecretKey: { name: 'SVC_S3_SECRET_KEY', description: 'S3 secret key', secret: true, defaultText: '(none)', parse: optional },
-  s3Region: { name: 'SVC_S3_REGION', description: 'S3 region', defaultText: 'us-east-1', parse: (raw) => optional(raw) ?? 'us-east-1' },
-  s3ForcePathStyle: { name: 'SVC_S3_FORCE_PATH_STYLE', description: 'path-style S3 addressing', defaultText: 'true', parse: bool('SVC_S3_FORCE_PATH_STYLE', true) },
-  knowledgeReviewWebhookUrl: { name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL', description: 'Evaluator webhook of the knowledge review worker (evaluator: webhook)', defaultText: '(none: rules only)', parse: httpUrl('SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL') },
-  knowledgeReviewWebhookSecret: { name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_SECRET', description: 'HMAC-SHA-256 key of review worker evaluator requests (x-svc-signature-256)', secret: true, defaultText: '(none)', parse: optional },
-  knowledgeAllowPrivateTargets: { name: 'SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS', description: 'Allow knowledge webhook targets on loopback, private and link-local addresses', defaultText: 'false', parse: bool('SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS', false) },
-  knowledgeExtractorUrl: { name: 'SVC_KNOWLEDGE_EXTRACTOR_URL', description: 'OpenAI-compatible chat base URL of the ingest extractor ({url}/chat/completions); unset: no ingest', defaultText: '(none)', parse: httpUrl('SVC_KNOWLEDGE_EXTRACTOR_URL') },
-  knowledgeExtractorModel: { name: 'SVC_KNOWLEDGE_EXTRACTOR_MODEL', description: 'Chat model of the ingest extractor', defaultText: 'gpt-4o-mini', parse: (raw) => optional(raw) ?? 'gpt-4o-mini' },
-  knowledgeExtractorApiKey: { name: 'SVC_KNOWLEDGE_EXTRACTOR_API_KEY', description: 'Ingest extractor API key', secret: true, defaultText: '(none)', parse: optional },
-  knowledgeExtractorTimeoutMs: { name: 'SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', description: 'Ingest extractor request timeout (e.g. 30s, 500ms)', defaultText: '30s', parse: requestTimeoutMs('SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', '30s') },
-  schedulerDriver: { name: 'SVC_SCHEDULER_DRIVER', description: 'Scheduler driver: local (host processes) or kubernetes', defaultText: 'local', parse: oneOf('SVC_SCHEDULER_DRIVER', ['local', 'kubernetes'] as const, 'local') },
-  kubeconfig: { name: 'SVC_KUBECONFIG', description: 'Kubeconfig file of the kubernetes driver (a region uses the context of its name when there is one)', defaultText: '(KUBECONFIG, ~/.kube/config, else in-cluster)', parse: (raw) => {
-    const value = optional(raw);
-    return value === undefined ? undefined : path.resolve(value);
-  } },
-  kubernetesNamespace: { name: 'SVC_KUBERNETES_NAMESPACE', description: 'Namespace the kubernetes driver writes to', defaultText: 'svc-apps', parse: (raw) => {
-    const value = optional(raw) ?? 'svc-apps';
-    if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value)) throw new ConfigError('SVC_KUBERNETES_NAMESPACE', `"${value}" is not a namespace name (lower-case letters, digits and "-", at most 63)`);
-    return value;
-  } },
+  s3SecretKey: {
+    name: 'SVC_S3_SECRET_KEY',
+    description: 'S3 secret key',
+    secret: true,
+    defaultText: '(none)',
+    parse: optional,
+  },
+  s3Region: {
+    name: 'SVC_S3_REGION',
+    description: 'S3 region',
+    defaultText: 'us-east-1',
+    parse: (raw) => optional(raw) ?? 'us-east-1',
+  },
+  s3ForcePathStyle: {
+    name: 'SVC_S3_FORCE_PATH_STYLE',
+    description: 'path-style S3 addressing',
+    defaultText: 'true',
+    parse: bool('SVC_S3_FORCE_PATH_STYLE', true),
+  },
+  knowledgeReviewWebhookUrl: {
+    name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL',
+    description: 'Evaluator webhook of the knowledge review worker (evaluator: webhook)',
+    defaultText: '(none: rules only)',
+    parse: httpUrl('SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL'),
+  },
+  knowledgeReviewWebhookSecret: {
+    name: 'SVC_KNOWLEDGE_REVIEW_WEBHOOK_SECRET',
+    description: 'HMAC-SHA-256 key of review worker evaluator requests (x-svc-signature-256)',
+    secret: true,
+    defaultText: '(none)',
+    parse: optional,
+  },
+  knowledgeAllowPrivateTargets: {
+    name: 'SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS',
+    description: 'Allow knowledge webhook targets on loopback, private and link-local addresses',
+    defaultText: 'false',
+    parse: bool('SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS', false),
+  },
+  knowledgeExtractorUrl: {
+    name: 'SVC_KNOWLEDGE_EXTRACTOR_URL',
+    description: 'OpenAI-compatible chat base URL of the ingest extractor ({url}/chat/completions); unset: no ingest',
+    defaultText: '(none)',
+    parse: httpUrl('SVC_KNOWLEDGE_EXTRACTOR_URL'),
+  },
+  knowledgeExtractorModel: {
+    name: 'SVC_KNOWLEDGE_EXTRACTOR_MODEL',
+    description: 'Chat model of the ingest extractor',
+    defaultText: 'gpt-4o-mini',
+    parse: (raw) => optional(raw) ?? 'gpt-4o-mini',
+  },
+  knowledgeExtractorApiKey: {
+    name: 'SVC_KNOWLEDGE_EXTRACTOR_API_KEY',
+    description: 'Ingest extractor API key',
+    secret: true,
+    defaultText: '(none)',
+    parse: optional,
+  },
+  knowledgeExtractorTimeoutMs: {
+    name: 'SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT',
+    description: 'Ingest extractor request timeout (e.g. 30s, 500ms)',
+    defaultText: '30s',
+    parse: requestTimeoutMs('SVC_KNOWLEDGE_EXTRACTOR_TIMEOUT', '30s'),
+  },
+  schedulerDriver: {
+    name: 'SVC_SCHEDULER_DRIVER',
+    description: 'Scheduler driver: local (host processes) or kubernetes',
+    defaultText: 'local',
+    parse: oneOf('SVC_SCHEDULER_DRIVER', ['local', 'kubernetes'] as const, 'local'),
+  },
+  kubeconfig: {
+    name: 'SVC_KUBECONFIG',
+    description: 'Kubeconfig file of the kubernetes driver (a region uses the context of its name when there is one)',
+    defaultText: '(KUBECONFIG, ~/.kube/config, else in-cluster)',
+    parse: (raw) => {
+      const value = optional(raw);
+      return value === undefined ? undefined : path.resolve(value);
+    },
+  },
+  kubernetesNamespace: {
+    name: 'SVC_KUBERNETES_NAMESPACE',
+    description: 'Namespace the kubernetes driver writes to',
+    defaultText: 'svc-apps',
+    parse: (raw) => {
+      const value = optional(raw) ?? 'svc-apps';
+      if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value))
+        throw new ConfigError(
+          'SVC_KUBERNETES_NAMESPACE',
+          `"${value}" is not a namespace name (lower-case letters, digits and "-", at most 63)`,
+        );
+      return value;
+    },
+  },
 } satisfies { [K in keyof SvcConfig]: VariableSpec<SvcConfig[K]> };
 
 /**
@@ -411,11 +906,25 @@ export const VARIABLES = {
 export function loadConfig(env: Env = process.env): SvcConfig {
   // Fleet and bridge settings only mean something in restricted mode: outside it they would be
   // ignored silently, and an operator would believe the bridge is on.
-  const fleet = Object.keys(env).filter((name) => (name.startsWith('SVC_EXTERNAL_FLEET_') || (name.startsWith('SVC_FLEET_') && name !== 'SVC_FLEET_AUTHORITY_ONLY')) && env[name] !== undefined && env[name] !== '').sort();
+  const fleet = Object.keys(env)
+    .filter(
+      (name) =>
+        (name.startsWith('SVC_EXTERNAL_FLEET_') ||
+          (name.startsWith('SVC_FLEET_') && name !== 'SVC_FLEET_AUTHORITY_ONLY')) &&
+        env[name] !== undefined &&
+        env[name] !== '',
+    )
+    .sort();
   if (fleet.length > 0 && !bool('SVC_FLEET_AUTHORITY_ONLY', false)(env.SVC_FLEET_AUTHORITY_ONLY)) {
-    throw new ConfigError(fleet[0]!, `fleet authority and external admission settings are read only in restricted mode (SVC_FLEET_AUTHORITY_ONLY=true), so they are refused rather than ignored; set SVC_FLEET_AUTHORITY_ONLY=true or unset ${fleet.join(', ')}`);
+    throw new ConfigError(
+      fleet[0]!,
+      `fleet authority and external admission settings are read only in restricted mode (SVC_FLEET_AUTHORITY_ONLY=true), so they are refused rather than ignored; set SVC_FLEET_AUTHORITY_ONLY=true or unset ${fleet.join(', ')}`,
+    );
   }
-  const entries = Object.entries(VARIABLES).map(([key, spec]) => [key, (spec as VariableSpec<unknown>).parse(env[spec.name], env)]);
+  const entries = Object.entries(VARIABLES).map(([key, spec]) => [
+    key,
+    (spec as VariableSpec<unknown>).parse(env[spec.name], env),
+  ]);
   const config = Object.fromEntries(entries) as unknown as SvcConfig;
   if (config.profile === 'production') {
     if (!config.requireExplicitAuth) {
@@ -425,17 +934,27 @@ export function loadConfig(env: Env = process.env): SvcConfig {
       throw new ConfigError('SVC_API_TOKEN', 'must be set when SVC_PROFILE=production');
     }
   }
-  if (config.releaseSignaturePolicy === 'require-signed' && config.releaseVerifyHook === undefined && config.releasePublicKey === undefined) {
+  if (
+    config.releaseSignaturePolicy === 'require-signed' &&
+    config.releaseVerifyHook === undefined &&
+    config.releasePublicKey === undefined
+  ) {
     throw new ConfigError(
       'SVC_RELEASE_SIGNATURE_POLICY',
       `require-signed${config.profile === 'production' && optional(env.SVC_RELEASE_SIGNATURE_POLICY) === undefined ? ' (the default when SVC_PROFILE=production)' : ''} needs a way to verify platform releases: set SVC_RELEASE_VERIFY_HOOK or SVC_RELEASE_PUBLIC_KEY (or both), or SVC_RELEASE_SIGNATURE_POLICY=none`,
     );
   }
   if ((config.edgeAccessTeamDomain === undefined) !== (config.edgeAccessAud === undefined)) {
-    throw new ConfigError(config.edgeAccessTeamDomain === undefined ? 'SVC_EDGE_ACCESS_TEAM_DOMAIN' : 'SVC_EDGE_ACCESS_AUD', 'SVC_EDGE_ACCESS_TEAM_DOMAIN and SVC_EDGE_ACCESS_AUD are set together or not at all');
+    throw new ConfigError(
+      config.edgeAccessTeamDomain === undefined ? 'SVC_EDGE_ACCESS_TEAM_DOMAIN' : 'SVC_EDGE_ACCESS_AUD',
+      'SVC_EDGE_ACCESS_TEAM_DOMAIN and SVC_EDGE_ACCESS_AUD are set together or not at all',
+    );
   }
   if (config.requireExplicitAuth && config.apiToken === undefined && config.edgeAccessTeamDomain === undefined) {
-    throw new ConfigError('SVC_API_TOKEN', 'must be set when SVC_REQUIRE_EXPLICIT_AUTH=true (or configure edge access), or no request could authenticate');
+    throw new ConfigError(
+      'SVC_API_TOKEN',
+      'must be set when SVC_REQUIRE_EXPLICIT_AUTH=true (or configure edge access), or no request could authenticate',
+    );
   }
   return Object.freeze(config);
 }
@@ -446,7 +965,7 @@ export function redactConfig(config: SvcConfig): Record<string, unknown> {
   for (const [key, spec] of Object.entries(VARIABLES) as [keyof SvcConfig, VariableSpec<unknown>][]) {
     const value = config[key] as unknown;
     // A loaded key (SVC_RELEASE_PUBLIC_KEY) is shown by its fingerprint: public, but not worth a PEM in every log.
-    const shown = typeof value === 'object' && value !== null && 'fingerprint' in value ? (value).fingerprint : value;
+    const shown = typeof value === 'object' && value !== null && 'fingerprint' in value ? value.fingerprint : value;
     out[key] = spec.secret ? (value === undefined ? '<unset>' : '<set>') : shown;
   }
   return out;

@@ -30,7 +30,11 @@ export function discoverSpecFiles(appsDir: string): SpecFile[] {
     if (entry.name === DEPLOY_GROUPS_DIR) {
       for (const group of fs.readdirSync(path.join(appsDir, entry.name), { withFileTypes: true })) {
         if (group.isFile() && /\.ya?ml$/.test(group.name)) {
-          found.push({ kind: 'deploy-group', key: group.name.replace(/\.ya?ml$/, ''), file: path.join(appsDir, entry.name, group.name) });
+          found.push({
+            kind: 'deploy-group',
+            key: group.name.replace(/\.ya?ml$/, ''),
+            file: path.join(appsDir, entry.name, group.name),
+          });
         }
       }
       continue;

@@ -18,15 +18,21 @@ export interface SpecWatcherOptions {
 /** Maps a path under the apps folder to the key it belongs to, if any. */
 export function specKeyOf(appsDir: string, file: string): SpecKey | undefined {
   const rel = path.relative(appsDir, file).split(path.sep);
-  if (rel.length === 2 && rel[0] === DEPLOY_GROUPS_DIR && /\.ya?ml$/.test(rel[1]!)) return `group:${rel[1]!.replace(/\.ya?ml$/, '')}`;
+  if (rel.length === 2 && rel[0] === DEPLOY_GROUPS_DIR && /\.ya?ml$/.test(rel[1]!))
+    return `group:${rel[1]!.replace(/\.ya?ml$/, '')}`;
   if (rel.length === 2 && rel[1] === SPEC_FILE_NAME && !rel[0]!.startsWith('.')) return `app:${rel[0]!}`;
   // A whole app folder removed or added.
-  if (rel.length === 1 && rel[0] !== DEPLOY_GROUPS_DIR && rel[0] !== '' && !rel[0]!.startsWith('.')) return `app:${rel[0]!}`;
+  if (rel.length === 1 && rel[0] !== DEPLOY_GROUPS_DIR && rel[0] !== '' && !rel[0]!.startsWith('.'))
+    return `app:${rel[0]!}`;
   return undefined;
 }
 
 /** Starts watching; `onChange` receives debounced keys. Resolves once the watcher is ready. */
-export async function watchSpecs(appsDir: string, onChange: (key: SpecKey) => void, options: SpecWatcherOptions = {}): Promise<{ close(): Promise<void> }> {
+export async function watchSpecs(
+  appsDir: string,
+  onChange: (key: SpecKey) => void,
+  options: SpecWatcherOptions = {},
+): Promise<{ close(): Promise<void> }> {
   fs.mkdirSync(appsDir, { recursive: true });
   const debounceMs = options.debounceMs ?? 20;
   const timers = new Map<SpecKey, NodeJS.Timeout>();
@@ -34,10 +40,13 @@ export async function watchSpecs(appsDir: string, onChange: (key: SpecKey) => vo
     const key = specKeyOf(appsDir, file);
     if (!key) return;
     clearTimeout(timers.get(key));
-    timers.set(key, setTimeout(() => {
-      timers.delete(key);
-      onChange(key);
-    }, debounceMs));
+    timers.set(
+      key,
+      setTimeout(() => {
+        timers.delete(key);
+        onChange(key);
+      }, debounceMs),
+    );
   };
   const watcher: FSWatcher = chokidar.watch(appsDir, {
     ignoreInitial: true,

@@ -55,7 +55,10 @@ function compressAssets(dir: string): void {
   for (const file of fs.readdirSync(dir)) {
     if (!/\.(js|css|svg)$/.test(file)) continue;
     const bytes = fs.readFileSync(path.join(dir, file));
-    fs.writeFileSync(path.join(dir, `${file}.br`), zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }));
+    fs.writeFileSync(
+      path.join(dir, `${file}.br`),
+      zlib.brotliCompressSync(bytes, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    );
     fs.writeFileSync(path.join(dir, `${file}.gz`), zlib.gzipSync(bytes, { level: 9 }));
   }
 }

@@ -17,7 +17,9 @@ if (!mappingFile) {
   process.exit(2);
 }
 const mapping = JSON.parse(readFileSync(mappingFile, 'utf8')) as Record<string, string>;
-const moves = new Map<string, string>(Object.entries(mapping).map(([from, to]) => [path.join(root, from), path.join(root, to)]));
+const moves = new Map<string, string>(
+  Object.entries(mapping).map(([from, to]) => [path.join(root, from), path.join(root, to)]),
+);
 
 const files = execFileSync('git', ['ls-files', '*.ts', '*.js', '*.mjs'], { cwd: root, encoding: 'utf8' })
   .split('\n')

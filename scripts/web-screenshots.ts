@@ -31,13 +31,30 @@ async function shoot(page: Page, url: string, file: string, prepare?: (page: Pag
 }
 
 fs.mkdirSync(OUT, { recursive: true });
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true, args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
 try {
   const context = await browser.newContext({ viewport: { width: 1100, height: 760 }, deviceScaleFactor: 1 });
   const page = await context.newPage();
   const token = process.env.SVC_API_TOKEN;
-  if (token !== undefined) await page.addInitScript((value: string) => (globalThis as any).sessionStorage.setItem('svc.console.token', value), token);
-  const apps = (await (await fetch(`${control}/api/apps`, { headers: token ? { authorization: `Bearer ${token}` } : {} })).json()) as { apps: { name: string }[] };
+  if (token !== undefined)
+    await page.addInitScript(
+      (value: string) => (globalThis as any).sessionStorage.setItem('svc.console.token', value),
+      token,
+    );
+  const apps = (await (
+    await fetch(`${control}/api/apps`, { headers: token ? { authorization: `Bearer ${token}` } : {} })
+  ).json()) as { apps: { name: string }[] };
   const first = apps.apps[0]?.name;
   if (first !== undefined) await shoot(page, `${control}/ui/apps/${first}`, 'console-app.png');
   await shoot(page, `${admin}/`, 'knowledge-admin.png');
@@ -52,7 +69,11 @@ try {
   });
   const phone = await browser.newContext({ viewport: { width: 375, height: 740 }, deviceScaleFactor: 1 });
   const small = await phone.newPage();
-  if (token !== undefined) await small.addInitScript((value: string) => (globalThis as any).sessionStorage.setItem('svc.console.token', value), token);
+  if (token !== undefined)
+    await small.addInitScript(
+      (value: string) => (globalThis as any).sessionStorage.setItem('svc.console.token', value),
+      token,
+    );
   await shoot(small, `${control}/ui/events`, 'console-phone-events.png');
 } finally {
   await browser.close();

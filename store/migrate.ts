@@ -43,7 +43,9 @@ export function migrationChecksum(migration: Migration): string {
 export function assertMigrationList(migrations: readonly Migration[]): void {
   migrations.forEach((migration, index) => {
     if (migration.version !== index + 1) {
-      throw new Error(`migration "${migration.name}" has version ${migration.version}, expected ${index + 1}: versions are contiguous and append-only`);
+      throw new Error(
+        `migration "${migration.name}" has version ${migration.version}, expected ${index + 1}: versions are contiguous and append-only`,
+      );
     }
   });
   const names = new Set(migrations.map((m) => m.name));
@@ -70,7 +72,9 @@ export function migrate(db: Db, migrations: readonly Migration[]): MigrationResu
       continue;
     }
     if (migrationChecksum(known) !== recorded.checksum) {
-      throw new Error(`migration ${recorded.version} (${recorded.name}) changed after it was applied: migrations are append-only`);
+      throw new Error(
+        `migration ${recorded.version} (${recorded.name}) changed after it was applied: migrations are append-only`,
+      );
     }
   }
   const insert = db.prepare('INSERT INTO schema_migrations (version, name, checksum, applied_at) VALUES (?, ?, ?, ?)');

@@ -35,7 +35,10 @@ import { edgeIdentityPrincipal } from '../api/control/auth/auth.js';
 import { edgeIdentityVerifier } from '../platform/edge/index.js';
 import { ScopedTokens } from '../controllers/auth/scoped-tokens.js';
 import { SnapshotService } from '../controllers/snapshots/snapshot-service.js';
-import { registerSnapshotHandlers, type SnapshotOperationsOptions } from '../controllers/snapshots/snapshot-operations.js';
+import {
+  registerSnapshotHandlers,
+  type SnapshotOperationsOptions,
+} from '../controllers/snapshots/snapshot-operations.js';
 import { PostgresTools } from '../platform/postgres/postgres-tools.js';
 import { ManagedPostgres } from '../platform/postgres/managed-postgres.js';
 import { AppCredentials } from '../platform/postgres/app-credentials.js';
@@ -53,8 +56,19 @@ import { startObservability } from './control/observability.js';
 import { RecentAccessRing } from '../domain/observability/recent-access.js';
 import { FunctionService } from '../controllers/functions/index.js';
 import { FUNCTIONS_CAPABILITY, functionsRoutes } from '../api/control/jobs/functions-routes.js';
-import { OPERATOR_ACTION_SCHEMAS, OPERATOR_CAPABILITIES, EXPLICIT_AUTH_ONLY_ROUTES, advertisedRoutes, operatorRoutes } from '../api/control/operator/operator-routes.js';
-import { OperatorService, operatorSettingsFrom, recordPlatformRelease, secretValuesOf } from '../controllers/operator/index.js';
+import {
+  OPERATOR_ACTION_SCHEMAS,
+  OPERATOR_CAPABILITIES,
+  EXPLICIT_AUTH_ONLY_ROUTES,
+  advertisedRoutes,
+  operatorRoutes,
+} from '../api/control/operator/operator-routes.js';
+import {
+  OperatorService,
+  operatorSettingsFrom,
+  recordPlatformRelease,
+  secretValuesOf,
+} from '../controllers/operator/index.js';
 import { PlatformLaneService } from '../controllers/platform/index.js';
 import { PLATFORM_LANE_CAPABILITY, platformLaneRoutes } from '../api/control/operations/platform-lane-routes.js';
 import { idempotency } from '../api/http/idempotency.js';
@@ -86,10 +100,38 @@ export interface ControlPlane {
 
 /** Capabilities this build serves; each later capability appends its own entry. */
 export const CONTROL_CAPABILITIES: readonly Capability[] = [
-  { name: 'meta', routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'], description: 'Health, version and capability discovery.' },
-  { name: 'apps', routes: ['GET /api/apps', 'GET /api/apps/{id}', 'GET /api/services/manifest', 'GET /api/v1/services/manifest', 'GET /api/resources/suggestions'], description: 'Discovered apps with conditions and runtime status, reconciled continuously against the local scheduler.' },
-  { name: 'spec-validation', routes: ['GET /api/validate', 'POST /api/v1/validate/infraspec'], description: 'Validation of infraspec.yaml against its JSON Schema and semantic rules, with line and column.' },
-  { name: 'spec-schemas', routes: ['GET /schemas/', 'GET /schemas/infraspec.schema.json', 'GET /schemas/deploy-group.schema.json', 'GET /schemas/fleet.schema.json'], description: 'The spec JSON Schemas at a stable public URL, for editor modelines in any folder.' },
+  {
+    name: 'meta',
+    routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'],
+    description: 'Health, version and capability discovery.',
+  },
+  {
+    name: 'apps',
+    routes: [
+      'GET /api/apps',
+      'GET /api/apps/{id}',
+      'GET /api/services/manifest',
+      'GET /api/v1/services/manifest',
+      'GET /api/resources/suggestions',
+    ],
+    description:
+      'Discovered apps with conditions and runtime status, reconciled continuously against the local scheduler.',
+  },
+  {
+    name: 'spec-validation',
+    routes: ['GET /api/validate', 'POST /api/v1/validate/infraspec'],
+    description: 'Validation of infraspec.yaml against its JSON Schema and semantic rules, with line and column.',
+  },
+  {
+    name: 'spec-schemas',
+    routes: [
+      'GET /schemas/',
+      'GET /schemas/infraspec.schema.json',
+      'GET /schemas/deploy-group.schema.json',
+      'GET /schemas/fleet.schema.json',
+    ],
+    description: 'The spec JSON Schemas at a stable public URL, for editor modelines in any folder.',
+  },
   ...EVENT_CAPABILITIES,
   ...DEPLOY_CAPABILITIES,
   ...ROUTING_CAPABILITIES,
@@ -108,16 +150,28 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
       'POST /api/apps/{id}/snapshots/restore',
       'GET /api/operator/snapshot-readiness',
     ],
-    description: 'PostgreSQL snapshots of app-owned databases: durable snapshot, restore and migration operations, retention, S3 export and import.',
+    description:
+      'PostgreSQL snapshots of app-owned databases: durable snapshot, restore and migration operations, retention, S3 export and import.',
   },
   {
     name: 'access-tokens',
-    routes: ['POST /api/access/tokens', 'GET /api/access/tokens', 'GET /api/access/tokens/{id}', 'DELETE /api/access/tokens/{id}'],
-    description: 'Scoped access tokens (events:read, metrics:read): issued by an administrator, shown once, kept as SHA-256, revocable.',
+    routes: [
+      'POST /api/access/tokens',
+      'GET /api/access/tokens',
+      'GET /api/access/tokens/{id}',
+      'DELETE /api/access/tokens/{id}',
+    ],
+    description:
+      'Scoped access tokens (events:read, metrics:read): issued by an administrator, shown once, kept as SHA-256, revocable.',
   },
   {
     name: 'cron',
-    routes: ['POST /api/apps/{id}/cron/trigger', 'POST /api/apps/{id}/cron/pause', 'POST /api/apps/{id}/cron/resume', 'PUT /api/apps/{id}/cron/schedule'],
+    routes: [
+      'POST /api/apps/{id}/cron/trigger',
+      'POST /api/apps/{id}/cron/pause',
+      'POST /api/apps/{id}/cron/resume',
+      'PUT /api/apps/{id}/cron/schedule',
+    ],
     description: 'Operator actions on periodic processes, each emitting its job.* event.',
   },
   FUNCTIONS_CAPABILITY,
@@ -146,7 +200,10 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   }
   if (store.migrations.ahead.length > 0) {
     // A rollback left the newer release's schema (spec "Versioning" 3): this release runs on it.
-    log.warn({ ahead: store.migrations.ahead.map((m) => `${m.version}-${m.name}`) }, 'control.db has migrations of a newer release: running on its schema (a platform rollback does not undo schema changes)');
+    log.warn(
+      { ahead: store.migrations.ahead.map((m) => `${m.version}-${m.name}`) },
+      'control.db has migrations of a newer release: running on its schema (a platform rollback does not undo schema changes)',
+    );
   }
   const platformStart = recordPlatformRelease(store.db, buildInfo(), config.profile);
   if (config.apiToken === undefined) {
@@ -155,17 +212,36 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   const gatewayScale = new GatewayScale();
   // One assignment of app users for the scheduler and the app database credentials (ADR 0047).
   const identities = config.schedulerDriver === 'local' ? detectAppIdentities() : undefined;
-  const credentialOwner = identities?.mode === 'app-users' ? (app: string) => identities.resolve(app, undefined)?.app : undefined;
-  const appDatabases = database.managed ? new AppDatabases({ db: store.db, tools: database.tools, credentials: new AppCredentials(database.managed.layout.credentials, credentialOwner), host: database.managed.connection().host, port: database.managed.connection().port, logger: log.child({ component: 'app-databases' }) }) : undefined;
+  const credentialOwner =
+    identities?.mode === 'app-users' ? (app: string) => identities.resolve(app, undefined)?.app : undefined;
+  const appDatabases = database.managed
+    ? new AppDatabases({
+        db: store.db,
+        tools: database.tools,
+        credentials: new AppCredentials(database.managed.layout.credentials, credentialOwner),
+        host: database.managed.connection().host,
+        port: database.managed.connection().port,
+        logger: log.child({ component: 'app-databases' }),
+      })
+    : undefined;
   const reconcilers = await startReconcilers({
     db: store.db,
-    ...(appDatabases ? { infrastructure: (app: string, spec: CanonicalAppSpec) => appDatabases.settingsFor(app, spec) } : {}),
+    ...(appDatabases
+      ? { infrastructure: (app: string, spec: CanonicalAppSpec) => appDatabases.settingsFor(app, spec) }
+      : {}),
     appsDir: config.appsDir,
     dataDir: config.dataDir,
     logger: log,
     gatewayScale,
     ...(identities ? { identities } : {}),
-    scheduler: config.schedulerDriver === 'kubernetes' ? { driver: 'kubernetes', ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }), namespace: config.kubernetesNamespace } : { driver: 'local' },
+    scheduler:
+      config.schedulerDriver === 'kubernetes'
+        ? {
+            driver: 'kubernetes',
+            ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
+            namespace: config.kubernetesNamespace,
+          }
+        : { driver: 'local' },
   });
   const routing = await startRouting({
     db: store.db,
@@ -182,7 +258,10 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     },
     idleMs: config.wakeIdleTimeoutMs,
     edge: {
-      api: config.edgeApiToken !== undefined && config.edgeZoneId !== undefined ? { apiUrl: config.edgeApiUrl, apiToken: config.edgeApiToken, zoneId: config.edgeZoneId } : undefined,
+      api:
+        config.edgeApiToken !== undefined && config.edgeZoneId !== undefined
+          ? { apiUrl: config.edgeApiUrl, apiToken: config.edgeApiToken, zoneId: config.edgeZoneId }
+          : undefined,
       lookbackMs: config.edgeLookbackMs,
       lookbackMaxMs: config.edgeLookbackMaxMs,
       intervalMs: config.edgeSyncIntervalMs,
@@ -190,19 +269,51 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   });
   const accessTokens = new ScopedTokens({ db: store.db });
   const scopedToken = (secret: string) => accessTokens.authenticate(secret);
-  const edgeIdentity = config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
-    ? edgeIdentityPrincipal(edgeIdentityVerifier({ teamDomain: config.edgeAccessTeamDomain, audience: config.edgeAccessAud, ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }), logger: log.child({ component: 'edge-access' }) }))
-    : undefined;
-  const gatewayProxy = createWakeGatewayProxy({ gateway: routing.gateway, access: routing.access, logger: log.child({ component: 'wake-gateway' }), apiToken: config.apiToken });
+  const edgeIdentity =
+    config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
+      ? edgeIdentityPrincipal(
+          edgeIdentityVerifier({
+            teamDomain: config.edgeAccessTeamDomain,
+            audience: config.edgeAccessAud,
+            ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }),
+            logger: log.child({ component: 'edge-access' }),
+          }),
+        )
+      : undefined;
+  const gatewayProxy = createWakeGatewayProxy({
+    gateway: routing.gateway,
+    access: routing.access,
+    logger: log.child({ component: 'wake-gateway' }),
+    apiToken: config.apiToken,
+  });
   let controlUrl = '';
   const eventApi = await startEventApi(config, store.db, reconcilers, log);
   const postgres = database.tools;
   const s3 =
     config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined
-      ? new S3Snapshots({ endpoint: config.s3Endpoint, accessKey: config.s3AccessKey, secretKey: config.s3SecretKey, region: config.s3Region, forcePathStyle: config.s3ForcePathStyle })
+      ? new S3Snapshots({
+          endpoint: config.s3Endpoint,
+          accessKey: config.s3AccessKey,
+          secretKey: config.s3SecretKey,
+          region: config.s3Region,
+          forcePathStyle: config.s3ForcePathStyle,
+        })
       : undefined;
-  const snapshots = new SnapshotService({ db: store.db, folder: new SnapshotFolder(config.snapshotsDir), postgres, ...(s3 ? { s3 } : {}), events: eventApi.services.events, ...(appDatabases ? { prepare: (app: string) => appDatabases.prepare(app) } : {}) });
-  const snapshotOperations = (wake: () => void): SnapshotOperationsOptions => ({ db: store.db, service: snapshots, appsDir: config.appsDir, dataDir: config.dataDir, wake });
+  const snapshots = new SnapshotService({
+    db: store.db,
+    folder: new SnapshotFolder(config.snapshotsDir),
+    postgres,
+    ...(s3 ? { s3 } : {}),
+    events: eventApi.services.events,
+    ...(appDatabases ? { prepare: (app: string) => appDatabases.prepare(app) } : {}),
+  });
+  const snapshotOperations = (wake: () => void): SnapshotOperationsOptions => ({
+    db: store.db,
+    service: snapshots,
+    appsDir: config.appsDir,
+    dataDir: config.dataDir,
+    wake,
+  });
   const deploys = startDeploys({
     snapshot: async (app, commit) => {
       const entry = await snapshots.take(app, 'predeploy', commit);
@@ -212,7 +323,9 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       const { database: name } = snapshots.appDatabase(app);
       await appDatabases?.prepare(app);
       const run = await postgres.applyMigrations(name, dir);
-      return { message: `${run.applied.length} migration(s) applied to ${name}${run.applied.length ? `: ${run.applied.join(', ')}` : ''}; ${run.alreadyApplied.length} already applied (at ${commit?.slice(0, 12) ?? 'HEAD'})` };
+      return {
+        message: `${run.applied.length} migration(s) applied to ${name}${run.applied.length ? `: ${run.applied.join(', ')}` : ''}; ${run.alreadyApplied.length} already applied (at ${commit?.slice(0, 12) ?? 'HEAD'})`,
+      };
     },
     register: (handlers, wake) => registerSnapshotHandlers(handlers, snapshotOperations(wake)),
     db: store.db,
@@ -232,7 +345,11 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     route: (app) => routing.routeApp(app),
   });
   const recentAccess = new RecentAccessRing();
-  const functions = new FunctionService({ db: store.db, targets: reconcilers.targets, logger: log.child({ component: 'functions' }) });
+  const functions = new FunctionService({
+    db: store.db,
+    targets: reconcilers.targets,
+    logger: log.child({ component: 'functions' }),
+  });
   const routers: Router[] = [
     metaRoutes({
       build: buildInfo(),
@@ -250,11 +367,32 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     accessRoutes({ routing, logpushToken: config.edgeLogpushToken, bodyLimitBytes: config.bodyLimitBytes }),
     operatorWakeTargetsRoutes(routing, () => controlUrl),
     snapshotReadRoutes(snapshots),
-    snapshotMutationRoutes(snapshots, snapshotOperations(() => deploys.worker.wake()), deploys.idempotencyKeys),
-    cronRoutes(new CronService({ db: store.db, targets: reconcilers.targets, events: eventApi.services.events, enqueue: (app) => reconcilers.appController.enqueue(app) }), deploys.idempotencyKeys),
+    snapshotMutationRoutes(
+      snapshots,
+      snapshotOperations(() => deploys.worker.wake()),
+      deploys.idempotencyKeys,
+    ),
+    cronRoutes(
+      new CronService({
+        db: store.db,
+        targets: reconcilers.targets,
+        events: eventApi.services.events,
+        enqueue: (app) => reconcilers.appController.enqueue(app),
+      }),
+      deploys.idempotencyKeys,
+    ),
     functionsRoutes(functions, deploys.idempotencyKeys),
     observabilityRoutes(
-      startObservability(config, { db: store.db, registry: reconcilers.registry, targets: reconcilers.targets, metrics: eventApi.metrics, controlUrl: () => controlUrl, logger: log, snapshotCounts: (apps) => snapshots.readiness(apps).apps, access: recentAccess }),
+      startObservability(config, {
+        db: store.db,
+        registry: reconcilers.registry,
+        targets: reconcilers.targets,
+        metrics: eventApi.metrics,
+        controlUrl: () => controlUrl,
+        logger: log,
+        snapshotCounts: (apps) => snapshots.readiness(apps).apps,
+        access: recentAccess,
+      }),
       deploys.idempotencyKeys,
     ),
   ];
@@ -262,10 +400,20 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   // External admission is served only in restricted mode with the bridge: here it has no verifier.
   routers.push(admissionRoutes(undefined));
   // The host agent runs the platform lane in its own process (ADR 0086); started when work is queued.
-  const ensureAgent = config.agentMode === 'auto'
-    ? () => launchAgent({ platformDir: config.platformDir, releaseDir: releaseFolder() ?? packageRoot(), dataDir: config.dataDir, cwd: process.cwd(), env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir } })
-    : () => undefined;
-  const platformLane = new PlatformLaneService(store.db, ensureAgent, { fetchHookConfigured: config.releaseFetchHook !== undefined });
+  const ensureAgent =
+    config.agentMode === 'auto'
+      ? () =>
+          launchAgent({
+            platformDir: config.platformDir,
+            releaseDir: releaseFolder() ?? packageRoot(),
+            dataDir: config.dataDir,
+            cwd: process.cwd(),
+            env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir },
+          })
+      : () => undefined;
+  const platformLane = new PlatformLaneService(store.db, ensureAgent, {
+    fetchHookConfigured: config.releaseFetchHook !== undefined,
+  });
   routers.push(platformLaneRoutes(platformLane, idempotency({ keys: deploys.idempotencyKeys, required: false })));
   routers.push(
     operatorRoutes(
@@ -303,7 +451,9 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   let server: RunningServer;
   try {
     // The wake gateway sees requests first: a Host of a public endpoint never reaches the API.
-    server = await listen(app, config.port, config.host, { intercept: (req, res) => gatewayProxy.handleRequest(req, res) });
+    server = await listen(app, config.port, config.host, {
+      intercept: (req, res) => gatewayProxy.handleRequest(req, res),
+    });
   } catch (error) {
     // Everything started so far stops the same way a running plane does, so no timer or watcher
     // goes on against the closed database (a port in use, say).
@@ -316,7 +466,12 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   controlUrl = server.url;
   routing.setGatewayUrl(server.url);
   // Lane work queued or interrupted before this start needs an agent.
-  if (listOperations(store.db, { status: ['queued', 'running'], limit: 500 }).some((op) => op.kind.startsWith('platform.'))) ensureAgent();
+  if (
+    listOperations(store.db, { status: ['queued', 'running'], limit: 500 }).some((op) =>
+      op.kind.startsWith('platform.'),
+    )
+  )
+    ensureAgent();
   eventApi.attach(server, scopedToken);
   log.info({ url: server.url }, 'control plane listening');
   let closing: Promise<void> | undefined;
@@ -356,7 +511,10 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
 }
 
 /** The PostgreSQL server of app databases: the managed one (started here), or the external one SVC_POSTGRES_* names. */
-async function startAppDatabaseServer(config: SvcConfig, log: Logger): Promise<{ tools: PostgresTools; managed?: ManagedPostgres }> {
+async function startAppDatabaseServer(
+  config: SvcConfig,
+  log: Logger,
+): Promise<{ tools: PostgresTools; managed?: ManagedPostgres }> {
   if (!config.postgresManaged) {
     return {
       tools: new PostgresTools({
@@ -368,7 +526,21 @@ async function startAppDatabaseServer(config: SvcConfig, log: Logger): Promise<{
       }),
     };
   }
-  const managed = await ManagedPostgres.open({ dataDir: config.dataDir, logger: log, ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }) });
+  const managed = await ManagedPostgres.open({
+    dataDir: config.dataDir,
+    logger: log,
+    ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }),
+  });
   const connection = managed.connection();
-  return { managed, tools: new PostgresTools({ host: connection.socketDir, port: connection.port, user: connection.user, passwordFile: connection.passwordFile, binDir: connection.binDir, asDatabaseOwner: true }) };
+  return {
+    managed,
+    tools: new PostgresTools({
+      host: connection.socketDir,
+      port: connection.port,
+      user: connection.user,
+      passwordFile: connection.passwordFile,
+      binDir: connection.binDir,
+      asDatabaseOwner: true,
+    }),
+  };
 }

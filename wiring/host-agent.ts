@@ -17,7 +17,20 @@ import { NotificationService } from '../controllers/events/notification-service.
 import { OperationHandlers, OperationWorker } from '../controllers/operations/index.js';
 import { HostAgent, LaneDataBackup, PlatformLane } from '../controllers/platform/index.js';
 import {
-  ApiRestarter, ArtifactSource, BuiltCheckoutSource, FetchedReleaseSource, GitRefSource, ReleaseFolders, apiAlive, acquireAgentLock, checkCandidate, isArtifactFolder, isReleaseArtifact, launchAgent, readApiProcess, reapCandidates,
+  ApiRestarter,
+  ArtifactSource,
+  BuiltCheckoutSource,
+  FetchedReleaseSource,
+  GitRefSource,
+  ReleaseFolders,
+  apiAlive,
+  acquireAgentLock,
+  checkCandidate,
+  isArtifactFolder,
+  isReleaseArtifact,
+  launchAgent,
+  readApiProcess,
+  reapCandidates,
   runVerifyHook,
 } from '../platform/platform-lane/index.js';
 import { isFetchSelector, type ReleaseSource } from '../domain/platform/index.js';
@@ -45,8 +58,13 @@ function sourceFor(config: SvcConfig, spec: string): ReleaseSource {
   const publicKey = config.releasePublicKey === undefined ? {} : { publicKey: config.releasePublicKey };
   if (spec.startsWith('git:')) return new GitRefSource(config.platformRepo ?? packageRoot(), spec.slice(4));
   if (isFetchSelector(spec)) {
-    if (config.releaseFetchHook === undefined) throw new Error(`${spec} is a release tag, and SVC_RELEASE_FETCH_HOOK is not set: nothing can fetch it`);
-    return new FetchedReleaseSource(spec, { hook: config.releaseFetchHook, ...(config.releaseRepository === undefined ? {} : { repository: config.releaseRepository }), ...publicKey });
+    if (config.releaseFetchHook === undefined)
+      throw new Error(`${spec} is a release tag, and SVC_RELEASE_FETCH_HOOK is not set: nothing can fetch it`);
+    return new FetchedReleaseSource(spec, {
+      hook: config.releaseFetchHook,
+      ...(config.releaseRepository === undefined ? {} : { repository: config.releaseRepository }),
+      ...publicKey,
+    });
   }
   if (isReleaseArtifact(spec)) return new ArtifactSource(spec, publicKey);
   return new BuiltCheckoutSource(spec);
@@ -75,14 +93,23 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
   const reaped = reapCandidates(scratchDir);
   if (reaped > 0) log.warn({ reaped }, 'candidate APIs of a previous agent stopped');
   const environment = config.eventEnvironment ?? config.environment;
-  const notifications = new NotificationService(store.db, systemClock, { allowPrivate: config.notifyAllowPrivate }, config.eventSource, environment);
+  const notifications = new NotificationService(
+    store.db,
+    systemClock,
+    { allowPrivate: config.notifyAllowPrivate },
+    config.eventSource,
+    environment,
+  );
   const events = new EventService({
     db: store.db,
     clock: systemClock,
     source: config.eventSource,
     environment,
     logger: log,
-    deliveryTargets: (row) => [...(config.eventSinkUrl === undefined ? [] : [SINK_TARGET]), ...notifications.targetsFor(row.severity)],
+    deliveryTargets: (row) => [
+      ...(config.eventSinkUrl === undefined ? [] : [SINK_TARGET]),
+      ...notifications.targetsFor(row.severity),
+    ],
   });
   const restarter = new ApiRestarter({
     platformDir: config.platformDir,
@@ -97,9 +124,21 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     sourceFor: (spec) => sourceFor(config, spec),
     baseline: () => baselineSource(config.platformDir),
     restarter,
-    backup: new LaneDataBackup({ db: store.db, dataDir: config.dataDir, backupsDir: path.join(config.platformDir, 'backups') }),
-    candidate: (options) => checkCandidate({ ...options, env: process.env, timeoutMs: config.upgradeBootTimeoutMs, ...(config.apiToken === undefined ? {} : { token: config.apiToken }) }),
-    ...(config.releaseVerifyHook === undefined ? {} : { verify: (dir, manifest, signal) => runVerifyHook(config.releaseVerifyHook!, dir, manifest, { signal }) }),
+    backup: new LaneDataBackup({
+      db: store.db,
+      dataDir: config.dataDir,
+      backupsDir: path.join(config.platformDir, 'backups'),
+    }),
+    candidate: (options) =>
+      checkCandidate({
+        ...options,
+        env: process.env,
+        timeoutMs: config.upgradeBootTimeoutMs,
+        ...(config.apiToken === undefined ? {} : { token: config.apiToken }),
+      }),
+    ...(config.releaseVerifyHook === undefined
+      ? {}
+      : { verify: (dir, manifest, signal) => runVerifyHook(config.releaseVerifyHook!, dir, manifest, { signal }) }),
     signaturePolicy: config.releaseSignaturePolicy,
     ...(config.releasePublicKey === undefined ? {} : { publicKeyFingerprint: config.releasePublicKey.fingerprint }),
     events,
@@ -112,7 +151,13 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
   });
   const handlers = new OperationHandlers();
   lane.register(handlers);
-  const worker = new OperationWorker({ db: store.db, handlers, logger: log, concurrency: 1, leaseMs: config.operationLeaseMs });
+  const worker = new OperationWorker({
+    db: store.db,
+    handlers,
+    logger: log,
+    concurrency: 1,
+    leaseMs: config.operationLeaseMs,
+  });
   const agent = new HostAgent({
     db: store.db,
     worker,
@@ -177,7 +222,10 @@ function handOver(config: SvcConfig, log: Logger, folders: ReleaseFolders): void
       cwd: process.cwd(),
       env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir },
     });
-    log.info({ release: current.id, successor: pid ?? null }, pid === undefined ? 'another host agent already runs' : 'host agent handed over to the current release');
+    log.info(
+      { release: current.id, successor: pid ?? null },
+      pid === undefined ? 'another host agent already runs' : 'host agent handed over to the current release',
+    );
   } catch (error) {
     // The API starts an agent again when lane work is queued (SVC_AGENT=auto).
     log.error({ err: error, release: current.id }, 'starting the host agent of the current release failed');

@@ -65,58 +65,90 @@ export interface KnowledgeStoreExtras {
 }
 
 /** Starts the knowledge store on `config.knowledgePort` and `config.knowledgeAdminPort`. */
-export async function startKnowledgeStore(config: SvcConfig, logger: Logger, extras: KnowledgeStoreExtras = {}): Promise<KnowledgeStore> {
+export async function startKnowledgeStore(
+  config: SvcConfig,
+  logger: Logger,
+  extras: KnowledgeStoreExtras = {},
+): Promise<KnowledgeStore> {
   const log = logger.child({ service: 'knowledge' });
   const tokens = TenantTokens.load(config.knowledgeTokens, config.knowledgeTokensFile);
   const store = openKnowledgeStore(config.dataDir);
   if (store.migrations.ahead.length > 0) {
     // A rollback left the newer release's schema (spec "Versioning" 3): this release runs on it.
-    log.warn({ ahead: store.migrations.ahead.map((m) => `${m.version}-${m.name}`) }, 'knowledge.db has migrations of a newer release: running on its schema (a platform rollback does not undo schema changes)');
+    log.warn(
+      { ahead: store.migrations.ahead.map((m) => `${m.version}-${m.name}`) },
+      'knowledge.db has migrations of a newer release: running on its schema (a platform rollback does not undo schema changes)',
+    );
   }
   secureDataFolder(config.dataDir);
   if (tokens.open) {
     log.warn('SVC_KNOWLEDGE_TOKENS is not set: the knowledge store accepts every request without authentication');
   }
-  const embedder = config.knowledgeEmbedderUrl === undefined ? undefined : new HttpEmbedder({
-    url: config.knowledgeEmbedderUrl,
-    model: config.knowledgeEmbedderModel,
-    ...(config.knowledgeEmbedderDimensions !== undefined ? { dimensions: config.knowledgeEmbedderDimensions } : {}),
-    ...(config.knowledgeEmbedderApiKey !== undefined ? { apiKey: config.knowledgeEmbedderApiKey } : {}),
-    timeoutMs: config.knowledgeEmbedderTimeoutMs,
-    batchSize: config.knowledgeEmbedderBatchSize,
-  });
-  const reranker = extras.reranker ?? (config.knowledgeRerankerUrl === undefined ? undefined : new HttpReranker({
-    url: config.knowledgeRerankerUrl,
-    model: config.knowledgeRerankerModel,
-    ...(config.knowledgeRerankerApiKey !== undefined ? { apiKey: config.knowledgeRerankerApiKey } : {}),
-    timeoutMs: config.knowledgeRerankerTimeoutMs,
-  }));
+  const embedder =
+    config.knowledgeEmbedderUrl === undefined
+      ? undefined
+      : new HttpEmbedder({
+          url: config.knowledgeEmbedderUrl,
+          model: config.knowledgeEmbedderModel,
+          ...(config.knowledgeEmbedderDimensions !== undefined
+            ? { dimensions: config.knowledgeEmbedderDimensions }
+            : {}),
+          ...(config.knowledgeEmbedderApiKey !== undefined ? { apiKey: config.knowledgeEmbedderApiKey } : {}),
+          timeoutMs: config.knowledgeEmbedderTimeoutMs,
+          batchSize: config.knowledgeEmbedderBatchSize,
+        });
+  const reranker =
+    extras.reranker ??
+    (config.knowledgeRerankerUrl === undefined
+      ? undefined
+      : new HttpReranker({
+          url: config.knowledgeRerankerUrl,
+          model: config.knowledgeRerankerModel,
+          ...(config.knowledgeRerankerApiKey !== undefined ? { apiKey: config.knowledgeRerankerApiKey } : {}),
+          timeoutMs: config.knowledgeRerankerTimeoutMs,
+        }));
   const thesaurus = config.knowledgeThesaurus === 'wordnet' ? new WordNetThesaurus() : undefined;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'svc_knowledge_' });
   // prom-client's `*_active_*_total` gauges fail `promtool check metrics` (a gauge named _total) and
   // repeat the sum of their per-type gauges (`sum(svc_knowledge_nodejs_active_handles)`): dropped.
-  for (const kind of ['handles', 'requests', 'resources']) registry.removeSingleMetric(`svc_knowledge_nodejs_active_${kind}_total`);
+  for (const kind of ['handles', 'requests', 'resources'])
+    registry.removeSingleMetric(`svc_knowledge_nodejs_active_${kind}_total`);
   const metrics = new KnowledgeMetrics(registry);
-  const services = createKnowledgeServices(store.db, {
-    telemetry: metrics,
-    dedupDefault: config.knowledgeDedupDefault,
-    ...(thesaurus ? { thesaurus } : {}),
-    ...(embedder ? { embedder } : {}),
-    ...(reranker ? { reranker } : {}),
-    ...(extras.now ? { now: extras.now } : {}),
-  }, {
-    webhooks: new GuardedWebhookClient({ allowPrivate: config.knowledgeAllowPrivateTargets }),
-    worker: { webhookUrl: config.knowledgeReviewWebhookUrl, webhookSecret: config.knowledgeReviewWebhookSecret },
-    ...(config.knowledgeExtractorUrl !== undefined ? {
-      extractor: new HttpExtractor({ url: config.knowledgeExtractorUrl, model: config.knowledgeExtractorModel, apiKey: config.knowledgeExtractorApiKey, timeoutMs: config.knowledgeExtractorTimeoutMs }),
-    } : {}),
-  });
+  const services = createKnowledgeServices(
+    store.db,
+    {
+      telemetry: metrics,
+      dedupDefault: config.knowledgeDedupDefault,
+      ...(thesaurus ? { thesaurus } : {}),
+      ...(embedder ? { embedder } : {}),
+      ...(reranker ? { reranker } : {}),
+      ...(extras.now ? { now: extras.now } : {}),
+    },
+    {
+      webhooks: new GuardedWebhookClient({ allowPrivate: config.knowledgeAllowPrivateTargets }),
+      worker: { webhookUrl: config.knowledgeReviewWebhookUrl, webhookSecret: config.knowledgeReviewWebhookSecret },
+      ...(config.knowledgeExtractorUrl !== undefined
+        ? {
+            extractor: new HttpExtractor({
+              url: config.knowledgeExtractorUrl,
+              model: config.knowledgeExtractorModel,
+              apiKey: config.knowledgeExtractorApiKey,
+              timeoutMs: config.knowledgeExtractorTimeoutMs,
+            }),
+          }
+        : {}),
+    },
+  );
   // Derive every namespace's review queue once now, so no request pays for the full derivation.
   const warmStarted = performance.now();
   const warmed = services.review.warm(services.core.now());
-  if (warmed > 0) log.info({ namespaces: warmed, ms: Math.round(performance.now() - warmStarted) }, 'review indexes warmed');
-  metrics.watchReviewQueue(() => services.review.pendingTotal(services.core.now()), (err) => log.warn({ err }, 'review queue size could not be read for /metrics'));
+  if (warmed > 0)
+    log.info({ namespaces: warmed, ms: Math.round(performance.now() - warmStarted) }, 'review indexes warmed');
+  metrics.watchReviewQueue(
+    () => services.review.pendingTotal(services.core.now()),
+    (err) => log.warn({ err }, 'review queue size could not be read for /metrics'),
+  );
   const sqlite = sqliteVersion(store.db);
   const introspection = {
     version: buildInfo().version,
@@ -140,7 +172,13 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
     before: [authenticate(tokens, { openPaths: ['/v1/ping'] })],
-    routers: [meta, namespaceRoutes(services, metrics), reviewRoutes(services), acquisitionRoutes(services), graphqlRoutes(services, introspection, metrics)],
+    routers: [
+      meta,
+      namespaceRoutes(services, metrics),
+      reviewRoutes(services),
+      acquisitionRoutes(services),
+      graphqlRoutes(services, introspection, metrics),
+    ],
   });
   const admin = createAdminApp({
     logger: log,
@@ -148,7 +186,10 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     bodyLimitBytes: config.bodyLimitBytes,
     healthy: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined,
     before: [authenticate(tokens, { protectedPrefixes: ['/admin/', '/debug/'] })],
-    routers: [adminApiRoutes(services, { stats, totals: () => metrics.totals(), version: introspection.version }), profilingRoutes()],
+    routers: [
+      adminApiRoutes(services, { stats, totals: () => metrics.totals(), version: introspection.version }),
+      profilingRoutes(),
+    ],
     webRoot: builtWebPage('knowledge-admin'),
   });
   const rest = await listen(app, config.knowledgePort, config.host);
@@ -160,7 +201,16 @@ export async function startKnowledgeStore(config: SvcConfig, logger: Logger, ext
     store.db.close();
     throw error;
   }
-  log.info({ url: rest.url, adminUrl: adminServer.url, vec: store.vecVersion, tokens: tokens.count, embedder: embedder ? 'openai-compatible' : 'none' }, 'knowledge store listening');
+  log.info(
+    {
+      url: rest.url,
+      adminUrl: adminServer.url,
+      vec: store.vecVersion,
+      tokens: tokens.count,
+      embedder: embedder ? 'openai-compatible' : 'none',
+    },
+    'knowledge store listening',
+  );
   return {
     url: rest.url,
     adminUrl: adminServer.url,

@@ -46,10 +46,32 @@ export interface RestrictedPlane {
 /** The restricted route set, advertised by `/api/v1/capabilities`; the six admission routes only with the bridge. */
 export function restrictedCapabilities(bridge: boolean): Capability[] {
   return [
-    { name: 'meta', routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'], description: 'Health, version and capability discovery.' },
-    { name: 'spec-validation', routes: ['POST /api/v1/validate/infraspec'], description: 'Validation of an infraspec (with an optional fleet document for node pool checks).' },
-    { name: 'fleet-authority', routes: FLEET_AUTHORITY_ROUTES, description: 'Fleet validation and inventory, capacity plans proposed as pull requests in the fleet repository, dispatch of the bound runner workflow, runner attempts (live only while unexpired), reconciliations, operation reads, administrator-only audit reads, device enrollment with administrator approval, and the workflow identity exchange.' },
-    ...(bridge ? [{ name: 'external-admission', routes: ADMISSION_ROUTES, description: 'External admission (v4 receipts) through the evidence service: begin, admit, resume, reconcile, cleanup and the durable context.' }] : []),
+    {
+      name: 'meta',
+      routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'],
+      description: 'Health, version and capability discovery.',
+    },
+    {
+      name: 'spec-validation',
+      routes: ['POST /api/v1/validate/infraspec'],
+      description: 'Validation of an infraspec (with an optional fleet document for node pool checks).',
+    },
+    {
+      name: 'fleet-authority',
+      routes: FLEET_AUTHORITY_ROUTES,
+      description:
+        'Fleet validation and inventory, capacity plans proposed as pull requests in the fleet repository, dispatch of the bound runner workflow, runner attempts (live only while unexpired), reconciliations, operation reads, administrator-only audit reads, device enrollment with administrator approval, and the workflow identity exchange.',
+    },
+    ...(bridge
+      ? [
+          {
+            name: 'external-admission',
+            routes: ADMISSION_ROUTES,
+            description:
+              'External admission (v4 receipts) through the evidence service: begin, admit, resume, reconcile, cleanup and the durable context.',
+          },
+        ]
+      : []),
   ];
 }
 
@@ -72,50 +94,120 @@ export async function verifyPostgresTls(config: SvcConfig): Promise<void> {
   try {
     answer = (await tools.query('postgres', 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()')).trim();
   } catch (error) {
-    throw new UnavailableError(`restricted mode needs the external PostgreSQL server over verified TLS (SVC_POSTGRES_SSLMODE=verify-full): ${(error as Error).message}`, { code: 'postgres_tls_unverified', cause: error });
+    throw new UnavailableError(
+      `restricted mode needs the external PostgreSQL server over verified TLS (SVC_POSTGRES_SSLMODE=verify-full): ${(error as Error).message}`,
+      { code: 'postgres_tls_unverified', cause: error },
+    );
   }
-  if (answer !== 't') throw new UnavailableError('restricted mode needs the external PostgreSQL server over TLS, but the connection is not encrypted', { code: 'postgres_tls_unverified' });
+  if (answer !== 't')
+    throw new UnavailableError(
+      'restricted mode needs the external PostgreSQL server over TLS, but the connection is not encrypted',
+      { code: 'postgres_tls_unverified' },
+    );
 }
 
 /** Starts restricted mode on `config.port` (0 picks a free port). */
-export async function startRestrictedPlane(config: SvcConfig, restricted: RestrictedModeConfig, logger: Logger): Promise<RestrictedPlane> {
+export async function startRestrictedPlane(
+  config: SvcConfig,
+  restricted: RestrictedModeConfig,
+  logger: Logger,
+): Promise<RestrictedPlane> {
   const log = logger.child({ service: 'control', mode: 'restricted' });
   await verifyPostgresTls(config);
   const store = openControlStore(config.dataDir);
   try {
     const db = store.db;
-    const audit = new FleetAudit({ db, signingKey: restricted.auditSigningKey, retentionMs: restricted.auditRetentionMs });
+    const audit = new FleetAudit({
+      db,
+      signingKey: restricted.auditSigningKey,
+      retentionMs: restricted.auditRetentionMs,
+    });
     const pruned = audit.prune();
     if (pruned > 0) log.info({ pruned }, 'audit entries past retention removed');
     const ca = restricted.caCertificates === undefined ? {} : { ca: restricted.caCertificates };
     const workloadTokens = new WorkloadTokens({
       db,
-      verifier: new OidcWorkflowIdentityVerifier({ issuer: restricted.oidc.issuer, jwksUrl: restricted.oidc.jwksUrl, audience: restricted.oidc.audience, ...ca }),
+      verifier: new OidcWorkflowIdentityVerifier({
+        issuer: restricted.oidc.issuer,
+        jwksUrl: restricted.oidc.jwksUrl,
+        audience: restricted.oidc.audience,
+        ...ca,
+      }),
       bindings: restricted.oidc.bindings,
       environment: restricted.environment,
       audit,
     });
-    const repository = new GitHostFleetRepository({ apiUrl: restricted.gitHostApiUrl, appId: restricted.gitHostApp.appId, installationId: restricted.gitHostApp.installationId, privateKeyFile: restricted.gitHostApp.privateKeyFile, repository: restricted.gitHostApp.repository, workflow: restricted.oidc.bindings.workflow, ref: restricted.oidc.bindings.ref, ...ca });
+    const repository = new GitHostFleetRepository({
+      apiUrl: restricted.gitHostApiUrl,
+      appId: restricted.gitHostApp.appId,
+      installationId: restricted.gitHostApp.installationId,
+      privateKeyFile: restricted.gitHostApp.privateKeyFile,
+      repository: restricted.gitHostApp.repository,
+      workflow: restricted.oidc.bindings.workflow,
+      ref: restricted.oidc.bindings.ref,
+      ...ca,
+    });
     const authority = new FleetAuthority({ db, fleet: restricted.fleet, audit, repository });
     const b = restricted.bridge;
-    const bridge = b === undefined ? undefined : new AdmissionBridge({
-      db,
-      settings: { environment: restricted.environment, app: b.app, namespace: b.namespace, migrationJobId: b.migrationJobId, migrationHclSha256: b.migrationHclSha256, runtimeJobId: b.runtimeJobId, runtimeHclSha256: b.runtimeHclSha256, repositoryIds: b.repositoryIds, catalog: b.catalog },
-      evidence: new HttpEvidenceService({ origin: b.verifierUrl, allowedCidrs: b.evidenceAllowedCidrs, verifierToken: b.verifierToken, registrationToken: b.registrationToken, ...ca }),
-      gitHost: new GitHostApiVerifier({ apiUrl: restricted.gitHostApiUrl, appId: b.verifierAppId, installationId: b.installationId, privateKeyFile: b.privateKeyFile, repositoryIds: b.repositoryIds, ...ca }),
-      audit,
-      logger: log.child({ component: 'external-admission' }),
-    });
+    const bridge =
+      b === undefined
+        ? undefined
+        : new AdmissionBridge({
+            db,
+            settings: {
+              environment: restricted.environment,
+              app: b.app,
+              namespace: b.namespace,
+              migrationJobId: b.migrationJobId,
+              migrationHclSha256: b.migrationHclSha256,
+              runtimeJobId: b.runtimeJobId,
+              runtimeHclSha256: b.runtimeHclSha256,
+              repositoryIds: b.repositoryIds,
+              catalog: b.catalog,
+            },
+            evidence: new HttpEvidenceService({
+              origin: b.verifierUrl,
+              allowedCidrs: b.evidenceAllowedCidrs,
+              verifierToken: b.verifierToken,
+              registrationToken: b.registrationToken,
+              ...ca,
+            }),
+            gitHost: new GitHostApiVerifier({
+              apiUrl: restricted.gitHostApiUrl,
+              appId: b.verifierAppId,
+              installationId: b.installationId,
+              privateKeyFile: b.privateKeyFile,
+              repositoryIds: b.repositoryIds,
+              ...ca,
+            }),
+            audit,
+            logger: log.child({ component: 'external-admission' }),
+          });
     const capabilities = restrictedCapabilities(bridge !== undefined);
     const routers: Router[] = [
-      metaRoutes({ build: buildInfo(), profile: config.profile, environment: config.environment, mode: 'restricted', capabilities: () => capabilities, healthChecks: { database: () => db.prepare('SELECT 1 AS ok').get() !== undefined } }),
+      metaRoutes({
+        build: buildInfo(),
+        profile: config.profile,
+        environment: config.environment,
+        mode: 'restricted',
+        capabilities: () => capabilities,
+        healthChecks: { database: () => db.prepare('SELECT 1 AS ok').get() !== undefined },
+      }),
       validateRoutes({}),
       fleetRoutes({ authority, audit, workloadTokens }),
       admissionRoutes(bridge),
     ];
-    const edgeIdentity = config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
-      ? edgeIdentityPrincipal(edgeIdentityVerifier({ teamDomain: config.edgeAccessTeamDomain, audience: config.edgeAccessAud, ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }), logger: log.child({ component: 'edge-access' }) }))
-      : undefined;
+    const edgeIdentity =
+      config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
+        ? edgeIdentityPrincipal(
+            edgeIdentityVerifier({
+              teamDomain: config.edgeAccessTeamDomain,
+              audience: config.edgeAccessAud,
+              ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }),
+              logger: log.child({ component: 'edge-access' }),
+            }),
+          )
+        : undefined;
     const app = createControlApp({
       logger: log,
       bodyLimitBytes: config.bodyLimitBytes,

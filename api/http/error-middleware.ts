@@ -99,7 +99,9 @@ export function errorMiddleware(logger: Logger): Middleware {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) {
         ctx.status = 404;
-        ctx.body = { error: { code: 'route_not_found', message: `no route for ${ctx.method} ${ctx.path}`, details: {} } } satisfies ErrorBody;
+        ctx.body = {
+          error: { code: 'route_not_found', message: `no route for ${ctx.method} ${ctx.path}`, details: {} },
+        } satisfies ErrorBody;
       }
     } catch (error) {
       const { status, body, headers } = errorResponse(error);

@@ -29,18 +29,29 @@ export function idempotency(options: IdempotencyOptions): Middleware {
   return async (ctx: Context, next: Next) => {
     const key = ctx.get(IDEMPOTENCY_HEADER);
     if (key === '') {
-      if (options.required) throw new ValidationError('Idempotency-Key: this mutation needs an Idempotency-Key header', { code: 'idempotency_key_required' });
+      if (options.required)
+        throw new ValidationError('Idempotency-Key: this mutation needs an Idempotency-Key header', {
+          code: 'idempotency_key_required',
+        });
       await next();
       return;
     }
-    if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ValidationError('Idempotency-Key: must be 1-255 printable ASCII characters without spaces', { code: 'invalid_idempotency_key' });
+    if (!IDEMPOTENCY_KEY_PATTERN.test(key))
+      throw new ValidationError('Idempotency-Key: must be 1-255 printable ASCII characters without spaces', {
+        code: 'invalid_idempotency_key',
+      });
     const requestHash = requestFingerprint(ctx.method, ctx.path, (ctx.request as { body?: unknown }).body);
     const begin = options.keys.begin({ key, requestHash, method: ctx.method, path: ctx.path });
     switch (begin.action) {
       case 'reused':
-        throw new UnprocessableError('Idempotency-Key: this key was used for a different request', { code: 'idempotency_key_reused' });
+        throw new UnprocessableError('Idempotency-Key: this key was used for a different request', {
+          code: 'idempotency_key_reused',
+        });
       case 'in_flight':
-        throw new ConflictError('Idempotency-Key: a request with this key is still being processed', { code: 'idempotency_request_in_flight', retryAfterSeconds: 1 });
+        throw new ConflictError('Idempotency-Key: a request with this key is still being processed', {
+          code: 'idempotency_request_in_flight',
+          retryAfterSeconds: 1,
+        });
       case 'replay':
         ctx.status = begin.response?.status ?? 200;
         ctx.body = begin.response?.body;

@@ -41,12 +41,21 @@ export interface ListenOptions {
 }
 
 /** Listens on `host:port` (port 0 picks a free one). */
-export async function listen(app: Koa, port: number, host = '127.0.0.1', options: ListenOptions = {}): Promise<RunningServer> {
+export async function listen(
+  app: Koa,
+  port: number,
+  host = '127.0.0.1',
+  options: ListenOptions = {},
+): Promise<RunningServer> {
   const callback = app.callback();
   const intercept = options.intercept;
-  const server = http.createServer(intercept === undefined ? callback : (req, res) => {
-    if (!intercept(req, res)) void callback(req, res);
-  });
+  const server = http.createServer(
+    intercept === undefined
+      ? callback
+      : (req, res) => {
+          if (!intercept(req, res)) void callback(req, res);
+        },
+  );
   server.keepAliveTimeout = 5_000;
   const upgradeHandlers: UpgradeHandler[] = [];
   const upgraded = new Set<Duplex>();
@@ -56,10 +65,16 @@ export async function listen(app: Koa, port: number, host = '127.0.0.1', options
     socket.once('close', () => upgraded.delete(socket));
     // A socket error after the handshake is the handler's to report; never an uncaught exception.
     socket.on('error', () => undefined);
-    if (closingNow) return refuseUpgrade(socket, { status: 503, code: 'shutting_down', message: 'the server is shutting down' });
+    if (closingNow)
+      return refuseUpgrade(socket, { status: 503, code: 'shutting_down', message: 'the server is shutting down' });
     for (const handler of [...upgradeHandlers]) if (handler(req, socket, head)) return;
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    refuseUpgrade(socket, { status: 404, code: 'route_not_found', message: `no upgrade (WebSocket) endpoint at ${path}`, details: { path } });
+    refuseUpgrade(socket, {
+      status: 404,
+      code: 'route_not_found',
+      message: `no upgrade (WebSocket) endpoint at ${path}`,
+      details: { path },
+    });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -22,7 +22,10 @@ export function requestContext(logger: Logger, options: { quietPaths?: readonly 
     } finally {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       if (!quiet.has(ctx.path)) {
-        logger.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 }, 'request');
+        logger.info(
+          { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(ms * 100) / 100 },
+          'request',
+        );
       }
     }
   };

@@ -38,7 +38,9 @@ export interface UpgradeRefusal {
  */
 export function refuseUpgrade(socket: Duplex, refusal: UpgradeRefusal): void {
   if (socket.destroyed) return;
-  const body = JSON.stringify({ error: { code: refusal.code, message: refusal.message, details: refusal.details ?? {} } });
+  const body = JSON.stringify({
+    error: { code: refusal.code, message: refusal.message, details: refusal.details ?? {} },
+  });
   const extra = Object.entries(refusal.headers ?? {})
     .map(([name, value]) => `${name}: ${value}\r\n`)
     .join('');

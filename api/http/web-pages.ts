@@ -70,7 +70,15 @@ export function webPages(options: WebPagesOptions): Middleware {
       }
       // The compressed copy depends on Accept-Encoding: shared caches must keep them apart.
       ctx.vary('Accept-Encoding');
-      await send(ctx, file, { root: assets, maxage: YEAR_MS, immutable: true, brotli: true, gzip: true, hidden: false, index: false });
+      await send(ctx, file, {
+        root: assets,
+        maxage: YEAR_MS,
+        immutable: true,
+        brotli: true,
+        gzip: true,
+        hidden: false,
+        index: false,
+      });
       return;
     }
     await send(ctx, 'index.html', {

@@ -15,6 +15,10 @@ export function parseWholeNumber(raw: unknown, min: number, max: number): number
 export function wholeNumberQuery(raw: unknown, name: string, fallback: number, max: number): number {
   if (raw === undefined) return fallback;
   const value = parseWholeNumber(raw, 0, max);
-  if (value === undefined) throw new ValidationError(`${name}: "${typeof raw === 'string' ? raw : JSON.stringify(raw)}" must be a whole number up to ${max}`, { code: 'invalid_query' });
+  if (value === undefined)
+    throw new ValidationError(
+      `${name}: "${typeof raw === 'string' ? raw : JSON.stringify(raw)}" must be a whole number up to ${max}`,
+      { code: 'invalid_query' },
+    );
   return value;
 }

@@ -9,13 +9,36 @@ import { planView, type KnowledgeServices } from '../../knowledge/index.js';
 import { requirePermission } from './auth.js';
 import { enumParam, intParam } from './query-params.js';
 import { ValidationError } from '../../domain/errors.js';
-import { validateAcquisitionExecute, validateAcquisitionPlan, validateCandidateDecision, validateGaps, validateIngest, RESERVED_CONNECTOR_HEADERS, type AcquisitionExecuteBody, type OriginConnector } from './request-schemas.js';
+import {
+  validateAcquisitionExecute,
+  validateAcquisitionPlan,
+  validateCandidateDecision,
+  validateGaps,
+  validateIngest,
+  RESERVED_CONNECTOR_HEADERS,
+  type AcquisitionExecuteBody,
+  type OriginConnector,
+} from './request-schemas.js';
 import { applyMode, present, presentList } from './origin-compat.js';
 
 const CANDIDATE_STATUSES = ['staged', 'approved', 'rejected', 'all'] as const;
 
-function gapOptions(b: { low_confidence_threshold?: number; stale_after_hours?: number; min_topic_nodes?: number; top_k?: number; max_gaps?: number; min_gap_size?: number }) {
-  return { lowConfidenceThreshold: b.low_confidence_threshold, staleAfterHours: b.stale_after_hours, minTopicNodes: b.min_topic_nodes, topK: b.top_k, maxGaps: b.max_gaps, maxDensity: b.min_gap_size };
+function gapOptions(b: {
+  low_confidence_threshold?: number;
+  stale_after_hours?: number;
+  min_topic_nodes?: number;
+  top_k?: number;
+  max_gaps?: number;
+  min_gap_size?: number;
+}) {
+  return {
+    lowConfidenceThreshold: b.low_confidence_threshold,
+    staleAfterHours: b.stale_after_hours,
+    minTopicNodes: b.min_topic_nodes,
+    topK: b.top_k,
+    maxGaps: b.max_gaps,
+    maxDensity: b.min_gap_size,
+  };
 }
 
 /** Decision body with the origin's empty strings read as absent. */
@@ -27,26 +50,37 @@ function decision(b: { actor?: string; note?: string }) {
 function checkConnectors(b: AcquisitionExecuteBody, connectors: readonly OriginConnector[]): void {
   const seen = new Set<string>();
   connectors.forEach((c, i) => {
-    if (seen.has(c.id)) throw new ValidationError(`connectors[${i}].id: duplicate connector id "${c.id}"`, { code: 'invalid_request' });
+    if (seen.has(c.id))
+      throw new ValidationError(`connectors[${i}].id: duplicate connector id "${c.id}"`, { code: 'invalid_request' });
     seen.add(c.id);
     for (const name of Object.keys(c.headers ?? {})) {
       if ((RESERVED_CONNECTOR_HEADERS as readonly string[]).includes(name.toLowerCase())) {
-        throw new ValidationError(`connectors[${i}].headers.${name}: is set by the store and cannot be configured`, { code: 'invalid_request' });
+        throw new ValidationError(`connectors[${i}].headers.${name}: is set by the store and cannot be configured`, {
+          code: 'invalid_request',
+        });
       }
     }
     if (b.execute === true && present(c.endpoint) === undefined) {
-      throw new ValidationError(`connectors[${i}].endpoint: is required when execute is true`, { code: 'invalid_request' });
+      throw new ValidationError(`connectors[${i}].endpoint: is required when execute is true`, {
+        code: 'invalid_request',
+      });
     }
     const own = presentList(c.allowed_source_ids);
     const requested = presentList(b.allowed_source_ids);
     if (own && requested && !own.some((s) => requested.includes(s))) {
-      throw new ValidationError(`connectors[${i}]: allowed_source_ids share no source with the request's allowed_source_ids`, { code: 'invalid_request' });
+      throw new ValidationError(
+        `connectors[${i}]: allowed_source_ids share no source with the request's allowed_source_ids`,
+        { code: 'invalid_request' },
+      );
     }
   });
 }
 
 /** Sources a connector may contribute: the intersection of the request's and the connector's lists (either alone when the other is empty). */
-function allowedSources(requested: readonly string[] | undefined, own: readonly string[] | undefined): string[] | undefined {
+function allowedSources(
+  requested: readonly string[] | undefined,
+  own: readonly string[] | undefined,
+): string[] | undefined {
   if (!requested) return own ? [...new Set(own)] : undefined;
   if (!own) return [...new Set(requested)];
   return [...new Set(own.filter((s) => requested.includes(s)))];
@@ -60,27 +94,54 @@ type AnyRun = Record<string, any>;
  * planned_at, plan, connectors, runs, summary}` (one run per task and connector), plus our
  * per-connector results. Connector headers are never echoed: only their names are.
  */
-function originExecution(b: AcquisitionExecuteBody, plannedAt: string, plan: Parameters<typeof planView>[0], runs: { connector: OriginConnector; allowed: string[] | undefined; result: ExecuteResult }[]) {
+function originExecution(
+  b: AcquisitionExecuteBody,
+  plannedAt: string,
+  plan: Parameters<typeof planView>[0],
+  runs: { connector: OriginConnector; allowed: string[] | undefined; result: ExecuteResult }[],
+) {
   const execute = b.execute ?? false;
   const review = b.review_before_admission ?? false;
   const out: AnyRun[] = [];
   for (const { connector, allowed, result } of runs) {
     for (const r of result.results as AnyRun[]) {
       const base = {
-        task_id: r.task?.id ?? r.task_id, task_type: r.task?.type ?? r.type, connector_id: connector.id, connector_type: connector.type, method: 'POST',
-        target_url: result.connector_url, allowed_source_ids: allowed ?? [], idempotency_key: r.idempotency_key, attempt: r.attempt,
+        task_id: r.task?.id ?? r.task_id,
+        task_type: r.task?.type ?? r.type,
+        connector_id: connector.id,
+        connector_type: connector.type,
+        method: 'POST',
+        target_url: result.connector_url,
+        allowed_source_ids: allowed ?? [],
+        idempotency_key: r.idempotency_key,
+        attempt: r.attempt,
       };
       if (!execute) {
-        out.push({ ...base, prompt: r.task.prompt, dry_run: true, executed: false, status: r.status, payload_sha256: r.request_sha256 });
+        out.push({
+          ...base,
+          prompt: r.task.prompt,
+          dry_run: true,
+          executed: false,
+          status: r.status,
+          payload_sha256: r.request_sha256,
+        });
         continue;
       }
       const admitted = (r.admitted ?? []) as { node_id: string | null; admitted: boolean }[];
       out.push({
-        ...base, dry_run: false, executed: r.status === 'succeeded' || r.status === 'already_succeeded', status: r.status === 'failed' ? 'error' : r.status === 'succeeded' ? 'executed' : r.status,
-        payload_sha256: r.receipt?.request_sha256 ?? null, response_sha256: r.receipt?.response_sha256 ?? null, status_code: r.receipt?.status_code ?? null,
+        ...base,
+        dry_run: false,
+        executed: r.status === 'succeeded' || r.status === 'already_succeeded',
+        status: r.status === 'failed' ? 'error' : r.status === 'succeeded' ? 'executed' : r.status,
+        payload_sha256: r.receipt?.request_sha256 ?? null,
+        response_sha256: r.receipt?.response_sha256 ?? null,
+        status_code: r.receipt?.status_code ?? null,
         preview_items: r.receipt?.evidence_count ?? 0,
         written_node_ids: admitted.filter((a) => a.admitted && a.node_id !== null).map((a) => a.node_id),
-        review_candidate_ids: review ? r.candidate_ids : [], candidate_ids: r.candidate_ids, error: r.receipt?.error ?? null, receipt: r.receipt,
+        review_candidate_ids: review ? r.candidate_ids : [],
+        candidate_ids: r.candidate_ids,
+        error: r.receipt?.error ?? null,
+        receipt: r.receipt,
       });
     }
   }
@@ -92,8 +153,12 @@ function originExecution(b: AcquisitionExecuteBody, plannedAt: string, plan: Par
     review_before_admission: review,
     plan: planView(plan),
     connectors: runs.map(({ connector }) => ({
-      id: connector.id, type: connector.type, endpoint: present(connector.endpoint) ?? null, allowed_source_ids: presentList(connector.allowed_source_ids) ?? [],
-      default_labels: presentList(connector.default_labels) ?? [], header_names: Object.keys(connector.headers ?? {}).sort(),
+      id: connector.id,
+      type: connector.type,
+      endpoint: present(connector.endpoint) ?? null,
+      allowed_source_ids: presentList(connector.allowed_source_ids) ?? [],
+      default_labels: presentList(connector.default_labels) ?? [],
+      header_names: Object.keys(connector.headers ?? {}).sort(),
     })),
     runs: out,
     summary: {
@@ -123,7 +188,12 @@ export function acquisitionRoutes(services: KnowledgeServices): Router {
     const { tenant } = requirePermission(ctx, 'read');
     const body = validateAcquisitionPlan(ctx.request.body ?? {});
     applyMode(services, tenant, ns(ctx), body.mode);
-    ctx.body = planView(services.acquisition.plan(tenant, ns(ctx), body.budget, body.max_gaps, { topK: body.top_k, maxDensity: body.min_gap_size }));
+    ctx.body = planView(
+      services.acquisition.plan(tenant, ns(ctx), body.budget, body.max_gaps, {
+        topK: body.top_k,
+        maxDensity: body.min_gap_size,
+      }),
+    );
   });
 
   router.post('/acquisition/execute', async (ctx) => {
@@ -133,13 +203,18 @@ export function acquisitionRoutes(services: KnowledgeServices): Router {
     const common = {
       execute: b.execute ?? false,
       reviewBeforeAdmission: b.review_before_admission ?? false,
-      taskIds: b.task_ids, budget: b.budget, maxGaps: b.max_gaps, sourceId: b.source_id,
+      taskIds: b.task_ids,
+      budget: b.budget,
+      maxGaps: b.max_gaps,
+      sourceId: b.source_id,
       gapOptions: { topK: b.top_k, maxDensity: b.min_gap_size },
-      maxResults: b.max_results, maxAttempts: b.max_attempts,
+      maxResults: b.max_results,
+      maxAttempts: b.max_attempts,
     };
     if (b.connector !== undefined) {
       ctx.body = await services.acquisition.execute(tenant, ns(ctx), {
-        ...common, allowedSourceIds: presentList(b.allowed_source_ids),
+        ...common,
+        allowedSourceIds: presentList(b.allowed_source_ids),
         connector: { url: b.connector.url, token: b.connector.token, timeoutMs: b.connector.timeout_ms },
       });
       return;
@@ -153,16 +228,34 @@ export function acquisitionRoutes(services: KnowledgeServices): Router {
       const result = await services.acquisition.execute(tenant, ns(ctx), {
         ...common,
         allowedSourceIds: allowed,
-        connector: { url: present(c.endpoint), id: c.id, type: c.type, headers: c.headers ?? undefined, defaultLabels: presentList(c.default_labels) },
+        connector: {
+          url: present(c.endpoint),
+          id: c.id,
+          type: c.type,
+          headers: c.headers ?? undefined,
+          defaultLabels: presentList(c.default_labels),
+        },
       });
       runs.push({ connector: c, allowed, result });
     }
-    ctx.body = originExecution(b, plannedAt, services.acquisition.plan(tenant, ns(ctx), b.budget, b.max_gaps, { topK: b.top_k, maxDensity: b.min_gap_size }), runs);
+    ctx.body = originExecution(
+      b,
+      plannedAt,
+      services.acquisition.plan(tenant, ns(ctx), b.budget, b.max_gaps, { topK: b.top_k, maxDensity: b.min_gap_size }),
+      runs,
+    );
   });
 
   router.get('/acquisition/receipts', (ctx) => {
     const { tenant } = requirePermission(ctx, 'read');
-    ctx.body = { receipts: services.acquisition.receipts(tenant, ns(ctx), intParam(ctx, 'limit', 1000, 10_000, 1), intParam(ctx, 'offset', 0, 1e9)) };
+    ctx.body = {
+      receipts: services.acquisition.receipts(
+        tenant,
+        ns(ctx),
+        intParam(ctx, 'limit', 1000, 10_000, 1),
+        intParam(ctx, 'offset', 0, 1e9),
+      ),
+    };
   });
 
   router.get('/acquisition/retry-candidates', (ctx) => {
@@ -178,7 +271,15 @@ export function acquisitionRoutes(services: KnowledgeServices): Router {
   router.get('/acquisition/review/candidates', (ctx) => {
     const { tenant } = requirePermission(ctx, 'read');
     const status = enumParam(ctx, 'status', CANDIDATE_STATUSES) ?? 'staged';
-    ctx.body = { candidates: services.acquisition.candidates(tenant, ns(ctx), status === 'all' ? undefined : status, intParam(ctx, 'limit', 100, 1000, 1), intParam(ctx, 'offset', 0, 1e9)) };
+    ctx.body = {
+      candidates: services.acquisition.candidates(
+        tenant,
+        ns(ctx),
+        status === 'all' ? undefined : status,
+        intParam(ctx, 'limit', 100, 1000, 1),
+        intParam(ctx, 'offset', 0, 1e9),
+      ),
+    };
   });
 
   router.post('/acquisition/review/candidates/:id/approve', async (ctx) => {
@@ -225,11 +326,29 @@ const opt = <T>(v: T | null | undefined): T | undefined => (v === null ? undefin
 export function acquisitionResolvers(services: KnowledgeServices, tenant: string) {
   return {
     knowledgeGaps: (a: Args) => {
-      const body = validateGaps(Object.fromEntries(Object.entries({ top_k: opt(a.topK), min_gap_size: opt(a.minGapSize), max_gaps: opt(a.maxGaps) }).filter(([, v]) => v !== undefined)));
+      const body = validateGaps(
+        Object.fromEntries(
+          Object.entries({ top_k: opt(a.topK), min_gap_size: opt(a.minGapSize), max_gaps: opt(a.maxGaps) }).filter(
+            ([, v]) => v !== undefined,
+          ),
+        ),
+      );
       const r = services.gaps.gaps(tenant, a.namespace, gapOptions(body));
       return {
-        namespace: r.namespace, coverageScore: r.coverage_score, totalNodes: r.total_nodes, totalGaps: r.total_gaps,
-        gaps: r.gaps.map((g) => ({ id: g.id, kind: g.kind, priority: g.priority, description: g.description, relatedNodeIds: g.related_node_ids, nearestTopics: g.nearest_topics, densityScore: g.density_score, temporalGapSeconds: g.temporal_gap_seconds })),
+        namespace: r.namespace,
+        coverageScore: r.coverage_score,
+        totalNodes: r.total_nodes,
+        totalGaps: r.total_gaps,
+        gaps: r.gaps.map((g) => ({
+          id: g.id,
+          kind: g.kind,
+          priority: g.priority,
+          description: g.description,
+          relatedNodeIds: g.related_node_ids,
+          nearestTopics: g.nearest_topics,
+          densityScore: g.density_score,
+          temporalGapSeconds: g.temporal_gap_seconds,
+        })),
       };
     },
     acquisitionPlan: (a: Args) => services.acquisition.plan(tenant, a.namespace, opt(a.budget), opt(a.maxGaps)),

@@ -46,18 +46,36 @@ export function metricsSnapshot(t: RuntimeTotals, generatedAt: number) {
     mode: 'embedded',
     generated_at: new Date(generatedAt).toISOString(),
     health: { status, signals },
-    ingest: { total: t.ingestTotal, admitted: t.ingestAdmitted, rejected: t.ingestRejected, admission_rate: ratio(t.ingestAdmitted, t.ingestTotal), rejection_rate: ratio(t.ingestRejected, t.ingestTotal) },
-    retrieval: { total: t.retrievalTotal, errors: t.retrievalErrors, error_rate: ratio(t.retrievalErrors, t.retrievalTotal) },
+    ingest: {
+      total: t.ingestTotal,
+      admitted: t.ingestAdmitted,
+      rejected: t.ingestRejected,
+      admission_rate: ratio(t.ingestAdmitted, t.ingestTotal),
+      rejection_rate: ratio(t.ingestRejected, t.ingestTotal),
+    },
+    retrieval: {
+      total: t.retrievalTotal,
+      errors: t.retrievalErrors,
+      error_rate: ratio(t.retrievalErrors, t.retrievalTotal),
+    },
     latency: {
-      p50_us: t.latencyP50Us, p95_us: t.latencyP95Us, mean_us: t.latencyMeanUs,
-      p50_ms: t.latencyP50Us / 1000, p95_ms: t.latencyP95Us / 1000, mean_ms: t.latencyMeanUs / 1000,
+      p50_us: t.latencyP50Us,
+      p95_us: t.latencyP95Us,
+      mean_us: t.latencyMeanUs,
+      p50_ms: t.latencyP50Us / 1000,
+      p95_ms: t.latencyP95Us / 1000,
+      mean_ms: t.latencyMeanUs / 1000,
     },
   };
 }
 
 function required(ctx: Context, name: string): string {
   const value = stringParam(ctx, name)?.trim();
-  if (value === undefined || value === '') throw new ValidationError(`${name}: query parameter is required`, { code: 'invalid_request', details: { parameter: name } });
+  if (value === undefined || value === '')
+    throw new ValidationError(`${name}: query parameter is required`, {
+      code: 'invalid_request',
+      details: { parameter: name },
+    });
   return value;
 }
 
@@ -69,7 +87,11 @@ export function adminApiRoutes(services: KnowledgeServices, options: AdminApiOpt
   router.post('/explain-rank', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'admin');
     const body = validateExplainRank(ctx.request.body);
-    if (body.namespace === undefined) throw new ValidationError('namespace: is required', { code: 'invalid_request', details: { problems: [{ path: 'namespace', keyword: 'required', message: 'namespace: is required' }] } });
+    if (body.namespace === undefined)
+      throw new ValidationError('namespace: is required', {
+        code: 'invalid_request',
+        details: { problems: [{ path: 'namespace', keyword: 'required', message: 'namespace: is required' }] },
+      });
     ctx.body = explainRankRest(await services.explainRank.explain(tenant, body.namespace, explainInput(body)));
   });
 
@@ -88,19 +110,30 @@ export function adminApiRoutes(services: KnowledgeServices, options: AdminApiOpt
     const raw = stringParam(ctx, 'top_k');
     // Like the origin: a missing or unusable top_k means 5; above the maximum is refused.
     const topK = raw !== undefined && /^\d+$/.test(raw) && Number(raw) > 0 ? Number(raw) : 5;
-    if (topK > RANKING_EVAL_MAX_TOP_K) throw new ValidationError(`top_k: must be ${RANKING_EVAL_MAX_TOP_K} or less`, { code: 'invalid_request' });
+    if (topK > RANKING_EVAL_MAX_TOP_K)
+      throw new ValidationError(`top_k: must be ${RANKING_EVAL_MAX_TOP_K} or less`, { code: 'invalid_request' });
     ctx.body = await runRankingEval(topK, options.version, services.core.now());
   });
 
   router.get('/timetravel', (ctx) => {
     const { tenant } = requirePermission(ctx, 'admin');
-    ctx.body = debug.timeTravel(tenant, required(ctx, 'ns'), parseDebuggerTime('asof', stringParam(ctx, 'asof')), listParam(ctx, 'labels') ?? []);
+    ctx.body = debug.timeTravel(
+      tenant,
+      required(ctx, 'ns'),
+      parseDebuggerTime('asof', stringParam(ctx, 'asof')),
+      listParam(ctx, 'labels') ?? [],
+    );
   });
 
   router.get('/diff', (ctx) => {
     const { tenant } = requirePermission(ctx, 'admin');
     const ns = required(ctx, 'ns');
-    ctx.body = debug.diff(tenant, ns, parseDebuggerTime('from', stringParam(ctx, 'from')), parseDebuggerTime('to', stringParam(ctx, 'to')));
+    ctx.body = debug.diff(
+      tenant,
+      ns,
+      parseDebuggerTime('from', stringParam(ctx, 'from')),
+      parseDebuggerTime('to', stringParam(ctx, 'to')),
+    );
   });
 
   router.get('/search', (ctx) => {
@@ -130,19 +163,29 @@ export function adminApiRoutes(services: KnowledgeServices, options: AdminApiOpt
     const { tenant } = requirePermission(ctx, 'admin');
     const node = required(ctx, 'node_id').toLowerCase();
     // The namespace's first FEEDBACK_SCAN events (oldest first) are filtered to the node's.
-    const events = services.feedback.events(tenant, required(ctx, 'ns'), undefined, FEEDBACK_SCAN).filter((e) => e.node_id === node);
+    const events = services.feedback
+      .events(tenant, required(ctx, 'ns'), undefined, FEEDBACK_SCAN)
+      .filter((e) => e.node_id === node);
     ctx.body = { node_id: node, count: events.length, events };
   });
 
   router.post('/retrieve', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'admin');
     const { namespace, ...rest } = (ctx.request.body ?? {}) as Record<string, unknown>;
-    if (typeof namespace !== 'string' || namespace.trim() === '') throw new ValidationError('namespace: is required', { code: 'invalid_request', details: { problems: [{ path: 'namespace', keyword: 'required', message: 'namespace: is required' }] } });
+    if (typeof namespace !== 'string' || namespace.trim() === '')
+      throw new ValidationError('namespace: is required', {
+        code: 'invalid_request',
+        details: { problems: [{ path: 'namespace', keyword: 'required', message: 'namespace: is required' }] },
+      });
     const raw = validateRetrieve(rest);
     const scoreParams = originScoreParams(raw.score_params);
     const { score_params: _ignored, ...query } = raw;
     // A debugger read: not counted in the retrieval metrics of callers' traffic.
-    ctx.body = await services.retrieval.retrieve(tenant, namespace, scoreParams === undefined ? query : { ...query, score_params: scoreParams });
+    ctx.body = await services.retrieval.retrieve(
+      tenant,
+      namespace,
+      scoreParams === undefined ? query : { ...query, score_params: scoreParams },
+    );
   });
 
   return router;

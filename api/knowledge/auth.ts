@@ -9,10 +9,14 @@ import { OPEN_TENANT, type TenantTokens, type Permission, type Principal } from 
 const OPEN_PRINCIPAL: Principal = { tenant: OPEN_TENANT, permissions: new Set<Permission>(['read', 'write', 'admin']) };
 
 /** Authenticates every request except `openPaths`; sets `ctx.state.principal`. */
-export function authenticate(tokens: TenantTokens, options: { openPaths?: readonly string[]; protectedPrefixes?: readonly string[] } = {}): Middleware {
+export function authenticate(
+  tokens: TenantTokens,
+  options: { openPaths?: readonly string[]; protectedPrefixes?: readonly string[] } = {},
+): Middleware {
   const open = new Set(options.openPaths ?? []);
   return async (ctx: Context, next: Next) => {
-    const guarded = options.protectedPrefixes === undefined || options.protectedPrefixes.some((p) => ctx.path.startsWith(p));
+    const guarded =
+      options.protectedPrefixes === undefined || options.protectedPrefixes.some((p) => ctx.path.startsWith(p));
     if (open.has(ctx.path) || !guarded) return next();
     if (tokens.open) {
       ctx.state.principal = OPEN_PRINCIPAL;
@@ -34,7 +38,10 @@ export function requirePermission(ctx: Context, permission: Permission): Princip
   const principal = ctx.state.principal as Principal | undefined;
   if (!principal) throw new UnauthorizedError();
   if (!principal.permissions.has(permission)) {
-    throw new ForbiddenError(`this token lacks the ${permission} permission`, { code: 'permission_denied', details: { required: permission } });
+    throw new ForbiddenError(`this token lacks the ${permission} permission`, {
+      code: 'permission_denied',
+      details: { required: permission },
+    });
   }
   return principal;
 }

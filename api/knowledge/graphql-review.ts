@@ -81,7 +81,9 @@ export const REVIEW_SDL = /* GraphQL */ `
 export function camel(value: unknown): any {
   if (Array.isArray(value)) return value.map(camel);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), camel(v)]));
+  return Object.fromEntries(
+    Object.entries(value).map(([k, v]) => [k.replace(/_([a-z0-9])/g, (_, c: string) => c.toUpperCase()), camel(v)]),
+  );
 }
 
 type Args = Record<string, any>;
@@ -99,30 +101,66 @@ export function reviewResolvers(services: KnowledgeServices, tenant: string, req
     sourceTrustTimeline: (a: Args) => camel(services.sources.trust(tenant, a.namespace, a.sourceId).timeline),
     reviewQueue: (a: Args) => {
       const mode = opt(a.mode) as string | undefined;
-      if (mode !== undefined && !(NAMESPACE_MODES as readonly string[]).includes(mode)) throw new ValidationError(`mode: "${mode.slice(0, 64)}" is not one of ${NAMESPACE_MODES.join(', ')}`, { code: 'invalid_request' });
+      if (mode !== undefined && !(NAMESPACE_MODES as readonly string[]).includes(mode))
+        throw new ValidationError(`mode: "${mode.slice(0, 64)}" is not one of ${NAMESPACE_MODES.join(', ')}`, {
+          code: 'invalid_request',
+        });
       applyMode(services, tenant, a.namespace, mode as NamespaceMode | undefined);
       // `after` (the origin's): only items created after this time; filtered before the limit applies.
       const after = parseTime('after', opt(a.after));
       const limit = Math.max(1, Math.min(a.limit ?? 100, 1000));
-      const items = services.review.queue(tenant, a.namespace, {
-        lowConfidenceThreshold: opt(a.lowConfidenceThreshold), sourceTrustDropThreshold: opt(a.sourceTrustDropThreshold),
-        sourceRefutationThreshold: opt(a.sourceRefutationThreshold), escalationAfterHours: opt(a.escalationAfterHours),
-        sourceAnomalyEscalationPriority: opt(a.sourceAnomalyEscalationPriority),
-      }, { types: opt(a.types) as ReviewType[] | undefined, sourceId: opt(a.sourceId), status: opt(a.status) as ReviewStatus | undefined, owner: opt(a.owner) }, after === undefined ? limit : 1000).items;
-      return camel(after === undefined ? items : items.filter((i) => i.created_at !== null && Date.parse(i.created_at) > after).slice(0, limit));
+      const items = services.review.queue(
+        tenant,
+        a.namespace,
+        {
+          lowConfidenceThreshold: opt(a.lowConfidenceThreshold),
+          sourceTrustDropThreshold: opt(a.sourceTrustDropThreshold),
+          sourceRefutationThreshold: opt(a.sourceRefutationThreshold),
+          escalationAfterHours: opt(a.escalationAfterHours),
+          sourceAnomalyEscalationPriority: opt(a.sourceAnomalyEscalationPriority),
+        },
+        {
+          types: opt(a.types) as ReviewType[] | undefined,
+          sourceId: opt(a.sourceId),
+          status: opt(a.status) as ReviewStatus | undefined,
+          owner: opt(a.owner),
+        },
+        after === undefined ? limit : 1000,
+      ).items;
+      return camel(
+        after === undefined
+          ? items
+          : items.filter((i) => i.created_at !== null && Date.parse(i.created_at) > after).slice(0, limit),
+      );
     },
-    reviewEscalationDigest: (a: Args) => camel(services.escalations.digest(tenant, a.namespace, { escalationAfterHours: opt(a.escalationAfterHours) })),
+    reviewEscalationDigest: (a: Args) =>
+      camel(services.escalations.digest(tenant, a.namespace, { escalationAfterHours: opt(a.escalationAfterHours) })),
     reviewEscalationDigests: (a: Args) => camel(services.escalations.snapshots(tenant, a.namespace)),
-    reviewHandoffs: (a: Args) => camel(services.escalations.handoffs(tenant, a.namespace, opt(a.owner), opt(a.escalationLevel))),
+    reviewHandoffs: (a: Args) =>
+      camel(services.escalations.handoffs(tenant, a.namespace, opt(a.owner), opt(a.escalationLevel))),
     reviewHandoffWebhookPlan: async (a: Args) => {
       requireWrite();
-      return camel(await services.handoffs.plan(tenant, a.namespace, { targetUrl: a.targetUrl, secret: a.secret, owner: opt(a.owner), escalationLevel: opt(a.escalationLevel) }));
+      return camel(
+        await services.handoffs.plan(tenant, a.namespace, {
+          targetUrl: a.targetUrl,
+          secret: a.secret,
+          owner: opt(a.owner),
+          escalationLevel: opt(a.escalationLevel),
+        }),
+      );
     },
     reviewHandoffDeliveryReceipts: (a: Args) => camel(services.handoffs.receipts(tenant, a.namespace)),
     reviewHandoffRetryCandidates: (a: Args) => camel(services.handoffs.retryCandidates(tenant, a.namespace)),
     reviewHandoffRetryRecommendations: (a: Args) => camel(services.handoffs.retryRecommendations(tenant, a.namespace)),
     // The spec's "Retry fatigue (per target endpoint)": one entry per target (the REST form also lists the presets).
-    reviewHandoffRetryFatigue: (a: Args) => camel(services.handoffs.retryFatigue(tenant, a.namespace, { preset: opt(a.preset), owner: opt(a.owner), escalationLevel: opt(a.escalationLevel) }).targets),
+    reviewHandoffRetryFatigue: (a: Args) =>
+      camel(
+        services.handoffs.retryFatigue(tenant, a.namespace, {
+          preset: opt(a.preset),
+          owner: opt(a.owner),
+          escalationLevel: opt(a.escalationLevel),
+        }).targets,
+      ),
     reviewDecisions: (a: Args) => camel(services.review.decisions(tenant, a.namespace)),
     validateClaim: feedback('validate'),
     refuteClaim: feedback('refute'),
@@ -130,23 +168,52 @@ export function reviewResolvers(services: KnowledgeServices, tenant: string, req
     markStale: feedback('stale'),
     recordReviewEscalationDigest: (a: Args) => {
       requireWrite();
-      return camel(services.escalations.recordSnapshot(tenant, a.namespace, { escalationAfterHours: opt(a.escalationAfterHours) }, opt(a.note)));
+      return camel(
+        services.escalations.recordSnapshot(
+          tenant,
+          a.namespace,
+          { escalationAfterHours: opt(a.escalationAfterHours) },
+          opt(a.note),
+        ),
+      );
     },
     deliverReviewHandoffWebhook: async (a: Args) => {
       requireWrite();
-      return camel(await services.handoffs.deliver(tenant, a.namespace, {
-        targetUrl: a.targetUrl, secret: a.secret, execute: a.execute === true, owner: opt(a.owner), escalationLevel: opt(a.escalationLevel), timeoutMs: opt(a.timeoutMs),
-      }));
+      return camel(
+        await services.handoffs.deliver(tenant, a.namespace, {
+          targetUrl: a.targetUrl,
+          secret: a.secret,
+          execute: a.execute === true,
+          owner: opt(a.owner),
+          escalationLevel: opt(a.escalationLevel),
+          timeoutMs: opt(a.timeoutMs),
+        }),
+      );
     },
     retryReviewHandoffWebhook: async (a: Args) => {
       requireWrite();
-      return camel(await services.handoffs.retry(tenant, a.namespace, { digestEventId: a.digestEventId, targetUrl: a.targetUrl, secret: a.secret, execute: a.execute === true, timeoutMs: opt(a.timeoutMs) }));
+      return camel(
+        await services.handoffs.retry(tenant, a.namespace, {
+          digestEventId: a.digestEventId,
+          targetUrl: a.targetUrl,
+          secret: a.secret,
+          execute: a.execute === true,
+          timeoutMs: opt(a.timeoutMs),
+        }),
+      );
     },
     recordReviewDecision: (a: Args) => {
       requireWrite();
-      return camel(services.review.decide(tenant, a.namespace, {
-        review_id: a.reviewId, status: a.status, ...(a.owner !== undefined ? { owner: a.owner } : {}), decision: opt(a.decision), note: opt(a.note), recheck_at: opt(a.recheckAt),
-      }));
+      return camel(
+        services.review.decide(tenant, a.namespace, {
+          review_id: a.reviewId,
+          status: a.status,
+          ...(a.owner !== undefined ? { owner: a.owner } : {}),
+          decision: opt(a.decision),
+          note: opt(a.note),
+          recheck_at: opt(a.recheckAt),
+        }),
+      );
     },
   };
 }

@@ -92,15 +92,22 @@ export const KNOWLEDGE_SDL = /* GraphQL */ `
 
 const schema = buildSchema(KNOWLEDGE_SDL + REVIEW_SDL + ACQUISITION_SDL);
 
-const validateBody = compileValidator<{ query: string; variables?: Record<string, unknown> | null; operationName?: string | null }>({
-  type: 'object',
-  required: ['query'],
-  properties: {
-    query: { type: 'string', minLength: 1, maxLength: 100_000 },
-    variables: { type: ['object', 'null'] },
-    operationName: { type: ['string', 'null'] },
+const validateBody = compileValidator<{
+  query: string;
+  variables?: Record<string, unknown> | null;
+  operationName?: string | null;
+}>(
+  {
+    type: 'object',
+    required: ['query'],
+    properties: {
+      query: { type: 'string', minLength: 1, maxLength: 100_000 },
+      variables: { type: ['object', 'null'] },
+      operationName: { type: ['string', 'null'] },
+    },
   },
-}, 'GraphQL request');
+  'GraphQL request',
+);
 
 interface RawFilter {
   readonly and?: RawFilter[] | null;
@@ -128,38 +135,89 @@ function toFilter(raw: RawFilter | null | undefined, path = 'filter'): SearchFil
 
 function formatError(error: GraphQLError): GraphQLFormattedError {
   const original = error.originalError;
-  if (original && !(original as { locations?: unknown }).locations && (isDomainError(original) || original.name !== 'GraphQLError')) {
+  if (
+    original &&
+    !(original as { locations?: unknown }).locations &&
+    (isDomainError(original) || original.name !== 'GraphQLError')
+  ) {
     const { status, body } = errorResponse(original);
-    return { message: body.error.message, ...(error.path ? { path: error.path } : {}), extensions: { code: body.error.code, status, details: body.error.details } };
+    return {
+      message: body.error.message,
+      ...(error.path ? { path: error.path } : {}),
+      extensions: { code: body.error.code, status, details: body.error.details },
+    };
   }
-  return { message: error.message, ...(error.locations ? { locations: error.locations } : {}), ...(error.path ? { path: error.path } : {}), extensions: { code: 'graphql_validation_failed', status: 400 } };
+  return {
+    message: error.message,
+    ...(error.locations ? { locations: error.locations } : {}),
+    ...(error.path ? { path: error.path } : {}),
+    extensions: { code: 'graphql_validation_failed', status: 400 },
+  };
 }
 
 /** `POST /graphql`. */
-export function graphqlRoutes(services: KnowledgeServices, introspection: IntrospectionSources, metrics: KnowledgeMetrics): Router {
+export function graphqlRoutes(
+  services: KnowledgeServices,
+  introspection: IntrospectionSources,
+  metrics: KnowledgeMetrics,
+): Router {
   const router = new Router();
-  const migrations = () => introspection.migrations().map((m) => ({ version: m.version, name: m.name, appliedAt: m.appliedAt }));
+  const migrations = () =>
+    introspection.migrations().map((m) => ({ version: m.version, name: m.name, appliedAt: m.appliedAt }));
   router.post('/graphql', async (ctx) => {
     const principal: Principal = requirePermission(ctx, 'read');
     const body = validateBody(ctx.request.body);
     const rootValue = {
       ...reviewResolvers(services, principal.tenant, () => requirePermission(ctx, 'write')),
       ...acquisitionResolvers(services, principal.tenant),
-      search: (args: { namespace: string; mode: NamespaceMode; query: string; filter?: RawFilter | null; limit: number }) =>
+      search: (args: {
+        namespace: string;
+        mode: NamespaceMode;
+        query: string;
+        filter?: RawFilter | null;
+        limit: number;
+      }) =>
         metrics.timeRetrieve(
-          () => services.search.search(principal.tenant, args.namespace, args.mode, args.query, toFilter(args.filter), Math.max(0, Math.min(args.limit, 1000))),
+          () =>
+            services.search.search(
+              principal.tenant,
+              args.namespace,
+              args.mode,
+              args.query,
+              toFilter(args.filter),
+              Math.max(0, Math.min(args.limit, 1000)),
+            ),
           retrievalLabels(services, principal.tenant, args.namespace, { text: args.query }),
         ),
       version: () => {
         const v = versionReport(introspection);
-        return { version: v.version, apiVersion: v.api_version, docsVersion: v.docs_version, compatibility: v.compatibility, latestMigration: v.latest_migration, releaseNotesPath: v.release_notes_path, features: FEATURES, migrations: migrations() };
+        return {
+          version: v.version,
+          apiVersion: v.api_version,
+          docsVersion: v.docs_version,
+          compatibility: v.compatibility,
+          latestMigration: v.latest_migration,
+          releaseNotesPath: v.release_notes_path,
+          features: FEATURES,
+          migrations: migrations(),
+        };
       },
       features: () => FEATURES,
       migrations,
       explainRank: (args: { namespace: string; nodeId: string; otherNodeId: string; query?: string | null }) =>
-        services.explainRank.explain(principal.tenant, args.namespace, { nodeId: args.nodeId.toLowerCase(), otherNodeId: args.otherNodeId.toLowerCase(), ...(args.query ? { text: args.query } : {}) }),
+        services.explainRank.explain(principal.tenant, args.namespace, {
+          nodeId: args.nodeId.toLowerCase(),
+          otherNodeId: args.otherNodeId.toLowerCase(),
+          ...(args.query ? { text: args.query } : {}),
+        }),
     };
-    const result = await graphql({ schema, source: body.query, rootValue, variableValues: body.variables ?? null, operationName: body.operationName ?? null });
+    const result = await graphql({
+      schema,
+      source: body.query,
+      rootValue,
+      variableValues: body.variables ?? null,
+      operationName: body.operationName ?? null,
+    });
     const errors = result.errors?.map(formatError);
     const firstStatus = Number(errors?.[0]?.extensions?.status ?? 400);
     ctx.status = result.data === undefined || result.data === null ? firstStatus : 200;

@@ -2,7 +2,13 @@
  * Absolute `/v1/*` introspection routes of the knowledge store.
  */
 import Router from '@koa/router';
-import { FEATURES, backendsReport, migrationsReport, versionReport, type IntrospectionSources } from '../../knowledge/introspection/introspection.js';
+import {
+  FEATURES,
+  backendsReport,
+  migrationsReport,
+  versionReport,
+  type IntrospectionSources,
+} from '../../knowledge/introspection/introspection.js';
 
 export interface KnowledgeMetaOptions extends IntrospectionSources {
   /** Runtime statistics for the calling tenant. */

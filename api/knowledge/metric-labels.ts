@@ -13,6 +13,14 @@ export function modeLabel(services: KnowledgeServices, tenant: string, namespace
 }
 
 /** The labels of a retrieval of `query` in `namespace`. */
-export function retrievalLabels(services: KnowledgeServices, tenant: string, namespace: string, query: RetrievalQueryShape): RetrievalLabels {
-  return { mode: modeLabel(services, tenant, namespace), path: retrievalPathOf(query, services.core.embedder !== undefined) };
+export function retrievalLabels(
+  services: KnowledgeServices,
+  tenant: string,
+  namespace: string,
+  query: RetrievalQueryShape,
+): RetrievalLabels {
+  return {
+    mode: modeLabel(services, tenant, namespace),
+    path: retrievalPathOf(query, services.core.embedder !== undefined),
+  };
 }

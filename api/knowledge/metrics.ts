@@ -5,7 +5,11 @@
  * (docs/observability.md). Also the runtime totals of `/v1/stats` and `/admin/api/metrics`.
  */
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
-import type { AdmissionRejectionReason, KnowledgeTelemetry, WebhookDeliveryResult } from '../../domain/knowledge/knowledge-telemetry.js';
+import type {
+  AdmissionRejectionReason,
+  KnowledgeTelemetry,
+  WebhookDeliveryResult,
+} from '../../domain/knowledge/knowledge-telemetry.js';
 import type { RetrievalPath } from '../../domain/knowledge/retrieval-path.js';
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -65,10 +69,30 @@ export class KnowledgeMetrics implements KnowledgeTelemetry {
   constructor(registry: Registry) {
     this.#registry = registry;
     const registers = [registry];
-    this.writes = new Counter({ name: KNOWLEDGE_METRICS.writes, help: 'Knowledge writes by namespace mode and outcome (admitted, rejected, deduplicated, error)', labelNames: ['mode', 'outcome'], registers });
-    this.writeSeconds = new Histogram({ name: KNOWLEDGE_METRICS.writeDuration, help: 'Latency of knowledge writes', buckets: BUCKETS, registers });
-    this.retrievals = new Counter({ name: KNOWLEDGE_METRICS.retrievals, help: 'Knowledge retrievals (REST retrieve and GraphQL search) by namespace mode and outcome (ok, error)', labelNames: ['mode', 'outcome'], registers });
-    this.retrieveSeconds = new Histogram({ name: KNOWLEDGE_METRICS.retrieveDuration, help: 'Latency of knowledge retrievals', buckets: BUCKETS, registers });
+    this.writes = new Counter({
+      name: KNOWLEDGE_METRICS.writes,
+      help: 'Knowledge writes by namespace mode and outcome (admitted, rejected, deduplicated, error)',
+      labelNames: ['mode', 'outcome'],
+      registers,
+    });
+    this.writeSeconds = new Histogram({
+      name: KNOWLEDGE_METRICS.writeDuration,
+      help: 'Latency of knowledge writes',
+      buckets: BUCKETS,
+      registers,
+    });
+    this.retrievals = new Counter({
+      name: KNOWLEDGE_METRICS.retrievals,
+      help: 'Knowledge retrievals (REST retrieve and GraphQL search) by namespace mode and outcome (ok, error)',
+      labelNames: ['mode', 'outcome'],
+      registers,
+    });
+    this.retrieveSeconds = new Histogram({
+      name: KNOWLEDGE_METRICS.retrieveDuration,
+      help: 'Latency of knowledge retrievals',
+      buckets: BUCKETS,
+      registers,
+    });
     this.retrievalPathSeconds = new Histogram({
       name: KNOWLEDGE_METRICS.retrievalPathDuration,
       help: 'Latency of knowledge retrievals by the paths they run: vector, text, graph, or hybrid (more than one)',
@@ -76,8 +100,18 @@ export class KnowledgeMetrics implements KnowledgeTelemetry {
       buckets: BUCKETS,
       registers,
     });
-    this.admissionRejections = new Counter({ name: KNOWLEDGE_METRICS.admissionRejections, help: 'Writes the admission check refused, by reason (low_credibility)', labelNames: ['reason'], registers });
-    this.webhookDeliveries = new Counter({ name: KNOWLEDGE_METRICS.webhookDeliveries, help: 'Handoff webhook delivery attempts by result (delivered, retrying, failed)', labelNames: ['result'], registers });
+    this.admissionRejections = new Counter({
+      name: KNOWLEDGE_METRICS.admissionRejections,
+      help: 'Writes the admission check refused, by reason (low_credibility)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.webhookDeliveries = new Counter({
+      name: KNOWLEDGE_METRICS.webhookDeliveries,
+      help: 'Handoff webhook delivery attempts by result (delivered, retrying, failed)',
+      labelNames: ['result'],
+      registers,
+    });
   }
 
   /**
@@ -108,7 +142,11 @@ export class KnowledgeMetrics implements KnowledgeTelemetry {
   }
 
   /** Times `fn` as a write; the outcome label comes from `outcomeOf`, the mode from `modeOf` once it ran. */
-  async timeWrite<T>(fn: () => Promise<T>, outcomeOf: (value: T) => string, modeOf: () => string = () => UNKNOWN_MODE): Promise<T> {
+  async timeWrite<T>(
+    fn: () => Promise<T>,
+    outcomeOf: (value: T) => string,
+    modeOf: () => string = () => UNKNOWN_MODE,
+  ): Promise<T> {
     const end = this.writeSeconds.startTimer();
     try {
       const value = await fn();
@@ -127,7 +165,10 @@ export class KnowledgeMetrics implements KnowledgeTelemetry {
   }
 
   /** Times `fn` as a retrieval, labelled by `labels`. */
-  async timeRetrieve<T>(fn: () => Promise<T>, labels: RetrievalLabels = { mode: () => UNKNOWN_MODE, path: undefined }): Promise<T> {
+  async timeRetrieve<T>(
+    fn: () => Promise<T>,
+    labels: RetrievalLabels = { mode: () => UNKNOWN_MODE, path: undefined },
+  ): Promise<T> {
     const end = this.retrieveSeconds.startTimer();
     const started = performance.now();
     this.#counts.retrievals++;
@@ -157,12 +198,19 @@ export class KnowledgeMetrics implements KnowledgeTelemetry {
   /** Totals since start, in the origin's terms (writes count as its "ingest"). */
   totals(): RuntimeTotals {
     const sorted = [...this.#latencies].sort((a, b) => a - b);
-    const at = (p: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!);
+    const at = (p: number) =>
+      sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
     const c = this.#counts;
     const round = (x: number) => Math.round(x * 10) / 10;
     return {
-      retrievalTotal: c.retrievals, retrievalErrors: c.retrievalErrors, ingestTotal: c.writes, ingestAdmitted: c.admitted, ingestRejected: c.rejected,
-      latencyP50Us: round(at(50)), latencyP95Us: round(at(95)), latencyMeanUs: c.retrievals === 0 ? 0 : round(this.#latencySumUs / c.retrievals),
+      retrievalTotal: c.retrievals,
+      retrievalErrors: c.retrievalErrors,
+      ingestTotal: c.writes,
+      ingestAdmitted: c.admitted,
+      ingestRejected: c.rejected,
+      latencyP50Us: round(at(50)),
+      latencyP95Us: round(at(95)),
+      latencyMeanUs: c.retrievals === 0 ? 0 : round(this.#latencySumUs / c.retrievals),
     };
   }
 }

@@ -8,7 +8,15 @@ import { explainRankRest, type KnowledgeServices } from '../../knowledge/index.j
 import { requirePermission } from './auth.js';
 import type { KnowledgeMetrics } from './metrics.js';
 import { modeLabel, retrievalLabels } from './metric-labels.js';
-import { validateEdge, validateExplainRank, validateReconcile, validateRetract, validateRetrieve, validateSourceLabel, validateWrite } from './request-schemas.js';
+import {
+  validateEdge,
+  validateExplainRank,
+  validateReconcile,
+  validateRetract,
+  validateRetrieve,
+  validateSourceLabel,
+  validateWrite,
+} from './request-schemas.js';
 import { applyMode, originScoreParams, present } from './origin-compat.js';
 import { parseTime } from '../../knowledge/core/time.js';
 import { intParam } from './query-params.js';
@@ -27,9 +35,20 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
     const { tenant } = requirePermission(ctx, 'write');
     const body = validateWrite(ctx.request.body);
     if (body.content === '' && body.vector === undefined) {
-      throw new ValidationError('content: must not be empty unless a vector is given (a vector-only write)', { code: 'invalid_request', details: { problems: [{ path: 'content', keyword: 'minLength', message: 'content: must not be empty unless a vector is given' }] } });
+      throw new ValidationError('content: must not be empty unless a vector is given (a vector-only write)', {
+        code: 'invalid_request',
+        details: {
+          problems: [
+            { path: 'content', keyword: 'minLength', message: 'content: must not be empty unless a vector is given' },
+          ],
+        },
+      });
     }
-    ctx.body = await metrics.timeWrite(() => services.writes.write(tenant, ns(ctx), body), (r) => (!r.admitted ? 'rejected' : r.deduplicated ? 'deduplicated' : 'admitted'), modeLabel(services, tenant, ns(ctx)));
+    ctx.body = await metrics.timeWrite(
+      () => services.writes.write(tenant, ns(ctx), body),
+      (r) => (!r.admitted ? 'rejected' : r.deduplicated ? 'deduplicated' : 'admitted'),
+      modeLabel(services, tenant, ns(ctx)),
+    );
   });
 
   router.post('/retrieve', async (ctx) => {
@@ -38,7 +57,10 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
     const scoreParams = originScoreParams(raw.score_params);
     const { score_params: _ignored, ...rest } = raw;
     const body = scoreParams === undefined ? rest : { ...rest, score_params: scoreParams };
-    ctx.body = await metrics.timeRetrieve(() => services.retrieval.retrieve(tenant, ns(ctx), body), retrievalLabels(services, tenant, ns(ctx), body));
+    ctx.body = await metrics.timeRetrieve(
+      () => services.retrieval.retrieve(tenant, ns(ctx), body),
+      retrievalLabels(services, tenant, ns(ctx), body),
+    );
   });
 
   router.post('/rank/explain', async (ctx) => {
@@ -76,7 +98,10 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
     const { tenant } = requirePermission(ctx, 'write');
     const { mode, external_id: externalId, source_id: sourceId, ...body } = validateSourceLabel(ctx.request.body);
     if (externalId !== undefined && sourceId !== undefined && externalId !== sourceId) {
-      throw new ValidationError('external_id and source_id name different sources; external_id is an alias of source_id', { code: 'invalid_request' });
+      throw new ValidationError(
+        'external_id and source_id name different sources; external_id is an alias of source_id',
+        { code: 'invalid_request' },
+      );
     }
     applyMode(services, tenant, ns(ctx), mode, true);
     ctx.body = services.sources.label(tenant, ns(ctx), { ...body, source_id: (sourceId ?? externalId)! });
@@ -89,7 +114,12 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
 
   router.get('/recovery/pending', (ctx) => {
     const { tenant } = requirePermission(ctx, 'read');
-    ctx.body = services.recovery.pending(tenant, ns(ctx), intParam(ctx, 'limit', 100, 10_000), intParam(ctx, 'offset', 0, 1e9));
+    ctx.body = services.recovery.pending(
+      tenant,
+      ns(ctx),
+      intParam(ctx, 'limit', 100, 10_000),
+      intParam(ctx, 'offset', 0, 1e9),
+    );
   });
 
   router.post('/recovery/reconcile', async (ctx) => {

@@ -12,7 +12,13 @@ import type { KnowledgeServices, RetrieveRequest } from '../../knowledge/index.j
  * that mode; elsewhere a missing namespace is left to the service's 404. An existing namespace with
  * another mode is a 409 `namespace_mode_mismatch`: a namespace's mode is fixed when it is created.
  */
-export function applyMode(services: KnowledgeServices, tenant: string, nsName: string, mode: NamespaceMode | undefined, create = false): void {
+export function applyMode(
+  services: KnowledgeServices,
+  tenant: string,
+  nsName: string,
+  mode: NamespaceMode | undefined,
+  create = false,
+): void {
   if (mode === undefined) return;
   if (create) {
     services.core.namespaceForWrite(tenant, nsName, mode);
@@ -26,9 +32,13 @@ export function applyMode(services: KnowledgeServices, tenant: string, nsName: s
     throw error;
   }
   if (current !== mode) {
-    throw new ConflictError(`namespace "${nsName}" has mode ${current}; this request says ${mode} (a namespace's mode is fixed when it is created)`, {
-      code: 'namespace_mode_mismatch', details: { mode: current, requested: mode },
-    });
+    throw new ConflictError(
+      `namespace "${nsName}" has mode ${current}; this request says ${mode} (a namespace's mode is fixed when it is created)`,
+      {
+        code: 'namespace_mode_mismatch',
+        details: { mode: current, requested: mode },
+      },
+    );
   }
 }
 
@@ -42,7 +52,10 @@ export function originScoreParams(params: RetrieveRequest['score_params']): Retr
   if (params === undefined) return undefined;
   const { decay_alpha: decayAlpha, ...weights } = params;
   const allZero = Object.values(weights).every((w) => w === undefined || w === 0);
-  const out = { ...(allZero ? {} : weights), ...(decayAlpha !== undefined && decayAlpha > 0 ? { decay_alpha: decayAlpha } : {}) };
+  const out = {
+    ...(allZero ? {} : weights),
+    ...(decayAlpha !== undefined && decayAlpha > 0 ? { decay_alpha: decayAlpha } : {}),
+  };
   return Object.keys(out).length === 0 ? undefined : out;
 }
 

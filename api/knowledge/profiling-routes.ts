@@ -16,7 +16,10 @@ export function profilingRoutes(): Router {
   const router = new Router({ prefix: '/debug/pprof' });
   let busy = false;
   const exclusive = async <T>(fn: () => Promise<T>): Promise<T> => {
-    if (busy) throw new ConflictError('another profile is being captured; try again when it finishes', { code: 'profile_in_progress' });
+    if (busy)
+      throw new ConflictError('another profile is being captured; try again when it finishes', {
+        code: 'profile_in_progress',
+      });
     busy = true;
     try {
       return await fn();
@@ -29,8 +32,16 @@ export function profilingRoutes(): Router {
     requirePermission(ctx, 'admin');
     ctx.body = {
       profiles: [
-        { name: 'profile', path: '/debug/pprof/profile?seconds=10', description: 'CPU profile (.cpuprofile JSON, open in Chrome DevTools)' },
-        { name: 'heap', path: '/debug/pprof/heap', description: 'Heap snapshot (.heapsnapshot JSON, open in Chrome DevTools)' },
+        {
+          name: 'profile',
+          path: '/debug/pprof/profile?seconds=10',
+          description: 'CPU profile (.cpuprofile JSON, open in Chrome DevTools)',
+        },
+        {
+          name: 'heap',
+          path: '/debug/pprof/heap',
+          description: 'Heap snapshot (.heapsnapshot JSON, open in Chrome DevTools)',
+        },
       ],
     };
   });
@@ -40,7 +51,9 @@ export function profilingRoutes(): Router {
     const raw = String(ctx.query.seconds ?? '10');
     const seconds = Number(raw);
     if (!/^\d+(\.\d+)?$/.test(raw) || seconds <= 0 || seconds > MAX_PROFILE_SECONDS) {
-      throw new ValidationError(`seconds: must be a number in (0, ${MAX_PROFILE_SECONDS}]`, { code: 'invalid_request' });
+      throw new ValidationError(`seconds: must be a number in (0, ${MAX_PROFILE_SECONDS}]`, {
+        code: 'invalid_request',
+      });
     }
     const profile = await exclusive(async () => {
       const session = new Session();

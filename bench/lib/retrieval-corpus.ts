@@ -42,8 +42,42 @@ export interface Corpus {
   readonly questions: readonly Question[];
 }
 
-const PEOPLE = ['Caroline', 'Melanie', 'Jon', 'Gina', 'Tomas', 'Priya', 'Marcus', 'Aiko', 'Lena', 'Omar', 'Rosa', 'Felix', 'Nadia', 'Viktor', 'Hana', 'Diego', 'Sofia', 'Kwame', 'Ingrid', 'Ravi'];
-const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+const PEOPLE = [
+  'Caroline',
+  'Melanie',
+  'Jon',
+  'Gina',
+  'Tomas',
+  'Priya',
+  'Marcus',
+  'Aiko',
+  'Lena',
+  'Omar',
+  'Rosa',
+  'Felix',
+  'Nadia',
+  'Viktor',
+  'Hana',
+  'Diego',
+  'Sofia',
+  'Kwame',
+  'Ingrid',
+  'Ravi',
+];
+const MONTHS = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
 const PETS = [
   { kind: 'puppy', general: 'dog' },
   { kind: 'kitten', general: 'cat' },
@@ -51,9 +85,22 @@ const PETS = [
   { kind: 'parrot', general: 'bird' },
   { kind: 'hamster', general: 'rodent' },
 ];
-const PET_NAMES = ['Biscuit', 'Pepper', 'Mochi', 'Oreo', 'Luna', 'Ziggy', 'Waffles', 'Nugget', 'Clover', 'Pickles', 'Juniper', 'Tofu'];
+const PET_NAMES = [
+  'Biscuit',
+  'Pepper',
+  'Mochi',
+  'Oreo',
+  'Luna',
+  'Ziggy',
+  'Waffles',
+  'Nugget',
+  'Clover',
+  'Pickles',
+  'Juniper',
+  'Tofu',
+];
 const JOBS = [
-  { job: 'nurse', field: 'healthcare', place: 'the children\'s hospital' },
+  { job: 'nurse', field: 'healthcare', place: "the children's hospital" },
   { job: 'software engineer', field: 'tech', place: 'a small startup' },
   { job: 'teacher', field: 'education', place: 'the middle school' },
   { job: 'chef', field: 'restaurant', place: 'an Italian bistro' },
@@ -62,7 +109,16 @@ const JOBS = [
   { job: 'paramedic', field: 'emergency services', place: 'the county ambulance service' },
   { job: 'librarian', field: 'public service', place: 'the city library' },
 ];
-const COMPANIES = ['Northwind', 'Bluefin Labs', 'Harbor & Co', 'Greenleaf', 'Summit Works', 'Brightline', 'Oakridge', 'Copperpot'];
+const COMPANIES = [
+  'Northwind',
+  'Bluefin Labs',
+  'Harbor & Co',
+  'Greenleaf',
+  'Summit Works',
+  'Brightline',
+  'Oakridge',
+  'Copperpot',
+];
 const TRIPS = [
   { city: 'Lisbon', sight: 'the old tram lines' },
   { city: 'Kyoto', sight: 'the bamboo forest' },
@@ -121,7 +177,12 @@ const VEHICLES = [
 ];
 const COLORS = ['red', 'blue', 'green', 'silver', 'yellow', 'black'];
 const MOVE_CITIES = ['Denver', 'Austin', 'Portland', 'Boston', 'Seattle', 'Montreal', 'Dublin', 'Melbourne'];
-const MOVE_REASONS = ['my partner got a new job there', 'the rent here got too expensive', 'we want to be closer to family', 'I was offered a transfer'];
+const MOVE_REASONS = [
+  'my partner got a new job there',
+  'the rent here got too expensive',
+  'we want to be closer to family',
+  'I was offered a transfer',
+];
 
 // Small talk: reuses the facts' vocabulary without stating facts.
 const SMALL_TALK = [
@@ -137,7 +198,7 @@ const SMALL_TALK = [
   'I went for a long run this morning, my legs are sore.',
   'Have you read anything good lately? I need a new book.',
   'We went to the park with friends and had a picnic.',
-  'My neighbor\'s dog barked all night again, I barely slept.',
+  "My neighbor's dog barked all night again, I barely slept.",
   'I am thinking about taking a class, maybe something creative.',
   'Traffic was awful today, it took me an hour to get home.',
   'Congrats, that is such great news! You deserve it.',
@@ -156,8 +217,34 @@ const SMALL_TALK = [
   'I bumped into an old friend from college at the store.',
   'Yes, I agree completely. Let us plan something soon.',
 ];
-const OPENERS = ['', '', 'Oh, ', 'Honestly, ', 'Haha, ', 'Hey! ', 'Well, ', 'You know, ', 'Ugh, ', 'So, ', 'By the way, ', 'Right, '];
-const CLOSERS = ['', '', '', ' Anyway.', ' Ha.', ' What about you?', ' How are things with you?', ' Such is life.', ' We will see.', ' Talk soon!', ' Fingers crossed.', ' Oh well.'];
+const OPENERS = [
+  '',
+  '',
+  'Oh, ',
+  'Honestly, ',
+  'Haha, ',
+  'Hey! ',
+  'Well, ',
+  'You know, ',
+  'Ugh, ',
+  'So, ',
+  'By the way, ',
+  'Right, ',
+];
+const CLOSERS = [
+  '',
+  '',
+  '',
+  ' Anyway.',
+  ' Ha.',
+  ' What about you?',
+  ' How are things with you?',
+  ' Such is life.',
+  ' We will see.',
+  ' Talk soon!',
+  ' Fingers crossed.',
+  ' Oh well.',
+];
 const FOLLOW_UPS = [
   (e: string) => `${e} has been keeping us busy lately, honestly.`,
   (e: string) => `I was just telling a friend about ${e} yesterday.`,
@@ -310,7 +397,8 @@ export function buildCorpus(options: { conversations: number; turnsPerConversati
     const slots = new Map<number, Fact>();
     for (const fact of facts) {
       let slot: number;
-      do slot = Math.floor(rand() * options.turnsPerConversation); while (slots.has(slot));
+      do slot = Math.floor(rand() * options.turnsPerConversation);
+      while (slots.has(slot));
       slots.set(slot, fact);
     }
     const echoes: { person: string; entity: string }[] = [];
@@ -340,12 +428,23 @@ export function buildCorpus(options: { conversations: number; turnsPerConversati
       turns.push({ id, namespace, content, date });
     }
     for (const fact of facts) {
-      for (const q of fact.questions) questions.push({ namespace, text: q.text, kind: q.kind, evidence: [evidenceIds.get(fact)!] });
+      for (const q of fact.questions)
+        questions.push({ namespace, text: q.text, kind: q.kind, evidence: [evidenceIds.get(fact)!] });
     }
     for (const person of [a, b]) {
       const trips = facts.filter((f) => f.person === person && f.group === 'trips');
-      questions.push({ namespace, text: `Which cities did ${person} fly to?`, kind: 'multi', evidence: trips.map((f) => evidenceIds.get(f)!) });
-      questions.push({ namespace, text: `What places has ${person} visited on trips abroad?`, kind: 'multi', evidence: trips.map((f) => evidenceIds.get(f)!) });
+      questions.push({
+        namespace,
+        text: `Which cities did ${person} fly to?`,
+        kind: 'multi',
+        evidence: trips.map((f) => evidenceIds.get(f)!),
+      });
+      questions.push({
+        namespace,
+        text: `What places has ${person} visited on trips abroad?`,
+        kind: 'multi',
+        evidence: trips.map((f) => evidenceIds.get(f)!),
+      });
     }
   }
   return { turns, questions };

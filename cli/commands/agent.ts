@@ -13,7 +13,9 @@ import { ConfigError, ConflictError } from '../../domain/errors.js';
 export function registerAgent(program: Command): void {
   program
     .command('agent')
-    .description('Run the host agent of the platform self-upgrade lane (claims platform.* operations; leaves when no API has run for a while)')
+    .description(
+      'Run the host agent of the platform self-upgrade lane (claims platform.* operations; leaves when no API has run for a while)',
+    )
     .option('--data <dir>', 'data folder (overrides SVC_DATA_DIR)')
     .action(async (opts: { data?: string }) => {
       let config;

@@ -5,13 +5,46 @@ import type { Command } from 'commander';
 import { apiGet } from '../api-client.js';
 import { renderTable } from '../table.js';
 
-interface ConditionView { type: string; status: string; reason: string; message: string; lastTransitionTime: string }
-interface AllocationView { id: string; status: string; pid: number | null; restarts: number; oomKilled: boolean; health: string | null; ports: Record<string, number>; canary: boolean; lastEvent: string | null }
-interface ProcessView { process: string; jobId: string; jobType: string; region: string; desiredCount: number; running: number; health: string | null; allocations: AllocationView[] }
-interface AppView { name: string; deploy: boolean; generation: string | null; observedGeneration: string | null; conditions: ConditionView[]; release: { commit: string } | null; processes: ProcessView[]; findings: { message: string; severity: string }[] }
+interface ConditionView {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+interface AllocationView {
+  id: string;
+  status: string;
+  pid: number | null;
+  restarts: number;
+  oomKilled: boolean;
+  health: string | null;
+  ports: Record<string, number>;
+  canary: boolean;
+  lastEvent: string | null;
+}
+interface ProcessView {
+  process: string;
+  jobId: string;
+  jobType: string;
+  region: string;
+  desiredCount: number;
+  running: number;
+  health: string | null;
+  allocations: AllocationView[];
+}
+interface AppView {
+  name: string;
+  deploy: boolean;
+  generation: string | null;
+  observedGeneration: string | null;
+  conditions: ConditionView[];
+  release: { commit: string } | null;
+  processes: ProcessView[];
+  findings: { message: string; severity: string }[];
+}
 
 const conditionStatus = (app: AppView, type: string) => app.conditions.find((c) => c.type === type)?.status ?? '-';
-
 
 /** Registers `apps` and `status`. */
 export function registerApps(program: Command): void {
@@ -36,7 +69,9 @@ export function registerApps(program: Command): void {
         app.processes.map((p) => `${p.process} ${p.running}/${p.desiredCount}`).join(', ') || '-',
         app.release?.commit.slice(0, 12) ?? '-',
       ]);
-      process.stdout.write(renderTable(['APP', 'DEPLOY', 'VALID', 'DEPLOYED', 'HEALTHY', 'READY', 'PROCESSES', 'RELEASE'], rows));
+      process.stdout.write(
+        renderTable(['APP', 'DEPLOY', 'VALID', 'DEPLOYED', 'HEALTHY', 'READY', 'PROCESSES', 'RELEASE'], rows),
+      );
     });
   program
     .command('status <app>')
@@ -50,16 +85,35 @@ export function registerApps(program: Command): void {
         return;
       }
       const out: string[] = [];
-      out.push(`app ${app.name}  deploy=${app.deploy}  release=${app.release?.commit.slice(0, 12) ?? '-'}  generation=${app.generation?.slice(0, 12) ?? '-'}  observed=${app.observedGeneration?.slice(0, 12) ?? '-'}\n\n`);
-      out.push(renderTable(['CONDITION', 'STATUS', 'REASON', 'MESSAGE'], app.conditions.map((c) => [c.type, c.status, c.reason, c.message])));
+      out.push(
+        `app ${app.name}  deploy=${app.deploy}  release=${app.release?.commit.slice(0, 12) ?? '-'}  generation=${app.generation?.slice(0, 12) ?? '-'}  observed=${app.observedGeneration?.slice(0, 12) ?? '-'}\n\n`,
+      );
+      out.push(
+        renderTable(
+          ['CONDITION', 'STATUS', 'REASON', 'MESSAGE'],
+          app.conditions.map((c) => [c.type, c.status, c.reason, c.message]),
+        ),
+      );
       for (const finding of app.findings) out.push(`${finding.severity}: ${finding.message}\n`);
       out.push('\n');
       const rows = app.processes.flatMap((p) =>
         p.allocations.length === 0
           ? [[p.process, p.jobType, p.region, `${p.running}/${p.desiredCount}`, '-', '-', '-', '-', '-']]
-          : p.allocations.map((a) => [p.process, p.jobType, p.region, `${p.running}/${p.desiredCount}`, a.id.slice(0, 8), a.status + (a.canary ? ' (canary)' : ''), String(a.pid ?? '-'), `${a.restarts}${a.oomKilled ? ' oom' : ''}`, a.health ?? '-']),
+          : p.allocations.map((a) => [
+              p.process,
+              p.jobType,
+              p.region,
+              `${p.running}/${p.desiredCount}`,
+              a.id.slice(0, 8),
+              a.status + (a.canary ? ' (canary)' : ''),
+              String(a.pid ?? '-'),
+              `${a.restarts}${a.oomKilled ? ' oom' : ''}`,
+              a.health ?? '-',
+            ]),
       );
-      out.push(renderTable(['PROCESS', 'TYPE', 'REGION', 'RUNNING', 'ALLOC', 'STATUS', 'PID', 'RESTARTS', 'HEALTH'], rows));
+      out.push(
+        renderTable(['PROCESS', 'TYPE', 'REGION', 'RUNNING', 'ALLOC', 'STATUS', 'PID', 'RESTARTS', 'HEALTH'], rows),
+      );
       process.stdout.write(out.join(''));
     });
 }

@@ -16,7 +16,16 @@ export interface StepView {
 
 /** A deployment with its steps. */
 export interface StepsView {
-  deployment: { id: string; sagaId: string; app: string; kind: string; status: string; commit: string | null; failedStep: string | null; message: string | null };
+  deployment: {
+    id: string;
+    sagaId: string;
+    app: string;
+    kind: string;
+    status: string;
+    commit: string | null;
+    failedStep: string | null;
+    message: string | null;
+  };
   steps: StepView[];
 }
 
@@ -31,7 +40,10 @@ function seconds(step: StepView): string {
  * Prints each step as it starts and ends until the deployment is terminal; returns the final
  * deployment. Polls every `intervalMs`.
  */
-export async function followDeployment(id: string, options: ApiClientOptions & { intervalMs?: number; write?: (text: string) => void } = {}): Promise<StepsView> {
+export async function followDeployment(
+  id: string,
+  options: ApiClientOptions & { intervalMs?: number; write?: (text: string) => void } = {},
+): Promise<StepsView> {
   const write = options.write ?? ((text: string) => process.stdout.write(text));
   const printed = new Map<number, string>();
   for (;;) {
@@ -39,8 +51,17 @@ export async function followDeployment(id: string, options: ApiClientOptions & {
     for (const step of view.steps) {
       if (printed.get(step.seq) === step.status) continue;
       if (step.status === 'running') write(`  ${step.step.padEnd(9)} running\n`);
-      else write(`  ${step.step.padEnd(9)} ${step.status.padEnd(9)} ${seconds(step).padStart(6)}  ${step.message ?? ''}\n`);
-      if (step.status === 'failed' && step.output) write(step.output.split('\n').map((line) => `      | ${line}`).join('\n') + '\n');
+      else
+        write(
+          `  ${step.step.padEnd(9)} ${step.status.padEnd(9)} ${seconds(step).padStart(6)}  ${step.message ?? ''}\n`,
+        );
+      if (step.status === 'failed' && step.output)
+        write(
+          step.output
+            .split('\n')
+            .map((line) => `      | ${line}`)
+            .join('\n') + '\n',
+        );
       printed.set(step.seq, step.status);
     }
     if (TERMINAL.has(view.deployment.status)) return view;

@@ -44,12 +44,19 @@ interface InvokeOptions {
   idempotencyKey?: string;
 }
 
-const historyPath = (app: string, query: Record<string, string>) => `/api/apps/${encodeURIComponent(app)}/function/history?${new URLSearchParams(query).toString()}`;
+const historyPath = (app: string, query: Record<string, string>) =>
+  `/api/apps/${encodeURIComponent(app)}/function/history?${new URLSearchParams(query).toString()}`;
 
 /** Polls the history until the execution is no longer running. */
-async function waitForExecution(app: string, executionId: string, options: ApiClientOptions, intervalMs = 250): Promise<ExecutionView> {
+async function waitForExecution(
+  app: string,
+  executionId: string,
+  options: ApiClientOptions,
+  intervalMs = 250,
+): Promise<ExecutionView> {
   for (;;) {
-    const [record] = (await apiGet<HistoryView>(historyPath(app, { execution: executionId, limit: '1' }), options)).executions;
+    const [record] = (await apiGet<HistoryView>(historyPath(app, { execution: executionId, limit: '1' }), options))
+      .executions;
     if (record && record.status !== 'running') return record;
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
@@ -69,12 +76,24 @@ async function invoke(app: string, opts: InvokeOptions): Promise<void> {
   if (process_ === undefined) {
     const { functions } = await apiGet<HistoryView>(historyPath(app, { limit: '1' }), api);
     if (functions.length === 0) throw new CliError(`${app} has no function process`, ExitCode.notFound);
-    if (functions.length > 1) throw new CliError(`${app} has several function processes (${functions.join(', ')}); name one with --process`, ExitCode.usage);
+    if (functions.length > 1)
+      throw new CliError(
+        `${app} has several function processes (${functions.join(', ')}); name one with --process`,
+        ExitCode.usage,
+      );
     process_ = functions[0]!;
   }
-  const invocation = await apiPost<InvocationView>(`/api/apps/${encodeURIComponent(app)}/invoke`, { process: process_, body }, { ...api, ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}) });
+  const invocation = await apiPost<InvocationView>(
+    `/api/apps/${encodeURIComponent(app)}/invoke`,
+    { process: process_, body },
+    { ...api, ...(opts.idempotencyKey ? { idempotencyKey: opts.idempotencyKey } : {}) },
+  );
   if (!opts.wait) {
-    process.stdout.write(opts.json ? JSON.stringify(invocation, null, 2) + '\n' : `execution ${invocation.executionId} of ${app}/${invocation.process} (job ${invocation.jobId}) is running\n`);
+    process.stdout.write(
+      opts.json
+        ? JSON.stringify(invocation, null, 2) + '\n'
+        : `execution ${invocation.executionId} of ${app}/${invocation.process} (job ${invocation.jobId}) is running\n`,
+    );
     return;
   }
   const record = await waitForExecution(app, invocation.executionId, api);
@@ -84,7 +103,10 @@ async function invoke(app: string, opts: InvokeOptions): Promise<void> {
     if (record.errorOutput) process.stderr.write(record.errorOutput);
   }
   if (record.status !== 'succeeded') {
-    throw new CliError(`function ${app}/${record.process} ${record.status}${record.exitCode === null ? '' : ` (exit code ${record.exitCode})`}, execution ${record.executionId}`, ExitCode.failed);
+    throw new CliError(
+      `function ${app}/${record.process} ${record.status}${record.exitCode === null ? '' : ` (exit code ${record.exitCode})`}, execution ${record.executionId}`,
+      ExitCode.failed,
+    );
   }
 }
 
@@ -92,12 +114,17 @@ async function invoke(app: string, opts: InvokeOptions): Promise<void> {
 export function registerFunctions(program: Command): void {
   program
     .command('invoke <app>')
-    .description("Run an app's function process once (POST /api/apps/{id}/invoke), wait for it and print its standard output; exit 1 unless it succeeded")
+    .description(
+      "Run an app's function process once (POST /api/apps/{id}/invoke), wait for it and print its standard output; exit 1 unless it succeeded",
+    )
     .option('--process <name>', "the function process (default: the app's only one)")
     .option('--body <json>', 'the function input as JSON, delivered in SVC_REQUEST_BODY (default null)')
     .option('--no-wait', 'print the execution id and return without waiting')
     .option('--json', 'print the execution record (or, with --no-wait, the invocation) as JSON')
-    .option('--idempotency-key <key>', 'Idempotency-Key header: a retry with the same key answers the original invocation')
+    .option(
+      '--idempotency-key <key>',
+      'Idempotency-Key header: a retry with the same key answers the original invocation',
+    )
     .option('--api <url>', 'control plane URL (default SVC_API_URL or http://127.0.0.1:$SVC_PORT)')
     .action((app: string, opts: InvokeOptions) => invoke(app, opts));
   const functions = program.command('functions').description('On-demand function processes');
@@ -109,13 +136,26 @@ export function registerFunctions(program: Command): void {
     .option('--json', 'print the API answer as JSON')
     .option('--api <url>', 'control plane URL (default SVC_API_URL or http://127.0.0.1:$SVC_PORT)')
     .action(async (app: string, opts: { process?: string; limit: string; json?: boolean; api?: string }) => {
-      const view = await apiGet<HistoryView>(historyPath(app, { limit: opts.limit, ...(opts.process ? { process: opts.process } : {}) }), opts.api ? { api: opts.api } : {});
+      const view = await apiGet<HistoryView>(
+        historyPath(app, { limit: opts.limit, ...(opts.process ? { process: opts.process } : {}) }),
+        opts.api ? { api: opts.api } : {},
+      );
       if (opts.json) return void process.stdout.write(JSON.stringify(view, null, 2) + '\n');
       const firstLine = (text: string) => {
         const line = text.trim().split('\n')[0] ?? '';
         return line.length > 60 ? `${line.slice(0, 57)}...` : line;
       };
-      const rows = view.executions.map((e) => [e.executionId, e.process, e.status, e.exitCode === null ? '-' : String(e.exitCode), e.durationMs === null ? '-' : `${e.durationMs}ms`, e.startedAt, firstLine(e.output) || '-']);
-      process.stdout.write(renderTable(['EXECUTION', 'PROCESS', 'STATUS', 'EXIT', 'DURATION', 'STARTED', 'OUTPUT'], rows));
+      const rows = view.executions.map((e) => [
+        e.executionId,
+        e.process,
+        e.status,
+        e.exitCode === null ? '-' : String(e.exitCode),
+        e.durationMs === null ? '-' : `${e.durationMs}ms`,
+        e.startedAt,
+        firstLine(e.output) || '-',
+      ]);
+      process.stdout.write(
+        renderTable(['EXECUTION', 'PROCESS', 'STATUS', 'EXIT', 'DURATION', 'STARTED', 'OUTPUT'], rows),
+      );
     });
 }

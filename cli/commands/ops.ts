@@ -19,7 +19,13 @@ interface OperationView {
   lockExpiresAt: string | null;
   lastError: string | null;
   createdAt: string;
-  attemptHistory?: { attempt: number; owner: string; startedAt: string; endedAt: string | null; outcome: string | null }[];
+  attemptHistory?: {
+    attempt: number;
+    owner: string;
+    startedAt: string;
+    endedAt: string | null;
+    outcome: string | null;
+  }[];
 }
 
 interface ActiveView {
@@ -32,7 +38,9 @@ interface ActiveView {
 export function registerOps(program: Command): void {
   program
     .command('ops [id]')
-    .description('Show queued and running operations with the drain state (GET /api/operations/active), or one operation (GET /api/v1/operations/{id})')
+    .description(
+      'Show queued and running operations with the drain state (GET /api/operations/active), or one operation (GET /api/v1/operations/{id})',
+    )
     .option('--api <url>', 'control plane URL')
     .option('--json', 'print the API answer as JSON')
     .action(async (id: string | undefined, opts: { api?: string; json?: boolean }) => {
@@ -46,18 +54,43 @@ export function registerOps(program: Command): void {
           '',
         ];
         process.stdout.write(lines.join('\n') + '\n');
-        process.stdout.write(renderTable(['ATTEMPT', 'OWNER', 'STARTED', 'ENDED', 'OUTCOME'], (op.attemptHistory ?? []).map((a) => [String(a.attempt), a.owner, a.startedAt, a.endedAt ?? '-', a.outcome ?? 'running'])));
+        process.stdout.write(
+          renderTable(
+            ['ATTEMPT', 'OWNER', 'STARTED', 'ENDED', 'OUTCOME'],
+            (op.attemptHistory ?? []).map((a) => [
+              String(a.attempt),
+              a.owner,
+              a.startedAt,
+              a.endedAt ?? '-',
+              a.outcome ?? 'running',
+            ]),
+          ),
+        );
         return;
       }
       const active = await apiGet<ActiveView>('/api/operations/active', opts);
       if (opts.json) return void process.stdout.write(JSON.stringify(active, null, 2) + '\n');
       const d = active.drain;
-      process.stdout.write(`worker ${d.workerEnabled ? 'enabled' : 'disabled'}  draining=${d.draining}  drain mode=${d.mode}  running here=${d.running}\n`);
-      process.stdout.write(`totals: ${Object.entries(active.counts).map(([k, v]) => `${k} ${v}`).join(', ')}\n\n`);
+      process.stdout.write(
+        `worker ${d.workerEnabled ? 'enabled' : 'disabled'}  draining=${d.draining}  drain mode=${d.mode}  running here=${d.running}\n`,
+      );
+      process.stdout.write(
+        `totals: ${Object.entries(active.counts)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}\n\n`,
+      );
       process.stdout.write(
         renderTable(
           ['ID', 'KIND', 'APP', 'STATUS', 'ATTEMPTS', 'STAGE', 'CREATED'],
-          active.operations.map((o) => [o.id, o.kind, o.app ?? '-', o.status, `${o.attempts}/${o.maxAttempts}`, o.stage ?? '-', o.createdAt]),
+          active.operations.map((o) => [
+            o.id,
+            o.kind,
+            o.app ?? '-',
+            o.status,
+            `${o.attempts}/${o.maxAttempts}`,
+            o.stage ?? '-',
+            o.createdAt,
+          ]),
         ),
       );
     });

@@ -13,7 +13,11 @@ import { recordApiProcess } from '../../platform/platform-lane/index.js';
 
 /** The serve options as arguments, for a restart by the host agent. */
 function serveArguments(opts: { only?: string; apps?: string; data?: string }): string[] {
-  return [...(opts.only ? ['--only', opts.only] : []), ...(opts.apps ? ['--apps', path.resolve(opts.apps)] : []), ...(opts.data ? ['--data', path.resolve(opts.data)] : [])];
+  return [
+    ...(opts.only ? ['--only', opts.only] : []),
+    ...(opts.apps ? ['--apps', path.resolve(opts.apps)] : []),
+    ...(opts.data ? ['--data', path.resolve(opts.data)] : []),
+  ];
 }
 
 const ONLY = ['control', 'knowledge'] as const;
@@ -34,18 +38,36 @@ export function registerServe(program: Command): void {
       let config;
       let restricted;
       try {
-        const env = { ...process.env, ...(opts.apps ? { SVC_APPS_DIR: opts.apps } : {}), ...(opts.data ? { SVC_DATA_DIR: opts.data } : {}) };
+        const env = {
+          ...process.env,
+          ...(opts.apps ? { SVC_APPS_DIR: opts.apps } : {}),
+          ...(opts.data ? { SVC_DATA_DIR: opts.data } : {}),
+        };
         config = loadConfig(env);
         restricted = loadRestrictedMode(env, config);
       } catch (error) {
         if (error instanceof ConfigError) throw new CliError(`configuration error: ${error.message}`, ExitCode.failed);
         throw error;
       }
-      if (restricted !== undefined && opts.only === 'knowledge') throw new CliError('restricted mode (SVC_FLEET_AUTHORITY_ONLY=true) serves only the restricted control plane; --only knowledge does not apply', ExitCode.usage);
+      if (restricted !== undefined && opts.only === 'knowledge')
+        throw new CliError(
+          'restricted mode (SVC_FLEET_AUTHORITY_ONLY=true) serves only the restricted control plane; --only knowledge does not apply',
+          ExitCode.usage,
+        );
       const logger = createLogger({ level: config.logLevel, base: { pid: process.pid } });
-      logger.info({ config: redactConfig(config), restricted: restricted !== undefined, bridge: restricted?.bridge !== undefined }, 'starting svc');
+      logger.info(
+        {
+          config: redactConfig(config),
+          restricted: restricted !== undefined,
+          bridge: restricted?.bridge !== undefined,
+        },
+        'starting svc',
+      );
       // Loaded here, not at the top: every other command starts without the whole server graph.
-      const [{ startControlPlane }, { startKnowledgeStore }] = await Promise.all([import('../../wiring/control-plane.js'), import('../../wiring/knowledge-store.js')]);
+      const [{ startControlPlane }, { startKnowledgeStore }] = await Promise.all([
+        import('../../wiring/control-plane.js'),
+        import('../../wiring/knowledge-store.js'),
+      ]);
       // `restart`: the host agent restarts this API (SIGUSR2, ADR 0086): infrastructure apps use stays up.
       const closers: ((restart: boolean) => Promise<void>)[] = [];
       try {
@@ -58,7 +80,12 @@ export function registerServe(program: Command): void {
           const plane = await startControlPlane(config, logger);
           closers.push((restart) => plane.close({ restart }));
           // The host agent restarts this process from the current release with the same arguments (ADR 0086).
-          recordApiProcess(config.platformDir, { argv: serveArguments(opts), cwd: process.cwd(), url: plane.url, root: releaseFolder() ?? packageRoot() });
+          recordApiProcess(config.platformDir, {
+            argv: serveArguments(opts),
+            cwd: process.cwd(),
+            url: plane.url,
+            root: releaseFolder() ?? packageRoot(),
+          });
           // The record stays after a stop (liveness is checked by pid and start time): a rollback restarts from it.
         }
         if (restricted === undefined && opts.only !== 'control') {

@@ -21,7 +21,11 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 /** Registers `tokens`. */
 export function registerTokens(program: Command): void {
-  const tokens = program.command('tokens').description('Scoped access tokens for the event stream (events:read) and metrics scrapers (metrics:read); needs SVC_API_TOKEN');
+  const tokens = program
+    .command('tokens')
+    .description(
+      'Scoped access tokens for the event stream (events:read) and metrics scrapers (metrics:read); needs SVC_API_TOKEN',
+    );
   tokens
     .command('create')
     .description('Issue a token; its secret is printed once')
@@ -31,11 +35,17 @@ export function registerTokens(program: Command): void {
     .option('--api <url>', 'control plane URL')
     .option('--json', 'print the API answer as JSON')
     .action(async (opts: { name: string; scope: string[]; expiresIn?: string; api?: string; json?: boolean }) => {
-      const answer = await apiPost<{ token: TokenView & { token: string } }>('/api/access/tokens', { name: opts.name, scopes: opts.scope, ...(opts.expiresIn ? { expiresIn: opts.expiresIn } : {}) }, opts);
+      const answer = await apiPost<{ token: TokenView & { token: string } }>(
+        '/api/access/tokens',
+        { name: opts.name, scopes: opts.scope, ...(opts.expiresIn ? { expiresIn: opts.expiresIn } : {}) },
+        opts,
+      );
       if (opts.json) return void process.stdout.write(JSON.stringify(answer, null, 2) + '\n');
       const t = answer.token;
       process.stdout.write(`${t.token}\n`);
-      process.stderr.write(`issued ${t.id} "${t.name}" with ${t.scopes.join(', ')}${t.expiresAt ? `, expires ${t.expiresAt}` : ', no expiry'}; the secret above is shown only once\n`);
+      process.stderr.write(
+        `issued ${t.id} "${t.name}" with ${t.scopes.join(', ')}${t.expiresAt ? `, expires ${t.expiresAt}` : ', no expiry'}; the secret above is shown only once\n`,
+      );
     });
   tokens
     .command('list')
@@ -45,7 +55,12 @@ export function registerTokens(program: Command): void {
     .action(async (opts: { api?: string; json?: boolean }) => {
       const answer = await apiGet<{ tokens: TokenView[] }>('/api/access/tokens', opts);
       if (opts.json) return void process.stdout.write(JSON.stringify(answer, null, 2) + '\n');
-      process.stdout.write(renderTable(['ID', 'NAME', 'SCOPES', 'STATE', 'CREATED', 'EXPIRES'], answer.tokens.map((t) => [t.id, t.name, t.scopes.join(','), t.state, t.createdAt, t.expiresAt ?? '-'])));
+      process.stdout.write(
+        renderTable(
+          ['ID', 'NAME', 'SCOPES', 'STATE', 'CREATED', 'EXPIRES'],
+          answer.tokens.map((t) => [t.id, t.name, t.scopes.join(','), t.state, t.createdAt, t.expiresAt ?? '-']),
+        ),
+      );
     });
   tokens
     .command('revoke <id>')

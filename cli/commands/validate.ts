@@ -46,7 +46,10 @@ export function registerValidate(program: Command): void {
     .description('Validate infraspec.yaml files (default: every spec under SVC_APPS_DIR); exits 1 on any error')
     .option('--fleet <file>', 'fleet document (YAML or JSON) enabling the node pool existence check')
     .option('--json', 'print the full result as JSON')
-    .addHelpText('after', '\nPaths may be spec files, app folders, or a folder of app folders.\nOutput: file:line:col rule message, one finding per line.')
+    .addHelpText(
+      'after',
+      '\nPaths may be spec files, app folders, or a folder of app folders.\nOutput: file:line:col rule message, one finding per line.',
+    )
     .action((paths: string[], opts: { fleet?: string; json?: boolean }) => {
       let fleetDocument: unknown;
       if (opts.fleet !== undefined) {
@@ -59,7 +62,10 @@ export function registerValidate(program: Command): void {
       let results: FileValidation[];
       if (paths.length === 0) {
         const appsDir = configuredAppsDir();
-        results = [...validateAppsDir(appsDir, { fleetDocument }).files].map((f) => ({ ...f, file: path.join(path.relative(process.cwd(), appsDir) || '.', f.file) }));
+        results = [...validateAppsDir(appsDir, { fleetDocument }).files].map((f) => ({
+          ...f,
+          file: path.join(path.relative(process.cwd(), appsDir) || '.', f.file),
+        }));
       } else {
         let files: string[];
         try {
@@ -76,7 +82,8 @@ export function registerValidate(program: Command): void {
       if (opts.json) {
         process.stdout.write(JSON.stringify({ valid: results.every((r) => r.valid), files: results }, null, 2) + '\n');
       } else {
-        for (const result of results) for (const finding of result.findings) process.stdout.write(formatFindingLine(result.file, finding) + '\n');
+        for (const result of results)
+          for (const finding of result.findings) process.stdout.write(formatFindingLine(result.file, finding) + '\n');
         const invalid = results.filter((r) => !r.valid).length;
         process.stderr.write(`${results.length} file(s) checked, ${invalid} invalid\n`);
       }

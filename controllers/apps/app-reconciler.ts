@@ -17,7 +17,14 @@ import { isDomainError, TimeoutError, UnavailableError } from '../../domain/erro
 import { readReleaseManifest, releaseLaunch } from '../../platform/release-builder/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
-import { getApp, listApps, removeApp, removeAppFinalizer, setAppStatus, type AppRow } from '../../store/control/apps.js';
+import {
+  getApp,
+  listApps,
+  removeApp,
+  removeAppFinalizer,
+  setAppStatus,
+  type AppRow,
+} from '../../store/control/apps.js';
 import type { Reconciler, ReconcileResult } from '../runtime/controller.js';
 import { assessHealth, observeApp } from './observe-app.js';
 import type { SchedulerTargets } from './scheduler-targets.js';
@@ -43,7 +50,8 @@ export interface AppReconcilerOptions {
 }
 
 /** Infrastructure settings for every app, or a function giving an app's own (it may provision them first). */
-export type InfrastructureSettings = TranslationInfrastructure | ((app: string, spec: CanonicalAppSpec) => Promise<TranslationInfrastructure>);
+export type InfrastructureSettings =
+  TranslationInfrastructure | ((app: string, spec: CanonicalAppSpec) => Promise<TranslationInfrastructure>);
 
 /** Creates the app controller's reconciler (keys are app names). */
 export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
@@ -62,49 +70,104 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
         return;
       }
       if (!spec) {
-        writeStatus(options, app, [
-          { type: 'Deployed', status: 'Unknown', reason: 'NoValidSpec', message: 'the spec has never been valid' },
-          { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
-        ], now());
+        writeStatus(
+          options,
+          app,
+          [
+            { type: 'Deployed', status: 'Unknown', reason: 'NoValidSpec', message: 'the spec has never been valid' },
+            { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+          ],
+          now(),
+        );
         return;
       }
       if (!spec.deploy) {
         const stopped = await stopJobs(options, name, new Set());
-        writeStatus(options, app, [
-          { type: 'Deployed', status: 'False', reason: 'DeployDisabled', message: `deploy is false in the spec${stopped > 0 ? `; stopped ${stopped} job(s)` : ''}` },
-          { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
-        ], now());
+        writeStatus(
+          options,
+          app,
+          [
+            {
+              type: 'Deployed',
+              status: 'False',
+              reason: 'DeployDisabled',
+              message: `deploy is false in the spec${stopped > 0 ? `; stopped ${stopped} job(s)` : ''}`,
+            },
+            { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+          ],
+          now(),
+        );
         return;
       }
       const release = app.release;
       if (!release) {
         // A first deploy that failed its health gate clears the release: no half-new app stays.
         const stopped = await stopJobs(options, name, new Set());
-        writeStatus(options, app, [
-          { type: 'Deployed', status: 'False', reason: 'NoRelease', message: `no release yet: deploy a commit to build one${stopped > 0 ? `; stopped ${stopped} job(s)` : ''}` },
-          { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
-        ], now());
+        writeStatus(
+          options,
+          app,
+          [
+            {
+              type: 'Deployed',
+              status: 'False',
+              reason: 'NoRelease',
+              message: `no release yet: deploy a commit to build one${stopped > 0 ? `; stopped ${stopped} job(s)` : ''}`,
+            },
+            { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+          ],
+          now(),
+        );
         return;
       }
       let infrastructure: TranslationInfrastructure | undefined;
       try {
-        infrastructure = typeof options.infrastructure === 'function' ? await options.infrastructure(name, spec) : options.infrastructure;
+        infrastructure =
+          typeof options.infrastructure === 'function'
+            ? await options.infrastructure(name, spec)
+            : options.infrastructure;
       } catch (error) {
         // The app's backing services are not ready (the managed server restarting): its jobs stay as they are.
         options.logger.warn({ app: name, err: error }, 'infrastructure settings unavailable: retrying');
-        writeStatus(options, app, [{ type: 'Deployed', status: 'False', reason: 'InfrastructureUnavailable', message: `the app's infrastructure is not ready: ${(error as Error).message}` }], now());
+        writeStatus(
+          options,
+          app,
+          [
+            {
+              type: 'Deployed',
+              status: 'False',
+              reason: 'InfrastructureUnavailable',
+              message: `the app's infrastructure is not ready: ${(error as Error).message}`,
+            },
+          ],
+          now(),
+        );
         return { requeueAfterMs: UNAVAILABLE_REQUEUE_MS };
       }
       let jobs: JobSpec[];
       try {
-        jobs = await withGatewayCounts(spec, applyScheduleOverrides(options.db, name, spec, desiredJobs(spec, release, infrastructure, options.targets.runsImages)), options.gatewayScale, (job) => options.targets.get(job.region ?? LOCAL_REGION));
+        jobs = await withGatewayCounts(
+          spec,
+          applyScheduleOverrides(
+            options.db,
+            name,
+            spec,
+            desiredJobs(spec, release, infrastructure, options.targets.runsImages),
+          ),
+          options.gatewayScale,
+          (job) => options.targets.get(job.region ?? LOCAL_REGION),
+        );
       } catch (error) {
         if (isSchedulerUnavailable(error)) return schedulerUnavailable(options, app, error, now());
         if (!isDomainError(error)) throw error;
-        writeStatus(options, app, [
-          { type: 'Deployed', status: 'False', reason: 'ReleaseNotRunnable', message: error.message },
-          { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
-        ], now());
+        writeStatus(
+          options,
+          app,
+          [
+            { type: 'Deployed', status: 'False', reason: 'ReleaseNotRunnable', message: error.message },
+            { type: 'Healthy', status: 'Unknown', reason: 'NotDeployed', message: 'not deployed' },
+          ],
+          now(),
+        );
         return;
       }
       const submitted: string[] = [];
@@ -114,7 +177,10 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
           const result = await scheduler.submitJob(job);
           if (result.outcome !== 'unchanged') {
             submitted.push(`${job.id} ${result.outcome}`);
-            options.logger.info({ app: name, job: job.id, outcome: result.outcome, scaled: result.scaled, rolled: result.rolled }, 'job submitted');
+            options.logger.info(
+              { app: name, job: job.id, outcome: result.outcome, scaled: result.scaled, rolled: result.rolled },
+              'job submitted',
+            );
           }
         }
       } catch (error) {
@@ -124,10 +190,25 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
       await stopJobs(options, name, new Set(jobs.map((j) => j.id)));
       const observed = await observeApp(name, options.targets, options.registry);
       const health = assessHealth(jobs, observed);
-      writeStatus(options, app, [
-        { type: 'Deployed', status: 'True', reason: 'JobsSubmitted', message: `release ${release.commit.slice(0, 12)}: ${jobs.map((j) => j.id).join(', ')}` },
-        { type: 'Healthy', status: health.healthy ? 'True' : 'False', reason: health.reason, message: health.message },
-      ], now());
+      writeStatus(
+        options,
+        app,
+        [
+          {
+            type: 'Deployed',
+            status: 'True',
+            reason: 'JobsSubmitted',
+            message: `release ${release.commit.slice(0, 12)}: ${jobs.map((j) => j.id).join(', ')}`,
+          },
+          {
+            type: 'Healthy',
+            status: health.healthy ? 'True' : 'False',
+            reason: health.reason,
+            message: health.message,
+          },
+        ],
+        now(),
+      );
       return health.healthy ? undefined : { requeueAfterMs: options.unhealthyRequeueMs ?? 1000 };
     },
   };
@@ -142,31 +223,66 @@ function isSchedulerUnavailable(error: unknown): error is UnavailableError | Tim
 }
 
 /** Says why nothing could be submitted and retries soon: the jobs already running are left as they are. */
-function schedulerUnavailable(options: AppReconcilerOptions, app: AppRow, error: UnavailableError | TimeoutError, at: Date): ReconcileResult {
+function schedulerUnavailable(
+  options: AppReconcilerOptions,
+  app: AppRow,
+  error: UnavailableError | TimeoutError,
+  at: Date,
+): ReconcileResult {
   options.logger.warn({ app: app.name, err: error }, 'scheduler unavailable: retrying');
-  writeStatus(options, app, [{ type: 'Deployed', status: 'False', reason: 'SchedulerUnavailable', message: `the scheduler cannot be reached: ${error.message}` }], at);
+  writeStatus(
+    options,
+    app,
+    [
+      {
+        type: 'Deployed',
+        status: 'False',
+        reason: 'SchedulerUnavailable',
+        message: `the scheduler cannot be reached: ${error.message}`,
+      },
+    ],
+    at,
+  );
   return { requeueAfterMs: UNAVAILABLE_REQUEUE_MS };
 }
 
 /** The jobs the scheduler should run for `spec` at `release` (per-region overrides replace that region's jobs). */
-export function desiredJobs(spec: CanonicalAppSpec, release: AppRelease, infrastructure?: TranslationInput['infrastructure'], runsImages = false): JobSpec[] {
+export function desiredJobs(
+  spec: CanonicalAppSpec,
+  release: AppRelease,
+  infrastructure?: TranslationInput['infrastructure'],
+  runsImages = false,
+): JobSpec[] {
   const translate = (at: { commit: string; dir: string }): JobSpec[] => {
     const manifest = readReleaseManifest(at.dir);
     if (!manifest) throw new Error(`release ${at.dir} has no manifest`);
     // An image release runs as image tasks on a driver that runs images; a host driver needs a native launch.
-    const imageRelease = runsImages && manifest.builder !== 'native' && manifest.image !== null && manifest.image !== undefined;
+    const imageRelease =
+      runsImages && manifest.builder !== 'native' && manifest.image !== null && manifest.image !== undefined;
     const launch = imageRelease ? undefined : releaseLaunch(at.dir, manifest);
     return translateApp(spec, {
       release: launch
-        ? { commit: at.commit, workdir: launch.workdir, command: launch.command, env: { ...launch.env }, ...(manifest.user ? { user: manifest.user } : {}) }
-        : { commit: at.commit, image: manifest.image!, env: { ...manifest.env }, ...(manifest.command && manifest.command.length > 0 ? { command: manifest.command } : {}) },
+        ? {
+            commit: at.commit,
+            workdir: launch.workdir,
+            command: launch.command,
+            env: { ...launch.env },
+            ...(manifest.user ? { user: manifest.user } : {}),
+          }
+        : {
+            commit: at.commit,
+            image: manifest.image!,
+            env: { ...manifest.env },
+            ...(manifest.command && manifest.command.length > 0 ? { command: manifest.command } : {}),
+          },
       ...(infrastructure ? { infrastructure } : {}),
     }).jobs;
   };
   const overrides = release.regions ?? {};
   const regionOf = (job: JobSpec) => job.meta?.['svc.region'] ?? '';
   let jobs = translate(release).filter((job) => !(regionOf(job) in overrides));
-  for (const [region, at] of Object.entries(overrides)) jobs.push(...translate(at).filter((job) => regionOf(job) === region));
+  for (const [region, at] of Object.entries(overrides))
+    jobs.push(...translate(at).filter((job) => regionOf(job) === region));
   jobs = jobs.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   if (!release.direct) return jobs;
   return jobs.map((job) => ({ ...job, taskGroups: job.taskGroups.map((g) => ({ ...g, canary: 0 })) }));
@@ -191,5 +307,10 @@ function writeStatus(options: AppReconcilerOptions, app: AppRow, inputs: readonl
   const current = getApp(options.db, app.name)?.conditions ?? app.conditions;
   let conditions = current;
   for (const input of inputs) conditions = setCondition(conditions, input, now);
-  setAppStatus(options.db, app.name, { conditions: summarizeReady(conditions, now), observedGeneration: app.generation }, now);
+  setAppStatus(
+    options.db,
+    app.name,
+    { conditions: summarizeReady(conditions, now), observedGeneration: app.generation },
+    now,
+  );
 }

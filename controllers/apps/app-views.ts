@@ -56,13 +56,20 @@ export async function listAppViews(sources: AppViewSources): Promise<AppView[]> 
 /** One app; `NotFoundError` when it is not discovered. */
 export async function getAppView(sources: AppViewSources, name: string): Promise<AppView> {
   const app = getApp(sources.db, name);
-  if (!app) throw new NotFoundError(`app "${name}" is not discovered under the apps folder`, { code: 'app_not_found', details: { app: name } });
+  if (!app)
+    throw new NotFoundError(`app "${name}" is not discovered under the apps folder`, {
+      code: 'app_not_found',
+      details: { app: name },
+    });
   return toView(sources, app);
 }
 
 /** The process that receives an app's public endpoints: `web` if present, else the first process with a port. */
 export function endpointProcess(spec: CanonicalAppSpec): string | undefined {
-  const withPort = Object.entries(spec.processes).filter(([, p]) => p.port !== undefined).map(([name]) => name).sort();
+  const withPort = Object.entries(spec.processes)
+    .filter(([, p]) => p.port !== undefined)
+    .map(([name]) => name)
+    .sort();
   return withPort.includes('web') ? 'web' : withPort[0];
 }
 
@@ -76,7 +83,12 @@ export interface ManifestService {
   readonly reachability: 'public' | 'private' | 'internal';
   readonly endpoints: readonly { readonly url: string; readonly scope: 'public'; readonly region: string | null }[];
   readonly placement: { readonly regions: readonly string[]; readonly nodePool: string | null };
-  readonly instances: readonly { readonly address: string; readonly port: number; readonly status: string; readonly allocationId: string }[];
+  readonly instances: readonly {
+    readonly address: string;
+    readonly port: number;
+    readonly status: string;
+    readonly allocationId: string;
+  }[];
   readonly status: 'passing' | 'warning' | 'critical' | 'none';
 }
 
@@ -103,10 +115,27 @@ export async function manifestServices(apps: readonly AppRow[], registry: Regist
         service,
         type: definition.type,
         reachability: isPublic ? 'public' : definition.port !== undefined ? 'private' : 'internal',
-        endpoints: isPublic ? (spec.endpoints ?? []).map((e) => ({ url: e.url, scope: 'public' as const, region: e.region ?? null })) : [],
-        placement: { regions: definition.regions ?? Object.keys(spec.regions ?? {}), nodePool: spec.placement?.nodePool ?? null },
-        instances: instances.map((i) => ({ address: i.address, port: i.port, status: instanceStatus(i), allocationId: i.allocationId })),
-        status: statuses.length === 0 ? 'none' : statuses.includes('critical') ? 'critical' : statuses.includes('warning') ? 'warning' : 'passing',
+        endpoints: isPublic
+          ? (spec.endpoints ?? []).map((e) => ({ url: e.url, scope: 'public' as const, region: e.region ?? null }))
+          : [],
+        placement: {
+          regions: definition.regions ?? Object.keys(spec.regions ?? {}),
+          nodePool: spec.placement?.nodePool ?? null,
+        },
+        instances: instances.map((i) => ({
+          address: i.address,
+          port: i.port,
+          status: instanceStatus(i),
+          allocationId: i.allocationId,
+        })),
+        status:
+          statuses.length === 0
+            ? 'none'
+            : statuses.includes('critical')
+              ? 'critical'
+              : statuses.includes('warning')
+                ? 'warning'
+                : 'passing',
       });
     }
   }
@@ -147,9 +176,11 @@ export async function resourceSuggestions(sources: AppViewSources) {
         usagePercent: limit > 0 ? Math.round((peak / limit) * 1000) / 10 : null,
         status,
         suggestion:
-          status === 'at_risk' ? `raise resources.memory above ${Math.ceil(peakMb / 0.7)} MB to keep peak usage under 70%`
-          : status === 'overprovisioned' ? `resources.memory could drop to about ${Math.max(16, Math.ceil(peakMb / 0.6))} MB`
-          : 'keep resources.memory as it is',
+          status === 'at_risk'
+            ? `raise resources.memory above ${Math.ceil(peakMb / 0.7)} MB to keep peak usage under 70%`
+            : status === 'overprovisioned'
+              ? `resources.memory could drop to about ${Math.max(16, Math.ceil(peakMb / 0.6))} MB`
+              : 'keep resources.memory as it is',
       });
     }
   }

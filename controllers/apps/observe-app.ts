@@ -38,7 +38,12 @@ export interface ProcessObservation {
 
 /** Everything observed about an app right now. */
 export interface AppObservation {
-  readonly jobs: readonly { readonly id: string; readonly region: string; readonly version: number; readonly status: JobStatus['status'] }[];
+  readonly jobs: readonly {
+    readonly id: string;
+    readonly region: string;
+    readonly version: number;
+    readonly status: JobStatus['status'];
+  }[];
   readonly processes: readonly ProcessObservation[];
 }
 
@@ -55,8 +60,15 @@ function view(allocation: Allocation, instances: readonly ServiceInstance[]): Al
     oomKilled: allocation.task.oomKilled,
     lastEvent: allocation.task.lastEventMessage ?? null,
     ports: Object.fromEntries(allocation.ports.map((p) => [p.label, p.value])),
-    health: mine.length === 0 ? null : mine.map(instanceStatus).reduce<HealthStatus>((worst, s) => (rank(s) > rank(worst) ? s : worst), 'passing'),
-    memory: { currentBytes: allocation.memory.currentRssBytes, peakBytes: allocation.memory.peakRssBytes, limitBytes: allocation.memory.limitBytes },
+    health:
+      mine.length === 0
+        ? null
+        : mine.map(instanceStatus).reduce<HealthStatus>((worst, s) => (rank(s) > rank(worst) ? s : worst), 'passing'),
+    memory: {
+      currentBytes: allocation.memory.currentRssBytes,
+      peakBytes: allocation.memory.peakRssBytes,
+      limitBytes: allocation.memory.limitBytes,
+    },
   };
 }
 
@@ -76,8 +88,12 @@ export async function observeApp(app: string, targets: SchedulerTargets, registr
       jobs.push({ id: job.spec.id, region, version: job.version, status: job.status });
       for (const group of job.spec.taskGroups) {
         const instances = (await Promise.all(group.services.map((s) => registry.instances(s.name)))).flat();
-        const groupAllocations = allocations.filter((a) => a.jobId === job.spec.id && a.taskGroup === group.name && a.kind === 'group');
-        const checked = instances.filter((i) => i.checks.length > 0 && groupAllocations.some((a) => a.id === i.allocationId && a.status === 'running'));
+        const groupAllocations = allocations.filter(
+          (a) => a.jobId === job.spec.id && a.taskGroup === group.name && a.kind === 'group',
+        );
+        const checked = instances.filter(
+          (i) => i.checks.length > 0 && groupAllocations.some((a) => a.id === i.allocationId && a.status === 'running'),
+        );
         processes.push({
           process: job.spec.meta?.['svc.process'] ?? group.name,
           jobId: job.spec.id,
@@ -86,8 +102,14 @@ export async function observeApp(app: string, targets: SchedulerTargets, registr
           desiredCount: job.spec.type === 'service' ? group.count : 0,
           running: groupAllocations.filter((a) => a.status === 'running').length,
           paused: job.paused,
-          health: group.services.some((s) => s.check) ? (checked.length === 0 ? 'critical' : checked.map(instanceStatus).reduce<HealthStatus>((w, s) => (rank(s) > rank(w) ? s : w), 'passing')) : null,
-          allocations: allocations.filter((a) => a.jobId === job.spec.id && a.taskGroup === group.name).map((a) => view(a, instances)),
+          health: group.services.some((s) => s.check)
+            ? checked.length === 0
+              ? 'critical'
+              : checked.map(instanceStatus).reduce<HealthStatus>((w, s) => (rank(s) > rank(w) ? s : w), 'passing')
+            : null,
+          allocations: allocations
+            .filter((a) => a.jobId === job.spec.id && a.taskGroup === group.name)
+            .map((a) => view(a, instances)),
         });
       }
     }
@@ -96,7 +118,10 @@ export async function observeApp(app: string, targets: SchedulerTargets, registr
 }
 
 /** Whether every desired service allocation runs and passes its checks, with the reason if not. */
-export function assessHealth(desired: readonly JobSpec[], observed: AppObservation): { healthy: boolean; reason: string; message: string } {
+export function assessHealth(
+  desired: readonly JobSpec[],
+  observed: AppObservation,
+): { healthy: boolean; reason: string; message: string } {
   const problems: string[] = [];
   for (const job of desired) {
     if (!observed.jobs.some((j) => j.id === job.id)) {
@@ -105,12 +130,20 @@ export function assessHealth(desired: readonly JobSpec[], observed: AppObservati
     }
     if (job.type !== 'service') continue;
     for (const group of job.taskGroups) {
-      const process = observed.processes.find((p) => p.jobId === job.id && p.process === (job.meta?.['svc.process'] ?? group.name));
+      const process = observed.processes.find(
+        (p) => p.jobId === job.id && p.process === (job.meta?.['svc.process'] ?? group.name),
+      );
       const running = process?.running ?? 0;
       if (running < group.count) problems.push(`${group.name}: ${running}/${group.count} allocations running`);
-      else if (group.count > 0 && process?.health !== null && process?.health !== 'passing') problems.push(`${group.name}: health ${process?.health ?? 'unknown'}`);
+      else if (group.count > 0 && process?.health !== null && process?.health !== 'passing')
+        problems.push(`${group.name}: health ${process?.health ?? 'unknown'}`);
     }
   }
-  if (problems.length === 0) return { healthy: true, reason: 'AllocationsHealthy', message: 'every allocation is running and passing its checks' };
+  if (problems.length === 0)
+    return {
+      healthy: true,
+      reason: 'AllocationsHealthy',
+      message: 'every allocation is running and passing its checks',
+    };
   return { healthy: false, reason: 'AllocationsNotHealthy', message: problems.join('; ') };
 }

@@ -12,7 +12,10 @@ export class SchedulerTargets {
    * @param runsImages true when the driver runs container images (kubernetes): image releases are
    *   then translated to image tasks instead of being refused as not runnable on the host.
    */
-  constructor(private readonly open: (region: string) => Promise<Scheduler>, readonly runsImages = false) {}
+  constructor(
+    private readonly open: (region: string) => Promise<Scheduler>,
+    readonly runsImages = false,
+  ) {}
 
   /** The scheduler of `region` (opened on first use). */
   get(region: string = LOCAL_REGION): Promise<Scheduler> {

@@ -8,7 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { canonicalDigest } from '../../domain/canonical-json.js';
 import { setCondition, summarizeReady } from '../../domain/status/conditions.js';
-import { validateDeployGroup, validateInfraspec, type CanonicalAppSpec, type Finding } from '../../domain/spec/index.js';
+import {
+  validateDeployGroup,
+  validateInfraspec,
+  type CanonicalAppSpec,
+  type Finding,
+} from '../../domain/spec/index.js';
 import { discoverSpecFiles, readSpecText, SPEC_FILE_NAME, DEPLOY_GROUPS_DIR } from '../../platform/spec-files.js';
 import type { Db } from '../../store/database.js';
 import { getApp, listApps, markAppDeleted, setAppStatus, upsertAppSpec } from '../../store/control/apps.js';
@@ -33,7 +38,8 @@ export function createSpecReconciler(options: SpecReconcilerOptions): Reconciler
     name: 'spec',
     listKeys() {
       const keys = new Set<string>();
-      for (const file of discoverSpecFiles(options.appsDir)) keys.add(file.kind === 'app' ? file.key : `group:${file.key}`);
+      for (const file of discoverSpecFiles(options.appsDir))
+        keys.add(file.kind === 'app' ? file.key : `group:${file.key}`);
       for (const app of listApps(options.db)) keys.add(app.name);
       return [...keys];
     },
@@ -65,22 +71,42 @@ function reconcileApp(options: SpecReconcilerOptions, name: string, now: Date): 
     spec = result.valid ? result.spec : undefined;
     const specName = (result.spec as { name?: unknown } | undefined)?.name;
     if (result.valid && specName !== name) {
-      findings.push({ path: 'name', rule: 'name.matchesFolder', message: `name: "${String(specName)}" must equal the app folder name "${name}" (${rel})`, line: null, column: null, severity: 'error' });
+      findings.push({
+        path: 'name',
+        rule: 'name.matchesFolder',
+        message: `name: "${String(specName)}" must equal the app folder name "${name}" (${rel})`,
+        line: null,
+        column: null,
+        severity: 'error',
+      });
       spec = undefined;
     }
   } catch (error) {
-    findings = [{ path: '', rule: 'file.unreadable', message: `${rel}: ${(error as Error).message}`, line: null, column: null, severity: 'error' }];
+    findings = [
+      {
+        path: '',
+        rule: 'file.unreadable',
+        message: `${rel}: ${(error as Error).message}`,
+        line: null,
+        column: null,
+        severity: 'error',
+      },
+    ];
   }
   const valid = spec !== undefined;
-  const write = upsertAppSpec(options.db, {
-    name,
-    file: rel,
-    // An invalid edit keeps the last valid spec and generation: the app keeps running as it was.
-    spec: valid ? spec : (existing?.committedSpec ?? null),
-    generation: valid ? canonicalDigest(spec) : (existing?.generation ?? null),
-    findings,
-    finalizers: [STOP_JOBS_FINALIZER],
-  }, now);
+  const write = upsertAppSpec(
+    options.db,
+    {
+      name,
+      file: rel,
+      // An invalid edit keeps the last valid spec and generation: the app keeps running as it was.
+      spec: valid ? spec : (existing?.committedSpec ?? null),
+      generation: valid ? canonicalDigest(spec) : (existing?.generation ?? null),
+      findings,
+      finalizers: [STOP_JOBS_FINALIZER],
+    },
+    now,
+  );
   const errors = findings.filter((f) => f.severity === 'error');
   const current = getApp(options.db, name)?.conditions ?? [];
   const conditions = summarizeReady(
@@ -88,12 +114,25 @@ function reconcileApp(options: SpecReconcilerOptions, name: string, now: Date): 
       current,
       valid
         ? { type: 'Valid', status: 'True', reason: 'SpecValid', message: `${rel} is valid` }
-        : { type: 'Valid', status: 'False', reason: 'SpecInvalid', message: `${errors.length} error(s): ${errors.slice(0, 3).map((f) => f.message).join('; ')}${existing?.spec ? '; the last valid spec stays in effect' : ''}` },
+        : {
+            type: 'Valid',
+            status: 'False',
+            reason: 'SpecInvalid',
+            message: `${errors.length} error(s): ${errors
+              .slice(0, 3)
+              .map((f) => f.message)
+              .join('; ')}${existing?.spec ? '; the last valid spec stays in effect' : ''}`,
+          },
       now,
     ),
     now,
   );
-  const status = setAppStatus(options.db, name, { conditions, observedGeneration: getApp(options.db, name)?.observedGeneration ?? null }, now);
+  const status = setAppStatus(
+    options.db,
+    name,
+    { conditions, observedGeneration: getApp(options.db, name)?.observedGeneration ?? null },
+    now,
+  );
   return write !== 'unchanged' || status !== 'unchanged';
 }
 
@@ -106,5 +145,15 @@ function reconcileGroup(options: SpecReconcilerOptions, name: string, now: Date)
   }
   const rel = path.relative(options.appsDir, file);
   const result = validateDeployGroup(readSpecText(file), { fileName: rel });
-  upsertDeployGroup(options.db, { name, file: rel, group: result.valid ? (result.group ?? null) : null, findings: [...result.findings], generation: result.valid ? canonicalDigest(result.group) : null }, now);
+  upsertDeployGroup(
+    options.db,
+    {
+      name,
+      file: rel,
+      group: result.valid ? (result.group ?? null) : null,
+      findings: [...result.findings],
+      generation: result.valid ? canonicalDigest(result.group) : null,
+    },
+    now,
+  );
 }

@@ -4,11 +4,25 @@
  * cache is dropped on every issue and revocation, so a revoked token stops working at once.
  */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { ACCESS_TOKEN_PREFIX, ISSUABLE_SCOPES, newAccessTokenSecret, NOT_ISSUABLE, type Principal, type Scope } from '../../domain/auth/index.js';
+import {
+  ACCESS_TOKEN_PREFIX,
+  ISSUABLE_SCOPES,
+  newAccessTokenSecret,
+  NOT_ISSUABLE,
+  type Principal,
+  type Scope,
+} from '../../domain/auth/index.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { parseGoDuration } from '../../domain/spec/index.js';
 import type { Db } from '../../store/database.js';
-import { accessTokenBySecret, getAccessToken, insertAccessToken, listAccessTokens, revokeAccessToken, type AccessTokenRecord } from '../../store/control/scoped-tokens.js';
+import {
+  accessTokenBySecret,
+  getAccessToken,
+  insertAccessToken,
+  listAccessTokens,
+  revokeAccessToken,
+  type AccessTokenRecord,
+} from '../../store/control/scoped-tokens.js';
 
 /** What `POST /api/access/tokens` asks for. */
 export interface IssueTokenRequest {
@@ -38,10 +52,15 @@ export class ScopedTokens {
     const scopes = [...new Set(request.scopes)];
     for (const scope of scopes) {
       if (!(ISSUABLE_SCOPES as readonly string[]).includes(scope)) {
-        throw new ValidationError(NOT_ISSUABLE[scope] !== undefined ? `scope ${scope} cannot be issued: ${NOT_ISSUABLE[scope]}` : `unknown scope ${JSON.stringify(scope)}; issuable scopes: ${ISSUABLE_SCOPES.join(', ')}`, {
-          code: 'scope_not_issuable',
-          details: { scope, issuable: ISSUABLE_SCOPES },
-        });
+        throw new ValidationError(
+          NOT_ISSUABLE[scope] !== undefined
+            ? `scope ${scope} cannot be issued: ${NOT_ISSUABLE[scope]}`
+            : `unknown scope ${JSON.stringify(scope)}; issuable scopes: ${ISSUABLE_SCOPES.join(', ')}`,
+          {
+            code: 'scope_not_issuable',
+            details: { scope, issuable: ISSUABLE_SCOPES },
+          },
+        );
       }
     }
     const now = this.now();
@@ -49,12 +68,23 @@ export class ScopedTokens {
     if (request.expiresIn !== undefined) {
       const ms = parseGoDuration(request.expiresIn).milliseconds;
       if (ms <= 0 || ms > MAX_TOKEN_LIFETIME_MS) {
-        throw new ValidationError(`expiresIn must be above zero and at most 366 days, not ${request.expiresIn}`, { code: 'invalid_expiry', details: { expiresIn: request.expiresIn } });
+        throw new ValidationError(`expiresIn must be above zero and at most 366 days, not ${request.expiresIn}`, {
+          code: 'invalid_expiry',
+          details: { expiresIn: request.expiresIn },
+        });
       }
       expiresAt = new Date(now.getTime() + ms).toISOString();
     }
     const token = newAccessTokenSecret((size) => randomBytes(size));
-    const record: AccessTokenRecord = { id: `tok_${randomUUID().replace(/-/g, '').slice(0, 20)}`, name: request.name, scopes: scopes as Scope[], createdAt: now.toISOString(), createdBy: by, expiresAt, revokedAt: null };
+    const record: AccessTokenRecord = {
+      id: `tok_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
+      name: request.name,
+      scopes: scopes as Scope[],
+      createdAt: now.toISOString(),
+      createdBy: by,
+      expiresAt,
+      revokedAt: null,
+    };
     insertAccessToken(this.options.db, record, sha256Hex(token));
     this.cache.clear();
     return { ...this.view(record), token };
@@ -67,7 +97,8 @@ export class ScopedTokens {
   /** Revokes a token (idempotent). */
   revoke(id: string): AccessTokenView {
     const record = revokeAccessToken(this.options.db, id, this.now());
-    if (record === undefined) throw new NotFoundError(`no access token ${id}`, { code: 'token_not_found', details: { id } });
+    if (record === undefined)
+      throw new NotFoundError(`no access token ${id}`, { code: 'token_not_found', details: { id } });
     this.cache.clear();
     return this.view(record);
   }
@@ -92,7 +123,12 @@ export class ScopedTokens {
   }
 
   private view(record: AccessTokenRecord): AccessTokenView {
-    const state = record.revokedAt !== null ? 'revoked' : record.expiresAt !== null && Date.parse(record.expiresAt) <= this.now().getTime() ? 'expired' : 'active';
+    const state =
+      record.revokedAt !== null
+        ? 'revoked'
+        : record.expiresAt !== null && Date.parse(record.expiresAt) <= this.now().getTime()
+          ? 'expired'
+          : 'active';
     return { ...record, state };
   }
 

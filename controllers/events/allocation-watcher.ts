@@ -57,7 +57,8 @@ export class AllocationWatcher {
     this.scanning ??= (async () => {
       try {
         for (const scheduler of await this.options.substrate.schedulers()) {
-          for (const allocation of await scheduler.listAllocations({ includeTerminal: true })) await this.observe(allocation);
+          for (const allocation of await scheduler.listAllocations({ includeTerminal: true }))
+            await this.observe(allocation);
         }
       } catch (error) {
         this.options.logger.warn({ err: error }, 'allocation scan failed');
@@ -73,7 +74,12 @@ export class AllocationWatcher {
     const before = this.seen.get(allocation.id);
     const task = allocation.task;
     const oomMark = task.oomKilled ? `${task.restarts}:${task.lastRestartAt ?? task.finishedAt ?? ''}` : undefined;
-    const now: Seen = { status: allocation.status, restarts: task.restarts, oomMark, lastEventType: before?.lastEventType };
+    const now: Seen = {
+      status: allocation.status,
+      restarts: task.restarts,
+      oomMark,
+      lastEventType: before?.lastEventType,
+    };
     this.seen.set(allocation.id, now);
     const taskLabels = { app: allocation.app, process: allocation.taskGroup, task: task.name };
     this.options.metrics?.taskRestarts.set(taskLabels, task.restarts);
@@ -85,11 +91,21 @@ export class AllocationWatcher {
     }
     if (!this.baselined && before === undefined) return;
     const emits: EventInput[] = [];
-    const common = { allocationId: allocation.id, jobId: allocation.jobId, taskGroup: allocation.taskGroup, task: task.name, process: allocation.taskGroup, restartCount: task.restarts, lastMessage: task.lastEventMessage ?? null };
+    const common = {
+      allocationId: allocation.id,
+      jobId: allocation.jobId,
+      taskGroup: allocation.taskGroup,
+      task: task.name,
+      process: allocation.taskGroup,
+      restartCount: task.restarts,
+      lastMessage: task.lastEventMessage ?? null,
+    };
     const restartKey = CorrelationKey.restarts(allocation.app, allocation.taskGroup, task.name);
     if (task.restarts > (before?.restarts ?? 0)) {
       emits.push({
-        type: 'scheduler.task.restarted', severity: 'warning', app: allocation.app,
+        type: 'scheduler.task.restarted',
+        severity: 'warning',
+        app: allocation.app,
         title: `${allocation.app}/${allocation.taskGroup} task ${task.name} restarted (${task.restarts} restarts)`,
         body: `Allocation ${allocation.id} restarted task ${task.name}; last message: ${task.lastEventMessage ?? 'none'}`,
         dedupeKey: `${allocation.id}:restart:${task.restarts}`,
@@ -100,21 +116,35 @@ export class AllocationWatcher {
       this.oomCounts.set(oomKey, (this.oomCounts.get(oomKey) ?? 0) + 1);
       this.options.metrics?.taskOomKills.set(taskLabels, this.oomCounts.get(oomKey)!);
       emits.push({
-        type: 'scheduler.task.oom_killed', severity: 'critical', app: allocation.app,
+        type: 'scheduler.task.oom_killed',
+        severity: 'critical',
+        app: allocation.app,
         title: `${allocation.app}/${allocation.taskGroup} task ${task.name} was OOM killed`,
         body: `Allocation ${allocation.id} exceeded its memory limit of ${Math.round(allocation.memory.limitBytes / 1048576)} MB; last message: ${task.lastEventMessage ?? 'none'}`,
         dedupeKey: `${allocation.id}:oom:${oomMark}`,
         metadata: { ...common, correlationKey: restartKey, previousEventType: before?.lastEventType ?? null },
       });
     }
-    if (before !== undefined && before.status !== allocation.status) emits.push(...this.statusEvents(allocation, before.status, common));
-    if (allocation.kind === 'periodic_child' && allocation.status === 'running' && task.startedAt !== undefined && this.options.clock.now() - Date.parse(task.startedAt) > (this.options.hungAfterMs ?? 3_600_000)) {
+    if (before !== undefined && before.status !== allocation.status)
+      emits.push(...this.statusEvents(allocation, before.status, common));
+    if (
+      allocation.kind === 'periodic_child' &&
+      allocation.status === 'running' &&
+      task.startedAt !== undefined &&
+      this.options.clock.now() - Date.parse(task.startedAt) > (this.options.hungAfterMs ?? 3_600_000)
+    ) {
       emits.push({
-        type: 'cron.hung', severity: 'critical', app: allocation.app,
+        type: 'cron.hung',
+        severity: 'critical',
+        app: allocation.app,
         title: `${allocation.app}/${allocation.taskGroup} periodic run appears hung`,
         body: `Child ${allocation.id} has run since ${task.startedAt}`,
         dedupeKey: `${allocation.id}:hung`,
-        metadata: { ...common, correlationKey: CorrelationKey.cron(allocation.app, allocation.taskGroup), previousState: allocation.status },
+        metadata: {
+          ...common,
+          correlationKey: CorrelationKey.cron(allocation.app, allocation.taskGroup),
+          previousState: allocation.status,
+        },
       });
     }
     for (const input of emits) {
@@ -127,21 +157,79 @@ export class AllocationWatcher {
     }
   }
 
-  private statusEvents(allocation: Allocation, previous: AllocationStatus, common: Record<string, unknown>): EventInput[] {
+  private statusEvents(
+    allocation: Allocation,
+    previous: AllocationStatus,
+    common: Record<string, unknown>,
+  ): EventInput[] {
     const status = allocation.status;
     const base = { app: allocation.app, dedupeKey: `${allocation.id}:status:${status}` };
     const message = allocation.task.lastEventMessage ?? allocation.statusDescription ?? 'none';
     if (allocation.kind === 'periodic_child') {
       const key = CorrelationKey.cron(allocation.app, allocation.taskGroup);
       const metadata = { ...common, correlationKey: key, previousState: previous };
-      if (status === 'complete') return [{ ...base, type: 'cron.succeeded', severity: 'info', title: `${allocation.app}/${allocation.taskGroup} periodic run succeeded`, body: `Child ${allocation.id} completed`, metadata }];
-      if (status === 'failed') return [{ ...base, type: 'cron.failed', severity: 'critical', title: `${allocation.app}/${allocation.taskGroup} periodic run failed`, body: `Child ${allocation.id} failed: ${message}`, metadata }];
-      if (status === 'lost') return [{ ...base, type: 'cron.lost', severity: 'critical', title: `${allocation.app}/${allocation.taskGroup} periodic run lost`, body: `Child ${allocation.id} was lost: ${message}`, metadata }];
+      if (status === 'complete')
+        return [
+          {
+            ...base,
+            type: 'cron.succeeded',
+            severity: 'info',
+            title: `${allocation.app}/${allocation.taskGroup} periodic run succeeded`,
+            body: `Child ${allocation.id} completed`,
+            metadata,
+          },
+        ];
+      if (status === 'failed')
+        return [
+          {
+            ...base,
+            type: 'cron.failed',
+            severity: 'critical',
+            title: `${allocation.app}/${allocation.taskGroup} periodic run failed`,
+            body: `Child ${allocation.id} failed: ${message}`,
+            metadata,
+          },
+        ];
+      if (status === 'lost')
+        return [
+          {
+            ...base,
+            type: 'cron.lost',
+            severity: 'critical',
+            title: `${allocation.app}/${allocation.taskGroup} periodic run lost`,
+            body: `Child ${allocation.id} was lost: ${message}`,
+            metadata,
+          },
+        ];
       return [];
     }
-    const metadata = { ...common, correlationKey: CorrelationKey.allocation(allocation.app, allocation.taskGroup), previousState: previous };
-    if (status === 'failed') return [{ ...base, type: 'scheduler.allocation.failed', severity: 'critical', title: `${allocation.app}/${allocation.taskGroup} allocation failed`, body: `Allocation ${allocation.id} failed: ${message}`, metadata }];
-    if (status === 'lost') return [{ ...base, type: 'scheduler.allocation.lost', severity: 'critical', title: `${allocation.app}/${allocation.taskGroup} allocation lost`, body: `Allocation ${allocation.id} was lost: ${message}`, metadata }];
+    const metadata = {
+      ...common,
+      correlationKey: CorrelationKey.allocation(allocation.app, allocation.taskGroup),
+      previousState: previous,
+    };
+    if (status === 'failed')
+      return [
+        {
+          ...base,
+          type: 'scheduler.allocation.failed',
+          severity: 'critical',
+          title: `${allocation.app}/${allocation.taskGroup} allocation failed`,
+          body: `Allocation ${allocation.id} failed: ${message}`,
+          metadata,
+        },
+      ];
+    if (status === 'lost')
+      return [
+        {
+          ...base,
+          type: 'scheduler.allocation.lost',
+          severity: 'critical',
+          title: `${allocation.app}/${allocation.taskGroup} allocation lost`,
+          body: `Allocation ${allocation.id} was lost: ${message}`,
+          metadata,
+        },
+      ];
     return [];
   }
 }

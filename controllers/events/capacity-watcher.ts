@@ -46,13 +46,21 @@ export function missingCapacity(sample: CapacitySample, min: CapacityMinimums): 
 
 /** Checks host capacity against the minimums. */
 export class CapacityWatcher {
-  constructor(private readonly options: {
-    db: Db; events: EventEmitterPort; clock: Clock; logger: Logger; hostId: string; minimums: CapacityMinimums; probe: () => Promise<CapacitySample>;
-    /** Source of the platform's events (legacy warnings are adopted only from it). */
-    source: string;
-    /** SVC_EVENT_ENVIRONMENT as configured (undefined when unset): legacy adoption needs it. */
-    eventEnvironment: string | undefined;
-  }) {}
+  constructor(
+    private readonly options: {
+      db: Db;
+      events: EventEmitterPort;
+      clock: Clock;
+      logger: Logger;
+      hostId: string;
+      minimums: CapacityMinimums;
+      probe: () => Promise<CapacitySample>;
+      /** Source of the platform's events (legacy warnings are adopted only from it). */
+      source: string;
+      /** SVC_EVENT_ENVIRONMENT as configured (undefined when unset): legacy adoption needs it. */
+      eventEnvironment: string | undefined;
+    },
+  ) {}
 
   /**
    * The legacy warning this recovery may adopt: exactly one open legacy warning of this source in
@@ -63,8 +71,13 @@ export class CapacityWatcher {
     const legacy = openLegacyCapacityWarnings(this.options.db, this.options.source, this.options.clock.now());
     if (legacy.length === 0) return { retry: false };
     if (this.options.eventEnvironment === undefined) return { retry: true };
-    const same = (missing: unknown) => Array.isArray(missing) && [...(missing as string[])].sort().join(',') === [...state.missing].sort().join(',');
-    const matches = legacy.filter((w) => w.environment === this.options.eventEnvironment && (w.metadata.snapshotHash === state.snapshotHash || same(w.metadata.missing)));
+    const same = (missing: unknown) =>
+      Array.isArray(missing) && [...(missing as string[])].sort().join(',') === [...state.missing].sort().join(',');
+    const matches = legacy.filter(
+      (w) =>
+        w.environment === this.options.eventEnvironment &&
+        (w.metadata.snapshotHash === state.snapshotHash || same(w.metadata.missing)),
+    );
     return { id: matches.length === 1 ? matches[0]!.id : undefined, retry: false };
   }
 
@@ -80,34 +93,60 @@ export class CapacityWatcher {
     const state = this.state();
     const key = CorrelationKey.capacity(this.options.hostId);
     const at = new Date(this.options.clock.now()).toISOString();
-    const details = { freeMemoryBytes: sample.freeMemoryBytes, freeDiskBytes: sample.freeDiskBytes, minMemoryBytes: this.options.minimums.memoryBytes, minDiskBytes: this.options.minimums.diskBytes };
+    const details = {
+      freeMemoryBytes: sample.freeMemoryBytes,
+      freeDiskBytes: sample.freeDiskBytes,
+      minMemoryBytes: this.options.minimums.memoryBytes,
+      minDiskBytes: this.options.minimums.diskBytes,
+    };
     if (missing.length > 0) {
       const snapshotHash = createHash('sha256').update(missing.join(',')).digest('hex').slice(0, 12);
       if (state?.snapshotHash === snapshotHash) return 'none';
       const episode = state?.episode ?? randomBytes(6).toString('hex');
       await this.options.events.emit({
-        type: 'service.capacity.below_minimum', severity: 'warning',
+        type: 'service.capacity.below_minimum',
+        severity: 'warning',
         title: `Host ${this.options.hostId} is below minimum capacity (${missing.join(', ')})`,
         body: `Free memory ${sample.freeMemoryBytes} bytes (minimum ${this.options.minimums.memoryBytes}); free disk ${sample.freeDiskBytes} bytes (minimum ${this.options.minimums.diskBytes})`,
         dedupeKey: `capacity:${episode}:${snapshotHash}`,
-        metadata: { correlationKey: key, hostId: this.options.hostId, missing, snapshotHash, ...details, previousState: state ? 'below_minimum' : 'ok' },
+        metadata: {
+          correlationKey: key,
+          hostId: this.options.hostId,
+          missing,
+          snapshotHash,
+          ...details,
+          previousState: state ? 'below_minimum' : 'ok',
+        },
       });
-      writeMeta(this.options.db, STATE_KEY, JSON.stringify({ episode, snapshotHash, missing } satisfies EpisodeState), at);
+      writeMeta(
+        this.options.db,
+        STATE_KEY,
+        JSON.stringify({ episode, snapshotHash, missing } satisfies EpisodeState),
+        at,
+      );
       return 'warning';
     }
     if (state === undefined) return 'none';
     const adoption = this.legacyAdoption(state);
     if (adoption.retry) {
-      this.options.logger.warn({ hostId: this.options.hostId }, 'capacity recovered but legacy warnings exist and SVC_EVENT_ENVIRONMENT is not set: recovery deferred');
+      this.options.logger.warn(
+        { hostId: this.options.hostId },
+        'capacity recovered but legacy warnings exist and SVC_EVENT_ENVIRONMENT is not set: recovery deferred',
+      );
       return 'none';
     }
     await this.options.events.emit({
-      type: 'service.capacity.recovered', severity: 'info',
+      type: 'service.capacity.recovered',
+      severity: 'info',
       title: `Host ${this.options.hostId} capacity recovered`,
       body: `Free memory and disk are above their minimums again (was short of ${state.missing.join(', ')})`,
       dedupeKey: `capacity:${state.episode}:recovered`,
       metadata: {
-        correlationKey: key, hostId: this.options.hostId, ...details, previousState: 'below_minimum', previousEventType: 'service.capacity.below_minimum',
+        correlationKey: key,
+        hostId: this.options.hostId,
+        ...details,
+        previousState: 'below_minimum',
+        previousEventType: 'service.capacity.below_minimum',
         ...(adoption.id !== undefined ? { legacyCapacityWarningID: adoption.id } : {}),
       },
     });

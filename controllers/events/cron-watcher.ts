@@ -21,7 +21,15 @@ export class CronWatcher {
   /** Per job: expected launches up to this instant (ms) were judged. */
   private readonly judgedUntil = new Map<string, number>();
 
-  constructor(private readonly options: { events: EventEmitterPort; substrate: Substrate; clock: Clock; logger: Logger; metrics?: ControlMetrics }) {}
+  constructor(
+    private readonly options: {
+      events: EventEmitterPort;
+      substrate: Substrate;
+      clock: Clock;
+      logger: Logger;
+      metrics?: ControlMetrics;
+    },
+  ) {}
 
   /** One pass over every periodic job; returns the missed runs it reported. */
   async check(): Promise<{ jobId: string; expectedAt: string }[]> {
@@ -39,7 +47,8 @@ export class CronWatcher {
           this.options.metrics?.cronMissedRuns.set({ app: job.spec.app, process }, 0);
           continue;
         }
-        const from = this.judgedUntil.get(jobId) ?? Math.max(Date.parse(job.submittedAt), nowMs - MISSED_RUN_GRACE_MS * 2);
+        const from =
+          this.judgedUntil.get(jobId) ?? Math.max(Date.parse(job.submittedAt), nowMs - MISSED_RUN_GRACE_MS * 2);
         const horizon = nowMs - MISSED_RUN_GRACE_MS;
         if (horizon <= from) {
           if (!this.judgedUntil.has(jobId)) {
@@ -56,7 +65,9 @@ export class CronWatcher {
           this.options.logger.warn({ err: error, jobId }, 'periodic job has an unreadable schedule');
           continue;
         }
-        const children = (await scheduler.listAllocations({ jobId, includeTerminal: true })).filter((a) => a.kind === 'periodic_child').map((a) => Date.parse(a.createdAt));
+        const children = (await scheduler.listAllocations({ jobId, includeTerminal: true }))
+          .filter((a) => a.kind === 'periodic_child')
+          .map((a) => Date.parse(a.createdAt));
         let cursor = new Date(from);
         let latestMissed: boolean | undefined;
         for (let i = 0; i < 100; i++) {
@@ -69,17 +80,26 @@ export class CronWatcher {
             const expectedAt = next.toISOString();
             missed.push({ jobId, expectedAt });
             await this.options.events.emit({
-              type: 'cron.missed_run', severity: 'critical', app: job.spec.app,
+              type: 'cron.missed_run',
+              severity: 'critical',
+              app: job.spec.app,
               title: `${job.spec.app}/${process} missed its run at ${expectedAt}`,
               body: `No run of ${jobId} appeared within 5 minutes of ${expectedAt} (schedule ${cronSpec.cron})`,
               dedupeKey: `${jobId}:missed:${expectedAt}`,
-              metadata: { correlationKey: CorrelationKey.cron(job.spec.app, process), jobId, process, expectedAt, schedule: cronSpec.cron },
+              metadata: {
+                correlationKey: CorrelationKey.cron(job.spec.app, process),
+                jobId,
+                process,
+                expectedAt,
+                schedule: cronSpec.cron,
+              },
             });
           }
           cursor = next;
         }
         this.judgedUntil.set(jobId, cursor.getTime() > from ? cursor.getTime() : horizon);
-        if (latestMissed !== undefined) this.options.metrics?.cronMissedRuns.set({ app: job.spec.app, process }, latestMissed ? 1 : 0);
+        if (latestMissed !== undefined)
+          this.options.metrics?.cronMissedRuns.set({ app: job.spec.app, process }, latestMissed ? 1 : 0);
       }
     }
     return missed;

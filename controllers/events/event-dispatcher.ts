@@ -8,7 +8,15 @@ import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Clock } from '../../domain/events/clock.js';
 import { getEvent, publicEvent } from '../../store/control/events.js';
-import { SINK_TARGET, dueDeliveries, markAttemptFailed, markDelivered, nextDueMs, nextDuePerTarget, type OutboxEntry } from '../../store/control/event-outbox.js';
+import {
+  SINK_TARGET,
+  dueDeliveries,
+  markAttemptFailed,
+  markDelivered,
+  nextDueMs,
+  nextDuePerTarget,
+  type OutboxEntry,
+} from '../../store/control/event-outbox.js';
 import { getChannel } from '../../store/control/notification-channels.js';
 import { deliverToSink, type SinkConfig } from '../../platform/notifications/event-sink.js';
 import { notifyChannel } from '../../platform/notifications/notifier.js';
@@ -115,9 +123,20 @@ export class EventDispatcher {
       }
       const attempts = entry.attempts + 1;
       const giveUp = target !== SINK_TARGET && attempts >= (this.options.channelAttempts ?? 8);
-      const delay = Math.min((this.options.retryBaseMs ?? 500) * 2 ** Math.min(attempts - 1, 20), this.options.retryMaxMs ?? 60_000);
-      markAttemptFailed(this.options.db, entry.seq, result.error ?? `HTTP ${result.status}`, giveUp ? undefined : nowMs + delay);
-      this.options.logger.warn({ target, eventId: entry.eventId, attempts, error: result.error, giveUp }, 'event delivery failed');
+      const delay = Math.min(
+        (this.options.retryBaseMs ?? 500) * 2 ** Math.min(attempts - 1, 20),
+        this.options.retryMaxMs ?? 60_000,
+      );
+      markAttemptFailed(
+        this.options.db,
+        entry.seq,
+        result.error ?? `HTTP ${result.status}`,
+        giveUp ? undefined : nowMs + delay,
+      );
+      this.options.logger.warn(
+        { target, eventId: entry.eventId, attempts, error: result.error, giveUp },
+        'event delivery failed',
+      );
       // The target is down: leave its later rows for the retry instead of hammering it.
       this.blockedUntil.set(target, nowMs + delay);
       return;

@@ -13,10 +13,33 @@ import type { EmitResult, EventEmitterPort, EventInput } from '../../domain/even
 import { DEDUPE_WINDOW_MS, newEventId, type EventRecord } from '../../domain/events/event-record.js';
 import type { Clock } from '../../domain/events/clock.js';
 import { explicitCorrelationKey, groupKeyOf } from '../../domain/events/correlation.js';
-import { legacyWarningId, mayAdoptLegacyWarning, recoveryTargets, type IncidentAction } from '../../domain/events/incident-rules.js';
 import {
-  activeGroupOf, activeGroups, changeEventState, nextSnoozeEndMs, dedupeSeenMs, getEvent, insertEvent, listEvents, publicEvent, pruneDedupe, recentDedupeKeys,
-  recordDedupe, timelineEvents, unacknowledgedInGroup, type ActiveGroup, type EventFilter, type GroupScope, type NewEventRow, type StateChange, type TimelineSelector,
+  legacyWarningId,
+  mayAdoptLegacyWarning,
+  recoveryTargets,
+  type IncidentAction,
+} from '../../domain/events/incident-rules.js';
+import {
+  activeGroupOf,
+  activeGroups,
+  changeEventState,
+  nextSnoozeEndMs,
+  dedupeSeenMs,
+  getEvent,
+  insertEvent,
+  listEvents,
+  publicEvent,
+  pruneDedupe,
+  recentDedupeKeys,
+  recordDedupe,
+  timelineEvents,
+  unacknowledgedInGroup,
+  type ActiveGroup,
+  type EventFilter,
+  type GroupScope,
+  type NewEventRow,
+  type StateChange,
+  type TimelineSelector,
 } from '../../store/control/events.js';
 import { enqueueDeliveries } from '../../store/control/event-outbox.js';
 import { snoozeUntilMs } from './parse-snooze.js';
@@ -74,9 +97,22 @@ function groupId(scope: GroupScope): string {
 /** A just-recorded event as the API shows it (open, unacknowledged), built without a read. */
 function recordOf(row: NewEventRow): EventRecord {
   return {
-    id: row.id, source: row.source, app: row.app, environment: row.environment, type: row.type, severity: row.severity, state: 'open',
-    title: row.title, body: row.body, dedupeKey: row.dedupeKey, occurredAt: row.occurredAt, snoozedUntil: null, metadata: row.metadata,
-    correlationKey: row.correlationKey, acknowledgement: null, recordedAt: row.recordedAt,
+    id: row.id,
+    source: row.source,
+    app: row.app,
+    environment: row.environment,
+    type: row.type,
+    severity: row.severity,
+    state: 'open',
+    title: row.title,
+    body: row.body,
+    dedupeKey: row.dedupeKey,
+    occurredAt: row.occurredAt,
+    snoozedUntil: null,
+    metadata: row.metadata,
+    correlationKey: row.correlationKey,
+    acknowledgement: null,
+    recordedAt: row.recordedAt,
   };
 }
 
@@ -101,7 +137,8 @@ export class EventService implements EventEmitterPort {
     this.db = options.db;
     this.clock = options.clock;
     this.log = options.logger;
-    for (const { key, seenMs } of recentDedupeKeys(this.db, this.clock.now() - DEDUPE_WINDOW_MS)) this.seen.set(key, { seenMs });
+    for (const { key, seenMs } of recentDedupeKeys(this.db, this.clock.now() - DEDUPE_WINDOW_MS))
+      this.seen.set(key, { seenMs });
   }
 
   /** The source name of the platform's own events. */
@@ -120,7 +157,9 @@ export class EventService implements EventEmitterPort {
   }
 
   /** Like {@link emit}, answering the recorded event itself (for `POST /api/events`). */
-  async emitRecord(input: EventInput): Promise<{ recorded: true; event: EventRecord } | { recorded: false; reason: 'duplicate' }> {
+  async emitRecord(
+    input: EventInput,
+  ): Promise<{ recorded: true; event: EventRecord } | { recorded: false; reason: 'duplicate' }> {
     const row = this.normalize(input);
     const result = await this.emitRow(row);
     return result.recorded ? { recorded: true, event: recordOf(row) } : result;
@@ -156,14 +195,22 @@ export class EventService implements EventEmitterPort {
   }
 
   private normalize(input: EventInput): NewEventRow {
-    if (typeof input.type !== 'string' || input.type.trim() === '') throw new ValidationError('type: must be a non-empty string', { code: 'invalid_request' });
-    if (!SEVERITIES.has(input.severity)) throw new ValidationError(`severity: "${String(input.severity)}" is not one of info, warning, critical`, { code: 'invalid_request' });
-    if (typeof input.title !== 'string' || input.title === '') throw new ValidationError('title: must be a non-empty string', { code: 'invalid_request' });
+    if (typeof input.type !== 'string' || input.type.trim() === '')
+      throw new ValidationError('type: must be a non-empty string', { code: 'invalid_request' });
+    if (!SEVERITIES.has(input.severity))
+      throw new ValidationError(`severity: "${String(input.severity)}" is not one of info, warning, critical`, {
+        code: 'invalid_request',
+      });
+    if (typeof input.title !== 'string' || input.title === '')
+      throw new ValidationError('title: must be a non-empty string', { code: 'invalid_request' });
     const nowMs = this.clock.now();
     let occurredAt = new Date(nowMs).toISOString();
     if (input.occurredAt !== undefined) {
       const ms = Date.parse(input.occurredAt);
-      if (Number.isNaN(ms)) throw new ValidationError(`occurredAt: "${input.occurredAt}" is not an ISO 8601 timestamp`, { code: 'invalid_request' });
+      if (Number.isNaN(ms))
+        throw new ValidationError(`occurredAt: "${input.occurredAt}" is not an ISO 8601 timestamp`, {
+          code: 'invalid_request',
+        });
       occurredAt = new Date(ms).toISOString();
     }
     const id = newEventId(nowMs, randomBytes(16));
@@ -242,15 +289,32 @@ export class EventService implements EventEmitterPort {
     const key = explicitCorrelationKey(row.metadata);
     if (row.severity !== 'info' || key === undefined) return;
     const scope: GroupScope = { source: row.source, app: row.app, environment: row.environment, correlationKey: key };
-    const targets = recoveryTargets({ type: row.type, severity: row.severity, correlationKey: key, metadata: row.metadata }, unacknowledgedInGroup(this.db, scope));
+    const targets = recoveryTargets(
+      { type: row.type, severity: row.severity, correlationKey: key, metadata: row.metadata },
+      unacknowledgedInGroup(this.db, scope),
+    );
     const legacyId = legacyWarningId(row.metadata);
     if (legacyId !== undefined && !targets.includes(legacyId)) {
       const warning = getEvent(this.db, legacyId, nowMs);
-      if (warning && warning.app === row.app && mayAdoptLegacyWarning({ type: row.type, correlationKey: key, source: row.source, environment: row.environment }, warning)) targets.push(legacyId);
+      if (
+        warning &&
+        warning.app === row.app &&
+        mayAdoptLegacyWarning(
+          { type: row.type, correlationKey: key, source: row.source, environment: row.environment },
+          warning,
+        )
+      )
+        targets.push(legacyId);
     }
     if (targets.length === 0) return;
     const at = new Date(nowMs).toISOString();
-    changeEventState(this.db, targets, { kind: 'acknowledge', by: 'system', at, note: `resolved by ${row.id} (${row.type})`, resolvedByEventId: row.id });
+    changeEventState(this.db, targets, {
+      kind: 'acknowledge',
+      by: 'system',
+      at,
+      note: `resolved by ${row.id} (${row.type})`,
+      resolvedByEventId: row.id,
+    });
     for (const id of targets) changes.push({ kind: 'updated', event: this.read(id, nowMs) });
   }
 
@@ -261,14 +325,20 @@ export class EventService implements EventEmitterPort {
   private prune(nowMs: number): void {
     if (nowMs - this.lastPruneMs < 60_000 && this.seen.size < 100_000) return;
     this.lastPruneMs = nowMs;
-    for (const [key, entry] of this.seen) if (!entry.pending && nowMs - entry.seenMs >= DEDUPE_WINDOW_MS) this.seen.delete(key);
+    for (const [key, entry] of this.seen)
+      if (!entry.pending && nowMs - entry.seenMs >= DEDUPE_WINDOW_MS) this.seen.delete(key);
     pruneDedupe(this.db, nowMs - DEDUPE_WINDOW_MS);
   }
 
   private publish(changes: readonly EventChange[]): void {
     if (changes.length === 0) return;
     for (const { event } of changes) {
-      const scope = { source: event.source, app: event.app, environment: event.environment, correlationKey: event.correlationKey };
+      const scope = {
+        source: event.source,
+        app: event.app,
+        environment: event.environment,
+        correlationKey: event.correlationKey,
+      };
       this.dirtyGroups.set(groupId(scope), scope);
     }
     for (const listener of this.listeners) {
@@ -313,7 +383,11 @@ export class EventService implements EventEmitterPort {
     if (!view || nowMs >= view.validUntilMs) {
       this.dirtyGroups.clear();
       const groups = new Map(activeGroups(this.db, nowMs).map((g) => [groupId(g), g]));
-      view = { groups, list: [...groups.values()], validUntilMs: nextSnoozeEndMs(this.db, nowMs) ?? Number.POSITIVE_INFINITY };
+      view = {
+        groups,
+        list: [...groups.values()],
+        validUntilMs: nextSnoozeEndMs(this.db, nowMs) ?? Number.POSITIVE_INFINITY,
+      };
       this.activeView = view;
       return view.list;
     }
@@ -324,7 +398,9 @@ export class EventService implements EventEmitterPort {
         else view.groups.delete(id);
       }
       this.dirtyGroups.clear();
-      view.list = [...view.groups.values()].sort((a, b) => (a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0));
+      view.list = [...view.groups.values()].sort((a, b) =>
+        a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0,
+      );
       view.validUntilMs = nextSnoozeEndMs(this.db, nowMs) ?? Number.POSITIVE_INFINITY;
     }
     return view.list;
@@ -345,7 +421,13 @@ export class EventService implements EventEmitterPort {
   /** Acknowledges one event, recording operator and note. */
   acknowledge(id: string, args: { by?: string; note?: string }): EventRecord {
     this.get(id);
-    return this.change([id], { kind: 'acknowledge', by: args.by ?? 'operator', at: new Date(this.clock.now()).toISOString(), note: args.note ?? null, resolvedByEventId: null })[0]!;
+    return this.change([id], {
+      kind: 'acknowledge',
+      by: args.by ?? 'operator',
+      at: new Date(this.clock.now()).toISOString(),
+      note: args.note ?? null,
+      resolvedByEventId: null,
+    })[0]!;
   }
 
   /** Snoozes one event until a time or for a duration. */
@@ -361,15 +443,33 @@ export class EventService implements EventEmitterPort {
   }
 
   /** Applies an incident action to a group selected by correlationKey or dedupeKey. */
-  async incidentAction(req: IncidentActionRequest): Promise<{ action: IncidentAction; matched: number; changed: string[]; resolutionEvents: string[] }> {
+  async incidentAction(
+    req: IncidentActionRequest,
+  ): Promise<{ action: IncidentAction; matched: number; changed: string[]; resolutionEvents: string[] }> {
     if ((req.correlationKey === undefined) === (req.dedupeKey === undefined)) {
-      throw new ValidationError('give exactly one of correlationKey or dedupeKey', { code: 'invalid_request', details: { fields: ['correlationKey', 'dedupeKey'] } });
+      throw new ValidationError('give exactly one of correlationKey or dedupeKey', {
+        code: 'invalid_request',
+        details: { fields: ['correlationKey', 'dedupeKey'] },
+      });
     }
     const nowMs = this.clock.now();
     const untilMs = req.action === 'snooze' ? snoozeUntilMs(req, nowMs) : undefined;
-    const timeline = timelineEvents(this.db, { correlationKey: req.correlationKey, dedupeKey: req.dedupeKey, source: req.source, app: req.app, environment: req.environment }, nowMs);
+    const timeline = timelineEvents(
+      this.db,
+      {
+        correlationKey: req.correlationKey,
+        dedupeKey: req.dedupeKey,
+        source: req.source,
+        app: req.app,
+        environment: req.environment,
+      },
+      nowMs,
+    );
     if (timeline.length === 0) {
-      throw new NotFoundError(`no events match ${req.correlationKey !== undefined ? `correlationKey "${req.correlationKey}"` : `dedupeKey "${req.dedupeKey}"`}`, { code: 'incident_not_found' });
+      throw new NotFoundError(
+        `no events match ${req.correlationKey !== undefined ? `correlationKey "${req.correlationKey}"` : `dedupeKey "${req.dedupeKey}"`}`,
+        { code: 'incident_not_found' },
+      );
     }
     const unacked = timeline.filter((e) => e.severity !== 'info' && e.state !== 'acknowledged').map((e) => e.id);
     let changed: string[] = [];
@@ -377,23 +477,44 @@ export class EventService implements EventEmitterPort {
     const by = req.by ?? 'operator';
     if (req.action === 'acknowledge' || req.action === 'resolve') {
       changed = unacked;
-      if (changed.length > 0) this.change(changed, { kind: 'acknowledge', by, at, note: req.note ?? (req.action === 'resolve' ? 'resolved' : null), resolvedByEventId: null });
+      if (changed.length > 0)
+        this.change(changed, {
+          kind: 'acknowledge',
+          by,
+          at,
+          note: req.note ?? (req.action === 'resolve' ? 'resolved' : null),
+          resolvedByEventId: null,
+        });
     } else if (req.action === 'snooze') {
       changed = unacked;
       if (changed.length > 0) this.change(changed, { kind: 'snooze', untilMs: untilMs! });
     } else {
       changed = timeline.filter((e) => e.state !== 'open').map((e) => e.id);
       // Expired snoozes read as open but are still stored as snoozed: clear every event of the group.
-      this.change(timeline.map((e) => e.id), { kind: 'open' });
+      this.change(
+        timeline.map((e) => e.id),
+        { kind: 'open' },
+      );
     }
     const resolutionEvents: string[] = [];
     if (req.action === 'resolve') {
       const scopes = new Map<string, GroupScope>();
-      for (const e of timeline) scopes.set(JSON.stringify([e.source, e.app, e.environment, e.correlationKey]), { source: e.source, app: e.app, environment: e.environment, correlationKey: e.correlationKey });
+      for (const e of timeline)
+        scopes.set(JSON.stringify([e.source, e.app, e.environment, e.correlationKey]), {
+          source: e.source,
+          app: e.app,
+          environment: e.environment,
+          correlationKey: e.correlationKey,
+        });
       for (const scope of scopes.values()) {
         const result = await this.emit({
-          type: 'incident.resolved', severity: 'info', source: scope.source, app: scope.app || undefined, environment: scope.environment,
-          title: `Incident ${scope.correlationKey} resolved`, body: req.note ?? `resolved by ${by}`,
+          type: 'incident.resolved',
+          severity: 'info',
+          source: scope.source,
+          app: scope.app || undefined,
+          environment: scope.environment,
+          title: `Incident ${scope.correlationKey} resolved`,
+          body: req.note ?? `resolved by ${by}`,
           metadata: { correlationKey: scope.correlationKey, resolvedBy: by, resolvedEventIds: changed },
         });
         if (result.recorded) resolutionEvents.push(result.id);

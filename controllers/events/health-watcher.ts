@@ -5,7 +5,13 @@
 import type { Logger } from '../../platform/logger.js';
 import type { EventEmitterPort } from '../../domain/events/event-port.js';
 import { CorrelationKey } from '../../domain/events/correlation.js';
-import { instanceStatus, worstStatus, type HealthChange, type HealthStatus, type Registry } from '../../domain/registry/index.js';
+import {
+  instanceStatus,
+  worstStatus,
+  type HealthChange,
+  type HealthStatus,
+  type Registry,
+} from '../../domain/registry/index.js';
 
 interface ServiceState {
   status: HealthStatus;
@@ -20,11 +26,17 @@ export class HealthWatcher {
   private chain: Promise<void> = Promise.resolve();
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly registry: Registry, private readonly events: EventEmitterPort, private readonly logger: Logger) {}
+  constructor(
+    private readonly registry: Registry,
+    private readonly events: EventEmitterPort,
+    private readonly logger: Logger,
+  ) {}
 
   start(): void {
     this.unsubscribe = this.registry.watch((change) => {
-      this.chain = this.chain.then(() => this.onChange(change)).catch((error: unknown) => this.logger.warn({ err: error }, 'health event not recorded'));
+      this.chain = this.chain
+        .then(() => this.onChange(change))
+        .catch((error: unknown) => this.logger.warn({ err: error }, 'health event not recorded'));
     });
   }
 
@@ -53,14 +65,32 @@ export class HealthWatcher {
     state.status = status;
     this.state.set(change.service, state);
     if (status === previous) return;
-    const type = status === 'passing' ? 'service.health.recovered' : status === 'warning' ? 'service.health.warning' : 'service.health.critical';
+    const type =
+      status === 'passing'
+        ? 'service.health.recovered'
+        : status === 'warning'
+          ? 'service.health.warning'
+          : 'service.health.critical';
     const severity = status === 'passing' ? 'info' : status;
-    const failing = instances.flatMap((i) => i.checks.filter((c) => c.status !== 'passing').map((c) => `${i.id}: ${c.output}`));
+    const failing = instances.flatMap((i) =>
+      i.checks.filter((c) => c.status !== 'passing').map((c) => `${i.id}: ${c.output}`),
+    );
     await this.events.emit({
-      type, severity, app,
+      type,
+      severity,
+      app,
       title: `${change.service} is ${status}`,
-      body: status === 'passing' ? `${change.service} returned to passing from ${previous}` : `Failing checks: ${failing.join('; ').slice(0, 2000)}`,
-      metadata: { correlationKey: CorrelationKey.health(app, process), previousState: previous, previousEventType: state.lastEventType, service: change.service, process },
+      body:
+        status === 'passing'
+          ? `${change.service} returned to passing from ${previous}`
+          : `Failing checks: ${failing.join('; ').slice(0, 2000)}`,
+      metadata: {
+        correlationKey: CorrelationKey.health(app, process),
+        previousState: previous,
+        previousEventType: state.lastEventType,
+        service: change.service,
+        process,
+      },
     });
     state.lastEventType = type;
   }

@@ -28,7 +28,13 @@ export interface CreateChannelRequest {
 export class NotificationService {
   private cache: ChannelRecord[] | undefined;
 
-  constructor(private readonly db: Db, private readonly clock: Clock, private readonly outbound: OutboundPolicy, private readonly source: string, private readonly environment: string) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly outbound: OutboundPolicy,
+    private readonly source: string,
+    private readonly environment: string,
+  ) {}
 
   private channels(): ChannelRecord[] {
     this.cache ??= listChannels(this.db);
@@ -42,13 +48,22 @@ export class NotificationService {
   create(req: CreateChannelRequest): ChannelView {
     checkTargetUrl(req.url, this.outbound);
     if (req.provider === 'mobile_push' && (req.token === undefined || req.userKey === undefined)) {
-      throw new ValidationError('mobile_push needs token and userKey', { code: 'invalid_request', details: { fields: ['token', 'userKey'] } });
+      throw new ValidationError('mobile_push needs token and userKey', {
+        code: 'invalid_request',
+        details: { fields: ['token', 'userKey'] },
+      });
     }
     if (req.provider !== 'mobile_push' && req.userKey !== undefined) {
-      throw new ValidationError(`userKey applies only to mobile_push, not ${req.provider}`, { code: 'invalid_request', details: { field: 'userKey' } });
+      throw new ValidationError(`userKey applies only to mobile_push, not ${req.provider}`, {
+        code: 'invalid_request',
+        details: { field: 'userKey' },
+      });
     }
     if ((req.provider === 'embed_webhook' || req.provider === 'topic_push') && req.token !== undefined) {
-      throw new ValidationError(`token applies only to mobile_push and webhook, not ${req.provider}`, { code: 'invalid_request', details: { field: 'token' } });
+      throw new ValidationError(`token applies only to mobile_push and webhook, not ${req.provider}`, {
+        code: 'invalid_request',
+        details: { field: 'token' },
+      });
     }
     const record: ChannelRecord = {
       id: `ch_${randomBytes(8).toString('hex')}`,
@@ -66,7 +81,11 @@ export class NotificationService {
   }
 
   remove(id: string): void {
-    if (!deleteChannel(this.db, id)) throw new NotFoundError(`notification channel ${id} does not exist`, { code: 'channel_not_found', details: { id } });
+    if (!deleteChannel(this.db, id))
+      throw new NotFoundError(`notification channel ${id} does not exist`, {
+        code: 'channel_not_found',
+        details: { id },
+      });
     dropTarget(this.db, channelTarget(id));
     this.cache = undefined;
   }
@@ -74,13 +93,30 @@ export class NotificationService {
   /** Sends a synthetic event.test to one channel now and reports the outcome (not recorded as an event). */
   async test(id: string): Promise<{ delivered: boolean; status: number; error: string | null }> {
     const channel = getChannel(this.db, id);
-    if (!channel) throw new NotFoundError(`notification channel ${id} does not exist`, { code: 'channel_not_found', details: { id } });
+    if (!channel)
+      throw new NotFoundError(`notification channel ${id} does not exist`, {
+        code: 'channel_not_found',
+        details: { id },
+      });
     const nowMs = this.clock.now();
     const eventId = newEventId(nowMs, randomBytes(16));
     const event: EventRecord = {
-      id: eventId, source: this.source, app: '', environment: this.environment, type: 'event.test', severity: 'info', state: 'open',
-      title: `Test notification for ${channel.name}`, body: 'If you can read this, the channel works.', dedupeKey: null,
-      occurredAt: new Date(nowMs).toISOString(), snoozedUntil: null, metadata: { channelId: id }, correlationKey: eventId, acknowledgement: null, recordedAt: new Date(nowMs).toISOString(),
+      id: eventId,
+      source: this.source,
+      app: '',
+      environment: this.environment,
+      type: 'event.test',
+      severity: 'info',
+      state: 'open',
+      title: `Test notification for ${channel.name}`,
+      body: 'If you can read this, the channel works.',
+      dedupeKey: null,
+      occurredAt: new Date(nowMs).toISOString(),
+      snoozedUntil: null,
+      metadata: { channelId: id },
+      correlationKey: eventId,
+      acknowledgement: null,
+      recordedAt: new Date(nowMs).toISOString(),
     };
     const result = await notifyChannel(channel, event, this.outbound);
     return { delivered: result.ok, status: result.status, error: result.error ?? null };
@@ -88,6 +124,8 @@ export class NotificationService {
 
   /** Outbox targets of channels whose severity filter admits `severity`. */
   targetsFor(severity: Severity): string[] {
-    return this.channels().filter((c) => c.severities === null || c.severities.includes(severity)).map((c) => channelTarget(c.id));
+    return this.channels()
+      .filter((c) => c.severities === null || c.severities.includes(severity))
+      .map((c) => channelTarget(c.id));
   }
 }

@@ -37,8 +37,18 @@ function shownUrl(url: string): string {
 export function sinkViews(db: Db, sink: SinkConfig | undefined, environment: string, source: string): SinkView[] {
   if (!sink) return [];
   const stats = deliveryStats(db).find((s) => s.target === SINK_TARGET);
-  return [{
-    name: 'sink', url: shownUrl(sink.url), keyId: sink.keyId ?? null, signed: sink.secret !== undefined, environment, source,
-    pending: stats?.pending ?? 0, delivered: stats?.delivered ?? 0, failed: stats?.failed ?? 0, lastError: stats?.lastError ?? null,
-  }];
+  return [
+    {
+      name: 'sink',
+      url: shownUrl(sink.url),
+      keyId: sink.keyId ?? null,
+      signed: sink.secret !== undefined,
+      environment,
+      source,
+      pending: stats?.pending ?? 0,
+      delivered: stats?.delivered ?? 0,
+      failed: stats?.failed ?? 0,
+      lastError: stats?.lastError ?? null,
+    },
+  ];
 }

@@ -15,7 +15,9 @@ export interface Substrate {
 /** Whether an allocation is running and every registry check of its instances passes. */
 async function allocationHealthy(registry: Registry, allocation: Allocation): Promise<boolean> {
   if (allocation.status !== 'running') return false;
-  const instances = (await registry.instances(processServiceName(allocation.app, allocation.taskGroup))).filter((i) => i.allocationId === allocation.id);
+  const instances = (await registry.instances(processServiceName(allocation.app, allocation.taskGroup))).filter(
+    (i) => i.allocationId === allocation.id,
+  );
   return instances.every((i) => instanceStatus(i) === 'passing');
 }
 
@@ -38,17 +40,26 @@ export async function runningHealthyJobs(substrate: Substrate, app: string): Pro
 }
 
 /** Every current check of a process's registry service. */
-export async function serviceChecks(substrate: Substrate, app: string, process: string): Promise<{ instanceId: string; status: string }[]> {
+export async function serviceChecks(
+  substrate: Substrate,
+  app: string,
+  process: string,
+): Promise<{ instanceId: string; status: string }[]> {
   const instances = await substrate.registry.instances(processServiceName(app, process));
   return instances.flatMap((i) => (i.checks.length === 0 ? [] : [{ instanceId: i.id, status: instanceStatus(i) }]));
 }
 
 /** A periodic job wherever it runs, with its active children. */
-export async function periodicParent(substrate: Substrate, jobId: string): Promise<{ job: JobStatus; activeChildren: number } | undefined> {
+export async function periodicParent(
+  substrate: Substrate,
+  jobId: string,
+): Promise<{ job: JobStatus; activeChildren: number } | undefined> {
   for (const scheduler of await substrate.schedulers()) {
     const job = await scheduler.getJob(jobId);
     if (!job) continue;
-    const children = (await scheduler.listAllocations({ jobId })).filter((a) => a.kind === 'periodic_child' && (a.status === 'running' || a.status === 'pending'));
+    const children = (await scheduler.listAllocations({ jobId })).filter(
+      (a) => a.kind === 'periodic_child' && (a.status === 'running' || a.status === 'pending'),
+    );
     return { job, activeChildren: children.length };
   }
   return undefined;
@@ -71,7 +82,8 @@ export async function appHealth(substrate: Substrate, app: string): Promise<{ he
     for (const allocation of await scheduler.listAllocations({ app })) {
       if (allocation.kind !== 'group') continue;
       total++;
-      if (!(await allocationHealthy(substrate.registry, allocation))) unhealthy.push(`${allocation.taskGroup}/${allocation.id.slice(0, 8)} ${allocation.status}`);
+      if (!(await allocationHealthy(substrate.registry, allocation)))
+        unhealthy.push(`${allocation.taskGroup}/${allocation.id.slice(0, 8)} ${allocation.status}`);
     }
   }
   if (total === 0) return { healthy: false, detail: `app ${app} has no running allocations` };

@@ -24,7 +24,12 @@ export interface AdmissionContext {
     readonly intentDigest: string | null;
     readonly absenceProofDigest: string | null;
     /** The one external_cleanup checkpoint, pending until cleanup writes it. */
-    readonly checkpoint: { readonly kind: 'external_cleanup'; readonly attemptId: string; readonly evidenceDigest: string; readonly written: boolean } | null;
+    readonly checkpoint: {
+      readonly kind: 'external_cleanup';
+      readonly attemptId: string;
+      readonly evidenceDigest: string;
+      readonly written: boolean;
+    } | null;
   };
   readonly retryLineage: readonly string[];
   readonly checkpointRefs: AdmissionRecord['checkpoints'];
@@ -35,7 +40,8 @@ export interface AdmissionContext {
 /** The context of a stored admission. */
 export function admissionContext(record: AdmissionRecord): AdmissionContext {
   const last = record.retryLineage.at(-1) ?? record.identity.rootAttemptId;
-  const cleanupState = record.state === 'complete' ? 'complete' : record.state === 'cleanup_ready' ? 'ready' : 'not_ready';
+  const cleanupState =
+    record.state === 'complete' ? 'complete' : record.state === 'cleanup_ready' ? 'ready' : 'not_ready';
   return {
     admissionId: record.id,
     app: record.app,
@@ -47,13 +53,28 @@ export function admissionContext(record: AdmissionRecord): AdmissionContext {
     commitPending: record.commitPending,
     receiptSha256: record.receiptDigest,
     snapshotDigest: record.snapshotDigest,
-    operation: record.operationId === null ? null : { id: record.operationId, digest: record.operationDigest, location: `/api/v1/operations/${record.operationId}` },
+    operation:
+      record.operationId === null
+        ? null
+        : {
+            id: record.operationId,
+            digest: record.operationDigest,
+            location: `/api/v1/operations/${record.operationId}`,
+          },
     deploymentId: record.deploymentId,
     cleanup: {
       state: cleanupState,
       intentDigest: record.cleanupIntentDigest,
       absenceProofDigest: record.absenceProofDigest,
-      checkpoint: record.absenceProofDigest === null ? null : { kind: 'external_cleanup', attemptId: last, evidenceDigest: record.absenceProofDigest, written: record.state === 'complete' },
+      checkpoint:
+        record.absenceProofDigest === null
+          ? null
+          : {
+              kind: 'external_cleanup',
+              attemptId: last,
+              evidenceDigest: record.absenceProofDigest,
+              written: record.state === 'complete',
+            },
     },
     retryLineage: record.retryLineage,
     checkpointRefs: record.checkpoints,

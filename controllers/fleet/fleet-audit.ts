@@ -12,7 +12,14 @@ import { appendAudit, lastAuditHash, listAudit, pruneAudit, type AuditEntry } fr
 const GENESIS = '0'.repeat(64);
 
 export class FleetAudit {
-  constructor(private readonly options: { readonly db: Db; readonly signingKey: Buffer; readonly retentionMs: number; readonly now?: () => Date }) {}
+  constructor(
+    private readonly options: {
+      readonly db: Db;
+      readonly signingKey: Buffer;
+      readonly retentionMs: number;
+      readonly now?: () => Date;
+    },
+  ) {}
 
   /** Appends one signed entry. */
   record(actor: string, action: string, subject: string, details: Readonly<Record<string, unknown>> = {}): void {
@@ -20,8 +27,19 @@ export class FleetAudit {
     db.transaction(() => {
       const prevSha256 = lastAuditHash(db) ?? GENESIS;
       const at = this.now().toISOString();
-      const entrySha256 = createHash('sha256').update(canonicalJson({ prevSha256, at, actor, action, subject, details })).digest('hex');
-      appendAudit(db, { at, actor, action, subject, details, prevSha256, entrySha256, signature: this.sign(entrySha256) });
+      const entrySha256 = createHash('sha256')
+        .update(canonicalJson({ prevSha256, at, actor, action, subject, details }))
+        .digest('hex');
+      appendAudit(db, {
+        at,
+        actor,
+        action,
+        subject,
+        details,
+        prevSha256,
+        entrySha256,
+        signature: this.sign(entrySha256),
+      });
     })();
   }
 
@@ -34,9 +52,22 @@ export class FleetAudit {
   verify(entries: readonly AuditEntry[]): boolean {
     const ordered = [...entries].sort((a, b) => a.seq - b.seq);
     return ordered.every((e, i) => {
-      const hash = createHash('sha256').update(canonicalJson({ prevSha256: e.prevSha256, at: e.at, actor: e.actor, action: e.action, subject: e.subject, details: e.details })).digest('hex');
+      const hash = createHash('sha256')
+        .update(
+          canonicalJson({
+            prevSha256: e.prevSha256,
+            at: e.at,
+            actor: e.actor,
+            action: e.action,
+            subject: e.subject,
+            details: e.details,
+          }),
+        )
+        .digest('hex');
       const linked = i === 0 || ordered[i - 1]!.seq !== e.seq - 1 || ordered[i - 1]!.entrySha256 === e.prevSha256;
-      return hash === e.entrySha256 && linked && timingSafeEqual(Buffer.from(this.sign(hash)), Buffer.from(e.signature));
+      return (
+        hash === e.entrySha256 && linked && timingSafeEqual(Buffer.from(this.sign(hash)), Buffer.from(e.signature))
+      );
     });
   }
 

@@ -9,8 +9,22 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import { ConflictError, NotFoundError, PayloadTooLargeError, TimeoutError, UnprocessableError, ValidationError } from '../../domain/errors.js';
-import { isTerminalAllocation, type AllocationChange, type Execution, type JobStatus, type Scheduler, type Unsubscribe } from '../../domain/scheduler/index.js';
+import {
+  ConflictError,
+  NotFoundError,
+  PayloadTooLargeError,
+  TimeoutError,
+  UnprocessableError,
+  ValidationError,
+} from '../../domain/errors.js';
+import {
+  isTerminalAllocation,
+  type AllocationChange,
+  type Execution,
+  type JobStatus,
+  type Scheduler,
+  type Unsubscribe,
+} from '../../domain/scheduler/index.js';
 import { ProcessType, type CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { Db } from '../../store/database.js';
 import { getApp } from '../../store/control/apps.js';
@@ -129,7 +143,11 @@ export class FunctionService {
 
   #spec(app: string): CanonicalAppSpec {
     const spec = getApp(this.#db, app)?.spec;
-    if (!spec) throw new NotFoundError(`app "${app}" is not discovered or has no valid spec`, { code: 'app_not_found', details: { app } });
+    if (!spec)
+      throw new NotFoundError(`app "${app}" is not discovered or has no valid spec`, {
+        code: 'app_not_found',
+        details: { app },
+      });
     return spec;
   }
 
@@ -143,19 +161,33 @@ export class FunctionService {
   #process(app: string, spec: CanonicalAppSpec, process: string | undefined): string {
     const functions = FunctionService.functionProcesses(spec);
     if (process === undefined) {
-      if (functions.length === 0) throw new UnprocessableError(`app "${app}" has no function process`, { code: 'no_function_process', details: { app } });
+      if (functions.length === 0)
+        throw new UnprocessableError(`app "${app}" has no function process`, {
+          code: 'no_function_process',
+          details: { app },
+        });
       if (functions.length > 1) {
-        throw new ValidationError(`app "${app}" has several function processes; name one with the process form {"process": ..., "body": ...}`, { code: 'process_required', details: { processes: functions } });
+        throw new ValidationError(
+          `app "${app}" has several function processes; name one with the process form {"process": ..., "body": ...}`,
+          { code: 'process_required', details: { processes: functions } },
+        );
       }
       return functions[0]!;
     }
     const found = spec.processes[process];
-    if (!found) throw new NotFoundError(`app "${app}" has no process "${process}"`, { code: 'process_not_found', details: { app, process, functions } });
-    if (found.type !== ProcessType.function) {
-      throw new UnprocessableError(`${app}/${process} is a ${found.type} process, not a function (set processes.${process}.function to make it one)`, {
-        code: 'not_a_function',
-        details: { app, process, type: found.type, functions },
+    if (!found)
+      throw new NotFoundError(`app "${app}" has no process "${process}"`, {
+        code: 'process_not_found',
+        details: { app, process, functions },
       });
+    if (found.type !== ProcessType.function) {
+      throw new UnprocessableError(
+        `${app}/${process} is a ${found.type} process, not a function (set processes.${process}.function to make it one)`,
+        {
+          code: 'not_a_function',
+          details: { app, process, type: found.type, functions },
+        },
+      );
     }
     return process;
   }
@@ -165,11 +197,20 @@ export class FunctionService {
     const found: FunctionJob[] = [];
     for (const { region, scheduler } of await this.#targets.all()) {
       for (const job of await scheduler.listJobs({ app })) {
-        if (job.spec.type === 'batch' && job.spec.parameterized && job.status === 'running' && job.spec.meta?.['svc.process'] === process) found.push({ region, scheduler, job });
+        if (
+          job.spec.type === 'batch' &&
+          job.spec.parameterized &&
+          job.status === 'running' &&
+          job.spec.meta?.['svc.process'] === process
+        )
+          found.push({ region, scheduler, job });
       }
     }
     if (found.length === 0) {
-      throw new ConflictError(`${app}/${process} is not deployed: no running function job (deploy the app first)`, { code: 'function_not_deployed', details: { app, process } });
+      throw new ConflictError(`${app}/${process} is not deployed: no running function job (deploy the app first)`, {
+        code: 'function_not_deployed',
+        details: { app, process },
+      });
     }
     const regionOf = (entry: FunctionJob) => entry.job.spec.meta?.['svc.region'] ?? entry.region;
     found.sort((a, b) => (regionOf(a) < regionOf(b) ? -1 : regionOf(a) > regionOf(b) ? 1 : 0));
@@ -183,10 +224,13 @@ export class FunctionService {
     const body = JSON.stringify(request.body ?? null);
     const bytes = Buffer.byteLength(body, 'utf8');
     if (bytes > FUNCTION_BODY_LIMIT_BYTES) {
-      throw new PayloadTooLargeError(`function input is ${bytes} bytes as JSON; ${FunctionRequestVariable.body} holds at most ${FUNCTION_BODY_LIMIT_BYTES}`, {
-        code: 'function_body_too_large',
-        details: { bytes, limitBytes: FUNCTION_BODY_LIMIT_BYTES },
-      });
+      throw new PayloadTooLargeError(
+        `function input is ${bytes} bytes as JSON; ${FunctionRequestVariable.body} holds at most ${FUNCTION_BODY_LIMIT_BYTES}`,
+        {
+          code: 'function_body_too_large',
+          details: { bytes, limitBytes: FUNCTION_BODY_LIMIT_BYTES },
+        },
+      );
     }
     const { region, scheduler, job } = await this.#job(app, spec, process);
     const group = job.spec.taskGroups[0];
@@ -194,13 +238,24 @@ export class FunctionService {
     const executionId = `exec-${randomUUID()}`;
     this.#watch(scheduler);
     // Recorded before the dispatch, so the completion (an allocation change) always finds its row.
-    insertFunctionExecution(this.#db, { executionId, app, process, jobId: job.spec.id, region, startedAt: new Date().toISOString() });
+    insertFunctionExecution(this.#db, {
+      executionId,
+      app,
+      process,
+      jobId: job.spec.id,
+      region,
+      startedAt: new Date().toISOString(),
+    });
     this.#dispatching.add(executionId);
     let execution: Execution;
     try {
       execution = await scheduler.dispatch(job.spec.id, {
         executionId,
-        env: { [FunctionRequestVariable.body]: body, [FunctionRequestVariable.method]: 'POST', [FunctionRequestVariable.path]: request.path },
+        env: {
+          [FunctionRequestVariable.body]: body,
+          [FunctionRequestVariable.method]: 'POST',
+          [FunctionRequestVariable.path]: request.path,
+        },
       });
     } catch (error) {
       deleteFunctionExecution(this.#db, executionId);
@@ -208,12 +263,27 @@ export class FunctionService {
     } finally {
       this.#dispatching.delete(executionId);
     }
-    markFunctionExecutionPlaced(this.#db, executionId, { allocationId: execution.allocationId, startedAt: execution.startedAt });
+    markFunctionExecutionPlaced(this.#db, executionId, {
+      allocationId: execution.allocationId,
+      startedAt: execution.startedAt,
+    });
     pruneFunctionExecutions(this.#db, app, this.#keep);
-    this.#log.info({ app, process, jobId: job.spec.id, executionId, allocationId: execution.allocationId }, 'function invoked');
+    this.#log.info(
+      { app, process, jobId: job.spec.id, executionId, allocationId: execution.allocationId },
+      'function invoked',
+    );
     // A driver may answer with a run that already ended.
     if (execution.status !== 'running') this.#complete(execution);
-    return { executionId, jobId: job.spec.id, app, process, region, status: 'running', startedAt: execution.startedAt, timeoutMs };
+    return {
+      executionId,
+      jobId: job.spec.id,
+      app,
+      process,
+      region,
+      status: 'running',
+      startedAt: execution.startedAt,
+      timeoutMs,
+    };
   }
 
   /** Waits until an execution finished (bounded by its timeout plus a margin) and returns it with its full output. */
@@ -223,7 +293,18 @@ export class FunctionService {
     const settled = await new Promise<Execution | undefined>((resolve, reject) => {
       const listener = (execution: Execution) => finish(() => resolve(execution));
       const timer = setTimeout(
-        () => finish(() => reject(new TimeoutError(`${invocation.app}/${invocation.process}: execution ${invocation.executionId} did not finish within ${waitMs} ms; it is still recorded in the function history`, { code: 'function_wait_timeout', details: { executionId: invocation.executionId, jobId: invocation.jobId } }))),
+        () =>
+          finish(() =>
+            reject(
+              new TimeoutError(
+                `${invocation.app}/${invocation.process}: execution ${invocation.executionId} did not finish within ${waitMs} ms; it is still recorded in the function history`,
+                {
+                  code: 'function_wait_timeout',
+                  details: { executionId: invocation.executionId, jobId: invocation.jobId },
+                },
+              ),
+            ),
+          ),
         waitMs,
       );
       const finish = (fn: () => void) => {
@@ -232,22 +313,34 @@ export class FunctionService {
         fn();
       };
       this.#settled.on(invocation.executionId, listener);
-      if (getFunctionExecution(this.#db, invocation.executionId)?.status !== 'running') finish(() => resolve(undefined));
+      if (getFunctionExecution(this.#db, invocation.executionId)?.status !== 'running')
+        finish(() => resolve(undefined));
     });
     const record = getFunctionExecution(this.#db, invocation.executionId);
-    if (!record) throw new NotFoundError(`execution ${invocation.executionId} is no longer recorded`, { code: 'execution_not_found' });
+    if (!record)
+      throw new NotFoundError(`execution ${invocation.executionId} is no longer recorded`, {
+        code: 'execution_not_found',
+      });
     const execution = settled ?? (await scheduler.getExecution(invocation.executionId));
     return { record, output: execution?.output ?? record.output };
   }
 
   /** Executions of an app, newest first, after re-checking the ones still recorded as running. */
-  async history(app: string, query: HistoryQuery): Promise<{ app: string; functions: string[]; executions: FunctionExecutionRecord[] }> {
+  async history(
+    app: string,
+    query: HistoryQuery,
+  ): Promise<{ app: string; functions: string[]; executions: FunctionExecutionRecord[] }> {
     const spec = this.#spec(app);
     await this.#sync(app);
     return {
       app,
       functions: FunctionService.functionProcesses(spec),
-      executions: listFunctionExecutions(this.#db, { app, limit: query.limit, ...(query.process !== undefined ? { process: query.process } : {}), ...(query.executionId !== undefined ? { executionId: query.executionId } : {}) }),
+      executions: listFunctionExecutions(this.#db, {
+        app,
+        limit: query.limit,
+        ...(query.process !== undefined ? { process: query.process } : {}),
+        ...(query.executionId !== undefined ? { executionId: query.executionId } : {}),
+      }),
     };
   }
 
@@ -267,7 +360,10 @@ export class FunctionService {
         scheduler = await this.#targets.get(row.region);
       } catch (error) {
         // The record stays running until its region's scheduler opens again.
-        this.#log.warn({ err: error, executionId: row.executionId, region: row.region }, 'function execution not re-checked: scheduler unavailable');
+        this.#log.warn(
+          { err: error, executionId: row.executionId, region: row.region },
+          'function execution not re-checked: scheduler unavailable',
+        );
         continue;
       }
       this.#watch(scheduler);
@@ -277,12 +373,20 @@ export class FunctionService {
 
   #watch(scheduler: Scheduler): void {
     if (this.#closed || this.#watches.has(scheduler)) return;
-    this.#watches.set(scheduler, scheduler.watch((change) => this.#onChange(scheduler, change)));
+    this.#watches.set(
+      scheduler,
+      scheduler.watch((change) => this.#onChange(scheduler, change)),
+    );
   }
 
   #onChange(scheduler: Scheduler, change: AllocationChange): void {
     const allocation = change.allocation;
-    if (allocation.kind !== 'dispatch' || allocation.executionId === undefined || !isTerminalAllocation(allocation.status)) return;
+    if (
+      allocation.kind !== 'dispatch' ||
+      allocation.executionId === undefined ||
+      !isTerminalAllocation(allocation.status)
+    )
+      return;
     void this.#settle(scheduler, allocation.executionId);
   }
 
@@ -295,15 +399,20 @@ export class FunctionService {
       if (execution === undefined) {
         if (this.#dispatching.has(executionId)) return;
         const now = new Date().toISOString();
-        this.#record(executionId, {
-          status: 'failed',
-          exitCode: null,
-          output: '',
-          errorOutput: 'the scheduler no longer knows this execution (its job was stopped or removed before the run was recorded)',
-          outputTruncated: false,
-          durationMs: null,
-          finishedAt: now,
-        }, undefined);
+        this.#record(
+          executionId,
+          {
+            status: 'failed',
+            exitCode: null,
+            output: '',
+            errorOutput:
+              'the scheduler no longer knows this execution (its job was stopped or removed before the run was recorded)',
+            outputTruncated: false,
+            durationMs: null,
+            finishedAt: now,
+          },
+          undefined,
+        );
         return;
       }
       if (execution.status !== 'running') this.#complete(execution);
@@ -316,20 +425,27 @@ export class FunctionService {
     if (execution.status === 'running') return;
     const output = tail(execution.output, this.#outputBytes);
     const errorOutput = tail(execution.errorOutput, this.#outputBytes);
-    this.#record(execution.id, {
-      status: execution.status,
-      exitCode: execution.exitCode,
-      output: output.text,
-      errorOutput: errorOutput.text,
-      outputTruncated: output.truncated || errorOutput.truncated,
-      durationMs: execution.durationMs,
-      finishedAt: execution.finishedAt ?? new Date().toISOString(),
-    }, execution);
+    this.#record(
+      execution.id,
+      {
+        status: execution.status,
+        exitCode: execution.exitCode,
+        output: output.text,
+        errorOutput: errorOutput.text,
+        outputTruncated: output.truncated || errorOutput.truncated,
+        durationMs: execution.durationMs,
+        finishedAt: execution.finishedAt ?? new Date().toISOString(),
+      },
+      execution,
+    );
   }
 
   #record(executionId: string, result: FunctionExecutionResult, execution: Execution | undefined): void {
     if (!completeFunctionExecution(this.#db, executionId, result)) return;
-    this.#log.info({ executionId, status: result.status, exitCode: result.exitCode, durationMs: result.durationMs }, 'function execution finished');
+    this.#log.info(
+      { executionId, status: result.status, exitCode: result.exitCode, durationMs: result.durationMs },
+      'function execution finished',
+    );
     this.#settled.emit(executionId, execution);
   }
 }

@@ -92,38 +92,95 @@ export function registerAppMetrics(registry: MetricRegistry, sources: AppMetrics
     return pending;
   };
 
-  const family = <T extends string>(name: string, help: string, labelNames: readonly T[], type: 'gauge' | 'untyped', read: (snapshot: AppsSnapshot) => ScrapeTimeSample<T>[]) =>
-    new ScrapeTimeFamily({ name, help, labelNames, registry, type, read: async () => read(await snapshot()) });
+  const family = <T extends string>(
+    name: string,
+    help: string,
+    labelNames: readonly T[],
+    type: 'gauge' | 'untyped',
+    read: (snapshot: AppsSnapshot) => ScrapeTimeSample<T>[],
+  ) => new ScrapeTimeFamily({ name, help, labelNames, registry, type, read: async () => read(await snapshot()) });
 
-  family(APP_METRICS.appsTotal, 'Discovered deployable apps: a valid spec read at least once, deploy: true, not being deleted', [], 'untyped', ({ apps }) => [
-    { labels: {}, value: apps.filter(live).filter((a) => a.spec.deploy).length },
-  ]);
-  family(APP_METRICS.appInfo, 'Always 1: one series per discovered app, its metadata in the labels', ['app', 'deploy', 'valid', 'public', 'node_pool'], 'gauge', ({ apps }) =>
-    apps.filter(live).map((app) => ({
-      labels: { app: app.name, deploy: String(app.spec.deploy), valid: String(app.generation !== null), public: String(app.spec.endpoints.length > 0), node_pool: app.spec.placement?.nodePool ?? 'none' },
-      value: 1,
-    })));
-  family(APP_METRICS.processInfo, 'Always 1: one series per process of a discovered app, its type and whether it exports metrics in the labels', ['app', 'process', 'type', 'metrics_enabled'], 'gauge', ({ apps }) =>
-    apps.filter(live).flatMap((app) => Object.entries(app.spec.processes).map(([process, definition]) => ({
-      labels: { app: app.name, process, type: definition.type, metrics_enabled: String(definition.metrics.enabled) },
-      value: 1,
-    }))));
-  family(APP_METRICS.objectStorageBuckets, 'Buckets an app declares under infrastructure.objectStorage, by provider', ['app', 'provider'], 'gauge', ({ apps }) =>
-    apps.filter(live).flatMap((app) => {
-      const storage = app.spec.infrastructure?.objectStorage;
-      return storage === undefined ? [] : [{ labels: { app: app.name, provider: providerLabel(storage.provider) }, value: storage.buckets.length }];
-    }));
-  family(APP_METRICS.appHealth, 'Always 1: app health from the service manifest (its worst service) in the status label', ['app', 'status'], 'gauge', ({ services }) => {
-    const byApp = new Map<string, HealthState[]>();
-    for (const s of services) {
-      const list = byApp.get(s.app);
-      if (list) list.push(s.status);
-      else byApp.set(s.app, [s.status]);
-    }
-    return [...byApp].map(([app, statuses]) => ({ labels: { app, status: appHealth(statuses) }, value: 1 }));
-  });
-  family(APP_METRICS.serviceStatus, 'Always 1: registry status of each hosted service (app process) as the service manifest shows it, in the status label', ['app', 'process', 'service', 'status'], 'gauge', ({ services }) =>
-    services.map((s) => ({ labels: { app: s.app, process: s.process, service: s.service, status: s.status }, value: 1 })));
+  family(
+    APP_METRICS.appsTotal,
+    'Discovered deployable apps: a valid spec read at least once, deploy: true, not being deleted',
+    [],
+    'untyped',
+    ({ apps }) => [{ labels: {}, value: apps.filter(live).filter((a) => a.spec.deploy).length }],
+  );
+  family(
+    APP_METRICS.appInfo,
+    'Always 1: one series per discovered app, its metadata in the labels',
+    ['app', 'deploy', 'valid', 'public', 'node_pool'],
+    'gauge',
+    ({ apps }) =>
+      apps.filter(live).map((app) => ({
+        labels: {
+          app: app.name,
+          deploy: String(app.spec.deploy),
+          valid: String(app.generation !== null),
+          public: String(app.spec.endpoints.length > 0),
+          node_pool: app.spec.placement?.nodePool ?? 'none',
+        },
+        value: 1,
+      })),
+  );
+  family(
+    APP_METRICS.processInfo,
+    'Always 1: one series per process of a discovered app, its type and whether it exports metrics in the labels',
+    ['app', 'process', 'type', 'metrics_enabled'],
+    'gauge',
+    ({ apps }) =>
+      apps.filter(live).flatMap((app) =>
+        Object.entries(app.spec.processes).map(([process, definition]) => ({
+          labels: {
+            app: app.name,
+            process,
+            type: definition.type,
+            metrics_enabled: String(definition.metrics.enabled),
+          },
+          value: 1,
+        })),
+      ),
+  );
+  family(
+    APP_METRICS.objectStorageBuckets,
+    'Buckets an app declares under infrastructure.objectStorage, by provider',
+    ['app', 'provider'],
+    'gauge',
+    ({ apps }) =>
+      apps.filter(live).flatMap((app) => {
+        const storage = app.spec.infrastructure?.objectStorage;
+        return storage === undefined
+          ? []
+          : [{ labels: { app: app.name, provider: providerLabel(storage.provider) }, value: storage.buckets.length }];
+      }),
+  );
+  family(
+    APP_METRICS.appHealth,
+    'Always 1: app health from the service manifest (its worst service) in the status label',
+    ['app', 'status'],
+    'gauge',
+    ({ services }) => {
+      const byApp = new Map<string, HealthState[]>();
+      for (const s of services) {
+        const list = byApp.get(s.app);
+        if (list) list.push(s.status);
+        else byApp.set(s.app, [s.status]);
+      }
+      return [...byApp].map(([app, statuses]) => ({ labels: { app, status: appHealth(statuses) }, value: 1 }));
+    },
+  );
+  family(
+    APP_METRICS.serviceStatus,
+    'Always 1: registry status of each hosted service (app process) as the service manifest shows it, in the status label',
+    ['app', 'process', 'service', 'status'],
+    'gauge',
+    ({ services }) =>
+      services.map((s) => ({
+        labels: { app: s.app, process: s.process, service: s.service, status: s.status },
+        value: 1,
+      })),
+  );
   const access = sources.access;
   if (access !== undefined) {
     new UntypedGauge({

@@ -11,7 +11,13 @@ import type { Logger } from '../../platform/logger.js';
 import { SummaryTotals } from '../../platform/metrics/summary-totals.js';
 import { DEPLOY_CURSOR_WINDOW_MS, DeployHistory } from '../../domain/observability/deploy-history.js';
 import type { Db } from '../../store/database.js';
-import { deployTotals, deploysFinishedSince, deploysStartedSince, lastDeployStarts, readConsistently } from '../../store/control/deployment-history.js';
+import {
+  deployTotals,
+  deploysFinishedSince,
+  deploysStartedSince,
+  lastDeployStarts,
+  readConsistently,
+} from '../../store/control/deployment-history.js';
 
 /** Names of the families this module registers. */
 export const DEPLOY_METRICS = {
@@ -35,7 +41,10 @@ export function seedDeployHistory(db: Db, now = Date.now()): DeployHistory {
 }
 
 /** Registers the deploy families on `registry`, seeded now; returns the history they read. */
-export function registerDeployMetrics(registry: MetricRegistry, options: { readonly db: Db; readonly logger: Logger }): DeployHistory {
+export function registerDeployMetrics(
+  registry: MetricRegistry,
+  options: { readonly db: Db; readonly logger: Logger },
+): DeployHistory {
   const { db, logger } = options;
   const history = seedDeployHistory(db);
   const advance = (): DeployHistory => {
@@ -56,14 +65,21 @@ export function registerDeployMetrics(registry: MetricRegistry, options: { reado
     labelNames: ['app', 'status'],
     registry,
     type: 'counter',
-    read: () => advance().totals().map((t) => ({ labels: { app: t.app, status: t.status }, value: t.count })),
+    read: () =>
+      advance()
+        .totals()
+        .map((t) => ({ labels: { app: t.app, status: t.status }, value: t.count })),
   });
   new SummaryTotals({
     name: DEPLOY_METRICS.duration,
     help: 'Duration of finished deploys that ran (started to finished), by app and final status, from the durable deployment records',
     labelNames: ['app', 'status'],
     registry,
-    read: () => advance().totals().filter((t) => t.timed > 0).map((t) => ({ labels: { app: t.app, status: t.status }, count: t.timed, sum: t.ms / 1000 })),
+    read: () =>
+      advance()
+        .totals()
+        .filter((t) => t.timed > 0)
+        .map((t) => ({ labels: { app: t.app, status: t.status }, count: t.timed, sum: t.ms / 1000 })),
   });
   new ScrapeTimeFamily({
     name: DEPLOY_METRICS.lastStarted,
@@ -71,7 +87,10 @@ export function registerDeployMetrics(registry: MetricRegistry, options: { reado
     labelNames: ['app'],
     registry,
     type: 'gauge',
-    read: () => advance().lastStarts().map((s) => ({ labels: { app: s.app }, value: s.seconds })),
+    read: () =>
+      advance()
+        .lastStarts()
+        .map((s) => ({ labels: { app: s.app }, value: s.seconds })),
   });
   return history;
 }

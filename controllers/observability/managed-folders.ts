@@ -8,7 +8,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../../platform/files/write-file-atomic.js';
 import { ConflictError } from '../../domain/errors.js';
-import { InstallAction, MARKER_FILE, type FolderPlan, type ManagedFile, type ObservedFolder } from '../../domain/observability/index.js';
+import {
+  InstallAction,
+  MARKER_FILE,
+  type FolderPlan,
+  type ManagedFile,
+  type ObservedFolder,
+} from '../../domain/observability/index.js';
 
 /** Content standing for a path that is not a regular file (a folder, a link): never equal to generated content. */
 const NOT_A_FILE = '\u0000not a regular file';
@@ -34,7 +40,10 @@ export function observeFolder(dir: string, paths: readonly string[]): ObservedFo
     } catch {
       continue;
     }
-    files.set(relative, entry.isFile() && entry.size <= MAX_COMPARED_BYTES ? fs.readFileSync(file, 'utf8') : NOT_A_FILE);
+    files.set(
+      relative,
+      entry.isFile() && entry.size <= MAX_COMPARED_BYTES ? fs.readFileSync(file, 'utf8') : NOT_A_FILE,
+    );
   }
   return { kind: 'directory', files };
 }
@@ -43,7 +52,8 @@ function writeFiles(dir: string, files: readonly ManagedFile[]): void {
   for (const file of files) {
     const target = path.resolve(dir, file.path);
     // Generated paths are fixed and relative; this guards against a future mistake, not input.
-    if (!target.startsWith(`${path.resolve(dir)}${path.sep}`)) throw new Error(`managed file ${file.path} leaves its folder`);
+    if (!target.startsWith(`${path.resolve(dir)}${path.sep}`))
+      throw new Error(`managed file ${file.path} leaves its folder`);
     writeFileAtomic(target, file.content);
   }
 }
@@ -66,7 +76,10 @@ export function applyFolderPlan(appsDir: string, name: string, plan: FolderPlan)
       fs.rmSync(tmp, { recursive: true, force: true });
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'EEXIST' || code === 'ENOTEMPTY') {
-        throw new ConflictError(`${name}: the folder appeared while it was being installed; run the install again`, { code: 'managed_folder_modified', details: { service: name } });
+        throw new ConflictError(`${name}: the folder appeared while it was being installed; run the install again`, {
+          code: 'managed_folder_modified',
+          details: { service: name },
+        });
       }
       throw error;
     }
@@ -78,7 +91,10 @@ export function applyFolderPlan(appsDir: string, name: string, plan: FolderPlan)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EISDIR' || code === 'ENOTDIR' || code === 'EEXIST') {
-      throw new ConflictError(`${name}: a folder stands where the install writes a file; move it away`, { code: 'managed_folder_modified', details: { service: name } });
+      throw new ConflictError(`${name}: a folder stands where the install writes a file; move it away`, {
+        code: 'managed_folder_modified',
+        details: { service: name },
+      });
     }
     throw error;
   }

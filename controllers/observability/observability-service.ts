@@ -101,7 +101,11 @@ export interface TuningQuery {
   readonly status?: SizingStatus;
 }
 
-const PAST: Record<string, InstallOutcome['outcome']> = { create: 'created', update: 'updated', unchanged: 'unchanged' };
+const PAST: Record<string, InstallOutcome['outcome']> = {
+  create: 'created',
+  update: 'updated',
+  unchanged: 'unchanged',
+};
 
 /** The observability read models and the managed app install. */
 export class ObservabilityService {
@@ -117,7 +121,11 @@ export class ObservabilityService {
 
   /** Series names the control plane exports right now: every family's name, and a summary's `_sum` and `_count`. */
   exportedMetrics(): string[] {
-    return this.options.metrics.registry.getMetricsAsArray().flatMap((metric) => (metric instanceof Summary ? [metric.name, `${metric.name}_sum`, `${metric.name}_count`] : [metric.name]));
+    return this.options.metrics.registry
+      .getMetricsAsArray()
+      .flatMap((metric) =>
+        metric instanceof Summary ? [metric.name, `${metric.name}_sum`, `${metric.name}_count`] : [metric.name],
+      );
   }
 
   /** The target group of every process with `metrics.enabled: true` and live registry instances. */
@@ -127,7 +135,8 @@ export class ObservabilityService {
       .filter((app) => app.deletedAt === null)
       .flatMap((app) => metricsProcesses(app.spec));
     const instances = new Map<string, readonly ServiceInstance[]>();
-    for (const service of new Set(processes.map((p) => p.service))) instances.set(service, await this.options.registry.instances(service));
+    for (const service of new Set(processes.map((p) => p.service)))
+      instances.set(service, await this.options.registry.instances(service));
     return scrapeTargetGroups(processes, instances, addressing);
   }
 
@@ -152,11 +161,20 @@ export class ObservabilityService {
     return { yaml, skipped };
   }
 
-  async #generate(): Promise<{ scrapeConfigYaml: string; alertRulesYaml: string; skipped: SkippedAlertRule[]; datasourceJson: string; dashboardJson: string; services: ManagedService[] }> {
+  async #generate(): Promise<{
+    scrapeConfigYaml: string;
+    alertRulesYaml: string;
+    skipped: SkippedAlertRule[];
+    datasourceJson: string;
+    dashboardJson: string;
+    services: ManagedService[];
+  }> {
     const addressing = this.addressing();
     const scrapeConfigYaml = await this.scrapeConfig();
     const { yaml: alertRulesYaml, skipped } = this.alertRules();
-    const datasource = metricsDatasource(`http://${hostPort(addressing.hostAlias, MANAGED_PORTS[ManagedServiceName.metricsStore])}`);
+    const datasource = metricsDatasource(
+      `http://${hostPort(addressing.hostAlias, MANAGED_PORTS[ManagedServiceName.metricsStore])}`,
+    );
     const datasourceJson = `${JSON.stringify(datasource, null, 2)}\n`;
     const dashboardJson = `${JSON.stringify(platformDashboard(selectDashboardPanels(this.exportedMetrics())), null, 2)}\n`;
     const services = managedServices({ scrapeConfigYaml, alertRulesYaml, dashboardJson, datasource });
@@ -164,7 +182,12 @@ export class ObservabilityService {
   }
 
   /** The starter bundle: every file of the spec's table with its content; never a secret value. */
-  async bundle(): Promise<{ files: BundleFile[]; skippedAlertRules: SkippedAlertRule[]; tokenFile: string | null; notes: string[] }> {
+  async bundle(): Promise<{
+    files: BundleFile[];
+    skippedAlertRules: SkippedAlertRule[];
+    tokenFile: string | null;
+    notes: string[];
+  }> {
     const generated = await this.#generate();
     const files = bundleFiles(generated);
     this.#assertValueSafe(files);
@@ -174,7 +197,11 @@ export class ObservabilityService {
       tokenFile: this.options.metricsNeedToken ? 'prometheus/secrets/svc-metrics-token' : null,
       notes: [
         'prometheus/prometheus.yml loads rules/svc-alerts.yml relative to itself: keep the folder layout.',
-        ...(this.options.metricsNeedToken ? ['/metrics needs a bearer token: create prometheus/secrets/svc-metrics-token with a metrics:read access token (POST /api/access/tokens); it is not part of the bundle.'] : []),
+        ...(this.options.metricsNeedToken
+          ? [
+              '/metrics needs a bearer token: create prometheus/secrets/svc-metrics-token with a metrics:read access token (POST /api/access/tokens); it is not part of the bundle.',
+            ]
+          : []),
         'Targets are a snapshot of the live registry instances: fetch the bundle (or the scrape config) again after deploys.',
       ],
     };
@@ -185,25 +212,42 @@ export class ObservabilityService {
    * operator's edit (or not the install's) and `force` is not set, nothing is written and the whole
    * request is a 409 naming the folders and files.
    */
-  install(request: InstallRequest = {}): Promise<{ appsDir: string; dryRun: boolean; services: InstallOutcome[]; next: string[] }> {
+  install(
+    request: InstallRequest = {},
+  ): Promise<{ appsDir: string; dryRun: boolean; services: InstallOutcome[]; next: string[] }> {
     const run = this.#installing.then(() => this.#install(request));
     this.#installing = run.catch(() => undefined);
     return run;
   }
 
-  async #install(request: InstallRequest): Promise<{ appsDir: string; dryRun: boolean; services: InstallOutcome[]; next: string[] }> {
+  async #install(
+    request: InstallRequest,
+  ): Promise<{ appsDir: string; dryRun: boolean; services: InstallOutcome[]; next: string[] }> {
     const selected = new Set(request.services ?? MANAGED_SERVICE_NAMES);
     const generated = await this.#generate();
     const services = generated.services.filter((s) => selected.has(s.name));
-    this.#assertValueSafe(services.flatMap((s) => s.files.map((f) => ({ path: `${s.name}/${f.path}`, content: f.content }))));
-    const planned: { service: ManagedService; plan: FolderPlan; validation: ReturnType<typeof validateInfraspec> }[] = [];
+    this.#assertValueSafe(
+      services.flatMap((s) => s.files.map((f) => ({ path: `${s.name}/${f.path}`, content: f.content }))),
+    );
+    const planned: { service: ManagedService; plan: FolderPlan; validation: ReturnType<typeof validateInfraspec> }[] =
+      [];
     for (const service of services) {
       const specText = service.files.find((f) => f.path === SPEC_FILE)!.content;
       const validation = validateInfraspec(specText, { fileName: `${service.name}/${SPEC_FILE}` });
       // A generated spec that fails our own validation is our bug: never write it.
-      if (!validation.valid) throw new Error(`generated ${service.name}/${SPEC_FILE} is invalid: ${validation.findings.map((f) => f.message).join('; ')}`);
+      if (!validation.valid)
+        throw new Error(
+          `generated ${service.name}/${SPEC_FILE} is invalid: ${validation.findings.map((f) => f.message).join('; ')}`,
+        );
       const folder = path.join(this.options.appsDir, service.name);
-      const plan = planManagedFolder(service.files, observeFolder(folder, service.files.map((f) => f.path)), { force: request.force === true });
+      const plan = planManagedFolder(
+        service.files,
+        observeFolder(
+          folder,
+          service.files.map((f) => f.path),
+        ),
+        { force: request.force === true },
+      );
       planned.push({ service, plan, validation });
     }
     const conflicts = planned.filter((p) => p.plan.action === InstallAction.conflict);
@@ -212,7 +256,14 @@ export class ObservabilityService {
         `${conflicts.map((c) => c.service.name).join(', ')}: ${conflicts.length === 1 ? 'its folder was' : 'their folders were'} edited or not written by the install; nothing was written (send force: true to overwrite the install's files)`,
         {
           code: 'managed_folder_modified',
-          details: { conflicts: conflicts.map((c) => ({ service: c.service.name, folder: path.join(this.options.appsDir, c.service.name), reason: c.plan.conflict?.reason, files: c.plan.conflict?.files ?? [] })) },
+          details: {
+            conflicts: conflicts.map((c) => ({
+              service: c.service.name,
+              folder: path.join(this.options.appsDir, c.service.name),
+              reason: c.plan.conflict?.reason,
+              files: c.plan.conflict?.files ?? [],
+            })),
+          },
         },
       );
     }
@@ -229,7 +280,11 @@ export class ObservabilityService {
         spec: { valid: validation.valid, findings: validation.findings },
       });
     }
-    if (!dryRun) this.options.logger.info({ services: outcomes.map((o) => `${o.name}:${o.outcome}`), force: request.force === true }, 'managed observability apps installed');
+    if (!dryRun)
+      this.options.logger.info(
+        { services: outcomes.map((o) => `${o.name}:${o.outcome}`), force: request.force === true },
+        'managed observability apps installed',
+      );
     return {
       appsDir: this.options.appsDir,
       dryRun,
@@ -243,11 +298,24 @@ export class ObservabilityService {
   }
 
   /** Advisory recommendations per running process, from its right-sizing class and TuningPolicy; reads only. */
-  async tuningRecommendations(query: TuningQuery = {}): Promise<{ mode: 'advisory'; mutates: false; thresholds: unknown; recommendations: TuningRecommendation[]; unobserved: { app: string; process: string; reason: string }[] }> {
+  async tuningRecommendations(query: TuningQuery = {}): Promise<{
+    mode: 'advisory';
+    mutates: false;
+    thresholds: unknown;
+    recommendations: TuningRecommendation[];
+    unobserved: { app: string; process: string; reason: string }[];
+  }> {
     if (query.app !== undefined && getApp(this.options.db, query.app) === undefined) {
-      throw new NotFoundError(`app "${query.app}" is not discovered under the apps folder`, { code: 'app_not_found', details: { app: query.app } });
+      throw new NotFoundError(`app "${query.app}" is not discovered under the apps folder`, {
+        code: 'app_not_found',
+        details: { app: query.app },
+      });
     }
-    const sizing = await resourceSuggestions({ db: this.options.db, targets: this.options.targets, registry: this.options.registry });
+    const sizing = await resourceSuggestions({
+      db: this.options.db,
+      targets: this.options.targets,
+      registry: this.options.registry,
+    });
     const specs = new Map(listApps(this.options.db).map((app) => [app.name, app.spec]));
     const recommendations = sizing.suggestions
       .filter((s) => query.app === undefined || s.app === query.app)
@@ -256,15 +324,28 @@ export class ObservabilityService {
     const observed = new Set(sizing.suggestions.map((s) => `${s.app}/${s.process}`));
     const unobserved = [...specs]
       .filter(([app]) => query.app === undefined || app === query.app)
-      .flatMap(([app, spec]) => Object.entries(spec?.processes ?? {}).filter(([name, p]) => p.tuning !== undefined && !observed.has(`${app}/${name}`)).map(([process]) => ({ app, process, reason: 'declares a tuning policy but has no running allocation' })));
-    return { mode: 'advisory', mutates: false, thresholds: sizing.thresholds, recommendations, unobserved: query.status === undefined ? unobserved : [] };
+      .flatMap(([app, spec]) =>
+        Object.entries(spec?.processes ?? {})
+          .filter(([name, p]) => p.tuning !== undefined && !observed.has(`${app}/${name}`))
+          .map(([process]) => ({ app, process, reason: 'declares a tuning policy but has no running allocation' })),
+      );
+    return {
+      mode: 'advisory',
+      mutates: false,
+      thresholds: sizing.thresholds,
+      recommendations,
+      unobserved: query.status === undefined ? unobserved : [],
+    };
   }
 
   /** Refuses to serve anything that contains a secret configuration value (logs the variable names only). */
   #assertValueSafe(files: readonly { path: string; content: string }[]): void {
     const leaks = findSecretLeaks(files, this.options.secrets());
     if (leaks.length === 0) return;
-    this.options.logger.error({ variables: leaks.map((l) => l.variable), files: [...new Set(leaks.flatMap((l) => l.files))] }, 'generated observability content contains a secret value; refused');
+    this.options.logger.error(
+      { variables: leaks.map((l) => l.variable), files: [...new Set(leaks.flatMap((l) => l.files))] },
+      'generated observability content contains a secret value; refused',
+    );
     throw new Error(`generated observability content contains the value of ${leaks.map((l) => l.variable).join(', ')}`);
   }
 }

@@ -21,7 +21,11 @@ export const SNAPSHOT_METRICS = { total: 'svc_snapshots_total', overLimit: 'svc_
  * Registers the two gauges on `registry`, each filled from `read()` when scraped. A gauge of the
  * same name registered elsewhere first is left in place (this module then adds nothing for it).
  */
-export function registerSnapshotMetrics(registry: Registry, read: () => readonly SnapshotCounts[], onError: (error: unknown) => void = () => {}): void {
+export function registerSnapshotMetrics(
+  registry: Registry,
+  read: () => readonly SnapshotCounts[],
+  onError: (error: unknown) => void = () => {},
+): void {
   // Both families read one sample per scrape: prom-client runs every family's collection in the
   // same tick, so the sample is kept until the next microtask.
   let current: readonly SnapshotCounts[] | undefined;

@@ -4,10 +4,16 @@
  */
 import { decideIdempotency, IDEMPOTENCY_KEY_TTL_MS, type IdempotencyDecision } from '../../domain/pipeline/index.js';
 import type { Db } from '../../store/database.js';
-import { completeIdempotencyKey, releaseIdempotencyKey, reserveIdempotencyKey } from '../../store/control/idempotency.js';
+import {
+  completeIdempotencyKey,
+  releaseIdempotencyKey,
+  reserveIdempotencyKey,
+} from '../../store/control/idempotency.js';
 
 /** The outcome of beginning a keyed request. */
-export type IdempotencyBegin = IdempotencyDecision & { readonly response?: { readonly status: number; readonly body: unknown } };
+export type IdempotencyBegin = IdempotencyDecision & {
+  readonly response?: { readonly status: number; readonly body: unknown };
+};
 
 /** The port the HTTP middleware uses. */
 export interface IdempotencyKeys {
@@ -23,7 +29,12 @@ export function sqliteIdempotencyKeys(db: Db, ttlMs = IDEMPOTENCY_KEY_TTL_MS): I
       const reserved = reserveIdempotencyKey(db, { ...input, ttlMs: Math.max(ttlMs, IDEMPOTENCY_KEY_TTL_MS) });
       if (reserved.reserved) return { action: 'proceed' };
       const decision = decideIdempotency(reserved.existing, input.requestHash);
-      return decision.action === 'replay' ? { ...decision, response: { status: reserved.existing.responseStatus ?? 200, body: reserved.existing.responseBody } } : decision;
+      return decision.action === 'replay'
+        ? {
+            ...decision,
+            response: { status: reserved.existing.responseStatus ?? 200, body: reserved.existing.responseBody },
+          }
+        : decision;
     },
     complete: (key, status, body) => completeIdempotencyKey(db, key, status, body),
     release: (key) => releaseIdempotencyKey(db, key),

@@ -74,7 +74,12 @@ export class OperationWorker {
   #pumping = false;
   #pumpAgain = false;
   /** Finished attempts waiting for the next group commit. */
-  #finishes: { id: string; status: 'succeeded' | 'failed'; result?: Readonly<Record<string, unknown>>; error?: string }[] = [];
+  #finishes: {
+    id: string;
+    status: 'succeeded' | 'failed';
+    result?: Readonly<Record<string, unknown>>;
+    error?: string;
+  }[] = [];
   #flushScheduled = false;
 
   constructor(options: OperationWorkerOptions) {
@@ -88,7 +93,11 @@ export class OperationWorker {
   /** Recovers what a previous process left running, then starts claiming. */
   start(): RecoveredOperation[] {
     if (this.#options.enabled === false) return [];
-    const recovered = recoverOperations(this.#options.db, { owner: this.owner, mode: 'startup', kinds: this.#options.handlers.kinds() });
+    const recovered = recoverOperations(this.#options.db, {
+      owner: this.owner,
+      mode: 'startup',
+      kinds: this.#options.handlers.kinds(),
+    });
     this.#afterRecovery(recovered, 'start');
     this.#timer = setInterval(() => this.wake(), this.#options.pollMs ?? 500);
     this.#timer.unref();
@@ -102,7 +111,11 @@ export class OperationWorker {
 
   /** Recovers running operations whose lease expired (a hung or lost worker) and purges expired idempotency keys. */
   sweep(): RecoveredOperation[] {
-    const recovered = recoverOperations(this.#options.db, { owner: this.owner, mode: 'expired', kinds: this.#options.handlers.kinds() });
+    const recovered = recoverOperations(this.#options.db, {
+      owner: this.owner,
+      mode: 'expired',
+      kinds: this.#options.handlers.kinds(),
+    });
     for (const r of recovered) this.#running.get(r.operation.id)?.controller.abort(new Error('lease expired'));
     this.#afterRecovery(recovered, 'sweep');
     purgeExpiredIdempotencyKeys(this.#options.db);
@@ -123,7 +136,13 @@ export class OperationWorker {
         const free = this.#concurrency - this.#running.size;
         if (free > 0) {
           // One transaction claims every free slot's operation.
-          const { claimed, dependencyFailures } = claimOperations(this.#options.db, { owner: this.owner, leaseMs: this.#leaseMs, kinds: this.#options.handlers.kinds(), limit: free, ...(this.#options.holdStages ? { holdStages: this.#options.holdStages } : {}) });
+          const { claimed, dependencyFailures } = claimOperations(this.#options.db, {
+            owner: this.owner,
+            leaseMs: this.#leaseMs,
+            kinds: this.#options.handlers.kinds(),
+            limit: free,
+            ...(this.#options.holdStages ? { holdStages: this.#options.holdStages } : {}),
+          });
           for (const failure of dependencyFailures) {
             this.#options.handlers.get(failure.operation.kind)?.abandoned?.(failure.operation, failure.reason);
             this.#notify(failure.operation);
@@ -163,7 +182,10 @@ export class OperationWorker {
       const unsubscribe = this.onFinished((op) => {
         if (op.id === id) check();
       });
-      const timer = setTimeout(() => finish(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for operation ${id}`))), timeoutMs);
+      const timer = setTimeout(
+        () => finish(() => reject(new Error(`timed out after ${timeoutMs} ms waiting for operation ${id}`))),
+        timeoutMs,
+      );
       const finish = (fn: () => void) => {
         clearTimeout(timer);
         unsubscribe();
@@ -180,7 +202,13 @@ export class OperationWorker {
 
   /** Queue and drain state. */
   drainState(): DrainState {
-    return { draining: this.#draining || this.#stopping, mode: this.#options.drainMode ?? 'fail', workerEnabled: this.#options.enabled !== false, owner: this.owner, running: this.#running.size };
+    return {
+      draining: this.#draining || this.#stopping,
+      mode: this.#options.drainMode ?? 'fail',
+      workerEnabled: this.#options.enabled !== false,
+      owner: this.owner,
+      running: this.#running.size,
+    };
   }
 
   /** Stops claiming new work (running operations continue); `resume` undoes it. */
@@ -200,14 +228,20 @@ export class OperationWorker {
     const active = countOperations(this.#options.db);
     if (mode === 'fail') {
       if (active.running + active.queued > 0) {
-        throw new ConflictError(`${active.running} running and ${active.queued} queued operation(s): SVC_DRAIN_MODE=fail refuses to drain`, { code: 'operations_active', details: { running: active.running, queued: active.queued } });
+        throw new ConflictError(
+          `${active.running} running and ${active.queued} queued operation(s): SVC_DRAIN_MODE=fail refuses to drain`,
+          { code: 'operations_active', details: { running: active.running, queued: active.queued } },
+        );
       }
       return { mode, waitedMs: 0 };
     }
     this.drain();
     const deadline = started + (options.timeoutMs ?? 10 * 60_000);
     while (this.#running.size > 0) {
-      if (Date.now() > deadline) throw new ConflictError(`operations still running after ${options.timeoutMs ?? 600_000} ms`, { code: 'drain_timeout' });
+      if (Date.now() > deadline)
+        throw new ConflictError(`operations still running after ${options.timeoutMs ?? 600_000} ms`, {
+          code: 'drain_timeout',
+        });
       await Promise.race([...this.#running.values()].map((r) => r.done));
     }
     return { mode, waitedMs: Date.now() - started };
@@ -231,7 +265,10 @@ export class OperationWorker {
     }
     await Promise.all([...this.#running.values()].map((r) => r.done));
     // Every handler has settled: what is still running was interrupted by this stop.
-    this.#afterRecovery(recoverOperations(this.#options.db, { owner: '', mode: 'startup', kinds: this.#options.handlers.kinds() }), 'stop');
+    this.#afterRecovery(
+      recoverOperations(this.#options.db, { owner: '', mode: 'startup', kinds: this.#options.handlers.kinds() }),
+      'stop',
+    );
   }
 
   #beat(): void {
@@ -244,7 +281,17 @@ export class OperationWorker {
 
   #afterRecovery(recovered: readonly RecoveredOperation[], when: string): void {
     for (const { operation, decision } of recovered) {
-      this.#log.warn({ operation: operation.id, kind: operation.kind, app: operation.app, action: decision.action, reason: decision.reason, when }, 'interrupted operation recovered');
+      this.#log.warn(
+        {
+          operation: operation.id,
+          kind: operation.kind,
+          app: operation.app,
+          action: decision.action,
+          reason: decision.reason,
+          when,
+        },
+        'interrupted operation recovered',
+      );
       try {
         this.#options.handlers.get(operation.kind)?.recovered?.(operation, decision);
       } catch (error) {
@@ -268,7 +315,12 @@ export class OperationWorker {
    * Records a finished attempt with the others finishing in the same tick, in one transaction (a
    * group commit: one fsync for many operations); resolves once it is on disk.
    */
-  #finish(outcome: { id: string; status: 'succeeded' | 'failed'; result?: Readonly<Record<string, unknown>>; error?: string }): Promise<void> {
+  #finish(outcome: {
+    id: string;
+    status: 'succeeded' | 'failed';
+    result?: Readonly<Record<string, unknown>>;
+    error?: string;
+  }): Promise<void> {
     this.#finishes.push(outcome);
     if (!this.#flushScheduled) {
       this.#flushScheduled = true;
@@ -280,7 +332,10 @@ export class OperationWorker {
           try {
             finishOperations(this.#options.db, this.owner, batch);
           } catch (error) {
-            this.#log.error({ err: error, operations: batch.map((b) => b.id) }, 'recording finished operations failed; recovery will settle them');
+            this.#log.error(
+              { err: error, operations: batch.map((b) => b.id) },
+              'recording finished operations failed; recovery will settle them',
+            );
           }
           resolve();
         }),
@@ -304,7 +359,12 @@ export class OperationWorker {
 
   #launch(operation: Operation): void {
     const controller = new AbortController();
-    const log = this.#log.child({ operation: operation.id, kind: operation.kind, app: operation.app, sagaId: operation.sagaId });
+    const log = this.#log.child({
+      operation: operation.id,
+      kind: operation.kind,
+      app: operation.app,
+      sagaId: operation.sagaId,
+    });
     const handler = this.#options.handlers.get(operation.kind);
     const done = (async () => {
       const db = this.#options.db;
@@ -315,7 +375,8 @@ export class OperationWorker {
           signal: controller.signal,
           logger: log,
           stage: (stage, mutable) => {
-            if (!recordStage(db, operation.id, this.owner, stage, mutable)) throw new Error(`operation ${operation.id} is no longer held by this worker`);
+            if (!recordStage(db, operation.id, this.owner, stage, mutable))
+              throw new Error(`operation ${operation.id} is no longer held by this worker`);
           },
         });
         await this.#finish({ id: operation.id, status: 'succeeded', ...(result ? { result } : {}) });

@@ -5,7 +5,14 @@
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import type { Operation } from '../../domain/operations/index.js';
 import type { Db } from '../../store/database.js';
-import { cancelQueuedOperation, countOperations, getOperation, listAttempts, listOperations, type OperationAttempt } from '../../store/control/operations.js';
+import {
+  cancelQueuedOperation,
+  countOperations,
+  getOperation,
+  listAttempts,
+  listOperations,
+  type OperationAttempt,
+} from '../../store/control/operations.js';
 import type { OperationHandlers } from './operation-handlers.js';
 import type { DrainState, OperationWorker } from './operation-worker.js';
 
@@ -26,7 +33,11 @@ export class OperationsService {
 
   /** Queued and running operations, counts by status and the drain state. */
   active(): { operations: Operation[]; counts: ReturnType<typeof countOperations>; drain: DrainState } {
-    return { operations: listOperations(this.db, { status: ['running', 'queued'], limit: 500 }), counts: countOperations(this.db), drain: this.worker.drainState() };
+    return {
+      operations: listOperations(this.db, { status: ['running', 'queued'], limit: 500 }),
+      counts: countOperations(this.db),
+      drain: this.worker.drainState(),
+    };
   }
 
   /** Recent operations, oldest first within the page. */
@@ -37,8 +48,13 @@ export class OperationsService {
   /** Cancels a queued operation; a running or finished one is a conflict. */
   cancel(id: string, reason = 'cancelled by an operator'): Operation {
     const outcome = cancelQueuedOperation(this.db, id, reason);
-    if (!outcome.cancelled && outcome.status === 'not_found') throw new NotFoundError(`operation "${id}" does not exist`, { code: 'operation_not_found' });
-    if (!outcome.cancelled) throw new ConflictError(`operation "${id}" is ${outcome.status}: only a queued operation can be cancelled`, { code: 'operation_not_cancellable', details: { status: outcome.status } });
+    if (!outcome.cancelled && outcome.status === 'not_found')
+      throw new NotFoundError(`operation "${id}" does not exist`, { code: 'operation_not_found' });
+    if (!outcome.cancelled)
+      throw new ConflictError(`operation "${id}" is ${outcome.status}: only a queued operation can be cancelled`, {
+        code: 'operation_not_cancellable',
+        details: { status: outcome.status },
+      });
     const op = getOperation(this.db, id)!;
     this.handlers.get(op.kind)?.abandoned?.(op, reason);
     // Operations that waited on this one fail at their next claim; wake the worker to settle them.

@@ -4,7 +4,12 @@
  * view itself is `describeCronProcess` (domain).
  */
 import { CorrelationKey } from '../../domain/events/correlation.js';
-import { describeCronProcess, type CronParentFacts, type CronProcessFacts, type CronProcessView } from '../../domain/operator/index.js';
+import {
+  describeCronProcess,
+  type CronParentFacts,
+  type CronProcessFacts,
+  type CronProcessView,
+} from '../../domain/operator/index.js';
 import type { Db } from '../../store/database.js';
 import { listApps } from '../../store/control/apps.js';
 import { listScheduleOverrides } from '../../store/control/schedule-overrides.js';
@@ -20,7 +25,10 @@ export interface CronSources {
 }
 
 /** The cron view of every scheduled process (optionally of one app), apps and processes in name order. */
-export async function readCronProcesses(sources: CronSources, filter: { readonly app?: string } = {}): Promise<CronProcessView[]> {
+export async function readCronProcesses(
+  sources: CronSources,
+  filter: { readonly app?: string } = {},
+): Promise<CronProcessView[]> {
   const parents = new Map<string, CronParentFacts[]>();
   for (const { region, scheduler } of await sources.targets.all()) {
     for (const job of await scheduler.listJobs(filter.app === undefined ? {} : { app: filter.app })) {
@@ -29,7 +37,12 @@ export async function readCronProcesses(sources: CronSources, filter: { readonly
       const allocations = await scheduler.listAllocations({ jobId: job.spec.id, includeTerminal: true });
       const children = allocations
         .filter((a) => a.kind === 'periodic_child')
-        .map((a) => ({ status: a.status, createdAt: a.createdAt, ...(a.task.finishedAt ? { finishedAt: a.task.finishedAt } : {}), exitCode: a.task.exitCode ?? null }));
+        .map((a) => ({
+          status: a.status,
+          createdAt: a.createdAt,
+          ...(a.task.finishedAt ? { finishedAt: a.task.finishedAt } : {}),
+          exitCode: a.task.exitCode ?? null,
+        }));
       const key = `${job.spec.app}\u0000${process}`;
       const list = parents.get(key) ?? [];
       list.push({
@@ -61,7 +74,10 @@ export async function readCronProcesses(sources: CronSources, filter: { readonly
         released: row.release !== null,
         specSchedule: definition.schedule,
         // An override the spec has moved past is dropped by the app controller; do not show it.
-        override: override && override.specSchedule === definition.schedule ? { schedule: override.schedule, updatedBy: override.updatedBy, updatedAt: override.updatedAt } : null,
+        override:
+          override && override.specSchedule === definition.schedule
+            ? { schedule: override.schedule, updatedBy: override.updatedBy, updatedAt: override.updatedAt }
+            : null,
         parents: (parents.get(`${row.name}\u0000${process}`) ?? []).sort((a, b) => a.jobId.localeCompare(b.jobId)),
         activeIncidents: incidents.get(CorrelationKey.cron(row.name, process)) ?? 0,
       };

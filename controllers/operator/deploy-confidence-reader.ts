@@ -5,7 +5,13 @@
  * read plus once per app and deployed commit; no value of any file is read.
  */
 import path from 'node:path';
-import { assessDeployConfidence, redactCredentials, type DeployConfidenceView, type DeploymentFacts, type SourceEvidence } from '../../domain/operator/index.js';
+import {
+  assessDeployConfidence,
+  redactCredentials,
+  type DeployConfidenceView,
+  type DeploymentFacts,
+  type SourceEvidence,
+} from '../../domain/operator/index.js';
 import { runGit } from '../../platform/git/index.js';
 import type { Db } from '../../store/database.js';
 import { hasSpec, listApps } from '../../store/control/apps.js';
@@ -46,20 +52,38 @@ export function parsePorcelainZ(output: string): string[] {
 
 async function repositoryState(appsDir: string): Promise<RepositoryState> {
   try {
-    const [prefix, head] = (await runGit(['rev-parse', '--show-prefix', 'HEAD'], { cwd: appsDir, timeoutMs: GIT_TIMEOUT_MS })).split('\n');
-    const status = await runGit(['-c', 'core.quotepath=off', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'], { cwd: appsDir, timeoutMs: GIT_TIMEOUT_MS });
+    const [prefix, head] = (
+      await runGit(['rev-parse', '--show-prefix', 'HEAD'], { cwd: appsDir, timeoutMs: GIT_TIMEOUT_MS })
+    ).split('\n');
+    const status = await runGit(
+      ['-c', 'core.quotepath=off', 'status', '--porcelain=v1', '-z', '--untracked-files=all', '--', '.'],
+      { cwd: appsDir, timeoutMs: GIT_TIMEOUT_MS },
+    );
     const strip = prefix ?? '';
-    const changed = parsePorcelainZ(status).map((p) => (strip !== '' && p.startsWith(strip) ? p.slice(strip.length) : p));
+    const changed = parsePorcelainZ(status).map((p) =>
+      strip !== '' && p.startsWith(strip) ? p.slice(strip.length) : p,
+    );
     return { head: head?.trim() || null, changed, error: null };
   } catch (error) {
-    return { head: null, changed: [], error: `the apps folder is not a git checkout with a commit (${(error as Error).message.split('\n')[0]})` };
+    return {
+      head: null,
+      changed: [],
+      error: `the apps folder is not a git checkout with a commit (${(error as Error).message.split('\n')[0]})`,
+    };
   }
 }
 
 async function undeployedCommits(appsDir: string, commit: string, folder: string): Promise<number | null> {
   if (!/^[0-9a-f]{7,64}$/.test(commit)) return null;
   try {
-    return Number((await runGit(['rev-list', '--count', `${commit}..HEAD`, '--', folder], { cwd: appsDir, timeoutMs: GIT_TIMEOUT_MS })).trim());
+    return Number(
+      (
+        await runGit(['rev-list', '--count', `${commit}..HEAD`, '--', folder], {
+          cwd: appsDir,
+          timeoutMs: GIT_TIMEOUT_MS,
+        })
+      ).trim(),
+    );
   } catch {
     // The deployed commit is not in the apps repository (history rewritten, or another source).
     return null;
@@ -84,7 +108,10 @@ function deploymentFacts(d: ReturnType<typeof listDeployments>[number]): Deploym
 }
 
 /** Deploy confidence of every app (optionally one), in name order; `limit` recent records each. */
-export async function readDeployConfidence(sources: DeploySources, filter: { readonly app?: string; readonly limit: number }): Promise<DeployConfidenceView[]> {
+export async function readDeployConfidence(
+  sources: DeploySources,
+  filter: { readonly app?: string; readonly limit: number },
+): Promise<DeployConfidenceView[]> {
   const rows = listApps(sources.db)
     .filter(hasSpec)
     .filter((row) => row.deletedAt === null && (filter.app === undefined || row.name === filter.app))
@@ -117,7 +144,8 @@ export async function readDeployConfidence(sources: DeploySources, filter: { rea
         dirtyPaths: dirty.slice(0, SHOWN_PATHS),
         dirtyCount: dirty.length,
         head: repository.head,
-        undeployedCommits: releaseCommit === null ? null : await undeployedCommits(sources.appsDir, releaseCommit, folder),
+        undeployedCommits:
+          releaseCommit === null ? null : await undeployedCommits(sources.appsDir, releaseCommit, folder),
       };
     }
     views.push(

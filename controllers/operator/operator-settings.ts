@@ -55,7 +55,8 @@ export function operatorSettingsFrom(config: SvcConfig): OperatorSettings {
     logpushTokenConfigured: config.edgeLogpushToken !== undefined,
     edgeIdentityConfigured: edgeDomain === undefined || edgeAud === undefined ? undefined : edgeDomain && edgeAud,
     eventSinkConfigured: config.eventSinkUrl !== undefined,
-    objectStorageConfigured: config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined,
+    objectStorageConfigured:
+      config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined,
     postgresPasswordFileConfigured: config.postgresPasswordFile !== undefined,
     operationWorkerEnabled: config.operationWorkerEnabled,
     tunnelConfigFile: config.tunnelConfigFile,
@@ -76,7 +77,8 @@ export function secretValuesOf(config: SvcConfig): string[] {
     const value = config[key];
     if (spec.secret !== true || typeof value !== 'string' || value === '') continue;
     values.push(value);
-    if (key === 'knowledgeTokens') for (const token of value.split(',')) values.push(token.trim(), token.trim().split(':').at(-1) ?? '');
+    if (key === 'knowledgeTokens')
+      for (const token of value.split(',')) values.push(token.trim(), token.trim().split(':').at(-1) ?? '');
   }
   return [...new Set(values.filter((v) => v !== ''))];
 }

@@ -8,7 +8,14 @@ import { recordPlatformStart } from '../../store/control/platform-releases.js';
 
 /** Appends this start's build to the platform release history and returns the record. */
 export function recordPlatformRelease(db: Db, build: BuildInfo, profile: string, now = new Date()): PlatformStart {
-  const start: PlatformStart = { version: build.version, label: build.label, commit: build.commit, node: build.node, profile, startedAt: now.toISOString() };
+  const start: PlatformStart = {
+    version: build.version,
+    label: build.label,
+    commit: build.commit,
+    node: build.node,
+    profile,
+    startedAt: now.toISOString(),
+  };
   recordPlatformStart(db, start);
   return start;
 }

@@ -5,7 +5,13 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { planSecretMigration, type AppSecretFacts, type PlatformSecretFacts, type SecretPlan, type SecretValueFile } from '../../domain/operator/index.js';
+import {
+  planSecretMigration,
+  type AppSecretFacts,
+  type PlatformSecretFacts,
+  type SecretPlan,
+  type SecretValueFile,
+} from '../../domain/operator/index.js';
 import type { Db } from '../../store/database.js';
 import { listApps } from '../../store/control/apps.js';
 
@@ -57,7 +63,11 @@ export function readAppSecretFacts(sources: SecretSources, filter: { readonly ap
         ...Object.entries(spec.processes).flatMap(([name, p]) => envKeys(p.env, `processes.${name}.env`)),
       ],
       schedulerVariables: Object.entries(spec.processes).flatMap(([name, p]) =>
-        (p.schedulerVariables?.files ?? []).map((file) => ({ process: name, key: file.key, destination: file.destination })),
+        (p.schedulerVariables?.files ?? []).map((file) => ({
+          process: name,
+          key: file.key,
+          destination: file.destination,
+        })),
       ),
     });
   }
@@ -66,5 +76,8 @@ export function readAppSecretFacts(sources: SecretSources, filter: { readonly ap
 
 /** The secret migration plan; with an app filter, only that app's keys (no platform keys). */
 export function readSecretPlan(sources: SecretSources, filter: { readonly app?: string } = {}): SecretPlan {
-  return planSecretMigration(filter.app === undefined ? sources.platformSecrets : [], readAppSecretFacts(sources, filter));
+  return planSecretMigration(
+    filter.app === undefined ? sources.platformSecrets : [],
+    readAppSecretFacts(sources, filter),
+  );
 }

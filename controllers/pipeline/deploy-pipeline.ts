@@ -32,7 +32,15 @@ import { abandoned, deploymentOf, fail, recovered, succeed } from './deploy-outc
 import { waitForGate } from './health-gate.js';
 import type { PipelineDependencies } from './pipeline-context.js';
 import { StepFailure } from '../errors.js';
-import { appSource, assertBuildAllowed, buildStep, cleanupStep, cloneStep, inspectSource, testStep } from './source-steps.js';
+import {
+  appSource,
+  assertBuildAllowed,
+  buildStep,
+  cleanupStep,
+  cloneStep,
+  inspectSource,
+  testStep,
+} from './source-steps.js';
 
 interface StepOutcome {
   readonly message: string;
@@ -40,7 +48,11 @@ interface StepOutcome {
 }
 
 /** Creates the three pipeline handlers. */
-export function createPipelineHandlers(deps: PipelineDependencies): { deploy: OperationHandler; preflight: OperationHandler; rollback: OperationHandler } {
+export function createPipelineHandlers(deps: PipelineDependencies): {
+  deploy: OperationHandler;
+  preflight: OperationHandler;
+  rollback: OperationHandler;
+} {
   const handler = (kind: PipelineKind): OperationHandler => ({
     run: (context) => runPipeline(deps, context, kind),
     recovered: (operation, decision) => recovered(deps, operation, decision),
@@ -49,7 +61,11 @@ export function createPipelineHandlers(deps: PipelineDependencies): { deploy: Op
   return { deploy: handler('deploy'), preflight: handler('preflight'), rollback: handler('rollback') };
 }
 
-async function runPipeline(deps: PipelineDependencies, context: OperationContext, kind: PipelineKind): Promise<Record<string, unknown>> {
+async function runPipeline(
+  deps: PipelineDependencies,
+  context: OperationContext,
+  kind: PipelineKind,
+): Promise<Record<string, unknown>> {
   const { operation } = context;
   const db = deps.db;
   let deployment = deploymentOf(deps, operation);
@@ -58,7 +74,10 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
   const committed = app?.committedSpec ?? null;
   updateDeployment(db, deployment.id, { status: 'running', started: true, regionStatus: 'running' });
   if (!app || !committed || app.deletedAt !== null) {
-    const message = !app || app.deletedAt !== null ? `app ${deployment.app} is not discovered` : `app ${deployment.app} has no valid spec`;
+    const message =
+      !app || app.deletedAt !== null
+        ? `app ${deployment.app} is not discovered`
+        : `app ${deployment.app} has no valid spec`;
     updateDeployment(db, deployment.id, { status: 'failed', message, finished: true, regionStatus: 'failed' });
     throw new StepFailure(message);
   }
@@ -74,7 +93,8 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
   if (kind === 'rollback') {
     const targetId = readDeployPayload(operation.payload).targetDeploymentId;
     const target = targetId === undefined ? undefined : getDeployment(db, targetId);
-    if (!target?.release) throw await fail(deps, state, null, new StepFailure('the rollback names no successful deployment to return to'));
+    if (!target?.release)
+      throw await fail(deps, state, null, new StepFailure('the rollback names no successful deployment to return to'));
     state.commit = target.release.commit;
     // A rollback of some regions keeps the running release (and spec) elsewhere and overrides the selected ones.
     const selected = listRegions(db, deployment.id).map((r) => r.region);
@@ -85,20 +105,43 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
       for (const region of selected) regions[region] = { commit: target.release.commit, dir: target.release.dir };
       const { spec: runningOverride, specOver } = current;
       state = { ...state, spec: app.spec ?? committed };
-      state.release = { commit: current.commit, dir: current.dir, deploymentId: deployment.id, direct: true, regions, ...(runningOverride !== undefined && specOver !== undefined ? { spec: runningOverride, specOver } : {}) };
+      state.release = {
+        commit: current.commit,
+        dir: current.dir,
+        deploymentId: deployment.id,
+        direct: true,
+        regions,
+        ...(runningOverride !== undefined && specOver !== undefined ? { spec: runningOverride, specOver } : {}),
+      };
     } else {
       // The whole release returns: its code and the spec it was deployed with (ADR 0048).
       const restored = deploymentSpec(db, target.id);
       if (restored && app.generation !== null) {
         state = { ...state, spec: restored };
-        state.release = { commit: target.release.commit, dir: target.release.dir, deploymentId: deployment.id, direct: true, spec: restored, specOver: app.generation };
+        state.release = {
+          commit: target.release.commit,
+          dir: target.release.dir,
+          deploymentId: deployment.id,
+          direct: true,
+          spec: restored,
+          specOver: app.generation,
+        };
       } else {
-        state.release = { commit: target.release.commit, dir: target.release.dir, deploymentId: deployment.id, direct: true };
+        state.release = {
+          commit: target.release.commit,
+          dir: target.release.dir,
+          deploymentId: deployment.id,
+          direct: true,
+        };
       }
     }
   }
   const spec = state.spec;
-  const capabilities = { snapshots: deps.snapshot !== undefined, migrations: deps.migrate !== undefined, routing: deps.route !== undefined };
+  const capabilities = {
+    snapshots: deps.snapshot !== undefined,
+    migrations: deps.migrate !== undefined,
+    routing: deps.route !== undefined,
+  };
   const planned = planSteps(kind, {
     hasPostgres: spec.infrastructure?.postgres !== undefined,
     hasMigrations: typeof (spec as { migrations?: unknown }).migrations === 'string',
@@ -115,27 +158,46 @@ async function runPipeline(deps: PipelineDependencies, context: OperationContext
     const seq = startStep(db, deployment.id, step.step);
     try {
       const outcome = await runStep(deps, context, state, step.step);
-      endStep(db, deployment.id, seq, { status: 'succeeded', message: outcome.message, ...(outcome.output !== undefined ? { output: outcome.output } : {}) });
+      endStep(db, deployment.id, seq, {
+        status: 'succeeded',
+        message: outcome.message,
+        ...(outcome.output !== undefined ? { output: outcome.output } : {}),
+      });
     } catch (error) {
       if (context.signal.aborted) {
-        endStep(db, deployment.id, seq, { status: 'failed', message: `interrupted: ${String((context.signal.reason as Error | undefined)?.message ?? 'aborted')}` });
+        endStep(db, deployment.id, seq, {
+          status: 'failed',
+          message: `interrupted: ${String((context.signal.reason as Error | undefined)?.message ?? 'aborted')}`,
+        });
         throw error;
       }
       const output = error instanceof StepFailure ? error.output : undefined;
-      endStep(db, deployment.id, seq, { status: 'failed', message: (error as Error).message, ...(output !== undefined ? { output } : {}) });
+      endStep(db, deployment.id, seq, {
+        status: 'failed',
+        message: (error as Error).message,
+        ...(output !== undefined ? { output } : {}),
+      });
       throw await fail(deps, state, step.step, error);
     }
   }
   return succeed(deps, state);
 }
 
-async function runStep(deps: PipelineDependencies, context: OperationContext, state: RunState, step: PipelineStep): Promise<StepOutcome> {
+async function runStep(
+  deps: PipelineDependencies,
+  context: OperationContext,
+  state: RunState,
+  step: PipelineStep,
+): Promise<StepOutcome> {
   const db = deps.db;
   switch (step) {
     case 'validate': {
       const app = getApp(db, state.app);
-      const errors = ((app?.findings ?? []) as { severity?: string; message?: string }[]).filter((f) => f.severity === 'error');
-      if (errors.length > 0) throw new StepFailure(`the spec has ${errors.length} error(s): ${errors.map((f) => f.message).join('; ')}`);
+      const errors = ((app?.findings ?? []) as { severity?: string; message?: string }[]).filter(
+        (f) => f.severity === 'error',
+      );
+      if (errors.length > 0)
+        throw new StepFailure(`the spec has ${errors.length} error(s): ${errors.map((f) => f.message).join('; ')}`);
       return { message: `spec valid (generation ${app?.generation?.slice(0, 12) ?? 'unknown'})` };
     }
     case 'clone': {
@@ -149,19 +211,36 @@ async function runStep(deps: PipelineDependencies, context: OperationContext, st
       const findings = inspectSource(state.spec, state.workDir, path.join(deps.dataDir, 'secrets', state.app));
       const text = findings.map((f) => `${f.severity} ${f.rule}: ${f.message}`).join('\n');
       const errors = findings.filter((f) => f.severity === 'error');
-      if (errors.length > 0) throw new StepFailure(`${errors.length} inspection error(s): ${errors.map((f) => f.message).join('; ')}`, text);
-      return { message: findings.length === 0 ? 'no findings' : `${findings.length} warning(s)`, ...(text ? { output: text } : {}) };
+      if (errors.length > 0)
+        throw new StepFailure(`${errors.length} inspection error(s): ${errors.map((f) => f.message).join('; ')}`, text);
+      return {
+        message: findings.length === 0 ? 'no findings' : `${findings.length} warning(s)`,
+        ...(text ? { output: text } : {}),
+      };
     }
     case 'build': {
       assertBuildAllowed(state.spec, deps.profile);
       const result = await buildStep(deps.builder, state.app, state.spec, state.source, requireCommit(state));
-      state.release = { commit: result.release.manifest.commit, dir: result.release.dir, deploymentId: state.deployment.id };
-      if (state.kind !== 'preflight') updateDeployment(db, state.deployment.id, { release: { commit: state.release.commit, dir: state.release.dir } });
+      state.release = {
+        commit: result.release.manifest.commit,
+        dir: result.release.dir,
+        deploymentId: state.deployment.id,
+      };
+      if (state.kind !== 'preflight')
+        updateDeployment(db, state.deployment.id, {
+          release: { commit: state.release.commit, dir: state.release.dir },
+        });
       return { message: result.message };
     }
     case 'test': {
       const command = state.spec.build.test ?? '';
-      const result = await testStep(command, state.workDir, { SVC_APP: state.app, SVC_COMMIT: requireCommit(state) }, deps.testTimeoutMs ?? 600_000, context.signal);
+      const result = await testStep(
+        command,
+        state.workDir,
+        { SVC_APP: state.app, SVC_COMMIT: requireCommit(state) },
+        deps.testTimeoutMs ?? 600_000,
+        context.signal,
+      );
       return { message: result.message, output: result.output };
     }
     case 'snapshot': {
@@ -170,7 +249,8 @@ async function runStep(deps: PipelineDependencies, context: OperationContext, st
     }
     case 'migrate': {
       const folder = (state.spec as { migrations?: unknown }).migrations;
-      if (!deps.migrate || typeof folder !== 'string') throw new StepFailure('migrate is planned but the migrations capability is not wired');
+      if (!deps.migrate || typeof folder !== 'string')
+        throw new StepFailure('migrate is planned but the migrations capability is not wired');
       return deps.migrate(state.app, path.join(state.workDir, folder), state.commit ?? null);
     }
     case 'submit':
@@ -183,7 +263,12 @@ async function runStep(deps: PipelineDependencies, context: OperationContext, st
       await appHealthyCondition(deps, state.app, 10_000);
       const result = await deps.route(state.app);
       const hosts = result.rules.map((r) => r.hostname);
-      return { message: hosts.length > 0 ? `tunnel ingress routes ${hosts.join(', ')} (${result.file})` : `no hostname of the app is routed yet (${result.file})` };
+      return {
+        message:
+          hosts.length > 0
+            ? `tunnel ingress routes ${hosts.join(', ')} (${result.file})`
+            : `no hostname of the app is routed yet (${result.file})`,
+      };
     }
     case 'cleanup': {
       const keep = new Set(releasesToKeep(db, state.app, 3));
@@ -202,7 +287,10 @@ async function runStep(deps: PipelineDependencies, context: OperationContext, st
 
 /** Waits until the app controller recorded Healthy=True for `app` (it reconciles on every change). */
 async function appHealthyCondition(deps: PipelineDependencies, app: string, timeoutMs: number): Promise<void> {
-  const healthy = () => ((getApp(deps.db, app)?.conditions ?? []) as { type: string; status: string }[]).some((c) => c.type === 'Healthy' && c.status === 'True');
+  const healthy = () =>
+    ((getApp(deps.db, app)?.conditions ?? []) as { type: string; status: string }[]).some(
+      (c) => c.type === 'Healthy' && c.status === 'True',
+    );
   if (healthy()) return;
   await new Promise<void>((resolve) => {
     const timer = setTimeout(done, timeoutMs);
@@ -226,7 +314,8 @@ async function portConflicts(deps: PipelineDependencies, app: string, desired: r
   for (const { scheduler } of await deps.targets.all()) {
     for (const job of await scheduler.listJobs()) {
       if (job.status !== 'running' || job.spec.meta?.['svc.app'] === app) continue;
-      for (const group of job.spec.taskGroups) for (const port of group.ports) if (port.static !== undefined) used.set(port.static, job.spec.id);
+      for (const group of job.spec.taskGroups)
+        for (const port of group.ports) if (port.static !== undefined) used.set(port.static, job.spec.id);
     }
   }
   const warnings: string[] = [];
@@ -248,7 +337,8 @@ async function portConflicts(deps: PipelineDependencies, app: string, desired: r
 async function submit(deps: PipelineDependencies, state: RunState): Promise<StepOutcome> {
   const release = state.release;
   if (!release) throw new StepFailure('no release to submit');
-  if (!fs.existsSync(release.dir)) throw new StepFailure(`release ${release.commit.slice(0, 12)} no longer exists at ${release.dir}`);
+  if (!fs.existsSync(release.dir))
+    throw new StepFailure(`release ${release.commit.slice(0, 12)} no longer exists at ${release.dir}`);
   const desired = desiredJobs(state.spec, release, undefined, deps.targets.runsImages);
   state.desired = desired;
   const warnings = await portConflicts(deps, state.app, desired);
@@ -256,8 +346,14 @@ async function submit(deps: PipelineDependencies, state: RunState): Promise<Step
   setAppRelease(deps.db, state.app, release);
   recordDeploymentSpec(deps.db, state.deployment.id, state.spec);
   // A regional rollback records the release it returned the selected regions to.
-  const recorded = Object.values(release.regions ?? {}).find((r) => r.commit === state.commit) ?? { commit: release.commit, dir: release.dir };
-  updateDeployment(deps.db, state.deployment.id, { commit: recorded.commit, release: { commit: recorded.commit, dir: recorded.dir } });
+  const recorded = Object.values(release.regions ?? {}).find((r) => r.commit === state.commit) ?? {
+    commit: release.commit,
+    dir: release.dir,
+  };
+  updateDeployment(deps.db, state.deployment.id, {
+    commit: recorded.commit,
+    release: { commit: recorded.commit, dir: recorded.dir },
+  });
   // The scheduler may refuse the jobs (e.g. a static port held by another job): the app
   // controller's reconcile then fails with a domain error, which ends the submit at once.
   const refused = new AbortController();
@@ -267,16 +363,26 @@ async function submit(deps: PipelineDependencies, state: RunState): Promise<Step
   let landed: Awaited<ReturnType<typeof waitForGate>>;
   try {
     deps.appController.enqueue(state.app);
-    landed = await waitForGate(desired, (o) => o.submitted, { targets: deps.targets, registry: deps.registry, deadlineMs: 30_000, signal: refused.signal });
+    landed = await waitForGate(desired, (o) => o.submitted, {
+      targets: deps.targets,
+      registry: deps.registry,
+      deadlineMs: 30_000,
+      signal: refused.signal,
+    });
   } catch (error) {
     if (!refused.signal.aborted) throw error;
-    throw new StepFailure(`the scheduler refused the jobs: ${(refused.signal.reason as Error).message}${warnings.length > 0 ? `; ${warnings.join('; ')}` : ''}`);
+    throw new StepFailure(
+      `the scheduler refused the jobs: ${(refused.signal.reason as Error).message}${warnings.length > 0 ? `; ${warnings.join('; ')}` : ''}`,
+    );
   } finally {
     unsubscribe();
   }
-  if (!landed.accepted) throw new StepFailure(`the scheduler did not take the jobs within 30 s: ${landed.observation.problems.join('; ')}`);
+  if (!landed.accepted)
+    throw new StepFailure(`the scheduler did not take the jobs within 30 s: ${landed.observation.problems.join('; ')}`);
   const regions = [...new Set(desired.map((j) => j.region ?? LOCAL_REGION))].join(', ');
-  return { message: `submitted ${desired.map((j) => `${j.id} at ${(j.meta?.['svc.commit'] ?? release.commit).slice(0, 12)}`).join(', ') || 'no jobs'} (regions ${regions})${warnings.length > 0 ? `; ${warnings.join('; ')}` : ''}` };
+  return {
+    message: `submitted ${desired.map((j) => `${j.id} at ${(j.meta?.['svc.commit'] ?? release.commit).slice(0, 12)}`).join(', ') || 'no jobs'} (regions ${regions})${warnings.length > 0 ? `; ${warnings.join('; ')}` : ''}`,
+  };
 }
 
 function evaluateAfterMs(spec: CanonicalAppSpec): number {
@@ -293,9 +399,21 @@ function evaluateAfterMs(spec: CanonicalAppSpec): number {
 async function healthy(deps: PipelineDependencies, context: OperationContext, state: RunState): Promise<StepOutcome> {
   const desired = state.desired ?? [];
   const deadline = Date.now() + (deps.healthyTimeoutMs ?? 120_000);
-  const options = () => ({ targets: deps.targets, registry: deps.registry, deadlineMs: Math.max(0, deadline - Date.now()), signal: context.signal });
-  const first = await waitForGate(desired, (o) => o.healthy || (o.awaitingPromotion.length > 0 && o.canariesHealthy), options());
-  if (!first.accepted) throw new StepFailure(`not healthy within ${deps.healthyTimeoutMs ?? 120_000} ms: ${first.observation.problems.join('; ')}`);
+  const options = () => ({
+    targets: deps.targets,
+    registry: deps.registry,
+    deadlineMs: Math.max(0, deadline - Date.now()),
+    signal: context.signal,
+  });
+  const first = await waitForGate(
+    desired,
+    (o) => o.healthy || (o.awaitingPromotion.length > 0 && o.canariesHealthy),
+    options(),
+  );
+  if (!first.accepted)
+    throw new StepFailure(
+      `not healthy within ${deps.healthyTimeoutMs ?? 120_000} ms: ${first.observation.problems.join('; ')}`,
+    );
   if (first.observation.healthy) return { message: 'every allocation is running and passing its checks' };
   // Canaries are healthy: evaluate them after evaluateAfter, unless an operator promotes first. A
   // canary that turns unhealthy must recover before the health deadline.
@@ -303,18 +421,28 @@ async function healthy(deps: PipelineDependencies, context: OperationContext, st
   const evaluationEnd = Date.now() + evaluateMs;
   let promoted = 'promoted by an operator';
   for (;;) {
-    const evaluation = await waitForGate(desired, (o) => o.awaitingPromotion.length === 0 || !o.canariesHealthy, { ...options(), deadlineMs: Math.max(0, evaluationEnd - Date.now()) });
+    const evaluation = await waitForGate(desired, (o) => o.awaitingPromotion.length === 0 || !o.canariesHealthy, {
+      ...options(),
+      deadlineMs: Math.max(0, evaluationEnd - Date.now()),
+    });
     if (!evaluation.accepted) {
-      for (const { jobId, region } of evaluation.observation.awaitingPromotion) await (await deps.targets.get(region)).promoteCanaries(jobId);
+      for (const { jobId, region } of evaluation.observation.awaitingPromotion)
+        await (await deps.targets.get(region)).promoteCanaries(jobId);
       promoted = `canaries healthy after ${evaluateMs} ms: promoted automatically`;
       break;
     }
     if (evaluation.observation.awaitingPromotion.length === 0) break;
-    const recovery = await waitForGate(desired, (o) => o.awaitingPromotion.length === 0 || o.canariesHealthy, options());
-    if (!recovery.accepted) throw new StepFailure(`canaries became unhealthy during evaluation: ${recovery.observation.problems.join('; ')}`);
+    const recovery = await waitForGate(
+      desired,
+      (o) => o.awaitingPromotion.length === 0 || o.canariesHealthy,
+      options(),
+    );
+    if (!recovery.accepted)
+      throw new StepFailure(`canaries became unhealthy during evaluation: ${recovery.observation.problems.join('; ')}`);
     if (recovery.observation.awaitingPromotion.length === 0) break;
   }
   const full = await waitForGate(desired, (o) => o.healthy, options());
-  if (!full.accepted) throw new StepFailure(`${promoted}, but not healthy afterwards: ${full.observation.problems.join('; ')}`);
+  if (!full.accepted)
+    throw new StepFailure(`${promoted}, but not healthy afterwards: ${full.observation.problems.join('; ')}`);
   return { message: `${promoted}; every allocation is running and passing its checks` };
 }

@@ -5,13 +5,21 @@
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { DeployPayload, Operation, OperationKind } from '../../domain/operations/index.js';
 import type { Db } from '../../store/database.js';
-import { createDeployment, newDeploymentIds, type Deployment, type DeploymentKind } from '../../store/control/deployments.js';
+import {
+  createDeployment,
+  newDeploymentIds,
+  type Deployment,
+  type DeploymentKind,
+} from '../../store/control/deployments.js';
 import { enqueueOperation, newOperationId } from '../../store/control/operations.js';
 import { LOCAL_REGION } from '../../domain/scheduler/index.js';
 
 /** The operation kind of each deployment kind. */
-export const KIND_OF: Record<DeploymentKind, OperationKind> = { deploy: 'app.deploy', preflight: 'app.preflight', rollback: 'app.rollback' };
-
+export const KIND_OF: Record<DeploymentKind, OperationKind> = {
+  deploy: 'app.deploy',
+  preflight: 'app.preflight',
+  rollback: 'app.rollback',
+};
 
 /** Regions an app deploys to: its declared regions, or the local default. */
 export function appRegions(spec: CanonicalAppSpec | null): string[] {

@@ -39,10 +39,15 @@ export class DeployService {
 
   #spec(app: string, forDeploy: boolean): CanonicalAppSpec {
     const row = getApp(this.deps.db, app);
-    if (!row || row.deletedAt !== null) throw new NotFoundError(`app "${app}" is not discovered`, { code: 'app_not_found' });
+    if (!row || row.deletedAt !== null)
+      throw new NotFoundError(`app "${app}" is not discovered`, { code: 'app_not_found' });
     const spec = row.spec;
-    if (!spec) throw new UnprocessableError(`app "${app}" has no valid spec: fix ${row.file} first`, { code: 'app_spec_invalid' });
-    if (forDeploy && !spec.deploy) throw new UnprocessableError(`app "${app}" has deploy: false in its spec`, { code: 'deploy_disabled' });
+    if (!spec)
+      throw new UnprocessableError(`app "${app}" has no valid spec: fix ${row.file} first`, {
+        code: 'app_spec_invalid',
+      });
+    if (forDeploy && !spec.deploy)
+      throw new UnprocessableError(`app "${app}" has deploy: false in its spec`, { code: 'deploy_disabled' });
     return spec;
   }
 
@@ -53,26 +58,48 @@ export class DeployService {
       sagaId: deployment.sagaId,
       deploymentId: deployment.id,
       operation,
-      links: { operation: `/api/v1/operations/${operation.id}`, saga: `/api/saga/${deployment.sagaId}`, steps: `/api/v1/deployments/${deployment.id}/steps` },
+      links: {
+        operation: `/api/v1/operations/${operation.id}`,
+        saga: `/api/saga/${deployment.sagaId}`,
+        steps: `/api/v1/deployments/${deployment.id}/steps`,
+      },
     };
   }
 
   #ref(ref: string | undefined): string {
     const value = ref ?? 'HEAD';
-    if (!REF.test(value) || value.startsWith('-')) throw new ValidationError(`ref: "${value}" is not a git ref`, { code: 'invalid_ref' });
+    if (!REF.test(value) || value.startsWith('-'))
+      throw new ValidationError(`ref: "${value}" is not a git ref`, { code: 'invalid_ref' });
     return value;
   }
 
   /** Queues a deploy of `app` at `ref` (HEAD by default). */
   deploy(app: string, options: { ref?: string; trigger?: string; dependsOn?: string | null } = {}): QueuedDeployment {
     const spec = this.#spec(app, true);
-    return this.#answer(queueDeployment(this.deps.db, { app, kind: 'deploy', ref: this.#ref(options.ref), trigger: options.trigger ?? 'api', regions: appRegions(spec), dependsOn: options.dependsOn ?? null }));
+    return this.#answer(
+      queueDeployment(this.deps.db, {
+        app,
+        kind: 'deploy',
+        ref: this.#ref(options.ref),
+        trigger: options.trigger ?? 'api',
+        regions: appRegions(spec),
+        dependsOn: options.dependsOn ?? null,
+      }),
+    );
   }
 
   /** Queues a read-only preflight of `app` at `ref`. */
   preflight(app: string, options: { ref?: string } = {}): QueuedDeployment {
     const spec = this.#spec(app, false);
-    return this.#answer(queueDeployment(this.deps.db, { app, kind: 'preflight', ref: this.#ref(options.ref), trigger: 'api', regions: appRegions(spec) }));
+    return this.#answer(
+      queueDeployment(this.deps.db, {
+        app,
+        kind: 'preflight',
+        ref: this.#ref(options.ref),
+        trigger: 'api',
+        regions: appRegions(spec),
+      }),
+    );
   }
 
   /**
@@ -85,14 +112,30 @@ export class DeployService {
     const regions = options.regions ?? all;
     const unknown = regions.filter((r) => !all.includes(r));
     if (regions.length === 0 || unknown.length > 0) {
-      throw new ValidationError(`regions: ${unknown.length > 0 ? `${unknown.join(', ')} not among the app's regions (${all.join(', ')})` : 'must name at least one region'}`, { code: 'invalid_regions', details: { regions: all } });
+      throw new ValidationError(
+        `regions: ${unknown.length > 0 ? `${unknown.join(', ')} not among the app's regions (${all.join(', ')})` : 'must name at least one region'}`,
+        { code: 'invalid_regions', details: { regions: all } },
+      );
     }
     const current = getApp(this.deps.db, app)?.release;
-    const target = listDeployments(this.deps.db, { app, status: 'succeeded', limit: 200 }).find(
-      (d) => (d.kind === 'deploy' || d.kind === 'rollback') && d.release && d.release.commit !== current?.commit,
-    ) ?? (current ? undefined : lastSuccessfulRelease(this.deps.db, app));
-    if (!target) throw new ConflictError(`app "${app}" has no earlier successful deployment to roll back to`, { code: 'no_rollback_target' });
-    return this.#answer(queueDeployment(this.deps.db, { app, kind: 'rollback', ref: target.commit, trigger: options.trigger ?? 'api', regions, target }));
+    const target =
+      listDeployments(this.deps.db, { app, status: 'succeeded', limit: 200 }).find(
+        (d) => (d.kind === 'deploy' || d.kind === 'rollback') && d.release && d.release.commit !== current?.commit,
+      ) ?? (current ? undefined : lastSuccessfulRelease(this.deps.db, app));
+    if (!target)
+      throw new ConflictError(`app "${app}" has no earlier successful deployment to roll back to`, {
+        code: 'no_rollback_target',
+      });
+    return this.#answer(
+      queueDeployment(this.deps.db, {
+        app,
+        kind: 'rollback',
+        ref: target.commit,
+        trigger: options.trigger ?? 'api',
+        regions,
+        target,
+      }),
+    );
   }
 
   /** Promotes the canaries of every job of `app` that awaits promotion now; emits canary.promoted. */
@@ -106,10 +149,20 @@ export class DeployService {
         promoted.push(job.spec.id);
       }
     }
-    if (promoted.length === 0) throw new ConflictError(`app "${app}" has no canaries awaiting promotion`, { code: 'no_canaries_awaiting' });
+    if (promoted.length === 0)
+      throw new ConflictError(`app "${app}" has no canaries awaiting promotion`, { code: 'no_canaries_awaiting' });
     const running = listDeployments(this.deps.db, { app, kind: 'deploy', status: 'running', limit: 1 })[0];
-    const subject = running ?? { id: 'none', sagaId: 'none', app, commit: getApp(this.deps.db, app)?.release?.commit ?? null };
-    await emitDeployEvent(this.deps.events, this.deps.logger, 'canary.promoted', subject, { title: `${app}: canaries promoted by an operator`, body: `promoted ${promoted.join(', ')}`, extra: { jobs: promoted } });
+    const subject = running ?? {
+      id: 'none',
+      sagaId: 'none',
+      app,
+      commit: getApp(this.deps.db, app)?.release?.commit ?? null,
+    };
+    await emitDeployEvent(this.deps.events, this.deps.logger, 'canary.promoted', subject, {
+      title: `${app}: canaries promoted by an operator`,
+      body: `promoted ${promoted.join(', ')}`,
+      extra: { jobs: promoted },
+    });
     return { promoted };
   }
 
@@ -121,7 +174,11 @@ export class DeployService {
     const group = listDeployGroups(this.deps.db).find((g) => g.name === name);
     if (!group) throw new NotFoundError(`deploy group "${name}" is not discovered`, { code: 'deploy_group_not_found' });
     const body = group.group as { apps?: { app: string; waitReady?: boolean }[] } | null;
-    if (!body?.apps) throw new UnprocessableError(`deploy group "${name}" is not valid: fix ${group.file} first`, { code: 'deploy_group_invalid', details: { findings: group.findings } });
+    if (!body?.apps)
+      throw new UnprocessableError(`deploy group "${name}" is not valid: fix ${group.file} first`, {
+        code: 'deploy_group_invalid',
+        details: { findings: group.findings },
+      });
     for (const entry of body.apps) this.#spec(entry.app, true);
     const ref = this.#ref(options.ref);
     const queued = this.deps.db.transaction(() => {
@@ -129,7 +186,14 @@ export class DeployService {
       let gate: string | null = null;
       for (const entry of body.apps!) {
         const spec = this.#spec(entry.app, true);
-        const one = queueDeployment(this.deps.db, { app: entry.app, kind: 'deploy', ref, trigger: `deploy-group:${name}`, regions: appRegions(spec), dependsOn: gate });
+        const one = queueDeployment(this.deps.db, {
+          app: entry.app,
+          kind: 'deploy',
+          ref,
+          trigger: `deploy-group:${name}`,
+          regions: appRegions(spec),
+          dependsOn: gate,
+        });
         out.push(one);
         if (entry.waitReady) gate = one.operation.id;
       }
@@ -139,12 +203,22 @@ export class DeployService {
   }
 
   /** Deployments, newest first. */
-  list(filter: { app?: string; kind?: DeploymentKind; status?: DeploymentStatus; limit?: number; offset?: number }): Deployment[] {
+  list(filter: {
+    app?: string;
+    kind?: DeploymentKind;
+    status?: DeploymentStatus;
+    limit?: number;
+    offset?: number;
+  }): Deployment[] {
     return listDeployments(this.deps.db, filter);
   }
 
   /** The steps of a deployment. */
-  steps(id: string): { deployment: Deployment; steps: ReturnType<typeof listSteps>; regions: ReturnType<typeof listRegions> } {
+  steps(id: string): {
+    deployment: Deployment;
+    steps: ReturnType<typeof listSteps>;
+    regions: ReturnType<typeof listRegions>;
+  } {
     const deployment = getDeployment(this.deps.db, id);
     if (!deployment) throw new NotFoundError(`deployment "${id}" does not exist`, { code: 'deployment_not_found' });
     return { deployment, steps: listSteps(this.deps.db, id), regions: listRegions(this.deps.db, id) };
@@ -158,10 +232,29 @@ export class DeployService {
     const steps = listSteps(this.deps.db, deployment.id);
     const timeline = [
       { at: deployment.createdAt, what: 'queued', detail: deployment.trigger },
-      ...(operation ? listAttempts(this.deps.db, operation.id).flatMap((a) => [{ at: a.startedAt, what: `attempt ${a.attempt} claimed`, detail: a.owner }, ...(a.endedAt ? [{ at: a.endedAt, what: `attempt ${a.attempt} ${a.outcome ?? 'ended'}`, detail: null }] : [])]) : []),
-      ...steps.flatMap((s) => [{ at: s.startedAt, what: `${s.step} started`, detail: null }, ...(s.endedAt ? [{ at: s.endedAt, what: `${s.step} ${s.status}`, detail: s.message }] : [])]),
-      ...(deployment.finishedAt ? [{ at: deployment.finishedAt, what: deployment.status, detail: deployment.message }] : []),
+      ...(operation
+        ? listAttempts(this.deps.db, operation.id).flatMap((a) => [
+            { at: a.startedAt, what: `attempt ${a.attempt} claimed`, detail: a.owner },
+            ...(a.endedAt
+              ? [{ at: a.endedAt, what: `attempt ${a.attempt} ${a.outcome ?? 'ended'}`, detail: null }]
+              : []),
+          ])
+        : []),
+      ...steps.flatMap((s) => [
+        { at: s.startedAt, what: `${s.step} started`, detail: null },
+        ...(s.endedAt ? [{ at: s.endedAt, what: `${s.step} ${s.status}`, detail: s.message }] : []),
+      ]),
+      ...(deployment.finishedAt
+        ? [{ at: deployment.finishedAt, what: deployment.status, detail: deployment.message }]
+        : []),
     ].sort((a, b) => a.at.localeCompare(b.at));
-    return { sagaId, deployment, operation: operation ?? null, steps, regions: listRegions(this.deps.db, deployment.id), timeline };
+    return {
+      sagaId,
+      deployment,
+      operation: operation ?? null,
+      steps,
+      regions: listRegions(this.deps.db, deployment.id),
+      timeline,
+    };
   }
 }

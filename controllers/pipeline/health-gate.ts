@@ -28,7 +28,12 @@ export interface GateObservation {
 export const MIN_HEALTHY_MS = 1000;
 
 /** Observes the jobs `desired` (one release of an app) right now. */
-export async function observeGate(desired: readonly JobSpec[], targets: SchedulerTargets, registry: Registry, now = Date.now()): Promise<GateObservation> {
+export async function observeGate(
+  desired: readonly JobSpec[],
+  targets: SchedulerTargets,
+  registry: Registry,
+  now = Date.now(),
+): Promise<GateObservation> {
   const problems: string[] = [];
   const awaiting: { jobId: string; region: string }[] = [];
   let canariesHealthy = true;
@@ -49,7 +54,9 @@ export async function observeGate(desired: readonly JobSpec[], targets: Schedule
       continue;
     }
     if (status.spec.type !== 'service') continue;
-    const allocations = (await scheduler.listAllocations({ jobId: job.id })).filter((a) => a.kind === 'group' && a.desiredStatus === 'run');
+    const allocations = (await scheduler.listAllocations({ jobId: job.id })).filter(
+      (a) => a.kind === 'group' && a.desiredStatus === 'run',
+    );
     for (const group of status.spec.taskGroups) {
       const live = allocations.filter((a) => a.taskGroup === group.name);
       const checked = group.services.filter((s) => s.check);
@@ -60,7 +67,10 @@ export async function observeGate(desired: readonly JobSpec[], targets: Schedule
           return mine.length > 0 && mine.every((i) => instanceStatus(i) === 'passing');
         });
       const settled = (a: (typeof live)[number]): boolean =>
-        checked.length > 0 || (a.task.state === 'running' && a.task.startedAt !== undefined && now - Date.parse(a.task.startedAt) >= MIN_HEALTHY_MS);
+        checked.length > 0 ||
+        (a.task.state === 'running' &&
+          a.task.startedAt !== undefined &&
+          now - Date.parse(a.task.startedAt) >= MIN_HEALTHY_MS);
       const healthyIds = live.filter((a) => a.status === 'running' && passing(a.id) && settled(a)).map((a) => a.id);
       if (status.awaitingPromotion.includes(group.name)) {
         if (!awaiting.some((a) => a.jobId === job.id)) awaiting.push({ jobId: job.id, region });
@@ -75,11 +85,19 @@ export async function observeGate(desired: readonly JobSpec[], targets: Schedule
         continue;
       }
       if (healthyIds.length < group.count || live.length > group.count) {
-        problems.push(`${group.name}: ${healthyIds.length}/${group.count} allocations running and passing${live.length > group.count ? ` (${live.length - group.count} old still running)` : ''}`);
+        problems.push(
+          `${group.name}: ${healthyIds.length}/${group.count} allocations running and passing${live.length > group.count ? ` (${live.length - group.count} old still running)` : ''}`,
+        );
       }
     }
   }
-  return { healthy: problems.length === 0 && awaiting.length === 0, awaitingPromotion: awaiting, canariesHealthy, submitted, problems };
+  return {
+    healthy: problems.length === 0 && awaiting.length === 0,
+    awaitingPromotion: awaiting,
+    canariesHealthy,
+    submitted,
+    problems,
+  };
 }
 
 /** Options of `waitForGate`. */
@@ -101,16 +119,35 @@ export async function waitForGate(
   accept: (o: GateObservation) => boolean,
   options: WaitForGateOptions,
 ): Promise<{ accepted: boolean; observation: GateObservation }> {
-  const schedulers = await Promise.all([...new Set(desired.map((j) => j.region ?? LOCAL_REGION))].map((r) => options.targets.get(r)));
-  let last: GateObservation = { healthy: false, awaitingPromotion: [], canariesHealthy: false, submitted: false, problems: ['not observed yet'] };
-  const sources: ChangeSource[] = [...schedulers.map((s): ChangeSource => (listener) => s.watch(listener)), (listener) => options.registry.watch(listener)];
-  return waitForChange<{ accepted: boolean; observation: GateObservation }>(sources, async () => {
-    last = await observeGate(desired, options.targets, options.registry);
-    return accept(last) ? { accepted: true, observation: last } : undefined;
-  }, {
-    timeoutMs: options.deadlineMs,
-    onTimeout: () => ({ value: { accepted: false, observation: last } }),
-    pollMs: options.pollMs ?? 200,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
+  const schedulers = await Promise.all(
+    [...new Set(desired.map((j) => j.region ?? LOCAL_REGION))].map((r) => options.targets.get(r)),
+  );
+  let last: GateObservation = {
+    healthy: false,
+    awaitingPromotion: [],
+    canariesHealthy: false,
+    submitted: false,
+    problems: ['not observed yet'],
+  };
+  const sources: ChangeSource[] = [
+    ...schedulers.map(
+      (s): ChangeSource =>
+        (listener) =>
+          s.watch(listener),
+    ),
+    (listener) => options.registry.watch(listener),
+  ];
+  return waitForChange<{ accepted: boolean; observation: GateObservation }>(
+    sources,
+    async () => {
+      last = await observeGate(desired, options.targets, options.registry);
+      return accept(last) ? { accepted: true, observation: last } : undefined;
+    },
+    {
+      timeoutMs: options.deadlineMs,
+      onTimeout: () => ({ value: { accepted: false, observation: last } }),
+      pollMs: options.pollMs ?? 200,
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
 }

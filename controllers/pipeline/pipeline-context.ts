@@ -32,7 +32,13 @@ export interface PipelineDependencies {
   /** The snapshot step: a database dump before migrations (the snapshots capability); absent: skipped with the reason. */
   readonly snapshot?: (app: string, commit: string | null) => Promise<{ readonly message: string }>;
   /** The migrate step: runs the app's declared migrations from the checkout; absent: skipped with the reason. */
-  readonly migrate?: (app: string, migrationsDir: string, commit: string | null) => Promise<{ readonly message: string }>;
+  readonly migrate?: (
+    app: string,
+    migrationsDir: string,
+    commit: string | null,
+  ) => Promise<{ readonly message: string }>;
   /** The routing step (`forge` in the spec): reconciles the tunnel ingress now (the routing controller); absent: skipped with the reason. */
-  readonly route?: (app: string) => Promise<{ readonly rules: readonly { readonly hostname: string }[]; readonly file: string }>;
+  readonly route?: (
+    app: string,
+  ) => Promise<{ readonly rules: readonly { readonly hostname: string }[]; readonly file: string }>;
 }

@@ -22,4 +22,3 @@ export interface RunState {
   /** Set when a step failed. */
   failedStep?: PipelineStep;
 }
-

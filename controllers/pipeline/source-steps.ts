@@ -25,7 +25,12 @@ export function appSource(spec: CanonicalAppSpec, appFile: string, appsDir: stri
 }
 
 /** Mirrors the source, resolves `ref` (HEAD by default) and exports the tree (or the app's folder) into `workDir`. */
-export async function cloneStep(source: AppSource, mirrorDir: string, ref: string, workDir: string): Promise<{ commit: string; message: string }> {
+export async function cloneStep(
+  source: AppSource,
+  mirrorDir: string,
+  ref: string,
+  workDir: string,
+): Promise<{ commit: string; message: string }> {
   await mirrorRepository(source.repoUrl, mirrorDir);
   const commit = await resolveCommit(mirrorDir, ref);
   fs.rmSync(workDir, { recursive: true, force: true });
@@ -36,11 +41,17 @@ export async function cloneStep(source: AppSource, mirrorDir: string, ref: strin
     fs.rmSync(tree, { recursive: true, force: true });
     await exportCommit(mirrorDir, commit, tree);
     const context = path.join(tree, source.subdir);
-    if (!fs.existsSync(context)) throw new StepFailure(`the app folder ${source.subdir} does not exist in the apps repository at ${commit.slice(0, 12)}`);
+    if (!fs.existsSync(context))
+      throw new StepFailure(
+        `the app folder ${source.subdir} does not exist in the apps repository at ${commit.slice(0, 12)}`,
+      );
     fs.renameSync(context, workDir);
     fs.rmSync(tree, { recursive: true, force: true });
   }
-  return { commit, message: `checked out ${ref} at ${commit.slice(0, 12)}${source.subdir !== undefined ? ` (apps repository folder ${source.subdir})` : ''}` };
+  return {
+    commit,
+    message: `checked out ${ref} at ${commit.slice(0, 12)}${source.subdir !== undefined ? ` (apps repository folder ${source.subdir})` : ''}`,
+  };
 }
 
 /** One inspection finding. */
@@ -61,24 +72,63 @@ export function inspectSource(spec: CanonicalAppSpec, workDir: string, secretsDi
   const findings: InspectFinding[] = [];
   const dockerfile = path.join(workDir, spec.build.dockerfile);
   if (spec.build.image === undefined) {
-    if (!fs.existsSync(dockerfile)) findings.push({ severity: 'error', rule: 'dockerfile.missing', message: `build.dockerfile: ${spec.build.dockerfile} does not exist in the source` });
+    if (!fs.existsSync(dockerfile))
+      findings.push({
+        severity: 'error',
+        rule: 'dockerfile.missing',
+        message: `build.dockerfile: ${spec.build.dockerfile} does not exist in the source`,
+      });
   }
   for (const name of spec.secrets) {
-    if (!fs.existsSync(path.join(secretsDir, name))) findings.push({ severity: 'error', rule: 'secret.missing', message: `secrets: ${name} is declared but has no value (expected a file ${name} in the app's secrets folder)` });
+    if (!fs.existsSync(path.join(secretsDir, name)))
+      findings.push({
+        severity: 'error',
+        rule: 'secret.missing',
+        message: `secrets: ${name} is declared but has no value (expected a file ${name} in the app's secrets folder)`,
+      });
   }
-  if (fs.existsSync(path.join(workDir, '.env'))) findings.push({ severity: 'warning', rule: 'source.env-file', message: '.env is committed: values in it reach the release and the image' });
-  if (fs.existsSync(path.join(workDir, 'node_modules'))) findings.push({ severity: 'warning', rule: 'source.node-modules', message: 'node_modules is committed: install dependencies in the Dockerfile instead' });
+  if (fs.existsSync(path.join(workDir, '.env')))
+    findings.push({
+      severity: 'warning',
+      rule: 'source.env-file',
+      message: '.env is committed: values in it reach the release and the image',
+    });
+  if (fs.existsSync(path.join(workDir, 'node_modules')))
+    findings.push({
+      severity: 'warning',
+      rule: 'source.node-modules',
+      message: 'node_modules is committed: install dependencies in the Dockerfile instead',
+    });
   if (fs.existsSync(dockerfile)) {
     const lines = fs.readFileSync(dockerfile, 'utf8').split('\n');
     lines.forEach((line, index) => {
       const text = line.trim();
       const from = /^FROM\s+(?:--\S+\s+)?(\S+)/i.exec(text);
-      if (from && from[1] !== 'scratch' && !from[1]!.includes('@sha256:') && (!from[1]!.includes(':') || from[1]!.endsWith(':latest'))) {
-        findings.push({ severity: 'warning', rule: 'dockerfile.unpinned-base', message: `Dockerfile line ${index + 1}: base image ${from[1]} is not pinned to a tag or digest` });
+      if (
+        from &&
+        from[1] !== 'scratch' &&
+        !from[1]!.includes('@sha256:') &&
+        (!from[1]!.includes(':') || from[1]!.endsWith(':latest'))
+      ) {
+        findings.push({
+          severity: 'warning',
+          rule: 'dockerfile.unpinned-base',
+          message: `Dockerfile line ${index + 1}: base image ${from[1]} is not pinned to a tag or digest`,
+        });
       }
-      if (/^ADD\s+https?:\/\//i.test(text)) findings.push({ severity: 'warning', rule: 'dockerfile.remote-add', message: `Dockerfile line ${index + 1}: ADD of a URL is not reproducible; download in a RUN step with a checksum` });
+      if (/^ADD\s+https?:\/\//i.test(text))
+        findings.push({
+          severity: 'warning',
+          rule: 'dockerfile.remote-add',
+          message: `Dockerfile line ${index + 1}: ADD of a URL is not reproducible; download in a RUN step with a checksum`,
+        });
       const env = /^(?:ENV|ARG)\s+([A-Za-z_][A-Za-z0-9_]*)[=\s]+\S/i.exec(text);
-      if (env && SECRET_NAME.test(env[1]!)) findings.push({ severity: 'error', rule: 'dockerfile.baked-secret', message: `Dockerfile line ${index + 1}: ${env[1]} looks like a secret baked into the image; declare it in secrets instead` });
+      if (env && SECRET_NAME.test(env[1]!))
+        findings.push({
+          severity: 'error',
+          rule: 'dockerfile.baked-secret',
+          message: `Dockerfile line ${index + 1}: ${env[1]} looks like a secret baked into the image; declare it in secrets instead`,
+        });
     });
   }
   return findings;
@@ -88,12 +138,22 @@ export function inspectSource(spec: CanonicalAppSpec, workDir: string, secretsDi
 export function assertBuildAllowed(spec: CanonicalAppSpec, profile: string): void {
   if (profile !== 'production') return;
   if (spec.build.image === undefined || !/@sha256:[0-9a-f]{64}$/.test(spec.build.image)) {
-    throw new StepFailure(`build.image: the production profile requires an immutable image@sha256:<digest>${spec.build.image ? `, got ${spec.build.image}` : ', and none is set'}`, undefined, { code: 'digest_required' });
+    throw new StepFailure(
+      `build.image: the production profile requires an immutable image@sha256:<digest>${spec.build.image ? `, got ${spec.build.image}` : ', and none is set'}`,
+      undefined,
+      { code: 'digest_required' },
+    );
   }
 }
 
 /** Builds (or reuses) the release of the app at `commit`. */
-export async function buildStep(builder: ReleaseBuilder, app: string, spec: CanonicalAppSpec, source: AppSource, commit: string): Promise<{ release: Release; message: string }> {
+export async function buildStep(
+  builder: ReleaseBuilder,
+  app: string,
+  spec: CanonicalAppSpec,
+  source: AppSource,
+  commit: string,
+): Promise<{ release: Release; message: string }> {
   const release = await builder.build({
     app,
     repoUrl: source.repoUrl,
@@ -102,30 +162,54 @@ export async function buildStep(builder: ReleaseBuilder, app: string, spec: Cano
     ...(spec.build.image !== undefined ? { image: spec.build.image } : {}),
     ...(source.subdir !== undefined ? { subdir: source.subdir } : {}),
   });
-  return { release, message: `${release.reused ? 'reused' : 'built'} release ${commit.slice(0, 12)} (${release.manifest.builder})` };
+  return {
+    release,
+    message: `${release.reused ? 'reused' : 'built'} release ${commit.slice(0, 12)} (${release.manifest.builder})`,
+  };
 }
 
 /** Tail kept of a test command's output. */
 export const OUTPUT_TAIL = 8000;
 
 /** Runs `build.test` with `/bin/sh -c` in the checkout; a non-zero exit fails with the output kept. */
-export function testStep(command: string, workDir: string, env: Readonly<Record<string, string>>, timeoutMs: number, signal?: AbortSignal): Promise<{ message: string; output: string }> {
+export function testStep(
+  command: string,
+  workDir: string,
+  env: Readonly<Record<string, string>>,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<{ message: string; output: string }> {
   const base: Record<string, string> = {};
   for (const name of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER']) {
     const value = process.env[name];
     if (value !== undefined) base[name] = value;
   }
   return new Promise((resolve, reject) => {
-    execFile('/bin/sh', ['-c', command], { cwd: workDir, env: { ...base, CI: 'true', ...env }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024, ...(signal ? { signal } : {}) }, (error, stdout, stderr) => {
-      const output = `${stdout}${stderr}`.slice(-OUTPUT_TAIL);
-      if (!error) {
-        resolve({ message: `test command passed: ${command}`, output });
-        return;
-      }
-      const code = typeof error.code === 'number' ? error.code : null;
-      const why = error.killed ? `was killed after ${timeoutMs} ms` : code !== null ? `exited with code ${code}` : error.message;
-      reject(new StepFailure(`build.test "${command}" ${why}`, output, { code: 'test_failed' }));
-    });
+    execFile(
+      '/bin/sh',
+      ['-c', command],
+      {
+        cwd: workDir,
+        env: { ...base, CI: 'true', ...env },
+        timeout: timeoutMs,
+        maxBuffer: 16 * 1024 * 1024,
+        ...(signal ? { signal } : {}),
+      },
+      (error, stdout, stderr) => {
+        const output = `${stdout}${stderr}`.slice(-OUTPUT_TAIL);
+        if (!error) {
+          resolve({ message: `test command passed: ${command}`, output });
+          return;
+        }
+        const code = typeof error.code === 'number' ? error.code : null;
+        const why = error.killed
+          ? `was killed after ${timeoutMs} ms`
+          : code !== null
+            ? `exited with code ${code}`
+            : error.message;
+        reject(new StepFailure(`build.test "${command}" ${why}`, output, { code: 'test_failed' }));
+      },
+    );
   });
 }
 
@@ -144,5 +228,7 @@ export function cleanupStep(workDir: string, releasesDir: string, keep: Readonly
       removed.push(name.slice(0, 12));
     }
   }
-  return { message: `removed temporary files${removed.length > 0 ? ` and ${removed.length} old release(s) (${removed.join(', ')})` : ''}; kept ${keep.size} release(s) for rollback` };
+  return {
+    message: `removed temporary files${removed.length > 0 ? ` and ${removed.length} old release(s) (${removed.join(', ')})` : ''}; kept ${keep.size} release(s) for rollback`,
+  };
 }

@@ -47,7 +47,11 @@ export class HostAgent {
   start(): void {
     this.#stopped = new Promise((resolve) => (this.#resolveStopped = resolve));
     const recovered = this.#options.worker.start();
-    if (recovered.length > 0) this.#options.logger.warn({ recovered: recovered.map((r) => ({ id: r.operation.id, action: r.decision.action })) }, 'lane operations of a previous agent recovered');
+    if (recovered.length > 0)
+      this.#options.logger.warn(
+        { recovered: recovered.map((r) => ({ id: r.operation.id, action: r.decision.action })) },
+        'lane operations of a previous agent recovered',
+      );
     this.#timer = setInterval(() => this.#check(), this.#options.checkIntervalMs ?? 500);
   }
 
@@ -76,7 +80,9 @@ export class HostAgent {
     this.#options.worker.wake();
     let pending = 0;
     try {
-      pending = listOperations(this.#options.db, { status: ['queued', 'running'], limit: 500 }).filter((op) => op.kind.startsWith('platform.')).length;
+      pending = listOperations(this.#options.db, { status: ['queued', 'running'], limit: 500 }).filter((op) =>
+        op.kind.startsWith('platform.'),
+      ).length;
     } catch (error) {
       this.#options.logger.error({ err: error }, 'reading lane operations failed');
       return;
@@ -97,6 +103,7 @@ export class HostAgent {
       return;
     }
     this.#idleSince ??= Date.now();
-    if (Date.now() - this.#idleSince >= (this.#options.idleExitMs ?? 10_000)) this.#resolveStopped?.('no API process and no lane work');
+    if (Date.now() - this.#idleSince >= (this.#options.idleExitMs ?? 10_000))
+      this.#resolveStopped?.('no API process and no lane work');
   }
 }

@@ -56,7 +56,11 @@ export class LaneDataBackup {
       const copy = await backupDatabase(name === 'control.db' ? this.options.db : live, path.join(dir, name));
       databases.push({ name, bytes: copy.bytes, migration: copy.migration });
     }
-    writeFileAtomic(path.join(dir, 'backup.json'), JSON.stringify({ takenAt: new Date().toISOString(), databases } satisfies BackupIndex), 0o600);
+    writeFileAtomic(
+      path.join(dir, 'backup.json'),
+      JSON.stringify({ takenAt: new Date().toISOString(), databases } satisfies BackupIndex),
+      0o600,
+    );
     this.keepOnly(operationId);
     return `backed up ${databases.map((d) => `${d.name} (${mib(d.bytes)}, migration ${d.migration})`).join(' and ')} in ${Date.now() - started} ms`;
   }
@@ -69,7 +73,8 @@ export class LaneDataBackup {
     } catch {
       return;
     }
-    for (const name of names) if (name !== operationId) fs.rmSync(path.join(this.options.backupsDir, name), { recursive: true, force: true });
+    for (const name of names)
+      if (name !== operationId) fs.rmSync(path.join(this.options.backupsDir, name), { recursive: true, force: true });
   }
 
   #index(operationId: string): BackupIndex | undefined {

@@ -9,12 +9,35 @@ import path from 'node:path';
 import type { EventEmitterPort } from '../../domain/events/event-port.js';
 import type { Operation, RecoveryDecision } from '../../domain/operations/index.js';
 import {
-  policyVerdict, readPlatformLanePayload, releasesToPrune, resumePlan, UpgradePhase, type PlatformUpgrade, type ReleaseSource, type SignatureCheck, type SignaturePolicyValue, type UpgradeDrainMode,
+  policyVerdict,
+  readPlatformLanePayload,
+  releasesToPrune,
+  resumePlan,
+  UpgradePhase,
+  type PlatformUpgrade,
+  type ReleaseSource,
+  type SignatureCheck,
+  type SignaturePolicyValue,
+  type UpgradeDrainMode,
 } from '../../domain/platform/index.js';
-import type { ApiRestarter, CandidateOutcome, ReleaseFolders, ReleaseManifest, VerifyOutcome } from '../../platform/platform-lane/index.js';
+import type {
+  ApiRestarter,
+  CandidateOutcome,
+  ReleaseFolders,
+  ReleaseManifest,
+  VerifyOutcome,
+} from '../../platform/platform-lane/index.js';
 import { waitForApi } from '../../platform/platform-lane/index.js';
 import {
-  activeAppOperations, closeInterruptedLaneSteps, copyForCandidate, getPlatformUpgrade, listPlatformBuildsOnDisk, markPlatformBuildPromoted, markPlatformBuildPruned, recordPlatformBuild, savePlatformUpgrade,
+  activeAppOperations,
+  closeInterruptedLaneSteps,
+  copyForCandidate,
+  getPlatformUpgrade,
+  listPlatformBuildsOnDisk,
+  markPlatformBuildPromoted,
+  markPlatformBuildPruned,
+  recordPlatformBuild,
+  savePlatformUpgrade,
 } from '../../store/control/platform-lane.js';
 import type { Db } from '../../store/database.js';
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations/index.js';
@@ -32,7 +55,12 @@ export interface PlatformLaneOptions {
   readonly restarter: ApiRestarter;
   /** The databases' copy taken before the new release first starts, restored on rollback (ADR 0089). */
   readonly backup: LaneDataBackup;
-  readonly candidate: (options: { releaseDir: string; releaseId: string; workDir: string; signal: AbortSignal }) => Promise<CandidateOutcome>;
+  readonly candidate: (options: {
+    releaseDir: string;
+    releaseId: string;
+    workDir: string;
+    signal: AbortSignal;
+  }) => Promise<CandidateOutcome>;
   /** The verify hook (`SVC_RELEASE_VERIFY_HOOK`); undefined when unset. */
   readonly verify?: (dir: string, manifest: ReleaseManifest, signal: AbortSignal) => Promise<VerifyOutcome>;
   /** `SVC_RELEASE_SIGNATURE_POLICY` (ADR 0142). @default none */
@@ -91,14 +119,25 @@ export class PlatformLane {
     if (plan === 'start') {
       const payload = readPlatformLanePayload(ctx.operation.payload);
       const drainMode = payload.drainMode ?? this.options.drainMode;
-      if (record === undefined) await this.#emit('platform.upgrade.started', 'info', `Platform upgrade from ${payload.source ?? '(none)'} started`, ctx.operation, { source: payload.source, drainMode });
+      if (record === undefined)
+        await this.#emit(
+          'platform.upgrade.started',
+          'info',
+          `Platform upgrade from ${payload.source ?? '(none)'} started`,
+          ctx.operation,
+          { source: payload.source, drainMode },
+        );
       record = savePlatformUpgrade(db, id, { phase: UpgradePhase.preparing, drainMode });
       let release: ReleaseManifest;
       let from: string;
       try {
         from = await this.#baseline(ctx.signal);
         release = await this.#prepare(ctx, steps);
-        record = savePlatformUpgrade(db, id, { phase: UpgradePhase.preparing, fromRelease: from, toRelease: release.id });
+        record = savePlatformUpgrade(db, id, {
+          phase: UpgradePhase.preparing,
+          fromRelease: from,
+          toRelease: release.id,
+        });
         await steps.run('drain', () => this.#drain(drainMode, ctx.signal));
       } catch (error) {
         return this.#fail(ctx, `not promoted: ${(error as Error).message}`, error);
@@ -124,16 +163,29 @@ export class PlatformLane {
         const message = await steps.run('postflight', () => this.#postflight(target, ctx.signal));
         record = savePlatformUpgrade(db, id, { phase: UpgradePhase.succeeded, message });
         const pruned = this.#prune(ctx, [target, record.fromRelease]);
-        await this.#emit('platform.upgrade.succeeded', 'info', `Platform upgraded to ${target}`, ctx.operation, { from: record.fromRelease, to: target, pruned });
+        await this.#emit('platform.upgrade.succeeded', 'info', `Platform upgraded to ${target}`, ctx.operation, {
+          from: record.fromRelease,
+          to: target,
+          pruned,
+        });
         return { ...receipt(record), pruned };
       } catch (error) {
         if (ctx.signal.aborted) throw error;
-        record = savePlatformUpgrade(db, id, { phase: UpgradePhase.rollingBack, message: `${(error as Error).message}` });
-        await this.#emit('platform.upgrade.failed', 'warning', `Platform upgrade to ${target} failed its ${error instanceof LaneStepFailure ? error.step : 'postflight'}; rolling back`, ctx.operation, {
-          from: record.fromRelease,
-          to: target,
-          reason: (error as Error).message,
+        record = savePlatformUpgrade(db, id, {
+          phase: UpgradePhase.rollingBack,
+          message: `${(error as Error).message}`,
         });
+        await this.#emit(
+          'platform.upgrade.failed',
+          'warning',
+          `Platform upgrade to ${target} failed its ${error instanceof LaneStepFailure ? error.step : 'postflight'}; rolling back`,
+          ctx.operation,
+          {
+            from: record.fromRelease,
+            to: target,
+            reason: (error as Error).message,
+          },
+        );
       }
     }
     return this.#rollback(ctx, steps, getPlatformUpgrade(db, id)!);
@@ -157,12 +209,22 @@ export class PlatformLane {
         phase: UpgradePhase.failed,
         message: `${why}; the rollback failed too: ${(error as Error).message}; the databases' copy from before the upgrade is in ${this.options.backup.folder(ctx.operation.id)}`,
       });
-      await this.#emit('platform.upgrade.failed', 'critical', `Platform rollback to ${from} failed`, ctx.operation, { from, to: record.toRelease, reason: (error as Error).message });
+      await this.#emit('platform.upgrade.failed', 'critical', `Platform rollback to ${from} failed`, ctx.operation, {
+        from,
+        to: record.toRelease,
+        reason: (error as Error).message,
+      });
       throw new Error(`${why}; the rollback to ${from} failed too: ${(error as Error).message}`);
     }
     savePlatformUpgrade(db, ctx.operation.id, { phase: UpgradePhase.rolledBack });
     this.#prune(ctx, [from]);
-    await this.#emit('platform.upgrade.rolled_back', 'warning', `Platform upgrade to ${record.toRelease ?? '?'} rolled back to ${from}`, ctx.operation, { from, to: record.toRelease, reason: why });
+    await this.#emit(
+      'platform.upgrade.rolled_back',
+      'warning',
+      `Platform upgrade to ${record.toRelease ?? '?'} rolled back to ${from}`,
+      ctx.operation,
+      { from, to: record.toRelease, reason: why },
+    );
     throw new Error(`rolled back to ${from}: ${why}`);
   }
 
@@ -170,7 +232,9 @@ export class PlatformLane {
     if (ctx.signal.aborted && cause instanceof Error) throw cause;
     savePlatformUpgrade(this.options.db, ctx.operation.id, { phase: UpgradePhase.failed, message });
     this.#prune(ctx, []);
-    await this.#emit('platform.upgrade.failed', 'warning', 'Platform upgrade failed before promotion', ctx.operation, { reason: message });
+    await this.#emit('platform.upgrade.failed', 'warning', 'Platform upgrade failed before promotion', ctx.operation, {
+      reason: message,
+    });
     throw new Error(message, cause === undefined ? undefined : { cause });
   }
 
@@ -183,27 +247,58 @@ export class PlatformLane {
     let signature: SignatureCheck | undefined;
     let dir = '';
     await steps.run('stage', async () => {
-      const staged = await this.options.folders.stage(source, { signal: ctx.signal, ...(payload.label === undefined ? {} : { label: payload.label }) });
+      const staged = await this.options.folders.stage(source, {
+        signal: ctx.signal,
+        ...(payload.label === undefined ? {} : { label: payload.label }),
+      });
       manifest = staged.manifest;
       signature = staged.signature;
       dir = staged.dir;
       return `${staged.created ? 'staged' : 'already on disk:'} releases/${manifest.id} (${manifest.label}, sha256 ${manifest.sha256}, commit ${manifest.commit ?? 'unknown'})`;
     });
     const release = manifest!;
-    const build = { id: release.id, label: release.label, version: release.version, commit: release.commit, sha256: release.sha256, source: release.source };
+    const build = {
+      id: release.id,
+      label: release.label,
+      version: release.version,
+      commit: release.commit,
+      sha256: release.sha256,
+      source: release.source,
+    };
     const policy = this.options.signaturePolicy ?? 'none';
     const { verify, publicKeyFingerprint } = this.options;
     // A key is set but the source could not carry a signature (a built checkout, git:<ref>).
-    signature ??= publicKeyFingerprint === undefined ? undefined : { state: 'unsupported', message: `no signature by key ${publicKeyFingerprint}: ${release.source} is not a release archive, and only a release archive (.tar.gz with its .sig) carries one` };
+    signature ??=
+      publicKeyFingerprint === undefined
+        ? undefined
+        : {
+            state: 'unsupported',
+            message: `no signature by key ${publicKeyFingerprint}: ${release.source} is not a release archive, and only a release archive (.tar.gz with its .sig) carries one`,
+          };
     if (verify === undefined && signature === undefined && policy === 'none') {
       recordPlatformBuild(this.options.db, { ...build, verification: 'off', verificationMessage: null });
-      steps.skip('verify', 'SVC_RELEASE_SIGNATURE_POLICY=none and neither SVC_RELEASE_VERIFY_HOOK nor SVC_RELEASE_PUBLIC_KEY is set');
+      steps.skip(
+        'verify',
+        'SVC_RELEASE_SIGNATURE_POLICY=none and neither SVC_RELEASE_VERIFY_HOOK nor SVC_RELEASE_PUBLIC_KEY is set',
+      );
     } else {
       await steps.run('verify', async () => {
         const hook = verify === undefined ? undefined : await verify(dir, release, ctx.signal);
-        const verdict = policyVerdict(policy, { ...(hook === undefined ? {} : { hook }), ...(signature === undefined ? {} : { signature }) });
-        recordPlatformBuild(this.options.db, { ...build, verification: verdict.verification, verificationMessage: verdict.message });
-        if (verdict.verification === 'rejected') throw new LaneStepFailure('verify', `the signature policy rejected ${release.id}: ${verdict.message}`, 'release_rejected');
+        const verdict = policyVerdict(policy, {
+          ...(hook === undefined ? {} : { hook }),
+          ...(signature === undefined ? {} : { signature }),
+        });
+        recordPlatformBuild(this.options.db, {
+          ...build,
+          verification: verdict.verification,
+          verificationMessage: verdict.message,
+        });
+        if (verdict.verification === 'rejected')
+          throw new LaneStepFailure(
+            'verify',
+            `the signature policy rejected ${release.id}: ${verdict.message}`,
+            'release_rejected',
+          );
         return `accepted: ${verdict.message}`;
       });
     }
@@ -213,7 +308,12 @@ export class PlatformLane {
       fs.mkdirSync(path.join(workDir, 'data'), { recursive: true });
       try {
         await copyForCandidate(this.options.db, path.join(workDir, 'data', 'control.db'));
-        const outcome = await this.options.candidate({ releaseDir: dir, releaseId: release.id, workDir, signal: ctx.signal });
+        const outcome = await this.options.candidate({
+          releaseDir: dir,
+          releaseId: release.id,
+          workDir,
+          signal: ctx.signal,
+        });
         if (!outcome.ok) throw new LaneStepFailure('candidate', outcome.message, 'candidate_unhealthy');
         return outcome.message;
       } finally {
@@ -228,10 +328,22 @@ export class PlatformLane {
     const current = this.options.folders.current();
     if (current) return current.id;
     const source = this.options.baseline();
-    if (!source) throw new Error('no current release and the running API is not a built tree: start it from a built checkout or a release first');
+    if (!source)
+      throw new Error(
+        'no current release and the running API is not a built tree: start it from a built checkout or a release first',
+      );
     const staged = await this.options.folders.stage(source, { signal });
     const m = staged.manifest;
-    recordPlatformBuild(this.options.db, { id: m.id, label: m.label, version: m.version, commit: m.commit, sha256: m.sha256, source: m.source, verification: 'off', verificationMessage: 'the running build, installed as the first release' });
+    recordPlatformBuild(this.options.db, {
+      id: m.id,
+      label: m.label,
+      version: m.version,
+      commit: m.commit,
+      sha256: m.sha256,
+      source: m.source,
+      verification: 'off',
+      verificationMessage: 'the running build, installed as the first release',
+    });
     this.options.folders.swap(m.id);
     markPlatformBuildPromoted(this.options.db, m.id);
     return m.id;
@@ -240,9 +352,15 @@ export class PlatformLane {
   /** The drain gate. */
   async #drain(mode: UpgradeDrainMode, signal: AbortSignal): Promise<string> {
     const active = activeAppOperations(this.options.db);
-    if (mode === 'force') return `force: gate skipped with ${active.running} running and ${active.queued} queued app operation(s); running ones are interrupted by the restart and recovered`;
+    if (mode === 'force')
+      return `force: gate skipped with ${active.running} running and ${active.queued} queued app operation(s); running ones are interrupted by the restart and recovered`;
     if (mode === 'fail') {
-      if (active.running + active.queued > 0) throw new LaneStepFailure('drain', `${active.running} running and ${active.queued} queued app operation(s): SVC_DRAIN_MODE=fail refuses to upgrade`, 'operations_active');
+      if (active.running + active.queued > 0)
+        throw new LaneStepFailure(
+          'drain',
+          `${active.running} running and ${active.queued} queued app operation(s): SVC_DRAIN_MODE=fail refuses to upgrade`,
+          'operations_active',
+        );
       return 'fail: no active app operations';
     }
     const started = Date.now();
@@ -251,8 +369,14 @@ export class PlatformLane {
     for (;;) {
       signal.throwIfAborted();
       const now = activeAppOperations(this.options.db);
-      if (now.running === 0) return `wait: ${active.running} running app operation(s) finished in ${Date.now() - started} ms; ${now.queued} queued wait for the new API`;
-      if (Date.now() > deadline) throw new LaneStepFailure('drain', `${now.running} app operation(s) still running after ${this.options.drainTimeoutMs} ms (SVC_DRAIN_TIMEOUT)`, 'drain_timeout');
+      if (now.running === 0)
+        return `wait: ${active.running} running app operation(s) finished in ${Date.now() - started} ms; ${now.queued} queued wait for the new API`;
+      if (Date.now() > deadline)
+        throw new LaneStepFailure(
+          'drain',
+          `${now.running} app operation(s) still running after ${this.options.drainTimeoutMs} ms (SVC_DRAIN_TIMEOUT)`,
+          'drain_timeout',
+        );
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }
@@ -317,13 +441,25 @@ export class PlatformLane {
     closeInterruptedLaneSteps(this.options.db, operation.id);
     if (decision.action === 'fail' && operation.kind === 'platform.upgrade') {
       const record = getPlatformUpgrade(this.options.db, operation.id);
-      if (record && resumePlan(record.phase) !== 'done') savePlatformUpgrade(this.options.db, operation.id, { phase: UpgradePhase.failed, message: decision.reason });
+      if (record && resumePlan(record.phase) !== 'done')
+        savePlatformUpgrade(this.options.db, operation.id, { phase: UpgradePhase.failed, message: decision.reason });
     }
   }
 
-  async #emit(type: string, severity: 'info' | 'warning' | 'critical', title: string, operation: Operation, metadata: Record<string, unknown>): Promise<void> {
+  async #emit(
+    type: string,
+    severity: 'info' | 'warning' | 'critical',
+    title: string,
+    operation: Operation,
+    metadata: Record<string, unknown>,
+  ): Promise<void> {
     try {
-      await this.options.events.emit({ type, severity, title, metadata: { operationId: operation.id, correlationKey: 'platform:upgrade', ...metadata } });
+      await this.options.events.emit({
+        type,
+        severity,
+        title,
+        metadata: { operationId: operation.id, correlationKey: 'platform:upgrade', ...metadata },
+      });
     } catch {
       // Events are best effort here: the operation row and steps are the record.
     }
@@ -331,5 +467,11 @@ export class PlatformLane {
 }
 
 function receipt(record: PlatformUpgrade): Record<string, unknown> {
-  return { phase: record.phase, from: record.fromRelease, to: record.toRelease, drainMode: record.drainMode, message: record.message };
+  return {
+    phase: record.phase,
+    from: record.fromRelease,
+    to: record.toRelease,
+    drainMode: record.drainMode,
+    message: record.message,
+  };
 }

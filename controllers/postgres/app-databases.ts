@@ -39,7 +39,14 @@ export class AppDatabases {
     const database = spec.infrastructure?.postgres?.database;
     if (database === undefined) return {};
     const credential = await this.ensure(app, database);
-    return { postgres: { host: this.options.host, port: this.options.port, user: credential.role, passwordFile: credential.passwordFile } };
+    return {
+      postgres: {
+        host: this.options.host,
+        port: this.options.port,
+        user: credential.role,
+        passwordFile: credential.passwordFile,
+      },
+    };
   }
 
   /** Creates the app's role and database when the app's current spec declares one; nothing otherwise. */
@@ -65,9 +72,16 @@ export class AppDatabases {
     const credential = this.options.credentials.ensure(app, database);
     const key = `${app}/${database}`;
     if (!this.#ready.has(key)) {
-      const { createdDatabase } = await this.options.tools.ensureRoleAndDatabase(credential.role, scramSha256Verifier(credential.password), database);
+      const { createdDatabase } = await this.options.tools.ensureRoleAndDatabase(
+        credential.role,
+        scramSha256Verifier(credential.password),
+        database,
+      );
       this.#ready.add(key);
-      this.options.logger.info({ app, database, role: credential.role, createdDatabase }, createdDatabase ? 'app database created' : 'app database ready');
+      this.options.logger.info(
+        { app, database, role: credential.role, createdDatabase },
+        createdDatabase ? 'app database created' : 'app database ready',
+      );
     }
     return { role: credential.role, passwordFile: credential.passwordFile };
   }

@@ -2,7 +2,16 @@
  * Access observations: the gateway's per-request counts (kept in memory, flushed to control.db in
  * batches so the proxy path never waits on SQLite), log push batches, and the patterns read model.
  */
-import { accessPatterns, aggregateLogpush, hourOf, logpushRecords, statusBucket, type HostnamePattern, type LogpushAggregate, type StatusBucket } from '../../domain/routing/index.js';
+import {
+  accessPatterns,
+  aggregateLogpush,
+  hourOf,
+  logpushRecords,
+  statusBucket,
+  type HostnamePattern,
+  type LogpushAggregate,
+  type StatusBucket,
+} from '../../domain/routing/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
 import { addAccessCounts, listAccessBuckets, type AccessCount } from '../../store/control/access-buckets.js';
@@ -84,7 +93,10 @@ export class AccessObservations {
     this.flush();
     const hours = query.hours ?? 24;
     const since = hourOf(new Date(this.now().getTime() - (hours - 1) * 3_600_000));
-    const buckets = listAccessBuckets(this.options.db, { since, ...(query.hostname === undefined ? {} : { hostname: query.hostname }) });
+    const buckets = listAccessBuckets(this.options.db, {
+      since,
+      ...(query.hostname === undefined ? {} : { hostname: query.hostname }),
+    });
     return { since, hostnames: accessPatterns(buckets) };
   }
 

@@ -75,8 +75,17 @@ export class EdgeSync {
       if (hostnames.length > 0) {
         for (const window of windows) {
           const counts = await fetchHourlyCounts(api, window, hostnames);
-          const mapped = counts.filter((c) => hostnames.includes(c.hostname) && c.hour >= window.start && c.hour < window.end);
-          replaceAccessWindow(this.options.db, 'edge-graphql', hostnames, window, mapped.map((c) => ({ hostname: c.hostname, hour: c.hour, statusBucket: 'total', count: c.count })), now);
+          const mapped = counts.filter(
+            (c) => hostnames.includes(c.hostname) && c.hour >= window.start && c.hour < window.end,
+          );
+          replaceAccessWindow(
+            this.options.db,
+            'edge-graphql',
+            hostnames,
+            window,
+            mapped.map((c) => ({ hostname: c.hostname, hour: c.hour, statusBucket: 'total', count: c.count })),
+            now,
+          );
           buckets += mapped.length;
           requests += mapped.reduce((n, c) => n + c.count, 0);
         }
@@ -89,7 +98,10 @@ export class EdgeSync {
     const result = { windows, hostnames, buckets, requests };
     this.lastResult = { ...result, at: now.toISOString() };
     this.lastError = undefined;
-    this.options.logger.info({ windows: windows.length, hostnames: hostnames.length, buckets }, 'edge analytics synced');
+    this.options.logger.info(
+      { windows: windows.length, hostnames: hostnames.length, buckets },
+      'edge analytics synced',
+    );
     return result;
   }
 }

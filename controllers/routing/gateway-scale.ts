@@ -40,7 +40,12 @@ export class GatewayScale {
  * it set one, else the count the scheduler currently has (so an API restart does not scale a woken
  * process down), else the translated count (`scaling.min`, 0).
  */
-export async function withGatewayCounts(spec: CanonicalAppSpec, jobs: readonly JobSpec[], scale: GatewayScale | undefined, schedulerOf: (job: JobSpec) => Promise<Scheduler>): Promise<JobSpec[]> {
+export async function withGatewayCounts(
+  spec: CanonicalAppSpec,
+  jobs: readonly JobSpec[],
+  scale: GatewayScale | undefined,
+  schedulerOf: (job: JobSpec) => Promise<Scheduler>,
+): Promise<JobSpec[]> {
   const out: JobSpec[] = [];
   for (const job of jobs) {
     if (job.type !== 'service' || !job.taskGroups.some((g) => isGatewayManaged(spec, g.name))) {
@@ -50,7 +55,8 @@ export async function withGatewayCounts(spec: CanonicalAppSpec, jobs: readonly J
     const current = await (await schedulerOf(job)).getJob(job.id);
     const taskGroups = job.taskGroups.map((group) => {
       if (!isGatewayManaged(spec, group.name)) return group;
-      const live = current?.status === 'running' ? current.spec.taskGroups.find((g) => g.name === group.name)?.count : undefined;
+      const live =
+        current?.status === 'running' ? current.spec.taskGroups.find((g) => g.name === group.name)?.count : undefined;
       const count = scale?.get(spec.name, group.name) ?? live ?? group.count;
       return count === group.count ? group : { ...group, count };
     });

@@ -31,7 +31,10 @@ export class IdleScaler {
   start(): void {
     if (this.options.idleMs <= 0) return;
     const period = Math.min(30_000, Math.max(1000, Math.floor(this.options.idleMs / 4)));
-    this.timer = setInterval(() => void this.sweep().catch((err: unknown) => this.options.logger.warn({ err }, 'idle sweep failed')), period);
+    this.timer = setInterval(
+      () => void this.sweep().catch((err: unknown) => this.options.logger.warn({ err }, 'idle sweep failed')),
+      period,
+    );
     this.timer.unref();
   }
 
@@ -63,7 +66,10 @@ export class IdleScaler {
       this.firstSeen.delete(key);
       this.scaledDown += 1;
       done.push(key);
-      this.options.logger.info({ app: target.app, process: target.process, idleMs: now - since }, 'idle: scaling to zero');
+      this.options.logger.info(
+        { app: target.app, process: target.process, idleMs: now - since },
+        'idle: scaling to zero',
+      );
     }
     return done;
   }
@@ -71,7 +77,10 @@ export class IdleScaler {
   private async count(app: string, process: string): Promise<number> {
     for (const { scheduler } of await this.options.targets.all()) {
       for (const job of await scheduler.listJobs({ app })) {
-        const group = job.status === 'running' && job.spec.type === 'service' ? job.spec.taskGroups.find((g) => g.name === process) : undefined;
+        const group =
+          job.status === 'running' && job.spec.type === 'service'
+            ? job.spec.taskGroups.find((g) => g.name === process)
+            : undefined;
         if (group) return group.count;
       }
     }

@@ -19,9 +19,22 @@ import {
   type RoutableApp,
   type TunnelConfig,
 } from '../../domain/routing/index.js';
-import { getCondition, setCondition, summarizeReady, type Condition, type ConditionInput } from '../../domain/status/conditions.js';
+import {
+  getCondition,
+  setCondition,
+  summarizeReady,
+  type Condition,
+  type ConditionInput,
+} from '../../domain/status/conditions.js';
 import fs from 'node:fs';
-import { readTunnelConfigFile, renderTunnelConfig, runReloadCommand, writeFileAtomic, type ReloadResult, type TunnelFileRead } from '../../platform/edge/index.js';
+import {
+  readTunnelConfigFile,
+  renderTunnelConfig,
+  runReloadCommand,
+  writeFileAtomic,
+  type ReloadResult,
+  type TunnelFileRead,
+} from '../../platform/edge/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
 import { getApp, listApps, setAppStatus, hasSpec, type AppRow, type AppWithSpec } from '../../store/control/apps.js';
@@ -49,7 +62,11 @@ export interface RoutingReconcilerOptions {
   /** The wake gateway's address for the edge (the control plane URL), once it listens. */
   readonly gatewayUrl: () => string | undefined;
   /** Called on every reconcile with the rules, apps and toggles it read (the wake gateway's host map follows them). */
-  readonly onRules?: (rules: readonly DesiredRule[], apps: readonly AppRow[], toggles: readonly EndpointToggle[]) => void;
+  readonly onRules?: (
+    rules: readonly DesiredRule[],
+    apps: readonly AppRow[],
+    toggles: readonly EndpointToggle[],
+  ) => void;
   readonly now?: () => Date;
 }
 
@@ -102,7 +119,16 @@ export function createRoutingReconciler(options: RoutingReconcilerOptions): Rout
     cached = key === undefined ? undefined : { key, read };
     return read;
   };
-  let state: RoutingState = { file: options.tunnel.file, config: undefined, rules: [], lastReconciledAt: undefined, lastChangedAt: undefined, lastReload: undefined, lastError: undefined, generation: 0 };
+  let state: RoutingState = {
+    file: options.tunnel.file,
+    config: undefined,
+    rules: [],
+    lastReconciledAt: undefined,
+    lastChangedAt: undefined,
+    lastReload: undefined,
+    lastError: undefined,
+    generation: 0,
+  };
   return {
     name: 'routing',
     listKeys: () => [TUNNEL_KEY],
@@ -110,24 +136,45 @@ export function createRoutingReconciler(options: RoutingReconcilerOptions): Rout
     async reconcile(key) {
       if (key !== TUNNEL_KEY) return;
       state = { ...state, generation: state.generation + 1 };
-      const apps = listApps(options.db).filter(hasSpec).filter((a) => a.deletedAt === null);
+      const apps = listApps(options.db)
+        .filter(hasSpec)
+        .filter((a) => a.deletedAt === null);
       const routable: RoutableApp[] = apps.map((a) => ({ spec: a.spec, routable: isRoutable(a, a.spec) }));
       const toggles = listEndpointToggles(options.db);
       const disabled = disabledHostnames(toggles);
       const gatewayUrl = options.gatewayUrl();
-      const rules = desiredIngress(routable, disabled, { networking: options.tunnel.networking, nodeIp: options.tunnel.nodeIp, ...(gatewayUrl ? { gatewayUrl } : {}) });
+      const rules = desiredIngress(routable, disabled, {
+        networking: options.tunnel.networking,
+        nodeIp: options.tunnel.nodeIp,
+        ...(gatewayUrl ? { gatewayUrl } : {}),
+      });
       options.onRules?.(rules, apps, toggles);
       const observed = readObserved();
-      const plan = planTunnelConfig(observed.state === 'ok' ? observed.config : undefined, rules, { tunnel: options.tunnel.tunnel, credentialsFile: options.tunnel.credentialsFile });
+      const plan = planTunnelConfig(observed.state === 'ok' ? observed.config : undefined, rules, {
+        tunnel: options.tunnel.tunnel,
+        credentialsFile: options.tunnel.credentialsFile,
+      });
       const at = now().toISOString();
       let error: string | undefined;
       if (plan.changed) {
         try {
           writeFileAtomic(options.tunnel.file, renderTunnelConfig(plan.config));
-          options.logger.info({ file: options.tunnel.file, added: plan.added, removed: plan.removed, updated: plan.updated, repaired: plan.repaired || observed.state === 'unreadable' }, 'tunnel config written');
+          options.logger.info(
+            {
+              file: options.tunnel.file,
+              added: plan.added,
+              removed: plan.removed,
+              updated: plan.updated,
+              repaired: plan.repaired || observed.state === 'unreadable',
+            },
+            'tunnel config written',
+          );
           state = { ...state, lastChangedAt: at };
           if (options.tunnel.reloadCommand !== undefined) {
-            const reload = await runReloadCommand(options.tunnel.reloadCommand, { SVC_TUNNEL_CONFIG: options.tunnel.file, SVC_TUNNEL_NAME: options.tunnel.tunnel });
+            const reload = await runReloadCommand(options.tunnel.reloadCommand, {
+              SVC_TUNNEL_CONFIG: options.tunnel.file,
+              SVC_TUNNEL_NAME: options.tunnel.tunnel,
+            });
             state = { ...state, lastReload: { ...reload, at } };
             if (!reload.ok) options.logger.warn({ exitCode: reload.exitCode }, 'tunnel reload command failed');
           }
@@ -136,35 +183,85 @@ export function createRoutingReconciler(options: RoutingReconcilerOptions): Rout
           options.logger.error({ err: cause, file: options.tunnel.file }, 'tunnel config write failed');
         }
       }
-      state = { ...state, config: error === undefined ? plan.config : state.config, rules, lastReconciledAt: at, lastError: error };
-      for (const app of apps) writeRouted(options, app, routedCondition(app, rules, disabled, error, state.lastReload), now());
+      state = {
+        ...state,
+        config: error === undefined ? plan.config : state.config,
+        rules,
+        lastReconciledAt: at,
+        lastError: error,
+      };
+      for (const app of apps)
+        writeRouted(options, app, routedCondition(app, rules, disabled, error, state.lastReload), now());
       if (error !== undefined) throw new Error(error);
     },
   };
 }
 
-function routedCondition(app: AppWithSpec, rules: readonly DesiredRule[], disabled: ReadonlySet<string>, error: string | undefined, reload: RoutingState['lastReload']): ConditionInput {
+function routedCondition(
+  app: AppWithSpec,
+  rules: readonly DesiredRule[],
+  disabled: ReadonlySet<string>,
+  error: string | undefined,
+  reload: RoutingState['lastReload'],
+): ConditionInput {
   const { spec } = app;
-  const declared = (spec.endpoints ?? []).map((e) => normalizeHostname(e.url)).filter((h): h is string => h !== undefined);
-  if (declared.length === 0) return { type: 'Routed', status: 'True', reason: 'NoEndpoints', message: 'the app declares no public endpoints' };
-  if (!spec.deploy) return { type: 'Routed', status: 'Unknown', reason: 'NotDeployed', message: 'deploy is false in the spec' };
+  const declared = (spec.endpoints ?? [])
+    .map((e) => normalizeHostname(e.url))
+    .filter((h): h is string => h !== undefined);
+  if (declared.length === 0)
+    return { type: 'Routed', status: 'True', reason: 'NoEndpoints', message: 'the app declares no public endpoints' };
+  if (!spec.deploy)
+    return { type: 'Routed', status: 'Unknown', reason: 'NotDeployed', message: 'deploy is false in the spec' };
   if (error !== undefined) return { type: 'Routed', status: 'False', reason: 'TunnelWriteFailed', message: error };
   const mine = rules.filter((r) => r.app === spec.name).map((r) => r.hostname);
   const off = declared.filter((h) => disabled.has(h));
   const taken = declared.filter((h) => !off.includes(h) && !mine.includes(h) && rules.some((r) => r.hostname === h));
-  if (mine.length === 0 && off.length === declared.length) return { type: 'Routed', status: 'True', reason: 'AllEndpointsDisabled', message: `every endpoint is toggled off: ${off.join(', ')}` };
+  if (mine.length === 0 && off.length === declared.length)
+    return {
+      type: 'Routed',
+      status: 'True',
+      reason: 'AllEndpointsDisabled',
+      message: `every endpoint is toggled off: ${off.join(', ')}`,
+    };
   if (mine.length === 0 && taken.length === 0) {
-    if (publicProcess(spec) === undefined) return { type: 'Routed', status: 'False', reason: 'NoProcessWithPort', message: 'endpoints are declared but no process has a port' };
-    return { type: 'Routed', status: 'False', reason: 'WaitingForHealthyDeployment', message: `${declared.length} endpoint(s) are routed once a release is deployed and healthy` };
+    if (publicProcess(spec) === undefined)
+      return {
+        type: 'Routed',
+        status: 'False',
+        reason: 'NoProcessWithPort',
+        message: 'endpoints are declared but no process has a port',
+      };
+    return {
+      type: 'Routed',
+      status: 'False',
+      reason: 'WaitingForHealthyDeployment',
+      message: `${declared.length} endpoint(s) are routed once a release is deployed and healthy`,
+    };
   }
-  if (taken.length > 0) return { type: 'Routed', status: 'False', reason: 'HostnameConflict', message: `routed to another app: ${taken.join(', ')}` };
+  if (taken.length > 0)
+    return {
+      type: 'Routed',
+      status: 'False',
+      reason: 'HostnameConflict',
+      message: `routed to another app: ${taken.join(', ')}`,
+    };
   const reloadNote = reload && !reload.ok ? `; the reload command failed (exit ${reload.exitCode ?? 'unknown'})` : '';
-  return { type: 'Routed', status: 'True', reason: 'IngressWritten', message: `routed: ${mine.join(', ')}${off.length > 0 ? `; toggled off: ${off.join(', ')}` : ''}${reloadNote}` };
+  return {
+    type: 'Routed',
+    status: 'True',
+    reason: 'IngressWritten',
+    message: `routed: ${mine.join(', ')}${off.length > 0 ? `; toggled off: ${off.join(', ')}` : ''}${reloadNote}`,
+  };
 }
 
 function sameRouted(conditions: readonly Condition[], input: ConditionInput): boolean {
   const previous = getCondition(conditions, 'Routed');
-  return previous !== undefined && previous.status === input.status && previous.reason === input.reason && previous.message === input.message;
+  return (
+    previous !== undefined &&
+    previous.status === input.status &&
+    previous.reason === input.reason &&
+    previous.message === input.message
+  );
 }
 
 function writeRouted(options: RoutingReconcilerOptions, row: AppRow, input: ConditionInput, now: Date): void {

@@ -73,7 +73,13 @@ export class RoutingService implements Routing {
     this.#options = options;
     const log = options.logger.child({ controller: 'routing' });
     this.#log = log;
-    this.gateway = new WakeGateway({ db: options.db, registry: options.registry, targets: options.targets, scale: options.scale, logger: log.child({ component: 'wake-gateway' }) });
+    this.gateway = new WakeGateway({
+      db: options.db,
+      registry: options.registry,
+      targets: options.targets,
+      scale: options.scale,
+      logger: log.child({ component: 'wake-gateway' }),
+    });
     this.#reconciler = createRoutingReconciler({
       db: options.db,
       tunnel: options.tunnel,
@@ -83,10 +89,28 @@ export class RoutingService implements Routing {
     });
     this.controller = new Controller(this.#reconciler, log, { workers: 1, resyncMs: options.resyncMs ?? 30_000 });
     const hostnames = () => this.gateway.targets().map((t) => t.hostname);
-    this.access = new AccessObservations({ db: options.db, logger: log.child({ component: 'access' }), mappedHostnames: hostnames });
+    this.access = new AccessObservations({
+      db: options.db,
+      logger: log.child({ component: 'access' }),
+      mappedHostnames: hostnames,
+    });
     const edge = options.edge;
-    this.edgeSync = new EdgeSync({ db: options.db, logger: log.child({ component: 'edge-sync' }), api: edge.api, lookbackMs: edge.lookbackMs, lookbackMaxMs: edge.lookbackMaxMs, intervalMs: edge.intervalMs, hostnames });
-    this.idle = new IdleScaler({ gateway: this.gateway, targets: options.targets, scale: options.scale, logger: log.child({ component: 'idle-scaler' }), idleMs: options.idleMs });
+    this.edgeSync = new EdgeSync({
+      db: options.db,
+      logger: log.child({ component: 'edge-sync' }),
+      api: edge.api,
+      lookbackMs: edge.lookbackMs,
+      lookbackMaxMs: edge.lookbackMaxMs,
+      intervalMs: edge.intervalMs,
+      hostnames,
+    });
+    this.idle = new IdleScaler({
+      gateway: this.gateway,
+      targets: options.targets,
+      scale: options.scale,
+      logger: log.child({ component: 'idle-scaler' }),
+      idleMs: options.idleMs,
+    });
   }
 
   /** Subscribes to the app and spec controllers, watches the tunnel file and starts every part. */
@@ -95,12 +119,14 @@ export class RoutingService implements Routing {
     this.#unsubscribes.push(this.controller.onReconciled((_key, error) => this.#settleWaiters(error)));
     // An app reconcile matters to routing only when what routing reads of the app changed.
     const seen = new Map<string, string>();
-    this.#unsubscribes.push(options.appController.onReconciled((key) => {
-      const signature = routingSignature(getApp(options.db, key));
-      if (seen.get(key) === signature) return;
-      seen.set(key, signature);
-      this.controller.enqueue(TUNNEL_KEY);
-    }));
+    this.#unsubscribes.push(
+      options.appController.onReconciled((key) => {
+        const signature = routingSignature(getApp(options.db, key));
+        if (seen.get(key) === signature) return;
+        seen.set(key, signature);
+        this.controller.enqueue(TUNNEL_KEY);
+      }),
+    );
     this.#unsubscribes.push(options.specController.onReconciled(() => this.gateway.invalidateHosts()));
     this.#watchTunnelFolder();
     await this.controller.start();
@@ -115,22 +141,38 @@ export class RoutingService implements Routing {
   }
 
   async routeApp(app: string): Promise<RouteAppResult> {
-    const done = new Promise<void>((resolve, reject) => this.#waiters.add({ generation: this.#reconciler.state().generation + 1, resolve, reject }));
+    const done = new Promise<void>((resolve, reject) =>
+      this.#waiters.add({ generation: this.#reconciler.state().generation + 1, resolve, reject }),
+    );
     this.controller.enqueue(TUNNEL_KEY);
     await done;
     const state = this.#reconciler.state();
     return { app, rules: state.rules.filter((r) => r.app === app), changedAt: state.lastChangedAt, file: state.file };
   }
 
-  async toggle(appName: string, hostname: string, enabled: boolean): Promise<{ app: string; hostname: string; enabled: boolean; outcome: string; routed: boolean }> {
+  async toggle(
+    appName: string,
+    hostname: string,
+    enabled: boolean,
+  ): Promise<{ app: string; hostname: string; enabled: boolean; outcome: string; routed: boolean }> {
     const app = getApp(this.#options.db, appName);
     const spec = app?.spec;
-    if (!app || !spec || app.deletedAt !== null) throw new NotFoundError(`app "${appName}" is not discovered under the apps folder`, { code: 'app_not_found', details: { app: appName } });
+    if (!app || !spec || app.deletedAt !== null)
+      throw new NotFoundError(`app "${appName}" is not discovered under the apps folder`, {
+        code: 'app_not_found',
+        details: { app: appName },
+      });
     const normalized = toggleHostname(spec, hostname);
     const outcome = setEndpointToggle(this.#options.db, appName, normalized, enabled);
     this.gateway.refreshHosts();
     const result = await this.routeApp(appName);
-    return { app: appName, hostname: normalized, enabled, outcome, routed: result.rules.some((r) => r.hostname === normalized) };
+    return {
+      app: appName,
+      hostname: normalized,
+      enabled,
+      outcome,
+      routed: result.rules.some((r) => r.hostname === normalized),
+    };
   }
 
   state(): RoutingState {
@@ -143,13 +185,22 @@ export class RoutingService implements Routing {
 
   wakeTargets(controlUrl: string): Promise<{ targets: WakeTargetView[] }> {
     const options = this.#options;
-    return wakeTargets({
-      db: options.db,
-      registry: options.registry,
-      targets: options.targets,
-      address: { networking: options.tunnel.networking, nodeIp: options.tunnel.nodeIp },
-      routedHostnames: () => new Set(this.#reconciler.state().config?.ingress.map((r) => r.hostname).filter((h): h is string => h !== undefined) ?? []),
-    }, controlUrl);
+    return wakeTargets(
+      {
+        db: options.db,
+        registry: options.registry,
+        targets: options.targets,
+        address: { networking: options.tunnel.networking, nodeIp: options.tunnel.nodeIp },
+        routedHostnames: () =>
+          new Set(
+            this.#reconciler
+              .state()
+              .config?.ingress.map((r) => r.hostname)
+              .filter((h): h is string => h !== undefined) ?? [],
+          ),
+      },
+      controlUrl,
+    );
   }
 
   async close(): Promise<void> {

@@ -33,7 +33,11 @@ export interface Routing {
   /** Reconciles the tunnel config now and resolves with the app's rules (the deploy pipeline's routing step, `forge` in the spec). */
   routeApp(app: string): Promise<RouteAppResult>;
   /** Switches one hostname of an app on or off, then reconciles. */
-  toggle(app: string, hostname: string, enabled: boolean): Promise<{ app: string; hostname: string; enabled: boolean; outcome: string; routed: boolean }>;
+  toggle(
+    app: string,
+    hostname: string,
+    enabled: boolean,
+  ): Promise<{ app: string; hostname: string; enabled: boolean; outcome: string; routed: boolean }>;
   /** The last reconciled state. */
   state(): RoutingState;
   toggles(): EndpointToggle[];
@@ -48,7 +52,17 @@ export function routingSignature(app: AppRow | undefined): string {
   const conditions = app.conditions;
   const status = (type: string) => conditions.find((c) => c.type === type)?.status ?? '';
   // Without endpoints an app never reaches the tunnel: only its Routed condition (NoEndpoints) matters.
-  if (!spec || (spec.endpoints ?? []).length === 0) return JSON.stringify([app.deletedAt !== null, spec !== null, spec?.deploy, status('Routed')]);
+  if (!spec || (spec.endpoints ?? []).length === 0)
+    return JSON.stringify([app.deletedAt !== null, spec !== null, spec?.deploy, status('Routed')]);
   const ports = Object.entries(spec.processes).map(([name, p]) => [name, p.port, p.hostPort, p.scaling.min]);
-  return JSON.stringify([app.deletedAt !== null, app.release !== null, spec.deploy, spec.endpoints, ports, status('Deployed'), status('Healthy'), status('Routed')]);
+  return JSON.stringify([
+    app.deletedAt !== null,
+    app.release !== null,
+    spec.deploy,
+    spec.endpoints,
+    ports,
+    status('Deployed'),
+    status('Healthy'),
+    status('Routed'),
+  ]);
 }

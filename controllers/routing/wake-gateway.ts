@@ -6,7 +6,12 @@
  */
 import { NotFoundError, TimeoutError, UnavailableError } from '../../domain/errors.js';
 import { hostnameMatches, type EndpointToggle } from '../../domain/routing/index.js';
-import { instanceStatus, processServiceName, type Registry, type ServiceInstance } from '../../domain/registry/index.js';
+import {
+  instanceStatus,
+  processServiceName,
+  type Registry,
+  type ServiceInstance,
+} from '../../domain/registry/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
 import { listApps, type AppRow } from '../../store/control/apps.js';
@@ -84,7 +89,10 @@ export class WakeGateway {
   }
 
   /** Rebuilds the hostname map from the apps' declared endpoints and the toggles (read now, or as a routing reconcile read them). */
-  refreshHosts(apps: readonly AppRow[] = listApps(this.options.db), toggles: readonly EndpointToggle[] = listEndpointToggles(this.options.db)): void {
+  refreshHosts(
+    apps: readonly AppRow[] = listApps(this.options.db),
+    toggles: readonly EndpointToggle[] = listEndpointToggles(this.options.db),
+  ): void {
     const disabled = new Set(toggles.filter((t) => !t.enabled).map((t) => t.hostname));
     const hosts: WakeTarget[] = [];
     for (const app of apps) {
@@ -109,7 +117,11 @@ export class WakeGateway {
     }
     this.stale = false;
     // Exact names before wildcards, longer wildcards first.
-    this.hosts = hosts.sort((a, b) => Number(a.hostname.startsWith('*.')) - Number(b.hostname.startsWith('*.')) || b.hostname.length - a.hostname.length);
+    this.hosts = hosts.sort(
+      (a, b) =>
+        Number(a.hostname.startsWith('*.')) - Number(b.hostname.startsWith('*.')) ||
+        b.hostname.length - a.hostname.length,
+    );
     this.exact = new Map(hosts.filter((h) => !h.hostname.startsWith('*.')).map((h) => [h.hostname, h]));
     this.wildcards = hosts.filter((h) => h.hostname.startsWith('*.'));
   }
@@ -122,7 +134,10 @@ export class WakeGateway {
   /** The target whose endpoint matches `host` (a normalized hostname), if any. */
   resolve(host: string): WakeTarget | undefined {
     if (this.stale) this.refreshHosts();
-    return this.exact.get(host) ?? (this.wildcards.length === 0 ? undefined : this.wildcards.find((t) => hostnameMatches(t.hostname, host)));
+    return (
+      this.exact.get(host) ??
+      (this.wildcards.length === 0 ? undefined : this.wildcards.find((t) => hostnameMatches(t.hostname, host)))
+    );
   }
 
   /** Every mapped target (one per declared public hostname). */
@@ -148,9 +163,16 @@ export class WakeGateway {
    * the app is not deployed.
    */
   async ready(target: WakeTarget, timeoutMs: number): Promise<ReadyUpstream> {
-    if (!target.enabled) throw new NotFoundError(`endpoint ${target.hostname} is toggled off`, { code: 'endpoint_disabled', details: { hostname: target.hostname } });
+    if (!target.enabled)
+      throw new NotFoundError(`endpoint ${target.hostname} is toggled off`, {
+        code: 'endpoint_disabled',
+        details: { hostname: target.hostname },
+      });
     if (!target.deploy || !target.released) {
-      throw new UnavailableError(`app "${target.app}" is not deployed`, { code: 'app_not_deployed', details: { app: target.app, hostname: target.hostname } });
+      throw new UnavailableError(`app "${target.app}" is not deployed`, {
+        code: 'app_not_deployed',
+        details: { app: target.app, hostname: target.hostname },
+      });
     }
     const passing = await this.passing(target.service);
     if (passing.length > 0) return { instance: this.pick(target.service, passing), action: 'ready' };
@@ -168,11 +190,13 @@ export class WakeGateway {
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             this.stats.timeouts += 1;
-            reject(new TimeoutError(`${target.app}/${target.process} did not become ready within ${timeoutMs} ms`, {
-              code: 'wake_timeout',
-              details: { app: target.app, process: target.process, hostname: target.hostname, timeoutMs },
-              retryAfterSeconds: Math.max(1, Math.min(30, Math.ceil(timeoutMs / 1000))),
-            }));
+            reject(
+              new TimeoutError(`${target.app}/${target.process} did not become ready within ${timeoutMs} ms`, {
+                code: 'wake_timeout',
+                details: { app: target.app, process: target.process, hostname: target.hostname, timeoutMs },
+                retryAfterSeconds: Math.max(1, Math.min(30, Math.ceil(timeoutMs / 1000))),
+              }),
+            );
           }, timeoutMs);
         }),
       ]);
@@ -218,7 +242,9 @@ export class WakeGateway {
   private async passing(service: string): Promise<ServiceInstance[]> {
     const cached = this.passingCache.get(service);
     if (cached !== undefined) return cached;
-    const passing = (await this.options.registry.instances(service)).filter((i) => instanceStatus(i) === 'passing').sort((a, b) => a.id.localeCompare(b.id));
+    const passing = (await this.options.registry.instances(service))
+      .filter((i) => instanceStatus(i) === 'passing')
+      .sort((a, b) => a.id.localeCompare(b.id));
     this.passingCache.set(service, passing);
     return passing;
   }
@@ -285,7 +311,10 @@ export class WakeGateway {
       if (count < 1) {
         wake.scaled = true;
         this.stats.scaleUps += 1;
-        this.options.logger.info({ app: target.app, process: target.process, hostname: target.hostname }, 'wake: scaling to 1');
+        this.options.logger.info(
+          { app: target.app, process: target.process, hostname: target.hostname },
+          'wake: scaling to 1',
+        );
       }
       // Always (re)assert the desired count: the app controller is the single writer of jobs.
       this.options.scale.set(target.app, target.process, Math.max(1, count));

@@ -3,7 +3,13 @@
  * endpoints, readiness, and the wake gateway URL of each public hostname.
  */
 import { instanceStatus, processServiceName, type Registry } from '../../domain/registry/index.js';
-import { isGatewayManaged, normalizeHostname, publicProcess, serviceAddress, type AddressOptions } from '../../domain/routing/index.js';
+import {
+  isGatewayManaged,
+  normalizeHostname,
+  publicProcess,
+  serviceAddress,
+  type AddressOptions,
+} from '../../domain/routing/index.js';
 import type { Db } from '../../store/database.js';
 import { listApps } from '../../store/control/apps.js';
 import { listEndpointToggles } from '../../store/control/routing-toggles.js';
@@ -45,8 +51,15 @@ export interface WakeTargetSources {
 }
 
 /** Every process with a port, with readiness and endpoints. */
-export async function wakeTargets(sources: WakeTargetSources, controlUrl: string): Promise<{ targets: WakeTargetView[] }> {
-  const disabled = new Set(listEndpointToggles(sources.db).filter((t) => !t.enabled).map((t) => t.hostname));
+export async function wakeTargets(
+  sources: WakeTargetSources,
+  controlUrl: string,
+): Promise<{ targets: WakeTargetView[] }> {
+  const disabled = new Set(
+    listEndpointToggles(sources.db)
+      .filter((t) => !t.enabled)
+      .map((t) => t.hostname),
+  );
   const routed = sources.routedHostnames();
   const jobs = [];
   for (const { scheduler } of await sources.targets.all()) jobs.push(...(await scheduler.listJobs()));
@@ -60,14 +73,24 @@ export async function wakeTargets(sources: WakeTargetSources, controlUrl: string
       const service = processServiceName(spec.name, process);
       const instances = await sources.registry.instances(service);
       const passing = instances.filter((i) => instanceStatus(i) === 'passing').length;
-      const job = jobs.find((j) => j.status === 'running' && j.spec.app === spec.name && j.spec.type === 'service' && j.spec.taskGroups.some((g) => g.name === process));
+      const job = jobs.find(
+        (j) =>
+          j.status === 'running' &&
+          j.spec.app === spec.name &&
+          j.spec.type === 'service' &&
+          j.spec.taskGroups.some((g) => g.name === process),
+      );
       const desiredCount = job?.spec.taskGroups.find((g) => g.name === process)?.count ?? 0;
       const readiness: WakeReadiness =
-        !spec.deploy || app.release === null || job === undefined ? 'not_deployed'
-        : passing > 0 ? 'ready'
-        : desiredCount === 0 ? 'scaled_to_zero'
-        : instances.length === 0 ? 'starting'
-        : 'unhealthy';
+        !spec.deploy || app.release === null || job === undefined
+          ? 'not_deployed'
+          : passing > 0
+            ? 'ready'
+            : desiredCount === 0
+              ? 'scaled_to_zero'
+              : instances.length === 0
+                ? 'starting'
+                : 'unhealthy';
       const endpoints: WakeEndpoint[] = [];
       if (process === pub) {
         for (const endpoint of spec.endpoints ?? []) {
@@ -84,9 +107,20 @@ export async function wakeTargets(sources: WakeTargetSources, controlUrl: string
         }
       }
       const privateUrl = serviceAddress(spec, process, sources.address);
-      if (privateUrl !== undefined && (spec.endpoints.length > 0 || definition.hostPort !== undefined)) endpoints.push({ scope: 'private', url: `${privateUrl}/` });
-      for (const instance of instances) endpoints.push({ scope: 'local', url: `http://${instance.address}:${instance.port}/` });
-      out.push({ app: spec.name, process, service, gatewayManaged: isGatewayManaged(spec, process), readiness, desiredCount, instances: { passing, total: instances.length }, endpoints });
+      if (privateUrl !== undefined && (spec.endpoints.length > 0 || definition.hostPort !== undefined))
+        endpoints.push({ scope: 'private', url: `${privateUrl}/` });
+      for (const instance of instances)
+        endpoints.push({ scope: 'local', url: `http://${instance.address}:${instance.port}/` });
+      out.push({
+        app: spec.name,
+        process,
+        service,
+        gatewayManaged: isGatewayManaged(spec, process),
+        readiness,
+        desiredCount,
+        instances: { passing, total: instances.length },
+        endpoints,
+      });
     }
   }
   return { targets: out };

@@ -53,7 +53,10 @@ export class Controller {
     for (let i = 0; i < this.workers; i += 1) this.running.push(this.work());
     await this.resync();
     if (this.resyncMs > 0) {
-      this.resyncTimer = setInterval(() => void this.resync().catch((err: unknown) => this.logger.error({ err }, 'resync failed')), this.resyncMs);
+      this.resyncTimer = setInterval(
+        () => void this.resync().catch((err: unknown) => this.logger.error({ err }, 'resync failed')),
+        this.resyncMs,
+      );
       this.resyncTimer.unref();
     }
   }
@@ -107,7 +110,10 @@ export class Controller {
         } else {
           this.counts.failed += 1;
           const delay = this.queue.addRateLimited(key);
-          log.warn({ err: error, retryInMs: delay, failures: this.queue.failuresOf(key) }, 'reconcile failed; retrying');
+          log.warn(
+            { err: error, retryInMs: delay, failures: this.queue.failuresOf(key) },
+            'reconcile failed; retrying',
+          );
         }
       } finally {
         this.queue.done(key);

@@ -52,13 +52,21 @@ export function registerSnapshotHandlers(handlers: OperationHandlers, options: S
       const app = operation.app!;
       const row = getApp(options.db, app);
       const spec = row?.spec;
-      if (!row || !spec?.migrations) throw new UnprocessableError(`app "${app}" declares no migrations folder`, { code: 'no_migrations' });
+      if (!row || !spec?.migrations)
+        throw new UnprocessableError(`app "${app}" declares no migrations folder`, { code: 'no_migrations' });
       stage('prepare', false);
       const work = path.join(options.dataDir, 'work', 'migrate', operation.id);
       try {
-        const checkout = await cloneStep(appSource(spec, row.file, options.appsDir), path.join(options.dataDir, 'mirrors', app), operation.ref ?? 'HEAD', work);
+        const checkout = await cloneStep(
+          appSource(spec, row.file, options.appsDir),
+          path.join(options.dataDir, 'mirrors', app),
+          operation.ref ?? 'HEAD',
+          work,
+        );
         stage('pre-migration-snapshot', false);
-        const receipt = await options.service.migrate(app, path.join(work, spec.migrations), checkout.commit, () => stage('migrate', true));
+        const receipt = await options.service.migrate(app, path.join(work, spec.migrations), checkout.commit, () =>
+          stage('migrate', true),
+        );
         return { ...receipt, commit: checkout.commit, ref: operation.ref ?? 'HEAD' };
       } finally {
         fs.rmSync(work, { recursive: true, force: true });
@@ -76,15 +84,28 @@ export function queueSnapshot(options: SnapshotOperationsOptions, app: string): 
 }
 
 /** Queues a restore of `filename` into `app`'s database. */
-export function queueRestore(options: SnapshotOperationsOptions, app: string, filename: string, preRestore?: boolean): Operation {
+export function queueRestore(
+  options: SnapshotOperationsOptions,
+  app: string,
+  filename: string,
+  preRestore?: boolean,
+): Operation {
   requireSnapshotName(filename);
   const { database } = options.service.appDatabase(app);
   const inventory = options.service.inventory(app);
   if (!inventory.snapshots.some((s) => s.filename === filename)) {
-    throw new UnprocessableError(`snapshot ${filename} is not in the inventory of ${database}`, { code: 'snapshot_not_found', details: { filename } });
+    throw new UnprocessableError(`snapshot ${filename} is not in the inventory of ${database}`, {
+      code: 'snapshot_not_found',
+      details: { filename },
+    });
   }
   // Restores are never retried automatically: one attempt, then operator review.
-  const operation = enqueueOperation(options.db, { kind: 'app.snapshot-restore', app, payload: { filename, ...(preRestore === undefined ? {} : { preRestore }) }, maxAttempts: 1 });
+  const operation = enqueueOperation(options.db, {
+    kind: 'app.snapshot-restore',
+    app,
+    payload: { filename, ...(preRestore === undefined ? {} : { preRestore }) },
+    maxAttempts: 1,
+  });
   options.wake();
   return operation;
 }
@@ -92,7 +113,8 @@ export function queueRestore(options: SnapshotOperationsOptions, app: string, fi
 /** Queues the declared migrations of `app` at `ref`. */
 export function queueMigration(options: SnapshotOperationsOptions, app: string, ref: string): Operation {
   const { spec } = options.service.appDatabase(app);
-  if (!spec.migrations) throw new UnprocessableError(`app "${app}" declares no migrations folder`, { code: 'no_migrations' });
+  if (!spec.migrations)
+    throw new UnprocessableError(`app "${app}" declares no migrations folder`, { code: 'no_migrations' });
   const operation = enqueueOperation(options.db, { kind: 'app.migrate', app, ref, payload: {}, maxAttempts: 1 });
   options.wake();
   return operation;

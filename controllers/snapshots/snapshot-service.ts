@@ -6,7 +6,14 @@
 import fs from 'node:fs';
 import { NotFoundError, UnavailableError, UnprocessableError } from '../../domain/errors.js';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
-import { formatSnapshotName, planRetention, requireSnapshotName, resolveSnapshotReference, type RetentionEntry, type SnapshotKind } from '../../domain/snapshots/index.js';
+import {
+  formatSnapshotName,
+  planRetention,
+  requireSnapshotName,
+  resolveSnapshotReference,
+  type RetentionEntry,
+  type SnapshotKind,
+} from '../../domain/snapshots/index.js';
 import { discardEvents, type EventEmitterPort } from '../../domain/events/index.js';
 import type { PostgresTools, MigrationRun } from '../../platform/postgres/postgres-tools.js';
 import type { S3Snapshots, RemoteSnapshot } from '../../platform/object-storage/s3-snapshots.js';
@@ -66,16 +73,29 @@ export class SnapshotService {
   appDatabase(app: string): { spec: CanonicalAppSpec; database: string } {
     const row = getApp(this.options.db, app);
     const spec = row?.spec;
-    if (!row || !spec) throw new NotFoundError(`app "${app}" is not discovered or has no valid spec`, { code: 'app_not_found', details: { app } });
+    if (!row || !spec)
+      throw new NotFoundError(`app "${app}" is not discovered or has no valid spec`, {
+        code: 'app_not_found',
+        details: { app },
+      });
     const database = spec.infrastructure?.postgres?.database;
-    if (!database) throw new UnprocessableError(`app "${app}" declares no infrastructure.postgres.database`, { code: 'no_postgres', details: { app } });
+    if (!database)
+      throw new UnprocessableError(`app "${app}" declares no infrastructure.postgres.database`, {
+        code: 'no_postgres',
+        details: { app },
+      });
     return { spec, database };
   }
 
   /** The app's dumps, newest first, with the retention policy. */
   inventory(app: string): { app: string; database: string; keep: number; snapshots: SnapshotEntry[] } {
     const { spec, database } = this.appDatabase(app);
-    return { app, database, keep: spec.snapshots?.keep ?? 3, snapshots: this.options.folder.list().filter((e) => e.database === database) };
+    return {
+      app,
+      database,
+      keep: spec.snapshots?.keep ?? 3,
+      snapshots: this.options.folder.list().filter((e) => e.database === database),
+    };
   }
 
   /** Dumps the app's database now. */
@@ -97,32 +117,65 @@ export class SnapshotService {
    * Restores a dump into the app's database in one transaction (fail fast, rolled back on error),
    * after a safety snapshot when `preRestore` (default: the spec's `snapshots.preRestore`).
    */
-  async restore(app: string, filename: string, options: { preRestore?: boolean; beforeMutation?: () => void } = {}): Promise<RestoreReceipt> {
+  async restore(
+    app: string,
+    filename: string,
+    options: { preRestore?: boolean; beforeMutation?: () => void } = {},
+  ): Promise<RestoreReceipt> {
     const { spec, database } = this.appDatabase(app);
     const name = requireSnapshotName(filename);
-    if (name.database !== database) throw new UnprocessableError(`snapshot ${filename} belongs to database ${name.database}, not ${database}`, { code: 'snapshot_not_app_owned' });
+    if (name.database !== database)
+      throw new UnprocessableError(`snapshot ${filename} belongs to database ${name.database}, not ${database}`, {
+        code: 'snapshot_not_app_owned',
+      });
     const file = this.options.folder.pathOf(filename);
     await this.options.prepare?.(app);
     const startedAt = this.#now().toISOString();
-    const safety = (options.preRestore ?? spec.snapshots?.preRestore ?? false) ? await this.take(app, 'prerestore') : null;
+    const safety =
+      (options.preRestore ?? spec.snapshots?.preRestore ?? false) ? await this.take(app, 'prerestore') : null;
     options.beforeMutation?.();
     await this.options.postgres.restore(database, file);
-    const receipt: RestoreReceipt = { app, database, restoredSnapshot: filename, safetySnapshot: safety?.filename ?? null, startedAt, finishedAt: this.#now().toISOString() };
-    await this.#emit(app, 'snapshot.restored', 'warning', `restored ${database} from ${filename}`, { restoredSnapshot: filename, safetySnapshot: receipt.safetySnapshot, database });
+    const receipt: RestoreReceipt = {
+      app,
+      database,
+      restoredSnapshot: filename,
+      safetySnapshot: safety?.filename ?? null,
+      startedAt,
+      finishedAt: this.#now().toISOString(),
+    };
+    await this.#emit(app, 'snapshot.restored', 'warning', `restored ${database} from ${filename}`, {
+      restoredSnapshot: filename,
+      safetySnapshot: receipt.safetySnapshot,
+      database,
+    });
     return receipt;
   }
 
   /** Legacy restore argument: an exact file name, or a compact timestamp naming exactly one dump. */
   resolveReference(app: string, reference: string): string {
     const { snapshots } = this.inventory(app);
-    return resolveSnapshotReference(reference, snapshots.map((s) => s.filename));
+    return resolveSnapshotReference(
+      reference,
+      snapshots.map((s) => s.filename),
+    );
   }
 
   /** What retention would do: the newest `keep` kept, older would-prune. */
-  retentionPreview(app: string, keep?: number): { app: string; database: string; keep: number; entries: RetentionEntry[] } {
+  retentionPreview(
+    app: string,
+    keep?: number,
+  ): { app: string; database: string; keep: number; entries: RetentionEntry[] } {
     const inventory = this.inventory(app);
     const effective = keep ?? inventory.keep;
-    return { app, database: inventory.database, keep: effective, entries: planRetention(inventory.snapshots.map((s) => s.filename), effective) };
+    return {
+      app,
+      database: inventory.database,
+      keep: effective,
+      entries: planRetention(
+        inventory.snapshots.map((s) => s.filename),
+        effective,
+      ),
+    };
   }
 
   /** Deletes the dumps the preview marks would-prune. */
@@ -134,13 +187,30 @@ export class SnapshotService {
       this.options.folder.remove(entry.filename);
       deleted.push(entry.filename);
     }
-    const receipt: RetentionReceipt = { app, database: preview.database, keep: preview.keep, deleted, kept: preview.entries.filter((e) => e.action === 'keep').map((e) => e.filename) };
-    await this.#emit(app, 'snapshot.retention.applied', 'info', `pruned ${deleted.length} snapshot(s) of ${preview.database}`, { deleted, keep: preview.keep });
+    const receipt: RetentionReceipt = {
+      app,
+      database: preview.database,
+      keep: preview.keep,
+      deleted,
+      kept: preview.entries.filter((e) => e.action === 'keep').map((e) => e.filename),
+    };
+    await this.#emit(
+      app,
+      'snapshot.retention.applied',
+      'info',
+      `pruned ${deleted.length} snapshot(s) of ${preview.database}`,
+      { deleted, keep: preview.keep },
+    );
     return receipt;
   }
 
   /** Runs the declared migrations in `migrationsDir` once, after a pre-migration snapshot. */
-  async migrate(app: string, migrationsDir: string, commit?: string | null, beforeMutation?: () => void): Promise<MigrationReceipt> {
+  async migrate(
+    app: string,
+    migrationsDir: string,
+    commit?: string | null,
+    beforeMutation?: () => void,
+  ): Promise<MigrationReceipt> {
     const { database } = this.appDatabase(app);
     const snapshot = await this.take(app, 'premigrate', commit);
     beforeMutation?.();
@@ -151,8 +221,13 @@ export class SnapshotService {
   #remote(app: string): { s3: S3Snapshots; bucket: string } {
     const { spec } = this.appDatabase(app);
     const bucket = spec.snapshots?.exportBucket;
-    if (!bucket) throw new UnprocessableError(`app "${app}" sets no snapshots.exportBucket`, { code: 'no_export_bucket' });
-    if (!this.options.s3) throw new UnavailableError('object storage is not configured (SVC_S3_ENDPOINT, SVC_S3_ACCESS_KEY, SVC_S3_SECRET_KEY)', { code: 'object_storage_not_configured' });
+    if (!bucket)
+      throw new UnprocessableError(`app "${app}" sets no snapshots.exportBucket`, { code: 'no_export_bucket' });
+    if (!this.options.s3)
+      throw new UnavailableError(
+        'object storage is not configured (SVC_S3_ENDPOINT, SVC_S3_ACCESS_KEY, SVC_S3_SECRET_KEY)',
+        { code: 'object_storage_not_configured' },
+      );
     return { s3: this.options.s3, bucket };
   }
 
@@ -162,7 +237,10 @@ export class SnapshotService {
     const latest = this.inventory(app).snapshots[0];
     if (!latest) throw new UnprocessableError(`app "${app}" has no local snapshot to export`, { code: 'no_snapshot' });
     const remote = await s3.upload(bucket, app, this.options.folder, latest.filename);
-    await this.#emit(app, 'snapshot.exported', 'info', `exported ${latest.filename} to ${bucket}`, { key: remote.key, bucket });
+    await this.#emit(app, 'snapshot.exported', 'info', `exported ${latest.filename} to ${bucket}`, {
+      key: remote.key,
+      bucket,
+    });
     return remote;
   }
 
@@ -199,15 +277,32 @@ export class SnapshotService {
         snapshots: snapshots.length,
         keep,
         overLimit: Math.max(0, snapshots.length - keep),
-        latestRestorePoint: snapshots[0] ? { filename: snapshots[0].filename, createdAt: snapshots[0].createdAt, sizeBytes: snapshots[0].sizeBytes } : null,
-        export: { bucket: spec.snapshots?.exportBucket ?? null, configured: Boolean(spec.snapshots?.exportBucket && this.options.s3) },
+        latestRestorePoint: snapshots[0]
+          ? { filename: snapshots[0].filename, createdAt: snapshots[0].createdAt, sizeBytes: snapshots[0].sizeBytes }
+          : null,
+        export: {
+          bucket: spec.snapshots?.exportBucket ?? null,
+          configured: Boolean(spec.snapshots?.exportBucket && this.options.s3),
+        },
         preRestore: spec.snapshots?.preRestore ?? false,
       });
     }
     return { apps };
   }
 
-  async #emit(app: string, type: string, severity: 'info' | 'warning', title: string, metadata: Record<string, unknown>): Promise<void> {
-    await this.#events.emit({ type, severity, app, title, metadata: { ...metadata, correlationKey: `${app}:snapshots` } });
+  async #emit(
+    app: string,
+    type: string,
+    severity: 'info' | 'warning',
+    title: string,
+    metadata: Record<string, unknown>,
+  ): Promise<void> {
+    await this.#events.emit({
+      type,
+      severity,
+      app,
+      title,
+      metadata: { ...metadata, correlationKey: `${app}:snapshots` },
+    });
   }
 }

@@ -20,21 +20,40 @@ export interface FileValidation {
 export interface AppsValidation {
   readonly valid: boolean;
   readonly files: readonly FileValidation[];
-  readonly counts: { readonly files: number; readonly invalid: number; readonly errors: number; readonly warnings: number };
+  readonly counts: {
+    readonly files: number;
+    readonly invalid: number;
+    readonly errors: number;
+    readonly warnings: number;
+  };
 }
 
 /** Validates one spec file (an app spec or, under deploy-groups/, a deploy group). */
-export function validateSpecFile(file: string, kind: SpecFileKind, options: { displayName?: string; fleetDocument?: unknown } = {}): { valid: boolean; findings: readonly Finding[] } {
+export function validateSpecFile(
+  file: string,
+  kind: SpecFileKind,
+  options: { displayName?: string; fleetDocument?: unknown } = {},
+): { valid: boolean; findings: readonly Finding[] } {
   const fileName = options.displayName ?? file;
   let text: string;
   try {
     text = readSpecText(file);
   } catch (error) {
-    const finding: Finding = { path: '', rule: 'file.unreadable', message: `${fileName}: ${(error as Error).message}`, line: null, column: null, severity: 'error' };
+    const finding: Finding = {
+      path: '',
+      rule: 'file.unreadable',
+      message: `${fileName}: ${(error as Error).message}`,
+      line: null,
+      column: null,
+      severity: 'error',
+    };
     return { valid: false, findings: [finding] };
   }
   if (kind === 'deploy-group') return validateDeployGroup(text, { fileName });
-  return validateInfraspec(text, { fileName, ...(options.fleetDocument === undefined ? {} : { fleetDocument: options.fleetDocument }) });
+  return validateInfraspec(text, {
+    fileName,
+    ...(options.fleetDocument === undefined ? {} : { fleetDocument: options.fleetDocument }),
+  });
 }
 
 /** Validates every spec file under `appsDir`. */

@@ -40,7 +40,14 @@ export function pushFacts(payload: unknown): PushFacts {
   const branch = ref?.startsWith('refs/heads/') ? ref.slice('refs/heads/'.length) : null;
   const after = str(p.after);
   const deleted = p.deleted === true || (after !== null && /^0{40}$/.test(after));
-  return { repositories, repository: display, ref, branch, commit: after && /^[0-9a-f]{40}$/.test(after) && !deleted ? after : null, deleted };
+  return {
+    repositories,
+    repository: display,
+    ref,
+    branch,
+    commit: after && /^[0-9a-f]{40}$/.test(after) && !deleted ? after : null,
+    deleted,
+  };
 }
 
 /** A repository URL or path reduced to `host/owner/name` form for comparison. */

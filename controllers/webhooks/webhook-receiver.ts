@@ -10,7 +10,13 @@ import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
 import { listApps } from '../../store/control/apps.js';
 import { wasRolledBack } from '../../store/control/deployments.js';
-import { decideDelivery, deliveryAlreadyHandled, listDeliveries, recordDelivery, type WebhookDelivery } from '../../store/control/webhooks.js';
+import {
+  decideDelivery,
+  deliveryAlreadyHandled,
+  listDeliveries,
+  recordDelivery,
+  type WebhookDelivery,
+} from '../../store/control/webhooks.js';
 import type { DeployService } from '../pipeline/deploy-service.js';
 import { pushFacts, repositoryMatches } from './push-payload.js';
 
@@ -73,34 +79,78 @@ export class WebhookReceiver {
       branch: facts.branch,
       commit: facts.commit,
       payload,
-      metadata: { userAgent: h['user-agent'] ?? null, contentType: h['content-type'] ?? null, signaturePresent: signature !== undefined, bodyBytes: Buffer.byteLength(request.rawBody) },
+      metadata: {
+        userAgent: h['user-agent'] ?? null,
+        contentType: h['content-type'] ?? null,
+        signaturePresent: signature !== undefined,
+        bodyBytes: Buffer.byteLength(request.rawBody),
+      },
     });
     if (this.options.secret === undefined) {
-      decideDelivery(db, delivery.id, { status: 'rejected', reason: 'SVC_WEBHOOK_SECRET is not configured: webhooks are refused' });
-      throw new UnavailableError('webhooks are disabled: SVC_WEBHOOK_SECRET is not configured', { code: 'webhooks_disabled', details: { deliveryRecordId: delivery.id } });
+      decideDelivery(db, delivery.id, {
+        status: 'rejected',
+        reason: 'SVC_WEBHOOK_SECRET is not configured: webhooks are refused',
+      });
+      throw new UnavailableError('webhooks are disabled: SVC_WEBHOOK_SECRET is not configured', {
+        code: 'webhooks_disabled',
+        details: { deliveryRecordId: delivery.id },
+      });
     }
     if (!verifySignature(this.options.secret, request.rawBody, signature)) {
-      decideDelivery(db, delivery.id, { status: 'rejected', reason: signature === undefined ? 'missing X-Hub-Signature-256' : 'invalid signature' });
-      throw new UnauthorizedError('the webhook signature does not verify with SVC_WEBHOOK_SECRET', { code: 'invalid_signature', details: { deliveryRecordId: delivery.id } });
+      decideDelivery(db, delivery.id, {
+        status: 'rejected',
+        reason: signature === undefined ? 'missing X-Hub-Signature-256' : 'invalid signature',
+      });
+      throw new UnauthorizedError('the webhook signature does not verify with SVC_WEBHOOK_SECRET', {
+        code: 'invalid_signature',
+        details: { deliveryRecordId: delivery.id },
+      });
     }
     if (parseError) return decideDelivery(db, delivery.id, { status: 'ignored', reason: parseError });
-    if (event !== 'push') return decideDelivery(db, delivery.id, { status: 'ignored', reason: `event ${event ?? '(none)'} is not a push` });
+    if (event !== 'push')
+      return decideDelivery(db, delivery.id, { status: 'ignored', reason: `event ${event ?? '(none)'} is not a push` });
     if (deliveryId) {
       const earlier = deliveryAlreadyHandled(db, request.provider, deliveryId, delivery.id);
-      if (earlier) return decideDelivery(db, delivery.id, { status: 'duplicate', reason: `delivery ${deliveryId} was already handled (${earlier.id}: ${earlier.status})`, matchedApp: earlier.matchedApp, sagaId: earlier.sagaId, operationId: earlier.operationId });
+      if (earlier)
+        return decideDelivery(db, delivery.id, {
+          status: 'duplicate',
+          reason: `delivery ${deliveryId} was already handled (${earlier.id}: ${earlier.status})`,
+          matchedApp: earlier.matchedApp,
+          sagaId: earlier.sagaId,
+          operationId: earlier.operationId,
+        });
     }
-    if (facts.deleted) return decideDelivery(db, delivery.id, { status: 'ignored', reason: `${facts.ref ?? 'the ref'} was deleted` });
-    if (!facts.branch || !facts.commit) return decideDelivery(db, delivery.id, { status: 'ignored', reason: `${facts.ref ?? 'the ref'} is not a branch push with a head commit` });
+    if (facts.deleted)
+      return decideDelivery(db, delivery.id, { status: 'ignored', reason: `${facts.ref ?? 'the ref'} was deleted` });
+    if (!facts.branch || !facts.commit)
+      return decideDelivery(db, delivery.id, {
+        status: 'ignored',
+        reason: `${facts.ref ?? 'the ref'} is not a branch push with a head commit`,
+      });
     const matches = listApps(db).filter((app) => {
       const spec = app.spec;
-      return app.deletedAt === null && spec?.deploy === true && spec.repo?.autoDeploy === true && spec.repo.url !== undefined && spec.repo.branch === facts.branch && repositoryMatches(spec.repo.url, facts.repositories);
+      return (
+        app.deletedAt === null &&
+        spec?.deploy === true &&
+        spec.repo?.autoDeploy === true &&
+        spec.repo.url !== undefined &&
+        spec.repo.branch === facts.branch &&
+        repositoryMatches(spec.repo.url, facts.repositories)
+      );
     });
-    if (matches.length === 0) return decideDelivery(db, delivery.id, { status: 'ignored', reason: `no app with repo.autoDeploy true follows ${facts.repository ?? 'this repository'} branch ${facts.branch}` });
+    if (matches.length === 0)
+      return decideDelivery(db, delivery.id, {
+        status: 'ignored',
+        reason: `no app with repo.autoDeploy true follows ${facts.repository ?? 'this repository'} branch ${facts.branch}`,
+      });
     const deployed: { app: string; sagaId: string; operationId: string }[] = [];
     const skipped: { app: string; reason: string }[] = [];
     for (const app of matches) {
       if (wasRolledBack(db, app.name, facts.commit)) {
-        skipped.push({ app: app.name, reason: `commit ${facts.commit.slice(0, 12)} was rolled back; auto-deploy does not re-apply it` });
+        skipped.push({
+          app: app.name,
+          reason: `commit ${facts.commit.slice(0, 12)} was rolled back; auto-deploy does not re-apply it`,
+        });
         continue;
       }
       try {
@@ -112,7 +162,13 @@ export class WebhookReceiver {
       }
     }
     const first = deployed[0];
-    if (!first) return decideDelivery(db, delivery.id, { status: 'ignored', reason: skipped.map((s) => `${s.app}: ${s.reason}`).join('; '), matchedApp: matches[0]?.name ?? null, metadata: { skipped } });
+    if (!first)
+      return decideDelivery(db, delivery.id, {
+        status: 'ignored',
+        reason: skipped.map((s) => `${s.app}: ${s.reason}`).join('; '),
+        matchedApp: matches[0]?.name ?? null,
+        metadata: { skipped },
+      });
     this.options.logger.info({ delivery: delivery.id, deployed }, 'push webhook deploys');
     return decideDelivery(db, delivery.id, {
       status: 'deployed',

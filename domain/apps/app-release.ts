@@ -35,7 +35,12 @@ export interface AppRelease {
  * The spec an app runs: the spec a rollback restored while the committed spec is still the one it
  * overrode, else the committed spec (ADR 0048).
  */
-export function runningSpec(committed: CanonicalAppSpec | null, generation: string | null, release: AppRelease | null): CanonicalAppSpec | null {
-  if (release?.spec !== undefined && release.specOver !== undefined && release.specOver === generation) return release.spec;
+export function runningSpec(
+  committed: CanonicalAppSpec | null,
+  generation: string | null,
+  release: AppRelease | null,
+): CanonicalAppSpec | null {
+  if (release?.spec !== undefined && release.specOver !== undefined && release.specOver === generation)
+    return release.spec;
   return committed;
 }

@@ -23,21 +23,38 @@ export type Scope = (typeof Scope)[keyof typeof Scope];
 export const ISSUABLE_SCOPES: readonly Scope[] = [Scope.eventsRead, Scope.metricsRead];
 export const NOT_ISSUABLE: Readonly<Record<string, string>> = {
   [Scope.appsExec]: 'exec sessions are not served by this build, so no token is issued for them',
-  [Scope.fleetExternalAdmission]: 'this scope is obtained only by exchanging a git-host workflow identity, never issued here',
+  [Scope.fleetExternalAdmission]:
+    'this scope is obtained only by exchanging a git-host workflow identity, never issued here',
 };
 
 /** The authenticated caller of a request. */
 export type Principal =
   | { readonly kind: 'control-token' }
   | { readonly kind: 'edge-identity'; readonly subject: string; readonly email: string | undefined }
-  | { readonly kind: 'scoped-token'; readonly tokenId: string; readonly name: string; readonly scopes: readonly Scope[] }
+  | {
+      readonly kind: 'scoped-token';
+      readonly tokenId: string;
+      readonly name: string;
+      readonly scopes: readonly Scope[];
+    }
   /** A workflow identity exchanged for `fleet:external-admission` (restricted mode): the run it was issued to. */
-  | { readonly kind: 'workload-identity'; readonly tokenId: string; readonly repository: string; readonly runId: string; readonly runAttempt: string; readonly workflowRef: string; readonly ref: string; readonly sha: string; readonly scopes: readonly Scope[] };
+  | {
+      readonly kind: 'workload-identity';
+      readonly tokenId: string;
+      readonly repository: string;
+      readonly runId: string;
+      readonly runAttempt: string;
+      readonly workflowRef: string;
+      readonly ref: string;
+      readonly sha: string;
+      readonly scopes: readonly Scope[];
+    };
 
 /** True when `principal` may act with `scope`. */
 export function grants(principal: Principal | undefined, scope: Scope): boolean {
   if (principal === undefined) return false;
-  if (principal.kind === 'scoped-token' || principal.kind === 'workload-identity') return principal.scopes.includes(scope);
+  if (principal.kind === 'scoped-token' || principal.kind === 'workload-identity')
+    return principal.scopes.includes(scope);
   return scope !== Scope.fleetExternalAdmission;
 }
 

@@ -1,4 +1,11 @@
 /**
  * Host checks of `svc doctor`.
  */
-export { DoctorStatus, doctorCheck, doctorReport, versionAtLeast, type DoctorCheck, type DoctorReport } from './doctor-check.js';
+export {
+  DoctorStatus,
+  doctorCheck,
+  doctorReport,
+  versionAtLeast,
+  type DoctorCheck,
+  type DoctorReport,
+} from './doctor-check.js';

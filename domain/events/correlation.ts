@@ -38,6 +38,10 @@ export function explicitCorrelationKey(metadata: Readonly<Record<string, unknown
 }
 
 /** The key an event groups under: metadata.correlationKey, else its dedupeKey, else its own id. */
-export function groupKeyOf(metadata: Readonly<Record<string, unknown>> | undefined, dedupeKey: string | undefined | null, id: string): string {
+export function groupKeyOf(
+  metadata: Readonly<Record<string, unknown>> | undefined,
+  dedupeKey: string | undefined | null,
+  id: string,
+): string {
   return explicitCorrelationKey(metadata) ?? dedupeKey ?? id;
 }

@@ -27,7 +27,8 @@ export interface EventInput {
 }
 
 /** Outcome of an emit: recorded with an id, or dropped as a duplicate. */
-export type EmitResult = { readonly recorded: true; readonly id: string } | { readonly recorded: false; readonly reason: 'duplicate' };
+export type EmitResult =
+  { readonly recorded: true; readonly id: string } | { readonly recorded: false; readonly reason: 'duplicate' };
 
 /** The port: durable once the promise resolves. */
 export interface EventEmitterPort {

@@ -57,8 +57,19 @@ export function legacyWarningId(metadata: Readonly<Record<string, unknown>>): st
  * acknowledged.
  */
 export function mayAdoptLegacyWarning(
-  recovery: { readonly type: string; readonly correlationKey: string | undefined; readonly source: string; readonly environment: string },
-  warning: { readonly type: string; readonly correlationKey: string; readonly source: string; readonly environment: string; readonly state: EventState },
+  recovery: {
+    readonly type: string;
+    readonly correlationKey: string | undefined;
+    readonly source: string;
+    readonly environment: string;
+  },
+  warning: {
+    readonly type: string;
+    readonly correlationKey: string;
+    readonly source: string;
+    readonly environment: string;
+    readonly state: EventState;
+  },
 ): boolean {
   return (
     recovery.type === CAPACITY_RECOVERED &&
@@ -74,10 +85,17 @@ export function mayAdoptLegacyWarning(
 }
 
 /** Incident actions of `POST /api/incidents/action`. */
-export const IncidentAction = { acknowledge: 'acknowledge', snooze: 'snooze', open: 'open', resolve: 'resolve' } as const;
+export const IncidentAction = {
+  acknowledge: 'acknowledge',
+  snooze: 'snooze',
+  open: 'open',
+  resolve: 'resolve',
+} as const;
 export type IncidentAction = (typeof IncidentAction)[keyof typeof IncidentAction];
 
 /** An incident is resolved when none of its warnings or criticals reads as open. */
-export function isIncidentResolved(timeline: readonly { readonly severity: Severity; readonly effectiveState: EventState }[]): boolean {
+export function isIncidentResolved(
+  timeline: readonly { readonly severity: Severity; readonly effectiveState: EventState }[],
+): boolean {
   return !timeline.some((e) => e.severity !== 'info' && e.effectiveState === EventState.open);
 }

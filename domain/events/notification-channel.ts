@@ -5,7 +5,12 @@
 import type { Severity } from './event-port.js';
 
 /** Channel providers. */
-export const ChannelProvider = { embedWebhook: 'embed_webhook', topicPush: 'topic_push', mobilePush: 'mobile_push', webhook: 'webhook' } as const;
+export const ChannelProvider = {
+  embedWebhook: 'embed_webhook',
+  topicPush: 'topic_push',
+  mobilePush: 'mobile_push',
+  webhook: 'webhook',
+} as const;
 export type ChannelProvider = (typeof ChannelProvider)[keyof typeof ChannelProvider];
 
 /** A channel with its secrets, for delivery only. */
@@ -37,5 +42,14 @@ export interface ChannelView {
 
 /** The secret-free view of a channel. */
 export function channelView(c: ChannelRecord): ChannelView {
-  return { id: c.id, provider: c.provider, name: c.name, url: c.url, severities: c.severities, hasToken: c.token !== null, hasUserKey: c.userKey !== null, createdAt: c.createdAt };
+  return {
+    id: c.id,
+    provider: c.provider,
+    name: c.name,
+    url: c.url,
+    severities: c.severities,
+    hasToken: c.token !== null,
+    hasUserKey: c.userKey !== null,
+    createdAt: c.createdAt,
+  };
 }

@@ -41,7 +41,8 @@ export function isPinnedImage(value: unknown): value is string {
 }
 
 function record(value: unknown, field: string): Record<string, unknown> {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ValidationError(`${field}: must be an object`, { code: 'invalid_request', details: { field } });
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ValidationError(`${field}: must be an object`, { code: 'invalid_request', details: { field } });
   return value as Record<string, unknown>;
 }
 
@@ -49,14 +50,23 @@ function record(value: unknown, field: string): Record<string, unknown> {
 export function exactObject(value: unknown, field: string, keys: readonly string[]): Record<string, unknown> {
   const object = record(value, field);
   const extra = Object.keys(object).filter((key) => !keys.includes(key));
-  if (extra.length > 0) throw new ValidationError(`${field}: unexpected member(s) ${extra.join(', ')}; expected exactly ${keys.join(', ')}`, { code: 'invalid_request', details: { field, unexpected: extra } });
+  if (extra.length > 0)
+    throw new ValidationError(
+      `${field}: unexpected member(s) ${extra.join(', ')}; expected exactly ${keys.join(', ')}`,
+      { code: 'invalid_request', details: { field, unexpected: extra } },
+    );
   const missing = keys.filter((key) => object[key] === undefined);
-  if (missing.length > 0) throw new ValidationError(`${field}: missing ${missing.join(', ')}`, { code: 'invalid_request', details: { field, missing } });
+  if (missing.length > 0)
+    throw new ValidationError(`${field}: missing ${missing.join(', ')}`, {
+      code: 'invalid_request',
+      details: { field, missing },
+    });
   return object;
 }
 
 function text(value: unknown, field: string, pattern: RegExp, rule: string): string {
-  if (typeof value !== 'string' || !pattern.test(value)) throw new ValidationError(`${field}: must be ${rule}`, { code: 'invalid_request', details: { field } });
+  if (typeof value !== 'string' || !pattern.test(value))
+    throw new ValidationError(`${field}: must be ${rule}`, { code: 'invalid_request', details: { field } });
   return value;
 }
 
@@ -68,9 +78,17 @@ export function parseLogicalIdentity(value: unknown, field = 'body'): LogicalIde
   const artifact = exactObject(body.artifact, `${field}.artifact`, ['image']);
   const plan = exactObject(body.plan, `${field}.plan`, ['namespace', 'planId', 'planSha256']);
   return {
-    candidate: { app: text(candidate.app, `${field}.candidate.app`, NAME, 'an app name'), environment: text(candidate.environment, `${field}.candidate.environment`, NAME, 'an environment name') },
-    source: { repository: text(source.repository, `${field}.source.repository`, REPOSITORY, 'owner/name'), sha: text(source.sha, `${field}.source.sha`, COMMIT, 'a 40-character lower-case commit SHA') },
-    artifact: { image: text(artifact.image, `${field}.artifact.image`, IMAGE, 'a digest-pinned image (name@sha256:<64 hex>)') },
+    candidate: {
+      app: text(candidate.app, `${field}.candidate.app`, NAME, 'an app name'),
+      environment: text(candidate.environment, `${field}.candidate.environment`, NAME, 'an environment name'),
+    },
+    source: {
+      repository: text(source.repository, `${field}.source.repository`, REPOSITORY, 'owner/name'),
+      sha: text(source.sha, `${field}.source.sha`, COMMIT, 'a 40-character lower-case commit SHA'),
+    },
+    artifact: {
+      image: text(artifact.image, `${field}.artifact.image`, IMAGE, 'a digest-pinned image (name@sha256:<64 hex>)'),
+    },
     plan: {
       namespace: text(plan.namespace, `${field}.plan.namespace`, NAME, 'a namespace name'),
       planId: text(plan.planId, `${field}.plan.planId`, NAME, 'a plan id'),
@@ -82,20 +100,48 @@ export function parseLogicalIdentity(value: unknown, field = 'body'): LogicalIde
 
 /** The request digest: canonical JSON SHA-256 of exactly the covered fields. */
 export function requestDigest(identity: LogicalIdentity): string {
-  return canonicalDigest({ candidate: identity.candidate, source: identity.source, artifact: identity.artifact, plan: identity.plan, rootAttemptId: identity.rootAttemptId });
+  return canonicalDigest({
+    candidate: identity.candidate,
+    source: identity.source,
+    artifact: identity.artifact,
+    plan: identity.plan,
+    rootAttemptId: identity.rootAttemptId,
+  });
 }
 
 /** The stored idempotency key: the authorized repository, environment, app and the client's key. */
-export function derivedIdempotencyKey(input: { readonly repository: string; readonly environment: string; readonly app: string; readonly clientKey: string }): string {
-  return canonicalDigest({ repository: input.repository, environment: input.environment, app: input.app, clientKey: input.clientKey });
+export function derivedIdempotencyKey(input: {
+  readonly repository: string;
+  readonly environment: string;
+  readonly app: string;
+  readonly clientKey: string;
+}): string {
+  return canonicalDigest({
+    repository: input.repository,
+    environment: input.environment,
+    app: input.app,
+    clientKey: input.clientKey,
+  });
 }
 
 /**
  * The digest of an evidence snapshot: SHA-256 of compact UTF-8 JSON of the fields in the spec's
  * order (the members inside each field in canonical order), the digest itself excluded.
  */
-export const SNAPSHOT_DIGEST_FIELDS = ['id', 'ref', 'liveCheckedAt', 'nonceWrittenAt', 'nonceReadAt', 'verification', 'retryLineage', 'checkpointRefs', 'allocations'] as const;
+export const SNAPSHOT_DIGEST_FIELDS = [
+  'id',
+  'ref',
+  'liveCheckedAt',
+  'nonceWrittenAt',
+  'nonceReadAt',
+  'verification',
+  'retryLineage',
+  'checkpointRefs',
+  'allocations',
+] as const;
 export function snapshotDigest(snapshot: Readonly<Record<string, unknown>>): string {
-  const body = SNAPSHOT_DIGEST_FIELDS.map((field) => `${JSON.stringify(field)}:${canonicalJson(snapshot[field] ?? null)}`).join(',');
+  const body = SNAPSHOT_DIGEST_FIELDS.map(
+    (field) => `${JSON.stringify(field)}:${canonicalJson(snapshot[field] ?? null)}`,
+  ).join(',');
   return sha256Hex(`{${body}}`);
 }

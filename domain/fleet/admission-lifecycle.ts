@@ -11,11 +11,20 @@
 import { ConflictError, UnprocessableError } from '../errors.js';
 
 /** Admission states. */
-export const AdmissionState = { registered: 'registered', committed: 'committed', cleanupReady: 'cleanup_ready', complete: 'complete' } as const;
+export const AdmissionState = {
+  registered: 'registered',
+  committed: 'committed',
+  cleanupReady: 'cleanup_ready',
+  complete: 'complete',
+} as const;
 export type AdmissionState = (typeof AdmissionState)[keyof typeof AdmissionState];
 
 /** States at or after the commit: the deployment is terminal and exact retries answer 200. */
-export const TERMINAL_STATES: readonly AdmissionState[] = [AdmissionState.committed, AdmissionState.cleanupReady, AdmissionState.complete];
+export const TERMINAL_STATES: readonly AdmissionState[] = [
+  AdmissionState.committed,
+  AdmissionState.cleanupReady,
+  AdmissionState.complete,
+];
 
 /** The facts of a stored admission the decisions need. */
 export interface AdmissionFacts {
@@ -36,23 +45,43 @@ export function decideBegin(existing: AdmissionFacts | undefined, requestDigest:
   if (existing === undefined) return { action: 'create' };
   if (existing.requestDigest !== requestDigest) throw keyReused();
   if (TERMINAL_STATES.includes(existing.state)) return { action: 'replay' };
-  throw new ConflictError('this admission is registered and its nonce was already returned once; call resume for a replacement nonce', { code: 'admission_requires_resume', details: { state: existing.state } });
+  throw new ConflictError(
+    'this admission is registered and its nonce was already returned once; call resume for a replacement nonce',
+    { code: 'admission_requires_resume', details: { state: existing.state } },
+  );
 }
 
 /** Admit with a receipt: verify and commit (201), or answer an exact retry (200). */
-export function decideAdmit(existing: AdmissionFacts, idempotencyKey: string, receiptDigest: string, committedReceiptDigest: string | null): 'commit' | 'replay' {
+export function decideAdmit(
+  existing: AdmissionFacts,
+  idempotencyKey: string,
+  receiptDigest: string,
+  committedReceiptDigest: string | null,
+): 'commit' | 'replay' {
   if (existing.idempotencyKey !== idempotencyKey) throw keyReused();
   if (TERMINAL_STATES.includes(existing.state)) {
-    if (committedReceiptDigest !== receiptDigest) throw new ConflictError('this admission was committed with another receipt', { code: 'admission_already_committed', details: { state: existing.state } });
+    if (committedReceiptDigest !== receiptDigest)
+      throw new ConflictError('this admission was committed with another receipt', {
+        code: 'admission_already_committed',
+        details: { state: existing.state },
+      });
     return 'replay';
   }
   return 'commit';
 }
 
 /** Resume: the committed admission (200) or a replacement nonce (201); the logical deployment cannot change. */
-export function decideResume(existing: AdmissionFacts, idempotencyKey: string, requestDigest: string): 'existing' | 'replace_nonce' {
+export function decideResume(
+  existing: AdmissionFacts,
+  idempotencyKey: string,
+  requestDigest: string,
+): 'existing' | 'replace_nonce' {
   if (existing.idempotencyKey !== idempotencyKey) throw keyReused();
-  if (existing.requestDigest !== requestDigest) throw new ConflictError('resume must name the exact logical identity of the admission; the logical deployment cannot change', { code: 'logical_identity_mismatch' });
+  if (existing.requestDigest !== requestDigest)
+    throw new ConflictError(
+      'resume must name the exact logical identity of the admission; the logical deployment cannot change',
+      { code: 'logical_identity_mismatch' },
+    );
   return TERMINAL_STATES.includes(existing.state) ? 'existing' : 'replace_nonce';
 }
 
@@ -61,18 +90,35 @@ export const CLEANUP_BINDINGS = ['operationId', 'receiptSha256', 'cleanupIntentS
 export type CleanupBindings = Readonly<Record<(typeof CLEANUP_BINDINGS)[number], string>>;
 
 /** Cleanup: every persisted binding must compare equal; returns whether the checkpoint is written now or already was. */
-export function decideCleanup(state: AdmissionState, persisted: Partial<CleanupBindings>, given: CleanupBindings): 'write' | 'already_complete' {
+export function decideCleanup(
+  state: AdmissionState,
+  persisted: Partial<CleanupBindings>,
+  given: CleanupBindings,
+): 'write' | 'already_complete' {
   const differing = CLEANUP_BINDINGS.filter((name) => persisted[name] === undefined || persisted[name] !== given[name]);
-  if (state === AdmissionState.registered) throw new ConflictError('the admission is not committed; nothing can be cleaned up', { code: 'admission_not_committed', details: { state } });
+  if (state === AdmissionState.registered)
+    throw new ConflictError('the admission is not committed; nothing can be cleaned up', {
+      code: 'admission_not_committed',
+      details: { state },
+    });
   if (state === AdmissionState.committed && persisted.absenceProofSha256 === undefined) {
-    throw new ConflictError('the evidence service has not added the absence proof yet; read the context and retry later', { code: 'cleanup_not_ready', details: { state } });
+    throw new ConflictError(
+      'the evidence service has not added the absence proof yet; read the context and retry later',
+      { code: 'cleanup_not_ready', details: { state } },
+    );
   }
-  if (differing.length > 0) throw new ConflictError(`cleanup refused: persisted binding(s) ${differing.join(', ')} differ`, { code: 'cleanup_binding_mismatch', details: { differing } });
+  if (differing.length > 0)
+    throw new ConflictError(`cleanup refused: persisted binding(s) ${differing.join(', ')} differ`, {
+      code: 'cleanup_binding_mismatch',
+      details: { differing },
+    });
   return state === AdmissionState.complete ? 'already_complete' : 'write';
 }
 
 function keyReused(): UnprocessableError {
-  return new UnprocessableError('Idempotency-Key: this key was used for a different admission request', { code: 'idempotency_key_reused' });
+  return new UnprocessableError('Idempotency-Key: this key was used for a different admission request', {
+    code: 'idempotency_key_reused',
+  });
 }
 
 /** At most this many unconsumed nonces exist per protected CI run. */
@@ -85,6 +131,9 @@ export const EXPIRED_NONCE_BATCH = 100;
 /** Refuses a fourth unconsumed nonce for one run. */
 export function checkNonceBudget(unconsumed: number, run: string): void {
   if (unconsumed >= MAX_UNCONSUMED_NONCES_PER_RUN) {
-    throw new ConflictError(`run ${run} already holds ${unconsumed} unconsumed nonces (at most ${MAX_UNCONSUMED_NONCES_PER_RUN}); admit or wait for one to expire`, { code: 'nonce_limit_reached', details: { limit: MAX_UNCONSUMED_NONCES_PER_RUN }, retryAfterSeconds: 60 });
+    throw new ConflictError(
+      `run ${run} already holds ${unconsumed} unconsumed nonces (at most ${MAX_UNCONSUMED_NONCES_PER_RUN}); admit or wait for one to expire`,
+      { code: 'nonce_limit_reached', details: { limit: MAX_UNCONSUMED_NONCES_PER_RUN }, retryAfterSeconds: 60 },
+    );
   }
 }

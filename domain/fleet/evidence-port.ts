@@ -111,21 +111,56 @@ function bad(rule: string): never {
  * Checks a claim-time snapshot: its digest, that it verifies this receipt, and that it has exactly
  * one checkpoint (external_admission) tied to the last element of an ordered, unique retry lineage.
  */
-export function checkClaimSnapshot(value: unknown, expected: { readonly admissionId: string; readonly receiptSha256: string; readonly proofDigests: ProofDigests }): EvidenceSnapshot {
-  const o = exactObject(value, 'snapshot', ['id', 'ref', 'liveCheckedAt', 'nonceWrittenAt', 'nonceReadAt', 'verification', 'retryLineage', 'checkpointRefs', 'allocations', 'digest']);
+export function checkClaimSnapshot(
+  value: unknown,
+  expected: { readonly admissionId: string; readonly receiptSha256: string; readonly proofDigests: ProofDigests },
+): EvidenceSnapshot {
+  const o = exactObject(value, 'snapshot', [
+    'id',
+    'ref',
+    'liveCheckedAt',
+    'nonceWrittenAt',
+    'nonceReadAt',
+    'verification',
+    'retryLineage',
+    'checkpointRefs',
+    'allocations',
+    'digest',
+  ]);
   const snapshot = o as unknown as EvidenceSnapshot;
   if (snapshot.id !== expected.admissionId) bad('id is not this admission');
-  if (!isSha256(snapshot.digest) || snapshot.digest !== snapshotDigest(o)) bad('digest is not the SHA-256 of its fields');
+  if (!isSha256(snapshot.digest) || snapshot.digest !== snapshotDigest(o))
+    bad('digest is not the SHA-256 of its fields');
   if (snapshot.verification?.receiptSha256 !== expected.receiptSha256) bad('verification is not of this receipt');
   const proofs = snapshot.verification.proofDigests as Partial<ProofDigests> | undefined;
-  for (const key of ['provenance', 'sbom', 'migration', 'runtime'] as const) if (proofs?.[key] !== expected.proofDigests[key]) bad(`verification.proofDigests.${key} differs`);
+  for (const key of ['provenance', 'sbom', 'migration', 'runtime'] as const)
+    if (proofs?.[key] !== expected.proofDigests[key]) bad(`verification.proofDigests.${key} differs`);
   const lineage = snapshot.retryLineage;
-  if (!Array.isArray(lineage) || lineage.length === 0 || new Set(lineage).size !== lineage.length || !lineage.every((x) => typeof x === 'string')) bad('retryLineage must be a non-empty list of unique attempt ids');
+  if (
+    !Array.isArray(lineage) ||
+    lineage.length === 0 ||
+    new Set(lineage).size !== lineage.length ||
+    !lineage.every((x) => typeof x === 'string')
+  )
+    bad('retryLineage must be a non-empty list of unique attempt ids');
   const refs = snapshot.checkpointRefs;
-  if (!Array.isArray(refs) || refs.length !== 1 || refs[0]?.kind !== 'external_admission' || refs[0].attemptId !== lineage.at(-1)) bad('must have exactly one external_admission checkpoint tied to the last retry lineage attempt');
-  if (!Array.isArray(snapshot.allocations) || snapshot.allocations.length === 0) bad('allocations must name where the deployment runs');
+  if (
+    !Array.isArray(refs) ||
+    refs.length !== 1 ||
+    refs[0]?.kind !== 'external_admission' ||
+    refs[0].attemptId !== lineage.at(-1)
+  )
+    bad('must have exactly one external_admission checkpoint tied to the last retry lineage attempt');
+  if (!Array.isArray(snapshot.allocations) || snapshot.allocations.length === 0)
+    bad('allocations must name where the deployment runs');
   for (const allocation of snapshot.allocations) {
-    if (typeof allocation?.region !== 'string' || typeof allocation.nodeId !== 'string' || typeof allocation.jobId !== 'string' || typeof allocation.status !== 'string') bad('each allocation needs region, nodeId, jobId and status');
+    if (
+      typeof allocation?.region !== 'string' ||
+      typeof allocation.nodeId !== 'string' ||
+      typeof allocation.jobId !== 'string' ||
+      typeof allocation.status !== 'string'
+    )
+      bad('each allocation needs region, nodeId, jobId and status');
   }
   return snapshot;
 }

@@ -13,7 +13,13 @@ export interface PlanPullRequest {
 
 export interface FleetRepository {
   /** Commits `content` at `path` on a new branch from the default branch and opens a pull request. */
-  openPullRequest(input: { readonly branch: string; readonly path: string; readonly content: string; readonly title: string; readonly body: string }): Promise<PlanPullRequest>;
+  openPullRequest(input: {
+    readonly branch: string;
+    readonly path: string;
+    readonly content: string;
+    readonly title: string;
+    readonly body: string;
+  }): Promise<PlanPullRequest>;
   /** Starts the bound workflow (`workflow_dispatch`) at the bound ref with `inputs`. */
   dispatchWorkflow(inputs: Readonly<Record<string, string>>): Promise<void>;
 }

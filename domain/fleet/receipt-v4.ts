@@ -28,15 +28,31 @@ export interface ReceiptV4 {
   readonly admissionId: string;
   readonly generation: number;
   readonly nonceSha256: string;
-  readonly fleet: { readonly rootAttemptId: string; readonly attemptId: string; readonly namespace: string; readonly planId: string; readonly planSha256: string };
+  readonly fleet: {
+    readonly rootAttemptId: string;
+    readonly attemptId: string;
+    readonly namespace: string;
+    readonly planId: string;
+    readonly planSha256: string;
+  };
   readonly candidate: { readonly app: string; readonly environment: string };
   readonly source: { readonly repository: string; readonly sourceSha: string };
   readonly artifact: { readonly image: string; readonly provenanceSha256: string; readonly sbomSha256: string };
   readonly scheduler: { readonly apiVersion: 'v2'; readonly migration: JobProof; readonly runtime: JobProof };
   readonly ingressNodeIds: readonly [string, string];
-  readonly publicHttpsVersion: { readonly url: string; readonly status: number; readonly sourceSha: string; readonly checkedAt: string };
+  readonly publicHttpsVersion: {
+    readonly url: string;
+    readonly status: number;
+    readonly sourceSha: string;
+    readonly checkedAt: string;
+  };
   readonly privateReadiness: { readonly status: 'ready'; readonly checkedAt: string };
-  readonly chronology: { readonly prepare: string; readonly migration: string; readonly runtime: string; readonly exercise: string };
+  readonly chronology: {
+    readonly prepare: string;
+    readonly migration: string;
+    readonly runtime: string;
+    readonly exercise: string;
+  };
 }
 
 /** The one app and the two scheduler jobs (with their HCL digests) the bridge is configured to admit. */
@@ -50,7 +66,10 @@ export interface AdmissionBindings {
 }
 
 /** What the platform expects of the receipt: the admission and the bridge's configuration. */
-export interface ReceiptExpectations extends Pick<AdmissionBindings, 'migrationJobId' | 'migrationHclSha256' | 'runtimeJobId' | 'runtimeHclSha256'> {
+export interface ReceiptExpectations extends Pick<
+  AdmissionBindings,
+  'migrationJobId' | 'migrationHclSha256' | 'runtimeJobId' | 'runtimeHclSha256'
+> {
   readonly admissionId: string;
   readonly generation: number;
   readonly nonceSha256: string;
@@ -68,10 +87,14 @@ export interface ProofDigests {
 const TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
 
 function invalid(field: string, rule: string): never {
-  throw new ValidationError(`receipt.${field}: ${rule}`, { code: 'invalid_receipt', details: { field: `receipt.${field}` } });
+  throw new ValidationError(`receipt.${field}: ${rule}`, {
+    code: 'invalid_receipt',
+    details: { field: `receipt.${field}` },
+  });
 }
 function str(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value.length === 0 || value.length > 512) invalid(field, 'must be a non-empty string');
+  if (typeof value !== 'string' || value.length === 0 || value.length > 512)
+    invalid(field, 'must be a non-empty string');
   return value;
 }
 function digest(value: unknown, field: string): string {
@@ -79,7 +102,8 @@ function digest(value: unknown, field: string): string {
   return value;
 }
 function time(value: unknown, field: string): string {
-  if (typeof value !== 'string' || !TIME.test(value) || Number.isNaN(Date.parse(value))) invalid(field, 'must be an ISO 8601 UTC timestamp');
+  if (typeof value !== 'string' || !TIME.test(value) || Number.isNaN(Date.parse(value)))
+    invalid(field, 'must be an ISO 8601 UTC timestamp');
   return value;
 }
 
@@ -90,32 +114,72 @@ export function jobProofDigest(proof: Pick<JobProof, 'JobID' | 'EvalID' | 'JobMo
 
 function jobProof(value: unknown, field: string): JobProof {
   const o = exactObject(value, `receipt.${field}`, ['JobID', 'EvalID', 'JobModifyIndex', 'hclSha256', 'proofSha256']);
-  if (typeof o.JobModifyIndex !== 'number' || !Number.isSafeInteger(o.JobModifyIndex) || o.JobModifyIndex < 0) invalid(`${field}.JobModifyIndex`, 'must be a whole number');
-  const proof = { JobID: str(o.JobID, `${field}.JobID`), EvalID: str(o.EvalID, `${field}.EvalID`), JobModifyIndex: o.JobModifyIndex, hclSha256: digest(o.hclSha256, `${field}.hclSha256`), proofSha256: digest(o.proofSha256, `${field}.proofSha256`) };
-  if (proof.proofSha256 !== jobProofDigest(proof)) invalid(`${field}.proofSha256`, 'is not the canonical-JSON SHA-256 of { JobID, EvalID, JobModifyIndex }');
+  if (typeof o.JobModifyIndex !== 'number' || !Number.isSafeInteger(o.JobModifyIndex) || o.JobModifyIndex < 0)
+    invalid(`${field}.JobModifyIndex`, 'must be a whole number');
+  const proof = {
+    JobID: str(o.JobID, `${field}.JobID`),
+    EvalID: str(o.EvalID, `${field}.EvalID`),
+    JobModifyIndex: o.JobModifyIndex,
+    hclSha256: digest(o.hclSha256, `${field}.hclSha256`),
+    proofSha256: digest(o.proofSha256, `${field}.proofSha256`),
+  };
+  if (proof.proofSha256 !== jobProofDigest(proof))
+    invalid(`${field}.proofSha256`, 'is not the canonical-JSON SHA-256 of { JobID, EvalID, JobModifyIndex }');
   return proof;
 }
 
 /** Parses the exact v4 shape (anything else, v3 included, is refused). */
 export function parseReceiptV4(value: unknown): ReceiptV4 {
-  const top = exactObject(value, 'receipt', ['schemaVersion', 'admissionId', 'generation', 'nonceSha256', 'fleet', 'candidate', 'source', 'artifact', 'scheduler', 'ingressNodeIds', 'publicHttpsVersion', 'privateReadiness', 'chronology']);
-  if (top.schemaVersion !== 'v4') throw new ValidationError(`receipt.schemaVersion: only v4 receipts are accepted (v3 was removed), not ${JSON.stringify(top.schemaVersion)}`, { code: 'unsupported_receipt_version', details: { field: 'receipt.schemaVersion' } });
-  if (typeof top.generation !== 'number' || !Number.isSafeInteger(top.generation) || top.generation < 1) invalid('generation', 'must be a whole number from 1');
-  const fleet = exactObject(top.fleet, 'receipt.fleet', ['rootAttemptId', 'attemptId', 'namespace', 'planId', 'planSha256']);
+  const top = exactObject(value, 'receipt', [
+    'schemaVersion',
+    'admissionId',
+    'generation',
+    'nonceSha256',
+    'fleet',
+    'candidate',
+    'source',
+    'artifact',
+    'scheduler',
+    'ingressNodeIds',
+    'publicHttpsVersion',
+    'privateReadiness',
+    'chronology',
+  ]);
+  if (top.schemaVersion !== 'v4')
+    throw new ValidationError(
+      `receipt.schemaVersion: only v4 receipts are accepted (v3 was removed), not ${JSON.stringify(top.schemaVersion)}`,
+      { code: 'unsupported_receipt_version', details: { field: 'receipt.schemaVersion' } },
+    );
+  if (typeof top.generation !== 'number' || !Number.isSafeInteger(top.generation) || top.generation < 1)
+    invalid('generation', 'must be a whole number from 1');
+  const fleet = exactObject(top.fleet, 'receipt.fleet', [
+    'rootAttemptId',
+    'attemptId',
+    'namespace',
+    'planId',
+    'planSha256',
+  ]);
   const candidate = exactObject(top.candidate, 'receipt.candidate', ['app', 'environment']);
   const source = exactObject(top.source, 'receipt.source', ['repository', 'sourceSha']);
   const artifact = exactObject(top.artifact, 'receipt.artifact', ['image', 'provenanceSha256', 'sbomSha256']);
   const scheduler = exactObject(top.scheduler, 'receipt.scheduler', ['apiVersion', 'migration', 'runtime']);
   if (scheduler.apiVersion !== 'v2') invalid('scheduler.apiVersion', 'must be v2');
-  if (!Array.isArray(top.ingressNodeIds) || top.ingressNodeIds.length !== 2) invalid('ingressNodeIds', 'must list exactly two ingress nodes');
+  if (!Array.isArray(top.ingressNodeIds) || top.ingressNodeIds.length !== 2)
+    invalid('ingressNodeIds', 'must list exactly two ingress nodes');
   const nodes = (top.ingressNodeIds as unknown[]).map((node, i) => str(node, `ingressNodeIds[${i}]`));
   if (nodes[0] === nodes[1]) invalid('ingressNodeIds', 'must name two distinct ingress nodes');
-  const version = exactObject(top.publicHttpsVersion, 'receipt.publicHttpsVersion', ['url', 'status', 'sourceSha', 'checkedAt']);
+  const version = exactObject(top.publicHttpsVersion, 'receipt.publicHttpsVersion', [
+    'url',
+    'status',
+    'sourceSha',
+    'checkedAt',
+  ]);
   const readiness = exactObject(top.privateReadiness, 'receipt.privateReadiness', ['status', 'checkedAt']);
   const chronology = exactObject(top.chronology, 'receipt.chronology', ['prepare', 'migration', 'runtime', 'exercise']);
   const image = artifact.image;
   if (!isPinnedImage(image)) invalid('artifact.image', 'must be a digest-pinned image');
-  if (typeof version.url !== 'string' || !/^https:\/\/[^\s/]+(\/[^\s]*)?\/version$/.test(version.url)) invalid('publicHttpsVersion.url', 'must be an https URL ending in /version');
+  if (typeof version.url !== 'string' || !/^https:\/\/[^\s/]+(\/[^\s]*)?\/version$/.test(version.url))
+    invalid('publicHttpsVersion.url', 'must be an https URL ending in /version');
   if (version.status !== 200) invalid('publicHttpsVersion.status', 'must be 200');
   if (readiness.status !== 'ready') invalid('privateReadiness.status', 'must be ready');
   return {
@@ -123,15 +187,45 @@ export function parseReceiptV4(value: unknown): ReceiptV4 {
     admissionId: str(top.admissionId, 'admissionId'),
     generation: top.generation,
     nonceSha256: digest(top.nonceSha256, 'nonceSha256'),
-    fleet: { rootAttemptId: str(fleet.rootAttemptId, 'fleet.rootAttemptId'), attemptId: str(fleet.attemptId, 'fleet.attemptId'), namespace: str(fleet.namespace, 'fleet.namespace'), planId: str(fleet.planId, 'fleet.planId'), planSha256: digest(fleet.planSha256, 'fleet.planSha256') },
-    candidate: { app: str(candidate.app, 'candidate.app'), environment: str(candidate.environment, 'candidate.environment') },
-    source: { repository: str(source.repository, 'source.repository'), sourceSha: str(source.sourceSha, 'source.sourceSha') },
-    artifact: { image, provenanceSha256: digest(artifact.provenanceSha256, 'artifact.provenanceSha256'), sbomSha256: digest(artifact.sbomSha256, 'artifact.sbomSha256') },
-    scheduler: { apiVersion: 'v2', migration: jobProof(scheduler.migration, 'scheduler.migration'), runtime: jobProof(scheduler.runtime, 'scheduler.runtime') },
+    fleet: {
+      rootAttemptId: str(fleet.rootAttemptId, 'fleet.rootAttemptId'),
+      attemptId: str(fleet.attemptId, 'fleet.attemptId'),
+      namespace: str(fleet.namespace, 'fleet.namespace'),
+      planId: str(fleet.planId, 'fleet.planId'),
+      planSha256: digest(fleet.planSha256, 'fleet.planSha256'),
+    },
+    candidate: {
+      app: str(candidate.app, 'candidate.app'),
+      environment: str(candidate.environment, 'candidate.environment'),
+    },
+    source: {
+      repository: str(source.repository, 'source.repository'),
+      sourceSha: str(source.sourceSha, 'source.sourceSha'),
+    },
+    artifact: {
+      image,
+      provenanceSha256: digest(artifact.provenanceSha256, 'artifact.provenanceSha256'),
+      sbomSha256: digest(artifact.sbomSha256, 'artifact.sbomSha256'),
+    },
+    scheduler: {
+      apiVersion: 'v2',
+      migration: jobProof(scheduler.migration, 'scheduler.migration'),
+      runtime: jobProof(scheduler.runtime, 'scheduler.runtime'),
+    },
     ingressNodeIds: [nodes[0]!, nodes[1]!],
-    publicHttpsVersion: { url: version.url, status: 200, sourceSha: str(version.sourceSha, 'publicHttpsVersion.sourceSha'), checkedAt: time(version.checkedAt, 'publicHttpsVersion.checkedAt') },
+    publicHttpsVersion: {
+      url: version.url,
+      status: 200,
+      sourceSha: str(version.sourceSha, 'publicHttpsVersion.sourceSha'),
+      checkedAt: time(version.checkedAt, 'publicHttpsVersion.checkedAt'),
+    },
     privateReadiness: { status: 'ready', checkedAt: time(readiness.checkedAt, 'privateReadiness.checkedAt') },
-    chronology: { prepare: time(chronology.prepare, 'chronology.prepare'), migration: time(chronology.migration, 'chronology.migration'), runtime: time(chronology.runtime, 'chronology.runtime'), exercise: time(chronology.exercise, 'chronology.exercise') },
+    chronology: {
+      prepare: time(chronology.prepare, 'chronology.prepare'),
+      migration: time(chronology.migration, 'chronology.migration'),
+      runtime: time(chronology.runtime, 'chronology.runtime'),
+      exercise: time(chronology.exercise, 'chronology.exercise'),
+    },
   };
 }
 
@@ -146,29 +240,72 @@ export function receiptMismatches(receipt: ReceiptV4, expected: ReceiptExpectati
     if (!ok) out.push(rule);
   };
   check(receipt.admissionId === expected.admissionId, 'receipt.admissionId is not this admission');
-  check(receipt.generation === expected.generation, `receipt.generation is not the current nonce generation ${expected.generation}`);
+  check(
+    receipt.generation === expected.generation,
+    `receipt.generation is not the current nonce generation ${expected.generation}`,
+  );
   check(receipt.nonceSha256 === expected.nonceSha256, 'receipt.nonceSha256 is not the hash of the current nonce');
-  check(receipt.fleet.rootAttemptId === id.rootAttemptId, 'receipt.fleet.rootAttemptId differs from the logical identity');
-  check(receipt.fleet.namespace === id.plan.namespace && receipt.fleet.planId === id.plan.planId && receipt.fleet.planSha256 === id.plan.planSha256, 'receipt.fleet plan differs from the logical identity');
-  check(receipt.candidate.app === id.candidate.app && receipt.candidate.environment === id.candidate.environment, 'receipt.candidate differs from the logical identity');
-  check(receipt.source.repository === id.source.repository && receipt.source.sourceSha === id.source.sha, 'receipt.source differs from the logical identity');
+  check(
+    receipt.fleet.rootAttemptId === id.rootAttemptId,
+    'receipt.fleet.rootAttemptId differs from the logical identity',
+  );
+  check(
+    receipt.fleet.namespace === id.plan.namespace &&
+      receipt.fleet.planId === id.plan.planId &&
+      receipt.fleet.planSha256 === id.plan.planSha256,
+    'receipt.fleet plan differs from the logical identity',
+  );
+  check(
+    receipt.candidate.app === id.candidate.app && receipt.candidate.environment === id.candidate.environment,
+    'receipt.candidate differs from the logical identity',
+  );
+  check(
+    receipt.source.repository === id.source.repository && receipt.source.sourceSha === id.source.sha,
+    'receipt.source differs from the logical identity',
+  );
   check(receipt.artifact.image === id.artifact.image, 'receipt.artifact.image differs from the logical identity');
-  check(receipt.publicHttpsVersion.sourceSha === id.source.sha, 'receipt.publicHttpsVersion.sourceSha is not the admitted source');
-  check(receipt.scheduler.migration.JobID === expected.migrationJobId, 'receipt.scheduler.migration.JobID is not the configured migration job');
-  check(receipt.scheduler.migration.hclSha256 === expected.migrationHclSha256, 'receipt.scheduler.migration.hclSha256 is not the configured migration job digest');
-  check(receipt.scheduler.runtime.JobID === expected.runtimeJobId, 'receipt.scheduler.runtime.JobID is not the configured runtime job');
-  check(receipt.scheduler.runtime.hclSha256 === expected.runtimeHclSha256, 'receipt.scheduler.runtime.hclSha256 is not the configured runtime job digest');
+  check(
+    receipt.publicHttpsVersion.sourceSha === id.source.sha,
+    'receipt.publicHttpsVersion.sourceSha is not the admitted source',
+  );
+  check(
+    receipt.scheduler.migration.JobID === expected.migrationJobId,
+    'receipt.scheduler.migration.JobID is not the configured migration job',
+  );
+  check(
+    receipt.scheduler.migration.hclSha256 === expected.migrationHclSha256,
+    'receipt.scheduler.migration.hclSha256 is not the configured migration job digest',
+  );
+  check(
+    receipt.scheduler.runtime.JobID === expected.runtimeJobId,
+    'receipt.scheduler.runtime.JobID is not the configured runtime job',
+  );
+  check(
+    receipt.scheduler.runtime.hclSha256 === expected.runtimeHclSha256,
+    'receipt.scheduler.runtime.hclSha256 is not the configured runtime job digest',
+  );
   const c = receipt.chronology;
   const order = [c.prepare, c.migration, c.runtime, c.exercise].map((t) => Date.parse(t));
-  check(order.every((t, i) => i === 0 || t > order[i - 1]!), 'receipt.chronology must run prepare, migration, runtime, exercise in that order');
+  check(
+    order.every((t, i) => i === 0 || t > order[i - 1]!),
+    'receipt.chronology must run prepare, migration, runtime, exercise in that order',
+  );
   const probes = [receipt.publicHttpsVersion.checkedAt, receipt.privateReadiness.checkedAt].map((t) => Date.parse(t));
-  check(probes.every((t) => t >= order[2]!), 'receipt probes must be checked after the runtime job ran');
+  check(
+    probes.every((t) => t >= order[2]!),
+    'receipt probes must be checked after the runtime job ran',
+  );
   return out;
 }
 
 /** The proof digests of a receipt. */
 export function proofDigests(receipt: ReceiptV4): ProofDigests {
-  return { provenance: receipt.artifact.provenanceSha256, sbom: receipt.artifact.sbomSha256, migration: receipt.scheduler.migration.proofSha256, runtime: receipt.scheduler.runtime.proofSha256 };
+  return {
+    provenance: receipt.artifact.provenanceSha256,
+    sbom: receipt.artifact.sbomSha256,
+    migration: receipt.scheduler.migration.proofSha256,
+    runtime: receipt.scheduler.runtime.proofSha256,
+  };
 }
 
 /** The receipt digest: canonical-JSON SHA-256 of the whole receipt. */

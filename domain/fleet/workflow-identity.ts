@@ -42,7 +42,11 @@ export interface WorkflowIdentityVerifier {
 }
 
 /** Names every binding the identity breaks (empty when it matches exactly). */
-export function bindingMismatches(identity: WorkflowIdentity, bindings: WorkflowBindings, environment: string): string[] {
+export function bindingMismatches(
+  identity: WorkflowIdentity,
+  bindings: WorkflowBindings,
+  environment: string,
+): string[] {
   const out: string[] = [];
   if (identity.repository !== bindings.repository) out.push('repository');
   if (identity.workflowRef !== `${bindings.repository}/${bindings.workflow}@${bindings.ref}`) out.push('workflow');
@@ -55,5 +59,9 @@ export function bindingMismatches(identity: WorkflowIdentity, bindings: Workflow
 /** Throws a 403 naming the broken bindings (never the token). */
 export function checkBindings(identity: WorkflowIdentity, bindings: WorkflowBindings, environment: string): void {
   const broken = bindingMismatches(identity, bindings, environment);
-  if (broken.length > 0) throw new ForbiddenError(`the workflow identity does not match the configured binding(s): ${broken.join(', ')}`, { code: 'workflow_binding_mismatch', details: { bindings: broken } });
+  if (broken.length > 0)
+    throw new ForbiddenError(`the workflow identity does not match the configured binding(s): ${broken.join(', ')}`, {
+      code: 'workflow_binding_mismatch',
+      details: { bindings: broken },
+    });
 }

@@ -37,7 +37,14 @@ export type HostStep =
   | { readonly kind: 'release'; readonly path: string; readonly from: string; readonly release: PlatformRelease }
   | { readonly kind: 'symlink'; readonly path: string; readonly target: string }
   /** `keep`: an existing file is left as it is (only its mode is corrected): it is the operator's. */
-  | { readonly kind: 'file'; readonly path: string; readonly mode: number; readonly content: string; readonly keep: boolean; readonly what: string }
+  | {
+      readonly kind: 'file';
+      readonly path: string;
+      readonly mode: number;
+      readonly content: string;
+      readonly keep: boolean;
+      readonly what: string;
+    }
   /** Removes a file or a link (`linkTarget`: only while it still points there). */
   | { readonly kind: 'remove'; readonly path: string; readonly what: string; readonly linkTarget?: string }
   | { readonly kind: 'systemd'; readonly command: 'daemon-reload' | 'disable-now'; readonly unit: string }
@@ -155,7 +162,12 @@ export function planUninstall(): HostStep[] {
     { kind: 'systemd', command: 'disable-now', unit: SERVICE_UNIT },
     { kind: 'remove', path: HOST_PATHS.unit, what: 'systemd unit' },
     { kind: 'systemd', command: 'daemon-reload', unit: SERVICE_UNIT },
-    { kind: 'remove', path: HOST_PATHS.command, what: 'command link', linkTarget: `${HOST_PATHS.current}/${RELEASE_EXECUTABLE}` },
+    {
+      kind: 'remove',
+      path: HOST_PATHS.command,
+      what: 'command link',
+      linkTarget: `${HOST_PATHS.current}/${RELEASE_EXECUTABLE}`,
+    },
     { kind: 'keep', path: HOST_PATHS.data, what: 'data' },
     { kind: 'keep', path: HOST_PATHS.settings, what: 'settings' },
     { kind: 'keep', path: HOST_PATHS.prefix, what: 'releases' },

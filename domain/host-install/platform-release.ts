@@ -36,7 +36,15 @@ export function parsePlatformRelease(value: unknown): PlatformRelease | string {
   for (const field of ['name', 'version', 'target', 'node', 'builtAt'] as const) {
     if (typeof v[field] !== 'string' || v[field] === '') return `${field} is not a non-empty string`;
   }
-  if (!/^[0-9A-Za-z.+-]+$/.test(v.version as string)) return `version ${JSON.stringify(v.version)} is not a plain version`;
+  if (!/^[0-9A-Za-z.+-]+$/.test(v.version as string))
+    return `version ${JSON.stringify(v.version)} is not a plain version`;
   if (v.commit !== null && typeof v.commit !== 'string') return 'commit is neither a string nor null';
-  return { name: v.name as string, version: v.version as string, commit: v.commit, target: v.target as string, node: v.node as string, builtAt: v.builtAt as string };
+  return {
+    name: v.name as string,
+    version: v.version as string,
+    commit: v.commit,
+    target: v.target as string,
+    node: v.node as string,
+    builtAt: v.builtAt as string,
+  };
 }

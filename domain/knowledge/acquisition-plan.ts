@@ -72,7 +72,12 @@ function promptOf(type: TaskType, gap: KnowledgeGap): string {
  * Plans tasks for the first `maxGaps` gaps (by priority) and keeps, in priority order, each task
  * whose cost still fits in `budget` (a cheaper later task may fill what a dearer one left).
  */
-export function planAcquisition(namespace: string, report: GapReport, budget: number = PLAN_LIMITS.defaultBudget, maxGaps: number = PLAN_LIMITS.defaultMaxGaps): AcquisitionPlan {
+export function planAcquisition(
+  namespace: string,
+  report: GapReport,
+  budget: number = PLAN_LIMITS.defaultBudget,
+  maxGaps: number = PLAN_LIMITS.defaultMaxGaps,
+): AcquisitionPlan {
   const gaps = [...report.gaps].sort(compareGaps).slice(0, Math.max(0, maxGaps));
   const candidates: AcquisitionTask[] = gaps.map((gap) => {
     const type = TASK_FOR_GAP[gap.kind];
@@ -95,5 +100,13 @@ export function planAcquisition(namespace: string, report: GapReport, budget: nu
     tasks.push(task);
     used += task.cost;
   }
-  return { namespace, coverageScore: report.coverageScore, totalNodes: report.totalNodes, budget, budgetUsed: used, deferred: candidates.length - tasks.length, tasks };
+  return {
+    namespace,
+    coverageScore: report.coverageScore,
+    totalNodes: report.totalNodes,
+    budget,
+    budgetUsed: used,
+    deferred: candidates.length - tasks.length,
+    tasks,
+  };
 }

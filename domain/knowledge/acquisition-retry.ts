@@ -4,7 +4,13 @@
  * handoff webhook rules (`handoff-retry.ts`); permanent failures are never "ready"
  * (docs/adr/0035-knowledge-acquisition.md).
  */
-import { recommendRetry, retryCandidates, type DeliveryAttempt, type RetryCandidate, type RetryRecommendation } from './handoff-retry.js';
+import {
+  recommendRetry,
+  retryCandidates,
+  type DeliveryAttempt,
+  type RetryCandidate,
+  type RetryRecommendation,
+} from './handoff-retry.js';
 
 /** Retry classification of one connector attempt. */
 export const RETRY_CLASSES = ['none', 'retryable', 'permanent'] as const;
@@ -47,7 +53,13 @@ export function connectorRetryCandidates(attempts: readonly ConnectorAttempt[]):
   const key = (digest: string, url: string) => `${digest}\u0000${url}`;
   for (const a of attempts) last.set(key(a.idempotencyKey, a.connectorUrl), a);
   const delivery: DeliveryAttempt[] = attempts.map((a) => ({
-    digestEventId: a.idempotencyKey, targetUrl: a.connectorUrl, success: a.success, statusCode: a.statusCode, payloadSha256: a.requestSha256, error: a.error, txTime: a.txTime,
+    digestEventId: a.idempotencyKey,
+    targetUrl: a.connectorUrl,
+    success: a.success,
+    statusCode: a.statusCode,
+    payloadSha256: a.requestSha256,
+    error: a.error,
+    txTime: a.txTime,
   }));
   return retryCandidates(delivery).map((c) => {
     const l = last.get(key(c.digestEventId, c.targetUrl))!;
@@ -56,7 +68,10 @@ export function connectorRetryCandidates(attempts: readonly ConnectorAttempt[]):
 }
 
 /** Pacing of a candidate at `now`: the handoff pacing, except that permanent failures are never ready. */
-export function recommendConnectorRetry(candidate: ConnectorRetryCandidate, now: number): RetryRecommendation & { readonly taskId: string; readonly retryClass: RetryClass } {
+export function recommendConnectorRetry(
+  candidate: ConnectorRetryCandidate,
+  now: number,
+): RetryRecommendation & { readonly taskId: string; readonly retryClass: RetryClass } {
   const r = recommendRetry(candidate, now);
   if (candidate.retryClass !== 'permanent') return { ...r, taskId: candidate.taskId, retryClass: candidate.retryClass };
   return {
@@ -64,6 +79,6 @@ export function recommendConnectorRetry(candidate: ConnectorRetryCandidate, now:
     taskId: candidate.taskId,
     retryClass: candidate.retryClass,
     ready: false,
-    reason: `permanent failure (${candidate.lastStatusCode === null ? candidate.lastError ?? 'error' : `answered ${candidate.lastStatusCode}`}): the same request would fail again; fix the task or the connector, then execute it again`,
+    reason: `permanent failure (${candidate.lastStatusCode === null ? (candidate.lastError ?? 'error') : `answered ${candidate.lastStatusCode}`}): the same request would fail again; fix the task or the connector, then execute it again`,
   };
 }

@@ -25,14 +25,29 @@ export interface EscalationDigest {
 
 /** Groups the escalated items (others are ignored); groups sort by max priority, then age. */
 export function escalationDigest(items: readonly ReviewItemState[], note?: string): EscalationDigest {
-  const groups = new Map<string, { owner: string; sourceId: string | null; type: ReviewType; escalationLevel: EscalationLevel; items: ReviewItemState[] }>();
+  const groups = new Map<
+    string,
+    {
+      owner: string;
+      sourceId: string | null;
+      type: ReviewType;
+      escalationLevel: EscalationLevel;
+      items: ReviewItemState[];
+    }
+  >();
   let total = 0;
   for (const item of items) {
     if (!item.escalated || item.escalationLevel === null) continue;
     total++;
     const owner = item.owner ?? UNASSIGNED;
     const key = JSON.stringify([owner, item.sourceId, item.type, item.escalationLevel]);
-    const group = groups.get(key) ?? { owner, sourceId: item.sourceId, type: item.type, escalationLevel: item.escalationLevel, items: [] };
+    const group = groups.get(key) ?? {
+      owner,
+      sourceId: item.sourceId,
+      type: item.type,
+      escalationLevel: item.escalationLevel,
+      items: [],
+    };
     group.items.push(item);
     groups.set(key, group);
   }
@@ -46,9 +61,17 @@ export function escalationDigest(items: readonly ReviewItemState[], note?: strin
     maxAgeHours: Math.max(...g.items.map((i) => i.escalationAgeHours)),
     reviewIds: g.items.map((i) => i.id).sort(),
   }));
-  out.sort((a, b) => b.maxPriority - a.maxPriority || b.maxAgeHours - a.maxAgeHours || a.owner.localeCompare(b.owner) || a.type.localeCompare(b.type) || String(a.sourceId).localeCompare(String(b.sourceId)));
-  const summary = total === 0
-    ? 'no escalated review items'
-    : `${total} escalated review item${total === 1 ? '' : 's'} in ${out.length} group${out.length === 1 ? '' : 's'}; oldest ${Math.max(...out.map((g) => g.maxAgeHours))} h`;
+  out.sort(
+    (a, b) =>
+      b.maxPriority - a.maxPriority ||
+      b.maxAgeHours - a.maxAgeHours ||
+      a.owner.localeCompare(b.owner) ||
+      a.type.localeCompare(b.type) ||
+      String(a.sourceId).localeCompare(String(b.sourceId)),
+  );
+  const summary =
+    total === 0
+      ? 'no escalated review items'
+      : `${total} escalated review item${total === 1 ? '' : 's'} in ${out.length} group${out.length === 1 ? '' : 's'}; oldest ${Math.max(...out.map((g) => g.maxAgeHours))} h`;
   return { totalEscalated: total, note: note ?? summary, groups: out };
 }

@@ -69,24 +69,47 @@ export function applyFeedback(action: FeedbackAction, state: FeedbackState, qual
     case 'validate': {
       const confidence = round(c + s.validateConfidence * (1 - c));
       const credibility = round(r + s.validateCredibility * (1 - r));
-      return { confidence, utility: u, credibility, explanation: `validate: confidence ${c} -> ${confidence} (20% of the way to 1); source credibility ${r} -> ${credibility} (5% of the way to 1)` };
+      return {
+        confidence,
+        utility: u,
+        credibility,
+        explanation: `validate: confidence ${c} -> ${confidence} (20% of the way to 1); source credibility ${r} -> ${credibility} (5% of the way to 1)`,
+      };
     }
     case 'refute': {
       const confidence = round(Math.min(c, s.refuteConfidenceCeiling));
       const credibility = round(r * s.refuteCredibilityFactor);
-      return { confidence, utility: u, credibility, explanation: `refute: confidence ${c} -> ${confidence} (capped at ${s.refuteConfidenceCeiling}); source credibility ${r} -> ${credibility} (x${s.refuteCredibilityFactor})` };
+      return {
+        confidence,
+        utility: u,
+        credibility,
+        explanation: `refute: confidence ${c} -> ${confidence} (capped at ${s.refuteConfidenceCeiling}); source credibility ${r} -> ${credibility} (x${s.refuteCredibilityFactor})`,
+      };
     }
     case 'useful': {
       const grade = quality === undefined ? MAX_RECALL_QUALITY : Math.min(MAX_RECALL_QUALITY, Math.max(0, quality));
       const step = s.usefulUtility * (grade / MAX_RECALL_QUALITY);
       const utility = round(u + step * (1 - u));
-      const how = quality === undefined ? '10% of the way to 1' : `${round(step * 100)}% of the way to 1, recall quality ${grade}/${MAX_RECALL_QUALITY}`;
-      return { confidence: c, utility, credibility: r, explanation: `useful: utility ${u} -> ${utility} (${how}); recall count +1` };
+      const how =
+        quality === undefined
+          ? '10% of the way to 1'
+          : `${round(step * 100)}% of the way to 1, recall quality ${grade}/${MAX_RECALL_QUALITY}`;
+      return {
+        confidence: c,
+        utility,
+        credibility: r,
+        explanation: `useful: utility ${u} -> ${utility} (${how}); recall count +1`,
+      };
     }
     case 'stale': {
       const confidence = round(c * s.staleConfidenceFactor);
       const utility = round(u * s.staleUtilityFactor);
-      return { confidence, utility, credibility: r, explanation: `stale: confidence ${c} -> ${confidence} (x${s.staleConfidenceFactor}); utility ${u} -> ${utility} (x${s.staleUtilityFactor})` };
+      return {
+        confidence,
+        utility,
+        credibility: r,
+        explanation: `stale: confidence ${c} -> ${confidence} (x${s.staleConfidenceFactor}); utility ${u} -> ${utility} (x${s.staleUtilityFactor})`,
+      };
     }
   }
 }

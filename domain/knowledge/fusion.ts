@@ -56,7 +56,10 @@ export function fuseLists(lists: readonly PathList[]): FusedCandidate[] {
     .map(([key, e]) => ({
       key,
       rrf: e.rrf,
-      similarity: kinds.length > 1 ? [...e.byKind].reduce((sum, [kind, v]) => sum + normalized(kind, v), 0) / kinds.length : e.similarity,
+      similarity:
+        kinds.length > 1
+          ? [...e.byKind].reduce((sum, [kind, v]) => sum + normalized(kind, v), 0) / kinds.length
+          : e.similarity,
       paths: e.paths,
     }))
     .sort((a, b) => b.rrf - a.rrf || b.similarity - a.similarity || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

@@ -59,7 +59,13 @@ export interface GapOptions {
 }
 
 /** Defaults of {@link GapOptions}. */
-export const DEFAULT_GAP_OPTIONS = { lowConfidenceThreshold: 0.4, staleAfterHours: 720, minTopicNodes: 3, topK: 3, maxGaps: 50 } as const;
+export const DEFAULT_GAP_OPTIONS = {
+  lowConfidenceThreshold: 0.4,
+  staleAfterHours: 720,
+  minTopicNodes: 3,
+  topK: 3,
+  maxGaps: 50,
+} as const;
 
 /** One detected gap. */
 export interface KnowledgeGap {
@@ -102,7 +108,8 @@ export function detectGaps(nodes: readonly GapNode[], options: GapOptions): GapR
     values.add(n.claimValue ?? '');
     claims.set(n.claimKey, values);
   }
-  const nearest = (n: GapNode) => [...new Set(n.labels)].sort((a, b) => topicSize(a) - topicSize(b) || a.localeCompare(b)).slice(0, o.topK);
+  const nearest = (n: GapNode) =>
+    [...new Set(n.labels)].sort((a, b) => topicSize(a) - topicSize(b) || a.localeCompare(b)).slice(0, o.topK);
   const density = (topicList: readonly string[]) => {
     const members = new Set(topicList.flatMap((t) => topics.get(t) ?? []));
     return round(Math.min(1, members.size / Math.max(1, o.minTopicNodes)));
@@ -114,22 +121,57 @@ export function detectGaps(nodes: readonly GapNode[], options: GapOptions): GapR
   const gaps: KnowledgeGap[] = [];
   const nodeGap = (kind: GapKind, n: GapNode, priority: number, description: string) => {
     const nearestTopics = nearest(n);
-    gaps.push({ id: `${kind}:${n.id}`, kind, priority: Math.round(Math.min(100, priority)), description, relatedNodeIds: [n.id], nearestTopics, densityScore: density(nearestTopics), temporalGapSeconds: ageSeconds([n.id]) });
+    gaps.push({
+      id: `${kind}:${n.id}`,
+      kind,
+      priority: Math.round(Math.min(100, priority)),
+      description,
+      relatedNodeIds: [n.id],
+      nearestTopics,
+      densityScore: density(nearestTopics),
+      temporalGapSeconds: ageSeconds([n.id]),
+    });
   };
   const staleMs = o.staleAfterHours * 3_600_000;
   for (const n of nodes) {
     const text = `"${clip(n.content)}"`;
-    if (n.refutations > 0) nodeGap('refuted', n, 90, `${text} was refuted ${n.refutations} time${n.refutations === 1 ? '' : 's'}; find evidence that settles it`);
-    if (n.claimKey !== null && (claims.get(n.claimKey)?.size ?? 0) > 1) nodeGap('contradicted', n, 85, `${text} contradicts ${(claims.get(n.claimKey)?.size ?? 1) - 1} other value(s) of the same claim`);
+    if (n.refutations > 0)
+      nodeGap(
+        'refuted',
+        n,
+        90,
+        `${text} was refuted ${n.refutations} time${n.refutations === 1 ? '' : 's'}; find evidence that settles it`,
+      );
+    if (n.claimKey !== null && (claims.get(n.claimKey)?.size ?? 0) > 1)
+      nodeGap(
+        'contradicted',
+        n,
+        85,
+        `${text} contradicts ${(claims.get(n.claimKey)?.size ?? 1) - 1} other value(s) of the same claim`,
+      );
     if (n.confidence < o.lowConfidenceThreshold) {
-      nodeGap('low_confidence', n, 60 + 20 * ((o.lowConfidenceThreshold - n.confidence) / o.lowConfidenceThreshold), `${text} has confidence ${round(n.confidence, 3)}, below ${o.lowConfidenceThreshold}`);
+      nodeGap(
+        'low_confidence',
+        n,
+        60 + 20 * ((o.lowConfidenceThreshold - n.confidence) / o.lowConfidenceThreshold),
+        `${text} has confidence ${round(n.confidence, 3)}, below ${o.lowConfidenceThreshold}`,
+      );
     }
     const age = options.now - n.validFrom;
     if (n.staleMarks > 0 || age > staleMs) {
-      const why = n.staleMarks > 0 ? `was marked stale ${n.staleMarks} time${n.staleMarks === 1 ? '' : 's'}` : `is ${Math.floor(age / 3_600_000)} hours old (more than ${o.staleAfterHours})`;
-      nodeGap('stale', n, 50 + 20 * Math.min(1, Math.max(0, age) / Math.max(1, staleMs * 4)), `${text} ${why}; refresh it`);
+      const why =
+        n.staleMarks > 0
+          ? `was marked stale ${n.staleMarks} time${n.staleMarks === 1 ? '' : 's'}`
+          : `is ${Math.floor(age / 3_600_000)} hours old (more than ${o.staleAfterHours})`;
+      nodeGap(
+        'stale',
+        n,
+        50 + 20 * Math.min(1, Math.max(0, age) / Math.max(1, staleMs * 4)),
+        `${text} ${why}; refresh it`,
+      );
     }
-    if (n.degree === 0 && n.labels.every((l) => topicSize(l) <= 1)) nodeGap('isolated', n, 20, `${text} has no edges and shares no topic with another node`);
+    if (n.degree === 0 && n.labels.every((l) => topicSize(l) <= 1))
+      nodeGap('isolated', n, 20, `${text} has no edges and shares no topic with another node`);
   }
   for (const [topic, ids] of topics) {
     if (ids.length >= o.minTopicNodes) continue;

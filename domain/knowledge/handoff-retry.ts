@@ -76,7 +76,10 @@ export function recommendRetry(candidate: RetryCandidate, now: number): RetryRec
   const recommendedAfter = candidate.lastAttemptAt + delaySeconds * 1000;
   const exhausted = candidate.attempts >= RETRY_PACING.maxAttempts;
   const ready = !exhausted && now >= recommendedAfter;
-  const what = candidate.lastStatusCode === null ? `failed without a response (${candidate.lastError ?? 'error'})` : `answered ${candidate.lastStatusCode}`;
+  const what =
+    candidate.lastStatusCode === null
+      ? `failed without a response (${candidate.lastError ?? 'error'})`
+      : `answered ${candidate.lastStatusCode}`;
   return {
     digestEventId: candidate.digestEventId,
     targetUrl: candidate.targetUrl,
@@ -118,11 +121,17 @@ export interface RetryFatigue {
 function counted<K extends string>(values: readonly string[], key: K): ({ count: number } & Record<K, string>)[] {
   const m = new Map<string, number>();
   for (const v of values) m.set(v, (m.get(v) ?? 0) + 1);
-  return [...m.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([v, count]) => ({ [key]: v, count }) as { count: number } & Record<K, string>);
+  return [...m.entries()]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(([v, count]) => ({ [key]: v, count }) as { count: number } & Record<K, string>);
 }
 
 /** Fatigue per target: candidates, attempts, pacing state and what failed, most attempts first. */
-export function retryFatigue(candidates: readonly RetryCandidate[], scope: (c: RetryCandidate) => CandidateScope, now: number): RetryFatigue[] {
+export function retryFatigue(
+  candidates: readonly RetryCandidate[],
+  scope: (c: RetryCandidate) => CandidateScope,
+  now: number,
+): RetryFatigue[] {
   const byTarget = new Map<string, RetryCandidate[]>();
   for (const c of candidates) byTarget.set(c.targetUrl, [...(byTarget.get(c.targetUrl) ?? []), c]);
   const out: RetryFatigue[] = [];
@@ -135,9 +144,18 @@ export function retryFatigue(candidates: readonly RetryCandidate[], scope: (c: R
       totalAttempts: list.reduce((n, c) => n + c.attempts, 0),
       ready,
       waiting: list.length - ready,
-      statusFamilies: counted(list.map((c) => statusFamily(c.lastStatusCode)), 'family'),
-      owners: counted(list.flatMap((c) => scope(c).owners), 'owner'),
-      escalationLevels: counted(list.flatMap((c) => scope(c).escalationLevels), 'escalationLevel'),
+      statusFamilies: counted(
+        list.map((c) => statusFamily(c.lastStatusCode)),
+        'family',
+      ),
+      owners: counted(
+        list.flatMap((c) => scope(c).owners),
+        'owner',
+      ),
+      escalationLevels: counted(
+        list.flatMap((c) => scope(c).escalationLevels),
+        'escalationLevel',
+      ),
       lastStatusCode: last.lastStatusCode,
       lastError: last.lastError,
     });
@@ -162,21 +180,25 @@ export const RETRY_FATIGUE_PRESETS: readonly RetryFatiguePreset[] = [
     escalation_level: 'review_overdue',
     description: 'Targets failing to receive handoffs of review items open or assigned past the escalation age.',
     example_rest_query: 'GET /v1/namespaces/{ns}/review/handoff-webhooks/retry-fatigue?preset=review-overdue',
-    example_graphql: 'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "review-overdue") { targets { targetUrl candidates totalAttempts ready waiting } }',
+    example_graphql:
+      'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "review-overdue") { targets { targetUrl candidates totalAttempts ready waiting } }',
   },
   {
     name: 'source-trust-anomaly',
     escalation_level: 'source_trust_anomaly',
     description: 'Targets failing to receive handoffs of source trust anomalies.',
     example_rest_query: 'GET /v1/namespaces/{ns}/review/handoff-webhooks/retry-fatigue?preset=source-trust-anomaly',
-    example_graphql: 'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "source-trust-anomaly") { targets { targetUrl candidates totalAttempts ready waiting } }',
+    example_graphql:
+      'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "source-trust-anomaly") { targets { targetUrl candidates totalAttempts ready waiting } }',
   },
   {
     name: 'unassigned-review-overdue',
     owner: 'unassigned',
     escalation_level: 'review_overdue',
     description: 'Targets failing to receive handoffs of overdue review items that nobody owns.',
-    example_rest_query: 'GET /v1/namespaces/{ns}/review/handoff-webhooks/retry-fatigue?preset=unassigned-review-overdue',
-    example_graphql: 'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "unassigned-review-overdue") { targets { targetUrl candidates totalAttempts ready waiting } }',
+    example_rest_query:
+      'GET /v1/namespaces/{ns}/review/handoff-webhooks/retry-fatigue?preset=unassigned-review-overdue',
+    example_graphql:
+      'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "unassigned-review-overdue") { targets { targetUrl candidates totalAttempts ready waiting } }',
   },
 ];

@@ -78,7 +78,10 @@ export function parseLexicalQuery(text: string): LexicalQuery {
  * The FTS5 expression for `query` restricted to the optional `terms` given: literals are required,
  * the terms are OR-ed. Every term is quoted, so FTS5 operators in user text are inert.
  */
-export function matchExpression(query: Pick<LexicalQuery, 'required'>, terms: readonly QueryTerm[]): string | undefined {
+export function matchExpression(
+  query: Pick<LexicalQuery, 'required'>,
+  terms: readonly QueryTerm[],
+): string | undefined {
   const optionalExpr = terms.length === 0 ? undefined : terms.map((t) => `"${t.token}"`).join(' OR ');
   if (query.required.length === 0) return optionalExpr;
   const requiredExpr = query.required.join(' AND ');

@@ -36,7 +36,12 @@ export function termCounts(tokens: readonly string[]): Map<string, number> {
 }
 
 /** BM25 of one document (its stems and their counts) for weighted terms; `avgLength` in tokens. */
-export function bm25(docLength: number, counts: ReadonlyMap<string, number>, terms: readonly WeightedTerm[], avgLength: number): number {
+export function bm25(
+  docLength: number,
+  counts: ReadonlyMap<string, number>,
+  terms: readonly WeightedTerm[],
+  avgLength: number,
+): number {
   const norm = BM25_K1 * (1 - BM25_B + BM25_B * (docLength / Math.max(1, avgLength)));
   const best = new Map<string, number>();
   for (const term of terms) {

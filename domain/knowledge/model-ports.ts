@@ -14,7 +14,10 @@ export interface Embedder {
 /** Re-scores fused candidates; scores in [0, 1] replace the similarity component (undefined: not reranked). */
 export interface Reranker {
   readonly model?: string;
-  rerank(query: string | undefined, candidates: readonly { id: string; content: string }[]): Promise<number[] | undefined>;
+  rerank(
+    query: string | undefined,
+    candidates: readonly { id: string; content: string }[],
+  ): Promise<number[] | undefined>;
 }
 
 /** One claim extracted from a text. */

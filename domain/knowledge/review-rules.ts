@@ -145,17 +145,34 @@ export function feedbackSignals(nodes: readonly FlaggedNode[]): ReviewSignal[] {
   for (const n of nodes) {
     if (n.refutations > 0 && n.firstRefutedAt !== null) {
       out.push({
-        id: `refuted:${n.nodeId}`, type: 'refuted', priority: clampPriority(70 + 10 * Math.min(n.refutations - 1, 2)),
-        reason: `claim refuted ${n.refutations} time${n.refutations === 1 ? '' : 's'}`, nodeId: n.nodeId, nodeIds: [n.nodeId], sourceId: n.sourceId,
-        action: 'refute', createdAt: n.firstRefutedAt, lastSignalAt: n.lastRefutedAt ?? n.firstRefutedAt,
-        suggestedAction: n.refutations >= 2 ? 'resolve' : 'needs_evidence', confidence: n.confidence,
+        id: `refuted:${n.nodeId}`,
+        type: 'refuted',
+        priority: clampPriority(70 + 10 * Math.min(n.refutations - 1, 2)),
+        reason: `claim refuted ${n.refutations} time${n.refutations === 1 ? '' : 's'}`,
+        nodeId: n.nodeId,
+        nodeIds: [n.nodeId],
+        sourceId: n.sourceId,
+        action: 'refute',
+        createdAt: n.firstRefutedAt,
+        lastSignalAt: n.lastRefutedAt ?? n.firstRefutedAt,
+        suggestedAction: n.refutations >= 2 ? 'resolve' : 'needs_evidence',
+        confidence: n.confidence,
       });
     }
     if (n.stale > 0 && n.firstStaleAt !== null) {
       out.push({
-        id: `stale:${n.nodeId}`, type: 'stale', priority: clampPriority(50 + 5 * Math.min(n.stale - 1, 2)),
-        reason: `claim marked stale ${n.stale} time${n.stale === 1 ? '' : 's'}`, nodeId: n.nodeId, nodeIds: [n.nodeId], sourceId: n.sourceId,
-        action: 'stale', createdAt: n.firstStaleAt, lastSignalAt: n.lastStaleAt ?? n.firstStaleAt, suggestedAction: 'snooze', confidence: n.confidence,
+        id: `stale:${n.nodeId}`,
+        type: 'stale',
+        priority: clampPriority(50 + 5 * Math.min(n.stale - 1, 2)),
+        reason: `claim marked stale ${n.stale} time${n.stale === 1 ? '' : 's'}`,
+        nodeId: n.nodeId,
+        nodeIds: [n.nodeId],
+        sourceId: n.sourceId,
+        action: 'stale',
+        createdAt: n.firstStaleAt,
+        lastSignalAt: n.lastStaleAt ?? n.firstStaleAt,
+        suggestedAction: 'snooze',
+        confidence: n.confidence,
       });
     }
   }
@@ -163,14 +180,27 @@ export function feedbackSignals(nodes: readonly FlaggedNode[]): ReviewSignal[] {
 }
 
 /** Low-confidence items; nodes already refuted or stale are covered by those items. */
-export function lowConfidenceSignals(claims: readonly LiveClaim[], threshold: number, covered: ReadonlySet<string>): ReviewSignal[] {
+export function lowConfidenceSignals(
+  claims: readonly LiveClaim[],
+  threshold: number,
+  covered: ReadonlySet<string>,
+): ReviewSignal[] {
   const out: ReviewSignal[] = [];
   for (const c of claims) {
     if (c.confidence >= threshold || covered.has(c.nodeId)) continue;
     out.push({
-      id: `low_confidence:${c.nodeId}`, type: 'low_confidence', priority: clampPriority(30 + (40 * (threshold - c.confidence)) / threshold),
-      reason: `confidence ${c.confidence} is below ${threshold}`, nodeId: c.nodeId, nodeIds: [c.nodeId], sourceId: c.sourceId, action: null,
-      createdAt: c.txFrom, lastSignalAt: c.txFrom, suggestedAction: 'needs_evidence', confidence: c.confidence,
+      id: `low_confidence:${c.nodeId}`,
+      type: 'low_confidence',
+      priority: clampPriority(30 + (40 * (threshold - c.confidence)) / threshold),
+      reason: `confidence ${c.confidence} is below ${threshold}`,
+      nodeId: c.nodeId,
+      nodeIds: [c.nodeId],
+      sourceId: c.sourceId,
+      action: null,
+      createdAt: c.txFrom,
+      lastSignalAt: c.txFrom,
+      suggestedAction: 'needs_evidence',
+      confidence: c.confidence,
     });
   }
   return out;
@@ -193,10 +223,18 @@ export function contradictionSignals(claims: readonly LiveClaim[]): ReviewSignal
       const strongest = Math.max(...others.map((o) => o.confidence));
       const latest = Math.max(c.txFrom, ...others.map((o) => o.txFrom));
       out.push({
-        id: `contradictory:${c.nodeId}`, type: 'contradictory', priority: clampPriority(60 + 20 * c.confidence),
+        id: `contradictory:${c.nodeId}`,
+        type: 'contradictory',
+        priority: clampPriority(60 + 20 * c.confidence),
         reason: `contradicted by ${others.length} live claim${others.length === 1 ? '' : 's'} with the same subject and predicate`,
-        nodeId: c.nodeId, nodeIds: [c.nodeId, ...others.map((o) => o.nodeId).sort()], sourceId: c.sourceId, action: null,
-        createdAt: latest, lastSignalAt: latest, suggestedAction: strongest - c.confidence >= 0.3 ? 'refute' : 'needs_evidence', confidence: c.confidence,
+        nodeId: c.nodeId,
+        nodeIds: [c.nodeId, ...others.map((o) => o.nodeId).sort()],
+        sourceId: c.sourceId,
+        action: null,
+        createdAt: latest,
+        lastSignalAt: latest,
+        suggestedAction: strongest - c.confidence >= 0.3 ? 'refute' : 'needs_evidence',
+        confidence: c.confidence,
       });
     }
   }
@@ -208,7 +246,11 @@ export function contradictionSignals(claims: readonly LiveClaim[]): ReviewSignal
  * by at least the drop threshold or refuted it at least the refutation threshold times. The item
  * is named after the first refuted node of that run, so its id stays stable while the run lasts.
  */
-export function sourceAnomalySignal(sourceId: string, timeline: readonly TrustPoint[], t: ReviewThresholds): ReviewSignal | undefined {
+export function sourceAnomalySignal(
+  sourceId: string,
+  timeline: readonly TrustPoint[],
+  t: ReviewThresholds,
+): ReviewSignal | undefined {
   let start = 0;
   timeline.forEach((p, i) => {
     if (p.action === 'label') start = i + 1;
@@ -223,10 +265,18 @@ export function sourceAnomalySignal(sourceId: string, timeline: readonly TrustPo
   if (drop < t.sourceTrustDropThreshold && refutes.length < t.sourceRefutationThreshold) return undefined;
   const nodeIds = [...new Set(refutes.map((p) => p.nodeId!))];
   return {
-    id: `source_trust_anomaly:${first.nodeId}`, type: 'source_trust_anomaly', priority: clampPriority(60 + 100 * drop + 2 * refutes.length),
+    id: `source_trust_anomaly:${first.nodeId}`,
+    type: 'source_trust_anomaly',
+    priority: clampPriority(60 + 100 * drop + 2 * refutes.length),
     reason: `source "${sourceId}" credibility fell from ${baseline} to ${last.credibility} after ${refutes.length} refutation${refutes.length === 1 ? '' : 's'}`,
-    nodeId: first.nodeId!, nodeIds, sourceId, action: 'refute', createdAt: first.txTime, lastSignalAt: refutes.at(-1)!.txTime,
-    suggestedAction: 'needs_evidence', confidence: last.credibility,
+    nodeId: first.nodeId!,
+    nodeIds,
+    sourceId,
+    action: 'refute',
+    createdAt: first.txTime,
+    lastSignalAt: refutes.at(-1)!.txTime,
+    suggestedAction: 'needs_evidence',
+    confidence: last.credibility,
   };
 }
 
@@ -248,25 +298,48 @@ export function ageHours(signal: ReviewSignal, now: number): number {
  * anomaly priority escalate at once, other open or assigned items once older than the threshold;
  * snoozed and resolved items never escalate.
  */
-export function escalationLevelOf(signal: ReviewSignal, status: ReviewStatus, now: number, t: ReviewThresholds): EscalationLevel | null {
+export function escalationLevelOf(
+  signal: ReviewSignal,
+  status: ReviewStatus,
+  now: number,
+  t: ReviewThresholds,
+): EscalationLevel | null {
   if (status !== 'open' && status !== 'assigned') return null;
-  if (signal.type === 'source_trust_anomaly' && signal.priority >= t.sourceAnomalyEscalationPriority) return 'source_trust_anomaly';
+  if (signal.type === 'source_trust_anomaly' && signal.priority >= t.sourceAnomalyEscalationPriority)
+    return 'source_trust_anomaly';
   return ageHours(signal, now) >= t.escalationAfterHours ? 'review_overdue' : null;
 }
 
 /** Combines a signal with its latest decision and the escalation rules at `now`. */
-export function reviewItemState(signal: ReviewSignal, decision: DecisionState | undefined, now: number, t: ReviewThresholds): ReviewItemState {
+export function reviewItemState(
+  signal: ReviewSignal,
+  decision: DecisionState | undefined,
+  now: number,
+  t: ReviewThresholds,
+): ReviewItemState {
   const status = effectiveStatus(signal, decision, now);
   const age = ageHours(signal, now);
   const level = escalationLevelOf(signal, status, now, t);
-  const reason = level === 'source_trust_anomaly'
-    ? `source trust anomaly with priority ${signal.priority} (escalates at ${t.sourceAnomalyEscalationPriority})`
-    : level === 'review_overdue' ? `${status} for ${age} h, past ${t.escalationAfterHours} h` : null;
+  const reason =
+    level === 'source_trust_anomaly'
+      ? `source trust anomaly with priority ${signal.priority} (escalates at ${t.sourceAnomalyEscalationPriority})`
+      : level === 'review_overdue'
+        ? `${status} for ${age} h, past ${t.escalationAfterHours} h`
+        : null;
   // Built field by field: object spread of a signal is several times slower and this runs per item.
   return {
-    id: signal.id, type: signal.type, priority: signal.priority, reason: signal.reason, nodeId: signal.nodeId, nodeIds: signal.nodeIds,
-    sourceId: signal.sourceId, action: signal.action, createdAt: signal.createdAt, lastSignalAt: signal.lastSignalAt,
-    suggestedAction: signal.suggestedAction, confidence: signal.confidence,
+    id: signal.id,
+    type: signal.type,
+    priority: signal.priority,
+    reason: signal.reason,
+    nodeId: signal.nodeId,
+    nodeIds: signal.nodeIds,
+    sourceId: signal.sourceId,
+    action: signal.action,
+    createdAt: signal.createdAt,
+    lastSignalAt: signal.lastSignalAt,
+    suggestedAction: signal.suggestedAction,
+    confidence: signal.confidence,
     status,
     owner: decision?.owner ?? null,
     decision: decision?.decision ?? null,
@@ -290,11 +363,19 @@ export interface ReviewFilters {
 
 /** True when an item passes every given filter; without a status filter resolved items are hidden. */
 export function matchesReviewFilters(item: ReviewItemState, f: ReviewFilters): boolean {
-  return matchesSignal(item, item.status, item.owner, f) && (f.escalationLevel === undefined || item.escalationLevel === f.escalationLevel);
+  return (
+    matchesSignal(item, item.status, item.owner, f) &&
+    (f.escalationLevel === undefined || item.escalationLevel === f.escalationLevel)
+  );
 }
 
 /** The filters other than the escalation level, on a signal with its effective status and owner (no allocation). */
-export function matchesSignal(signal: ReviewSignal, status: ReviewStatus, owner: string | null, f: ReviewFilters): boolean {
+export function matchesSignal(
+  signal: ReviewSignal,
+  status: ReviewStatus,
+  owner: string | null,
+  f: ReviewFilters,
+): boolean {
   if (f.types && f.types.length > 0 && !f.types.includes(signal.type)) return false;
   if (f.sourceId !== undefined && signal.sourceId !== f.sourceId) return false;
   if (f.status !== undefined ? status !== f.status : status === 'resolved') return false;

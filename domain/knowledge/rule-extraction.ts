@@ -28,7 +28,34 @@ const MIN_WORDS = 3;
 const MAX_WORDS = 80;
 const BULLET = /^\s*(?:[-*•·]|\d{1,3}[.)]|[a-z][.)])\s+/i;
 const CLAUSE_JOINERS = /\s*;\s*|,\s+(?:and|but|while|whereas)\s+/i;
-const PREDICATES = ['is', 'are', 'was', 'were', 'has', 'have', 'had', 'uses', 'use', 'runs', 'run', 'requires', 'require', 'supports', 'support', 'contains', 'contain', 'takes', 'take', 'equals', 'means', 'costs', 'lasts', 'returns', 'allows', 'limits'];
+const PREDICATES = [
+  'is',
+  'are',
+  'was',
+  'were',
+  'has',
+  'have',
+  'had',
+  'uses',
+  'use',
+  'runs',
+  'run',
+  'requires',
+  'require',
+  'supports',
+  'support',
+  'contains',
+  'contain',
+  'takes',
+  'take',
+  'equals',
+  'means',
+  'costs',
+  'lasts',
+  'returns',
+  'allows',
+  'limits',
+];
 const PREDICATE_PATTERN = new RegExp(`^(.{2,120}?)\\s+(${PREDICATES.join('|')})\\s+(not\\s+)?(.{1,400})$`, 'i');
 const segmenter = new Intl.Segmenter('en', { granularity: 'sentence' });
 
@@ -52,19 +79,29 @@ export function sentencesOf(text: string): string[] {
 
 /** Clauses of one sentence (rule 2). */
 export function clausesOf(sentence: string): string[] {
-  const parts = sentence.split(CLAUSE_JOINERS).map((p) => p.trim()).filter((p) => p !== '');
+  const parts = sentence
+    .split(CLAUSE_JOINERS)
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   return parts.length > 1 && parts.every((p) => words(p) >= MIN_WORDS) ? parts : [sentence];
 }
 
 function tidy(clause: string): string {
-  return clause.replace(BULLET, '').replace(/[\s.,;:!]+$/u, '').replace(/\s+/g, ' ').trim();
+  return clause
+    .replace(BULLET, '')
+    .replace(/[\s.,;:!]+$/u, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 /** Subject, predicate and object of a simple statement (rule 4), or undefined. */
 export function tripleOf(claim: string): Pick<RuleClaim, 'subject' | 'predicate' | 'object'> | undefined {
   const m = PREDICATE_PATTERN.exec(claim);
   if (!m) return undefined;
-  const subject = m[1]!.replace(/^(?:the|a|an)\s+/i, '').trim().toLowerCase();
+  const subject = m[1]!
+    .replace(/^(?:the|a|an)\s+/i, '')
+    .trim()
+    .toLowerCase();
   const predicate = `${m[2]!.toLowerCase()}${m[3] !== undefined ? ' not' : ''}`;
   const object = m[4]!.trim();
   if (subject === '' || object === '' || words(subject) > 8) return undefined;

@@ -39,20 +39,28 @@ export function matchesFilter(node: FilterableNode, filter: SearchFilter | null 
   if (filter.and && !filter.and.every((f) => matchesFilter(node, f))) return false;
   if (filter.or && filter.or.length > 0 && !filter.or.some((f) => matchesFilter(node, f))) return false;
   if (filter.not && matchesFilter(node, filter.not)) return false;
-  if (filter.contentContains != null && !node.content.toLowerCase().includes(filter.contentContains.toLowerCase())) return false;
+  if (filter.contentContains != null && !node.content.toLowerCase().includes(filter.contentContains.toLowerCase()))
+    return false;
   if (filter.similarityMin != null && node.similarity < filter.similarityMin) return false;
-  const edgeFilter = filter.hasEdgeTo != null || (filter.edgeTypes != null && filter.edgeTypes.length > 0) || filter.edgeWeightMin != null;
+  const edgeFilter =
+    filter.hasEdgeTo != null ||
+    (filter.edgeTypes != null && filter.edgeTypes.length > 0) ||
+    filter.edgeWeightMin != null;
   if (edgeFilter) {
-    const ok = node.edges.some((e) =>
-      (filter.hasEdgeTo == null || e.to === filter.hasEdgeTo)
-      && (filter.edgeTypes == null || filter.edgeTypes.length === 0 || filter.edgeTypes.includes(e.type))
-      && (filter.edgeWeightMin == null || e.weight >= filter.edgeWeightMin));
+    const ok = node.edges.some(
+      (e) =>
+        (filter.hasEdgeTo == null || e.to === filter.hasEdgeTo) &&
+        (filter.edgeTypes == null || filter.edgeTypes.length === 0 || filter.edgeTypes.includes(e.type)) &&
+        (filter.edgeWeightMin == null || e.weight >= filter.edgeWeightMin),
+    );
     if (!ok) return false;
   }
   if (filter.sourceCredibilityMin != null || filter.sourceCredibilityMax != null) {
-    const ok = node.sourceCredibilities.some((c) =>
-      (filter.sourceCredibilityMin == null || c >= filter.sourceCredibilityMin)
-      && (filter.sourceCredibilityMax == null || c <= filter.sourceCredibilityMax));
+    const ok = node.sourceCredibilities.some(
+      (c) =>
+        (filter.sourceCredibilityMin == null || c >= filter.sourceCredibilityMin) &&
+        (filter.sourceCredibilityMax == null || c <= filter.sourceCredibilityMax),
+    );
     if (!ok) return false;
   }
   if (filter.validAt != null && !(node.validFrom <= filter.validAt && filter.validAt < node.validTo)) return false;

@@ -47,7 +47,30 @@ export function analyze(text: string): string[] {
 const STOPWORDS: ReadonlySet<string> = new Set([
   ...eng,
   // Question words and auxiliaries of natural-language questions that the list above lacks.
-  'when', 'does', 'doing', 'done', 'will', 'shall', 'not', 'no', 'so', 'she', 'its', 'us', 'our', 'ours', 'yours', 'whom', 'whose', 'why', 'just', 'than', 'also', 'kind', 'sort', 'ever',
+  'when',
+  'does',
+  'doing',
+  'done',
+  'will',
+  'shall',
+  'not',
+  'no',
+  'so',
+  'she',
+  'its',
+  'us',
+  'our',
+  'ours',
+  'yours',
+  'whom',
+  'whose',
+  'why',
+  'just',
+  'than',
+  'also',
+  'kind',
+  'sort',
+  'ever',
 ]);
 
 /** True for an English function word that carries no topic (`the`, `what`, `did`, ...). */

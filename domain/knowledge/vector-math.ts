@@ -40,7 +40,11 @@ export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
 }
 
 /** Sign-bit code of a vector: bit i is set when component i is positive (sqlite-vec's vec_quantize_binary). */
-export function signCode(v: ArrayLike<number>, out: Uint32Array = new Uint32Array(Math.ceil(v.length / 32)), offset = 0): Uint32Array {
+export function signCode(
+  v: ArrayLike<number>,
+  out: Uint32Array = new Uint32Array(Math.ceil(v.length / 32)),
+  offset = 0,
+): Uint32Array {
   for (let w = 0; w < Math.ceil(v.length / 32); w++) out[offset + w] = 0;
   for (let i = 0; i < v.length; i++) {
     if (v[i]! > 0) out[offset + (i >> 5)]! |= 1 << (i & 31);

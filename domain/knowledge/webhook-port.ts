@@ -55,5 +55,10 @@ export interface WebhookClient {
    */
   checkTarget(raw: string): Promise<CheckedTarget>;
   /** Posts `body` to a checked target, pinned to its checked address; 2xx is success, redirects are not followed. */
-  postJson(target: CheckedTarget, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendOutcome>;
+  postJson(
+    target: CheckedTarget,
+    body: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<SendOutcome>;
 }

@@ -51,7 +51,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     for: '2m',
     severity: 'critical',
     summary: 'The svc control plane does not answer scrapes',
-    description: '{{ $labels.instance }} has not answered /metrics for 2 minutes: deploys, events and routing updates are not running.',
+    description:
+      '{{ $labels.instance }} has not answered /metrics for 2 minutes: deploys, events and routing updates are not running.',
     metrics: [],
   },
   {
@@ -61,7 +62,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     for: '5m',
     severity: 'warning',
     summary: '{{ $labels.app }}/{{ $labels.process }} does not answer scrapes',
-    description: 'The metrics endpoint {{ $labels.instance }} of {{ $labels.app }}/{{ $labels.process }} has failed for 5 minutes.',
+    description:
+      'The metrics endpoint {{ $labels.instance }} of {{ $labels.app }}/{{ $labels.process }} has failed for 5 minutes.',
     metrics: [],
   },
   {
@@ -71,7 +73,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     for: '1m',
     severity: 'critical',
     summary: 'A registry service is critical',
-    description: 'The latest service.health.critical event is newer than the latest recovery; `svc events --type service.health.critical` names the service.',
+    description:
+      'The latest service.health.critical event is newer than the latest recovery; `svc events --type service.health.critical` names the service.',
     metrics: [LAST],
   },
   {
@@ -81,7 +84,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     for: '5m',
     severity: 'warning',
     summary: 'A registry service is in warning',
-    description: 'The latest service.health.warning event is newer than the latest recovery; `svc events --type service.health.warning` names the service.',
+    description:
+      'The latest service.health.warning event is newer than the latest recovery; `svc events --type service.health.warning` names the service.',
     metrics: [LAST],
   },
   {
@@ -90,7 +94,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     expr: recentEvent('deploy[.]failed|rollback[.]failed'),
     severity: 'critical',
     summary: 'A {{ $labels.type }} event was recorded',
-    description: 'A deploy or rollback failed within the last 15 minutes; `svc events --type {{ $labels.type }}` shows the app and the failed step.',
+    description:
+      'A deploy or rollback failed within the last 15 minutes; `svc events --type {{ $labels.type }}` shows the app and the failed step.',
     metrics: [LAST],
   },
   {
@@ -108,7 +113,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     expr: recentEvent('cron[.](failed|lost|hung)'),
     severity: 'critical',
     summary: 'A periodic run ended as {{ $labels.type }}',
-    description: 'A periodic child failed, was lost or hangs (within the last 15 minutes); `svc events --type {{ $labels.type }}` names the app.',
+    description:
+      'A periodic child failed, was lost or hangs (within the last 15 minutes); `svc events --type {{ $labels.type }}` names the app.',
     metrics: [LAST],
   },
   {
@@ -117,7 +123,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     expr: 'svc_cron_missed_runs_total > 0',
     severity: 'critical',
     summary: '{{ $labels.app }}/{{ $labels.process }} missed its scheduled run',
-    description: 'The latest expected run of {{ $labels.app }}/{{ $labels.process }} did not start within 5 minutes of its time (paused jobs excluded).',
+    description:
+      'The latest expected run of {{ $labels.app }}/{{ $labels.process }} did not start within 5 minutes of its time (paused jobs excluded).',
     metrics: ['svc_cron_missed_runs_total'],
   },
   {
@@ -127,7 +134,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     expr: 'svc_task_oom_kills_total - (svc_task_oom_kills_total offset 1h or svc_task_oom_kills_total * 0) > 0',
     severity: 'critical',
     summary: '{{ $labels.app }}/{{ $labels.process }} task {{ $labels.task }} was OOM killed',
-    description: 'The task exceeded its memory limit within the last hour; raise resources.memory (GET /api/tuning/recommendations).',
+    description:
+      'The task exceeded its memory limit within the last hour; raise resources.memory (GET /api/tuning/recommendations).',
     metrics: ['svc_task_oom_kills_total'],
   },
   {
@@ -136,7 +144,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     expr: 'max_over_time(svc_task_restarts_total[1h]) - min_over_time(svc_task_restarts_total[1h]) > 3',
     severity: 'warning',
     summary: '{{ $labels.app }}/{{ $labels.process }} task {{ $labels.task }} restarts in a loop',
-    description: 'More than 3 restarts within the last hour ({{ $value }}); `svc status {{ $labels.app }}` shows the last exit.',
+    description:
+      'More than 3 restarts within the last hour ({{ $value }}); `svc status {{ $labels.app }}` shows the last exit.',
     metrics: ['svc_task_restarts_total'],
   },
   {
@@ -146,7 +155,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     for: '1h',
     severity: 'warning',
     summary: '{{ $labels.app }} keeps more snapshots of {{ $labels.database }} than snapshots.keep',
-    description: '{{ $value }} dump(s) above the keep count for an hour; preview and apply retention (GET/POST /api/v1/apps/{{ $labels.app }}/snapshots/retention).',
+    description:
+      '{{ $value }} dump(s) above the keep count for an hour; preview and apply retention (GET/POST /api/v1/apps/{{ $labels.app }}/snapshots/retention).',
     metrics: ['svc_snapshot_over_limit_total'],
   },
   {
@@ -156,7 +166,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     for: '10m',
     severity: 'warning',
     summary: 'Less than 10% of the data folder disk is free',
-    description: 'Free space is {{ $value | humanizePercentage }} of the file system holding the data folder (releases, snapshots, control.db).',
+    description:
+      'Free space is {{ $value | humanizePercentage }} of the file system holding the data folder (releases, snapshots, control.db).',
     metrics: ['svc_host_disk_free_bytes', 'svc_host_disk_total_bytes'],
   },
   {
@@ -176,7 +187,8 @@ export const ALERT_RULES: readonly AlertRule[] = [
     for: '1m',
     severity: 'warning',
     summary: 'Host memory or disk is below the configured minimum',
-    description: 'The latest service.capacity.below_minimum event is newer than the latest recovery (SVC_CAPACITY_MIN_MEMORY, SVC_CAPACITY_MIN_DISK).',
+    description:
+      'The latest service.capacity.below_minimum event is newer than the latest recovery (SVC_CAPACITY_MIN_MEMORY, SVC_CAPACITY_MIN_DISK).',
     metrics: [LAST],
   },
 ];
@@ -188,7 +200,10 @@ export interface SkippedAlertRule {
 }
 
 /** The rules whose metrics are all in `exportedMetrics`, and the ones left out. */
-export function selectAlertRules(exportedMetrics: Iterable<string>, rules: readonly AlertRule[] = ALERT_RULES): { rules: AlertRule[]; skipped: SkippedAlertRule[] } {
+export function selectAlertRules(
+  exportedMetrics: Iterable<string>,
+  rules: readonly AlertRule[] = ALERT_RULES,
+): { rules: AlertRule[]; skipped: SkippedAlertRule[] } {
   const exported = new Set(exportedMetrics);
   const selected: AlertRule[] = [];
   const skipped: SkippedAlertRule[] = [];
@@ -201,7 +216,9 @@ export function selectAlertRules(exportedMetrics: Iterable<string>, rules: reado
 }
 
 /** The rules as a Prometheus rules file object: one group per `group`, in first-seen order. */
-export function alertRulesFile(rules: readonly AlertRule[]): { groups: { name: string; rules: Record<string, unknown>[] }[] } {
+export function alertRulesFile(rules: readonly AlertRule[]): {
+  groups: { name: string; rules: Record<string, unknown>[] }[];
+} {
   const groups = new Map<string, Record<string, unknown>[]>();
   for (const rule of rules) {
     const list = groups.get(rule.group) ?? [];

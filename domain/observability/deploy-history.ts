@@ -133,12 +133,16 @@ export class DeployHistory {
 
   /** Totals per app and status, sorted. */
   totals(): DeployTotal[] {
-    return [...this.#totals.values()].map((t) => ({ ...t })).sort((a, b) => a.app.localeCompare(b.app) || a.status.localeCompare(b.status));
+    return [...this.#totals.values()]
+      .map((t) => ({ ...t }))
+      .sort((a, b) => a.app.localeCompare(b.app) || a.status.localeCompare(b.status));
   }
 
   /** The latest deploy start per app, Unix seconds. */
   lastStarts(): { app: string; seconds: number }[] {
-    return [...this.#lastStart].map(([app, ms]) => ({ app, seconds: ms / 1000 })).sort((a, b) => a.app.localeCompare(b.app));
+    return [...this.#lastStart]
+      .map(([app, ms]) => ({ app, seconds: ms / 1000 }))
+      .sort((a, b) => a.app.localeCompare(b.app));
   }
 
   #noteStart(app: string, startedAt: string): void {

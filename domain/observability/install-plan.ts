@@ -14,7 +14,12 @@ import type { ManagedFile } from './managed-services.js';
 export const MARKER_FILE = '.svc-managed.json';
 
 /** What the install does with one folder. */
-export const InstallAction = { create: 'create', update: 'update', unchanged: 'unchanged', conflict: 'conflict' } as const;
+export const InstallAction = {
+  create: 'create',
+  update: 'update',
+  unchanged: 'unchanged',
+  conflict: 'conflict',
+} as const;
 export type InstallAction = (typeof InstallAction)[keyof typeof InstallAction];
 
 /** Why a folder is refused. */
@@ -51,8 +56,14 @@ export function contentDigest(content: string): string {
 
 /** The marker recording the digest of every file the install writes to a folder. */
 export function markerFile(files: readonly ManagedFile[]): ManagedFile {
-  const digests = Object.fromEntries([...files].sort((a, b) => a.path.localeCompare(b.path)).map((f) => [f.path, `sha256:${contentDigest(f.content)}`]));
-  const marker = { managedBy: 'svc', note: 'Written by POST /api/observability/services/install; the install refuses to overwrite files whose digest differs from this list.', files: digests };
+  const digests = Object.fromEntries(
+    [...files].sort((a, b) => a.path.localeCompare(b.path)).map((f) => [f.path, `sha256:${contentDigest(f.content)}`]),
+  );
+  const marker = {
+    managedBy: 'svc',
+    note: 'Written by POST /api/observability/services/install; the install refuses to overwrite files whose digest differs from this list.',
+    files: digests,
+  };
   return { path: MARKER_FILE, content: `${JSON.stringify(marker, null, 2)}\n` };
 }
 
@@ -62,24 +73,40 @@ export function readMarker(content: string | undefined): ReadonlyMap<string, str
   try {
     const parsed = JSON.parse(content) as { managedBy?: unknown; files?: unknown };
     if (parsed.managedBy !== 'svc' || parsed.files === null || typeof parsed.files !== 'object') return undefined;
-    return new Map(Object.entries(parsed.files as Record<string, unknown>).filter((e): e is [string, string] => typeof e[1] === 'string'));
+    return new Map(
+      Object.entries(parsed.files as Record<string, unknown>).filter(
+        (e): e is [string, string] => typeof e[1] === 'string',
+      ),
+    );
   } catch {
     return undefined;
   }
 }
 
 /** The plan for one folder: `desired` are its files without the marker. */
-export function planManagedFolder(desired: readonly ManagedFile[], observed: ObservedFolder, options: { readonly force?: boolean } = {}): FolderPlan {
+export function planManagedFolder(
+  desired: readonly ManagedFile[],
+  observed: ObservedFolder,
+  options: { readonly force?: boolean } = {},
+): FolderPlan {
   const marker = markerFile(desired);
   const all = [...desired, marker];
   if (observed.kind === 'absent') return { action: InstallAction.create, writes: all };
-  if (observed.kind === 'other') return { action: InstallAction.conflict, writes: [], conflict: { reason: ConflictReason.notADirectory, files: [] } };
+  if (observed.kind === 'other')
+    return {
+      action: InstallAction.conflict,
+      writes: [],
+      conflict: { reason: ConflictReason.notADirectory, files: [] },
+    };
   const differing = all.filter((file) => observed.files.get(file.path) !== file.content);
   if (differing.length === 0) return { action: InstallAction.unchanged, writes: [] };
   const recorded = readMarker(observed.files.get(MARKER_FILE));
   let conflict: FolderPlan['conflict'];
   if (recorded === undefined) {
-    conflict = { reason: ConflictReason.unmanaged, files: desired.filter((f) => observed.files.has(f.path)).map((f) => f.path) };
+    conflict = {
+      reason: ConflictReason.unmanaged,
+      files: desired.filter((f) => observed.files.has(f.path)).map((f) => f.path),
+    };
   } else {
     // An operator's edit: a file whose content is neither what the install wrote nor what it would write now.
     const edited = desired

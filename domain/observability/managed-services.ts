@@ -18,7 +18,11 @@ export const ManagedServiceName = {
 export type ManagedServiceName = (typeof ManagedServiceName)[keyof typeof ManagedServiceName];
 
 /** Every managed app, in install order. */
-export const MANAGED_SERVICE_NAMES: readonly ManagedServiceName[] = [ManagedServiceName.metricsStore, ManagedServiceName.dashboard, ManagedServiceName.containerMetrics];
+export const MANAGED_SERVICE_NAMES: readonly ManagedServiceName[] = [
+  ManagedServiceName.metricsStore,
+  ManagedServiceName.dashboard,
+  ManagedServiceName.containerMetrics,
+];
 
 /** Retention of the managed metrics store: whichever limit is reached first drops the oldest blocks. */
 export const METRICS_RETENTION = { time: '30d', size: '8GB' } as const;
@@ -70,7 +74,7 @@ function renderSpec(spec: Record<string, unknown>, header: string): string {
 function dockerfile(name: string, image: string, dir: string): string {
   return [
     `# ${name}: on the local driver the host is the base image (FROM and COPY are notes) and the`,
-    '# spec\'s command runs the binary installed on the host; a container engine builds this folder on',
+    "# spec's command runs the binary installed on the host; a container engine builds this folder on",
     '# the upstream image instead.',
     `FROM ${image}`,
     `WORKDIR ${dir}`,
@@ -110,7 +114,13 @@ function metricsStore(input: ManagedServicesInput): ManagedService {
     purpose: `Metrics store (Prometheus): scrapes the control plane and metrics-enabled processes, evaluates the svc alert rules; keeps ${METRICS_RETENTION.time} and at most ${METRICS_RETENTION.size}.`,
     spec,
     files: [
-      { path: SPEC_FILE, content: renderSpec(spec, 'svc-metrics-store: the managed metrics store (Prometheus), 30-day and 8 GB retention.') },
+      {
+        path: SPEC_FILE,
+        content: renderSpec(
+          spec,
+          'svc-metrics-store: the managed metrics store (Prometheus), 30-day and 8 GB retention.',
+        ),
+      },
       { path: 'Dockerfile', content: dockerfile(name, 'prom/prometheus:v2.53.0', '/etc/prometheus') },
       { path: 'prometheus.yml', content: input.scrapeConfigYaml },
       { path: RULES_FILE, content: input.alertRulesYaml },
@@ -144,15 +154,24 @@ function dashboard(input: ManagedServicesInput): ManagedService {
       },
     },
   };
-  const provider = { apiVersion: 1, providers: [{ name: 'svc', type: 'file', disableDeletion: false, options: { path: '$PWD/dashboards' } }] };
+  const provider = {
+    apiVersion: 1,
+    providers: [{ name: 'svc', type: 'file', disableDeletion: false, options: { path: '$PWD/dashboards' } }],
+  };
   return {
     name,
     purpose: 'Dashboard (Grafana) with the metrics store as its datasource and the svc platform dashboard.',
     spec,
     files: [
-      { path: SPEC_FILE, content: renderSpec(spec, 'svc-dashboard: the managed dashboard (Grafana) reading svc-metrics-store.') },
+      {
+        path: SPEC_FILE,
+        content: renderSpec(spec, 'svc-dashboard: the managed dashboard (Grafana) reading svc-metrics-store.'),
+      },
       { path: 'Dockerfile', content: dockerfile(name, 'grafana/grafana-oss:11.1.0', '/etc/grafana') },
-      { path: 'provisioning/datasources/svc-metrics.yaml', content: YAML.stringify(input.datasource, { lineWidth: 0 }) },
+      {
+        path: 'provisioning/datasources/svc-metrics.yaml',
+        content: YAML.stringify(input.datasource, { lineWidth: 0 }),
+      },
       { path: 'provisioning/dashboards/svc.yaml', content: YAML.stringify(provider, { lineWidth: 0 }) },
       { path: 'dashboards/svc-platform.json', content: input.dashboardJson },
     ],
@@ -169,7 +188,8 @@ function containerMetrics(): ManagedService {
       web: {
         port,
         hostPort: port,
-        command: 'cadvisor -listen_ip=127.0.0.1 -port="$PORT" -housekeeping_interval=30s -docker_only=false -store_container_labels=false',
+        command:
+          'cadvisor -listen_ip=127.0.0.1 -port="$PORT" -housekeeping_interval=30s -docker_only=false -store_container_labels=false',
         health: { path: '/healthz', interval: '10s', timeout: '5s' },
         metrics: { enabled: true, path: '/metrics' },
         resources: { cpu: 200, memory: 256 },
@@ -178,10 +198,14 @@ function containerMetrics(): ManagedService {
   };
   return {
     name,
-    purpose: 'Container-metrics collector (cAdvisor): per-cgroup CPU, memory and I/O of the host\'s processes and containers.',
+    purpose:
+      "Container-metrics collector (cAdvisor): per-cgroup CPU, memory and I/O of the host's processes and containers.",
     spec,
     files: [
-      { path: SPEC_FILE, content: renderSpec(spec, 'svc-container-metrics: the managed container-metrics collector (cAdvisor).') },
+      {
+        path: SPEC_FILE,
+        content: renderSpec(spec, 'svc-container-metrics: the managed container-metrics collector (cAdvisor).'),
+      },
       { path: 'Dockerfile', content: dockerfile(name, 'gcr.io/cadvisor/cadvisor:v0.49.1', '/srv/cadvisor') },
     ],
   };

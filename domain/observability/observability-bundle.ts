@@ -29,10 +29,30 @@ export const BUNDLE_SCRAPE_CONFIG = 'prometheus/prometheus.yml';
 export function bundleFiles(input: BundleInput): BundleFile[] {
   const yaml = 'application/yaml';
   return [
-    { path: BUNDLE_SCRAPE_CONFIG, purpose: 'Metrics store scrape config: the control plane plus app targets, loading the alert rules', mediaType: yaml, content: input.scrapeConfigYaml },
-    { path: `prometheus/${RULES_FILE}`, purpose: 'Alert rules: service health, deploy failures, cron failures, snapshot pressure, low disk headroom', mediaType: yaml, content: input.alertRulesYaml },
-    { path: 'grafana/provisioning/datasources/svc-metrics.json', purpose: 'Starter dashboard datasource', mediaType: 'application/json', content: input.datasourceJson },
-    { path: 'grafana/dashboards/svc-platform.json', purpose: 'Starter platform dashboard', mediaType: 'application/json', content: input.dashboardJson },
+    {
+      path: BUNDLE_SCRAPE_CONFIG,
+      purpose: 'Metrics store scrape config: the control plane plus app targets, loading the alert rules',
+      mediaType: yaml,
+      content: input.scrapeConfigYaml,
+    },
+    {
+      path: `prometheus/${RULES_FILE}`,
+      purpose: 'Alert rules: service health, deploy failures, cron failures, snapshot pressure, low disk headroom',
+      mediaType: yaml,
+      content: input.alertRulesYaml,
+    },
+    {
+      path: 'grafana/provisioning/datasources/svc-metrics.json',
+      purpose: 'Starter dashboard datasource',
+      mediaType: 'application/json',
+      content: input.datasourceJson,
+    },
+    {
+      path: 'grafana/dashboards/svc-platform.json',
+      purpose: 'Starter platform dashboard',
+      mediaType: 'application/json',
+      content: input.dashboardJson,
+    },
     ...input.services.map((service) => ({
       path: `services/${service.name}.${SPEC_FILE}`,
       purpose: service.purpose,
@@ -56,7 +76,10 @@ export interface SecretLeak {
  * {@link MIN_SEARCHED_SECRET_LENGTH} characters are not searched: they would match ordinary text by
  * accident (and nothing generated reads a secret in the first place; this is the second line).
  */
-export function findSecretLeaks(files: readonly { readonly path: string; readonly content: string }[], secrets: Readonly<Record<string, string | undefined>>): SecretLeak[] {
+export function findSecretLeaks(
+  files: readonly { readonly path: string; readonly content: string }[],
+  secrets: Readonly<Record<string, string | undefined>>,
+): SecretLeak[] {
   const leaks: SecretLeak[] = [];
   for (const [variable, value] of Object.entries(secrets).sort(([a], [b]) => a.localeCompare(b))) {
     if (value === undefined || value.length < MIN_SEARCHED_SECRET_LENGTH) continue;

@@ -23,11 +23,24 @@ export interface DashboardPanel {
 
 /** Every panel the dashboard can show, in layout order. */
 export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
-  { title: 'Scrape targets up', description: 'Targets answering scrapes, per job.', type: 'stat', queries: [{ expr: 'sum by (job) (up)', legend: '{{job}}' }], metrics: [] },
-  { title: 'Scrape targets down', description: 'App metrics endpoints that do not answer.', type: 'stat', queries: [{ expr: 'count by (app, process) (up{job="svc-apps"} == 0)', legend: '{{app}}/{{process}}' }], metrics: [] },
+  {
+    title: 'Scrape targets up',
+    description: 'Targets answering scrapes, per job.',
+    type: 'stat',
+    queries: [{ expr: 'sum by (job) (up)', legend: '{{job}}' }],
+    metrics: [],
+  },
+  {
+    title: 'Scrape targets down',
+    description: 'App metrics endpoints that do not answer.',
+    type: 'stat',
+    queries: [{ expr: 'count by (app, process) (up{job="svc-apps"} == 0)', legend: '{{app}}/{{process}}' }],
+    metrics: [],
+  },
   {
     title: 'Apps by health',
-    description: 'Deployable apps, and discovered apps by their worst service in the service manifest (none: no running instance).',
+    description:
+      'Deployable apps, and discovered apps by their worst service in the service manifest (none: no running instance).',
     type: 'stat',
     queries: [
       { expr: 'svc_apps_total', legend: 'deployable' },
@@ -53,13 +66,18 @@ export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
     title: 'Mean deploy duration (1h)',
     description: 'Mean time from start to finish of the deploys that finished within the hour, per app.',
     type: 'timeseries',
-    queries: [{ expr: 'sum by (app) (increase(svc_deploy_duration_seconds_sum[1h])) / sum by (app) (increase(svc_deploy_duration_seconds_count[1h]))', legend: '{{app}}' }],
+    queries: [
+      {
+        expr: 'sum by (app) (increase(svc_deploy_duration_seconds_sum[1h])) / sum by (app) (increase(svc_deploy_duration_seconds_count[1h]))',
+        legend: '{{app}}',
+      },
+    ],
     unit: 's',
     metrics: ['svc_deploy_duration_seconds_sum', 'svc_deploy_duration_seconds_count'],
   },
   {
     title: 'Seconds since the latest deploy started',
-    description: 'Age of each app\'s newest deploy start.',
+    description: "Age of each app's newest deploy start.",
     type: 'stat',
     queries: [{ expr: 'time() - svc_deploy_last_started_timestamp_seconds', legend: '{{app}}' }],
     unit: 's',
@@ -69,7 +87,12 @@ export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
     title: 'Seconds since the latest deploy failure',
     description: 'Age of the newest deploy.failed and rollback.failed events.',
     type: 'stat',
-    queries: [{ expr: 'time() - svc_event_last_occurred_timestamp_seconds{type=~"deploy[.]failed|rollback[.]failed"}', legend: '{{type}}' }],
+    queries: [
+      {
+        expr: 'time() - svc_event_last_occurred_timestamp_seconds{type=~"deploy[.]failed|rollback[.]failed"}',
+        legend: '{{type}}',
+      },
+    ],
     unit: 's',
     metrics: ['svc_event_last_occurred_timestamp_seconds'],
   },
@@ -102,7 +125,13 @@ export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
     queries: [{ expr: 'increase(svc_task_oom_kills_total[1h])', legend: '{{app}}/{{process}}/{{task}}' }],
     metrics: ['svc_task_oom_kills_total'],
   },
-  { title: 'Missed cron runs', description: '1 while the latest expected run of a periodic process was missed.', type: 'timeseries', queries: [{ expr: 'svc_cron_missed_runs_total', legend: '{{app}}/{{process}}' }], metrics: ['svc_cron_missed_runs_total'] },
+  {
+    title: 'Missed cron runs',
+    description: '1 while the latest expected run of a periodic process was missed.',
+    type: 'timeseries',
+    queries: [{ expr: 'svc_cron_missed_runs_total', legend: '{{app}}/{{process}}' }],
+    metrics: ['svc_cron_missed_runs_total'],
+  },
   {
     title: 'Data folder disk free',
     description: 'Free share of the file system holding the data folder (SvcHostDiskHeadroomLow fires below 10%).',
@@ -126,8 +155,20 @@ export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
     queries: [{ expr: 'svc_access_events_recent_total', legend: '{{status}}' }],
     metrics: ['svc_access_events_recent_total'],
   },
-  { title: 'Snapshots kept', description: 'Local dumps per app database.', type: 'timeseries', queries: [{ expr: 'svc_snapshots_total', legend: '{{app}}/{{database}}' }], metrics: ['svc_snapshots_total'] },
-  { title: 'Snapshots over the keep count', description: 'Dumps above snapshots.keep, per app database.', type: 'timeseries', queries: [{ expr: 'svc_snapshot_over_limit_total', legend: '{{app}}/{{database}}' }], metrics: ['svc_snapshot_over_limit_total'] },
+  {
+    title: 'Snapshots kept',
+    description: 'Local dumps per app database.',
+    type: 'timeseries',
+    queries: [{ expr: 'svc_snapshots_total', legend: '{{app}}/{{database}}' }],
+    metrics: ['svc_snapshots_total'],
+  },
+  {
+    title: 'Snapshots over the keep count',
+    description: 'Dumps above snapshots.keep, per app database.',
+    type: 'timeseries',
+    queries: [{ expr: 'svc_snapshot_over_limit_total', legend: '{{app}}/{{database}}' }],
+    metrics: ['svc_snapshot_over_limit_total'],
+  },
   {
     title: 'Object storage buckets',
     description: 'Buckets each app declares, by provider.',
@@ -138,7 +179,10 @@ export const DASHBOARD_PANELS: readonly DashboardPanel[] = [
 ];
 
 /** The panels whose series are all in `exportedMetrics` (series names: see `seriesNames`). */
-export function selectDashboardPanels(exportedMetrics: Iterable<string>, panels: readonly DashboardPanel[] = DASHBOARD_PANELS): DashboardPanel[] {
+export function selectDashboardPanels(
+  exportedMetrics: Iterable<string>,
+  panels: readonly DashboardPanel[] = DASHBOARD_PANELS,
+): DashboardPanel[] {
   const exported = new Set(exportedMetrics);
   return panels.filter((panel) => panel.metrics.every((m) => exported.has(m)));
 }
@@ -149,7 +193,8 @@ export function platformDashboard(panels: readonly DashboardPanel[]): Record<str
   return {
     uid: DASHBOARD_UID,
     title: 'svc platform',
-    description: 'Generated by svc: app and service health, deploys and their durations, events, task restarts and OOM kills, cron, disk headroom, API responses, snapshots.',
+    description:
+      'Generated by svc: app and service health, deploys and their durations, events, task restarts and OOM kills, cron, disk headroom, API responses, snapshots.',
     tags: ['svc'],
     editable: true,
     schemaVersion: 39,
@@ -163,7 +208,12 @@ export function platformDashboard(panels: readonly DashboardPanel[]): Record<str
       datasource,
       gridPos: { h: 8, w: 12, x: (index % 2) * 12, y: Math.floor(index / 2) * 8 },
       ...(panel.unit === undefined ? {} : { fieldConfig: { defaults: { unit: panel.unit }, overrides: [] } }),
-      targets: panel.queries.map((query, q) => ({ refId: String.fromCharCode(65 + q), datasource, expr: query.expr, legendFormat: query.legend })),
+      targets: panel.queries.map((query, q) => ({
+        refId: String.fromCharCode(65 + q),
+        datasource,
+        expr: query.expr,
+        legendFormat: query.legend,
+      })),
     })),
   };
 }
@@ -172,6 +222,16 @@ export function platformDashboard(panels: readonly DashboardPanel[]): Record<str
 export function metricsDatasource(metricsStoreUrl: string): Record<string, unknown> {
   return {
     apiVersion: 1,
-    datasources: [{ name: DATASOURCE_UID, uid: DATASOURCE_UID, type: 'prometheus', access: 'proxy', url: metricsStoreUrl, isDefault: true, editable: false }],
+    datasources: [
+      {
+        name: DATASOURCE_UID,
+        uid: DATASOURCE_UID,
+        type: 'prometheus',
+        access: 'proxy',
+        url: metricsStoreUrl,
+        isDefault: true,
+        editable: false,
+      },
+    ],
   };
 }

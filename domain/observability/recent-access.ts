@@ -5,7 +5,14 @@
  */
 
 /** Status buckets of an access event; `other` is anything outside 100-599. */
-export const AccessStatusBucket = { informational: '1xx', success: '2xx', redirect: '3xx', clientError: '4xx', serverError: '5xx', other: 'other' } as const;
+export const AccessStatusBucket = {
+  informational: '1xx',
+  success: '2xx',
+  redirect: '3xx',
+  clientError: '4xx',
+  serverError: '5xx',
+  other: 'other',
+} as const;
 export type AccessStatusBucket = (typeof AccessStatusBucket)[keyof typeof AccessStatusBucket];
 /** Every bucket, in order. */
 export const ACCESS_STATUS_BUCKETS: readonly AccessStatusBucket[] = Object.values(AccessStatusBucket);
@@ -35,7 +42,8 @@ export class RecentAccessRing implements AccessRecorder {
   #size = 0;
 
   constructor(capacity = RECENT_ACCESS_CAPACITY) {
-    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity: ${capacity} is not a positive whole number`);
+    if (!Number.isInteger(capacity) || capacity < 1)
+      throw new RangeError(`capacity: ${capacity} is not a positive whole number`);
     this.capacity = capacity;
     this.#slots = new Uint8Array(capacity);
   }
@@ -57,6 +65,9 @@ export class RecentAccessRing implements AccessRecorder {
 
   /** Events in the ring per bucket (every bucket present, zero included). */
   counts(): Record<AccessStatusBucket, number> {
-    return Object.fromEntries(ACCESS_STATUS_BUCKETS.map((bucket, i) => [bucket, this.#counts[i]!])) as Record<AccessStatusBucket, number>;
+    return Object.fromEntries(ACCESS_STATUS_BUCKETS.map((bucket, i) => [bucket, this.#counts[i]!])) as Record<
+      AccessStatusBucket,
+      number
+    >;
   }
 }

@@ -70,5 +70,7 @@ export function scrapeAddressing(options: ScrapeAddressingOptions): ScrapeAddres
 
 /** The scrape address of an instance registered at `address:port`. */
 export function instanceTarget(addressing: ScrapeAddressing, address: string, port: number): string {
-  return isLoopbackHost(address) || isWildcardHost(address) ? hostPort(addressing.hostAlias, port) : hostPort(address, port);
+  return isLoopbackHost(address) || isWildcardHost(address)
+    ? hostPort(addressing.hostAlias, port)
+    : hostPort(address, port);
 }

@@ -2,7 +2,13 @@
  * Scrape targets: which registry service carries the metrics of each process that enables them,
  * and the live instances of those services as metrics store targets.
  */
-import { HealthStatus, instanceStatus, metricsServiceName, processServiceName, type ServiceInstance } from '../registry/index.js';
+import {
+  HealthStatus,
+  instanceStatus,
+  metricsServiceName,
+  processServiceName,
+  type ServiceInstance,
+} from '../registry/index.js';
 import { ProcessType, type CanonicalAppSpec } from '../spec/index.js';
 import { instanceTarget, type ScrapeAddressing } from './scrape-addressing.js';
 
@@ -35,9 +41,20 @@ export function metricsProcesses(spec: CanonicalAppSpec): MetricsProcess[] {
     if (!metrics.enabled) continue;
     if (process.type !== ProcessType.service && process.type !== ProcessType.worker) continue;
     const ownPort = metrics.port !== undefined && metrics.port !== process.port;
-    if (ownPort) out.push({ app: spec.name, process: name, service: metricsServiceName(spec.name, name), metricsPath: metrics.path });
+    if (ownPort)
+      out.push({
+        app: spec.name,
+        process: name,
+        service: metricsServiceName(spec.name, name),
+        metricsPath: metrics.path,
+      });
     else if (process.type === ProcessType.service && process.port !== undefined) {
-      out.push({ app: spec.name, process: name, service: processServiceName(spec.name, name), metricsPath: metrics.path });
+      out.push({
+        app: spec.name,
+        process: name,
+        service: processServiceName(spec.name, name),
+        metricsPath: metrics.path,
+      });
     }
   }
   return out;
@@ -62,7 +79,8 @@ export function scrapeTargetGroups(
   for (const process of processes) {
     const live = (instances.get(process.service) ?? []).filter(isLiveInstance);
     const targets = [...new Set(live.map((i) => instanceTarget(addressing, i.address, i.port)))].sort();
-    if (targets.length > 0) groups.push({ app: process.app, process: process.process, metricsPath: process.metricsPath, targets });
+    if (targets.length > 0)
+      groups.push({ app: process.app, process: process.process, metricsPath: process.metricsPath, targets });
   }
   return groups.sort((a, b) => a.app.localeCompare(b.app) || a.process.localeCompare(b.process));
 }

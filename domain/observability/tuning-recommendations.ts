@@ -6,7 +6,11 @@
 import type { CanonicalProcess } from '../spec/index.js';
 
 /** Right-sizing classes of `GET /api/resources/suggestions`. */
-export const SizingStatus = { atRisk: 'at_risk', rightSized: 'right_sized', overprovisioned: 'overprovisioned' } as const;
+export const SizingStatus = {
+  atRisk: 'at_risk',
+  rightSized: 'right_sized',
+  overprovisioned: 'overprovisioned',
+} as const;
 export type SizingStatus = (typeof SizingStatus)[keyof typeof SizingStatus];
 
 /** Recommended change of the memory limit. */
@@ -56,7 +60,11 @@ export interface TuningRecommendation {
   readonly process: string;
   readonly region: string;
   readonly status: SizingStatus;
-  readonly observed: { readonly allocations: number; readonly peakMemoryMb: number; readonly usagePercent: number | null };
+  readonly observed: {
+    readonly allocations: number;
+    readonly peakMemoryMb: number;
+    readonly usagePercent: number | null;
+  };
   readonly current: ResourceShape;
   readonly recommended: ResourceShape & { readonly profile: string | null };
   readonly action: TuningAction;
@@ -64,18 +72,32 @@ export interface TuningRecommendation {
   readonly mode: 'advisory';
   /** Always false: recommendations are never applied. */
   readonly applied: false;
-  readonly policy: { readonly declared: boolean; readonly mode: string; readonly cooldown: string | null; readonly profiles: readonly string[] };
+  readonly policy: {
+    readonly declared: boolean;
+    readonly mode: string;
+    readonly cooldown: string | null;
+    readonly profiles: readonly string[];
+  };
   readonly signals: readonly SignalUse[];
   readonly notes: readonly string[];
 }
 
 /** The built-in signal: the scheduler's peak RSS of running allocations. */
-const BUILT_IN_SIGNAL: SignalUse = { name: 'memory_peak', source: 'nomad', metric: 'memory_max', aggregate: 'max', window: null, used: true, note: 'peak RSS of the running allocations (scheduler)' };
+const BUILT_IN_SIGNAL: SignalUse = {
+  name: 'memory_peak',
+  source: 'nomad',
+  metric: 'memory_max',
+  aggregate: 'max',
+  window: null,
+  used: true,
+  note: 'peak RSS of the running allocations (scheduler)',
+};
 
 /** The memory the peak calls for: raised to keep it under 70%, lowered to about 60%, else as is. */
 export function memoryTargetMb(observation: SizingObservation): number {
   if (observation.status === SizingStatus.atRisk) return Math.ceil(observation.peakMemoryMb / RAISE_TO_PEAK_SHARE);
-  if (observation.status === SizingStatus.overprovisioned) return Math.max(MIN_MEMORY_MB, Math.ceil(observation.peakMemoryMb / LOWER_TO_PEAK_SHARE));
+  if (observation.status === SizingStatus.overprovisioned)
+    return Math.max(MIN_MEMORY_MB, Math.ceil(observation.peakMemoryMb / LOWER_TO_PEAK_SHARE));
   return observation.memoryLimitMb;
 }
 
@@ -83,9 +105,21 @@ function signalUses(process: CanonicalProcess | undefined): SignalUse[] {
   const signals = process?.tuning?.signals;
   if (signals === undefined || signals.length === 0) return [BUILT_IN_SIGNAL];
   return signals.map((signal) => {
-    const base = { name: signal.name, source: signal.source, metric: signal.metric, aggregate: signal.aggregate ?? null, window: signal.window ?? null };
-    if (signal.source !== 'nomad') return { ...base, used: false, note: `source ${signal.source} is not read by the control plane yet; the scheduler's peak RSS is used` };
-    if (signal.metric !== 'memory_max' && signal.metric !== 'memory_rss') return { ...base, used: false, note: `the scheduler reports no live ${signal.metric}` };
+    const base = {
+      name: signal.name,
+      source: signal.source,
+      metric: signal.metric,
+      aggregate: signal.aggregate ?? null,
+      window: signal.window ?? null,
+    };
+    if (signal.source !== 'nomad')
+      return {
+        ...base,
+        used: false,
+        note: `source ${signal.source} is not read by the control plane yet; the scheduler's peak RSS is used`,
+      };
+    if (signal.metric !== 'memory_max' && signal.metric !== 'memory_rss')
+      return { ...base, used: false, note: `the scheduler reports no live ${signal.metric}` };
     return { ...base, used: true, note: 'read as the peak RSS of the running allocations' };
   });
 }
@@ -95,9 +129,16 @@ function clamp(value: number, min: number | undefined, max: number | undefined):
 }
 
 /** The recommendation for `observation`, bounded by the policy of `process` (its spec, when known). */
-export function recommendTuning(observation: SizingObservation, process: CanonicalProcess | undefined): TuningRecommendation {
+export function recommendTuning(
+  observation: SizingObservation,
+  process: CanonicalProcess | undefined,
+): TuningRecommendation {
   const policy = process?.tuning;
-  const current: ResourceShape = { cpu: process?.resources.cpu ?? 0, memory: observation.memoryLimitMb, scale: process?.scaling.min ?? observation.allocations };
+  const current: ResourceShape = {
+    cpu: process?.resources.cpu ?? 0,
+    memory: observation.memoryLimitMb,
+    scale: process?.scaling.min ?? observation.allocations,
+  };
   const notes: string[] = [];
   const target = memoryTargetMb(observation);
   let recommended = { ...current, memory: target };
@@ -108,36 +149,60 @@ export function recommendTuning(observation: SizingObservation, process: Canonic
     .sort((a, b) => a.memory - b.memory || a.name.localeCompare(b.name));
   if (observation.status !== SizingStatus.rightSized && profiles.length > 0) {
     const fit = profiles.find((p) => p.memory >= target) ?? profiles[profiles.length - 1]!;
-    if (fit.memory < target) notes.push(`no profile holds ${target} MB; the largest, ${fit.name} (${fit.memory} MB), is the closest`);
+    if (fit.memory < target)
+      notes.push(`no profile holds ${target} MB; the largest, ${fit.name} (${fit.memory} MB), is the closest`);
     profile = fit.name;
     recommended = { cpu: fit.cpu ?? current.cpu, memory: fit.memory, scale: fit.scale ?? current.scale };
   }
 
   const min = policy?.limits?.min;
   const max = policy?.limits?.max;
-  const bounded = { cpu: clamp(recommended.cpu, min?.cpu, max?.cpu), memory: clamp(recommended.memory, min?.memory, max?.memory), scale: clamp(recommended.scale, min?.scale, max?.scale) };
+  const bounded = {
+    cpu: clamp(recommended.cpu, min?.cpu, max?.cpu),
+    memory: clamp(recommended.memory, min?.memory, max?.memory),
+    scale: clamp(recommended.scale, min?.scale, max?.scale),
+  };
   if (bounded.memory < recommended.memory) {
-    notes.push(`limits.max.memory (${max?.memory} MB) caps the ${recommended.memory} MB the peak calls for${observation.status === SizingStatus.atRisk ? '; the process stays at risk of OOM kills' : ''}`);
+    notes.push(
+      `limits.max.memory (${max?.memory} MB) caps the ${recommended.memory} MB the peak calls for${observation.status === SizingStatus.atRisk ? '; the process stays at risk of OOM kills' : ''}`,
+    );
   }
-  if (bounded.memory > recommended.memory) notes.push(`limits.min.memory (${min?.memory} MB) keeps the limit above the ${recommended.memory} MB the peak calls for`);
+  if (bounded.memory > recommended.memory)
+    notes.push(
+      `limits.min.memory (${min?.memory} MB) keeps the limit above the ${recommended.memory} MB the peak calls for`,
+    );
   if (bounded.cpu !== recommended.cpu) notes.push(`cpu bounded by limits to ${bounded.cpu} MHz`);
   if (bounded.scale !== recommended.scale) notes.push(`scale bounded by limits to ${bounded.scale}`);
   if (policy?.mode === 'auto') notes.push('tuning.mode auto is reserved for future guarded application: reported only');
   if (profile === null) notes.push('cpu and scale have no live signal and are left as they are');
 
-  const action = bounded.memory > current.memory ? TuningAction.raiseMemory : bounded.memory < current.memory ? TuningAction.lowerMemory : TuningAction.keep;
+  const action =
+    bounded.memory > current.memory
+      ? TuningAction.raiseMemory
+      : bounded.memory < current.memory
+        ? TuningAction.lowerMemory
+        : TuningAction.keep;
   return {
     app: observation.app,
     process: observation.process,
     region: observation.region,
     status: observation.status,
-    observed: { allocations: observation.allocations, peakMemoryMb: observation.peakMemoryMb, usagePercent: observation.usagePercent },
+    observed: {
+      allocations: observation.allocations,
+      peakMemoryMb: observation.peakMemoryMb,
+      usagePercent: observation.usagePercent,
+    },
     current,
     recommended: { ...bounded, profile },
     action,
     mode: 'advisory',
     applied: false,
-    policy: { declared: policy !== undefined, mode: policy?.mode ?? 'advisory', cooldown: policy?.cooldown ?? null, profiles: profiles.map((p) => p.name) },
+    policy: {
+      declared: policy !== undefined,
+      mode: policy?.mode ?? 'advisory',
+      cooldown: policy?.cooldown ?? null,
+      profiles: profiles.map((p) => p.name),
+    },
     signals: signalUses(process),
     notes,
   };

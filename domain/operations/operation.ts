@@ -68,32 +68,42 @@ export interface Operation {
 }
 
 /** Kinds that may never be replayed once they began to mutate: their receipt needs an operator. */
-const NEVER_REPLAY_AFTER_MUTATION: ReadonlySet<OperationKind> = new Set<OperationKind>([OperationKind.appSnapshotRestore, OperationKind.appMigrate]);
+const NEVER_REPLAY_AFTER_MUTATION: ReadonlySet<OperationKind> = new Set<OperationKind>([
+  OperationKind.appSnapshotRestore,
+  OperationKind.appMigrate,
+]);
 
 /** Kinds whose handler resumes from its own record after an interruption, whatever stage it reached. */
-const RESUMABLE: ReadonlySet<OperationKind> = new Set<OperationKind>([OperationKind.platformPreflight, OperationKind.platformUpgrade, OperationKind.platformSmoke]);
+const RESUMABLE: ReadonlySet<OperationKind> = new Set<OperationKind>([
+  OperationKind.platformPreflight,
+  OperationKind.platformUpgrade,
+  OperationKind.platformSmoke,
+]);
 
 /** What recovery does with a running operation whose worker died or whose lease expired. */
 export type RecoveryDecision =
-  | { readonly action: 'requeue'; readonly reason: string }
-  | { readonly action: 'fail'; readonly reason: string };
+  { readonly action: 'requeue'; readonly reason: string } | { readonly action: 'fail'; readonly reason: string };
 
 /**
  * Decides how to recover an interrupted operation: one interrupted before a mutable stage is
  * requeued (while attempts remain); after one it fails visibly, and a restore or migration that
  * began mutating is never replayed.
  */
-export function planRecovery(op: Pick<Operation, 'kind' | 'mutated' | 'stage' | 'attempts' | 'maxAttempts'>): RecoveryDecision {
+export function planRecovery(
+  op: Pick<Operation, 'kind' | 'mutated' | 'stage' | 'attempts' | 'maxAttempts'>,
+): RecoveryDecision {
   const where = op.stage === null ? 'before its first stage' : `in stage ${op.stage}`;
   if (RESUMABLE.has(op.kind)) {
     // The platform lane keeps its own phase record: a resumed attempt continues or rolls back.
-    if (op.attempts >= op.maxAttempts) return { action: 'fail', reason: `interrupted ${where}; no attempts left (${op.attempts}/${op.maxAttempts})` };
+    if (op.attempts >= op.maxAttempts)
+      return { action: 'fail', reason: `interrupted ${where}; no attempts left (${op.attempts}/${op.maxAttempts})` };
     return { action: 'requeue', reason: `interrupted ${where}; requeued to resume from its recorded phase` };
   }
   if (op.mutated) {
     const review = NEVER_REPLAY_AFTER_MUTATION.has(op.kind) ? '; not replayed, needs operator review' : '';
     return { action: 'fail', reason: `interrupted ${where} after a mutable stage began${review}` };
   }
-  if (op.attempts >= op.maxAttempts) return { action: 'fail', reason: `interrupted ${where}; no attempts left (${op.attempts}/${op.maxAttempts})` };
+  if (op.attempts >= op.maxAttempts)
+    return { action: 'fail', reason: `interrupted ${where}; no attempts left (${op.attempts}/${op.maxAttempts})` };
   return { action: 'requeue', reason: `interrupted ${where} before any mutable stage; requeued` };
 }

@@ -59,7 +59,11 @@ export interface ActionDescriptor {
   readonly discoveredFrom: string;
 }
 
-const IDEMPOTENCY: ActionHeader = { name: 'Idempotency-Key', required: false, description: 'a client-chosen key; a retry with the same key and body replays the first answer' };
+const IDEMPOTENCY: ActionHeader = {
+  name: 'Idempotency-Key',
+  required: false,
+  description: 'a client-chosen key; a retry with the same key and body replays the first answer',
+};
 const APP = { name: 'id', description: 'the app name' };
 
 /** `schema` with property `name` pinned to `value` (the action field of a multi-action route). */
@@ -68,7 +72,10 @@ export function pinProperty(schema: object, name: string, value: string): object
   return { ...base, properties: { ...(base.properties ?? {}), [name]: { const: value } } };
 }
 
-type Draft = Omit<ActionDescriptor, 'confirmation' | 'headers'> & { readonly headers?: readonly ActionHeader[]; readonly prompt?: string };
+type Draft = Omit<ActionDescriptor, 'confirmation' | 'headers'> & {
+  readonly headers?: readonly ActionHeader[];
+  readonly prompt?: string;
+};
 
 /** Every action descriptor, built on the route schemas. */
 export function actionCatalog(schemas: ActionSchemas): ActionDescriptor[] {
@@ -195,11 +202,21 @@ export function actionCatalog(schemas: ActionSchemas): ActionDescriptor[] {
   return drafts.map(({ prompt, headers, ...draft }) => ({
     ...draft,
     headers: headers ?? [],
-    confirmation: draft.risk === 'high' ? { required: true, prompt: prompt ?? `Run ${draft.title.toLowerCase()}?` } : { required: false, prompt: null },
+    confirmation:
+      draft.risk === 'high'
+        ? { required: true, prompt: prompt ?? `Run ${draft.title.toLowerCase()}?` }
+        : { required: false, prompt: null },
   }));
 }
 
 /** The catalog filtered by risk and mobile readiness. */
-export function filterActions(actions: readonly ActionDescriptor[], filter: { readonly risk?: ActionRisk; readonly mobileReady?: boolean }): ActionDescriptor[] {
-  return actions.filter((a) => (filter.risk === undefined || a.risk === filter.risk) && (filter.mobileReady === undefined || a.mobileReady === filter.mobileReady));
+export function filterActions(
+  actions: readonly ActionDescriptor[],
+  filter: { readonly risk?: ActionRisk; readonly mobileReady?: boolean },
+): ActionDescriptor[] {
+  return actions.filter(
+    (a) =>
+      (filter.risk === undefined || a.risk === filter.risk) &&
+      (filter.mobileReady === undefined || a.mobileReady === filter.mobileReady),
+  );
 }

@@ -106,9 +106,16 @@ export function authHints(facts: AuthFacts): AuthHints {
   );
   const publicRoutes = facts.routes.filter((r) => r.public).map((r) => r.route);
   const hints: string[] = [];
-  if (!protectedOn) hints.push('No authentication is configured: the API is open to anyone who can reach it. Set SVC_API_TOKEN (development only without it).');
-  if (facts.profile === 'production' && !facts.requireExplicitAuth) hints.push('The production profile requires SVC_REQUIRE_EXPLICIT_AUTH=true.');
-  if (!facts.requireExplicitAuth) hints.push(`Metrics and the service manifest are open for local scraping; SVC_REQUIRE_EXPLICIT_AUTH=true protects them.`);
+  if (!protectedOn)
+    hints.push(
+      'No authentication is configured: the API is open to anyone who can reach it. Set SVC_API_TOKEN (development only without it).',
+    );
+  if (facts.profile === 'production' && !facts.requireExplicitAuth)
+    hints.push('The production profile requires SVC_REQUIRE_EXPLICIT_AUTH=true.');
+  if (!facts.requireExplicitAuth)
+    hints.push(
+      `Metrics and the service manifest are open for local scraping; SVC_REQUIRE_EXPLICIT_AUTH=true protects them.`,
+    );
   hints.push('A 401 from a protected route says nothing about platform health.');
   hints.push('Give scrapers and scripts a token through a protected file, never in a checked-in config.');
   return {

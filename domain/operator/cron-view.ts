@@ -39,7 +39,11 @@ export interface CronProcessFacts {
   /** True when the app has a release. */
   readonly released: boolean;
   readonly specSchedule: string;
-  readonly override: { readonly schedule: string; readonly updatedBy: string | null; readonly updatedAt: string } | null;
+  readonly override: {
+    readonly schedule: string;
+    readonly updatedBy: string | null;
+    readonly updatedAt: string;
+  } | null;
   readonly parents: readonly CronParentFacts[];
   /** Unresolved incidents of the process's cron correlation key (missed or failed runs). */
   readonly activeIncidents: number;
@@ -77,10 +81,20 @@ export interface CronProcessView {
   readonly status: CronStatus;
   readonly nextRun: InstantText | null;
   readonly lastRun: (InstantText & { readonly status: AllocationStatus; readonly exitCode: number | null }) | null;
-  readonly parents: readonly { readonly jobId: string; readonly region: string; readonly status: 'running' | 'dead'; readonly paused: boolean }[];
+  readonly parents: readonly {
+    readonly jobId: string;
+    readonly region: string;
+    readonly status: 'running' | 'dead';
+    readonly paused: boolean;
+  }[];
   readonly children: ChildCounters;
   readonly risks: readonly OperatorRisk[];
-  readonly actions: { readonly trigger: ActionLink; readonly pause: ActionLink; readonly resume: ActionLink; readonly schedule: ActionLink };
+  readonly actions: {
+    readonly trigger: ActionLink;
+    readonly pause: ActionLink;
+    readonly resume: ActionLink;
+    readonly schedule: ActionLink;
+  };
 }
 
 /** The next run of `schedule` in `zone` after `nowMs`, or undefined when the expression is unreadable or never fires. */
@@ -115,23 +129,55 @@ export function describeCronProcess(facts: CronProcessFacts, nowMs: number): Cro
   const timeZone = isKnownTimeZone(declaredZone) ? declaredZone : DEFAULT_CRON_TIME_ZONE;
   const paused = running.length > 0 && running.every((p) => p.paused);
   const status: CronStatus =
-    !facts.deploy || !facts.released ? 'not_deployed'
-    : running.length === 0 ? 'not_running'
-    : paused ? 'paused'
-    : 'scheduled';
+    !facts.deploy || !facts.released
+      ? 'not_deployed'
+      : running.length === 0
+        ? 'not_running'
+        : paused
+          ? 'paused'
+          : 'scheduled';
   const next = status === 'scheduled' ? nextCronRun(schedule, timeZone, nowMs) : undefined;
   const children = facts.parents.flatMap((p) => p.children);
   const last = [...children].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
   const risks: OperatorRisk[] = [];
   const subject = `${facts.app}/${facts.process}`;
-  if (nextCronRun(schedule, timeZone, nowMs) === undefined) risks.push({ code: 'cron.unreadable_schedule', severity: 'warning', message: `${subject}: schedule "${schedule}" never fires or is not a cron expression` });
-  if (facts.deploy && facts.released && running.length === 0) risks.push({ code: 'cron.not_running', severity: 'warning', message: `${subject}: the app is deployed but no periodic job runs this process` });
-  if (facts.deploy && !facts.released) risks.push({ code: 'cron.never_deployed', severity: 'info', message: `${subject}: deploy is true but the app has no release yet` });
-  if (status === 'paused') risks.push({ code: 'cron.paused', severity: 'warning', message: `${subject}: launches are paused; resume to run on schedule` });
+  if (nextCronRun(schedule, timeZone, nowMs) === undefined)
+    risks.push({
+      code: 'cron.unreadable_schedule',
+      severity: 'warning',
+      message: `${subject}: schedule "${schedule}" never fires or is not a cron expression`,
+    });
+  if (facts.deploy && facts.released && running.length === 0)
+    risks.push({
+      code: 'cron.not_running',
+      severity: 'warning',
+      message: `${subject}: the app is deployed but no periodic job runs this process`,
+    });
+  if (facts.deploy && !facts.released)
+    risks.push({
+      code: 'cron.never_deployed',
+      severity: 'info',
+      message: `${subject}: deploy is true but the app has no release yet`,
+    });
+  if (status === 'paused')
+    risks.push({
+      code: 'cron.paused',
+      severity: 'warning',
+      message: `${subject}: launches are paused; resume to run on schedule`,
+    });
   if (last && (last.status === 'failed' || last.status === 'lost')) {
-    risks.push({ code: 'cron.last_run_failed', severity: 'warning', message: `${subject}: the last run (${last.createdAt}) ended ${last.status}${last.exitCode != null ? ` with exit code ${last.exitCode}` : ''}` });
+    risks.push({
+      code: 'cron.last_run_failed',
+      severity: 'warning',
+      message: `${subject}: the last run (${last.createdAt}) ended ${last.status}${last.exitCode != null ? ` with exit code ${last.exitCode}` : ''}`,
+    });
   }
-  if (facts.activeIncidents > 0) risks.push({ code: 'cron.active_incident', severity: 'critical', message: `${subject}: ${facts.activeIncidents} unresolved cron incident(s) (missed or failed runs)` });
+  if (facts.activeIncidents > 0)
+    risks.push({
+      code: 'cron.active_incident',
+      severity: 'critical',
+      message: `${subject}: ${facts.activeIncidents} unresolved cron incident(s) (missed or failed runs)`,
+    });
   const body = { process: facts.process };
   return {
     app: facts.app,
@@ -142,7 +188,13 @@ export function describeCronProcess(facts: CronProcessFacts, nowMs: number): Cro
     timeZone,
     status,
     nextRun: next ? instantText(next, timeZone, nowMs) : null,
-    lastRun: last ? { ...instantText(new Date(last.createdAt), timeZone, nowMs), status: last.status, exitCode: last.exitCode ?? null } : null,
+    lastRun: last
+      ? {
+          ...instantText(new Date(last.createdAt), timeZone, nowMs),
+          status: last.status,
+          exitCode: last.exitCode ?? null,
+        }
+      : null,
     parents: facts.parents.map((p) => ({ jobId: p.jobId, region: p.region, status: p.status, paused: p.paused })),
     children: countChildren(children),
     risks,

@@ -53,7 +53,11 @@ export interface DeployConfidenceFacts {
   readonly deployments: readonly DeploymentFacts[];
   readonly source: SourceEvidence;
   /** Processes that declare canaries. */
-  readonly canaries: readonly { readonly process: string; readonly count: number; readonly evaluateAfter: string | null }[];
+  readonly canaries: readonly {
+    readonly process: string;
+    readonly count: number;
+    readonly evaluateAfter: string | null;
+  }[];
   /** Jobs with canaries waiting for promotion now. */
   readonly awaitingPromotion: readonly string[];
 }
@@ -90,31 +94,86 @@ export function assessDeployConfidence(facts: DeployConfidenceFacts): DeployConf
   const latest = releases[0] ?? null;
   const reasons: OperatorRisk[] = [];
   const app = facts.app;
-  if (!latest) reasons.push({ code: 'deploy.never_deployed', severity: 'info', message: `${app}: no deploy or rollback recorded yet` });
+  if (!latest)
+    reasons.push({
+      code: 'deploy.never_deployed',
+      severity: 'info',
+      message: `${app}: no deploy or rollback recorded yet`,
+    });
   if (latest && FAILED.has(latest.status)) {
-    reasons.push({ code: `deploy.last_${latest.status}`, severity: 'critical', message: `${app}: the last ${latest.kind} ${latest.status === 'rolled_back' ? 'was rolled back' : 'failed'}${latest.failedStep ? ` at step ${latest.failedStep}` : ''}` });
+    reasons.push({
+      code: `deploy.last_${latest.status}`,
+      severity: 'critical',
+      message: `${app}: the last ${latest.kind} ${latest.status === 'rolled_back' ? 'was rolled back' : 'failed'}${latest.failedStep ? ` at step ${latest.failedStep}` : ''}`,
+    });
   }
-  if (latest && IN_FLIGHT.has(latest.status)) reasons.push({ code: 'deploy.in_progress', severity: 'warning', message: `${app}: a ${latest.kind} is ${latest.status}` });
+  if (latest && IN_FLIGHT.has(latest.status))
+    reasons.push({
+      code: 'deploy.in_progress',
+      severity: 'warning',
+      message: `${app}: a ${latest.kind} is ${latest.status}`,
+    });
   const lastThree = releases.slice(0, 3);
   if (lastThree.length === 3 && lastThree.filter((d) => FAILED.has(d.status)).length >= 2) {
-    reasons.push({ code: 'deploy.unstable', severity: 'critical', message: `${app}: ${lastThree.filter((d) => FAILED.has(d.status)).length} of the last 3 deploys failed` });
+    reasons.push({
+      code: 'deploy.unstable',
+      severity: 'critical',
+      message: `${app}: ${lastThree.filter((d) => FAILED.has(d.status)).length} of the last 3 deploys failed`,
+    });
   }
   const newestPreflight = recent.find((d) => d.kind === 'preflight');
-  if (newestPreflight && newestPreflight.status === 'failed' && (!latest || newestPreflight.createdAt >= latest.createdAt)) {
-    reasons.push({ code: 'deploy.preflight_failed', severity: 'warning', message: `${app}: the latest preflight failed${newestPreflight.failedStep ? ` at step ${newestPreflight.failedStep}` : ''}` });
+  if (
+    newestPreflight &&
+    newestPreflight.status === 'failed' &&
+    (!latest || newestPreflight.createdAt >= latest.createdAt)
+  ) {
+    reasons.push({
+      code: 'deploy.preflight_failed',
+      severity: 'warning',
+      message: `${app}: the latest preflight failed${newestPreflight.failedStep ? ` at step ${newestPreflight.failedStep}` : ''}`,
+    });
   }
   let dirty: boolean | null = null;
   if (facts.source.kind === 'apps-repository') {
     dirty = facts.source.dirtyCount > 0;
-    if (dirty) reasons.push({ code: 'source.dirty', severity: 'warning', message: `${app}: ${facts.source.dirtyCount} uncommitted change(s) in ${facts.source.folder}; a deploy takes the committed tree, not these edits` });
+    if (dirty)
+      reasons.push({
+        code: 'source.dirty',
+        severity: 'warning',
+        message: `${app}: ${facts.source.dirtyCount} uncommitted change(s) in ${facts.source.folder}; a deploy takes the committed tree, not these edits`,
+      });
     const pending = facts.source.undeployedCommits;
-    if (pending !== null && pending > 0) reasons.push({ code: 'source.undeployed_commits', severity: 'info', message: `${app}: ${pending} commit(s) to ${facts.source.folder} are not deployed yet` });
+    if (pending !== null && pending > 0)
+      reasons.push({
+        code: 'source.undeployed_commits',
+        severity: 'info',
+        message: `${app}: ${pending} commit(s) to ${facts.source.folder} are not deployed yet`,
+      });
   } else if (facts.source.kind === 'unavailable') {
-    reasons.push({ code: 'source.unavailable', severity: 'info', message: `${app}: source state unknown (${facts.source.reason})` });
+    reasons.push({
+      code: 'source.unavailable',
+      severity: 'info',
+      message: `${app}: source state unknown (${facts.source.reason})`,
+    });
   }
-  if (!facts.autoRollback) reasons.push({ code: 'policy.no_auto_rollback', severity: 'warning', message: `${app}: deployPolicy.autoRollback is false; a failed health gate is not rolled back automatically` });
-  if (facts.awaitingPromotion.length > 0) reasons.push({ code: 'canary.awaiting_promotion', severity: 'warning', message: `${app}: canaries await promotion in ${facts.awaitingPromotion.join(', ')}` });
-  if (!facts.deploy) reasons.push({ code: 'deploy.disabled', severity: 'info', message: `${app}: deploy is false in the spec; the app does not run` });
+  if (!facts.autoRollback)
+    reasons.push({
+      code: 'policy.no_auto_rollback',
+      severity: 'warning',
+      message: `${app}: deployPolicy.autoRollback is false; a failed health gate is not rolled back automatically`,
+    });
+  if (facts.awaitingPromotion.length > 0)
+    reasons.push({
+      code: 'canary.awaiting_promotion',
+      severity: 'warning',
+      message: `${app}: canaries await promotion in ${facts.awaitingPromotion.join(', ')}`,
+    });
+  if (!facts.deploy)
+    reasons.push({
+      code: 'deploy.disabled',
+      severity: 'info',
+      message: `${app}: deploy is false in the spec; the app does not run`,
+    });
   const base: Confidence = latest ? 'high' : 'unknown';
   return {
     app,

@@ -20,7 +20,13 @@ export interface IncidentFacts {
   readonly eventCount: number;
   readonly firstSeen: string;
   readonly lastSeen: string;
-  readonly representative: { readonly id: string; readonly type: string; readonly title: string; readonly state: string; readonly occurredAt: string };
+  readonly representative: {
+    readonly id: string;
+    readonly type: string;
+    readonly title: string;
+    readonly state: string;
+    readonly occurredAt: string;
+  };
 }
 
 /** An operation as the inbox shows it. */
@@ -94,8 +100,20 @@ export function standingFailures(operations: readonly Operation[]): Operation[] 
 export function snapshotRisks(entries: readonly SnapshotReadinessFacts[]): AppRisk[] {
   const risks: AppRisk[] = [];
   for (const e of entries) {
-    if (e.snapshots === 0) risks.push({ app: e.app, code: 'snapshot.none', severity: 'warning', message: `${e.app}: database ${e.database} has no local snapshot` });
-    if (e.overLimit > 0) risks.push({ app: e.app, code: 'snapshot.over_limit', severity: 'info', message: `${e.app}: ${e.overLimit} dump(s) of ${e.database} beyond keep ${e.keep}; review and apply retention` });
+    if (e.snapshots === 0)
+      risks.push({
+        app: e.app,
+        code: 'snapshot.none',
+        severity: 'warning',
+        message: `${e.app}: database ${e.database} has no local snapshot`,
+      });
+    if (e.overLimit > 0)
+      risks.push({
+        app: e.app,
+        code: 'snapshot.over_limit',
+        severity: 'info',
+        message: `${e.app}: ${e.overLimit} dump(s) of ${e.database} beyond keep ${e.keep}; review and apply retention`,
+      });
   }
   return risks;
 }
@@ -109,11 +127,18 @@ const SEVERITY_RANK: Record<string, number> = { critical: 0, warning: 1, info: 2
 /** Builds the inbox; every list holds at most `limit` items and says when it was cut. */
 export function buildInbox(facts: InboxFacts, limit: number) {
   const incidents = [...facts.incidents]
-    .sort((a, b) => (SEVERITY_RANK[a.severity] ?? 3) - (SEVERITY_RANK[b.severity] ?? 3) || b.lastSeen.localeCompare(a.lastSeen))
+    .sort(
+      (a, b) =>
+        (SEVERITY_RANK[a.severity] ?? 3) - (SEVERITY_RANK[b.severity] ?? 3) || b.lastSeen.localeCompare(a.lastSeen),
+    )
     .map((g) => ({
       ...g,
       representative: { ...g.representative, title: shortText(g.representative.title, 300) },
-      action: { method: 'POST', path: '/api/incidents/action', body: { correlationKey: g.correlationKey, source: g.source, app: g.app, environment: g.environment } },
+      action: {
+        method: 'POST',
+        path: '/api/incidents/action',
+        body: { correlationKey: g.correlationKey, source: g.source, app: g.app, environment: g.environment },
+      },
     }));
   const active = facts.operations.filter((op) => op.status === 'queued' || op.status === 'running').map(inboxOperation);
   const failed = standingFailures(facts.operations).map(inboxOperation);
@@ -122,8 +147,13 @@ export function buildInbox(facts: InboxFacts, limit: number) {
   const snapshotRiskList = snapshotRisks(facts.snapshots).sort(bySeverity);
   const wake: Record<string, number> = {};
   for (const t of facts.wakeTargets) wake[t.readiness] = (wake[t.readiness] ?? 0) + 1;
-  const secretIssues = facts.secrets['provide-value'] + facts.secrets['restrict-permissions'] + facts.secrets['move-to-secrets'] + facts.secrets.declare;
-  const count = (severity: RiskSeverity, lists: readonly (readonly OperatorRisk[])[]) => lists.reduce((n, l) => n + l.filter((r) => r.severity === severity).length, 0);
+  const secretIssues =
+    facts.secrets['provide-value'] +
+    facts.secrets['restrict-permissions'] +
+    facts.secrets['move-to-secrets'] +
+    facts.secrets.declare;
+  const count = (severity: RiskSeverity, lists: readonly (readonly OperatorRisk[])[]) =>
+    lists.reduce((n, l) => n + l.filter((r) => r.severity === severity).length, 0);
   const riskLists = [deployRisks, cronRisks, snapshotRiskList];
   return {
     summary: {
@@ -135,7 +165,8 @@ export function buildInbox(facts: InboxFacts, limit: number) {
       cronRisks: cronRisks.length,
       snapshotRisks: snapshotRiskList.length,
       secretIssues,
-      critical: count('critical', riskLists) + incidents.filter((i) => i.severity === 'critical').length + failed.length,
+      critical:
+        count('critical', riskLists) + incidents.filter((i) => i.severity === 'critical').length + failed.length,
       warning: count('warning', riskLists) + incidents.filter((i) => i.severity === 'warning').length,
     },
     incidents: limited(incidents, limit),

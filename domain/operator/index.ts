@@ -8,9 +8,22 @@ export type { ActionDescriptor, ActionHeader, ActionSchemas } from './action-cat
 export { authHints } from './auth-hints.js';
 export type { AuthFacts, AuthHints, AuthMechanism } from './auth-hints.js';
 export { DEFAULT_CRON_TIME_ZONE, cronActionPath, describeCronProcess, nextCronRun } from './cron-view.js';
-export type { ActionLink, ChildCounters, CronChildFacts, CronParentFacts, CronProcessFacts, CronProcessView, CronStatus } from './cron-view.js';
+export type {
+  ActionLink,
+  ChildCounters,
+  CronChildFacts,
+  CronParentFacts,
+  CronProcessFacts,
+  CronProcessView,
+  CronStatus,
+} from './cron-view.js';
 export { Confidence, assessDeployConfidence } from './deploy-confidence.js';
-export type { DeployConfidenceFacts, DeployConfidenceView, DeploymentFacts, SourceEvidence } from './deploy-confidence.js';
+export type {
+  DeployConfidenceFacts,
+  DeployConfidenceView,
+  DeploymentFacts,
+  SourceEvidence,
+} from './deploy-confidence.js';
 export { buildInbox, inboxOperation, snapshotRisks, standingFailures } from './inbox.js';
 export type { AppRisk, Inbox, InboxFacts, InboxOperation, IncidentFacts } from './inbox.js';
 export { OPERATOR_QUERY_SCHEMAS, parseOperatorQuery } from './operator-query.js';
@@ -24,7 +37,22 @@ export type { PlatformFacts, SnapshotReadinessFacts, SnapshotRollup } from './pl
 export { evaluateReadiness } from './production-readiness.js';
 export type { ProductionReadiness, ReadinessCheck, ReadinessFacts } from './production-readiness.js';
 export { SecretAction, planSecretMigration } from './secret-plan.js';
-export type { AppSecretFacts, PlatformSecretFacts, SecretLocation, SecretPlan, SecretPlanEntry, SecretValueFile } from './secret-plan.js';
-export { MIN_GUARDED_SECRET_LENGTH, REDACTED, containsSecretValue, looksLikeSecretName, redactCredentials, scrubSecretValues, shortText } from './secret-safety.js';
+export type {
+  AppSecretFacts,
+  PlatformSecretFacts,
+  SecretLocation,
+  SecretPlan,
+  SecretPlanEntry,
+  SecretValueFile,
+} from './secret-plan.js';
+export {
+  MIN_GUARDED_SECRET_LENGTH,
+  REDACTED,
+  containsSecretValue,
+  looksLikeSecretName,
+  redactCredentials,
+  scrubSecretValues,
+  shortText,
+} from './secret-safety.js';
 export { durationText, formatInZone, instantText, isKnownTimeZone, relativeText } from './time-text.js';
 export type { InstantText } from './time-text.js';

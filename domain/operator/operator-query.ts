@@ -16,7 +16,13 @@ interface NumberRule {
   readonly fallback: number;
 }
 
-const APP = { type: 'string', minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$', 'x-hint': 'an app name (letters, digits, ".", "_", "-")' } as const;
+const APP = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 63,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$',
+  'x-hint': 'an app name (letters, digits, ".", "_", "-")',
+} as const;
 const NUMBER = { type: 'string', pattern: '^[0-9]{1,6}$' } as const;
 const RISK = { enum: ['low', 'medium', 'high'], 'x-hint': 'one of low, medium, high' } as const;
 const FLAG = { enum: ['true', 'false'], 'x-hint': 'true or false' } as const;
@@ -60,7 +66,9 @@ function validatorOf(view: OperatorView): BodyValidator<unknown> {
 function hintOf(view: OperatorView, name: string): string | undefined {
   const rule = NUMBERS[view]?.[name];
   if (rule) return `a whole number from ${rule.min} to ${rule.max}`;
-  const property = (OPERATOR_QUERY_SCHEMAS[view] as { properties: Record<string, { 'x-hint'?: string }> }).properties[name];
+  const property = (OPERATOR_QUERY_SCHEMAS[view] as { properties: Record<string, { 'x-hint'?: string }> }).properties[
+    name
+  ];
   return property?.['x-hint'];
 }
 
@@ -74,13 +82,16 @@ export type ParsedQuery = Readonly<Record<string, string | number | undefined>>;
 export function parseOperatorQuery(view: OperatorView, raw: RawQuery): ParsedQuery {
   const plain: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(raw)) if (value !== undefined) plain[key] = value;
-  const problems = validatorOf(view).check(plain).map((problem) => {
-    const name = problem.path.split(/[.[]/)[0] ?? problem.path;
-    if (problem.keyword === 'additionalProperties') return { ...problem, message: `${name}: is not a parameter of this view` };
-    if (Array.isArray(plain[name])) return { ...problem, message: `${name}: give it once` };
-    const hint = hintOf(view, name);
-    return hint === undefined ? problem : { ...problem, message: `${name}: must be ${hint}` };
-  });
+  const problems = validatorOf(view)
+    .check(plain)
+    .map((problem) => {
+      const name = problem.path.split(/[.[]/)[0] ?? problem.path;
+      if (problem.keyword === 'additionalProperties')
+        return { ...problem, message: `${name}: is not a parameter of this view` };
+      if (Array.isArray(plain[name])) return { ...problem, message: `${name}: give it once` };
+      const hint = hintOf(view, name);
+      return hint === undefined ? problem : { ...problem, message: `${name}: must be ${hint}` };
+    });
   const out: Record<string, string | number | undefined> = { ...(plain as Record<string, string>) };
   for (const [name, rule] of Object.entries(NUMBERS[view] ?? {})) {
     const given = plain[name];
@@ -89,12 +100,20 @@ export function parseOperatorQuery(view: OperatorView, raw: RawQuery): ParsedQue
       continue;
     }
     const value = Number(given);
-    if (value < rule.min || value > rule.max) problems.push({ path: name, keyword: 'range', message: `${name}: must be a whole number from ${rule.min} to ${rule.max}` });
+    if (value < rule.min || value > rule.max)
+      problems.push({
+        path: name,
+        keyword: 'range',
+        message: `${name}: must be a whole number from ${rule.min} to ${rule.max}`,
+      });
     out[name] = value;
   }
   if (problems.length > 0) {
     const unique = [...new Map(problems.map((p) => [p.message, p])).values()];
-    throw new ValidationError(`query is invalid: ${unique.map((p) => p.message).join('; ')}`, { code: 'invalid_query', details: { problems: unique } });
+    throw new ValidationError(`query is invalid: ${unique.map((p) => p.message).join('; ')}`, {
+      code: 'invalid_query',
+      details: { problems: unique },
+    });
   }
   return out;
 }

@@ -3,7 +3,12 @@
  * grouped by version and commit) and the platform lane operations (`platform.*`).
  */
 import type { Operation } from '../operations/index.js';
-import { releaseTag, type PlatformLaneStep, type PlatformReleaseBuild, type PlatformUpgrade } from '../platform/index.js';
+import {
+  releaseTag,
+  type PlatformLaneStep,
+  type PlatformReleaseBuild,
+  type PlatformUpgrade,
+} from '../platform/index.js';
 import { shortText } from './secret-safety.js';
 
 /** The build recorded at one start. */
@@ -30,7 +35,11 @@ export interface PlatformReleaseGroup {
 export interface PlatformReleaseHistory {
   /** `identity` and `tag` are the same immutable tag `platform-<full sha>` (null when the commit is unknown). */
   readonly current: (PlatformStart & { readonly identity: string | null; readonly tag: string | null }) | null;
-  readonly releases: readonly (PlatformReleaseGroup & { readonly identity: string | null; readonly tag: string | null; readonly current: boolean })[];
+  readonly releases: readonly (PlatformReleaseGroup & {
+    readonly identity: string | null;
+    readonly tag: string | null;
+    readonly current: boolean;
+  })[];
   readonly recentStarts: readonly PlatformStart[];
   /** Releases on disk (`releases/<id>/`): label apart from identity (tag `platform-<commit>`, SHA-256) and the signature policy's verdict. */
   readonly builds: readonly (PlatformReleaseBuild & { readonly tag: string | null; readonly current: boolean })[];
@@ -47,7 +56,10 @@ export interface PlatformReleaseHistory {
     readonly finishedAt: string | null;
     /** Upgrades: where the lane stands (phase, from and to releases). */
     readonly upgrade: Pick<PlatformUpgrade, 'phase' | 'fromRelease' | 'toRelease' | 'drainMode'> | null;
-    readonly steps: readonly Pick<PlatformLaneStep, 'attempt' | 'step' | 'status' | 'message' | 'startedAt' | 'endedAt'>[];
+    readonly steps: readonly Pick<
+      PlatformLaneStep,
+      'attempt' | 'step' | 'status' | 'message' | 'startedAt' | 'endedAt'
+    >[];
   }[];
 }
 
@@ -64,15 +76,31 @@ export function platformReleaseHistory(input: {
   readonly operations: readonly Operation[];
   readonly builds?: readonly PlatformReleaseBuild[];
   readonly runningRelease?: string | null;
-  readonly lane?: (operationId: string) => { readonly upgrade: PlatformUpgrade | null; readonly steps: readonly PlatformLaneStep[] };
+  readonly lane?: (operationId: string) => {
+    readonly upgrade: PlatformUpgrade | null;
+    readonly steps: readonly PlatformLaneStep[];
+  };
 }): PlatformReleaseHistory {
   const current = input.current;
-  const isCurrent = (g: PlatformReleaseGroup) => current !== null && g.version === current.version && g.commit === current.commit;
+  const isCurrent = (g: PlatformReleaseGroup) =>
+    current !== null && g.version === current.version && g.commit === current.commit;
   return {
-    current: current ? { ...current, identity: platformIdentity(current.commit), tag: releaseTag(current.commit) } : null,
-    releases: input.groups.map((g) => ({ ...g, identity: platformIdentity(g.commit), tag: releaseTag(g.commit), current: isCurrent(g) })),
+    current: current
+      ? { ...current, identity: platformIdentity(current.commit), tag: releaseTag(current.commit) }
+      : null,
+    releases: input.groups.map((g) => ({
+      ...g,
+      identity: platformIdentity(g.commit),
+      tag: releaseTag(g.commit),
+      current: isCurrent(g),
+    })),
     recentStarts: input.recentStarts,
-    builds: (input.builds ?? []).map((b) => ({ ...b, tag: releaseTag(b.commit), verificationMessage: shortText(b.verificationMessage), current: b.id === (input.runningRelease ?? null) })),
+    builds: (input.builds ?? []).map((b) => ({
+      ...b,
+      tag: releaseTag(b.commit),
+      verificationMessage: shortText(b.verificationMessage),
+      current: b.id === (input.runningRelease ?? null),
+    })),
     runningRelease: input.runningRelease ?? null,
     operations: input.operations.map((op) => ({
       id: op.id,
@@ -88,10 +116,27 @@ export function platformReleaseHistory(input: {
   };
 }
 
-function laneView(lane: { readonly upgrade: PlatformUpgrade | null; readonly steps: readonly PlatformLaneStep[] } | undefined): Pick<PlatformReleaseHistory['operations'][number], 'upgrade' | 'steps'> {
+function laneView(
+  lane: { readonly upgrade: PlatformUpgrade | null; readonly steps: readonly PlatformLaneStep[] } | undefined,
+): Pick<PlatformReleaseHistory['operations'][number], 'upgrade' | 'steps'> {
   const upgrade = lane?.upgrade ?? null;
   return {
-    upgrade: upgrade === null ? null : { phase: upgrade.phase, fromRelease: upgrade.fromRelease, toRelease: upgrade.toRelease, drainMode: upgrade.drainMode },
-    steps: (lane?.steps ?? []).map((s) => ({ attempt: s.attempt, step: s.step, status: s.status, message: shortText(s.message), startedAt: s.startedAt, endedAt: s.endedAt })),
+    upgrade:
+      upgrade === null
+        ? null
+        : {
+            phase: upgrade.phase,
+            fromRelease: upgrade.fromRelease,
+            toRelease: upgrade.toRelease,
+            drainMode: upgrade.drainMode,
+          },
+    steps: (lane?.steps ?? []).map((s) => ({
+      attempt: s.attempt,
+      step: s.step,
+      status: s.status,
+      message: shortText(s.message),
+      startedAt: s.startedAt,
+      endedAt: s.endedAt,
+    })),
   };
 }

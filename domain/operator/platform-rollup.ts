@@ -10,12 +10,23 @@ export interface SnapshotReadinessFacts {
   readonly snapshots: number;
   readonly keep: number;
   readonly overLimit: number;
-  readonly latestRestorePoint: { readonly filename: string; readonly createdAt: string; readonly sizeBytes: number } | null;
+  readonly latestRestorePoint: {
+    readonly filename: string;
+    readonly createdAt: string;
+    readonly sizeBytes: number;
+  } | null;
 }
 
 /** Snapshot totals over every app-owned database. */
 export interface SnapshotRollup {
-  readonly apps: readonly { readonly app: string; readonly database: string; readonly snapshots: number; readonly keep: number; readonly overLimit: number; readonly latestAt: string | null }[];
+  readonly apps: readonly {
+    readonly app: string;
+    readonly database: string;
+    readonly snapshots: number;
+    readonly keep: number;
+    readonly overLimit: number;
+    readonly latestAt: string | null;
+  }[];
   readonly totals: {
     readonly databases: number;
     readonly snapshots: number;
@@ -31,7 +42,14 @@ export interface SnapshotRollup {
 export function rollupSnapshots(entries: readonly SnapshotReadinessFacts[]): SnapshotRollup {
   const apps = [...entries]
     .sort((a, b) => a.app.localeCompare(b.app))
-    .map((e) => ({ app: e.app, database: e.database, snapshots: e.snapshots, keep: e.keep, overLimit: e.overLimit, latestAt: e.latestRestorePoint?.createdAt ?? null }));
+    .map((e) => ({
+      app: e.app,
+      database: e.database,
+      snapshots: e.snapshots,
+      keep: e.keep,
+      overLimit: e.overLimit,
+      latestAt: e.latestRestorePoint?.createdAt ?? null,
+    }));
   return {
     apps,
     totals: {
@@ -47,11 +65,23 @@ export function rollupSnapshots(entries: readonly SnapshotReadinessFacts[]): Sna
 
 /** Facts of the rollup. */
 export interface PlatformFacts {
-  readonly build: { readonly name: string; readonly version: string; readonly label: string; readonly commit: string | null; readonly node: string };
+  readonly build: {
+    readonly name: string;
+    readonly version: string;
+    readonly label: string;
+    readonly commit: string | null;
+    readonly node: string;
+  };
   readonly profile: string;
   readonly environment: string;
   readonly startedAt: string;
-  readonly apps: readonly { readonly name: string; readonly valid: boolean; readonly deploy: boolean; readonly released: boolean; readonly deleted: boolean }[];
+  readonly apps: readonly {
+    readonly name: string;
+    readonly valid: boolean;
+    readonly deploy: boolean;
+    readonly released: boolean;
+    readonly deleted: boolean;
+  }[];
   readonly operations: Readonly<Record<string, number>>;
   readonly drain: unknown;
   readonly activeIncidents: number;

@@ -43,7 +43,11 @@ export interface AppSecretFacts {
   readonly valueFiles: readonly SecretValueFile[];
   /** Environment keys of the spec (`env` or `processes.<p>.env`) with whether they hold a non-empty value. */
   readonly envKeys: readonly { readonly path: string; readonly key: string; readonly hasValue: boolean }[];
-  readonly schedulerVariables: readonly { readonly process: string; readonly key: string; readonly destination: string }[];
+  readonly schedulerVariables: readonly {
+    readonly process: string;
+    readonly key: string;
+    readonly destination: string;
+  }[];
 }
 
 /** A platform variable marked secret. */
@@ -80,20 +84,62 @@ export interface SecretPlan {
   readonly summary: Readonly<Record<SecretAction, number>> & { readonly keys: number };
 }
 
-function fileEntry(app: AppSecretFacts, key: string, file: SecretValueFile | undefined, declared: boolean): SecretPlanEntry {
+function fileEntry(
+  app: AppSecretFacts,
+  key: string,
+  file: SecretValueFile | undefined,
+  declared: boolean,
+): SecretPlanEntry {
   const where = `${app.secretsDir}/${key}`;
-  const base = { key, app: app.app, location: 'app-secret-file' as const, where, declared, encrypted: false as const, committed: false };
+  const base = {
+    key,
+    app: app.app,
+    location: 'app-secret-file' as const,
+    where,
+    declared,
+    encrypted: false as const,
+    committed: false,
+  };
   if (!file || !file.regular) {
-    return { ...base, present: false, protection: null, action: 'provide-value', reason: `declared in secrets: but ${where} does not exist${file && !file.regular ? ' as a regular file' : ''}; deploys fail at the inspect step until it does` };
+    return {
+      ...base,
+      present: false,
+      protection: null,
+      action: 'provide-value',
+      reason: `declared in secrets: but ${where} does not exist${file && !file.regular ? ' as a regular file' : ''}; deploys fail at the inspect step until it does`,
+    };
   }
   const exposed = (file.mode & 0o077) !== 0;
-  if (exposed) return { ...base, present: true, protection: 'exposed', action: 'restrict-permissions', reason: `${where} is readable by others (mode ${file.mode.toString(8).padStart(4, '0')}); chmod 600 it` };
-  if (!declared) return { ...base, present: true, protection: 'owner-only', action: 'declare', reason: `${where} exists but the spec does not declare ${key} in secrets:; declare it or remove the file` };
-  return { ...base, present: true, protection: 'owner-only', action: 'none', reason: 'declared, present and readable by its owner only' };
+  if (exposed)
+    return {
+      ...base,
+      present: true,
+      protection: 'exposed',
+      action: 'restrict-permissions',
+      reason: `${where} is readable by others (mode ${file.mode.toString(8).padStart(4, '0')}); chmod 600 it`,
+    };
+  if (!declared)
+    return {
+      ...base,
+      present: true,
+      protection: 'owner-only',
+      action: 'declare',
+      reason: `${where} exists but the spec does not declare ${key} in secrets:; declare it or remove the file`,
+    };
+  return {
+    ...base,
+    present: true,
+    protection: 'owner-only',
+    action: 'none',
+    reason: 'declared, present and readable by its owner only',
+  };
 }
 
 /** Builds the plan for the platform and each app, apps in name order, keys in name order. */
-export function planSecretMigration(platform: readonly PlatformSecretFacts[], apps: readonly AppSecretFacts[]): SecretPlan {
+export function planSecretMigration(
+  platform: readonly PlatformSecretFacts[],
+  apps: readonly AppSecretFacts[],
+): SecretPlan {
   const entries: SecretPlanEntry[] = [];
   for (const variable of [...platform].sort((a, b) => a.variable.localeCompare(b.variable))) {
     entries.push({
@@ -107,7 +153,9 @@ export function planSecretMigration(platform: readonly PlatformSecretFacts[], ap
       protection: null,
       committed: false,
       action: 'none',
-      reason: variable.set ? `${variable.description}; set in the platform's environment` : `${variable.description}; not set (optional)`,
+      reason: variable.set
+        ? `${variable.description}; set in the platform's environment`
+        : `${variable.description}; not set (optional)`,
     });
   }
   for (const app of [...apps].sort((a, b) => a.app.localeCompare(b.app))) {
@@ -129,7 +177,8 @@ export function planSecretMigration(platform: readonly PlatformSecretFacts[], ap
         protection: 'owner-only',
         committed: false,
         action: 'verify-provisioned',
-        reason: 'delivered as a mode 0400 file from the job-owned variables; the process fails with exit 78 while the value is missing',
+        reason:
+          'delivered as a mode 0400 file from the job-owned variables; the process fails with exit 78 while the value is missing',
       });
     }
     for (const env of app.envKeys) {
@@ -150,7 +199,15 @@ export function planSecretMigration(platform: readonly PlatformSecretFacts[], ap
       });
     }
   }
-  const summary = { keys: entries.length, none: 0, 'provide-value': 0, 'restrict-permissions': 0, 'move-to-secrets': 0, declare: 0, 'verify-provisioned': 0 };
+  const summary = {
+    keys: entries.length,
+    none: 0,
+    'provide-value': 0,
+    'restrict-permissions': 0,
+    'move-to-secrets': 0,
+    declare: 0,
+    'verify-provisioned': 0,
+  };
   for (const entry of entries) summary[entry.action] += 1;
   return { entries, summary };
 }

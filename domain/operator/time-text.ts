@@ -34,7 +34,12 @@ export function formatInZone(date: Date, zone: string): string {
 /** A duration in the two largest units: `2d 3h`, `5h 12m`, `4m 10s`, `42s`. */
 export function durationText(ms: number): string {
   const total = Math.round(Math.abs(ms) / 1000);
-  const units: [string, number][] = [['d', 86_400], ['h', 3_600], ['m', 60], ['s', 1]];
+  const units: [string, number][] = [
+    ['d', 86_400],
+    ['h', 3_600],
+    ['m', 60],
+    ['s', 1],
+  ];
   const shown: string[] = [];
   let rest = total;
   for (const [label, size] of units) {

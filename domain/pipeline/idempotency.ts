@@ -23,7 +23,10 @@ export type IdempotencyDecision =
   | { readonly action: 'reused' };
 
 /** Decides from the stored row (or none) for the key. */
-export function decideIdempotency(stored: { readonly requestHash: string; readonly state: 'in_flight' | 'done' } | undefined, requestHash: string): IdempotencyDecision {
+export function decideIdempotency(
+  stored: { readonly requestHash: string; readonly state: 'in_flight' | 'done' } | undefined,
+  requestHash: string,
+): IdempotencyDecision {
   if (!stored) return { action: 'proceed' };
   if (stored.requestHash !== requestHash) return { action: 'reused' };
   return stored.state === 'done' ? { action: 'replay' } : { action: 'in_flight' };

@@ -3,5 +3,10 @@
  */
 export { MUTABLE_STEPS, PIPELINE_ORDER, PipelineKind, PipelineStep, planSteps, stepsFor } from './pipeline-step.js';
 export type { PlannedStep, StepPlanInput } from './pipeline-step.js';
-export { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_TTL_MS, decideIdempotency, requestFingerprint } from './idempotency.js';
+export {
+  IDEMPOTENCY_KEY_PATTERN,
+  IDEMPOTENCY_KEY_TTL_MS,
+  decideIdempotency,
+  requestFingerprint,
+} from './idempotency.js';
 export type { IdempotencyDecision } from './idempotency.js';

@@ -23,7 +23,13 @@ export type PipelineStep = (typeof PipelineStep)[keyof typeof PipelineStep];
 export const PIPELINE_ORDER: readonly PipelineStep[] = Object.values(PipelineStep);
 
 /** Steps that change data or the runtime: an attempt interrupted after entering one is never requeued. */
-export const MUTABLE_STEPS: ReadonlySet<PipelineStep> = new Set<PipelineStep>(['snapshot', 'migrate', 'submit', 'healthy', 'forge']);
+export const MUTABLE_STEPS: ReadonlySet<PipelineStep> = new Set<PipelineStep>([
+  'snapshot',
+  'migrate',
+  'submit',
+  'healthy',
+  'forge',
+]);
 
 /** Which pipeline runs. */
 export const PipelineKind = { deploy: 'deploy', preflight: 'preflight', rollback: 'rollback' } as const;
@@ -53,7 +59,9 @@ export interface StepPlanInput {
 }
 
 /** One planned step: run it, or record it as skipped with the reason. */
-export type PlannedStep = { readonly step: PipelineStep; readonly run: true } | { readonly step: PipelineStep; readonly run: false; readonly reason: string };
+export type PlannedStep =
+  | { readonly step: PipelineStep; readonly run: true }
+  | { readonly step: PipelineStep; readonly run: false; readonly reason: string };
 
 /** Plans the steps of one pipeline run for an app; skipped steps carry why. */
 export function planSteps(kind: PipelineKind, input: StepPlanInput): PlannedStep[] {
@@ -63,13 +71,19 @@ export function planSteps(kind: PipelineKind, input: StepPlanInput): PlannedStep
         return input.hasTestCommand ? { step, run: true } : { step, run: false, reason: 'build.test is not set' };
       case 'snapshot':
         if (!input.hasPostgres) return { step, run: false, reason: 'the app declares no postgres infrastructure' };
-        return input.capabilities.snapshots ? { step, run: true } : { step, run: false, reason: 'the snapshots capability is not available in this build' };
+        return input.capabilities.snapshots
+          ? { step, run: true }
+          : { step, run: false, reason: 'the snapshots capability is not available in this build' };
       case 'migrate':
         if (!input.hasMigrations) return { step, run: false, reason: 'the app declares no migrations' };
-        return input.capabilities.migrations ? { step, run: true } : { step, run: false, reason: 'the migrations capability is not available in this build' };
+        return input.capabilities.migrations
+          ? { step, run: true }
+          : { step, run: false, reason: 'the migrations capability is not available in this build' };
       case 'forge':
         if (input.endpointCount === 0) return { step, run: false, reason: 'the app declares no endpoints' };
-        return input.capabilities.routing ? { step, run: true } : { step, run: false, reason: 'no routing controller is available to update the tunnel ingress' };
+        return input.capabilities.routing
+          ? { step, run: true }
+          : { step, run: false, reason: 'no routing controller is available to update the tunnel ingress' };
       default:
         return { step, run: true };
     }

@@ -23,6 +23,8 @@ export function readPlatformLanePayload(payload: Readonly<Record<string, unknown
   return {
     ...(typeof source === 'string' && source !== '' ? { source } : {}),
     ...(typeof label === 'string' && label !== '' ? { label } : {}),
-    ...(typeof drainMode === 'string' && DRAIN_MODES.includes(drainMode) ? { drainMode: drainMode as UpgradeDrainMode } : {}),
+    ...(typeof drainMode === 'string' && DRAIN_MODES.includes(drainMode)
+      ? { drainMode: drainMode as UpgradeDrainMode }
+      : {}),
   };
 }

@@ -33,7 +33,13 @@ export type UpgradeStepStatus = 'running' | 'succeeded' | 'failed' | 'skipped';
  * until the lane has finished with the API process (queued app operations then run on the API
  * that is up, once).
  */
-export const HOLD_STAGES: readonly UpgradeStep[] = [UpgradeStep.drain, UpgradeStep.promote, UpgradeStep.restart, UpgradeStep.postflight, UpgradeStep.rollback];
+export const HOLD_STAGES: readonly UpgradeStep[] = [
+  UpgradeStep.drain,
+  UpgradeStep.promote,
+  UpgradeStep.restart,
+  UpgradeStep.postflight,
+  UpgradeStep.rollback,
+];
 
 /** Where an upgrade stands; a resumed attempt continues from here. */
 export const UpgradePhase = {

@@ -27,7 +27,9 @@ export function isFetchSelector(source: string): boolean {
 export function selectorCommit(selector: string): { readonly commit: string } | { readonly error: string } {
   const match = TAG.exec(selector);
   if (match) return { commit: match[1]! };
-  return { error: `"${selector.slice(0, 120)}" is not a release tag: a fetch selector is platform-<full commit sha> (40 lower-case hex digits), never a short sha, branch or display label` };
+  return {
+    error: `"${selector.slice(0, 120)}" is not a release tag: a fetch selector is platform-<full commit sha> (40 lower-case hex digits), never a short sha, branch or display label`,
+  };
 }
 
 /** What the detached signature check of an artifact found. */
@@ -48,7 +50,9 @@ export interface HookCheck {
 }
 
 /** The signature policy's verdict on one release. */
-export type PolicyVerdict = { readonly verification: 'off'; readonly message: string } | { readonly verification: 'accepted' | 'rejected'; readonly message: string };
+export type PolicyVerdict =
+  | { readonly verification: 'off'; readonly message: string }
+  | { readonly verification: 'accepted' | 'rejected'; readonly message: string };
 
 /**
  * Decides a release: every check that ran and failed rejects it (a failing hook, a signature that
@@ -56,7 +60,10 @@ export type PolicyVerdict = { readonly verification: 'off'; readonly message: st
  * verified (no hook accepted it and it carries no valid signature: a missing `.sig`, or a source
  * that cannot carry one). Nothing configured under `none` is `off`.
  */
-export function policyVerdict(policy: SignaturePolicy, checks: { readonly hook?: HookCheck; readonly signature?: SignatureCheck }): PolicyVerdict {
+export function policyVerdict(
+  policy: SignaturePolicy,
+  checks: { readonly hook?: HookCheck; readonly signature?: SignatureCheck },
+): PolicyVerdict {
   const { hook, signature } = checks;
   const notes: string[] = [];
   if (hook) notes.push(hook.message);
@@ -65,13 +72,30 @@ export function policyVerdict(policy: SignaturePolicy, checks: { readonly hook?:
   if (hook && !hook.accepted) return { verification: 'rejected', message };
   if (signature?.state === 'invalid') return { verification: 'rejected', message };
   if (policy === SignaturePolicy.requireSigned) {
-    if (signature?.state === 'missing') return { verification: 'rejected', message: `${message} (SVC_RELEASE_SIGNATURE_POLICY=require-signed with SVC_RELEASE_PUBLIC_KEY: a release artifact must carry a valid signature)` };
+    if (signature?.state === 'missing')
+      return {
+        verification: 'rejected',
+        message: `${message} (SVC_RELEASE_SIGNATURE_POLICY=require-signed with SVC_RELEASE_PUBLIC_KEY: a release artifact must carry a valid signature)`,
+      };
     const verified = (hook?.accepted ?? false) || signature?.state === 'valid';
     if (!verified) {
-      return { verification: 'rejected', message: `${message === '' ? 'no verify hook and no public key' : message} (SVC_RELEASE_SIGNATURE_POLICY=require-signed promotes only a release the verify hook accepted or a release artifact with a valid signature)` };
+      return {
+        verification: 'rejected',
+        message: `${message === '' ? 'no verify hook and no public key' : message} (SVC_RELEASE_SIGNATURE_POLICY=require-signed promotes only a release the verify hook accepted or a release artifact with a valid signature)`,
+      };
     }
     return { verification: 'accepted', message };
   }
-  if (!hook && !signature) return { verification: 'off', message: 'SVC_RELEASE_SIGNATURE_POLICY=none and no verify hook or public key is set' };
-  return { verification: 'accepted', message: signature && signature.state !== 'valid' && !hook ? `${message}; accepted unsigned (SVC_RELEASE_SIGNATURE_POLICY=none)` : message };
+  if (!hook && !signature)
+    return {
+      verification: 'off',
+      message: 'SVC_RELEASE_SIGNATURE_POLICY=none and no verify hook or public key is set',
+    };
+  return {
+    verification: 'accepted',
+    message:
+      signature && signature.state !== 'valid' && !hook
+        ? `${message}; accepted unsigned (SVC_RELEASE_SIGNATURE_POLICY=none)`
+        : message,
+  };
 }

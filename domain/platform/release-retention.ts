@@ -5,7 +5,12 @@
  */
 
 /** Ids to remove, from `onDisk` ordered most recently used first. */
-export function releasesToPrune(onDisk: readonly string[], keep: number, protectedIds: ReadonlySet<string>, inUse: (id: string) => boolean): string[] {
+export function releasesToPrune(
+  onDisk: readonly string[],
+  keep: number,
+  protectedIds: ReadonlySet<string>,
+  inUse: (id: string) => boolean,
+): string[] {
   const kept = new Set<string>(protectedIds);
   for (const id of onDisk) {
     if (kept.size >= Math.max(keep, protectedIds.size)) break;

@@ -28,13 +28,21 @@ export function waitForHealthyInstances(
   const count = options.count ?? 1;
   const wanted = options.status ?? 'passing';
   const timeoutMs = options.timeoutMs ?? 30_000;
-  return waitForChange<readonly ServiceInstance[]>([(listener) => registry.watch((change) => {
-    if (change.service === service) listener();
-  })], async () => {
-    const matching = (await registry.instances(service)).filter((i) => instanceStatus(i) === wanted);
-    return matching.length >= count ? matching : undefined;
-  }, {
-    timeoutMs,
-    onTimeout: () => new TimeoutError(`registry: ${service} did not reach ${count} ${wanted} instance(s) within ${timeoutMs}ms`),
-  });
+  return waitForChange<readonly ServiceInstance[]>(
+    [
+      (listener) =>
+        registry.watch((change) => {
+          if (change.service === service) listener();
+        }),
+    ],
+    async () => {
+      const matching = (await registry.instances(service)).filter((i) => instanceStatus(i) === wanted);
+      return matching.length >= count ? matching : undefined;
+    },
+    {
+      timeoutMs,
+      onTimeout: () =>
+        new TimeoutError(`registry: ${service} did not reach ${count} ${wanted} instance(s) within ${timeoutMs}ms`),
+    },
+  );
 }

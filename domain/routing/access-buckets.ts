@@ -47,7 +47,11 @@ export interface HostnamePattern {
   readonly statusBuckets: Readonly<Record<string, number>>;
   readonly sources: Readonly<Record<string, number>>;
   /** Hourly totals, oldest first. */
-  readonly hours: readonly { readonly hour: string; readonly count: number; readonly statusBuckets: Readonly<Record<string, number>> }[];
+  readonly hours: readonly {
+    readonly hour: string;
+    readonly count: number;
+    readonly statusBuckets: Readonly<Record<string, number>>;
+  }[];
 }
 
 /**
@@ -69,18 +73,25 @@ export function accessPatterns(buckets: readonly AccessBucket[]): HostnamePatter
     for (const b of list) hours.set(b.hour, [...(hours.get(b.hour) ?? []), b]);
     const sources: Record<string, number> = {};
     for (const b of list) sources[b.source] = (sources[b.source] ?? 0) + b.count;
-    const hourRows = [...hours].sort(([a], [b]) => a.localeCompare(b)).map(([hour, rows]) => {
-      const perSource = new Map<string, number>();
-      for (const r of rows) perSource.set(r.source, (perSource.get(r.source) ?? 0) + r.count);
-      const count = Math.max(0, ...perSource.values());
-      const detailed = [...perSource].filter(([source]) => rows.some((r) => r.source === source && r.statusBucket !== 'total'));
-      const best = detailed.sort((a, b) => b[1] - a[1])[0]?.[0];
-      const statusBuckets: Record<string, number> = {};
-      for (const r of rows) if (r.source === best && r.statusBucket !== 'total') statusBuckets[r.statusBucket] = (statusBuckets[r.statusBucket] ?? 0) + r.count;
-      return { hour, count, statusBuckets };
-    });
+    const hourRows = [...hours]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([hour, rows]) => {
+        const perSource = new Map<string, number>();
+        for (const r of rows) perSource.set(r.source, (perSource.get(r.source) ?? 0) + r.count);
+        const count = Math.max(0, ...perSource.values());
+        const detailed = [...perSource].filter(([source]) =>
+          rows.some((r) => r.source === source && r.statusBucket !== 'total'),
+        );
+        const best = detailed.sort((a, b) => b[1] - a[1])[0]?.[0];
+        const statusBuckets: Record<string, number> = {};
+        for (const r of rows)
+          if (r.source === best && r.statusBucket !== 'total')
+            statusBuckets[r.statusBucket] = (statusBuckets[r.statusBucket] ?? 0) + r.count;
+        return { hour, count, statusBuckets };
+      });
     const statusBuckets: Record<string, number> = {};
-    for (const h of hourRows) for (const [k, v] of Object.entries(h.statusBuckets)) statusBuckets[k] = (statusBuckets[k] ?? 0) + v;
+    for (const h of hourRows)
+      for (const [k, v] of Object.entries(h.statusBuckets)) statusBuckets[k] = (statusBuckets[k] ?? 0) + v;
     out.push({ hostname, total: hourRows.reduce((n, h) => n + h.count, 0), statusBuckets, sources, hours: hourRows });
   }
   return out;

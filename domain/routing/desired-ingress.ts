@@ -40,7 +40,10 @@ export interface DesiredRule extends IngressRule {
 
 /** The process that receives an app's public endpoints: `web` if present, else the first (by name) with a port. */
 export function publicProcess(spec: CanonicalAppSpec): string | undefined {
-  const withPort = Object.entries(spec.processes).filter(([, p]) => p.port !== undefined).map(([name]) => name).sort();
+  const withPort = Object.entries(spec.processes)
+    .filter(([, p]) => p.port !== undefined)
+    .map(([name]) => name)
+    .sort();
   return withPort.includes('web') ? 'web' : withPort[0];
 }
 
@@ -50,7 +53,11 @@ export function isGatewayManaged(spec: CanonicalAppSpec, process: string): boole
 }
 
 /** The service address of a process: `http://127.0.0.1:<port>` on host networking, `http://<node-ip>:<static-port>` on bridge. */
-export function serviceAddress(spec: CanonicalAppSpec, process: string, options: AddressOptions = {}): string | undefined {
+export function serviceAddress(
+  spec: CanonicalAppSpec,
+  process: string,
+  options: AddressOptions = {},
+): string | undefined {
   const definition = spec.processes[process];
   if (definition?.port === undefined) return undefined;
   const port = definition.hostPort ?? definition.port;
@@ -62,7 +69,11 @@ export function serviceAddress(spec: CanonicalAppSpec, process: string, options:
  * Desired rules: the endpoints of routable apps with `deploy: true`, minus hostnames toggled off,
  * sorted by hostname. A hostname declared by two apps goes to the first app by name.
  */
-export function desiredIngress(apps: readonly RoutableApp[], disabled: ReadonlySet<string>, options: AddressOptions = {}): DesiredRule[] {
+export function desiredIngress(
+  apps: readonly RoutableApp[],
+  disabled: ReadonlySet<string>,
+  options: AddressOptions = {},
+): DesiredRule[] {
   const rules = new Map<string, DesiredRule>();
   for (const app of [...apps].sort((a, b) => a.spec.name.localeCompare(b.spec.name))) {
     if (!app.spec.deploy || !app.routable) continue;

@@ -25,13 +25,22 @@ export function disabledHostnames(toggles: readonly EndpointToggle[]): Set<strin
  */
 export function toggleHostname(spec: CanonicalAppSpec, hostname: string): string {
   const normalized = normalizeHostname(hostname);
-  if (normalized === undefined) throw new ValidationError(`hostname: "${hostname}" is not a hostname such as app.example.com`, { code: 'invalid_hostname', details: { hostname } });
-  const declared = (spec.endpoints ?? []).map((e) => normalizeHostname(e.url)).filter((h): h is string => h !== undefined);
-  if (!declared.includes(normalized)) {
-    throw new ValidationError(`hostname: "${normalized}" is not an endpoint of app "${spec.name}" (declared: ${declared.join(', ') || 'none'})`, {
-      code: 'endpoint_not_declared',
-      details: { app: spec.name, hostname: normalized, declared },
+  if (normalized === undefined)
+    throw new ValidationError(`hostname: "${hostname}" is not a hostname such as app.example.com`, {
+      code: 'invalid_hostname',
+      details: { hostname },
     });
+  const declared = (spec.endpoints ?? [])
+    .map((e) => normalizeHostname(e.url))
+    .filter((h): h is string => h !== undefined);
+  if (!declared.includes(normalized)) {
+    throw new ValidationError(
+      `hostname: "${normalized}" is not an endpoint of app "${spec.name}" (declared: ${declared.join(', ') || 'none'})`,
+      {
+        code: 'endpoint_not_declared',
+        details: { app: spec.name, hostname: normalized, declared },
+      },
+    );
   }
   return normalized;
 }

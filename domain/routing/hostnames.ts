@@ -5,7 +5,8 @@
 /** Lower-cases a hostname and drops a trailing dot; `undefined` for something that is not a hostname. */
 export function normalizeHostname(text: string): string | undefined {
   const host = text.trim().toLowerCase().replace(/\.$/, '');
-  if (!/^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(host)) return undefined;
+  if (!/^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/.test(host))
+    return undefined;
   return host;
 }
 

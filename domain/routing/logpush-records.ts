@@ -48,7 +48,8 @@ export function logTimestamp(value: unknown): Date | undefined {
 /** Splits a log push body into records: a JSON array, `{ records: [...] }`, or newline-delimited JSON text. */
 export function logpushRecords(body: unknown): unknown[] {
   if (Array.isArray(body)) return body;
-  if (typeof body === 'object' && body !== null && Array.isArray((body as { records?: unknown }).records)) return (body as { records: unknown[] }).records;
+  if (typeof body === 'object' && body !== null && Array.isArray((body as { records?: unknown }).records))
+    return (body as { records: unknown[] }).records;
   if (typeof body === 'object' && body !== null) return [body];
   if (typeof body !== 'string') return [];
   const out: unknown[] = [];
@@ -79,7 +80,12 @@ export function aggregateLogpush(records: readonly unknown[], mapped: readonly s
     const hostname = typeof host === 'string' ? normalizeHostname(host.replace(/:\d+$/, '')) : undefined;
     const status = Number(field(record, STATUS_FIELDS));
     const at = logTimestamp(field(record, TIME_FIELDS));
-    if (hostname === undefined || !Number.isFinite(status) || at === undefined || !mapped.some((m) => hostnameMatches(m, hostname))) {
+    if (
+      hostname === undefined ||
+      !Number.isFinite(status) ||
+      at === undefined ||
+      !mapped.some((m) => hostnameMatches(m, hostname))
+    ) {
       dropped += 1;
       continue;
     }

@@ -28,9 +28,14 @@ export interface TunnelConfigPlan {
  * service), removed ones go, new ones are appended in the order given, and one catch-all
  * `http_status:404` ends the list. `observed` is undefined when there is no file yet.
  */
-export function planTunnelConfig(observed: TunnelConfig | undefined, desired: readonly IngressRule[], identity: TunnelIdentity): TunnelConfigPlan {
+export function planTunnelConfig(
+  observed: TunnelConfig | undefined,
+  desired: readonly IngressRule[],
+  identity: TunnelIdentity,
+): TunnelConfigPlan {
   const wanted = new Map<string, string>();
-  for (const rule of desired) if (!isCatchAll(rule) && !wanted.has(rule.hostname!)) wanted.set(rule.hostname!, rule.service);
+  for (const rule of desired)
+    if (!isCatchAll(rule) && !wanted.has(rule.hostname!)) wanted.set(rule.hostname!, rule.service);
   const ingress: IngressRule[] = [];
   const seen = new Set<string>();
   const removed: string[] = [];
@@ -57,7 +62,14 @@ export function planTunnelConfig(observed: TunnelConfig | undefined, desired: re
   ingress.push({ ...CATCH_ALL_RULE });
   const config: TunnelConfig = { tunnel: identity.tunnel, 'credentials-file': identity.credentialsFile, ingress };
   const changed = observed === undefined || !sameConfig(observed, config);
-  return { config, changed, added, removed, updated, repaired: changed && added.length + removed.length + updated.length === 0 };
+  return {
+    config,
+    changed,
+    added,
+    removed,
+    updated,
+    repaired: changed && added.length + removed.length + updated.length === 0,
+  };
 }
 
 /** True when both configs say exactly the same (fields and rule order). */
@@ -66,11 +78,17 @@ export function sameConfig(a: TunnelConfig, b: TunnelConfig): boolean {
 }
 
 function canonical(config: TunnelConfig): unknown {
-  const extra = Object.keys(config).filter((k) => !['tunnel', 'credentials-file', 'ingress'].includes(k)).sort();
+  const extra = Object.keys(config)
+    .filter((k) => !['tunnel', 'credentials-file', 'ingress'].includes(k))
+    .sort();
   return {
     tunnel: config.tunnel,
     credentialsFile: config['credentials-file'],
     extra,
-    ingress: config.ingress.map((r) => ({ keys: Object.keys(r).sort().join(','), hostname: r.hostname ?? null, service: r.service })),
+    ingress: config.ingress.map((r) => ({
+      keys: Object.keys(r).sort().join(','),
+      hostname: r.hostname ?? null,
+      service: r.service,
+    })),
   };
 }

@@ -29,5 +29,10 @@ export function isCatchAll(rule: IngressRule): boolean {
 /** True when `config` ends with exactly one catch-all `http_status:404` and has no other hostname-less rule. */
 export function catchAllIsLast(config: TunnelConfig): boolean {
   const last = config.ingress[config.ingress.length - 1];
-  return last !== undefined && last.service === CATCH_ALL_SERVICE && isCatchAll(last) && config.ingress.filter(isCatchAll).length === 1;
+  return (
+    last !== undefined &&
+    last.service === CATCH_ALL_SERVICE &&
+    isCatchAll(last) &&
+    config.ingress.filter(isCatchAll).length === 1
+  );
 }

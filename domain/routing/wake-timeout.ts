@@ -16,10 +16,17 @@ export const MAX_WAKE_TIMEOUT_MS = 120_000;
 export function wakeTimeoutMs(raw: string | undefined, fallbackMs = DEFAULT_WAKE_TIMEOUT_MS): number {
   if (raw === undefined) return fallbackMs;
   const parsed = tryParseGoDuration(raw);
-  if (!parsed.ok) throw new ValidationError(`wakeTimeout: "${raw}" is not a duration such as 60s`, { code: 'invalid_wake_timeout', details: { wakeTimeout: raw } });
+  if (!parsed.ok)
+    throw new ValidationError(`wakeTimeout: "${raw}" is not a duration such as 60s`, {
+      code: 'invalid_wake_timeout',
+      details: { wakeTimeout: raw },
+    });
   const ms = parsed.value.milliseconds;
   if (ms <= 0 || ms > MAX_WAKE_TIMEOUT_MS) {
-    throw new ValidationError(`wakeTimeout: "${raw}" must be more than 0 and at most 2m`, { code: 'invalid_wake_timeout', details: { wakeTimeout: raw, maxMs: MAX_WAKE_TIMEOUT_MS } });
+    throw new ValidationError(`wakeTimeout: "${raw}" must be more than 0 and at most 2m`, {
+      code: 'invalid_wake_timeout',
+      details: { wakeTimeout: raw, maxMs: MAX_WAKE_TIMEOUT_MS },
+    });
   }
   return ms;
 }

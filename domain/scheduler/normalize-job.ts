@@ -28,7 +28,16 @@ function normalizeGroup(group: TaskGroupSpec): TaskGroupSpec {
         }
       : {}),
     services: services.map((s) =>
-      s.check ? { ...s, check: { ...s.check, interval: normalizeDuration(s.check.interval), timeout: normalizeDuration(s.check.timeout) } } : s,
+      s.check
+        ? {
+            ...s,
+            check: {
+              ...s.check,
+              interval: normalizeDuration(s.check.interval),
+              timeout: normalizeDuration(s.check.timeout),
+            },
+          }
+        : s,
     ),
   };
 }

@@ -26,11 +26,16 @@ export function waitForAllocations(
   options: WaitForAllocationsOptions = {},
 ): Promise<readonly Allocation[]> {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  return waitForChange<readonly Allocation[]>([(listener) => scheduler.watch(listener)], async () => {
-    const allocations = await scheduler.listAllocations(options.filter);
-    return predicate(allocations) ? allocations : undefined;
-  }, {
-    timeoutMs,
-    onTimeout: () => new TimeoutError(`allocations: ${options.description ?? 'condition'} not reached within ${timeoutMs}ms`),
-  });
+  return waitForChange<readonly Allocation[]>(
+    [(listener) => scheduler.watch(listener)],
+    async () => {
+      const allocations = await scheduler.listAllocations(options.filter);
+      return predicate(allocations) ? allocations : undefined;
+    },
+    {
+      timeoutMs,
+      onTimeout: () =>
+        new TimeoutError(`allocations: ${options.description ?? 'condition'} not reached within ${timeoutMs}ms`),
+    },
+  );
 }

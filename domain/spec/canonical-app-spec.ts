@@ -88,7 +88,9 @@ export type CanonicalBucket = WithDefaults<Bucket, 'access' | 'public' | 'env'>;
 /** Object storage with its bucket list always present. */
 export type CanonicalObjectStorage = Omit<ObjectStorage, 'buckets'> & { buckets: CanonicalBucket[] };
 /** Infrastructure with canonical object storage. */
-export type CanonicalInfrastructure = Omit<Infrastructure, 'objectStorage'> & { objectStorage?: CanonicalObjectStorage };
+export type CanonicalInfrastructure = Omit<Infrastructure, 'objectStorage'> & {
+  objectStorage?: CanonicalObjectStorage;
+};
 /** A repository with branch (main) and autoDeploy (false) filled. */
 export type CanonicalRepo = WithDefaults<Repo, 'branch' | 'autoDeploy'>;
 /** Build settings with dockerfile (Dockerfile) filled. */

@@ -75,20 +75,33 @@ function canonicalEnv(env: Record<string, string | undefined> | undefined): Reco
   return out;
 }
 
-function processRegions(process: Process, type: ProcessType, regionNames: readonly string[], primaryRegion: string | undefined): string[] {
+function processRegions(
+  process: Process,
+  type: ProcessType,
+  regionNames: readonly string[],
+  primaryRegion: string | undefined,
+): string[] {
   if (process.regions !== undefined) return [...process.regions];
   if (regionNames.length === 0 || primaryRegion === undefined) return [];
   if (type === ProcessType.periodic || process.singleton === true) return [primaryRegion];
   return [...regionNames];
 }
 
-function canonicalProcess(process: Process, regionNames: readonly string[], primaryRegion: string | undefined): CanonicalProcess {
+function canonicalProcess(
+  process: Process,
+  regionNames: readonly string[],
+  primaryRegion: string | undefined,
+): CanonicalProcess {
   const type = inferProcessType(process);
   const { health, metrics, scaling, drain, resources, tuning, regions: _regions, singleton, env, ...rest } = process;
   const out: CanonicalProcess = {
     ...rest,
     type,
-    metrics: { ...metrics, enabled: metrics?.enabled ?? InfraspecDefaults.metricsEnabled, path: metrics?.path ?? InfraspecDefaults.metricsPath },
+    metrics: {
+      ...metrics,
+      enabled: metrics?.enabled ?? InfraspecDefaults.metricsEnabled,
+      path: metrics?.path ?? InfraspecDefaults.metricsPath,
+    },
     scaling: { ...scaling, min: scaling?.min ?? InfraspecDefaults.scalingMin },
     drain: { ...drain, signal: drain?.signal ?? InfraspecDefaults.drainSignal },
     resources: { cpu: resources?.cpu ?? InfraspecDefaults.cpu, memory: resources?.memory ?? InfraspecDefaults.memory },
@@ -97,7 +110,11 @@ function canonicalProcess(process: Process, regionNames: readonly string[], prim
     env: canonicalEnv(env),
   };
   if (health !== undefined) {
-    out.health = { ...health, interval: health.interval ?? InfraspecDefaults.healthInterval, timeout: health.timeout ?? InfraspecDefaults.healthTimeout };
+    out.health = {
+      ...health,
+      interval: health.interval ?? InfraspecDefaults.healthInterval,
+      timeout: health.timeout ?? InfraspecDefaults.healthTimeout,
+    };
   }
   if (tuning !== undefined) out.tuning = { ...tuning, mode: tuning.mode ?? InfraspecDefaults.tuningMode };
   // The runtime's spelling of the zone: what croner and the kubernetes CronJob expect.
@@ -109,14 +126,12 @@ function canonicalInfrastructure(infrastructure: AppSpec['infrastructure']): Can
   if (infrastructure === undefined) return undefined;
   const { objectStorage, ...rest } = infrastructure;
   if (objectStorage === undefined) return { ...rest };
-  const buckets = (objectStorage.buckets ?? []).map(
-    (bucket): CanonicalBucket => ({
-      ...bucket,
-      access: bucket.access ?? InfraspecDefaults.bucketAccess,
-      public: bucket.public ?? InfraspecDefaults.bucketPublic,
-      env: bucket.env ?? bucketEnvAlias(bucket.name),
-    }),
-  );
+  const buckets = (objectStorage.buckets ?? []).map((bucket): CanonicalBucket => ({
+    ...bucket,
+    access: bucket.access ?? InfraspecDefaults.bucketAccess,
+    public: bucket.public ?? InfraspecDefaults.bucketPublic,
+    env: bucket.env ?? bucketEnvAlias(bucket.name),
+  }));
   return { ...rest, objectStorage: { ...objectStorage, buckets } };
 }
 
@@ -150,7 +165,10 @@ function canonicalApp(spec: AppSpec): CanonicalAppSpec {
     env: canonicalEnv(spec.env),
     // A URL copied from elsewhere routes its hostname (ADR 0016).
     endpoints: (spec.endpoints ?? []).map((endpoint) => ({ ...endpoint, url: endpointHostname(endpoint.url) })),
-    volumes: (spec.volumes ?? []).map((volume) => ({ ...volume, readOnly: volume.readOnly ?? InfraspecDefaults.volumeReadOnly })),
+    volumes: (spec.volumes ?? []).map((volume) => ({
+      ...volume,
+      readOnly: volume.readOnly ?? InfraspecDefaults.volumeReadOnly,
+    })),
     snapshots: {
       ...snapshots,
       keep: snapshots?.keep ?? InfraspecDefaults.snapshotKeep,
@@ -162,7 +180,11 @@ function canonicalApp(spec: AppSpec): CanonicalAppSpec {
   if (primaryRegion !== undefined) out.primaryRegion = primaryRegion;
   else delete out.primaryRegion;
   if (repo !== undefined) {
-    out.repo = { ...repo, branch: repo.branch ?? InfraspecDefaults.repoBranch, autoDeploy: repo.autoDeploy ?? InfraspecDefaults.repoAutoDeploy };
+    out.repo = {
+      ...repo,
+      branch: repo.branch ?? InfraspecDefaults.repoBranch,
+      autoDeploy: repo.autoDeploy ?? InfraspecDefaults.repoAutoDeploy,
+    };
   }
   const canonicalInfra = canonicalInfrastructure(infrastructure);
   if (canonicalInfra !== undefined) out.infrastructure = canonicalInfra;

@@ -3,7 +3,15 @@
  * JSON Schema, run the kind's semantic rules, and place the findings. Never throws.
  */
 import type { ValidateFunction } from 'ajv';
-import { compareFindings, createFinding, FindingSeverity, hasNoErrors, noPosition, type Finding, type PathSegment } from './finding.js';
+import {
+  compareFindings,
+  createFinding,
+  FindingSeverity,
+  hasNoErrors,
+  noPosition,
+  type Finding,
+  type PathSegment,
+} from './finding.js';
 import { parseYamlDocument, type DocumentLimits, type ParsedYamlDocument } from './parse-yaml-document.js';
 import { placeFindings, type RawFinding } from './raw-finding.js';
 import { schemaViolations } from './schema-violations.js';
@@ -84,7 +92,11 @@ export function checkDocument(
   semanticRules: (value: unknown) => RawFinding[],
   options: CheckDocumentOptions = {},
 ): DocumentCheck {
-  const parsed = parseYamlDocument(input, { fileName: options.fileName, limits: options.limits, pathPrefix: options.pathPrefix });
+  const parsed = parseYamlDocument(input, {
+    fileName: options.fileName,
+    limits: options.limits,
+    pathPrefix: options.pathPrefix,
+  });
   const findings = [...parsed.findings];
   if (!parsed.readable) {
     return { value: undefined, valid: false, schemaValid: false, findings, unplaced: 0, parsed };
@@ -93,7 +105,11 @@ export function checkDocument(
   const semantic = semanticRules(parsed.value);
   // Place a bounded number: the rest only count towards the truncation notice.
   const raw = [...semantic, ...schema];
-  const placed = placeFindings(raw.slice(0, maxRawFindings), { locate: parsed.locate, fileName: options.fileName, pathPrefix: options.pathPrefix });
+  const placed = placeFindings(raw.slice(0, maxRawFindings), {
+    locate: parsed.locate,
+    fileName: options.fileName,
+    pathPrefix: options.pathPrefix,
+  });
   findings.push(...placed);
   const unplaced = raw.length - Math.min(raw.length, maxRawFindings);
   return {

@@ -62,15 +62,27 @@ export function cloneWithinLimits(value: unknown, limits: CloneLimits): CloneRes
   const copy = (current: unknown, level: number): unknown => {
     nodes += 1;
     if (nodes > limits.maxNodes) {
-      throw new LimitExceeded(SpecRule.documentTooLarge, [...path], `the document holds more than ${limits.maxNodes} values`);
+      throw new LimitExceeded(
+        SpecRule.documentTooLarge,
+        [...path],
+        `the document holds more than ${limits.maxNodes} values`,
+      );
     }
     if (current === null || ['string', 'number', 'boolean'].includes(typeof current)) return current;
     if (typeof current !== 'object') {
-      unsupported.push({ path: [...path], rule: SpecRule.documentUnsupportedValue, detail: `${kindOfExotic(current)} cannot appear in a spec` });
+      unsupported.push({
+        path: [...path],
+        rule: SpecRule.documentUnsupportedValue,
+        detail: `${kindOfExotic(current)} cannot appear in a spec`,
+      });
       return null;
     }
     if (level + 1 > limits.maxDepth) {
-      throw new LimitExceeded(SpecRule.documentTooDeep, [...path], `maps and lists are nested more than ${limits.maxDepth} levels deep`);
+      throw new LimitExceeded(
+        SpecRule.documentTooDeep,
+        [...path],
+        `maps and lists are nested more than ${limits.maxDepth} levels deep`,
+      );
     }
     if (Array.isArray(current)) {
       const out: unknown[] = [];
@@ -84,7 +96,11 @@ export function cloneWithinLimits(value: unknown, limits: CloneLimits): CloneRes
     }
     const proto: unknown = Object.getPrototypeOf(current);
     if (proto !== Object.prototype && proto !== null) {
-      unsupported.push({ path: [...path], rule: SpecRule.documentUnsupportedValue, detail: `${kindOfExotic(current)} cannot appear in a spec` });
+      unsupported.push({
+        path: [...path],
+        rule: SpecRule.documentUnsupportedValue,
+        detail: `${kindOfExotic(current)} cannot appear in a spec`,
+      });
       return null;
     }
     const out: Record<string, unknown> = {};
@@ -93,7 +109,12 @@ export function cloneWithinLimits(value: unknown, limits: CloneLimits): CloneRes
       const item: unknown = (current as Record<string, unknown>)[key];
       if (item !== undefined) {
         // defineProperty: a "__proto__" key must stay a plain key, not change the copy's prototype.
-        Object.defineProperty(out, key, { value: copy(item, level + 1), enumerable: true, writable: true, configurable: true });
+        Object.defineProperty(out, key, {
+          value: copy(item, level + 1),
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
       }
       path.pop();
     }
@@ -106,9 +127,16 @@ export function cloneWithinLimits(value: unknown, limits: CloneLimits): CloneRes
     return { value: copied, readable: true, problems: [] };
   } catch (error) {
     if (error instanceof LimitExceeded) {
-      return { value: undefined, readable: false, problems: [{ path: error.path, rule: error.rule, detail: error.detail }] };
+      return {
+        value: undefined,
+        readable: false,
+        problems: [{ path: error.path, rule: error.rule, detail: error.detail }],
+      };
     }
-    const detail = error instanceof RangeError ? 'maps and lists are nested too deeply to read' : `the value could not be read: ${messageOf(error)}`;
+    const detail =
+      error instanceof RangeError
+        ? 'maps and lists are nested too deeply to read'
+        : `the value could not be read: ${messageOf(error)}`;
     const rule = error instanceof RangeError ? SpecRule.documentTooDeep : SpecRule.documentUnreadable;
     return { value: undefined, readable: false, problems: [{ path: [...path], rule, detail }] };
   }

@@ -14,7 +14,10 @@ export interface EndpointUrl {
 }
 
 const LABEL = '[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
-const URL_FORM = new RegExp(`^(?<scheme>https?)://(?<hostname>(\\*\\.)?${LABEL}(\\.${LABEL})*)(:(?<port>[0-9]{1,5}))?/?$`, 'i');
+const URL_FORM = new RegExp(
+  `^(?<scheme>https?)://(?<hostname>(\\*\\.)?${LABEL}(\\.${LABEL})*)(:(?<port>[0-9]{1,5}))?/?$`,
+  'i',
+);
 
 /**
  * Reads `text` as an endpoint URL (`http(s)://host[:port][/]`); undefined when it is a bare hostname

@@ -72,7 +72,11 @@ export function createFinding(input: {
   const where: string[] = [];
   if (input.fileName !== undefined && input.fileName !== '') where.push(input.fileName);
   if (input.position.line !== null) {
-    where.push(input.position.column === null ? `line ${input.position.line}` : `line ${input.position.line}, column ${input.position.column}`);
+    where.push(
+      input.position.column === null
+        ? `line ${input.position.line}`
+        : `line ${input.position.line}, column ${input.position.column}`,
+    );
   }
   const suffix = where.length > 0 ? ` (${where.join(', ')})` : '';
   return {

@@ -16,8 +16,7 @@ export interface GoDurationValue {
 
 /** Outcome of {@link tryParseGoDuration}: the value, or why the text is not a Go duration. */
 export type GoDurationParse =
-  | { readonly ok: true; readonly value: GoDurationValue }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly value: GoDurationValue } | { readonly ok: false; readonly reason: string };
 
 const nanosecondsPerUnit: ReadonlyMap<string, bigint> = new Map([
   ['ns', 1n],
@@ -70,7 +69,8 @@ export function tryParseGoDuration(text: string): GoDurationParse {
     let component = BigInt(whole === '' ? '0' : whole) * scale;
     if (fraction !== '') component += (BigInt(fraction) * scale) / 10n ** BigInt(fraction.length);
     total += component;
-    if (total > maxNanoseconds + (negative ? 1n : 0n)) return { ok: false, reason: 'too long (more than about 292 years)' };
+    if (total > maxNanoseconds + (negative ? 1n : 0n))
+      return { ok: false, reason: 'too long (more than about 292 years)' };
     rest = rest.slice(u);
   }
   const nanoseconds = negative ? -total : total;

@@ -21,7 +21,14 @@ import {
   type Pair,
   type YAMLMap,
 } from 'yaml';
-import { createFinding, FindingSeverity, noPosition, type Finding, type PathSegment, type SourcePosition } from './finding.js';
+import {
+  createFinding,
+  FindingSeverity,
+  noPosition,
+  type Finding,
+  type PathSegment,
+  type SourcePosition,
+} from './finding.js';
 import { SpecRule } from './spec-rule.js';
 import { cloneWithinLimits } from './clone-within-limits.js';
 import { surveySyntax } from './yaml-syntax-survey.js';
@@ -185,7 +192,9 @@ function composeSingleDocument(tokens: readonly CST.Token[], length: number): Do
   for (const doc of composer.compose(tokens, true, length)) {
     if (first === undefined) first = doc;
     else {
-      first.errors.push(new YAMLParseError([doc.range[0], doc.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'));
+      first.errors.push(
+        new YAMLParseError([doc.range[0], doc.range[1]], 'MULTIPLE_DOCS', 'Source contains multiple documents'),
+      );
       break;
     }
   }
@@ -254,7 +263,13 @@ export function parseYamlDocument(input: unknown, options: ParseYamlDocumentOpti
   if (typeof input !== 'string') {
     const cloned = cloneWithinLimits(input, limits);
     const findings = cloned.problems.map((problem) =>
-      createFinding({ path: [...prefix, ...problem.path], rule: problem.rule, detail: problem.detail, position: noPosition, fileName }),
+      createFinding({
+        path: [...prefix, ...problem.path],
+        rule: problem.rule,
+        detail: problem.detail,
+        position: noPosition,
+        fileName,
+      }),
     );
     return { value: cloned.value, readable: cloned.readable, findings, locate: nowhere };
   }
@@ -262,7 +277,13 @@ export function parseYamlDocument(input: unknown, options: ParseYamlDocumentOpti
   const bytes = utf8Length(input, limits.maxBytes);
   if (bytes > limits.maxBytes) {
     const detail = `the document is larger than ${limits.maxBytes} bytes; split it or remove unused content`;
-    const finding = createFinding({ path: prefix, rule: SpecRule.documentTooLarge, detail, position: noPosition, fileName });
+    const finding = createFinding({
+      path: prefix,
+      rule: SpecRule.documentTooLarge,
+      detail,
+      position: noPosition,
+      fileName,
+    });
     return { value: undefined, readable: false, findings: [finding], locate: nowhere };
   }
 
@@ -284,17 +305,15 @@ export function parseYamlDocument(input: unknown, options: ParseYamlDocumentOpti
   }
 
   if (survey.errors.length > maxComposedSyntaxErrors) {
-    const findings = survey.errors
-      .slice(0, maxYamlFindings)
-      .map((error) =>
-        createFinding({
-          path: prefix,
-          rule: SpecRule.yamlSyntax,
-          detail: `YAML syntax error: ${error.message}`,
-          position: positionOf(lineCounter, error.offset),
-          fileName,
-        }),
-      );
+    const findings = survey.errors.slice(0, maxYamlFindings).map((error) =>
+      createFinding({
+        path: prefix,
+        rule: SpecRule.yamlSyntax,
+        detail: `YAML syntax error: ${error.message}`,
+        position: positionOf(lineCounter, error.offset),
+        fileName,
+      }),
+    );
     return { value: undefined, readable: false, findings, locate: nowhere };
   }
 
@@ -348,7 +367,8 @@ export function parseYamlDocument(input: unknown, options: ParseYamlDocumentOpti
       }),
     );
   }
-  if (findings.some((finding) => finding.severity === FindingSeverity.error)) return { value: undefined, readable: false, findings, locate };
+  if (findings.some((finding) => finding.severity === FindingSeverity.error))
+    return { value: undefined, readable: false, findings, locate };
 
   let plain: unknown;
   try {
@@ -372,7 +392,13 @@ export function parseYamlDocument(input: unknown, options: ParseYamlDocumentOpti
   const cloned = cloneWithinLimits(plain, limits);
   for (const problem of cloned.problems) {
     findings.push(
-      createFinding({ path: [...prefix, ...problem.path], rule: problem.rule, detail: problem.detail, position: locate(problem.path), fileName }),
+      createFinding({
+        path: [...prefix, ...problem.path],
+        rule: problem.rule,
+        detail: problem.detail,
+        position: locate(problem.path),
+        fileName,
+      }),
     );
   }
   return { value: cloned.value, readable: cloned.readable, findings, locate };

@@ -25,7 +25,16 @@ export const deployGroupSchemaValidator: ValidateFunction = ajv.compile(deployGr
 export const fleetSchemaValidator: ValidateFunction = ajv.compile(fleetSchema);
 
 /** Keywords whose failure is the rule a schema node names in `x-svc-rule`. */
-const annotatedKeywords = new Set(['pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength', 'required']);
+const annotatedKeywords = new Set([
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+  'required',
+]);
 
 type SchemaNode = Record<string, unknown>;
 
@@ -111,7 +120,12 @@ function detailOf(error: ErrorObject, nameProblem: string | undefined): string {
       const known = isRecord(parent.properties) ? Object.keys(parent.properties) : [];
       const owner = typeof parent.title === 'string' ? parent.title : 'this map';
       const suggestion = closestField(String(params.additionalProperty), known);
-      const hint = suggestion !== undefined ? `; did you mean "${suggestion}"?` : known.length > 0 ? `; known fields: ${known.join(', ')}` : '';
+      const hint =
+        suggestion !== undefined
+          ? `; did you mean "${suggestion}"?`
+          : known.length > 0
+            ? `; known fields: ${known.join(', ')}`
+            : '';
       return `is not a field of ${owner}${hint}`;
     }
     case 'enum':
@@ -119,7 +133,10 @@ function detailOf(error: ErrorObject, nameProblem: string | undefined): string {
     case 'const':
       return `${describeValue(data)} must be ${JSON.stringify(params.allowedValue)}`;
     case 'pattern': {
-      const message = typeof parent.patternErrorMessage === 'string' ? parent.patternErrorMessage : `must match the pattern ${String(params.pattern)}`;
+      const message =
+        typeof parent.patternErrorMessage === 'string'
+          ? parent.patternErrorMessage
+          : `must match the pattern ${String(params.pattern)}`;
       return `${describeValue(data)} ${message}`;
     }
     case 'minimum':
@@ -129,7 +146,9 @@ function detailOf(error: ErrorObject, nameProblem: string | undefined): string {
     case 'exclusiveMaximum':
       return `${describeValue(data)} is above the ${error.keyword === 'maximum' ? 'maximum' : 'exclusive maximum'} of ${String(params.limit)}`;
     case 'minLength':
-      return params.limit === 1 ? 'must not be empty' : `${describeValue(data)} is shorter than ${plural(Number(params.limit), 'character', 'characters')}`;
+      return params.limit === 1
+        ? 'must not be empty'
+        : `${describeValue(data)} is shorter than ${plural(Number(params.limit), 'character', 'characters')}`;
     case 'maxLength':
       return `${describeValue(data)} is longer than ${plural(Number(params.limit), 'character', 'characters')}`;
     case 'minItems':
@@ -160,7 +179,8 @@ export function schemaViolations(validate: ValidateFunction, value: unknown): Ra
     const name = (error as ErrorObject & { propertyName?: string }).propertyName;
     if (name === undefined) continue;
     const parent = (error.parentSchema ?? {}) as SchemaNode;
-    const message = typeof parent.patternErrorMessage === 'string' ? parent.patternErrorMessage : (error.message ?? error.keyword);
+    const message =
+      typeof parent.patternErrorMessage === 'string' ? parent.patternErrorMessage : (error.message ?? error.keyword);
     nameProblems.set(`${error.instancePath}\u0000${name}`, message);
   }
   const out: RawFinding[] = [];
@@ -184,7 +204,8 @@ export function schemaViolations(validate: ValidateFunction, value: unknown): Ra
     }
     const parent = (error.parentSchema ?? {}) as SchemaNode;
     const annotated = parent['x-svc-rule'];
-    const rule = annotatedKeywords.has(error.keyword) && typeof annotated === 'string' ? annotated : schemaRule(error.keyword);
+    const rule =
+      annotatedKeywords.has(error.keyword) && typeof annotated === 'string' ? annotated : schemaRule(error.keyword);
     out.push({ path, rule, detail: detailOf(error, nameProblem), target });
   }
   return out;

@@ -68,7 +68,8 @@ function durationFields(process: Fields): Array<{ path: PathSegment[]; value: un
   const signals = recordAt(process, 'tuning')?.signals;
   if (Array.isArray(signals)) {
     signals.forEach((signal: unknown, index) => {
-      if (isRecord(signal) && signal.window !== undefined) fields.push({ path: ['tuning', 'signals', index, 'window'], value: signal.window });
+      if (isRecord(signal) && signal.window !== undefined)
+        fields.push({ path: ['tuning', 'signals', index, 'window'], value: signal.window });
     });
   }
   return fields;
@@ -80,9 +81,17 @@ function checkDurations(at: PathSegment[], process: Fields, out: RawFinding[]): 
     const parsed = tryParseGoDuration(field.value);
     const path = [...at, ...field.path];
     if (!parsed.ok) {
-      out.push({ path, rule: SpecRule.durationGo, detail: `${describeValue(field.value)} is not a Go duration: ${parsed.reason}` });
+      out.push({
+        path,
+        rule: SpecRule.durationGo,
+        detail: `${describeValue(field.value)} is not a Go duration: ${parsed.reason}`,
+      });
     } else if (parsed.value.nanoseconds < 0n) {
-      out.push({ path, rule: SpecRule.durationGo, detail: `${describeValue(field.value)} is negative; durations here must be zero or more` });
+      out.push({
+        path,
+        rule: SpecRule.durationGo,
+        detail: `${describeValue(field.value)} is negative; durations here must be zero or more`,
+      });
     }
   }
 }
@@ -94,7 +103,11 @@ function checkSchedulerVariables(at: PathSegment[], variables: Fields, out: RawF
   ] as const) {
     const id = variables[field];
     if (isInteger(id) && id <= 0) {
-      out.push({ path: [...at, field], rule, detail: `${id} is not a positive Unix ${what} id; ${field === 'uid' && id === 0 ? 'root (0) is not allowed' : 'use a positive integer'}` });
+      out.push({
+        path: [...at, field],
+        rule,
+        detail: `${id} is not a positive Unix ${what} id; ${field === 'uid' && id === 0 ? 'root (0) is not allowed' : 'use a positive integer'}`,
+      });
     }
   }
   const files = variables.files;
@@ -103,11 +116,17 @@ function checkSchedulerVariables(at: PathSegment[], variables: Fields, out: RawF
     if (!isRecord(file)) return;
     if (typeof file.key === 'string') {
       const problem = variableKeyProblem(file.key);
-      if (problem !== undefined) out.push({ path: [...at, 'files', index, 'key'], rule: SpecRule.schedulerVariablesKey, detail: problem });
+      if (problem !== undefined)
+        out.push({ path: [...at, 'files', index, 'key'], rule: SpecRule.schedulerVariablesKey, detail: problem });
     }
     if (typeof file.destination === 'string') {
       const problem = safeFilenameProblem(file.destination);
-      if (problem !== undefined) out.push({ path: [...at, 'files', index, 'destination'], rule: SpecRule.schedulerVariablesDestination, detail: problem });
+      if (problem !== undefined)
+        out.push({
+          path: [...at, 'files', index, 'destination'],
+          rule: SpecRule.schedulerVariablesDestination,
+          detail: problem,
+        });
     }
   });
 }
@@ -115,7 +134,11 @@ function checkSchedulerVariables(at: PathSegment[], variables: Fields, out: RawF
 function checkHostPort(at: PathSegment[], process: Fields, out: RawFinding[]): void {
   if (process.hostPort === undefined) return;
   if (process.port === undefined) {
-    out.push({ path: [...at, 'hostPort'], rule: SpecRule.hostPortRequiresPort, detail: 'a fixed host port needs a port to map to; set port or remove hostPort' });
+    out.push({
+      path: [...at, 'hostPort'],
+      rule: SpecRule.hostPortRequiresPort,
+      detail: 'a fixed host port needs a port to map to; set port or remove hostPort',
+    });
     return;
   }
   const scaling = recordAt(process, 'scaling');
@@ -123,7 +146,8 @@ function checkHostPort(at: PathSegment[], process: Fields, out: RawFinding[]): v
   const reasons: string[] = [];
   if (isInteger(scaling?.min) && scaling.min > 1) reasons.push(`scaling.min is ${scaling.min}`);
   if (isInteger(scaling?.max) && scaling.max > 1) reasons.push(`scaling.max is ${scaling.max}`);
-  if (isInteger(scaling?.per_region) && scaling.per_region > 1) reasons.push(`scaling.per_region is ${scaling.per_region}`);
+  if (isInteger(scaling?.per_region) && scaling.per_region > 1)
+    reasons.push(`scaling.per_region is ${scaling.per_region}`);
   if (isInteger(canary?.count) && canary.count > 0) reasons.push(`canary.count is ${canary.count}`);
   if (reasons.length > 0) {
     out.push({
@@ -138,7 +162,11 @@ function checkScaling(at: PathSegment[], process: Fields, out: RawFinding[]): vo
   const scaling = recordAt(process, 'scaling');
   if (scaling === undefined) return;
   if (isInteger(scaling.min) && isInteger(scaling.max) && scaling.max < scaling.min) {
-    out.push({ path: [...at, 'scaling', 'max'], rule: SpecRule.scalingRange, detail: `${scaling.max} is below scaling.min (${scaling.min})` });
+    out.push({
+      path: [...at, 'scaling', 'max'],
+      rule: SpecRule.scalingRange,
+      detail: `${scaling.max} is below scaling.min (${scaling.min})`,
+    });
   }
   const auto = recordAt(scaling, 'auto');
   if (auto?.metric === 'kafka_lag' && auto.topic === undefined) {
@@ -176,7 +204,11 @@ function checkProcess(name: string, process: Fields, regionNames: readonly strin
       new CronPattern(process.schedule);
     } catch (error) {
       const reason = error instanceof Error ? error.message.replace(/^CronPattern: /, '') : 'invalid';
-      out.push({ path: [...at, 'schedule'], rule: SpecRule.scheduleCron, detail: `${describeValue(process.schedule)} is not a cron expression: ${reason}` });
+      out.push({
+        path: [...at, 'schedule'],
+        rule: SpecRule.scheduleCron,
+        detail: `${describeValue(process.schedule)} is not a cron expression: ${reason}`,
+      });
     }
   }
   checkTimeZone(at, process, out);
@@ -184,7 +216,11 @@ function checkProcess(name: string, process: Fields, regionNames: readonly strin
     process.regions.forEach((region: unknown, index) => {
       if (typeof region === 'string' && !regionNames.includes(region)) {
         const known = regionNames.length === 0 ? 'the app declares no regions' : `regions: ${list(regionNames)}`;
-        out.push({ path: [...at, 'regions', index], rule: SpecRule.processRegionKnown, detail: `${describeValue(region)} is not a region of this app (${known})` });
+        out.push({
+          path: [...at, 'regions', index],
+          rule: SpecRule.processRegionKnown,
+          detail: `${describeValue(region)} is not a region of this app (${known})`,
+        });
       }
     });
   }
@@ -201,17 +237,28 @@ function checkProcess(name: string, process: Fields, regionNames: readonly strin
   checkDurations(at, process, out);
 }
 
-function checkRegions(spec: Fields, processes: ReadonlyArray<[string, Fields]>, regionNames: readonly string[], out: RawFinding[]): void {
+function checkRegions(
+  spec: Fields,
+  processes: ReadonlyArray<[string, Fields]>,
+  regionNames: readonly string[],
+  out: RawFinding[],
+): void {
   const primary = spec.primaryRegion;
   if (typeof primary === 'string') {
     if (!regionNames.includes(primary)) {
       const known = regionNames.length === 0 ? 'the app declares no regions' : `regions: ${list(regionNames)}`;
-      out.push({ path: ['primaryRegion'], rule: SpecRule.primaryRegionKnown, detail: `${describeValue(primary)} is not a region of this app (${known})` });
+      out.push({
+        path: ['primaryRegion'],
+        rule: SpecRule.primaryRegionKnown,
+        detail: `${describeValue(primary)} is not a region of this app (${known})`,
+      });
     }
     return;
   }
   if (primary !== undefined || regionNames.length <= 1) return;
-  const pinned = processes.filter(([, process]) => process.schedule !== undefined || process.singleton === true).map(([name]) => name);
+  const pinned = processes
+    .filter(([, process]) => process.schedule !== undefined || process.singleton === true)
+    .map(([name]) => name);
   if (pinned.length === 0) return;
   out.push({
     path: ['primaryRegion'],
@@ -227,7 +274,12 @@ function checkInfrastructure(spec: Fields, out: RawFinding[]): void {
   const database = recordAt(infrastructure, 'postgres')?.database;
   if (typeof database === 'string') {
     const problem = postgresDatabaseNameProblem(database);
-    if (problem !== undefined) out.push({ path: ['infrastructure', 'postgres', 'database'], rule: SpecRule.postgresDatabaseName, detail: problem });
+    if (problem !== undefined)
+      out.push({
+        path: ['infrastructure', 'postgres', 'database'],
+        rule: SpecRule.postgresDatabaseName,
+        detail: problem,
+      });
   }
   const buckets = recordAt(infrastructure, 'objectStorage')?.buckets;
   if (!Array.isArray(buckets)) return;
@@ -235,7 +287,11 @@ function checkInfrastructure(spec: Fields, out: RawFinding[]): void {
     if (!isRecord(bucket) || typeof bucket.name !== 'string') return;
     const problem = bucketNameProblem(bucket.name);
     if (problem !== undefined) {
-      out.push({ path: ['infrastructure', 'objectStorage', 'buckets', index, 'name'], rule: SpecRule.bucketDnsName, detail: problem });
+      out.push({
+        path: ['infrastructure', 'objectStorage', 'buckets', index, 'name'],
+        rule: SpecRule.bucketDnsName,
+        detail: problem,
+      });
     }
   });
 }
@@ -278,9 +334,18 @@ function checkTimeZone(at: PathSegment[], process: Fields, out: RawFinding[]): v
   if (typeof process.timezone !== 'string' || process.timezone === '') return;
   const path = [...at, 'timezone'];
   if (!isKnownTimeZone(process.timezone)) {
-    out.push({ path, rule: SpecRule.scheduleTimeZone, detail: `${describeValue(process.timezone)} is not an IANA time zone known to this host; use a name such as Europe/Paris, America/New_York or UTC` });
+    out.push({
+      path,
+      rule: SpecRule.scheduleTimeZone,
+      detail: `${describeValue(process.timezone)} is not an IANA time zone known to this host; use a name such as Europe/Paris, America/New_York or UTC`,
+    });
   } else if (process.schedule === undefined) {
-    out.push({ path, rule: SpecRule.scheduleTimeZone, detail: 'has no effect: the process has no schedule', severity: FindingSeverity.warning });
+    out.push({
+      path,
+      rule: SpecRule.scheduleTimeZone,
+      detail: 'has no effect: the process has no schedule',
+      severity: FindingSeverity.warning,
+    });
   }
 }
 
@@ -293,11 +358,23 @@ function checkEndpoints(spec: Fields, out: RawFinding[]): void {
     if (url === undefined) return;
     const path = ['endpoints', index, 'url'];
     if (url.port !== undefined && (url.port < 1 || url.port > 65535)) {
-      out.push({ path, rule: SpecRule.endpointUrl, detail: `${describeValue(endpoint.url)} has port ${url.port}, which is not a port number (1-65535)` });
+      out.push({
+        path,
+        rule: SpecRule.endpointUrl,
+        detail: `${describeValue(endpoint.url)} has port ${url.port}, which is not a port number (1-65535)`,
+      });
       return;
     }
-    const dropped = url.port === undefined ? `the scheme ${url.scheme} is dropped` : `the scheme ${url.scheme} and the port ${url.port} are dropped: the edge tunnel and the wake gateway route by hostname on their own ports`;
-    out.push({ path, rule: SpecRule.endpointUrl, detail: `${describeValue(endpoint.url)} is a URL; it is routed as the hostname ${url.hostname} (${dropped}); write url: ${url.hostname}`, severity: FindingSeverity.warning });
+    const dropped =
+      url.port === undefined
+        ? `the scheme ${url.scheme} is dropped`
+        : `the scheme ${url.scheme} and the port ${url.port} are dropped: the edge tunnel and the wake gateway route by hostname on their own ports`;
+    out.push({
+      path,
+      rule: SpecRule.endpointUrl,
+      detail: `${describeValue(endpoint.url)} is a URL; it is routed as the hostname ${url.hostname} (${dropped}); write url: ${url.hostname}`,
+      severity: FindingSeverity.warning,
+    });
   });
 }
 

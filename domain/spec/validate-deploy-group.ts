@@ -56,7 +56,11 @@ function groupRules(value: unknown, knownApps: ReadonlySet<string> | undefined):
     }
     seen.set(entry.app, index);
     if (knownApps !== undefined && !knownApps.has(entry.app)) {
-      out.push({ path: ['apps', index, 'app'], rule: SpecRule.deployGroupAppExists, detail: `${JSON.stringify(entry.app)} is not a known app` });
+      out.push({
+        path: ['apps', index, 'app'],
+        rule: SpecRule.deployGroupAppExists,
+        detail: `${JSON.stringify(entry.app)} is not a known app`,
+      });
     }
   });
   return out;
@@ -64,7 +68,10 @@ function groupRules(value: unknown, knownApps: ReadonlySet<string> | undefined):
 
 /** Fills the defaults of a schema-valid deploy group. */
 export function canonicalizeDeployGroup(group: DeployGroup): CanonicalDeployGroup {
-  return { name: group.name, apps: group.apps.map((entry) => ({ app: entry.app, waitReady: entry.waitReady ?? false })) };
+  return {
+    name: group.name,
+    apps: group.apps.map((entry) => ({ app: entry.app, waitReady: entry.waitReady ?? false })),
+  };
 }
 
 /**
@@ -76,7 +83,9 @@ export function validateDeployGroup(input: unknown, options: ValidateDeployGroup
     const known = options.knownApps === undefined ? undefined : new Set(options.knownApps);
     const check = checkDocument(input, deployGroupSchemaValidator, (value) => groupRules(value, known), options);
     const findings = finishFindings(check.findings, check.unplaced);
-    return check.valid ? { valid: true, findings, group: canonicalizeDeployGroup(check.value as DeployGroup) } : { valid: false, findings };
+    return check.valid
+      ? { valid: true, findings, group: canonicalizeDeployGroup(check.value as DeployGroup) }
+      : { valid: false, findings };
   } catch (error) {
     return { valid: false, findings: [internalFailure(error, options.fileName)] };
   }

@@ -57,7 +57,10 @@ function fleetRules(value: unknown): RawFinding[] {
  * Validates a fleet document (YAML text or an already-parsed value) against schemas/fleet.schema.json and
  * checks that node pool names are unique. Never throws.
  */
-export function validateFleetDocument(input: unknown, options: ValidateFleetDocumentOptions = {}): FleetDocumentValidation {
+export function validateFleetDocument(
+  input: unknown,
+  options: ValidateFleetDocumentOptions = {},
+): FleetDocumentValidation {
   try {
     const check = checkDocument(input, fleetSchemaValidator, fleetRules, options);
     const nodePools = new Set(nodePoolEntries(check.value).map((entry) => entry.name));

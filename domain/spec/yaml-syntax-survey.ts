@@ -6,9 +6,26 @@ import type { CST } from 'yaml';
 
 /** Token types that never hold other tokens or errors (skipped by the survey). */
 const sourceTokenTypes: ReadonlySet<string> = new Set([
-  'byte-order-mark', 'doc-mode', 'doc-start', 'space', 'comment', 'newline', 'directive-line', 'anchor', 'tag', 'seq-item-ind',
-  'explicit-key-ind', 'map-value-ind', 'flow-map-start', 'flow-map-end', 'flow-seq-start', 'flow-seq-end', 'flow-error-end',
-  'comma', 'block-scalar-header', 'directive',
+  'byte-order-mark',
+  'doc-mode',
+  'doc-start',
+  'space',
+  'comment',
+  'newline',
+  'directive-line',
+  'anchor',
+  'tag',
+  'seq-item-ind',
+  'explicit-key-ind',
+  'map-value-ind',
+  'flow-map-start',
+  'flow-map-end',
+  'flow-seq-start',
+  'flow-seq-end',
+  'flow-error-end',
+  'comma',
+  'block-scalar-header',
+  'directive',
 ]);
 
 /** What the concrete syntax tree says before composing: nesting, syntax errors, where the first document ends. */

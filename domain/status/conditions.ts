@@ -35,7 +35,8 @@ export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
  */
 export function setCondition(conditions: readonly Condition[], input: ConditionInput, now: Date): Condition[] {
   const previous = conditions.find((c) => c.type === input.type);
-  const lastTransitionTime = previous && previous.status === input.status ? previous.lastTransitionTime : now.toISOString();
+  const lastTransitionTime =
+    previous && previous.status === input.status ? previous.lastTransitionTime : now.toISOString();
   const next = conditions.filter((c) => c.type !== input.type);
   next.push({ ...input, lastTransitionTime });
   const order = Object.values(ConditionType) as string[];
@@ -60,6 +61,11 @@ export function summarizeReady(conditions: readonly Condition[], now: Date): Con
       ? { type: 'Ready', status: 'Unknown', reason: 'NotObserved', message: 'no condition observed yet' }
       : failing.length === 0
         ? { type: 'Ready', status: 'True', reason: 'AllConditionsTrue', message: 'valid, deployed, healthy and routed' }
-        : { type: 'Ready', status: failing.some((c) => c.status === 'False') ? 'False' : 'Unknown', reason: `${failing[0]!.type}${failing[0]!.status === 'False' ? 'False' : 'Unknown'}`, message: failing.map((c) => `${c.type}: ${c.message}`).join('; ') };
+        : {
+            type: 'Ready',
+            status: failing.some((c) => c.status === 'False') ? 'False' : 'Unknown',
+            reason: `${failing[0]!.type}${failing[0]!.status === 'False' ? 'False' : 'Unknown'}`,
+            message: failing.map((c) => `${c.type}: ${c.message}`).join('; '),
+          };
   return setCondition(conditions, input, now);
 }

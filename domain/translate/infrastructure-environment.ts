@@ -31,7 +31,10 @@ export function infrastructureEnvironment(
   const declared = spec.infrastructure;
   if (declared === undefined) return env;
   const missing = (kind: string, what: string): void => {
-    warnings.push({ path: `infrastructure.${kind}`, message: `is declared but the platform supplied no ${kind} connection settings; ${what} are not set` });
+    warnings.push({
+      path: `infrastructure.${kind}`,
+      message: `is declared but the platform supplied no ${kind} connection settings; ${what} are not set`,
+    });
   };
   if (declared.postgres !== undefined) {
     const database = declared.postgres.database;

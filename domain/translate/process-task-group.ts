@@ -4,7 +4,15 @@
 import { metricsServiceName, processServiceName } from '../registry/index.js';
 import type { CanonicalAppSpec, CanonicalProcess } from '../spec/index.js';
 import { parseGoDuration, ProcessType } from '../spec/index.js';
-import { milliseconds, seconds, type Duration, type PortSpec, type ServiceRegistrationSpec, type TaskGroupSpec, type TaskSpec } from '../scheduler/index.js';
+import {
+  milliseconds,
+  seconds,
+  type Duration,
+  type PortSpec,
+  type ServiceRegistrationSpec,
+  type TaskGroupSpec,
+  type TaskSpec,
+} from '../scheduler/index.js';
 import { missingVariablesCommand, schedulerVariableDelivery } from './scheduler-variable-files.js';
 import { drainSignal } from './signals.js';
 import type { TranslationInput, TranslationWarning } from './translation.js';
@@ -57,14 +65,21 @@ function httpPort(ctx: TaskGroupContext, process: CanonicalProcess): PortSpec | 
   return { label: TranslationDefaults.httpPortLabel };
 }
 
-function portsAndServices(ctx: TaskGroupContext, name: string, process: CanonicalProcess): { ports: PortSpec[]; services: ServiceRegistrationSpec[] } {
+function portsAndServices(
+  ctx: TaskGroupContext,
+  name: string,
+  process: CanonicalProcess,
+): { ports: PortSpec[]; services: ServiceRegistrationSpec[] } {
   const at = `processes.${name}`;
   const ports: PortSpec[] = [];
   const services: ServiceRegistrationSpec[] = [];
   const metrics = process.metrics;
   if (!isLongRunning(process)) {
     if (metrics.enabled) {
-      ctx.warnings.push({ path: `${at}.metrics`, message: `${process.type} processes run to completion and are not registered as scrape targets; metrics are ignored` });
+      ctx.warnings.push({
+        path: `${at}.metrics`,
+        message: `${process.type} processes run to completion and are not registered as scrape targets; metrics are ignored`,
+      });
     }
     return { ports, services };
   }
@@ -78,28 +93,55 @@ function portsAndServices(ctx: TaskGroupContext, name: string, process: Canonica
     let check: ServiceRegistrationSpec['check'];
     if (process.health !== undefined) {
       if (process.health.path === undefined) {
-        ctx.warnings.push({ path: `${at}.health.path`, message: 'is not set; the service is registered without a health check' });
+        ctx.warnings.push({
+          path: `${at}.health.path`,
+          message: 'is not set; the service is registered without a health check',
+        });
       } else {
-        check = { path: process.health.path, interval: duration(process.health.interval), timeout: duration(process.health.timeout) };
+        check = {
+          path: process.health.path,
+          interval: duration(process.health.interval),
+          timeout: duration(process.health.timeout),
+        };
       }
     }
     services.push({ ...service, ...(tags.length > 0 ? { tags } : {}), ...(check !== undefined ? { check } : {}) });
   } else if (metrics.enabled && !ownMetricsPort) {
-    ctx.warnings.push({ path: `${at}.metrics`, message: 'is enabled but the process has no port to scrape; set metrics.port' });
+    ctx.warnings.push({
+      path: `${at}.metrics`,
+      message: 'is enabled but the process has no port to scrape; set metrics.port',
+    });
   }
   if (ownMetricsPort) {
     ports.push({ label: TranslationDefaults.metricsPortLabel });
-    services.push({ name: metricsServiceName(ctx.spec.name, name), portLabel: TranslationDefaults.metricsPortLabel, tags: metricsTags });
+    services.push({
+      name: metricsServiceName(ctx.spec.name, name),
+      portLabel: TranslationDefaults.metricsPortLabel,
+      tags: metricsTags,
+    });
   }
   return { ports, services };
 }
 
-function environment(ctx: TaskGroupContext, name: string, process: CanonicalProcess, variableEnv: Record<string, string> | undefined): Record<string, string> {
-  const env: Record<string, string> = { ...ctx.input.release.env, ...ctx.spec.env, ...process.env, ...ctx.infrastructureEnv };
+function environment(
+  ctx: TaskGroupContext,
+  name: string,
+  process: CanonicalProcess,
+  variableEnv: Record<string, string> | undefined,
+): Record<string, string> {
+  const env: Record<string, string> = {
+    ...ctx.input.release.env,
+    ...ctx.spec.env,
+    ...process.env,
+    ...ctx.infrastructureEnv,
+  };
   if (variableEnv === undefined) return sortedRecord({ ...env, ...(ctx.input.pipelineEnv ?? {}) });
   for (const [key, value] of Object.entries(variableEnv)) {
     if (process.env[key] !== undefined && process.env[key] !== value) {
-      ctx.warnings.push({ path: `processes.${name}.env.${key}`, message: `${JSON.stringify(process.env[key])} is replaced by ${JSON.stringify(value)}, where the scheduler variable file is rendered` });
+      ctx.warnings.push({
+        path: `processes.${name}.env.${key}`,
+        message: `${JSON.stringify(process.env[key])} is replaced by ${JSON.stringify(value)}, where the scheduler variable file is rendered`,
+      });
     }
   }
   // Pipeline-resolved values are withheld: this process gets its secrets only as files.
@@ -115,7 +157,10 @@ export function processTaskGroup(ctx: TaskGroupContext, name: string, process: C
   const at = `processes.${name}`;
   const release = ctx.input.release;
   const { ports, services } = portsAndServices(ctx, name, process);
-  const delivery = process.schedulerVariables === undefined ? undefined : schedulerVariableDelivery(process, ctx.input.schedulerVariables ?? {});
+  const delivery =
+    process.schedulerVariables === undefined
+      ? undefined
+      : schedulerVariableDelivery(process, ctx.input.schedulerVariables ?? {});
   const missing = delivery?.missing.map((entry) => entry.key) ?? [];
   for (const entry of delivery?.missing ?? []) {
     ctx.warnings.push({
@@ -124,8 +169,10 @@ export function processTaskGroup(ctx: TaskGroupContext, name: string, process: C
     });
   }
   const isFunction = process.type === ProcessType.function;
-  const memoryMb = isFunction && process.function?.memory !== undefined ? process.function.memory : process.resources.memory;
-  const command = missing.length > 0 ? missingVariablesCommand(missing, ctx.variablesPath) : (process.command ?? release.command);
+  const memoryMb =
+    isFunction && process.function?.memory !== undefined ? process.function.memory : process.resources.memory;
+  const command =
+    missing.length > 0 ? missingVariablesCommand(missing, ctx.variablesPath) : (process.command ?? release.command);
   const variables = process.schedulerVariables;
   const user = variables !== undefined ? `${variables.uid}:${variables.gid}` : release.user;
   const task: TaskSpec = {
@@ -138,9 +185,22 @@ export function processTaskGroup(ctx: TaskGroupContext, name: string, process: C
     resources: { cpuMhz: process.resources.cpu, memoryMb },
     ...(delivery !== undefined && delivery.files.length > 0 ? { files: delivery.files } : {}),
     ...(ctx.spec.volumes.length > 0
-      ? { volumes: ctx.spec.volumes.map((volume) => ({ volume: volume.name, destination: volume.mount, readOnly: volume.readOnly })) }
+      ? {
+          volumes: ctx.spec.volumes.map((volume) => ({
+            volume: volume.name,
+            destination: volume.mount,
+            readOnly: volume.readOnly,
+          })),
+        }
       : {}),
-    ...(isFunction ? { timeout: process.function?.timeout !== undefined ? duration(process.function.timeout) : TranslationDefaults.functionTimeout } : {}),
+    ...(isFunction
+      ? {
+          timeout:
+            process.function?.timeout !== undefined
+              ? duration(process.function.timeout)
+              : TranslationDefaults.functionTimeout,
+        }
+      : {}),
   };
   const longRunning = isLongRunning(process);
   const count = longRunning ? allocationCount(process, ctx.target) : 1;
@@ -163,7 +223,9 @@ export function processTaskGroup(ctx: TaskGroupContext, name: string, process: C
       timeout: process.drain.timeout !== undefined ? duration(process.drain.timeout) : TranslationDefaults.drainTimeout,
     },
     // A missing variable fails the allocation at the first exit instead of restarting it forever.
-    ...(missing.length > 0 ? { restart: { initialDelay: seconds(1), maxDelay: seconds(1), resetAfter: seconds(60), attempts: 0 } } : {}),
+    ...(missing.length > 0
+      ? { restart: { initialDelay: seconds(1), maxDelay: seconds(1), resetAfter: seconds(60), attempts: 0 } }
+      : {}),
     ...(canary !== undefined ? { canary } : {}),
   };
   return { group, missingVariables: missing };

@@ -30,7 +30,10 @@ export function schedulerVariableFilePath(destination: string): string {
  * The files and file-path variables of a process's scheduler variables. `values` are the job-owned
  * variable values keyed by KEY; a key without a value gets no file and is listed in `missing`.
  */
-export function schedulerVariableDelivery(process: CanonicalProcess, values: Readonly<Record<string, string>>): SchedulerVariableDelivery {
+export function schedulerVariableDelivery(
+  process: CanonicalProcess,
+  values: Readonly<Record<string, string>>,
+): SchedulerVariableDelivery {
   const delivery: SchedulerVariableDelivery = { files: [], env: {}, missing: [] };
   (process.schedulerVariables?.files ?? []).forEach((file, index) => {
     const destination = schedulerVariableFilePath(file.destination);

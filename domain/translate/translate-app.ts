@@ -8,7 +8,13 @@ import { infrastructureEnvironment } from './infrastructure-environment.js';
 import { processTaskGroup, type TaskGroupContext } from './process-task-group.js';
 import type { Translation, TranslationInput, TranslationWarning } from './translation.js';
 import { JobMetaKey } from './translation-defaults.js';
-import { jobId, placedOn, schedulerVariablesPath, translationTargets, type TranslationTarget } from './translation-target.js';
+import {
+  jobId,
+  placedOn,
+  schedulerVariablesPath,
+  translationTargets,
+  type TranslationTarget,
+} from './translation-target.js';
 
 interface JobParts {
   readonly id: string;
@@ -33,13 +39,26 @@ function jobsOfTarget(spec: CanonicalAppSpec, target: TranslationTarget): JobPar
     .map((name) => ({ name, process: spec.processes[name]! }))
     .filter(({ process }) => placedOn(process, target));
   const parts: JobParts[] = [];
-  const longRunning = processes.filter(({ process }) => process.type === ProcessType.service || process.type === ProcessType.worker);
-  if (longRunning.length > 0) parts.push({ id: jobId(spec.name, undefined, target), type: JobType.service, groups: longRunning });
+  const longRunning = processes.filter(
+    ({ process }) => process.type === ProcessType.service || process.type === ProcessType.worker,
+  );
+  if (longRunning.length > 0)
+    parts.push({ id: jobId(spec.name, undefined, target), type: JobType.service, groups: longRunning });
   for (const entry of processes) {
     if (entry.process.type === ProcessType.periodic) {
-      parts.push({ id: jobId(spec.name, entry.name, target), type: JobType.periodic, process: entry.name, groups: [entry] });
+      parts.push({
+        id: jobId(spec.name, entry.name, target),
+        type: JobType.periodic,
+        process: entry.name,
+        groups: [entry],
+      });
     } else if (entry.process.type === ProcessType.function) {
-      parts.push({ id: jobId(spec.name, entry.name, target), type: JobType.batch, process: entry.name, groups: [entry] });
+      parts.push({
+        id: jobId(spec.name, entry.name, target),
+        type: JobType.batch,
+        process: entry.name,
+        groups: [entry],
+      });
     }
   }
   return parts;
@@ -65,7 +84,15 @@ export function translateApp(spec: CanonicalAppSpec, input: TranslationInput): T
   for (const target of translationTargets(spec, input.regions, warnings)) {
     for (const parts of jobsOfTarget(spec, target)) {
       const variablesPath = schedulerVariablesPath(parts.id);
-      const ctx: TaskGroupContext = { spec, input, target, jobId: parts.id, variablesPath, infrastructureEnv, warnings };
+      const ctx: TaskGroupContext = {
+        spec,
+        input,
+        target,
+        jobId: parts.id,
+        variablesPath,
+        infrastructureEnv,
+        warnings,
+      };
       const groups: TaskGroupSpec[] = [];
       const missing = new Set<string>();
       for (const { name, process } of parts.groups) {
@@ -79,7 +106,8 @@ export function translateApp(spec: CanonicalAppSpec, input: TranslationInput): T
         [JobMetaKey.region]: target.name,
       };
       if (parts.process !== undefined) meta[JobMetaKey.process] = parts.process;
-      if (parts.groups.some(({ process }) => process.schedulerVariables !== undefined)) meta[JobMetaKey.schedulerVariablesPath] = variablesPath;
+      if (parts.groups.some(({ process }) => process.schedulerVariables !== undefined))
+        meta[JobMetaKey.schedulerVariablesPath] = variablesPath;
       if (missing.size > 0) meta[JobMetaKey.missingSchedulerVariables] = [...missing].sort().join(',');
       const process = parts.groups[0]?.process;
       jobs.push({
@@ -90,7 +118,14 @@ export function translateApp(spec: CanonicalAppSpec, input: TranslationInput): T
         datacenters: [...target.datacenters],
         ...(spec.placement?.nodePool !== undefined ? { nodePool: spec.placement.nodePool } : {}),
         taskGroups: groups,
-        ...(parts.type === JobType.periodic && process?.schedule !== undefined ? { periodic: { cron: process.schedule, ...(process.timezone !== undefined ? { timeZone: process.timezone } : {}) } } : {}),
+        ...(parts.type === JobType.periodic && process?.schedule !== undefined
+          ? {
+              periodic: {
+                cron: process.schedule,
+                ...(process.timezone !== undefined ? { timeZone: process.timezone } : {}),
+              },
+            }
+          : {}),
         ...(parts.type === JobType.batch ? { parameterized: { payload: 'optional' as const } } : {}),
         meta: Object.fromEntries(Object.entries(meta).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
       });

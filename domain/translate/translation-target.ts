@@ -21,23 +21,43 @@ export interface TranslationTarget {
  * The targets of a spec, sorted by name, limited to `selected` when given. A selected name that is not a
  * target of the spec is ignored with a warning.
  */
-export function translationTargets(spec: CanonicalAppSpec, selected?: readonly string[], warnings: TranslationWarning[] = []): TranslationTarget[] {
+export function translationTargets(
+  spec: CanonicalAppSpec,
+  selected?: readonly string[],
+  warnings: TranslationWarning[] = [],
+): TranslationTarget[] {
   const names = Object.keys(spec.regions).sort();
   const all: TranslationTarget[] =
     names.length === 0
-      ? [{ name: TranslationDefaults.localRegion, schedulerRegion: TranslationDefaults.localRegion, datacenters: [...TranslationDefaults.localDatacenters], regional: false }]
+      ? [
+          {
+            name: TranslationDefaults.localRegion,
+            schedulerRegion: TranslationDefaults.localRegion,
+            datacenters: [...TranslationDefaults.localDatacenters],
+            regional: false,
+          },
+        ]
       : names.map((name) => {
           const target = spec.regions[name]!;
-          return { name, schedulerRegion: target.schedulerRegion, datacenters: [...target.datacenters], regional: true };
+          return {
+            name,
+            schedulerRegion: target.schedulerRegion,
+            datacenters: [...target.datacenters],
+            regional: true,
+          };
         });
   if (selected === undefined) return all;
   const known = all.map((target) => target.name);
   for (const name of selected) {
     if (!known.includes(name)) {
-      warnings.push({ path: 'regions', message: `${JSON.stringify(name)} was selected but is not a target of this app (targets: ${known.join(', ')}); it is ignored` });
+      warnings.push({
+        path: 'regions',
+        message: `${JSON.stringify(name)} was selected but is not a target of this app (targets: ${known.join(', ')}); it is ignored`,
+      });
     }
   }
-  if (selected.length === 0) warnings.push({ path: 'regions', message: 'no region is selected; the translation has no jobs' });
+  if (selected.length === 0)
+    warnings.push({ path: 'regions', message: 'no region is selected; the translation has no jobs' });
   return all.filter((target) => selected.includes(target.name));
 }
 

@@ -21,7 +21,13 @@
  */
 import { compileValidator } from '../../domain/json-schema.js';
 import { classifyAttempt, type RetryClass } from '../../domain/knowledge/acquisition-retry.js';
-import { ATTEMPT_HEADER, DELIVERY_HEADER, EVENT_HEADER, type CheckedTarget, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
+import {
+  ATTEMPT_HEADER,
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  type CheckedTarget,
+  type WebhookClient,
+} from '../../domain/knowledge/webhook-port.js';
 
 /** Event type of connector requests (header `x-svc-event`). */
 export const ACQUISITION_EVENT = 'knowledge.acquisition.task';
@@ -65,12 +71,19 @@ const originItem = {
   },
 } as const;
 
-const validateOriginAnswer = compileValidator<{ items: OriginItem[] } | OriginItem[]>({
-  oneOf: [
-    { type: 'object', required: ['items'], properties: { items: { type: 'array', maxItems: 100, items: originItem } } },
-    { type: 'array', maxItems: 100, items: originItem },
-  ],
-}, 'connector answer');
+const validateOriginAnswer = compileValidator<{ items: OriginItem[] } | OriginItem[]>(
+  {
+    oneOf: [
+      {
+        type: 'object',
+        required: ['items'],
+        properties: { items: { type: 'array', maxItems: 100, items: originItem } },
+      },
+      { type: 'array', maxItems: 100, items: originItem },
+    ],
+  },
+  'connector answer',
+);
 
 /** Evidence from origin items: content, else snippet, else title; items with none are dropped. */
 function originEvidence(items: readonly OriginItem[]): Evidence[] {
@@ -85,34 +98,44 @@ function originEvidence(items: readonly OriginItem[]): Evidence[] {
       ...(item.url ? { url: item.url } : {}),
       ...(item.confidence !== undefined && item.confidence > 0 ? { confidence: item.confidence } : {}),
       ...(item.labels && item.labels.length > 0 ? { labels: [...new Set(item.labels)] } : {}),
-      ...(item.metadata || item.title ? { properties: { ...(item.title ? { title: item.title } : {}), ...(item.metadata ? { metadata: item.metadata } : {}) } } : {}),
+      ...(item.metadata || item.title
+        ? {
+            properties: {
+              ...(item.title ? { title: item.title } : {}),
+              ...(item.metadata ? { metadata: item.metadata } : {}),
+            },
+          }
+        : {}),
     });
   }
   return out;
 }
 
-const validateAnswer = compileValidator<{ evidence: Evidence[] }>({
-  type: 'object',
-  required: ['evidence'],
-  properties: {
-    evidence: {
-      type: 'array',
-      maxItems: 100,
-      items: {
-        type: 'object',
-        required: ['content'],
-        properties: {
-          content: { type: 'string', minLength: 1, maxLength: 200_000 },
-          source_id: { type: 'string', minLength: 1, maxLength: 256 },
-          url: { type: 'string', maxLength: 2048 },
-          confidence: { type: 'number', minimum: 0, maximum: 1 },
-          labels: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } },
-          properties: { type: 'object' },
+const validateAnswer = compileValidator<{ evidence: Evidence[] }>(
+  {
+    type: 'object',
+    required: ['evidence'],
+    properties: {
+      evidence: {
+        type: 'array',
+        maxItems: 100,
+        items: {
+          type: 'object',
+          required: ['content'],
+          properties: {
+            content: { type: 'string', minLength: 1, maxLength: 200_000 },
+            source_id: { type: 'string', minLength: 1, maxLength: 256 },
+            url: { type: 'string', maxLength: 2048 },
+            confidence: { type: 'number', minimum: 0, maximum: 1 },
+            labels: { type: 'array', maxItems: 100, items: { type: 'string', minLength: 1, maxLength: 128 } },
+            properties: { type: 'object' },
+          },
         },
       },
     },
   },
-}, 'connector answer');
+  'connector answer',
+);
 
 /** What one connector call produced. */
 export interface ConnectorOutcome {
@@ -126,7 +149,18 @@ export interface ConnectorOutcome {
 }
 
 /** Posts `body` to the connector through `webhooks` (the outbound guard's client) and classifies the answer. */
-export async function callConnector(webhooks: WebhookClient, target: CheckedTarget, body: string, call: { idempotencyKey: string; attempt: number; token?: string | undefined; headers?: Readonly<Record<string, string>> | undefined; timeoutMs: number }): Promise<ConnectorOutcome> {
+export async function callConnector(
+  webhooks: WebhookClient,
+  target: CheckedTarget,
+  body: string,
+  call: {
+    idempotencyKey: string;
+    attempt: number;
+    token?: string | undefined;
+    headers?: Readonly<Record<string, string>> | undefined;
+    timeoutMs: number;
+  },
+): Promise<ConnectorOutcome> {
   const headers: Record<string, string> = {
     // Configured connector headers first: the protocol headers below always win.
     ...Object.fromEntries(Object.entries(call.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
@@ -139,31 +173,79 @@ export async function callConnector(webhooks: WebhookClient, target: CheckedTarg
   const sent = await webhooks.postJson(target, body, headers, call.timeoutMs);
   const base = { statusCode: sent.statusCode, responseSha256: sent.responseSha256, durationMs: sent.durationMs };
   if (!sent.success) {
-    return { ...base, success: false, retryClass: classifyAttempt(sent.statusCode, false), error: sent.error === null ? null : redact(sent.error, [call.token, ...Object.values(call.headers ?? {})]), evidence: [] };
+    return {
+      ...base,
+      success: false,
+      retryClass: classifyAttempt(sent.statusCode, false),
+      error: sent.error === null ? null : redact(sent.error, [call.token, ...Object.values(call.headers ?? {})]),
+      evidence: [],
+    };
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(sent.responseBody ?? '');
   } catch {
-    return { ...base, success: false, retryClass: 'permanent', error: 'connector answered 2xx with a body that is not JSON (or longer than 64 KiB)', evidence: [] };
+    return {
+      ...base,
+      success: false,
+      retryClass: 'permanent',
+      error: 'connector answered 2xx with a body that is not JSON (or longer than 64 KiB)',
+      evidence: [],
+    };
   }
-  if (Array.isArray(parsed) || (typeof parsed === 'object' && parsed !== null && 'items' in parsed && !('evidence' in parsed))) {
+  if (
+    Array.isArray(parsed) ||
+    (typeof parsed === 'object' && parsed !== null && 'items' in parsed && !('evidence' in parsed))
+  ) {
     const originProblems = validateOriginAnswer.check(parsed);
     if (originProblems.length > 0) {
-      return { ...base, success: false, retryClass: 'permanent', error: `connector answer breaks the item contract: ${originProblems.slice(0, 3).map((p) => p.message).join('; ')}`, evidence: [] };
+      return {
+        ...base,
+        success: false,
+        retryClass: 'permanent',
+        error: `connector answer breaks the item contract: ${originProblems
+          .slice(0, 3)
+          .map((p) => p.message)
+          .join('; ')}`,
+        evidence: [],
+      };
     }
-    return { ...base, success: true, retryClass: 'none', error: null, evidence: originEvidence(Array.isArray(parsed) ? parsed as OriginItem[] : (parsed as { items: OriginItem[] }).items) };
+    return {
+      ...base,
+      success: true,
+      retryClass: 'none',
+      error: null,
+      evidence: originEvidence(
+        Array.isArray(parsed) ? (parsed as OriginItem[]) : (parsed as { items: OriginItem[] }).items,
+      ),
+    };
   }
   const problems = validateAnswer.check(parsed);
   if (problems.length > 0) {
-    return { ...base, success: false, retryClass: 'permanent', error: `connector answer breaks the evidence contract: ${problems.slice(0, 3).map((p) => p.message).join('; ')}`, evidence: [] };
+    return {
+      ...base,
+      success: false,
+      retryClass: 'permanent',
+      error: `connector answer breaks the evidence contract: ${problems
+        .slice(0, 3)
+        .map((p) => p.message)
+        .join('; ')}`,
+      evidence: [],
+    };
   }
-  return { ...base, success: true, retryClass: 'none', error: null, evidence: (parsed as { evidence: Evidence[] }).evidence };
+  return {
+    ...base,
+    success: true,
+    retryClass: 'none',
+    error: null,
+    evidence: (parsed as { evidence: Evidence[] }).evidence,
+  };
 }
 
 /** Replaces every secret (token, header values) found in `text`. */
 function redact(text: string, secrets: readonly (string | undefined)[]): string {
   let out = text;
-  for (const secret of secrets) if (secret !== undefined && secret.length >= 4) out = out.split(secret).join('<redacted>');
+  for (const secret of secrets)
+    if (secret !== undefined && secret.length >= 4) out = out.split(secret).join('<redacted>');
   return out;
 }

@@ -7,10 +7,25 @@
  */
 import { createHash } from 'node:crypto';
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../domain/errors.js';
-import { planAcquisition, PLAN_LIMITS, type AcquisitionPlan, type AcquisitionTask } from '../../domain/knowledge/acquisition-plan.js';
-import { connectorRetryCandidates, recommendConnectorRetry, type ConnectorAttempt, type ConnectorRetryCandidate, type RetryClass } from '../../domain/knowledge/acquisition-retry.js';
+import {
+  planAcquisition,
+  PLAN_LIMITS,
+  type AcquisitionPlan,
+  type AcquisitionTask,
+} from '../../domain/knowledge/acquisition-plan.js';
+import {
+  connectorRetryCandidates,
+  recommendConnectorRetry,
+  type ConnectorAttempt,
+  type ConnectorRetryCandidate,
+  type RetryClass,
+} from '../../domain/knowledge/acquisition-retry.js';
 import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
-import { AcquisitionStore, type AcquisitionCandidateRow, type AcquisitionReceiptRow } from '../../store/knowledge/acquisition-store.js';
+import {
+  AcquisitionStore,
+  type AcquisitionCandidateRow,
+  type AcquisitionReceiptRow,
+} from '../../store/knowledge/acquisition-store.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import type { GapService } from './gap-service.js';
 import type { WriteService } from '../write/write-service.js';
@@ -72,43 +87,99 @@ export const AUTO_ADMISSION_ACTOR = 'acquisition-auto';
 
 /** REST (snake_case) form of a task. */
 export function taskView(t: AcquisitionTask) {
-  return { id: t.id, type: t.type, priority: t.priority, cost: t.cost, gap_id: t.gapId, description: t.description, prompt: t.prompt, related_node_ids: t.relatedNodeIds, nearest_topics: t.nearestTopics };
+  return {
+    id: t.id,
+    type: t.type,
+    priority: t.priority,
+    cost: t.cost,
+    gap_id: t.gapId,
+    description: t.description,
+    prompt: t.prompt,
+    related_node_ids: t.relatedNodeIds,
+    nearest_topics: t.nearestTopics,
+  };
 }
 
 /** REST form of a plan. */
 export function planView(p: AcquisitionPlan) {
-  return { namespace: p.namespace, coverage_score: p.coverageScore, total_nodes: p.totalNodes, budget: p.budget, budget_used: p.budgetUsed, deferred: p.deferred, tasks: p.tasks.map(taskView) };
+  return {
+    namespace: p.namespace,
+    coverage_score: p.coverageScore,
+    total_nodes: p.totalNodes,
+    budget: p.budget,
+    budget_used: p.budgetUsed,
+    deferred: p.deferred,
+    tasks: p.tasks.map(taskView),
+  };
 }
 
 /** REST form of a receipt (no token: it is never stored). */
 export function acquisitionReceiptView(r: AcquisitionReceiptRow) {
   return {
-    receipt_id: r.receipt_id, task_id: r.task_id, task_type: r.task_type, idempotency_key: r.idempotency_key, attempt: r.attempt, connector_url: r.connector_url,
-    outcome: r.outcome, retry_class: r.retry_class, status_code: r.status_code, error: r.error, evidence_count: r.evidence_count,
-    review_before_admission: r.review_before_admission === 1, request_sha256: r.request_sha256, response_sha256: r.response_sha256, duration_ms: r.duration_ms, tx_time: isoTime(r.tx_time),
+    receipt_id: r.receipt_id,
+    task_id: r.task_id,
+    task_type: r.task_type,
+    idempotency_key: r.idempotency_key,
+    attempt: r.attempt,
+    connector_url: r.connector_url,
+    outcome: r.outcome,
+    retry_class: r.retry_class,
+    status_code: r.status_code,
+    error: r.error,
+    evidence_count: r.evidence_count,
+    review_before_admission: r.review_before_admission === 1,
+    request_sha256: r.request_sha256,
+    response_sha256: r.response_sha256,
+    duration_ms: r.duration_ms,
+    tx_time: isoTime(r.tx_time),
   };
 }
 
 /** REST form of a candidate. */
 export function candidateView(c: AcquisitionCandidateRow) {
   return {
-    id: c.candidate_id, task_id: c.task_id, task_type: c.task_type, receipt_id: c.receipt_id, idempotency_key: c.idempotency_key, review_required: c.review_required === 1,
-    content: c.content, source_id: c.source_id, labels: JSON.parse(c.labels) as string[], properties: JSON.parse(c.properties) as Record<string, unknown>,
-    confidence: c.confidence, evidence_url: c.evidence_url, status: c.status, node_id: c.node_id, actor: c.actor, note: c.note,
-    decided_at: c.decided_at === null ? null : isoTime(c.decided_at), created_at: isoTime(c.created_at),
+    id: c.candidate_id,
+    task_id: c.task_id,
+    task_type: c.task_type,
+    receipt_id: c.receipt_id,
+    idempotency_key: c.idempotency_key,
+    review_required: c.review_required === 1,
+    content: c.content,
+    source_id: c.source_id,
+    labels: JSON.parse(c.labels) as string[],
+    properties: JSON.parse(c.properties) as Record<string, unknown>,
+    confidence: c.confidence,
+    evidence_url: c.evidence_url,
+    status: c.status,
+    node_id: c.node_id,
+    actor: c.actor,
+    note: c.note,
+    decided_at: c.decided_at === null ? null : isoTime(c.decided_at),
+    created_at: isoTime(c.created_at),
   };
 }
 
 function retryCandidateView(c: ConnectorRetryCandidate) {
   return {
-    idempotency_key: c.digestEventId, task_id: c.taskId, connector_url: c.targetUrl, attempts: c.attempts, last_status_code: c.lastStatusCode,
-    retry_class: c.retryClass, request_sha256: c.payloadSha256, last_error: c.lastError, last_attempt_at: isoTime(c.lastAttemptAt),
+    idempotency_key: c.digestEventId,
+    task_id: c.taskId,
+    connector_url: c.targetUrl,
+    attempts: c.attempts,
+    last_status_code: c.lastStatusCode,
+    retry_class: c.retryClass,
+    request_sha256: c.payloadSha256,
+    last_error: c.lastError,
+    last_attempt_at: isoTime(c.lastAttemptAt),
   };
 }
 
 function timeoutOf(ms: number | undefined): number {
   const value = ms ?? CONNECTOR_TIMEOUT.defaultMs;
-  if (!Number.isInteger(value) || value < 1 || value > CONNECTOR_TIMEOUT.maxMs) throw new ValidationError(`connector.timeout_ms: must be a whole number of milliseconds from 1 to ${CONNECTOR_TIMEOUT.maxMs}`, { code: 'invalid_request' });
+  if (!Number.isInteger(value) || value < 1 || value > CONNECTOR_TIMEOUT.maxMs)
+    throw new ValidationError(
+      `connector.timeout_ms: must be a whole number of milliseconds from 1 to ${CONNECTOR_TIMEOUT.maxMs}`,
+      { code: 'invalid_request' },
+    );
   return value;
 }
 
@@ -119,8 +190,11 @@ function evidenceSource(e: Evidence, request: ExecuteRequest): string {
 
 /** Evidence kept from one call: allowed sources only, at most `maxResults` items. */
 function keepEvidence(evidence: readonly Evidence[], request: ExecuteRequest, connector: ConnectorTarget): Evidence[] {
-  const allowed = request.allowedSourceIds && request.allowedSourceIds.length > 0 ? new Set(request.allowedSourceIds) : undefined;
-  const kept = evidence.filter((e) => allowed === undefined || allowed.has(evidenceSource(e, { ...request, connector })));
+  const allowed =
+    request.allowedSourceIds && request.allowedSourceIds.length > 0 ? new Set(request.allowedSourceIds) : undefined;
+  const kept = evidence.filter(
+    (e) => allowed === undefined || allowed.has(evidenceSource(e, { ...request, connector })),
+  );
   return kept.slice(0, request.maxResults ?? kept.length);
 }
 
@@ -154,16 +228,38 @@ export class AcquisitionService {
     this.#webhooks = options.webhooks;
   }
 
-  #plan(ns: Namespace, budget: number | undefined, maxGaps: number | undefined, gapOptions: PlanGapOptions = {}): AcquisitionPlan {
+  #plan(
+    ns: Namespace,
+    budget: number | undefined,
+    maxGaps: number | undefined,
+    gapOptions: PlanGapOptions = {},
+  ): AcquisitionPlan {
     const b = budget ?? PLAN_LIMITS.defaultBudget;
     const m = maxGaps ?? PLAN_LIMITS.defaultMaxGaps;
-    if (!Number.isInteger(b) || b < 0 || b > PLAN_LIMITS.maxBudget) throw new ValidationError(`budget: must be a whole number from 0 to ${PLAN_LIMITS.maxBudget}`, { code: 'invalid_request' });
-    if (!Number.isInteger(m) || m < 1 || m > PLAN_LIMITS.maxMaxGaps) throw new ValidationError(`max_gaps: must be a whole number from 1 to ${PLAN_LIMITS.maxMaxGaps}`, { code: 'invalid_request' });
-    return planAcquisition(ns.name, this.#gaps.detect(ns, { maxGaps: m, topK: gapOptions.topK, maxDensity: gapOptions.maxDensity }), b, m);
+    if (!Number.isInteger(b) || b < 0 || b > PLAN_LIMITS.maxBudget)
+      throw new ValidationError(`budget: must be a whole number from 0 to ${PLAN_LIMITS.maxBudget}`, {
+        code: 'invalid_request',
+      });
+    if (!Number.isInteger(m) || m < 1 || m > PLAN_LIMITS.maxMaxGaps)
+      throw new ValidationError(`max_gaps: must be a whole number from 1 to ${PLAN_LIMITS.maxMaxGaps}`, {
+        code: 'invalid_request',
+      });
+    return planAcquisition(
+      ns.name,
+      this.#gaps.detect(ns, { maxGaps: m, topK: gapOptions.topK, maxDensity: gapOptions.maxDensity }),
+      b,
+      m,
+    );
   }
 
   /** The plan of a namespace (pure over the current graph; writes nothing). */
-  plan(tenant: string, nsName: string, budget?: number, maxGaps?: number, gapOptions: PlanGapOptions = {}): AcquisitionPlan {
+  plan(
+    tenant: string,
+    nsName: string,
+    budget?: number,
+    maxGaps?: number,
+    gapOptions: PlanGapOptions = {},
+  ): AcquisitionPlan {
     return this.#plan(this.#core.namespace(tenant, nsName), budget, maxGaps, gapOptions);
   }
 
@@ -174,7 +270,10 @@ export class AcquisitionService {
     const connector = request.connector;
     const timeoutMs = timeoutOf(connector.timeoutMs);
     if (request.execute && connector.url === undefined) {
-      throw new ValidationError(`connector ${connector.id ?? ''}: endpoint is required to execute`.replace(' :', ':'), { code: 'invalid_request', details: { connector_id: connector.id ?? null } });
+      throw new ValidationError(`connector ${connector.id ?? ''}: endpoint is required to execute`.replace(' :', ':'), {
+        code: 'invalid_request',
+        details: { connector_id: connector.id ?? null },
+      });
     }
     // A named (origin-form) connector is only resolved and checked when something will be sent to it.
     const checked = connector.url !== undefined && (request.execute || connector.id === undefined);
@@ -186,27 +285,58 @@ export class AcquisitionService {
       const known = new Map(plan.tasks.map((t) => [t.id, t]));
       const missing = request.taskIds.filter((id) => !known.has(id));
       if (missing.length > 0) {
-        throw new NotFoundError(`task ${missing[0]} is not in the current plan of namespace "${ns.name}" (plans follow the graph; read POST /acquisition/plan again)`, { code: 'task_not_found', details: { task_ids: missing } });
+        throw new NotFoundError(
+          `task ${missing[0]} is not in the current plan of namespace "${ns.name}" (plans follow the graph; read POST /acquisition/plan again)`,
+          { code: 'task_not_found', details: { task_ids: missing } },
+        );
       }
       tasks = [...new Set(request.taskIds)].map((id) => known.get(id)!);
     }
     const prepared = tasks.map((task) => {
       const body = JSON.stringify({
-        type: ACQUISITION_EVENT, namespace: ns.name, idempotency_key: '', task: { id: task.id, type: task.type, priority: task.priority, description: task.description, prompt: task.prompt, related_node_ids: task.relatedNodeIds, nearest_topics: task.nearestTopics },
+        type: ACQUISITION_EVENT,
+        namespace: ns.name,
+        idempotency_key: '',
+        task: {
+          id: task.id,
+          type: task.type,
+          priority: task.priority,
+          description: task.description,
+          prompt: task.prompt,
+          related_node_ids: task.relatedNodeIds,
+          nearest_topics: task.nearestTopics,
+        },
         ...(connector.id !== undefined ? originFields(task, connector, request) : {}),
       });
       const idempotencyKey = `${task.id}.${sha256Hex(`${ns.id}\u0000${body}`).slice(0, 16)}`;
       const payload = body.replace('"idempotency_key":""', `"idempotency_key":${JSON.stringify(idempotencyKey)}`);
       const done = this.#store.succeeded(ns.id, idempotencyKey);
-      return { task, idempotencyKey, payload, done, attempt: this.#store.attemptCount(ns.id, idempotencyKey, connectorUrl ?? '') + 1 };
+      return {
+        task,
+        idempotencyKey,
+        payload,
+        done,
+        attempt: this.#store.attemptCount(ns.id, idempotencyKey, connectorUrl ?? '') + 1,
+      };
     });
-    const base = { namespace: ns.name, execute: request.execute, review_before_admission: request.reviewBeforeAdmission, connector_url: connectorUrl, coverage_score: plan.coverageScore, total_nodes: plan.totalNodes };
+    const base = {
+      namespace: ns.name,
+      execute: request.execute,
+      review_before_admission: request.reviewBeforeAdmission,
+      connector_url: connectorUrl,
+      coverage_score: plan.coverageScore,
+      total_nodes: plan.totalNodes,
+    };
     if (!request.execute || target === undefined) {
       return {
         ...base,
         results: prepared.map((p) => ({
-          task: taskView(p.task), idempotency_key: p.idempotencyKey, attempt: p.done ? null : p.attempt, status: p.done ? 'already_succeeded' : 'planned',
-          request_sha256: sha256Hex(p.payload), request: JSON.parse(p.payload) as unknown,
+          task: taskView(p.task),
+          idempotency_key: p.idempotencyKey,
+          attempt: p.done ? null : p.attempt,
+          status: p.done ? 'already_succeeded' : 'planned',
+          request_sha256: sha256Hex(p.payload),
+          request: JSON.parse(p.payload) as unknown,
         })),
       };
     }
@@ -216,23 +346,53 @@ export class AcquisitionService {
       if (p.done) {
         // Already fetched: only finish admitting what an interrupted earlier run staged for auto-admission.
         const admitted = await this.#admitPending(tenant, ns, p.idempotencyKey);
-        results.push({ task_id: p.task.id, type: p.task.type, idempotency_key: p.idempotencyKey, status: 'already_succeeded', attempt: p.done.attempt, receipt: acquisitionReceiptView(p.done), candidate_ids: this.#store.candidatesOf(ns.id, p.idempotencyKey).map((c) => c.candidate_id), admitted });
+        results.push({
+          task_id: p.task.id,
+          type: p.task.type,
+          idempotency_key: p.idempotencyKey,
+          status: 'already_succeeded',
+          attempt: p.done.attempt,
+          receipt: acquisitionReceiptView(p.done),
+          candidate_ids: this.#store.candidatesOf(ns.id, p.idempotencyKey).map((c) => c.candidate_id),
+          admitted,
+        });
         continue;
       }
       let attempt = p.attempt;
       for (let n = 1; ; n++, attempt++) {
-        const outcome = await callConnector(this.#webhooks, target, p.payload, { idempotencyKey: p.idempotencyKey, attempt, token: connector.token, headers: connector.headers, timeoutMs });
+        const outcome = await callConnector(this.#webhooks, target, p.payload, {
+          idempotencyKey: p.idempotencyKey,
+          attempt,
+          token: connector.token,
+          headers: connector.headers,
+          timeoutMs,
+        });
         const evidence = keepEvidence(outcome.evidence, request, connector);
         const tx = core.nextTx();
         const receiptId = core.newId();
-        const candidates: Omit<AcquisitionCandidateRow, 'id'>[] = evidence.map((e, i) => this.#candidateRow(ns, p.task, p.idempotencyKey, receiptId, i, e, request, tx));
+        const candidates: Omit<AcquisitionCandidateRow, 'id'>[] = evidence.map((e, i) =>
+          this.#candidateRow(ns, p.task, p.idempotencyKey, receiptId, i, e, request, tx),
+        );
         // The receipt and the staged evidence land in one transaction, before anything is admitted.
         const receipt = core.nodes.transaction(() => {
           const row = this.#store.insertReceipt({
-            receipt_id: receiptId, ns_id: ns.id, task_id: p.task.id, task_type: p.task.type, idempotency_key: p.idempotencyKey, attempt, connector_url: connectorUrl!,
-            outcome: outcome.success ? 'succeeded' : 'failed', retry_class: outcome.retryClass, status_code: outcome.statusCode, error: outcome.error,
-            evidence_count: evidence.length, review_before_admission: request.reviewBeforeAdmission ? 1 : 0, request_sha256: sha256Hex(p.payload),
-            response_sha256: outcome.responseSha256, duration_ms: outcome.durationMs, tx_time: tx,
+            receipt_id: receiptId,
+            ns_id: ns.id,
+            task_id: p.task.id,
+            task_type: p.task.type,
+            idempotency_key: p.idempotencyKey,
+            attempt,
+            connector_url: connectorUrl!,
+            outcome: outcome.success ? 'succeeded' : 'failed',
+            retry_class: outcome.retryClass,
+            status_code: outcome.statusCode,
+            error: outcome.error,
+            evidence_count: evidence.length,
+            review_before_admission: request.reviewBeforeAdmission ? 1 : 0,
+            request_sha256: sha256Hex(p.payload),
+            response_sha256: outcome.responseSha256,
+            duration_ms: outcome.durationMs,
+            tx_time: tx,
           });
           for (const c of candidates) this.#store.insertCandidate(c);
           return row;
@@ -240,8 +400,14 @@ export class AcquisitionService {
         if (!outcome.success && outcome.retryClass === 'retryable' && n < maxAttempts) continue;
         const admitted = request.reviewBeforeAdmission ? [] : await this.#admitPending(tenant, ns, p.idempotencyKey);
         results.push({
-          task_id: p.task.id, type: p.task.type, idempotency_key: p.idempotencyKey, status: outcome.success ? 'succeeded' : 'failed', attempt,
-          receipt: acquisitionReceiptView(receipt), candidate_ids: candidates.map((c) => c.candidate_id), admitted,
+          task_id: p.task.id,
+          type: p.task.type,
+          idempotency_key: p.idempotencyKey,
+          status: outcome.success ? 'succeeded' : 'failed',
+          attempt,
+          receipt: acquisitionReceiptView(receipt),
+          candidate_ids: candidates.map((c) => c.candidate_id),
+          admitted,
         });
         break;
       }
@@ -249,12 +415,44 @@ export class AcquisitionService {
     return { ...base, results };
   }
 
-  #candidateRow(ns: Namespace, task: AcquisitionTask, key: string, receiptId: string, index: number, e: Evidence, request: ExecuteRequest, tx: number): Omit<AcquisitionCandidateRow, 'id'> {
-    const id = `cand_${createHash('sha256').update(`${ns.id}\u0000${key}\u0000${index}\u0000${canonicalContent(e.content)}`).digest('hex').slice(0, 24)}`;
+  #candidateRow(
+    ns: Namespace,
+    task: AcquisitionTask,
+    key: string,
+    receiptId: string,
+    index: number,
+    e: Evidence,
+    request: ExecuteRequest,
+    tx: number,
+  ): Omit<AcquisitionCandidateRow, 'id'> {
+    const id = `cand_${createHash('sha256')
+      .update(`${ns.id}\u0000${key}\u0000${index}\u0000${canonicalContent(e.content)}`)
+      .digest('hex')
+      .slice(0, 24)}`;
     return {
-      candidate_id: id, ns_id: ns.id, task_id: task.id, task_type: task.type, receipt_id: receiptId, idempotency_key: key, review_required: request.reviewBeforeAdmission ? 1 : 0,
-      content: e.content, source_id: evidenceSource(e, request), labels: JSON.stringify([...new Set([...(e.labels ?? []), ...(request.connector.defaultLabels ?? []), ...task.nearestTopics])].sort().slice(0, 100)),
-      properties: JSON.stringify(e.properties ?? {}), confidence: e.confidence ?? null, evidence_url: e.url ?? null, status: 'staged', node_id: null, actor: null, note: null, decided_at: null, created_at: tx,
+      candidate_id: id,
+      ns_id: ns.id,
+      task_id: task.id,
+      task_type: task.type,
+      receipt_id: receiptId,
+      idempotency_key: key,
+      review_required: request.reviewBeforeAdmission ? 1 : 0,
+      content: e.content,
+      source_id: evidenceSource(e, request),
+      labels: JSON.stringify(
+        [...new Set([...(e.labels ?? []), ...(request.connector.defaultLabels ?? []), ...task.nearestTopics])]
+          .sort()
+          .slice(0, 100),
+      ),
+      properties: JSON.stringify(e.properties ?? {}),
+      confidence: e.confidence ?? null,
+      evidence_url: e.url ?? null,
+      status: 'staged',
+      node_id: null,
+      actor: null,
+      note: null,
+      decided_at: null,
+      created_at: tx,
     };
   }
 
@@ -280,15 +478,36 @@ export class AcquisitionService {
       content: c.content,
       source_id: c.source_id,
       labels: JSON.parse(c.labels) as string[],
-      properties: { ...(JSON.parse(c.properties) as Record<string, unknown>), acquisition: { candidate_id: c.candidate_id, task_id: c.task_id, task_type: c.task_type, evidence_url: c.evidence_url } },
+      properties: {
+        ...(JSON.parse(c.properties) as Record<string, unknown>),
+        acquisition: {
+          candidate_id: c.candidate_id,
+          task_id: c.task_id,
+          task_type: c.task_type,
+          evidence_url: c.evidence_url,
+        },
+      },
       ...(c.confidence !== null ? { confidence: c.confidence } : {}),
       request_id: `acq:${c.candidate_id}`,
     });
     if (!write.admitted) {
-      throw new UnprocessableError(`candidate ${c.candidate_id} was not admitted: ${write.reason ?? 'the write was rejected'}`, { code: 'candidate_not_admitted', details: { candidate_id: c.candidate_id } });
+      throw new UnprocessableError(
+        `candidate ${c.candidate_id} was not admitted: ${write.reason ?? 'the write was rejected'}`,
+        { code: 'candidate_not_admitted', details: { candidate_id: c.candidate_id } },
+      );
     }
     const core = this.#core;
-    core.nodes.transaction(() => this.#store.decide({ ns_id: ns.id, candidate_id: c.candidate_id, status: 'approved', node_id: write.node_id, actor, note, decided_at: core.nextTx() }));
+    core.nodes.transaction(() =>
+      this.#store.decide({
+        ns_id: ns.id,
+        candidate_id: c.candidate_id,
+        status: 'approved',
+        node_id: write.node_id,
+        actor,
+        note,
+        decided_at: core.nextTx(),
+      }),
+    );
     return write;
   }
 
@@ -300,8 +519,15 @@ export class AcquisitionService {
 
   #retryCandidates(ns: Namespace): ConnectorRetryCandidate[] {
     const attempts: ConnectorAttempt[] = this.#store.allReceipts(ns.id).map((r) => ({
-      idempotencyKey: r.idempotency_key, taskId: r.task_id, connectorUrl: r.connector_url, success: r.outcome === 'succeeded', retryClass: r.retry_class as RetryClass,
-      statusCode: r.status_code, requestSha256: r.request_sha256, error: r.error, txTime: r.tx_time,
+      idempotencyKey: r.idempotency_key,
+      taskId: r.task_id,
+      connectorUrl: r.connector_url,
+      success: r.outcome === 'succeeded',
+      retryClass: r.retry_class as RetryClass,
+      statusCode: r.status_code,
+      requestSha256: r.request_sha256,
+      error: r.error,
+      txTime: r.tx_time,
     }));
     // An idempotency key that succeeded at any connector is resolved everywhere.
     const resolved = new Set(attempts.filter((a) => a.success).map((a) => a.idempotencyKey));
@@ -321,8 +547,15 @@ export class AcquisitionService {
     return this.#retryCandidates(ns).map((c) => {
       const r = recommendConnectorRetry(c, now);
       return {
-        idempotency_key: r.digestEventId, task_id: r.taskId, connector_url: r.targetUrl, attempts: r.attempts, retry_class: r.retryClass,
-        recommended_after: isoTime(r.recommendedAfter), delay_seconds: r.delaySeconds, ready: r.ready, reason: r.reason,
+        idempotency_key: r.digestEventId,
+        task_id: r.taskId,
+        connector_url: r.targetUrl,
+        attempts: r.attempts,
+        retry_class: r.retryClass,
+        recommended_after: isoTime(r.recommendedAfter),
+        delay_seconds: r.delaySeconds,
+        ready: r.ready,
+        reason: r.reason,
       };
     });
   }
@@ -335,7 +568,10 @@ export class AcquisitionService {
 
   #candidate(ns: Namespace, id: string): AcquisitionCandidateRow {
     const c = this.#store.candidate(ns.id, id);
-    if (!c) throw new NotFoundError(`acquisition candidate ${id.slice(0, 64)} does not exist in namespace "${ns.name}"`, { code: 'candidate_not_found' });
+    if (!c)
+      throw new NotFoundError(`acquisition candidate ${id.slice(0, 64)} does not exist in namespace "${ns.name}"`, {
+        code: 'candidate_not_found',
+      });
     return c;
   }
 
@@ -343,25 +579,58 @@ export class AcquisitionService {
    * Admits a staged candidate as a node. Approving an approved candidate answers its node again
    * (`replayed: true`); a rejected one is a 409.
    */
-  async approve(tenant: string, nsName: string, id: string, decision: { actor?: string | undefined; note?: string | undefined } = {}) {
+  async approve(
+    tenant: string,
+    nsName: string,
+    id: string,
+    decision: { actor?: string | undefined; note?: string | undefined } = {},
+  ) {
     const ns = this.#core.namespace(tenant, nsName);
     const c = this.#candidate(ns, id);
-    if (c.status === 'approved') return { candidate: candidateView(c), node_id: c.node_id, admitted: true, replayed: true };
-    if (c.status !== 'staged') throw new ConflictError(`acquisition candidate ${id} was already ${c.status}`, { code: 'candidate_already_decided', details: { status: c.status } });
+    if (c.status === 'approved')
+      return { candidate: candidateView(c), node_id: c.node_id, admitted: true, replayed: true };
+    if (c.status !== 'staged')
+      throw new ConflictError(`acquisition candidate ${id} was already ${c.status}`, {
+        code: 'candidate_already_decided',
+        details: { status: c.status },
+      });
     const write = await this.#admit(tenant, ns, c, decision.actor ?? null, decision.note ?? null);
     const after = this.#candidate(ns, id);
-    if (after.node_id !== write.node_id) throw new ConflictError(`acquisition candidate ${id} was decided concurrently (${after.status})`, { code: 'candidate_already_decided', details: { status: after.status } });
+    if (after.node_id !== write.node_id)
+      throw new ConflictError(`acquisition candidate ${id} was decided concurrently (${after.status})`, {
+        code: 'candidate_already_decided',
+        details: { status: after.status },
+      });
     return { candidate: candidateView(after), node_id: write.node_id, admitted: true, replayed: false };
   }
 
   /** Records a rejection of a staged candidate; nothing is admitted. A decided candidate is a 409. */
-  reject(tenant: string, nsName: string, id: string, decision: { actor?: string | undefined; note?: string | undefined } = {}) {
+  reject(
+    tenant: string,
+    nsName: string,
+    id: string,
+    decision: { actor?: string | undefined; note?: string | undefined } = {},
+  ) {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
     const c = this.#candidate(ns, id);
-    const changed = core.nodes.transaction(() => this.#store.decide({ ns_id: ns.id, candidate_id: c.candidate_id, status: 'rejected', node_id: null, actor: decision.actor ?? null, note: decision.note ?? null, decided_at: core.nextTx() }));
+    const changed = core.nodes.transaction(() =>
+      this.#store.decide({
+        ns_id: ns.id,
+        candidate_id: c.candidate_id,
+        status: 'rejected',
+        node_id: null,
+        actor: decision.actor ?? null,
+        note: decision.note ?? null,
+        decided_at: core.nextTx(),
+      }),
+    );
     const after = this.#candidate(ns, id);
-    if (!changed) throw new ConflictError(`acquisition candidate ${id} was already ${after.status}`, { code: 'candidate_already_decided', details: { status: after.status } });
+    if (!changed)
+      throw new ConflictError(`acquisition candidate ${id} was already ${after.status}`, {
+        code: 'candidate_already_decided',
+        details: { status: after.status },
+      });
     return { candidate: candidateView(after) };
   }
 }

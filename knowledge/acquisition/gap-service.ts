@@ -2,7 +2,13 @@
  * Knowledge gaps of a namespace: reads a snapshot of the live graph (versions valid now, open
  * edges, feedback counters) and applies the pure gap rules (docs/adr/0035-knowledge-acquisition.md).
  */
-import { detectGaps, type GapNode, type GapOptions, type GapReport, type KnowledgeGap } from '../../domain/knowledge/gap-detection.js';
+import {
+  detectGaps,
+  type GapNode,
+  type GapOptions,
+  type GapReport,
+  type KnowledgeGap,
+} from '../../domain/knowledge/gap-detection.js';
 import { AcquisitionStore } from '../../store/knowledge/acquisition-store.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 
@@ -12,8 +18,14 @@ export type GapRequestOptions = Omit<GapOptions, 'now'>;
 /** REST (snake_case) form of a gap. */
 export function gapView(g: KnowledgeGap) {
   return {
-    id: g.id, kind: g.kind, priority: g.priority, description: g.description, related_node_ids: g.relatedNodeIds,
-    nearest_topics: g.nearestTopics, density_score: g.densityScore, temporal_gap_seconds: g.temporalGapSeconds,
+    id: g.id,
+    kind: g.kind,
+    priority: g.priority,
+    description: g.description,
+    related_node_ids: g.relatedNodeIds,
+    nearest_topics: g.nearestTopics,
+    density_score: g.densityScore,
+    temporal_gap_seconds: g.temporalGapSeconds,
   };
 }
 
@@ -45,9 +57,16 @@ export class GapService {
       if (seen.has(v.node_id)) continue;
       seen.add(v.node_id);
       nodes.push({
-        id: v.node_id, content: v.content, labels: JSON.parse(v.labels) as string[], confidence: v.confidence, validFrom: v.valid_from,
-        claimKey: v.claim_key, claimValue: v.claim_value, degree: degree.get(v.node_id) ?? 0,
-        refutations: feedback.get(v.node_id)?.refutations ?? 0, staleMarks: feedback.get(v.node_id)?.stale ?? 0,
+        id: v.node_id,
+        content: v.content,
+        labels: JSON.parse(v.labels) as string[],
+        confidence: v.confidence,
+        validFrom: v.valid_from,
+        claimKey: v.claim_key,
+        claimValue: v.claim_value,
+        degree: degree.get(v.node_id) ?? 0,
+        refutations: feedback.get(v.node_id)?.refutations ?? 0,
+        staleMarks: feedback.get(v.node_id)?.stale ?? 0,
       });
     }
     return detectGaps(nodes, { ...options, now });
@@ -57,6 +76,12 @@ export class GapService {
   gaps(tenant: string, nsName: string, options: GapRequestOptions = {}) {
     const ns = this.#core.namespace(tenant, nsName);
     const report = this.detect(ns, options);
-    return { namespace: ns.name, coverage_score: report.coverageScore, total_nodes: report.totalNodes, total_gaps: report.totalGaps, gaps: report.gaps.map(gapView) };
+    return {
+      namespace: ns.name,
+      coverage_score: report.coverageScore,
+      total_nodes: report.totalNodes,
+      total_gaps: report.totalGaps,
+      gaps: report.gaps.map(gapView),
+    };
   }
 }

@@ -20,7 +20,6 @@ import type { Embedder, Reranker } from '../../domain/knowledge/model-ports.js';
 import type { Thesaurus } from '../../domain/knowledge/thesaurus.js';
 import { NO_TELEMETRY, type KnowledgeTelemetry } from '../../domain/knowledge/knowledge-telemetry.js';
 
-
 /** Options of {@link KnowledgeState}. */
 export interface KnowledgeStateOptions {
   /** Deduplicate writes by content fingerprint unless they say `skip_dedup`. @default false */
@@ -108,7 +107,10 @@ export class KnowledgeState {
   /** Checks a namespace name from a URL. */
   static checkName(name: string): void {
     if (!NAMESPACE_NAME.test(name)) {
-      throw new ValidationError(`namespace "${name.slice(0, 140)}" must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`, { code: 'invalid_namespace' });
+      throw new ValidationError(
+        `namespace "${name.slice(0, 140)}" must be 1-128 letters, digits, '.', '_' or '-', starting with a letter or digit`,
+        { code: 'invalid_namespace' },
+      );
     }
   }
 
@@ -129,7 +131,8 @@ export class KnowledgeState {
   nodeIn(ns: Namespace, nodeId: string) {
     const id = nodeId.toLowerCase();
     const node = /^[0-9a-f-]{36}$/.test(id) ? this.nodes.node(id) : undefined;
-    if (!node || node.ns_id !== ns.id) throw new NotFoundError(`node ${nodeId} does not exist in namespace "${ns.name}"`, { code: 'node_not_found' });
+    if (!node || node.ns_id !== ns.id)
+      throw new NotFoundError(`node ${nodeId} does not exist in namespace "${ns.name}"`, { code: 'node_not_found' });
     return node;
   }
 
@@ -145,11 +148,17 @@ export class KnowledgeState {
     KnowledgeState.checkName(name);
     let row = this.nodes.namespace(tenant, name);
     if (!row) {
-      row = this.nodes.transaction(() => this.nodes.namespace(tenant, name) ?? this.nodes.createNamespace(tenant, name, mode ?? 'general', this.now()));
+      row = this.nodes.transaction(
+        () =>
+          this.nodes.namespace(tenant, name) ?? this.nodes.createNamespace(tenant, name, mode ?? 'general', this.now()),
+      );
     }
     const ns = toNamespace(row);
     if (mode !== undefined && mode !== ns.mode) {
-      throw new ConflictError(`namespace "${name}" has mode ${ns.mode}; a write cannot change it to ${mode}`, { code: 'namespace_mode_mismatch', details: { mode: ns.mode } });
+      throw new ConflictError(`namespace "${name}" has mode ${ns.mode}; a write cannot change it to ${mode}`, {
+        code: 'namespace_mode_mismatch',
+        details: { mode: ns.mode },
+      });
     }
     return ns;
   }

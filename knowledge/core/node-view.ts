@@ -64,5 +64,12 @@ export function nodeView(row: VersionRow, namespace: string, sources: readonly s
 
 /** An edge as REST shows it. */
 export function edgeView(edge: EdgeRow) {
-  return { id: edge.id, from: edge.from_id, to: edge.to_id, type: edge.type, weight: edge.weight, created_at: isoTime(edge.tx_from) };
+  return {
+    id: edge.id,
+    from: edge.from_id,
+    to: edge.to_id,
+    type: edge.type,
+    weight: edge.weight,
+    created_at: isoTime(edge.tx_from),
+  };
 }

@@ -22,7 +22,12 @@ export interface FeedbackRequest {
 
 /** What a feedback intent stores (`request` is what `/recovery/pending` shows). */
 export interface FeedbackIntentPayload {
-  readonly request: { readonly node_id: string; readonly action: FeedbackAction; readonly reason?: string; readonly quality?: number };
+  readonly request: {
+    readonly node_id: string;
+    readonly action: FeedbackAction;
+    readonly reason?: string;
+    readonly quality?: number;
+  };
 }
 
 /** The result of one feedback action (REST form; GraphQL picks nodeId, action, confidence, sourceCredibility). */
@@ -52,20 +57,36 @@ export class FeedbackService {
   }
 
   /** Applies one feedback action to a live node; durable before it returns. */
-  async record(tenant: string, nsName: string, nodeId: string, action: FeedbackAction, request: FeedbackRequest = {}): Promise<FeedbackResult> {
+  async record(
+    tenant: string,
+    nsName: string,
+    nodeId: string,
+    action: FeedbackAction,
+    request: FeedbackRequest = {},
+  ): Promise<FeedbackResult> {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
     const node = core.nodeIn(ns, nodeId);
     const now = core.now();
     const live = core.nodes.visible(node.id, now, now);
-    if (!live || live.retracted === 1) throw new ConflictError(`node ${node.id} has no live version valid now; feedback applies to live claims`, { code: 'node_not_live' });
+    if (!live || live.retracted === 1)
+      throw new ConflictError(`node ${node.id} has no live version valid now; feedback applies to live claims`, {
+        code: 'node_not_live',
+      });
     const intent: IntentRow = {
       id: core.newId(),
       ns_id: ns.id,
       kind: 'feedback',
       node_id: node.id,
       request_id: null,
-      payload: JSON.stringify({ request: { node_id: node.id, action, ...(request.reason !== undefined ? { reason: request.reason } : {}), ...(request.quality !== undefined && action === 'useful' ? { quality: request.quality } : {}) } } satisfies FeedbackIntentPayload),
+      payload: JSON.stringify({
+        request: {
+          node_id: node.id,
+          action,
+          ...(request.reason !== undefined ? { reason: request.reason } : {}),
+          ...(request.quality !== undefined && action === 'useful' ? { quality: request.quality } : {}),
+        },
+      } satisfies FeedbackIntentPayload),
       created_at: core.nextTx(),
       attempts: 0,
       last_error: null,
@@ -80,15 +101,21 @@ export class FeedbackService {
         throw error;
       }
       core.intents.recordFailure(intent.id, error instanceof Error ? error.message : String(error));
-      throw new UnavailableError('the feedback did not complete; it is recorded as a pending intent: inspect GET /recovery/pending and reconcile before resubmitting', {
-        code: 'write_pending',
-        details: { pending_intent_id: intent.id },
-        cause: error,
-      });
+      throw new UnavailableError(
+        'the feedback did not complete; it is recorded as a pending intent: inspect GET /recovery/pending and reconcile before resubmitting',
+        {
+          code: 'write_pending',
+          details: { pending_intent_id: intent.id },
+          cause: error,
+        },
+      );
     }
     if (outcome.kind !== 'applied') {
       core.intents.remove(intent.id);
-      throw new ConflictError(outcome.kind === 'conflict' ? outcome.reason : `feedback on node ${node.id} was already applied`, { code: 'feedback_conflict' });
+      throw new ConflictError(
+        outcome.kind === 'conflict' ? outcome.reason : `feedback on node ${node.id} was already applied`,
+        { code: 'feedback_conflict' },
+      );
     }
     return this.#result(intent.id);
   }
@@ -105,30 +132,75 @@ export class FeedbackService {
       if (!core.intents.get(intent.id)) return { kind: 'already_applied', nodeId: request.node_id };
       const now = core.now();
       const live = core.nodes.visible(request.node_id, now, now);
-      if (!live || live.retracted === 1) return { kind: 'conflict', reason: `node ${request.node_id} has no live version valid now`, nodeId: request.node_id };
+      if (!live || live.retracted === 1)
+        return {
+          kind: 'conflict',
+          reason: `node ${request.node_id} has no live version valid now`,
+          nodeId: request.node_id,
+        };
       if (replay && live.tx_from > intent.created_at) {
-        return { kind: 'conflict', reason: `node ${request.node_id} changed after this feedback was recorded; review it before applying the feedback again`, nodeId: request.node_id };
+        return {
+          kind: 'conflict',
+          reason: `node ${request.node_id} changed after this feedback was recorded; review it before applying the feedback again`,
+          nodeId: request.node_id,
+        };
       }
       const first = core.nodes.history(request.node_id)[0];
       const support = core.nodes.support(live.vid);
       const sourceId = (first ? core.nodes.support(first.vid)[0] : undefined) ?? support[0] ?? 'unknown';
       const sourceRow = core.sources.get(ns.id, sourceId);
       const credibility = sourceRow?.credibility ?? DEFAULT_SOURCE_CREDIBILITY;
-      const next = applyFeedback(request.action, { confidence: live.confidence, utility: live.utility, credibility }, request.quality);
+      const next = applyFeedback(
+        request.action,
+        { confidence: live.confidence, utility: live.utility, credibility },
+        request.quality,
+      );
       const tx = core.nextTx();
       let version = live.version;
       if (next.confidence !== live.confidence || next.utility !== live.utility) {
-        version = this.#writes.supersede(live, { confidence: next.confidence, utility: next.utility, change: `feedback-${request.action}` }, support, tx, indexOps).version;
+        version = this.#writes.supersede(
+          live,
+          { confidence: next.confidence, utility: next.utility, change: `feedback-${request.action}` },
+          support,
+          tx,
+          indexOps,
+        ).version;
       }
       if (changesCredibility(request.action) && next.credibility !== credibility) {
-        core.sources.upsert({ ns_id: ns.id, source_id: sourceId, credibility: next.credibility, labels: sourceRow?.labels ?? '[]', updated_at: tx });
-        core.sources.appendTrust(ns.id, { source_id: sourceId, node_id: request.node_id, action: request.action, credibility: next.credibility, previous: credibility, reason: request.reason ?? null, tx_time: tx });
+        core.sources.upsert({
+          ns_id: ns.id,
+          source_id: sourceId,
+          credibility: next.credibility,
+          labels: sourceRow?.labels ?? '[]',
+          updated_at: tx,
+        });
+        core.sources.appendTrust(ns.id, {
+          source_id: sourceId,
+          node_id: request.node_id,
+          action: request.action,
+          credibility: next.credibility,
+          previous: credibility,
+          reason: request.reason ?? null,
+          tx_time: tx,
+        });
       }
-      core.feedback.saveCounters(nextCounters(core.feedback.counters(request.node_id), ns.id, request.node_id, sourceId, request.action, tx));
+      core.feedback.saveCounters(
+        nextCounters(core.feedback.counters(request.node_id), ns.id, request.node_id, sourceId, request.action, tx),
+      );
       core.feedback.insertEvent({
-        event_id: intent.id, ns_id: ns.id, node_id: request.node_id, node_version: version, action: request.action, source_id: sourceId,
-        source_credibility: next.credibility, previous_credibility: credibility, confidence: next.confidence, previous_confidence: live.confidence,
-        utility: next.utility, reason: request.reason ?? null, tx_time: tx,
+        event_id: intent.id,
+        ns_id: ns.id,
+        node_id: request.node_id,
+        node_version: version,
+        action: request.action,
+        source_id: sourceId,
+        source_credibility: next.credibility,
+        previous_credibility: credibility,
+        confidence: next.confidence,
+        previous_confidence: live.confidence,
+        utility: next.utility,
+        reason: request.reason ?? null,
+        tx_time: tx,
       });
       core.intents.remove(intent.id);
       return { kind: 'applied', result: { node_id: request.node_id, admitted: true } };
@@ -140,7 +212,11 @@ export class FeedbackService {
   #result(eventId: string): FeedbackResult {
     const event = this.#core.feedback.event(eventId)!;
     const counters = this.#core.feedback.counters(event.node_id);
-    const explanation = applyFeedback(event.action as FeedbackAction, { confidence: event.previous_confidence, utility: event.utility, credibility: event.previous_credibility }).explanation;
+    const explanation = applyFeedback(event.action as FeedbackAction, {
+      confidence: event.previous_confidence,
+      utility: event.utility,
+      credibility: event.previous_credibility,
+    }).explanation;
     return {
       event_id: event.event_id,
       node_id: event.node_id,
@@ -182,11 +258,31 @@ export function eventView(e: FeedbackEventRow) {
   };
 }
 
-function nextCounters(prev: NodeFeedbackRow | undefined, nsId: number, nodeId: string, sourceId: string, action: FeedbackAction, tx: number): NodeFeedbackRow {
+function nextCounters(
+  prev: NodeFeedbackRow | undefined,
+  nsId: number,
+  nodeId: string,
+  sourceId: string,
+  action: FeedbackAction,
+  tx: number,
+): NodeFeedbackRow {
   const base: NodeFeedbackRow = prev ?? {
-    node_id: nodeId, ns_id: nsId, source_id: sourceId, validations: 0, refutations: 0, useful: 0, stale: 0, recall_count: 0,
-    last_recalled_at: null, first_refuted_at: null, last_refuted_at: null, first_stale_at: null, last_stale_at: null,
-    last_action: action, last_event_at: tx, flagged: 0,
+    node_id: nodeId,
+    ns_id: nsId,
+    source_id: sourceId,
+    validations: 0,
+    refutations: 0,
+    useful: 0,
+    stale: 0,
+    recall_count: 0,
+    last_recalled_at: null,
+    first_refuted_at: null,
+    last_refuted_at: null,
+    first_stale_at: null,
+    last_stale_at: null,
+    last_action: action,
+    last_event_at: tx,
+    flagged: 0,
   };
   const next = {
     ...base,

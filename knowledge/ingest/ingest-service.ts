@@ -60,9 +60,20 @@ export class IngestService {
     const claims = await this.#extractor.extract(request.text, request.max_claims ?? INGEST_MAX_CLAIMS.default);
     const nodes = [];
     for (const [index, claim] of claims.entries()) {
-      const requestId = `ingest:${createHash('sha256').update(`${documentSha256}\u0000${request.source_id}\u0000${index}\u0000${canonicalContent(claim.content)}`).digest('hex').slice(0, 40)}`;
-      const properties: Record<string, unknown> = { ...(request.properties ?? {}), ingest: { document_sha256: documentSha256, claim_index: index, model: this.#extractor.model } };
-      if (claim.subject !== undefined && claim.predicate !== undefined) Object.assign(properties, { subject: claim.subject, predicate: claim.predicate, ...(claim.object !== undefined ? { object: claim.object } : {}) });
+      const requestId = `ingest:${createHash('sha256')
+        .update(`${documentSha256}\u0000${request.source_id}\u0000${index}\u0000${canonicalContent(claim.content)}`)
+        .digest('hex')
+        .slice(0, 40)}`;
+      const properties: Record<string, unknown> = {
+        ...(request.properties ?? {}),
+        ingest: { document_sha256: documentSha256, claim_index: index, model: this.#extractor.model },
+      };
+      if (claim.subject !== undefined && claim.predicate !== undefined)
+        Object.assign(properties, {
+          subject: claim.subject,
+          predicate: claim.predicate,
+          ...(claim.object !== undefined ? { object: claim.object } : {}),
+        });
       const confidence = claim.confidence ?? request.confidence;
       const result = await this.#writes.write(tenant, nsName, {
         content: claim.content,
@@ -76,7 +87,10 @@ export class IngestService {
       nodes.push({ content: claim.content, request_id: requestId, ...result });
     }
     return {
-      document_sha256: documentSha256, extractor: this.#extractor.kind, model: this.#extractor.model, extracted: claims.length,
+      document_sha256: documentSha256,
+      extractor: this.#extractor.kind,
+      model: this.#extractor.model,
+      extracted: claims.length,
       nodes_written: nodes.filter((n) => n.admitted && n.replayed !== true && n.deduplicated !== true).length,
       edges_written: 0,
       rejected: nodes.filter((n) => !n.admitted).length,

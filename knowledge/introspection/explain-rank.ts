@@ -4,7 +4,14 @@
  */
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { DEFAULT_SOURCE_CREDIBILITY, type MemType, type NamespaceMode } from '../../domain/knowledge/modes.js';
-import { confidenceScore, recencyScore, scoreCandidate, clamp01, corroboration, type Score } from '../../domain/knowledge/scoring.js';
+import {
+  confidenceScore,
+  recencyScore,
+  scoreCandidate,
+  clamp01,
+  corroboration,
+  type Score,
+} from '../../domain/knowledge/scoring.js';
 import { cosine } from '../../domain/knowledge/vector-math.js';
 import { parseLexicalQuery, satisfiesLiterals, termCoverage } from '../../domain/knowledge/lexical-query.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
@@ -67,7 +74,8 @@ export class ExplainRankService {
   async explain(tenant: string, nsName: string, input: ExplainRankInput): Promise<ExplainRankResult> {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
-    if (input.nodeId === input.otherNodeId) throw new ValidationError('node_id and other_node_id must differ', { code: 'invalid_request' });
+    if (input.nodeId === input.otherNodeId)
+      throw new ValidationError('node_id and other_node_id must differ', { code: 'invalid_request' });
     let queryVector: Float32Array | undefined = input.vector ? Float32Array.from(input.vector) : undefined;
     if (!queryVector && input.text && core.embedder) queryVector = (await core.embedder.embed([input.text]))[0];
     const now = core.now();
@@ -88,20 +96,32 @@ export class ExplainRankService {
       winnerNodeId: winner.nodeId,
       loserNodeId: loser.nodeId,
       margin,
-      summary: margin === 0
-        ? `${winner.nodeId} and ${loser.nodeId} tie at ${winner.score.toFixed(4)}`
-        : `${winner.nodeId} outranks ${loser.nodeId} by ${margin.toFixed(4)}; the largest difference is ${decisive.factor} (${decisive.delta >= 0 === nodeWins ? '+' : '-'}${Math.abs(decisive.delta).toFixed(4)})`,
+      summary:
+        margin === 0
+          ? `${winner.nodeId} and ${loser.nodeId} tie at ${winner.score.toFixed(4)}`
+          : `${winner.nodeId} outranks ${loser.nodeId} by ${margin.toFixed(4)}; the largest difference is ${decisive.factor} (${decisive.delta >= 0 === nodeWins ? '+' : '-'}${Math.abs(decisive.delta).toFixed(4)})`,
       node: a,
       other: b,
       factors,
     };
   }
 
-  #side(ns: Namespace, id: string, input: ExplainRankInput, queryVector: Float32Array | undefined, at: number, now: number): RankSide {
+  #side(
+    ns: Namespace,
+    id: string,
+    input: ExplainRankInput,
+    queryVector: Float32Array | undefined,
+    at: number,
+    now: number,
+  ): RankSide {
     const core = this.#core;
     const node = core.nodes.node(id);
     const row: VersionRow | undefined = node && node.ns_id === ns.id ? core.nodes.visible(node.id, at, now) : undefined;
-    if (!row) throw new NotFoundError(`node ${id} does not exist (or is not valid ${at === now ? 'now' : 'at as_of'}) in namespace "${ns.name}"`, { code: 'node_not_found' });
+    if (!row)
+      throw new NotFoundError(
+        `node ${id} does not exist (or is not valid ${at === now ? 'now' : 'at as_of'}) in namespace "${ns.name}"`,
+        { code: 'node_not_found' },
+      );
     const sources = core.nodes.support(row.vid);
     const credibilities = sources.map((s) => core.credibility(ns.id, s, DEFAULT_SOURCE_CREDIBILITY));
     let similarity = 0;
@@ -112,18 +132,25 @@ export class ExplainRankService {
       const q = parseLexicalQuery(input.text);
       similarity = satisfiesLiterals(row.content, q.literals) ? termCoverage(row.content, q) : 0;
     }
-    const score = scoreCandidate({
-      similarity,
-      confidence: row.retracted === 1 ? 0 : confidenceScore(row.confidence, credibilities),
-      recency: recencyScore(at - row.valid_from, row.mem_type as MemType | null, input.scoreParams?.decay_alpha),
-      utility: row.utility,
-    }, weightsFor(input.mode ?? ns.mode, input.scoreParams));
+    const score = scoreCandidate(
+      {
+        similarity,
+        confidence: row.retracted === 1 ? 0 : confidenceScore(row.confidence, credibilities),
+        recency: recencyScore(at - row.valid_from, row.mem_type as MemType | null, input.scoreParams?.decay_alpha),
+        utility: row.utility,
+      },
+      weightsFor(input.mode ?? ns.mode, input.scoreParams),
+    );
     const links = this.#links(row.node_id, Math.min(EXPLAIN_MAX_DEPTH, Math.max(1, input.maxDepth ?? 1)), at, now);
     return {
       nodeId: row.node_id,
       score: score.score,
       scoreBreakdown: score.breakdown,
-      evidence: { compoundConfidence: clamp01(row.confidence) * corroboration(credibilities), supportCount: sources.length, links },
+      evidence: {
+        compoundConfidence: clamp01(row.confidence) * corroboration(credibilities),
+        supportCount: sources.length,
+        links,
+      },
     };
   }
 
@@ -142,7 +169,13 @@ export class ExplainRankService {
           seenEdges.add(e.id);
           const otherId = e.from_id === from ? e.to_id : e.from_id;
           const other = core.nodes.visible(otherId, at, now);
-          links.push({ nodeId: otherId, edgeId: e.id, edgeWeight: e.weight, confidence: other?.confidence ?? 0, text: other?.content ?? '' });
+          links.push({
+            nodeId: otherId,
+            edgeId: e.id,
+            edgeWeight: e.weight,
+            confidence: other?.confidence ?? 0,
+            text: other?.content ?? '',
+          });
           if (!seenNodes.has(otherId)) {
             seenNodes.add(otherId);
             next.push(otherId);
@@ -164,7 +197,13 @@ export function explainRankRest(r: ExplainRankResult) {
     evidence: {
       compound_confidence: s.evidence.compoundConfidence,
       support_count: s.evidence.supportCount,
-      links: s.evidence.links.map((l) => ({ node_id: l.nodeId, edge_id: l.edgeId, edge_weight: l.edgeWeight, confidence: l.confidence, text: l.text })),
+      links: s.evidence.links.map((l) => ({
+        node_id: l.nodeId,
+        edge_id: l.edgeId,
+        edge_weight: l.edgeWeight,
+        confidence: l.confidence,
+        text: l.text,
+      })),
     },
   });
   return {
@@ -174,6 +213,11 @@ export function explainRankRest(r: ExplainRankResult) {
     summary: r.summary,
     node: side(r.node),
     other: side(r.other),
-    factors: r.factors.map((f) => ({ factor: f.factor, node_contribution: f.nodeContribution, other_contribution: f.otherContribution, delta: f.delta })),
+    factors: r.factors.map((f) => ({
+      factor: f.factor,
+      node_contribution: f.nodeContribution,
+      other_contribution: f.otherContribution,
+      delta: f.delta,
+    })),
   };
 }

@@ -14,48 +14,252 @@ export interface Feature {
 
 /** Features this release serves. Append as capabilities land. */
 export const FEATURES: readonly Feature[] = [
-  { name: 'feature-introspection', status: 'stable', since: 'v0.1.0', description: 'Version, features, migrations and backends are discoverable over REST.' },
-  { name: 'graph-memory-write', status: 'stable', since: 'v0.1.0', description: 'Writes with source-credibility admission, conflict detection, fingerprint dedup and edges.' },
-  { name: 'bitemporal-reads', status: 'stable', since: 'v0.1.0', description: 'Nodes are versioned in valid time and transaction time; reads accept valid_at and known_at.' },
-  { name: 'hybrid-retrieval', status: 'stable', since: 'v0.1.0', description: 'Vector, multi-vector, lexical (FTS5) and graph-walk candidates fused by reciprocal rank fusion.' },
-  { name: 'weighted-ranking', status: 'stable', since: 'v0.1.0', description: 'Scores are weighted sums of similarity, confidence, recency and utility with a per-component breakdown.' },
-  { name: 'source-retraction', status: 'stable', since: 'v0.1.0', description: 'Retracting a source writes a new node version and keeps other sources\' corroboration.' },
-  { name: 'source-trust-timeline', status: 'stable', since: 'v0.1.0', description: 'Source credibility changes, retractions and feedback that changed a source form a timeline per source.' },
-  { name: 'explain-rank', status: 'stable', since: 'v0.1.0', description: 'Explains why one node outranks another, factor by factor (REST, GraphQL, admin).' },
-  { name: 'write-intent-recovery', status: 'stable', since: 'v0.1.0', description: 'Durable pending intents around every mutation; list and reconcile interrupted writes.' },
-  { name: 'graphql-search', status: 'stable', since: 'v0.1.0', description: 'GraphQL search with boolean filters over content, similarity, edges, source credibility and validity.' },
-  { name: 'openai-compatible-embedder', status: 'stable', since: 'v0.1.0', description: 'Optional OpenAI-compatible embeddings endpoint for writes and text retrieval.' },
-  { name: 'on-demand-profiling', status: 'stable', since: 'v0.1.0', description: 'CPU profiles and heap snapshots through the Node inspector on the admin listener.' },
-  { name: 'feedback-event-log', status: 'stable', since: 'v0.1.0', description: 'Validate, refute, useful and stale feedback with bounded update rules, durable intents and an append-only event log.' },
-  { name: 'claim-narrative', status: 'stable', since: 'v0.1.0', description: 'A claim told with its evidence, contradictions and a confidence explanation.' },
-  { name: 'claim-review-queue', status: 'stable', since: 'v0.1.0', description: 'Refuted, stale, low-confidence and contradictory claims derived incrementally into a prioritized review queue.' },
-  { name: 'review-workflow-persistence', status: 'stable', since: 'v0.1.0', description: 'Append-only review decisions (assignment, snooze with recheck, resolution); the latest is effective.' },
-  { name: 'source-trust-anomaly-alerts', status: 'stable', since: 'v0.1.0', description: 'Sources whose credibility fell or that were refuted repeatedly since their last label become review items.' },
-  { name: 'review-queue-filters', status: 'stable', since: 'v0.1.0', description: 'Additive queue filters: types, source, status, owner, escalation level, limit; thresholds as parameters.' },
-  { name: 'review-escalation-rules', status: 'stable', since: 'v0.1.0', description: 'Open or assigned items past escalationAfterHours escalate as review_overdue; strong anomalies escalate at once.' },
-  { name: 'review-escalation-digest', status: 'stable', since: 'v0.1.0', description: 'Escalated items grouped by owner, source, type and escalation level.' },
-  { name: 'review-escalation-digest-export', status: 'stable', since: 'v0.1.0', description: 'Durable escalation digest snapshots.' },
-  { name: 'review-handoff-feed', status: 'stable', since: 'v0.1.0', description: 'Digest snapshots polled with owner and escalation-level filters.' },
-  { name: 'review-handoff-webhook-plan', status: 'stable', since: 'v0.1.0', description: 'Signed dry-run plan of a handoff webhook; sends nothing.' },
-  { name: 'review-handoff-webhook-execution', status: 'stable', since: 'v0.1.0', description: 'Opt-in synchronous HMAC-SHA-256 signed handoff delivery with SSRF checks, a timeout and a captured response.' },
-  { name: 'review-handoff-delivery-receipts', status: 'stable', since: 'v0.1.0', description: 'Append-only receipts of every handoff delivery attempt.' },
-  { name: 'review-handoff-retry-candidates', status: 'stable', since: 'v0.1.0', description: 'Unresolved failed handoff deliveries.' },
-  { name: 'review-handoff-retry-execution', status: 'stable', since: 'v0.1.0', description: 'Explicit retries that record a new receipt and resolve the candidate on success.' },
-  { name: 'review-handoff-retry-backoff', status: 'stable', since: 'v0.1.0', description: 'Exponential retry pacing recommendations (recommendedAfter, delaySeconds, ready, reason).' },
-  { name: 'review-handoff-retry-fatigue', status: 'stable', since: 'v0.1.0', description: 'Retry fatigue per target endpoint with presets review-overdue, source-trust-anomaly and unassigned-review-overdue.' },
-  { name: 'review-worker', status: 'stable', since: 'v0.1.0', description: 'Bounded plan-or-execute review cycles with the rules or a server-configured webhook evaluator and durable run summaries.' },
-  { name: 'knowledge-gap-detection', status: 'stable', since: 'v0.1.0', description: 'Deterministic gap heuristics (refuted, contradicted, low-confidence, stale, thin topics, isolated nodes) with a coverage score (REST /gaps, GraphQL knowledgeGaps).' },
-  { name: 'knowledge-acquisition-planner', status: 'stable', since: 'v0.1.0', description: 'Research, crawl, verification and refresh tasks planned from gaps with deterministic ids within a cost budget (REST, GraphQL acquisitionPlan).' },
-  { name: 'acquisition-execution-connectors', status: 'stable', since: 'v0.1.0', description: 'Preview or execute planned tasks through an HTTP connector with SSRF checks, a timeout, an idempotency key and a per-call token that is never stored.' },
-  { name: 'acquisition-provider-connectors', status: 'preview', since: 'v0.1.0', description: 'Provider-specific connectors run as external services speaking the HTTP connector contract; none is built in.' },
-  { name: 'acquisition-connector-retry-receipts', status: 'stable', since: 'v0.1.0', description: 'Append-only receipts per connector attempt with retryable or permanent classification, retry candidates and pacing recommendations.' },
-  { name: 'acquisition-review-before-admission', status: 'stable', since: 'v0.1.0', description: 'Acquired evidence staged as durable candidates outside the graph, approved (admitted once with a stable write identity) or rejected.' },
-  { name: 'llm-extraction-ingest', status: 'stable', since: 'v0.1.0', description: 'POST /ingest extracts claims with a configured OpenAI-compatible chat endpoint and writes them durably without duplicates on re-ingest.' },
+  {
+    name: 'feature-introspection',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Version, features, migrations and backends are discoverable over REST.',
+  },
+  {
+    name: 'graph-memory-write',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Writes with source-credibility admission, conflict detection, fingerprint dedup and edges.',
+  },
+  {
+    name: 'bitemporal-reads',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Nodes are versioned in valid time and transaction time; reads accept valid_at and known_at.',
+  },
+  {
+    name: 'hybrid-retrieval',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Vector, multi-vector, lexical (FTS5) and graph-walk candidates fused by reciprocal rank fusion.',
+  },
+  {
+    name: 'weighted-ranking',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Scores are weighted sums of similarity, confidence, recency and utility with a per-component breakdown.',
+  },
+  {
+    name: 'source-retraction',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: "Retracting a source writes a new node version and keeps other sources' corroboration.",
+  },
+  {
+    name: 'source-trust-timeline',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Source credibility changes, retractions and feedback that changed a source form a timeline per source.',
+  },
+  {
+    name: 'explain-rank',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Explains why one node outranks another, factor by factor (REST, GraphQL, admin).',
+  },
+  {
+    name: 'write-intent-recovery',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Durable pending intents around every mutation; list and reconcile interrupted writes.',
+  },
+  {
+    name: 'graphql-search',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'GraphQL search with boolean filters over content, similarity, edges, source credibility and validity.',
+  },
+  {
+    name: 'openai-compatible-embedder',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Optional OpenAI-compatible embeddings endpoint for writes and text retrieval.',
+  },
+  {
+    name: 'on-demand-profiling',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'CPU profiles and heap snapshots through the Node inspector on the admin listener.',
+  },
+  {
+    name: 'feedback-event-log',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Validate, refute, useful and stale feedback with bounded update rules, durable intents and an append-only event log.',
+  },
+  {
+    name: 'claim-narrative',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'A claim told with its evidence, contradictions and a confidence explanation.',
+  },
+  {
+    name: 'claim-review-queue',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Refuted, stale, low-confidence and contradictory claims derived incrementally into a prioritized review queue.',
+  },
+  {
+    name: 'review-workflow-persistence',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Append-only review decisions (assignment, snooze with recheck, resolution); the latest is effective.',
+  },
+  {
+    name: 'source-trust-anomaly-alerts',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Sources whose credibility fell or that were refuted repeatedly since their last label become review items.',
+  },
+  {
+    name: 'review-queue-filters',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Additive queue filters: types, source, status, owner, escalation level, limit; thresholds as parameters.',
+  },
+  {
+    name: 'review-escalation-rules',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Open or assigned items past escalationAfterHours escalate as review_overdue; strong anomalies escalate at once.',
+  },
+  {
+    name: 'review-escalation-digest',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Escalated items grouped by owner, source, type and escalation level.',
+  },
+  {
+    name: 'review-escalation-digest-export',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Durable escalation digest snapshots.',
+  },
+  {
+    name: 'review-handoff-feed',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Digest snapshots polled with owner and escalation-level filters.',
+  },
+  {
+    name: 'review-handoff-webhook-plan',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Signed dry-run plan of a handoff webhook; sends nothing.',
+  },
+  {
+    name: 'review-handoff-webhook-execution',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Opt-in synchronous HMAC-SHA-256 signed handoff delivery with SSRF checks, a timeout and a captured response.',
+  },
+  {
+    name: 'review-handoff-delivery-receipts',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Append-only receipts of every handoff delivery attempt.',
+  },
+  {
+    name: 'review-handoff-retry-candidates',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Unresolved failed handoff deliveries.',
+  },
+  {
+    name: 'review-handoff-retry-execution',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Explicit retries that record a new receipt and resolve the candidate on success.',
+  },
+  {
+    name: 'review-handoff-retry-backoff',
+    status: 'stable',
+    since: 'v0.1.0',
+    description: 'Exponential retry pacing recommendations (recommendedAfter, delaySeconds, ready, reason).',
+  },
+  {
+    name: 'review-handoff-retry-fatigue',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Retry fatigue per target endpoint with presets review-overdue, source-trust-anomaly and unassigned-review-overdue.',
+  },
+  {
+    name: 'review-worker',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Bounded plan-or-execute review cycles with the rules or a server-configured webhook evaluator and durable run summaries.',
+  },
+  {
+    name: 'knowledge-gap-detection',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Deterministic gap heuristics (refuted, contradicted, low-confidence, stale, thin topics, isolated nodes) with a coverage score (REST /gaps, GraphQL knowledgeGaps).',
+  },
+  {
+    name: 'knowledge-acquisition-planner',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Research, crawl, verification and refresh tasks planned from gaps with deterministic ids within a cost budget (REST, GraphQL acquisitionPlan).',
+  },
+  {
+    name: 'acquisition-execution-connectors',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Preview or execute planned tasks through an HTTP connector with SSRF checks, a timeout, an idempotency key and a per-call token that is never stored.',
+  },
+  {
+    name: 'acquisition-provider-connectors',
+    status: 'preview',
+    since: 'v0.1.0',
+    description:
+      'Provider-specific connectors run as external services speaking the HTTP connector contract; none is built in.',
+  },
+  {
+    name: 'acquisition-connector-retry-receipts',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Append-only receipts per connector attempt with retryable or permanent classification, retry candidates and pacing recommendations.',
+  },
+  {
+    name: 'acquisition-review-before-admission',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Acquired evidence staged as durable candidates outside the graph, approved (admitted once with a stable write identity) or rejected.',
+  },
+  {
+    name: 'llm-extraction-ingest',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'POST /ingest extracts claims with a configured OpenAI-compatible chat endpoint and writes them durably without duplicates on re-ingest.',
+  },
 ];
 
 export const API_VERSION = 'v1';
 export const DOCS_VERSION = 'v1';
-export const COMPATIBILITY = 'Minor releases before 1.0 are non-breaking for the v1 API; breaking changes wait for a new API version.';
+export const COMPATIBILITY =
+  'Minor releases before 1.0 are non-breaking for the v1 API; breaking changes wait for a new API version.';
 
 export interface IntrospectionSources {
   readonly version: string;
@@ -84,7 +288,9 @@ export function versionReport(sources: IntrospectionSources) {
 
 /** The `/v1/migrations` body. */
 export function migrationsReport(sources: IntrospectionSources) {
-  return { migrations: sources.migrations().map((m) => ({ version: m.version, name: m.name, applied_at: m.appliedAt })) };
+  return {
+    migrations: sources.migrations().map((m) => ({ version: m.version, name: m.name, applied_at: m.appliedAt })),
+  };
 }
 
 /** The `/v1/backends` body: effective backends, by kind and version only. */
@@ -94,7 +300,12 @@ export function backendsReport(sources: IntrospectionSources) {
     vector: { kind: 'sqlite-vec', version: sources.vectorVersion },
     kv: { kind: 'sqlite', version: sources.sqliteVersion },
     event: { kind: 'sqlite', version: sources.sqliteVersion },
-    text: { kind: 'sqlite-fts5', version: sources.sqliteVersion, tokenizer: 'porter unicode61', thesaurus: sources.thesaurus ?? 'none' },
+    text: {
+      kind: 'sqlite-fts5',
+      version: sources.sqliteVersion,
+      tokenizer: 'porter unicode61',
+      thesaurus: sources.thesaurus ?? 'none',
+    },
     ...(sources.extractor ? { extractor: { kind: sources.extractor.kind, model: sources.extractor.model } } : {}),
   };
 }

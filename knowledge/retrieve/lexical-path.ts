@@ -6,8 +6,20 @@
  * 3. every candidate is re-scored in process: BM25 over Porter stems with per-term weights, plus a
  *    term-proximity bonus for the query's own words; similarity is that score over the best one.
  */
-import { matchExpression, parseLexicalQuery, satisfiesLiterals, type LexicalQuery, type QueryTerm } from '../../domain/knowledge/lexical-query.js';
-import { bm25, bm25UpperBound, proximity, termCounts, type WeightedTerm } from '../../domain/knowledge/lexical-scoring.js';
+import {
+  matchExpression,
+  parseLexicalQuery,
+  satisfiesLiterals,
+  type LexicalQuery,
+  type QueryTerm,
+} from '../../domain/knowledge/lexical-query.js';
+import {
+  bm25,
+  bm25UpperBound,
+  proximity,
+  termCounts,
+  type WeightedTerm,
+} from '../../domain/knowledge/lexical-scoring.js';
 import { analyze, isStopword, stem } from '../../domain/knowledge/text-analysis.js';
 import { expansionWeight, type Thesaurus } from '../../domain/knowledge/thesaurus.js';
 import type { TermStatistics } from './term-statistics.js';
@@ -62,7 +74,8 @@ export class LexicalPath {
     const selective = query.terms.filter((t) => !isCommon(t.stem));
     const common = query.terms.filter((t) => isCommon(t.stem));
     const original = weightedTerms(query, (s) => stats.idf(s));
-    const expansions = this.#thesaurus && options.expand !== false ? this.#expansions(query, original, commonLimit) : [];
+    const expansions =
+      this.#thesaurus && options.expand !== false ? this.#expansions(query, original, commonLimit) : [];
     const allTerms = [...original, ...expansions.map((e) => e.term)];
 
     const analyzed = new Map<number, Analyzed>();
@@ -102,7 +115,14 @@ export class LexicalPath {
     // Expansions find their own candidates, so that many rows matching a rare synonym cannot
     // crowd out the rows matching the user's own words (FTS5's bm25 weighs every term alike).
     if (expansions.length > 0) {
-      for (const v of collect(matchExpression(query, expansions.map((e) => e.token)), 'rank')) pool.add(v);
+      for (const v of collect(
+        matchExpression(
+          query,
+          expansions.map((e) => e.token),
+        ),
+        'rank',
+      ))
+        pool.add(v);
     }
     const scores = new Map([...pool].map((v) => [v, scoreOf(v)]));
     if (selective.length > 0 && common.length > 0) {
@@ -111,7 +131,8 @@ export class LexicalPath {
       const bound = bm25UpperBound(original.filter((w) => common.some((c) => c.stem === w.stem)));
       const clear = [...scores.values()].filter((s) => s >= bound).length;
       if (clear < candidateK) {
-        for (const v of collect(matchExpression(query, common), 'newest')) if (!scores.has(v)) scores.set(v, scoreOf(v));
+        for (const v of collect(matchExpression(query, common), 'newest'))
+          if (!scores.has(v)) scores.set(v, scoreOf(v));
       }
     }
 
@@ -127,7 +148,11 @@ export class LexicalPath {
    * strongest relation), never a stem of the query itself, a function word, a very common word or
    * a word absent from the index.
    */
-  #expansions(query: LexicalQuery, original: readonly WeightedTerm[], commonLimit: number): { term: WeightedTerm; token: QueryTerm }[] {
+  #expansions(
+    query: LexicalQuery,
+    original: readonly WeightedTerm[],
+    commonLimit: number,
+  ): { term: WeightedTerm; token: QueryTerm }[] {
     const stats = this.#stats;
     const own = new Set(original.map((t) => t.stem));
     const found = new Map<string, { term: WeightedTerm; token: QueryTerm }>();
@@ -141,7 +166,10 @@ export class LexicalPath {
         const weight = expansionWeight(e);
         const existing = found.get(s);
         if (existing && existing.term.weight >= weight) continue;
-        found.set(s, { term: { stem: s, idf: stats.idf(s), weight, group: t.stem }, token: { token: e.word, stem: s } });
+        found.set(s, {
+          term: { stem: s, idf: stats.idf(s), weight, group: t.stem },
+          token: { token: e.word, stem: s },
+        });
       }
     }
     return [...found.values()];

@@ -4,8 +4,22 @@
  * (docs/adr/0022, 0023).
  */
 import { isDomainError, ValidationError } from '../../domain/errors.js';
-import { DEFAULT_SOURCE_CREDIBILITY, DEFAULT_WEIGHTS, type MemType, defaultCandidateK, type NamespaceMode, type ScoreWeights } from '../../domain/knowledge/modes.js';
-import { confidenceScore, mergeWeights, recencyScore, scoreCandidate, clamp01, type Score } from '../../domain/knowledge/scoring.js';
+import {
+  DEFAULT_SOURCE_CREDIBILITY,
+  DEFAULT_WEIGHTS,
+  type MemType,
+  defaultCandidateK,
+  type NamespaceMode,
+  type ScoreWeights,
+} from '../../domain/knowledge/modes.js';
+import {
+  confidenceScore,
+  mergeWeights,
+  recencyScore,
+  scoreCandidate,
+  clamp01,
+  type Score,
+} from '../../domain/knowledge/scoring.js';
 import { fuseLists, type PathList } from '../../domain/knowledge/fusion.js';
 import { normalize } from '../../domain/knowledge/vector-math.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
@@ -89,14 +103,29 @@ export class RetrieveService {
     const ns = this.#core.namespace(tenant, nsName);
     let rerank: RerankOutcome | undefined;
     const ranked = await this.rank(ns, request, undefined, (outcome) => (rerank = outcome));
-    return { results: ranked.map((r) => resultItem(r, ns.name)), ...(rerank ? { rerank: { ...rerank, ...(this.#core.reranker?.model ? { model: this.#core.reranker.model } : {}) } } : {}) };
+    return {
+      results: ranked.map((r) => resultItem(r, ns.name)),
+      ...(rerank
+        ? { rerank: { ...rerank, ...(this.#core.reranker?.model ? { model: this.#core.reranker.model } : {}) } }
+        : {}),
+    };
   }
 
   /** Ranks candidates for `request` in `ns`; `mode` overrides the namespace's default weights. */
-  async rank(ns: Namespace, request: RetrieveRequest, mode?: NamespaceMode, outcome?: (rerank: RerankOutcome) => void): Promise<RankedNode[]> {
+  async rank(
+    ns: Namespace,
+    request: RetrieveRequest,
+    mode?: NamespaceMode,
+    outcome?: (rerank: RerankOutcome) => void,
+  ): Promise<RankedNode[]> {
     const core = this.#core;
-    const hasQuery = request.vector !== undefined || (request.vectors?.length ?? 0) > 0 || (request.text !== undefined && request.text.trim() !== '') || (request.seed_ids?.length ?? 0) > 0;
-    if (!hasQuery) throw new ValidationError('retrieve needs vector, vectors, text or seed_ids', { code: 'invalid_request' });
+    const hasQuery =
+      request.vector !== undefined ||
+      (request.vectors?.length ?? 0) > 0 ||
+      (request.text !== undefined && request.text.trim() !== '') ||
+      (request.seed_ids?.length ?? 0) > 0;
+    if (!hasQuery)
+      throw new ValidationError('retrieve needs vector, vectors, text or seed_ids', { code: 'invalid_request' });
     const now = core.now();
     const validAt = parseTime('valid_at', request.valid_at) ?? parseTime('as_of', request.as_of) ?? now;
     const knownAt = parseTime('known_at', request.known_at) ?? now;
@@ -108,7 +137,10 @@ export class RetrieveService {
       liveOnly: request.known_at === undefined && !includeRetracted,
       includeRetracted,
       labels: request.labels ?? [],
-      include: request.include_source_ids && request.include_source_ids.length > 0 ? new Set(request.include_source_ids) : undefined,
+      include:
+        request.include_source_ids && request.include_source_ids.length > 0
+          ? new Set(request.include_source_ids)
+          : undefined,
       exclude: new Set(request.exclude_source_ids ?? []),
     };
     const topK = request.top_k ?? 10;
@@ -118,7 +150,9 @@ export class RetrieveService {
 
     const queryVectors: { path: string; vector: Float32Array }[] = [];
     if (request.vector) queryVectors.push({ path: 'vector', vector: checkVector(request.vector) });
-    (request.vectors ?? []).forEach((v, i) => queryVectors.push({ path: 'vectors', vector: checkVector(v, `vectors[${i}]`) }));
+    (request.vectors ?? []).forEach((v, i) =>
+      queryVectors.push({ path: 'vectors', vector: checkVector(v, `vectors[${i}]`) }),
+    );
     if (request.text !== undefined && request.text.trim() !== '') {
       lists.push(this.#textPath(scope, request.text, candidateK, rows));
       if (core.embedder) {
@@ -127,7 +161,8 @@ export class RetrieveService {
       }
     }
     for (const q of queryVectors) lists.push(this.#vectorPath(scope, q.path, q.vector, candidateK, rows));
-    if (request.seed_ids && request.seed_ids.length > 0) lists.push(this.#graphPath(scope, request.seed_ids, candidateK, rows));
+    if (request.seed_ids && request.seed_ids.length > 0)
+      lists.push(this.#graphPath(scope, request.seed_ids, candidateK, rows));
 
     const fused = fuseLists(lists);
     const similarity = new Map(fused.map((f) => [f.key, f.similarity]));
@@ -135,7 +170,13 @@ export class RetrieveService {
     if (core.reranker && rerankK > 0 && fused.length > 0) {
       const pool = fused.slice(0, rerankK);
       try {
-        const scores = await core.reranker.rerank(request.text, pool.map((f) => ({ id: rows.get(Number(f.key))!.row.node_id, content: rows.get(Number(f.key))!.row.content })));
+        const scores = await core.reranker.rerank(
+          request.text,
+          pool.map((f) => ({
+            id: rows.get(Number(f.key))!.row.node_id,
+            content: rows.get(Number(f.key))!.row.content,
+          })),
+        );
         if (scores !== undefined) {
           pool.forEach((f, i) => similarity.set(f.key, clamp01(scores[i] ?? 0)));
           outcome?.({ applied: true, candidates: pool.length });
@@ -144,7 +185,12 @@ export class RetrieveService {
         }
       } catch (error) {
         // A reranker that fails must not fail retrieval: the fused similarity stands, and the answer says so.
-        outcome?.({ applied: false, candidates: 0, reason: error instanceof Error ? error.message : String(error), ...(isDomainError(error) ? { code: error.code } : {}) });
+        outcome?.({
+          applied: false,
+          candidates: 0,
+          reason: error instanceof Error ? error.message : String(error),
+          ...(isDomainError(error) ? { code: error.code } : {}),
+        });
       }
     }
     const weights = weightsFor(mode ?? ns.mode, request.score_params);
@@ -153,12 +199,19 @@ export class RetrieveService {
       const { row, sources } = rows.get(Number(f.key))!;
       const kept = sources.filter((s) => !scope.exclude.has(s));
       const credibilities = kept.map(credibility);
-      const score = scoreCandidate({
-        similarity: similarity.get(f.key) ?? 0,
-        confidence: confidenceScore(row.confidence, credibilities),
-        recency: recencyScore(validAt - row.valid_from, row.mem_type as MemType | null, request.score_params?.decay_alpha),
-        utility: row.utility,
-      }, weights);
+      const score = scoreCandidate(
+        {
+          similarity: similarity.get(f.key) ?? 0,
+          confidence: confidenceScore(row.confidence, credibilities),
+          recency: recencyScore(
+            validAt - row.valid_from,
+            row.mem_type as MemType | null,
+            request.score_params?.decay_alpha,
+          ),
+          utility: row.utility,
+        },
+        weights,
+      );
       return { row, sources: kept, credibilities, score, paths: f.paths };
     });
     ranked.sort((a, b) => b.score.score - a.score.score || a.row.vid - b.row.vid);
@@ -194,7 +247,11 @@ export class RetrieveService {
   }
 
   /** Loads rows and applies label, source, visibility and retraction filters; returns accepted vids. */
-  #accept(scope: Scope, vids: readonly number[], rows: Map<number, { row: VersionRow; sources: string[] }>): Set<number> {
+  #accept(
+    scope: Scope,
+    vids: readonly number[],
+    rows: Map<number, { row: VersionRow; sources: string[] }>,
+  ): Set<number> {
     const missing = vids.filter((v) => !rows.has(v));
     const loaded = this.#core.nodes.versions(missing);
     const support = this.#core.nodes.supportMany(missing);
@@ -207,35 +264,70 @@ export class RetrieveService {
     return ok;
   }
 
-  #vectorPath(scope: Scope, path: string, query: Float32Array, candidateK: number, rows: Map<number, { row: VersionRow; sources: string[] }>): PathList {
+  #vectorPath(
+    scope: Scope,
+    path: string,
+    query: Float32Array,
+    candidateK: number,
+    rows: Map<number, { row: VersionRow; sources: string[] }>,
+  ): PathList {
     const unit = normalize(query)!;
-    const filter = { nsId: scope.ns.id, validAt: scope.validAt, knownAt: scope.knownAt, includeRetracted: scope.includeRetracted };
+    const filter = {
+      nsId: scope.ns.id,
+      validAt: scope.validAt,
+      knownAt: scope.knownAt,
+      includeRetracted: scope.includeRetracted,
+    };
     let k = candidateK;
     for (;;) {
       const hits = this.#core.index.search(unit, k, filter);
-      const ok = this.#accept(scope, hits.map((h) => h.vid), rows);
-      const items = hits.filter((h) => ok.has(h.vid)).map((h) => ({ key: String(h.vid), similarity: clamp01(h.cosine) }));
-      if (items.length >= candidateK || hits.length < k || k >= MAX_EXPANSION) return { path, items: items.slice(0, candidateK) };
+      const ok = this.#accept(
+        scope,
+        hits.map((h) => h.vid),
+        rows,
+      );
+      const items = hits
+        .filter((h) => ok.has(h.vid))
+        .map((h) => ({ key: String(h.vid), similarity: clamp01(h.cosine) }));
+      if (items.length >= candidateK || hits.length < k || k >= MAX_EXPANSION)
+        return { path, items: items.slice(0, candidateK) };
       k = Math.min(k * 4, MAX_EXPANSION);
     }
   }
 
-  #textPath(scope: Scope, text: string, candidateK: number, rows: Map<number, { row: VersionRow; sources: string[] }>): PathList {
+  #textPath(
+    scope: Scope,
+    text: string,
+    candidateK: number,
+    rows: Map<number, { row: VersionRow; sources: string[] }>,
+  ): PathList {
     const nodes = this.#core.nodes;
-    const items = this.#lexical.search(text, { candidateK }, {
-      nsId: scope.ns.id,
-      search: (match, cap, order) => (order === 'rank' ? nodes.textSearchRanked(match, { nsId: scope.ns.id, liveOnly: scope.liveOnly }, cap) : nodes.textSearch(match, { nsId: scope.ns.id, liveOnly: scope.liveOnly }, cap)),
-      accept: (vids) => {
-        const ok = this.#accept(scope, vids, rows);
-        return vids.filter((v) => ok.has(v));
+    const items = this.#lexical.search(
+      text,
+      { candidateK },
+      {
+        nsId: scope.ns.id,
+        search: (match, cap, order) =>
+          order === 'rank'
+            ? nodes.textSearchRanked(match, { nsId: scope.ns.id, liveOnly: scope.liveOnly }, cap)
+            : nodes.textSearch(match, { nsId: scope.ns.id, liveOnly: scope.liveOnly }, cap),
+        accept: (vids) => {
+          const ok = this.#accept(scope, vids, rows);
+          return vids.filter((v) => ok.has(v));
+        },
+        content: (vid) => rows.get(vid)!.row.content,
       },
-      content: (vid) => rows.get(vid)!.row.content,
-    });
+    );
     return { path: 'text', items };
   }
 
   /** Walks edges (both directions, two hops) from the seeds; similarity is the product of edge weights, halved per extra hop. */
-  #graphPath(scope: Scope, seeds: readonly string[], candidateK: number, rows: Map<number, { row: VersionRow; sources: string[] }>): PathList {
+  #graphPath(
+    scope: Scope,
+    seeds: readonly string[],
+    candidateK: number,
+    rows: Map<number, { row: VersionRow; sources: string[] }>,
+  ): PathList {
     const core = this.#core;
     const strength = new Map<string, number>();
     const seedSet = new Set(seeds.map((s) => s.toLowerCase()));
@@ -265,8 +357,11 @@ export class RetrieveService {
       simByVid.set(row.vid, s);
     }
     const ok = this.#accept(scope, vids, rows);
-    const items = vids.filter((v) => ok.has(v)).map((v) => ({ key: String(v), similarity: simByVid.get(v)! }))
-      .sort((a, b) => b.similarity - a.similarity || Number(a.key) - Number(b.key)).slice(0, candidateK);
+    const items = vids
+      .filter((v) => ok.has(v))
+      .map((v) => ({ key: String(v), similarity: simByVid.get(v)! }))
+      .sort((a, b) => b.similarity - a.similarity || Number(a.key) - Number(b.key))
+      .slice(0, candidateK);
     return { path: 'graph', items };
   }
 }

@@ -60,7 +60,11 @@ export class DimensionIndex {
 
   #grow(): void {
     const capacity = Math.max(1024, this.#capacity * 2);
-    const grow = <T extends Float64Array | Int32Array | Uint8Array | Uint32Array | Float32Array | Uint16Array>(old: T, make: (n: number) => T, per = 1): T => {
+    const grow = <T extends Float64Array | Int32Array | Uint8Array | Uint32Array | Float32Array | Uint16Array>(
+      old: T,
+      make: (n: number) => T,
+      per = 1,
+    ): T => {
       const next = make(capacity * per);
       next.set(old);
       return next;
@@ -91,7 +95,8 @@ export class DimensionIndex {
     const base = slot * this.dims;
     for (let i = 0; i < this.dims; i++) this.#vectors[base + i] = vector[i]! / norm;
     signCode(vector, this.#codes, slot * this.#words);
-    for (let w = 0; w < PREFIX_WORDS && w < this.#words; w++) this.#prefix[slot * PREFIX_WORDS + w] = this.#codes[slot * this.#words + w]!;
+    for (let w = 0; w < PREFIX_WORDS && w < this.#words; w++)
+      this.#prefix[slot * PREFIX_WORDS + w] = this.#codes[slot * this.#words + w]!;
     this.#vids[slot] = vid;
     const open = meta.validTo >= OPEN_TIME && meta.txTo >= OPEN_TIME && !meta.retracted;
     this.#nsOpen[slot] = open ? meta.nsId : -1 - meta.nsId;
@@ -160,7 +165,14 @@ export class DimensionIndex {
           dist[i] = skip;
           continue;
         }
-      } else if (key !== closedKey || validFrom[i]! > validAt || validTo[i]! <= validAt || txFrom[i]! > knownAt || txTo[i]! <= knownAt || (!includeRetracted && retracted[i] === 1)) {
+      } else if (
+        key !== closedKey ||
+        validFrom[i]! > validAt ||
+        validTo[i]! <= validAt ||
+        txFrom[i]! > knownAt ||
+        txTo[i]! <= knownAt ||
+        (!includeRetracted && retracted[i] === 1)
+      ) {
         dist[i] = skip;
         continue;
       }

@@ -29,14 +29,29 @@ export class EscalationService {
 
   /** The digest of the escalated items at `now` within the scope. */
   build(ns: Namespace, scope: DigestScope, now: number, note?: string): EscalationDigest {
-    if (scope.escalationLevel !== undefined && !(ESCALATION_LEVELS as readonly string[]).includes(scope.escalationLevel)) {
-      throw new ValidationError(`escalation_level: "${scope.escalationLevel.slice(0, 64)}" is not one of ${ESCALATION_LEVELS.join(', ')}`, { code: 'invalid_request' });
+    if (
+      scope.escalationLevel !== undefined &&
+      !(ESCALATION_LEVELS as readonly string[]).includes(scope.escalationLevel)
+    ) {
+      throw new ValidationError(
+        `escalation_level: "${scope.escalationLevel.slice(0, 64)}" is not one of ${ESCALATION_LEVELS.join(', ')}`,
+        { code: 'invalid_request' },
+      );
     }
-    const t: ReviewThresholds = ReviewService.thresholds({ ...(scope.escalationAfterHours !== undefined ? { escalationAfterHours: scope.escalationAfterHours } : {}) });
-    const { items } = this.#review.select(ns, t, now, {
-      ...(scope.owner !== undefined ? { owner: scope.owner } : {}),
-      ...(scope.escalationLevel !== undefined ? { escalationLevel: scope.escalationLevel as EscalationLevel } : {}),
-    }, Number.MAX_SAFE_INTEGER, (_s, level) => level !== null);
+    const t: ReviewThresholds = ReviewService.thresholds({
+      ...(scope.escalationAfterHours !== undefined ? { escalationAfterHours: scope.escalationAfterHours } : {}),
+    });
+    const { items } = this.#review.select(
+      ns,
+      t,
+      now,
+      {
+        ...(scope.owner !== undefined ? { owner: scope.owner } : {}),
+        ...(scope.escalationLevel !== undefined ? { escalationLevel: scope.escalationLevel as EscalationLevel } : {}),
+      },
+      Number.MAX_SAFE_INTEGER,
+      (_s, level) => level !== null,
+    );
     return escalationDigest(items, note);
   }
 
@@ -53,11 +68,21 @@ export class EscalationService {
     const core = this.#core;
     const now = core.now();
     const digest = this.build(ns, scope, now, note);
-    return core.nodes.transaction(() => core.handoffs.insertDigest({
-      event_id: core.newId(), ns_id: ns.id, kind, owner: scope.owner ?? null, escalation_level: scope.escalationLevel ?? null,
-      escalation_after_hours: ReviewService.thresholds({ ...(scope.escalationAfterHours !== undefined ? { escalationAfterHours: scope.escalationAfterHours } : {}) }).escalationAfterHours,
-      note: note ?? null, digest: JSON.stringify(digest), created_at: core.nextTx(),
-    }));
+    return core.nodes.transaction(() =>
+      core.handoffs.insertDigest({
+        event_id: core.newId(),
+        ns_id: ns.id,
+        kind,
+        owner: scope.owner ?? null,
+        escalation_level: scope.escalationLevel ?? null,
+        escalation_after_hours: ReviewService.thresholds({
+          ...(scope.escalationAfterHours !== undefined ? { escalationAfterHours: scope.escalationAfterHours } : {}),
+        }).escalationAfterHours,
+        note: note ?? null,
+        digest: JSON.stringify(digest),
+        created_at: core.nextTx(),
+      }),
+    );
   }
 
   /** `POST /review/escalation-digests`. */
@@ -76,14 +101,25 @@ export class EscalationService {
   handoffs(tenant: string, nsName: string, owner?: string, escalationLevel?: string, limit = 100) {
     const ns = this.#core.namespace(tenant, nsName);
     if (escalationLevel !== undefined && !(ESCALATION_LEVELS as readonly string[]).includes(escalationLevel)) {
-      throw new ValidationError(`escalation_level: "${escalationLevel.slice(0, 64)}" is not one of ${ESCALATION_LEVELS.join(', ')}`, { code: 'invalid_request' });
+      throw new ValidationError(
+        `escalation_level: "${escalationLevel.slice(0, 64)}" is not one of ${ESCALATION_LEVELS.join(', ')}`,
+        { code: 'invalid_request' },
+      );
     }
     const out = [];
     for (const row of this.#core.handoffs.digests(ns.id, 1000, 0)) {
       const digest = JSON.parse(row.digest) as EscalationDigest;
-      const groups = digest.groups.filter((g) => (owner === undefined || g.owner === owner) && (escalationLevel === undefined || g.escalationLevel === escalationLevel));
+      const groups = digest.groups.filter(
+        (g) =>
+          (owner === undefined || g.owner === owner) &&
+          (escalationLevel === undefined || g.escalationLevel === escalationLevel),
+      );
       if (groups.length === 0) continue;
-      out.push({ ...snapshotView(row), total_escalated: groups.reduce((n, g) => n + g.count, 0), groups: groups.map(groupView) });
+      out.push({
+        ...snapshotView(row),
+        total_escalated: groups.reduce((n, g) => n + g.count, 0),
+        groups: groups.map(groupView),
+      });
       if (out.length >= limit) break;
     }
     return out;
@@ -93,8 +129,14 @@ export class EscalationService {
 /** REST form of a group. */
 export function groupView(g: EscalationDigest['groups'][number]) {
   return {
-    owner: g.owner, source_id: g.sourceId, type: g.type, escalation_level: g.escalationLevel, count: g.count,
-    max_priority: g.maxPriority, max_age_hours: g.maxAgeHours, review_ids: g.reviewIds,
+    owner: g.owner,
+    source_id: g.sourceId,
+    type: g.type,
+    escalation_level: g.escalationLevel,
+    count: g.count,
+    max_priority: g.maxPriority,
+    max_age_hours: g.maxAgeHours,
+    review_ids: g.reviewIds,
   };
 }
 
@@ -106,7 +148,12 @@ export function digestView(d: EscalationDigest) {
 /** REST form of a snapshot row. */
 export function snapshotView(row: DigestRow) {
   return {
-    digest_event_id: row.event_id, kind: row.kind, created_at: isoTime(row.created_at), owner: row.owner, escalation_level: row.escalation_level,
-    escalation_after_hours: row.escalation_after_hours, ...digestView(JSON.parse(row.digest) as EscalationDigest),
+    digest_event_id: row.event_id,
+    kind: row.kind,
+    created_at: isoTime(row.created_at),
+    owner: row.owner,
+    escalation_level: row.escalation_level,
+    escalation_after_hours: row.escalation_after_hours,
+    ...digestView(JSON.parse(row.digest) as EscalationDigest),
   };
 }

@@ -9,13 +9,27 @@ import { ConflictError, NotFoundError, ValidationError } from '../../domain/erro
 import { type EscalationDigest } from '../../domain/knowledge/escalation-digest.js';
 import { DEFAULT_REVIEW_THRESHOLDS } from '../../domain/knowledge/review-rules.js';
 import {
-  RETRY_FATIGUE_PRESETS, RETRY_PACING, recommendRetry, retryCandidates, retryFatigue,
-  type CandidateScope, type DeliveryAttempt, type RetryCandidate,
+  RETRY_FATIGUE_PRESETS,
+  RETRY_PACING,
+  recommendRetry,
+  retryCandidates,
+  retryFatigue,
+  type CandidateScope,
+  type DeliveryAttempt,
+  type RetryCandidate,
 } from '../../domain/knowledge/handoff-retry.js';
 import type { DigestRow, ReceiptRow } from '../../store/knowledge/handoff-store.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { groupView, type DigestScope, type EscalationService } from './escalation-service.js';
-import { ATTEMPT_HEADER, DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, sha256Hex, signBody, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
+import {
+  ATTEMPT_HEADER,
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  sha256Hex,
+  signBody,
+  type WebhookClient,
+} from '../../domain/knowledge/webhook-port.js';
 import { isoTime } from '../core/time.js';
 import { webhookDeliveryResult } from '../../domain/knowledge/knowledge-telemetry.js';
 
@@ -39,7 +53,13 @@ export interface HandoffRequest extends DigestScope {
 }
 
 /** The canonical payload bytes of a handoff of `digest` (same input, same bytes). */
-export function handoffPayload(namespace: string, eventId: string | null, createdAt: number, scope: { owner: string | null; escalationLevel: string | null; escalationAfterHours: number }, digest: EscalationDigest): string {
+export function handoffPayload(
+  namespace: string,
+  eventId: string | null,
+  createdAt: number,
+  scope: { owner: string | null; escalationLevel: string | null; escalationAfterHours: number },
+  digest: EscalationDigest,
+): string {
   return JSON.stringify({
     type: HANDOFF_EVENT,
     namespace,
@@ -55,28 +75,57 @@ export function handoffPayload(namespace: string, eventId: string | null, create
 }
 
 function payloadOf(ns: Namespace, row: DigestRow): string {
-  return handoffPayload(ns.name, row.event_id, row.created_at, { owner: row.owner, escalationLevel: row.escalation_level, escalationAfterHours: row.escalation_after_hours }, JSON.parse(row.digest) as EscalationDigest);
+  return handoffPayload(
+    ns.name,
+    row.event_id,
+    row.created_at,
+    { owner: row.owner, escalationLevel: row.escalation_level, escalationAfterHours: row.escalation_after_hours },
+    JSON.parse(row.digest) as EscalationDigest,
+  );
 }
 
 function checkSecret(secret: string): void {
-  if (secret.length < 8 || secret.length > 512) throw new ValidationError('secret: must be 8-512 characters', { code: 'invalid_request', details: { field: 'secret' } });
+  if (secret.length < 8 || secret.length > 512)
+    throw new ValidationError('secret: must be 8-512 characters', {
+      code: 'invalid_request',
+      details: { field: 'secret' },
+    });
 }
 
 function timeoutOf(ms: number | undefined): number {
   const value = ms ?? HANDOFF_TIMEOUT.defaultMs;
-  if (!Number.isInteger(value) || value < 1 || value > HANDOFF_TIMEOUT.maxMs) throw new ValidationError(`timeout_ms: must be a whole number of milliseconds from 1 to ${HANDOFF_TIMEOUT.maxMs}`, { code: 'invalid_request' });
+  if (!Number.isInteger(value) || value < 1 || value > HANDOFF_TIMEOUT.maxMs)
+    throw new ValidationError(`timeout_ms: must be a whole number of milliseconds from 1 to ${HANDOFF_TIMEOUT.maxMs}`, {
+      code: 'invalid_request',
+    });
   return value;
 }
 
 function attemptOf(r: ReceiptRow): DeliveryAttempt {
-  return { digestEventId: r.digest_event_id, targetUrl: r.target_url, success: r.success === 1, statusCode: r.status_code, payloadSha256: r.payload_sha256, error: r.error, txTime: r.tx_time };
+  return {
+    digestEventId: r.digest_event_id,
+    targetUrl: r.target_url,
+    success: r.success === 1,
+    statusCode: r.status_code,
+    payloadSha256: r.payload_sha256,
+    error: r.error,
+    txTime: r.tx_time,
+  };
 }
 
 /** REST form of a receipt. */
 export function receiptView(r: ReceiptRow) {
   return {
-    digest_event_id: r.digest_event_id, target_url: r.target_url, attempt: r.attempt, success: r.success === 1, status_code: r.status_code,
-    payload_sha256: r.payload_sha256, response_sha256: r.response_sha256, error: r.error, duration_ms: r.duration_ms, tx_time: isoTime(r.tx_time),
+    digest_event_id: r.digest_event_id,
+    target_url: r.target_url,
+    attempt: r.attempt,
+    success: r.success === 1,
+    status_code: r.status_code,
+    payload_sha256: r.payload_sha256,
+    response_sha256: r.response_sha256,
+    error: r.error,
+    duration_ms: r.duration_ms,
+    tx_time: isoTime(r.tx_time),
   };
 }
 
@@ -104,7 +153,17 @@ export class HandoffService {
     const target = await this.#check(request.targetUrl);
     const now = core.now();
     const digest = this.#escalations.build(ns, request, now);
-    const payload = handoffPayload(ns.name, null, now, { owner: request.owner ?? null, escalationLevel: request.escalationLevel ?? null, escalationAfterHours: request.escalationAfterHours ?? DEFAULT_REVIEW_THRESHOLDS.escalationAfterHours }, digest);
+    const payload = handoffPayload(
+      ns.name,
+      null,
+      now,
+      {
+        owner: request.owner ?? null,
+        escalationLevel: request.escalationLevel ?? null,
+        escalationAfterHours: request.escalationAfterHours ?? DEFAULT_REVIEW_THRESHOLDS.escalationAfterHours,
+      },
+      digest,
+    );
     return {
       target_url: target.url.toString(),
       dry_run: true,
@@ -129,13 +188,30 @@ export class HandoffService {
     const target = await this.#check(request.targetUrl);
     if (!request.execute) {
       const plan = await this.plan(tenant, nsName, request);
-      return { target_url: plan.target_url, dry_run: true, executed: false, status_code: null, response_body: null, error: null, payload_sha256: plan.payload_sha256, digest_event_id: null, receipt: null };
+      return {
+        target_url: plan.target_url,
+        dry_run: true,
+        executed: false,
+        status_code: null,
+        response_body: null,
+        error: null,
+        payload_sha256: plan.payload_sha256,
+        digest_event_id: null,
+        receipt: null,
+      };
     }
     const row = this.#escalations.record(ns, request, undefined, 'handoff');
     const receipt = await this.#send(ns, row, target.url.toString(), request.secret, timeoutMs, 1);
     return {
-      target_url: receipt.target_url, dry_run: false, executed: true, status_code: receipt.status_code, response_body: receipt.response_body,
-      error: receipt.error, payload_sha256: receipt.payload_sha256, digest_event_id: row.event_id, receipt: receiptView(receipt.row),
+      target_url: receipt.target_url,
+      dry_run: false,
+      executed: true,
+      status_code: receipt.status_code,
+      response_body: receipt.response_body,
+      error: receipt.error,
+      payload_sha256: receipt.payload_sha256,
+      digest_event_id: row.event_id,
+      receipt: receiptView(receipt.row),
     };
   }
 
@@ -143,18 +219,41 @@ export class HandoffService {
     const core = this.#core;
     const target = await this.#check(targetUrl);
     const payload = payloadOf(ns, row);
-    const outcome = await this.#webhooks.postJson(target, payload, {
-      [SIGNATURE_HEADER]: signBody(secret, payload),
-      [EVENT_HEADER]: HANDOFF_EVENT,
-      [DELIVERY_HEADER]: row.event_id,
-      [ATTEMPT_HEADER]: String(attempt),
-    }, timeoutMs);
+    const outcome = await this.#webhooks.postJson(
+      target,
+      payload,
+      {
+        [SIGNATURE_HEADER]: signBody(secret, payload),
+        [EVENT_HEADER]: HANDOFF_EVENT,
+        [DELIVERY_HEADER]: row.event_id,
+        [ATTEMPT_HEADER]: String(attempt),
+      },
+      timeoutMs,
+    );
     core.telemetry.webhookDelivery(webhookDeliveryResult(outcome.success, attempt, RETRY_PACING.maxAttempts));
-    const receipt = core.nodes.transaction(() => core.handoffs.insertReceipt({
-      ns_id: ns.id, digest_event_id: row.event_id, target_url: targetUrl, attempt, success: outcome.success ? 1 : 0, status_code: outcome.statusCode,
-      payload_sha256: sha256Hex(payload), response_sha256: outcome.responseSha256, error: outcome.error, duration_ms: outcome.durationMs, tx_time: core.nextTx(),
-    }));
-    return { row: receipt, target_url: targetUrl, status_code: outcome.statusCode, response_body: outcome.responseBody, error: outcome.error, payload_sha256: receipt.payload_sha256 };
+    const receipt = core.nodes.transaction(() =>
+      core.handoffs.insertReceipt({
+        ns_id: ns.id,
+        digest_event_id: row.event_id,
+        target_url: targetUrl,
+        attempt,
+        success: outcome.success ? 1 : 0,
+        status_code: outcome.statusCode,
+        payload_sha256: sha256Hex(payload),
+        response_sha256: outcome.responseSha256,
+        error: outcome.error,
+        duration_ms: outcome.durationMs,
+        tx_time: core.nextTx(),
+      }),
+    );
+    return {
+      row: receipt,
+      target_url: targetUrl,
+      status_code: outcome.statusCode,
+      response_body: outcome.responseBody,
+      error: outcome.error,
+      payload_sha256: receipt.payload_sha256,
+    };
   }
 
   /** Receipts, oldest first. */
@@ -180,17 +279,33 @@ export class HandoffService {
     const now = core.now();
     return this.#candidates(ns).map((c) => {
       const r = recommendRetry(c, now);
-      return { digest_event_id: r.digestEventId, target_url: r.targetUrl, attempts: r.attempts, recommended_after: isoTime(r.recommendedAfter), delay_seconds: r.delaySeconds, ready: r.ready, reason: r.reason };
+      return {
+        digest_event_id: r.digestEventId,
+        target_url: r.targetUrl,
+        attempts: r.attempts,
+        recommended_after: isoTime(r.recommendedAfter),
+        delay_seconds: r.delaySeconds,
+        ready: r.ready,
+        reason: r.reason,
+      };
     });
   }
 
   /** Fatigue per target, optionally narrowed by a preset, an owner and an escalation level (additive). */
-  retryFatigue(tenant: string, nsName: string, filter: { preset?: string | undefined; owner?: string | undefined; escalationLevel?: string | undefined }) {
+  retryFatigue(
+    tenant: string,
+    nsName: string,
+    filter: { preset?: string | undefined; owner?: string | undefined; escalationLevel?: string | undefined },
+  ) {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
-    const preset = filter.preset === undefined ? undefined : RETRY_FATIGUE_PRESETS.find((p) => p.name === filter.preset);
+    const preset =
+      filter.preset === undefined ? undefined : RETRY_FATIGUE_PRESETS.find((p) => p.name === filter.preset);
     if (filter.preset !== undefined && !preset) {
-      throw new ValidationError(`preset: "${filter.preset.slice(0, 64)}" is not one of ${RETRY_FATIGUE_PRESETS.map((p) => p.name).join(', ')}`, { code: 'invalid_request' });
+      throw new ValidationError(
+        `preset: "${filter.preset.slice(0, 64)}" is not one of ${RETRY_FATIGUE_PRESETS.map((p) => p.name).join(', ')}`,
+        { code: 'invalid_request' },
+      );
     }
     const owner = filter.owner ?? preset?.owner;
     const level = filter.escalationLevel ?? preset?.escalation_level;
@@ -200,45 +315,97 @@ export class HandoffService {
       if (!s) {
         const row = core.handoffs.digest(ns.id, c.digestEventId);
         const groups = row ? (JSON.parse(row.digest) as EscalationDigest).groups : [];
-        s = { owners: [...new Set(groups.map((g) => g.owner))].sort(), escalationLevels: [...new Set(groups.map((g) => g.escalationLevel as string))].sort() };
+        s = {
+          owners: [...new Set(groups.map((g) => g.owner))].sort(),
+          escalationLevels: [...new Set(groups.map((g) => g.escalationLevel as string))].sort(),
+        };
         scopes.set(c.digestEventId, s);
       }
       return s;
     };
-    const candidates = this.#candidates(ns).filter((c) => (owner === undefined || scope(c).owners.includes(owner)) && (level === undefined || scope(c).escalationLevels.includes(level)));
+    const candidates = this.#candidates(ns).filter(
+      (c) =>
+        (owner === undefined || scope(c).owners.includes(owner)) &&
+        (level === undefined || scope(c).escalationLevels.includes(level)),
+    );
     return {
       preset: preset?.name ?? null,
       owner: owner ?? null,
       escalation_level: level ?? null,
       presets: RETRY_FATIGUE_PRESETS,
       targets: retryFatigue(candidates, scope, core.now()).map((f) => ({
-        target_url: f.targetUrl, candidates: f.candidates, total_attempts: f.totalAttempts, ready: f.ready, waiting: f.waiting,
-        status_families: f.statusFamilies, owners: f.owners, escalation_levels: f.escalationLevels.map((e) => ({ escalation_level: e.escalationLevel, count: e.count })),
-        last_status_code: f.lastStatusCode, last_error: f.lastError,
+        target_url: f.targetUrl,
+        candidates: f.candidates,
+        total_attempts: f.totalAttempts,
+        ready: f.ready,
+        waiting: f.waiting,
+        status_families: f.statusFamilies,
+        owners: f.owners,
+        escalation_levels: f.escalationLevels.map((e) => ({ escalation_level: e.escalationLevel, count: e.count })),
+        last_status_code: f.lastStatusCode,
+        last_error: f.lastError,
       })),
     };
   }
 
   /** Retries one candidate explicitly (execute must be true): resends the recorded payload and records a new receipt. */
-  async retry(tenant: string, nsName: string, request: { digestEventId: string; targetUrl: string; secret: string; execute: boolean; timeoutMs?: number | undefined }) {
+  async retry(
+    tenant: string,
+    nsName: string,
+    request: {
+      digestEventId: string;
+      targetUrl: string;
+      secret: string;
+      execute: boolean;
+      timeoutMs?: number | undefined;
+    },
+  ) {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
-    if (request.execute !== true) throw new ValidationError('execute: must be true to retry a delivery (retries are explicit and always send)', { code: 'execute_required' });
+    if (request.execute !== true)
+      throw new ValidationError('execute: must be true to retry a delivery (retries are explicit and always send)', {
+        code: 'execute_required',
+      });
     checkSecret(request.secret);
     const timeoutMs = timeoutOf(request.timeoutMs);
-    const candidate = this.#candidates(ns).find((c) => c.digestEventId === request.digestEventId && c.targetUrl === request.targetUrl);
-    if (!candidate) throw new NotFoundError(`no unresolved failed delivery of digest ${request.digestEventId} to ${request.targetUrl}`, { code: 'retry_candidate_not_found' });
+    const candidate = this.#candidates(ns).find(
+      (c) => c.digestEventId === request.digestEventId && c.targetUrl === request.targetUrl,
+    );
+    if (!candidate)
+      throw new NotFoundError(
+        `no unresolved failed delivery of digest ${request.digestEventId} to ${request.targetUrl}`,
+        { code: 'retry_candidate_not_found' },
+      );
     const row = core.handoffs.digest(ns.id, candidate.digestEventId);
     if (!row) throw new NotFoundError(`digest ${candidate.digestEventId} does not exist`, { code: 'digest_not_found' });
-    if (sha256Hex(payloadOf(ns, row)) !== candidate.payloadSha256) throw new ConflictError(`digest ${row.event_id} no longer renders the payload that failed`, { code: 'payload_changed' });
+    if (sha256Hex(payloadOf(ns, row)) !== candidate.payloadSha256)
+      throw new ConflictError(`digest ${row.event_id} no longer renders the payload that failed`, {
+        code: 'payload_changed',
+      });
     const receipt = await this.#send(ns, row, candidate.targetUrl, request.secret, timeoutMs, candidate.attempts + 1);
     return {
-      target_url: receipt.target_url, dry_run: false, executed: true, status_code: receipt.status_code, response_body: receipt.response_body, error: receipt.error,
-      payload_sha256: receipt.payload_sha256, digest_event_id: row.event_id, resolved: receipt.row.success === 1, receipt: receiptView(receipt.row),
+      target_url: receipt.target_url,
+      dry_run: false,
+      executed: true,
+      status_code: receipt.status_code,
+      response_body: receipt.response_body,
+      error: receipt.error,
+      payload_sha256: receipt.payload_sha256,
+      digest_event_id: row.event_id,
+      resolved: receipt.row.success === 1,
+      receipt: receiptView(receipt.row),
     };
   }
 }
 
 function candidateView(c: RetryCandidate) {
-  return { digest_event_id: c.digestEventId, target_url: c.targetUrl, attempts: c.attempts, last_status_code: c.lastStatusCode, payload_sha256: c.payloadSha256, last_error: c.lastError, last_attempt_at: isoTime(c.lastAttemptAt) };
+  return {
+    digest_event_id: c.digestEventId,
+    target_url: c.targetUrl,
+    attempts: c.attempts,
+    last_status_code: c.lastStatusCode,
+    payload_sha256: c.payloadSha256,
+    last_error: c.lastError,
+    last_attempt_at: isoTime(c.lastAttemptAt),
+  };
 }

@@ -5,8 +5,15 @@
  * re-derive), so a read after a change costs the change, not the namespace (docs/adr/0031).
  */
 import {
-  compareReviewItems, contradictionSignals, feedbackSignals, lowConfidenceSignals, sourceAnomalySignal,
-  type FlaggedNode, type LiveClaim, type ReviewSignal, type ReviewThresholds,
+  compareReviewItems,
+  contradictionSignals,
+  feedbackSignals,
+  lowConfidenceSignals,
+  sourceAnomalySignal,
+  type FlaggedNode,
+  type LiveClaim,
+  type ReviewSignal,
+  type ReviewThresholds,
 } from '../../domain/knowledge/review-rules.js';
 import { OPEN_TIME } from '../../store/knowledge/rows.js';
 import type { FlaggedNodeRow, LiveVersionBrief, ReviewStore } from '../../store/knowledge/review-store.js';
@@ -21,10 +28,24 @@ interface Cursors {
 /** Above this many changed nodes a full rebuild is cheaper than replaying them one by one. */
 const REBUILD_ABOVE = 2000;
 
-const claimOf = (r: LiveVersionBrief): LiveClaim => ({ nodeId: r.node_id, confidence: r.confidence, txFrom: r.tx_from, sourceId: r.source_id, claimKey: r.claim_key, claimValue: r.claim_value });
+const claimOf = (r: LiveVersionBrief): LiveClaim => ({
+  nodeId: r.node_id,
+  confidence: r.confidence,
+  txFrom: r.tx_from,
+  sourceId: r.source_id,
+  claimKey: r.claim_key,
+  claimValue: r.claim_value,
+});
 const flaggedOf = (f: FlaggedNodeRow, confidence: number | null): FlaggedNode => ({
-  nodeId: f.node_id, sourceId: f.source_id, refutations: f.refutations, stale: f.stale, firstRefutedAt: f.first_refuted_at,
-  lastRefutedAt: f.last_refuted_at, firstStaleAt: f.first_stale_at, lastStaleAt: f.last_stale_at, confidence,
+  nodeId: f.node_id,
+  sourceId: f.source_id,
+  refutations: f.refutations,
+  stale: f.stale,
+  firstRefutedAt: f.first_refuted_at,
+  lastRefutedAt: f.last_refuted_at,
+  firstStaleAt: f.first_stale_at,
+  lastStaleAt: f.last_stale_at,
+  confidence,
 });
 
 /** The signals of one namespace, kept current. */
@@ -54,8 +75,17 @@ export class ReviewIndex {
     const cursors = this.#store.cursors();
     if (this.#sorted === undefined || now >= this.#expiresAt) {
       this.#rebuild(now, cursors);
-    } else if (cursors.vid !== this.#cursors.vid || cursors.feedbackId !== this.#cursors.feedbackId || cursors.trustId !== this.#cursors.trustId) {
-      const changes = this.#store.changesSince(this.#nsId, this.#cursors.vid, this.#cursors.feedbackId, this.#cursors.trustId);
+    } else if (
+      cursors.vid !== this.#cursors.vid ||
+      cursors.feedbackId !== this.#cursors.feedbackId ||
+      cursors.trustId !== this.#cursors.trustId
+    ) {
+      const changes = this.#store.changesSince(
+        this.#nsId,
+        this.#cursors.vid,
+        this.#cursors.feedbackId,
+        this.#cursors.trustId,
+      );
       if (changes.nodes.size > REBUILD_ABOVE) this.#rebuild(now, cursors);
       else this.#apply(changes.nodes, changes.sources, now, cursors);
     }
@@ -78,7 +108,8 @@ export class ReviewIndex {
     const covered = new Set(flagged.map((f) => f.node_id));
     const low = store.lowConfidence(this.#nsId, this.#t.lowConfidenceThreshold, now);
     this.#expiresAt = store.nextValidityBoundary(this.#nsId, now);
-    for (const s of lowConfidenceSignals(low.map(claimOf), this.#t.lowConfidenceThreshold, covered)) this.#signals.set(s.id, s);
+    for (const s of lowConfidenceSignals(low.map(claimOf), this.#t.lowConfidenceThreshold, covered))
+      this.#signals.set(s.id, s);
     for (const s of contradictionSignals(store.contradictions(this.#nsId, now).map(claimOf))) {
       this.#signals.set(s.id, s);
       const key = store.claimKeyOf(s.nodeId);
@@ -109,14 +140,23 @@ export class ReviewIndex {
       if (!live) continue;
       const counters = this.#store.flaggedNode(nodeId);
       if (counters) for (const s of feedbackSignals([flaggedOf(counters, live.confidence)])) add(s);
-      for (const s of lowConfidenceSignals([claimOf(live)], this.#t.lowConfidenceThreshold, counters ? new Set([nodeId]) : new Set())) add(s);
+      for (const s of lowConfidenceSignals(
+        [claimOf(live)],
+        this.#t.lowConfidenceThreshold,
+        counters ? new Set([nodeId]) : new Set(),
+      ))
+        add(s);
     }
     if (nodes.size > 0) this.#expiresAt = this.#store.nextValidityBoundary(this.#nsId, now);
     for (const key of keys) {
       for (const id of this.#byClaim.get(key) ?? []) remove(id);
       const group = contradictionSignals(this.#store.claimGroup(this.#nsId, key, now).map(claimOf));
       for (const s of group) add(s);
-      if (group.length > 0) this.#byClaim.set(key, group.map((s) => s.id));
+      if (group.length > 0)
+        this.#byClaim.set(
+          key,
+          group.map((s) => s.id),
+        );
       else this.#byClaim.delete(key);
     }
     for (const source of sources) {
@@ -136,7 +176,13 @@ export class ReviewIndex {
 
   /** Re-derives a source's anomaly; returns the new signal, if any. */
   #source(sourceId: string): ReviewSignal | undefined {
-    const timeline = this.#store.trustOf(this.#nsId, sourceId).map((p) => ({ nodeId: p.node_id, action: p.action, credibility: p.credibility, previous: p.previous, txTime: p.tx_time }));
+    const timeline = this.#store.trustOf(this.#nsId, sourceId).map((p) => ({
+      nodeId: p.node_id,
+      action: p.action,
+      credibility: p.credibility,
+      previous: p.previous,
+      txTime: p.tx_time,
+    }));
     const anomaly = sourceAnomalySignal(sourceId, timeline, this.#t);
     if (!anomaly) {
       this.#bySource.delete(sourceId);

@@ -8,8 +8,20 @@
  */
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import {
-  DEFAULT_REVIEW_THRESHOLDS, REVIEW_TYPES, UNASSIGNED, compareReviewItems, effectiveStatus, escalationLevelOf, matchesSignal, reviewItemState,
-  type DecisionState, type ReviewFilters, type ReviewItemState, type ReviewSignal, type ReviewStatus, type ReviewThresholds,
+  DEFAULT_REVIEW_THRESHOLDS,
+  REVIEW_TYPES,
+  UNASSIGNED,
+  compareReviewItems,
+  effectiveStatus,
+  escalationLevelOf,
+  matchesSignal,
+  reviewItemState,
+  type DecisionState,
+  type ReviewFilters,
+  type ReviewItemState,
+  type ReviewSignal,
+  type ReviewStatus,
+  type ReviewThresholds,
 } from '../../domain/knowledge/review-rules.js';
 import type { ReviewDecisionRow } from '../../store/knowledge/review-store.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
@@ -53,7 +65,9 @@ export interface ReviewItemView {
   readonly escalation_age_hours: number;
 }
 
-const REVIEW_ID = new RegExp(`^(${REVIEW_TYPES.join('|')}):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`);
+const REVIEW_ID = new RegExp(
+  `^(${REVIEW_TYPES.join('|')}):([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$`,
+);
 
 /** Most review indexes kept in memory at once. */
 const MAX_INDEXES = 16;
@@ -69,9 +83,16 @@ export class ReviewService {
 
   /** Thresholds with defaults filled and ranges checked. */
   static thresholds(input: Partial<ReviewThresholds> = {}): ReviewThresholds {
-    const t = { ...DEFAULT_REVIEW_THRESHOLDS, ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== null)) };
+    const t = {
+      ...DEFAULT_REVIEW_THRESHOLDS,
+      ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined && v !== null)),
+    };
     const check = (name: string, value: number, min: number, max: number) => {
-      if (!Number.isFinite(value) || value < min || value > max) throw new ValidationError(`${name}: ${value} must be between ${min} and ${max}`, { code: 'invalid_request', details: { field: name } });
+      if (!Number.isFinite(value) || value < min || value > max)
+        throw new ValidationError(`${name}: ${value} must be between ${min} and ${max}`, {
+          code: 'invalid_request',
+          details: { field: name },
+        });
     };
     check('lowConfidenceThreshold', t.lowConfidenceThreshold, 0, 1);
     check('sourceTrustDropThreshold', t.sourceTrustDropThreshold, 0, 1);
@@ -94,7 +115,11 @@ export class ReviewService {
   /** Full index rebuilds of one namespace's default-threshold index (for tests and metrics). */
   rebuildsOf(ns: Namespace): number {
     const t = ReviewService.thresholds();
-    return this.#indexes.get(`${ns.id}|${t.lowConfidenceThreshold}|${t.sourceTrustDropThreshold}|${t.sourceRefutationThreshold}`)?.rebuilds ?? 0;
+    return (
+      this.#indexes.get(
+        `${ns.id}|${t.lowConfidenceThreshold}|${t.sourceTrustDropThreshold}|${t.sourceRefutationThreshold}`,
+      )?.rebuilds ?? 0
+    );
   }
 
   /**
@@ -119,7 +144,14 @@ export class ReviewService {
    * that matched. Only the returned items are materialized; the rest cost a map lookup and a few
    * comparisons each.
    */
-  select(ns: Namespace, t: ReviewThresholds, now: number, filters: ReviewFilters, limit: number, keep?: (s: ReviewSignal, level: string | null) => boolean): { total: number; items: ReviewItemState[] } {
+  select(
+    ns: Namespace,
+    t: ReviewThresholds,
+    now: number,
+    filters: ReviewFilters,
+    limit: number,
+    keep?: (s: ReviewSignal, level: string | null) => boolean,
+  ): { total: number; items: ReviewItemState[] } {
     const decisions = new Map<string, DecisionState>();
     for (const [id, row] of this.#core.review.latestDecisions(ns.id)) decisions.set(id, decisionState(row));
     const items: ReviewItemState[] = [];
@@ -172,10 +204,27 @@ export class ReviewService {
   views(items: readonly ReviewItemState[]): ReviewItemView[] {
     const texts = this.#core.review.texts([...new Set(items.map((i) => i.nodeId))]);
     return items.map((i) => ({
-      id: i.id, type: i.type, priority: i.priority, reason: i.reason, node_id: i.nodeId, node_ids: i.nodeIds, source_id: i.sourceId, action: i.action,
-      text: texts.get(i.nodeId)?.content ?? '', created_at: isoTime(i.createdAt), suggested_action: i.suggestedAction, confidence: i.confidence,
-      status: i.status, owner: i.owner, decision: i.decision, note: i.note, reviewed_at: i.reviewedAt === null ? null : isoTime(i.reviewedAt),
-      escalated: i.escalated, escalation_level: i.escalationLevel, escalation_reason: i.escalationReason, escalation_age_hours: i.escalationAgeHours,
+      id: i.id,
+      type: i.type,
+      priority: i.priority,
+      reason: i.reason,
+      node_id: i.nodeId,
+      node_ids: i.nodeIds,
+      source_id: i.sourceId,
+      action: i.action,
+      text: texts.get(i.nodeId)?.content ?? '',
+      created_at: isoTime(i.createdAt),
+      suggested_action: i.suggestedAction,
+      confidence: i.confidence,
+      status: i.status,
+      owner: i.owner,
+      decision: i.decision,
+      note: i.note,
+      reviewed_at: i.reviewedAt === null ? null : isoTime(i.reviewedAt),
+      escalated: i.escalated,
+      escalation_level: i.escalationLevel,
+      escalation_reason: i.escalationReason,
+      escalation_age_hours: i.escalationAgeHours,
     }));
   }
 
@@ -184,22 +233,42 @@ export class ReviewService {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
     const match = REVIEW_ID.exec(request.review_id.toLowerCase());
-    if (!match) throw new ValidationError(`review_id: "${request.review_id.slice(0, 200)}" is not <type>:<node uuid> with type one of ${REVIEW_TYPES.join(', ')}`, { code: 'invalid_review_id' });
+    if (!match)
+      throw new ValidationError(
+        `review_id: "${request.review_id.slice(0, 200)}" is not <type>:<node uuid> with type one of ${REVIEW_TYPES.join(', ')}`,
+        { code: 'invalid_review_id' },
+      );
     const reviewId = request.review_id.toLowerCase();
     const node = core.nodes.node(match[2]!);
-    if (!node || node.ns_id !== ns.id) throw new NotFoundError(`review item ${reviewId}: node ${match[2]} does not exist in namespace "${ns.name}"`, { code: 'review_item_not_found' });
-    if (request.owner === UNASSIGNED) throw new ValidationError(`owner: "${UNASSIGNED}" is reserved for items nobody owns; send null to unassign`, { code: 'invalid_owner' });
+    if (!node || node.ns_id !== ns.id)
+      throw new NotFoundError(`review item ${reviewId}: node ${match[2]} does not exist in namespace "${ns.name}"`, {
+        code: 'review_item_not_found',
+      });
+    if (request.owner === UNASSIGNED)
+      throw new ValidationError(`owner: "${UNASSIGNED}" is reserved for items nobody owns; send null to unassign`, {
+        code: 'invalid_owner',
+      });
     const recheckAt = parseTime('recheck_at', request.recheck_at ?? undefined) ?? null;
-    if (request.status === 'snoozed' && recheckAt === null) throw new ValidationError('recheck_at: is required when status is snoozed', { code: 'recheck_required' });
+    if (request.status === 'snoozed' && recheckAt === null)
+      throw new ValidationError('recheck_at: is required when status is snoozed', { code: 'recheck_required' });
     return core.nodes.transaction(() => {
       const previous = core.review.decisionsOf(ns.id, reviewId).at(-1);
       const owner = request.owner === undefined ? (previous?.owner ?? null) : request.owner;
       if (request.status === 'assigned' && owner === null && request.decision == null) {
-        throw new ValidationError('owner: an assignment needs an owner (or a decision such as needs_evidence)', { code: 'owner_required' });
+        throw new ValidationError('owner: an assignment needs an owner (or a decision such as needs_evidence)', {
+          code: 'owner_required',
+        });
       }
       const row = core.review.insertDecision({
-        ns_id: ns.id, review_id: reviewId, status: request.status, owner, decision: request.decision ?? null, note: request.note ?? null,
-        recheck_at: recheckAt, actor: request.actor ?? null, tx_time: core.nextTx(),
+        ns_id: ns.id,
+        review_id: reviewId,
+        status: request.status,
+        owner,
+        decision: request.decision ?? null,
+        note: request.note ?? null,
+        recheck_at: recheckAt,
+        actor: request.actor ?? null,
+        tx_time: core.nextTx(),
       });
       return decisionView(row);
     });
@@ -208,20 +277,36 @@ export class ReviewService {
   /** Decision history, oldest first (optionally of one review id). */
   decisions(tenant: string, nsName: string, reviewId?: string, limit = 1000, offset = 0) {
     const ns = this.#core.namespace(tenant, nsName);
-    const rows = reviewId === undefined ? this.#core.review.decisions(ns.id, limit, offset) : this.#core.review.decisionsOf(ns.id, reviewId.toLowerCase()).slice(offset, offset + limit);
+    const rows =
+      reviewId === undefined
+        ? this.#core.review.decisions(ns.id, limit, offset)
+        : this.#core.review.decisionsOf(ns.id, reviewId.toLowerCase()).slice(offset, offset + limit);
     return rows.map(decisionView);
   }
 }
 
 function decisionState(row: ReviewDecisionRow): DecisionState {
-  return { status: row.status as ReviewStatus, owner: row.owner, decision: row.decision, note: row.note, recheckAt: row.recheck_at, txTime: row.tx_time };
+  return {
+    status: row.status as ReviewStatus,
+    owner: row.owner,
+    decision: row.decision,
+    note: row.note,
+    recheckAt: row.recheck_at,
+    txTime: row.tx_time,
+  };
 }
 
 /** The REST view of a decision. */
 export function decisionView(row: ReviewDecisionRow) {
   return {
-    review_id: row.review_id, status: row.status, owner: row.owner, decision: row.decision, note: row.note,
-    recheck_at: row.recheck_at === null ? null : isoTime(row.recheck_at), actor: row.actor, tx_time: isoTime(row.tx_time),
+    review_id: row.review_id,
+    status: row.status,
+    owner: row.owner,
+    decision: row.decision,
+    note: row.note,
+    recheck_at: row.recheck_at === null ? null : isoTime(row.recheck_at),
+    actor: row.actor,
+    tx_time: isoTime(row.tx_time),
   };
 }
 

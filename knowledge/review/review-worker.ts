@@ -13,7 +13,13 @@ import type { WorkerRunRow } from '../../store/knowledge/handoff-store.js';
 import type { KnowledgeState } from '../core/knowledge-state.js';
 import type { FeedbackService } from '../feedback/feedback-service.js';
 import { ReviewService } from './review-service.js';
-import { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signBody, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
+import {
+  DELIVERY_HEADER,
+  EVENT_HEADER,
+  SIGNATURE_HEADER,
+  signBody,
+  type WebhookClient,
+} from '../../domain/knowledge/webhook-port.js';
 import { isoTime } from '../core/time.js';
 
 /** Owner recorded on items the worker is working on. */
@@ -54,7 +60,11 @@ export interface WorkerStep {
   feedback_event_id?: string;
 }
 
-const FEEDBACK_OF: Partial<Record<ReviewAction, 'validate' | 'refute' | 'stale'>> = { validate: 'validate', refute: 'refute', mark_stale: 'stale' };
+const FEEDBACK_OF: Partial<Record<ReviewAction, 'validate' | 'refute' | 'stale'>> = {
+  validate: 'validate',
+  refute: 'refute',
+  mark_stale: 'stale',
+};
 
 /** Runs review cycles. */
 export class ReviewWorker {
@@ -76,17 +86,32 @@ export class ReviewWorker {
     const ns = core.namespace(tenant, nsName);
     const execute = request.execute ?? false;
     const limit = request.limit ?? 20;
-    if (!Number.isInteger(limit) || limit < 1 || limit > WORKER_MAX_LIMIT) throw new ValidationError(`limit: must be 1-${WORKER_MAX_LIMIT}`, { code: 'invalid_request' });
+    if (!Number.isInteger(limit) || limit < 1 || limit > WORKER_MAX_LIMIT)
+      throw new ValidationError(`limit: must be 1-${WORKER_MAX_LIMIT}`, { code: 'invalid_request' });
     const evaluator = request.evaluator ?? 'rules';
-    if (evaluator === 'webhook' && (this.#options.webhookUrl === undefined || this.#options.webhookSecret === undefined)) {
-      throw new ConflictError('evaluator webhook: SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL and SVC_KNOWLEDGE_REVIEW_WEBHOOK_SECRET are not configured', { code: 'evaluator_not_configured' });
+    if (
+      evaluator === 'webhook' &&
+      (this.#options.webhookUrl === undefined || this.#options.webhookSecret === undefined)
+    ) {
+      throw new ConflictError(
+        'evaluator webhook: SVC_KNOWLEDGE_REVIEW_WEBHOOK_URL and SVC_KNOWLEDGE_REVIEW_WEBHOOK_SECRET are not configured',
+        { code: 'evaluator_not_configured' },
+      );
     }
     const allowed = new Set<string>(request.allowed_actions ?? DEFAULT_ALLOWED_ACTIONS);
     const runId = core.newId();
     const startedAt = core.nextTx();
     core.handoffs.insertRun({
-      run_id: runId, ns_id: ns.id, execute: execute ? 1 : 0, evaluator, item_limit: limit, allowed_actions: JSON.stringify([...allowed].sort()),
-      status: 'running', summary: '{}', started_at: startedAt, finished_at: null,
+      run_id: runId,
+      ns_id: ns.id,
+      execute: execute ? 1 : 0,
+      evaluator,
+      item_limit: limit,
+      allowed_actions: JSON.stringify([...allowed].sort()),
+      status: 'running',
+      summary: '{}',
+      started_at: startedAt,
+      finished_at: null,
     });
     const now = core.now();
     const t = ReviewService.thresholds();
@@ -95,10 +120,19 @@ export class ReviewWorker {
     let status = 'completed';
     let error: string | undefined;
     try {
-      const proposals = evaluator === 'rules' ? new Map(items.map((i) => [i.id, { action: i.suggestedAction, note: `rules: ${i.reason}` }])) : await this.#askWebhook(ns.name, items);
+      const proposals =
+        evaluator === 'rules'
+          ? new Map(items.map((i) => [i.id, { action: i.suggestedAction, note: `rules: ${i.reason}` }]))
+          : await this.#askWebhook(ns.name, items);
       for (const item of items) {
         const proposal = proposals.get(item.id);
-        const step: WorkerStep = { review_id: item.id, type: item.type, node_id: item.nodeId, action: proposal?.action ?? null, outcome: 'planned' };
+        const step: WorkerStep = {
+          review_id: item.id,
+          type: item.type,
+          node_id: item.nodeId,
+          action: proposal?.action ?? null,
+          outcome: 'planned',
+        };
         steps.push(step);
         if (!proposal || !(REVIEW_ACTIONS as readonly string[]).includes(proposal.action)) {
           step.outcome = 'skipped';
@@ -111,7 +145,14 @@ export class ReviewWorker {
           continue;
         }
         if (!execute) continue;
-        await this.#apply(tenant, ns.name, item, proposal.action as ReviewAction, `review worker run ${runId}: ${proposal.note ?? ''}`.trim(), step);
+        await this.#apply(
+          tenant,
+          ns.name,
+          item,
+          proposal.action as ReviewAction,
+          `review worker run ${runId}: ${proposal.note ?? ''}`.trim(),
+          step,
+        );
       }
       if (!execute) status = 'planned';
       else if (steps.some((s) => s.outcome === 'failed')) status = 'completed_with_failures';
@@ -121,20 +162,53 @@ export class ReviewWorker {
     }
     const count = (o: WorkerStep['outcome']) => steps.filter((s) => s.outcome === o).length;
     const summary = {
-      considered: items.length, planned: count('planned'), applied: count('applied'), skipped: count('skipped'), failed: count('failed'),
-      ...(error !== undefined ? { error } : {}), steps,
+      considered: items.length,
+      planned: count('planned'),
+      applied: count('applied'),
+      skipped: count('skipped'),
+      failed: count('failed'),
+      ...(error !== undefined ? { error } : {}),
+      steps,
     };
     const finishedAt = core.nextTx();
     core.handoffs.finishRun(runId, status, JSON.stringify(summary), finishedAt);
     return runView({
-      id: 0, run_id: runId, ns_id: ns.id, execute: execute ? 1 : 0, evaluator, item_limit: limit, allowed_actions: JSON.stringify([...allowed].sort()),
-      status, summary: JSON.stringify(summary), started_at: startedAt, finished_at: finishedAt,
+      id: 0,
+      run_id: runId,
+      ns_id: ns.id,
+      execute: execute ? 1 : 0,
+      evaluator,
+      item_limit: limit,
+      allowed_actions: JSON.stringify([...allowed].sort()),
+      status,
+      summary: JSON.stringify(summary),
+      started_at: startedAt,
+      finished_at: finishedAt,
     });
   }
 
-  async #apply(tenant: string, nsName: string, item: ReviewItemState, action: ReviewAction, note: string, step: WorkerStep): Promise<void> {
-    const decide = (status: 'assigned' | 'snoozed' | 'resolved', owner: string | null, extra: { recheck_at?: string } = {}) =>
-      this.#review.decide(tenant, nsName, { review_id: item.id, status, owner, decision: action, note, actor: WORKER_OWNER, ...extra });
+  async #apply(
+    tenant: string,
+    nsName: string,
+    item: ReviewItemState,
+    action: ReviewAction,
+    note: string,
+    step: WorkerStep,
+  ): Promise<void> {
+    const decide = (
+      status: 'assigned' | 'snoozed' | 'resolved',
+      owner: string | null,
+      extra: { recheck_at?: string } = {},
+    ) =>
+      this.#review.decide(tenant, nsName, {
+        review_id: item.id,
+        status,
+        owner,
+        decision: action,
+        note,
+        actor: WORKER_OWNER,
+        ...extra,
+      });
     try {
       decide('assigned', WORKER_OWNER);
     } catch (e) {
@@ -164,7 +238,10 @@ export class ReviewWorker {
     }
   }
 
-  async #askWebhook(namespace: string, items: readonly ReviewItemState[]): Promise<Map<string, { action: string; note?: string }>> {
+  async #askWebhook(
+    namespace: string,
+    items: readonly ReviewItemState[],
+  ): Promise<Map<string, { action: string; note?: string }>> {
     const url = this.#options.webhookUrl!;
     const secret = this.#options.webhookSecret!;
     const target = await this.#options.webhooks.checkTarget(url);
@@ -174,7 +251,16 @@ export class ReviewWorker {
       items: this.#review.views(items),
       allowed_actions: REVIEW_ACTIONS,
     });
-    const outcome = await this.#options.webhooks.postJson(target, body, { [SIGNATURE_HEADER]: signBody(secret, body), [EVENT_HEADER]: 'review.evaluate', [DELIVERY_HEADER]: this.#core.newId() }, this.#options.webhookTimeoutMs ?? 10_000);
+    const outcome = await this.#options.webhooks.postJson(
+      target,
+      body,
+      {
+        [SIGNATURE_HEADER]: signBody(secret, body),
+        [EVENT_HEADER]: 'review.evaluate',
+        [DELIVERY_HEADER]: this.#core.newId(),
+      },
+      this.#options.webhookTimeoutMs ?? 10_000,
+    );
     if (!outcome.success) throw new Error(`evaluator webhook failed: ${outcome.error ?? outcome.statusCode}`);
     let parsed: unknown;
     try {
@@ -186,7 +272,11 @@ export class ReviewWorker {
     if (!Array.isArray(decisions)) throw new Error('evaluator webhook answer lacks a decisions array');
     const out = new Map<string, { action: string; note?: string }>();
     for (const d of decisions as { review_id?: unknown; action?: unknown; note?: unknown }[]) {
-      if (typeof d?.review_id === 'string' && typeof d.action === 'string') out.set(d.review_id, { action: d.action, ...(typeof d.note === 'string' ? { note: d.note.slice(0, 2000) } : {}) });
+      if (typeof d?.review_id === 'string' && typeof d.action === 'string')
+        out.set(d.review_id, {
+          action: d.action,
+          ...(typeof d.note === 'string' ? { note: d.note.slice(0, 2000) } : {}),
+        });
     }
     return out;
   }
@@ -201,8 +291,14 @@ export class ReviewWorker {
 /** REST form of a run. */
 export function runView(r: WorkerRunRow) {
   return {
-    run_id: r.run_id, execute: r.execute === 1, evaluator: r.evaluator, limit: r.item_limit, allowed_actions: JSON.parse(r.allowed_actions) as string[],
-    status: r.status, started_at: isoTime(r.started_at), finished_at: r.finished_at === null ? null : isoTime(r.finished_at),
+    run_id: r.run_id,
+    execute: r.execute === 1,
+    evaluator: r.evaluator,
+    limit: r.item_limit,
+    allowed_actions: JSON.parse(r.allowed_actions) as string[],
+    status: r.status,
+    started_at: isoTime(r.started_at),
+    finished_at: r.finished_at === null ? null : isoTime(r.finished_at),
     ...(JSON.parse(r.summary) as Record<string, unknown>),
   };
 }

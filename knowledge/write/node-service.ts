@@ -47,7 +47,12 @@ export class NodeService {
    * The node version visible at `valid_at` (default now) as known at `known_at` (default now), its
    * outgoing edges, and with `history` every version row.
    */
-  get(tenant: string, nsName: string, id: string, query: { valid_at?: string; known_at?: string; history?: boolean } = {}) {
+  get(
+    tenant: string,
+    nsName: string,
+    id: string,
+    query: { valid_at?: string; known_at?: string; history?: boolean } = {},
+  ) {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
     const node = this.#nodeIn(ns, id);
@@ -56,7 +61,10 @@ export class NodeService {
     const known = parseTime('known_at', query.known_at) ?? now;
     const row = core.nodes.visible(node.id, valid, known);
     if (!row) {
-      throw new NotFoundError(`node ${id} has no version valid at ${new Date(valid).toISOString()} as known at ${new Date(known).toISOString()}`, { code: 'node_not_visible' });
+      throw new NotFoundError(
+        `node ${id} has no version valid at ${new Date(valid).toISOString()} as known at ${new Date(known).toISOString()}`,
+        { code: 'node_not_visible' },
+      );
     }
     const view: NodeView & Record<string, unknown> = {
       ...nodeView(row, ns.name, core.nodes.support(row.vid)),
@@ -80,9 +88,14 @@ export class NodeService {
     const ns = core.namespace(tenant, nsName);
     const node = this.#nodeIn(ns, id);
     const effectiveAt = parseTime('effective_at', request.effective_at) ?? core.now();
-    const supported = core.nodes.current(node.id).some((v) => v.valid_to > effectiveAt && core.nodes.support(v.vid).includes(request.source_id));
+    const supported = core.nodes
+      .current(node.id)
+      .some((v) => v.valid_to > effectiveAt && core.nodes.support(v.vid).includes(request.source_id));
     if (!supported) {
-      throw new NotFoundError(`source "${request.source_id}" does not support node ${node.id} at or after ${new Date(effectiveAt).toISOString()}`, { code: 'support_not_found' });
+      throw new NotFoundError(
+        `source "${request.source_id}" does not support node ${node.id} at or after ${new Date(effectiveAt).toISOString()}`,
+        { code: 'support_not_found' },
+      );
     }
     const intent: IntentRow = {
       id: core.newId(),
@@ -104,11 +117,14 @@ export class NodeService {
         throw error;
       }
       core.intents.recordFailure(intent.id, error instanceof Error ? error.message : String(error));
-      throw new UnavailableError('the retraction did not complete; it is recorded as a pending intent: inspect GET /recovery/pending and reconcile', {
-        code: 'write_pending',
-        details: { pending_intent_id: intent.id },
-        cause: error,
-      });
+      throw new UnavailableError(
+        'the retraction did not complete; it is recorded as a pending intent: inspect GET /recovery/pending and reconcile',
+        {
+          code: 'write_pending',
+          details: { pending_intent_id: intent.id },
+          cause: error,
+        },
+      );
     }
   }
 
@@ -121,7 +137,11 @@ export class NodeService {
       if (replay && !core.intents.get(intent.id)) return { kind: 'already_applied', nodeId: payload.nodeId };
       const current = core.nodes.current(payload.nodeId);
       if (replay && current.some((v) => v.tx_from > intent.created_at)) {
-        return { kind: 'conflict', reason: `node ${payload.nodeId} changed after this intent was recorded`, nodeId: payload.nodeId };
+        return {
+          kind: 'conflict',
+          reason: `node ${payload.nodeId} changed after this intent was recorded`,
+          nodeId: payload.nodeId,
+        };
       }
       const tx = core.nextTx();
       const at = payload.effectiveAt;
@@ -134,17 +154,41 @@ export class NodeService {
         if (row.valid_from < at) {
           this.#writes.supersede(row, { valid_to: at, change: 'retract-split' }, support, tx, indexOps);
           const { vid: _v, version: _n, ...base } = row;
-          const suffix = core.nodes.insertVersion({ ...base, valid_from: at, valid_to: row.valid_to, tx_from: tx, tx_to: OPEN_TIME, retracted: remaining.length === 0 ? 1 : 0, change: 'retract-source' }, remaining);
+          const suffix = core.nodes.insertVersion(
+            {
+              ...base,
+              valid_from: at,
+              valid_to: row.valid_to,
+              tx_from: tx,
+              tx_to: OPEN_TIME,
+              retracted: remaining.length === 0 ? 1 : 0,
+              change: 'retract-source',
+            },
+            remaining,
+          );
           if (row.dims !== null) {
             const vector = core.vectors.get(row.dims, row.vid);
             if (vector) {
-              const meta = { nsId: suffix.ns_id, validFrom: suffix.valid_from, validTo: suffix.valid_to, txFrom: tx, txTo: OPEN_TIME, retracted: suffix.retracted === 1 };
+              const meta = {
+                nsId: suffix.ns_id,
+                validFrom: suffix.valid_from,
+                validTo: suffix.valid_to,
+                txFrom: tx,
+                txTo: OPEN_TIME,
+                retracted: suffix.retracted === 1,
+              };
               core.vectors.insert(suffix.vid, vector, meta);
               indexOps.push(() => core.index.add(suffix.vid, vector, meta));
             }
           }
         } else {
-          this.#writes.supersede(row, { retracted: remaining.length === 0 ? 1 : 0, change: 'retract-source' }, remaining, tx, indexOps);
+          this.#writes.supersede(
+            row,
+            { retracted: remaining.length === 0 ? 1 : 0, change: 'retract-source' },
+            remaining,
+            tx,
+            indexOps,
+          );
         }
       }
       if (touched === 0 && replay) {
@@ -174,9 +218,21 @@ export class NodeService {
     const ns = core.namespace(tenant, nsName);
     const from = this.#nodeIn(ns, id);
     const to = core.nodes.node(request.to);
-    if (!to || to.ns_id !== ns.id) throw new ValidationError(`to: node ${request.to} does not exist in namespace "${ns.name}"`, { code: 'edge_target_not_found' });
+    if (!to || to.ns_id !== ns.id)
+      throw new ValidationError(`to: node ${request.to} does not exist in namespace "${ns.name}"`, {
+        code: 'edge_target_not_found',
+      });
     if (to.id === from.id) throw new ConflictError('an edge cannot point from a node to itself', { code: 'self_edge' });
-    const edge = { id: core.newId(), ns_id: ns.id, from_id: from.id, to_id: to.id, type: request.type, weight: request.weight ?? 1, tx_from: core.nextTx(), tx_to: OPEN_TIME };
+    const edge = {
+      id: core.newId(),
+      ns_id: ns.id,
+      from_id: from.id,
+      to_id: to.id,
+      type: request.type,
+      weight: request.weight ?? 1,
+      tx_from: core.nextTx(),
+      tx_to: OPEN_TIME,
+    };
     core.edges.insert(edge);
     return edgeView(edge);
   }

@@ -85,13 +85,25 @@ export class RecoveryService {
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         core.intents.recordFailure(intent.id, message);
-        steps.push({ intent_id: intent.id, kind: intent.kind, node_id: intent.node_id, action: 'failed', detail: message });
+        steps.push({
+          intent_id: intent.id,
+          kind: intent.kind,
+          node_id: intent.node_id,
+          action: 'failed',
+          detail: message,
+        });
         stopped = true;
         break;
       }
       if (outcome.kind === 'conflict') {
         core.intents.recordFailure(intent.id, outcome.reason);
-        steps.push({ intent_id: intent.id, kind: intent.kind, node_id: intent.node_id, action: 'conflict', detail: outcome.reason });
+        steps.push({
+          intent_id: intent.id,
+          kind: intent.kind,
+          node_id: intent.node_id,
+          action: 'conflict',
+          detail: outcome.reason,
+        });
         stopped = true;
         break;
       }

@@ -30,10 +30,24 @@ export class SourceService {
       const credibility = request.credibility ?? previous?.credibility ?? DEFAULT_SOURCE_CREDIBILITY;
       const labels = [...new Set(request.labels ?? (previous ? (JSON.parse(previous.labels) as string[]) : []))].sort();
       const tx = core.nextTx();
-      core.sources.upsert({ ns_id: ns.id, source_id: request.source_id, credibility, labels: JSON.stringify(labels), updated_at: tx });
+      core.sources.upsert({
+        ns_id: ns.id,
+        source_id: request.source_id,
+        credibility,
+        labels: JSON.stringify(labels),
+        updated_at: tx,
+      });
       const before = previous?.credibility ?? DEFAULT_SOURCE_CREDIBILITY;
       if (previous === undefined || before !== credibility) {
-        core.sources.appendTrust(ns.id, { source_id: request.source_id, node_id: null, action: 'label', credibility, previous: before, reason: request.reason ?? null, tx_time: tx });
+        core.sources.appendTrust(ns.id, {
+          source_id: request.source_id,
+          node_id: null,
+          action: 'label',
+          credibility,
+          previous: before,
+          reason: request.reason ?? null,
+          tx_time: tx,
+        });
       }
       return { source_id: request.source_id, labels, credibility, updated_at: isoTime(tx) };
     });

@@ -4,7 +4,13 @@
  */
 import { createHash } from 'node:crypto';
 import { ConflictError, isCallerError, UnavailableError, ValidationError } from '../../domain/errors.js';
-import { CREDIBILITY_FLOOR, DEFAULT_CONFIDENCE, DEFAULT_SOURCE_CREDIBILITY, type MemType, type NamespaceMode } from '../../domain/knowledge/modes.js';
+import {
+  CREDIBILITY_FLOOR,
+  DEFAULT_CONFIDENCE,
+  DEFAULT_SOURCE_CREDIBILITY,
+  type MemType,
+  type NamespaceMode,
+} from '../../domain/knowledge/modes.js';
 import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
 import { MAX_DIMENSIONS } from '../../store/knowledge/vector-tables.js';
 import { OPEN_TIME, type IntentRow, type VersionRow } from '../../store/knowledge/rows.js';
@@ -67,10 +73,14 @@ export type ApplyOutcome =
   | { readonly kind: 'conflict'; readonly reason: string; readonly nodeId?: string };
 
 /** Claim key of a node: `properties.subject` and `properties.predicate`, when both are strings. */
-export function claimOf(properties: Record<string, unknown> | undefined, content: string): { key: string; value: string } | undefined {
+export function claimOf(
+  properties: Record<string, unknown> | undefined,
+  content: string,
+): { key: string; value: string } | undefined {
   const subject = properties?.subject;
   const predicate = properties?.predicate;
-  if (typeof subject !== 'string' || typeof predicate !== 'string' || subject.trim() === '' || predicate.trim() === '') return undefined;
+  if (typeof subject !== 'string' || typeof predicate !== 'string' || subject.trim() === '' || predicate.trim() === '')
+    return undefined;
   const object = properties?.object;
   const value = object === undefined ? content : typeof object === 'string' ? object : JSON.stringify(object);
   return { key: `${canonicalContent(subject)}\u241f${canonicalContent(predicate)}`, value: canonicalContent(value) };
@@ -92,7 +102,9 @@ export class WriteService {
   /** Admits (or rejects) and stores one write; durable before it returns. */
   async write(tenant: string, nsName: string, input: WriteRequest): Promise<WriteResult> {
     const core = this.#core;
-    const request: WriteRequest = input.edges ? { ...input, edges: input.edges.map((e) => ({ ...e, to: e.to.toLowerCase() })) } : input;
+    const request: WriteRequest = input.edges
+      ? { ...input, edges: input.edges.map((e) => ({ ...e, to: e.to.toLowerCase() })) }
+      : input;
     if (request.dedup === true && request.skip_dedup === true) {
       throw new ValidationError('dedup and skip_dedup cannot both be true', { code: 'invalid_request' });
     }
@@ -108,7 +120,11 @@ export class WriteService {
     const credibility = core.credibility(ns.id, request.source_id, DEFAULT_SOURCE_CREDIBILITY);
     if (credibility < CREDIBILITY_FLOOR) {
       core.telemetry.admissionRejected('low_credibility');
-      return { node_id: NIL_UUID, admitted: false, reason: `source "${request.source_id}" has credibility ${credibility}, below the admission floor ${CREDIBILITY_FLOOR}` };
+      return {
+        node_id: NIL_UUID,
+        admitted: false,
+        reason: `source "${request.source_id}" has credibility ${credibility}, below the admission floor ${CREDIBILITY_FLOOR}`,
+      };
     }
     this.#checkEdges(ns, request.edges ?? []);
     const intent: IntentRow = {
@@ -147,11 +163,14 @@ export class WriteService {
         throw error;
       }
       core.intents.recordFailure(intent.id, error instanceof Error ? error.message : String(error));
-      throw new UnavailableError('the write did not complete; it is recorded as a pending intent: inspect GET /recovery/pending and reconcile before resubmitting', {
-        code: 'write_pending',
-        details: { pending_intent_id: intent.id },
-        cause: error,
-      });
+      throw new UnavailableError(
+        'the write did not complete; it is recorded as a pending intent: inspect GET /recovery/pending and reconcile before resubmitting',
+        {
+          code: 'write_pending',
+          details: { pending_intent_id: intent.id },
+          cause: error,
+        },
+      );
     }
   }
 
@@ -159,7 +178,10 @@ export class WriteService {
     edges.forEach((edge, i) => {
       const target = this.#core.nodes.node(edge.to);
       if (!target || target.ns_id !== ns.id) {
-        throw new ValidationError(`edges[${i}].to: node ${edge.to} does not exist in namespace "${ns.name}"`, { code: 'edge_target_not_found', details: { path: `edges[${i}].to` } });
+        throw new ValidationError(`edges[${i}].to: node ${edge.to} does not exist in namespace "${ns.name}"`, {
+          code: 'edge_target_not_found',
+          details: { path: `edges[${i}].to` },
+        });
       }
     });
   }
@@ -180,16 +202,24 @@ export class WriteService {
         core.intents.remove(intent.id);
         return { kind: 'already_applied', nodeId };
       }
-      const earlier = request.request_id === undefined ? undefined : core.nodes.nodeByRequest(ns.id, request.request_id);
+      const earlier =
+        request.request_id === undefined ? undefined : core.nodes.nodeByRequest(ns.id, request.request_id);
       if (earlier !== undefined) {
         // A concurrent or resubmitted write with the same request_id landed first.
         core.intents.remove(intent.id);
-        return replay ? { kind: 'already_applied', nodeId: earlier } : { kind: 'applied', result: { node_id: earlier, admitted: true, replayed: true } };
+        return replay
+          ? { kind: 'already_applied', nodeId: earlier }
+          : { kind: 'applied', result: { node_id: earlier, admitted: true, replayed: true } };
       }
       const fingerprint = fingerprintOf(request.content);
       if (replay) {
         const later = core.nodes.laterWithFingerprint(ns.id, fingerprint, intent.created_at);
-        if (later !== undefined) return { kind: 'conflict', reason: `node ${later} with the same content was written after this intent`, nodeId: later };
+        if (later !== undefined)
+          return {
+            kind: 'conflict',
+            reason: `node ${later} with the same content was written after this intent`,
+            nodeId: later,
+          };
         for (const edge of request.edges ?? []) {
           if (!core.nodes.node(edge.to)) return { kind: 'conflict', reason: `edge target ${edge.to} no longer exists` };
         }
@@ -207,44 +237,73 @@ export class WriteService {
       const validFrom = parseTime('valid_from', request.valid_from) ?? tx;
       const claim = claimOf(request.properties, request.content);
       const conflicts = claim
-        ? [...new Set(core.nodes.byClaim(ns.id, claim.key, validFrom).filter((v) => v.claim_value !== claim.value).map((v) => v.node_id))]
+        ? [
+            ...new Set(
+              core.nodes
+                .byClaim(ns.id, claim.key, validFrom)
+                .filter((v) => v.claim_value !== claim.value)
+                .map((v) => v.node_id),
+            ),
+          ]
         : [];
       core.nodes.createNode(nodeId, ns.id, request.request_id ?? null, tx);
       const vector = payload.vector ? Float32Array.from(payload.vector) : undefined;
-      const row = core.nodes.insertVersion({
-        node_id: nodeId,
-        ns_id: ns.id,
-        content: request.content,
-        labels: JSON.stringify([...new Set(request.labels ?? [])].sort()),
-        properties: JSON.stringify(request.properties ?? {}),
-        confidence: request.confidence ?? DEFAULT_CONFIDENCE,
-        utility: 0,
-        mem_type: request.mem_type ?? null,
-        model_id: request.model_id ?? (vector && !request.vector ? (core.embedder?.model ?? null) : null),
-        fingerprint,
-        claim_key: claim?.key ?? null,
-        claim_value: claim?.value ?? null,
-        dims: vector?.length ?? null,
-        valid_from: validFrom,
-        valid_to: OPEN_TIME,
-        tx_from: tx,
-        tx_to: OPEN_TIME,
-        retracted: 0,
-        change: 'create',
-      }, [request.source_id]);
+      const row = core.nodes.insertVersion(
+        {
+          node_id: nodeId,
+          ns_id: ns.id,
+          content: request.content,
+          labels: JSON.stringify([...new Set(request.labels ?? [])].sort()),
+          properties: JSON.stringify(request.properties ?? {}),
+          confidence: request.confidence ?? DEFAULT_CONFIDENCE,
+          utility: 0,
+          mem_type: request.mem_type ?? null,
+          model_id: request.model_id ?? (vector && !request.vector ? (core.embedder?.model ?? null) : null),
+          fingerprint,
+          claim_key: claim?.key ?? null,
+          claim_value: claim?.value ?? null,
+          dims: vector?.length ?? null,
+          valid_from: validFrom,
+          valid_to: OPEN_TIME,
+          tx_from: tx,
+          tx_to: OPEN_TIME,
+          retracted: 0,
+          change: 'create',
+        },
+        [request.source_id],
+      );
       if (vector) this.#storeVector(row, vector, indexOps);
       for (const edge of request.edges ?? []) {
-        core.edges.insert({ id: core.newId(), ns_id: ns.id, from_id: nodeId, to_id: edge.to, type: edge.type, weight: edge.weight ?? 1, tx_from: tx, tx_to: OPEN_TIME });
+        core.edges.insert({
+          id: core.newId(),
+          ns_id: ns.id,
+          from_id: nodeId,
+          to_id: edge.to,
+          type: edge.type,
+          weight: edge.weight ?? 1,
+          tx_from: tx,
+          tx_to: OPEN_TIME,
+        });
       }
       core.intents.remove(intent.id);
-      return { kind: 'applied', result: { node_id: nodeId, admitted: true, ...(conflicts.length > 0 ? { conflict_ids: conflicts } : {}) } };
+      return {
+        kind: 'applied',
+        result: { node_id: nodeId, admitted: true, ...(conflicts.length > 0 ? { conflict_ids: conflicts } : {}) },
+      };
     });
     for (const op of indexOps) op();
     return outcome;
   }
 
   #storeVector(row: VersionRow, vector: Float32Array, indexOps: (() => void)[]): void {
-    const meta = { nsId: row.ns_id, validFrom: row.valid_from, validTo: row.valid_to, txFrom: row.tx_from, txTo: row.tx_to, retracted: row.retracted === 1 };
+    const meta = {
+      nsId: row.ns_id,
+      validFrom: row.valid_from,
+      validTo: row.valid_to,
+      txFrom: row.tx_from,
+      txTo: row.tx_to,
+      retracted: row.retracted === 1,
+    };
     this.#core.vectors.insert(row.vid, vector, meta);
     indexOps.push(() => this.#core.index.add(row.vid, vector, meta));
   }
@@ -253,9 +312,18 @@ export class WriteService {
    * Supersedes a version: closes it in transaction time and writes a successor with the given
    * changes (same vector). Index updates run after commit through `indexOps`.
    */
-  supersede(old: VersionRow, changes: Partial<VersionRow>, sources: readonly string[], tx: number, indexOps: (() => void)[]): VersionRow {
+  supersede(
+    old: VersionRow,
+    changes: Partial<VersionRow>,
+    sources: readonly string[],
+    tx: number,
+    indexOps: (() => void)[],
+  ): VersionRow {
     const core = this.#core;
-    if (!core.nodes.closeVersion(old.vid, tx)) throw new ConflictError(`node ${old.node_id} version ${old.version} changed concurrently`, { code: 'concurrent_change' });
+    if (!core.nodes.closeVersion(old.vid, tx))
+      throw new ConflictError(`node ${old.node_id} version ${old.version} changed concurrently`, {
+        code: 'concurrent_change',
+      });
     const { vid: _vid, version: _version, ...rest } = old;
     const row = core.nodes.insertVersion({ ...rest, ...changes, tx_from: tx, tx_to: OPEN_TIME }, sources);
     if (old.dims !== null) {
@@ -280,11 +348,14 @@ export class WriteService {
 /** Validates a caller vector: finite numbers, not all zero, at most MAX_DIMENSIONS. */
 export function checkVector(values: readonly number[], field = 'vector'): Float32Array {
   if (values.length === 0 || values.length > MAX_DIMENSIONS) {
-    throw new ValidationError(`${field}: must have 1-${MAX_DIMENSIONS} dimensions, has ${values.length}`, { code: 'invalid_vector' });
+    throw new ValidationError(`${field}: must have 1-${MAX_DIMENSIONS} dimensions, has ${values.length}`, {
+      code: 'invalid_vector',
+    });
   }
   let nonZero = false;
   for (const x of values) {
-    if (typeof x !== 'number' || !Number.isFinite(x)) throw new ValidationError(`${field}: every component must be a finite number`, { code: 'invalid_vector' });
+    if (typeof x !== 'number' || !Number.isFinite(x))
+      throw new ValidationError(`${field}: every component must be a finite number`, { code: 'invalid_vector' });
     if (x !== 0) nonZero = true;
   }
   if (!nonZero) throw new ValidationError(`${field}: a zero vector has no direction`, { code: 'invalid_vector' });

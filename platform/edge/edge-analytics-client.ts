@@ -41,21 +41,34 @@ export const HOURLY_REQUESTS_QUERY = `query HourlyRequests($zoneTag: string!, $s
 }`;
 
 /** Asks for hourly counts of `hostnames` within `window`. */
-export async function fetchHourlyCounts(options: EdgeAnalyticsOptions, window: SyncWindow, hostnames: readonly string[]): Promise<HourlyCount[]> {
+export async function fetchHourlyCounts(
+  options: EdgeAnalyticsOptions,
+  window: SyncWindow,
+  hostnames: readonly string[],
+): Promise<HourlyCount[]> {
   const url = `${options.apiUrl.replace(/\/+$/, '')}/graphql`;
   let response: Response;
   try {
     response = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${options.apiToken}` },
-      body: JSON.stringify({ query: HOURLY_REQUESTS_QUERY, variables: { zoneTag: options.zoneId, start: window.start, end: window.end, hosts: [...hostnames] } }),
+      body: JSON.stringify({
+        query: HOURLY_REQUESTS_QUERY,
+        variables: { zoneTag: options.zoneId, start: window.start, end: window.end, hosts: [...hostnames] },
+      }),
       signal: AbortSignal.timeout(options.timeoutMs ?? 15_000),
     });
   } catch (error) {
-    throw new UnavailableError(`edge analytics: request failed: ${(error as Error).message}`, { code: 'edge_analytics_unavailable' });
+    throw new UnavailableError(`edge analytics: request failed: ${(error as Error).message}`, {
+      code: 'edge_analytics_unavailable',
+    });
   }
   const text = await response.text();
-  if (!response.ok) throw new UnavailableError(`edge analytics: HTTP ${response.status}`, { code: 'edge_analytics_unavailable', details: { status: response.status } });
+  if (!response.ok)
+    throw new UnavailableError(`edge analytics: HTTP ${response.status}`, {
+      code: 'edge_analytics_unavailable',
+      details: { status: response.status },
+    });
   let body: any;
   try {
     body = JSON.parse(text);
@@ -63,7 +76,9 @@ export async function fetchHourlyCounts(options: EdgeAnalyticsOptions, window: S
     throw new UnavailableError('edge analytics: the response is not JSON', { code: 'edge_analytics_unavailable' });
   }
   if (Array.isArray(body?.errors) && body.errors.length > 0) {
-    throw new UnavailableError(`edge analytics: ${String(body.errors[0]?.message ?? 'query failed')}`, { code: 'edge_analytics_unavailable' });
+    throw new UnavailableError(`edge analytics: ${String(body.errors[0]?.message ?? 'query failed')}`, {
+      code: 'edge_analytics_unavailable',
+    });
   }
   const groups = body?.data?.viewer?.zones?.[0]?.httpRequestsAdaptiveGroups;
   if (!Array.isArray(groups)) return [];
@@ -72,7 +87,14 @@ export async function fetchHourlyCounts(options: EdgeAnalyticsOptions, window: S
     const hostname = g?.dimensions?.clientRequestHTTPHost;
     const hour = g?.dimensions?.datetimeHour;
     const count = g?.count;
-    if (typeof hostname !== 'string' || typeof hour !== 'string' || typeof count !== 'number' || !Number.isFinite(count) || count < 0) continue;
+    if (
+      typeof hostname !== 'string' ||
+      typeof hour !== 'string' ||
+      typeof count !== 'number' ||
+      !Number.isFinite(count) ||
+      count < 0
+    )
+      continue;
     const at = new Date(hour);
     if (Number.isNaN(at.getTime())) continue;
     out.push({ hostname: hostname.toLowerCase(), hour: at.toISOString(), count: Math.floor(count) });

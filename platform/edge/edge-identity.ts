@@ -11,7 +11,6 @@ import { EDGE_ASSERTION_HEADERS, type EdgeIdentity } from '../../domain/auth/edg
 
 export { EDGE_ASSERTION_HEADERS, type EdgeIdentity };
 
-
 export interface EdgeIdentityOptions {
   /** Team domain, e.g. `team.example.com`; the issuer is `https://<teamDomain>`. */
   readonly teamDomain: string;
@@ -22,19 +21,32 @@ export interface EdgeIdentityOptions {
   readonly logger: Logger;
 }
 
-
 /** Returns a verifier: the identity of a valid assertion, undefined for anything else. */
-export function edgeIdentityVerifier(options: EdgeIdentityOptions): (assertion: string) => Promise<EdgeIdentity | undefined> {
+export function edgeIdentityVerifier(
+  options: EdgeIdentityOptions,
+): (assertion: string) => Promise<EdgeIdentity | undefined> {
   const issuer = `https://${options.teamDomain}`;
-  const keys = createRemoteJWKSet(new URL(options.certsUrl ?? `${issuer}/cdn-cgi/access/certs`), { timeoutDuration: 5_000, cooldownDuration: 30_000 });
+  const keys = createRemoteJWKSet(new URL(options.certsUrl ?? `${issuer}/cdn-cgi/access/certs`), {
+    timeoutDuration: 5_000,
+    cooldownDuration: 30_000,
+  });
   return async (assertion) => {
     try {
-      const { payload } = await jwtVerify(assertion, keys, { issuer, audience: options.audience, algorithms: ['RS256', 'ES256'], clockTolerance: 30 });
+      const { payload } = await jwtVerify(assertion, keys, {
+        issuer,
+        audience: options.audience,
+        algorithms: ['RS256', 'ES256'],
+        clockTolerance: 30,
+      });
       if (typeof payload.sub !== 'string' || payload.sub === '') return undefined;
       return { subject: payload.sub, email: typeof payload.email === 'string' ? payload.email : undefined };
     } catch (error) {
       // An invalid assertion is a caller problem, not ours; an unreachable key set is worth a warning.
-      if (error instanceof joseErrors.JOSEError && !(error instanceof joseErrors.JWKSTimeout) && error.code !== 'ERR_JOSE_GENERIC') {
+      if (
+        error instanceof joseErrors.JOSEError &&
+        !(error instanceof joseErrors.JWKSTimeout) &&
+        error.code !== 'ERR_JOSE_GENERIC'
+      ) {
         options.logger.debug({ code: error.code }, 'edge access assertion rejected');
       } else {
         options.logger.warn({ err: error }, 'edge access assertion could not be checked');

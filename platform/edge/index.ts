@@ -8,4 +8,9 @@ export type { ReloadResult } from './reload-command.js';
 export { readTunnelConfigFile, renderTunnelConfig } from './tunnel-config-file.js';
 export { writeFileAtomic } from '../files/write-file-atomic.js';
 export type { TunnelFileRead } from './tunnel-config-file.js';
-export { EDGE_ASSERTION_HEADERS, edgeIdentityVerifier, type EdgeIdentity, type EdgeIdentityOptions } from './edge-identity.js';
+export {
+  EDGE_ASSERTION_HEADERS,
+  edgeIdentityVerifier,
+  type EdgeIdentity,
+  type EdgeIdentityOptions,
+} from './edge-identity.js';

@@ -27,14 +27,17 @@ export function readTunnelConfigFile(file: string): TunnelFileRead {
   } catch (error) {
     return { state: 'unreadable', reason: `not YAML: ${(error as Error).message.split('\n')[0]}` };
   }
-  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return { state: 'unreadable', reason: 'not a mapping' };
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc))
+    return { state: 'unreadable', reason: 'not a mapping' };
   const record = doc as Record<string, unknown>;
   const ingress: IngressRule[] = [];
   for (const rule of Array.isArray(record.ingress) ? record.ingress : []) {
     if (typeof rule !== 'object' || rule === null) continue;
     const r = rule as Record<string, unknown>;
     if (typeof r.service !== 'string') continue;
-    ingress.push(typeof r.hostname === 'string' ? { hostname: r.hostname, service: r.service } : { service: r.service });
+    ingress.push(
+      typeof r.hostname === 'string' ? { hostname: r.hostname, service: r.service } : { service: r.service },
+    );
   }
   const config: Record<string, unknown> = {
     tunnel: typeof record.tunnel === 'string' ? record.tunnel : '',
@@ -51,8 +54,9 @@ export function renderTunnelConfig(config: TunnelConfig): string {
   const doc = {
     tunnel: config.tunnel,
     'credentials-file': config['credentials-file'],
-    ingress: config.ingress.map((r) => (r.hostname === undefined ? { service: r.service } : { hostname: r.hostname, service: r.service })),
+    ingress: config.ingress.map((r) =>
+      r.hostname === undefined ? { service: r.service } : { hostname: r.hostname, service: r.service },
+    ),
   };
   return `# Managed by svc (routing controller): hand edits are replaced on the next reconcile.\n${YAML.stringify(doc, { lineWidth: 0 })}`;
 }
-

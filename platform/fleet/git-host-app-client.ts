@@ -35,17 +35,34 @@ export class GitHostAppClient {
   async appJwt(): Promise<string> {
     const key = crypto.createPrivateKey(fs.readFileSync(this.options.privateKeyFile, 'utf8'));
     const now = Math.floor(Date.now() / 1000);
-    return new SignJWT({}).setProtectedHeader({ alg: 'RS256' }).setIssuer(this.options.appId).setIssuedAt(now - 60).setExpirationTime(now + 540).sign(key);
+    return new SignJWT({})
+      .setProtectedHeader({ alg: 'RS256' })
+      .setIssuer(this.options.appId)
+      .setIssuedAt(now - 60)
+      .setExpirationTime(now + 540)
+      .sign(key);
   }
 
   /** The installation (`repository_selection` tells whether it is repository-scoped). */
   async installation(): Promise<Record<string, unknown>> {
-    return this.expect(await this.call('GET', `/app/installations/${this.options.installationId}`, await this.appJwt()), [200]);
+    return this.expect(
+      await this.call('GET', `/app/installations/${this.options.installationId}`, await this.appJwt()),
+      [200],
+    );
   }
 
   /** An installation token limited to `scope` (`repository_ids` or `repositories`) and `permissions`. */
-  async installationToken(scope: { repository_ids?: number[]; repositories?: string[] }, permissions: Record<string, string>): Promise<string> {
-    const answer = this.expect(await this.call('POST', `/app/installations/${this.options.installationId}/access_tokens`, await this.appJwt(), { ...scope, permissions }), [201]);
+  async installationToken(
+    scope: { repository_ids?: number[]; repositories?: string[] },
+    permissions: Record<string, string>,
+  ): Promise<string> {
+    const answer = this.expect(
+      await this.call('POST', `/app/installations/${this.options.installationId}/access_tokens`, await this.appJwt(), {
+        ...scope,
+        permissions,
+      }),
+      [201],
+    );
     if (typeof answer.token !== 'string') throw unavailable('answered no installation token');
     return answer.token;
   }
@@ -62,7 +79,12 @@ export class GitHostAppClient {
     try {
       response = await sendPinned(url, await resolveTarget(url, { allowPrivate: true }), {
         method,
-        headers: { authorization: `Bearer ${bearer}`, accept: 'application/vnd.github+json', 'user-agent': 'svc-fleet-authority', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${bearer}`,
+          accept: 'application/vnd.github+json',
+          'user-agent': 'svc-fleet-authority',
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         body: body === undefined ? '' : JSON.stringify(body),
         timeoutMs: this.options.timeoutMs ?? 10_000,
         bodyLimit: 4 * 1024 * 1024,

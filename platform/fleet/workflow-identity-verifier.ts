@@ -18,7 +18,8 @@ export interface WorkflowIdentityVerifierOptions {
 
 const claim = (payload: Record<string, unknown>, name: string): string => {
   const value = payload[name];
-  if (typeof value !== 'string' && typeof value !== 'number') throw new UnauthorizedError(`the workflow identity has no ${name} claim`, { code: 'invalid_workflow_identity' });
+  if (typeof value !== 'string' && typeof value !== 'number')
+    throw new UnauthorizedError(`the workflow identity has no ${name} claim`, { code: 'invalid_workflow_identity' });
   return String(value);
 };
 
@@ -30,19 +31,38 @@ export class OidcWorkflowIdentityVerifier implements WorkflowIdentityVerifier {
     this.#options = options;
     const dispatcher = options.ca === undefined ? undefined : new Agent({ connect: { ca: options.ca } });
     this.#keys = createRemoteJWKSet(new URL(options.jwksUrl), {
-      ...(dispatcher === undefined ? {} : { [customFetch]: ((url: string, init: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher })) as unknown as typeof fetch }),
+      ...(dispatcher === undefined
+        ? {}
+        : {
+            [customFetch]: ((url: string, init: RequestInit) =>
+              undiciFetch(url, { ...(init as object), dispatcher })) as unknown as typeof fetch,
+          }),
     });
   }
 
   async verify(token: string): Promise<WorkflowIdentity> {
     let payload: Record<string, unknown>;
     try {
-      ({ payload } = await jwtVerify(token, this.#keys, { issuer: this.#options.issuer, audience: this.#options.audience, algorithms: ['RS256', 'ES256'], clockTolerance: 30 }));
+      ({ payload } = await jwtVerify(token, this.#keys, {
+        issuer: this.#options.issuer,
+        audience: this.#options.audience,
+        algorithms: ['RS256', 'ES256'],
+        clockTolerance: 30,
+      }));
     } catch (error) {
-      if (error instanceof joseErrors.JOSEError && !(error instanceof joseErrors.JWKSTimeout) && error.code !== 'ERR_JOSE_GENERIC') {
-        throw new UnauthorizedError(`the workflow identity token is not valid (${error.code})`, { code: 'invalid_workflow_identity' });
+      if (
+        error instanceof joseErrors.JOSEError &&
+        !(error instanceof joseErrors.JWKSTimeout) &&
+        error.code !== 'ERR_JOSE_GENERIC'
+      ) {
+        throw new UnauthorizedError(`the workflow identity token is not valid (${error.code})`, {
+          code: 'invalid_workflow_identity',
+        });
       }
-      throw new UnavailableError('the workflow identity key set cannot be read', { code: 'oidc_keys_unavailable', retryAfterSeconds: 5 });
+      throw new UnavailableError('the workflow identity key set cannot be read', {
+        code: 'oidc_keys_unavailable',
+        retryAfterSeconds: 5,
+      });
     }
     return {
       repository: claim(payload, 'repository'),

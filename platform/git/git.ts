@@ -30,7 +30,13 @@ export function runGit(args: readonly string[], options: GitRunOptions = {}): Pr
       (error, stdout, stderr) => {
         if (error) {
           const shown = args.filter((a) => !/^[a-z]+:\/\/[^/]*@/.test(a));
-          reject(new GitError(`git ${shown.join(' ')} failed: ${stderr.trim() || error.message}`, { args: shown, stderr: stderr.trim() }, error));
+          reject(
+            new GitError(
+              `git ${shown.join(' ')} failed: ${stderr.trim() || error.message}`,
+              { args: shown, stderr: stderr.trim() },
+              error,
+            ),
+          );
           return;
         }
         resolve(stdout);
@@ -41,7 +47,8 @@ export function runGit(args: readonly string[], options: GitRunOptions = {}): Pr
 
 /** Rejects repository URLs git could read as an option. */
 export function assertRepositoryUrl(url: string): void {
-  if (url.length === 0 || url.startsWith('-')) throw new ValidationError(`repo.url: "${url}" is not a repository URL or path`);
+  if (url.length === 0 || url.startsWith('-'))
+    throw new ValidationError(`repo.url: "${url}" is not a repository URL or path`);
 }
 
 /** Creates or refreshes a bare mirror of `url` at `mirrorDir` (all branches and tags). */
@@ -68,9 +75,14 @@ export async function mirrorRepository(url: string, mirrorDir: string): Promise<
 export async function resolveCommit(gitDir: string, ref: string): Promise<string> {
   if (ref.startsWith('-')) throw new ValidationError(`ref: "${ref}" is not a git ref`);
   try {
-    return (await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`])).trim();
+    return (
+      await runGit(['--git-dir', gitDir, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`])
+    ).trim();
   } catch (error) {
-    throw new ValidationError(`ref: "${ref}" does not name a commit in the repository`, { code: 'unknown_ref', cause: error });
+    throw new ValidationError(`ref: "${ref}" does not name a commit in the repository`, {
+      code: 'unknown_ref',
+      cause: error,
+    });
   }
 }
 
@@ -82,7 +94,11 @@ export async function exportCommit(gitDir: string, commit: string, targetDir: st
     await runGit(['--git-dir', gitDir, 'archive', '--format=tar', '-o', tarball, commit]);
     await new Promise<void>((resolve, reject) => {
       execFile('tar', ['-x', '-f', tarball, '-C', targetDir], (error, _stdout, stderr) =>
-        error ? reject(new GitError(`tar -x of commit ${commit} failed: ${stderr.trim() || error.message}`, { commit }, error)) : resolve(),
+        error
+          ? reject(
+              new GitError(`tar -x of commit ${commit} failed: ${stderr.trim() || error.message}`, { commit }, error),
+            )
+          : resolve(),
       );
     });
   } finally {

@@ -42,19 +42,36 @@ interface Context {
 export function applyHostSteps(steps: readonly HostStep[], options: ApplyHostStepsOptions = {}): StepReport[] {
   const root = path.resolve(options.root ?? '/');
   const onHost = root === '/';
-  const context: Context = { root, dryRun: options.dryRun ?? false, onHost, systemd: options.systemd ?? (onHost && fs.existsSync('/run/systemd/system')) };
+  const context: Context = {
+    root,
+    dryRun: options.dryRun ?? false,
+    onHost,
+    systemd: options.systemd ?? (onHost && fs.existsSync('/run/systemd/system')),
+  };
   const reports: StepReport[] = [];
   let changed = false;
   for (const step of steps) {
     let report: StepReport;
     try {
-      report = step.kind === 'systemd' && step.command === 'daemon-reload' && !changed ? { step, outcome: 'unchanged', detail: 'systemctl daemon-reload (no unit file changed)' } : apply(step, context);
+      report =
+        step.kind === 'systemd' && step.command === 'daemon-reload' && !changed
+          ? { step, outcome: 'unchanged', detail: 'systemctl daemon-reload (no unit file changed)' }
+          : apply(step, context);
     } catch (error) {
       if (error instanceof HostInstallError) throw error;
-      throw new HostInstallError(`${describe(step)}: ${(error as Error).message}`, { step: step.kind, path: 'path' in step ? step.path : undefined }, error);
+      throw new HostInstallError(
+        `${describe(step)}: ${(error as Error).message}`,
+        { step: step.kind, path: 'path' in step ? step.path : undefined },
+        error,
+      );
     }
     // systemd reads unit files again only when one of them changed.
-    if ((step.kind === 'file' || step.kind === 'remove') && step.path.startsWith('/etc/systemd/') && ['created', 'updated', 'deleted'].includes(report.outcome)) changed = true;
+    if (
+      (step.kind === 'file' || step.kind === 'remove') &&
+      step.path.startsWith('/etc/systemd/') &&
+      ['created', 'updated', 'deleted'].includes(report.outcome)
+    )
+      changed = true;
     reports.push(report);
   }
   return reports;
@@ -84,7 +101,23 @@ function apply(step: HostStep, context: Context): StepReport {
     case 'user': {
       if (findUser(context.root, step.name)) return done('unchanged');
       if (!context.dryRun) {
-        execFileSync('useradd', [...(context.onHost ? [] : ['--prefix', context.root]), '--system', '--user-group', '--home-dir', step.home, '--no-create-home', '--shell', '/usr/sbin/nologin', '--comment', 'svc platform', step.name], { stdio: ['ignore', 'pipe', 'pipe'] });
+        execFileSync(
+          'useradd',
+          [
+            ...(context.onHost ? [] : ['--prefix', context.root]),
+            '--system',
+            '--user-group',
+            '--home-dir',
+            step.home,
+            '--no-create-home',
+            '--shell',
+            '/usr/sbin/nologin',
+            '--comment',
+            'svc platform',
+            step.name,
+          ],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        );
       }
       return done('created', `${describe(step)} (home ${step.home}, no login shell)`);
     }
@@ -99,7 +132,10 @@ function apply(step: HostStep, context: Context): StepReport {
           fs.chmodSync(dir, step.mode);
           if (owner) fs.chownSync(dir, owner.uid, owner.gid);
         }
-        return done('created', `${describe(step)} (mode ${mode(step.mode)}, owner ${step.owner === 'root' ? 'root' : 'the service user'})`);
+        return done(
+          'created',
+          `${describe(step)} (mode ${mode(step.mode)}, owner ${step.owner === 'root' ? 'root' : 'the service user'})`,
+        );
       }
       const stat = fs.statSync(dir);
       if (!stat.isDirectory()) throw new HostInstallError(`${dir} exists and is not a folder`, { path: step.path });
@@ -110,7 +146,10 @@ function apply(step: HostStep, context: Context): StepReport {
         if (wrongMode) fs.chmodSync(dir, step.mode);
         if (wrongOwner) fs.chownSync(dir, owner.uid, owner.gid);
       }
-      return done('updated', `${describe(step)} (${[wrongMode ? `mode ${mode(step.mode)}` : '', wrongOwner ? 'owner' : ''].filter(Boolean).join(', ')} corrected)`);
+      return done(
+        'updated',
+        `${describe(step)} (${[wrongMode ? `mode ${mode(step.mode)}` : '', wrongOwner ? 'owner' : ''].filter(Boolean).join(', ')} corrected)`,
+      );
     }
     case 'file': {
       const file = at(step.path);
@@ -118,7 +157,8 @@ function apply(step: HostStep, context: Context): StepReport {
         const stat = fs.statSync(file);
         const wrongMode = (stat.mode & 0o777) !== step.mode;
         const differs = !step.keep && fs.readFileSync(file, 'utf8') !== step.content;
-        if (!differs && !wrongMode) return done('unchanged', step.keep ? `${describe(step)} (kept as it is: it is yours)` : describe(step));
+        if (!differs && !wrongMode)
+          return done('unchanged', step.keep ? `${describe(step)} (kept as it is: it is yours)` : describe(step));
         if (!context.dryRun) {
           if (differs) writeAtomically(file, step.content, step.mode);
           else fs.chmodSync(file, step.mode);
@@ -139,7 +179,8 @@ function apply(step: HostStep, context: Context): StepReport {
       try {
         current = fs.readlinkSync(link);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'EINVAL') throw new HostInstallError(`${link} exists and is not a link`, { path: step.path });
+        if ((error as NodeJS.ErrnoException).code === 'EINVAL')
+          throw new HostInstallError(`${link} exists and is not a link`, { path: step.path });
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
       }
       if (current === step.target) return done('unchanged', `link ${step.path} -> ${step.target}`);
@@ -150,7 +191,10 @@ function apply(step: HostStep, context: Context): StepReport {
         fs.symlinkSync(step.target, temporary);
         fs.renameSync(temporary, link);
       }
-      return done(current === undefined ? 'created' : 'updated', `link ${step.path} -> ${step.target}${current === undefined ? '' : ` (was ${current})`}`);
+      return done(
+        current === undefined ? 'created' : 'updated',
+        `link ${step.path} -> ${step.target}${current === undefined ? '' : ` (was ${current})`}`,
+      );
     }
     case 'remove': {
       const file = at(step.path);
@@ -169,11 +213,16 @@ function apply(step: HostStep, context: Context): StepReport {
     case 'keep':
       return done('kept', `${describe(step)} (${fs.existsSync(at(step.path)) ? 'left in place' : 'not there'})`);
     case 'systemd': {
-      if (!context.systemd) return done('skipped', `${describe(step)} (${context.onHost ? 'systemd is not running on this host' : `not run under --root ${context.root}`})`);
+      if (!context.systemd)
+        return done(
+          'skipped',
+          `${describe(step)} (${context.onHost ? 'systemd is not running on this host' : `not run under --root ${context.root}`})`,
+        );
       if (step.command === 'disable-now') {
         const unitFile = `/etc/systemd/system/${step.unit}`;
         if (!fs.existsSync(unitFile)) return done('unchanged', `${describe(step)} (no unit)`);
-        if (!context.dryRun) execFileSync('systemctl', ['disable', '--now', step.unit], { stdio: ['ignore', 'pipe', 'pipe'] });
+        if (!context.dryRun)
+          execFileSync('systemctl', ['disable', '--now', step.unit], { stdio: ['ignore', 'pipe', 'pipe'] });
         return done('updated', `${describe(step)} (the service is stopped; app processes it started keep running)`);
       }
       if (!context.dryRun) execFileSync('systemctl', ['daemon-reload'], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -182,11 +231,17 @@ function apply(step: HostStep, context: Context): StepReport {
   }
 }
 
-function applyRelease(step: Extract<HostStep, { kind: 'release' }>, target: string, context: Context, done: (outcome: StepOutcome, detail?: string) => StepReport): StepReport {
+function applyRelease(
+  step: Extract<HostStep, { kind: 'release' }>,
+  target: string,
+  context: Context,
+  done: (outcome: StepOutcome, detail?: string) => StepReport,
+): StepReport {
   const from = path.resolve(step.from);
   const existed = fs.existsSync(target);
   if (existed) {
-    if (fs.realpathSync(target) === fs.realpathSync(from)) return done('unchanged', `${describe(step)} (running from it)`);
+    if (fs.realpathSync(target) === fs.realpathSync(from))
+      return done('unchanged', `${describe(step)} (running from it)`);
     let installed: ReturnType<typeof readPlatformRelease> | undefined;
     try {
       installed = readPlatformRelease(target);
@@ -194,7 +249,8 @@ function applyRelease(step: Extract<HostStep, { kind: 'release' }>, target: stri
       installed = undefined;
     }
     const same = installed && installed.builtAt === step.release.builtAt && installed.commit === step.release.commit;
-    if (same && sameFile(path.join(from, RELEASE_EXECUTABLE), path.join(target, RELEASE_EXECUTABLE))) return done('unchanged');
+    if (same && sameFile(path.join(from, RELEASE_EXECUTABLE), path.join(target, RELEASE_EXECUTABLE)))
+      return done('unchanged');
   }
   if (!context.dryRun) {
     // Copied beside the target, then renamed into place: a release folder is complete or absent.
@@ -209,7 +265,10 @@ function applyRelease(step: Extract<HostStep, { kind: 'release' }>, target: stri
       fs.renameSync(staging, target);
     }
   }
-  return done(existed ? 'updated' : 'created', `${describe(step)} (from ${from}${existed ? ', replacing another build of this version' : ''})`);
+  return done(
+    existed ? 'updated' : 'created',
+    `${describe(step)} (from ${from}${existed ? ', replacing another build of this version' : ''})`,
+  );
 }
 
 /** Same bytes (sizes first: a different build of the executable almost always differs in size). */

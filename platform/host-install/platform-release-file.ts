@@ -3,7 +3,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { parsePlatformRelease, RELEASE_EXECUTABLE, RELEASE_MANIFEST, type PlatformRelease } from '../../domain/host-install/index.js';
+import {
+  parsePlatformRelease,
+  RELEASE_EXECUTABLE,
+  RELEASE_MANIFEST,
+  type PlatformRelease,
+} from '../../domain/host-install/index.js';
 import { HostInstallError } from '../errors.js';
 
 /** The release unpacked in `dir`; throws a {@link HostInstallError} when `dir` is not one. */
@@ -23,7 +28,8 @@ export function readPlatformRelease(dir: string): PlatformRelease {
   }
   const release = parsePlatformRelease(parsed);
   if (typeof release === 'string') throw new HostInstallError(`${file}: ${release}`, { file });
-  if (!fs.existsSync(path.join(dir, RELEASE_EXECUTABLE))) throw new HostInstallError(`${dir} has no ${RELEASE_EXECUTABLE} executable`, { dir });
+  if (!fs.existsSync(path.join(dir, RELEASE_EXECUTABLE)))
+    throw new HostInstallError(`${dir} has no ${RELEASE_EXECUTABLE} executable`, { dir });
   return release;
 }
 

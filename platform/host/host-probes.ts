@@ -12,7 +12,10 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 
 /** Runs `program args` (PATH lookup); its first output line, or undefined when it is missing or fails. */
-export async function programVersion(program: string, args: readonly string[] = ['--version']): Promise<string | undefined> {
+export async function programVersion(
+  program: string,
+  args: readonly string[] = ['--version'],
+): Promise<string | undefined> {
   try {
     const { stdout, stderr } = await run(program, [...args], { timeout: 10_000 });
     return (stdout || stderr).trim().split('\n')[0];
@@ -54,9 +57,15 @@ export function freeDiskBytes(dir: string): number {
 }
 
 /** Free memory, and free and total disk of the file system holding `dir`: what the capacity check samples. */
-export async function hostCapacitySample(dir: string): Promise<{ freeMemoryBytes: number; freeDiskBytes: number; totalDiskBytes: number }> {
+export async function hostCapacitySample(
+  dir: string,
+): Promise<{ freeMemoryBytes: number; freeDiskBytes: number; totalDiskBytes: number }> {
   const stats = await fs.promises.statfs(dir);
-  return { freeMemoryBytes: os.freemem(), freeDiskBytes: Number(stats.bavail) * Number(stats.bsize), totalDiskBytes: Number(stats.blocks) * Number(stats.bsize) };
+  return {
+    freeMemoryBytes: os.freemem(),
+    freeDiskBytes: Number(stats.bavail) * Number(stats.bsize),
+    totalDiskBytes: Number(stats.blocks) * Number(stats.bsize),
+  };
 }
 
 /** Size and free bytes (for an unprivileged user) of the file system holding `dir` (or its nearest existing parent). */
@@ -76,10 +85,14 @@ export function writable(dir: string): boolean {
 }
 
 /** How the cgroup controller `name` (`cpu` or `memory`) can be used under `root`, as the local driver would. */
-export function cgroupController(name: 'cpu' | 'memory', root = '/sys/fs/cgroup'): { kind: 'cgroup-v2' | 'cgroup-v1'; writable: boolean } | undefined {
+export function cgroupController(
+  name: 'cpu' | 'memory',
+  root = '/sys/fs/cgroup',
+): { kind: 'cgroup-v2' | 'cgroup-v1'; writable: boolean } | undefined {
   try {
     const controllers = fs.readFileSync(path.join(root, 'cgroup.controllers'), 'utf8').split(/\s+/);
-    if (controllers.includes(name)) return { kind: 'cgroup-v2', writable: writable(path.join(root, 'cgroup.subtree_control')) };
+    if (controllers.includes(name))
+      return { kind: 'cgroup-v2', writable: writable(path.join(root, 'cgroup.subtree_control')) };
   } catch {
     // Not a v2 root.
   }

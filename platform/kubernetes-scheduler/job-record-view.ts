@@ -20,7 +20,14 @@ export function versionsOf(state: JobRecordState): Record<string, number> {
 /** True when two record states differ only in version and submission time. */
 export function sameState(a: JobRecordState, b: JobRecordState): boolean {
   const essence = (s: JobRecordState): string =>
-    canonicalJson({ status: s.status, paused: s.paused, awaitingPromotion: s.awaitingPromotion, templates: s.templates, canaries: canariesOf(s), specHash: s.specHash });
+    canonicalJson({
+      status: s.status,
+      paused: s.paused,
+      awaitingPromotion: s.awaitingPromotion,
+      templates: s.templates,
+      canaries: canariesOf(s),
+      specHash: s.specHash,
+    });
   return essence(a) === essence(b);
 }
 
@@ -30,7 +37,9 @@ export function toJobStatus(record: JobRecord): JobStatus {
   let nextLaunchAt: string | undefined;
   if (spec.type === 'periodic' && spec.periodic && !state.paused && state.status === 'running') {
     try {
-      nextLaunchAt = new Cron(spec.periodic.cron, { paused: true, timezone: spec.periodic.timeZone ?? 'Etc/UTC' }).nextRun()?.toISOString();
+      nextLaunchAt = new Cron(spec.periodic.cron, { paused: true, timezone: spec.periodic.timeZone ?? 'Etc/UTC' })
+        .nextRun()
+        ?.toISOString();
     } catch {
       nextLaunchAt = undefined;
     }
@@ -45,4 +54,3 @@ export function toJobStatus(record: JobRecord): JobStatus {
     ...(nextLaunchAt ? { nextLaunchAt } : {}),
   };
 }
-

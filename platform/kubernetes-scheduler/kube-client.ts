@@ -47,7 +47,8 @@ export function apiError(what: string, error: unknown): Error {
   if (error instanceof DomainError) return error;
   const status = apiStatus(error);
   const body = error instanceof ApiException ? (error.body as { message?: string } | string | undefined) : undefined;
-  const detail = typeof body === 'string' ? (safeMessage(body) ?? body.slice(0, 300)) : (body?.message ?? (error as Error).message);
+  const detail =
+    typeof body === 'string' ? (safeMessage(body) ?? body.slice(0, 300)) : (body?.message ?? (error as Error).message);
   const message = `kubernetes: ${what} failed${status !== undefined ? ` (HTTP ${status})` : ''}: ${detail}`;
   if (status === 409) return new ConflictError(message, { cause: error });
   if (status === 400 || status === 422) return new ValidationError(message, { cause: error });
@@ -88,7 +89,7 @@ export class KubeClient {
         case 'Service':
           return (await this.#core.readNamespacedService(p)) as KindMap[K];
         case 'Secret':
-          return (await this.#core.readNamespacedSecret(p));
+          return await this.#core.readNamespacedSecret(p);
         case 'CronJob':
           return (await this.#batch.readNamespacedCronJob(p)) as KindMap[K];
         case 'Job':
@@ -201,7 +202,13 @@ export class KubeClient {
   async podMemoryBytes(name: string): Promise<{ bytes: number; sampledAt?: string }> {
     let metrics: { timestamp?: string; containers?: { usage?: { memory?: string } }[] };
     try {
-      metrics = await this.#custom.getNamespacedCustomObject({ group: 'metrics.k8s.io', version: 'v1beta1', namespace: this.namespace, plural: 'pods', name });
+      metrics = await this.#custom.getNamespacedCustomObject({
+        group: 'metrics.k8s.io',
+        version: 'v1beta1',
+        namespace: this.namespace,
+        plural: 'pods',
+        name,
+      });
     } catch (error) {
       const status = apiStatus(error);
       throw new UnavailableError(
@@ -214,7 +221,17 @@ export class KubeClient {
   }
 }
 
-const SUFFIX: Record<string, number> = { '': 1, k: 1e3, M: 1e6, G: 1e9, T: 1e12, Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, Ti: 1024 ** 4 };
+const SUFFIX: Record<string, number> = {
+  '': 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  Ki: 1024,
+  Mi: 1024 ** 2,
+  Gi: 1024 ** 3,
+  Ti: 1024 ** 4,
+};
 
 /** Bytes of a Kubernetes memory quantity such as `12345Ki`, `64Mi` or `1G`. */
 export function parseQuantity(quantity: string): number {

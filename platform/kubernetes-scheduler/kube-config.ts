@@ -20,9 +20,15 @@ export function kubeConfigForRegion(source: KubeConfigSource, region: string): K
     if (source.kubeconfigPath !== undefined) config.loadFromFile(source.kubeconfigPath);
     else config.loadFromDefault();
   } catch (error) {
-    throw new ValidationError(`kubernetes: cannot load kubeconfig ${source.kubeconfigPath ?? '(default)'}: ${(error as Error).message}`, { cause: error });
+    throw new ValidationError(
+      `kubernetes: cannot load kubeconfig ${source.kubeconfigPath ?? '(default)'}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   if (config.getContexts().some((c) => c.name === region)) config.setCurrentContext(region);
-  if (!config.getCurrentCluster()) throw new ValidationError(`kubernetes: kubeconfig ${source.kubeconfigPath ?? '(default)'} has no current cluster for region ${region}`);
+  if (!config.getCurrentCluster())
+    throw new ValidationError(
+      `kubernetes: kubeconfig ${source.kubeconfigPath ?? '(default)'} has no current cluster for region ${region}`,
+    );
   return config;
 }

@@ -133,10 +133,12 @@ export class KubernetesScheduler implements Scheduler {
       const wasRunning = record.state.status === 'running';
       await this.#applyDesired(record.spec, [], new Set());
       for (const run of await this.#client.list('Job', selector(jobLabels(record.spec)))) {
-        if (options.purge || jobToExecution(run, undefined, '').status === 'running') await this.#client.remove('Job', run.metadata?.name ?? '');
+        if (options.purge || jobToExecution(run, undefined, '').status === 'running')
+          await this.#client.remove('Job', run.metadata?.name ?? '');
       }
       if (options.purge) await this.#client.remove('Secret', jobRecordName(jobId));
-      else if (wasRunning) await this.#writeRecord(record.spec, { ...record.state, status: 'dead', awaitingPromotion: [], canaries: {} });
+      else if (wasRunning)
+        await this.#writeRecord(record.spec, { ...record.state, status: 'dead', awaitingPromotion: [], canaries: {} });
       return wasRunning || options.purge ? 'deleted' : 'unchanged';
     });
   }
@@ -165,7 +167,12 @@ export class KubernetesScheduler implements Scheduler {
     return (await this.#client.list('Pod', selector(labels)))
       .filter(isSvcPod)
       .map((pod) => podToAllocation(pod, this.#placement()))
-      .filter((a) => (filter.app === undefined || a.app === filter.app) && (filter.jobId === undefined || a.jobId === filter.jobId) && (filter.taskGroup === undefined || a.taskGroup === filter.taskGroup))
+      .filter(
+        (a) =>
+          (filter.app === undefined || a.app === filter.app) &&
+          (filter.jobId === undefined || a.jobId === filter.jobId) &&
+          (filter.taskGroup === undefined || a.taskGroup === filter.taskGroup),
+      )
       .filter((a) => filter.includeTerminal || !['complete', 'failed', 'lost'].includes(a.status))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   }
@@ -176,11 +183,16 @@ export class KubernetesScheduler implements Scheduler {
   }
 
   async scale(jobId: string, taskGroup: string, count: number): Promise<WriteOutcome> {
-    if (!Number.isInteger(count) || count < 0) throw new ValidationError(`scale ${jobId}.${taskGroup}: count ${count} must be a non-negative integer`);
+    if (!Number.isInteger(count) || count < 0)
+      throw new ValidationError(`scale ${jobId}.${taskGroup}: count ${count} must be a non-negative integer`);
     return this.#exclusive(async () => {
       const record = await this.#record(jobId);
-      if (!record.spec.taskGroups.some((g) => g.name === taskGroup)) throw new NotFoundError(`job ${jobId} has no task group "${taskGroup}"`);
-      const spec: JobSpec = { ...record.spec, taskGroups: record.spec.taskGroups.map((g) => (g.name === taskGroup ? { ...g, count } : g)) };
+      if (!record.spec.taskGroups.some((g) => g.name === taskGroup))
+        throw new NotFoundError(`job ${jobId} has no task group "${taskGroup}"`);
+      const spec: JobSpec = {
+        ...record.spec,
+        taskGroups: record.spec.taskGroups.map((g) => (g.name === taskGroup ? { ...g, count } : g)),
+      };
       return (await this.#submit(spec)).outcome;
     });
   }
@@ -217,30 +229,56 @@ export class KubernetesScheduler implements Scheduler {
     const group = record.spec.taskGroups[0]!;
     const name = cronJobName(jobId, group.name);
     const cron = await this.#client.read('CronJob', name);
-    if (!cron?.spec) throw new ConflictError(`job ${jobId}: CronJob ${this.namespace}/${name} is missing; submit the job again`);
-    const run = runJob(cron.spec.jobTemplate, name, this.namespace, { executionId: `exec-${randomUUID()}`, env: {}, role: 'periodic' });
-    if (cron.metadata?.uid) run.metadata!.ownerReferences = [{ apiVersion: 'batch/v1', kind: 'CronJob', name, uid: cron.metadata.uid, controller: true }];
+    if (!cron?.spec)
+      throw new ConflictError(`job ${jobId}: CronJob ${this.namespace}/${name} is missing; submit the job again`);
+    const run = runJob(cron.spec.jobTemplate, name, this.namespace, {
+      executionId: `exec-${randomUUID()}`,
+      env: {},
+      role: 'periodic',
+    });
+    if (cron.metadata?.uid)
+      run.metadata!.ownerReferences = [
+        { apiVersion: 'batch/v1', kind: 'CronJob', name, uid: cron.metadata.uid, controller: true },
+      ];
     return jobToExecution(await this.#client.createJob(run), undefined, '');
   }
 
   async dispatch(jobId: string, request: DispatchRequest = {}): Promise<Execution> {
     const record = await this.#record(jobId);
     const spec = record.spec;
-    if (spec.type !== 'batch' || !spec.parameterized) throw new ValidationError(`job ${jobId}: only parameterized batch jobs can be dispatched`);
+    if (spec.type !== 'batch' || !spec.parameterized)
+      throw new ValidationError(`job ${jobId}: only parameterized batch jobs can be dispatched`);
     if (record.state.status !== 'running') throw new ConflictError(`job ${jobId} is stopped`);
     const rule = spec.parameterized.payload;
-    if (rule === 'required' && request.payload === undefined) throw new ValidationError(`dispatch ${jobId}: payload is required`);
-    if (rule === 'forbidden' && request.payload !== undefined) throw new ValidationError(`dispatch ${jobId}: payload is forbidden`);
-    const template = translateJob(spec, { namespace: this.namespace, region: this.#region, templateVersions: versionsOf(record.state) }).jobTemplates[0]!;
-    const env = { ...(request.env ?? {}), ...(request.payload !== undefined ? { SVC_DISPATCH_PAYLOAD: request.payload } : {}) };
+    if (rule === 'required' && request.payload === undefined)
+      throw new ValidationError(`dispatch ${jobId}: payload is required`);
+    if (rule === 'forbidden' && request.payload !== undefined)
+      throw new ValidationError(`dispatch ${jobId}: payload is forbidden`);
+    const template = translateJob(spec, {
+      namespace: this.namespace,
+      region: this.#region,
+      templateVersions: versionsOf(record.state),
+    }).jobTemplates[0]!;
+    const env = {
+      ...(request.env ?? {}),
+      ...(request.payload !== undefined ? { SVC_DISPATCH_PAYLOAD: request.payload } : {}),
+    };
     const executionId = request.executionId ?? `exec-${randomUUID()}`;
     const timeoutMs = request.timeout?.milliseconds;
-    const run = runJob(template, template.metadata!.name!, this.namespace, { executionId, env, role: 'dispatch', ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    const run = runJob(template, template.metadata!.name!, this.namespace, {
+      executionId,
+      env,
+      role: 'dispatch',
+      ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+    });
     return jobToExecution(await this.#client.createJob(run), undefined, '');
   }
 
   async getExecution(executionId: string): Promise<Execution | undefined> {
-    let [run] = await this.#client.list('Job', selector({ [SvcLabel.managedBy]: MANAGED_BY, [SvcLabel.execution]: shortHash(executionId) }));
+    let [run] = await this.#client.list(
+      'Job',
+      selector({ [SvcLabel.managedBy]: MANAGED_BY, [SvcLabel.execution]: shortHash(executionId) }),
+    );
     if (run && run.metadata?.annotations?.[SvcAnnotation.executionId] !== executionId) run = undefined;
     if (!run && /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(executionId)) {
       const byName = await this.#client.read('Job', executionId);
@@ -250,9 +288,9 @@ export class KubernetesScheduler implements Scheduler {
   }
 
   async listExecutions(jobId: string): Promise<readonly Execution[]> {
-    const runs = (await this.#client.list('Job', selector({ [SvcLabel.managedBy]: MANAGED_BY, [SvcLabel.job]: labelValue(jobId) }))).filter(
-      (run) => run.metadata?.annotations?.[SvcAnnotation.jobId] === jobId,
-    );
+    const runs = (
+      await this.#client.list('Job', selector({ [SvcLabel.managedBy]: MANAGED_BY, [SvcLabel.job]: labelValue(jobId) }))
+    ).filter((run) => run.metadata?.annotations?.[SvcAnnotation.jobId] === jobId);
     const executions = await Promise.all(runs.map((run) => this.#execution(run)));
     return executions.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
   }
@@ -264,7 +302,12 @@ export class KubernetesScheduler implements Scheduler {
     const peak = Math.max(this.#peaks.get(allocationId) ?? 0, sample.bytes);
     this.#peaks.set(allocationId, peak);
     // The metrics API has no peak: it is the highest sample this driver has read.
-    return { currentRssBytes: sample.bytes, peakRssBytes: peak, limitBytes: allocation.memory.limitBytes, ...(sample.sampledAt ? { sampledAt: new Date(sample.sampledAt).toISOString() } : {}) };
+    return {
+      currentRssBytes: sample.bytes,
+      peakRssBytes: peak,
+      limitBytes: allocation.memory.limitBytes,
+      ...(sample.sampledAt ? { sampledAt: new Date(sample.sampledAt).toISOString() } : {}),
+    };
   }
 
   watch(listener: (change: AllocationChange) => void): Unsubscribe {
@@ -281,18 +324,24 @@ export class KubernetesScheduler implements Scheduler {
   }
 
   #placement(): { region: string; datacenter: string } {
-    return { region: this.#region, datacenter: this.#options.datacenter ?? this.#options.kubeConfig.getCurrentContext() };
+    return {
+      region: this.#region,
+      datacenter: this.#options.datacenter ?? this.#options.kubeConfig.getCurrentContext(),
+    };
   }
 
   async #record(jobId: string): Promise<JobRecord> {
     const secret = await this.#client.read('Secret', jobRecordName(jobId));
-    if (!secret || secret.metadata?.annotations?.[SvcAnnotation.jobId] !== jobId) throw new NotFoundError(`job ${jobId} not found`);
+    if (!secret || secret.metadata?.annotations?.[SvcAnnotation.jobId] !== jobId)
+      throw new NotFoundError(`job ${jobId} not found`);
     return readJobRecord(secret);
   }
 
   async #execution(run: Parameters<typeof jobToExecution>[0]): Promise<Execution> {
     const name = run.metadata?.name ?? '';
-    const pods = (await this.#client.list('Pod', `job-name=${name}`)).sort((a, b) => String(b.metadata?.creationTimestamp).localeCompare(String(a.metadata?.creationTimestamp)));
+    const pods = (await this.#client.list('Pod', `job-name=${name}`)).sort((a, b) =>
+      String(b.metadata?.creationTimestamp).localeCompare(String(a.metadata?.creationTimestamp)),
+    );
     const pod = pods[0];
     const execution = jobToExecution(run, pod, '');
     if (!pod || execution.status === 'running') return execution;
@@ -303,7 +352,12 @@ export class KubernetesScheduler implements Scheduler {
 
   /** The objects a job's record state asks for; groups with canaries leave their stable Deployment alone. */
   #desired(job: JobSpec, state: JobRecordState): Desired[] {
-    const objects = translateJob(job, { namespace: this.namespace, region: this.#region, templateVersions: versionsOf(state), paused: state.paused });
+    const objects = translateJob(job, {
+      namespace: this.namespace,
+      region: this.#region,
+      templateVersions: versionsOf(state),
+      paused: state.paused,
+    });
     const canaries = canariesOf(state);
     const out: Desired[] = [];
     for (const deployment of objects.deployments) {
@@ -312,7 +366,16 @@ export class KubernetesScheduler implements Scheduler {
       const spec = job.taskGroups.find((g) => g.name === group)!;
       if (canary) {
         const replicas = Math.min(spec.canary ?? 0, spec.count);
-        out.push({ kind: 'Deployment', object: groupDeployment(job, spec, { namespace: this.namespace, region: this.#region, templateVersions: { [group]: canary.version } }, 'canary', replicas) });
+        out.push({
+          kind: 'Deployment',
+          object: groupDeployment(
+            job,
+            spec,
+            { namespace: this.namespace, region: this.#region, templateVersions: { [group]: canary.version } },
+            'canary',
+            replicas,
+          ),
+        });
       } else {
         out.push({ kind: 'Deployment', object: deployment });
       }
@@ -397,11 +460,28 @@ export class KubernetesScheduler implements Scheduler {
     const applied = await this.#applyDesired(job, this.#desired(job, state), keep);
     const sameSpec = running && existing!.state.specHash === state.specHash;
     if (sameSpec && applied.written.length === 0 && applied.deleted.length === 0 && sameState(existing!.state, state)) {
-      return { outcome: 'unchanged', jobVersion: existing!.state.version, scaled: [], rolled: [], restarted: [], awaitingPromotion: existing!.state.awaitingPromotion };
+      return {
+        outcome: 'unchanged',
+        jobVersion: existing!.state.version,
+        scaled: [],
+        rolled: [],
+        restarted: [],
+        awaitingPromotion: existing!.state.awaitingPromotion,
+      };
     }
     await this.#writeRecord(job, state);
-    this.#options.logger?.info({ jobId: job.id, version: nextVersion, written: applied.written, deleted: applied.deleted }, 'kubernetes job applied');
-    return { outcome: existing ? 'updated' : 'created', jobVersion: nextVersion, scaled, rolled, restarted: [], awaitingPromotion: state.awaitingPromotion };
+    this.#options.logger?.info(
+      { jobId: job.id, version: nextVersion, written: applied.written, deleted: applied.deleted },
+      'kubernetes job applied',
+    );
+    return {
+      outcome: existing ? 'updated' : 'created',
+      jobVersion: nextVersion,
+      scaled,
+      rolled,
+      restarted: [],
+      awaitingPromotion: state.awaitingPromotion,
+    };
   }
 
   async #setPaused(jobId: string, paused: boolean): Promise<WriteOutcome> {

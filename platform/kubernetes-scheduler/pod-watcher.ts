@@ -9,7 +9,14 @@ import type { Logger } from 'pino';
 import type { RegistryWriter, ServiceInstance } from '../../domain/registry/index.js';
 import type { AllocationChange } from '../../domain/scheduler/index.js';
 import { canonicalJson as canonicalJsonOf } from '../../domain/canonical-json.js';
-import { MANAGED_BY, SvcAnnotation, SvcLabel, isSvcPod, podToAllocation, type AllocationPlacement } from '../../domain/scheduler/kubernetes/index.js';
+import {
+  MANAGED_BY,
+  SvcAnnotation,
+  SvcLabel,
+  isSvcPod,
+  podToAllocation,
+  type AllocationPlacement,
+} from '../../domain/scheduler/kubernetes/index.js';
 import type { KubeClient } from './kube-client.js';
 
 interface RegisteredService {
@@ -65,7 +72,10 @@ export class PodWatcher {
       (error: unknown) => {
         if (this.#closed) return;
         if (error) logger.warn({ err: error }, 'kubernetes pod watch ended; re-listing');
-        this.#retry = setTimeout(() => void this.start().catch((e: unknown) => logger.warn({ err: e }, 'kubernetes pod re-list failed')), error ? (this.#options.retryMs ?? 1000) : 0);
+        this.#retry = setTimeout(
+          () => void this.start().catch((e: unknown) => logger.warn({ err: e }, 'kubernetes pod re-list failed')),
+          error ? (this.#options.retryMs ?? 1000) : 0,
+        );
         this.#retry.unref();
       },
     );
@@ -86,13 +96,21 @@ export class PodWatcher {
     const name = pod.metadata?.name ?? '';
     const previous = this.#seen.get(name);
     if (type === 'DELETED') {
-      this.#forget(name, { ...podToAllocation(pod, this.#options.placement), status: 'complete', desiredStatus: 'stop' });
+      this.#forget(name, {
+        ...podToAllocation(pod, this.#options.placement),
+        status: 'complete',
+        desiredStatus: 'stop',
+      });
       return;
     }
     const allocation = podToAllocation(pod, this.#options.placement);
     this.#seen.set(name, allocation);
     this.#register(pod, allocation.status === 'running' && !pod.metadata?.deletionTimestamp);
-    if (previous && canonicalJsonOf({ ...previous, modifiedAt: '' }) === canonicalJsonOf({ ...allocation, modifiedAt: '' })) return;
+    if (
+      previous &&
+      canonicalJsonOf({ ...previous, modifiedAt: '' }) === canonicalJsonOf({ ...allocation, modifiedAt: '' })
+    )
+      return;
     const event = allocation.task.events.at(-1);
     const change: AllocationChange = {
       allocation,
@@ -111,7 +129,10 @@ export class PodWatcher {
         this.#options.registry.deregister(id);
       }
     }
-    this.events.emit('change', { allocation, ...(previous && previous.status !== allocation.status ? { previousStatus: previous.status } : {}) } satisfies AllocationChange);
+    this.events.emit('change', {
+      allocation,
+      ...(previous && previous.status !== allocation.status ? { previousStatus: previous.status } : {}),
+    } satisfies AllocationChange);
   }
 
   #register(pod: V1Pod, live: boolean): void {
@@ -138,7 +159,14 @@ export class PodWatcher {
         port: port.value,
         tags: [...service.tags, ...(pod.metadata?.labels?.[SvcLabel.role] === 'canary' ? ['canary'] : [])],
         checks: service.checked
-          ? [{ id: `${id}:ready`, name: 'Kubernetes readiness probe', status: passing ? 'passing' : 'critical', output: passing ? 'pod is Ready' : `pod is not Ready${ready?.reason ? ` (${ready.reason})` : ''}` }]
+          ? [
+              {
+                id: `${id}:ready`,
+                name: 'Kubernetes readiness probe',
+                status: passing ? 'passing' : 'critical',
+                output: passing ? 'pod is Ready' : `pod is not Ready${ready?.reason ? ` (${ready.reason})` : ''}`,
+              },
+            ]
           : [],
       };
       const text = canonicalJsonOf(instance);

@@ -41,7 +41,12 @@ export class LocalRegistry implements Registry, RegistryWriter {
     const previous = this.#instances.get(instanceId);
     if (!previous) return;
     this.#instances.delete(instanceId);
-    this.#emit({ service: previous.service, instanceId, kind: 'deregistered', previousStatus: instanceStatus(previous) });
+    this.#emit({
+      service: previous.service,
+      instanceId,
+      kind: 'deregistered',
+      previousStatus: instanceStatus(previous),
+    });
   }
 
   /** Records a check result; emits only when the status or output changed. */
@@ -54,7 +59,9 @@ export class LocalRegistry implements Registry, RegistryWriter {
     const next: ServiceInstance = {
       ...instance,
       checks: instance.checks.map((c) =>
-        c.id === update.checkId ? { ...c, status: update.status, output: update.output, lastCheckedAt: update.checkedAt } : c,
+        c.id === update.checkId
+          ? { ...c, status: update.status, output: update.output, lastCheckedAt: update.checkedAt }
+          : c,
       ),
     };
     this.#instances.set(instance.id, next);

@@ -11,9 +11,27 @@ import type { RegistryWriter } from '../../domain/registry/index.js';
 import type { AllocationStatus, RestartPolicySpec, TaskEvent, TaskEventType } from '../../domain/scheduler/index.js';
 import type { AllocationRecord } from './driver-state.js';
 import { HttpHealthCheck } from './http-health-check.js';
-import { isProcessAlive, listProcesses, PAGE_SIZE, processTree, readProcess, signalTree, type ProcessInfo } from './process-table.js';
+import {
+  isProcessAlive,
+  listProcesses,
+  PAGE_SIZE,
+  processTree,
+  readProcess,
+  signalTree,
+  type ProcessInfo,
+} from './process-table.js';
 import type { AppIdentities } from './app-identity.js';
-import { allocationPaths, prepareAllocationDir, readRecordedExit, recordingExit, renderFiles, taskArgv, taskEnvironment, type AllocationFolders, type HostVolume } from './task-environment.js';
+import {
+  allocationPaths,
+  prepareAllocationDir,
+  readRecordedExit,
+  recordingExit,
+  renderFiles,
+  taskArgv,
+  taskEnvironment,
+  type AllocationFolders,
+  type HostVolume,
+} from './task-environment.js';
 import { dropPrivileges, inMountNamespace, type TaskLimits } from './task-sandbox.js';
 
 /** How a run-to-completion allocation ended. */
@@ -101,7 +119,8 @@ export class AllocationRunner {
         this.#adopted = false;
         const recorded = this.restartsOnExit ? undefined : readRecordedExit(allocationPaths(rec.dir).exitStatus);
         if (recorded !== undefined) this.#onLeaderExit(recorded, null);
-        else this.#onLeaderExit(null, null, 'exit status unknown: the process was re-adopted, not a child of this driver');
+        else
+          this.#onLeaderExit(null, null, 'exit status unknown: the process was re-adopted, not a child of this driver');
         return;
       }
     }
@@ -112,7 +131,10 @@ export class AllocationRunner {
     rec.memory.sampledAt = new Date().toISOString();
     if (rss > rec.memory.limitBytes && this.#exitReason === undefined && !this.#stopping && !this.#restarting) {
       this.#exitReason = 'oom';
-      this.#ctx.logger.warn({ allocationId: rec.id, rssBytes: rss, limitBytes: rec.memory.limitBytes }, 'memory limit exceeded: killing task');
+      this.#ctx.logger.warn(
+        { allocationId: rec.id, rssBytes: rss, limitBytes: rec.memory.limitBytes },
+        'memory limit exceeded: killing task',
+      );
       signalTree(pid, 'SIGKILL', table);
     }
   }
@@ -165,10 +187,14 @@ export class AllocationRunner {
       // status from a shell outside that (so a driver that re-adopts them knows it, and the task
       // cannot forge it); a private mount namespace wraps both.
       const task = dropPrivileges(taskArgv(rec.group.task), identity, this.#ctx.limits);
-      const recorded = this.restartsOnExit ? task : recordingExit({ file: task.file, args: [...task.args] }, paths.exitStatus);
+      const recorded = this.restartsOnExit
+        ? task
+        : recordingExit({ file: task.file, args: [...task.args] }, paths.exitStatus);
       const { file, args } = launch.mounts ? inMountNamespace(recorded, launch.mounts) : recorded;
       started = [
-        identity ? ` as ${identity.name ?? 'uid'} (uid ${identity.uid}, gid ${identity.gid})` : ' as the platform\'s user',
+        identity
+          ? ` as ${identity.name ?? 'uid'} (uid ${identity.uid}, gid ${identity.gid})`
+          : " as the platform's user",
         ...(identity?.note ? [`; ${identity.note}`] : []),
         ...launch.notes.map((note) => `; ${note}`),
       ].join('');
@@ -247,10 +273,16 @@ export class AllocationRunner {
     if (reason === 'oom') {
       rec.task.oomKilled = true;
       const mb = (rec.memory.peakRssBytes / 1024 / 1024).toFixed(0);
-      event = this.#event('OOM Killed', `OOM Killed: memory ${mb} MB exceeded the limit of ${rec.group.task.resources.memoryMb} MB`);
+      event = this.#event(
+        'OOM Killed',
+        `OOM Killed: memory ${mb} MB exceeded the limit of ${rec.group.task.resources.memoryMb} MB`,
+      );
       outcome = 'failed';
     } else if (reason === 'timeout') {
-      event = this.#event('Timed Out', `Task exceeded its timeout of ${String(rec.group.task.timeout?.milliseconds)}ms and was killed`);
+      event = this.#event(
+        'Timed Out',
+        `Task exceeded its timeout of ${String(rec.group.task.timeout?.milliseconds)}ms and was killed`,
+      );
       outcome = 'timed_out';
     } else {
       if (!this.#stopping && !this.#restarting) rec.task.oomKilled = false;
@@ -331,7 +363,11 @@ export class AllocationRunner {
   async #terminateTree(pid: number): Promise<void> {
     const rec = this.record;
     const { signal, timeout } = rec.group.drain;
-    this.#ctx.changed(rec, rec.status, this.#event('Killing', `Sent ${signal}; force killing after ${timeout.milliseconds}ms`));
+    this.#ctx.changed(
+      rec,
+      rec.status,
+      this.#event('Killing', `Sent ${signal}; force killing after ${timeout.milliseconds}ms`),
+    );
     signalTree(pid, signal);
     const exited = await waitForTreeExit(pid, timeout.milliseconds);
     if (!exited) {
@@ -341,7 +377,12 @@ export class AllocationRunner {
     this.#ctx.changed(
       rec,
       rec.status,
-      this.#event('Killed', exited ? `Task exited after ${signal}` : `Task killed with SIGKILL after the drain timeout of ${timeout.milliseconds}ms`),
+      this.#event(
+        'Killed',
+        exited
+          ? `Task exited after ${signal}`
+          : `Task killed with SIGKILL after the drain timeout of ${timeout.milliseconds}ms`,
+      ),
     );
   }
 
@@ -378,7 +419,16 @@ export class AllocationRunner {
         address: port.hostIp,
         port: port.value,
         tags: [...(service.tags ?? []), ...(rec.canary ? ['canary'] : [])],
-        checks: service.check ? [{ id: checkId, name: `HTTP GET ${service.check.path}`, status: 'critical', output: 'no check has run yet' }] : [],
+        checks: service.check
+          ? [
+              {
+                id: checkId,
+                name: `HTTP GET ${service.check.path}`,
+                status: 'critical',
+                output: 'no check has run yet',
+              },
+            ]
+          : [],
       });
       if (service.check) {
         const check = new HttpHealthCheck({
@@ -407,7 +457,8 @@ export class AllocationRunner {
     this.#checks = [];
     if (!this.#registered) return;
     this.#registered = false;
-    for (const service of this.record.group.services) this.#ctx.registry.deregister(`${this.record.id}-${service.name}`);
+    for (const service of this.record.group.services)
+      this.#ctx.registry.deregister(`${this.record.id}-${service.name}`);
   }
 
   #event(type: TaskEventType, message: string): TaskEvent {

@@ -61,7 +61,9 @@ interface PasswdEntry {
 
 function getent(database: 'passwd' | 'group', key: string): string[] | undefined {
   try {
-    const line = execFileSync('getent', [database, key], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim().split('\n')[0];
+    const line = execFileSync('getent', [database, key], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+      .trim()
+      .split('\n')[0];
     return line ? line.split(':') : undefined;
   } catch {
     return undefined;
@@ -93,13 +95,34 @@ export function ensureSystemUser(name: string): PasswdEntry {
     const found = lookupUser(name);
     if (found) return found;
     try {
-      execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--comment', 'svc app', name], { stdio: ['ignore', 'ignore', 'pipe'] });
+      execFileSync(
+        'useradd',
+        [
+          '--system',
+          '--user-group',
+          '--no-create-home',
+          '--home-dir',
+          '/nonexistent',
+          '--shell',
+          '/usr/sbin/nologin',
+          '--comment',
+          'svc app',
+          name,
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
     } catch (error) {
-      if (attempt === 39) throw new UnavailableError(`creating the system user ${name} for the app failed (useradd): ${String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim()}`, { code: 'app_user_unavailable', cause: error });
+      if (attempt === 39)
+        throw new UnavailableError(
+          `creating the system user ${name} for the app failed (useradd): ${String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim()}`,
+          { code: 'app_user_unavailable', cause: error },
+        );
       sleepSync(25 + Math.floor(Math.random() * 50));
     }
   }
-  throw new UnavailableError(`the system user ${name} cannot be looked up after useradd`, { code: 'app_user_unavailable' });
+  throw new UnavailableError(`the system user ${name} cannot be looked up after useradd`, {
+    code: 'app_user_unavailable',
+  });
 }
 
 /** Parses Docker `USER` syntax (`name`, `uid`, `name:group`, `uid:gid`). */
@@ -124,10 +147,20 @@ export function appUserIdentities(): AppIdentities {
     resolve(app, user) {
       const own = appUser(app);
       const base = { app: { uid: own.uid, gid: own.gid, name: own.name } };
-      const fallback = (note?: string): TaskIdentity => ({ uid: own.uid, gid: own.gid, groups: [], name: own.name, ...base, source: 'app-user', ...(note ? { note } : {}) });
+      const fallback = (note?: string): TaskIdentity => ({
+        uid: own.uid,
+        gid: own.gid,
+        groups: [],
+        name: own.name,
+        ...base,
+        source: 'app-user',
+        ...(note ? { note } : {}),
+      });
       if (user === undefined || user.trim() === '') return fallback();
       const wanted = parseUser(user);
-      const entry = /^\d+$/.test(wanted.user) ? { name: lookupUser(wanted.user)?.name, uid: Number(wanted.user), gid: lookupUser(wanted.user)?.gid } : lookupUser(wanted.user);
+      const entry = /^\d+$/.test(wanted.user)
+        ? { name: lookupUser(wanted.user)?.name, uid: Number(wanted.user), gid: lookupUser(wanted.user)?.gid }
+        : lookupUser(wanted.user);
       if (!entry) return fallback(`USER ${user}: no such user on this host; running as ${own.name}`);
       let gid = entry.gid ?? own.gid;
       if (wanted.group !== undefined) {
@@ -137,7 +170,14 @@ export function appUserIdentities(): AppIdentities {
       }
       if (entry.uid === 0) return fallback(`USER ${user} is root, which apps never run as; running as ${own.name}`);
       if (gid === 0) gid = own.gid;
-      return { uid: entry.uid, gid, groups: gid === own.gid ? [] : [own.gid], ...(entry.name ? { name: entry.name } : {}), ...base, source: 'task-user' };
+      return {
+        uid: entry.uid,
+        gid,
+        groups: gid === own.gid ? [] : [own.gid],
+        ...(entry.name ? { name: entry.name } : {}),
+        ...base,
+        source: 'task-user',
+      };
     },
   };
 }
@@ -150,5 +190,7 @@ export function platformUserIdentities(reason: string): AppIdentities {
 /** Per-app users when this process is root, else the platform's user (with the reason). */
 export function detectAppIdentities(): AppIdentities {
   if (process.getuid?.() === 0) return appUserIdentities();
-  return platformUserIdentities(`the platform runs as ${os.userInfo().username} (uid ${String(process.getuid?.())}), not root: every app runs as that user and can read the platform's data folder and every other app's files`);
+  return platformUserIdentities(
+    `the platform runs as ${os.userInfo().username} (uid ${String(process.getuid?.())}), not root: every app runs as that user and can read the platform's data folder and every other app's files`,
+  );
 }

@@ -34,7 +34,12 @@ export function cpuWeight(cpuMhz: number): number {
 const GROUP = 'svc-apps';
 
 /** CPU weights turned off. */
-export const NO_CPU_WEIGHTS: CpuWeights = { kind: 'none', reason: 'turned off', place: () => undefined, release: () => undefined };
+export const NO_CPU_WEIGHTS: CpuWeights = {
+  kind: 'none',
+  reason: 'turned off',
+  place: () => undefined,
+  release: () => undefined,
+};
 
 function writable(dir: string): boolean {
   try {
@@ -63,7 +68,8 @@ function removeWhenEmpty(group: string, attempts: number): void {
   try {
     fs.rmdirSync(group);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EBUSY' && attempts > 1) setTimeout(() => removeWhenEmpty(group, attempts - 1), 100).unref();
+    if ((error as NodeJS.ErrnoException).code === 'EBUSY' && attempts > 1)
+      setTimeout(() => removeWhenEmpty(group, attempts - 1), 100).unref();
     // Otherwise gone already, or a re-adopted tree still runs in it: the next start sweeps it.
   }
 }
@@ -157,5 +163,10 @@ export function detectCpuWeights(root = '/sys/fs/cgroup', who: CpuWeightsProcess
   } catch {
     // Fall through.
   }
-  return { kind: 'none', reason: `no writable cgroup cpu controller under ${root} (run as root with cgroups mounted, or as a systemd service with Delegate=yes on cgroup v2, to apply resources.cpu)`, place: () => undefined, release: () => undefined };
+  return {
+    kind: 'none',
+    reason: `no writable cgroup cpu controller under ${root} (run as root with cgroups mounted, or as a systemd service with Delegate=yes on cgroup v2, to apply resources.cpu)`,
+    place: () => undefined,
+    release: () => undefined,
+  };
 }

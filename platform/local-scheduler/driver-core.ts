@@ -97,16 +97,30 @@ export class DriverCore {
     this.state = this.#stateFile.load();
     this.events.setMaxListeners(0);
     const cpuWeights = options.cgroupRoot === null ? NO_CPU_WEIGHTS : detectCpuWeights(options.cgroupRoot ?? undefined);
-    if (cpuWeights.kind === 'none') this.logger.info({ reason: cpuWeights.reason }, 'CPU weights (resources.cpu) are not applied');
+    if (cpuWeights.kind === 'none')
+      this.logger.info({ reason: cpuWeights.reason }, 'CPU weights (resources.cpu) are not applied');
     const identities = options.identities ?? detectAppIdentities();
-    if (identities.mode === 'platform-user') this.logger.warn({ reason: identities.reason }, 'apps share the platform\'s user: not running as root, so apps are not isolated from each other or from the platform');
-    const privateMounts = options.privateMounts ?? (identities.mode === 'app-users' ? detectPrivateMounts() : { available: false, reason: 'apps run as the platform\'s user' });
-    if (!privateMounts.available) this.logger.info({ reason: privateMounts.reason }, 'no private mount namespace per task');
+    if (identities.mode === 'platform-user')
+      this.logger.warn(
+        { reason: identities.reason },
+        "apps share the platform's user: not running as root, so apps are not isolated from each other or from the platform",
+      );
+    const privateMounts =
+      options.privateMounts ??
+      (identities.mode === 'app-users'
+        ? detectPrivateMounts()
+        : { available: false, reason: "apps run as the platform's user" });
+    if (!privateMounts.available)
+      this.logger.info({ reason: privateMounts.reason }, 'no private mount namespace per task');
     if (identities.mode === 'app-users') {
       secureDriverFolders(options.dataDir);
       // An app user must pass through every folder above its release (a checkout under /root, say).
       const blocked = firstBlockedFolder(options.dataDir, NOBODY);
-      if (blocked !== undefined) this.logger.error({ blocked, dataDir: options.dataDir }, `app users cannot enter ${blocked}, so app processes cannot reach their releases: chmod o+x ${blocked} (enter, not list), or set SVC_DATA_DIR to a folder under one they can enter`);
+      if (blocked !== undefined)
+        this.logger.error(
+          { blocked, dataDir: options.dataDir },
+          `app users cannot enter ${blocked}, so app processes cannot reach their releases: chmod o+x ${blocked} (enter, not list), or set SVC_DATA_DIR to a folder under one they can enter`,
+        );
     }
     this.ctx = {
       identities,
@@ -193,7 +207,8 @@ export class DriverCore {
       execution.output = readTail(paths.stdout, limit);
       execution.errorOutput = readTail(paths.stderr, limit);
       execution.finishedAt = record.task.finishedAt ?? new Date().toISOString();
-      execution.durationMs = Date.parse(execution.finishedAt) - Date.parse(record.task.startedAt ?? execution.startedAt);
+      execution.durationMs =
+        Date.parse(execution.finishedAt) - Date.parse(record.task.startedAt ?? execution.startedAt);
     }
     this.changed(record, record.status);
   }
@@ -239,7 +254,14 @@ export class DriverCore {
       filesFingerprint: filesFingerprint(group),
       extraEnv,
       dir: path.join(this.options.dataDir, 'allocs', id),
-      task: { name: group.task.name, state: 'pending', failed: false, restarts: 0, oomKilled: false, events: [received] },
+      task: {
+        name: group.task.name,
+        state: 'pending',
+        failed: false,
+        restarts: 0,
+        oomKilled: false,
+        events: [received],
+      },
       memory: { currentRssBytes: 0, peakRssBytes: 0, limitBytes: group.task.resources.memoryMb * 1024 * 1024 },
       ...(executionId !== undefined ? { executionId } : {}),
       createdAt: now,
@@ -265,7 +287,13 @@ export class DriverCore {
   }
 
   /** Starts one execution (dispatch or periodic child) of `group` and records it as running. */
-  async launchExecution(job: JobRecord, group: TaskGroupSpec, kind: AllocationKind, extraEnv: Record<string, string>, executionId?: string): Promise<Execution> {
+  async launchExecution(
+    job: JobRecord,
+    group: TaskGroupSpec,
+    kind: AllocationKind,
+    extraEnv: Record<string, string>,
+    executionId?: string,
+  ): Promise<Execution> {
     const id = executionId ?? `exec-${randomUUID()}`;
     if (this.state.executions[id]) throw new ConflictError(`execution ${id} already exists`);
     const execution: ExecutionRecord = {
@@ -312,7 +340,11 @@ export class DriverCore {
 function secureDriverFolders(dataDir: string): void {
   fs.mkdirSync(dataDir, { recursive: true });
   fs.chmodSync(dataDir, 0o711);
-  for (const [name, mode] of [['scheduler', 0o700], ['allocs', 0o711], ['app-data', 0o711]] as const) {
+  for (const [name, mode] of [
+    ['scheduler', 0o700],
+    ['allocs', 0o711],
+    ['app-data', 0o711],
+  ] as const) {
     const dir = path.join(dataDir, name);
     fs.mkdirSync(dir, { recursive: true, mode });
     fs.chmodSync(dir, mode);

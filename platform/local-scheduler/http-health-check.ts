@@ -40,7 +40,9 @@ export function probeHttp(url: string, timeoutMs: number): Promise<ProbeResult> 
       request.destroy();
       finish({ status: 'critical', output: `HTTP GET ${url}: timed out after ${timeoutMs}ms` });
     }, timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => finish({ status: 'critical', output: `HTTP GET ${url}: ${error.code ?? error.message}` }));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      finish({ status: 'critical', output: `HTTP GET ${url}: ${error.code ?? error.message}` }),
+    );
   });
 }
 
@@ -91,7 +93,13 @@ export class HttpHealthCheck {
     const { registry, instanceId, checkId, url, timeoutMs, intervalMs } = this.#options;
     const result = await probeHttp(url, timeoutMs);
     if (this.#stopped) return;
-    registry.updateCheck({ instanceId, checkId, status: result.status, output: result.output, checkedAt: new Date().toISOString() });
+    registry.updateCheck({
+      instanceId,
+      checkId,
+      status: result.status,
+      output: result.output,
+      checkedAt: new Date().toISOString(),
+    });
     this.#schedule(intervalMs);
   }
 }

@@ -8,9 +8,23 @@ export { envLabel } from './task-environment.js';
 export { pickFreePort } from './port-allocator.js';
 export { probeHttp } from './http-health-check.js';
 export type { ProbeResult } from './http-health-check.js';
-export { isProcessAlive, listProcesses, PAGE_SIZE, parseStat, processTree, readProcess, readRssBytes } from './process-table.js';
+export {
+  isProcessAlive,
+  listProcesses,
+  PAGE_SIZE,
+  parseStat,
+  processTree,
+  readProcess,
+  readRssBytes,
+} from './process-table.js';
 export type { ProcessInfo } from './process-table.js';
-export { appUserName, detectAppIdentities, ensureSystemUser, MAX_USER_NAME, platformUserIdentities } from './app-identity.js';
+export {
+  appUserName,
+  detectAppIdentities,
+  ensureSystemUser,
+  MAX_USER_NAME,
+  platformUserIdentities,
+} from './app-identity.js';
 export type { AppIdentities, TaskIdentity } from './app-identity.js';
 export { DEFAULT_TASK_LIMITS, detectPrivateMounts } from './task-sandbox.js';
 export type { PrivateMounts, TaskLimits } from './task-sandbox.js';

@@ -67,7 +67,12 @@ export class LocalScheduler implements Scheduler {
       const wasRunning = job.status === 'running';
       job.status = 'dead';
       this.#periodic.disarm(jobId);
-      await Promise.all(core.records().filter((a) => a.jobId === jobId).map((a) => core.stopAllocation(a, 'job stopped')));
+      await Promise.all(
+        core
+          .records()
+          .filter((a) => a.jobId === jobId)
+          .map((a) => core.stopAllocation(a, 'job stopped')),
+      );
       if (options.purge) {
         delete core.state.jobs[jobId];
         for (const a of core.records()) if (a.jobId === jobId) delete core.state.allocations[a.id];
@@ -93,7 +98,12 @@ export class LocalScheduler implements Scheduler {
   async listAllocations(filter: AllocationFilter = {}): Promise<readonly Allocation[]> {
     return this.#core
       .records()
-      .filter((a) => (filter.app === undefined || a.app === filter.app) && (filter.jobId === undefined || a.jobId === filter.jobId) && (filter.taskGroup === undefined || a.taskGroup === filter.taskGroup))
+      .filter(
+        (a) =>
+          (filter.app === undefined || a.app === filter.app) &&
+          (filter.jobId === undefined || a.jobId === filter.jobId) &&
+          (filter.taskGroup === undefined || a.taskGroup === filter.taskGroup),
+      )
       .filter((a) => filter.includeTerminal || !isTerminal(a.status))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.index - b.index)
       .map(toAllocation);
@@ -105,11 +115,16 @@ export class LocalScheduler implements Scheduler {
   }
 
   async scale(jobId: string, taskGroup: string, count: number): Promise<WriteOutcome> {
-    if (!Number.isInteger(count) || count < 0) throw new ValidationError(`scale ${jobId}.${taskGroup}: count ${count} must be a non-negative integer`);
+    if (!Number.isInteger(count) || count < 0)
+      throw new ValidationError(`scale ${jobId}.${taskGroup}: count ${count} must be a non-negative integer`);
     return this.#exclusive(async () => {
       const job = this.#core.job(jobId);
-      if (!job.spec.taskGroups.some((g) => g.name === taskGroup)) throw new NotFoundError(`job ${jobId} has no task group "${taskGroup}"`);
-      const spec: JobSpec = { ...job.spec, taskGroups: job.spec.taskGroups.map((g) => (g.name === taskGroup ? { ...g, count } : g)) };
+      if (!job.spec.taskGroups.some((g) => g.name === taskGroup))
+        throw new NotFoundError(`job ${jobId} has no task group "${taskGroup}"`);
+      const spec: JobSpec = {
+        ...job.spec,
+        taskGroups: job.spec.taskGroups.map((g) => (g.name === taskGroup ? { ...g, count } : g)),
+      };
       validateJobForLocalDriver(spec, this.#core.ctx.hostVolumes);
       return (await this.#submit(spec)).outcome;
     });
@@ -147,18 +162,25 @@ export class LocalScheduler implements Scheduler {
 
   async dispatch(jobId: string, request: DispatchRequest = {}): Promise<Execution> {
     const job = this.#core.job(jobId);
-    if (job.spec.type !== 'batch' || !job.spec.parameterized) throw new ValidationError(`job ${jobId}: only parameterized batch jobs can be dispatched`);
+    if (job.spec.type !== 'batch' || !job.spec.parameterized)
+      throw new ValidationError(`job ${jobId}: only parameterized batch jobs can be dispatched`);
     if (job.status !== 'running') throw new ConflictError(`job ${jobId} is stopped`);
     const rule = job.spec.parameterized.payload;
-    if (rule === 'required' && request.payload === undefined) throw new ValidationError(`dispatch ${jobId}: payload is required`);
-    if (rule === 'forbidden' && request.payload !== undefined) throw new ValidationError(`dispatch ${jobId}: payload is forbidden`);
+    if (rule === 'required' && request.payload === undefined)
+      throw new ValidationError(`dispatch ${jobId}: payload is required`);
+    if (rule === 'forbidden' && request.payload !== undefined)
+      throw new ValidationError(`dispatch ${jobId}: payload is forbidden`);
     const base = job.spec.taskGroups[0];
     if (!base) throw new ValidationError(`job ${jobId}: no task group`);
     const files = [...(base.task.files ?? [])];
-    if (request.payload !== undefined) files.push({ destination: 'local/payload', contents: request.payload, mode: 0o400 });
+    if (request.payload !== undefined)
+      files.push({ destination: 'local/payload', contents: request.payload, mode: 0o400 });
     const timeout = request.timeout ?? base.task.timeout;
     const group: TaskGroupSpec = { ...base, task: { ...base.task, files, ...(timeout ? { timeout } : {}) } };
-    const extraEnv = { ...(request.env ?? {}), ...(request.payload !== undefined ? { SVC_DISPATCH_PAYLOAD: request.payload } : {}) };
+    const extraEnv = {
+      ...(request.env ?? {}),
+      ...(request.payload !== undefined ? { SVC_DISPATCH_PAYLOAD: request.payload } : {}),
+    };
     return this.#core.launchExecution(job, group, 'dispatch', extraEnv, request.executionId);
   }
 
@@ -199,7 +221,14 @@ export class LocalScheduler implements Scheduler {
     const existing = core.state.jobs[job.id];
     const fingerprint = jobFingerprint(job);
     if (existing && existing.status === 'running' && existing.fingerprint === fingerprint) {
-      return { outcome: 'unchanged', jobVersion: existing.version, scaled: [], rolled: [], restarted: [], awaitingPromotion: existing.awaitingPromotion };
+      return {
+        outcome: 'unchanged',
+        jobVersion: existing.version,
+        scaled: [],
+        rolled: [],
+        restarted: [],
+        awaitingPromotion: existing.awaitingPromotion,
+      };
     }
     this.#assertStaticPortsFree(job);
     const record: JobRecord = {
@@ -230,7 +259,12 @@ export class LocalScheduler implements Scheduler {
     }
     this.#periodic.arm(record, existing?.status === 'running' ? existing.spec : undefined);
     core.save();
-    return { outcome: existing ? 'updated' : 'created', jobVersion: record.version, ...result, awaitingPromotion: record.awaitingPromotion };
+    return {
+      outcome: existing ? 'updated' : 'created',
+      jobVersion: record.version,
+      ...result,
+      awaitingPromotion: record.awaitingPromotion,
+    };
   }
 
   #setPaused(jobId: string, paused: boolean): WriteOutcome {
@@ -255,11 +289,19 @@ export class LocalScheduler implements Scheduler {
         if (port.static === undefined) continue;
         const holder = this.#core
           .records()
-          .find((a) => !isTerminal(a.status) && a.ports.some((p) => p.value === port.static) && !(a.jobId === job.id && a.taskGroup === group.name));
+          .find(
+            (a) =>
+              !isTerminal(a.status) &&
+              a.ports.some((p) => p.value === port.static) &&
+              !(a.jobId === job.id && a.taskGroup === group.name),
+          );
         if (holder) {
-          throw new ConflictError(`job ${job.id}: static port ${port.static} is held by allocation ${holder.id} of ${holder.jobId}.${holder.taskGroup}`, {
-            code: 'port_conflict',
-          });
+          throw new ConflictError(
+            `job ${job.id}: static port ${port.static} is held by allocation ${holder.id} of ${holder.jobId}.${holder.taskGroup}`,
+            {
+              code: 'port_conflict',
+            },
+          );
         }
       }
     }

@@ -27,7 +27,9 @@ export class PeriodicLauncher {
     const cron = new Cron(periodic.cron, { paused: job.paused, timezone: periodic.timeZone ?? 'Etc/UTC' }, () => {
       const current = this.#core.state.jobs[id];
       if (current && !current.paused) {
-        void this.launch(current, 'scheduled').catch((error: unknown) => this.#core.logger.error({ err: error, jobId: id }, 'periodic launch failed'));
+        void this.launch(current, 'scheduled').catch((error: unknown) =>
+          this.#core.logger.error({ err: error, jobId: id }, 'periodic launch failed'),
+        );
       }
     });
     this.#crons.set(id, cron);
@@ -58,9 +60,18 @@ export class PeriodicLauncher {
     for (const group of job.spec.taskGroups) {
       const running = this.#core
         .records()
-        .some((a) => a.jobId === job.spec.id && a.taskGroup === group.name && a.kind === 'periodic_child' && !isTerminal(a.status));
+        .some(
+          (a) =>
+            a.jobId === job.spec.id &&
+            a.taskGroup === group.name &&
+            a.kind === 'periodic_child' &&
+            !isTerminal(a.status),
+        );
       if (running && overlapBlocked) {
-        this.#core.logger.info({ jobId: job.spec.id, taskGroup: group.name }, 'periodic launch skipped: previous child still running');
+        this.#core.logger.info(
+          { jobId: job.spec.id, taskGroup: group.name },
+          'periodic launch skipped: previous child still running',
+        );
         continue;
       }
       out.push(await this.#core.launchExecution(job, group, 'periodic_child', { SVC_PERIODIC_LAUNCH: why }));

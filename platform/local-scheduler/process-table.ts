@@ -43,7 +43,10 @@ export const PAGE_SIZE: number = (() => {
     const pages = parseStat(fs.readFileSync('/proc/self/stat', 'utf8'))?.rssPages ?? 0;
     if (!(kb > 0) || !(pages > 0)) return 4096;
     const estimate = (kb * 1024) / pages;
-    return [4096, 16384, 65536].reduce((best, size) => (Math.abs(size - estimate) < Math.abs(best - estimate) ? size : best), 4096);
+    return [4096, 16384, 65536].reduce(
+      (best, size) => (Math.abs(size - estimate) < Math.abs(best - estimate) ? size : best),
+      4096,
+    );
   } catch {
     return 4096;
   }
@@ -141,7 +144,11 @@ export function readRssBytes(pid: number): number {
 }
 
 /** Sends `signal` once to every process of a tree (the group, then descendants outside it); true when any was signalled. */
-export function signalTree(root: number, signal: NodeJS.Signals, table: readonly ProcessInfo[] = listProcesses()): boolean {
+export function signalTree(
+  root: number,
+  signal: NodeJS.Signals,
+  table: readonly ProcessInfo[] = listProcesses(),
+): boolean {
   let groupSignalled = false;
   try {
     process.kill(-root, signal);

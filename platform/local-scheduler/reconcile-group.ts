@@ -15,7 +15,12 @@ export interface GroupChange {
 }
 
 /** Converges one group of `job` on its spec; `promote` replaces old allocations by canaries. */
-export async function reconcileGroup(core: DriverCore, job: JobRecord, group: TaskGroupSpec, promote: boolean): Promise<GroupChange> {
+export async function reconcileGroup(
+  core: DriverCore,
+  job: JobRecord,
+  group: TaskGroupSpec,
+  promote: boolean,
+): Promise<GroupChange> {
   const fingerprint = rollFingerprint(job.spec, group);
   const files = filesFingerprint(group);
   const batch = job.spec.type === 'batch';
@@ -49,7 +54,9 @@ export async function reconcileGroup(core: DriverCore, job: JobRecord, group: Ta
     }
   }
   await Promise.all(
-    live.filter((a) => stopping.has(a.id)).map((a) => core.stopAllocation(a, outdated ? 'replaced by a new job version' : 'scaled down')),
+    live
+      .filter((a) => stopping.has(a.id))
+      .map((a) => core.stopAllocation(a, outdated ? 'replaced by a new job version' : 'scaled down')),
   );
   for (const id of plan.promote) {
     const a = core.state.allocations[id];

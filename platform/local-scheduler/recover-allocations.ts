@@ -35,7 +35,12 @@ function allocationOf(pid: number, allocsDir: string): string | undefined {
 export function sweepUnrecordedProcesses(core: DriverCore): { adopted: number; killed: number } {
   const allocsDir = path.join(core.options.dataDir, 'allocs') + path.sep;
   const table = listProcesses();
-  const tracked = new Set(core.records().map((r) => r.task.pid).filter((pid): pid is number => pid !== undefined));
+  const tracked = new Set(
+    core
+      .records()
+      .map((r) => r.task.pid)
+      .filter((pid): pid is number => pid !== undefined),
+  );
   let adopted = 0;
   let killed = 0;
   for (const info of table) {
@@ -66,7 +71,8 @@ export function sweepUnrecordedProcesses(core: DriverCore): { adopted: number; k
 /** Recovers every non-terminal allocation of the persisted state. */
 export async function recoverAllocations(core: DriverCore): Promise<void> {
   const swept = sweepUnrecordedProcesses(core);
-  if (swept.adopted + swept.killed > 0) core.ctx.logger.warn(swept, 'processes started but not recorded by the previous driver: adopted or killed');
+  if (swept.adopted + swept.killed > 0)
+    core.ctx.logger.warn(swept, 'processes started but not recorded by the previous driver: adopted or killed');
   for (const record of core.records()) {
     if (isTerminal(record.status)) continue;
     const job = core.state.jobs[record.jobId];
@@ -86,7 +92,10 @@ export async function recoverAllocations(core: DriverCore): Promise<void> {
       continue;
     }
     const previous = record.status;
-    const message = pid === undefined ? 'task was not running when the driver restarted' : `process ${pid} vanished while the driver was down`;
+    const message =
+      pid === undefined
+        ? 'task was not running when the driver restarted'
+        : `process ${pid} vanished while the driver was down`;
     const event = { type: 'Lost' as const, message, at: new Date().toISOString() };
     record.task.events.push(event);
     record.task.state = 'dead';

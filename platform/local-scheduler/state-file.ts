@@ -31,7 +31,9 @@ export class StateFile {
     }
     const state = JSON.parse(text) as DriverState;
     if (state.formatVersion !== 1) {
-      throw new Error(`local scheduler state ${this.file}: format version ${String(state.formatVersion)} is not supported`);
+      throw new Error(
+        `local scheduler state ${this.file}: format version ${String(state.formatVersion)} is not supported`,
+      );
     }
     return state;
   }

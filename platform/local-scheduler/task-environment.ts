@@ -21,7 +21,15 @@ export interface HostVolume {
 const INHERITED = ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TZ', 'TMPDIR', 'USER', 'LOGNAME'] as const;
 
 /** Paths of an allocation directory. */
-export function allocationPaths(dir: string): { stdout: string; stderr: string; secrets: string; local: string; tmp: string; volumes: string; exitStatus: string } {
+export function allocationPaths(dir: string): {
+  stdout: string;
+  stderr: string;
+  secrets: string;
+  local: string;
+  tmp: string;
+  volumes: string;
+  exitStatus: string;
+} {
   return {
     tmp: path.join(dir, 'tmp'),
     stdout: path.join(dir, 'logs', 'stdout.log'),
@@ -42,7 +50,9 @@ export function envLabel(label: string): string {
 export function assertSafeDestination(file: TemplateFileSpec): void {
   const dest = file.destination;
   if (dest.length === 0 || path.isAbsolute(dest) || dest.split(/[\\/]/).some((part) => part === '..' || part === '')) {
-    throw new ValidationError(`files.destination: "${dest}" must be a relative path inside the allocation directory without ".."`);
+    throw new ValidationError(
+      `files.destination: "${dest}" must be a relative path inside the allocation directory without ".."`,
+    );
   }
 }
 
@@ -103,7 +113,12 @@ function inside(child: string, parent: string): boolean {
  *   mount namespace; without one `SVC_VOLUME_<NAME>` names the source itself;
  * - `<app-data>/<app>/` and `<app-data>/<app>/volumes/<name>` the app's user and group, 0770.
  */
-export function prepareAllocationDir(record: AllocationRecord, hostVolumes: Readonly<Record<string, HostVolume>>, identity: TaskIdentity | undefined, folders: AllocationFolders): TaskLaunch {
+export function prepareAllocationDir(
+  record: AllocationRecord,
+  hostVolumes: Readonly<Record<string, HostVolume>>,
+  identity: TaskIdentity | undefined,
+  folders: AllocationFolders,
+): TaskLaunch {
   const paths = allocationPaths(record.dir);
   const appOwner = identity ? { uid: identity.app.uid, gid: identity.app.gid } : undefined;
   const rootGroup = identity ? { uid: 0, gid: identity.app.gid } : undefined;
@@ -113,7 +128,13 @@ export function prepareAllocationDir(record: AllocationRecord, hostVolumes: Read
   realDir(record.dir, rootGroup, 0o750);
   realDir(path.dirname(paths.stdout), rootGroup, 0o750);
   for (const log of [paths.stdout, paths.stderr]) {
-    fs.closeSync(fs.openSync(log, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW, 0o640));
+    fs.closeSync(
+      fs.openSync(
+        log,
+        fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_APPEND | fs.constants.O_NOFOLLOW,
+        0o640,
+      ),
+    );
     if (rootGroup) own(log, 0, rootGroup.gid, 0o640);
   }
   realDir(paths.local, taskOwner, 0o700);
@@ -123,7 +144,13 @@ export function prepareAllocationDir(record: AllocationRecord, hostVolumes: Read
   fs.mkdirSync(folders.appDataRoot, { recursive: true, mode: 0o711 });
   if (identity) fs.chmodSync(folders.appDataRoot, 0o711);
   realDir(appData, appOwner, 0o770);
-  if (identity && folders.releasesDir && record.group.task.workdir && inside(record.group.task.workdir, folders.releasesDir) && fs.existsSync(folders.releasesDir)) {
+  if (
+    identity &&
+    folders.releasesDir &&
+    record.group.task.workdir &&
+    inside(record.group.task.workdir, folders.releasesDir) &&
+    fs.existsSync(folders.releasesDir)
+  ) {
     // Each app's releases are readable by its group only; the releases folder itself lists nothing.
     fs.chmodSync(folders.releasesDir, 0o711);
     const first = path.relative(folders.releasesDir, record.group.task.workdir).split(path.sep)[0];
@@ -150,13 +177,16 @@ export function prepareAllocationDir(record: AllocationRecord, hostVolumes: Read
       volumePaths[mount.volume] = target;
     } else {
       volumePaths[mount.volume] = source;
-      if (readOnly) notes.push(`volume ${mount.volume} is read-only in the spec but writable here: no private mount namespace`);
+      if (readOnly)
+        notes.push(`volume ${mount.volume} is read-only in the spec but writable here: no private mount namespace`);
     }
   }
   let tmpDir = paths.tmp;
   if (folders.privateMounts) {
     // A private /tmp would hide platform folders below /tmp (the task's own release among them).
-    const hidden = [record.dir, appData, record.group.task.workdir, ...mounts.map((m) => m.source)].find((p) => p !== undefined && inside(p, '/tmp'));
+    const hidden = [record.dir, appData, record.group.task.workdir, ...mounts.map((m) => m.source)].find(
+      (p) => p !== undefined && inside(p, '/tmp'),
+    );
     if (hidden === undefined) {
       mounts.push({ source: paths.tmp, target: '/tmp', readOnly: false });
       tmpDir = '/tmp';
@@ -173,7 +203,8 @@ function assertNoSymlinks(base: string, dir: string): void {
   for (const part of path.relative(base, dir).split(path.sep).filter(Boolean)) {
     current = path.join(current, part);
     const stat = fs.lstatSync(current, { throwIfNoEntry: false });
-    if (stat?.isSymbolicLink()) throw new ValidationError(`files.destination: ${current} is a symlink; files are not written through links`);
+    if (stat?.isSymbolicLink())
+      throw new ValidationError(`files.destination: ${current} is a symlink; files are not written through links`);
   }
 }
 
@@ -269,10 +300,14 @@ export function taskEnvironment(record: AllocationRecord, launch: TaskLaunch): R
  * defers them while the task runs, stays until the task ends; a caught signal is reset for the
  * task, so the task keeps its own behaviour. SIGKILL ends both.
  */
-export const EXIT_RECORDING_SCRIPT = 'f=$1; shift; trap : HUP INT QUIT TERM USR1 USR2; rm -f "$f"; "$@"; c=$?; printf %s "$c" > "$f.tmp" && mv -f "$f.tmp" "$f"; exit "$c"';
+export const EXIT_RECORDING_SCRIPT =
+  'f=$1; shift; trap : HUP INT QUIT TERM USR1 USR2; rm -f "$f"; "$@"; c=$?; printf %s "$c" > "$f.tmp" && mv -f "$f.tmp" "$f"; exit "$c"';
 
 /** `argv` run under {@link EXIT_RECORDING_SCRIPT}, recording its exit status in `exitFile`. */
-export function recordingExit(argv: { file: string; args: string[] }, exitFile: string): { file: string; args: string[] } {
+export function recordingExit(
+  argv: { file: string; args: string[] },
+  exitFile: string,
+): { file: string; args: string[] } {
   return { file: '/bin/sh', args: ['-c', EXIT_RECORDING_SCRIPT, 'svc-task', exitFile, argv.file, ...argv.args] };
 }
 

@@ -41,18 +41,32 @@ export interface PrivateMounts {
  * with CAP_SYS_ADMIN; refused in many containers and for other users).
  */
 export function detectPrivateMounts(): PrivateMounts {
-  if (process.getuid?.() !== 0) return { available: false, reason: 'the platform is not root: no private mount namespace, /tmp is shared and volumes are plain folders' };
-  const probe = spawnSync('unshare', ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', 'mount -t tmpfs svc-probe /mnt'], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000 });
+  if (process.getuid?.() !== 0)
+    return {
+      available: false,
+      reason: 'the platform is not root: no private mount namespace, /tmp is shared and volumes are plain folders',
+    };
+  const probe = spawnSync(
+    'unshare',
+    ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', 'mount -t tmpfs svc-probe /mnt'],
+    { stdio: ['ignore', 'ignore', 'pipe'], timeout: 5000 },
+  );
   if (probe.status === 0) return { available: true };
-  const detail = probe.error ? probe.error.message : String(probe.stderr ?? '').trim() || `exit ${String(probe.status)}`;
-  return { available: false, reason: `unshare --mount failed on this host (${detail}): /tmp is shared and volumes are plain folders` };
+  const detail = probe.error
+    ? probe.error.message
+    : String(probe.stderr ?? '').trim() || `exit ${String(probe.status)}`;
+  return {
+    available: false,
+    reason: `unshare --mount failed on this host (${detail}): /tmp is shared and volumes are plain folders`,
+  };
 }
 
 /**
  * Bind-mounts each `source target mode` triple, then `exec`s the rest of its arguments. It runs in
  * the new mount namespace as root, before the identity is dropped.
  */
-export const MOUNT_SCRIPT = 'set -e; while [ "$1" != "--" ]; do mount --bind "$1" "$2"; if [ "$3" = ro ]; then mount -o remount,bind,ro "$2"; fi; shift 3; done; shift; exec "$@"';
+export const MOUNT_SCRIPT =
+  'set -e; while [ "$1" != "--" ]; do mount --bind "$1" "$2"; if [ "$3" = ro ]; then mount -o remount,bind,ro "$2"; fi; shift 3; done; shift; exec "$@"';
 
 /** An argv. */
 export interface Argv {
@@ -69,15 +83,43 @@ export function dropPrivileges(argv: Argv, identity: TaskIdentity | undefined, l
   let inner = flatten(argv);
   if (identity) {
     const groups = identity.groups.length > 0 ? ['--groups', identity.groups.join(',')] : ['--clear-groups'];
-    inner = ['/usr/bin/setpriv', '--reuid', String(identity.uid), '--regid', String(identity.gid), ...groups, '--no-new-privs', '--', ...inner];
+    inner = [
+      '/usr/bin/setpriv',
+      '--reuid',
+      String(identity.uid),
+      '--regid',
+      String(identity.gid),
+      ...groups,
+      '--no-new-privs',
+      '--',
+      ...inner,
+    ];
   }
   // NPROC counts every process of the real user: meaningful only for a user of the app's own.
-  const limitArgs = [`--nofile=${limits.nofile}:${limits.nofile}`, ...(identity ? [`--nproc=${limits.nproc}:${limits.nproc}`] : [])];
+  const limitArgs = [
+    `--nofile=${limits.nofile}:${limits.nofile}`,
+    ...(identity ? [`--nproc=${limits.nproc}:${limits.nproc}`] : []),
+  ];
   return { file: '/usr/bin/prlimit', args: [...limitArgs, '--', ...inner] };
 }
 
 /** `argv` in a private mount namespace with `mounts` bind-mounted first. */
 export function inMountNamespace(argv: Argv, mounts: readonly BindMount[]): Argv {
   const triples = mounts.flatMap((m) => [m.source, m.target, m.readOnly ? 'ro' : 'rw']);
-  return { file: '/usr/bin/unshare', args: ['--mount', '--propagation', 'private', '--', '/bin/sh', '-c', MOUNT_SCRIPT, 'svc-mounts', ...triples, '--', ...flatten(argv)] };
+  return {
+    file: '/usr/bin/unshare',
+    args: [
+      '--mount',
+      '--propagation',
+      'private',
+      '--',
+      '/bin/sh',
+      '-c',
+      MOUNT_SCRIPT,
+      'svc-mounts',
+      ...triples,
+      '--',
+      ...flatten(argv),
+    ],
+  };
 }

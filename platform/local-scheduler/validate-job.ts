@@ -13,7 +13,10 @@ const JOB_ID = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}(@[a-zA-Z0-9][a-zA-Z0-9._-]{0,6
 
 /** Throws `ValidationError` naming the field when the local driver cannot run `job`. */
 export function validateJobForLocalDriver(job: JobSpec, hostVolumes: Readonly<Record<string, HostVolume>>): void {
-  if (!JOB_ID.test(job.id)) throw new ValidationError(`job.id: "${job.id}" must be 1-128 letters, digits, ".", "_" or "-", optionally followed by @<region>`);
+  if (!JOB_ID.test(job.id))
+    throw new ValidationError(
+      `job.id: "${job.id}" must be 1-128 letters, digits, ".", "_" or "-", optionally followed by @<region>`,
+    );
   if (job.taskGroups.length === 0) throw new ValidationError(`job ${job.id}: taskGroups must not be empty`);
   const names = new Set<string>();
   for (const group of job.taskGroups) {
@@ -21,7 +24,8 @@ export function validateJobForLocalDriver(job: JobSpec, hostVolumes: Readonly<Re
     if (!ID.test(group.name)) throw new ValidationError(`${at}: name must be 1-128 letters, digits, ".", "_" or "-"`);
     if (names.has(group.name)) throw new ValidationError(`${at}: duplicate task group name`);
     names.add(group.name);
-    if (!Number.isInteger(group.count) || group.count < 0) throw new ValidationError(`${at}.count: ${group.count} must be a non-negative integer`);
+    if (!Number.isInteger(group.count) || group.count < 0)
+      throw new ValidationError(`${at}.count: ${group.count} must be a non-negative integer`);
     const task = group.task;
     if (task.image !== undefined && task.command === undefined) {
       throw new ValidationError(
@@ -29,7 +33,11 @@ export function validateJobForLocalDriver(job: JobSpec, hostVolumes: Readonly<Re
         { code: 'image_not_supported' },
       );
     }
-    if (task.command === undefined || (Array.isArray(task.command) && task.command.length === 0) || task.command === '') {
+    if (
+      task.command === undefined ||
+      (Array.isArray(task.command) && task.command.length === 0) ||
+      task.command === ''
+    ) {
       throw new ValidationError(`${at}.task.command: the local driver needs a command (a release's CMD/ENTRYPOINT)`);
     }
     if (task.workdir !== undefined && !task.workdir.startsWith('/')) {
@@ -40,7 +48,9 @@ export function validateJobForLocalDriver(job: JobSpec, hostVolumes: Readonly<Re
     for (const mount of task.volumes ?? []) {
       // A volume that is not a configured host folder is the app's own folder, named after the volume.
       if (!hostVolumes[mount.volume] && !VOLUME_NAME.test(mount.volume)) {
-        throw new ValidationError(`${at}.task.volumes: "${mount.volume}" must be 1-64 letters, digits, ".", "_" or "-" starting with a letter or digit (it names the app's volume folder)`);
+        throw new ValidationError(
+          `${at}.task.volumes: "${mount.volume}" must be 1-64 letters, digits, ".", "_" or "-" starting with a letter or digit (it names the app's volume folder)`,
+        );
       }
     }
     const labels = new Set<string>();
@@ -52,25 +62,35 @@ export function validateJobForLocalDriver(job: JobSpec, hostVolumes: Readonly<Re
           throw new ValidationError(`${at}.ports.${port.label}.static: ${port.static} is not a port number`);
         }
         if (group.count > 1 || (group.canary ?? 0) > 0) {
-          throw new ValidationError(`${at}.ports.${port.label}.static: a static port allows one allocation, count is ${group.count}`);
+          throw new ValidationError(
+            `${at}.ports.${port.label}.static: a static port allows one allocation, count is ${group.count}`,
+          );
         }
       }
     }
     for (const service of group.services) {
-      if (!labels.has(service.portLabel)) throw new ValidationError(`${at}.services.${service.name}.portLabel: no port labelled "${service.portLabel}"`);
+      if (!labels.has(service.portLabel))
+        throw new ValidationError(`${at}.services.${service.name}.portLabel: no port labelled "${service.portLabel}"`);
     }
   }
   if (job.type === 'periodic') {
     if (!job.periodic) throw new ValidationError(`job ${job.id}: a periodic job needs periodic.cron`);
     try {
-      new Cron(job.periodic.cron, { paused: true, ...(job.periodic.timeZone ? { timezone: job.periodic.timeZone } : {}) }).stop();
+      new Cron(job.periodic.cron, {
+        paused: true,
+        ...(job.periodic.timeZone ? { timezone: job.periodic.timeZone } : {}),
+      }).stop();
     } catch (error) {
-      throw new ValidationError(`job ${job.id}: periodic.cron "${job.periodic.cron}" is not a cron expression: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new ValidationError(
+        `job ${job.id}: periodic.cron "${job.periodic.cron}" is not a cron expression: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
   } else if (job.periodic) {
     throw new ValidationError(`job ${job.id}: periodic is only valid for periodic jobs`);
   }
-  if (job.parameterized && job.type !== 'batch') throw new ValidationError(`job ${job.id}: parameterized is only valid for batch jobs`);
+  if (job.parameterized && job.type !== 'batch')
+    throw new ValidationError(`job ${job.id}: parameterized is only valid for batch jobs`);
 }

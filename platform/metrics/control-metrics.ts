@@ -50,10 +50,30 @@ export class ControlMetrics {
       }
       return sample;
     };
-    this.eventsTotal = new Counter({ name: 'svc_events_total', help: 'Events recorded by the event surface, by type and severity', labelNames: ['type', 'severity'], registers: [this.registry] });
-    this.eventLastOccurred = new Gauge({ name: 'svc_event_last_occurred_timestamp_seconds', help: 'When the latest event of each type and severity occurred (Unix seconds)', labelNames: ['type', 'severity'], registers: [this.registry] });
-    this.taskRestarts = new ObservedCounter({ name: 'svc_task_restarts_total', help: 'Current restart count of each task', labelNames: ['app', 'process', 'task'], registry: this.registry });
-    this.taskOomKills = new ObservedCounter({ name: 'svc_task_oom_kills_total', help: 'OOM kills observed per task', labelNames: ['app', 'process', 'task'], registry: this.registry });
+    this.eventsTotal = new Counter({
+      name: 'svc_events_total',
+      help: 'Events recorded by the event surface, by type and severity',
+      labelNames: ['type', 'severity'],
+      registers: [this.registry],
+    });
+    this.eventLastOccurred = new Gauge({
+      name: 'svc_event_last_occurred_timestamp_seconds',
+      help: 'When the latest event of each type and severity occurred (Unix seconds)',
+      labelNames: ['type', 'severity'],
+      registers: [this.registry],
+    });
+    this.taskRestarts = new ObservedCounter({
+      name: 'svc_task_restarts_total',
+      help: 'Current restart count of each task',
+      labelNames: ['app', 'process', 'task'],
+      registry: this.registry,
+    });
+    this.taskOomKills = new ObservedCounter({
+      name: 'svc_task_oom_kills_total',
+      help: 'OOM kills observed per task',
+      labelNames: ['app', 'process', 'task'],
+      registry: this.registry,
+    });
     this.hostDiskTotal = new Gauge({
       name: 'svc_host_disk_total_bytes',
       help: 'Size of the file system holding the data folder (bytes), read at each scrape',
@@ -72,7 +92,12 @@ export class ControlMetrics {
         if (now !== undefined) this.set(now.freeBytes);
       },
     });
-    this.cronMissedRuns = new UntypedGauge({ name: 'svc_cron_missed_runs_total', help: '1 while the latest expected run of a periodic process was missed, else 0', labelNames: ['app', 'process'], registers: [this.registry] });
+    this.cronMissedRuns = new UntypedGauge({
+      name: 'svc_cron_missed_runs_total',
+      help: '1 while the latest expected run of a periodic process was missed, else 0',
+      labelNames: ['app', 'process'],
+      registers: [this.registry],
+    });
   }
 
   /** Counts one recorded event; past {@link MAX_EVENT_TYPES} distinct types, new ones count as `other`. */

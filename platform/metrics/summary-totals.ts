@@ -28,7 +28,13 @@ export class SummaryTotals<T extends string> extends Summary<T> {
   readonly #name: string;
 
   constructor(options: SummaryTotalsOptions<T>) {
-    super({ name: options.name, help: options.help, labelNames: options.labelNames, percentiles: [], registers: [options.registry] });
+    super({
+      name: options.name,
+      help: options.help,
+      labelNames: options.labelNames,
+      percentiles: [],
+      registers: [options.registry],
+    });
     this.#read = options.read;
     this.#name = options.name;
   }

@@ -27,26 +27,30 @@ export function channelRequest(channel: ChannelRecord, event: EventRecord): Chan
       return {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({
-          embeds: [{
-            title: headline(event).slice(0, 256),
-            description: event.body.slice(0, 4000),
-            color: EMBED_COLORS[event.severity],
-            timestamp: event.occurredAt,
-            fields: [
-              { name: 'type', value: event.type, inline: true },
-              { name: 'app', value: event.app || '-', inline: true },
-              { name: 'environment', value: event.environment, inline: true },
-              { name: 'correlation', value: event.correlationKey, inline: false },
-            ],
-            footer: { text: event.id },
-          }],
+          embeds: [
+            {
+              title: headline(event).slice(0, 256),
+              description: event.body.slice(0, 4000),
+              color: EMBED_COLORS[event.severity],
+              timestamp: event.occurredAt,
+              fields: [
+                { name: 'type', value: event.type, inline: true },
+                { name: 'app', value: event.app || '-', inline: true },
+                { name: 'environment', value: event.environment, inline: true },
+                { name: 'correlation', value: event.correlationKey, inline: false },
+              ],
+              footer: { text: event.id },
+            },
+          ],
         }),
       };
     case 'topic_push':
       return {
         headers: {
           'content-type': 'text/plain; charset=utf-8',
-          title: headline(event).replace(/[^\x20-\x7e]/g, '?').slice(0, 200),
+          title: headline(event)
+            .replace(/[^\x20-\x7e]/g, '?')
+            .slice(0, 200),
           priority: TOPIC_PRIORITY[event.severity],
           tags: [event.severity, event.type].join(','),
           'x-correlation-key': event.correlationKey.replace(/[^\x20-\x7e]/g, '?'),

@@ -21,9 +21,17 @@ export function signSinkPayload(secret: string, timestamp: string, body: string)
 }
 
 /** The headers and body of one sink delivery. */
-export function sinkRequest(config: SinkConfig, event: EventRecord, timestamp: string): { headers: Record<string, string>; body: string } {
+export function sinkRequest(
+  config: SinkConfig,
+  event: EventRecord,
+  timestamp: string,
+): { headers: Record<string, string>; body: string } {
   const body = JSON.stringify(event);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-event-source': config.source, 'x-sink-timestamp': timestamp };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-event-source': config.source,
+    'x-sink-timestamp': timestamp,
+  };
   if (config.keyId !== undefined) headers['x-sink-key-id'] = config.keyId;
   if (config.secret !== undefined) headers['x-sink-signature'] = signSinkPayload(config.secret, timestamp, body);
   return { headers, body };

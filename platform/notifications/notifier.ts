@@ -9,7 +9,12 @@ import type { OutboundPolicy } from '../outbound/outbound-guard.js';
 import { postTo, type DeliveryResult } from './outbound-request.js';
 
 /** Sends `event` to `channel`; never throws, never reports secret values. */
-export async function notifyChannel(channel: ChannelRecord, event: EventRecord, policy: OutboundPolicy, timeoutMs = 10_000): Promise<DeliveryResult> {
+export async function notifyChannel(
+  channel: ChannelRecord,
+  event: EventRecord,
+  policy: OutboundPolicy,
+  timeoutMs = 10_000,
+): Promise<DeliveryResult> {
   const { headers, body } = channelRequest(channel, event);
   try {
     return await postTo(new URL(channel.url), { headers, body, timeoutMs }, policy);

@@ -37,8 +37,15 @@ export async function postTo(url: URL, options: PostOptions, policy?: OutboundPo
     }
   }
   try {
-    const res = await sendPinned(url, target, { headers: options.headers, body: options.body, timeoutMs: options.timeoutMs ?? 10_000, bodyLimit: 0, timeoutMessage: 'timed out' });
-    if (res.status >= 300 && res.status < 400) return { ok: false, status: res.status, error: `redirect ${res.status} not followed` };
+    const res = await sendPinned(url, target, {
+      headers: options.headers,
+      body: options.body,
+      timeoutMs: options.timeoutMs ?? 10_000,
+      bodyLimit: 0,
+      timeoutMessage: 'timed out',
+    });
+    if (res.status >= 300 && res.status < 400)
+      return { ok: false, status: res.status, error: `redirect ${res.status} not followed` };
     if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status };
     return { ok: false, status: res.status, error: `HTTP ${res.status}` };
   } catch (error) {

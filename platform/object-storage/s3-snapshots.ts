@@ -57,7 +57,10 @@ export class S3Snapshots {
       return await fn();
     } catch (error) {
       const name = (error as { name?: string }).name ?? 'Error';
-      throw new UnavailableError(`object storage ${what} failed: ${name}: ${(error as Error).message}`, { code: 'object_storage_failed', cause: error });
+      throw new UnavailableError(`object storage ${what} failed: ${name}: ${(error as Error).message}`, {
+        code: 'object_storage_failed',
+        cause: error,
+      });
     }
   }
 
@@ -66,7 +69,11 @@ export class S3Snapshots {
     const file = folder.pathOf(filename);
     const key = `${remotePrefix(app)}${filename}`;
     const size = fs.statSync(file).size;
-    await this.#call('upload', () => this.#client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: fs.createReadStream(file), ContentLength: size })));
+    await this.#call('upload', () =>
+      this.#client.send(
+        new PutObjectCommand({ Bucket: bucket, Key: key, Body: fs.createReadStream(file), ContentLength: size }),
+      ),
+    );
     return { key, filename, sizeBytes: size, lastModified: new Date().toISOString() };
   }
 
@@ -75,11 +82,20 @@ export class S3Snapshots {
     const out: RemoteSnapshot[] = [];
     let token: string | undefined;
     do {
-      const page = await this.#call('listing', () => this.#client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: remotePrefix(app), ContinuationToken: token })));
+      const page = await this.#call('listing', () =>
+        this.#client.send(
+          new ListObjectsV2Command({ Bucket: bucket, Prefix: remotePrefix(app), ContinuationToken: token }),
+        ),
+      );
       for (const object of page.Contents ?? []) {
         const filename = object.Key?.slice(remotePrefix(app).length) ?? '';
         if (!parseSnapshotName(filename)) continue;
-        out.push({ key: object.Key!, filename, sizeBytes: object.Size ?? 0, lastModified: object.LastModified?.toISOString() ?? null });
+        out.push({
+          key: object.Key!,
+          filename,
+          sizeBytes: object.Size ?? 0,
+          lastModified: object.LastModified?.toISOString() ?? null,
+        });
       }
       token = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (token);
@@ -89,20 +105,31 @@ export class S3Snapshots {
   /** Downloads `key` (which must lie in `snapshots/<app>/` and carry a valid name) into the local folder. */
   async download(bucket: string, app: string, key: string, folder: SnapshotFolder): Promise<SnapshotEntry> {
     if (!key.startsWith(remotePrefix(app))) {
-      throw new ValidationError(`key "${key}" is outside ${remotePrefix(app)}`, { code: 'invalid_snapshot_key', details: { key } });
+      throw new ValidationError(`key "${key}" is outside ${remotePrefix(app)}`, {
+        code: 'invalid_snapshot_key',
+        details: { key },
+      });
     }
     const filename = key.slice(remotePrefix(app).length);
     requireSnapshotName(filename);
     if (folder.list().some((e) => e.filename === filename)) {
-      throw new ValidationError(`a local snapshot ${filename} already exists; imports never overwrite`, { code: 'snapshot_exists', details: { filename } });
+      throw new ValidationError(`a local snapshot ${filename} already exists; imports never overwrite`, {
+        code: 'snapshot_exists',
+        details: { filename },
+      });
     }
-    const object = await this.#call('download', () => this.#client.send(new GetObjectCommand({ Bucket: bucket, Key: key })));
+    const object = await this.#call('download', () =>
+      this.#client.send(new GetObjectCommand({ Bucket: bucket, Key: key })),
+    );
     const temp = folder.incomingPath();
     try {
       await pipeline(object.Body as Readable, fs.createWriteStream(temp, { mode: 0o600 }));
     } catch (error) {
       fs.rmSync(temp, { force: true });
-      throw new UnavailableError(`object storage download of ${key} failed: ${(error as Error).message}`, { code: 'object_storage_failed', cause: error });
+      throw new UnavailableError(`object storage download of ${key} failed: ${(error as Error).message}`, {
+        code: 'object_storage_failed',
+        cause: error,
+      });
     }
     return folder.publish(temp, filename);
   }

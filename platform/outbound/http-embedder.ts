@@ -44,7 +44,9 @@ export class HttpEmbedder implements Embedder {
 
   /** Embeds texts; calls made in the same tick share requests of up to `batchSize` texts. */
   embed(texts: readonly string[]): Promise<Float32Array[]> {
-    const promises = texts.map((text) => new Promise<Float32Array>((resolve, reject) => this.#queue.push({ text, resolve, reject })));
+    const promises = texts.map(
+      (text) => new Promise<Float32Array>((resolve, reject) => this.#queue.push({ text, resolve, reject })),
+    );
     if (!this.#scheduled) {
       this.#scheduled = true;
       setImmediate(() => this.#flush());
@@ -69,19 +71,36 @@ export class HttpEmbedder implements Embedder {
   async #send(input: string[]): Promise<Float32Array[]> {
     const body: Record<string, unknown> = { model: this.model, input };
     if (this.dimensions !== undefined) body.dimensions = this.dimensions;
-    const parsed = ((await postModelJson({ name: 'embedder', url: `${this.#options.url.replace(/\/+$/, '')}/embeddings`, ...(this.#options.apiKey ? { apiKey: this.#options.apiKey } : {}), timeoutMs: this.#options.timeoutMs ?? 10_000 }, body)) ?? {}) as { data?: { embedding?: unknown; index?: unknown }[] };
+    const parsed = ((await postModelJson(
+      {
+        name: 'embedder',
+        url: `${this.#options.url.replace(/\/+$/, '')}/embeddings`,
+        ...(this.#options.apiKey ? { apiKey: this.#options.apiKey } : {}),
+        timeoutMs: this.#options.timeoutMs ?? 10_000,
+      },
+      body,
+    )) ?? {}) as { data?: { embedding?: unknown; index?: unknown }[] };
     const out: Float32Array[] = new Array(input.length);
     for (const [position, item] of (parsed.data ?? []).entries()) {
       const index = typeof item.index === 'number' ? item.index : position;
       if (!Array.isArray(item.embedding) || !item.embedding.every((x) => typeof x === 'number' && Number.isFinite(x))) {
-        throw new UnavailableError('embedder answered an embedding that is not a list of numbers', { code: 'embedder_failed' });
+        throw new UnavailableError('embedder answered an embedding that is not a list of numbers', {
+          code: 'embedder_failed',
+        });
       }
       out[index] = Float32Array.from(item.embedding as number[]);
     }
     for (let i = 0; i < input.length; i++) {
-      if (!out[i]) throw new UnavailableError(`embedder answered ${parsed.data?.length ?? 0} embeddings for ${input.length} inputs`, { code: 'embedder_failed' });
+      if (!out[i])
+        throw new UnavailableError(
+          `embedder answered ${parsed.data?.length ?? 0} embeddings for ${input.length} inputs`,
+          { code: 'embedder_failed' },
+        );
       if (this.dimensions !== undefined && out[i]!.length !== this.dimensions) {
-        throw new UnavailableError(`embedder answered ${out[i]!.length} dimensions, ${this.dimensions} were configured`, { code: 'embedder_failed' });
+        throw new UnavailableError(
+          `embedder answered ${out[i]!.length} dimensions, ${this.dimensions} were configured`,
+          { code: 'embedder_failed' },
+        );
       }
     }
     return out;

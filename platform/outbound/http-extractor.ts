@@ -31,27 +31,30 @@ export const EXTRACTION_INSTRUCTIONS = [
   'Do not invent facts that the text does not state.',
 ].join(' ');
 
-const validateClaims = compileValidator<{ claims: ExtractedClaim[] }>({
-  type: 'object',
-  required: ['claims'],
-  properties: {
-    claims: {
-      type: 'array',
-      items: {
-        type: 'object',
-        required: ['content'],
-        properties: {
-          content: { type: 'string', minLength: 1, maxLength: 20_000 },
-          subject: { type: 'string', minLength: 1, maxLength: 1000 },
-          predicate: { type: 'string', minLength: 1, maxLength: 1000 },
-          object: { type: 'string', maxLength: 20_000 },
-          confidence: { type: 'number', minimum: 0, maximum: 1 },
-          labels: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 128 } },
+const validateClaims = compileValidator<{ claims: ExtractedClaim[] }>(
+  {
+    type: 'object',
+    required: ['claims'],
+    properties: {
+      claims: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['content'],
+          properties: {
+            content: { type: 'string', minLength: 1, maxLength: 20_000 },
+            subject: { type: 'string', minLength: 1, maxLength: 1000 },
+            predicate: { type: 'string', minLength: 1, maxLength: 1000 },
+            object: { type: 'string', maxLength: 20_000 },
+            confidence: { type: 'number', minimum: 0, maximum: 1 },
+            labels: { type: 'array', maxItems: 20, items: { type: 'string', minLength: 1, maxLength: 128 } },
+          },
         },
       },
     },
   },
-}, 'extractor answer');
+  'extractor answer',
+);
 
 /** OpenAI-compatible chat-completions extractor. */
 export class HttpExtractor implements Extractor {
@@ -69,11 +72,26 @@ export class HttpExtractor implements Extractor {
       model: this.model,
       temperature: 0,
       response_format: { type: 'json_object' },
-      messages: [{ role: 'system', content: `${EXTRACTION_INSTRUCTIONS} Return at most ${maxClaims} claims.` }, { role: 'user', content: text }],
+      messages: [
+        { role: 'system', content: `${EXTRACTION_INSTRUCTIONS} Return at most ${maxClaims} claims.` },
+        { role: 'user', content: text },
+      ],
     };
-    const answer = await postModelJson({ name: 'extractor', url: `${this.#options.url.replace(/\/+$/, '')}/chat/completions`, ...(this.#options.apiKey ? { apiKey: this.#options.apiKey } : {}), timeoutMs: this.#options.timeoutMs ?? 30_000 }, body);
-    const content = (answer as { choices?: { message?: { content?: unknown } }[] } | null)?.choices?.[0]?.message?.content;
-    if (typeof content !== 'string') throw new UnavailableError('extractor answer has no choices[0].message.content text', { code: 'extractor_failed' });
+    const answer = await postModelJson(
+      {
+        name: 'extractor',
+        url: `${this.#options.url.replace(/\/+$/, '')}/chat/completions`,
+        ...(this.#options.apiKey ? { apiKey: this.#options.apiKey } : {}),
+        timeoutMs: this.#options.timeoutMs ?? 30_000,
+      },
+      body,
+    );
+    const content = (answer as { choices?: { message?: { content?: unknown } }[] } | null)?.choices?.[0]?.message
+      ?.content;
+    if (typeof content !== 'string')
+      throw new UnavailableError('extractor answer has no choices[0].message.content text', {
+        code: 'extractor_failed',
+      });
     let parsed: unknown;
     try {
       parsed = JSON.parse(content);
@@ -82,7 +100,13 @@ export class HttpExtractor implements Extractor {
     }
     const problems = validateClaims.check(parsed);
     if (problems.length > 0) {
-      throw new UnavailableError(`extractor claims break the contract: ${problems.slice(0, 3).map((p) => p.message).join('; ')}`, { code: 'extractor_failed' });
+      throw new UnavailableError(
+        `extractor claims break the contract: ${problems
+          .slice(0, 3)
+          .map((p) => p.message)
+          .join('; ')}`,
+        { code: 'extractor_failed' },
+      );
     }
     return (parsed as { claims: ExtractedClaim[] }).claims.slice(0, maxClaims);
   }

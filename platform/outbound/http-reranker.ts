@@ -30,16 +30,37 @@ export class HttpReranker implements Reranker {
   }
 
   /** Relevance of each candidate to `query`, in candidate order; no query (or no candidates): no call. */
-  async rerank(query: string | undefined, candidates: readonly { id: string; content: string }[]): Promise<number[] | undefined> {
+  async rerank(
+    query: string | undefined,
+    candidates: readonly { id: string; content: string }[],
+  ): Promise<number[] | undefined> {
     if (query === undefined || query.trim() === '' || candidates.length === 0) return undefined;
     const body = { model: this.model, query, documents: candidates.map((c) => c.content), top_n: candidates.length };
-    const parsed = (await postModelJson({ name: 'reranker', url: `${this.#options.url.replace(/\/+$/, '')}/rerank`, ...(this.#options.apiKey ? { apiKey: this.#options.apiKey } : {}), timeoutMs: this.#options.timeoutMs ?? 10_000 }, body)) as { results?: { index?: unknown; relevance_score?: unknown }[] } | null;
-    if (!Array.isArray(parsed?.results)) throw new UnavailableError('reranker answered without a results list', { code: 'reranker_failed' });
+    const parsed = (await postModelJson(
+      {
+        name: 'reranker',
+        url: `${this.#options.url.replace(/\/+$/, '')}/rerank`,
+        ...(this.#options.apiKey ? { apiKey: this.#options.apiKey } : {}),
+        timeoutMs: this.#options.timeoutMs ?? 10_000,
+      },
+      body,
+    )) as { results?: { index?: unknown; relevance_score?: unknown }[] } | null;
+    if (!Array.isArray(parsed?.results))
+      throw new UnavailableError('reranker answered without a results list', { code: 'reranker_failed' });
     const scores = new Array<number>(candidates.length).fill(0);
     for (const result of parsed.results) {
       const { index, relevance_score: score } = result;
-      if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= candidates.length || typeof score !== 'number' || !Number.isFinite(score)) {
-        throw new UnavailableError('reranker answered a result without a valid index and relevance_score', { code: 'reranker_failed' });
+      if (
+        typeof index !== 'number' ||
+        !Number.isInteger(index) ||
+        index < 0 ||
+        index >= candidates.length ||
+        typeof score !== 'number' ||
+        !Number.isFinite(score)
+      ) {
+        throw new UnavailableError('reranker answered a result without a valid index and relevance_score', {
+          code: 'reranker_failed',
+        });
       }
       scores[index] = score;
     }

@@ -28,19 +28,34 @@ export async function postModelJson(endpoint: ModelEndpoint, body: unknown): Pro
   if (endpoint.apiKey) headers.authorization = `Bearer ${endpoint.apiKey}`;
   let response: { status: number; body: Buffer };
   try {
-    response = await pinnedPost(new URL(endpoint.url), OPERATOR_CONFIGURED, { headers, body: JSON.stringify(body), timeoutMs: endpoint.timeoutMs });
+    response = await pinnedPost(new URL(endpoint.url), OPERATOR_CONFIGURED, {
+      headers,
+      body: JSON.stringify(body),
+      timeoutMs: endpoint.timeoutMs,
+    });
   } catch (cause) {
     if (cause instanceof OutboundTimeout) {
-      throw new TimeoutError(`${endpoint.name} did not answer within ${endpoint.timeoutMs} ms`, { code: `${endpoint.name}_timeout`, cause });
+      throw new TimeoutError(`${endpoint.name} did not answer within ${endpoint.timeoutMs} ms`, {
+        code: `${endpoint.name}_timeout`,
+        cause,
+      });
     }
     throw new UnavailableError(`${endpoint.name} is unreachable`, { code: `${endpoint.name}_unavailable`, cause });
   }
   // A redirect is not followed: the endpoint is as unreachable as one that refuses the connection.
-  if (response.status >= 300 && response.status < 400) throw new UnavailableError(`${endpoint.name} is unreachable`, { code: `${endpoint.name}_unavailable` });
-  if (response.status < 200 || response.status >= 300) throw new UnavailableError(`${endpoint.name} answered HTTP ${response.status}`, { code: `${endpoint.name}_failed`, details: { status: response.status } });
+  if (response.status >= 300 && response.status < 400)
+    throw new UnavailableError(`${endpoint.name} is unreachable`, { code: `${endpoint.name}_unavailable` });
+  if (response.status < 200 || response.status >= 300)
+    throw new UnavailableError(`${endpoint.name} answered HTTP ${response.status}`, {
+      code: `${endpoint.name}_failed`,
+      details: { status: response.status },
+    });
   try {
     return JSON.parse(response.body.toString('utf8')) as unknown;
   } catch (cause) {
-    throw new UnavailableError(`${endpoint.name} answered with a body that is not JSON`, { code: `${endpoint.name}_failed`, cause });
+    throw new UnavailableError(`${endpoint.name} answered with a body that is not JSON`, {
+      code: `${endpoint.name}_failed`,
+      cause,
+    });
   }
 }

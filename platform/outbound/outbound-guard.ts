@@ -57,7 +57,8 @@ export interface OutboundPolicy {
 }
 
 /** Resolves a host name to all its addresses with `dns.lookup`. */
-export const defaultResolve = async (host: string): Promise<string[]> => (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+export const defaultResolve = async (host: string): Promise<string[]> =>
+  (await dns.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Checks the shape of a target URL without DNS (used when a channel is created). */
 export function checkTargetUrl(raw: string, policy: OutboundPolicy, field = 'url'): URL {
@@ -67,14 +68,30 @@ export function checkTargetUrl(raw: string, policy: OutboundPolicy, field = 'url
   } catch {
     throw new ValidationError(`${field}: "${raw}" is not a URL`, { code: 'invalid_request', details: { field } });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError(`${field}: only http and https targets are allowed`, { code: 'invalid_request', details: { field } });
-  if (url.username !== '' || url.password !== '') throw new ValidationError(`${field}: credentials in the URL are not allowed`, { code: 'invalid_request', details: { field } });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ValidationError(`${field}: only http and https targets are allowed`, {
+      code: 'invalid_request',
+      details: { field },
+    });
+  if (url.username !== '' || url.password !== '')
+    throw new ValidationError(`${field}: credentials in the URL are not allowed`, {
+      code: 'invalid_request',
+      details: { field },
+    });
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (!policy.allowPrivate) {
-    if (host === 'localhost' || host.endsWith('.localhost')) throw new ValidationError(`${field}: target ${host} is loopback, which is not allowed`, { code: 'target_not_allowed', details: { field, reason: 'loopback' } });
+    if (host === 'localhost' || host.endsWith('.localhost'))
+      throw new ValidationError(`${field}: target ${host} is loopback, which is not allowed`, {
+        code: 'target_not_allowed',
+        details: { field, reason: 'loopback' },
+      });
     if (net.isIP(host) !== 0) {
       const reason = blockedAddressReason(host);
-      if (reason !== undefined) throw new ValidationError(`${field}: target ${host} is ${reason}, which is not allowed`, { code: 'target_not_allowed', details: { field, reason } });
+      if (reason !== undefined)
+        throw new ValidationError(`${field}: target ${host} is ${reason}, which is not allowed`, {
+          code: 'target_not_allowed',
+          details: { field, reason },
+        });
     }
   }
   return url;
@@ -94,7 +111,7 @@ export async function resolveTarget(url: URL, policy: OutboundPolicy): Promise<R
       if (reason !== undefined) throw new OutboundRefused(`${host} resolves to ${address}, which is ${reason}`);
     }
   }
-  const all = addresses.map((address) => ({ address, family: net.isIP(address) === 6 ? 6 as const : 4 as const }));
+  const all = addresses.map((address) => ({ address, family: net.isIP(address) === 6 ? (6 as const) : (4 as const) }));
   return { ...all[0]!, all };
 }
 

@@ -46,7 +46,8 @@ export interface PinnedResponse {
 export function pinnedLookup(target: PinnedTarget): LookupFunction {
   const all = target.all ?? [{ address: target.address, family: target.family }];
   return (_host, options, callback) => {
-    if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: readonly { address: string; family: number }[]) => void)(null, all);
+    if ((options as { all?: boolean }).all)
+      (callback as unknown as (e: null, a: readonly { address: string; family: number }[]) => void)(null, all);
     else callback(null, target.address, target.family);
   };
 }
@@ -71,23 +72,31 @@ export function sendPinned(url: URL, target: PinnedTarget, request: PinnedPost):
   const client = url.protocol === 'https:' ? https : http;
   const limit = request.bodyLimit ?? Number.POSITIVE_INFINITY;
   return new Promise<PinnedResponse>((resolve, reject) => {
-    const req = client.request(url, {
-      method: request.method ?? 'POST',
-      headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
-      lookup: pinnedLookup(target),
-      agent: false,
-      ...(request.ca === undefined ? {} : { ca: [...tls.rootCertificates, request.ca] }),
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (size < limit) chunks.push(chunk.subarray(0, Math.max(0, limit - size)));
-        size += chunk.length;
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-      res.on('error', reject);
-    });
-    req.setTimeout(request.timeoutMs, () => req.destroy(new OutboundTimeout(request.timeoutMessage ?? `timed out after ${request.timeoutMs} ms`)));
+    const req = client.request(
+      url,
+      {
+        method: request.method ?? 'POST',
+        headers: { ...request.headers, 'content-length': String(Buffer.byteLength(request.body)) },
+        lookup: pinnedLookup(target),
+        agent: false,
+        ...(request.ca === undefined ? {} : { ca: [...tls.rootCertificates, request.ca] }),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          if (size < limit) chunks.push(chunk.subarray(0, Math.max(0, limit - size)));
+          size += chunk.length;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(request.timeoutMs, () =>
+      req.destroy(new OutboundTimeout(request.timeoutMessage ?? `timed out after ${request.timeoutMs} ms`)),
+    );
     req.on('error', reject);
     req.end(request.body);
   });

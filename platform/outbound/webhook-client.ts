@@ -7,7 +7,13 @@
  */
 import { isIP } from 'node:net';
 import { ValidationError } from '../../domain/errors.js';
-import { RESPONSE_BODY_LIMIT, sha256Hex, type CheckedTarget, type SendOutcome, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
+import {
+  RESPONSE_BODY_LIMIT,
+  sha256Hex,
+  type CheckedTarget,
+  type SendOutcome,
+  type WebhookClient,
+} from '../../domain/knowledge/webhook-port.js';
 import { blockedAddressReason, defaultResolve, type OutboundPolicy } from './outbound-guard.js';
 import { sendPinned } from './pinned-post.js';
 
@@ -23,7 +29,12 @@ export class GuardedWebhookClient implements WebhookClient {
     return checkTarget(raw, this.#policy);
   }
 
-  postJson(target: CheckedTarget, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendOutcome> {
+  postJson(
+    target: CheckedTarget,
+    body: string,
+    headers: Record<string, string>,
+    timeoutMs: number,
+  ): Promise<SendOutcome> {
     return postJson(target, body, headers, timeoutMs);
   }
 }
@@ -40,8 +51,12 @@ export async function checkTarget(raw: string, policy: OutboundPolicy): Promise<
   } catch {
     throw new ValidationError('target_url: is not an absolute URL', { code: 'invalid_target_url' });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ValidationError(`target_url: scheme ${url.protocol} is not http or https`, { code: 'invalid_target_url' });
-  if (url.username !== '' || url.password !== '') throw new ValidationError('target_url: must not carry credentials', { code: 'invalid_target_url' });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ValidationError(`target_url: scheme ${url.protocol} is not http or https`, {
+      code: 'invalid_target_url',
+    });
+  if (url.username !== '' || url.password !== '')
+    throw new ValidationError('target_url: must not carry credentials', { code: 'invalid_target_url' });
   const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: readonly string[];
   if (isIP(host) !== 0) {
@@ -54,12 +69,16 @@ export async function checkTarget(raw: string, policy: OutboundPolicy): Promise<
     }
   }
   const first = addresses[0];
-  if (first === undefined) throw new ValidationError(`target_url: host ${host} has no address`, { code: 'target_not_resolvable' });
+  if (first === undefined)
+    throw new ValidationError(`target_url: host ${host} has no address`, { code: 'target_not_resolvable' });
   if (!policy.allowPrivate) {
     for (const address of addresses) {
       const reason = blockedAddressReason(address);
       if (reason !== undefined) {
-        throw new ValidationError(`target_url: ${host} resolves to ${address}, a ${reason} address; set SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS=true to allow it`, { code: 'target_not_allowed', details: { reason } });
+        throw new ValidationError(
+          `target_url: ${host} resolves to ${address}, a ${reason} address; set SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS=true to allow it`,
+          { code: 'target_not_allowed', details: { reason } },
+        );
       }
     }
   }
@@ -67,7 +86,12 @@ export async function checkTarget(raw: string, policy: OutboundPolicy): Promise<
 }
 
 /** Posts `body` to a checked target, pinned to its checked address; 2xx is success, redirects are not followed. */
-export async function postJson(target: CheckedTarget, body: string, headers: Record<string, string>, timeoutMs: number): Promise<SendOutcome> {
+export async function postJson(
+  target: CheckedTarget,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+): Promise<SendOutcome> {
   const started = performance.now();
   const durationMs = () => Math.round(performance.now() - started);
   try {
@@ -81,11 +105,25 @@ export async function postJson(target: CheckedTarget, body: string, headers: Rec
     const success = status >= 200 && status < 300;
     const redirect = status >= 300 && status < 400;
     return {
-      statusCode: status, success, responseBody: res.body.toString('utf8'), responseSha256: sha256Hex(res.body),
-      error: success ? null : redirect ? `redirect to ${String(res.headers.location ?? '(no location)').slice(0, 200)} not followed` : `target answered ${status}`,
+      statusCode: status,
+      success,
+      responseBody: res.body.toString('utf8'),
+      responseSha256: sha256Hex(res.body),
+      error: success
+        ? null
+        : redirect
+          ? `redirect to ${String(res.headers.location ?? '(no location)').slice(0, 200)} not followed`
+          : `target answered ${status}`,
       durationMs: durationMs(),
     };
   } catch (error) {
-    return { statusCode: null, success: false, responseBody: null, responseSha256: null, error: (error as Error).message, durationMs: durationMs() };
+    return {
+      statusCode: null,
+      success: false,
+      responseBody: null,
+      responseSha256: null,
+      error: (error as Error).message,
+      durationMs: durationMs(),
+    };
   }
 }

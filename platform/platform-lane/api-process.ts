@@ -33,7 +33,11 @@ const RECORD = 'api.json';
 /** Records the running API (called by `svc serve` once it listens). */
 export function recordApiProcess(platformDir: string, record: Omit<ApiProcessRecord, 'pid' | 'startTime'>): void {
   fs.mkdirSync(platformDir, { recursive: true });
-  writeFileAtomic(path.join(platformDir, RECORD), JSON.stringify({ pid: process.pid, startTime: readProcess(process.pid)?.startTime, ...record }), 0o600);
+  writeFileAtomic(
+    path.join(platformDir, RECORD),
+    JSON.stringify({ pid: process.pid, startTime: readProcess(process.pid)?.startTime, ...record }),
+    0o600,
+  );
 }
 
 /** Removes the record when it is this process's (called at a clean stop). */
@@ -121,8 +125,12 @@ export class ApiRestarter {
     this.#started = undefined;
     // With a restart command, or a supervisor that starts the API again (`stop` mode), the API keeps
     // running until the second half replaces it.
-    if (this.options.restartCommand !== undefined || this.options.mode === 'stop') return { replaced: before?.pid, record: before, stopped: false };
-    if (!before) throw new Error(`no API process is recorded in ${path.join(this.options.platformDir, RECORD)} and no serve arguments were given`);
+    if (this.options.restartCommand !== undefined || this.options.mode === 'stop')
+      return { replaced: before?.pid, record: before, stopped: false };
+    if (!before)
+      throw new Error(
+        `no API process is recorded in ${path.join(this.options.platformDir, RECORD)} and no serve arguments were given`,
+      );
     if (apiAlive(before)) await this.stop(before);
     return { replaced: before.pid, record: before, stopped: true };
   }
@@ -197,6 +205,8 @@ function runCommand(command: string, env: Readonly<Record<string, string | undef
     child.stdout.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2048)));
     child.stderr.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-2048)));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`the restart command exited ${code}: ${output.trim()}`))));
+    child.on('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`the restart command exited ${code}: ${output.trim()}`)),
+    );
   });
 }

@@ -39,7 +39,11 @@ export class BuiltCheckoutSource implements ReleaseSource {
       signal.throwIfAborted();
       const from = path.join(dir, name);
       if (!fs.existsSync(from)) continue;
-      await fs.promises.cp(from, path.join(into, name), { recursive: true, dereference: false, verbatimSymlinks: true });
+      await fs.promises.cp(from, path.join(into, name), {
+        recursive: true,
+        dereference: false,
+        verbatimSymlinks: true,
+      });
     }
     fs.symlinkSync(fs.realpathSync(path.join(dir, 'node_modules')), path.join(into, 'node_modules'));
     const commit = readReleaseManifest(dir)?.commit ?? gitCommit(dir);
@@ -51,7 +55,11 @@ export class BuiltCheckoutSource implements ReleaseSource {
 export function gitCommit(dir: string): string | null {
   if (!fs.existsSync(path.join(dir, '.git'))) return null;
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 }).toString().trim() || null;
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], { cwd: dir, stdio: ['ignore', 'pipe', 'ignore'], timeout: 5000 })
+        .toString()
+        .trim() || null
+    );
   } catch {
     return null;
   }

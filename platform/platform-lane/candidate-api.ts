@@ -46,7 +46,9 @@ export function freePort(): Promise<number> {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -94,11 +96,19 @@ export async function checkCandidate(options: {
   const log = fs.openSync(logFile, 'a', 0o600);
   let child: ChildProcess;
   try {
-    child = spawn(program, [...leading, 'serve', '--only', 'control'], { cwd: options.workDir, env, stdio: ['ignore', log, log] });
+    child = spawn(program, [...leading, 'serve', '--only', 'control'], {
+      cwd: options.workDir,
+      env,
+      stdio: ['ignore', log, log],
+    });
   } finally {
     fs.closeSync(log);
   }
-  if (child.pid !== undefined) fs.writeFileSync(path.join(options.workDir, CANDIDATE_RECORD), JSON.stringify({ pid: child.pid, startTime: readProcess(child.pid)?.startTime }));
+  if (child.pid !== undefined)
+    fs.writeFileSync(
+      path.join(options.workDir, CANDIDATE_RECORD),
+      JSON.stringify({ pid: child.pid, startTime: readProcess(child.pid)?.startTime }),
+    );
   let exited: string | undefined;
   const gone = new Promise<void>((resolve) =>
     child.once('exit', (code, signal) => {
@@ -116,7 +126,10 @@ export async function checkCandidate(options: {
       ...(options.token === undefined ? {} : { token: options.token }),
     });
     if (outcome.ok) return { ok: true, message: `candidate on port ${port}: ${outcome.reason}` };
-    return { ok: false, message: `candidate on port ${port}: ${exited ? `exited (${exited})` : outcome.reason}; log tail: ${tail(logFile)}` };
+    return {
+      ok: false,
+      message: `candidate on port ${port}: ${exited ? `exited (${exited})` : outcome.reason}; log tail: ${tail(logFile)}`,
+    };
   } finally {
     if (exited === undefined) {
       child.kill('SIGTERM');
@@ -144,7 +157,10 @@ export function reapCandidates(scratchDir: string): number {
   for (const name of names) {
     const dir = path.join(scratchDir, name);
     try {
-      const record = JSON.parse(fs.readFileSync(path.join(dir, CANDIDATE_RECORD), 'utf8')) as { pid?: number; startTime?: string };
+      const record = JSON.parse(fs.readFileSync(path.join(dir, CANDIDATE_RECORD), 'utf8')) as {
+        pid?: number;
+        startTime?: string;
+      };
       if (record.pid !== undefined && isProcessAlive(record.pid, record.startTime)) {
         process.kill(record.pid, 'SIGKILL');
         reaped += 1;

@@ -47,11 +47,16 @@ export class FetchedReleaseSource implements ReleaseSource {
     try {
       await this.#runHook(fetchDir, selected.commit, signal);
       const archive = fetchedArchive(fetchDir);
-      const artifact = new ArtifactSource(archive, this.#options.publicKey === undefined ? {} : { publicKey: this.#options.publicKey });
+      const artifact = new ArtifactSource(
+        archive,
+        this.#options.publicKey === undefined ? {} : { publicKey: this.#options.publicKey },
+      );
       const staged = await artifact.stage(into, signal);
       this.#fetched = `${path.basename(archive)}, sha256 ${artifact.archiveSha256 ?? '?'}`;
       if (staged.commit !== selected.commit) {
-        throw new Error(`the fetched ${path.basename(archive)} is commit ${staged.commit ?? '(none)'} by its svc-release.json, not ${selected.commit}: refused (a release's identity never derives from a file name or label)`);
+        throw new Error(
+          `the fetched ${path.basename(archive)} is commit ${staged.commit ?? '(none)'} by its svc-release.json, not ${selected.commit}: refused (a release's identity never derives from a file name or label)`,
+        );
       }
       return staged;
     } finally {
@@ -83,11 +88,17 @@ export class FetchedReleaseSource implements ReleaseSource {
       };
       child.stdout.on('data', keep);
       child.stderr.on('data', keep);
-      child.once('error', (error) => reject(new Error(`the fetch hook could not run: ${error.message}`, { cause: error })));
+      child.once('error', (error) =>
+        reject(new Error(`the fetch hook could not run: ${error.message}`, { cause: error })),
+      );
       child.once('close', (code, killed) => {
         if (code === 0) return resolve();
         const tail = output.trim();
-        reject(new Error(`the fetch hook (SVC_RELEASE_FETCH_HOOK) ${killed ? `was killed by ${killed}` : `exited ${code}`} fetching ${this.#selector}${tail === '' ? '' : `: ${tail}`}`));
+        reject(
+          new Error(
+            `the fetch hook (SVC_RELEASE_FETCH_HOOK) ${killed ? `was killed by ${killed}` : `exited ${code}`} fetching ${this.#selector}${tail === '' ? '' : `: ${tail}`}`,
+          ),
+        );
       });
     });
   }
@@ -98,11 +109,16 @@ function fetchedArchive(dir: string): string {
   const names = fs.readdirSync(dir).sort();
   const archives = names.filter((n) => /\.(tar\.gz|tgz)$/.test(n));
   if (archives.length !== 1) {
-    throw new Error(`the fetch hook must leave exactly one release archive (.tar.gz) in SVC_RELEASE_FETCH_DIR, it left ${archives.length === 0 ? `none (${names.length === 0 ? 'the folder is empty' : names.slice(0, 5).join(', ')})` : archives.join(', ')}`);
+    throw new Error(
+      `the fetch hook must leave exactly one release archive (.tar.gz) in SVC_RELEASE_FETCH_DIR, it left ${archives.length === 0 ? `none (${names.length === 0 ? 'the folder is empty' : names.slice(0, 5).join(', ')})` : archives.join(', ')}`,
+    );
   }
   const archive = archives[0]!;
   const other = names.filter((n) => n !== archive && n !== `${archive}.sha256` && n !== `${archive}.sig`);
-  if (other.length > 0) throw new Error(`the fetch hook left files other than ${archive} and its .sha256 and .sig: ${other.slice(0, 5).join(', ')}`);
+  if (other.length > 0)
+    throw new Error(
+      `the fetch hook left files other than ${archive} and its .sha256 and .sig: ${other.slice(0, 5).join(', ')}`,
+    );
   const file = path.join(dir, archive);
   if (!fs.lstatSync(file).isFile()) throw new Error(`${archive} left by the fetch hook is not a regular file`);
   return file;

@@ -27,7 +27,11 @@ export class GitRefSource implements ReleaseSource {
     const { stdout } = await run('git', ['rev-parse', '--verify', `${this.ref}^{commit}`], { cwd: this.repo, signal });
     const commit = stdout.trim();
     await new Promise<void>((resolve, reject) => {
-      const archive = spawn('git', ['archive', '--format=tar', commit], { cwd: this.repo, stdio: ['ignore', 'pipe', 'pipe'], signal });
+      const archive = spawn('git', ['archive', '--format=tar', commit], {
+        cwd: this.repo,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        signal,
+      });
       const tar = spawn('tar', ['-x', '-C', into], { stdio: ['pipe', 'ignore', 'pipe'], signal });
       archive.stdout.pipe(tar.stdin);
       let errors = '';
@@ -35,17 +39,26 @@ export class GitRefSource implements ReleaseSource {
       tar.stderr.on('data', (d: Buffer) => (errors += d.toString()));
       archive.on('error', reject);
       tar.on('error', reject);
-      tar.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`exporting ${commit} failed: ${errors.trim().slice(0, 2000)}`))));
+      tar.on('close', (code) =>
+        code === 0 ? resolve() : reject(new Error(`exporting ${commit} failed: ${errors.trim().slice(0, 2000)}`)),
+      );
     });
     fs.symlinkSync(fs.realpathSync(path.join(this.repo, 'node_modules')), path.join(into, 'node_modules'));
     const tsc = path.join(into, 'node_modules', 'typescript', 'bin', 'tsc');
     try {
-      await run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { cwd: into, signal, maxBuffer: 16 * 1024 * 1024 });
+      await run(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+        cwd: into,
+        signal,
+        maxBuffer: 16 * 1024 * 1024,
+      });
     } catch (error) {
       const out = (error as { stdout?: string }).stdout ?? '';
-      throw new Error(`building ${commit} failed: ${out.trim().slice(-2000) || (error as Error).message}`, { cause: error });
+      throw new Error(`building ${commit} failed: ${out.trim().slice(-2000) || (error as Error).message}`, {
+        cause: error,
+      });
     }
-    if (!fs.existsSync(path.join(into, 'dist', 'cli', 'main.js'))) throw new Error(`building ${commit} produced no dist/cli/main.js`);
+    if (!fs.existsSync(path.join(into, 'dist', 'cli', 'main.js')))
+      throw new Error(`building ${commit} produced no dist/cli/main.js`);
     const pkg = JSON.parse(fs.readFileSync(path.join(into, 'package.json'), 'utf8')) as { version?: string };
     const version = typeof pkg.version === 'string' ? pkg.version : '0.0.0';
     return { version, commit, label: defaultReleaseLabel(version, commit) };

@@ -15,7 +15,10 @@ const LOCK = 'agent.lock';
 /** The live agent's pid, or undefined. */
 export function runningAgent(platformDir: string): number | undefined {
   try {
-    const holder = JSON.parse(fs.readFileSync(path.join(platformDir, LOCK), 'utf8')) as { pid?: number; startTime?: string };
+    const holder = JSON.parse(fs.readFileSync(path.join(platformDir, LOCK), 'utf8')) as {
+      pid?: number;
+      startTime?: string;
+    };
     return holder.pid !== undefined && isProcessAlive(holder.pid, holder.startTime) ? holder.pid : undefined;
   } catch {
     return undefined;
@@ -32,7 +35,8 @@ export function acquireAgentLock(platformDir: string): () => void {
       fs.writeFileSync(lock, JSON.stringify(self), { flag: 'wx', mode: 0o600 });
       return () => {
         try {
-          if ((JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid?: number }).pid === process.pid) fs.rmSync(lock, { force: true });
+          if ((JSON.parse(fs.readFileSync(lock, 'utf8')) as { pid?: number }).pid === process.pid)
+            fs.rmSync(lock, { force: true });
         } catch {
           // Already gone.
         }
@@ -40,7 +44,11 @@ export function acquireAgentLock(platformDir: string): () => void {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = runningAgent(platformDir);
-      if (holder !== undefined) throw new ConflictError(`a host agent (pid ${holder}) already runs for ${platformDir}`, { code: 'agent_running', details: { pid: holder } });
+      if (holder !== undefined)
+        throw new ConflictError(`a host agent (pid ${holder}) already runs for ${platformDir}`, {
+          code: 'agent_running',
+          details: { pid: holder },
+        });
       fs.rmSync(lock, { force: true });
     }
   }
@@ -52,13 +60,24 @@ export function acquireAgentLock(platformDir: string): () => void {
  * folder, {@link releaseCommand}) detached (own session, output appended to
  * `<platform dir>/agent.log`) unless one runs; returns its pid, or undefined when one already ran.
  */
-export function launchAgent(options: { platformDir: string; releaseDir: string; dataDir: string; cwd: string; env: Readonly<Record<string, string | undefined>> }): number | undefined {
+export function launchAgent(options: {
+  platformDir: string;
+  releaseDir: string;
+  dataDir: string;
+  cwd: string;
+  env: Readonly<Record<string, string | undefined>>;
+}): number | undefined {
   if (runningAgent(options.platformDir) !== undefined) return undefined;
   const [program, ...leading] = releaseCommand(options.releaseDir);
   fs.mkdirSync(options.platformDir, { recursive: true });
   const log = fs.openSync(path.join(options.platformDir, 'agent.log'), 'a', 0o600);
   try {
-    const child = spawn(program, [...leading, 'agent', '--data', options.dataDir], { cwd: options.cwd, env: options.env, detached: true, stdio: ['ignore', log, log] });
+    const child = spawn(program, [...leading, 'agent', '--data', options.dataDir], {
+      cwd: options.cwd,
+      env: options.env,
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
     child.unref();
     return child.pid;
   } finally {

@@ -25,7 +25,9 @@ export function releaseCommand(dir: string): [string, ...string[]] {
   if (fs.existsSync(script)) return [nodeBinary(), script];
   const executable = path.join(dir, RELEASE_EXECUTABLE);
   if (isExecutableFile(executable)) return [executable];
-  throw new Error(`${dir} holds neither bin/svc.js (a built checkout) nor an executable ${RELEASE_EXECUTABLE} (the release artifact): it cannot be started`);
+  throw new Error(
+    `${dir} holds neither bin/svc.js (a built checkout) nor an executable ${RELEASE_EXECUTABLE} (the release artifact): it cannot be started`,
+  );
 }
 
 function isExecutableFile(file: string): boolean {

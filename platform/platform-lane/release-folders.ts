@@ -5,7 +5,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { releaseId, type PlatformReleaseBuild, type ReleaseSource, type SignatureCheck } from '../../domain/platform/index.js';
+import {
+  releaseId,
+  type PlatformReleaseBuild,
+  type ReleaseSource,
+  type SignatureCheck,
+} from '../../domain/platform/index.js';
 import { treeFingerprint } from './tree-fingerprint.js';
 
 /** What `release.json` in a release folder says: the release's identity and label, not its verdict. */
@@ -81,12 +86,24 @@ export class ReleaseFolders {
       const staged = await source.stage(staging, options.signal);
       const sha256 = await treeFingerprint(staging);
       const id = releaseId(staged.version, staged.commit, sha256);
-      const manifest: ReleaseManifest = { id, label: options.label ?? staged.label, version: staged.version, commit: staged.commit, sha256, source: source.description };
+      const manifest: ReleaseManifest = {
+        id,
+        label: options.label ?? staged.label,
+        version: staged.version,
+        commit: staged.commit,
+        sha256,
+        source: source.description,
+      };
       const dir = this.dir(id);
       if (this.has(id)) {
         // Same identity: keep the folder that may be running; only the label may differ.
         fs.rmSync(staging, { recursive: true, force: true });
-        return { dir, manifest: { ...readReleaseManifest(dir)!, label: manifest.label, source: manifest.source }, created: false, ...signed(staged.signature) };
+        return {
+          dir,
+          manifest: { ...readReleaseManifest(dir)!, label: manifest.label, source: manifest.source },
+          created: false,
+          ...signed(staged.signature),
+        };
       }
       fs.writeFileSync(path.join(staging, 'release.json'), JSON.stringify(manifest, null, 2) + '\n');
       fs.rmSync(dir, { recursive: true, force: true });
@@ -138,8 +155,11 @@ export class ReleaseFolders {
 
   /** Removes stale staging folders and links a crashed stage or swap left behind. */
   cleanStaging(): void {
-    for (const name of safeList(this.releasesDir)) if (name.startsWith('.staging-') || name.startsWith('.removing-')) fs.rmSync(path.join(this.releasesDir, name), { recursive: true, force: true });
-    for (const name of safeList(this.root)) if (name.startsWith('.current-')) fs.rmSync(path.join(this.root, name), { force: true });
+    for (const name of safeList(this.releasesDir))
+      if (name.startsWith('.staging-') || name.startsWith('.removing-'))
+        fs.rmSync(path.join(this.releasesDir, name), { recursive: true, force: true });
+    for (const name of safeList(this.root))
+      if (name.startsWith('.current-')) fs.rmSync(path.join(this.root, name), { force: true });
   }
 }
 

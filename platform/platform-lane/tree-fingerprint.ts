@@ -15,7 +15,9 @@ const EXCLUDED = new Set(['release.json']);
 export async function treeFingerprint(root: string): Promise<string> {
   const hash = createHash('sha256');
   const walk = async (dir: string, rel: string): Promise<void> => {
-    const entries = (await fs.promises.readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries = (await fs.promises.readdir(dir, { withFileTypes: true })).sort((a, b) =>
+      a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+    );
     for (const entry of entries) {
       const relPath = rel === '' ? entry.name : `${rel}/${entry.name}`;
       if (rel === '' && EXCLUDED.has(entry.name)) continue;
@@ -26,7 +28,9 @@ export async function treeFingerprint(root: string): Promise<string> {
       } else if (entry.isDirectory()) {
         await walk(full, relPath);
       } else if (entry.isFile()) {
-        const content = createHash('sha256').update(await fs.promises.readFile(full)).digest('hex');
+        const content = createHash('sha256')
+          .update(await fs.promises.readFile(full))
+          .digest('hex');
         hash.update(`F ${relPath}\0${content}\0`);
       }
     }

@@ -15,7 +15,12 @@ export interface VerifyOutcome {
 }
 
 /** Runs `command` for the release at `dir`. */
-export function runVerifyHook(command: string, dir: string, manifest: ReleaseManifest, options: { signal: AbortSignal; timeoutMs?: number }): Promise<VerifyOutcome> {
+export function runVerifyHook(
+  command: string,
+  dir: string,
+  manifest: ReleaseManifest,
+  options: { signal: AbortSignal; timeoutMs?: number },
+): Promise<VerifyOutcome> {
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', command], {
       cwd: dir,
@@ -39,11 +44,17 @@ export function runVerifyHook(command: string, dir: string, manifest: ReleaseMan
     };
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
-    child.on('error', (error) => resolve({ accepted: false, message: `the verify command could not run: ${error.message}` }));
+    child.on('error', (error) =>
+      resolve({ accepted: false, message: `the verify command could not run: ${error.message}` }),
+    );
     child.on('close', (code, signal) => {
       const tail = output.trim();
       if (code === 0) resolve({ accepted: true, message: tail === '' ? 'the verify command exited 0' : tail });
-      else resolve({ accepted: false, message: `the verify command ${signal ? `was killed by ${signal}` : `exited ${code}`}${tail === '' ? '' : `: ${tail}`}` });
+      else
+        resolve({
+          accepted: false,
+          message: `the verify command ${signal ? `was killed by ${signal}` : `exited ${code}`}${tail === '' ? '' : `: ${tail}`}`,
+        });
     });
   });
 }

@@ -33,13 +33,17 @@ export type CredentialOwner = (app: string) => { readonly uid: number; readonly 
 export class AppCredentials {
   readonly #owner: CredentialOwner | undefined;
 
-  constructor(readonly folder: string, owner?: CredentialOwner) {
+  constructor(
+    readonly folder: string,
+    owner?: CredentialOwner,
+  ) {
     this.#owner = owner;
   }
 
   /** The password file path of `app`. */
   fileOf(app: string): string {
-    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(app)) throw new Error(`app name ${JSON.stringify(app)} cannot name a credentials file`);
+    if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(app))
+      throw new Error(`app name ${JSON.stringify(app)} cannot name a credentials file`);
     return path.join(this.folder, `${app}.pgpass`);
   }
 

@@ -50,7 +50,8 @@ export function managedPostgresLayout(dataDir: string): ManagedPostgresLayout {
 /** The kept state; throws when the cluster exists without it (the port is unknown). */
 export function readManagedState(layout: ManagedPostgresLayout): ManagedState {
   const state = JSON.parse(fs.readFileSync(layout.stateFile, 'utf8')) as ManagedState;
-  if (!Number.isInteger(state.port) || typeof state.major !== 'string') throw new Error(`${layout.stateFile} is not a managed PostgreSQL state file`);
+  if (!Number.isInteger(state.port) || typeof state.major !== 'string')
+    throw new Error(`${layout.stateFile} is not a managed PostgreSQL state file`);
   return state;
 }
 
@@ -64,7 +65,9 @@ const MAX_SOCKET_PATH = 107;
 export function writeManagedConf(layout: ManagedPostgresLayout, state: ManagedState, user: OsUser): void {
   const socket = path.join(layout.run, `.s.PGSQL.${state.port}`);
   if (Buffer.byteLength(socket) > MAX_SOCKET_PATH) {
-    throw new Error(`the managed PostgreSQL socket path ${socket} is longer than ${MAX_SOCKET_PATH} bytes: use a shorter SVC_DATA_DIR`);
+    throw new Error(
+      `the managed PostgreSQL socket path ${socket} is longer than ${MAX_SOCKET_PATH} bytes: use a shorter SVC_DATA_DIR`,
+    );
   }
   const quoted = (text: string) => `'${text.replaceAll("'", "''")}'`;
   const conf = [
@@ -84,7 +87,10 @@ export function writeManagedConf(layout: ManagedPostgresLayout, state: ManagedSt
   }
   const main = path.join(layout.cluster, 'postgresql.conf');
   if (!fs.readFileSync(main, 'utf8').includes("include_if_exists = 'svc-managed.conf'")) {
-    fs.appendFileSync(main, "\n# Written by svc: listen address, port and socket folder (rewritten at every start).\ninclude_if_exists = 'svc-managed.conf'\n");
+    fs.appendFileSync(
+      main,
+      "\n# Written by svc: listen address, port and socket folder (rewritten at every start).\ninclude_if_exists = 'svc-managed.conf'\n",
+    );
   }
 }
 

@@ -15,7 +15,14 @@ import type { Logger } from '../logger.js';
 import { postgresServerBinDir } from './postgres-binaries.js';
 import { ensurePostgresOsUser, runningAsRoot, type OsUser } from './postgres-os-user.js';
 import { isPostgresProcess, processAlive, readPostmasterPid } from './postmaster-pid.js';
-import { firstBlockedFolder, managedPostgresLayout, readManagedState, writeManagedConf, type ManagedPostgresLayout, type ManagedState } from './managed-postgres-layout.js';
+import {
+  firstBlockedFolder,
+  managedPostgresLayout,
+  readManagedState,
+  writeManagedConf,
+  type ManagedPostgresLayout,
+  type ManagedState,
+} from './managed-postgres-layout.js';
 
 export { managedPostgresLayout, type ManagedPostgresLayout } from './managed-postgres-layout.js';
 
@@ -112,7 +119,10 @@ export class ManagedPostgres {
       : fs.existsSync(layout.stateFile)
         ? readManagedState(layout)
         : await recoverState(layout, options.logger);
-    const binDir = postgresServerBinDir({ ...(options.binDir === undefined ? {} : { binDir: options.binDir }), major: state.major });
+    const binDir = postgresServerBinDir({
+      ...(options.binDir === undefined ? {} : { binDir: options.binDir }),
+      major: state.major,
+    });
     const server = new ManagedPostgres(options, user, state, binDir);
     await server.#startOrAdopt();
     return server;
@@ -120,7 +130,14 @@ export class ManagedPostgres {
 
   /** Connection facts for the platform's tools (the superuser). */
   connection(): ManagedPostgresConnection {
-    return { socketDir: this.layout.run, host: '127.0.0.1', port: this.#state.port, user: MANAGED_SUPERUSER, passwordFile: this.layout.superuserPasswordFile, binDir: this.#binDir };
+    return {
+      socketDir: this.layout.run,
+      host: '127.0.0.1',
+      port: this.#state.port,
+      user: MANAGED_SUPERUSER,
+      passwordFile: this.layout.superuserPasswordFile,
+      binDir: this.#binDir,
+    };
   }
 
   /** Process id of the running postmaster (0 while none runs). */
@@ -145,7 +162,8 @@ export class ManagedPostgres {
     clearInterval(this.#poll);
     clearTimeout(this.#restartTimer);
     this.#child?.unref();
-    if (this.#pid !== 0) this.#log.info({ postgresPid: this.#pid }, 'managed PostgreSQL left running for the next start to adopt');
+    if (this.#pid !== 0)
+      this.#log.info({ postgresPid: this.#pid }, 'managed PostgreSQL left running for the next start to adopt');
   }
 
   async close(): Promise<void> {
@@ -158,14 +176,19 @@ export class ManagedPostgres {
     if (pid === 0 || !processAlive(pid)) return;
     // The child handle is referenced again so that the wait for its exit keeps the process alive.
     this.#child?.ref();
-    const exited = this.#child ? new Promise<void>((resolve) => this.#child!.once('exit', () => resolve())) : waitUntil(() => !processAlive(pid), 100);
+    const exited = this.#child
+      ? new Promise<void>((resolve) => this.#child!.once('exit', () => resolve()))
+      : waitUntil(() => !processAlive(pid), 100);
     process.kill(pid, 'SIGINT');
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<'timeout'>((resolve) => (timer = setTimeout(() => resolve('timeout'), 60_000)));
     const outcome = await Promise.race([exited, deadline]);
     clearTimeout(timer);
     if (outcome === 'timeout') {
-      this.#log.warn({ postgresPid: pid }, 'PostgreSQL did not finish a fast shutdown within 60 s: stopping it immediately');
+      this.#log.warn(
+        { postgresPid: pid },
+        'PostgreSQL did not finish a fast shutdown within 60 s: stopping it immediately',
+      );
       process.kill(pid, 'SIGQUIT');
       await exited;
     }
@@ -182,17 +205,27 @@ export class ManagedPostgres {
     const found = readPostmasterPid(this.layout.cluster);
     if (found && processAlive(found.pid) && isPostgresProcess(found.pid)) {
       if (found.port === this.#state.port && found.socketDir === this.layout.run) {
-        await waitUntil(() => readPostmasterPid(this.layout.cluster)?.status === 'ready' || !processAlive(found.pid), 50, this.#startTimeoutMs);
+        await waitUntil(
+          () => readPostmasterPid(this.layout.cluster)?.status === 'ready' || !processAlive(found.pid),
+          50,
+          this.#startTimeoutMs,
+        );
         if (processAlive(found.pid)) {
           this.#pid = found.pid;
           this.#watchAdopted();
-          this.#log.info({ postgresPid: found.pid, port: found.port }, 'managed PostgreSQL adopted (left running by an earlier start)');
+          this.#log.info(
+            { postgresPid: found.pid, port: found.port },
+            'managed PostgreSQL adopted (left running by an earlier start)',
+          );
           this.#emit({ type: 'adopted', pid: found.pid });
           return;
         }
       } else {
         // Running with other settings (an older layout): restart it with the current ones.
-        this.#log.warn({ postgresPid: found.pid, port: found.port }, 'managed PostgreSQL runs with other settings: restarting it');
+        this.#log.warn(
+          { postgresPid: found.pid, port: found.port },
+          'managed PostgreSQL runs with other settings: restarting it',
+        );
         process.kill(found.pid, 'SIGINT');
         await waitUntil(() => !processAlive(found.pid), 100, 60_000);
       }
@@ -221,16 +254,38 @@ export class ManagedPostgres {
       fs.closeSync(log);
     }
     const started = new Promise<never>((_, reject) => {
-      child.once('error', (error) => reject(new UnavailableError(`PostgreSQL could not be started: ${error.message}`, { code: 'postgres_start_failed', cause: error })));
-      child.once('exit', (code, signal) => reject(new UnavailableError(`PostgreSQL exited at start (${signal ?? `code ${code}`}): ${tail(this.layout.log)}`, { code: 'postgres_start_failed' })));
+      child.once('error', (error) =>
+        reject(
+          new UnavailableError(`PostgreSQL could not be started: ${error.message}`, {
+            code: 'postgres_start_failed',
+            cause: error,
+          }),
+        ),
+      );
+      child.once('exit', (code, signal) =>
+        reject(
+          new UnavailableError(`PostgreSQL exited at start (${signal ?? `code ${code}`}): ${tail(this.layout.log)}`, {
+            code: 'postgres_start_failed',
+          }),
+        ),
+      );
     });
     started.catch(() => undefined);
     const pid = child.pid ?? 0;
-    const ready = waitUntil(() => readPostmasterPid(this.layout.cluster)?.pid === pid && readPostmasterPid(this.layout.cluster)?.status === 'ready', 50, this.#startTimeoutMs);
+    const ready = waitUntil(
+      () =>
+        readPostmasterPid(this.layout.cluster)?.pid === pid &&
+        readPostmasterPid(this.layout.cluster)?.status === 'ready',
+      50,
+      this.#startTimeoutMs,
+    );
     const outcome = await Promise.race([ready.then(() => 'ready' as const), started]);
     if (outcome !== 'ready') {
       child.kill('SIGQUIT');
-      throw new UnavailableError(`PostgreSQL did not accept connections within ${this.#startTimeoutMs} ms: ${tail(this.layout.log)}`, { code: 'postgres_start_failed' });
+      throw new UnavailableError(
+        `PostgreSQL did not accept connections within ${this.#startTimeoutMs} ms: ${tail(this.layout.log)}`,
+        { code: 'postgres_start_failed' },
+      );
     }
     child.removeAllListeners('exit');
     child.removeAllListeners('error');
@@ -238,7 +293,10 @@ export class ManagedPostgres {
     this.#child = child;
     this.#pid = pid;
     child.once('exit', (code, signal) => this.#died(pid, signal ?? `code ${code}`));
-    this.#log.info({ postgresPid: pid, port: this.#state.port, socketDir: this.layout.run }, 'managed PostgreSQL started');
+    this.#log.info(
+      { postgresPid: pid, port: this.#state.port, socketDir: this.layout.run },
+      'managed PostgreSQL started',
+    );
     this.#emit({ type: 'started', pid });
   }
 
@@ -258,7 +316,10 @@ export class ManagedPostgres {
     this.#child = undefined;
     this.#failures += 1;
     const delay = Math.min(10_000, this.#restartDelayMs * 2 ** (this.#failures - 1));
-    this.#log.error({ postgresPid: pid, exit, restartInMs: delay, log: tail(this.layout.log) }, 'managed PostgreSQL exited: restarting it');
+    this.#log.error(
+      { postgresPid: pid, exit, restartInMs: delay, log: tail(this.layout.log) },
+      'managed PostgreSQL exited: restarting it',
+    );
     this.#emit({ type: 'exited', pid, exit });
     this.#restartTimer = setTimeout(() => {
       this.#restarting = this.#startOrAdopt()
@@ -294,7 +355,12 @@ function waitUntil(done: () => boolean, everyMs: number, timeoutMs = Number.POSI
   return new Promise((resolve, reject) => {
     const check = () => {
       if (done()) return resolve();
-      if (Date.now() > deadline) return reject(new UnavailableError(`PostgreSQL did not reach the expected state within ${timeoutMs} ms`, { code: 'postgres_start_failed' }));
+      if (Date.now() > deadline)
+        return reject(
+          new UnavailableError(`PostgreSQL did not reach the expected state within ${timeoutMs} ms`, {
+            code: 'postgres_start_failed',
+          }),
+        );
       setTimeout(check, everyMs);
     };
     check();
@@ -335,12 +401,17 @@ async function choosePort(): Promise<number> {
     if (free !== undefined) return free;
   }
   const any = await tryPort(0);
-  if (any === undefined) throw new UnavailableError('no free loopback port for the managed PostgreSQL', { code: 'postgres_start_failed' });
+  if (any === undefined)
+    throw new UnavailableError('no free loopback port for the managed PostgreSQL', { code: 'postgres_start_failed' });
   return any;
 }
 
 /** `initdb` into a scratch folder, renamed to the cluster once complete: superuser with a generated password, SCRAM authentication everywhere. */
-async function initializeCluster(layout: ManagedPostgresLayout, user: OsUser, options: ManagedPostgresOptions): Promise<ManagedState> {
+async function initializeCluster(
+  layout: ManagedPostgresLayout,
+  user: OsUser,
+  options: ManagedPostgresOptions,
+): Promise<ManagedState> {
   const binDir = postgresServerBinDir(options.binDir === undefined ? {} : { binDir: options.binDir });
   const log = options.logger.child({ component: 'managed-postgres' });
   const scratch = `${layout.cluster}.initdb`;
@@ -352,7 +423,8 @@ async function initializeCluster(layout: ManagedPostgresLayout, user: OsUser, op
     fs.chownSync(scratch, user.uid, user.gid);
     fs.chownSync(layout.run, user.uid, user.gid);
   }
-  if (!fs.existsSync(layout.superuserPasswordFile)) fs.writeFileSync(layout.superuserPasswordFile, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
+  if (!fs.existsSync(layout.superuserPasswordFile))
+    fs.writeFileSync(layout.superuserPasswordFile, `${randomBytes(24).toString('base64url')}\n`, { mode: 0o600 });
   // initdb reads the password from a file only the server's user can read, removed right after.
   const pwfile = path.join(layout.run, `.initdb-${process.pid}`);
   fs.writeFileSync(pwfile, fs.readFileSync(layout.superuserPasswordFile, 'utf8').trim(), { mode: 0o600 });
@@ -361,25 +433,63 @@ async function initializeCluster(layout: ManagedPostgresLayout, user: OsUser, op
   try {
     const result = spawnSync(
       path.join(binDir, 'initdb'),
-      ['-D', scratch, '-U', MANAGED_SUPERUSER, `--pwfile=${pwfile}`, '--auth-local=scram-sha-256', '--auth-host=scram-sha-256', '-E', 'UTF8', '--locale=C'],
-      { ...asUser(user), cwd: layout.run, encoding: 'utf8', env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C' } },
+      [
+        '-D',
+        scratch,
+        '-U',
+        MANAGED_SUPERUSER,
+        `--pwfile=${pwfile}`,
+        '--auth-local=scram-sha-256',
+        '--auth-host=scram-sha-256',
+        '-E',
+        'UTF8',
+        '--locale=C',
+      ],
+      {
+        ...asUser(user),
+        cwd: layout.run,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C' },
+      },
     );
-    if (result.error) throw new UnavailableError(`initdb could not run: ${result.error.message}`, { code: 'postgres_init_failed', cause: result.error });
-    if (result.status !== 0) throw new UnavailableError(`initdb failed: ${(result.stderr || result.stdout).trim().split('\n').slice(-5).join('\n')}`, { code: 'postgres_init_failed' });
+    if (result.error)
+      throw new UnavailableError(`initdb could not run: ${result.error.message}`, {
+        code: 'postgres_init_failed',
+        cause: result.error,
+      });
+    if (result.status !== 0)
+      throw new UnavailableError(
+        `initdb failed: ${(result.stderr || result.stdout).trim().split('\n').slice(-5).join('\n')}`,
+        { code: 'postgres_init_failed' },
+      );
   } finally {
     fs.rmSync(pwfile, { force: true });
   }
-  const state: ManagedState = { port: await choosePort(), major: fs.readFileSync(path.join(scratch, 'PG_VERSION'), 'utf8').trim(), createdAt: new Date().toISOString() };
+  const state: ManagedState = {
+    port: await choosePort(),
+    major: fs.readFileSync(path.join(scratch, 'PG_VERSION'), 'utf8').trim(),
+    createdAt: new Date().toISOString(),
+  };
   fs.renameSync(scratch, layout.cluster);
   fs.writeFileSync(layout.stateFile, `${JSON.stringify(state, null, 2)}\n`);
-  log.info({ port: state.port, major: state.major, user: user.name, ms: Date.now() - started }, 'managed PostgreSQL cluster created');
+  log.info(
+    { port: state.port, major: state.major, user: user.name, ms: Date.now() - started },
+    'managed PostgreSQL cluster created',
+  );
   return state;
 }
 
 /** A cluster whose state file was lost keeps its data: a new port is chosen and recorded. */
 async function recoverState(layout: ManagedPostgresLayout, logger: Logger): Promise<ManagedState> {
-  const state: ManagedState = { port: await choosePort(), major: fs.readFileSync(path.join(layout.cluster, 'PG_VERSION'), 'utf8').trim(), createdAt: new Date().toISOString() };
+  const state: ManagedState = {
+    port: await choosePort(),
+    major: fs.readFileSync(path.join(layout.cluster, 'PG_VERSION'), 'utf8').trim(),
+    createdAt: new Date().toISOString(),
+  };
   fs.writeFileSync(layout.stateFile, `${JSON.stringify(state, null, 2)}\n`);
-  logger.warn({ file: layout.stateFile, port: state.port }, 'managed PostgreSQL state file was missing: a new port was chosen');
+  logger.warn(
+    { file: layout.stateFile, port: state.port },
+    'managed PostgreSQL state file was missing: a new port was chosen',
+  );
   return state;
 }

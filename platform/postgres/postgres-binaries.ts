@@ -28,7 +28,11 @@ export function installedPostgresVersions(root = DEBIAN_POSTGRES_ROOT): string[]
 export function postgresServerBinDir(options: { binDir?: string; major?: string; root?: string } = {}): string {
   if (options.binDir !== undefined) {
     const missing = SERVER_PROGRAMS.filter((p) => !fs.existsSync(path.join(options.binDir!, p)));
-    if (missing.length > 0) throw new UnavailableError(`${options.binDir} lacks the PostgreSQL server programs ${missing.join(', ')} (SVC_POSTGRES_BIN_DIR)`, { code: 'postgres_server_missing' });
+    if (missing.length > 0)
+      throw new UnavailableError(
+        `${options.binDir} lacks the PostgreSQL server programs ${missing.join(', ')} (SVC_POSTGRES_BIN_DIR)`,
+        { code: 'postgres_server_missing' },
+      );
     return options.binDir;
   }
   const root = options.root ?? DEBIAN_POSTGRES_ROOT;

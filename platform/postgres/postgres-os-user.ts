@@ -21,7 +21,10 @@ export const POSTGRES_USER_CANDIDATES = ['postgres', 'svc-postgres'] as const;
 /** Looks a user up in the system's user database (`getent passwd`); undefined when absent. */
 export function lookupOsUser(name: string): OsUser | undefined {
   try {
-    const line = execFileSync('getent', ['passwd', name], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const line = execFileSync('getent', ['passwd', name], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     const [, , uid, gid] = line.split(':');
     if (uid === undefined || gid === undefined) return undefined;
     return { name, uid: Number(uid), gid: Number(gid) };
@@ -54,11 +57,32 @@ export function ensurePostgresOsUser(): OsUser {
   if (found) return found;
   const name = POSTGRES_USER_CANDIDATES[1];
   try {
-    execFileSync('useradd', ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent', '--shell', '/usr/sbin/nologin', '--comment', 'svc managed PostgreSQL', name], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(
+      'useradd',
+      [
+        '--system',
+        '--user-group',
+        '--no-create-home',
+        '--home-dir',
+        '/nonexistent',
+        '--shell',
+        '/usr/sbin/nologin',
+        '--comment',
+        'svc managed PostgreSQL',
+        name,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
   } catch (error) {
-    throw new UnavailableError(`PostgreSQL cannot run as root and creating the system user ${name} failed (useradd): create it by hand or install the Debian package postgresql, which creates the user postgres`, { code: 'postgres_user_missing', cause: error });
+    throw new UnavailableError(
+      `PostgreSQL cannot run as root and creating the system user ${name} failed (useradd): create it by hand or install the Debian package postgresql, which creates the user postgres`,
+      { code: 'postgres_user_missing', cause: error },
+    );
   }
   const created = lookupOsUser(name);
-  if (!created) throw new UnavailableError(`the system user ${name} was created but cannot be looked up`, { code: 'postgres_user_missing' });
+  if (!created)
+    throw new UnavailableError(`the system user ${name} was created but cannot be looked up`, {
+      code: 'postgres_user_missing',
+    });
   return created;
 }

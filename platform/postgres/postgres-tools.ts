@@ -49,7 +49,10 @@ const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 function defaultBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!fs.existsSync(root)) return undefined;
-  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'pg_dump'))).sort((a, b) => Number(b) - Number(a));
+  const versions = fs
+    .readdirSync(root)
+    .filter((v) => fs.existsSync(path.join(root, v, 'bin', 'pg_dump')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? undefined : path.join(root, versions[0], 'bin');
 }
 
@@ -72,7 +75,10 @@ export class PostgresTools {
     this.#binDir = options.binDir ?? defaultBinDir();
     this.#timeoutMs = options.timeoutMs ?? 600_000;
     this.#asDatabaseOwner = options.asDatabaseOwner ?? false;
-    this.#ssl = { ...(options.sslMode === undefined ? {} : { mode: options.sslMode }), ...(options.sslRootCert === undefined ? {} : { rootCert: options.sslRootCert }) };
+    this.#ssl = {
+      ...(options.sslMode === undefined ? {} : { mode: options.sslMode }),
+      ...(options.sslRootCert === undefined ? {} : { rootCert: options.sslRootCert }),
+    };
   }
 
   #tool(name: string): string {
@@ -88,13 +94,20 @@ export class PostgresTools {
   }
 
   #connection(database: string): string[] {
-    if (!IDENTIFIER.test(database)) throw new ValidationError(`database "${database}" is not a 1-63 character portable identifier`, { code: 'invalid_database_name' });
+    if (!IDENTIFIER.test(database))
+      throw new ValidationError(`database "${database}" is not a 1-63 character portable identifier`, {
+        code: 'invalid_database_name',
+      });
     return ['-h', this.host, '-p', String(this.port), '-U', this.user, '-d', database];
   }
 
   async #exec(tool: string, args: string[], input?: string): Promise<string> {
     try {
-      const running = run(this.#tool(tool), args, { env: this.#env(), timeout: this.#timeoutMs, maxBuffer: 64 * 1024 * 1024 });
+      const running = run(this.#tool(tool), args, {
+        env: this.#env(),
+        timeout: this.#timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+      });
       // Input (SQL holding a password verifier) goes through stdin, never the command line. A tool
       // that exits before reading it (a refused connection) closes the pipe: the EPIPE must not crash
       // the process, and the tool's own exit status and stderr say what went wrong.
@@ -104,7 +117,10 @@ export class PostgresTools {
       return stdout;
     } catch (error) {
       const failure = error as NodeJS.ErrnoException & { stderr?: string; code?: string | number };
-      if (failure.code === 'ENOENT') throw new UnavailableError(`${tool} is not installed (install the postgresql-client Debian package)`, { code: 'postgres_tools_missing' });
+      if (failure.code === 'ENOENT')
+        throw new UnavailableError(`${tool} is not installed (install the postgresql-client Debian package)`, {
+          code: 'postgres_tools_missing',
+        });
       const detail = (failure.stderr ?? failure.message).trim().split('\n').slice(-5).join('\n');
       throw new UnavailableError(`${tool} failed: ${detail}`, { code: 'postgres_command_failed', cause: error });
     }
@@ -118,15 +134,29 @@ export class PostgresTools {
   /** Restores `file` into `database` in one transaction, stopping at the first error (which rolls back everything). */
   async restore(database: string, file: string): Promise<void> {
     const owner = await this.#actingOwner(database);
-    await this.#exec('pg_restore', [...this.#connection(database), '--single-transaction', '--exit-on-error', '--clean', '--if-exists', '--no-owner', ...(owner ? [`--role=${owner}`] : []), file]);
+    await this.#exec('pg_restore', [
+      ...this.#connection(database),
+      '--single-transaction',
+      '--exit-on-error',
+      '--clean',
+      '--if-exists',
+      '--no-owner',
+      ...(owner ? [`--role=${owner}`] : []),
+      file,
+    ]);
   }
 
   /** The owner to act as (with {@link PostgresServerOptions.asDatabaseOwner}) when it is not the connecting user. */
   async #actingOwner(database: string): Promise<string | undefined> {
     if (!this.#asDatabaseOwner) return undefined;
-    const owner = (await this.query(database, 'SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()')).trim();
+    const owner = (
+      await this.query(database, 'SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()')
+    ).trim();
     if (owner === '' || owner === this.user) return undefined;
-    if (!IDENTIFIER.test(owner)) throw new UnavailableError(`the owner of database ${database} is not a portable identifier`, { code: 'postgres_command_failed' });
+    if (!IDENTIFIER.test(owner))
+      throw new UnavailableError(`the owner of database ${database} is not a portable identifier`, {
+        code: 'postgres_command_failed',
+      });
     return owner;
   }
 
@@ -137,17 +167,33 @@ export class PostgresTools {
    */
   async ensureRoleAndDatabase(role: string, verifier: string, database: string): Promise<{ createdDatabase: boolean }> {
     for (const name of [role, database]) {
-      if (!IDENTIFIER.test(name)) throw new ValidationError(`"${name}" is not a 1-63 character portable identifier`, { code: 'invalid_database_name' });
+      if (!IDENTIFIER.test(name))
+        throw new ValidationError(`"${name}" is not a 1-63 character portable identifier`, {
+          code: 'invalid_database_name',
+        });
     }
-    if (!/^SCRAM-SHA-256\$[A-Za-z0-9+/=:$]+$/.test(verifier)) throw new ValidationError('the password must be given as a SCRAM-SHA-256 verifier', { code: 'invalid_verifier' });
+    if (!/^SCRAM-SHA-256\$[A-Za-z0-9+/=:$]+$/.test(verifier))
+      throw new ValidationError('the password must be given as a SCRAM-SHA-256 verifier', { code: 'invalid_verifier' });
     const literal = (text: string) => `'${text}'`;
-    const before = await this.query('postgres', `SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = ${literal(database)}`);
+    const before = await this.query(
+      'postgres',
+      `SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = ${literal(database)}`,
+    );
     const owner = before.trim();
-    if (owner !== '' && owner !== role) throw new ConflictError(`database ${database} already exists and belongs to role ${owner}, not ${role}`, { code: 'database_owned_elsewhere', details: { database, owner } });
+    if (owner !== '' && owner !== role)
+      throw new ConflictError(`database ${database} already exists and belongs to role ${owner}, not ${role}`, {
+        code: 'database_owned_elsewhere',
+        details: { database, owner },
+      });
     const sql = [
       `SELECT format('CREATE ROLE %I LOGIN', ${literal(role)}) WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = ${literal(role)}) \\gexec`,
       `ALTER ROLE "${role}" WITH LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION PASSWORD ${literal(verifier)};`,
-      ...(owner === '' ? [`CREATE DATABASE "${database}" OWNER "${role}";`, `REVOKE CONNECT, TEMPORARY ON DATABASE "${database}" FROM PUBLIC;`] : []),
+      ...(owner === ''
+        ? [
+            `CREATE DATABASE "${database}" OWNER "${role}";`,
+            `REVOKE CONNECT, TEMPORARY ON DATABASE "${database}" FROM PUBLIC;`,
+          ]
+        : []),
       '',
     ].join('\n');
     try {
@@ -169,11 +215,22 @@ export class PostgresTools {
    * their checksum in `svc_schema_migrations` inside the same transaction as the file's SQL.
    */
   async applyMigrations(database: string, dir: string): Promise<MigrationRun> {
-    const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.endsWith('.sql')).sort() : [];
-    if (files.length === 0) throw new ValidationError(`migrations folder ${path.basename(dir)} holds no .sql files`, { code: 'no_migrations' });
+    const files = fs.existsSync(dir)
+      ? fs
+          .readdirSync(dir)
+          .filter((f) => f.endsWith('.sql'))
+          .sort()
+      : [];
+    if (files.length === 0)
+      throw new ValidationError(`migrations folder ${path.basename(dir)} holds no .sql files`, {
+        code: 'no_migrations',
+      });
     const owner = await this.#actingOwner(database);
     const asOwner = owner ? `SET ROLE "${owner}";\n` : '';
-    await this.query(database, `${asOwner}CREATE TABLE IF NOT EXISTS svc_schema_migrations (filename text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await this.query(
+      database,
+      `${asOwner}CREATE TABLE IF NOT EXISTS svc_schema_migrations (filename text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
     const done = new Map(
       (await this.query(database, 'SELECT filename, checksum FROM svc_schema_migrations'))
         .split('\n')
@@ -187,7 +244,11 @@ export class PostgresTools {
       const checksum = createHash('sha256').update(sql).digest('hex');
       const recorded = done.get(file);
       if (recorded !== undefined) {
-        if (recorded !== checksum) throw new ValidationError(`migration ${file} changed after it was applied`, { code: 'migration_changed', details: { file } });
+        if (recorded !== checksum)
+          throw new ValidationError(`migration ${file} changed after it was applied`, {
+            code: 'migration_changed',
+            details: { file },
+          });
         alreadyApplied.push(file);
         continue;
       }
@@ -195,7 +256,10 @@ export class PostgresTools {
       const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-migrate-'));
       const wrapper = path.join(scratch, 'run.sql');
       const quoted = (text: string) => `'${text.replace(/'/g, "''")}'`;
-      fs.writeFileSync(wrapper, `${asOwner}BEGIN;\n\\i ${quoted(path.resolve(dir, file))}\nINSERT INTO svc_schema_migrations (filename, checksum) VALUES (${quoted(file)}, ${quoted(checksum)});\nCOMMIT;\n`);
+      fs.writeFileSync(
+        wrapper,
+        `${asOwner}BEGIN;\n\\i ${quoted(path.resolve(dir, file))}\nINSERT INTO svc_schema_migrations (filename, checksum) VALUES (${quoted(file)}, ${quoted(checksum)});\nCOMMIT;\n`,
+      );
       try {
         await this.#exec('psql', [...this.#connection(database), '-X', '-v', 'ON_ERROR_STOP=1', '-q', '-f', wrapper]);
       } finally {

@@ -26,7 +26,13 @@ export function readPostmasterPid(dataDir: string): PostmasterPid | undefined {
   const lines = text.split('\n');
   const pid = Number(lines[0]);
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
-  return { pid, port: Number(lines[3]), socketDir: lines[4]?.trim() ?? '', listenAddresses: lines[5]?.trim() ?? '', status: lines[7]?.trim() ?? '' };
+  return {
+    pid,
+    port: Number(lines[3]),
+    socketDir: lines[4]?.trim() ?? '',
+    listenAddresses: lines[5]?.trim() ?? '',
+    status: lines[7]?.trim() ?? '',
+  };
 }
 
 /**

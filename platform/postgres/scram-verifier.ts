@@ -13,7 +13,8 @@ const ITERATIONS = 4096;
  * ASCII without control characters (SASLprep leaves it unchanged), as generated passwords are.
  */
 export function scramSha256Verifier(password: string, salt: Buffer = randomBytes(16), iterations = ITERATIONS): string {
-  if (!/^[\x21-\x7e]+$/.test(password)) throw new Error('a SCRAM verifier is only computed here for printable ASCII passwords');
+  if (!/^[\x21-\x7e]+$/.test(password))
+    throw new Error('a SCRAM verifier is only computed here for printable ASCII passwords');
   const salted = pbkdf2Sync(password, salt, iterations, 32, 'sha256');
   const clientKey = createHmac('sha256', salted).update('Client Key').digest();
   const storedKey = createHash('sha256').update(clientKey).digest();

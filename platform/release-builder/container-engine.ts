@@ -26,14 +26,25 @@ export async function detectContainerEngine(timeoutMs = 10_000): Promise<Contain
 }
 
 /** Builds `contextDir` with `dockerfile` into `tag`; rejects with the build output on failure. */
-export async function buildImage(engine: ContainerEngine, contextDir: string, dockerfile: string, tag: string, buildArgs: Readonly<Record<string, string>>): Promise<void> {
+export async function buildImage(
+  engine: ContainerEngine,
+  contextDir: string,
+  dockerfile: string,
+  tag: string,
+  buildArgs: Readonly<Record<string, string>>,
+): Promise<void> {
   const args = ['build', '-t', tag, '-f', dockerfile];
   for (const [key, value] of Object.entries(buildArgs)) args.push('--build-arg', `${key}=${value}`);
   args.push(contextDir);
   const result = await run(engine, args, 30 * 60_000);
   if (!result.ok) {
-    throw new DomainError('unprocessable', 'build_failed', `${engine} build of ${tag} failed:\n${result.output.slice(-4000)}`, {
-      details: { engine, tag },
-    });
+    throw new DomainError(
+      'unprocessable',
+      'build_failed',
+      `${engine} build of ${tag} failed:\n${result.output.slice(-4000)}`,
+      {
+        details: { engine, tag },
+      },
+    );
   }
 }

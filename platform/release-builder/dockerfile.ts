@@ -30,7 +30,8 @@ export function parseDockerfile(text: string): DockerInstruction[] {
     if (directivesOpen) {
       const directive = /^#\s*([a-zA-Z]+)\s*=\s*(\S+)\s*$/.exec(trimmed);
       if (directive) {
-        if (directive[1]?.toLowerCase() === 'escape' && (directive[2] === '`' || directive[2] === '\\')) escape = directive[2];
+        if (directive[1]?.toLowerCase() === 'escape' && (directive[2] === '`' || directive[2] === '\\'))
+          escape = directive[2];
         continue;
       }
       directivesOpen = false;
@@ -70,7 +71,11 @@ function parseJsonArray(args: string): string[] | undefined {
 }
 
 /** Parses `ENV`/`LABEL`-style pairs: `K=V K2="v 2"`, or the legacy `K value with spaces`. */
-export function parseKeyValues(args: string, line: number, variables: Readonly<Record<string, string>>): Array<[string, string]> {
+export function parseKeyValues(
+  args: string,
+  line: number,
+  variables: Readonly<Record<string, string>>,
+): Array<[string, string]> {
   if (!/^[^\s=]+=/.test(args)) {
     const legacy = /^(\S+)\s+([\s\S]*)$/.exec(args);
     if (!legacy?.[1]) throw new ValidationError(`Dockerfile line ${line}: "${args}" needs KEY=value`);
@@ -92,12 +97,15 @@ export function parseKeyValues(args: string, line: number, variables: Readonly<R
 
 /** Expands `$VAR`, `${VAR}`, `${VAR:-default}` and `${VAR:+alt}` as Docker does in ENV, ARG and WORKDIR. */
 export function substitute(text: string, variables: Readonly<Record<string, string>>): string {
-  return text.replace(/\\\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([-+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (whole, braced, op, word, bare) => {
-    if (whole === '\\$') return '$';
-    const name = (braced ?? bare) as string;
-    const value = variables[name];
-    if (op === '-') return value === undefined || value === '' ? (word as string) : value;
-    if (op === '+') return value === undefined || value === '' ? '' : (word as string);
-    return value ?? '';
-  });
+  return text.replace(
+    /\\\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::([-+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)/g,
+    (whole, braced, op, word, bare) => {
+      if (whole === '\\$') return '$';
+      const name = (braced ?? bare) as string;
+      const value = variables[name];
+      if (op === '-') return value === undefined || value === '' ? (word as string) : value;
+      if (op === '+') return value === undefined || value === '' ? '' : (word as string);
+      return value ?? '';
+    },
+  );
 }

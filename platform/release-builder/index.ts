@@ -4,7 +4,13 @@
 export { BuildError } from '../errors.js';
 export { ReleaseBuilder } from './release-builder.js';
 export type { BuildReleaseRequest, Release, ReleaseBuilderOptions } from './release-builder.js';
-export { RELEASE_APP_DIR, RELEASE_MANIFEST, ReleaseBuilderKind, readReleaseManifest, releaseLaunch } from './release-manifest.js';
+export {
+  RELEASE_APP_DIR,
+  RELEASE_MANIFEST,
+  ReleaseBuilderKind,
+  readReleaseManifest,
+  releaseLaunch,
+} from './release-manifest.js';
 export type { ReleaseLaunch, ReleaseManifest } from './release-manifest.js';
 export { parseDockerfile, parseKeyValues, substitute } from './dockerfile.js';
 export type { DockerInstruction } from './dockerfile.js';

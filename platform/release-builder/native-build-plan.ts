@@ -41,7 +41,10 @@ export interface NativeBuildPlan {
 }
 
 /** Interprets parsed instructions with the given build arguments. */
-export function planNativeBuild(instructions: readonly DockerInstruction[], buildArgs: Readonly<Record<string, string>> = {}): NativeBuildPlan {
+export function planNativeBuild(
+  instructions: readonly DockerInstruction[],
+  buildArgs: Readonly<Record<string, string>> = {},
+): NativeBuildPlan {
   const notes: string[] = [];
   const runs: NativeRunStep[] = [];
   const exposedPorts: string[] = [];
@@ -110,7 +113,9 @@ export function planNativeBuild(instructions: readonly DockerInstruction[], buil
         if (!fromStage && dest !== undefined && appRoot === undefined && sources.some((s) => s === '.' || s === './')) {
           appRoot = path.posix.resolve(workdir, substitute(dest, vars()));
         }
-        notes.push(`line ${i.line}: ${i.keyword} ${i.args} recorded only: the release directory already holds the repository at the commit`);
+        notes.push(
+          `line ${i.line}: ${i.keyword} ${i.args} recorded only: the release directory already holds the repository at the commit`,
+        );
         break;
       }
       case 'EXPOSE':
@@ -119,13 +124,18 @@ export function planNativeBuild(instructions: readonly DockerInstruction[], buil
         break;
       case 'USER':
         user = substitute(i.args.trim(), vars());
-        notes.push(`line ${i.line}: USER ${i.args} recorded: processes run as this user when the platform runs as root and the host has it (ADR 0047)`);
+        notes.push(
+          `line ${i.line}: USER ${i.args} recorded: processes run as this user when the platform runs as root and the host has it (ADR 0047)`,
+        );
         break;
       default:
         notes.push(`line ${i.line}: ${i.keyword} ignored by the native builder`);
     }
   }
-  if (baseImages.length > 1) notes.push(`multi-stage build flattened: RUN steps of all ${baseImages.length} stages ran in one release directory`);
+  if (baseImages.length > 1)
+    notes.push(
+      `multi-stage build flattened: RUN steps of all ${baseImages.length} stages ran in one release directory`,
+    );
   return {
     appRoot: appRoot ?? firstAbsoluteWorkdir ?? '/',
     workdir,
@@ -150,7 +160,11 @@ export function effectiveCommand(entrypoint: readonly string[] | null, cmd: read
 }
 
 /** Host path of a container path: inside the app root it maps into the app dir, elsewhere to the app dir itself. */
-export function hostPathFor(appDir: string, appRoot: string, containerPath: string): { path: string; outside: boolean } {
+export function hostPathFor(
+  appDir: string,
+  appRoot: string,
+  containerPath: string,
+): { path: string; outside: boolean } {
   const rel = path.posix.relative(appRoot, containerPath);
   if (rel.startsWith('..') || path.posix.isAbsolute(rel)) return { path: appDir, outside: true };
   return { path: path.join(appDir, rel), outside: false };

@@ -101,12 +101,16 @@ export class ReleaseBuilder {
 
   /** Builds the release of `request.app` at `request.ref`, or returns the existing one. */
   async build(request: BuildReleaseRequest): Promise<Release> {
-    if (!SEGMENT.test(request.app)) throw new ValidationError(`app: "${request.app}" must be a lower-case DNS-style name`);
+    if (!SEGMENT.test(request.app))
+      throw new ValidationError(`app: "${request.app}" must be a lower-case DNS-style name`);
     const dockerfile = request.dockerfile ?? 'Dockerfile';
     if (path.isAbsolute(dockerfile) || dockerfile.split('/').includes('..')) {
       throw new ValidationError(`build.dockerfile: "${dockerfile}" must be a path inside the repository`);
     }
-    if (request.subdir !== undefined && (request.subdir === '' || path.isAbsolute(request.subdir) || request.subdir.split('/').includes('..'))) {
+    if (
+      request.subdir !== undefined &&
+      (request.subdir === '' || path.isAbsolute(request.subdir) || request.subdir.split('/').includes('..'))
+    ) {
       throw new ValidationError(`build context: "${request.subdir}" must be a folder inside the repository`);
     }
     let commit: string;
@@ -138,13 +142,24 @@ export class ReleaseBuilder {
   #serialized<T>(app: string, fn: () => Promise<T>): Promise<T> {
     const previous = this.#mirrorQueues.get(app) ?? Promise.resolve();
     const run = previous.then(fn, fn);
-    this.#mirrorQueues.set(app, run.catch(() => undefined));
+    this.#mirrorQueues.set(
+      app,
+      run.catch(() => undefined),
+    );
     return run;
   }
 
-  async #buildNew(request: BuildReleaseRequest, commit: string, mirror: string | undefined, dockerfile: string): Promise<Release> {
+  async #buildNew(
+    request: BuildReleaseRequest,
+    commit: string,
+    mirror: string | undefined,
+    dockerfile: string,
+  ): Promise<Release> {
     const dir = this.releaseDir(request.app, commit);
-    const tmp = path.join(path.dirname(dir), `.tmp-${commit.slice(0, 12)}-${process.pid}-${randomBytes(4).toString('hex')}`);
+    const tmp = path.join(
+      path.dirname(dir),
+      `.tmp-${commit.slice(0, 12)}-${process.pid}-${randomBytes(4).toString('hex')}`,
+    );
     const appDir = path.join(tmp, RELEASE_APP_DIR);
     const log = this.#logger.child({ app: request.app, commit });
     try {
@@ -156,7 +171,10 @@ export class ReleaseBuilder {
         await exportCommit(mirror, commit, source);
         const context = path.join(source, request.subdir);
         if (!fs.existsSync(context) || !fs.statSync(context).isDirectory()) {
-          throw new ValidationError(`build context: ${request.subdir} does not exist in the repository at commit ${commit}`, { code: 'build_context_missing' });
+          throw new ValidationError(
+            `build context: ${request.subdir} does not exist in the repository at commit ${commit}`,
+            { code: 'build_context_missing' },
+          );
         }
         fs.renameSync(context, appDir);
         fs.rmSync(source, { recursive: true, force: true });
@@ -184,7 +202,13 @@ export class ReleaseBuilder {
     }
   }
 
-  async #produce(request: BuildReleaseRequest, commit: string, appDir: string, dockerfile: string, hasSource: boolean): Promise<ReleaseManifest> {
+  async #produce(
+    request: BuildReleaseRequest,
+    commit: string,
+    appDir: string,
+    dockerfile: string,
+    hasSource: boolean,
+  ): Promise<ReleaseManifest> {
     const base = { app: request.app, commit, createdAt: new Date().toISOString() };
     if (request.image !== undefined) {
       return {
@@ -203,7 +227,10 @@ export class ReleaseBuilder {
     if (!hasSource) throw new ValidationError(`release ${request.app}: nothing to build without repo.url`);
     const dockerfilePath = path.join(appDir, dockerfile);
     if (!fs.existsSync(dockerfilePath)) {
-      throw new ValidationError(`build.dockerfile: ${dockerfile} does not exist in ${request.app} at commit ${commit}`, { code: 'dockerfile_missing' });
+      throw new ValidationError(
+        `build.dockerfile: ${dockerfile} does not exist in ${request.app} at commit ${commit}`,
+        { code: 'dockerfile_missing' },
+      );
     }
     const buildArgs = request.buildArgs ?? {};
     const plan = planNativeBuild(parseDockerfile(fs.readFileSync(dockerfilePath, 'utf8')), buildArgs);
@@ -212,12 +239,26 @@ export class ReleaseBuilder {
     if (engine) {
       const image = `${request.app}:${commit}`;
       await buildImage(engine, appDir, dockerfilePath, image, buildArgs);
-      return { ...base, workdir: null, env: plan.env, command, entrypoint: plan.entrypoint, image, builder: engine, dockerfile, exposedPorts: plan.exposedPorts, notes: [] };
+      return {
+        ...base,
+        workdir: null,
+        env: plan.env,
+        command,
+        entrypoint: plan.entrypoint,
+        image,
+        builder: engine,
+        dockerfile,
+        exposedPorts: plan.exposedPorts,
+        notes: [],
+      };
     }
     const notes = [...plan.notes];
     for (const step of plan.runs) await this.#run(request.app, commit, step, appDir, plan.appRoot, notes);
     const workdir = hostPathFor(appDir, plan.appRoot, plan.workdir);
-    if (workdir.outside) notes.push(`WORKDIR ${plan.workdir} lies outside the app root ${plan.appRoot}: the release runs in its app directory`);
+    if (workdir.outside)
+      notes.push(
+        `WORKDIR ${plan.workdir} lies outside the app root ${plan.appRoot}: the release runs in its app directory`,
+      );
     fs.mkdirSync(workdir.path, { recursive: true });
     return {
       ...base,
@@ -242,12 +283,25 @@ export class ReleaseBuilder {
     return this.#engine;
   }
 
-  async #run(app: string, commit: string, step: NativeRunStep, appDir: string, appRoot: string, notes: string[]): Promise<void> {
+  async #run(
+    app: string,
+    commit: string,
+    step: NativeRunStep,
+    appDir: string,
+    appRoot: string,
+    notes: string[],
+  ): Promise<void> {
     const cwd = hostPathFor(appDir, appRoot, step.workdir);
-    if (cwd.outside) notes.push(`line ${step.line}: RUN in ${step.workdir}, outside the app root ${appRoot}, ran in the app directory`);
+    if (cwd.outside)
+      notes.push(
+        `line ${step.line}: RUN in ${step.workdir}, outside the app root ${appRoot}, ran in the app directory`,
+      );
     fs.mkdirSync(cwd.path, { recursive: true });
     const [file, ...args] = step.argv;
-    if (!file) throw new BuildError(`build ${app}@${commit.slice(0, 12)}: RUN at Dockerfile line ${step.line} is empty`, { line: step.line });
+    if (!file)
+      throw new BuildError(`build ${app}@${commit.slice(0, 12)}: RUN at Dockerfile line ${step.line} is empty`, {
+        line: step.line,
+      });
     const env: Record<string, string> = {};
     for (const name of ['PATH', 'HOME', 'LANG', 'LC_ALL', 'TMPDIR', 'USER']) {
       const value = process.env[name];
@@ -256,23 +310,35 @@ export class ReleaseBuilder {
     Object.assign(env, step.env);
     const timeout = this.#options.runTimeout?.milliseconds ?? 10 * 60_000;
     await new Promise<void>((resolve, reject) => {
-      const child = execFile(file, args, { cwd: cwd.path, env, timeout, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-        if (!error) {
-          resolve();
-          return;
-        }
-        const output = `${stdout}${stderr}`.slice(-4000);
-        const exitCode = typeof error.code === 'number' ? error.code : null;
-        const why = error.killed ? `was killed after ${timeout}ms` : exitCode !== null ? `exited with code ${exitCode}` : `failed: ${error.message}`;
-        reject(
-          new BuildError(`build ${app}@${commit.slice(0, 12)}: RUN ${step.text} (Dockerfile line ${step.line}) ${why}\n${output}`, {
-            line: step.line,
-            instruction: step.text,
-            exitCode,
-            output,
-          }),
-        );
-      });
+      const child = execFile(
+        file,
+        args,
+        { cwd: cwd.path, env, timeout, maxBuffer: 64 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (!error) {
+            resolve();
+            return;
+          }
+          const output = `${stdout}${stderr}`.slice(-4000);
+          const exitCode = typeof error.code === 'number' ? error.code : null;
+          const why = error.killed
+            ? `was killed after ${timeout}ms`
+            : exitCode !== null
+              ? `exited with code ${exitCode}`
+              : `failed: ${error.message}`;
+          reject(
+            new BuildError(
+              `build ${app}@${commit.slice(0, 12)}: RUN ${step.text} (Dockerfile line ${step.line}) ${why}\n${output}`,
+              {
+                line: step.line,
+                instruction: step.text,
+                exitCode,
+                output,
+              },
+            ),
+          );
+        },
+      );
       child.stdin?.end();
     });
   }

@@ -80,7 +80,9 @@ export function releaseLaunch(releaseDir: string, manifest: ReleaseManifest, com
   }
   const command = commandOverride !== undefined ? ['/bin/sh', '-c', commandOverride] : manifest.command;
   if (!command || command.length === 0) {
-    throw new ValidationError(`release ${manifest.app}@${manifest.commit}: the Dockerfile has no CMD or ENTRYPOINT and the process sets no command`);
+    throw new ValidationError(
+      `release ${manifest.app}@${manifest.commit}: the Dockerfile has no CMD or ENTRYPOINT and the process sets no command`,
+    );
   }
   return { workdir: path.join(releaseDir, manifest.workdir), command, env: manifest.env };
 }

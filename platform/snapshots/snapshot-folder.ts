@@ -6,7 +6,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
-import { parseCompactTimestamp, parseSnapshotName, requireSnapshotName, type SnapshotName } from '../../domain/snapshots/index.js';
+import {
+  parseCompactTimestamp,
+  parseSnapshotName,
+  requireSnapshotName,
+  type SnapshotName,
+} from '../../domain/snapshots/index.js';
 
 /** One dump in the inventory. */
 export interface SnapshotEntry extends SnapshotName {
@@ -55,7 +60,10 @@ export class SnapshotFolder {
       fs.linkSync(tempFile, target);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-        throw new ConflictError(`snapshot ${filename} already exists; dumps are never overwritten`, { code: 'snapshot_exists', details: { filename } });
+        throw new ConflictError(`snapshot ${filename} already exists; dumps are never overwritten`, {
+          code: 'snapshot_exists',
+          details: { filename },
+        });
       }
       throw error;
     } finally {
@@ -71,7 +79,11 @@ export class SnapshotFolder {
     requireSnapshotName(filename);
     const file = path.join(this.dir, filename);
     const stat = fs.lstatSync(file, { throwIfNoEntry: false });
-    if (!stat?.isFile()) throw new NotFoundError(`snapshot ${filename} does not exist`, { code: 'snapshot_not_found', details: { filename } });
+    if (!stat?.isFile())
+      throw new NotFoundError(`snapshot ${filename} does not exist`, {
+        code: 'snapshot_not_found',
+        details: { filename },
+      });
     return file;
   }
 

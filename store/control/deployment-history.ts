@@ -48,19 +48,29 @@ export function deployTotals(db: Db): DeployTotalsRow[] {
 
 /** The latest start of a deploy (kind `deploy`) per app. */
 export function lastDeployStarts(db: Db): { app: string; startedAt: string }[] {
-  return db.prepare("SELECT app, MAX(started_at) AS startedAt FROM deployments WHERE kind = 'deploy' AND started_at IS NOT NULL GROUP BY app ORDER BY app").all() as { app: string; startedAt: string }[];
+  return db
+    .prepare(
+      "SELECT app, MAX(started_at) AS startedAt FROM deployments WHERE kind = 'deploy' AND started_at IS NOT NULL GROUP BY app ORDER BY app",
+    )
+    .all() as { app: string; startedAt: string }[];
 }
 
 /** Deploys (kind `deploy`) whose `finished_at` is at or after `since` (ISO 8601), oldest first. */
 export function deploysFinishedSince(db: Db, since: string): FinishedDeploy[] {
   return db
-    .prepare("SELECT id, app, status, started_at AS startedAt, finished_at AS finishedAt FROM deployments WHERE finished_at >= ? AND kind = 'deploy' ORDER BY finished_at, id")
+    .prepare(
+      "SELECT id, app, status, started_at AS startedAt, finished_at AS finishedAt FROM deployments WHERE finished_at >= ? AND kind = 'deploy' ORDER BY finished_at, id",
+    )
     .all(since) as FinishedDeploy[];
 }
 
 /** Deploys (kind `deploy`) whose `started_at` is at or after `since` (ISO 8601), oldest first. */
 export function deploysStartedSince(db: Db, since: string): StartedDeploy[] {
-  return db.prepare("SELECT id, app, started_at AS startedAt FROM deployments WHERE started_at >= ? AND kind = 'deploy' ORDER BY started_at, id").all(since) as StartedDeploy[];
+  return db
+    .prepare(
+      "SELECT id, app, started_at AS startedAt FROM deployments WHERE started_at >= ? AND kind = 'deploy' ORDER BY started_at, id",
+    )
+    .all(since) as StartedDeploy[];
 }
 
 /** Runs `read` on one consistent snapshot of control.db (a read transaction). */

@@ -111,15 +111,40 @@ export function newDeploymentIds(): { id: string; sagaId: string } {
 /** Records a queued deployment with its region rows. */
 export function createDeployment(
   db: Db,
-  input: { id: string; sagaId: string; operationId: string | null; app: string; kind: DeploymentKind; ref: string | null; trigger: string; regions: readonly string[]; release?: Deployment['release']; previousDeploymentId?: string | null },
+  input: {
+    id: string;
+    sagaId: string;
+    operationId: string | null;
+    app: string;
+    kind: DeploymentKind;
+    ref: string | null;
+    trigger: string;
+    regions: readonly string[];
+    release?: Deployment['release'];
+    previousDeploymentId?: string | null;
+  },
   now = new Date(),
 ): Deployment {
   const at = now.toISOString();
   db.prepare(
     `INSERT INTO deployments (id, saga_id, operation_id, app, kind, status, ref, commit_sha, release_json, previous_deployment_id, trigger, created_at)
      VALUES (?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?, ?)`,
-  ).run(input.id, input.sagaId, input.operationId, input.app, input.kind, input.ref, input.release?.commit ?? null, input.release ? JSON.stringify(input.release) : null, input.previousDeploymentId ?? null, input.trigger, at);
-  const region = db.prepare("INSERT INTO deployment_regions (deployment_id, region, status, updated_at) VALUES (?, ?, 'queued', ?)");
+  ).run(
+    input.id,
+    input.sagaId,
+    input.operationId,
+    input.app,
+    input.kind,
+    input.ref,
+    input.release?.commit ?? null,
+    input.release ? JSON.stringify(input.release) : null,
+    input.previousDeploymentId ?? null,
+    input.trigger,
+    at,
+  );
+  const region = db.prepare(
+    "INSERT INTO deployment_regions (deployment_id, region, status, updated_at) VALUES (?, ?, 'queued', ?)",
+  );
   for (const r of input.regions) region.run(input.id, r, at);
   return getDeployment(db, input.id)!;
 }
@@ -137,10 +162,17 @@ export function getDeploymentBySaga(db: Db, sagaId: string): Deployment | undefi
 }
 
 /** Deployments, newest first. */
-export function listDeployments(db: Db, filter: { app?: string; kind?: DeploymentKind; status?: DeploymentStatus; limit?: number; offset?: number } = {}): Deployment[] {
+export function listDeployments(
+  db: Db,
+  filter: { app?: string; kind?: DeploymentKind; status?: DeploymentStatus; limit?: number; offset?: number } = {},
+): Deployment[] {
   const where: string[] = [];
   const args: unknown[] = [];
-  for (const [column, value] of [['app', filter.app], ['kind', filter.kind], ['status', filter.status]] as const) {
+  for (const [column, value] of [
+    ['app', filter.app],
+    ['kind', filter.kind],
+    ['status', filter.status],
+  ] as const) {
     if (value === undefined) continue;
     where.push(`${column} = ?`);
     args.push(value);
@@ -153,7 +185,16 @@ export function listDeployments(db: Db, filter: { app?: string; kind?: Deploymen
 export function updateDeployment(
   db: Db,
   id: string,
-  patch: { status?: DeploymentStatus; commit?: string; release?: Deployment['release']; failedStep?: string | null; message?: string | null; started?: boolean; finished?: boolean; regionStatus?: string },
+  patch: {
+    status?: DeploymentStatus;
+    commit?: string;
+    release?: Deployment['release'];
+    failedStep?: string | null;
+    message?: string | null;
+    started?: boolean;
+    finished?: boolean;
+    regionStatus?: string;
+  },
   now = new Date(),
 ): void {
   const at = now.toISOString();
@@ -164,33 +205,47 @@ export function updateDeployment(
   ).run(
     patch.status ?? current.status,
     patch.commit ?? current.commit,
-    patch.release !== undefined ? JSON.stringify(patch.release) : current.release ? JSON.stringify(current.release) : null,
+    patch.release !== undefined
+      ? JSON.stringify(patch.release)
+      : current.release
+        ? JSON.stringify(current.release)
+        : null,
     patch.failedStep !== undefined ? patch.failedStep : current.failedStep,
     patch.message !== undefined ? patch.message : current.message,
     patch.started ? (current.startedAt ?? at) : current.startedAt,
     patch.finished ? at : current.finishedAt,
     id,
   );
-  if (patch.regionStatus !== undefined) db.prepare('UPDATE deployment_regions SET status = ?, updated_at = ? WHERE deployment_id = ?').run(patch.regionStatus, at, id);
+  if (patch.regionStatus !== undefined)
+    db.prepare('UPDATE deployment_regions SET status = ?, updated_at = ? WHERE deployment_id = ?').run(
+      patch.regionStatus,
+      at,
+      id,
+    );
 }
 
 /** Opens a step checkpoint; returns its sequence number. */
 export function startStep(db: Db, deploymentId: string, step: string, now = new Date()): number {
-  const row = db.prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM deployment_steps WHERE deployment_id = ?').get(deploymentId) as { seq: number };
-  db.prepare("INSERT INTO deployment_steps (deployment_id, seq, step, status, started_at) VALUES (?, ?, ?, 'running', ?)").run(deploymentId, row.seq, step, now.toISOString());
+  const row = db
+    .prepare('SELECT COALESCE(MAX(seq), 0) + 1 AS seq FROM deployment_steps WHERE deployment_id = ?')
+    .get(deploymentId) as { seq: number };
+  db.prepare(
+    "INSERT INTO deployment_steps (deployment_id, seq, step, status, started_at) VALUES (?, ?, ?, 'running', ?)",
+  ).run(deploymentId, row.seq, step, now.toISOString());
   return row.seq;
 }
 
 /** Closes a step checkpoint with its outcome. */
-export function endStep(db: Db, deploymentId: string, seq: number, outcome: { status: 'succeeded' | 'failed' | 'skipped'; message?: string; output?: string }, now = new Date()): void {
-  db.prepare('UPDATE deployment_steps SET status = ?, message = ?, output = ?, ended_at = ? WHERE deployment_id = ? AND seq = ?').run(
-    outcome.status,
-    outcome.message ?? null,
-    outcome.output ?? null,
-    now.toISOString(),
-    deploymentId,
-    seq,
-  );
+export function endStep(
+  db: Db,
+  deploymentId: string,
+  seq: number,
+  outcome: { status: 'succeeded' | 'failed' | 'skipped'; message?: string; output?: string },
+  now = new Date(),
+): void {
+  db.prepare(
+    'UPDATE deployment_steps SET status = ?, message = ?, output = ?, ended_at = ? WHERE deployment_id = ? AND seq = ?',
+  ).run(outcome.status, outcome.message ?? null, outcome.output ?? null, now.toISOString(), deploymentId, seq);
 }
 
 /** Records a skipped step (start and end at once). */
@@ -201,39 +256,71 @@ export function skipStep(db: Db, deploymentId: string, step: string, reason: str
 
 /** Closes steps left running by an interrupted attempt. */
 export function closeOpenSteps(db: Db, deploymentId: string, message: string, now = new Date()): void {
-  db.prepare("UPDATE deployment_steps SET status = 'failed', message = ?, ended_at = ? WHERE deployment_id = ? AND status = 'running'").run(message, now.toISOString(), deploymentId);
+  db.prepare(
+    "UPDATE deployment_steps SET status = 'failed', message = ?, ended_at = ? WHERE deployment_id = ? AND status = 'running'",
+  ).run(message, now.toISOString(), deploymentId);
 }
 
 /** The steps of a deployment, in order. */
 export function listSteps(db: Db, deploymentId: string): DeploymentStepRow[] {
-  return (db.prepare('SELECT * FROM deployment_steps WHERE deployment_id = ? ORDER BY seq').all(deploymentId) as {
-    seq: number; step: string; status: DeploymentStepRow['status']; message: string | null; output: string | null; started_at: string; ended_at: string | null;
-  }[]).map((r) => ({ seq: r.seq, step: r.step, status: r.status, message: r.message, output: r.output, startedAt: r.started_at, endedAt: r.ended_at }));
+  return (
+    db.prepare('SELECT * FROM deployment_steps WHERE deployment_id = ? ORDER BY seq').all(deploymentId) as {
+      seq: number;
+      step: string;
+      status: DeploymentStepRow['status'];
+      message: string | null;
+      output: string | null;
+      started_at: string;
+      ended_at: string | null;
+    }[]
+  ).map((r) => ({
+    seq: r.seq,
+    step: r.step,
+    status: r.status,
+    message: r.message,
+    output: r.output,
+    startedAt: r.started_at,
+    endedAt: r.ended_at,
+  }));
 }
 
 /** The region rows of a deployment. */
 export function listRegions(db: Db, deploymentId: string): DeploymentRegionRow[] {
-  return (db.prepare('SELECT region, status, updated_at FROM deployment_regions WHERE deployment_id = ? ORDER BY region').all(deploymentId) as { region: string; status: string; updated_at: string }[]).map(
-    (r) => ({ region: r.region, status: r.status, updatedAt: r.updated_at }),
-  );
+  return (
+    db
+      .prepare('SELECT region, status, updated_at FROM deployment_regions WHERE deployment_id = ? ORDER BY region')
+      .all(deploymentId) as { region: string; status: string; updated_at: string }[]
+  ).map((r) => ({ region: r.region, status: r.status, updatedAt: r.updated_at }));
 }
 
 /** The most recent succeeded deploy or rollback of an app (what runs), excluding `exceptId`. */
 export function lastSuccessfulRelease(db: Db, app: string, exceptId?: string): Deployment | undefined {
   const raw = db
-    .prepare("SELECT * FROM deployments WHERE app = ? AND kind IN ('deploy', 'rollback') AND status = 'succeeded' AND release_json IS NOT NULL AND id != ? ORDER BY finished_at DESC, rowid DESC LIMIT 1")
+    .prepare(
+      "SELECT * FROM deployments WHERE app = ? AND kind IN ('deploy', 'rollback') AND status = 'succeeded' AND release_json IS NOT NULL AND id != ? ORDER BY finished_at DESC, rowid DESC LIMIT 1",
+    )
     .get(app, exceptId ?? '') as RawDeployment | undefined;
   return raw && fromRaw(raw);
 }
 
 /** True when a deploy of `commit` for `app` was rolled back (auto-deploy must not re-apply it). */
 export function wasRolledBack(db: Db, app: string, commit: string): boolean {
-  return db.prepare("SELECT 1 FROM deployments WHERE app = ? AND commit_sha = ? AND status = 'rolled_back' LIMIT 1").get(app, commit) !== undefined;
+  return (
+    db
+      .prepare("SELECT 1 FROM deployments WHERE app = ? AND commit_sha = ? AND status = 'rolled_back' LIMIT 1")
+      .get(app, commit) !== undefined
+  );
 }
 
 /** Commits of the releases recent succeeded deployments of an app use (releases to keep for rollback). */
 export function releasesToKeep(db: Db, app: string, count: number): string[] {
-  return (db.prepare("SELECT DISTINCT commit_sha FROM deployments WHERE app = ? AND status = 'succeeded' AND commit_sha IS NOT NULL ORDER BY finished_at DESC LIMIT ?").all(app, count) as { commit_sha: string }[]).map((r) => r.commit_sha);
+  return (
+    db
+      .prepare(
+        "SELECT DISTINCT commit_sha FROM deployments WHERE app = ? AND status = 'succeeded' AND commit_sha IS NOT NULL ORDER BY finished_at DESC LIMIT ?",
+      )
+      .all(app, count) as { commit_sha: string }[]
+  ).map((r) => r.commit_sha);
 }
 
 /** Records the canonical spec a deployment submitted (what a rollback to it restores). */
@@ -243,6 +330,7 @@ export function recordDeploymentSpec(db: Db, id: string, spec: CanonicalAppSpec)
 
 /** The canonical spec a deployment submitted; null for deployments recorded before specs were kept. */
 export function deploymentSpec(db: Db, id: string): CanonicalAppSpec | null {
-  const row = db.prepare('SELECT spec_json FROM deployments WHERE id = ?').get(id) as { spec_json: string | null } | undefined;
+  const row = db.prepare('SELECT spec_json FROM deployments WHERE id = ?').get(id) as
+    { spec_json: string | null } | undefined;
   return row?.spec_json ? (JSON.parse(row.spec_json) as CanonicalAppSpec) : null;
 }

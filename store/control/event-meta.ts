@@ -10,7 +10,9 @@ export function readMeta(db: Db, key: string): string | undefined {
 
 /** Writes a platform_meta value (event surface state such as the host id and capacity episode). */
 export function writeMeta(db: Db, key: string, value: string, at: string): void {
-  db.prepare('INSERT INTO platform_meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at').run(key, value, at);
+  db.prepare(
+    'INSERT INTO platform_meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+  ).run(key, value, at);
 }
 
 /** Removes a platform_meta value. */

@@ -26,36 +26,55 @@ export function enqueueDeliveries(db: Db, eventId: string, targets: readonly str
 /** Pending deliveries due at `nowMs`, oldest first, leaving out targets in `exclude` (paused after a failure). */
 export function dueDeliveries(db: Db, nowMs: number, limit: number, exclude: readonly string[] = []): OutboxEntry[] {
   const notIn = exclude.length > 0 ? `AND target NOT IN (${exclude.map(() => '?').join(', ')})` : '';
-  return db.prepare(`SELECT seq, event_id AS eventId, target, attempts FROM event_outbox
-                     WHERE status = 'pending' AND next_attempt_ms <= ? ${notIn} ORDER BY seq LIMIT ?`).all(nowMs, ...exclude, limit) as OutboxEntry[];
+  return db
+    .prepare(
+      `SELECT seq, event_id AS eventId, target, attempts FROM event_outbox
+                     WHERE status = 'pending' AND next_attempt_ms <= ? ${notIn} ORDER BY seq LIMIT ?`,
+    )
+    .all(nowMs, ...exclude, limit) as OutboxEntry[];
 }
 
 /** When the next pending delivery is due (ms), or undefined when none is pending. */
 export function nextDueMs(db: Db): number | undefined {
-  const row = db.prepare(`SELECT MIN(next_attempt_ms) AS due FROM event_outbox WHERE status = 'pending'`).get() as { due: number | null };
+  const row = db.prepare(`SELECT MIN(next_attempt_ms) AS due FROM event_outbox WHERE status = 'pending'`).get() as {
+    due: number | null;
+  };
   return row.due ?? undefined;
 }
 
 /** Marks a delivery accepted by its target. */
 export function markDelivered(db: Db, seq: number, at: string): void {
-  db.prepare(`UPDATE event_outbox SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, last_error = NULL WHERE seq = ?`).run(at, seq);
+  db.prepare(
+    `UPDATE event_outbox SET status = 'delivered', delivered_at = ?, attempts = attempts + 1, last_error = NULL WHERE seq = ?`,
+  ).run(at, seq);
 }
 
 /** Records a failed attempt and when to try again, or gives up (`failed`) when `retryAtMs` is undefined. */
 export function markAttemptFailed(db: Db, seq: number, error: string, retryAtMs: number | undefined): void {
   if (retryAtMs === undefined) {
-    db.prepare(`UPDATE event_outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE seq = ?`).run(error.slice(0, 500), seq);
+    db.prepare(`UPDATE event_outbox SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE seq = ?`).run(
+      error.slice(0, 500),
+      seq,
+    );
   } else {
-    db.prepare(`UPDATE event_outbox SET attempts = attempts + 1, last_error = ?, next_attempt_ms = ? WHERE seq = ?`).run(error.slice(0, 500), retryAtMs, seq);
+    db.prepare(
+      `UPDATE event_outbox SET attempts = attempts + 1, last_error = ?, next_attempt_ms = ? WHERE seq = ?`,
+    ).run(error.slice(0, 500), retryAtMs, seq);
   }
 }
 
 /** Delivery counts per target and status, plus the latest error per target. */
-export function deliveryStats(db: Db): { target: string; pending: number; delivered: number; failed: number; lastError: string | null }[] {
-  const rows = db.prepare(`SELECT target,
+export function deliveryStats(
+  db: Db,
+): { target: string; pending: number; delivered: number; failed: number; lastError: string | null }[] {
+  const rows = db
+    .prepare(
+      `SELECT target,
                              SUM(status = 'pending') AS pending, SUM(status = 'delivered') AS delivered, SUM(status = 'failed') AS failed,
                              (SELECT last_error FROM event_outbox o2 WHERE o2.target = o.target AND o2.last_error IS NOT NULL ORDER BY seq DESC LIMIT 1) AS lastError
-                           FROM event_outbox o GROUP BY target`).all() as { target: string; pending: number; delivered: number; failed: number; lastError: string | null }[];
+                           FROM event_outbox o GROUP BY target`,
+    )
+    .all() as { target: string; pending: number; delivered: number; failed: number; lastError: string | null }[];
   return rows;
 }
 
@@ -66,5 +85,7 @@ export function dropTarget(db: Db, target: string): void {
 
 /** The earliest due time of pending deliveries per target. */
 export function nextDuePerTarget(db: Db): { target: string; due: number }[] {
-  return db.prepare(`SELECT target, MIN(next_attempt_ms) AS due FROM event_outbox WHERE status = 'pending' GROUP BY target`).all() as { target: string; due: number }[];
+  return db
+    .prepare(`SELECT target, MIN(next_attempt_ms) AS due FROM event_outbox WHERE status = 'pending' GROUP BY target`)
+    .all() as { target: string; due: number }[];
 }

@@ -75,12 +75,18 @@ function toRecord(row: EventRow, nowMs: number): StoredEvent {
     body: row.body,
     dedupeKey: row.dedupe_key,
     occurredAt: row.occurred_at,
-    snoozedUntil: state === 'snoozed' && row.snoozed_until_ms !== null ? new Date(row.snoozed_until_ms).toISOString() : null,
+    snoozedUntil:
+      state === 'snoozed' && row.snoozed_until_ms !== null ? new Date(row.snoozed_until_ms).toISOString() : null,
     metadata: JSON.parse(row.metadata_json) as Record<string, unknown>,
     correlationKey: row.correlation_key,
     acknowledgement:
       row.state === 'acknowledged' && row.acknowledged_by !== null
-        ? { by: row.acknowledged_by, at: row.acknowledged_at ?? row.recorded_at, note: row.acknowledgement_note, resolvedByEventId: row.resolved_by_event_id }
+        ? {
+            by: row.acknowledged_by,
+            at: row.acknowledged_at ?? row.recorded_at,
+            note: row.acknowledgement_note,
+            resolvedByEventId: row.resolved_by_event_id,
+          }
         : null,
     recordedAt: row.recorded_at,
   };
@@ -109,35 +115,60 @@ function stmt(db: Db, sql: string): Database.Statement<unknown[], unknown> {
 
 /** Inserts an event and counts it in its incident group. */
 export function insertEvent(db: Db, e: NewEventRow): void {
-  stmt(db, `INSERT INTO events (id, source, app, environment, type, severity, title, body, dedupe_key, occurred_at, metadata_json, correlation_key, recorded_at)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`).run(
-    e.id, e.source, e.app, e.environment, e.type, e.severity, e.title, e.body, e.dedupeKey, e.occurredAt, JSON.stringify(e.metadata), e.correlationKey, e.recordedAt,
+  stmt(
+    db,
+    `INSERT INTO events (id, source, app, environment, type, severity, title, body, dedupe_key, occurred_at, metadata_json, correlation_key, recorded_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  ).run(
+    e.id,
+    e.source,
+    e.app,
+    e.environment,
+    e.type,
+    e.severity,
+    e.title,
+    e.body,
+    e.dedupeKey,
+    e.occurredAt,
+    JSON.stringify(e.metadata),
+    e.correlationKey,
+    e.recordedAt,
   );
   const alerting = e.severity === 'info' ? 0 : 1;
-  stmt(db, `INSERT INTO incident_groups (source, app, environment, correlation_key, event_count, unacknowledged_count, first_seen, last_seen)
+  stmt(
+    db,
+    `INSERT INTO incident_groups (source, app, environment, correlation_key, event_count, unacknowledged_count, first_seen, last_seen)
             VALUES (?, ?, ?, ?, 1, ?, ?, ?)
             ON CONFLICT (source, app, environment, correlation_key) DO UPDATE SET
               event_count = event_count + 1,
               unacknowledged_count = unacknowledged_count + excluded.unacknowledged_count,
               first_seen = min(first_seen, excluded.first_seen),
-              last_seen = max(last_seen, excluded.last_seen)`).run(e.source, e.app, e.environment, e.correlationKey, alerting, e.occurredAt, e.occurredAt);
+              last_seen = max(last_seen, excluded.last_seen)`,
+  ).run(e.source, e.app, e.environment, e.correlationKey, alerting, e.occurredAt, e.occurredAt);
 }
 
 /** When `key` was last recorded (ms), or undefined. */
 export function dedupeSeenMs(db: Db, key: string): number | undefined {
-  const row = stmt(db, 'SELECT seen_ms FROM event_dedupe WHERE dedupe_key = ?').get(key) as { seen_ms: number } | undefined;
+  const row = stmt(db, 'SELECT seen_ms FROM event_dedupe WHERE dedupe_key = ?').get(key) as
+    { seen_ms: number } | undefined;
   return row?.seen_ms;
 }
 
 /** Records that `key` was recorded now by `eventId`. */
 export function recordDedupe(db: Db, key: string, eventId: string, seenMs: number): void {
-  stmt(db, `INSERT INTO event_dedupe (dedupe_key, event_id, seen_ms) VALUES (?, ?, ?)
-            ON CONFLICT (dedupe_key) DO UPDATE SET event_id = excluded.event_id, seen_ms = excluded.seen_ms`).run(key, eventId, seenMs);
+  stmt(
+    db,
+    `INSERT INTO event_dedupe (dedupe_key, event_id, seen_ms) VALUES (?, ?, ?)
+            ON CONFLICT (dedupe_key) DO UPDATE SET event_id = excluded.event_id, seen_ms = excluded.seen_ms`,
+  ).run(key, eventId, seenMs);
 }
 
 /** Dedupe keys recorded at or after `sinceMs`, to warm the in-memory map at start. */
 export function recentDedupeKeys(db: Db, sinceMs: number): { key: string; seenMs: number }[] {
-  return (stmt(db, 'SELECT dedupe_key AS key, seen_ms AS seenMs FROM event_dedupe WHERE seen_ms >= ?').all(sinceMs) as { key: string; seenMs: number }[]);
+  return stmt(db, 'SELECT dedupe_key AS key, seen_ms AS seenMs FROM event_dedupe WHERE seen_ms >= ?').all(sinceMs) as {
+    key: string;
+    seenMs: number;
+  }[];
 }
 
 /** Forgets dedupe keys older than `beforeMs`. */
@@ -177,7 +208,9 @@ export function listEvents(db: Db, filter: EventFilter, nowMs: number): { events
     args.push(filter.severity);
   }
   const clause = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-  const rows = db.prepare(`SELECT * FROM events ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...args, filter.limit, filter.offset) as EventRow[];
+  const rows = db
+    .prepare(`SELECT * FROM events ${clause} ORDER BY seq DESC LIMIT ? OFFSET ?`)
+    .all(...args, filter.limit, filter.offset) as EventRow[];
   const total = (db.prepare(`SELECT COUNT(*) AS n FROM events ${clause}`).get(...args) as { n: number }).n;
   return { events: rows.map((r) => toRecord(r, nowMs)), total };
 }
@@ -220,18 +253,33 @@ function selectorClause(sel: TimelineSelector): { clause: string; args: unknown[
 /** The events of a timeline, oldest first. */
 export function timelineEvents(db: Db, sel: TimelineSelector, nowMs: number, limit = 10_000): StoredEvent[] {
   const { clause, args } = selectorClause(sel);
-  return (db.prepare(`SELECT * FROM events WHERE ${clause} ORDER BY seq ASC LIMIT ?`).all(...args, limit) as EventRow[]).map((r) => toRecord(r, nowMs));
+  return (
+    db.prepare(`SELECT * FROM events WHERE ${clause} ORDER BY seq ASC LIMIT ?`).all(...args, limit) as EventRow[]
+  ).map((r) => toRecord(r, nowMs));
 }
 
 /** Not-acknowledged warnings and criticals of one incident group, oldest first. */
 export function unacknowledgedInGroup(db: Db, scope: GroupScope): { id: string; type: string; seq: number }[] {
-  return stmt(db, `SELECT id, type, seq FROM events WHERE source = ? AND app = ? AND environment = ? AND correlation_key = ?
-                   AND severity IN ('warning', 'critical') AND state <> 'acknowledged' ORDER BY seq`).all(scope.source, scope.app, scope.environment, scope.correlationKey) as { id: string; type: string; seq: number }[];
+  return stmt(
+    db,
+    `SELECT id, type, seq FROM events WHERE source = ? AND app = ? AND environment = ? AND correlation_key = ?
+                   AND severity IN ('warning', 'critical') AND state <> 'acknowledged' ORDER BY seq`,
+  ).all(scope.source, scope.app, scope.environment, scope.correlationKey) as {
+    id: string;
+    type: string;
+    seq: number;
+  }[];
 }
 
 /** A state change applied to events. */
 export type StateChange =
-  | { readonly kind: 'acknowledge'; readonly by: string; readonly at: string; readonly note: string | null; readonly resolvedByEventId: string | null }
+  | {
+      readonly kind: 'acknowledge';
+      readonly by: string;
+      readonly at: string;
+      readonly note: string | null;
+      readonly resolvedByEventId: string | null;
+    }
   | { readonly kind: 'snooze'; readonly untilMs: number }
   | { readonly kind: 'open' };
 
@@ -242,14 +290,26 @@ export function changeEventState(db: Db, ids: readonly string[], change: StateCh
   for (const id of ids) {
     let result;
     if (change.kind === 'acknowledge') {
-      result = stmt(db, `UPDATE events SET state = 'acknowledged', snoozed_until_ms = NULL, acknowledged_by = ?, acknowledged_at = ?, acknowledgement_note = ?, resolved_by_event_id = ? WHERE id = ?`).run(change.by, change.at, change.note, change.resolvedByEventId, id);
+      result = stmt(
+        db,
+        `UPDATE events SET state = 'acknowledged', snoozed_until_ms = NULL, acknowledged_by = ?, acknowledged_at = ?, acknowledgement_note = ?, resolved_by_event_id = ? WHERE id = ?`,
+      ).run(change.by, change.at, change.note, change.resolvedByEventId, id);
     } else if (change.kind === 'snooze') {
-      result = stmt(db, `UPDATE events SET state = 'snoozed', snoozed_until_ms = ?, acknowledged_by = NULL, acknowledged_at = NULL, acknowledgement_note = NULL, resolved_by_event_id = NULL WHERE id = ?`).run(change.untilMs, id);
+      result = stmt(
+        db,
+        `UPDATE events SET state = 'snoozed', snoozed_until_ms = ?, acknowledged_by = NULL, acknowledged_at = NULL, acknowledgement_note = NULL, resolved_by_event_id = NULL WHERE id = ?`,
+      ).run(change.untilMs, id);
     } else {
-      result = stmt(db, `UPDATE events SET state = 'open', snoozed_until_ms = NULL, acknowledged_by = NULL, acknowledged_at = NULL, acknowledgement_note = NULL, resolved_by_event_id = NULL WHERE id = ?`).run(id);
+      result = stmt(
+        db,
+        `UPDATE events SET state = 'open', snoozed_until_ms = NULL, acknowledged_by = NULL, acknowledged_at = NULL, acknowledgement_note = NULL, resolved_by_event_id = NULL WHERE id = ?`,
+      ).run(id);
     }
     changed += result.changes;
-    const scope = stmt(db, 'SELECT source, app, environment, correlation_key AS correlationKey FROM events WHERE id = ?').get(id) as GroupScope | undefined;
+    const scope = stmt(
+      db,
+      'SELECT source, app, environment, correlation_key AS correlationKey FROM events WHERE id = ?',
+    ).get(id) as GroupScope | undefined;
     if (scope) scopes.set(JSON.stringify(scope), scope);
   }
   for (const scope of scopes.values()) refreshGroup(db, scope);
@@ -258,10 +318,13 @@ export function changeEventState(db: Db, ids: readonly string[], change: StateCh
 
 /** Recounts the not-acknowledged warnings and criticals of a group. */
 export function refreshGroup(db: Db, scope: GroupScope): void {
-  stmt(db, `UPDATE incident_groups SET unacknowledged_count = (
+  stmt(
+    db,
+    `UPDATE incident_groups SET unacknowledged_count = (
               SELECT COUNT(*) FROM events WHERE source = @source AND app = @app AND environment = @environment AND correlation_key = @correlationKey
               AND severity IN ('warning', 'critical') AND state <> 'acknowledged')
-            WHERE source = @source AND app = @app AND environment = @environment AND correlation_key = @correlationKey`).run({ source: scope.source, app: scope.app, environment: scope.environment, correlationKey: scope.correlationKey });
+            WHERE source = @source AND app = @app AND environment = @environment AND correlation_key = @correlationKey`,
+  ).run({ source: scope.source, app: scope.app, environment: scope.environment, correlationKey: scope.correlationKey });
 }
 
 /** An unresolved incident group of `GET /api/events/active`. */
@@ -278,8 +341,11 @@ export interface ActiveGroup extends GroupScope {
  * first; the representative is the newest such event.
  */
 export function activeGroups(db: Db, nowMs: number): ActiveGroup[] {
-  const groups = stmt(db, `SELECT source, app, environment, correlation_key AS correlationKey, event_count AS eventCount, first_seen AS firstSeen, last_seen AS lastSeen
-                           FROM incident_groups WHERE unacknowledged_count > 0 ORDER BY last_seen DESC`).all() as GroupRow[];
+  const groups = stmt(
+    db,
+    `SELECT source, app, environment, correlation_key AS correlationKey, event_count AS eventCount, first_seen AS firstSeen, last_seen AS lastSeen
+                           FROM incident_groups WHERE unacknowledged_count > 0 ORDER BY last_seen DESC`,
+  ).all() as GroupRow[];
   const out: ActiveGroup[] = [];
   for (const g of groups) {
     const group = withRepresentative(db, g, nowMs);
@@ -291,34 +357,55 @@ export function activeGroups(db: Db, nowMs: number): ActiveGroup[] {
 type GroupRow = GroupScope & { eventCount: number; firstSeen: string; lastSeen: string };
 
 function withRepresentative(db: Db, g: GroupRow, nowMs: number): ActiveGroup | undefined {
-  const row = stmt(db, `SELECT * FROM events WHERE source = ? AND app = ? AND environment = ? AND correlation_key = ?
+  const row = stmt(
+    db,
+    `SELECT * FROM events WHERE source = ? AND app = ? AND environment = ? AND correlation_key = ?
                         AND severity IN ('warning', 'critical') AND state <> 'acknowledged'
                         AND (state = 'open' OR snoozed_until_ms IS NULL OR snoozed_until_ms <= ?)
-                        ORDER BY seq DESC LIMIT 1`).get(g.source, g.app, g.environment, g.correlationKey, nowMs) as EventRow | undefined;
+                        ORDER BY seq DESC LIMIT 1`,
+  ).get(g.source, g.app, g.environment, g.correlationKey, nowMs) as EventRow | undefined;
   return row ? { ...g, severity: row.severity, representative: toRecord(row, nowMs) } : undefined;
 }
 
 /** One group as the active view shows it, or undefined when it is resolved (or unknown). */
 export function activeGroupOf(db: Db, scope: GroupScope, nowMs: number): ActiveGroup | undefined {
-  const g = stmt(db, `SELECT source, app, environment, correlation_key AS correlationKey, event_count AS eventCount, first_seen AS firstSeen, last_seen AS lastSeen
-                      FROM incident_groups WHERE source = ? AND app = ? AND environment = ? AND correlation_key = ? AND unacknowledged_count > 0`)
-    .get(scope.source, scope.app, scope.environment, scope.correlationKey) as GroupRow | undefined;
+  const g = stmt(
+    db,
+    `SELECT source, app, environment, correlation_key AS correlationKey, event_count AS eventCount, first_seen AS firstSeen, last_seen AS lastSeen
+                      FROM incident_groups WHERE source = ? AND app = ? AND environment = ? AND correlation_key = ? AND unacknowledged_count > 0`,
+  ).get(scope.source, scope.app, scope.environment, scope.correlationKey) as GroupRow | undefined;
   return g ? withRepresentative(db, g, nowMs) : undefined;
 }
 
 /** Warnings and criticals that read as open at `nowMs`, oldest first (for reconcile). */
 export function openAlertingEvents(db: Db, nowMs: number, options: { app?: string; limit: number }): StoredEvent[] {
-  const rows = db.prepare(`SELECT * FROM events WHERE severity IN ('warning', 'critical') AND state <> 'acknowledged'
+  const rows = db
+    .prepare(
+      `SELECT * FROM events WHERE severity IN ('warning', 'critical') AND state <> 'acknowledged'
                            AND (state = 'open' OR snoozed_until_ms IS NULL OR snoozed_until_ms <= ?)
-                           ${options.app !== undefined ? 'AND app = ?' : ''} ORDER BY seq ASC LIMIT ?`)
+                           ${options.app !== undefined ? 'AND app = ?' : ''} ORDER BY seq ASC LIMIT ?`,
+    )
     .all(...(options.app !== undefined ? [nowMs, options.app, options.limit] : [nowMs, options.limit])) as EventRow[];
   return rows.map((r) => toRecord(r, nowMs));
 }
 
 /** Ids of events of `type` recorded after `afterSeq`, narrowed by the given fields. */
-export function laterEventIds(db: Db, afterSeq: number, sel: { type: string; app?: string; source?: string; environment?: string; correlationKey?: string }): string[] {
-  const { clause, args } = selectorClause({ app: sel.app, source: sel.source, environment: sel.environment, correlationKey: sel.correlationKey });
-  return (db.prepare(`SELECT id FROM events WHERE ${clause} AND type = ? AND seq > ? ORDER BY seq LIMIT 20`).all(...args, sel.type, afterSeq) as { id: string }[]).map((r) => r.id);
+export function laterEventIds(
+  db: Db,
+  afterSeq: number,
+  sel: { type: string; app?: string; source?: string; environment?: string; correlationKey?: string },
+): string[] {
+  const { clause, args } = selectorClause({
+    app: sel.app,
+    source: sel.source,
+    environment: sel.environment,
+    correlationKey: sel.correlationKey,
+  });
+  return (
+    db
+      .prepare(`SELECT id FROM events WHERE ${clause} AND type = ? AND seq > ? ORDER BY seq LIMIT 20`)
+      .all(...args, sel.type, afterSeq) as { id: string }[]
+  ).map((r) => r.id);
 }
 
 /** Number of stored events. */
@@ -328,13 +415,19 @@ export function countEvents(db: Db): number {
 
 /** The earliest snooze end after `nowMs` (when a cached active view stops being valid). */
 export function nextSnoozeEndMs(db: Db, nowMs: number): number | undefined {
-  const row = stmt(db, `SELECT MIN(snoozed_until_ms) AS until FROM events WHERE state = 'snoozed' AND snoozed_until_ms > ?`).get(nowMs) as { until: number | null };
+  const row = stmt(
+    db,
+    `SELECT MIN(snoozed_until_ms) AS until FROM events WHERE state = 'snoozed' AND snoozed_until_ms > ?`,
+  ).get(nowMs) as { until: number | null };
   return row.until ?? undefined;
 }
 
 /** Not-acknowledged capacity warnings on the legacy global key from `source` (any environment). */
 export function openLegacyCapacityWarnings(db: Db, source: string, nowMs: number): StoredEvent[] {
-  const rows = stmt(db, `SELECT * FROM events WHERE correlation_key = 'svc-host:minimum-capacity' AND type = 'service.capacity.below_minimum'
-                         AND source = ? AND severity IN ('warning', 'critical') AND state <> 'acknowledged' ORDER BY seq`).all(source) as EventRow[];
+  const rows = stmt(
+    db,
+    `SELECT * FROM events WHERE correlation_key = 'svc-host:minimum-capacity' AND type = 'service.capacity.below_minimum'
+                         AND source = ? AND severity IN ('warning', 'critical') AND state <> 'acknowledged' ORDER BY seq`,
+  ).all(source) as EventRow[];
   return rows.map((r) => toRecord(r, nowMs));
 }

@@ -28,10 +28,16 @@ export interface FunctionExecutionRecord {
 }
 
 /** What is known when an invocation is recorded, before the scheduler runs it. */
-export type NewFunctionExecution = Pick<FunctionExecutionRecord, 'executionId' | 'app' | 'process' | 'jobId' | 'region' | 'startedAt'>;
+export type NewFunctionExecution = Pick<
+  FunctionExecutionRecord,
+  'executionId' | 'app' | 'process' | 'jobId' | 'region' | 'startedAt'
+>;
 
 /** The outcome of a finished execution. */
-export type FunctionExecutionResult = Pick<FunctionExecutionRecord, 'exitCode' | 'output' | 'errorOutput' | 'outputTruncated' | 'durationMs'> & {
+export type FunctionExecutionResult = Pick<
+  FunctionExecutionRecord,
+  'exitCode' | 'output' | 'errorOutput' | 'outputTruncated' | 'durationMs'
+> & {
   readonly status: Exclude<ExecutionStatus, 'running'>;
   readonly finishedAt: string;
 };
@@ -89,8 +95,16 @@ export function insertFunctionExecution(db: Db, input: NewFunctionExecution): vo
 }
 
 /** Records where the scheduler placed an execution and when it started (it may have finished already). */
-export function markFunctionExecutionPlaced(db: Db, executionId: string, placed: { allocationId: string; startedAt: string }): void {
-  db.prepare('UPDATE function_executions SET allocation_id = ?, started_at = ? WHERE execution_id = ?').run(placed.allocationId, placed.startedAt, executionId);
+export function markFunctionExecutionPlaced(
+  db: Db,
+  executionId: string,
+  placed: { allocationId: string; startedAt: string },
+): void {
+  db.prepare('UPDATE function_executions SET allocation_id = ?, started_at = ? WHERE execution_id = ?').run(
+    placed.allocationId,
+    placed.startedAt,
+    executionId,
+  );
 }
 
 /** Completes a running execution; false when it is unknown or already finished (nothing is written). */
@@ -101,7 +115,16 @@ export function completeFunctionExecution(db: Db, executionId: string, result: F
         `UPDATE function_executions SET status = ?, exit_code = ?, output = ?, error_output = ?, output_truncated = ?, duration_ms = ?, finished_at = ?
          WHERE execution_id = ? AND status = 'running'`,
       )
-      .run(result.status, result.exitCode, result.output, result.errorOutput, result.outputTruncated ? 1 : 0, result.durationMs, result.finishedAt, executionId).changes > 0
+      .run(
+        result.status,
+        result.exitCode,
+        result.output,
+        result.errorOutput,
+        result.outputTruncated ? 1 : 0,
+        result.durationMs,
+        result.finishedAt,
+        executionId,
+      ).changes > 0
   );
 }
 
@@ -112,7 +135,8 @@ export function deleteFunctionExecution(db: Db, executionId: string): void {
 
 /** One execution, or undefined. */
 export function getFunctionExecution(db: Db, executionId: string): FunctionExecutionRecord | undefined {
-  const row = db.prepare('SELECT * FROM function_executions WHERE execution_id = ?').get(executionId) as Raw | undefined;
+  const row = db.prepare('SELECT * FROM function_executions WHERE execution_id = ?').get(executionId) as
+    Raw | undefined;
   return row ? fromRaw(row) : undefined;
 }
 
@@ -129,14 +153,19 @@ export function listFunctionExecutions(db: Db, query: FunctionExecutionQuery): F
     params.push(query.executionId);
   }
   params.push(query.limit, query.offset ?? 0);
-  return (db.prepare(`SELECT * FROM function_executions WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ? OFFSET ?`).all(...params) as Raw[]).map(fromRaw);
+  return (
+    db
+      .prepare(`SELECT * FROM function_executions WHERE ${where.join(' AND ')} ORDER BY seq DESC LIMIT ? OFFSET ?`)
+      .all(...params) as Raw[]
+  ).map(fromRaw);
 }
 
 /** Executions still recorded as running, of one app or of all. */
 export function listRunningFunctionExecutions(db: Db, app?: string): FunctionExecutionRecord[] {
-  const rows = app === undefined
-    ? db.prepare(`SELECT * FROM function_executions WHERE status = 'running' ORDER BY seq`).all()
-    : db.prepare(`SELECT * FROM function_executions WHERE app = ? AND status = 'running' ORDER BY seq`).all(app);
+  const rows =
+    app === undefined
+      ? db.prepare(`SELECT * FROM function_executions WHERE status = 'running' ORDER BY seq`).all()
+      : db.prepare(`SELECT * FROM function_executions WHERE app = ? AND status = 'running' ORDER BY seq`).all(app);
   return (rows as Raw[]).map(fromRaw);
 }
 

@@ -50,21 +50,34 @@ export function reserveIdempotencyKey(
   now = new Date(),
 ): { reserved: true } | { reserved: false; existing: IdempotencyRecord } {
   const at = now.toISOString();
-  return db.transaction(() => {
-    const raw = db.prepare('SELECT * FROM idempotency_keys WHERE key = ?').get(input.key) as RawRecord | undefined;
-    if (raw && raw.expires_at > at) return { reserved: false as const, existing: fromRaw(raw) };
-    db.prepare(
-      `INSERT INTO idempotency_keys (key, request_hash, method, path, state, created_at, expires_at) VALUES (?, ?, ?, ?, 'in_flight', ?, ?)
+  return db
+    .transaction(() => {
+      const raw = db.prepare('SELECT * FROM idempotency_keys WHERE key = ?').get(input.key) as RawRecord | undefined;
+      if (raw && raw.expires_at > at) return { reserved: false as const, existing: fromRaw(raw) };
+      db.prepare(
+        `INSERT INTO idempotency_keys (key, request_hash, method, path, state, created_at, expires_at) VALUES (?, ?, ?, ?, 'in_flight', ?, ?)
        ON CONFLICT(key) DO UPDATE SET request_hash = excluded.request_hash, method = excluded.method, path = excluded.path, state = 'in_flight',
          response_status = NULL, response_json = NULL, created_at = excluded.created_at, expires_at = excluded.expires_at`,
-    ).run(input.key, input.requestHash, input.method, input.path, at, new Date(now.getTime() + input.ttlMs).toISOString());
-    return { reserved: true as const };
-  }).immediate();
+      ).run(
+        input.key,
+        input.requestHash,
+        input.method,
+        input.path,
+        at,
+        new Date(now.getTime() + input.ttlMs).toISOString(),
+      );
+      return { reserved: true as const };
+    })
+    .immediate();
 }
 
 /** Stores the response of the request that reserved `key`. */
 export function completeIdempotencyKey(db: Db, key: string, status: number, body: unknown): void {
-  db.prepare("UPDATE idempotency_keys SET state = 'done', response_status = ?, response_json = ? WHERE key = ?").run(status, JSON.stringify(body ?? null), key);
+  db.prepare("UPDATE idempotency_keys SET state = 'done', response_status = ?, response_json = ? WHERE key = ?").run(
+    status,
+    JSON.stringify(body ?? null),
+    key,
+  );
 }
 
 /** Frees a key whose request failed unexpectedly, so the caller may retry it. */

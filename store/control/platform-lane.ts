@@ -3,7 +3,15 @@
  * upgrade, the recorded steps of lane operations, and a consistent copy of control.db for a
  * candidate API.
  */
-import type { PlatformLaneStep, PlatformReleaseBuild, PlatformUpgrade, UpgradeDrainMode, UpgradePhaseValue, UpgradeStep, UpgradeStepStatus } from '../../domain/platform/index.js';
+import type {
+  PlatformLaneStep,
+  PlatformReleaseBuild,
+  PlatformUpgrade,
+  UpgradeDrainMode,
+  UpgradePhaseValue,
+  UpgradeStep,
+  UpgradeStepStatus,
+} from '../../domain/platform/index.js';
 import fs from 'node:fs';
 import path from 'node:path';
 import { openDatabase, type Db } from '../database.js';
@@ -37,12 +45,26 @@ const buildFromRaw = (r: RawBuild): PlatformReleaseBuild => ({
 });
 
 /** Records a staged release (or updates its label, source and verdict when staged again). */
-export function recordPlatformBuild(db: Db, build: Omit<PlatformReleaseBuild, 'createdAt' | 'promotedAt' | 'prunedAt'>, now = new Date()): PlatformReleaseBuild {
+export function recordPlatformBuild(
+  db: Db,
+  build: Omit<PlatformReleaseBuild, 'createdAt' | 'promotedAt' | 'prunedAt'>,
+  now = new Date(),
+): PlatformReleaseBuild {
   db.prepare(
     `INSERT INTO platform_builds (id, label, version, commit_sha, sha256, source, verification, verification_message, created_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
      ON CONFLICT (id) DO UPDATE SET label = excluded.label, source = excluded.source, verification = excluded.verification, verification_message = excluded.verification_message, pruned_at = NULL`,
-  ).run(build.id, build.label, build.version, build.commit, build.sha256, build.source, build.verification, build.verificationMessage, now.toISOString());
+  ).run(
+    build.id,
+    build.label,
+    build.version,
+    build.commit,
+    build.sha256,
+    build.source,
+    build.verification,
+    build.verificationMessage,
+    now.toISOString(),
+  );
   return getPlatformBuild(db, build.id)!;
 }
 
@@ -58,7 +80,13 @@ export function markPlatformBuildPruned(db: Db, id: string, now = new Date()): v
 
 /** Releases whose folders are on disk, most recently used first (last promotion, else staging). */
 export function listPlatformBuildsOnDisk(db: Db): PlatformReleaseBuild[] {
-  return (db.prepare('SELECT * FROM platform_builds WHERE pruned_at IS NULL ORDER BY COALESCE(promoted_at, created_at) DESC, rowid DESC').all() as RawBuild[]).map(buildFromRaw);
+  return (
+    db
+      .prepare(
+        'SELECT * FROM platform_builds WHERE pruned_at IS NULL ORDER BY COALESCE(promoted_at, created_at) DESC, rowid DESC',
+      )
+      .all() as RawBuild[]
+  ).map(buildFromRaw);
 }
 
 /** One release, or undefined. */
@@ -69,7 +97,9 @@ export function getPlatformBuild(db: Db, id: string): PlatformReleaseBuild | und
 
 /** Releases, newest first. */
 export function listPlatformBuilds(db: Db, limit: number): PlatformReleaseBuild[] {
-  return (db.prepare('SELECT * FROM platform_builds ORDER BY created_at DESC, rowid DESC LIMIT ?').all(limit) as RawBuild[]).map(buildFromRaw);
+  return (
+    db.prepare('SELECT * FROM platform_builds ORDER BY created_at DESC, rowid DESC LIMIT ?').all(limit) as RawBuild[]
+  ).map(buildFromRaw);
 }
 
 interface RawUpgrade {
@@ -94,7 +124,8 @@ const upgradeFromRaw = (r: RawUpgrade): PlatformUpgrade => ({
 
 /** The upgrade record of an operation, or undefined before its first attempt wrote one. */
 export function getPlatformUpgrade(db: Db, operationId: string): PlatformUpgrade | undefined {
-  const raw = db.prepare('SELECT * FROM platform_upgrades WHERE operation_id = ?').get(operationId) as RawUpgrade | undefined;
+  const raw = db.prepare('SELECT * FROM platform_upgrades WHERE operation_id = ?').get(operationId) as
+    RawUpgrade | undefined;
   return raw && upgradeFromRaw(raw);
 }
 
@@ -102,14 +133,22 @@ export function getPlatformUpgrade(db: Db, operationId: string): PlatformUpgrade
 export function savePlatformUpgrade(
   db: Db,
   operationId: string,
-  change: { phase: UpgradePhaseValue; drainMode?: UpgradeDrainMode; fromRelease?: string | null; toRelease?: string | null; message?: string | null },
+  change: {
+    phase: UpgradePhaseValue;
+    drainMode?: UpgradeDrainMode;
+    fromRelease?: string | null;
+    toRelease?: string | null;
+    message?: string | null;
+  },
   now = new Date(),
 ): PlatformUpgrade {
   const at = now.toISOString();
   db.transaction(() => {
     const existing = getPlatformUpgrade(db, operationId);
     if (!existing) {
-      db.prepare('INSERT INTO platform_upgrades (operation_id, phase, from_release, to_release, drain_mode, message, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+      db.prepare(
+        'INSERT INTO platform_upgrades (operation_id, phase, from_release, to_release, drain_mode, message, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(
         operationId,
         change.phase,
         change.fromRelease ?? null,
@@ -120,7 +159,9 @@ export function savePlatformUpgrade(
       );
       return;
     }
-    db.prepare('UPDATE platform_upgrades SET phase = ?, from_release = ?, to_release = ?, drain_mode = ?, message = ?, updated_at = ? WHERE operation_id = ?').run(
+    db.prepare(
+      'UPDATE platform_upgrades SET phase = ?, from_release = ?, to_release = ?, drain_mode = ?, message = ?, updated_at = ? WHERE operation_id = ?',
+    ).run(
       change.phase,
       change.fromRelease === undefined ? existing.fromRelease : change.fromRelease,
       change.toRelease === undefined ? existing.toRelease : change.toRelease,
@@ -156,34 +197,65 @@ const stepFromRaw = (r: RawStep): PlatformLaneStep => ({
 });
 
 /** Starts a step (status running, or skipped/succeeded at once when `status` says so); returns its sequence number. */
-export function startLaneStep(db: Db, operationId: string, attempt: number, step: UpgradeStep, status: UpgradeStepStatus = 'running', message: string | null = null, now = new Date()): number {
+export function startLaneStep(
+  db: Db,
+  operationId: string,
+  attempt: number,
+  step: UpgradeStep,
+  status: UpgradeStepStatus = 'running',
+  message: string | null = null,
+  now = new Date(),
+): number {
   const at = now.toISOString();
   const ended = status === 'running' ? null : at;
   return Number(
-    db.prepare('INSERT INTO platform_lane_steps (operation_id, attempt, step, status, message, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(operationId, attempt, step, status, message, at, ended)
-      .lastInsertRowid,
+    db
+      .prepare(
+        'INSERT INTO platform_lane_steps (operation_id, attempt, step, status, message, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      )
+      .run(operationId, attempt, step, status, message, at, ended).lastInsertRowid,
   );
 }
 
 /** Ends a running step. */
-export function endLaneStep(db: Db, seq: number, status: 'succeeded' | 'failed', message: string | null, now = new Date()): void {
-  db.prepare('UPDATE platform_lane_steps SET status = ?, message = ?, ended_at = ? WHERE seq = ?').run(status, message, now.toISOString(), seq);
+export function endLaneStep(
+  db: Db,
+  seq: number,
+  status: 'succeeded' | 'failed',
+  message: string | null,
+  now = new Date(),
+): void {
+  db.prepare('UPDATE platform_lane_steps SET status = ?, message = ?, ended_at = ? WHERE seq = ?').run(
+    status,
+    message,
+    now.toISOString(),
+    seq,
+  );
 }
 
 /** Marks steps a dead attempt left running as failed (interrupted). */
 export function closeInterruptedLaneSteps(db: Db, operationId: string, now = new Date()): number {
-  return db.prepare("UPDATE platform_lane_steps SET status = 'failed', message = COALESCE(message, 'interrupted: the agent stopped'), ended_at = ? WHERE operation_id = ? AND status = 'running'").run(now.toISOString(), operationId)
-    .changes;
+  return db
+    .prepare(
+      "UPDATE platform_lane_steps SET status = 'failed', message = COALESCE(message, 'interrupted: the agent stopped'), ended_at = ? WHERE operation_id = ? AND status = 'running'",
+    )
+    .run(now.toISOString(), operationId).changes;
 }
 
 /** The steps of one operation, in order. */
 export function listLaneSteps(db: Db, operationId: string): PlatformLaneStep[] {
-  return (db.prepare('SELECT * FROM platform_lane_steps WHERE operation_id = ? ORDER BY seq').all(operationId) as RawStep[]).map(stepFromRaw);
+  return (
+    db.prepare('SELECT * FROM platform_lane_steps WHERE operation_id = ? ORDER BY seq').all(operationId) as RawStep[]
+  ).map(stepFromRaw);
 }
 
 /** Counts of active (queued or running) operations that are not platform lane operations. */
 export function activeAppOperations(db: Db): { running: number; queued: number } {
-  const rows = db.prepare("SELECT status, COUNT(*) AS n FROM operations WHERE status IN ('queued', 'running') AND kind NOT LIKE 'platform.%' GROUP BY status").all() as { status: string; n: number }[];
+  const rows = db
+    .prepare(
+      "SELECT status, COUNT(*) AS n FROM operations WHERE status IN ('queued', 'running') AND kind NOT LIKE 'platform.%' GROUP BY status",
+    )
+    .all() as { status: string; n: number }[];
   const out = { running: 0, queued: 0 };
   for (const r of rows) {
     if (r.status === 'running') out.running = r.n;

@@ -24,7 +24,14 @@ interface Raw {
   updated_at: string;
 }
 
-const fromRaw = (r: Raw): ScheduleOverride => ({ app: r.app, process: r.process, schedule: r.schedule, specSchedule: r.spec_schedule, updatedBy: r.updated_by, updatedAt: r.updated_at });
+const fromRaw = (r: Raw): ScheduleOverride => ({
+  app: r.app,
+  process: r.process,
+  schedule: r.schedule,
+  specSchedule: r.spec_schedule,
+  updatedBy: r.updated_by,
+  updatedAt: r.updated_at,
+});
 
 /** The overrides of `app`. */
 export function listScheduleOverrides(db: Db, app: string): ScheduleOverride[] {

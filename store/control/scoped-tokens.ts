@@ -29,24 +29,44 @@ interface Row {
 const COLUMNS = 'id, name, scopes_json, created_at, created_by, expires_at, revoked_at';
 
 function toRecord(row: Row): AccessTokenRecord {
-  return { id: row.id, name: row.name, scopes: JSON.parse(row.scopes_json) as Scope[], createdAt: row.created_at, createdBy: row.created_by, expiresAt: row.expires_at, revokedAt: row.revoked_at };
+  return {
+    id: row.id,
+    name: row.name,
+    scopes: JSON.parse(row.scopes_json) as Scope[],
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
+  };
 }
 
 /** Stores a new token. */
 export function insertAccessToken(db: Db, record: AccessTokenRecord, secretSha256: string): void {
-  db.prepare(`INSERT INTO access_tokens (id, name, scopes_json, secret_sha256, created_at, created_by, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)`)
-    .run(record.id, record.name, JSON.stringify(record.scopes), secretSha256, record.createdAt, record.createdBy, record.expiresAt);
+  db.prepare(
+    `INSERT INTO access_tokens (id, name, scopes_json, secret_sha256, created_at, created_by, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, NULL)`,
+  ).run(
+    record.id,
+    record.name,
+    JSON.stringify(record.scopes),
+    secretSha256,
+    record.createdAt,
+    record.createdBy,
+    record.expiresAt,
+  );
 }
 
 /** The token whose secret has this SHA-256, if any. */
 export function accessTokenBySecret(db: Db, secretSha256: string): AccessTokenRecord | undefined {
-  const row = db.prepare(`SELECT ${COLUMNS} FROM access_tokens WHERE secret_sha256 = ?`).get(secretSha256) as Row | undefined;
+  const row = db.prepare(`SELECT ${COLUMNS} FROM access_tokens WHERE secret_sha256 = ?`).get(secretSha256) as
+    Row | undefined;
   return row ? toRecord(row) : undefined;
 }
 
 /** Every token, newest first. */
 export function listAccessTokens(db: Db): AccessTokenRecord[] {
-  return (db.prepare(`SELECT ${COLUMNS} FROM access_tokens ORDER BY created_at DESC, id DESC`).all() as Row[]).map(toRecord);
+  return (db.prepare(`SELECT ${COLUMNS} FROM access_tokens ORDER BY created_at DESC, id DESC`).all() as Row[]).map(
+    toRecord,
+  );
 }
 
 export function getAccessToken(db: Db, id: string): AccessTokenRecord | undefined {

@@ -81,14 +81,36 @@ function fromRaw(raw: RawDelivery): WebhookDelivery {
 /** Persists a delivery as received, before anything is decided about it. */
 export function recordDelivery(
   db: Db,
-  input: { provider: string; event: string | null; deliveryId: string | null; repository: string | null; ref: string | null; branch: string | null; commit: string | null; payload: unknown; metadata: Record<string, unknown> },
+  input: {
+    provider: string;
+    event: string | null;
+    deliveryId: string | null;
+    repository: string | null;
+    ref: string | null;
+    branch: string | null;
+    commit: string | null;
+    payload: unknown;
+    metadata: Record<string, unknown>;
+  },
   now = new Date(),
 ): WebhookDelivery {
   const id = `whd_${randomBytes(10).toString('hex')}`;
   db.prepare(
     `INSERT INTO webhook_deliveries (id, provider, event, delivery_id, repository, ref, branch, commit_sha, status, payload_json, metadata_json, received_at)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'received', ?, ?, ?)`,
-  ).run(id, input.provider, input.event, input.deliveryId, input.repository, input.ref, input.branch, input.commit, input.payload === undefined ? null : JSON.stringify(input.payload), JSON.stringify(input.metadata), now.toISOString());
+  ).run(
+    id,
+    input.provider,
+    input.event,
+    input.deliveryId,
+    input.repository,
+    input.ref,
+    input.branch,
+    input.commit,
+    input.payload === undefined ? null : JSON.stringify(input.payload),
+    JSON.stringify(input.metadata),
+    now.toISOString(),
+  );
   return getDelivery(db, id)!;
 }
 
@@ -96,11 +118,20 @@ export function recordDelivery(
 export function decideDelivery(
   db: Db,
   id: string,
-  decision: { status: DeliveryStatus; reason: string | null; matchedApp?: string | null; sagaId?: string | null; operationId?: string | null; metadata?: Record<string, unknown> },
+  decision: {
+    status: DeliveryStatus;
+    reason: string | null;
+    matchedApp?: string | null;
+    sagaId?: string | null;
+    operationId?: string | null;
+    metadata?: Record<string, unknown>;
+  },
   now = new Date(),
 ): WebhookDelivery {
   const current = getDelivery(db, id);
-  db.prepare('UPDATE webhook_deliveries SET status = ?, reason = ?, matched_app = ?, saga_id = ?, operation_id = ?, metadata_json = ?, decided_at = ? WHERE id = ?').run(
+  db.prepare(
+    'UPDATE webhook_deliveries SET status = ?, reason = ?, matched_app = ?, saga_id = ?, operation_id = ?, metadata_json = ?, decided_at = ? WHERE id = ?',
+  ).run(
     decision.status,
     decision.reason,
     decision.matchedApp ?? null,
@@ -123,14 +154,25 @@ export function getDelivery(db: Db, id: string): WebhookDelivery | undefined {
  * The earlier delivery with this provider and delivery id that was decided on its merits (deployed
  * or ignored), if any; a rejected or undecided one does not count, so a redelivery is handled.
  */
-export function deliveryAlreadyHandled(db: Db, provider: string, deliveryId: string, exceptId: string): WebhookDelivery | undefined {
+export function deliveryAlreadyHandled(
+  db: Db,
+  provider: string,
+  deliveryId: string,
+  exceptId: string,
+): WebhookDelivery | undefined {
   const raw = db
-    .prepare("SELECT * FROM webhook_deliveries WHERE provider = ? AND delivery_id = ? AND id != ? AND status IN ('deployed', 'ignored') ORDER BY received_at LIMIT 1")
+    .prepare(
+      "SELECT * FROM webhook_deliveries WHERE provider = ? AND delivery_id = ? AND id != ? AND status IN ('deployed', 'ignored') ORDER BY received_at LIMIT 1",
+    )
     .get(provider, deliveryId, exceptId) as RawDelivery | undefined;
   return raw && fromRaw(raw);
 }
 
 /** Deliveries, newest first. */
 export function listDeliveries(db: Db, options: { limit?: number; offset?: number } = {}): WebhookDelivery[] {
-  return (db.prepare('SELECT * FROM webhook_deliveries ORDER BY received_at DESC, rowid DESC LIMIT ? OFFSET ?').all(options.limit ?? 50, options.offset ?? 0) as RawDelivery[]).map(fromRaw);
+  return (
+    db
+      .prepare('SELECT * FROM webhook_deliveries ORDER BY received_at DESC, rowid DESC LIMIT ? OFFSET ?')
+      .all(options.limit ?? 50, options.offset ?? 0) as RawDelivery[]
+  ).map(fromRaw);
 }

@@ -74,21 +74,30 @@ export class AcquisitionStore {
         WHERE ns_id = @ns AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_from <= @now AND valid_to > @now ORDER BY node_id`),
       edges: db.prepare(`SELECT from_id, to_id FROM kn_edges WHERE ns_id = ? AND tx_to = ${OPEN_TIME}`),
       feedback: db.prepare('SELECT node_id, refutations, stale FROM kn_node_feedback WHERE ns_id = ?'),
-      receiptInsert: db.prepare(`INSERT INTO kn_acquisition_receipts (receipt_id, ns_id, task_id, task_type, idempotency_key, attempt, connector_url, outcome, retry_class,
+      receiptInsert:
+        db.prepare(`INSERT INTO kn_acquisition_receipts (receipt_id, ns_id, task_id, task_type, idempotency_key, attempt, connector_url, outcome, retry_class,
           status_code, error, evidence_count, review_before_admission, request_sha256, response_sha256, duration_ms, tx_time)
         VALUES (@receipt_id, @ns_id, @task_id, @task_type, @idempotency_key, @attempt, @connector_url, @outcome, @retry_class,
           @status_code, @error, @evidence_count, @review_before_admission, @request_sha256, @response_sha256, @duration_ms, @tx_time) RETURNING *`),
       receipts: db.prepare('SELECT * FROM kn_acquisition_receipts WHERE ns_id = ? ORDER BY id LIMIT ? OFFSET ?'),
       allReceipts: db.prepare('SELECT * FROM kn_acquisition_receipts WHERE ns_id = ? ORDER BY id'),
-      attempts: db.prepare('SELECT count(*) AS n, max(CASE WHEN outcome = \'succeeded\' THEN id END) AS ok FROM kn_acquisition_receipts WHERE ns_id = ? AND idempotency_key = ? AND connector_url = ?'),
-      succeeded: db.prepare('SELECT * FROM kn_acquisition_receipts WHERE ns_id = ? AND idempotency_key = ? AND outcome = \'succeeded\' ORDER BY id DESC LIMIT 1'),
-      candidateInsert: db.prepare(`INSERT OR IGNORE INTO kn_acquisition_candidates (candidate_id, ns_id, task_id, task_type, receipt_id, idempotency_key, review_required, content,
+      attempts: db.prepare(
+        "SELECT count(*) AS n, max(CASE WHEN outcome = 'succeeded' THEN id END) AS ok FROM kn_acquisition_receipts WHERE ns_id = ? AND idempotency_key = ? AND connector_url = ?",
+      ),
+      succeeded: db.prepare(
+        "SELECT * FROM kn_acquisition_receipts WHERE ns_id = ? AND idempotency_key = ? AND outcome = 'succeeded' ORDER BY id DESC LIMIT 1",
+      ),
+      candidateInsert:
+        db.prepare(`INSERT OR IGNORE INTO kn_acquisition_candidates (candidate_id, ns_id, task_id, task_type, receipt_id, idempotency_key, review_required, content,
           source_id, labels, properties, confidence, evidence_url, status, node_id, actor, note, decided_at, created_at)
         VALUES (@candidate_id, @ns_id, @task_id, @task_type, @receipt_id, @idempotency_key, @review_required, @content,
           @source_id, @labels, @properties, @confidence, @evidence_url, @status, @node_id, @actor, @note, @decided_at, @created_at)`),
       candidate: db.prepare('SELECT * FROM kn_acquisition_candidates WHERE ns_id = ? AND candidate_id = ?'),
-      candidatesOfKey: db.prepare('SELECT * FROM kn_acquisition_candidates WHERE ns_id = ? AND idempotency_key = ? ORDER BY id'),
-      decide: db.prepare(`UPDATE kn_acquisition_candidates SET status = @status, node_id = @node_id, actor = @actor, note = @note, decided_at = @decided_at
+      candidatesOfKey: db.prepare(
+        'SELECT * FROM kn_acquisition_candidates WHERE ns_id = ? AND idempotency_key = ? ORDER BY id',
+      ),
+      decide:
+        db.prepare(`UPDATE kn_acquisition_candidates SET status = @status, node_id = @node_id, actor = @actor, note = @note, decided_at = @decided_at
         WHERE ns_id = @ns_id AND candidate_id = @candidate_id AND status = 'staged'`),
     };
   }
@@ -146,7 +155,12 @@ export class AcquisitionStore {
   }
 
   /** Candidates filtered by status and review flag, oldest first. */
-  candidates(nsId: number, filter: { status?: string | undefined; reviewRequired?: boolean | undefined }, limit: number, offset: number): AcquisitionCandidateRow[] {
+  candidates(
+    nsId: number,
+    filter: { status?: string | undefined; reviewRequired?: boolean | undefined },
+    limit: number,
+    offset: number,
+  ): AcquisitionCandidateRow[] {
     const where = ['ns_id = ?'];
     const args: (string | number)[] = [nsId];
     if (filter.status !== undefined) {
@@ -157,11 +171,21 @@ export class AcquisitionStore {
       where.push('review_required = ?');
       args.push(filter.reviewRequired ? 1 : 0);
     }
-    return this.#db.prepare(`SELECT * FROM kn_acquisition_candidates WHERE ${where.join(' AND ')} ORDER BY id LIMIT ? OFFSET ?`).all(...args, limit, offset) as AcquisitionCandidateRow[];
+    return this.#db
+      .prepare(`SELECT * FROM kn_acquisition_candidates WHERE ${where.join(' AND ')} ORDER BY id LIMIT ? OFFSET ?`)
+      .all(...args, limit, offset) as AcquisitionCandidateRow[];
   }
 
   /** Decides a staged candidate once; false when it was already decided. */
-  decide(row: { ns_id: number; candidate_id: string; status: string; node_id: string | null; actor: string | null; note: string | null; decided_at: number }): boolean {
+  decide(row: {
+    ns_id: number;
+    candidate_id: string;
+    status: string;
+    node_id: string | null;
+    actor: string | null;
+    note: string | null;
+    decided_at: number;
+  }): boolean {
     return this.#s.decide.run(row).changes === 1;
   }
 }

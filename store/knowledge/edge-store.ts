@@ -12,9 +12,15 @@ export class EdgeStore {
   constructor(db: Db) {
     this.#db = db;
     this.#s = {
-      insert: db.prepare('INSERT INTO kn_edges (id, ns_id, from_id, to_id, type, weight, tx_from, tx_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
-      from: db.prepare('SELECT * FROM kn_edges WHERE from_id = ? AND tx_from <= ? AND tx_to > ? ORDER BY weight DESC, id'),
-      touching: db.prepare('SELECT * FROM kn_edges WHERE (from_id = @id OR to_id = @id) AND tx_from <= @known AND tx_to > @known ORDER BY weight DESC, id'),
+      insert: db.prepare(
+        'INSERT INTO kn_edges (id, ns_id, from_id, to_id, type, weight, tx_from, tx_to) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      from: db.prepare(
+        'SELECT * FROM kn_edges WHERE from_id = ? AND tx_from <= ? AND tx_to > ? ORDER BY weight DESC, id',
+      ),
+      touching: db.prepare(
+        'SELECT * FROM kn_edges WHERE (from_id = @id OR to_id = @id) AND tx_from <= @known AND tx_to > @known ORDER BY weight DESC, id',
+      ),
     };
   }
 
@@ -37,7 +43,11 @@ export class EdgeStore {
     const out = new Map<string, EdgeRow[]>();
     for (let i = 0; i < nodeIds.length; i += 500) {
       const chunk = nodeIds.slice(i, i + 500);
-      const rows = this.#db.prepare(`SELECT * FROM kn_edges WHERE tx_to = ${OPEN_TIME} AND from_id IN (${chunk.map(() => '?').join(',')}) ORDER BY weight DESC, id`).all(...chunk) as EdgeRow[];
+      const rows = this.#db
+        .prepare(
+          `SELECT * FROM kn_edges WHERE tx_to = ${OPEN_TIME} AND from_id IN (${chunk.map(() => '?').join(',')}) ORDER BY weight DESC, id`,
+        )
+        .all(...chunk) as EdgeRow[];
       for (const row of rows) out.set(row.from_id, [...(out.get(row.from_id) ?? []), row]);
     }
     return out;

@@ -48,15 +48,19 @@ export class FeedbackStore {
 
   constructor(db: Db) {
     this.#s = {
-      insert: db.prepare(`INSERT INTO kn_feedback_events (event_id, ns_id, node_id, node_version, action, source_id, source_credibility,
+      insert:
+        db.prepare(`INSERT INTO kn_feedback_events (event_id, ns_id, node_id, node_version, action, source_id, source_credibility,
           previous_credibility, confidence, previous_confidence, utility, reason, tx_time)
         VALUES (@event_id, @ns_id, @node_id, @node_version, @action, @source_id, @source_credibility,
           @previous_credibility, @confidence, @previous_confidence, @utility, @reason, @tx_time)`),
       byEventId: db.prepare('SELECT * FROM kn_feedback_events WHERE event_id = ?'),
-      after: db.prepare('SELECT * FROM kn_feedback_events WHERE ns_id = ? AND tx_time > ? ORDER BY tx_time, id LIMIT ?'),
+      after: db.prepare(
+        'SELECT * FROM kn_feedback_events WHERE ns_id = ? AND tx_time > ? ORDER BY tx_time, id LIMIT ?',
+      ),
       ofNode: db.prepare('SELECT * FROM kn_feedback_events WHERE node_id = ? ORDER BY id'),
       counters: db.prepare('SELECT * FROM kn_node_feedback WHERE node_id = ?'),
-      upsert: db.prepare(`INSERT INTO kn_node_feedback (node_id, ns_id, source_id, validations, refutations, useful, stale, recall_count,
+      upsert:
+        db.prepare(`INSERT INTO kn_node_feedback (node_id, ns_id, source_id, validations, refutations, useful, stale, recall_count,
           last_recalled_at, first_refuted_at, last_refuted_at, first_stale_at, last_stale_at, last_action, last_event_at, flagged)
         VALUES (@node_id, @ns_id, @source_id, @validations, @refutations, @useful, @stale, @recall_count,
           @last_recalled_at, @first_refuted_at, @last_refuted_at, @first_stale_at, @last_stale_at, @last_action, @last_event_at, @flagged)

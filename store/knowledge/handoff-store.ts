@@ -55,18 +55,25 @@ export class HandoffStore {
 
   constructor(db: Db) {
     this.#s = {
-      digestInsert: db.prepare(`INSERT INTO kn_review_digests (event_id, ns_id, kind, owner, escalation_level, escalation_after_hours, note, digest, created_at)
+      digestInsert:
+        db.prepare(`INSERT INTO kn_review_digests (event_id, ns_id, kind, owner, escalation_level, escalation_after_hours, note, digest, created_at)
         VALUES (@event_id, @ns_id, @kind, @owner, @escalation_level, @escalation_after_hours, @note, @digest, @created_at) RETURNING *`),
       digests: db.prepare('SELECT * FROM kn_review_digests WHERE ns_id = ? ORDER BY id DESC LIMIT ? OFFSET ?'),
       digest: db.prepare('SELECT * FROM kn_review_digests WHERE ns_id = ? AND event_id = ?'),
-      receiptInsert: db.prepare(`INSERT INTO kn_handoff_receipts (ns_id, digest_event_id, target_url, attempt, success, status_code, payload_sha256, response_sha256, error, duration_ms, tx_time)
+      receiptInsert:
+        db.prepare(`INSERT INTO kn_handoff_receipts (ns_id, digest_event_id, target_url, attempt, success, status_code, payload_sha256, response_sha256, error, duration_ms, tx_time)
         VALUES (@ns_id, @digest_event_id, @target_url, @attempt, @success, @status_code, @payload_sha256, @response_sha256, @error, @duration_ms, @tx_time) RETURNING *`),
       receipts: db.prepare('SELECT * FROM kn_handoff_receipts WHERE ns_id = ? ORDER BY id LIMIT ? OFFSET ?'),
-      receiptsOf: db.prepare('SELECT * FROM kn_handoff_receipts WHERE ns_id = ? AND digest_event_id = ? AND target_url = ? ORDER BY id'),
+      receiptsOf: db.prepare(
+        'SELECT * FROM kn_handoff_receipts WHERE ns_id = ? AND digest_event_id = ? AND target_url = ? ORDER BY id',
+      ),
       allReceipts: db.prepare('SELECT * FROM kn_handoff_receipts WHERE ns_id = ? ORDER BY id'),
-      runInsert: db.prepare(`INSERT INTO kn_review_worker_runs (run_id, ns_id, execute, evaluator, item_limit, allowed_actions, status, summary, started_at, finished_at)
+      runInsert:
+        db.prepare(`INSERT INTO kn_review_worker_runs (run_id, ns_id, execute, evaluator, item_limit, allowed_actions, status, summary, started_at, finished_at)
         VALUES (@run_id, @ns_id, @execute, @evaluator, @item_limit, @allowed_actions, @status, @summary, @started_at, @finished_at)`),
-      runFinish: db.prepare('UPDATE kn_review_worker_runs SET status = ?, summary = ?, finished_at = ? WHERE run_id = ? AND finished_at IS NULL'),
+      runFinish: db.prepare(
+        'UPDATE kn_review_worker_runs SET status = ?, summary = ?, finished_at = ? WHERE run_id = ? AND finished_at IS NULL',
+      ),
       runs: db.prepare('SELECT * FROM kn_review_worker_runs WHERE ns_id = ? ORDER BY id DESC LIMIT ? OFFSET ?'),
     };
   }

@@ -11,7 +11,9 @@ export class IntentStore {
 
   constructor(db: Db) {
     this.#s = {
-      insert: db.prepare('INSERT INTO kn_intents (id, ns_id, kind, node_id, request_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+      insert: db.prepare(
+        'INSERT INTO kn_intents (id, ns_id, kind, node_id, request_id, payload, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ),
       remove: db.prepare('DELETE FROM kn_intents WHERE id = ?'),
       get: db.prepare('SELECT * FROM kn_intents WHERE id = ?'),
       list: db.prepare('SELECT * FROM kn_intents WHERE ns_id = ? ORDER BY created_at, id LIMIT ? OFFSET ?'),

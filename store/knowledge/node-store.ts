@@ -21,30 +21,47 @@ export class NodeStore {
     this.#db = db;
     this.#s = {
       nsGet: db.prepare('SELECT * FROM kn_namespaces WHERE tenant = ? AND name = ?'),
-      nsInsert: db.prepare('INSERT INTO kn_namespaces (tenant, name, mode, created_at) VALUES (?, ?, ?, ?) RETURNING *'),
+      nsInsert: db.prepare(
+        'INSERT INTO kn_namespaces (tenant, name, mode, created_at) VALUES (?, ?, ?, ?) RETURNING *',
+      ),
       nsCount: db.prepare('SELECT count(*) AS n FROM kn_namespaces WHERE tenant = ?'),
       nsAll: db.prepare('SELECT * FROM kn_namespaces ORDER BY id'),
       nodeGet: db.prepare('SELECT id, ns_id, request_id, created_at, last_version FROM kn_nodes WHERE id = ?'),
       nodeByRequest: db.prepare('SELECT id FROM kn_nodes WHERE ns_id = ? AND request_id = ?'),
-      nodeInsert: db.prepare('INSERT INTO kn_nodes (id, ns_id, request_id, created_at, last_version) VALUES (?, ?, ?, ?, 0)'),
+      nodeInsert: db.prepare(
+        'INSERT INTO kn_nodes (id, ns_id, request_id, created_at, last_version) VALUES (?, ?, ?, ?, 0)',
+      ),
       nodeBump: db.prepare('UPDATE kn_nodes SET last_version = last_version + 1 WHERE id = ? RETURNING last_version'),
-      versionInsert: db.prepare(`INSERT INTO kn_versions (node_id, ns_id, version, content, labels, properties, confidence, utility, mem_type, model_id,
+      versionInsert:
+        db.prepare(`INSERT INTO kn_versions (node_id, ns_id, version, content, labels, properties, confidence, utility, mem_type, model_id,
           fingerprint, claim_key, claim_value, dims, valid_from, valid_to, tx_from, tx_to, retracted, change)
         VALUES (@node_id, @ns_id, @version, @content, @labels, @properties, @confidence, @utility, @mem_type, @model_id,
           @fingerprint, @claim_key, @claim_value, @dims, @valid_from, @valid_to, @tx_from, @tx_to, @retracted, @change) RETURNING vid`),
       versionClose: db.prepare('UPDATE kn_versions SET tx_to = ? WHERE vid = ? AND tx_to = ?'),
       versionGet: db.prepare('SELECT * FROM kn_versions WHERE vid = ?'),
       versionsOfNode: db.prepare('SELECT * FROM kn_versions WHERE node_id = ? ORDER BY version'),
-      currentOfNode: db.prepare(`SELECT * FROM kn_versions WHERE node_id = ? AND tx_to = ${OPEN_TIME} ORDER BY valid_from`),
-      visibleOfNode: db.prepare('SELECT * FROM kn_versions WHERE node_id = @node AND tx_from <= @known AND tx_to > @known AND valid_from <= @valid AND valid_to > @valid ORDER BY version DESC LIMIT 1'),
-      byFingerprint: db.prepare(`SELECT * FROM kn_versions WHERE ns_id = ? AND fingerprint = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ? ORDER BY vid LIMIT 1`),
-      laterFingerprint: db.prepare('SELECT node_id FROM kn_versions WHERE ns_id = ? AND fingerprint = ? AND tx_from >= ? ORDER BY vid LIMIT 1'),
-      byClaim: db.prepare(`SELECT * FROM kn_versions WHERE ns_id = ? AND claim_key = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ?`),
+      currentOfNode: db.prepare(
+        `SELECT * FROM kn_versions WHERE node_id = ? AND tx_to = ${OPEN_TIME} ORDER BY valid_from`,
+      ),
+      visibleOfNode: db.prepare(
+        'SELECT * FROM kn_versions WHERE node_id = @node AND tx_from <= @known AND tx_to > @known AND valid_from <= @valid AND valid_to > @valid ORDER BY version DESC LIMIT 1',
+      ),
+      byFingerprint: db.prepare(
+        `SELECT * FROM kn_versions WHERE ns_id = ? AND fingerprint = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ? ORDER BY vid LIMIT 1`,
+      ),
+      laterFingerprint: db.prepare(
+        'SELECT node_id FROM kn_versions WHERE ns_id = ? AND fingerprint = ? AND tx_from >= ? ORDER BY vid LIMIT 1',
+      ),
+      byClaim: db.prepare(
+        `SELECT * FROM kn_versions WHERE ns_id = ? AND claim_key = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ?`,
+      ),
       supportInsert: db.prepare('INSERT OR IGNORE INTO kn_support (vid, source_id) VALUES (?, ?)'),
       supportOf: db.prepare('SELECT source_id FROM kn_support WHERE vid = ? ORDER BY source_id'),
       textInsert: db.prepare('INSERT INTO kn_text (rowid, content, ns_id, live) VALUES (?, ?, ?, ?)'),
       textLive: db.prepare('UPDATE kn_text SET live = ? WHERE rowid = ?'),
-      counts: db.prepare(`SELECT count(DISTINCT v.node_id) AS nodes, count(*) AS versions FROM kn_versions v JOIN kn_namespaces n ON n.id = v.ns_id WHERE n.tenant = ?`),
+      counts: db.prepare(
+        `SELECT count(DISTINCT v.node_id) AS nodes, count(*) AS versions FROM kn_versions v JOIN kn_namespaces n ON n.id = v.ns_id WHERE n.tenant = ?`,
+      ),
     };
   }
 
@@ -73,8 +90,11 @@ export class NodeStore {
     return { namespaces: ns, nodes: c.nodes, versions: c.versions };
   }
 
-  node(id: string): { id: string; ns_id: number; request_id: string | null; created_at: number; last_version: number } | undefined {
-    return this.#s.nodeGet.get(id) as { id: string; ns_id: number; request_id: string | null; created_at: number; last_version: number } | undefined;
+  node(
+    id: string,
+  ): { id: string; ns_id: number; request_id: string | null; created_at: number; last_version: number } | undefined {
+    return this.#s.nodeGet.get(id) as
+      { id: string; ns_id: number; request_id: string | null; created_at: number; last_version: number } | undefined;
   }
 
   nodeByRequest(nsId: number, requestId: string): string | undefined {
@@ -112,7 +132,9 @@ export class NodeStore {
     const out = new Map<number, VersionRow>();
     for (let i = 0; i < vids.length; i += 500) {
       const chunk = vids.slice(i, i + 500);
-      const rows = this.#db.prepare(`SELECT * FROM kn_versions WHERE vid IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as VersionRow[];
+      const rows = this.#db
+        .prepare(`SELECT * FROM kn_versions WHERE vid IN (${chunk.map(() => '?').join(',')})`)
+        .all(...chunk) as VersionRow[];
       for (const row of rows) out.set(row.vid, row);
     }
     return vids.flatMap((v) => out.get(v) ?? []);
@@ -158,7 +180,9 @@ export class NodeStore {
     const out = new Map<number, string[]>();
     for (let i = 0; i < vids.length; i += 500) {
       const chunk = vids.slice(i, i + 500);
-      const rows = this.#db.prepare(`SELECT vid, source_id FROM kn_support WHERE vid IN (${chunk.map(() => '?').join(',')})`).all(...chunk) as { vid: number; source_id: string }[];
+      const rows = this.#db
+        .prepare(`SELECT vid, source_id FROM kn_support WHERE vid IN (${chunk.map(() => '?').join(',')})`)
+        .all(...chunk) as { vid: number; source_id: string }[];
       for (const row of rows) {
         const list = out.get(row.vid) ?? [];
         list.push(row.source_id);
@@ -171,13 +195,17 @@ export class NodeStore {
   /** Newest live versions whose content contains `needle` (case-insensitive), by a bounded scan. */
   scanContains(nsId: number, needle: string, limit: number): VersionRow[] {
     return this.#db
-      .prepare(`SELECT * FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND instr(lower(content), lower(?)) > 0 ORDER BY vid DESC LIMIT ?`)
+      .prepare(
+        `SELECT * FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND instr(lower(content), lower(?)) > 0 ORDER BY vid DESC LIMIT ?`,
+      )
       .all(nsId, needle, limit) as VersionRow[];
   }
 
   /** Every live version of a namespace, newest first (the naive baseline a text index replaces). */
   *scanLive(nsId: number): Generator<VersionRow> {
-    yield* this.#db.prepare(`SELECT * FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 ORDER BY vid DESC`).iterate(nsId) as Iterable<VersionRow>;
+    yield* this.#db
+      .prepare(`SELECT * FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 ORDER BY vid DESC`)
+      .iterate(nsId) as Iterable<VersionRow>;
   }
 
   /**
@@ -188,7 +216,9 @@ export class NodeStore {
   textSearch(match: string, filter: TextFilter, cap: number): number[] {
     const live = filter.liveOnly ? 'AND live = 1' : '';
     const rows = this.#db
-      .prepare(`SELECT rowid AS vid FROM kn_text WHERE kn_text MATCH ? AND ns_id = ? ${live} ORDER BY rowid DESC LIMIT ?`)
+      .prepare(
+        `SELECT rowid AS vid FROM kn_text WHERE kn_text MATCH ? AND ns_id = ? ${live} ORDER BY rowid DESC LIMIT ?`,
+      )
       .all(match, filter.nsId, cap) as { vid: number }[];
     return rows.map((r) => r.vid);
   }
@@ -208,19 +238,25 @@ export class NodeStore {
 
   /** Contents of up to `limit` of the newest live versions of a namespace (for length statistics). */
   sampleLiveContent(nsId: number, limit: number): string[] {
-    return (this.#db
-      .prepare(`SELECT content FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 ORDER BY vid DESC LIMIT ?`)
-      .all(nsId, limit) as { content: string }[]).map((r) => r.content);
+    return (
+      this.#db
+        .prepare(
+          `SELECT content FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 ORDER BY vid DESC LIMIT ?`,
+        )
+        .all(nsId, limit) as { content: string }[]
+    ).map((r) => r.content);
   }
 
   /** Number of text rows (all versions, all namespaces) holding the indexed (stemmed) `term`. */
   documentFrequency(term: string): number {
-    return (this.#db.prepare('SELECT doc FROM kn_text_vocab WHERE term = ?').get(term) as { doc: number } | undefined)?.doc ?? 0;
+    return (
+      (this.#db.prepare('SELECT doc FROM kn_text_vocab WHERE term = ?').get(term) as { doc: number } | undefined)
+        ?.doc ?? 0
+    );
   }
 
   /** Approximate number of text rows (the highest version id). */
   textRowEstimate(): number {
     return (this.#db.prepare('SELECT max(rowid) AS n FROM kn_text').get() as { n: number | null }).n ?? 0;
   }
-
 }

@@ -62,38 +62,56 @@ export class ReviewStore {
   constructor(db: Db) {
     this.#db = db;
     this.#s = {
-      lowConfidence: db.prepare(`SELECT node_id, vid, confidence, tx_from, claim_key, claim_value, valid_to, (SELECT min(source_id) FROM kn_support s WHERE s.vid = v.vid) AS source_id FROM kn_versions v INDEXED BY kn_versions_live_confidence
+      lowConfidence:
+        db.prepare(`SELECT node_id, vid, confidence, tx_from, claim_key, claim_value, valid_to, (SELECT min(source_id) FROM kn_support s WHERE s.vid = v.vid) AS source_id FROM kn_versions v INDEXED BY kn_versions_live_confidence
         WHERE ns_id = @ns AND confidence < @threshold AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > @now AND valid_from <= @now`),
-      contradictions: db.prepare(`SELECT node_id, vid, confidence, tx_from, claim_key, claim_value, valid_to, (SELECT min(source_id) FROM kn_support s WHERE s.vid = v.vid) AS source_id
+      contradictions:
+        db.prepare(`SELECT node_id, vid, confidence, tx_from, claim_key, claim_value, valid_to, (SELECT min(source_id) FROM kn_support s WHERE s.vid = v.vid) AS source_id
         FROM kn_versions v INDEXED BY kn_versions_live_claims
         WHERE ns_id = @ns AND claim_key IS NOT NULL AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > @now AND valid_from <= @now AND claim_key IN (
           SELECT claim_key FROM kn_versions INDEXED BY kn_versions_live_claims
           WHERE ns_id = @ns AND claim_key IS NOT NULL AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > @now AND valid_from <= @now
           GROUP BY claim_key HAVING count(DISTINCT claim_value) > 1)`),
-      liveOfNode: db.prepare(`SELECT node_id, vid, confidence, tx_from, claim_key, claim_value, valid_to, (SELECT min(source_id) FROM kn_support s WHERE s.vid = v.vid) AS source_id
+      liveOfNode:
+        db.prepare(`SELECT node_id, vid, confidence, tx_from, claim_key, claim_value, valid_to, (SELECT min(source_id) FROM kn_support s WHERE s.vid = v.vid) AS source_id
         FROM kn_versions v WHERE node_id = @node AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > @now AND valid_from <= @now ORDER BY valid_from DESC LIMIT 1`),
-      claimGroup: db.prepare(`SELECT node_id, vid, confidence, tx_from, claim_key, claim_value, valid_to, (SELECT min(source_id) FROM kn_support s WHERE s.vid = v.vid) AS source_id
+      claimGroup:
+        db.prepare(`SELECT node_id, vid, confidence, tx_from, claim_key, claim_value, valid_to, (SELECT min(source_id) FROM kn_support s WHERE s.vid = v.vid) AS source_id
         FROM kn_versions v INDEXED BY kn_versions_live_claims
         WHERE ns_id = @ns AND claim_key = @key AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > @now AND valid_from <= @now`),
       claimKeyOf: db.prepare('SELECT claim_key FROM kn_versions WHERE node_id = ? ORDER BY vid DESC LIMIT 1'),
-      nextValidTo: db.prepare(`SELECT min(valid_to) AS t FROM kn_versions INDEXED BY kn_versions_current_valid_to WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND valid_to > ?`),
-      nextValidFrom: db.prepare(`SELECT min(valid_from) AS t FROM kn_versions INDEXED BY kn_versions_current_valid_from WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND valid_from > ?`),
+      nextValidTo: db.prepare(
+        `SELECT min(valid_to) AS t FROM kn_versions INDEXED BY kn_versions_current_valid_to WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND valid_to > ?`,
+      ),
+      nextValidFrom: db.prepare(
+        `SELECT min(valid_from) AS t FROM kn_versions INDEXED BY kn_versions_current_valid_from WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND valid_from > ?`,
+      ),
       changedNodes: db.prepare('SELECT DISTINCT node_id FROM kn_versions WHERE vid > ? AND ns_id = ?'),
       feedbackNodes: db.prepare('SELECT DISTINCT node_id FROM kn_feedback_events WHERE id > ? AND ns_id = ?'),
       changedSources: db.prepare('SELECT DISTINCT source_id FROM kn_source_trust WHERE id > ? AND ns_id = ?'),
-      counters: db.prepare('SELECT node_id, source_id, refutations, stale, first_refuted_at, last_refuted_at, first_stale_at, last_stale_at, NULL AS confidence FROM kn_node_feedback WHERE node_id = ? AND flagged = 1'),
-      flagged: db.prepare(`SELECT f.node_id, f.source_id, f.refutations, f.stale, f.first_refuted_at, f.last_refuted_at, f.first_stale_at, f.last_stale_at,
+      counters: db.prepare(
+        'SELECT node_id, source_id, refutations, stale, first_refuted_at, last_refuted_at, first_stale_at, last_stale_at, NULL AS confidence FROM kn_node_feedback WHERE node_id = ? AND flagged = 1',
+      ),
+      flagged:
+        db.prepare(`SELECT f.node_id, f.source_id, f.refutations, f.stale, f.first_refuted_at, f.last_refuted_at, f.first_stale_at, f.last_stale_at,
           (SELECT v.confidence FROM kn_versions v WHERE v.node_id = f.node_id AND v.tx_to = ${OPEN_TIME} AND v.retracted = 0 AND v.valid_to > @now AND v.valid_from <= @now ORDER BY v.valid_from DESC LIMIT 1) AS confidence
         FROM kn_node_feedback f INDEXED BY kn_node_feedback_flagged WHERE f.ns_id = @ns AND f.flagged = 1`),
-      generation: db.prepare(`SELECT (SELECT max(vid) FROM kn_versions) AS v, (SELECT max(id) FROM kn_source_trust) AS t, (SELECT max(id) FROM kn_feedback_events) AS f`),
-      decisionInsert: db.prepare(`INSERT INTO kn_review_decisions (ns_id, review_id, status, owner, decision, note, recheck_at, actor, tx_time)
+      generation: db.prepare(
+        `SELECT (SELECT max(vid) FROM kn_versions) AS v, (SELECT max(id) FROM kn_source_trust) AS t, (SELECT max(id) FROM kn_feedback_events) AS f`,
+      ),
+      decisionInsert:
+        db.prepare(`INSERT INTO kn_review_decisions (ns_id, review_id, status, owner, decision, note, recheck_at, actor, tx_time)
         VALUES (@ns_id, @review_id, @status, @owner, @decision, @note, @recheck_at, @actor, @tx_time) RETURNING *`),
       latestDecisions: db.prepare(`SELECT d.* FROM kn_review_decisions d JOIN (
           SELECT max(id) AS id FROM kn_review_decisions WHERE ns_id = ? GROUP BY review_id) l ON l.id = d.id`),
       history: db.prepare('SELECT * FROM kn_review_decisions WHERE ns_id = ? ORDER BY id LIMIT ? OFFSET ?'),
       historyOf: db.prepare('SELECT * FROM kn_review_decisions WHERE ns_id = ? AND review_id = ? ORDER BY id'),
-      sourcesWithFeedback: db.prepare(`SELECT DISTINCT source_id FROM kn_source_trust WHERE ns_id = ? AND action IN ('validate', 'refute')`),
-      trustOf: db.prepare('SELECT id, node_id, action, credibility, previous, tx_time FROM kn_source_trust WHERE ns_id = ? AND source_id = ? ORDER BY id'),
+      sourcesWithFeedback: db.prepare(
+        `SELECT DISTINCT source_id FROM kn_source_trust WHERE ns_id = ? AND action IN ('validate', 'refute')`,
+      ),
+      trustOf: db.prepare(
+        'SELECT id, node_id, action, credibility, previous, tx_time FROM kn_source_trust WHERE ns_id = ? AND source_id = ? ORDER BY id',
+      ),
     };
   }
 
@@ -152,11 +170,19 @@ export class ReviewStore {
    * What changed in a namespace after the given cursors (a version id, a feedback event id, a trust
    * point id): the nodes with new versions or feedback, and the sources with new trust points.
    */
-  changesSince(nsId: number, vid: number, feedbackId: number, trustId: number): { nodes: Set<string>; sources: string[] } {
+  changesSince(
+    nsId: number,
+    vid: number,
+    feedbackId: number,
+    trustId: number,
+  ): { nodes: Set<string>; sources: string[] } {
     const nodes = new Set<string>();
     for (const r of this.#s.changedNodes.all(vid, nsId) as { node_id: string }[]) nodes.add(r.node_id);
     for (const r of this.#s.feedbackNodes.all(feedbackId, nsId) as { node_id: string }[]) nodes.add(r.node_id);
-    return { nodes, sources: (this.#s.changedSources.all(trustId, nsId) as { source_id: string }[]).map((r) => r.source_id) };
+    return {
+      nodes,
+      sources: (this.#s.changedSources.all(trustId, nsId) as { source_id: string }[]).map((r) => r.source_id),
+    };
   }
 
   /** The cursors: the highest version id, feedback event id and trust point id of the database. */
@@ -171,7 +197,9 @@ export class ReviewStore {
     for (let i = 0; i < nodeIds.length; i += 500) {
       const chunk = nodeIds.slice(i, i + 500);
       const rows = this.#db
-        .prepare(`SELECT node_id, vid, content, confidence, tx_from FROM kn_versions WHERE tx_to = ${OPEN_TIME} AND node_id IN (${chunk.map(() => '?').join(',')}) ORDER BY valid_from`)
+        .prepare(
+          `SELECT node_id, vid, content, confidence, tx_from FROM kn_versions WHERE tx_to = ${OPEN_TIME} AND node_id IN (${chunk.map(() => '?').join(',')}) ORDER BY valid_from`,
+        )
         .all(...chunk) as VersionText[];
       for (const row of rows) out.set(row.node_id, row);
     }
@@ -203,7 +231,24 @@ export class ReviewStore {
   }
 
   /** The trust timeline of a source, oldest first. */
-  trustOf(nsId: number, sourceId: string): { id: number; node_id: string | null; action: string; credibility: number; previous: number | null; tx_time: number }[] {
-    return this.#s.trustOf.all(nsId, sourceId) as { id: number; node_id: string | null; action: string; credibility: number; previous: number | null; tx_time: number }[];
+  trustOf(
+    nsId: number,
+    sourceId: string,
+  ): {
+    id: number;
+    node_id: string | null;
+    action: string;
+    credibility: number;
+    previous: number | null;
+    tx_time: number;
+  }[] {
+    return this.#s.trustOf.all(nsId, sourceId) as {
+      id: number;
+      node_id: string | null;
+      action: string;
+      credibility: number;
+      previous: number | null;
+      tx_time: number;
+    }[];
   }
 }

@@ -11,10 +11,15 @@ export class SourceStore {
   constructor(db: Db) {
     this.#s = {
       get: db.prepare('SELECT * FROM kn_sources WHERE ns_id = ? AND source_id = ?'),
-      upsert: db.prepare(`INSERT INTO kn_sources (ns_id, source_id, credibility, labels, updated_at) VALUES (?, ?, ?, ?, ?)
+      upsert:
+        db.prepare(`INSERT INTO kn_sources (ns_id, source_id, credibility, labels, updated_at) VALUES (?, ?, ?, ?, ?)
         ON CONFLICT (ns_id, source_id) DO UPDATE SET credibility = excluded.credibility, labels = excluded.labels, updated_at = excluded.updated_at`),
-      trustInsert: db.prepare('INSERT INTO kn_source_trust (ns_id, source_id, node_id, action, credibility, previous, reason, tx_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)'),
-      trustList: db.prepare('SELECT id, source_id, node_id, action, credibility, previous, reason, tx_time FROM kn_source_trust WHERE ns_id = ? AND source_id = ? ORDER BY id'),
+      trustInsert: db.prepare(
+        'INSERT INTO kn_source_trust (ns_id, source_id, node_id, action, credibility, previous, reason, tx_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+      ),
+      trustList: db.prepare(
+        'SELECT id, source_id, node_id, action, credibility, previous, reason, tx_time FROM kn_source_trust WHERE ns_id = ? AND source_id = ? ORDER BY id',
+      ),
     };
   }
 
@@ -27,7 +32,16 @@ export class SourceStore {
   }
 
   appendTrust(nsId: number, event: Omit<SourceTrustRow, 'id'>): void {
-    this.#s.trustInsert.run(nsId, event.source_id, event.node_id, event.action, event.credibility, event.previous, event.reason, event.tx_time);
+    this.#s.trustInsert.run(
+      nsId,
+      event.source_id,
+      event.node_id,
+      event.action,
+      event.credibility,
+      event.previous,
+      event.reason,
+      event.tx_time,
+    );
   }
 
   trust(nsId: number, sourceId: string): SourceTrustRow[] {

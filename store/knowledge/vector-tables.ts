@@ -35,7 +35,8 @@ export interface VectorFilter {
 }
 
 function tableName(dims: number): string {
-  if (!Number.isInteger(dims) || dims < 1 || dims > MAX_DIMENSIONS) throw new Error(`vector dimension ${dims} is outside 1-${MAX_DIMENSIONS}`);
+  if (!Number.isInteger(dims) || dims < 1 || dims > MAX_DIMENSIONS)
+    throw new Error(`vector dimension ${dims} is outside 1-${MAX_DIMENSIONS}`);
   return `kn_vec_${dims}`;
 }
 
@@ -50,7 +51,8 @@ export class VectorTables {
 
   constructor(db: Db) {
     this.#db = db;
-    for (const row of db.prepare('SELECT dims FROM kn_vector_tables').all() as { dims: number }[]) this.#known.add(row.dims);
+    for (const row of db.prepare('SELECT dims FROM kn_vector_tables').all() as { dims: number }[])
+      this.#known.add(row.dims);
   }
 
   /** Dimensions that have a table. */
@@ -80,8 +82,19 @@ export class VectorTables {
   insert(vid: number, vector: Float32Array, meta: VectorMeta): void {
     this.ensure(vector.length);
     this.#db
-      .prepare(`INSERT INTO ${tableName(vector.length)} (vid, ns_id, embedding, valid_from, valid_to, tx_from, tx_to, retracted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`)
-      .run(BigInt(vid), BigInt(meta.nsId), blob(vector), BigInt(meta.validFrom), BigInt(meta.validTo), BigInt(meta.txFrom), BigInt(meta.txTo), meta.retracted ? 1n : 0n);
+      .prepare(
+        `INSERT INTO ${tableName(vector.length)} (vid, ns_id, embedding, valid_from, valid_to, tx_from, tx_to, retracted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      )
+      .run(
+        BigInt(vid),
+        BigInt(meta.nsId),
+        blob(vector),
+        BigInt(meta.validFrom),
+        BigInt(meta.validTo),
+        BigInt(meta.txFrom),
+        BigInt(meta.txTo),
+        meta.retracted ? 1n : 0n,
+      );
   }
 
   /** Closes version `vid` in transaction time. */
@@ -92,14 +105,21 @@ export class VectorTables {
   /** The stored vector of version `vid`, or undefined. */
   get(dims: number, vid: number): Float32Array | undefined {
     if (!this.#known.has(dims)) return undefined;
-    const row = this.#db.prepare(`SELECT embedding FROM ${tableName(dims)} WHERE vid = ?`).get(BigInt(vid)) as { embedding: Buffer } | undefined;
-    return row === undefined ? undefined : new Float32Array(row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength));
+    const row = this.#db.prepare(`SELECT embedding FROM ${tableName(dims)} WHERE vid = ?`).get(BigInt(vid)) as
+      { embedding: Buffer } | undefined;
+    return row === undefined
+      ? undefined
+      : new Float32Array(
+          row.embedding.buffer.slice(row.embedding.byteOffset, row.embedding.byteOffset + row.embedding.byteLength),
+        );
   }
 
   /** Every stored vector of dimension `dims`, for rebuilding the in-memory index. */
   *all(dims: number): Generator<VectorRecord> {
     if (!this.#known.has(dims)) return;
-    const stmt = this.#db.prepare(`SELECT vid, ns_id, embedding, valid_from, valid_to, tx_from, tx_to, retracted FROM ${tableName(dims)}`).safeIntegers(true);
+    const stmt = this.#db
+      .prepare(`SELECT vid, ns_id, embedding, valid_from, valid_to, tx_from, tx_to, retracted FROM ${tableName(dims)}`)
+      .safeIntegers(true);
     for (const row of stmt.iterate() as Iterable<Record<string, bigint | Buffer>>) {
       const buf = row.embedding as Buffer;
       yield {
@@ -119,7 +139,9 @@ export class VectorTables {
   knnPlain(query: Float32Array, k: number): { vid: number; distance: number }[] {
     if (!this.#known.has(query.length)) return [];
     const rows = this.#db
-      .prepare(`SELECT vid, distance FROM ${tableName(query.length)} WHERE embedding MATCH ? AND k = ? ORDER BY distance`)
+      .prepare(
+        `SELECT vid, distance FROM ${tableName(query.length)} WHERE embedding MATCH ? AND k = ? ORDER BY distance`,
+      )
       .all(blob(query), BigInt(k)) as { vid: number | bigint; distance: number }[];
     return rows.map((r) => ({ vid: Number(r.vid), distance: r.distance }));
   }
@@ -129,13 +151,21 @@ export class VectorTables {
     if (!this.#known.has(query.length)) return [];
     const retracted = filter.includeRetracted ? '' : 'AND retracted = 0';
     const rows = this.#db
-      .prepare(`SELECT vid, distance FROM ${tableName(query.length)}
+      .prepare(
+        `SELECT vid, distance FROM ${tableName(query.length)}
         WHERE embedding MATCH ? AND k = ? AND ns_id = ?
           AND valid_from <= ? AND valid_to > ? AND tx_from <= ? AND tx_to > ? ${retracted}
-        ORDER BY distance`)
-      .all(blob(query), BigInt(k), BigInt(filter.nsId), BigInt(filter.validAt), BigInt(filter.validAt), BigInt(filter.knownAt), BigInt(filter.knownAt)) as { vid: number | bigint; distance: number }[];
+        ORDER BY distance`,
+      )
+      .all(
+        blob(query),
+        BigInt(k),
+        BigInt(filter.nsId),
+        BigInt(filter.validAt),
+        BigInt(filter.validAt),
+        BigInt(filter.knownAt),
+        BigInt(filter.knownAt),
+      ) as { vid: number | bigint; distance: number }[];
     return rows.map((r) => ({ vid: Number(r.vid), distance: r.distance }));
   }
 }
-
-

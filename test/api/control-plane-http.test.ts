@@ -57,17 +57,32 @@ test('the error middleware maps domain errors, bad bodies and unexpected errors'
     ctx.body = { got: ctx.request.body };
   });
   router.get('/api/conflict', () => {
-    throw new ConflictError('app "web" already has an operation in flight', { code: 'operation_in_flight', details: { app: 'web' } });
+    throw new ConflictError('app "web" already has an operation in flight', {
+      code: 'operation_in_flight',
+      details: { app: 'web' },
+    });
   });
   router.get('/api/boom', () => {
     throw new Error('database password is hunter2');
   });
-  const app = createControlApp({ logger: silentLogger(), bodyLimitBytes: 1024, apiToken: undefined, requireExplicitAuth: false, routers: [router] });
+  const app = createControlApp({
+    logger: silentLogger(),
+    bodyLimitBytes: 1024,
+    apiToken: undefined,
+    requireExplicitAuth: false,
+    routers: [router],
+  });
   const server = await serveApp(t, app);
 
   const conflict = await request(`${server.url}/api/conflict`);
   t.is(conflict.status, 409);
-  t.deepEqual(conflict.body, { error: { code: 'operation_in_flight', message: 'app "web" already has an operation in flight', details: { app: 'web' } } });
+  t.deepEqual(conflict.body, {
+    error: {
+      code: 'operation_in_flight',
+      message: 'app "web" already has an operation in flight',
+      details: { app: 'web' },
+    },
+  });
 
   const boom = await request(`${server.url}/api/boom`);
   t.is(boom.status, 500);
@@ -75,7 +90,11 @@ test('the error middleware maps domain errors, bad bodies and unexpected errors'
   t.false(boom.text.includes('hunter2'));
   t.is(boom.body.error.details.requestId, boom.headers.get('x-request-id'));
 
-  const badJson = await request(`${server.url}/api/echo`, { method: 'POST', body: '{"a":', headers: { 'content-type': 'application/json' } });
+  const badJson = await request(`${server.url}/api/echo`, {
+    method: 'POST',
+    body: '{"a":',
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(badJson.status, 400);
   t.is(badJson.body.error.code, 'invalid_json');
 
@@ -98,7 +117,13 @@ test('closing the control plane lets an in-flight request finish', async (t) => 
     await gate;
     ctx.body = { done: true };
   });
-  const app = createControlApp({ logger: silentLogger(), bodyLimitBytes: 1024, apiToken: undefined, requireExplicitAuth: false, routers: [router] });
+  const app = createControlApp({
+    logger: silentLogger(),
+    bodyLimitBytes: 1024,
+    apiToken: undefined,
+    requireExplicitAuth: false,
+    routers: [router],
+  });
   const server = await serveApp(t, app);
   const pending = request(`${server.url}/api/slow`);
   await inside;

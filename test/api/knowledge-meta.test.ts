@@ -9,7 +9,8 @@ test('the knowledge store answers its introspection routes', async (t) => {
 
   const version = await request(`${store.url}/v1/version`);
   t.is(version.status, 200);
-  for (const key of ['version', 'api_version', 'docs_version', 'compatibility', 'latest_migration', 'features']) t.true(key in version.body, key);
+  for (const key of ['version', 'api_version', 'docs_version', 'compatibility', 'latest_migration', 'features'])
+    t.true(key in version.body, key);
   t.is(version.body.api_version, 'v1');
   t.true(Number.isInteger(version.body.latest_migration) && version.body.latest_migration >= 1);
 

@@ -7,7 +7,10 @@ import { testConfig } from '../helpers/test-config.js';
 const root = path.resolve(import.meta.dirname, '../..');
 
 test('GET /schemas/{file} serves each spec schema without a token, as application/schema+json, revalidated by ETag', async (t) => {
-  const plane = await startTestControlPlane(t, testConfig(t, { SVC_API_TOKEN: 'schema-test-token', SVC_REQUIRE_EXPLICIT_AUTH: 'true' }));
+  const plane = await startTestControlPlane(
+    t,
+    testConfig(t, { SVC_API_TOKEN: 'schema-test-token', SVC_REQUIRE_EXPLICIT_AUTH: 'true' }),
+  );
   for (const file of ['infraspec.schema.json', 'deploy-group.schema.json', 'fleet.schema.json']) {
     const answer = await request(`${plane.url}/schemas/${file}`);
     t.is(answer.status, 200, file);
@@ -35,7 +38,11 @@ test('the capabilities and the auth hints list the schema routes as public', asy
   const plane = await startTestControlPlane(t, testConfig(t, { SVC_API_TOKEN: 'schema-test-token' }));
   const auth = { authorization: 'Bearer schema-test-token' };
   const capabilities = await request(`${plane.url}/api/v1/capabilities`, { headers: auth });
-  t.true((capabilities.body as { capabilities: { name: string; routes: string[] }[] }).capabilities.some((c) => c.name === 'spec-schemas' && c.routes.includes('GET /schemas/infraspec.schema.json')));
+  t.true(
+    (capabilities.body as { capabilities: { name: string; routes: string[] }[] }).capabilities.some(
+      (c) => c.name === 'spec-schemas' && c.routes.includes('GET /schemas/infraspec.schema.json'),
+    ),
+  );
   const hints = await request(`${plane.url}/api/operator/auth-hints`, { headers: auth });
   t.true(JSON.stringify(hints.body).includes('GET /schemas/infraspec.schema.json'), hints.text);
 });

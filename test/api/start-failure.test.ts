@@ -5,7 +5,8 @@ import { silentLogger } from '../../platform/logger.js';
 import { testConfig } from '../helpers/test-config.js';
 
 function timersAndWatchers(): number {
-  return process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'FSEventWrap' || r === 'StatWatcher').length;
+  return process.getActiveResourcesInfo().filter((r) => r === 'Timeout' || r === 'FSEventWrap' || r === 'StatWatcher')
+    .length;
 }
 
 test('a control plane that cannot listen stops everything it started and leaves no timer or watcher behind', async (t) => {
@@ -14,7 +15,9 @@ test('a control plane that cannot listen stops everything it started and leaves 
   t.teardown(() => blocker.close());
   const port = (blocker.address() as net.AddressInfo).port;
   const before = timersAndWatchers();
-  const error = await t.throwsAsync(startControlPlane(testConfig(t, { SVC_PORT: String(port), SVC_HOST: '127.0.0.1' }), silentLogger()));
+  const error = await t.throwsAsync(
+    startControlPlane(testConfig(t, { SVC_PORT: String(port), SVC_HOST: '127.0.0.1' }), silentLogger()),
+  );
   t.regex(String((error as NodeJS.ErrnoException).code ?? error?.message), /EADDRINUSE/);
   // Closing is awaited before the start rejects; closed watcher handles are released on the next turn
   // of the loop. What is left after it would run against a closed database.

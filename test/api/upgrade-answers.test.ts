@@ -7,7 +7,8 @@ import { startTestControlPlane, startTestKnowledgeStore } from '../helpers/serve
 import { rawUpgrade } from '../helpers/raw-upgrade.js';
 
 const statusLine = (text: string) => text.split('\r\n')[0];
-const bodyOf = (text: string) => JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
+const bodyOf = (text: string) =>
+  JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
 
 test('the control plane answers an exec upgrade 501 and an unknown upgrade path 404, then closes the socket', async (t) => {
   const plane = await startTestControlPlane(t);
@@ -34,7 +35,7 @@ test('the knowledge store answers upgrades on both listeners 404', async (t) => 
   }
 });
 
-test('the event stream still upgrades through the listener\'s handlers', async (t) => {
+test("the event stream still upgrades through the listener's handlers", async (t) => {
   const plane = await startTestControlPlane(t);
   const ws = new WebSocket(`${plane.url.replace('http', 'ws')}/api/v1/events`);
   const [message] = (await once(ws, 'message')) as [Buffer];

@@ -12,10 +12,16 @@ const FINDING_KEYS = ['column', 'line', 'message', 'path', 'rule', 'severity'];
 
 test('POST /api/v1/validate/infraspec accepts a valid spec as YAML text', async (t) => {
   const plane = await startTestControlPlane(t);
-  const response = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', json: { spec: helloWeb } });
+  const response = await request(`${plane.url}/api/v1/validate/infraspec`, {
+    method: 'POST',
+    json: { spec: helloWeb },
+  });
   t.is(response.status, 200);
   t.true(response.body.valid, JSON.stringify(response.body.findings));
-  t.deepEqual(response.body.findings.filter((f: { severity: string }) => f.severity === 'error'), []);
+  t.deepEqual(
+    response.body.findings.filter((f: { severity: string }) => f.severity === 'error'),
+    [],
+  );
 });
 
 test('POST /api/v1/validate/infraspec names path, rule, line and column of a wrong-typed field', async (t) => {
@@ -34,12 +40,19 @@ test('POST /api/v1/validate/infraspec names path, rule, line and column of a wro
 
 test('POST /api/v1/validate/infraspec takes a JSON object spec and a YAML body', async (t) => {
   const plane = await startTestControlPlane(t);
-  const asObject = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', json: { spec: { name: 'demo', processes: { web: { port: 'x' } } } } });
+  const asObject = await request(`${plane.url}/api/v1/validate/infraspec`, {
+    method: 'POST',
+    json: { spec: { name: 'demo', processes: { web: { port: 'x' } } } },
+  });
   t.is(asObject.status, 200);
   t.false(asObject.body.valid);
   t.is(asObject.body.findings[0].line, null);
 
-  const asYaml = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', body: helloWeb, headers: { 'content-type': 'application/yaml' } });
+  const asYaml = await request(`${plane.url}/api/v1/validate/infraspec`, {
+    method: 'POST',
+    body: helloWeb,
+    headers: { 'content-type': 'application/yaml' },
+  });
   t.is(asYaml.status, 200);
   t.true(asYaml.body.valid);
 });
@@ -47,14 +60,25 @@ test('POST /api/v1/validate/infraspec takes a JSON object spec and a YAML body',
 test('POST /api/v1/validate/infraspec checks the node pool against a supplied fleet document', async (t) => {
   const plane = await startTestControlPlane(t);
   const spec = 'name: demo\nplacement:\n  nodePool: gpu\nprocesses:\n  web:\n    port: 8080\n';
-  const fleetDocument = { apiVersion: 'svc/v1', kind: 'Fleet', metadata: { name: 'home', environment: 'development' }, nodePools: [{ name: 'general' }] };
-  const response = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', json: { spec, fleetDocument } });
+  const fleetDocument = {
+    apiVersion: 'svc/v1',
+    kind: 'Fleet',
+    metadata: { name: 'home', environment: 'development' },
+    nodePools: [{ name: 'general' }],
+  };
+  const response = await request(`${plane.url}/api/v1/validate/infraspec`, {
+    method: 'POST',
+    json: { spec, fleetDocument },
+  });
   t.false(response.body.valid);
   const finding = response.body.findings.find((f: { rule: string }) => f.rule === 'placement.nodePoolExists');
   t.truthy(finding, JSON.stringify(response.body.findings));
   t.is(finding.path, 'placement.nodePool');
   t.is(finding.line, 3);
-  const withPool = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', json: { spec, fleetDocument: { ...fleetDocument, nodePools: [{ name: 'gpu' }] } } });
+  const withPool = await request(`${plane.url}/api/v1/validate/infraspec`, {
+    method: 'POST',
+    json: { spec, fleetDocument: { ...fleetDocument, nodePools: [{ name: 'gpu' }] } },
+  });
   t.true(withPool.body.valid, JSON.stringify(withPool.body.findings));
 });
 
@@ -64,7 +88,11 @@ test('POST /api/v1/validate/infraspec answers 400 for an unusable request body',
   t.is(missing.status, 400);
   t.is(missing.body.error.code, 'invalid_request');
   t.true(missing.body.error.details.problems.some((p: { path: string }) => p.path === 'spec'));
-  const broken = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', body: '{"spec": ', headers: { 'content-type': 'application/json' } });
+  const broken = await request(`${plane.url}/api/v1/validate/infraspec`, {
+    method: 'POST',
+    body: '{"spec": ',
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(broken.status, 400);
   t.is(broken.body.error.code, 'invalid_json');
 });
@@ -73,17 +101,27 @@ test('GET /api/validate reports every committed spec with its findings', async (
   const config = testConfig(t);
   fs.cpSync(path.join(root, 'fixtures/apps'), config.appsDir, { recursive: true });
   fs.mkdirSync(path.join(config.appsDir, 'broken'));
-  fs.writeFileSync(path.join(config.appsDir, 'broken', 'infraspec.yaml'), 'name: broken\nprocesses:\n  web:\n    port: 8080\n    health:\n      interval: "10"\n');
+  fs.writeFileSync(
+    path.join(config.appsDir, 'broken', 'infraspec.yaml'),
+    'name: broken\nprocesses:\n  web:\n    port: 8080\n    health:\n      interval: "10"\n',
+  );
   const plane = await startTestControlPlane(t, config);
   const response = await request(`${plane.url}/api/validate`);
   t.is(response.status, 200);
   t.false(response.body.valid);
   const broken = response.body.files.find((f: { key: string }) => f.key === 'broken');
   t.false(broken.valid);
-  t.true(broken.findings.some((f: { path: string; line: number }) => f.path === 'processes.web.health.interval' && f.line === 6));
+  t.true(
+    broken.findings.some(
+      (f: { path: string; line: number }) => f.path === 'processes.web.health.interval' && f.line === 6,
+    ),
+  );
   const others = response.body.files.filter((f: { key: string }) => f.key !== 'broken');
   t.true(others.length >= 5);
-  t.true(others.every((f: { valid: boolean }) => f.valid), JSON.stringify(others.filter((f: { valid: boolean }) => !f.valid)));
+  t.true(
+    others.every((f: { valid: boolean }) => f.valid),
+    JSON.stringify(others.filter((f: { valid: boolean }) => !f.valid)),
+  );
 });
 
 test('POST /api/v1/validate/infraspec never answers 5xx to random malformed documents', async (t) => {
@@ -91,8 +129,15 @@ test('POST /api/v1/validate/infraspec never answers 5xx to random malformed docu
   await fc.assert(
     fc.asyncProperty(malformedSpec, fc.boolean(), async (spec, asText) => {
       const payload = asText && typeof spec !== 'string' ? JSON.stringify(spec) : spec;
-      const response = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', json: { spec: payload } });
-      return response.status === 200 && Array.isArray(response.body.findings) && response.body.findings.every((f: object) => Object.keys(f).sort().join() === FINDING_KEYS.join());
+      const response = await request(`${plane.url}/api/v1/validate/infraspec`, {
+        method: 'POST',
+        json: { spec: payload },
+      });
+      return (
+        response.status === 200 &&
+        Array.isArray(response.body.findings) &&
+        response.body.findings.every((f: object) => Object.keys(f).sort().join() === FINDING_KEYS.join())
+      );
     }),
     { numRuns: 300 },
   );
@@ -104,7 +149,10 @@ test('POST /api/v1/validate/infraspec never answers 5xx to random malformed docu
   const reached = await request(`${roomy.url}/api/v1/validate/infraspec`, { method: 'POST', json: { spec: twoMb } });
   t.is(reached.status, 200, 'a 2 MB string reaches the validator and gets findings');
   t.false(reached.body.valid);
-  const deepDoc = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', json: { spec: '['.repeat(5000) + ']'.repeat(5000) } });
+  const deepDoc = await request(`${plane.url}/api/v1/validate/infraspec`, {
+    method: 'POST',
+    json: { spec: '['.repeat(5000) + ']'.repeat(5000) },
+  });
   t.is(deepDoc.status, 200);
   t.false(deepDoc.body.valid);
 });

@@ -22,10 +22,17 @@ async function keyServer(t: ExecutionContext): Promise<{ url: string; key: Crypt
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cdn-cgi/access/certs`, key: privateKey, fetches };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/cdn-cgi/access/certs`,
+    key: privateKey,
+    fetches,
+  };
 }
 
-function assertion(key: CryptoKey, claims: { iss?: string; aud?: string; exp?: number | string; sub?: string; email?: string; kid?: string } = {}): Promise<string> {
+function assertion(
+  key: CryptoKey,
+  claims: { iss?: string; aud?: string; exp?: number | string; sub?: string; email?: string; kid?: string } = {},
+): Promise<string> {
   return new SignJWT({ email: claims.email ?? 'ops@example.test' })
     .setProtectedHeader({ alg: 'RS256', kid: claims.kid ?? 'k1' })
     .setIssuer(claims.iss ?? `https://${TEAM}`)
@@ -38,17 +45,28 @@ function assertion(key: CryptoKey, claims: { iss?: string; aud?: string; exp?: n
 
 test('a validated edge access identity is an administrator; an assertion with the wrong audience, issuer, key or expiry is not', async (t) => {
   const keys = await keyServer(t);
-  const plane = await startTestControlPlane(t, testConfig(t, {
-    SVC_CAPACITY_CHECK_INTERVAL: 'off', SVC_API_TOKEN: 'admin-token', SVC_REQUIRE_EXPLICIT_AUTH: 'true',
-    SVC_EDGE_ACCESS_TEAM_DOMAIN: TEAM, SVC_EDGE_ACCESS_AUD: AUD, SVC_EDGE_ACCESS_CERTS_URL: keys.url,
-  }));
+  const plane = await startTestControlPlane(
+    t,
+    testConfig(t, {
+      SVC_CAPACITY_CHECK_INTERVAL: 'off',
+      SVC_API_TOKEN: 'admin-token',
+      SVC_REQUIRE_EXPLICIT_AUTH: 'true',
+      SVC_EDGE_ACCESS_TEAM_DOMAIN: TEAM,
+      SVC_EDGE_ACCESS_AUD: AUD,
+      SVC_EDGE_ACCESS_CERTS_URL: keys.url,
+    }),
+  );
   const as = (jwt: string) => ({ 'edge-access-jwt-assertion': jwt });
 
   const valid = await assertion(keys.key);
   t.is((await request(`${plane.url}/api/apps`, { headers: as(valid) })).status, 200);
   t.true(keys.fetches.length >= 1 && keys.fetches.every((path) => path === '/cdn-cgi/access/certs'));
   // An administrator: may issue tokens, recorded as issued by the identity's email.
-  const issued = await request(`${plane.url}/api/access/tokens`, { method: 'POST', headers: as(valid), json: { name: 'from edge', scopes: ['events:read'] } });
+  const issued = await request(`${plane.url}/api/access/tokens`, {
+    method: 'POST',
+    headers: as(valid),
+    json: { name: 'from edge', scopes: ['events:read'] },
+  });
   t.is(issued.status, 201, issued.text);
   t.is(issued.body.token.createdBy, 'ops@example.test');
   // The edge's own header name works too.
@@ -62,7 +80,10 @@ test('a validated edge access identity is an administrator; an assertion with th
     ['another key', await assertion(other)],
     ['unknown key id', await assertion(other, { kid: 'k2' })],
     ['not a JWT', 'forged'],
-    ['unsigned', `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ iss: `https://${TEAM}`, aud: AUD, sub: 'x', exp: 9999999999 })).toString('base64url')}.`],
+    [
+      'unsigned',
+      `${Buffer.from('{"alg":"none"}').toString('base64url')}.${Buffer.from(JSON.stringify({ iss: `https://${TEAM}`, aud: AUD, sub: 'x', exp: 9999999999 })).toString('base64url')}.`,
+    ],
   ];
   for (const [what, jwt] of rejected) {
     const answer = await request(`${plane.url}/api/apps`, { headers: as(jwt) });
@@ -73,14 +94,30 @@ test('a validated edge access identity is an administrator; an assertion with th
 
 test('without edge access settings an identity header never grants access, and the two settings go together', async (t) => {
   const keys = await keyServer(t);
-  const plane = await startTestControlPlane(t, testConfig(t, { SVC_CAPACITY_CHECK_INTERVAL: 'off', SVC_API_TOKEN: 'admin-token' }));
-  t.is((await request(`${plane.url}/api/apps`, { headers: { 'edge-access-jwt-assertion': await assertion(keys.key) } })).status, 401);
+  const plane = await startTestControlPlane(
+    t,
+    testConfig(t, { SVC_CAPACITY_CHECK_INTERVAL: 'off', SVC_API_TOKEN: 'admin-token' }),
+  );
+  t.is(
+    (await request(`${plane.url}/api/apps`, { headers: { 'edge-access-jwt-assertion': await assertion(keys.key) } }))
+      .status,
+    401,
+  );
   t.is(keys.fetches.length, 0);
 
   const error = t.throws(() => loadConfig({ SVC_EDGE_ACCESS_TEAM_DOMAIN: TEAM }), { instanceOf: ConfigError });
   t.regex(error.message, /SVC_EDGE_ACCESS_AUD/);
   t.throws(() => loadConfig({ SVC_EDGE_ACCESS_AUD: AUD }), { instanceOf: ConfigError });
-  t.throws(() => loadConfig({ SVC_EDGE_ACCESS_TEAM_DOMAIN: 'not a domain', SVC_EDGE_ACCESS_AUD: AUD }), { instanceOf: ConfigError });
+  t.throws(() => loadConfig({ SVC_EDGE_ACCESS_TEAM_DOMAIN: 'not a domain', SVC_EDGE_ACCESS_AUD: AUD }), {
+    instanceOf: ConfigError,
+  });
   // Edge access alone satisfies explicit auth: a validated identity can authenticate.
-  t.is(loadConfig({ SVC_REQUIRE_EXPLICIT_AUTH: 'true', SVC_EDGE_ACCESS_TEAM_DOMAIN: `https://${TEAM}/`, SVC_EDGE_ACCESS_AUD: AUD }).edgeAccessTeamDomain, TEAM);
+  t.is(
+    loadConfig({
+      SVC_REQUIRE_EXPLICIT_AUTH: 'true',
+      SVC_EDGE_ACCESS_TEAM_DOMAIN: `https://${TEAM}/`,
+      SVC_EDGE_ACCESS_AUD: AUD,
+    }).edgeAccessTeamDomain,
+    TEAM,
+  );
 });

@@ -32,8 +32,16 @@ test('an administrator issues scoped tokens that reach only their scopes, are li
   const plane = await startTestControlPlane(t, testConfig(t, quiet));
 
   // Only an administrator issues tokens.
-  t.is((await request(`${plane.url}/api/access/tokens`, { method: 'POST', json: { name: 'x', scopes: ['metrics:read'] } })).status, 401);
-  const issued = await request(`${plane.url}/api/access/tokens`, { method: 'POST', headers: ADMIN, json: { name: 'prometheus scraper', scopes: ['metrics:read'] } });
+  t.is(
+    (await request(`${plane.url}/api/access/tokens`, { method: 'POST', json: { name: 'x', scopes: ['metrics:read'] } }))
+      .status,
+    401,
+  );
+  const issued = await request(`${plane.url}/api/access/tokens`, {
+    method: 'POST',
+    headers: ADMIN,
+    json: { name: 'prometheus scraper', scopes: ['metrics:read'] },
+  });
   t.is(issued.status, 201, issued.text);
   t.is(issued.headers.get('cache-control'), 'no-store');
   const metricsToken = issued.body.token.token as string;
@@ -41,7 +49,11 @@ test('an administrator issues scoped tokens that reach only their scopes, are li
   t.deepEqual(issued.body.token.scopes, ['metrics:read']);
   t.is(issued.body.token.state, 'active');
   t.is(issued.body.token.expiresAt, null);
-  const events = await request(`${plane.url}/api/access/tokens`, { method: 'POST', headers: ADMIN, json: { name: 'dashboard', scopes: ['events:read'], expiresIn: '24h' } });
+  const events = await request(`${plane.url}/api/access/tokens`, {
+    method: 'POST',
+    headers: ADMIN,
+    json: { name: 'dashboard', scopes: ['events:read'], expiresIn: '24h' },
+  });
   const eventsToken = events.body.token.token as string;
   t.true(Date.parse(events.body.token.expiresAt) > Date.now() + 23 * 3_600_000);
 
@@ -51,7 +63,16 @@ test('an administrator issues scoped tokens that reach only their scopes, are li
   const apps = await request(`${plane.url}/api/apps`, { headers: bearer(metricsToken) });
   t.is(apps.status, 403);
   t.is(apps.body.error.code, 'insufficient_scope');
-  t.is((await request(`${plane.url}/api/access/tokens`, { method: 'POST', headers: bearer(metricsToken), json: { name: 'more', scopes: ['events:read'] } })).status, 403);
+  t.is(
+    (
+      await request(`${plane.url}/api/access/tokens`, {
+        method: 'POST',
+        headers: bearer(metricsToken),
+        json: { name: 'more', scopes: ['events:read'] },
+      })
+    ).status,
+    403,
+  );
   t.is((await request(`${plane.url}/api/webhooks/deliveries`, { headers: bearer(metricsToken) })).status, 403);
   t.is((await request(`${plane.url}/api/metrics`, { headers: bearer(eventsToken) })).status, 403);
 
@@ -63,15 +84,24 @@ test('an administrator issues scoped tokens that reach only their scopes, are li
 
   // The list shows names, scopes and states, never a secret.
   const listed = await request(`${plane.url}/api/access/tokens`, { headers: ADMIN });
-  t.deepEqual(listed.body.tokens.map((token: { name: string }) => token.name).sort(), ['dashboard', 'prometheus scraper']);
+  t.deepEqual(listed.body.tokens.map((token: { name: string }) => token.name).sort(), [
+    'dashboard',
+    'prometheus scraper',
+  ]);
   t.false(listed.text.includes(metricsToken) || listed.text.includes(eventsToken));
   t.false(listed.text.includes('secret'));
 
   // Revoked: at once, and idempotently.
-  const revoked = await request(`${plane.url}/api/access/tokens/${issued.body.token.id}`, { method: 'DELETE', headers: ADMIN });
+  const revoked = await request(`${plane.url}/api/access/tokens/${issued.body.token.id}`, {
+    method: 'DELETE',
+    headers: ADMIN,
+  });
   t.is(revoked.body.token.state, 'revoked');
   t.is((await request(`${plane.url}/api/metrics`, { headers: bearer(metricsToken) })).status, 401);
-  const again = await request(`${plane.url}/api/access/tokens/${issued.body.token.id}`, { method: 'DELETE', headers: ADMIN });
+  const again = await request(`${plane.url}/api/access/tokens/${issued.body.token.id}`, {
+    method: 'DELETE',
+    headers: ADMIN,
+  });
   t.is(again.body.token.revokedAt, revoked.body.token.revokedAt);
   t.is((await request(`${plane.url}/api/access/tokens/tok_missing`, { method: 'DELETE', headers: ADMIN })).status, 404);
 });
@@ -97,13 +127,21 @@ test('token requests are validated: unknown and non-issuable scopes, bad names a
     t.is(answer.status, 400, JSON.stringify(body));
     t.is(answer.body.error.code, code, JSON.stringify(body));
   }
-  t.deepEqual((await request(`${plane.url}/api/access/tokens`, { headers: ADMIN })).body.tokens, [], 'nothing was stored');
+  t.deepEqual(
+    (await request(`${plane.url}/api/access/tokens`, { headers: ADMIN })).body.tokens,
+    [],
+    'nothing was stored',
+  );
 });
 
 test('tokens are durable across a restart and expire at their time', async (t) => {
   const config = testConfig(t, quiet);
   const first = await startControlPlane(config, silentLogger());
-  const issued = await request(`${first.url}/api/access/tokens`, { method: 'POST', headers: ADMIN, json: { name: 'kept', scopes: ['metrics:read'] } });
+  const issued = await request(`${first.url}/api/access/tokens`, {
+    method: 'POST',
+    headers: ADMIN,
+    json: { name: 'kept', scopes: ['metrics:read'] },
+  });
   await closePlaneAndStopApps(first, config);
   const second = await startControlPlane(config, silentLogger());
   t.teardown(() => closePlaneAndStopApps(second, config));

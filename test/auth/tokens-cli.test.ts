@@ -4,10 +4,20 @@ import { runSvc } from '../helpers/cli.js';
 import { testConfig } from '../helpers/test-config.js';
 
 test('svc tokens create prints the secret once, list shows no secret, revoke ends it; errors exit 1 with the reason', async (t) => {
-  const plane = await startTestControlPlane(t, testConfig(t, { SVC_CAPACITY_CHECK_INTERVAL: 'off', SVC_API_TOKEN: 'admin-token', SVC_REQUIRE_EXPLICIT_AUTH: 'true' }));
+  const plane = await startTestControlPlane(
+    t,
+    testConfig(t, {
+      SVC_CAPACITY_CHECK_INTERVAL: 'off',
+      SVC_API_TOKEN: 'admin-token',
+      SVC_REQUIRE_EXPLICIT_AUTH: 'true',
+    }),
+  );
   const env = { SVC_API_URL: plane.url, SVC_API_TOKEN: 'admin-token' };
 
-  const created = await runSvc(['tokens', 'create', '--name', 'scraper', '--scope', 'metrics:read', '--expires-in', '720h'], { env });
+  const created = await runSvc(
+    ['tokens', 'create', '--name', 'scraper', '--scope', 'metrics:read', '--expires-in', '720h'],
+    { env },
+  );
   t.is(created.code, 0, created.stderr);
   const secret = created.stdout.trim();
   t.regex(secret, /^svc_pat_[a-z2-7]{32}$/);

@@ -10,7 +10,15 @@ import { tempDir } from '../helpers/temp-dir.js';
 function doctorEnv(t: Parameters<typeof tempDir>[0], env: Record<string, string> = {}): Record<string, string> {
   const root = tempDir(t, 'svc-doctor-');
   fs.chmodSync(root, 0o755);
-  return { SVC_DATA_DIR: path.join(root, 'data'), SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_POSTGRES_MANAGED: '', SVC_POSTGRES_HOST: '', ...env };
+  return {
+    SVC_DATA_DIR: path.join(root, 'data'),
+    SVC_PORT: '0',
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+    SVC_POSTGRES_MANAGED: '',
+    SVC_POSTGRES_HOST: '',
+    ...env,
+  };
 }
 
 const check = (report: DoctorReport, id: string) => report.checks.find((c) => c.id === id);
@@ -22,7 +30,22 @@ test('svc doctor passes on this host and reports every check', async (t) => {
   t.true(report.ok);
   t.deepEqual(
     report.checks.map((c) => c.id),
-    ['node', 'git', 'postgres.binaries', 'postgres.server', 'promtool', 'cgroups.cpu', 'cgroups.memory', 'ports.control', 'ports.knowledge', 'ports.knowledge-admin', 'data.permissions', 'data.disk', ...(process.getuid!() === 0 ? ['apps.users', 'apps.passage'] : ['apps.users']), 'clock'],
+    [
+      'node',
+      'git',
+      'postgres.binaries',
+      'postgres.server',
+      'promtool',
+      'cgroups.cpu',
+      'cgroups.memory',
+      'ports.control',
+      'ports.knowledge',
+      'ports.knowledge-admin',
+      'data.permissions',
+      'data.disk',
+      ...(process.getuid!() === 0 ? ['apps.users', 'apps.passage'] : ['apps.users']),
+      'clock',
+    ],
   );
   // As root apps run as their own users; otherwise doctor says they share the platform's.
   if (process.getuid!() === 0) {
@@ -34,7 +57,8 @@ test('svc doctor passes on this host and reports every check', async (t) => {
   }
   t.like(check(report, 'postgres.binaries'), { status: 'pass', required: true });
   t.like(check(report, 'ports.control'), { status: 'skip' });
-  for (const c of report.checks) t.true(c.status === 'pass' || c.fix !== undefined || c.status === 'skip', `${c.id} says how to fix it`);
+  for (const c of report.checks)
+    t.true(c.status === 'pass' || c.fix !== undefined || c.status === 'skip', `${c.id} says how to fix it`);
 
   const text = await runSvc(['doctor'], { env: doctorEnv(t) });
   t.is(text.code, 0);
@@ -50,7 +74,9 @@ test('svc doctor exits 1 when git is not on the PATH, printing the fix', async (
 });
 
 test('svc doctor exits 1 when the PostgreSQL server programs are missing, naming the package', async (t) => {
-  const result = await runSvc(['doctor', '--json'], { env: doctorEnv(t, { SVC_POSTGRES_BIN_DIR: '/nonexistent/bin' }) });
+  const result = await runSvc(['doctor', '--json'], {
+    env: doctorEnv(t, { SVC_POSTGRES_BIN_DIR: '/nonexistent/bin' }),
+  });
   t.is(result.code, 1);
   const report = JSON.parse(result.stdout) as DoctorReport;
   t.false(report.ok);
@@ -82,6 +108,8 @@ test('doctorReport fails only on a failed required check, and versionAtLeast com
   const optional = doctorCheck({ id: 'x', title: 'x', required: false, status: 'fail', detail: 'd', fix: 'f' });
   t.is(optional.status, 'warn');
   t.true(doctorReport([optional]).ok);
-  t.false(doctorReport([doctorCheck({ id: 'y', title: 'y', required: true, status: 'fail', detail: 'd', fix: 'f' })]).ok);
+  t.false(
+    doctorReport([doctorCheck({ id: 'y', title: 'y', required: true, status: 'fail', detail: 'd', fix: 'f' })]).ok,
+  );
   t.is(doctorCheck({ id: 'z', title: 'z', required: true, status: 'pass', detail: 'd', fix: 'f' }).fix, undefined);
 });

@@ -13,7 +13,8 @@ import { commitApp, initAppsRepo, pipelineConfig, startPlane, waitForApp } from 
 
 const TOKEN = 'exit-codes-control-token';
 const FUNCTION = ['  job:', '    command: node job.mjs', '    function:', '      timeout: 20s'].join('\n');
-const JOB = "const body = JSON.parse(process.env.SVC_REQUEST_BODY ?? 'null');\nif (body && body.fail) { console.error('asked to fail'); process.exit(3); }\nconsole.log('done');\n";
+const JOB =
+  "const body = JSON.parse(process.env.SVC_REQUEST_BODY ?? 'null');\nif (body && body.fail) { console.error('asked to fail'); process.exit(3); }\nconsole.log('done');\n";
 
 let plane: ControlPlane;
 let unreachable: string;
@@ -56,17 +57,36 @@ async function limited<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** Runs svc against the plane with the control token (or `token`, or unreachable with `down`). */
-function svc(args: readonly string[], options: { token?: string; down?: boolean; env?: Record<string, string> } = {}): Promise<CliResult> {
-  return limited(() => runSvc(args, { env: { SVC_API_URL: options.down ? unreachable : plane.url, SVC_API_TOKEN: options.token ?? TOKEN, ...options.env }, timeoutMs: 90_000 }));
+function svc(
+  args: readonly string[],
+  options: { token?: string; down?: boolean; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  return limited(() =>
+    runSvc(args, {
+      env: {
+        SVC_API_URL: options.down ? unreachable : plane.url,
+        SVC_API_TOKEN: options.token ?? TOKEN,
+        ...options.env,
+      },
+      timeoutMs: 90_000,
+    }),
+  );
 }
 
 /** Checks the exit code, that a failure is one `error:` line (no usage text) and that usage appears only where it belongs. */
-function expectExit(t: ExecutionContext, what: string, result: CliResult, code: number, options: { usage?: boolean; stderr?: RegExp; report?: boolean } = {}): void {
+function expectExit(
+  t: ExecutionContext,
+  what: string,
+  result: CliResult,
+  code: number,
+  options: { usage?: boolean; stderr?: RegExp; report?: boolean } = {},
+): void {
   t.is(result.code, code, `${what}: ${result.stdout}${result.stderr}`);
   if (options.stderr) t.regex(result.stderr, options.stderr, what);
   if (options.usage) t.regex(result.stderr, /^Usage: svc/m, `${what} shows the usage`);
   else t.notRegex(result.stderr, /^Usage: /m, `${what} shows no usage text`);
-  if (code !== 0 && code !== 2 && !options.usage && options.report !== false) t.regex(result.stderr, /^error: .+/m, `${what} says what failed`);
+  if (code !== 0 && code !== 2 && !options.usage && options.report !== false)
+    t.regex(result.stderr, /^error: .+/m, `${what} says what failed`);
 }
 
 test('svc version exits 0, and 2 with the usage for an unknown option', async (t) => {
@@ -89,14 +109,19 @@ test('svc serve exits 1 on a configuration error and 2 for a bad --only, without
     limited(() => runSvc(['serve'], { env: { SVC_PORT: 'abc', SVC_DATA_DIR: tempDir(t) }, timeoutMs: 90_000 })),
     limited(() => runSvc(['serve', '--only', 'everything'], { env: { SVC_DATA_DIR: tempDir(t) }, timeoutMs: 90_000 })),
   ]);
-  expectExit(t, 'serve with SVC_PORT=abc', config, 1, { stderr: /^error: configuration error: SVC_PORT: "abc" is not a port number/ });
+  expectExit(t, 'serve with SVC_PORT=abc', config, 1, {
+    stderr: /^error: configuration error: SVC_PORT: "abc" is not a port number/,
+  });
   expectExit(t, 'serve --only everything', only, 2, { stderr: /^error: --only must be one of control, knowledge/ });
 });
 
 test('svc validate exits 0 for valid specs, 1 for an error finding, 2 for a missing path or an unreadable --fleet', async (t) => {
   const dir = tempDir(t);
   const fs = await import('node:fs');
-  fs.writeFileSync(`${dir}/bad.yaml`, 'name: demo\nprocesses:\n  web:\n    port: 8080\n    health:\n      interval: "10"\n');
+  fs.writeFileSync(
+    `${dir}/bad.yaml`,
+    'name: demo\nprocesses:\n  web:\n    port: 8080\n    health:\n      interval: "10"\n',
+  );
   fs.writeFileSync(`${dir}/good.yaml`, 'name: demo\nprocesses:\n  web:\n    port: 8080\n');
   const [ok, bad, missing, fleet, config] = await Promise.all([
     svc(['validate', `${dir}/good.yaml`]),
@@ -111,16 +136,25 @@ test('svc validate exits 0 for valid specs, 1 for an error finding, 2 for a miss
   t.regex(bad.stdout, /duration\.go/);
   expectExit(t, 'validate missing', missing, 2, { stderr: /^error: .*none\.yaml: no such file or folder$/m });
   expectExit(t, 'validate --fleet missing', fleet, 2, { stderr: /^error: --fleet .*no-fleet\.yaml/ });
-  expectExit(t, 'validate with a bad configuration', config, 1, { stderr: /^error: configuration error: SVC_LOG_LEVEL/ });
+  expectExit(t, 'validate with a bad configuration', config, 1, {
+    stderr: /^error: configuration error: SVC_LOG_LEVEL/,
+  });
 });
 
 test('svc apps exits 0, 1 when the server refuses the token, 2 for an unknown option, 3 when unreachable', async (t) => {
-  const [ok, refused, unknown, down] = await Promise.all([svc(['apps']), svc(['apps'], { token: 'wrong' }), svc(['apps', '--bogus']), svc(['apps'], { down: true })]);
+  const [ok, refused, unknown, down] = await Promise.all([
+    svc(['apps']),
+    svc(['apps'], { token: 'wrong' }),
+    svc(['apps', '--bogus']),
+    svc(['apps'], { down: true }),
+  ]);
   expectExit(t, 'apps', ok, 0);
   t.regex(ok.stdout, /^good\s+yes/m);
   expectExit(t, 'apps with a wrong token', refused, 1, { stderr: /^error: .*\(invalid_credentials\)$/m });
   expectExit(t, 'apps --bogus', unknown, 2, { usage: true });
-  expectExit(t, 'apps unreachable', down, 3, { stderr: /^error: cannot reach the control plane at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/ });
+  expectExit(t, 'apps unreachable', down, 3, {
+    stderr: /^error: cannot reach the control plane at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\)/,
+  });
 });
 
 test('svc status exits 0, 1, 2 without an app (no usage), 3 when unreachable, 4 for an unknown app (no usage)', async (t) => {
@@ -133,9 +167,13 @@ test('svc status exits 0, 1, 2 without an app (no usage), 3 when unreachable, 4 
   ]);
   expectExit(t, 'status good', ok, 0);
   expectExit(t, 'status refused', refused, 1);
-  expectExit(t, 'status without app', missing, 2, { stderr: /^error: missing required argument 'app'\n\(run "svc status --help" for usage\)\n$/ });
+  expectExit(t, 'status without app', missing, 2, {
+    stderr: /^error: missing required argument 'app'\n\(run "svc status --help" for usage\)\n$/,
+  });
   expectExit(t, 'status unreachable', down, 3);
-  expectExit(t, 'status nonexistent', unknown, 4, { stderr: /^error: app "nonexistent" .*\(app_not_found\)\n {2}app: nonexistent\n$/ });
+  expectExit(t, 'status nonexistent', unknown, 4, {
+    stderr: /^error: app "nonexistent" .*\(app_not_found\)\n {2}app: nonexistent\n$/,
+  });
 });
 
 test('svc events and svc events active exit 0, 1 for a refused request, 2 for a bad option, 3 when unreachable', async (t) => {
@@ -177,19 +215,22 @@ test('svc tokens create, list and revoke exit 0, 1 for a refused request, 2 for 
   const created = await svc(['tokens', 'create', '--name', 'scraper', '--scope', 'metrics:read', '--json']);
   expectExit(t, 'tokens create', created, 0);
   const id = (JSON.parse(created.stdout) as { token: { id: string } }).token.id;
-  const [refusedScope, missingScope, createDown, list, listRefused, listDown, revoke, revokeUnknown, revokeMissing] = await Promise.all([
-    svc(['tokens', 'create', '--name', 'x', '--scope', 'apps:exec']),
-    svc(['tokens', 'create', '--name', 'x']),
-    svc(['tokens', 'create', '--name', 'x', '--scope', 'metrics:read'], { down: true }),
-    svc(['tokens', 'list']),
-    svc(['tokens', 'list'], { token: '' }),
-    svc(['tokens', 'list'], { down: true }),
-    svc(['tokens', 'revoke', id]),
-    svc(['tokens', 'revoke', 'tok_nonexistent']),
-    svc(['tokens', 'revoke']),
-  ]);
+  const [refusedScope, missingScope, createDown, list, listRefused, listDown, revoke, revokeUnknown, revokeMissing] =
+    await Promise.all([
+      svc(['tokens', 'create', '--name', 'x', '--scope', 'apps:exec']),
+      svc(['tokens', 'create', '--name', 'x']),
+      svc(['tokens', 'create', '--name', 'x', '--scope', 'metrics:read'], { down: true }),
+      svc(['tokens', 'list']),
+      svc(['tokens', 'list'], { token: '' }),
+      svc(['tokens', 'list'], { down: true }),
+      svc(['tokens', 'revoke', id]),
+      svc(['tokens', 'revoke', 'tok_nonexistent']),
+      svc(['tokens', 'revoke']),
+    ]);
   expectExit(t, 'tokens create apps:exec', refusedScope, 1, { stderr: /^error: .+\n {2}\w+/ });
-  expectExit(t, 'tokens create without --scope', missingScope, 2, { stderr: /required option '--scope <scope>' not specified/ });
+  expectExit(t, 'tokens create without --scope', missingScope, 2, {
+    stderr: /required option '--scope <scope>' not specified/,
+  });
   expectExit(t, 'tokens create unreachable', createDown, 3);
   expectExit(t, 'tokens list', list, 0);
   expectExit(t, 'tokens list anonymous', listRefused, 1);
@@ -212,7 +253,17 @@ test('svc inbox exits 0, 1 for a refused request, 2 while something is critical 
   expectExit(t, 'inbox --bogus', unknownOption, 2, { usage: true });
   expectExit(t, 'inbox unreachable', down, 3);
   expectExit(t, 'inbox nonexistent', unknownApp, 4);
-  const created = await request(`${plane.url}/api/events`, { method: 'POST', headers: { authorization: `Bearer ${TOKEN}` }, json: { type: 'service.unhealthy', severity: 'critical', title: 'exit codes', app: 'critical-app', dedupeKey: 'exit-codes-critical' } });
+  const created = await request(`${plane.url}/api/events`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${TOKEN}` },
+    json: {
+      type: 'service.unhealthy',
+      severity: 'critical',
+      title: 'exit codes',
+      app: 'critical-app',
+      dedupeKey: 'exit-codes-critical',
+    },
+  });
   t.is(created.status, 201, created.text);
   expectExit(t, 'inbox critical', await svc(['inbox']), 2);
 });
@@ -220,7 +271,18 @@ test('svc inbox exits 0, 1 for a refused request, 2 while something is critical 
 test('svc deploy, preflight and rollback exit 0, 1 when the deploy fails or nothing to roll back, 2 without an app, 3 when unreachable, 4 for an unknown app; invoke and functions history follow', async (t) => {
   const deployed = await svc(['deploy', 'good', '--follow']);
   expectExit(t, 'deploy good --follow', deployed, 0);
-  const [failed, preflight, rollback, missing, down, unknown, preflightUnknown, rollbackUnknown, preflightDown, rollbackMissing] = await Promise.all([
+  const [
+    failed,
+    preflight,
+    rollback,
+    missing,
+    down,
+    unknown,
+    preflightUnknown,
+    rollbackUnknown,
+    preflightDown,
+    rollbackMissing,
+  ] = await Promise.all([
     svc(['deploy', 'broken', '--follow']),
     svc(['preflight', 'good', '--json']),
     svc(['rollback', 'good']),
@@ -245,7 +307,20 @@ test('svc deploy, preflight and rollback exit 0, 1 when the deploy fails or noth
   expectExit(t, 'rollback without app', rollbackMissing, 2);
 
   // The function process runs from the deployed release.
-  const [invoked, invokeFailed, badBody, invokeMissing, invokeDown, invokeUnknown, noFunction, history, historyRefused, historyMissing, historyDown, historyUnknown] = await Promise.all([
+  const [
+    invoked,
+    invokeFailed,
+    badBody,
+    invokeMissing,
+    invokeDown,
+    invokeUnknown,
+    noFunction,
+    history,
+    historyRefused,
+    historyMissing,
+    historyDown,
+    historyUnknown,
+  ] = await Promise.all([
     svc(['invoke', 'good']),
     svc(['invoke', 'good', '--body', '{"fail":true}']),
     svc(['invoke', 'good', '--body', '{fail']),
@@ -261,12 +336,16 @@ test('svc deploy, preflight and rollback exit 0, 1 when the deploy fails or noth
   ]);
   expectExit(t, 'invoke good', invoked, 0);
   t.is(invoked.stdout, 'done\n');
-  expectExit(t, 'invoke good failing', invokeFailed, 1, { stderr: /^error: function good\/job failed \(exit code 3\)/m });
+  expectExit(t, 'invoke good failing', invokeFailed, 1, {
+    stderr: /^error: function good\/job failed \(exit code 3\)/m,
+  });
   expectExit(t, 'invoke --body not JSON', badBody, 2, { stderr: /^error: --body is not JSON/ });
   expectExit(t, 'invoke without app', invokeMissing, 2);
   expectExit(t, 'invoke unreachable', invokeDown, 3);
   expectExit(t, 'invoke nonexistent', invokeUnknown, 4);
-  expectExit(t, 'invoke an app without a function', noFunction, 4, { stderr: /^error: broken has no function process$/m });
+  expectExit(t, 'invoke an app without a function', noFunction, 4, {
+    stderr: /^error: broken has no function process$/m,
+  });
   expectExit(t, 'functions history', history, 0);
   expectExit(t, 'functions history refused', historyRefused, 1);
   expectExit(t, 'functions history without app', historyMissing, 2);

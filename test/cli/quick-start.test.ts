@@ -22,14 +22,19 @@ const FIXTURE_APPS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 
 const DEPLOYABLE = fs
   .readdirSync(FIXTURE_APPS)
   .filter((name) => fs.existsSync(path.join(FIXTURE_APPS, name, 'infraspec.yaml')))
-  .filter((name) => (parse(fs.readFileSync(path.join(FIXTURE_APPS, name, 'infraspec.yaml'), 'utf8')) as { deploy?: boolean }).deploy === true)
+  .filter(
+    (name) =>
+      (parse(fs.readFileSync(path.join(FIXTURE_APPS, name, 'infraspec.yaml'), 'utf8')) as { deploy?: boolean })
+        .deploy === true,
+  )
   .sort();
 
 /** What scripts/start.sh does before `svc serve`: the sample apps copied into a git repository. */
 function copySampleApps(appsDir: string): void {
   fs.mkdirSync(appsDir, { recursive: true });
   fs.cpSync(FIXTURE_APPS, appsDir, { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-C', appsDir, '-c', 'user.name=svc', '-c', 'user.email=svc@localhost', ...args]);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', appsDir, '-c', 'user.name=svc', '-c', 'user.email=svc@localhost', ...args]);
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'sample apps');
@@ -39,14 +44,36 @@ function copySampleApps(appsDir: string): void {
 function psql(dataDir: string, sql: string, database = 'postgres'): string {
   const layout = managedPostgresLayout(dataDir);
   const { port } = JSON.parse(fs.readFileSync(layout.stateFile, 'utf8')) as { port: number };
-  return execFileSync('/usr/lib/postgresql/15/bin/psql', ['-h', layout.run, '-p', String(port), '-U', 'postgres', '-d', database, '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-c', sql], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, PGPASSWORD: fs.readFileSync(layout.superuserPasswordFile, 'utf8').trim() },
-  }).trim();
+  return execFileSync(
+    '/usr/lib/postgresql/15/bin/psql',
+    [
+      '-h',
+      layout.run,
+      '-p',
+      String(port),
+      '-U',
+      'postgres',
+      '-d',
+      database,
+      '-X',
+      '-At',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-c',
+      sql,
+    ],
+    {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PGPASSWORD: fs.readFileSync(layout.superuserPasswordFile, 'utf8').trim() },
+    },
+  ).trim();
 }
 
 async function serve(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const started = await startSvc(['serve'], (line) => line.msg === 'control plane listening', { env, timeoutMs: 90_000 });
+  const started = await startSvc(['serve'], (line) => line.msg === 'control plane listening', {
+    env,
+    timeoutMs: 90_000,
+  });
   return { child: started.child, url: String(started.line.url), output: started.output };
 }
 
@@ -60,7 +87,10 @@ function kill(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
 
 test('the quick start deploys every sample app on the embedded default, and a SIGKILLed or restarted platform keeps its PostgreSQL server and data', async (t) => {
   t.timeout(300_000);
-  t.true(DEPLOYABLE.includes('ledger-api') && DEPLOYABLE.includes('hello-web'), `deployable sample apps: ${DEPLOYABLE.join(', ')}`);
+  t.true(
+    DEPLOYABLE.includes('ledger-api') && DEPLOYABLE.includes('hello-web'),
+    `deployable sample apps: ${DEPLOYABLE.join(', ')}`,
+  );
   const root = tempDir(t, 'svc-quick-');
   fs.chmodSync(root, 0o755);
   const dataDir = path.join(root, 'data');
@@ -85,7 +115,9 @@ test('the quick start deploys every sample app on the embedded default, and a SI
   const first = await serve(env);
   children.push(first.child);
   t.regex(first.output(), /managed PostgreSQL cluster created/);
-  const deploys = await Promise.all(DEPLOYABLE.map((app) => runSvc(['deploy', app, '--follow', '--api', first.url], { timeoutMs: 180_000 })));
+  const deploys = await Promise.all(
+    DEPLOYABLE.map((app) => runSvc(['deploy', app, '--follow', '--api', first.url], { timeoutMs: 180_000 })),
+  );
   deploys.forEach((result, index) => t.is(result.code, 0, `${DEPLOYABLE[index]}: ${result.stdout}${result.stderr}`));
   t.regex(deploys[DEPLOYABLE.indexOf('ledger-api')]!.stdout, /migrate\s+succeeded.*3 migration\(s\) applied to ledger/);
 
@@ -94,14 +126,22 @@ test('the quick start deploys every sample app on the embedded default, and a SI
   let notReady: string[] = DEPLOYABLE;
   while (notReady.length > 0 && Date.now() < deadline) {
     const { body } = await request(`${first.url}/api/apps`);
-    const apps = (body.items ?? body.apps ?? body) as { name: string; conditions: { type: string; status: string }[] }[];
-    notReady = DEPLOYABLE.filter((name) => apps.find((a) => a.name === name)?.conditions.find((c) => c.type === 'Ready')?.status !== 'True');
+    const apps = (body.items ?? body.apps ?? body) as {
+      name: string;
+      conditions: { type: string; status: string }[];
+    }[];
+    notReady = DEPLOYABLE.filter(
+      (name) => apps.find((a) => a.name === name)?.conditions.find((c) => c.type === 'Ready')?.status !== 'True',
+    );
     if (notReady.length > 0) await new Promise((resolve) => setTimeout(resolve, 250));
   }
   t.deepEqual(notReady, [], 'every deploy: true sample app is Ready');
 
   // ledger-api's migrations ran against the managed server, as the app's own role.
-  t.is(psql(dataDir, 'SELECT string_agg(filename, \',\' ORDER BY filename) FROM svc_schema_migrations', 'ledger'), '001_create_entries.sql,002_add_entry_memo.sql,003_index_entries_account.sql');
+  t.is(
+    psql(dataDir, "SELECT string_agg(filename, ',' ORDER BY filename) FROM svc_schema_migrations", 'ledger'),
+    '001_create_entries.sql,002_add_entry_memo.sql,003_index_entries_account.sql',
+  );
   t.is(psql(dataDir, "SELECT tableowner FROM pg_tables WHERE tablename = 'entries'", 'ledger'), 'app_ledger_api');
   psql(dataDir, "INSERT INTO entries (account, amount_cents, memo) VALUES ('cash', 1250, 'before the kill')", 'ledger');
   const snapshots = await request(`${first.url}/api/v1/apps/ledger-api/snapshots`);
@@ -112,7 +152,15 @@ test('the quick start deploys every sample app on the embedded default, and a SI
   const passfile = path.join(managedPostgresLayout(dataDir).credentials, 'ledger-api.pgpass');
   t.is(fs.statSync(passfile).mode & 0o777, 0o600);
   const password = fs.readFileSync(passfile, 'utf8').trim().split(':')[4]!;
-  const shown = await Promise.all(['/api/apps', '/api/apps/ledger-api', '/api/events?limit=500', '/api/secrets/migration-plan?app=ledger-api', '/api/ops/platform'].map((p) => request(`${first.url}${p}`)));
+  const shown = await Promise.all(
+    [
+      '/api/apps',
+      '/api/apps/ledger-api',
+      '/api/events?limit=500',
+      '/api/secrets/migration-plan?app=ledger-api',
+      '/api/ops/platform',
+    ].map((p) => request(`${first.url}${p}`)),
+  );
   for (const response of shown) t.false(response.text.includes(password), 'a response holds the app password');
   t.false(first.output().includes(password), 'the platform log holds the app password');
   t.false(deploys.some((d) => d.stdout.includes(password) || d.stderr.includes(password)));
@@ -122,12 +170,17 @@ test('the quick start deploys every sample app on the embedded default, and a SI
   t.regex(inbox.stdout, /^critical 0,/m);
 
   // SIGKILL: the postmaster outlives the platform; the next start adopts it and the data is there.
-  const postmaster = Number(fs.readFileSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const postmaster = Number(
+    fs.readFileSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid'), 'utf8').split('\n')[0],
+  );
   await kill(first.child, 'SIGKILL');
   const second = await serve(env);
   children.push(second.child);
   t.regex(second.output(), /managed PostgreSQL adopted/);
-  t.is(Number(fs.readFileSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid'), 'utf8').split('\n')[0]), postmaster);
+  t.is(
+    Number(fs.readFileSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid'), 'utf8').split('\n')[0]),
+    postmaster,
+  );
   t.is(psql(dataDir, 'SELECT memo FROM entries', 'ledger'), 'before the kill');
   const after = await request(`${second.url}/api/v1/apps/ledger-api/snapshots`);
   t.true(JSON.stringify(after.body).includes('ledger_predeploy_'));
@@ -141,9 +194,15 @@ test('the quick start deploys every sample app on the embedded default, and a SI
   const third = await serve(env);
   children.push(third.child);
   t.regex(third.output(), /managed PostgreSQL adopted/);
-  t.is(Number(fs.readFileSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid'), 'utf8').split('\n')[0]), postmaster);
+  t.is(
+    Number(fs.readFileSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid'), 'utf8').split('\n')[0]),
+    postmaster,
+  );
 
   // A clean stop stops the server too (fast shutdown).
   await kill(third.child, 'SIGTERM');
-  t.false(fs.existsSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid')), 'SIGTERM stops the managed server');
+  t.false(
+    fs.existsSync(path.join(managedPostgresLayout(dataDir).cluster, 'postmaster.pid')),
+    'SIGTERM stops the managed server',
+  );
 });

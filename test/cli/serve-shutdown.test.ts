@@ -10,33 +10,47 @@ const DRAIN_DEADLINE_MS = 10_000;
 
 for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   // Serial: two platforms starting at once on a loaded machine only slow each other down.
-  test.serial(`svc serve exits on ${signal} within the drain deadline while upgrades are open on every listener`, async (t) => {
-    const data = tempDir(t);
-    const env = { SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: data, SVC_APPS_DIR: `${data}/apps`, SVC_LOG_LEVEL: 'info' };
-    const urls = { control: '' };
-    const { child, line } = await startSvc(['serve'], (l) => {
-      if (l.msg === 'control plane listening') urls.control = String(l.url);
-      return l.msg === 'knowledge store listening';
-    }, { env, timeoutMs: 90_000 });
-    t.teardown(() => child.kill('SIGKILL'));
-    // Clients that never close their side: the exec upgrade (once left unanswered), unknown paths on
-    // the knowledge listeners, and a live event stream.
-    const exec = await rawUpgrade(urls.control, '/api/apps/demo/exec');
-    const knowledge = await rawUpgrade(String(line.url), '/v1/anything');
-    const admin = await rawUpgrade(String(line.adminUrl), '/debug/ws');
-    const stream = new WebSocket(`${urls.control.replace('http', 'ws')}/ws`);
-    await once(stream, 'message');
-    t.regex(await exec.ended, /^HTTP\/1\.1 501 /);
-    t.regex(await knowledge.ended, /^HTTP\/1\.1 404 /);
-    t.regex(await admin.ended, /^HTTP\/1\.1 404 /);
-    const streamClosed = once(stream, 'close');
-    const started = Date.now();
-    child.kill(signal);
-    const [code] = (await once(child, 'exit')) as [number | null];
-    const elapsed = Date.now() - started;
-    await streamClosed;
-    t.is(code, 0);
-    t.true(elapsed < DRAIN_DEADLINE_MS, `exited after ${elapsed} ms`);
-    t.log(`${signal}: exited after ${elapsed} ms`);
-  });
+  test.serial(
+    `svc serve exits on ${signal} within the drain deadline while upgrades are open on every listener`,
+    async (t) => {
+      const data = tempDir(t);
+      const env = {
+        SVC_PORT: '0',
+        SVC_KNOWLEDGE_PORT: '0',
+        SVC_KNOWLEDGE_ADMIN_PORT: '0',
+        SVC_DATA_DIR: data,
+        SVC_APPS_DIR: `${data}/apps`,
+        SVC_LOG_LEVEL: 'info',
+      };
+      const urls = { control: '' };
+      const { child, line } = await startSvc(
+        ['serve'],
+        (l) => {
+          if (l.msg === 'control plane listening') urls.control = String(l.url);
+          return l.msg === 'knowledge store listening';
+        },
+        { env, timeoutMs: 90_000 },
+      );
+      t.teardown(() => child.kill('SIGKILL'));
+      // Clients that never close their side: the exec upgrade (once left unanswered), unknown paths on
+      // the knowledge listeners, and a live event stream.
+      const exec = await rawUpgrade(urls.control, '/api/apps/demo/exec');
+      const knowledge = await rawUpgrade(String(line.url), '/v1/anything');
+      const admin = await rawUpgrade(String(line.adminUrl), '/debug/ws');
+      const stream = new WebSocket(`${urls.control.replace('http', 'ws')}/ws`);
+      await once(stream, 'message');
+      t.regex(await exec.ended, /^HTTP\/1\.1 501 /);
+      t.regex(await knowledge.ended, /^HTTP\/1\.1 404 /);
+      t.regex(await admin.ended, /^HTTP\/1\.1 404 /);
+      const streamClosed = once(stream, 'close');
+      const started = Date.now();
+      child.kill(signal);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      const elapsed = Date.now() - started;
+      await streamClosed;
+      t.is(code, 0);
+      t.true(elapsed < DRAIN_DEADLINE_MS, `exited after ${elapsed} ms`);
+      t.log(`${signal}: exited after ${elapsed} ms`);
+    },
+  );
 }

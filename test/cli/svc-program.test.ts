@@ -25,12 +25,23 @@ test('svc serve refuses a malformed configuration naming the variable', async (t
 
 test('svc serve starts both services and stops cleanly on SIGTERM', async (t) => {
   const data = tempDir(t);
-  const env = { SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: data, SVC_APPS_DIR: `${data}/apps`, SVC_LOG_LEVEL: 'info' };
+  const env = {
+    SVC_PORT: '0',
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+    SVC_DATA_DIR: data,
+    SVC_APPS_DIR: `${data}/apps`,
+    SVC_LOG_LEVEL: 'info',
+  };
   const control = { url: '' };
-  const { child, line } = await startSvc(['serve'], (l) => {
-    if (l.msg === 'control plane listening') control.url = String(l.url);
-    return l.msg === 'knowledge store listening';
-  }, { env });
+  const { child, line } = await startSvc(
+    ['serve'],
+    (l) => {
+      if (l.msg === 'control plane listening') control.url = String(l.url);
+      return l.msg === 'knowledge store listening';
+    },
+    { env },
+  );
   t.teardown(() => child.kill('SIGKILL'));
   t.truthy(control.url);
   t.is((await request(`${control.url}/api/health`)).status, 200);
@@ -42,12 +53,22 @@ test('svc serve starts both services and stops cleanly on SIGTERM', async (t) =>
 
 test('svc serve --only knowledge leaves the control plane port unbound', async (t) => {
   const data = tempDir(t);
-  const env = { SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: data, SVC_LOG_LEVEL: 'info' };
+  const env = {
+    SVC_PORT: '0',
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+    SVC_DATA_DIR: data,
+    SVC_LOG_LEVEL: 'info',
+  };
   let sawControl = false;
-  const { child, output } = await startSvc(['serve', '--only', 'knowledge'], (l) => {
-    if (l.msg === 'control plane listening') sawControl = true;
-    return l.msg === 'knowledge store listening';
-  }, { env });
+  const { child, output } = await startSvc(
+    ['serve', '--only', 'knowledge'],
+    (l) => {
+      if (l.msg === 'control plane listening') sawControl = true;
+      return l.msg === 'knowledge store listening';
+    },
+    { env },
+  );
   child.kill('SIGINT');
   await once(child, 'exit');
   t.false(sawControl);

@@ -19,7 +19,10 @@ test('svc validate prints file:line:col rule message and exits 1 on an error', a
   fs.writeFileSync(file, 'name: demo\nprocesses:\n  web:\n    port: 8080\n    health:\n      interval: "10"\n');
   const result = await runSvc(['validate', file]);
   t.is(result.code, 1);
-  const line = result.stdout.trim().split('\n').find((l) => l.includes('processes.web.health.interval'));
+  const line = result.stdout
+    .trim()
+    .split('\n')
+    .find((l) => l.includes('processes.web.health.interval'));
   t.truthy(line, result.stdout);
   t.true(line!.startsWith(`${file}:6:`), line);
   t.regex(line!, /^\S+:6:\d+ duration\.go /);

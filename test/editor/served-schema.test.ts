@@ -21,7 +21,16 @@ test('yaml-language-server validates a spec in an unrelated folder against the s
   const folder = tempDir(t, 'apps-repo-elsewhere-');
   const file = path.join(folder, 'shop', 'infraspec.yaml');
   fs.mkdirSync(path.dirname(file));
-  const text = [`# yaml-language-server: $schema=${plane.url}/schemas/infraspec.schema.json`, 'name: shop', 'processes:', '  web:', '    port: "eighty"', 'endpoints:', '  - url: https://shop.example.com/app', ''].join('\n');
+  const text = [
+    `# yaml-language-server: $schema=${plane.url}/schemas/infraspec.schema.json`,
+    'name: shop',
+    'processes:',
+    '  web:',
+    '    port: "eighty"',
+    'endpoints:',
+    '  - url: https://shop.example.com/app',
+    '',
+  ].join('\n');
   fs.writeFileSync(file, text);
 
   const serverBin = require.resolve('yaml-language-server/bin/yaml-language-server');
@@ -36,13 +45,24 @@ test('yaml-language-server validates a spec in an unrelated folder against the s
     workspaceFolders: [{ uri: pathToFileURL(folder).href, name: 'apps' }],
   });
   client.notify('initialized', {});
-  client.notify('workspace/didChangeConfiguration', { settings: { yaml: { validate: true, schemaStore: { enable: false } } } });
+  client.notify('workspace/didChangeConfiguration', {
+    settings: { yaml: { validate: true, schemaStore: { enable: false } } },
+  });
   const uri = pathToFileURL(file).href;
-  const arrived = client.waitFor('textDocument/publishDiagnostics', (p: { uri: string; diagnostics: Diagnostic[] }) => p.uri === uri && p.diagnostics.length > 0);
+  const arrived = client.waitFor(
+    'textDocument/publishDiagnostics',
+    (p: { uri: string; diagnostics: Diagnostic[] }) => p.uri === uri && p.diagnostics.length > 0,
+  );
   client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text } });
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`no diagnostics; server said: ${client.stderr}`)), 20_000).unref());
+  const timeout = new Promise<never>((_, reject) =>
+    setTimeout(() => reject(new Error(`no diagnostics; server said: ${client.stderr}`)), 20_000).unref(),
+  );
   const { diagnostics } = (await Promise.race([arrived, timeout])) as { diagnostics: Diagnostic[] };
   const at = (line: number) => diagnostics.filter((d) => d.range.start.line === line - 1);
   t.regex(at(5)[0]?.message ?? '', /Incorrect type|integer/i, JSON.stringify(diagnostics));
-  t.regex(at(7)[0]?.message ?? '', /must be a hostname such as app\.example\.com, or an http\(s\) URL of one without a path/, JSON.stringify(diagnostics));
+  t.regex(
+    at(7)[0]?.message ?? '',
+    /must be a hostname such as app\.example\.com, or an http\(s\) URL of one without a path/,
+    JSON.stringify(diagnostics),
+  );
 });

@@ -24,13 +24,27 @@ test('yaml-language-server reports a wrong-typed field at its line through the s
     workspaceFolders: [{ uri: pathToFileURL(root).href, name: 'svc' }],
   });
   client.notify('initialized', {});
-  client.notify('workspace/didChangeConfiguration', { settings: { yaml: { validate: true, schemaStore: { enable: false } } } });
+  client.notify('workspace/didChangeConfiguration', {
+    settings: { yaml: { validate: true, schemaStore: { enable: false } } },
+  });
   const uri = pathToFileURL(fixture).href;
-  const diagnosticsArrive = client.waitFor('textDocument/publishDiagnostics', (p) => p.uri === uri && p.diagnostics.length > 0);
-  client.notify('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text: fs.readFileSync(fixture, 'utf8') } });
-  const timeout = new Promise((_, reject) => setTimeout(() => reject(new Error(`no diagnostics; server said: ${client.stderr}`)), 20_000).unref());
-  const published = (await Promise.race([diagnosticsArrive, timeout])) as { diagnostics: { message: string; range: { start: { line: number; character: number } } }[] };
-  const portLine = fs.readFileSync(fixture, 'utf8').split('\n').findIndex((line) => line.includes('port: "eighty"'));
+  const diagnosticsArrive = client.waitFor(
+    'textDocument/publishDiagnostics',
+    (p) => p.uri === uri && p.diagnostics.length > 0,
+  );
+  client.notify('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'yaml', version: 1, text: fs.readFileSync(fixture, 'utf8') },
+  });
+  const timeout = new Promise((_, reject) =>
+    setTimeout(() => reject(new Error(`no diagnostics; server said: ${client.stderr}`)), 20_000).unref(),
+  );
+  const published = (await Promise.race([diagnosticsArrive, timeout])) as {
+    diagnostics: { message: string; range: { start: { line: number; character: number } } }[];
+  };
+  const portLine = fs
+    .readFileSync(fixture, 'utf8')
+    .split('\n')
+    .findIndex((line) => line.includes('port: "eighty"'));
   const hit = published.diagnostics.find((d) => d.range.start.line === portLine);
   t.truthy(hit, `a diagnostic on line ${portLine + 1}: ${JSON.stringify(published.diagnostics)}`);
   t.regex(hit!.message, /Incorrect type|integer/i);

@@ -6,5 +6,14 @@ import { startControlPlane } from '../../wiring/control-plane.js';
 import { loadConfig } from '../../platform/config.js';
 import { silentLogger } from '../../platform/logger.js';
 
-const plane = await startControlPlane(loadConfig({ ...process.env, SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_LOG_LEVEL: 'silent', SVC_CAPACITY_CHECK_INTERVAL: 'off' }), silentLogger());
+const plane = await startControlPlane(
+  loadConfig({
+    ...process.env,
+    SVC_PORT: '0',
+    SVC_POSTGRES_MANAGED: 'false',
+    SVC_LOG_LEVEL: 'silent',
+    SVC_CAPACITY_CHECK_INTERVAL: 'off',
+  }),
+  silentLogger(),
+);
 process.stdout.write(`${JSON.stringify({ url: plane.url })}\n`);

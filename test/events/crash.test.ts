@@ -15,8 +15,14 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const TOTAL = 5_000;
 const CONCURRENCY = 24;
 
-async function startChild(t: ExecutionContext, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'crash-server.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startChild(
+  t: ExecutionContext,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'crash-server.ts')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -48,7 +54,10 @@ test('crash: kill -9 during 5,000 events loses no acknowledged event and records
     while (!killed && next < TOTAL) {
       const i = next++;
       try {
-        const res = await request(`${first.url}/api/events`, { method: 'POST', json: { type: 'event.test', severity: 'warning', title: `burst ${i}`, dedupeKey: keyOf(i) } });
+        const res = await request(`${first.url}/api/events`, {
+          method: 'POST',
+          json: { type: 'event.test', severity: 'warning', title: `burst ${i}`, dedupeKey: keyOf(i) },
+        });
         if (res.status === 201) acked.set(res.body.event.id, keyOf(i));
         else if (res.status === 200 && res.body.recorded === false) duplicates++;
       } catch {
@@ -72,7 +81,10 @@ test('crash: kill -9 during 5,000 events loses no acknowledged event and records
   const replay = async () => {
     while (next < TOTAL) {
       const i = next++;
-      const res = await request(`${second.url}/api/events`, { method: 'POST', json: { type: 'event.test', severity: 'warning', title: `replay ${i}`, dedupeKey: keyOf(i) } });
+      const res = await request(`${second.url}/api/events`, {
+        method: 'POST',
+        json: { type: 'event.test', severity: 'warning', title: `replay ${i}`, dedupeKey: keyOf(i) },
+      });
       if (res.status === 201) replayRecorded++;
       else if (res.status === 200) replayDuplicates++;
       else throw new Error(`replay answered ${res.status}`);
@@ -87,7 +99,9 @@ test('crash: kill -9 during 5,000 events loses no acknowledged event and records
   const lost = [...acked.keys()].filter((id) => !present.has(id));
   const twice = db.prepare('SELECT dedupe_key, COUNT(*) AS n FROM events GROUP BY dedupe_key HAVING n > 1').all();
   const ackedKeys = new Set(acked.values());
-  t.log(`acknowledged before kill: ${acked.size} recorded + ${duplicates} duplicates (killed after ${killAfter} answers); stored after restart: ${present.size}; replay: ${replayRecorded} recorded, ${replayDuplicates} duplicates; lost: ${lost.length}; keys recorded twice: ${twice.length}`);
+  t.log(
+    `acknowledged before kill: ${acked.size} recorded + ${duplicates} duplicates (killed after ${killAfter} answers); stored after restart: ${present.size}; replay: ${replayRecorded} recorded, ${replayDuplicates} duplicates; lost: ${lost.length}; keys recorded twice: ${twice.length}`,
+  );
   t.is(lost.length, 0, 'no acknowledged event lost');
   t.is(twice.length, 0, 'no dedupe key recorded twice within the hour');
   t.is(present.size, UNIQUE_KEYS, 'each key recorded exactly once over both runs');

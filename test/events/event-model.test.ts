@@ -49,14 +49,18 @@ function modelRecover(model: Model, e: ModelEvent, explicit: boolean): void {
   if (isCapacity(e.key) && e.type !== 'service.capacity.recovered') return;
   for (const other of model.events) {
     if (other === e || other.severity === 'info' || other.state === 'acknowledged') continue;
-    if (other.source === e.source && other.app === e.app && other.environment === e.environment && other.key === e.key) other.state = 'acknowledged';
+    if (other.source === e.source && other.app === e.app && other.environment === e.environment && other.key === e.key)
+      other.state = 'acknowledged';
   }
 }
 
 function check(model: Model, real: Real): void {
   for (const e of model.events) {
     const got = real.events.get(e.id);
-    if (got.state !== effective(e, model.now)) throw new Error(`event ${e.id} (${e.type} ${e.severity} ${e.key}) reads ${got.state}, model says ${effective(e, model.now)}`);
+    if (got.state !== effective(e, model.now))
+      throw new Error(
+        `event ${e.id} (${e.type} ${e.severity} ${e.key}) reads ${got.state}, model says ${effective(e, model.now)}`,
+      );
   }
   const groups = new Map<string, ModelEvent[]>();
   for (const e of model.events) {
@@ -69,7 +73,12 @@ function check(model: Model, real: Real): void {
     if (open.length > 0) expected.set(g, { rep: open[open.length - 1]!.id, count: list.length });
   }
   const active = real.events.active();
-  const actual = new Map(active.map((a) => [JSON.stringify([a.source, a.app, a.environment, a.correlationKey]), { rep: a.representative.id, count: a.eventCount }]));
+  const actual = new Map(
+    active.map((a) => [
+      JSON.stringify([a.source, a.app, a.environment, a.correlationKey]),
+      { rep: a.representative.id, count: a.eventCount },
+    ]),
+  );
   const a = JSON.stringify([...actual.entries()].sort());
   const b = JSON.stringify([...expected.entries()].sort());
   if (a !== b) throw new Error(`active groups differ:\n real  ${a}\n model ${b}`);
@@ -84,27 +93,57 @@ const KINDS = [
 ] as const;
 
 class EmitCommand implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly kind: number, readonly app: string, readonly key: string | undefined, readonly dedupe: string | undefined, readonly source: string) {}
+  constructor(
+    readonly kind: number,
+    readonly app: string,
+    readonly key: string | undefined,
+    readonly dedupe: string | undefined,
+    readonly source: string,
+  ) {}
   check = () => true;
   async run(model: Model, real: Real): Promise<void> {
     const kind = KINDS[this.kind]!;
-    const result = await real.events.emit({ type: kind.type, severity: kind.severity, app: this.app, source: this.source, title: 't', dedupeKey: this.dedupe, metadata: this.key ? { correlationKey: this.key } : {} });
+    const result = await real.events.emit({
+      type: kind.type,
+      severity: kind.severity,
+      app: this.app,
+      source: this.source,
+      title: 't',
+      dedupeKey: this.dedupe,
+      metadata: this.key ? { correlationKey: this.key } : {},
+    });
     const seen = this.dedupe === undefined ? undefined : model.dedupe.get(this.dedupe);
     const duplicate = seen !== undefined && model.now - seen < HOUR;
-    if (duplicate !== !result.recorded) throw new Error(`emit ${this.dedupe}: recorded=${result.recorded}, model duplicate=${duplicate}`);
+    if (duplicate !== !result.recorded)
+      throw new Error(`emit ${this.dedupe}: recorded=${result.recorded}, model duplicate=${duplicate}`);
     if (result.recorded) {
       if (this.dedupe !== undefined) model.dedupe.set(this.dedupe, model.now);
-      const e: ModelEvent = { id: result.id, source: this.source, app: this.app, environment: 'test', type: kind.type, severity: kind.severity, key: this.key ?? this.dedupe ?? result.id, state: 'open', snoozedUntil: 0 };
+      const e: ModelEvent = {
+        id: result.id,
+        source: this.source,
+        app: this.app,
+        environment: 'test',
+        type: kind.type,
+        severity: kind.severity,
+        key: this.key ?? this.dedupe ?? result.id,
+        state: 'open',
+        snoozedUntil: 0,
+      };
       model.events.push(e);
       modelRecover(model, e, this.key !== undefined);
     }
     check(model, real);
   }
-  toString = () => `emit(${KINDS[this.kind]!.type}, ${this.source}/${this.app}, key=${this.key}, dedupe=${this.dedupe})`;
+  toString = () =>
+    `emit(${KINDS[this.kind]!.type}, ${this.source}/${this.app}, key=${this.key}, dedupe=${this.dedupe})`;
 }
 
 class EventActionCommand implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly action: 'ack' | 'snooze' | 'open', readonly index: number, readonly durationMs: number) {}
+  constructor(
+    readonly action: 'ack' | 'snooze' | 'open',
+    readonly index: number,
+    readonly durationMs: number,
+  ) {}
   check = (model: Readonly<Model>) => model.events.length > 0;
   async run(model: Model, real: Real): Promise<void> {
     const e = model.events[this.index % model.events.length]!;
@@ -126,14 +165,23 @@ class EventActionCommand implements fc.AsyncCommand<Model, Real> {
 }
 
 class IncidentCommand implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly action: 'acknowledge' | 'snooze' | 'open' | 'resolve', readonly keyIndex: number, readonly scoped: boolean, readonly durationMs: number) {}
+  constructor(
+    readonly action: 'acknowledge' | 'snooze' | 'open' | 'resolve',
+    readonly keyIndex: number,
+    readonly scoped: boolean,
+    readonly durationMs: number,
+  ) {}
   check = (model: Readonly<Model>) => model.events.length > 0;
   async run(model: Model, real: Real): Promise<void> {
     const pick = model.events[this.keyIndex % model.events.length]!;
-    const inScope = (e: ModelEvent) => e.key === pick.key && (!this.scoped || (e.source === pick.source && e.app === pick.app && e.environment === pick.environment));
+    const inScope = (e: ModelEvent) =>
+      e.key === pick.key &&
+      (!this.scoped || (e.source === pick.source && e.app === pick.app && e.environment === pick.environment));
     const timeline = model.events.filter(inScope);
     const result = await real.events.incidentAction({
-      action: this.action, correlationKey: pick.key, by: 'op',
+      action: this.action,
+      correlationKey: pick.key,
+      by: 'op',
       ...(this.scoped ? { source: pick.source, app: pick.app, environment: pick.environment } : {}),
       ...(this.action === 'snooze' ? { duration: this.durationMs } : {}),
     });
@@ -149,12 +197,26 @@ class IncidentCommand implements fc.AsyncCommand<Model, Real> {
     if (this.action === 'resolve') {
       const scopes = new Map<string, ModelEvent>();
       for (const e of timeline) scopes.set(JSON.stringify([e.source, e.app, e.environment]), e);
-      if (result.resolutionEvents.length !== scopes.size) throw new Error(`resolve emitted ${result.resolutionEvents.length} incident.resolved, model expects ${scopes.size}`);
+      if (result.resolutionEvents.length !== scopes.size)
+        throw new Error(
+          `resolve emitted ${result.resolutionEvents.length} incident.resolved, model expects ${scopes.size}`,
+        );
       const ids = [...result.resolutionEvents];
       for (const scope of scopes.values()) {
         const got = real.events.get(ids.shift()!);
-        if (got.type !== 'incident.resolved' || got.severity !== 'info') throw new Error('resolve must emit incident.resolved (info)');
-        model.events.push({ id: got.id, source: got.source, app: got.app, environment: got.environment, type: got.type, severity: 'info', key: scope.key, state: 'open', snoozedUntil: 0 });
+        if (got.type !== 'incident.resolved' || got.severity !== 'info')
+          throw new Error('resolve must emit incident.resolved (info)');
+        model.events.push({
+          id: got.id,
+          source: got.source,
+          app: got.app,
+          environment: got.environment,
+          type: got.type,
+          severity: 'info',
+          key: scope.key,
+          state: 'open',
+          snoozedUntil: 0,
+        });
       }
     }
     check(model, real);
@@ -190,10 +252,26 @@ class AdvanceCommand implements fc.AsyncCommand<Model, Real> {
 
 const durations = fc.constantFrom(60_000, 10 * 60_000, 2 * HOUR);
 const commands = [
-  fc.tuple(fc.nat(KINDS.length - 1), fc.constantFrom('a', 'b'), fc.constantFrom(undefined, 'k1', 'k2', CAPACITY_KEY), fc.constantFrom(undefined, undefined, 'd1', 'd2', 'd3'), fc.constantFrom('src1', 'src1', 'src2'))
+  fc
+    .tuple(
+      fc.nat(KINDS.length - 1),
+      fc.constantFrom('a', 'b'),
+      fc.constantFrom(undefined, 'k1', 'k2', CAPACITY_KEY),
+      fc.constantFrom(undefined, undefined, 'd1', 'd2', 'd3'),
+      fc.constantFrom('src1', 'src1', 'src2'),
+    )
     .map(([k, app, key, dedupe, source]) => new EmitCommand(k, app, key, dedupe, source)),
-  fc.tuple(fc.constantFrom('ack' as const, 'snooze' as const, 'open' as const), fc.nat(50), durations).map(([a, i, d]) => new EventActionCommand(a, i, d)),
-  fc.tuple(fc.constantFrom('acknowledge' as const, 'snooze' as const, 'open' as const, 'resolve' as const), fc.nat(50), fc.boolean(), durations).map(([a, i, s, d]) => new IncidentCommand(a, i, s, d)),
+  fc
+    .tuple(fc.constantFrom('ack' as const, 'snooze' as const, 'open' as const), fc.nat(50), durations)
+    .map(([a, i, d]) => new EventActionCommand(a, i, d)),
+  fc
+    .tuple(
+      fc.constantFrom('acknowledge' as const, 'snooze' as const, 'open' as const, 'resolve' as const),
+      fc.nat(50),
+      fc.boolean(),
+      durations,
+    )
+    .map(([a, i, s, d]) => new IncidentCommand(a, i, s, d)),
   fc.constant(new MissingIncidentCommand()),
   fc.constantFrom(30_000, 5 * 60_000, 59 * 60_000, 61 * 60_000).map((ms) => new AdvanceCommand(ms)),
 ];
@@ -206,9 +284,18 @@ test('the event surface follows the reference model of dedupe, states, recovery 
       migrate(db, CONTROL_MIGRATIONS);
       const store = { db };
       const clock = new ManualClock();
-      const events = new EventService({ db: store.db, clock, source: 'src1', environment: 'test', logger: silentLogger() });
+      const events = new EventService({
+        db: store.db,
+        clock,
+        source: 'src1',
+        environment: 'test',
+        logger: silentLogger(),
+      });
       try {
-        await fc.asyncModelRun(() => ({ model: { now: clock.now(), events: [], dedupe: new Map() }, real: { events, clock } }), cmds);
+        await fc.asyncModelRun(
+          () => ({ model: { now: clock.now(), events: [], dedupe: new Map() }, real: { events, clock } }),
+          cmds,
+        );
       } finally {
         await events.flushed();
         store.db.close();

@@ -16,43 +16,132 @@ test('event endpoints validate input with 4xx error bodies and never answer 5xx'
   const plane = await startTestControlPlane(t, testConfig(t, quiet));
   const u = plane.url;
   const bad: unknown[] = [
-    {}, { type: 'x', severity: 'info' }, { type: 'x', severity: 'fatal', title: 't' }, { type: 'x', severity: 'info', title: 't', extra: 1 },
-    { type: 'Bad Type', severity: 'info', title: 't' }, { type: 'x', severity: 'info', title: 't', occurredAt: 'yesterday' }, { type: 'x', severity: 'info', title: 't', metadata: 'no' },
-    [], 'text', 42, null,
+    {},
+    { type: 'x', severity: 'info' },
+    { type: 'x', severity: 'fatal', title: 't' },
+    { type: 'x', severity: 'info', title: 't', extra: 1 },
+    { type: 'Bad Type', severity: 'info', title: 't' },
+    { type: 'x', severity: 'info', title: 't', occurredAt: 'yesterday' },
+    { type: 'x', severity: 'info', title: 't', metadata: 'no' },
+    [],
+    'text',
+    42,
+    null,
   ];
   for (const body of bad) expectError(t, await post(`${u}/api/events`, body), 400, 'invalid_request');
-  expectError(t, await request(`${u}/api/events`, { method: 'POST', body: '{"type":', headers: { 'content-type': 'application/json' } }), 400);
-  for (const q of ['limit=abc', 'limit=0', 'offset=-1', 'severity=fatal', 'limit=1&limit=2']) expectError(t, await request(`${u}/api/events?${q}`), 400, 'invalid_request');
+  expectError(
+    t,
+    await request(`${u}/api/events`, {
+      method: 'POST',
+      body: '{"type":',
+      headers: { 'content-type': 'application/json' },
+    }),
+    400,
+  );
+  for (const q of ['limit=abc', 'limit=0', 'offset=-1', 'severity=fatal', 'limit=1&limit=2'])
+    expectError(t, await request(`${u}/api/events?${q}`), 400, 'invalid_request');
   expectError(t, await request(`${u}/api/events/correlated`), 400, 'invalid_request');
   expectError(t, await request(`${u}/api/events/evt_nope`), 404, 'event_not_found');
-  for (const action of ['ack', 'snooze', 'open']) expectError(t, await post(`${u}/api/events/evt_nope/${action}`, action === 'snooze' ? { duration: '1h' } : {}), 404, 'event_not_found');
-  const created = await post(`${u}/api/events`, { type: 'service.health.critical', severity: 'critical', title: 'down', app: 'web', metadata: { correlationKey: 'web:web:health' } });
+  for (const action of ['ack', 'snooze', 'open'])
+    expectError(
+      t,
+      await post(`${u}/api/events/evt_nope/${action}`, action === 'snooze' ? { duration: '1h' } : {}),
+      404,
+      'event_not_found',
+    );
+  const created = await post(`${u}/api/events`, {
+    type: 'service.health.critical',
+    severity: 'critical',
+    title: 'down',
+    app: 'web',
+    metadata: { correlationKey: 'web:web:health' },
+  });
   const id = created.body.event.id as string;
-  for (const body of [{}, { duration: '1h', until: '2030-01-01T00:00:00Z' }, { duration: 'soon' }, { duration: -5 }, { until: 'tomorrow' }, { duration: '0m' }]) {
+  for (const body of [
+    {},
+    { duration: '1h', until: '2030-01-01T00:00:00Z' },
+    { duration: 'soon' },
+    { duration: -5 },
+    { until: 'tomorrow' },
+    { duration: '0m' },
+  ]) {
     expectError(t, await post(`${u}/api/events/${id}/snooze`, body), 400);
   }
   expectError(t, await post(`${u}/api/events/${id}/ack`, { operator: 5 }), 400, 'invalid_request');
   expectError(t, await post(`${u}/api/events/${id}/open`, { nope: true }), 400, 'invalid_request');
-  for (const body of [{}, { action: 'explode', correlationKey: 'k' }, { action: 'acknowledge' }, { action: 'acknowledge', correlationKey: 'k', dedupeKey: 'd' }, { action: 'snooze', correlationKey: 'web:web:health' }, { action: 'snooze', correlationKey: 'web:web:health', duration: 'x' }]) {
+  for (const body of [
+    {},
+    { action: 'explode', correlationKey: 'k' },
+    { action: 'acknowledge' },
+    { action: 'acknowledge', correlationKey: 'k', dedupeKey: 'd' },
+    { action: 'snooze', correlationKey: 'web:web:health' },
+    { action: 'snooze', correlationKey: 'web:web:health', duration: 'x' },
+  ]) {
     expectError(t, await post(`${u}/api/incidents/action`, body), 400);
   }
-  expectError(t, await post(`${u}/api/incidents/action`, { action: 'resolve', correlationKey: 'no-such-key' }), 404, 'incident_not_found');
-  for (const body of [{ limit: 0 }, { dryRun: 'yes' }, { app: '' }, { extra: 1 }]) expectError(t, await post(`${u}/api/events/reconcile`, body), 400, 'invalid_request');
+  expectError(
+    t,
+    await post(`${u}/api/incidents/action`, { action: 'resolve', correlationKey: 'no-such-key' }),
+    404,
+    'incident_not_found',
+  );
+  for (const body of [{ limit: 0 }, { dryRun: 'yes' }, { app: '' }, { extra: 1 }])
+    expectError(t, await post(`${u}/api/events/reconcile`, body), 400, 'invalid_request');
   expectError(t, await post(`${u}/api/events/test`, { severity: 'loud' }), 400, 'invalid_request');
 });
 
 test('events are recorded, listed, filtered, correlated, deduplicated and grouped into active incidents', async (t) => {
   const plane = await startTestControlPlane(t, testConfig(t, { ...quiet, SVC_EVENT_ENVIRONMENT: 'staging' }));
   const u = plane.url;
-  const warn = await post(`${u}/api/events`, { type: 'service.health.warning', severity: 'warning', title: 'slow', app: 'web', dedupeKey: 'w1', metadata: { correlationKey: 'web:web:health', previousState: 'passing' } });
+  const warn = await post(`${u}/api/events`, {
+    type: 'service.health.warning',
+    severity: 'warning',
+    title: 'slow',
+    app: 'web',
+    dedupeKey: 'w1',
+    metadata: { correlationKey: 'web:web:health', previousState: 'passing' },
+  });
   t.is(warn.status, 201);
   t.regex(warn.body.event.id, /^evt_[0-9a-z]{26}$/);
-  t.like(warn.body.event, { source: 'svc-control-plane', app: 'web', environment: 'staging', state: 'open', dedupeKey: 'w1', snoozedUntil: null, correlationKey: 'web:web:health' });
-  const dup = await post(`${u}/api/events`, { type: 'service.health.warning', severity: 'warning', title: 'slow again', app: 'web', dedupeKey: 'w1' });
+  t.like(warn.body.event, {
+    source: 'svc-control-plane',
+    app: 'web',
+    environment: 'staging',
+    state: 'open',
+    dedupeKey: 'w1',
+    snoozedUntil: null,
+    correlationKey: 'web:web:health',
+  });
+  const dup = await post(`${u}/api/events`, {
+    type: 'service.health.warning',
+    severity: 'warning',
+    title: 'slow again',
+    app: 'web',
+    dedupeKey: 'w1',
+  });
   t.deepEqual(dup.body, { recorded: false, reason: 'duplicate' });
-  const crit = await post(`${u}/api/events`, { type: 'service.health.critical', severity: 'critical', title: 'down', app: 'web', metadata: { correlationKey: 'web:web:health' } });
-  await post(`${u}/api/events`, { type: 'deploy.failed', severity: 'critical', title: 'deploy', app: 'api', source: 'ci', metadata: { correlationKey: 'api:deploy' } });
-  await post(`${u}/api/events`, { type: 'legacy.thing', severity: 'warning', title: 'old', app: 'api', dedupeKey: 'legacy-1' });
+  const crit = await post(`${u}/api/events`, {
+    type: 'service.health.critical',
+    severity: 'critical',
+    title: 'down',
+    app: 'web',
+    metadata: { correlationKey: 'web:web:health' },
+  });
+  await post(`${u}/api/events`, {
+    type: 'deploy.failed',
+    severity: 'critical',
+    title: 'deploy',
+    app: 'api',
+    source: 'ci',
+    metadata: { correlationKey: 'api:deploy' },
+  });
+  await post(`${u}/api/events`, {
+    type: 'legacy.thing',
+    severity: 'warning',
+    title: 'old',
+    app: 'api',
+    dedupeKey: 'legacy-1',
+  });
 
   const listed = await request(`${u}/api/events?limit=1000`);
   t.is(listed.body.limit, 200);
@@ -63,9 +152,16 @@ test('events are recorded, listed, filtered, correlated, deduplicated and groupe
   t.is((await request(`${u}/api/events/${warn.body.event.id}`)).body.title, 'slow');
 
   const correlated = await request(`${u}/api/events/correlated?key=web:web:health`);
-  t.deepEqual(correlated.body.events.map((e: any) => e.id), [warn.body.event.id, crit.body.event.id]);
+  t.deepEqual(
+    correlated.body.events.map((e: any) => e.id),
+    [warn.body.event.id, crit.body.event.id],
+  );
   t.is((await request(`${u}/api/events/correlated?key=web:web:health&source=other`)).body.events.length, 0);
-  t.is((await request(`${u}/api/events/correlated?key=legacy-1`)).body.events.length, 1, 'events without a key fall back to dedupeKey');
+  t.is(
+    (await request(`${u}/api/events/correlated?key=legacy-1`)).body.events.length,
+    1,
+    'events without a key fall back to dedupeKey',
+  );
 
   let active = (await request(`${u}/api/events/active`)).body.incidents;
   const web = active.find((g: any) => g.correlationKey === 'web:web:health');
@@ -84,14 +180,22 @@ test('events are recorded, listed, filtered, correlated, deduplicated and groupe
   const snoozed = await post(`${u}/api/events/${warn.body.event.id}/snooze`, { duration: '30m' });
   t.is(snoozed.body.state, 'snoozed');
   t.truthy(snoozed.body.snoozedUntil);
-  t.falsy((await request(`${u}/api/events/active`)).body.incidents.find((g: any) => g.correlationKey === 'web:web:health'));
+  t.falsy(
+    (await request(`${u}/api/events/active`)).body.incidents.find((g: any) => g.correlationKey === 'web:web:health'),
+  );
   const reopened = await post(`${u}/api/events/${warn.body.event.id}/open`, {});
   t.like(reopened.body, { state: 'open', snoozedUntil: null, acknowledgement: null });
   const past = await post(`${u}/api/events/${warn.body.event.id}/snooze`, { until: '2020-01-01T00:00:00Z' });
   t.is(past.body.state, 'open', 'a snooze in the past reads as open');
 
   // Correlated recovery: the info event acknowledges the open warning and notes who resolved it.
-  const recovered = await post(`${u}/api/events`, { type: 'service.health.recovered', severity: 'info', title: 'ok', app: 'web', metadata: { correlationKey: 'web:web:health', previousState: 'warning' } });
+  const recovered = await post(`${u}/api/events`, {
+    type: 'service.health.recovered',
+    severity: 'info',
+    title: 'ok',
+    app: 'web',
+    metadata: { correlationKey: 'web:web:health', previousState: 'warning' },
+  });
   const afterRecovery = (await request(`${u}/api/events/${warn.body.event.id}`)).body;
   t.is(afterRecovery.state, 'acknowledged');
   t.is(afterRecovery.acknowledgement.resolvedByEventId, recovered.body.event.id);
@@ -100,11 +204,25 @@ test('events are recorded, listed, filtered, correlated, deduplicated and groupe
   // Incident actions by dedupeKey and by scoped correlation key.
   const byDedupe = await post(`${u}/api/incidents/action`, { action: 'acknowledge', dedupeKey: 'legacy-1', by: 'ana' });
   t.is(byDedupe.body.changed.length, 1);
-  const resolved = await post(`${u}/api/incidents/action`, { action: 'resolve', correlationKey: 'api:deploy', source: 'ci', app: 'api', environment: 'staging', by: 'ana', note: 'fixed' });
+  const resolved = await post(`${u}/api/incidents/action`, {
+    action: 'resolve',
+    correlationKey: 'api:deploy',
+    source: 'ci',
+    app: 'api',
+    environment: 'staging',
+    by: 'ana',
+    note: 'fixed',
+  });
   t.is(resolved.status, 200);
   t.is(resolved.body.resolutionEvents.length, 1);
   const resolution = (await request(`${u}/api/events/${resolved.body.resolutionEvents[0]}`)).body;
-  t.like(resolution, { type: 'incident.resolved', severity: 'info', source: 'ci', app: 'api', correlationKey: 'api:deploy' });
+  t.like(resolution, {
+    type: 'incident.resolved',
+    severity: 'info',
+    source: 'ci',
+    app: 'api',
+    correlationKey: 'api:deploy',
+  });
   t.deepEqual((await request(`${u}/api/events/active`)).body.incidents, []);
   const reopen = await post(`${u}/api/incidents/action`, { action: 'open', correlationKey: 'api:deploy' });
   t.true(reopen.body.changed.length >= 1);
@@ -128,10 +246,35 @@ test('events are recorded, listed, filtered, correlated, deduplicated and groupe
 test('dryRun reconcile proposes without changing state; a real run acknowledges only with evidence', async (t) => {
   const plane = await startTestControlPlane(t, testConfig(t, quiet));
   const u = plane.url;
-  const cap = await post(`${u}/api/events`, { type: 'service.capacity.below_minimum', severity: 'warning', title: 'low', metadata: { correlationKey: 'svc-host:h1:minimum-capacity' } });
-  await post(`${u}/api/events`, { type: 'service.capacity.recovered', severity: 'info', title: 'ok', metadata: { correlationKey: 'svc-host:h1:minimum-capacity', note: 'recovery recorded while the warning was snoozed' } });
-  const restart = await post(`${u}/api/events`, { type: 'scheduler.task.restarted', severity: 'warning', title: 'restart', app: 'ghost', metadata: { correlationKey: 'ghost:web:web:restarts' } });
-  const other = await post(`${u}/api/events`, { type: 'deploy.failed', severity: 'critical', title: 'failed', app: 'ghost', metadata: { correlationKey: 'ghost:deploy' } });
+  const cap = await post(`${u}/api/events`, {
+    type: 'service.capacity.below_minimum',
+    severity: 'warning',
+    title: 'low',
+    metadata: { correlationKey: 'svc-host:h1:minimum-capacity' },
+  });
+  await post(`${u}/api/events`, {
+    type: 'service.capacity.recovered',
+    severity: 'info',
+    title: 'ok',
+    metadata: {
+      correlationKey: 'svc-host:h1:minimum-capacity',
+      note: 'recovery recorded while the warning was snoozed',
+    },
+  });
+  const restart = await post(`${u}/api/events`, {
+    type: 'scheduler.task.restarted',
+    severity: 'warning',
+    title: 'restart',
+    app: 'ghost',
+    metadata: { correlationKey: 'ghost:web:web:restarts' },
+  });
+  const other = await post(`${u}/api/events`, {
+    type: 'deploy.failed',
+    severity: 'critical',
+    title: 'failed',
+    app: 'ghost',
+    metadata: { correlationKey: 'ghost:deploy' },
+  });
   t.is((await request(`${u}/api/events/${cap.body.event.id}`)).body.state, 'acknowledged');
   await post(`${u}/api/events/${cap.body.event.id}/open`, {});
   const dry = await post(`${u}/api/events/reconcile`, { dryRun: true });
@@ -139,7 +282,10 @@ test('dryRun reconcile proposes without changing state; a real run acknowledges 
   const byId = new Map(dry.body.items.map((i: any) => [i.id, i]));
   t.like(byId.get(cap.body.event.id), { action: 'acknowledge', applied: false });
   t.regex((byId.get(cap.body.event.id) as any).evidence[0], /later service.capacity.recovered evt_/);
-  t.like(byId.get(restart.body.event.id), { action: 'needs_review', reason: 'the restart event is younger than 15 minutes' });
+  t.like(byId.get(restart.body.event.id), {
+    action: 'needs_review',
+    reason: 'the restart event is younger than 15 minutes',
+  });
   t.like(byId.get(other.body.event.id), { action: 'needs_review', reason: 'no later deploy.succeeded for the app' });
   t.is((await request(`${u}/api/events/${cap.body.event.id}`)).body.state, 'open', 'dryRun changes nothing');
   const real = await post(`${u}/api/events/reconcile`, { dryRun: false, by: 'night-shift', limit: 10 });
@@ -150,7 +296,10 @@ test('dryRun reconcile proposes without changing state; a real run acknowledges 
 });
 
 test('the live stream needs events:read when auth is on and delivers recorded events; metrics follow explicit auth', async (t) => {
-  const plane = await startTestControlPlane(t, testConfig(t, { ...quiet, SVC_API_TOKEN: 'stream-token', SVC_REQUIRE_EXPLICIT_AUTH: 'true' }));
+  const plane = await startTestControlPlane(
+    t,
+    testConfig(t, { ...quiet, SVC_API_TOKEN: 'stream-token', SVC_REQUIRE_EXPLICIT_AUTH: 'true' }),
+  );
   const wsUrl = plane.url.replace('http', 'ws');
   for (const path of ['/api/v1/events', '/ws']) {
     const refused = await new Promise<number>((resolve) => {
@@ -171,13 +320,25 @@ test('the live stream needs events:read when auth is on and delivers recorded ev
   const ws = new WebSocket(`${wsUrl}/ws?app=web`, { headers: { authorization: 'Bearer stream-token' } });
   t.teardown(() => ws.close());
   const messages: any[] = [];
-  const got = new Promise<any>((resolve) => ws.on('message', (data: Buffer) => {
-    const m = JSON.parse(data.toString());
-    messages.push(m);
-    if (m.kind === 'ready') void request(`${plane.url}/api/events`, { method: 'POST', json: { type: 'event.test', severity: 'info', title: 'other app', app: 'api' }, headers: { authorization: 'Bearer stream-token' } })
-      .then(() => request(`${plane.url}/api/events`, { method: 'POST', json: { type: 'event.test', severity: 'info', title: 'streamed', app: 'web' }, headers: { authorization: 'Bearer stream-token' } }));
-    if (m.kind === 'recorded') resolve(m);
-  }));
+  const got = new Promise<any>((resolve) =>
+    ws.on('message', (data: Buffer) => {
+      const m = JSON.parse(data.toString());
+      messages.push(m);
+      if (m.kind === 'ready')
+        void request(`${plane.url}/api/events`, {
+          method: 'POST',
+          json: { type: 'event.test', severity: 'info', title: 'other app', app: 'api' },
+          headers: { authorization: 'Bearer stream-token' },
+        }).then(() =>
+          request(`${plane.url}/api/events`, {
+            method: 'POST',
+            json: { type: 'event.test', severity: 'info', title: 'streamed', app: 'web' },
+            headers: { authorization: 'Bearer stream-token' },
+          }),
+        );
+      if (m.kind === 'recorded') resolve(m);
+    }),
+  );
   const recorded = await got;
   t.is(recorded.event.title, 'streamed', 'the app filter skips other apps');
   t.is((await request(`${plane.url}/metrics`)).status, 401);
@@ -188,15 +349,16 @@ test('the live stream takes the token from the svc.bearer subprotocol a browser 
   const plane = await startTestControlPlane(t, testConfig(t, { ...quiet, SVC_API_TOKEN: 'browser-token' }));
   const wsUrl = `${plane.url.replace('http', 'ws')}/api/v1/events`;
   const bearer = (token: string) => `svc.bearer.${Buffer.from(token).toString('base64url')}`;
-  const attempt = (protocols: string[]) => new Promise<{ status: number; protocol?: string; first?: any }>((resolve) => {
-    const ws = new WebSocket(wsUrl, protocols);
-    ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
-    ws.on('message', (data: Buffer) => {
-      resolve({ status: 101, protocol: ws.protocol, first: JSON.parse(data.toString()) });
-      ws.close();
+  const attempt = (protocols: string[]) =>
+    new Promise<{ status: number; protocol?: string; first?: any }>((resolve) => {
+      const ws = new WebSocket(wsUrl, protocols);
+      ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0 }));
+      ws.on('message', (data: Buffer) => {
+        resolve({ status: 101, protocol: ws.protocol, first: JSON.parse(data.toString()) });
+        ws.close();
+      });
+      ws.on('error', () => undefined);
     });
-    ws.on('error', () => undefined);
-  });
   t.is((await attempt(['svc.events', bearer('wrong')])).status, 401);
   t.is((await attempt(['svc.events', 'svc.bearer.'])).status, 401, 'an empty entry is no token');
   const accepted = await attempt(['svc.events', bearer('browser-token')]);
@@ -204,7 +366,10 @@ test('the live stream takes the token from the svc.bearer subprotocol a browser 
 });
 
 test('the capacity check runs with the configured minimums and host id and feeds the disk metrics', async (t) => {
-  const plane = await startTestControlPlane(t, testConfig(t, { SVC_CAPACITY_CHECK_INTERVAL: '1h', SVC_CAPACITY_MIN_DISK: '1000000gb', SVC_HOST_ID: 'node-7' }));
+  const plane = await startTestControlPlane(
+    t,
+    testConfig(t, { SVC_CAPACITY_CHECK_INTERVAL: '1h', SVC_CAPACITY_MIN_DISK: '1000000gb', SVC_HOST_ID: 'node-7' }),
+  );
   // Subscribe first, then look: the check at start may already have recorded the warning.
   const seen = new Promise<any>((resolve) => {
     const unsubscribe = plane.eventServices.events.subscribe((changes) => {

@@ -8,16 +8,32 @@ const gateway = { service: 'ops-event-sink', instances: [{ address: '10.0.0.9', 
 
 test('notification bootstrap plans one warning/critical webhook for the sink gateway and skips an existing one', (t) => {
   t.like(planNotificationBootstrap([{ service: 'shop-web', instances: [] }, gateway], []), {
-    action: 'create', service: 'ops-event-sink', channel: { provider: 'webhook', url: 'http://10.0.0.9:8088/api/events', severities: ['warning', 'critical'] },
+    action: 'create',
+    service: 'ops-event-sink',
+    channel: { provider: 'webhook', url: 'http://10.0.0.9:8088/api/events', severities: ['warning', 'critical'] },
   });
-  t.like(planNotificationBootstrap([gateway], [{ provider: 'webhook', url: 'http://10.0.0.9:8088/api/events' }]), { action: 'skip' });
+  t.like(planNotificationBootstrap([gateway], [{ provider: 'webhook', url: 'http://10.0.0.9:8088/api/events' }]), {
+    action: 'skip',
+  });
   t.like(planNotificationBootstrap([{ service: 'shop-web', instances: [] }], []), { action: 'none' });
-  t.like(planNotificationBootstrap([{ service: 'sink-gateway', instances: [] }], []), { action: 'none', reason: 'no instance of sink-gateway is registered' });
+  t.like(planNotificationBootstrap([{ service: 'sink-gateway', instances: [] }], []), {
+    action: 'none',
+    reason: 'no instance of sink-gateway is registered',
+  });
 });
 
 test('svc events lists events and active incidents; svc notifications bootstrap reports when no gateway exists', async (t) => {
   const plane = await startTestControlPlane(t, testConfig(t, { SVC_CAPACITY_CHECK_INTERVAL: 'off' }));
-  await request(`${plane.url}/api/events`, { method: 'POST', json: { type: 'deploy.failed', severity: 'critical', title: 'Deploy of web failed', app: 'web', metadata: { correlationKey: 'web:deploy' } } });
+  await request(`${plane.url}/api/events`, {
+    method: 'POST',
+    json: {
+      type: 'deploy.failed',
+      severity: 'critical',
+      title: 'Deploy of web failed',
+      app: 'web',
+      metadata: { correlationKey: 'web:deploy' },
+    },
+  });
   const [list, active, bootstrap] = await Promise.all([
     runSvc(['events', '--api', plane.url]),
     runSvc(['events', 'active', '--api', plane.url, '--json']),

@@ -37,7 +37,11 @@ export async function startReceiver(t: ExecutionContext): Promise<Receiver> {
     responseHeaders: {},
     waitFor(count, filter = () => true, timeoutMs = 20_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver got ${receiver.received.filter(filter).length} of ${count} expected requests`)), timeoutMs);
+        const timer = setTimeout(
+          () =>
+            reject(new Error(`receiver got ${receiver.received.filter(filter).length} of ${count} expected requests`)),
+          timeoutMs,
+        );
         const probe = () => {
           const matched = receiver.received.filter(filter);
           if (matched.length >= count) {
@@ -47,9 +51,10 @@ export async function startReceiver(t: ExecutionContext): Promise<Receiver> {
           }
           return false;
         };
-        if (!probe()) waiters.push(function again() {
-          if (!probe()) waiters.push(again);
-        });
+        if (!probe())
+          waiters.push(function again() {
+            if (!probe()) waiters.push(again);
+          });
       });
     },
   };
@@ -59,15 +64,23 @@ export async function startReceiver(t: ExecutionContext): Promise<Receiver> {
     req.on('end', () => {
       res.writeHead(receiver.status, { 'content-type': 'application/json', ...receiver.responseHeaders });
       res.end('{}');
-      receiver.received.push({ method: req.method ?? '', path: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+      receiver.received.push({
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       for (const w of waiters.splice(0)) w();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   (receiver as { url: string }).url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return receiver;
 }

@@ -16,8 +16,26 @@ function opensslHmac(secret: string, input: string): string {
 
 test('the sink receives each event signed over timestamp, newline and raw body, as openssl computes it', async (t) => {
   const sink = await startReceiver(t);
-  const plane = await startTestControlPlane(t, testConfig(t, { SVC_EVENT_SINK_URL: `${sink.url}/ingest`, SVC_EVENT_SINK_KEY_ID: 'key-7', SVC_EVENT_SINK_SECRET: SECRET, SVC_EVENT_ENVIRONMENT: 'staging', SVC_CAPACITY_CHECK_INTERVAL: 'off' }));
-  const created = await request(`${plane.url}/api/events`, { method: 'POST', json: { type: 'deploy.failed', severity: 'critical', title: 'Deploy failed', app: 'web', metadata: { correlationKey: 'web:deploy' } } });
+  const plane = await startTestControlPlane(
+    t,
+    testConfig(t, {
+      SVC_EVENT_SINK_URL: `${sink.url}/ingest`,
+      SVC_EVENT_SINK_KEY_ID: 'key-7',
+      SVC_EVENT_SINK_SECRET: SECRET,
+      SVC_EVENT_ENVIRONMENT: 'staging',
+      SVC_CAPACITY_CHECK_INTERVAL: 'off',
+    }),
+  );
+  const created = await request(`${plane.url}/api/events`, {
+    method: 'POST',
+    json: {
+      type: 'deploy.failed',
+      severity: 'critical',
+      title: 'Deploy failed',
+      app: 'web',
+      metadata: { correlationKey: 'web:deploy' },
+    },
+  });
   t.is(created.status, 201);
   const [got] = await sink.waitFor(1, (r) => r.body.includes(created.body.event.id));
   t.is(got!.method, 'POST');
@@ -47,7 +65,12 @@ test('a sink that is down for a while and recovers receives every event, redeliv
   const { surface, db } = await eventServices(t, { clock: systemClock, sink: sinkConfig, retryBaseMs: 10 });
   const ids: string[] = [];
   for (let i = 0; i < 40; i++) {
-    const result = await surface.events.emit({ type: 'event.test', severity: 'info', title: `e${i}`, dedupeKey: `burst-${i}` });
+    const result = await surface.events.emit({
+      type: 'event.test',
+      severity: 'info',
+      title: `e${i}`,
+      dedupeKey: `burst-${i}`,
+    });
     if (result.recorded) ids.push(result.id);
   }
   await sink.waitFor(3); // the outage is observed (and retried) several times
@@ -63,17 +86,34 @@ test('a sink that is down for a while and recovers receives every event, redeliv
     ok.add(id);
   }
   t.deepEqual([...ok].sort(), [...ids].sort(), 'every event arrived');
-  t.true([...attempts.values()].some((n) => n > 1), 'at least one event was redelivered with the same id');
-  const stats = db.prepare(`SELECT status, COUNT(*) AS n FROM event_outbox GROUP BY status`).all() as { status: string; n: number }[];
+  t.true(
+    [...attempts.values()].some((n) => n > 1),
+    'at least one event was redelivered with the same id',
+  );
+  const stats = db.prepare(`SELECT status, COUNT(*) AS n FROM event_outbox GROUP BY status`).all() as {
+    status: string;
+    n: number;
+  }[];
   t.deepEqual(stats, [{ status: 'delivered', n: ids.length }]);
-  t.log(`sink outage: ${ids.length} events, ${sink.received.length} requests, redelivered ${[...attempts.values()].filter((n) => n > 1).length}`);
+  t.log(
+    `sink outage: ${ids.length} events, ${sink.received.length} requests, redelivered ${[...attempts.values()].filter((n) => n > 1).length}`,
+  );
 
   // A second surface on the same database (a restart) sends nothing that was acknowledged.
   const before = sink.received.length;
   const { startEventServices } = await import('../../wiring/control/event-services.js');
   const { ControlMetrics } = await import('../../platform/metrics/control-metrics.js');
   const { silentLogger } = await import('../../platform/logger.js');
-  const again = await startEventServices({ db, logger: silentLogger(), metrics: new ControlMetrics(), clock: systemClock, source: 'svc-control-plane', environment: 'test', sink: sinkConfig, outbound: { allowPrivate: true } });
+  const again = await startEventServices({
+    db,
+    logger: silentLogger(),
+    metrics: new ControlMetrics(),
+    clock: systemClock,
+    source: 'svc-control-plane',
+    environment: 'test',
+    sink: sinkConfig,
+    outbound: { allowPrivate: true },
+  });
   await again.dispatcher.whenIdle();
   again.close();
   t.is(sink.received.length, before);
@@ -83,9 +123,17 @@ test('a sink outage with a deep backlog does not hold up notification channels',
   const sink = await startReceiver(t);
   sink.status = 503;
   const channelReceiver = await startReceiver(t);
-  const { surface } = await eventServices(t, { clock: systemClock, sink: { url: sink.url, keyId: 'k', secret: SECRET, source: 's' }, retryBaseMs: 60_000 });
+  const { surface } = await eventServices(t, {
+    clock: systemClock,
+    sink: { url: sink.url, keyId: 'k', secret: SECRET, source: 's' },
+    retryBaseMs: 60_000,
+  });
   surface.notifications.create({ provider: 'webhook', name: 'hook', url: `${channelReceiver.url}/hook` });
-  await Promise.all(Array.from({ length: 300 }, (_, i) => surface.events.emit({ type: 'event.test', severity: 'warning', title: `e${i}` })));
+  await Promise.all(
+    Array.from({ length: 300 }, (_, i) =>
+      surface.events.emit({ type: 'event.test', severity: 'warning', title: `e${i}` }),
+    ),
+  );
   await channelReceiver.waitFor(300);
   t.is(sink.received.length, 1, 'the sink was tried once and is backing off');
 });

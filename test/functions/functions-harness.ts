@@ -97,11 +97,22 @@ export async function startFunctionPlane(): Promise<FunctionPlane> {
   const code = path.join(root, 'code');
   fs.mkdirSync(code, { recursive: true });
   fs.writeFileSync(path.join(code, 'fn.mjs'), FUNCTION_PROGRAM);
-  fs.writeFileSync(path.join(code, 'Dockerfile'), 'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "fn.mjs"]\n');
+  fs.writeFileSync(
+    path.join(code, 'Dockerfile'),
+    'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "fn.mjs"]\n',
+  );
   git(code, 'init', '-q', '-b', 'main');
   git(code, 'add', '-A');
   git(code, 'commit', '-q', '-m', 'function');
-  const config = loadConfig({ SVC_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_DATA_DIR: `${root}/data`, SVC_APPS_DIR: `${root}/apps`, SVC_LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    SVC_PORT: '0',
+    SVC_POSTGRES_MANAGED: 'false',
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+    SVC_DATA_DIR: `${root}/data`,
+    SVC_APPS_DIR: `${root}/apps`,
+    SVC_LOG_LEVEL: 'silent',
+  });
   fs.mkdirSync(config.appsDir, { recursive: true });
   git(config.appsDir, 'init', '-q', '-b', 'main');
   for (const [name, spec] of Object.entries(SPECS)) {
@@ -134,9 +145,15 @@ export async function startFunctionPlane(): Promise<FunctionPlane> {
       setAppRelease(plane.db, app, { commit: release.manifest.commit, dir: release.dir });
       plane.reconcilers.appController.enqueue(app);
     }
-    await waitForReconciled([plane.reconcilers.specController], () => Object.keys(SPECS).every((app) => getApp(plane.db, app)?.spec != null), { what: 'every spec read' });
+    await waitForReconciled(
+      [plane.reconcilers.specController],
+      () => Object.keys(SPECS).every((app) => getApp(plane.db, app)?.spec != null),
+      { what: 'every spec read' },
+    );
     for (const job of ['fns-echo', 'fns-slow', 'solo-handler']) {
-      await waitForReconciled(controllers, async () => (await env.scheduler.getJob(job))?.status === 'running', { what: `job ${job}` });
+      await waitForReconciled(controllers, async () => (await env.scheduler.getJob(job))?.status === 'running', {
+        what: `job ${job}`,
+      });
     }
     return env;
   } catch (error) {

@@ -13,7 +13,10 @@ test.after.always(() => cluster?.stop());
 test('the throwaway PostgreSQL cluster accepts connections on loopback and runs SQL', (t) => {
   t.regex(cluster.psql('SELECT version()'), /^PostgreSQL \d+/);
   cluster.psql('CREATE DATABASE ledger');
-  cluster.psql('CREATE TABLE entries (id serial PRIMARY KEY, amount integer NOT NULL); INSERT INTO entries (amount) VALUES (5), (7);', 'ledger');
+  cluster.psql(
+    'CREATE TABLE entries (id serial PRIMARY KEY, amount integer NOT NULL); INSERT INTO entries (amount) VALUES (5), (7);',
+    'ledger',
+  );
   t.is(cluster.psql('SELECT sum(amount) FROM entries', 'ledger').trim(), '12');
   t.regex(cluster.url('ledger'), /^postgresql:\/\/\w+@127\.0\.0\.1:\d+\/ledger$/);
 });

@@ -34,8 +34,15 @@ export async function launchBrowser(): Promise<Browser> {
 }
 
 /** A new context at `width` x 800 (the phone width is 375), closed when the test ends. */
-export async function newPage(t: ExecutionContext, browser: Browser, options: { width?: number; baseURL?: string } = {}): Promise<{ context: BrowserContext; page: Page; watch: PageWatch }> {
-  const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 800 }, ...(options.baseURL ? { baseURL: options.baseURL } : {}) });
+export async function newPage(
+  t: ExecutionContext,
+  browser: Browser,
+  options: { width?: number; baseURL?: string } = {},
+): Promise<{ context: BrowserContext; page: Page; watch: PageWatch }> {
+  const context = await browser.newContext({
+    viewport: { width: options.width ?? 1280, height: 800 },
+    ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+  });
   t.teardown(() => context.close());
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
@@ -65,7 +72,8 @@ export function watchPage(page: Page): PageWatch {
   });
   page.on('response', (response) => {
     responses.push({ url: response.url(), status: response.status() });
-    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
+    if (response.status() >= 400)
+      problems.push(`HTTP ${response.status()}: ${response.request().method()} ${response.url()}`);
   });
   return {
     responses,

@@ -14,12 +14,21 @@ export interface CliResult {
 }
 
 /** Runs `svc <args>` to completion. */
-export function runSvc(args: readonly string[], options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runSvc(
+  args: readonly string[],
+  options: { env?: Record<string, string>; cwd?: string; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SVC_BIN, ...args], {
       cwd: options.cwd,
       // The managed PostgreSQL server is off unless a test turns it on (as testConfig does).
-      env: { ...process.env, SVC_LOG_LEVEL: 'silent', SVC_FROM_SOURCE: '1', SVC_POSTGRES_MANAGED: 'false', ...options.env },
+      env: {
+        ...process.env,
+        SVC_LOG_LEVEL: 'silent',
+        SVC_FROM_SOURCE: '1',
+        SVC_POSTGRES_MANAGED: 'false',
+        ...options.env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -42,7 +51,10 @@ export function startSvc(
   options: { env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<{ child: ChildProcess; line: Record<string, unknown>; output: () => string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SVC_BIN, ...args], { env: { ...process.env, SVC_FROM_SOURCE: '1', SVC_POSTGRES_MANAGED: 'false', ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SVC_BIN, ...args], {
+      env: { ...process.env, SVC_FROM_SOURCE: '1', SVC_POSTGRES_MANAGED: 'false', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     let buffer = '';
     const timer = setTimeout(() => {

@@ -15,7 +15,10 @@ export function prepareHostRoot(root: string): void {
   fs.writeFileSync(path.join(root, 'etc/gshadow'), 'root:*::\n', { mode: 0o640 });
   if (fs.existsSync('/usr/lib/systemd/system')) {
     fs.mkdirSync(path.join(root, 'usr/lib/systemd'), { recursive: true });
-    fs.cpSync('/usr/lib/systemd/system', path.join(root, 'usr/lib/systemd/system'), { recursive: true, verbatimSymlinks: true });
+    fs.cpSync('/usr/lib/systemd/system', path.join(root, 'usr/lib/systemd/system'), {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
   }
 }
 
@@ -37,7 +40,10 @@ export function systemdAnalyzeMissing(): string | undefined {
 /** Runs `systemd-analyze verify --root <root> <unit>`; returns its exit code and output. */
 export function verifyUnit(root: string, unit: string): { code: number; output: string } {
   try {
-    const output = execFileSync('systemd-analyze', ['verify', `--root=${root}`, unit], { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+    const output = execFileSync('systemd-analyze', ['verify', `--root=${root}`, unit], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
     return { code: 0, output };
   } catch (error) {
     const e = error as { status: number; stdout: string; stderr: string };

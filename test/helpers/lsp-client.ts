@@ -15,7 +15,11 @@ export class LspClient {
   private readonly listeners: ((message: Message) => void)[] = [];
   stderr = '';
 
-  constructor(command: string, args: readonly string[], private readonly onRequest: (method: string, params: any) => unknown) {
+  constructor(
+    command: string,
+    args: readonly string[],
+    private readonly onRequest: (method: string, params: any) => unknown,
+  ) {
     this.child = spawn(command, [...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr.on('data', (chunk: Buffer) => (this.stderr += chunk.toString()));
     this.child.stdout.on('data', (chunk: Buffer) => this.receive(chunk));
@@ -57,7 +61,9 @@ export class LspClient {
   request(method: string, params: unknown): Promise<any> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, (message) => (message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result)));
+      this.pending.set(id, (message) =>
+        message.error ? reject(new Error(JSON.stringify(message.error))) : resolve(message.result),
+      );
       this.send({ id, method, params });
     });
   }

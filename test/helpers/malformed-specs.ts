@@ -5,10 +5,24 @@
 import fc from 'fast-check';
 
 const FIELD_PATHS = [
-  ['name'], ['deploy'], ['processes'], ['processes', 'web'], ['processes', 'web', 'port'], ['processes', 'web', 'health'],
-  ['processes', 'web', 'health', 'interval'], ['processes', 'web', 'scaling', 'min'], ['processes', 'web', 'schedulerVariables'],
-  ['regions'], ['primaryRegion'], ['endpoints'], ['volumes'], ['infrastructure', 'postgres', 'database'],
-  ['infrastructure', 'objectStorage', 'buckets'], ['placement', 'nodePool'], ['snapshots', 'keep'], ['role'],
+  ['name'],
+  ['deploy'],
+  ['processes'],
+  ['processes', 'web'],
+  ['processes', 'web', 'port'],
+  ['processes', 'web', 'health'],
+  ['processes', 'web', 'health', 'interval'],
+  ['processes', 'web', 'scaling', 'min'],
+  ['processes', 'web', 'schedulerVariables'],
+  ['regions'],
+  ['primaryRegion'],
+  ['endpoints'],
+  ['volumes'],
+  ['infrastructure', 'postgres', 'database'],
+  ['infrastructure', 'objectStorage', 'buckets'],
+  ['placement', 'nodePool'],
+  ['snapshots', 'keep'],
+  ['role'],
 ];
 
 function setPath(target: Record<string, unknown>, keys: readonly string[], value: unknown): Record<string, unknown> {
@@ -24,7 +38,36 @@ function setPath(target: Record<string, unknown>, keys: readonly string[], value
 }
 
 const yamlish = fc.string({
-  unit: fc.constantFrom('{', '}', '[', ']', ':', '-', ' ', '  ', '\n', '"', "'", '&a ', '*a', '!!str ', '!!binary ', '#', '|', '>', '? ', 'name', 'processes', 'port', '1', '%YAML 1.2\n', '---\n', '\t', '\u0000', '\uFEFF'),
+  unit: fc.constantFrom(
+    '{',
+    '}',
+    '[',
+    ']',
+    ':',
+    '-',
+    ' ',
+    '  ',
+    '\n',
+    '"',
+    "'",
+    '&a ',
+    '*a',
+    '!!str ',
+    '!!binary ',
+    '#',
+    '|',
+    '>',
+    '? ',
+    'name',
+    'processes',
+    'port',
+    '1',
+    '%YAML 1.2\n',
+    '---\n',
+    '\t',
+    '\u0000',
+    '\uFEFF',
+  ),
   maxLength: 300,
 });
 
@@ -33,7 +76,11 @@ export const malformedSpec: fc.Arbitrary<unknown> = fc.oneof(
   fc.string({ maxLength: 400 }),
   yamlish,
   fc.jsonValue({ maxDepth: 6 }),
-  fc.tuple(fc.constantFrom(...FIELD_PATHS), fc.anything({ maxDepth: 3 })).map(([keys, value]) => setPath({ name: 'demo', processes: { web: { port: 8080 } } }, keys, value)),
+  fc
+    .tuple(fc.constantFrom(...FIELD_PATHS), fc.anything({ maxDepth: 3 }))
+    .map(([keys, value]) => setPath({ name: 'demo', processes: { web: { port: 8080 } } }, keys, value)),
   fc.integer({ min: 1, max: 400 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth)),
-  fc.integer({ min: 1, max: 200 }).map((depth) => Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n') + ' 1'),
+  fc
+    .integer({ min: 1, max: 200 })
+    .map((depth) => Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}k${i}:`).join('\n') + ' 1'),
 );

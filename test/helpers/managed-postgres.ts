@@ -22,8 +22,27 @@ export function managedDataDir(t: ExecutionContext): string {
 /** Runs SQL as the managed server's superuser over its Unix socket; returns psql's unaligned output. */
 export function superuserPsql(server: ManagedPostgres, sql: string, database = 'postgres'): string {
   const c = server.connection();
-  return execFileSync(path.join(c.binDir, 'psql'), ['-h', c.socketDir, '-p', String(c.port), '-U', c.user, '-d', database, '-X', '-v', 'ON_ERROR_STOP=1', '-At', '-c', sql], {
-    encoding: 'utf8',
-    env: { PATH: process.env.PATH, PGPASSWORD: fs.readFileSync(c.passwordFile, 'utf8').trim() },
-  });
+  return execFileSync(
+    path.join(c.binDir, 'psql'),
+    [
+      '-h',
+      c.socketDir,
+      '-p',
+      String(c.port),
+      '-U',
+      c.user,
+      '-d',
+      database,
+      '-X',
+      '-v',
+      'ON_ERROR_STOP=1',
+      '-At',
+      '-c',
+      sql,
+    ],
+    {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, PGPASSWORD: fs.readFileSync(c.passwordFile, 'utf8').trim() },
+    },
+  );
 }

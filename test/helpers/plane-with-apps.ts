@@ -19,7 +19,10 @@ import { waitForReconciled } from './wait-for.js';
 
 /** Runs git with a fixed identity in `cwd`; returns its trimmed output. */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], { cwd, encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
 }
 
 /** One app of {@link startPlaneWithApps}. */
@@ -34,12 +37,18 @@ export interface CommittedApp {
 }
 
 /** Starts a plane (stopped with its app processes in teardown) with `apps` committed and released from a code repository holding `server.mjs`. */
-export async function startPlaneWithApps(t: ExecutionContext, options: { server: string; apps: readonly CommittedApp[]; env?: Record<string, string>; tempPrefix?: string }): Promise<{ plane: ControlPlane; config: SvcConfig; code: string }> {
+export async function startPlaneWithApps(
+  t: ExecutionContext,
+  options: { server: string; apps: readonly CommittedApp[]; env?: Record<string, string>; tempPrefix?: string },
+): Promise<{ plane: ControlPlane; config: SvcConfig; code: string }> {
   const root = tempDir(t, ...(options.tempPrefix === undefined ? [] : [options.tempPrefix]));
   const code = path.join(root, 'code');
   fs.mkdirSync(code);
   fs.writeFileSync(path.join(code, 'server.mjs'), options.server);
-  fs.writeFileSync(path.join(code, 'Dockerfile'), 'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n');
+  fs.writeFileSync(
+    path.join(code, 'Dockerfile'),
+    'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n',
+  );
   git(code, 'init', '-q', '-b', 'main');
   git(code, 'add', '-A');
   git(code, 'commit', '-q', '-m', 'app');
@@ -49,7 +58,8 @@ export async function startPlaneWithApps(t: ExecutionContext, options: { server:
   for (const app of options.apps) {
     fs.mkdirSync(path.join(config.appsDir, app.name), { recursive: true });
     fs.writeFileSync(path.join(config.appsDir, app.name, 'infraspec.yaml'), app.spec);
-    for (const [file, text] of Object.entries(app.files ?? {})) fs.writeFileSync(path.join(config.appsDir, app.name, file), text);
+    for (const [file, text] of Object.entries(app.files ?? {}))
+      fs.writeFileSync(path.join(config.appsDir, app.name, file), text);
   }
   git(config.appsDir, 'add', '-A');
   git(config.appsDir, 'commit', '-q', '-m', 'apps');
@@ -57,7 +67,9 @@ export async function startPlaneWithApps(t: ExecutionContext, options: { server:
   t.teardown(() => closePlaneAndStopApps(plane, config));
   const builder = new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() });
   for (const app of options.apps) {
-    await waitForReconciled([plane.reconcilers.specController], () => getApp(plane.db, app.name)?.spec != null, { what: `spec of ${app.name} read` });
+    await waitForReconciled([plane.reconcilers.specController], () => getApp(plane.db, app.name)?.spec != null, {
+      what: `spec of ${app.name} read`,
+    });
     if (app.release === false) continue;
     const release = await builder.build({ app: app.name, repoUrl: code, ref: 'main' });
     setAppRelease(plane.db, app.name, { commit: release.manifest.commit, dir: release.dir });

@@ -29,7 +29,10 @@ export interface PostgresCluster {
 export function findPostgresBinDir(): string | undefined {
   const root = '/usr/lib/postgresql';
   if (!fs.existsSync(root)) return undefined;
-  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a));
+  const versions = fs
+    .readdirSync(root)
+    .filter((v) => fs.existsSync(path.join(root, v, 'bin', 'initdb')))
+    .sort((a, b) => Number(b) - Number(a));
   return versions[0] === undefined ? undefined : path.join(root, versions[0], 'bin');
 }
 
@@ -47,7 +50,10 @@ async function freePort(): Promise<number> {
 /** Starts a cluster; call `stop()` (e.g. in `test.after.always`). */
 export async function startPostgres(): Promise<PostgresCluster> {
   const binDir = findPostgresBinDir();
-  if (!binDir) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql: run `npm test`, which installs them');
+  if (!binDir)
+    throw new Error(
+      'PostgreSQL server binaries not found under /usr/lib/postgresql: run `npm test`, which installs them',
+    );
   const isRoot = process.getuid?.() === 0;
   const runAs = isRoot ? 'postgres' : os.userInfo().username;
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-pg-'));
@@ -57,14 +63,27 @@ export async function startPostgres(): Promise<PostgresCluster> {
   if (isRoot) execFileSync('chown', ['-R', 'postgres:postgres', base]);
   fs.chmodSync(base, 0o755);
   const run = (cmd: string, args: string[]) => {
-    const full = isRoot ? ['runuser', ['-u', 'postgres', '--', path.join(binDir, cmd), ...args]] as const : [path.join(binDir, cmd), args] as const;
+    const full = isRoot
+      ? (['runuser', ['-u', 'postgres', '--', path.join(binDir, cmd), ...args]] as const)
+      : ([path.join(binDir, cmd), args] as const);
     const result = spawnSync(full[0], [...full[1]], { encoding: 'utf8' });
     if (result.status !== 0) throw new Error(`${cmd} failed: ${result.stderr || result.stdout}`);
     return result.stdout;
   };
   run('initdb', ['-D', dataDir, '-U', runAs, '--auth=trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
   const port = await freePort();
-  run('pg_ctl', ['-D', dataDir, '-l', path.join(base, 'server.log'), '-w', '-t', '30', '-o', `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${socketDir} -c fsync=off`, 'start']);
+  run('pg_ctl', [
+    '-D',
+    dataDir,
+    '-l',
+    path.join(base, 'server.log'),
+    '-w',
+    '-t',
+    '30',
+    '-o',
+    `-c listen_addresses=127.0.0.1 -p ${port} -c unix_socket_directories=${socketDir} -c fsync=off`,
+    'start',
+  ]);
   let stopped = false;
   const cluster: PostgresCluster = {
     host: '127.0.0.1',
@@ -74,7 +93,11 @@ export async function startPostgres(): Promise<PostgresCluster> {
     dataDir,
     url: (database = 'postgres') => `postgresql://${runAs}@127.0.0.1:${port}/${database}`,
     psql(sql, database = 'postgres') {
-      return execFileSync(path.join(binDir, 'psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', runAs, '-d', database, '-v', 'ON_ERROR_STOP=1', '-At', '-c', sql], { encoding: 'utf8' });
+      return execFileSync(
+        path.join(binDir, 'psql'),
+        ['-h', '127.0.0.1', '-p', String(port), '-U', runAs, '-d', database, '-v', 'ON_ERROR_STOP=1', '-At', '-c', sql],
+        { encoding: 'utf8' },
+      );
     },
     stop() {
       if (stopped) return;

@@ -17,12 +17,25 @@ export interface RawUpgrade {
  * Connects to `baseUrl` and sends a WebSocket handshake for `path`. With `complete: false` the
  * request's final empty line is held back, so the server never sees a whole request.
  */
-export function rawUpgrade(baseUrl: string, path: string, options: { complete?: boolean; headers?: Record<string, string> } = {}): Promise<RawUpgrade> {
+export function rawUpgrade(
+  baseUrl: string,
+  path: string,
+  options: { complete?: boolean; headers?: Record<string, string> } = {},
+): Promise<RawUpgrade> {
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const socket = net.connect(Number(url.port), url.hostname, () => {
-      const headers = { Host: url.host, Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', ...options.headers };
-      const head = `GET ${path} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}`;
+      const headers = {
+        Host: url.host,
+        Connection: 'Upgrade',
+        Upgrade: 'websocket',
+        'Sec-WebSocket-Version': '13',
+        'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==',
+        ...options.headers,
+      };
+      const head = `GET ${path} HTTP/1.1\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('')}`;
       socket.write(options.complete === false ? head : `${head}\r\n`);
       resolve({ socket, received: () => text, ended });
     });

@@ -12,14 +12,20 @@ import { testConfig } from './test-config.js';
 import { closePlaneAndStopApps } from './stop-apps.js';
 
 /** Starts a control plane with a test config (or `config`), stopped in teardown. */
-export async function startTestControlPlane(t: ExecutionContext, config: SvcConfig = testConfig(t)): Promise<ControlPlane> {
+export async function startTestControlPlane(
+  t: ExecutionContext,
+  config: SvcConfig = testConfig(t),
+): Promise<ControlPlane> {
   const plane = await startControlPlane(config, silentLogger());
   t.teardown(() => closePlaneAndStopApps(plane, config));
   return plane;
 }
 
 /** Starts a knowledge store with a test config (or `config`), stopped in teardown. */
-export async function startTestKnowledgeStore(t: ExecutionContext, config: SvcConfig = testConfig(t)): Promise<KnowledgeStore> {
+export async function startTestKnowledgeStore(
+  t: ExecutionContext,
+  config: SvcConfig = testConfig(t),
+): Promise<KnowledgeStore> {
   const store = await startKnowledgeStore(config, silentLogger());
   t.teardown(() => store.close());
   return store;

@@ -45,7 +45,8 @@ function alive(pid: number): boolean {
 function removeStale(): void {
   for (const name of fs.readdirSync(os.tmpdir())) {
     const pid = name.startsWith(PREFIX) ? Number(name.slice(PREFIX.length)) : NaN;
-    if (Number.isInteger(pid) && pid > 0 && !alive(pid)) fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid > 0 && !alive(pid))
+      fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
   }
 }
 
@@ -62,11 +63,17 @@ async function obtain(timeoutMs: number): Promise<SharedArtifact> {
   if (!builder) return waitForBuild(dir, timeoutMs);
   removeStale();
   // Removes the folder once the ava process is gone (tail --pid waits for a process that is not its parent).
-  const reaper = spawn('/bin/sh', ['-c', 'tail --pid="$0" -f /dev/null; rm -rf "$1"', String(process.ppid), dir], { detached: true, stdio: 'ignore' });
+  const reaper = spawn('/bin/sh', ['-c', 'tail --pid="$0" -f /dev/null; rm -rf "$1"', String(process.ppid), dir], {
+    detached: true,
+    stdio: 'ignore',
+  });
   reaper.unref();
   try {
     const started = Date.now();
-    const built: SharedArtifact = { ...(await packageArtifact({ outDir: path.join(dir, 'out') })), buildMs: Date.now() - started };
+    const built: SharedArtifact = {
+      ...(await packageArtifact({ outDir: path.join(dir, 'out') })),
+      buildMs: Date.now() - started,
+    };
     publish(dir, 'done', JSON.stringify(built));
     return built;
   } catch (error) {
@@ -116,15 +123,33 @@ function waitForBuild(dir: string, timeoutMs: number): Promise<SharedArtifact> {
  * svc-release.json (another tree fingerprint, so another release id), into `outDir` with its
  * `.sha256`; `manifest` overrides other fields of svc-release.json (a `commit`).
  */
-export async function repackedArtifact(built: Pick<PackagedArtifact, 'archive'>, outDir: string, builtAt: string, manifest: Record<string, unknown> = {}): Promise<{ archive: string; sha256: string }> {
+export async function repackedArtifact(
+  built: Pick<PackagedArtifact, 'archive'>,
+  outDir: string,
+  builtAt: string,
+  manifest: Record<string, unknown> = {},
+): Promise<{ archive: string; sha256: string }> {
   const work = fs.mkdtempSync(path.join(outDir, '.repack-'));
   try {
     await run('tar', ['-xzf', built.archive, '-C', work]);
     const [folder] = fs.readdirSync(work);
     const manifestFile = path.join(work, folder!, 'svc-release.json');
-    fs.writeFileSync(manifestFile, `${JSON.stringify({ ...(JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as object), builtAt, ...manifest }, null, 2)}\n`);
+    fs.writeFileSync(
+      manifestFile,
+      `${JSON.stringify({ ...(JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as object), builtAt, ...manifest }, null, 2)}\n`,
+    );
     const archive = path.join(outDir, path.basename(built.archive));
-    await run('tar', ['-C', work, '--owner=0', '--group=0', '--numeric-owner', '--sort=name', '-czf', archive, folder!]);
+    await run('tar', [
+      '-C',
+      work,
+      '--owner=0',
+      '--group=0',
+      '--numeric-owner',
+      '--sort=name',
+      '-czf',
+      archive,
+      folder!,
+    ]);
     const sha256 = await fileSha256(archive);
     fs.writeFileSync(`${archive}.sha256`, `${sha256}  ${path.basename(archive)}\n`);
     return { archive, sha256 };
@@ -139,6 +164,8 @@ function run(program: string, args: readonly string[]): Promise<void> {
     let errors = '';
     child.stderr.on('data', (d: Buffer) => (errors += d.toString()));
     child.once('error', reject);
-    child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`${program} ${args.join(' ')} exited ${code}: ${errors.trim()}`))));
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`${program} ${args.join(' ')} exited ${code}: ${errors.trim()}`)),
+    );
   });
 }

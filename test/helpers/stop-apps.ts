@@ -24,8 +24,14 @@ export async function stopAppsIn(dataDir: string): Promise<void> {
   if (fs.existsSync(regions)) for (const region of fs.readdirSync(regions)) dirs.push(path.join(regions, region));
   for (const dataDir of dirs) {
     if (!fs.existsSync(path.join(dataDir, 'scheduler'))) continue;
-    const scheduler = await LocalScheduler.open({ dataDir, registry: new LocalRegistry(), logger: silentLogger(), region: dataDir === config.dataDir ? 'local' : path.basename(dataDir) });
-    for (const job of await scheduler.listJobs()) await scheduler.stopJob(job.spec.id, { purge: true }).catch(() => undefined);
+    const scheduler = await LocalScheduler.open({
+      dataDir,
+      registry: new LocalRegistry(),
+      logger: silentLogger(),
+      region: dataDir === config.dataDir ? 'local' : path.basename(dataDir),
+    });
+    for (const job of await scheduler.listJobs())
+      await scheduler.stopJob(job.spec.id, { purge: true }).catch(() => undefined);
     await scheduler.close();
   }
 }

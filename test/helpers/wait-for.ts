@@ -8,7 +8,11 @@ import { waitForChange as waitForDomainChange, type ChangeSource } from '../../d
 export type { ChangeSource };
 
 /** Resolves with the first truthy value of `check`, evaluated now and after each change reported by `sources`. */
-export function waitForChange<T>(sources: readonly ChangeSource[], check: () => Promise<T | undefined | false> | T | undefined | false, options: { timeoutMs?: number; what?: string } = {}): Promise<T> {
+export function waitForChange<T>(
+  sources: readonly ChangeSource[],
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  options: { timeoutMs?: number; what?: string } = {},
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 20_000;
   return waitForDomainChange<T>(sources, async () => (await check()) || undefined, {
     timeoutMs,
@@ -17,6 +21,18 @@ export function waitForChange<T>(sources: readonly ChangeSource[], check: () => 
 }
 
 /** `waitForChange` driven by the reconciles of `controllers`. */
-export function waitForReconciled<T>(controllers: readonly Controller[], check: () => Promise<T | undefined | false> | T | undefined | false, options: { timeoutMs?: number; what?: string } = {}): Promise<T> {
-  return waitForChange(controllers.map((controller): ChangeSource => (listener) => controller.onReconciled(() => listener())), check, options);
+export function waitForReconciled<T>(
+  controllers: readonly Controller[],
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  options: { timeoutMs?: number; what?: string } = {},
+): Promise<T> {
+  return waitForChange(
+    controllers.map(
+      (controller): ChangeSource =>
+        (listener) =>
+          controller.onReconciled(() => listener()),
+    ),
+    check,
+    options,
+  );
 }

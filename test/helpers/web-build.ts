@@ -9,6 +9,8 @@ import { buildWeb } from '../../scripts/build-web.js';
 
 /** Builds `dist/web` unless both pages are there. */
 export async function ensureWebBuilt(): Promise<void> {
-  const missing = (['console', 'knowledge-admin'] as const).some((page) => !fs.existsSync(path.join(builtWebPage(page), 'index.html')));
+  const missing = (['console', 'knowledge-admin'] as const).some(
+    (page) => !fs.existsSync(path.join(builtWebPage(page), 'index.html')),
+  );
   if (missing) await buildWeb();
 }

@@ -21,27 +21,63 @@ test('admin explain-rank compares two nodes of a namespace', async (t) => {
   const h = await startHarness(t);
   const a = await h.write('n', { content: 'kubernetes runs the cluster', source_id: 's', confidence: 0.9 });
   const b = await h.write('n', { content: 'nomad runs the cluster', source_id: 's', confidence: 0.2 });
-  const res = await h.admin('POST', '/admin/api/explain-rank', { namespace: 'n', node_id: b.node_id, other_node_id: a.node_id, text: 'cluster' });
+  const res = await h.admin('POST', '/admin/api/explain-rank', {
+    namespace: 'n',
+    node_id: b.node_id,
+    other_node_id: a.node_id,
+    text: 'cluster',
+  });
   t.is(res.status, 200);
   t.is(res.body.winner_node_id, a.node_id);
   t.is(res.body.node.node_id, b.node_id);
   const confidence = res.body.factors.find((f: any) => f.factor === 'confidence');
   t.true(confidence.delta < 0);
   t.regex(res.body.summary, /outranks/);
-  const rest = await h.call('POST', '/v1/namespaces/n/rank/explain', { node_id: b.node_id, other_node_id: a.node_id, text: 'cluster' });
+  const rest = await h.call('POST', '/v1/namespaces/n/rank/explain', {
+    node_id: b.node_id,
+    other_node_id: a.node_id,
+    text: 'cluster',
+  });
   t.is(rest.status, 200);
-  t.like(rest.body, { winner_node_id: a.node_id, loser_node_id: b.node_id, node: { node_id: b.node_id }, other: { node_id: a.node_id } });
-  t.deepEqual(rest.body.factors.map((f: any) => f.factor), res.body.factors.map((f: any) => f.factor));
-  t.is((await h.admin('POST', '/admin/api/explain-rank', { node_id: a.node_id, other_node_id: b.node_id })).status, 400);
-  t.is((await h.admin('POST', '/admin/api/explain-rank', { namespace: 'n', node_id: a.node_id, other_node_id: a.node_id })).status, 400);
-  t.is((await h.admin('POST', '/admin/api/explain-rank', { namespace: 'n', node_id: a.node_id, other_node_id: '11111111-1111-1111-1111-111111111111' })).status, 404);
+  t.like(rest.body, {
+    winner_node_id: a.node_id,
+    loser_node_id: b.node_id,
+    node: { node_id: b.node_id },
+    other: { node_id: a.node_id },
+  });
+  t.deepEqual(
+    rest.body.factors.map((f: any) => f.factor),
+    res.body.factors.map((f: any) => f.factor),
+  );
+  t.is(
+    (await h.admin('POST', '/admin/api/explain-rank', { node_id: a.node_id, other_node_id: b.node_id })).status,
+    400,
+  );
+  t.is(
+    (await h.admin('POST', '/admin/api/explain-rank', { namespace: 'n', node_id: a.node_id, other_node_id: a.node_id }))
+      .status,
+    400,
+  );
+  t.is(
+    (
+      await h.admin('POST', '/admin/api/explain-rank', {
+        namespace: 'n',
+        node_id: a.node_id,
+        other_node_id: '11111111-1111-1111-1111-111111111111',
+      })
+    ).status,
+    404,
+  );
 });
 
 // Serial: a heap snapshot of this process stops its event loop, which other tests' requests must not share.
 test.serial('admin profiling captures a CPU profile and a heap snapshot through the inspector', async (t) => {
   const h = await startHarness(t);
   const index = await h.admin('GET', '/debug/pprof/');
-  t.deepEqual(index.body.profiles.map((p: any) => p.name), ['profile', 'heap']);
+  t.deepEqual(
+    index.body.profiles.map((p: any) => p.name),
+    ['profile', 'heap'],
+  );
   const profile = await h.admin('GET', '/debug/pprof/profile?seconds=0.2');
   t.is(profile.status, 200);
   t.regex(profile.headers.get('content-disposition') ?? '', /\.cpuprofile"/);

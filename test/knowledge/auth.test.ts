@@ -5,7 +5,8 @@ import { startHarness } from './knowledge-harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { TenantTokens } from '../../api/knowledge/tenant-tokens.js';
 
-const TOKENS = 'acme:read+write:acme-secret-1,acme:read:acme-reader-1,beta:read+write:beta-secret-1,ops:admin:ops-secret-01';
+const TOKENS =
+  'acme:read+write:acme-secret-1,acme:read:acme-reader-1,beta:read+write:beta-secret-1,ops:admin:ops-secret-01';
 
 test('auth requires a bearer token when tokens are configured, except for ping', async (t) => {
   const h = await startHarness(t, { SVC_KNOWLEDGE_TOKENS: TOKENS });
@@ -16,7 +17,11 @@ test('auth requires a bearer token when tokens are configured, except for ping',
   t.is(none.headers.get('www-authenticate'), 'Bearer realm="knowledge"');
   t.is((await h.call('GET', '/v1/version')).status, 401);
   t.is((await h.call('GET', '/v1/version', undefined, 'acme:read+write:wrong-secret')).status, 401);
-  t.is((await h.call('GET', '/v1/version', undefined, 'acme:read:acme-secret-1')).status, 401, 'permissions must match the configured token');
+  t.is(
+    (await h.call('GET', '/v1/version', undefined, 'acme:read:acme-secret-1')).status,
+    401,
+    'permissions must match the configured token',
+  );
   t.is((await h.call('GET', '/v1/version', undefined, 'garbage')).status, 401);
   t.is((await h.call('GET', '/v1/version', undefined, 'acme:read+write:acme-secret-1')).status, 200);
   const graphql = await h.call('POST', '/graphql', { query: '{ features { name } }' });
@@ -31,7 +36,17 @@ test('auth requires the write permission for mutations', async (t) => {
   const denied = await h.call('POST', '/v1/namespaces/n/write', { content: 'x', source_id: 's' }, reader);
   t.is(denied.status, 403);
   t.is(denied.body.error.code, 'permission_denied');
-  t.is((await h.call('POST', `/v1/namespaces/n/nodes/${w.node_id}/retract-source`, { source_id: 's', reason: 'r' }, reader)).status, 403);
+  t.is(
+    (
+      await h.call(
+        'POST',
+        `/v1/namespaces/n/nodes/${w.node_id}/retract-source`,
+        { source_id: 's', reason: 'r' },
+        reader,
+      )
+    ).status,
+    403,
+  );
   t.is((await h.call('POST', '/v1/namespaces/n/sources/label', { source_id: 's' }, reader)).status, 403);
   t.is((await h.call('POST', '/v1/namespaces/n/recovery/reconcile', { execute: true }, reader)).status, 403);
   t.is((await h.call('POST', '/v1/namespaces/n/retrieve', { text: 'hello' }, reader)).status, 200);
@@ -47,10 +62,21 @@ test('auth confines each tenant to its own namespaces', async (t) => {
   t.is((await h.call('POST', '/v1/namespaces/shared-name/retrieve', { text: 'private' }, beta)).status, 404);
   await h.write('shared-name', { content: 'beta fact', source_id: 's' }, beta);
   const betaResults = await h.retrieve('shared-name', { text: 'fact' }, beta);
-  t.deepEqual(betaResults.map((r) => r.content), ['beta fact']);
+  t.deepEqual(
+    betaResults.map((r) => r.content),
+    ['beta fact'],
+  );
   const acmeResults = await h.retrieve('shared-name', { text: 'fact' }, acme);
-  t.deepEqual(acmeResults.map((r) => r.content), ['acme private fact']);
-  const graphql = await h.call('POST', '/graphql', { query: '{ search(namespace: "shared-name", query: "fact") { totalCount nodes { content } } }' }, beta);
+  t.deepEqual(
+    acmeResults.map((r) => r.content),
+    ['acme private fact'],
+  );
+  const graphql = await h.call(
+    'POST',
+    '/graphql',
+    { query: '{ search(namespace: "shared-name", query: "fact") { totalCount nodes { content } } }' },
+    beta,
+  );
   t.deepEqual(graphql.body.data.search.nodes, [{ content: 'beta fact' }]);
 });
 
@@ -61,7 +87,21 @@ test('auth protects the admin listener with the admin permission but leaves heal
   t.is((await h.admin('GET', '/debug/pprof/')).status, 401);
   t.is((await h.admin('GET', '/debug/pprof/', undefined, 'acme:read+write:acme-secret-1')).status, 403);
   t.is((await h.admin('GET', '/debug/pprof/', undefined, 'ops:admin:ops-secret-01')).status, 200);
-  t.is((await h.admin('POST', '/admin/api/explain-rank', { namespace: 'n', node_id: '11111111-1111-1111-1111-111111111111', other_node_id: '22222222-2222-2222-2222-222222222222' }, 'acme:read+write:acme-secret-1')).status, 403);
+  t.is(
+    (
+      await h.admin(
+        'POST',
+        '/admin/api/explain-rank',
+        {
+          namespace: 'n',
+          node_id: '11111111-1111-1111-1111-111111111111',
+          other_node_id: '22222222-2222-2222-2222-222222222222',
+        },
+        'acme:read+write:acme-secret-1',
+      )
+    ).status,
+    403,
+  );
 });
 
 test('auth reads tokens from a token file, one per line with comments', async (t) => {
@@ -75,10 +115,16 @@ test('auth reads tokens from a token file, one per line with comments', async (t
 });
 
 test('access tokens refuse malformed entries naming where they are', (t) => {
-  t.throws(() => TenantTokens.load('acme:read', undefined), { message: /SVC_KNOWLEDGE_TOKENS: a token must be tenant:permissions:secret/ });
-  t.throws(() => TenantTokens.load('acme:fly:secret-long', undefined), { message: /permission "fly" is not one of read, write, admin/ });
+  t.throws(() => TenantTokens.load('acme:read', undefined), {
+    message: /SVC_KNOWLEDGE_TOKENS: a token must be tenant:permissions:secret/,
+  });
+  t.throws(() => TenantTokens.load('acme:fly:secret-long', undefined), {
+    message: /permission "fly" is not one of read, write, admin/,
+  });
   t.throws(() => TenantTokens.load('acme:read:short', undefined), { message: /at least 8 characters/ });
-  t.throws(() => TenantTokens.load(undefined, '/nonexistent/tokens'), { message: /SVC_KNOWLEDGE_TOKENS_FILE: cannot read the token file/ });
+  t.throws(() => TenantTokens.load(undefined, '/nonexistent/tokens'), {
+    message: /SVC_KNOWLEDGE_TOKENS_FILE: cannot read the token file/,
+  });
   const tokens = TenantTokens.load('a:read+write:secret:with:colons', undefined);
   t.deepEqual([...tokens.authenticate('a:read+write:secret:with:colons')!.permissions].sort(), ['read', 'write']);
   t.is(TenantTokens.load(undefined, undefined).open, true);

@@ -6,5 +6,8 @@ import { startKnowledgeStore } from '../../wiring/knowledge-store.js';
 import { loadConfig } from '../../platform/config.js';
 import { silentLogger } from '../../platform/logger.js';
 
-const store = await startKnowledgeStore(loadConfig({ ...process.env, SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_LOG_LEVEL: 'silent' }), silentLogger());
+const store = await startKnowledgeStore(
+  loadConfig({ ...process.env, SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_LOG_LEVEL: 'silent' }),
+  silentLogger(),
+);
 process.stdout.write(`${JSON.stringify({ url: store.url })}\n`);

@@ -19,18 +19,33 @@ async function embeddings(t: ExecutionContext): Promise<string> {
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
       const body = JSON.parse(raw) as { input: string[] };
-      const data = body.input.map((text, index) => ({ index, embedding: Array.from({ length: 8 }, (_, i) => ((text.charCodeAt(i % text.length) * (i + 1)) % 17) - 8 + 0.5) }));
+      const data = body.input.map((text, index) => ({
+        index,
+        embedding: Array.from({ length: 8 }, (_, i) => ((text.charCodeAt(i % text.length) * (i + 1)) % 17) - 8 + 0.5),
+      }));
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ data }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
-async function startChild(t: ExecutionContext, env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'crash-server.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+async function startChild(
+  t: ExecutionContext,
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'crash-server.ts')], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   t.teardown(() => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
@@ -59,7 +74,10 @@ test('crash: kill -9 during 10,000 writes loses no acknowledged write and lists 
       const id = `w-${i}`;
       inflight.add(id);
       try {
-        const res = await request(`${first.url}/v1/namespaces/crash/write`, { method: 'POST', json: { content: `crash record ${i}`, source_id: 'crash', request_id: id } });
+        const res = await request(`${first.url}/v1/namespaces/crash/write`, {
+          method: 'POST',
+          json: { content: `crash record ${i}`, source_id: 'crash', request_id: id },
+        });
         if (res.status === 200 && res.body.admitted === true) {
           acked.set(id, res.body.node_id);
           inflight.delete(id);
@@ -97,15 +115,30 @@ test('crash: kill -9 during 10,000 writes loses no acknowledged write and lists 
   let notStarted = 0;
   for (const id of inflight) {
     if (pendingIds.has(id)) continue;
-    const retry = await request(`${second.url}/v1/namespaces/crash/write`, { method: 'POST', json: { content: `crash record ${id.slice(2)}`, source_id: 'crash', request_id: id } });
+    const retry = await request(`${second.url}/v1/namespaces/crash/write`, {
+      method: 'POST',
+      json: { content: `crash record ${id.slice(2)}`, source_id: 'crash', request_id: id },
+    });
     if (retry.body.replayed === true) committedUnacked++;
     else notStarted++;
   }
-  const reconcile = await request(`${second.url}/v1/namespaces/crash/recovery/reconcile`, { method: 'POST', json: { execute: true } });
+  const reconcile = await request(`${second.url}/v1/namespaces/crash/recovery/reconcile`, {
+    method: 'POST',
+    json: { execute: true },
+  });
   t.false(reconcile.body.stopped);
   t.is(reconcile.body.remaining, 0);
   t.true(reconcile.body.steps.every((s: any) => s.action === 'replayed'));
-  const summary = { sent: next, acknowledged: acked.size, readable_after_restart: readable, in_flight_at_kill: inflight.size, pending_listed: pendingIds.size, committed_unacknowledged: committedUnacked, not_started: notStarted, replayed: reconcile.body.steps.length };
+  const summary = {
+    sent: next,
+    acknowledged: acked.size,
+    readable_after_restart: readable,
+    in_flight_at_kill: inflight.size,
+    pending_listed: pendingIds.size,
+    committed_unacknowledged: committedUnacked,
+    not_started: notStarted,
+    replayed: reconcile.body.steps.length,
+  };
   t.log(JSON.stringify(summary));
   console.log(`crash test: ${JSON.stringify(summary)}`);
   second.child.kill('SIGTERM');

@@ -12,7 +12,10 @@ interface Received {
 }
 
 /** A local stand-in for an OpenAI-compatible embeddings endpoint: vectors from keyword presence. */
-async function embeddingsReceiver(t: ExecutionContext, options: { dims?: number; hang?: boolean } = {}): Promise<{ url: string; received: Received[] }> {
+async function embeddingsReceiver(
+  t: ExecutionContext,
+  options: { dims?: number; hang?: boolean } = {},
+): Promise<{ url: string; received: Received[] }> {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     let raw = '';
@@ -23,17 +26,25 @@ async function embeddingsReceiver(t: ExecutionContext, options: { dims?: number;
       if (options.hang) return;
       const keywords = ['cat', 'dog', 'car', 'tree'];
       const dims = options.dims ?? 4;
-      const data = (body.input as string[]).map((text, index) => ({
-        object: 'embedding',
-        index,
-        embedding: Array.from({ length: dims }, (_, i) => (text.toLowerCase().includes(keywords[i % 4]!) ? 1 : 0.01)),
-      })).reverse();
+      const data = (body.input as string[])
+        .map((text, index) => ({
+          object: 'embedding',
+          index,
+          embedding: Array.from({ length: dims }, (_, i) => (text.toLowerCase().includes(keywords[i % 4]!) ? 1 : 0.01)),
+        }))
+        .reverse();
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data, model: body.model }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, received };
 }
 
@@ -72,7 +83,13 @@ test('embedder batches concurrent requests up to the batch size', async (t) => {
   const embedder = new HttpEmbedder({ url: receiver.url, model: 'm', batchSize: 3 });
   const vectors = await Promise.all([embedder.embed(['cat', 'dog']), embedder.embed(['car', 'tree', 'cat dog'])]);
   t.is(receiver.received.length, 2);
-  t.deepEqual(receiver.received.map((r) => r.body.input), [['cat', 'dog', 'car'], ['tree', 'cat dog']]);
+  t.deepEqual(
+    receiver.received.map((r) => r.body.input),
+    [
+      ['cat', 'dog', 'car'],
+      ['tree', 'cat dog'],
+    ],
+  );
   t.deepEqual(receiver.received[0]!.body, { model: 'm', input: ['cat', 'dog', 'car'] });
   t.is(vectors[0][1]![1], 1);
   t.is(vectors[1][1]![3], 1);
@@ -80,7 +97,10 @@ test('embedder batches concurrent requests up to the batch size', async (t) => {
 
 test('embedder times out and the write answers 504 without leaving a pending intent', async (t) => {
   const receiver = await embeddingsReceiver(t, { hang: true });
-  const h = await startHarness(t, { SVC_KNOWLEDGE_EMBEDDER_URL: receiver.url, SVC_KNOWLEDGE_EMBEDDER_TIMEOUT: '200ms' });
+  const h = await startHarness(t, {
+    SVC_KNOWLEDGE_EMBEDDER_URL: receiver.url,
+    SVC_KNOWLEDGE_EMBEDDER_TIMEOUT: '200ms',
+  });
   const res = await h.call('POST', '/v1/namespaces/n/write', { content: 'slow', source_id: 's' });
   t.is(res.status, 504);
   t.is(res.body.error.code, 'embedder_timeout');

@@ -16,9 +16,23 @@ const SEARCH = `query S($filter: SearchFilter, $limit: Int) {
 async function seed(h: Harness) {
   await h.call('POST', '/v1/namespaces/kb/sources/label', { source_id: 'trusted', credibility: 0.9 });
   await h.call('POST', '/v1/namespaces/kb/sources/label', { source_id: 'shaky', credibility: 0.2 });
-  const pg = await h.write('kb', { content: 'Postgres is the primary database', source_id: 'trusted', valid_from: '2025-01-01T00:00:00Z' });
-  const redis = await h.write('kb', { content: 'Redis is a cache database', source_id: 'shaky', valid_from: '2026-01-01T00:00:00Z', edges: [{ to: pg.node_id, type: 'replicates', weight: 0.8 }] });
-  const old = await h.write('kb', { content: 'MySQL was the old database', source_id: 'trusted', valid_from: '2020-01-01T00:00:00Z', edges: [{ to: pg.node_id, type: 'replaced_by', weight: 0.3 }] });
+  const pg = await h.write('kb', {
+    content: 'Postgres is the primary database',
+    source_id: 'trusted',
+    valid_from: '2025-01-01T00:00:00Z',
+  });
+  const redis = await h.write('kb', {
+    content: 'Redis is a cache database',
+    source_id: 'shaky',
+    valid_from: '2026-01-01T00:00:00Z',
+    edges: [{ to: pg.node_id, type: 'replicates', weight: 0.8 }],
+  });
+  const old = await h.write('kb', {
+    content: 'MySQL was the old database',
+    source_id: 'trusted',
+    valid_from: '2020-01-01T00:00:00Z',
+    edges: [{ to: pg.node_id, type: 'replaced_by', weight: 0.3 }],
+  });
   return { pg: pg.node_id as string, redis: redis.node_id as string, old: old.node_id as string };
 }
 
@@ -31,7 +45,9 @@ test('graphql search returns scored nodes with edges and sources', async (t) => 
   const { totalCount, nodes } = res.body.data.search;
   t.is(totalCount, 3);
   const redis = nodes.find((n: any) => n.id === ids.redis);
-  t.deepEqual(redis.edges, [{ type: 'replicates', weight: 0.8, to: { id: ids.pg, content: 'Postgres is the primary database' } }]);
+  t.deepEqual(redis.edges, [
+    { type: 'replicates', weight: 0.8, to: { id: ids.pg, content: 'Postgres is the primary database' } },
+  ]);
   t.deepEqual(redis.sources, [{ name: 'shaky', effectiveCredibility: 0.2 }]);
   t.true(Math.abs(redis.credibility - 0.2) < 1e-12);
   for (const n of nodes) {
@@ -46,7 +62,8 @@ test('graphql search returns scored nodes with edges and sources', async (t) => 
 test('graphql search filters by content, edges, credibility and validity with and, or and not', async (t) => {
   const h = await startHarness(t);
   const ids = await seed(h);
-  const run = async (filter: unknown) => ((await gql(h, SEARCH, { filter })).body.data.search.nodes as any[]).map((n) => n.id).sort();
+  const run = async (filter: unknown) =>
+    ((await gql(h, SEARCH, { filter })).body.data.search.nodes as any[]).map((n) => n.id).sort();
   t.deepEqual(await run({ contentContains: 'postgres' }), [ids.pg]);
   t.deepEqual(await run({ hasEdgeTo: ids.pg }), [ids.old, ids.redis].sort());
   t.deepEqual(await run({ hasEdgeTo: ids.pg, edgeWeightMin: 0.5 }), [ids.redis]);
@@ -58,7 +75,10 @@ test('graphql search filters by content, edges, credibility and validity with an
   t.deepEqual(await run({ validToAfter: '2030-01-01T00:00:00Z' }), [ids.old, ids.pg, ids.redis].sort());
   t.deepEqual(await run({ similarityMin: 0 }), [ids.old, ids.pg, ids.redis].sort());
   t.deepEqual(await run({ similarityMin: 1.01 }), []);
-  t.deepEqual(await run({ or: [{ contentContains: 'redis' }, { contentContains: 'mysql' }] }), [ids.old, ids.redis].sort());
+  t.deepEqual(
+    await run({ or: [{ contentContains: 'redis' }, { contentContains: 'mysql' }] }),
+    [ids.old, ids.redis].sort(),
+  );
   t.deepEqual(await run({ and: [{ sourceCredibilityMin: 0.5 }, { not: { contentContains: 'mysql' } }] }), [ids.pg]);
   const bad = await gql(h, SEARCH, { filter: { validAt: 'soon' } });
   t.is(bad.status, 400);
@@ -74,28 +94,49 @@ test('graphql search falls back to a content scan when nothing matches lexically
 
 test('graphql exposes version, features and migrations like REST', async (t) => {
   const h = await startHarness(t);
-  const res = await gql(h, '{ version { version apiVersion docsVersion compatibility latestMigration releaseNotesPath features { name status since } migrations { version name } } features { name description } migrations { version name appliedAt } }');
+  const res = await gql(
+    h,
+    '{ version { version apiVersion docsVersion compatibility latestMigration releaseNotesPath features { name status since } migrations { version name } } features { name description } migrations { version name appliedAt } }',
+  );
   t.is(res.status, 200);
   const rest = (await h.call('GET', '/v1/version')).body;
-  t.like(res.body.data.version, { version: rest.version, apiVersion: 'v1', docsVersion: rest.docs_version, compatibility: rest.compatibility, latestMigration: rest.latest_migration });
-  t.deepEqual(res.body.data.features.map((f: any) => f.name), rest.features.map((f: any) => f.name));
-  t.deepEqual(res.body.data.migrations.map((m: any) => m.version), [1, 2, 3, 4, 5]);
+  t.like(res.body.data.version, {
+    version: rest.version,
+    apiVersion: 'v1',
+    docsVersion: rest.docs_version,
+    compatibility: rest.compatibility,
+    latestMigration: rest.latest_migration,
+  });
+  t.deepEqual(
+    res.body.data.features.map((f: any) => f.name),
+    rest.features.map((f: any) => f.name),
+  );
+  t.deepEqual(
+    res.body.data.migrations.map((m: any) => m.version),
+    [1, 2, 3, 4, 5],
+  );
 });
 
 test('graphql explainRank compares two nodes factor by factor', async (t) => {
   const h = await startHarness(t);
   const ids = await seed(h);
-  const res = await gql(h, `{ explainRank(namespace: "kb", nodeId: "${ids.pg}", otherNodeId: "${ids.redis}", query: "primary database") {
+  const res = await gql(
+    h,
+    `{ explainRank(namespace: "kb", nodeId: "${ids.pg}", otherNodeId: "${ids.redis}", query: "primary database") {
     winnerNodeId loserNodeId margin summary
     node { nodeId score scoreBreakdown { similarity confidence recency utility } evidence { compoundConfidence supportCount links { nodeId edgeId edgeWeight confidence text } } }
     other { nodeId score }
-    factors { factor nodeContribution otherContribution delta } } }`);
+    factors { factor nodeContribution otherContribution delta } } }`,
+  );
   t.is(res.status, 200, JSON.stringify(res.body));
   const r = res.body.data.explainRank;
   t.is(r.winnerNodeId, ids.pg);
   t.is(r.loserNodeId, ids.redis);
   t.true(Math.abs(r.margin - (r.node.score - r.other.score)) < 1e-12);
-  t.deepEqual(r.factors.map((f: any) => f.factor), ['similarity', 'confidence', 'recency', 'utility']);
+  t.deepEqual(
+    r.factors.map((f: any) => f.factor),
+    ['similarity', 'confidence', 'recency', 'utility'],
+  );
   t.is(r.node.evidence.supportCount, 1);
   t.is(r.node.evidence.links.length, 2);
   t.true(Math.abs(r.factors.reduce((s: number, f: any) => s + f.delta, 0) - r.margin) < 1e-9);

@@ -11,8 +11,20 @@ test('knowledge migrations apply to a fresh database with sqlite-vec loaded', (t
   const result = migrate(db, KNOWLEDGE_MIGRATIONS);
   t.is(result.latest, KNOWLEDGE_MIGRATIONS.length);
   t.is(result.applied.length, KNOWLEDGE_MIGRATIONS.length);
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
-  for (const name of ['kn_namespaces', 'kn_nodes', 'kn_versions', 'kn_support', 'kn_sources', 'kn_edges', 'kn_intents', 'kn_text']) t.true(tables.includes(name), name);
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map(
+    (r) => r.name,
+  );
+  for (const name of [
+    'kn_namespaces',
+    'kn_nodes',
+    'kn_versions',
+    'kn_support',
+    'kn_sources',
+    'kn_edges',
+    'kn_intents',
+    'kn_text',
+  ])
+    t.true(tables.includes(name), name);
   t.is(migrate(db, KNOWLEDGE_MIGRATIONS).applied.length, 0);
 });
 
@@ -31,11 +43,24 @@ test('introspection endpoints describe version, features, migrations, backends a
   for (const n of ['feature-introspection', 'explain-rank', 'source-trust-timeline']) t.true(names.includes(n));
   t.deepEqual((await h.call('GET', '/v1/features')).body.features, version.features);
   const migrations = (await h.call('GET', '/v1/migrations')).body.migrations;
-  t.deepEqual(migrations.map((m: any) => [m.version, m.name]), [[1, 'store-metadata'], [2, 'graph-memory'], [3, 'feedback-and-review'], [4, 'knowledge-acquisition'], [5, 'text-index-porter']]);
+  t.deepEqual(
+    migrations.map((m: any) => [m.version, m.name]),
+    [
+      [1, 'store-metadata'],
+      [2, 'graph-memory'],
+      [3, 'feedback-and-review'],
+      [4, 'knowledge-acquisition'],
+      [5, 'text-index-porter'],
+    ],
+  );
   const backends = (await h.call('GET', '/v1/backends')).body;
   t.deepEqual(Object.keys(backends).sort(), ['event', 'extractor', 'graph', 'kv', 'text', 'vector']);
   t.is(backends.vector.kind, 'sqlite-vec');
-  t.deepEqual(backends.extractor, { kind: 'rules', model: 'rules-v1' }, 'ingest runs on the rule-based extractor by default');
+  t.deepEqual(
+    backends.extractor,
+    { kind: 'rules', model: 'rules-v1' },
+    'ingest runs on the rule-based extractor by default',
+  );
   t.notRegex(JSON.stringify(backends), /knowledge\.db|\/tmp|\//);
   await h.write('n', { content: 'x', source_id: 's', vector: [1, 2] });
   const stats = (await h.call('GET', '/v1/stats')).body;

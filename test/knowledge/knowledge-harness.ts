@@ -13,9 +13,19 @@ import { request } from '../helpers/http-request.js';
 export interface Harness {
   readonly store: KnowledgeStore;
   /** Calls the REST listener; `path` is absolute (e.g. `/v1/namespaces/n/write`). */
-  call(method: string, path: string, json?: unknown, token?: string): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  call(
+    method: string,
+    path: string,
+    json?: unknown,
+    token?: string,
+  ): Promise<{ status: number; body: any; headers: Headers; text: string }>;
   /** Calls the admin listener. */
-  admin(method: string, path: string, json?: unknown, token?: string): Promise<{ status: number; body: any; headers: Headers; text: string }>;
+  admin(
+    method: string,
+    path: string,
+    json?: unknown,
+    token?: string,
+  ): Promise<{ status: number; body: any; headers: Headers; text: string }>;
   /** `POST /v1/namespaces/{ns}/write`, asserting a 200. */
   write(ns: string, body: Record<string, unknown>, token?: string): Promise<any>;
   /** `POST /v1/namespaces/{ns}/retrieve`, asserting a 200, returning results. */
@@ -23,11 +33,19 @@ export interface Harness {
 }
 
 /** Starts a knowledge store for one test with extra `SVC_*` variables. */
-export async function startHarness(t: ExecutionContext, env: Record<string, string> = {}, extras: KnowledgeStoreExtras = {}): Promise<Harness> {
+export async function startHarness(
+  t: ExecutionContext,
+  env: Record<string, string> = {},
+  extras: KnowledgeStoreExtras = {},
+): Promise<Harness> {
   const store = await startKnowledgeStore(testConfig(t, env), silentLogger(), extras);
   t.teardown(() => store.close());
   const send = (base: string) => (method: string, path: string, json?: unknown, token?: string) =>
-    request(base + path, { method, ...(json === undefined ? {} : { json }), headers: token ? { authorization: `Bearer ${token}` } : {} });
+    request(base + path, {
+      method,
+      ...(json === undefined ? {} : { json }),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
   const call = send(store.url);
   return {
     store,

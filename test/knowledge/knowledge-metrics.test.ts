@@ -10,11 +10,19 @@ const W = '/v1/namespaces/n/review/handoff-webhooks';
 test('the admin /metrics counts writes and retrievals by namespace mode and outcome, retrieval latency per path, admission rejections, the review queue and webhook deliveries', async (t) => {
   const h = await startReviewHarness(t, { SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS: 'true' });
   const a = await h.write('n', { content: 'kubernetes schedules pods', source_id: 's', vector: [1, 0, 0] });
-  await h.write('n', { content: 'nomad schedules jobs', source_id: 's', vector: [0, 1, 0], edges: [{ to: a.node_id, type: 'related' }] });
+  await h.write('n', {
+    content: 'nomad schedules jobs',
+    source_id: 's',
+    vector: [0, 1, 0],
+    edges: [{ to: a.node_id, type: 'related' }],
+  });
   await h.write('b', { mode: 'belief_system', content: 'the sky is blue', source_id: 's' });
   await h.call('POST', '/v1/namespaces/n/sources/label', { source_id: 'bad', credibility: 0 });
   t.like(await h.write('n', { content: 'rumour', source_id: 'bad' }), { admitted: false });
-  t.is((await h.call('POST', '/v1/namespaces/n/write', { mode: 'procedural', content: 'x', source_id: 's' })).status, 409);
+  t.is(
+    (await h.call('POST', '/v1/namespaces/n/write', { mode: 'procedural', content: 'x', source_id: 's' })).status,
+    409,
+  );
 
   await h.retrieve('n', { vector: [1, 0, 0] });
   await h.retrieve('n', { text: 'schedules' });
@@ -50,15 +58,21 @@ test('the admin /metrics counts writes and retrievals by namespace mode and outc
 
   const paths = families.get('svc_knowledge_retrieval_path_duration_seconds');
   t.is(paths?.type, 'histogram');
-  const count = (path: string) => samplesOf(families, 'svc_knowledge_retrieval_path_duration_seconds', { path })[0]?.count;
+  const count = (path: string) =>
+    samplesOf(families, 'svc_knowledge_retrieval_path_duration_seconds', { path })[0]?.count;
   // The graph search and the lexical REST query are text; the unknown namespace's text query failed but ran.
-  t.deepEqual({ vector: count('vector'), text: count('text'), graph: count('graph'), hybrid: count('hybrid') }, { vector: 1, text: 3, graph: 1, hybrid: 1 });
+  t.deepEqual(
+    { vector: count('vector'), text: count('text'), graph: count('graph'), hybrid: count('hybrid') },
+    { vector: 1, text: 3, graph: 1, hybrid: 1 },
+  );
   t.is(samplesOf(families, 'svc_knowledge_retrieve_duration_seconds')[0]?.count, 6);
   t.is(samplesOf(families, 'svc_knowledge_write_duration_seconds')[0]?.count, 6);
 
   t.is(value('svc_knowledge_admission_rejections_total', { reason: 'low_credibility' }), 1);
   t.is(families.get('svc_knowledge_review_queue_size')?.type, 'gauge');
-  const queued = (await h.call('GET', '/v1/namespaces/n/review/queue')).body.total + (await h.call('GET', '/v1/namespaces/b/review/queue')).body.total;
+  const queued =
+    (await h.call('GET', '/v1/namespaces/n/review/queue')).body.total +
+    (await h.call('GET', '/v1/namespaces/b/review/queue')).body.total;
   t.true(queued >= 1);
   t.is(samplesOf(families, 'svc_knowledge_review_queue_size')[0]?.value, queued);
   t.is(value('svc_knowledge_webhook_deliveries_total', { result: 'retrying' }), 1);
@@ -76,7 +90,12 @@ test('a handoff delivery that fails its fifth attempt counts as failed, the earl
   const down = await startReceiver(t, () => ({ status: 500 }));
   const first = await h.call('POST', `${W}/deliver`, { target_url: down.url, secret: SECRET, execute: true });
   for (let attempt = 2; attempt <= 5; attempt++) {
-    const retry = await h.call('POST', `${W}/retry`, { digest_event_id: first.body.digest_event_id, target_url: down.url, secret: SECRET, execute: true });
+    const retry = await h.call('POST', `${W}/retry`, {
+      digest_event_id: first.body.digest_event_id,
+      target_url: down.url,
+      secret: SECRET,
+      execute: true,
+    });
     t.is(retry.status, 200, retry.text);
   }
   const families = parseExposition((await h.admin('GET', '/metrics')).text);

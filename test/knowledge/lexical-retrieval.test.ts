@@ -55,7 +55,9 @@ test('text retrieval without a thesaurus matches only the query words', async (t
 });
 
 test('SVC_KNOWLEDGE_THESAURUS refuses a value other than wordnet or off', async (t) => {
-  await t.throwsAsync(startHarness(t, { SVC_KNOWLEDGE_THESAURUS: 'roget' }), { message: /SVC_KNOWLEDGE_THESAURUS.*"roget" is not wordnet or off/ });
+  await t.throwsAsync(startHarness(t, { SVC_KNOWLEDGE_THESAURUS: 'roget' }), {
+    message: /SVC_KNOWLEDGE_THESAURUS.*"roget" is not wordnet or off/,
+  });
 });
 
 /** A deterministic local embedder: bag of words hashed into 32 dimensions, unit length. */
@@ -76,16 +78,30 @@ async function hashingEmbedder(t: ExecutionContext): Promise<string> {
     req.on('end', () => {
       const input = JSON.parse(raw).input as string[];
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', data: input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) })) }));
+      res.end(
+        JSON.stringify({
+          object: 'list',
+          data: input.map((text, index) => ({ object: 'embedding', index, embedding: embed(text) })),
+        }),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 test('hybrid retrieval fuses the lexical and vector paths, ranking a node both found first', async (t) => {
-  const h = await startHarness(t, { SVC_KNOWLEDGE_EMBEDDER_URL: await hashingEmbedder(t), SVC_KNOWLEDGE_THESAURUS: 'off' });
+  const h = await startHarness(t, {
+    SVC_KNOWLEDGE_EMBEDDER_URL: await hashingEmbedder(t),
+    SVC_KNOWLEDGE_THESAURUS: 'off',
+  });
   await h.write('n', { content: 'zebra crossing near the station', source_id: 's' });
   await h.write('n', { content: 'zebra', source_id: 's' });
   await h.write('n', { content: 'station', source_id: 's' });
@@ -105,6 +121,13 @@ test('confidence re-orders equally relevant text matches but does not lift a wea
   await h.write('n', { content: 'the drought ruined the orchard harvest again', source_id: 's', confidence: 0.95 });
   await h.write('n', { content: 'an orchard', source_id: 's', confidence: 1 });
   const results = await h.retrieve('n', { text: 'drought orchard harvest' });
-  t.deepEqual(contents(results), ['the drought ruined the orchard harvest again', 'the drought ruined the orchard harvest', 'an orchard']);
-  t.true(results[0].similarity_score < results[1].similarity_score, 'the longer twin is a little less relevant, and more confident');
+  t.deepEqual(contents(results), [
+    'the drought ruined the orchard harvest again',
+    'the drought ruined the orchard harvest',
+    'an orchard',
+  ]);
+  t.true(
+    results[0].similarity_score < results[1].similarity_score,
+    'the longer twin is a little less relevant, and more confident',
+  );
 });

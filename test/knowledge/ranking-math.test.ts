@@ -10,16 +10,22 @@ import { DimensionIndex } from '../../knowledge/retrieve/vector-index.js';
 test('scoreCandidate breakdown sums to the score within 1e-9 for any weights and components', (t) => {
   const unit = fc.double({ min: 0, max: 1, noNaN: true });
   const weight = fc.double({ min: 0, max: 100, noNaN: true });
-  fc.assert(fc.property(unit, unit, unit, unit, weight, weight, weight, weight, (s, c, r, u, ws, wc, wr, wu) => {
-    const score = scoreCandidate({ similarity: s, confidence: c, recency: r, utility: u }, { similarity: ws, confidence: wc, recency: wr, utility: wu });
-    const b = score.breakdown;
-    return Math.abs(b.similarity + b.confidence + b.recency + b.utility - score.score) < 1e-9;
-  }));
+  fc.assert(
+    fc.property(unit, unit, unit, unit, weight, weight, weight, weight, (s, c, r, u, ws, wc, wr, wu) => {
+      const score = scoreCandidate(
+        { similarity: s, confidence: c, recency: r, utility: u },
+        { similarity: ws, confidence: wc, recency: wr, utility: wu },
+      );
+      const b = score.breakdown;
+      return Math.abs(b.similarity + b.confidence + b.recency + b.utility - score.score) < 1e-9;
+    }),
+  );
   t.pass();
 });
 
 test('default weights per mode sum to one and candidate_k is max(4 top_k, 50)', (t) => {
-  for (const w of Object.values(DEFAULT_WEIGHTS)) t.true(Math.abs(w.similarity + w.confidence + w.recency + w.utility - 1) < 1e-12);
+  for (const w of Object.values(DEFAULT_WEIGHTS))
+    t.true(Math.abs(w.similarity + w.confidence + w.recency + w.utility - 1) < 1e-12);
   t.is(defaultCandidateK(10), 50);
   t.is(defaultCandidateK(20), 80);
 });
@@ -36,10 +42,25 @@ test('recencyScore decays by memory type and corroboration is a noisy-OR', (t) =
 
 test('fuseLists orders by reciprocal rank fusion and keeps the best similarity of one kind of path', (t) => {
   const fused = fuseLists([
-    { path: 'vectors', items: [{ key: 'a', similarity: 0.9 }, { key: 'b', similarity: 0.8 }] },
-    { path: 'vectors', items: [{ key: 'b', similarity: 0.7 }, { key: 'c', similarity: 0.6 }] },
+    {
+      path: 'vectors',
+      items: [
+        { key: 'a', similarity: 0.9 },
+        { key: 'b', similarity: 0.8 },
+      ],
+    },
+    {
+      path: 'vectors',
+      items: [
+        { key: 'b', similarity: 0.7 },
+        { key: 'c', similarity: 0.6 },
+      ],
+    },
   ]);
-  t.deepEqual(fused.map((f) => f.key), ['b', 'a', 'c']);
+  t.deepEqual(
+    fused.map((f) => f.key),
+    ['b', 'a', 'c'],
+  );
   t.true(Math.abs(fused[0]!.rrf - (1 / (RRF_K + 2) + 1 / (RRF_K + 1))) < 1e-12);
   t.is(fused[0]!.similarity, 0.8);
   t.deepEqual(fused[0]!.paths, ['vectors']);
@@ -47,8 +68,20 @@ test('fuseLists orders by reciprocal rank fusion and keeps the best similarity o
 
 test('fuseLists averages min-max normalized similarities when text and vector mix', (t) => {
   const fused = fuseLists([
-    { path: 'vector', items: [{ key: 'a', similarity: 0.9 }, { key: 'b', similarity: 0.8 }] },
-    { path: 'text', items: [{ key: 'b', similarity: 1 }, { key: 'c', similarity: 0.5 }] },
+    {
+      path: 'vector',
+      items: [
+        { key: 'a', similarity: 0.9 },
+        { key: 'b', similarity: 0.8 },
+      ],
+    },
+    {
+      path: 'text',
+      items: [
+        { key: 'b', similarity: 1 },
+        { key: 'c', similarity: 0.5 },
+      ],
+    },
   ]);
   const sim = new Map(fused.map((f) => [f.key, f.similarity]));
   // b: vector (0.8 - 0.8) / 0.1 = 0, text (1 - 0.5) / 0.5 = 1; a: vector 1, no text; c: text 0.
@@ -57,7 +90,13 @@ test('fuseLists averages min-max normalized similarities when text and vector mi
   t.is(sim.get('c'), 0);
   t.deepEqual(fused.find((f) => f.key === 'b')!.paths, ['vector', 'text']);
   // A kind with a single candidate (no range) counts it fully.
-  t.is(fuseLists([{ path: 'vector', items: [{ key: 'x', similarity: 0.3 }] }, { path: 'text', items: [{ key: 'x', similarity: 1 }] }])[0]!.similarity, 1);
+  t.is(
+    fuseLists([
+      { path: 'vector', items: [{ key: 'x', similarity: 0.3 }] },
+      { path: 'text', items: [{ key: 'x', similarity: 1 }] },
+    ])[0]!.similarity,
+    1,
+  );
 });
 
 test('parseLexicalQuery makes identifiers and quoted phrases required literals and drops function words', (t) => {
@@ -70,13 +109,26 @@ test('parseLexicalQuery makes identifiers and quoted phrases required literals a
   t.is(parseLexicalQuery('   ').match, undefined);
   t.is(parseLexicalQuery('a "b" OR NEAR(x) c*').match, '"b" AND ("near" OR "x" OR "c" OR "b")');
   t.is(termCoverage('the fox', parseLexicalQuery('fox dog')), 0.5);
-  t.deepEqual(parseLexicalQuery('What did Melanie adopt?').terms.map((x) => x.stem), ['melani', 'adopt']);
+  t.deepEqual(
+    parseLexicalQuery('What did Melanie adopt?').terms.map((x) => x.stem),
+    ['melani', 'adopt'],
+  );
   // A question of function words only still searches them.
-  t.deepEqual(parseLexicalQuery('who is it').terms.map((x) => x.token), ['who', 'is', 'it']);
+  t.deepEqual(
+    parseLexicalQuery('who is it').terms.map((x) => x.token),
+    ['who', 'is', 'it'],
+  );
 });
 
 test('matchesFilter combines predicates with and, or and not', (t) => {
-  const node = { content: 'Hello World', similarity: 0.5, validFrom: 10, validTo: Number.POSITIVE_INFINITY, edges: [{ to: 'x', type: 'cites', weight: 0.4 }], sourceCredibilities: [0.3, 0.9] };
+  const node = {
+    content: 'Hello World',
+    similarity: 0.5,
+    validFrom: 10,
+    validTo: Number.POSITIVE_INFINITY,
+    edges: [{ to: 'x', type: 'cites', weight: 0.4 }],
+    sourceCredibilities: [0.3, 0.9],
+  };
   t.true(matchesFilter(node, { contentContains: 'world', similarityMin: 0.5 }));
   t.false(matchesFilter(node, { hasEdgeTo: 'x', edgeWeightMin: 0.5 }));
   t.true(matchesFilter(node, { or: [{ hasEdgeTo: 'y' }, { edgeTypes: ['cites'] }] }));
@@ -98,7 +150,12 @@ test('DimensionIndex finds exact neighbours among filtered rows and follows tran
   const q = Float32Array.from(vectors[10]!);
   const norm = Math.hypot(...q);
   const unit = q.map((x) => x / norm);
-  const hits = index.search(unit, 5, { nsId: 11 % 2, validAt: 1, knownAt: 1, includeRetracted: false }, { rescore: 3000 });
+  const hits = index.search(
+    unit,
+    5,
+    { nsId: 11 % 2, validAt: 1, knownAt: 1, includeRetracted: false },
+    { rescore: 3000 },
+  );
   t.is(hits[0]!.vid, 11);
   t.true(hits.every((h) => h.vid % 2 === 1));
   index.closeTx(11, 5);

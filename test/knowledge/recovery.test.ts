@@ -14,7 +14,15 @@ function interruptedWrite(dataDir: string, tenant: string, ns: string, request: 
     const services = createKnowledgeServices(store.db);
     const namespace = services.core.namespaceForWrite(tenant, ns, undefined);
     const id = services.core.newId();
-    services.core.intents.insert({ id, ns_id: namespace.id, kind: 'write', node_id: services.core.newId(), request_id: null, payload: JSON.stringify({ request }), created_at: services.core.nextTx() });
+    services.core.intents.insert({
+      id,
+      ns_id: namespace.id,
+      kind: 'write',
+      node_id: services.core.newId(),
+      request_id: null,
+      payload: JSON.stringify({ request }),
+      created_at: services.core.nextTx(),
+    });
     return id;
   } finally {
     store.db.close();
@@ -23,17 +31,32 @@ function interruptedWrite(dataDir: string, tenant: string, ns: string, request: 
 
 test('recovery lists interrupted writes as pending and reconcile replays them', async (t) => {
   const config = testConfig(t);
-  const intent = interruptedWrite(config.dataDir, 'default', 'n', { content: 'lost in the crash', source_id: 's', vector: [1, 0] });
+  const intent = interruptedWrite(config.dataDir, 'default', 'n', {
+    content: 'lost in the crash',
+    source_id: 's',
+    vector: [1, 0],
+  });
   const store = await startKnowledgeStore(config, silentLogger());
   t.teardown(() => store.close());
   const pending = await request(`${store.url}/v1/namespaces/n/recovery/pending`);
   t.is(pending.status, 200);
   t.is(pending.body.total, 1);
-  t.like(pending.body.pending[0], { id: intent, kind: 'write', attempts: 0, request: { content: 'lost in the crash' } });
-  const preview = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, { method: 'POST', json: { execute: false } });
+  t.like(pending.body.pending[0], {
+    id: intent,
+    kind: 'write',
+    attempts: 0,
+    request: { content: 'lost in the crash' },
+  });
+  const preview = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, {
+    method: 'POST',
+    json: { execute: false },
+  });
   t.like(preview.body, { execute: false, stopped: false, remaining: 1 });
   t.is(preview.body.steps[0].action, 'would_replay');
-  const run = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, { method: 'POST', json: { execute: true } });
+  const run = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, {
+    method: 'POST',
+    json: { execute: true },
+  });
   t.like(run.body, { execute: true, stopped: false, remaining: 0 });
   t.is(run.body.steps[0].action, 'replayed');
   const node = await request(`${store.url}/v1/namespaces/n/nodes/${run.body.steps[0].node_id}`);
@@ -49,8 +72,14 @@ test('reconcile stops at conflicting later state instead of duplicating it', asy
   const store = await startKnowledgeStore(config, silentLogger());
   t.teardown(() => store.close());
   // The client gave up and resubmitted the same content before reconciling.
-  await request(`${store.url}/v1/namespaces/n/write`, { method: 'POST', json: { content: 'Resubmitted  fact', source_id: 's' } });
-  const run = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, { method: 'POST', json: { execute: true } });
+  await request(`${store.url}/v1/namespaces/n/write`, {
+    method: 'POST',
+    json: { content: 'Resubmitted  fact', source_id: 's' },
+  });
+  const run = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, {
+    method: 'POST',
+    json: { execute: true },
+  });
   t.true(run.body.stopped);
   t.is(run.body.steps.length, 1);
   t.like(run.body.steps[0], { intent_id: first, action: 'conflict' });
@@ -61,7 +90,10 @@ test('reconcile stops at conflicting later state instead of duplicating it', asy
 });
 
 test('a write whose embedder fails leaves nothing pending and answers an error naming the embedder', async (t) => {
-  const h = await startHarness(t, { SVC_KNOWLEDGE_EMBEDDER_URL: 'http://127.0.0.1:9/v1', SVC_KNOWLEDGE_EMBEDDER_TIMEOUT: '2s' });
+  const h = await startHarness(t, {
+    SVC_KNOWLEDGE_EMBEDDER_URL: 'http://127.0.0.1:9/v1',
+    SVC_KNOWLEDGE_EMBEDDER_TIMEOUT: '2s',
+  });
   const res = await h.call('POST', '/v1/namespaces/n/write', { content: 'needs a vector', source_id: 's' });
   t.is(res.status, 503);
   t.is(res.body.error.code, 'embedder_unavailable');
@@ -83,10 +115,33 @@ function interruptedRetract(dataDir: string, ns: string, sourceId: string): { no
     const services = createKnowledgeServices(store.db);
     const namespace = services.core.namespaceForWrite('default', ns, undefined);
     const nodeId = services.core.newId();
-    services.writes.apply(namespace, { id: services.core.newId(), ns_id: namespace.id, kind: 'write', node_id: nodeId, request_id: null, payload: '{}', created_at: services.core.nextTx(), attempts: 0, last_error: null }, { request: { content: 'to be retracted', source_id: sourceId } }, false);
+    services.writes.apply(
+      namespace,
+      {
+        id: services.core.newId(),
+        ns_id: namespace.id,
+        kind: 'write',
+        node_id: nodeId,
+        request_id: null,
+        payload: '{}',
+        created_at: services.core.nextTx(),
+        attempts: 0,
+        last_error: null,
+      },
+      { request: { content: 'to be retracted', source_id: sourceId } },
+      false,
+    );
     const intentId = services.core.newId();
     const effectiveAt = services.core.now();
-    services.core.intents.insert({ id: intentId, ns_id: namespace.id, kind: 'retract_source', node_id: nodeId, request_id: null, payload: JSON.stringify({ nodeId, request: { source_id: sourceId, reason: 'crash' }, effectiveAt }), created_at: services.core.nextTx() });
+    services.core.intents.insert({
+      id: intentId,
+      ns_id: namespace.id,
+      kind: 'retract_source',
+      node_id: nodeId,
+      request_id: null,
+      payload: JSON.stringify({ nodeId, request: { source_id: sourceId, reason: 'crash' }, effectiveAt }),
+      created_at: services.core.nextTx(),
+    });
     return { nodeId, intentId };
   } finally {
     store.db.close();
@@ -100,8 +155,15 @@ test('reconcile replays an interrupted retraction', async (t) => {
   t.teardown(() => store.close());
   const pending = await request(`${store.url}/v1/namespaces/n/recovery/pending`);
   t.like(pending.body.pending[0], { id: intentId, kind: 'retract_source', node_id: nodeId });
-  const run = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, { method: 'POST', json: { execute: true } });
-  t.like(run.body, { stopped: false, remaining: 0, steps: [{ intent_id: intentId, action: 'replayed', node_id: nodeId }] });
+  const run = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, {
+    method: 'POST',
+    json: { execute: true },
+  });
+  t.like(run.body, {
+    stopped: false,
+    remaining: 0,
+    steps: [{ intent_id: intentId, action: 'replayed', node_id: nodeId }],
+  });
   const node = await request(`${store.url}/v1/namespaces/n/nodes/${nodeId}`);
   t.like(node.body, { retracted: true, source_ids: [] });
 });
@@ -112,8 +174,14 @@ test('reconcile stops when the node changed after an interrupted retraction', as
   const store = await startKnowledgeStore(config, silentLogger());
   t.teardown(() => store.close());
   // Another source corroborates the node after the intent was recorded.
-  await request(`${store.url}/v1/namespaces/n/write`, { method: 'POST', json: { content: 'to be retracted', source_id: 'other', dedup: true } });
-  const run = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, { method: 'POST', json: { execute: true } });
+  await request(`${store.url}/v1/namespaces/n/write`, {
+    method: 'POST',
+    json: { content: 'to be retracted', source_id: 'other', dedup: true },
+  });
+  const run = await request(`${store.url}/v1/namespaces/n/recovery/reconcile`, {
+    method: 'POST',
+    json: { execute: true },
+  });
   t.like(run.body, { stopped: true, remaining: 1, steps: [{ intent_id: intentId, action: 'conflict' }] });
   const node = await request(`${store.url}/v1/namespaces/n/nodes/${nodeId}`);
   t.like(node.body, { retracted: false, source_ids: ['other', 's'] });

@@ -10,7 +10,9 @@ interface Received {
 }
 
 /** A local stand-in for a rerank endpoint: scores documents by how many query words they contain, or fails as told. */
-async function rerankReceiver(t: ExecutionContext): Promise<{ url: string; received: Received[]; fail: { status: number | undefined } }> {
+async function rerankReceiver(
+  t: ExecutionContext,
+): Promise<{ url: string; received: Received[]; fail: { status: number | undefined } }> {
   const received: Received[] = [];
   const fail = { status: undefined as number | undefined };
   const server = http.createServer((req, res) => {
@@ -26,14 +28,23 @@ async function rerankReceiver(t: ExecutionContext): Promise<{ url: string; recei
       }
       const words = String(body.query).toLowerCase().split(/\s+/);
       const results = (body.documents as string[])
-        .map((document, index) => ({ index, relevance_score: words.filter((w) => document.toLowerCase().includes(w)).length / words.length }))
+        .map((document, index) => ({
+          index,
+          relevance_score: words.filter((w) => document.toLowerCase().includes(w)).length / words.length,
+        }))
         .sort((a, b) => b.relevance_score - a.relevance_score);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ model: body.model, results }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.teardown(() => new Promise<void>((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }));
+  t.teardown(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, received, fail };
 }
 
@@ -41,12 +52,19 @@ const SIMILARITY_ONLY = { similarity_weight: 1, confidence_weight: 0, recency_we
 
 test('a configured reranker re-scores the fused candidates of a text query with the exact rerank request', async (t) => {
   const receiver = await rerankReceiver(t);
-  const h = await startHarness(t, { SVC_KNOWLEDGE_RERANKER_URL: receiver.url, SVC_KNOWLEDGE_RERANKER_MODEL: 'rerank-test', SVC_KNOWLEDGE_RERANKER_API_KEY: 'rk-secret' });
+  const h = await startHarness(t, {
+    SVC_KNOWLEDGE_RERANKER_URL: receiver.url,
+    SVC_KNOWLEDGE_RERANKER_MODEL: 'rerank-test',
+    SVC_KNOWLEDGE_RERANKER_API_KEY: 'rk-secret',
+  });
   const tides = await h.write('n', { content: 'moon tides and the ocean', source_id: 's' });
   await h.write('n', { content: 'the moon is bright tonight', source_id: 's' });
   await h.write('n', { content: 'ocean currents carry heat', source_id: 's' });
 
-  const answer = await h.call('POST', '/v1/namespaces/n/retrieve', { text: 'moon ocean tides', score_params: SIMILARITY_ONLY });
+  const answer = await h.call('POST', '/v1/namespaces/n/retrieve', {
+    text: 'moon ocean tides',
+    score_params: SIMILARITY_ONLY,
+  });
   t.is(answer.status, 200, answer.text);
   t.is(answer.body.results[0].id, tides.node_id, 'the document with every query word ranks first');
   t.like(answer.body.rerank, { applied: true, model: 'rerank-test' });

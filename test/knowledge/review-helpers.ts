@@ -14,7 +14,10 @@ export interface TestClock {
 }
 
 /** Starts a store whose wall clock is `clock` (default 2026-01-01T00:00:00Z). */
-export async function startReviewHarness(t: ExecutionContext, env: Record<string, string> = {}): Promise<Harness & { clock: TestClock }> {
+export async function startReviewHarness(
+  t: ExecutionContext,
+  env: Record<string, string> = {},
+): Promise<Harness & { clock: TestClock }> {
   const clock: TestClock = {
     now: Date.parse('2026-01-01T00:00:00Z'),
     advanceHours(hours) {
@@ -39,13 +42,26 @@ export interface Received {
 }
 
 /** A local HTTP receiver answering with `respond` (status and body) per request. */
-export async function startReceiver(t: ExecutionContext, respond: (r: Received, n: number) => { status: number; body?: string; headers?: Record<string, string> } | Promise<{ status: number; body?: string; headers?: Record<string, string> }>) {
+export async function startReceiver(
+  t: ExecutionContext,
+  respond: (
+    r: Received,
+    n: number,
+  ) =>
+    | { status: number; body?: string; headers?: Record<string, string> }
+    | Promise<{ status: number; body?: string; headers?: Record<string, string> }>,
+) {
   const received: Received[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const r = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(r);
       void Promise.resolve(respond(r, received.length)).then((out) => {
         res.writeHead(out.status, { 'content-type': 'application/json', ...out.headers });

@@ -8,7 +8,11 @@ test('ReviewService.warm derives every namespace once so the first queue read re
   const store = openKnowledgeStore(tempDir(t));
   t.teardown(() => store.db.close());
   const services = createKnowledgeServices(store.db);
-  const written = await services.writes.write('default', 'claims', { content: 'the bridge is open', source_id: 'scout', confidence: 0.1 });
+  const written = await services.writes.write('default', 'claims', {
+    content: 'the bridge is open',
+    source_id: 'scout',
+    confidence: 0.1,
+  });
   await services.writes.write('acme', 'notes', { content: 'ship it', source_id: 'ops' });
   await services.feedback.record('default', 'claims', written.node_id, 'refute');
 

@@ -3,7 +3,12 @@ import { startHarness } from './knowledge-harness.js';
 
 test('sources/label sets labels and credibility and the trust timeline records changes and retractions', async (t) => {
   const h = await startHarness(t);
-  const labelled = await h.call('POST', '/v1/namespaces/n/sources/label', { source_id: 'wiki', labels: ['encyclopedia', 'crowd'], credibility: 0.7, reason: 'reviewed' });
+  const labelled = await h.call('POST', '/v1/namespaces/n/sources/label', {
+    source_id: 'wiki',
+    labels: ['encyclopedia', 'crowd'],
+    credibility: 0.7,
+    reason: 'reviewed',
+  });
   t.is(labelled.status, 200);
   t.like(labelled.body, { source_id: 'wiki', labels: ['crowd', 'encyclopedia'], credibility: 0.7 });
   await h.call('POST', '/v1/namespaces/n/sources/label', { source_id: 'wiki', labels: ['crowd'] });
@@ -13,11 +18,14 @@ test('sources/label sets labels and credibility and the trust timeline records c
   const trust = await h.call('GET', '/v1/namespaces/n/sources/wiki/trust');
   t.is(trust.status, 200);
   t.like(trust.body, { source_id: 'wiki', credibility: 0.3, labels: ['crowd'] });
-  t.deepEqual(trust.body.timeline.map((p: any) => [p.action, p.source_credibility, p.previous_credibility, p.reason, p.node_id]), [
-    ['label', 0.7, 0.6, 'reviewed', null],
-    ['label', 0.3, 0.7, 'vandalism', null],
-    ['retract', 0.3, 0.3, 'reverted', w.node_id],
-  ]);
+  t.deepEqual(
+    trust.body.timeline.map((p: any) => [p.action, p.source_credibility, p.previous_credibility, p.reason, p.node_id]),
+    [
+      ['label', 0.7, 0.6, 'reviewed', null],
+      ['label', 0.3, 0.7, 'vandalism', null],
+      ['retract', 0.3, 0.3, 'reverted', w.node_id],
+    ],
+  );
   t.regex(trust.body.timeline[0].tx_time, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
 });
 

@@ -11,10 +11,14 @@ test('analyze produces exactly the tokens the FTS5 porter tokenizer indexes, ove
   const words = [...new Set(files.flatMap((f) => tokenize(fs.readFileSync(path.join(docs, f), 'utf8'))))];
   t.true(words.length > 3000, `only ${words.length} words`);
   const db = new Database(':memory:');
-  db.exec("CREATE VIRTUAL TABLE t USING fts5(content, tokenize = 'porter unicode61 remove_diacritics 2'); CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');");
+  db.exec(
+    "CREATE VIRTUAL TABLE t USING fts5(content, tokenize = 'porter unicode61 remove_diacritics 2'); CREATE VIRTUAL TABLE v USING fts5vocab(t, 'instance');",
+  );
   const insert = db.prepare('INSERT INTO t (rowid, content) VALUES (?, ?)');
   db.transaction(() => words.forEach((w, i) => insert.run(i + 1, w)))();
-  const indexed = new Map((db.prepare('SELECT doc, term FROM v').all() as { doc: number; term: string }[]).map((r) => [r.doc, r.term]));
+  const indexed = new Map(
+    (db.prepare('SELECT doc, term FROM v').all() as { doc: number; term: string }[]).map((r) => [r.doc, r.term]),
+  );
   // The one divergence known (ADR 0039): a double y, where the stemmer package and SQLite's C
   // implementation read the second y differently. 2 of 200,000 GloVe vocabulary words.
   const known = new Set(['sayyed', 'seyyed']);

@@ -22,11 +22,36 @@ const forbidden: readonly { from: string; file: string; spec: string; zone: stri
   { from: 'api', file: 'api/http/listen.ts', spec: '../../store/open-stores.js', zone: 'api/ may not import' },
   { from: 'api', file: 'api/http/listen.ts', spec: '../../platform/build-info.js', zone: 'api/ may not import' },
   { from: 'api', file: 'api/http/listen.ts', spec: '../../wiring/control-plane.js', zone: 'api/ may not import' },
-  { from: 'platform', file: 'platform/build-info.ts', spec: '../store/open-stores.js', zone: 'platform/ may not import store/' },
-  { from: 'controllers', file: 'controllers/cron/cron-service.ts', spec: '../../knowledge/index.js', zone: 'controllers/ may not import' },
-  { from: 'controllers', file: 'controllers/cron/cron-service.ts', spec: '../../wiring/control-plane.js', zone: 'controllers/ may not import' },
-  { from: 'knowledge', file: 'knowledge/index.ts', spec: '../controllers/cron/cron-service.js', zone: 'knowledge/ may not import' },
-  { from: 'knowledge', file: 'knowledge/index.ts', spec: '../platform/build-info.js', zone: 'knowledge/ may not import' },
+  {
+    from: 'platform',
+    file: 'platform/build-info.ts',
+    spec: '../store/open-stores.js',
+    zone: 'platform/ may not import store/',
+  },
+  {
+    from: 'controllers',
+    file: 'controllers/cron/cron-service.ts',
+    spec: '../../knowledge/index.js',
+    zone: 'controllers/ may not import',
+  },
+  {
+    from: 'controllers',
+    file: 'controllers/cron/cron-service.ts',
+    spec: '../../wiring/control-plane.js',
+    zone: 'controllers/ may not import',
+  },
+  {
+    from: 'knowledge',
+    file: 'knowledge/index.ts',
+    spec: '../controllers/cron/cron-service.js',
+    zone: 'knowledge/ may not import',
+  },
+  {
+    from: 'knowledge',
+    file: 'knowledge/index.ts',
+    spec: '../platform/build-info.js',
+    zone: 'knowledge/ may not import',
+  },
   { from: 'domain', file: 'domain/canonical-json.ts', spec: '../store/open-stores.js', zone: 'domain/ may not import' },
   { from: 'web', file: 'web/shared/api.ts', spec: '../../domain/errors.js', zone: 'web/ may not import' },
   { from: 'api', file: 'api/http/listen.ts', spec: '../../web/shared/api.js', zone: 'api/ may not import web/' },
@@ -42,5 +67,11 @@ for (const c of forbidden) {
 
 test('the lint zones let cli/ import wiring/ and api/ import controllers/ and domain/', async (t) => {
   t.deepEqual(await zoneErrors('cli/commands/serve.ts', "export * from '../../wiring/control-plane.js';\n"), []);
-  t.deepEqual(await zoneErrors('api/http/listen.ts', "export * from '../../controllers/routing/routing.js';\nexport * from '../../domain/logger.js';\n"), []);
+  t.deepEqual(
+    await zoneErrors(
+      'api/http/listen.ts',
+      "export * from '../../controllers/routing/routing.js';\nexport * from '../../domain/logger.js';\n",
+    ),
+    [],
+  );
 });

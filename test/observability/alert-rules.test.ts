@@ -19,18 +19,21 @@ function controlPlaneMetricNames(): string[] {
 test('every control plane metric an alert rule reads is registered by the code', (t) => {
   const exported = new Set(controlPlaneMetricNames());
   for (const rule of ALERT_RULES) {
-    for (const metric of rule.metrics) t.true(exported.has(metric), `${rule.alert} reads ${metric}, which nothing registers`);
+    for (const metric of rule.metrics)
+      t.true(exported.has(metric), `${rule.alert} reads ${metric}, which nothing registers`);
     // The declared list is complete: every svc_ name in the expression is declared.
-    for (const name of rule.expr.match(/svc_[a-z_]+/g) ?? []) t.true(rule.metrics.includes(name), `${rule.alert} reads ${name} without declaring it`);
+    for (const name of rule.expr.match(/svc_[a-z_]+/g) ?? [])
+      t.true(rule.metrics.includes(name), `${rule.alert} reads ${name} without declaring it`);
   }
   t.deepEqual(selectAlertRules(exported).skipped, []);
 });
 
-test('the bundle ships the named rules SvcTaskOOMRisk, SvcTaskRestartLoop and SvcCronMissedRun and covers the spec\'s families', (t) => {
+test("the bundle ships the named rules SvcTaskOOMRisk, SvcTaskRestartLoop and SvcCronMissedRun and covers the spec's families", (t) => {
   const names = ALERT_RULES.map((r) => r.alert);
   for (const name of ['SvcTaskOOMRisk', 'SvcTaskRestartLoop', 'SvcCronMissedRun']) t.true(names.includes(name), name);
   const groups = new Set(ALERT_RULES.map((r) => r.group));
-  for (const family of ['svc-service-health', 'svc-deploys', 'svc-cron', 'svc-snapshots', 'svc-capacity']) t.true(groups.has(family), family);
+  for (const family of ['svc-service-health', 'svc-deploys', 'svc-cron', 'svc-snapshots', 'svc-capacity'])
+    t.true(groups.has(family), family);
   t.is(new Set(names).size, names.length);
 });
 
@@ -39,7 +42,10 @@ test('selectAlertRules leaves out a rule whose metric is not exported and names 
   const { rules, skipped } = selectAlertRules(exported);
   t.deepEqual(skipped, [{ alert: 'SvcSnapshotsOverLimit', missingMetrics: ['svc_snapshot_over_limit_total'] }]);
   t.false(rules.some((r) => r.alert === 'SvcSnapshotsOverLimit'));
-  t.regex(renderAlertRules(rules, skipped), /# Left out: SvcSnapshotsOverLimit \(not exported: svc_snapshot_over_limit_total\)/);
+  t.regex(
+    renderAlertRules(rules, skipped),
+    /# Left out: SvcSnapshotsOverLimit \(not exported: svc_snapshot_over_limit_total\)/,
+  );
 });
 
 test('registerSnapshotMetrics fills both gauges from one read per scrape and leaves a gauge registered elsewhere alone', async (t) => {
@@ -53,7 +59,13 @@ test('registerSnapshotMetrics fills both gauges from one read per scrape and lea
   t.notRegex(await registry.metrics(), /app="ledger"/);
   const failing = new Registry();
   const errors: unknown[] = [];
-  registerSnapshotMetrics(failing, () => { throw new Error('db closed'); }, (e) => errors.push(e));
+  registerSnapshotMetrics(
+    failing,
+    () => {
+      throw new Error('db closed');
+    },
+    (e) => errors.push(e),
+  );
   t.notRegex(await failing.metrics(), /app=/);
   t.is(errors.length, 1, 'one read per scrape serves both gauges');
 });
@@ -71,7 +83,12 @@ test('promtool accepts the rules file after a YAML round trip unchanged (no loss
 });
 
 /** One alert expected at an evaluation time, with its labels and rendered annotations. */
-function fires(alertname: string, evalTime: string, labels: Record<string, string>, annotations: Record<string, string>) {
+function fires(
+  alertname: string,
+  evalTime: string,
+  labels: Record<string, string>,
+  annotations: Record<string, string>,
+) {
   return { eval_time: evalTime, alertname, exp_alerts: [{ exp_labels: labels, exp_annotations: annotations }] };
 }
 function quiet(alertname: string, evalTime: string) {
@@ -82,7 +99,11 @@ const LAST = 'svc_event_last_occurred_timestamp_seconds';
 test('the alert rules fire and resolve as intended on recorded series (promtool test rules)', async (t) => {
   const dir = tempDir(t);
   fs.writeFileSync(path.join(dir, 'svc-alerts.yml'), renderAlertRules(ALERT_RULES));
-  const oom = { summary: 'a/web task web was OOM killed', description: 'The task exceeded its memory limit within the last hour; raise resources.memory (GET /api/tuning/recommendations).' };
+  const oom = {
+    summary: 'a/web task web was OOM killed',
+    description:
+      'The task exceeded its memory limit within the last hour; raise resources.memory (GET /api/tuning/recommendations).',
+  };
   const tests = {
     rule_files: ['svc-alerts.yml'],
     evaluation_interval: '1m',
@@ -117,43 +138,81 @@ test('the alert rules fire and resolve as intended on recorded series (promtool 
             alertname: 'SvcTaskOOMRisk',
             exp_alerts: [
               { exp_labels: { severity: 'critical', app: 'a', process: 'web', task: 'web' }, exp_annotations: oom },
-              { exp_labels: { severity: 'critical', app: 'b', process: 'worker', task: 'worker' }, exp_annotations: { ...oom, summary: 'b/worker task worker was OOM killed' } },
+              {
+                exp_labels: { severity: 'critical', app: 'b', process: 'worker', task: 'worker' },
+                exp_annotations: { ...oom, summary: 'b/worker task worker was OOM killed' },
+              },
             ],
           },
-          fires('SvcTaskRestartLoop', '20m', { severity: 'warning', app: 't', process: 'p2', task: 'p2' }, {
-            summary: 't/p2 task p2 restarts in a loop',
-            description: 'More than 3 restarts within the last hour (4); `svc status t` shows the last exit.',
-          }),
+          fires(
+            'SvcTaskRestartLoop',
+            '20m',
+            { severity: 'warning', app: 't', process: 'p2', task: 'p2' },
+            {
+              summary: 't/p2 task p2 restarts in a loop',
+              description: 'More than 3 restarts within the last hour (4); `svc status t` shows the last exit.',
+            },
+          ),
           quiet('SvcTaskRestartLoop', '95m'),
           quiet('SvcCronMissedRun', '5m'),
-          fires('SvcCronMissedRun', '15m', { severity: 'critical', app: 'r', process: 'nightly' }, {
-            summary: 'r/nightly missed its scheduled run',
-            description: 'The latest expected run of r/nightly did not start within 5 minutes of its time (paused jobs excluded).',
-          }),
+          fires(
+            'SvcCronMissedRun',
+            '15m',
+            { severity: 'critical', app: 'r', process: 'nightly' },
+            {
+              summary: 'r/nightly missed its scheduled run',
+              description:
+                'The latest expected run of r/nightly did not start within 5 minutes of its time (paused jobs excluded).',
+            },
+          ),
           quiet('SvcCronMissedRun', '25m'),
           quiet('SvcDeployFailed', '5m'),
-          fires('SvcDeployFailed', '15m', { severity: 'critical', type: 'deploy.failed' }, {
-            summary: 'A deploy.failed event was recorded',
-            description: 'A deploy or rollback failed within the last 15 minutes; `svc events --type deploy.failed` shows the app and the failed step.',
-          }),
+          fires(
+            'SvcDeployFailed',
+            '15m',
+            { severity: 'critical', type: 'deploy.failed' },
+            {
+              summary: 'A deploy.failed event was recorded',
+              description:
+                'A deploy or rollback failed within the last 15 minutes; `svc events --type deploy.failed` shows the app and the failed step.',
+            },
+          ),
           quiet('SvcDeployFailed', '30m'),
           quiet('SvcServiceHealthCritical', '4m'),
-          fires('SvcServiceHealthCritical', '10m', { severity: 'critical' }, {
-            summary: 'A registry service is critical',
-            description: 'The latest service.health.critical event is newer than the latest recovery; `svc events --type service.health.critical` names the service.',
-          }),
+          fires(
+            'SvcServiceHealthCritical',
+            '10m',
+            { severity: 'critical' },
+            {
+              summary: 'A registry service is critical',
+              description:
+                'The latest service.health.critical event is newer than the latest recovery; `svc events --type service.health.critical` names the service.',
+            },
+          ),
           quiet('SvcServiceHealthCritical', '25m'),
           quiet('SvcHostDiskHeadroomLow', '15m'),
-          fires('SvcHostDiskHeadroomLow', '25m', { severity: 'warning' }, {
-            summary: 'Less than 10% of the data folder disk is free',
-            description: 'Free space is 8% of the file system holding the data folder (releases, snapshots, control.db).',
-          }),
+          fires(
+            'SvcHostDiskHeadroomLow',
+            '25m',
+            { severity: 'warning' },
+            {
+              summary: 'Less than 10% of the data folder disk is free',
+              description:
+                'Free space is 8% of the file system holding the data folder (releases, snapshots, control.db).',
+            },
+          ),
           quiet('SvcHostDiskHeadroomCritical', '25m'),
           quiet('SvcSnapshotsOverLimit', '30m'),
-          fires('SvcSnapshotsOverLimit', '80m', { severity: 'warning', app: 'ledger', database: 'ledger' }, {
-            summary: 'ledger keeps more snapshots of ledger than snapshots.keep',
-            description: '2 dump(s) above the keep count for an hour; preview and apply retention (GET/POST /api/v1/apps/ledger/snapshots/retention).',
-          }),
+          fires(
+            'SvcSnapshotsOverLimit',
+            '80m',
+            { severity: 'warning', app: 'ledger', database: 'ledger' },
+            {
+              summary: 'ledger keeps more snapshots of ledger than snapshots.keep',
+              description:
+                '2 dump(s) above the keep count for an hour; preview and apply retention (GET/POST /api/v1/apps/ledger/snapshots/retention).',
+            },
+          ),
         ],
       },
     ],

@@ -29,18 +29,27 @@ const LABEL = /([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"\s*,?\s*/g;
 
 function labelsOf(text: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const match of (text ?? '').matchAll(LABEL)) out[match[1]!] = match[2]!.replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1');
+  for (const match of (text ?? '').matchAll(LABEL))
+    out[match[1]!] = match[2]!.replace(/\\n/g, '\n').replace(/\\(["\\])/g, '$1');
   return out;
 }
 
 /** The families of `text` by name; throws on a sample line it cannot read. */
 export function parseExposition(text: string): Map<string, Family> {
   const meta = new Map<string, { help: string; type: string }>();
-  const samples = new Map<string, Map<string, { labels: Record<string, string>; value?: number; count?: number; sum?: number }>>();
+  const samples = new Map<
+    string,
+    Map<string, { labels: Record<string, string>; value?: number; count?: number; sum?: number }>
+  >();
   const familyOf = (name: string): { family: string; part: 'value' | 'count' | 'sum' | 'bucket' } => {
-    for (const [suffix, part] of [['_bucket', 'bucket'], ['_count', 'count'], ['_sum', 'sum']] as const) {
+    for (const [suffix, part] of [
+      ['_bucket', 'bucket'],
+      ['_count', 'count'],
+      ['_sum', 'sum'],
+    ] as const) {
       const base = name.slice(0, -suffix.length);
-      if (name.endsWith(suffix) && ['histogram', 'summary'].includes(meta.get(base)?.type ?? '')) return { family: base, part };
+      if (name.endsWith(suffix) && ['histogram', 'summary'].includes(meta.get(base)?.type ?? ''))
+        return { family: base, part };
     }
     return { family: name, part: 'value' };
   };
@@ -80,6 +89,12 @@ export function parseExposition(text: string): Map<string, Family> {
 }
 
 /** The samples of `family` whose labels include every pair of `labels`. */
-export function samplesOf(families: Map<string, Family>, family: string, labels: Record<string, string> = {}): Sample[] {
-  return (families.get(family)?.samples ?? []).filter((s) => Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+export function samplesOf(
+  families: Map<string, Family>,
+  family: string,
+  labels: Record<string, string> = {},
+): Sample[] {
+  return (families.get(family)?.samples ?? []).filter((s) =>
+    Object.entries(labels).every(([k, v]) => s.labels[k] === v),
+  );
 }

@@ -27,8 +27,14 @@ const services = managedServices({
 });
 
 test('the managed apps are svc-metrics-store, svc-dashboard and svc-container-metrics', (t) => {
-  t.deepEqual(services.map((s) => s.name), ['svc-metrics-store', 'svc-dashboard', 'svc-container-metrics']);
-  t.deepEqual(MANAGED_SERVICE_NAMES, services.map((s) => s.name));
+  t.deepEqual(
+    services.map((s) => s.name),
+    ['svc-metrics-store', 'svc-dashboard', 'svc-container-metrics'],
+  );
+  t.deepEqual(
+    MANAGED_SERVICE_NAMES,
+    services.map((s) => s.name),
+  );
   t.is(new Set(Object.values(MANAGED_PORTS)).size, 3);
 });
 
@@ -61,7 +67,10 @@ test('the metrics store keeps 30 days and at most 8 GB and loads the rules file 
   t.true(command.includes('--storage.tsdb.retention.time=30d'));
   t.true(command.includes('--storage.tsdb.retention.size=8GB'));
   t.true(command.includes('--config.file=prometheus.yml'));
-  t.deepEqual(store.files.map((f) => f.path).sort(), ['.gitignore', 'Dockerfile', SPEC_FILE, 'prometheus.yml', RULES_FILE].sort());
+  t.deepEqual(
+    store.files.map((f) => f.path).sort(),
+    ['.gitignore', 'Dockerfile', SPEC_FILE, 'prometheus.yml', RULES_FILE].sort(),
+  );
   t.is(store.files.find((f) => f.path === '.gitignore')!.content, 'secrets/\n');
 });
 
@@ -79,9 +88,30 @@ function folder(files: Record<string, string>): ObservedFolder {
   return { kind: 'directory', files: new Map(Object.entries(files)) };
 }
 
-const planCases: { title: string; desired: ManagedFile[]; observed: ObservedFolder; force?: boolean; action: InstallAction; writes: string[]; reason?: ConflictReason; files?: string[] }[] = [
-  { title: 'an absent folder is created with every file and the marker last', desired, observed: { kind: 'absent', files: new Map() }, action: 'create', writes: ['infraspec.yaml', 'rules/a.yml', MARKER_FILE] },
-  { title: 'a folder identical to the install is unchanged', desired, observed: folder({ 'infraspec.yaml': 'name: x\n', 'rules/a.yml': 'groups: []\n', [MARKER_FILE]: marker.content }), action: 'unchanged', writes: [] },
+const planCases: {
+  title: string;
+  desired: ManagedFile[];
+  observed: ObservedFolder;
+  force?: boolean;
+  action: InstallAction;
+  writes: string[];
+  reason?: ConflictReason;
+  files?: string[];
+}[] = [
+  {
+    title: 'an absent folder is created with every file and the marker last',
+    desired,
+    observed: { kind: 'absent', files: new Map() },
+    action: 'create',
+    writes: ['infraspec.yaml', 'rules/a.yml', MARKER_FILE],
+  },
+  {
+    title: 'a folder identical to the install is unchanged',
+    desired,
+    observed: folder({ 'infraspec.yaml': 'name: x\n', 'rules/a.yml': 'groups: []\n', [MARKER_FILE]: marker.content }),
+    action: 'unchanged',
+    writes: [],
+  },
   {
     title: 'an unedited folder of an older install is updated: only changed files, then the marker',
     desired: next,
@@ -92,7 +122,11 @@ const planCases: { title: string; desired: ManagedFile[]; observed: ObservedFold
   {
     title: 'an interrupted update (new file written, old marker) is finished',
     desired: next,
-    observed: folder({ 'infraspec.yaml': 'name: x\n# v2\n', 'rules/a.yml': 'groups: []\n', [MARKER_FILE]: marker.content }),
+    observed: folder({
+      'infraspec.yaml': 'name: x\n# v2\n',
+      'rules/a.yml': 'groups: []\n',
+      [MARKER_FILE]: marker.content,
+    }),
     action: 'update',
     writes: [MARKER_FILE],
   },
@@ -104,9 +138,13 @@ const planCases: { title: string; desired: ManagedFile[]; observed: ObservedFold
     writes: ['extra.txt', MARKER_FILE],
   },
   {
-    title: 'an operator\'s edit is a conflict naming the file',
+    title: "an operator's edit is a conflict naming the file",
     desired: next,
-    observed: folder({ 'infraspec.yaml': 'name: x\n# mine\n', 'rules/a.yml': 'groups: []\n', [MARKER_FILE]: marker.content }),
+    observed: folder({
+      'infraspec.yaml': 'name: x\n# mine\n',
+      'rules/a.yml': 'groups: []\n',
+      [MARKER_FILE]: marker.content,
+    }),
     action: 'conflict',
     writes: [],
     reason: 'modified',
@@ -124,16 +162,25 @@ const planCases: { title: string; desired: ManagedFile[]; observed: ObservedFold
   {
     title: 'a file the operator put where the install writes is a conflict',
     desired: [...desired, { path: 'extra.txt', content: 'new\n' }],
-    observed: folder({ 'infraspec.yaml': 'name: x\n', 'rules/a.yml': 'groups: []\n', 'extra.txt': 'mine\n', [MARKER_FILE]: marker.content }),
+    observed: folder({
+      'infraspec.yaml': 'name: x\n',
+      'rules/a.yml': 'groups: []\n',
+      'extra.txt': 'mine\n',
+      [MARKER_FILE]: marker.content,
+    }),
     action: 'conflict',
     writes: [],
     reason: 'modified',
     files: ['extra.txt'],
   },
   {
-    title: 'force overwrites an operator\'s edit and reports it',
+    title: "force overwrites an operator's edit and reports it",
     desired: next,
-    observed: folder({ 'infraspec.yaml': 'name: x\n# mine\n', 'rules/a.yml': 'groups: []\n', [MARKER_FILE]: marker.content }),
+    observed: folder({
+      'infraspec.yaml': 'name: x\n# mine\n',
+      'rules/a.yml': 'groups: []\n',
+      [MARKER_FILE]: marker.content,
+    }),
     force: true,
     action: 'update',
     writes: ['infraspec.yaml', MARKER_FILE],
@@ -167,17 +214,30 @@ const planCases: { title: string; desired: ManagedFile[]; observed: ObservedFold
     reason: 'unmanaged',
     files: ['infraspec.yaml'],
   },
-  { title: 'a file where the folder goes is a conflict force cannot override', desired, observed: { kind: 'other', files: new Map() }, force: true, action: 'conflict', writes: [], reason: 'not_a_directory', files: [] },
+  {
+    title: 'a file where the folder goes is a conflict force cannot override',
+    desired,
+    observed: { kind: 'other', files: new Map() },
+    force: true,
+    action: 'conflict',
+    writes: [],
+    reason: 'not_a_directory',
+    files: [],
+  },
 ];
 
 for (const c of planCases) {
   test(`install plan: ${c.title}`, (t) => {
     const plan = planManagedFolder(c.desired, c.observed, { force: c.force === true });
     t.is(plan.action, c.action);
-    t.deepEqual(plan.writes.map((w) => w.path), c.writes);
+    t.deepEqual(
+      plan.writes.map((w) => w.path),
+      c.writes,
+    );
     if (c.reason === undefined) t.is(plan.conflict, undefined);
     else t.deepEqual(plan.conflict, { reason: c.reason, files: c.files ?? [] });
-    if (c.writes.includes(MARKER_FILE)) t.is(plan.writes[plan.writes.length - 1]!.content, markerFile(c.desired).content);
+    if (c.writes.includes(MARKER_FILE))
+      t.is(plan.writes[plan.writes.length - 1]!.content, markerFile(c.desired).content);
   });
 }
 

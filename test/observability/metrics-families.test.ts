@@ -7,7 +7,15 @@ import { CONTROL_PLANE_FAMILIES, DASHBOARD_PANELS } from '../../domain/observabi
 import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
 import { request } from '../helpers/servers.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { commitApp, deployAndWait, git, initAppsRepo, pipelineConfig, startPlane, waitForApp } from '../pipeline/pipeline-fixture.js';
+import {
+  commitApp,
+  deployAndWait,
+  git,
+  initAppsRepo,
+  pipelineConfig,
+  startPlane,
+  waitForApp,
+} from '../pipeline/pipeline-fixture.js';
 import { parseExposition, samplesOf } from './exposition.js';
 import { promtoolCheckMetrics } from './promtool.js';
 
@@ -23,7 +31,8 @@ infrastructure:
       - name: shop-exports`;
 
 /** An app with a database (snapshot gauges) that is not deployed. */
-const LEDGER = 'name: ledger\ndeploy: false\nprocesses:\n  api:\n    port: 8080\ninfrastructure:\n  postgres:\n    database: ledger\n';
+const LEDGER =
+  'name: ledger\ndeploy: false\nprocesses:\n  api:\n    port: 8080\ninfrastructure:\n  postgres:\n    database: ledger\n';
 
 async function scrape(url: string) {
   const response = await request(`${url}/metrics`);
@@ -31,11 +40,15 @@ async function scrape(url: string) {
   return { text: response.text, families: parseExposition(response.text) };
 }
 
-function value(families: ReturnType<typeof parseExposition>, family: string, labels: Record<string, string> = {}): number | undefined {
+function value(
+  families: ReturnType<typeof parseExposition>,
+  family: string,
+  labels: Record<string, string> = {},
+): number | undefined {
   return samplesOf(families, family, labels)[0]?.value;
 }
 
-test('GET /metrics serves every family of the spec\'s table with its type and labels, live, and a deploy moves svc_deploys_total and the duration sum', async (t) => {
+test("GET /metrics serves every family of the spec's table with its type and labels, live, and a deploy moves svc_deploys_total and the duration sum", async (t) => {
   const config = pipelineConfig(t);
   initAppsRepo(config);
   commitApp(config.appsDir, 'shop', { extra: SHOP_EXTRA });
@@ -76,22 +89,43 @@ test('GET /metrics serves every family of the spec\'s table with its type and la
   t.is(value(families, 'svc_deploys_total', { app: 'shop', status: 'succeeded' }), 1);
   const [duration] = samplesOf(families, 'svc_deploy_duration_seconds', { app: 'shop', status: 'succeeded' });
   t.is(duration?.count, 1);
-  t.true(duration!.sum! > 0 && duration!.sum! <= wallSeconds, `duration ${duration?.sum} within the ${wallSeconds} s the deploy took`);
-  t.is(value(families, 'svc_deploy_last_started_timestamp_seconds', { app: 'shop' }), Date.parse(steps.deployment.startedAt) / 1000);
+  t.true(
+    duration!.sum! > 0 && duration!.sum! <= wallSeconds,
+    `duration ${duration?.sum} within the ${wallSeconds} s the deploy took`,
+  );
+  t.is(
+    value(families, 'svc_deploy_last_started_timestamp_seconds', { app: 'shop' }),
+    Date.parse(steps.deployment.startedAt) / 1000,
+  );
 
   // Apps: shop is deployable, ledger is not; their metadata and processes.
   t.is(value(families, 'svc_apps_total'), 1);
-  t.is(value(families, 'svc_app_info', { app: 'shop', deploy: 'true', valid: 'true', public: 'false', node_pool: 'none' }), 1);
+  t.is(
+    value(families, 'svc_app_info', { app: 'shop', deploy: 'true', valid: 'true', public: 'false', node_pool: 'none' }),
+    1,
+  );
   t.is(value(families, 'svc_app_info', { app: 'ledger', deploy: 'false' }), 1);
-  t.is(value(families, 'svc_process_info', { app: 'shop', process: 'web', type: 'service', metrics_enabled: 'false' }), 1);
+  t.is(
+    value(families, 'svc_process_info', { app: 'shop', process: 'web', type: 'service', metrics_enabled: 'false' }),
+    1,
+  );
   t.is(value(families, 'svc_process_info', { app: 'shop', process: 'nightly', type: 'periodic' }), 1);
   t.is(value(families, 'svc_object_storage_buckets', { app: 'shop', provider: 'minio' }), 2);
 
   // Health from the service manifest: one series per app and per service, its state in the status label.
   t.is(value(families, 'svc_app_health', { app: 'shop', status: 'passing' }), 1);
-  t.deepEqual(samplesOf(families, 'svc_app_health', { app: 'shop' }).map((s) => s.labels.status), ['passing']);
-  t.is(value(families, 'svc_service_status', { app: 'shop', process: 'web', service: 'shop-web', status: 'passing' }), 1);
-  t.is(value(families, 'svc_service_status', { app: 'ledger', process: 'api', service: 'ledger-api', status: 'none' }), 1);
+  t.deepEqual(
+    samplesOf(families, 'svc_app_health', { app: 'shop' }).map((s) => s.labels.status),
+    ['passing'],
+  );
+  t.is(
+    value(families, 'svc_service_status', { app: 'shop', process: 'web', service: 'shop-web', status: 'passing' }),
+    1,
+  );
+  t.is(
+    value(families, 'svc_service_status', { app: 'ledger', process: 'api', service: 'ledger-api', status: 'none' }),
+    1,
+  );
 
   // Snapshots, events, tasks, cron, disk.
   t.is(value(families, 'svc_snapshots_total', { app: 'ledger', database: 'ledger' }), 0);
@@ -106,17 +140,33 @@ test('GET /metrics serves every family of the spec\'s table with its type and la
   t.true(value(families, 'svc_access_events_recent_total', { status: '4xx' })! >= 1);
   const again = await scrape(plane.url);
   for (const status of ['2xx', '4xx']) {
-    t.is(value(again.families, 'svc_access_events_recent_total', { status }), value(families, 'svc_access_events_recent_total', { status }), `${status} unchanged by a scrape`);
+    t.is(
+      value(again.families, 'svc_access_events_recent_total', { status }),
+      value(families, 'svc_access_events_recent_total', { status }),
+      `${status} unchanged by a scrape`,
+    );
   }
 
   // The starter dashboard the bundle serves reads only series this scrape has, and leaves no panel out.
-  const served = new Set([...families.values()].flatMap((f) => (f.type === 'summary' || f.type === 'histogram' ? [`${f.name}_sum`, `${f.name}_count`] : [f.name])));
-  const bundle = (await request(`${plane.url}/api/observability/bundle`)).body as { files: { path: string; content: string }[] };
-  const dashboard = JSON.parse(bundle.files.find((f) => f.path === 'grafana/dashboards/svc-platform.json')!.content) as { panels: { title: string; targets: { expr: string }[] }[] };
-  t.deepEqual(dashboard.panels.map((p) => p.title), DASHBOARD_PANELS.map((p) => p.title));
+  const served = new Set(
+    [...families.values()].flatMap((f) =>
+      f.type === 'summary' || f.type === 'histogram' ? [`${f.name}_sum`, `${f.name}_count`] : [f.name],
+    ),
+  );
+  const bundle = (await request(`${plane.url}/api/observability/bundle`)).body as {
+    files: { path: string; content: string }[];
+  };
+  const dashboard = JSON.parse(
+    bundle.files.find((f) => f.path === 'grafana/dashboards/svc-platform.json')!.content,
+  ) as { panels: { title: string; targets: { expr: string }[] }[] };
+  t.deepEqual(
+    dashboard.panels.map((p) => p.title),
+    DASHBOARD_PANELS.map((p) => p.title),
+  );
   for (const panel of dashboard.panels) {
     for (const target of panel.targets) {
-      for (const name of target.expr.match(/svc_[a-z_]+/g) ?? []) t.true(served.has(name), `${panel.title} reads ${name}, which the scrape does not have`);
+      for (const name of target.expr.match(/svc_[a-z_]+/g) ?? [])
+        t.true(served.has(name), `${panel.title} reads ${name}, which the scrape does not have`);
     }
   }
 
@@ -145,8 +195,14 @@ test('svc_deploys_total and the duration summary survive a restart of the contro
   const second = await startPlane(t, config);
   const afterRestart = (await scrape(second.url)).families;
   t.is(value(afterRestart, 'svc_deploys_total', { app: 'keep', status: 'succeeded' }), 1);
-  t.deepEqual(samplesOf(afterRestart, 'svc_deploy_duration_seconds', { app: 'keep', status: 'succeeded' })[0], duration);
-  t.is(value(afterRestart, 'svc_deploy_last_started_timestamp_seconds', { app: 'keep' }), value(beforeRestart, 'svc_deploy_last_started_timestamp_seconds', { app: 'keep' }));
+  t.deepEqual(
+    samplesOf(afterRestart, 'svc_deploy_duration_seconds', { app: 'keep', status: 'succeeded' })[0],
+    duration,
+  );
+  t.is(
+    value(afterRestart, 'svc_deploy_last_started_timestamp_seconds', { app: 'keep' }),
+    value(beforeRestart, 'svc_deploy_last_started_timestamp_seconds', { app: 'keep' }),
+  );
 
   await waitForApp(second, 'keep');
   t.is((await deployAndWait(second, 'keep')).operation.status, 'succeeded');
@@ -155,5 +211,8 @@ test('svc_deploys_total and the duration summary survive a restart of the contro
   const [grown] = samplesOf(afterDeploy, 'svc_deploy_duration_seconds', { app: 'keep', status: 'succeeded' });
   t.is(grown?.count, 2);
   t.true(grown!.sum! > duration!.sum!);
-  t.true(value(afterDeploy, 'svc_deploy_last_started_timestamp_seconds', { app: 'keep' })! > value(afterRestart, 'svc_deploy_last_started_timestamp_seconds', { app: 'keep' })!);
+  t.true(
+    value(afterDeploy, 'svc_deploy_last_started_timestamp_seconds', { app: 'keep' })! >
+      value(afterRestart, 'svc_deploy_last_started_timestamp_seconds', { app: 'keep' })!,
+  );
 });

@@ -34,13 +34,19 @@ function expectError(t: ExecutionContext, response: { status: number; body: any 
 }
 
 function filesUnder(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return fs
+    .readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 test('secretValues covers every secret configuration variable', (t) => {
   const config = testConfig(t, secretEnv());
   const values = secretValues(config);
-  const secretNames = Object.values(VARIABLES).filter((spec) => 'secret' in spec && spec.secret === true).map((spec) => spec.name).sort();
+  const secretNames = Object.values(VARIABLES)
+    .filter((spec) => 'secret' in spec && spec.secret === true)
+    .map((spec) => spec.name)
+    .sort();
   t.deepEqual(Object.keys(values).sort(), secretNames);
   for (const name of secretNames) t.truthy(values[name], name);
 });
@@ -63,16 +69,27 @@ test('no observability response and no installed file holds a secret value, and 
   for (const [method, route, json] of routes) {
     const anonymous = await request(`${plane.url}${route}`, { method, ...(json === undefined ? {} : { json }) });
     expectError(t, anonymous, 401, 'missing_credentials');
-    const ok = await request(`${plane.url}${route}`, { method, headers: auth, ...(json === undefined ? {} : { json }) });
+    const ok = await request(`${plane.url}${route}`, {
+      method,
+      headers: auth,
+      ...(json === undefined ? {} : { json }),
+    });
     t.is(ok.status, 200, `${method} ${route}: ${ok.text}`);
     texts.push(ok.text);
   }
   texts.push(...filesUnder(config.appsDir).map((file) => fs.readFileSync(file, 'utf8')));
-  for (const secret of secrets) t.false(texts.some((text) => text.includes(secret)), `a response or file holds ${secret}`);
+  for (const secret of secrets)
+    t.false(
+      texts.some((text) => text.includes(secret)),
+      `a response or file holds ${secret}`,
+    );
 
   // /metrics needs a caller here, so the control plane job reads a token file the operator makes.
   const scrape = YAML.parse(texts[0]!);
-  t.deepEqual(scrape.scrape_configs[0].authorization, { type: 'Bearer', credentials_file: 'secrets/svc-metrics-token' });
+  t.deepEqual(scrape.scrape_configs[0].authorization, {
+    type: 'Bearer',
+    credentials_file: 'secrets/svc-metrics-token',
+  });
   const bundle = JSON.parse(texts[2]!);
   t.true(bundle.valueSafe);
   t.is(bundle.tokenFile, 'prometheus/secrets/svc-metrics-token');
@@ -104,25 +121,40 @@ test('a control plane on loopback is scraped at host.docker.internal:<its port>,
   t.true(names.includes('svc_snapshots_total'));
   const alerts = YAML.parse((await request(`${plane.url}/api/observability/alerts.yml`)).text);
   const alertNames = alerts.groups.flatMap((g: { rules: { alert: string }[] }) => g.rules.map((r) => r.alert));
-  for (const name of ['SvcTaskOOMRisk', 'SvcTaskRestartLoop', 'SvcCronMissedRun', 'SvcSnapshotsOverLimit', 'SvcHostDiskHeadroomLow', 'SvcDeployFailed', 'SvcCronFailed', 'SvcServiceHealthCritical']) {
+  for (const name of [
+    'SvcTaskOOMRisk',
+    'SvcTaskRestartLoop',
+    'SvcCronMissedRun',
+    'SvcSnapshotsOverLimit',
+    'SvcHostDiskHeadroomLow',
+    'SvcDeployFailed',
+    'SvcCronFailed',
+    'SvcServiceHealthCritical',
+  ]) {
     t.true(alertNames.includes(name), name);
   }
 });
 
-test('the bundle lists the spec\'s files, and its prometheus/ folder written to disk passes promtool with the rules path resolved', async (t) => {
+test("the bundle lists the spec's files, and its prometheus/ folder written to disk passes promtool with the rules path resolved", async (t) => {
   const plane = await startTestControlPlane(t);
   const response = await request(`${plane.url}/api/observability/bundle`);
   t.is(response.status, 200);
-  const bundle = response.body as { files: { path: string; content: string; purpose: string }[]; skippedAlertRules: unknown[] };
-  t.deepEqual(bundle.files.map((f) => f.path), [
-    'prometheus/prometheus.yml',
-    'prometheus/rules/svc-alerts.yml',
-    'grafana/provisioning/datasources/svc-metrics.json',
-    'grafana/dashboards/svc-platform.json',
-    'services/svc-metrics-store.infraspec.yaml',
-    'services/svc-dashboard.infraspec.yaml',
-    'services/svc-container-metrics.infraspec.yaml',
-  ]);
+  const bundle = response.body as {
+    files: { path: string; content: string; purpose: string }[];
+    skippedAlertRules: unknown[];
+  };
+  t.deepEqual(
+    bundle.files.map((f) => f.path),
+    [
+      'prometheus/prometheus.yml',
+      'prometheus/rules/svc-alerts.yml',
+      'grafana/provisioning/datasources/svc-metrics.json',
+      'grafana/dashboards/svc-platform.json',
+      'services/svc-metrics-store.infraspec.yaml',
+      'services/svc-dashboard.infraspec.yaml',
+      'services/svc-container-metrics.infraspec.yaml',
+    ],
+  );
   t.deepEqual(bundle.skippedAlertRules, []);
   for (const file of bundle.files) t.true(file.content.length > 0 && file.purpose.length > 0, file.path);
   t.is(bundle.files[1]!.content, (await request(`${plane.url}/api/observability/alerts.yml`)).text);
@@ -152,7 +184,10 @@ test('install writes the three managed app folders, whose specs validate and whi
   const plane = await startTestControlPlane(t, config);
   const first = await install(plane, {});
   t.is(first.status, 200, first.text);
-  t.deepEqual(first.body.services.map((s: { name: string; outcome: string }) => `${s.name}:${s.outcome}`), MANAGED_SERVICE_NAMES.map((n) => `${n}:created`));
+  t.deepEqual(
+    first.body.services.map((s: { name: string; outcome: string }) => `${s.name}:${s.outcome}`),
+    MANAGED_SERVICE_NAMES.map((n) => `${n}:created`),
+  );
   for (const service of first.body.services) t.deepEqual(service.spec, { valid: true, findings: [] });
 
   for (const name of MANAGED_SERVICE_NAMES) {
@@ -164,15 +199,25 @@ test('install writes the three managed app folders, whose specs validate and whi
     t.true(fs.existsSync(path.join(dir, 'Dockerfile')));
   }
   // No temporary folder is left behind.
-  t.deepEqual(fs.readdirSync(config.appsDir).filter((n) => n.startsWith('.')), []);
+  t.deepEqual(
+    fs.readdirSync(config.appsDir).filter((n) => n.startsWith('.')),
+    [],
+  );
   // The metrics store's own folder passes promtool: prometheus.yml finds rules/svc-alerts.yml.
   const store = path.join(config.appsDir, 'svc-metrics-store');
   const run = await promtool(store, 'check', 'config', 'prometheus.yml');
   t.is(run.code, 0, run.output);
   const storeSpec = YAML.parse(fs.readFileSync(path.join(store, 'infraspec.yaml'), 'utf8'));
-  t.regex(storeSpec.processes.web.command, /--storage\.tsdb\.retention\.time=30d .*--storage\.tsdb\.retention\.size=8GB/);
+  t.regex(
+    storeSpec.processes.web.command,
+    /--storage\.tsdb\.retention\.time=30d .*--storage\.tsdb\.retention\.size=8GB/,
+  );
 
-  await waitForReconciled([plane.reconcilers.specController], () => MANAGED_SERVICE_NAMES.every((name) => getApp(plane.db, name)?.generation != null), { what: 'the managed apps discovered' });
+  await waitForReconciled(
+    [plane.reconcilers.specController],
+    () => MANAGED_SERVICE_NAMES.every((name) => getApp(plane.db, name)?.generation != null),
+    { what: 'the managed apps discovered' },
+  );
   for (const name of MANAGED_SERVICE_NAMES) t.deepEqual(getApp(plane.db, name)!.findings, [], name);
 });
 
@@ -181,7 +226,10 @@ test('install is unchanged when run again, refuses an operator-edited folder wit
   const plane = await startTestControlPlane(t, config);
   t.is((await install(plane, {})).status, 200);
   const again = await install(plane, {});
-  t.deepEqual(again.body.services.map((s: { outcome: string }) => s.outcome), ['unchanged', 'unchanged', 'unchanged']);
+  t.deepEqual(
+    again.body.services.map((s: { outcome: string }) => s.outcome),
+    ['unchanged', 'unchanged', 'unchanged'],
+  );
 
   const specFile = path.join(config.appsDir, 'svc-dashboard', 'infraspec.yaml');
   const edited = `${fs.readFileSync(specFile, 'utf8')}# tuned by hand\n`;
@@ -189,7 +237,14 @@ test('install is unchanged when run again, refuses an operator-edited folder wit
   fs.rmSync(path.join(config.appsDir, 'svc-container-metrics'), { recursive: true });
   const refused = await install(plane, {});
   expectError(t, refused, 409, 'managed_folder_modified');
-  t.deepEqual(refused.body.error.details.conflicts, [{ service: 'svc-dashboard', folder: path.join(config.appsDir, 'svc-dashboard'), reason: 'modified', files: ['infraspec.yaml'] }]);
+  t.deepEqual(refused.body.error.details.conflicts, [
+    {
+      service: 'svc-dashboard',
+      folder: path.join(config.appsDir, 'svc-dashboard'),
+      reason: 'modified',
+      files: ['infraspec.yaml'],
+    },
+  ]);
   // All or nothing: the missing folder was not recreated either, and the edit stands.
   t.false(fs.existsSync(path.join(config.appsDir, 'svc-container-metrics')));
   t.is(fs.readFileSync(specFile, 'utf8'), edited);
@@ -197,17 +252,26 @@ test('install is unchanged when run again, refuses an operator-edited folder wit
   const dry = await install(plane, { force: true, dryRun: true });
   t.is(dry.status, 200);
   t.true(dry.body.dryRun);
-  t.deepEqual(dry.body.services.map((s: { outcome: string }) => s.outcome), ['unchanged', 'updated', 'created']);
+  t.deepEqual(
+    dry.body.services.map((s: { outcome: string }) => s.outcome),
+    ['unchanged', 'updated', 'created'],
+  );
   t.is(fs.readFileSync(specFile, 'utf8'), edited);
 
   // Only the services asked for are considered.
   const onlyStore = await install(plane, { services: ['svc-metrics-store'] });
   t.is(onlyStore.status, 200);
-  t.deepEqual(onlyStore.body.services.map((s: { name: string }) => s.name), ['svc-metrics-store']);
+  t.deepEqual(
+    onlyStore.body.services.map((s: { name: string }) => s.name),
+    ['svc-metrics-store'],
+  );
 
   const forced = await install(plane, { force: true });
   t.is(forced.status, 200);
-  t.deepEqual(forced.body.services.map((s: { outcome: string }) => s.outcome), ['unchanged', 'updated', 'created']);
+  t.deepEqual(
+    forced.body.services.map((s: { outcome: string }) => s.outcome),
+    ['unchanged', 'updated', 'created'],
+  );
   t.deepEqual(forced.body.services[1].overwritten, ['infraspec.yaml']);
   // The marker already lists what the install writes: only the edited file is replaced.
   t.deepEqual(forced.body.services[1].files, ['infraspec.yaml']);
@@ -231,9 +295,17 @@ test('bad input to the observability routes is a 4xx JSON error', async (t) => {
   expectError(t, await install(plane, { services: [] }), 400, 'invalid_request');
   expectError(t, await install(plane, { overwrite: true }), 400, 'invalid_request');
   expectError(t, await install(plane, ['svc-dashboard']), 400, 'invalid_request');
-  const text = await request(`${plane.url}/api/observability/services/install`, { method: 'POST', body: 'force', headers: { 'content-type': 'text/plain' } });
+  const text = await request(`${plane.url}/api/observability/services/install`, {
+    method: 'POST',
+    body: 'force',
+    headers: { 'content-type': 'text/plain' },
+  });
   expectError(t, text, 400, 'invalid_request');
-  const malformed = await request(`${plane.url}/api/observability/services/install`, { method: 'POST', body: '{"force":', headers: { 'content-type': 'application/json' } });
+  const malformed = await request(`${plane.url}/api/observability/services/install`, {
+    method: 'POST',
+    body: '{"force":',
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(malformed.status, 400);
   t.truthy(malformed.body.error.code);
   expectError(t, await request(`${plane.url}/api/tuning/recommendations?status=huge`), 400, 'invalid_request');

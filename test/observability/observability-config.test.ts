@@ -13,6 +13,9 @@ test('SVC_OBSERVABILITY_TARGET is unset by default and read as host:port', (t) =
 
 for (const bad of ['8800', 'host', 'http://host:8800', 'host:0', 'host:65536', 'host:80/metrics', 'a b:80']) {
   test(`SVC_OBSERVABILITY_TARGET "${bad}" stops the start naming the variable`, (t) => {
-    t.throws(() => loadConfig({ SVC_OBSERVABILITY_TARGET: bad }), { instanceOf: ConfigError, message: /^SVC_OBSERVABILITY_TARGET: / });
+    t.throws(() => loadConfig({ SVC_OBSERVABILITY_TARGET: bad }), {
+      instanceOf: ConfigError,
+      message: /^SVC_OBSERVABILITY_TARGET: /,
+    });
   });
 }

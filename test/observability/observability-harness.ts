@@ -37,8 +37,17 @@ export interface HarnessApp {
 }
 
 /** A running control plane with `apps` committed and (unless `release: false`) released. */
-export async function startPlaneWithApps(t: ExecutionContext, apps: readonly HarnessApp[], env: Record<string, string> = {}): Promise<{ plane: ControlPlane; config: SvcConfig }> {
-  const { plane, config } = await startPlaneWithReleasedApps(t, { server: METRICS_APP, apps, env, tempPrefix: 'svc-obs-' });
+export async function startPlaneWithApps(
+  t: ExecutionContext,
+  apps: readonly HarnessApp[],
+  env: Record<string, string> = {},
+): Promise<{ plane: ControlPlane; config: SvcConfig }> {
+  const { plane, config } = await startPlaneWithReleasedApps(t, {
+    server: METRICS_APP,
+    apps,
+    env,
+    tempPrefix: 'svc-obs-',
+  });
   return { plane, config };
 }
 
@@ -65,10 +74,19 @@ export interface RunningPrometheus {
 export async function startPrometheus(t: ExecutionContext, configFile: string): Promise<RunningPrometheus> {
   const port = await freePort();
   const storage = tempDir(t, 'svc-prom-data-');
-  const child = spawn('prometheus', [`--config.file=${configFile}`, `--storage.tsdb.path=${storage}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'], {
-    cwd: path.dirname(configFile),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const child = spawn(
+    'prometheus',
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${storage}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
+    {
+      cwd: path.dirname(configFile),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    },
+  );
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = `${stderr}${chunk.toString('utf8')}`.slice(-4000);
@@ -79,16 +97,24 @@ export async function startPrometheus(t: ExecutionContext, configFile: string): 
     await exited;
   });
   const url = `http://127.0.0.1:${port}`;
-  const until = async <T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> => {
+  const until = async <T>(
+    what: string,
+    check: () => Promise<T | undefined | false>,
+    timeoutMs = 30_000,
+  ): Promise<T> => {
     try {
-      return await waitForChange([ticks(100)], async () => {
-        if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}`);
-        try {
-          return await check();
-        } catch {
-          return undefined;
-        }
-      }, { what, timeoutMs });
+      return await waitForChange(
+        [ticks(100)],
+        async () => {
+          if (child.exitCode !== null) throw new Error(`prometheus exited with ${child.exitCode}`);
+          try {
+            return await check();
+          } catch {
+            return undefined;
+          }
+        },
+        { what, timeoutMs },
+      );
     } catch (error) {
       throw new Error(`${(error as Error).message}; prometheus said: ${stderr.trim() || 'nothing'}`, { cause: error });
     }

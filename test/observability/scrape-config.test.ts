@@ -37,7 +37,12 @@ function spec(yaml: string): CanonicalAppSpec {
   return result.spec;
 }
 
-function instance(service: string, port: number, status: 'passing' | 'warning' | 'critical' | 'none', address = '127.0.0.1'): ServiceInstance {
+function instance(
+  service: string,
+  port: number,
+  status: 'passing' | 'warning' | 'critical' | 'none',
+  address = '127.0.0.1',
+): ServiceInstance {
   return {
     id: `alloc-${port}-${service}`,
     service,
@@ -51,15 +56,72 @@ function instance(service: string, port: number, status: 'passing' | 'warning' |
   };
 }
 
-const addressingCases: { title: string; bindHost: string; port: number; override?: string; target: string; alias: string }[] = [
-  { title: 'an API on 127.0.0.1 is scraped at host.docker.internal', bindHost: '127.0.0.1', port: 8800, target: `${HOST_GATEWAY}:8800`, alias: HOST_GATEWAY },
-  { title: 'an API on localhost is scraped at host.docker.internal', bindHost: 'localhost', port: 8801, target: `${HOST_GATEWAY}:8801`, alias: HOST_GATEWAY },
-  { title: 'an API on ::1 is scraped at host.docker.internal', bindHost: '::1', port: 8800, target: `${HOST_GATEWAY}:8800`, alias: HOST_GATEWAY },
-  { title: 'an API on every interface is scraped at host.docker.internal', bindHost: '0.0.0.0', port: 8800, target: `${HOST_GATEWAY}:8800`, alias: HOST_GATEWAY },
-  { title: 'an API on a routable address is scraped there', bindHost: '10.0.0.4', port: 8800, target: '10.0.0.4:8800', alias: '10.0.0.4' },
-  { title: 'an API on a routable IPv6 address is scraped in brackets', bindHost: 'fd00::4', port: 8800, target: '[fd00::4]:8800', alias: 'fd00::4' },
-  { title: 'SVC_OBSERVABILITY_TARGET overrides a loopback bind', bindHost: '127.0.0.1', port: 8800, override: '127.0.0.1:9999', target: '127.0.0.1:9999', alias: '127.0.0.1' },
-  { title: 'SVC_OBSERVABILITY_TARGET overrides a routable bind', bindHost: '10.0.0.4', port: 8800, override: 'svc.internal:8800', target: 'svc.internal:8800', alias: 'svc.internal' },
+const addressingCases: {
+  title: string;
+  bindHost: string;
+  port: number;
+  override?: string;
+  target: string;
+  alias: string;
+}[] = [
+  {
+    title: 'an API on 127.0.0.1 is scraped at host.docker.internal',
+    bindHost: '127.0.0.1',
+    port: 8800,
+    target: `${HOST_GATEWAY}:8800`,
+    alias: HOST_GATEWAY,
+  },
+  {
+    title: 'an API on localhost is scraped at host.docker.internal',
+    bindHost: 'localhost',
+    port: 8801,
+    target: `${HOST_GATEWAY}:8801`,
+    alias: HOST_GATEWAY,
+  },
+  {
+    title: 'an API on ::1 is scraped at host.docker.internal',
+    bindHost: '::1',
+    port: 8800,
+    target: `${HOST_GATEWAY}:8800`,
+    alias: HOST_GATEWAY,
+  },
+  {
+    title: 'an API on every interface is scraped at host.docker.internal',
+    bindHost: '0.0.0.0',
+    port: 8800,
+    target: `${HOST_GATEWAY}:8800`,
+    alias: HOST_GATEWAY,
+  },
+  {
+    title: 'an API on a routable address is scraped there',
+    bindHost: '10.0.0.4',
+    port: 8800,
+    target: '10.0.0.4:8800',
+    alias: '10.0.0.4',
+  },
+  {
+    title: 'an API on a routable IPv6 address is scraped in brackets',
+    bindHost: 'fd00::4',
+    port: 8800,
+    target: '[fd00::4]:8800',
+    alias: 'fd00::4',
+  },
+  {
+    title: 'SVC_OBSERVABILITY_TARGET overrides a loopback bind',
+    bindHost: '127.0.0.1',
+    port: 8800,
+    override: '127.0.0.1:9999',
+    target: '127.0.0.1:9999',
+    alias: '127.0.0.1',
+  },
+  {
+    title: 'SVC_OBSERVABILITY_TARGET overrides a routable bind',
+    bindHost: '10.0.0.4',
+    port: 8800,
+    override: 'svc.internal:8800',
+    target: 'svc.internal:8800',
+    alias: 'svc.internal',
+  },
 ];
 
 for (const c of addressingCases) {
@@ -80,7 +142,8 @@ test('instance targets rewrite loopback addresses to the host alias and keep oth
 test('splitHostPort accepts host:port and [v6]:port and refuses the rest', (t) => {
   t.deepEqual(splitHostPort('prom.example:9090'), { host: 'prom.example', port: 9090 });
   t.deepEqual(splitHostPort('[::1]:8800'), { host: '[::1]', port: 8800 });
-  for (const bad of ['', 'host', ':80', 'host:0', 'host:70000', 'http://host:80', 'host:80/path', '-host:80']) t.is(splitHostPort(bad), undefined, bad);
+  for (const bad of ['', 'host', ':80', 'host:0', 'host:70000', 'http://host:80', 'host:80/path', '-host:80'])
+    t.is(splitHostPort(bad), undefined, bad);
 });
 
 test('metricsProcesses lists long-running processes with metrics.enabled, through the companion service for a separate metrics.port', (t) => {
@@ -121,12 +184,24 @@ test('scrapeTargetGroups keeps processes with live instances and leaves out crit
     { app: 'delta', process: 'worker', service: 'delta-worker-metrics', metricsPath: '/metrics' },
   ];
   const instances = new Map<string, ServiceInstance[]>([
-    ['alpha-web', [instance('alpha-web', 4002, 'passing'), instance('alpha-web', 4001, 'warning'), instance('alpha-web', 4003, 'critical')]],
+    [
+      'alpha-web',
+      [
+        instance('alpha-web', 4002, 'passing'),
+        instance('alpha-web', 4001, 'warning'),
+        instance('alpha-web', 4003, 'critical'),
+      ],
+    ],
     ['beta-web', [instance('beta-web', 4100, 'critical')]],
     ['delta-worker-metrics', [instance('delta-worker-metrics', 4200, 'none')]],
   ]);
   t.deepEqual(scrapeTargetGroups(processes, instances, addressing), [
-    { app: 'alpha', process: 'web', metricsPath: '/metrics', targets: [`${HOST_GATEWAY}:4001`, `${HOST_GATEWAY}:4002`] },
+    {
+      app: 'alpha',
+      process: 'web',
+      metricsPath: '/metrics',
+      targets: [`${HOST_GATEWAY}:4001`, `${HOST_GATEWAY}:4002`],
+    },
     { app: 'delta', process: 'worker', metricsPath: '/metrics', targets: [`${HOST_GATEWAY}:4200`] },
   ]);
 });
@@ -134,7 +209,12 @@ test('scrapeTargetGroups keeps processes with live instances and leaves out crit
 const input: ScrapeConfigInput = {
   controlPlaneTarget: `${HOST_GATEWAY}:8800`,
   groups: [
-    { app: 'alpha', process: 'web', metricsPath: '/metrics', targets: [`${HOST_GATEWAY}:4001`, `${HOST_GATEWAY}:4002`] },
+    {
+      app: 'alpha',
+      process: 'web',
+      metricsPath: '/metrics',
+      targets: [`${HOST_GATEWAY}:4001`, `${HOST_GATEWAY}:4002`],
+    },
     { app: 'delta', process: 'worker', metricsPath: '/custom', targets: [`${HOST_GATEWAY}:4200`] },
   ],
   environment: 'production',

@@ -7,7 +7,7 @@ import { request } from '../helpers/http-request.js';
 import { waitForState } from '../routing/wake-harness.js';
 import { startPlaneWithApps } from './observability-harness.js';
 
-test('tuning recommendations derive from the right-sizing classes and the spec\'s TuningPolicy, and never change a job or a spec', async (t) => {
+test("tuning recommendations derive from the right-sizing classes and the spec's TuningPolicy, and never change a job or a spec", async (t) => {
   const { plane, config } = await startPlaneWithApps(t, [
     {
       name: 'roomy',
@@ -28,12 +28,22 @@ processes:
 `,
     },
     // Declares a policy but never runs (no release).
-    { name: 'dormant', spec: 'name: dormant\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    tuning: { mode: advisory }\n', release: false },
+    {
+      name: 'dormant',
+      spec: 'name: dormant\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    tuning: { mode: advisory }\n',
+      release: false,
+    },
   ]);
-  await waitForState(plane, async () => (await plane.reconcilers.registry.instances('roomy-web')).some((i) => instanceStatus(i) === 'passing'), 'roomy healthy');
+  await waitForState(
+    plane,
+    async () => (await plane.reconcilers.registry.instances('roomy-web')).some((i) => instanceStatus(i) === 'passing'),
+    'roomy healthy',
+  );
   const scheduler = await plane.reconcilers.targets.get();
   const jobsBefore = canonicalJson(await scheduler.listJobs());
-  const specsBefore = ['roomy', 'dormant'].map((app) => fs.readFileSync(path.join(config.appsDir, app, 'infraspec.yaml'), 'utf8'));
+  const specsBefore = ['roomy', 'dormant'].map((app) =>
+    fs.readFileSync(path.join(config.appsDir, app, 'infraspec.yaml'), 'utf8'),
+  );
 
   const suggestions = await request(`${plane.url}/api/resources/suggestions`);
   const response = await request(`${plane.url}/api/tuning/recommendations`);
@@ -52,9 +62,17 @@ processes:
   t.is(roomy.action, 'lower_memory');
   t.false(roomy.applied);
   t.deepEqual(roomy.policy, { declared: true, mode: 'advisory', cooldown: '1h', profiles: [] });
-  t.deepEqual(roomy.signals.map((s: { name: string; used: boolean }) => [s.name, s.used]), [['rss', true], ['p95', false]]);
+  t.deepEqual(
+    roomy.signals.map((s: { name: string; used: boolean }) => [s.name, s.used]),
+    [
+      ['rss', true],
+      ['p95', false],
+    ],
+  );
   t.true(roomy.notes.some((n: string) => n.includes('limits.min.memory (200 MB)')));
-  t.deepEqual(response.body.unobserved, [{ app: 'dormant', process: 'web', reason: 'declares a tuning policy but has no running allocation' }]);
+  t.deepEqual(response.body.unobserved, [
+    { app: 'dormant', process: 'web', reason: 'declares a tuning policy but has no running allocation' },
+  ]);
 
   const filtered = await request(`${plane.url}/api/tuning/recommendations?app=roomy&status=at_risk`);
   t.deepEqual(filtered.body.recommendations, []);
@@ -63,5 +81,8 @@ processes:
   t.deepEqual(onlyRoomy.body.unobserved, []);
 
   t.is(canonicalJson(await scheduler.listJobs()), jobsBefore);
-  t.deepEqual(['roomy', 'dormant'].map((app) => fs.readFileSync(path.join(config.appsDir, app, 'infraspec.yaml'), 'utf8')), specsBefore);
+  t.deepEqual(
+    ['roomy', 'dormant'].map((app) => fs.readFileSync(path.join(config.appsDir, app, 'infraspec.yaml'), 'utf8')),
+    specsBefore,
+  );
 });

@@ -1,5 +1,10 @@
 import test from 'ava';
-import { memoryTargetMb, recommendTuning, type SizingObservation, type TuningAction } from '../../domain/observability/index.js';
+import {
+  memoryTargetMb,
+  recommendTuning,
+  type SizingObservation,
+  type TuningAction,
+} from '../../domain/observability/index.js';
 import { validateInfraspec, type CanonicalProcess } from '../../domain/spec/index.js';
 
 function processOf(tuning: string, memory = 256, extra = ''): CanonicalProcess {
@@ -15,7 +20,16 @@ ${extra}${tuning === '' ? '' : `    tuning:\n${tuning.replace(/^/gm, '      ')}\
 }
 
 function observed(status: SizingObservation['status'], peakMemoryMb: number, memoryLimitMb = 256): SizingObservation {
-  return { app: 'app', process: 'web', region: 'local', allocations: 2, peakMemoryMb, memoryLimitMb, usagePercent: Math.round((peakMemoryMb / memoryLimitMb) * 1000) / 10, status };
+  return {
+    app: 'app',
+    process: 'web',
+    region: 'local',
+    allocations: 2,
+    peakMemoryMb,
+    memoryLimitMb,
+    usagePercent: Math.round((peakMemoryMb / memoryLimitMb) * 1000) / 10,
+    status,
+  };
 }
 
 test('memoryTargetMb follows the suggestions: peak under 70% when raised, about 60% when lowered, at least 16 MB', (t) => {
@@ -36,9 +50,39 @@ const cases: {
   action: TuningAction;
   notes: RegExp[];
 }[] = [
-  { title: 'an at-risk process without policy is raised to keep its peak under 70%', observation: observed('at_risk', 230), tuning: '', memory: 329, cpu: 200, scale: 2, profile: null, action: 'raise_memory', notes: [/cpu and scale have no live signal/] },
-  { title: 'an overprovisioned process without policy is lowered', observation: observed('overprovisioned', 30), tuning: '', memory: 50, cpu: 200, scale: 2, profile: null, action: 'lower_memory', notes: [] },
-  { title: 'a right-sized process is kept', observation: observed('right_sized', 150), tuning: 'mode: advisory', memory: 256, cpu: 200, scale: 2, profile: null, action: 'keep', notes: [] },
+  {
+    title: 'an at-risk process without policy is raised to keep its peak under 70%',
+    observation: observed('at_risk', 230),
+    tuning: '',
+    memory: 329,
+    cpu: 200,
+    scale: 2,
+    profile: null,
+    action: 'raise_memory',
+    notes: [/cpu and scale have no live signal/],
+  },
+  {
+    title: 'an overprovisioned process without policy is lowered',
+    observation: observed('overprovisioned', 30),
+    tuning: '',
+    memory: 50,
+    cpu: 200,
+    scale: 2,
+    profile: null,
+    action: 'lower_memory',
+    notes: [],
+  },
+  {
+    title: 'a right-sized process is kept',
+    observation: observed('right_sized', 150),
+    tuning: 'mode: advisory',
+    memory: 256,
+    cpu: 200,
+    scale: 2,
+    profile: null,
+    action: 'keep',
+    notes: [],
+  },
   {
     title: 'limits.max.memory caps a raise and says the process stays at risk',
     observation: observed('at_risk', 230),
@@ -64,7 +108,8 @@ const cases: {
   {
     title: 'the smallest profile that holds the target is recommended with its cpu and scale',
     observation: observed('at_risk', 230),
-    tuning: 'profiles:\n  small: { cpu: 100, memory: 128, scale: 1 }\n  medium: { cpu: 300, memory: 512, scale: 2 }\n  large: { cpu: 600, memory: 1024, scale: 3 }',
+    tuning:
+      'profiles:\n  small: { cpu: 100, memory: 128, scale: 1 }\n  medium: { cpu: 300, memory: 512, scale: 2 }\n  large: { cpu: 600, memory: 1024, scale: 3 }',
     memory: 512,
     cpu: 300,
     scale: 2,
@@ -84,7 +129,7 @@ const cases: {
     notes: [/no profile holds 329 MB; the largest, medium \(300 MB\)/],
   },
   {
-    title: 'limits bound a profile\'s cpu and scale too',
+    title: "limits bound a profile's cpu and scale too",
     observation: observed('overprovisioned', 30),
     tuning: 'profiles:\n  tiny: { cpu: 50, memory: 64, scale: 1 }\nlimits: { min: { cpu: 100, scale: 2 } }',
     memory: 64,
@@ -94,7 +139,17 @@ const cases: {
     action: 'lower_memory',
     notes: [/cpu bounded by limits to 100 MHz/, /scale bounded by limits to 2/],
   },
-  { title: 'mode auto is reported only', observation: observed('right_sized', 150), tuning: 'mode: auto', memory: 256, cpu: 200, scale: 2, profile: null, action: 'keep', notes: [/auto is reserved .* reported only/] },
+  {
+    title: 'mode auto is reported only',
+    observation: observed('right_sized', 150),
+    tuning: 'mode: auto',
+    memory: 256,
+    cpu: 200,
+    scale: 2,
+    profile: null,
+    action: 'keep',
+    notes: [/auto is reserved .* reported only/],
+  },
 ];
 
 for (const c of cases) {
@@ -105,19 +160,35 @@ for (const c of cases) {
     t.is(r.action, c.action);
     t.is(r.mode, 'advisory');
     t.false(r.applied);
-    for (const note of c.notes) t.true(r.notes.some((n) => note.test(n)), `${note} in ${JSON.stringify(r.notes)}`);
+    for (const note of c.notes)
+      t.true(
+        r.notes.some((n) => note.test(n)),
+        `${note} in ${JSON.stringify(r.notes)}`,
+      );
   });
 }
 
 test('tuning reports which policy signals it could read', (t) => {
   const r = recommendTuning(
     observed('right_sized', 150),
-    processOf('signals:\n  - { name: rss, source: nomad, metric: memory_rss, aggregate: max, window: 1h }\n  - { name: cpu, source: nomad, metric: cpu_percent }\n  - { name: p95, source: prometheus, metric: memory_max, aggregate: p95 }'),
+    processOf(
+      'signals:\n  - { name: rss, source: nomad, metric: memory_rss, aggregate: max, window: 1h }\n  - { name: cpu, source: nomad, metric: cpu_percent }\n  - { name: p95, source: prometheus, metric: memory_max, aggregate: p95 }',
+    ),
   );
-  t.deepEqual(r.signals.map((s) => [s.name, s.used]), [['rss', true], ['cpu', false], ['p95', false]]);
+  t.deepEqual(
+    r.signals.map((s) => [s.name, s.used]),
+    [
+      ['rss', true],
+      ['cpu', false],
+      ['p95', false],
+    ],
+  );
   t.regex(r.signals[1]!.note, /no live cpu_percent/);
   t.regex(r.signals[2]!.note, /source prometheus is not read/);
-  t.deepEqual(recommendTuning(observed('right_sized', 150), processOf('')).signals.map((s) => s.name), ['memory_peak']);
+  t.deepEqual(
+    recommendTuning(observed('right_sized', 150), processOf('')).signals.map((s) => s.name),
+    ['memory_peak'],
+  );
 });
 
 test('tuning without a spec for the process still recommends from the observation', (t) => {

@@ -25,14 +25,25 @@ test('the same Idempotency-Key and request answer the original response; another
   t.is(second.headers.get('idempotent-replayed'), 'true');
   t.deepEqual(second.body, first.body);
   t.is(listOperations(p.db, { app: 'idem' }).length, 1);
-  const reused = await request(`${p.url}/api/apps/idem/deploy`, { method: 'POST', json: { ref: 'other-branch' }, headers });
+  const reused = await request(`${p.url}/api/apps/idem/deploy`, {
+    method: 'POST',
+    json: { ref: 'other-branch' },
+    headers,
+  });
   t.is(reused.status, 422);
   t.is(reused.body.error.code, 'idempotency_key_reused');
   const otherPath = await request(`${p.url}/api/apps/other/deploy`, { method: 'POST', json: { ref: 'main' }, headers });
   t.is(otherPath.status, 422);
-  const row = p.db.prepare('SELECT created_at, expires_at FROM idempotency_keys WHERE key = ?').get('key-1') as { created_at: string; expires_at: string };
+  const row = p.db.prepare('SELECT created_at, expires_at FROM idempotency_keys WHERE key = ?').get('key-1') as {
+    created_at: string;
+    expires_at: string;
+  };
   t.true(Date.parse(row.expires_at) - Date.parse(row.created_at) >= 24 * 3600 * 1000, 'kept at least 24 hours');
-  const bad = await request(`${p.url}/api/apps/idem/deploy`, { method: 'POST', json: {}, headers: { 'idempotency-key': 'has space' } });
+  const bad = await request(`${p.url}/api/apps/idem/deploy`, {
+    method: 'POST',
+    json: {},
+    headers: { 'idempotency-key': 'has space' },
+  });
   t.is(bad.status, 400);
   t.is(bad.body.error.code, 'invalid_idempotency_key');
 });
@@ -40,17 +51,31 @@ test('the same Idempotency-Key and request answer the original response; another
 test('concurrent requests with one Idempotency-Key create one operation; the ones in flight get 409', async (t) => {
   const p = await plane(t);
   const headers = { 'idempotency-key': 'burst' };
-  const answers = await Promise.all(Array.from({ length: 12 }, () => request(`${p.url}/api/apps/idem/deploy`, { method: 'POST', json: {}, headers })));
+  const answers = await Promise.all(
+    Array.from({ length: 12 }, () => request(`${p.url}/api/apps/idem/deploy`, { method: 'POST', json: {}, headers })),
+  );
   const statuses = answers.map((a) => a.status);
-  t.true(statuses.every((s) => s === 202 || s === 409), statuses.join(','));
+  t.true(
+    statuses.every((s) => s === 202 || s === 409),
+    statuses.join(','),
+  );
   const ids = new Set(answers.filter((a) => a.status === 202).map((a) => a.body.operation.id));
   t.is(ids.size, 1);
   t.is(listOperations(p.db, { app: 'idem' }).length, 1);
-  for (const conflict of answers.filter((a) => a.status === 409)) t.is(conflict.body.error.code, 'idempotency_request_in_flight');
+  for (const conflict of answers.filter((a) => a.status === 409))
+    t.is(conflict.body.error.code, 'idempotency_request_in_flight');
   // A failed request keeps nothing: the key can be used again.
-  const failed = await request(`${p.url}/api/apps/nope/deploy`, { method: 'POST', json: {}, headers: { 'idempotency-key': 'retry-me' } });
+  const failed = await request(`${p.url}/api/apps/nope/deploy`, {
+    method: 'POST',
+    json: {},
+    headers: { 'idempotency-key': 'retry-me' },
+  });
   t.is(failed.status, 404);
-  const retried = await request(`${p.url}/api/apps/idem/preflight`, { method: 'POST', json: {}, headers: { 'idempotency-key': 'retry-me' } });
+  const retried = await request(`${p.url}/api/apps/idem/preflight`, {
+    method: 'POST',
+    json: {},
+    headers: { 'idempotency-key': 'retry-me' },
+  });
   t.is(retried.status, 202);
 });
 
@@ -80,7 +105,11 @@ test('bad input answers 4xx with an error body and queued operations can be canc
     t.is(response.body.error?.code, code, `${method} ${path}`);
     t.is(typeof response.body.error.message, 'string');
   }
-  const malformed = await request(`${p.url}/api/apps/idem/deploy`, { method: 'POST', body: '{"ref":', headers: { 'content-type': 'application/json' } });
+  const malformed = await request(`${p.url}/api/apps/idem/deploy`, {
+    method: 'POST',
+    body: '{"ref":',
+    headers: { 'content-type': 'application/json' },
+  });
   t.is(malformed.status, 400);
 
   const queued = await request(`${p.url}/api/apps/idem/deploy`, { method: 'POST', json: {} });

@@ -32,9 +32,15 @@ test('a request in flight makes a concurrent one with the same key answer 409, a
   const headers = { 'idempotency-key': 'k' };
   const first = request(`${server.url}/things`, { method: 'POST', json: { a: 1 }, headers });
   // Wait until the first request holds the key.
-  while ((db.prepare('SELECT COUNT(*) AS n FROM idempotency_keys').get() as { n: number }).n === 0) await new Promise((r) => setImmediate(r));
-  const concurrent = await Promise.all([1, 2, 3].map(() => request(`${server.url}/things`, { method: 'POST', json: { a: 1 }, headers })));
-  t.deepEqual(concurrent.map((c) => c.status), [409, 409, 409]);
+  while ((db.prepare('SELECT COUNT(*) AS n FROM idempotency_keys').get() as { n: number }).n === 0)
+    await new Promise((r) => setImmediate(r));
+  const concurrent = await Promise.all(
+    [1, 2, 3].map(() => request(`${server.url}/things`, { method: 'POST', json: { a: 1 }, headers })),
+  );
+  t.deepEqual(
+    concurrent.map((c) => c.status),
+    [409, 409, 409],
+  );
   t.is(concurrent[0]!.body.error.code, 'idempotency_request_in_flight');
   t.is(concurrent[0]!.headers.get('retry-after'), '1');
   release();

@@ -23,7 +23,11 @@ function freshDb(t: { teardown(fn: () => void): void }): Db {
   return db;
 }
 
-const claimOpts = { owner: 'w1', leaseMs: 10_000, kinds: ['app.deploy', 'app.rollback', 'app.snapshot-restore'] as const };
+const claimOpts = {
+  owner: 'w1',
+  leaseMs: 10_000,
+  kinds: ['app.deploy', 'app.rollback', 'app.snapshot-restore'] as const,
+};
 
 test('a claim passes over an app that already runs an operation without consuming an attempt, and keeps each app FIFO', (t) => {
   const db = freshDb(t);
@@ -36,7 +40,10 @@ test('a claim passes over an app that already runs an operation without consumin
   t.is(getOperation(db, a2.id)!.attempts, 0);
   t.is(getOperation(db, a2.id)!.status, 'queued');
   // The database itself refuses a second running operation of one app.
-  t.throws(() => db.prepare("UPDATE operations SET status = 'running' WHERE id = ?").run(a2.id), { any: true, message: /UNIQUE constraint failed/ });
+  t.throws(() => db.prepare("UPDATE operations SET status = 'running' WHERE id = ?").run(a2.id), {
+    any: true,
+    message: /UNIQUE constraint failed/,
+  });
 });
 
 test('an operation runs only after the one it waits on succeeded, and fails when that one failed', (t) => {
@@ -68,9 +75,18 @@ test('recovery requeues an operation interrupted before a mutable stage and fail
   const recovered = recoverOperations(db, { owner: 'w1', mode: 'startup' });
   t.is(recovered.length, 3);
   t.like(getOperation(db, early.id), { status: 'queued', attempts: 1, lockOwner: null });
-  t.like(getOperation(db, late.id), { status: 'failed', lastError: 'interrupted in stage submit after a mutable stage began' });
-  t.like(getOperation(db, restore.id), { status: 'failed', lastError: 'interrupted in stage restore after a mutable stage began; not replayed, needs operator review' });
-  t.deepEqual(listAttempts(db, early.id).map((a) => a.outcome), ['interrupted-requeued']);
+  t.like(getOperation(db, late.id), {
+    status: 'failed',
+    lastError: 'interrupted in stage submit after a mutable stage began',
+  });
+  t.like(getOperation(db, restore.id), {
+    status: 'failed',
+    lastError: 'interrupted in stage restore after a mutable stage began; not replayed, needs operator review',
+  });
+  t.deepEqual(
+    listAttempts(db, early.id).map((a) => a.outcome),
+    ['interrupted-requeued'],
+  );
 });
 
 test('an expired lease is recovered by the sweep', (t) => {
@@ -79,7 +95,10 @@ test('an expired lease is recovered by the sweep', (t) => {
   const op = enqueueOperation(db, { kind: 'app.deploy', app: 'a' }, past);
   claimNextOperation(db, { ...claimOpts, kinds: [...claimOpts.kinds], leaseMs: 1 }, past);
   const recovered = recoverOperations(db, { owner: 'w1', mode: 'expired' });
-  t.deepEqual(recovered.map((r) => r.operation.id), [op.id]);
+  t.deepEqual(
+    recovered.map((r) => r.operation.id),
+    [op.id],
+  );
   t.is(getOperation(db, op.id)!.status, 'queued');
 });
 
@@ -99,16 +118,38 @@ test('step plans follow the spec order and record why steps are skipped', (t) =>
   const none = { snapshots: false, migrations: false, routing: false };
   t.deepEqual(stepsFor('preflight'), ['validate', 'clone', 'inspect', 'build', 'test', 'cleanup']);
   t.deepEqual(stepsFor('rollback'), ['submit', 'healthy', 'forge']);
-  const plan = planSteps('deploy', { hasPostgres: true, hasMigrations: true, hasTestCommand: false, endpointCount: 1, capabilities: none });
-  t.deepEqual(plan.map((s) => s.step), ['clone', 'build', 'test', 'snapshot', 'migrate', 'submit', 'healthy', 'forge', 'cleanup']);
-  t.deepEqual(plan.filter((s) => !s.run).map((s) => [s.step, 'reason' in s ? s.reason : '']), [
-    ['test', 'build.test is not set'],
-    ['snapshot', 'the snapshots capability is not available in this build'],
-    ['migrate', 'the migrations capability is not available in this build'],
-    ['forge', 'no routing controller is available to update the tunnel ingress'],
-  ]);
-  const plain = planSteps('deploy', { hasPostgres: false, hasMigrations: false, hasTestCommand: true, endpointCount: 0, capabilities: { snapshots: true, migrations: true, routing: true } });
-  t.is(plain.find((s) => s.step === 'snapshot' && !s.run && s.reason === 'the app declares no postgres infrastructure')?.step, 'snapshot');
+  const plan = planSteps('deploy', {
+    hasPostgres: true,
+    hasMigrations: true,
+    hasTestCommand: false,
+    endpointCount: 1,
+    capabilities: none,
+  });
+  t.deepEqual(
+    plan.map((s) => s.step),
+    ['clone', 'build', 'test', 'snapshot', 'migrate', 'submit', 'healthy', 'forge', 'cleanup'],
+  );
+  t.deepEqual(
+    plan.filter((s) => !s.run).map((s) => [s.step, 'reason' in s ? s.reason : '']),
+    [
+      ['test', 'build.test is not set'],
+      ['snapshot', 'the snapshots capability is not available in this build'],
+      ['migrate', 'the migrations capability is not available in this build'],
+      ['forge', 'no routing controller is available to update the tunnel ingress'],
+    ],
+  );
+  const plain = planSteps('deploy', {
+    hasPostgres: false,
+    hasMigrations: false,
+    hasTestCommand: true,
+    endpointCount: 0,
+    capabilities: { snapshots: true, migrations: true, routing: true },
+  });
+  t.is(
+    plain.find((s) => s.step === 'snapshot' && !s.run && s.reason === 'the app declares no postgres infrastructure')
+      ?.step,
+    'snapshot',
+  );
   t.true(plain.find((s) => s.step === 'test')!.run);
 });
 
@@ -138,7 +179,10 @@ test('the worker runs handlers by kind, retries retryable failures, never runs t
   const worker = new OperationWorker({ db, handlers, logger: silentLogger(), concurrency: 4, pollMs: 5 });
   worker.start();
   t.teardown(() => worker.stop());
-  const ids = Array.from({ length: 40 }, (_, i) => enqueueOperation(db, { kind: 'app.deploy', app: `app-${i % 4}` }).id);
+  const ids = Array.from(
+    { length: 40 },
+    (_, i) => enqueueOperation(db, { kind: 'app.deploy', app: `app-${i % 4}` }).id,
+  );
   const snapshot = enqueueOperation(db, { kind: 'app.snapshot', app: 'snap' });
   const unknownKind = enqueueOperation(db, { kind: 'platform.smoke', app: null });
   const cancelMe = enqueueOperation(db, { kind: 'app.deploy', app: 'app-0', dependsOn: snapshot.id });
@@ -149,7 +193,11 @@ test('the worker runs handlers by kind, retries retryable failures, never runs t
   t.is(overlap, 0);
   const snap = await worker.waitFor(snapshot.id, 10_000);
   t.like(snap, { status: 'succeeded', attempts: 3, result: { snapshot: 'done' } });
-  t.is(getOperation(db, unknownKind.id)!.status, 'queued', 'kinds without a handler stay queued for the agent that has one');
+  t.is(
+    getOperation(db, unknownKind.id)!.status,
+    'queued',
+    'kinds without a handler stay queued for the agent that has one',
+  );
   t.is(getOperation(db, cancelMe.id)!.status, 'cancelled');
   // Attempt intervals of one app never overlap.
   const attempts = listAttempts(db).filter((a) => a.app === 'app-1');
@@ -161,14 +209,17 @@ test('the drain gate refuses while operations are active in fail mode, waits for
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   const handlers = new OperationHandlers().register('app.deploy', { run: () => gate });
-  const make = (drainMode: 'fail' | 'wait' | 'force') => new OperationWorker({ db, handlers, logger: silentLogger(), drainMode, pollMs: 5 });
+  const make = (drainMode: 'fail' | 'wait' | 'force') =>
+    new OperationWorker({ db, handlers, logger: silentLogger(), drainMode, pollMs: 5 });
   const worker = make('wait');
   worker.start();
   t.teardown(() => worker.stop());
   const op = enqueueOperation(db, { kind: 'app.deploy', app: 'a' });
   worker.wake();
   t.is(getOperation(db, op.id)!.status, 'running');
-  await t.throwsAsync(make('fail').drainGate(), { message: /1 running and 0 queued operation\(s\): SVC_DRAIN_MODE=fail refuses to drain/ });
+  await t.throwsAsync(make('fail').drainGate(), {
+    message: /1 running and 0 queued operation\(s\): SVC_DRAIN_MODE=fail refuses to drain/,
+  });
   t.like(await make('force').drainGate(), { mode: 'force', waitedMs: 0 });
   const waiting = worker.drainGate();
   enqueueOperation(db, { kind: 'app.deploy', app: 'b' });

@@ -12,7 +12,16 @@ test('svc inbox summarizes what needs attention and exits 2 while something is c
   t.regex(calm.stdout, /^critical 0, warning \d+: 0 incidents, 0 failed and 0 active operations/);
   t.false(calm.stdout.includes('INCIDENTS'));
 
-  const created = await request(`${plane.url}/api/events`, { method: 'POST', json: { type: 'service.unhealthy', severity: 'critical', title: 'checkout is down', app: 'checkout', dedupeKey: 'checkout-down' } });
+  const created = await request(`${plane.url}/api/events`, {
+    method: 'POST',
+    json: {
+      type: 'service.unhealthy',
+      severity: 'critical',
+      title: 'checkout is down',
+      app: 'checkout',
+      dedupeKey: 'checkout-down',
+    },
+  });
   t.is(created.status, 201, created.text);
   const alarmed = await runSvc(['inbox'], { env });
   t.is(alarmed.code, 2, alarmed.stderr);

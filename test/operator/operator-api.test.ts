@@ -39,11 +39,15 @@ const OPERATOR_PATHS = [
 ];
 
 /** Queues a deploy with the control token and waits for its operation to end. */
-async function deployAndWait(plane: ControlPlane, app: string): Promise<{ operation: { id: string; status: string }; steps: unknown }> {
+async function deployAndWait(
+  plane: ControlPlane,
+  app: string,
+): Promise<{ operation: { id: string; status: string }; steps: unknown }> {
   const queued = await request(`${plane.url}/api/apps/${app}/deploy`, { method: 'POST', headers: AUTH, json: {} });
   if (queued.status !== 202) throw new Error(`deploy answered ${queued.status}: ${queued.text}`);
   const operation = await plane.deploys.worker.waitFor(queued.body.operation.id, 60_000);
-  const steps = (await request(`${plane.url}/api/v1/deployments/${queued.body.deploymentId}/steps`, { headers: AUTH })).body;
+  const steps = (await request(`${plane.url}/api/v1/deployments/${queued.body.deploymentId}/steps`, { headers: AUTH }))
+    .body;
   return { operation, steps };
 }
 
@@ -55,7 +59,10 @@ test('operator views show real incidents, failed operations, cron, deploy confid
   initAppsRepo(config);
   // reports: a cron app built from its folder; shop: declares a secret without a value and its tests fail.
   fs.mkdirSync(path.join(config.appsDir, 'reports'));
-  fs.writeFileSync(path.join(config.appsDir, 'reports', 'infraspec.yaml'), 'name: reports\ndeploy: true\nprocesses:\n  nightly:\n    schedule: "0 3 * * *"\n    resources:\n      memory: 128\n');
+  fs.writeFileSync(
+    path.join(config.appsDir, 'reports', 'infraspec.yaml'),
+    'name: reports\ndeploy: true\nprocesses:\n  nightly:\n    schedule: "0 3 * * *"\n    resources:\n      memory: 128\n',
+  );
   fs.writeFileSync(path.join(config.appsDir, 'reports', 'Dockerfile'), REPORT_DOCKERFILE);
   fs.writeFileSync(path.join(config.appsDir, 'reports', 'report.mjs'), "console.log('report done');\n");
   fs.mkdirSync(path.join(config.appsDir, 'shop'));
@@ -71,7 +78,15 @@ test('operator views show real incidents, failed operations, cron, deploy confid
   fs.writeFileSync(path.join(secretsDir, 'DB_PASSWORD'), APP_SECRET_VALUE, { mode: 0o600 });
   // Three local dumps of shop's database (keep 2): one over the limit.
   fs.mkdirSync(config.snapshotsDir, { recursive: true, mode: 0o700 });
-  for (const day of [1, 2, 3]) fs.writeFileSync(path.join(config.snapshotsDir, formatSnapshotName({ database: 'shop', kind: 'manual', at: new Date(Date.UTC(2025, 0, day)) })), 'dump', { mode: 0o600 });
+  for (const day of [1, 2, 3])
+    fs.writeFileSync(
+      path.join(
+        config.snapshotsDir,
+        formatSnapshotName({ database: 'shop', kind: 'manual', at: new Date(Date.UTC(2025, 0, day)) }),
+      ),
+      'dump',
+      { mode: 0o600 },
+    );
 
   const plane = await startPlane(t, config);
   await waitForApp(plane, 'reports');
@@ -90,24 +105,51 @@ test('operator views show real incidents, failed operations, cron, deploy confid
   t.is((await get('/api/operator/inbox', {})).status, 401);
 
   // Real state: a critical incident, a failed deploy (failed operation), a deployed cron app with a run.
-  const incident = await request(`${plane.url}/api/events`, { method: 'POST', headers: AUTH, json: { type: 'app.disk_pressure', severity: 'critical', title: 'disk almost full', app: 'shop', metadata: { correlationKey: 'shop:disk' } } });
+  const incident = await request(`${plane.url}/api/events`, {
+    method: 'POST',
+    headers: AUTH,
+    json: {
+      type: 'app.disk_pressure',
+      severity: 'critical',
+      title: 'disk almost full',
+      app: 'shop',
+      metadata: { correlationKey: 'shop:disk' },
+    },
+  });
   t.is(incident.status, 201, incident.text);
   const failed = await deployAndWait(plane, 'shop');
   t.is(failed.operation.status, 'failed');
   const deployed = await deployAndWait(plane, 'reports');
   t.is(deployed.operation.status, 'succeeded', JSON.stringify(deployed.steps));
   const scheduler = await plane.reconcilers.targets.get();
-  const trigger = await request(`${plane.url}/api/apps/reports/cron/trigger`, { method: 'POST', headers: AUTH, json: {} });
+  const trigger = await request(`${plane.url}/api/apps/reports/cron/trigger`, {
+    method: 'POST',
+    headers: AUTH,
+    json: {},
+  });
   t.is(trigger.status, 202, trigger.text);
-  await waitForChange([(listener) => scheduler.watch(() => listener())], async () => {
-    const children = await scheduler.listAllocations({ jobId: 'reports-nightly', includeTerminal: true });
-    return children.some((a) => a.kind === 'periodic_child' && a.status === 'complete');
-  }, { what: 'the triggered run to complete' });
+  await waitForChange(
+    [(listener) => scheduler.watch(() => listener())],
+    async () => {
+      const children = await scheduler.listAllocations({ jobId: 'reports-nightly', includeTerminal: true });
+      return children.some((a) => a.kind === 'periodic_child' && a.status === 'complete');
+    },
+    { what: 'the triggered run to complete' },
+  );
 
   // Inbox.
   const inbox = await read('/api/operator/inbox');
-  t.true(inbox.incidents.items.some((i: any) => i.correlationKey === 'shop:disk' && i.severity === 'critical' && i.representative.title === 'disk almost full'));
-  t.true(inbox.operations.failed.items.some((o: any) => o.id === failed.operation.id && o.app === 'shop' && o.kind === 'app.deploy'));
+  t.true(
+    inbox.incidents.items.some(
+      (i: any) =>
+        i.correlationKey === 'shop:disk' && i.severity === 'critical' && i.representative.title === 'disk almost full',
+    ),
+  );
+  t.true(
+    inbox.operations.failed.items.some(
+      (o: any) => o.id === failed.operation.id && o.app === 'shop' && o.kind === 'app.deploy',
+    ),
+  );
   t.true(inbox.deployRisks.items.some((r: any) => r.app === 'shop' && r.code === 'deploy.last_failed'));
   t.like(inbox.snapshots, { databases: 1, overLimit: 1 });
   t.true(inbox.secrets['provide-value'] >= 1);
@@ -124,14 +166,31 @@ test('operator views show real incidents, failed operations, cron, deploy confid
   t.like(nightly.lastRun, { status: 'complete' });
   t.like(nightly.children, { complete: 1 });
   t.deepEqual(nightly.parents, [{ jobId: 'reports-nightly', region: 'local', status: 'running', paused: false }]);
-  t.deepEqual(nightly.actions.pause, { method: 'POST', path: '/api/apps/reports/cron/pause', body: { process: 'nightly' } });
-  t.is((await request(`${plane.url}${nightly.actions.pause.path}`, { method: 'POST', headers: AUTH, json: nightly.actions.pause.body })).status, 200);
+  t.deepEqual(nightly.actions.pause, {
+    method: 'POST',
+    path: '/api/apps/reports/cron/pause',
+    body: { process: 'nightly' },
+  });
+  t.is(
+    (
+      await request(`${plane.url}${nightly.actions.pause.path}`, {
+        method: 'POST',
+        headers: AUTH,
+        json: nightly.actions.pause.body,
+      })
+    ).status,
+    200,
+  );
   cron = await read('/api/operator/cron?app=reports');
   nightly = cron.processes[0];
   t.is(nightly.status, 'paused');
   t.is(nightly.nextRun, null);
   t.true(nightly.risks.some((r: any) => r.code === 'cron.paused'));
-  t.true((await read('/api/operator/inbox')).cronRisks.items.some((r: any) => r.app === 'reports' && r.code === 'cron.paused'));
+  t.true(
+    (await read('/api/operator/inbox')).cronRisks.items.some(
+      (r: any) => r.app === 'reports' && r.code === 'cron.paused',
+    ),
+  );
 
   // Deploy confidence, then an uncommitted edit shows up as source-dirty evidence.
   let confidence = await read('/api/operator/deploy-confidence');
@@ -139,46 +198,89 @@ test('operator views show real incidents, failed operations, cron, deploy confid
   t.like(shop, { confidence: 'low', lastStatus: 'failed', deployPolicy: { autoRollback: true } });
   t.is(shop.latest.failedStep, 'test');
   const reports = confidence.apps.find((a: any) => a.app === 'reports');
-  t.like(reports, { lastStatus: 'succeeded', source: { kind: 'apps-repository', folder: 'reports', dirty: false, undeployedCommits: 0 } });
+  t.like(reports, {
+    lastStatus: 'succeeded',
+    source: { kind: 'apps-repository', folder: 'reports', dirty: false, undeployedCommits: 0 },
+  });
   fs.writeFileSync(path.join(config.appsDir, 'reports', 'report.mjs'), "console.log('edited');\n");
   confidence = await read('/api/operator/deploy-confidence?app=reports&limit=2');
-  t.like(confidence.apps[0], { app: 'reports', confidence: 'medium', source: { dirty: true, dirtyCount: 1, dirtyPaths: ['reports/report.mjs'] } });
+  t.like(confidence.apps[0], {
+    app: 'reports',
+    confidence: 'medium',
+    source: { dirty: true, dirtyCount: 1, dirtyPaths: ['reports/report.mjs'] },
+  });
 
   // Secrets plan: keys, locations, status and actions.
   const plan = await read('/api/secrets/migration-plan');
   const entry = (key: string) => plan.entries.find((e: any) => e.key === key);
-  t.like(entry('DB_PASSWORD'), { app: 'shop', location: 'app-secret-file', present: true, protection: 'owner-only', action: 'none' });
+  t.like(entry('DB_PASSWORD'), {
+    app: 'shop',
+    location: 'app-secret-file',
+    present: true,
+    protection: 'owner-only',
+    action: 'none',
+  });
   t.like(entry('API_TOKEN'), { app: 'shop', present: false, action: 'provide-value' });
   t.like(entry('STRIPE_API_KEY'), { app: 'shop', location: 'spec-env', committed: true, action: 'move-to-secrets' });
   t.like(entry('SVC_API_TOKEN'), { location: 'platform-environment', present: true });
-  t.deepEqual((await read('/api/secrets/migration-plan?app=shop')).entries.map((e: any) => e.app), ['shop', 'shop', 'shop']);
+  t.deepEqual(
+    (await read('/api/secrets/migration-plan?app=shop')).entries.map((e: any) => e.app),
+    ['shop', 'shop', 'shop'],
+  );
 
   // Platform rollup, readiness, releases, auth hints and actions.
   const platform = await read('/api/ops/platform');
-  t.deepEqual(platform.snapshots.apps, [{ app: 'shop', database: 'shop', snapshots: 3, keep: 2, overLimit: 1, latestAt: '2025-01-03T00:00:00.000Z' }]);
+  t.deepEqual(platform.snapshots.apps, [
+    { app: 'shop', database: 'shop', snapshots: 3, keep: 2, overLimit: 1, latestAt: '2025-01-03T00:00:00.000Z' },
+  ]);
   t.like(platform.snapshots.totals, { snapshots: 3, keep: 2, overLimit: 1, appsOverLimit: 1 });
   t.like(platform.apps, { total: 2 });
   t.true(platform.incidents.active >= 1);
   const readiness = await read('/api/v1/production/readiness');
   t.false(readiness.ready);
   const status = (id: string) => readiness.checks.find((c: any) => c.id === id)?.status;
-  t.deepEqual([status('profile'), status('auth.token'), status('auth.explicit'), status('backups.snapshots'), status('secrets.values')], ['fail', 'pass', 'fail', 'pass', 'fail']);
+  t.deepEqual(
+    [
+      status('profile'),
+      status('auth.token'),
+      status('auth.explicit'),
+      status('backups.snapshots'),
+      status('secrets.values'),
+    ],
+    ['fail', 'pass', 'fail', 'pass', 'fail'],
+  );
   const releases = await read('/api/platform/releases');
   t.is(releases.releases.length, 1);
   t.like(releases.releases[0], { current: true, starts: 1 });
   t.is(releases.current.version, releases.releases[0].version);
   const hints = await read('/api/operator/auth-hints');
   t.is(hints.mode, 'protected');
-  t.like(hints.mechanisms.find((m: any) => m.id === 'control-token'), { configured: true, howToPass: 'Authorization: Bearer <token>' });
+  t.like(
+    hints.mechanisms.find((m: any) => m.id === 'control-token'),
+    { configured: true, howToPass: 'Authorization: Bearer <token>' },
+  );
   t.true(hints.routes.public.includes('GET /api/health'));
   t.false(hints.routes.public.includes('GET /api/operator/inbox'));
   const actions = await read('/api/operator/actions');
-  t.like(actions.actions.find((a: any) => a.id === 'app.deploy'), { risk: 'high', confirmation: { required: true } });
-  t.like(actions.actions.find((a: any) => a.id === 'cron.pause'), { risk: 'medium', path: '/api/apps/{id}/cron/pause' });
-  t.deepEqual((await read('/api/operator/actions?risk=low')).actions.map((a: any) => a.id), ['incident.acknowledge', 'incident.snooze', 'incident.resolve', 'app.preflight', 'snapshot.take']);
+  t.like(
+    actions.actions.find((a: any) => a.id === 'app.deploy'),
+    { risk: 'high', confirmation: { required: true } },
+  );
+  t.like(
+    actions.actions.find((a: any) => a.id === 'cron.pause'),
+    { risk: 'medium', path: '/api/apps/{id}/cron/pause' },
+  );
+  t.deepEqual(
+    (await read('/api/operator/actions?risk=low')).actions.map((a: any) => a.id),
+    ['incident.acknowledge', 'incident.snooze', 'incident.resolve', 'app.preflight', 'snapshot.take'],
+  );
   // The descriptor's schema is the route's own: a body it allows is accepted by the route.
   const ack = actions.actions.find((a: any) => a.id === 'incident.acknowledge');
-  const acked = await request(`${plane.url}${ack.path}`, { method: ack.method, headers: AUTH, json: { ...inbox.incidents.items[0].action.body, action: 'acknowledge', by: 'ops' } });
+  const acked = await request(`${plane.url}${ack.path}`, {
+    method: ack.method,
+    headers: AUTH,
+    json: { ...inbox.incidents.items[0].action.body, action: 'acknowledge', by: 'ops' },
+  });
   t.is(acked.status, 200, acked.text);
 
   const capabilities = (await get('/api/v1/capabilities')).body.capabilities.flatMap((c: any) => c.routes);
@@ -213,7 +315,8 @@ test('operator views show real incidents, failed operations, cron, deploy confid
 
   // No configured secret, stored app secret or committed env value appears in any answer.
   const everything = answers.join('\n');
-  for (const secret of [...Object.values(SECRETS), 'knowledge-SECRET-0007', APP_SECRET_VALUE, ENV_SECRET_VALUE]) t.false(everything.includes(secret), secret);
+  for (const secret of [...Object.values(SECRETS), 'knowledge-SECRET-0007', APP_SECRET_VALUE, ENV_SECRET_VALUE])
+    t.false(everything.includes(secret), secret);
 });
 
 test('platform releases record the running build at every start of the same data folder', async (t) => {
@@ -225,7 +328,12 @@ test('platform releases record the running build at every start of the same data
   const releases = (await request(`${plane.url}/api/platform/releases?limit=10`)).body;
   t.is(releases.recentStarts.length, 2);
   t.is(releases.releases.length, 1);
-  t.like(releases.releases[0], { starts: 2, current: true, version: releases.current.version, commit: releases.current.commit });
+  t.like(releases.releases[0], {
+    starts: 2,
+    current: true,
+    version: releases.current.version,
+    commit: releases.current.commit,
+  });
   t.deepEqual(releases.operations, []);
   t.is(releases.current.startedAt, releases.recentStarts[0].startedAt);
 });

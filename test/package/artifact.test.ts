@@ -19,7 +19,8 @@ import { stopAppsIn } from '../helpers/stop-apps.js';
 import { sharedArtifact } from '../helpers/shared-artifact.js';
 
 /** Libraries a Debian base system has (libc6, libstdc++6, libgcc-s1): all the artifact may link. */
-const BASE_LIBRARIES = /^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|\/lib64\/ld-linux-x86-64\.so\.2|ld-linux-aarch64\.so\.1|\/lib\/ld-linux-aarch64\.so\.1)$/;
+const BASE_LIBRARIES =
+  /^(linux-vdso\.so\.1|libc\.so\.6|libm\.so\.6|libdl\.so\.2|libpthread\.so\.0|librt\.so\.1|libstdc\+\+\.so\.6|libgcc_s\.so\.1|\/lib64\/ld-linux-x86-64\.so\.2|ld-linux-aarch64\.so\.1|\/lib\/ld-linux-aarch64\.so\.1)$/;
 /** Programs a host without the build tools lacks. */
 const BUILD_TOOLS = new Set(['npm', 'npx', 'corepack', 'tsc', 'tsx', 'yarn', 'pnpm']);
 
@@ -54,9 +55,20 @@ function env(f: Fixture, extra: Record<string, string> = {}, withNode = false): 
   return { PATH: withNode ? f.pathWithNode : f.pathWithoutNode, HOME: f.work, LANG: 'C.UTF-8', ...extra };
 }
 
-function run(f: Fixture, args: readonly string[], extra: Record<string, string> = {}, withNode = false): { code: number; stdout: string; stderr: string } {
+function run(
+  f: Fixture,
+  args: readonly string[],
+  extra: Record<string, string> = {},
+  withNode = false,
+): { code: number; stdout: string; stderr: string } {
   try {
-    const stdout = execFileSync(f.svc, args, { cwd: f.work, env: env(f, extra, withNode), encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 120_000 });
+    const stdout = execFileSync(f.svc, args, {
+      cwd: f.work,
+      env: env(f, extra, withNode),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 120_000,
+    });
     return { code: 0, stdout, stderr: '' };
   } catch (error) {
     const e = error as { status: number; stdout: string; stderr: string };
@@ -116,20 +128,42 @@ test('the release archive holds the executable and its parts, checks against its
   const f = fixture!;
   t.is(path.basename(f.built.archive), `svc-${f.built.release.version}-linux-${process.arch}.tar.gz`);
   t.is(path.basename(f.release), `svc-${f.built.release.version}-linux-${process.arch}`);
-  execFileSync('sha256sum', ['-c', path.basename(f.built.sha256File)], { cwd: path.dirname(f.built.archive), stdio: 'ignore' });
-  for (const part of ['svc', 'svc-release.json', 'lib/better_sqlite3.node', 'lib/vec0.so', 'share/wordnet/index.noun', 'share/wordnet/data.verb', 'share/schemas/infraspec.schema.json', 'share/web/console/index.html', 'share/web/knowledge-admin/index.html']) {
+  execFileSync('sha256sum', ['-c', path.basename(f.built.sha256File)], {
+    cwd: path.dirname(f.built.archive),
+    stdio: 'ignore',
+  });
+  for (const part of [
+    'svc',
+    'svc-release.json',
+    'lib/better_sqlite3.node',
+    'lib/vec0.so',
+    'share/wordnet/index.noun',
+    'share/wordnet/data.verb',
+    'share/schemas/infraspec.schema.json',
+    'share/web/console/index.html',
+    'share/web/knowledge-admin/index.html',
+  ]) {
     t.true(fs.existsSync(path.join(f.release, part)), part);
   }
   t.is(fs.statSync(f.svc).mode & 0o111, 0o111);
   for (const file of ['svc', 'lib/better_sqlite3.node', 'lib/vec0.so']) {
     const ldd = execFileSync('ldd', [path.join(f.release, file)], { encoding: 'utf8' });
-    const libraries = ldd.trim().split('\n').map((line) => line.trim().split(/\s+/)[0]!);
+    const libraries = ldd
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/)[0]!);
     t.false(ldd.includes('not found'), `${file}: ${ldd}`);
-    t.deepEqual(libraries.filter((name) => !BASE_LIBRARIES.test(name)), [], `${file} links beyond a base system: ${ldd}`);
+    t.deepEqual(
+      libraries.filter((name) => !BASE_LIBRARIES.test(name)),
+      [],
+      `${file} links beyond a base system: ${ldd}`,
+    );
   }
   // Nothing inside names the checkout it was built from (a path there would be loaded at run time).
   t.is(fs.readFileSync(f.svc).indexOf(`${CHECKOUT}/`), -1, 'the executable holds a path of the checkout');
-  t.log(`archive ${(f.built.archiveBytes / 1e6).toFixed(1)} MB, executable ${(f.built.executableBytes / 1e6).toFixed(1)} MB, bundle ${(f.built.bundleBytes / 1e6).toFixed(1)} MB`);
+  t.log(
+    `archive ${(f.built.archiveBytes / 1e6).toFixed(1)} MB, executable ${(f.built.executableBytes / 1e6).toFixed(1)} MB, bundle ${(f.built.bundleBytes / 1e6).toFixed(1)} MB`,
+  );
 });
 
 test('the artifact prints its version and commit and validates a fixture with file:line:col findings, with no node, npm or tsc on the PATH', (t) => {
@@ -137,14 +171,23 @@ test('the artifact prints its version and commit and validates a fixture with fi
   const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: CHECKOUT, encoding: 'utf8' }).trim();
   const version = run(f, ['version']);
   t.is(version.code, 0, version.stderr);
-  t.is(version.stdout, `svc v${f.built.release.version}-platform-0-g${commit.slice(0, 7)}\ncommit ${commit}\nnode ${process.version}\n`);
+  t.is(
+    version.stdout,
+    `svc v${f.built.release.version}-platform-0-g${commit.slice(0, 7)}\ncommit ${commit}\nnode ${process.version}\n`,
+  );
   t.is(JSON.parse(run(f, ['version', '--json']).stdout).commit, commit);
 
   const spec = path.join(f.work, 'infraspec.yaml');
   fs.writeFileSync(spec, 'name: demo\nprocesses:\n  web:\n    port: 8080\n    health:\n      interval: "10"\n');
   const invalid = run(f, ['validate', spec]);
   t.is(invalid.code, 1, invalid.stderr);
-  t.regex(invalid.stdout, new RegExp(`^${spec.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:6:\\d+ duration\\.go processes\\.web\\.health\\.interval`, 'm'));
+  t.regex(
+    invalid.stdout,
+    new RegExp(
+      `^${spec.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:6:\\d+ duration\\.go processes\\.web\\.health\\.interval`,
+      'm',
+    ),
+  );
   const valid = path.join(f.work, 'valid');
   fs.cpSync(path.join(CHECKOUT, 'fixtures/apps'), valid, { recursive: true });
   const ok = run(f, ['validate', valid]);
@@ -153,11 +196,23 @@ test('the artifact prints its version and commit and validates a fixture with fi
 
 test('svc doctor runs from the artifact and judges the Node.js inside it', (t) => {
   const f = fixture!;
-  const doctor = run(f, ['doctor', '--json'], { SVC_DATA_DIR: path.join(f.work, 'doctor-data'), SVC_POSTGRES_MANAGED: 'false', SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0' });
+  const doctor = run(f, ['doctor', '--json'], {
+    SVC_DATA_DIR: path.join(f.work, 'doctor-data'),
+    SVC_POSTGRES_MANAGED: 'false',
+    SVC_PORT: '0',
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+  });
   t.true(doctor.code === 0 || doctor.code === 1, doctor.stderr);
   const report = JSON.parse(doctor.stdout) as { checks: { id: string; status: string; detail: string }[] };
-  t.like(report.checks.find((c) => c.id === 'node'), { status: 'pass', detail: `${process.version} (needs >= 20.18)` });
-  t.like(report.checks.find((c) => c.id === 'git'), { status: 'pass' });
+  t.like(
+    report.checks.find((c) => c.id === 'node'),
+    { status: 'pass', detail: `${process.version} (needs >= 20.18)` },
+  );
+  t.like(
+    report.checks.find((c) => c.id === 'git'),
+    { status: 'pass' },
+  );
 });
 
 test('the artifact serves both services, deploys a sample app through the API and stores and retrieves a knowledge node, loading nothing from the checkout', async (t) => {
@@ -167,13 +222,26 @@ test('the artifact serves both services, deploys a sample app through the API an
   const appsDir = path.join(dataDir, 'apps');
   fs.mkdirSync(appsDir, { recursive: true });
   fs.cpSync(path.join(CHECKOUT, 'fixtures/apps/hello-web'), path.join(appsDir, 'hello-web'), { recursive: true });
-  const git = (...args: string[]) => execFileSync('git', ['-C', appsDir, '-c', 'user.name=svc', '-c', 'user.email=svc@localhost', ...args]);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', appsDir, '-c', 'user.name=svc', '-c', 'user.email=svc@localhost', ...args]);
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '-m', 'hello-web');
 
-  const settings = { SVC_DATA_DIR: dataDir, SVC_APPS_DIR: appsDir, SVC_PORT: '0', SVC_KNOWLEDGE_PORT: '0', SVC_KNOWLEDGE_ADMIN_PORT: '0', SVC_POSTGRES_MANAGED: 'false', SVC_LOG_LEVEL: 'info' };
-  const child = spawn(f.svc, ['serve'], { cwd: f.work, env: env(f, settings, true), stdio: ['ignore', 'pipe', 'pipe'] });
+  const settings = {
+    SVC_DATA_DIR: dataDir,
+    SVC_APPS_DIR: appsDir,
+    SVC_PORT: '0',
+    SVC_KNOWLEDGE_PORT: '0',
+    SVC_KNOWLEDGE_ADMIN_PORT: '0',
+    SVC_POSTGRES_MANAGED: 'false',
+    SVC_LOG_LEVEL: 'info',
+  };
+  const child = spawn(f.svc, ['serve'], {
+    cwd: f.work,
+    env: env(f, settings, true),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let output = '';
   const urls = await new Promise<{ control: string; knowledge: string }>((resolve, reject) => {
@@ -199,7 +267,15 @@ test('the artifact serves both services, deploys a sample app through the API an
     });
     child.once('exit', (code) => reject(new Error(`svc serve exited with ${code}:\n${output}`)));
   });
-  t.false(/Warning|Error/.test(output.split('\n').filter((l) => !l.startsWith('{')).join('\n')), output);
+  t.false(
+    /Warning|Error/.test(
+      output
+        .split('\n')
+        .filter((l) => !l.startsWith('{'))
+        .join('\n'),
+    ),
+    output,
+  );
 
   // What the process mapped: the native parts of the release, nothing of the checkout.
   const maps = fs.readFileSync(`/proc/${child.pid}/maps`, 'utf8');
@@ -219,7 +295,11 @@ test('the artifact serves both services, deploys a sample app through the API an
   t.is((await request(`${urls.control}${script}`)).status, 200);
 
   // A deploy through the API by the artifact's own client, followed step by step until it succeeds.
-  const deploy = spawn(f.svc, ['deploy', 'hello-web', '--follow', '--api', urls.control], { cwd: f.work, env: env(f), stdio: ['ignore', 'pipe', 'pipe'] });
+  const deploy = spawn(f.svc, ['deploy', 'hello-web', '--follow', '--api', urls.control], {
+    cwd: f.work,
+    env: env(f),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let deployOutput = '';
   deploy.stdout.on('data', (chunk: Buffer) => (deployOutput += chunk.toString()));
   deploy.stderr.on('data', (chunk: Buffer) => (deployOutput += chunk.toString()));
@@ -231,13 +311,22 @@ test('the artifact serves both services, deploys a sample app through the API an
   t.regex(greeting.text, /Hello from svc/);
 
   // The knowledge store: a durable write with a vector, read back by id, by text (FTS5 + WordNet) and by vector (sqlite-vec).
-  const written = await request(`${urls.knowledge}/v1/namespaces/artifact/write`, { method: 'POST', json: { content: 'The release artifact runs without npm on the host', source_id: 'ops', vector: [0.1, 0.9, 0.2] } });
+  const written = await request(`${urls.knowledge}/v1/namespaces/artifact/write`, {
+    method: 'POST',
+    json: { content: 'The release artifact runs without npm on the host', source_id: 'ops', vector: [0.1, 0.9, 0.2] },
+  });
   t.is(written.status, 200, written.text);
   const id = String(written.body.node_id);
   t.is((await request(`${urls.knowledge}/v1/namespaces/artifact/nodes/${id}`)).status, 200);
-  const byText = await request(`${urls.knowledge}/v1/namespaces/artifact/retrieve`, { method: 'POST', json: { text: 'artifacts without npm' } });
+  const byText = await request(`${urls.knowledge}/v1/namespaces/artifact/retrieve`, {
+    method: 'POST',
+    json: { text: 'artifacts without npm' },
+  });
   t.is(byText.body.results?.[0]?.id, id, byText.text);
-  const byVector = await request(`${urls.knowledge}/v1/namespaces/artifact/retrieve`, { method: 'POST', json: { vector: [0.1, 0.9, 0.2] } });
+  const byVector = await request(`${urls.knowledge}/v1/namespaces/artifact/retrieve`, {
+    method: 'POST',
+    json: { vector: [0.1, 0.9, 0.2] },
+  });
   t.is(byVector.body.results?.[0]?.id, id, byVector.text);
   const backends = await request(`${urls.knowledge}/v1/backends`);
   t.like(backends.body, { vector: { kind: 'sqlite-vec' }, text: { thesaurus: 'wordnet-3.1' } });
@@ -249,7 +338,13 @@ test('the artifact installs itself into a host tree, twice with nothing changed 
   prepareHostRoot(root);
   const dry = run(f, ['install', '--dry-run', '--root', root]);
   t.is(dry.code, 0, dry.stderr);
-  t.regex(dry.stdout, new RegExp(`^would be created +release ${f.built.release.version} at /opt/svc/releases/${f.built.release.version} \\(from ${f.release}\\)$`, 'm'));
+  t.regex(
+    dry.stdout,
+    new RegExp(
+      `^would be created +release ${f.built.release.version} at /opt/svc/releases/${f.built.release.version} \\(from ${f.release}\\)$`,
+      'm',
+    ),
+  );
   const first = run(f, ['install', '--root', root]);
   t.is(first.code, 0, first.stderr);
   t.regex(first.stdout, /^created +systemd unit \/etc\/systemd\/system\/svc\.service/m);
@@ -258,7 +353,10 @@ test('the artifact installs itself into a host tree, twice with nothing changed 
   t.false(/^(created|updated) /m.test(second.stdout), second.stdout);
   // The installed copy runs, and knows the version it is.
   const installed = path.join(root, 'opt/svc/current/svc');
-  t.regex(execFileSync(installed, ['version'], { cwd: f.work, env: env(f), encoding: 'utf8' }), new RegExp(`^svc v${f.built.release.version}-platform`));
+  t.regex(
+    execFileSync(installed, ['version'], { cwd: f.work, env: env(f), encoding: 'utf8' }),
+    new RegExp(`^svc v${f.built.release.version}-platform`),
+  );
   const missing = systemdAnalyzeMissing();
   if (missing) {
     t.log(`skipped: ${missing}`);

@@ -2,7 +2,18 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { request } from '../helpers/servers.js';
-import { appEvents, commitApp, deployAndWait, git, initAppsRepo, pipelineConfig, served, startPlane, stepSummary, waitForApp } from './pipeline-fixture.js';
+import {
+  appEvents,
+  commitApp,
+  deployAndWait,
+  git,
+  initAppsRepo,
+  pipelineConfig,
+  served,
+  startPlane,
+  stepSummary,
+  waitForApp,
+} from './pipeline-fixture.js';
 
 test('canaries start first, pass the health gate, are promoted automatically after evaluateAfter, and unhealthy canaries are rolled back', async (t) => {
   const config = pipelineConfig(t);
@@ -17,7 +28,10 @@ test('canaries start first, pass the health gate, are promoted automatically aft
   commitApp(config.appsDir, 'birdy', { version: 'v2', count: 2, canary });
   const v2 = await deployAndWait(plane, 'birdy');
   t.is(v2.operation.status, 'succeeded', v2.operation.lastError ?? '');
-  t.regex(v2.steps.steps.find((s: { step: string }) => s.step === 'healthy').message, /canaries healthy after 300 ms: promoted automatically/);
+  t.regex(
+    v2.steps.steps.find((s: { step: string }) => s.step === 'healthy').message,
+    /canaries healthy after 300 ms: promoted automatically/,
+  );
   t.deepEqual(await served(plane, 'birdy'), ['v2', 'v2']);
 
   commitApp(config.appsDir, 'birdy', { version: 'v3', count: 2, canary, healthStatus: 500 });
@@ -31,7 +45,10 @@ test('canaries start first, pass the health gate, are promoted automatically aft
   t.deepEqual(await served(plane, 'birdy'), ['v2', 'v2']);
   const scheduler = await plane.reconcilers.targets.get('local');
   const allocations = await scheduler.listAllocations({ app: 'birdy' });
-  t.false(allocations.some((a) => a.canary && a.desiredStatus === 'run'), 'no canary left');
+  t.false(
+    allocations.some((a) => a.canary && a.desiredStatus === 'run'),
+    'no canary left',
+  );
 });
 
 test('an operator promotes waiting canaries manually and canary.promoted is emitted', async (t) => {
@@ -53,15 +70,20 @@ test('an operator promotes waiting canaries manually and canary.promoted is emit
   const scheduler = await plane.reconcilers.targets.get('local');
   await new Promise<void>((resolve) => {
     const check = async () => {
-      const steps = (await request(`${plane.url}/api/v1/deployments/${queued.body.deploymentId}/steps`)).body.steps as { step: string }[];
+      const steps = (await request(`${plane.url}/api/v1/deployments/${queued.body.deploymentId}/steps`)).body.steps as {
+        step: string;
+      }[];
       const jobs = await scheduler.listJobs({ app: 'manual' });
       if (steps.some((s) => s.step === 'healthy') && jobs.some((j) => j.awaitingPromotion.length > 0)) {
         const instances = await plane.reconcilers.registry.instances('manual-web');
-        if (instances.some((i) => i.tags.includes('canary') && i.checks.every((c) => c.status === 'passing'))) return true;
+        if (instances.some((i) => i.tags.includes('canary') && i.checks.every((c) => c.status === 'passing')))
+          return true;
       }
       return false;
     };
-    const unsubscribe = plane.reconcilers.registry.watch(() => void check().then((done) => done && (unsubscribe(), resolve())));
+    const unsubscribe = plane.reconcilers.registry.watch(
+      () => void check().then((done) => done && (unsubscribe(), resolve())),
+    );
   });
   const promoted = await request(`${plane.url}/api/apps/manual/canary/promote`, { method: 'POST' });
   t.is(promoted.status, 200, promoted.text);
@@ -83,7 +105,10 @@ test('a deploy group gives each app its own saga and operation and waitReady hol
   commitApp(config.appsDir, 'ga', { version: 'v1' });
   commitApp(config.appsDir, 'gb', { version: 'v1' });
   fs.mkdirSync(path.join(config.appsDir, 'deploy-groups'));
-  fs.writeFileSync(path.join(config.appsDir, 'deploy-groups', 'stack.yaml'), 'name: stack\napps:\n  - app: ga\n    waitReady: true\n  - app: gb\n    waitReady: true\n');
+  fs.writeFileSync(
+    path.join(config.appsDir, 'deploy-groups', 'stack.yaml'),
+    'name: stack\napps:\n  - app: ga\n    waitReady: true\n  - app: gb\n    waitReady: true\n',
+  );
   git(config.appsDir, 'add', '-A');
   git(config.appsDir, 'commit', '-q', '-m', 'group');
   const plane = await startPlane(t, config);
@@ -102,5 +127,8 @@ test('a deploy group gives each app its own saga and operation and waitReady hol
   t.is(opA.status, 'succeeded');
   t.is(opB.status, 'succeeded');
   t.true(opB.startedAt! >= opA.finishedAt!, `gb started ${opB.startedAt} after ga finished ${opA.finishedAt}`);
-  t.deepEqual(stepSummary((await request(`${plane.url}/api/v1/deployments/${b.deploymentId}/steps`)).body).at(-1), 'cleanup succeeded');
+  t.deepEqual(
+    stepSummary((await request(`${plane.url}/api/v1/deployments/${b.deploymentId}/steps`)).body).at(-1),
+    'cleanup succeeded',
+  );
 });

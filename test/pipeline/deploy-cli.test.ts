@@ -11,7 +11,8 @@ test('svc deploy --follow shows each step live and exits 0; svc ops lists the qu
   const deploy = await runSvc(['deploy', 'clied', '--follow', '--api', plane.url], { timeoutMs: 60_000 });
   t.is(deploy.code, 0, deploy.stderr);
   t.regex(deploy.stdout, /^deploy of clied queued: operation op_\w+, saga saga_\w+, deployment dep_\w+$/m);
-  for (const step of ['clone', 'build', 'test', 'submit', 'healthy', 'cleanup']) t.regex(deploy.stdout, new RegExp(`^  ${step}\\s+succeeded`, 'm'));
+  for (const step of ['clone', 'build', 'test', 'submit', 'healthy', 'cleanup'])
+    t.regex(deploy.stdout, new RegExp(`^  ${step}\\s+succeeded`, 'm'));
   t.regex(deploy.stdout, /^  forge\s+skipped\s+.*no endpoints/m);
   t.regex(deploy.stdout, /^deploy succeeded at [0-9a-f]{12}/m);
   const ops = await runSvc(['ops', '--api', plane.url]);

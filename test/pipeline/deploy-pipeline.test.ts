@@ -1,6 +1,16 @@
 import test from 'ava';
 import { request } from '../helpers/servers.js';
-import { appEvents, commitApp, deployAndWait, initAppsRepo, pipelineConfig, served, startPlane, stepSummary, waitForApp } from './pipeline-fixture.js';
+import {
+  appEvents,
+  commitApp,
+  deployAndWait,
+  initAppsRepo,
+  pipelineConfig,
+  served,
+  startPlane,
+  stepSummary,
+  waitForApp,
+} from './pipeline-fixture.js';
 
 test('a deploy of an app built from its apps-repository folder passes every step and serves the new release', async (t) => {
   const config = pipelineConfig(t);
@@ -13,10 +23,21 @@ test('a deploy of an app built from its apps-repository folder passes every step
   t.is(queued.operation.kind, 'app.deploy');
   t.is(operation.status, 'succeeded', operation.lastError ?? '');
   t.deepEqual(stepSummary(steps), [
-    'clone succeeded', 'build succeeded', 'test skipped', 'snapshot skipped', 'migrate skipped', 'submit succeeded', 'healthy succeeded', 'forge skipped', 'cleanup succeeded',
+    'clone succeeded',
+    'build succeeded',
+    'test skipped',
+    'snapshot skipped',
+    'migrate skipped',
+    'submit succeeded',
+    'healthy succeeded',
+    'forge skipped',
+    'cleanup succeeded',
   ]);
   t.is(steps.deployment.commit, commit);
-  t.deepEqual(steps.regions.map((r: { region: string; status: string }) => [r.region, r.status]), [['local', 'succeeded']]);
+  t.deepEqual(
+    steps.regions.map((r: { region: string; status: string }) => [r.region, r.status]),
+    [['local', 'succeeded']],
+  );
   const app = (await request(`${plane.url}/api/apps/web1`)).body;
   const web = app.processes.find((p: { process: string }) => p.process === 'web');
   const port = web.allocations[0].ports.http;
@@ -34,7 +55,12 @@ test('a deploy of an app built from its apps-repository folder passes every step
 test('a failing test command fails the deploy at test with its output kept, and nothing is submitted', async (t) => {
   const config = pipelineConfig(t);
   initAppsRepo(config);
-  commitApp(config.appsDir, 'tested', { test: 'node check.mjs' }, { 'check.mjs': "console.log('checking'); console.error('assertion failed: 1 !== 2'); process.exit(3);\n" });
+  commitApp(
+    config.appsDir,
+    'tested',
+    { test: 'node check.mjs' },
+    { 'check.mjs': "console.log('checking'); console.error('assertion failed: 1 !== 2'); process.exit(3);\n" },
+  );
   const plane = await startPlane(t, config);
   await waitForApp(plane, 'tested');
   const { operation, steps } = await deployAndWait(plane, 'tested');
@@ -67,7 +93,15 @@ test('a broken health check fails at healthy and rolls back automatically to the
   const { queued, operation, steps } = await deployAndWait(plane, 'flaky');
   t.is(operation.status, 'failed');
   t.regex(operation.lastError, /^healthy: not healthy within 6000 ms: .*rollback to .* queued \(op_/);
-  t.deepEqual(stepSummary(steps), ['clone succeeded', 'build succeeded', 'test skipped', 'snapshot skipped', 'migrate skipped', 'submit succeeded', 'healthy failed']);
+  t.deepEqual(stepSummary(steps), [
+    'clone succeeded',
+    'build succeeded',
+    'test skipped',
+    'snapshot skipped',
+    'migrate skipped',
+    'submit succeeded',
+    'healthy failed',
+  ]);
   t.is(steps.deployment.status, 'rolled_back');
   t.is(steps.deployment.commit, bad);
   // The rollback is its own operation and saga, queued through the worker.
@@ -83,7 +117,8 @@ test('a broken health check fails at healthy and rolls back automatically to the
   t.deepEqual(await served(plane, 'flaky'), ['v1']);
   const events = await appEvents(plane, 'flaky');
   const types = events.map((e) => e.type);
-  for (const type of ['deploy.succeeded', 'deploy.failed', 'deploy.auto_rollback', 'rollback.succeeded']) t.true(types.includes(type), `${type} in ${types.join(', ')}`);
+  for (const type of ['deploy.succeeded', 'deploy.failed', 'deploy.auto_rollback', 'rollback.succeeded'])
+    t.true(types.includes(type), `${type} in ${types.join(', ')}`);
   const auto = events.find((e) => e.type === 'deploy.auto_rollback')!;
   t.is(auto.metadata.deploymentId, queued.deploymentId);
   t.is(auto.metadata.step, 'healthy');
@@ -106,13 +141,21 @@ test('a first deploy that never gets healthy leaves no half-new app running', as
   t.regex(steps.deployment.message, /no earlier successful deployment: the new jobs are stopped/);
   await plane.reconcilers.whenIdle();
   const scheduler = await plane.reconcilers.targets.get('local');
-  t.deepEqual((await scheduler.listJobs({ app: 'never' })).filter((j) => j.status === 'running'), []);
+  t.deepEqual(
+    (await scheduler.listJobs({ app: 'never' })).filter((j) => j.status === 'running'),
+    [],
+  );
 });
 
 test('preflight runs validate, clone, inspect, build and test and changes nothing at runtime', async (t) => {
   const config = pipelineConfig(t);
   initAppsRepo(config);
-  commitApp(config.appsDir, 'pre', { version: 'v1', test: 'true', extra: 'secrets:\n  - DB_PASSWORD' }, { '.env': 'X=1\n' });
+  commitApp(
+    config.appsDir,
+    'pre',
+    { version: 'v1', test: 'true', extra: 'secrets:\n  - DB_PASSWORD' },
+    { '.env': 'X=1\n' },
+  );
   const plane = await startPlane(t, config);
   await waitForApp(plane, 'pre');
   const missing = await deployAndWait(plane, 'pre', {}, 'preflight');
@@ -127,12 +170,22 @@ test('preflight runs validate, clone, inspect, build and test and changes nothin
   fs.writeFileSync(`${config.dataDir}/secrets/pre/DB_PASSWORD`, 'hunter2');
   const ok = await deployAndWait(plane, 'pre', { ref: 'main' }, 'preflight');
   t.is(ok.operation.status, 'succeeded', ok.operation.lastError ?? '');
-  t.deepEqual(stepSummary(ok.steps), ['validate succeeded', 'clone succeeded', 'inspect succeeded', 'build succeeded', 'test succeeded', 'cleanup succeeded']);
+  t.deepEqual(stepSummary(ok.steps), [
+    'validate succeeded',
+    'clone succeeded',
+    'inspect succeeded',
+    'build succeeded',
+    'test succeeded',
+    'cleanup succeeded',
+  ]);
   t.false(JSON.stringify(ok.steps).includes('hunter2'));
   const app = (await request(`${plane.url}/api/apps/pre`)).body;
   t.is(app.release, null);
   t.deepEqual(app.processes, []);
-  t.deepEqual((await appEvents(plane, 'pre')).filter((e) => e.type.startsWith('deploy.')), []);
+  t.deepEqual(
+    (await appEvents(plane, 'pre')).filter((e) => e.type.startsWith('deploy.')),
+    [],
+  );
 });
 
 test('a manual rollback re-deploys the previous release without clone, build or test, with one region row per region', async (t) => {
@@ -150,14 +203,22 @@ test('a manual rollback re-deploys the previous release without clone, build or 
   t.is(operation.status, 'succeeded', operation.lastError ?? '');
   t.deepEqual(stepSummary(steps), ['submit succeeded', 'healthy succeeded', 'forge skipped']);
   t.is(steps.deployment.commit, v1);
-  t.deepEqual(steps.regions.map((r: { region: string }) => r.region), ['local']);
+  t.deepEqual(
+    steps.regions.map((r: { region: string }) => r.region),
+    ['local'],
+  );
   t.deepEqual(await served(plane, 'manual-rb'), ['v1']);
   const events = await appEvents(plane, 'manual-rb');
   t.true(events.some((e) => e.type === 'rollback.succeeded' && e.metadata.deploymentId === queued.deploymentId));
 });
 
 test('the production profile refuses to build anything but a digest-pinned image', async (t) => {
-  const production = pipelineConfig(t, { SVC_PROFILE: 'production', SVC_RELEASE_SIGNATURE_POLICY: 'none', SVC_REQUIRE_EXPLICIT_AUTH: 'true', SVC_API_TOKEN: 'tok' });
+  const production = pipelineConfig(t, {
+    SVC_PROFILE: 'production',
+    SVC_RELEASE_SIGNATURE_POLICY: 'none',
+    SVC_REQUIRE_EXPLICIT_AUTH: 'true',
+    SVC_API_TOKEN: 'tok',
+  });
   initAppsRepo(production);
   commitApp(production.appsDir, 'prod', { version: 'v1' });
   const prodPlane = await startPlane(t, production);
@@ -165,7 +226,10 @@ test('the production profile refuses to build anything but a digest-pinned image
   const queued = prodPlane.deploys.deploys.deploy('prod');
   const op = await prodPlane.deploys.worker.waitFor(queued.operation.id, 20_000);
   t.is(op.status, 'failed');
-  t.regex(op.lastError!, /^build: build.image: the production profile requires an immutable image@sha256:<digest>, and none is set/);
+  t.regex(
+    op.lastError!,
+    /^build: build.image: the production profile requires an immutable image@sha256:<digest>, and none is set/,
+  );
 });
 
 test('a static port used by another app is logged as port.conflict with a suggestion; the local driver then refuses the held port', async (t) => {
@@ -173,13 +237,20 @@ test('a static port used by another app is logged as port.conflict with a sugges
   initAppsRepo(config);
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   // Two apps asking for the same host port.
-  const spec = (name: string) => `name: ${name}\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    hostPort: ${port}\n    resources:\n      memory: 64\n`;
+  const spec = (name: string) =>
+    `name: ${name}\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    hostPort: ${port}\n    resources:\n      memory: 64\n`;
   const fs = await import('node:fs');
   for (const name of ['owner', 'second']) {
     fs.mkdirSync(`${config.appsDir}/${name}`, { recursive: true });
     fs.writeFileSync(`${config.appsDir}/${name}/infraspec.yaml`, spec(name));
-    fs.writeFileSync(`${config.appsDir}/${name}/Dockerfile`, 'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n');
-    fs.writeFileSync(`${config.appsDir}/${name}/server.mjs`, "import http from 'node:http';\nhttp.createServer((q, r) => r.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');\n");
+    fs.writeFileSync(
+      `${config.appsDir}/${name}/Dockerfile`,
+      'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n',
+    );
+    fs.writeFileSync(
+      `${config.appsDir}/${name}/server.mjs`,
+      "import http from 'node:http';\nhttp.createServer((q, r) => r.end('ok')).listen(Number(process.env.PORT), '127.0.0.1');\n",
+    );
   }
   const { git } = await import('./pipeline-fixture.js');
   git(config.appsDir, 'add', '-A');
@@ -200,7 +271,11 @@ test('the forge step updates the tunnel ingress through the routing controller f
   const config = pipelineConfig(t);
   initAppsRepo(config);
   const port = 41_000 + Math.floor(Math.random() * 9_000);
-  commitApp(config.appsDir, 'forged', { version: 'v1', portNumber: port, extra: 'endpoints:\n  - url: forged.example.test' });
+  commitApp(config.appsDir, 'forged', {
+    version: 'v1',
+    portNumber: port,
+    extra: 'endpoints:\n  - url: forged.example.test',
+  });
   const plane = await startPlane(t, config);
   await waitForApp(plane, 'forged');
   const { operation, steps } = await deployAndWait(plane, 'forged');
@@ -219,11 +294,17 @@ test('a deploy where one of two processes fails is rolled back as a whole: no ha
   const { git, server } = await import('./pipeline-fixture.js');
   const dir = `${config.appsDir}/pair`;
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(`${dir}/infraspec.yaml`, 'name: pair\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 100ms\n      timeout: 1s\n  worker:\n    command: node worker.mjs\n');
+  fs.writeFileSync(
+    `${dir}/infraspec.yaml`,
+    'name: pair\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 100ms\n      timeout: 1s\n  worker:\n    command: node worker.mjs\n',
+  );
   fs.writeFileSync(`${dir}/Dockerfile`, 'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n');
   const write = (version: string, workerCrashes: boolean) => {
     fs.writeFileSync(`${dir}/server.mjs`, server(version, 200));
-    fs.writeFileSync(`${dir}/worker.mjs`, workerCrashes ? "console.error('boom'); process.exit(1);\n" : 'setInterval(() => {}, 1000);\n');
+    fs.writeFileSync(
+      `${dir}/worker.mjs`,
+      workerCrashes ? "console.error('boom'); process.exit(1);\n" : 'setInterval(() => {}, 1000);\n',
+    );
     git(config.appsDir, 'add', '-A');
     git(config.appsDir, 'commit', '-q', '-m', version);
     return git(config.appsDir, 'rev-parse', 'HEAD');
@@ -242,7 +323,10 @@ test('a deploy where one of two processes fails is rolled back as a whole: no ha
   const jobs = await scheduler.listJobs({ app: 'pair' });
   const running = jobs.filter((j) => j.status === 'running');
   t.true(running.length > 0);
-  t.true(running.every((j) => j.spec.meta?.['svc.commit'] === good), 'every job runs the old release');
+  t.true(
+    running.every((j) => j.spec.meta?.['svc.commit'] === good),
+    'every job runs the old release',
+  );
   const groups = running.flatMap((j) => j.spec.taskGroups.map((g) => g.name)).sort();
   t.deepEqual(groups, ['web', 'worker']);
   t.deepEqual(await served(plane, 'pair'), ['v1']);

@@ -30,7 +30,10 @@ export const DOCKERFILE = 'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["no
 
 /** Runs git in `cwd`. */
 export function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], { cwd, encoding: 'utf8' }).trim();
+  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], {
+    cwd,
+    encoding: 'utf8',
+  }).trim();
 }
 
 /** Options of one fixture app. */
@@ -52,19 +55,35 @@ export function appSpec(name: string, options: AppOptions = {}): string {
   if (options.test) lines.push('build:', `  test: ${JSON.stringify(options.test)}`);
   lines.push('processes:', '  web:');
   if (options.port !== false) {
-    lines.push(`    port: ${options.portNumber ?? 8080}`, '    health:', '      path: /healthz', '      interval: 100ms', '      timeout: 1s');
+    lines.push(
+      `    port: ${options.portNumber ?? 8080}`,
+      '    health:',
+      '      path: /healthz',
+      '      interval: 100ms',
+      '      timeout: 1s',
+    );
   } else {
     lines.push('    command: node server.mjs');
   }
   lines.push('    resources:', '      memory: 128');
   if (options.count !== undefined) lines.push('    scaling:', `      min: ${options.count}`);
-  if (options.canary) lines.push('    canary:', `      count: ${options.canary.count}`, `      evaluateAfter: ${options.canary.evaluateAfter}`);
+  if (options.canary)
+    lines.push(
+      '    canary:',
+      `      count: ${options.canary.count}`,
+      `      evaluateAfter: ${options.canary.evaluateAfter}`,
+    );
   if (options.extra) lines.push(options.extra);
   return `${lines.join('\n')}\n`;
 }
 
 /** Writes (and commits) one app folder into the apps repository; returns the commit. */
-export function commitApp(appsDir: string, name: string, options: AppOptions = {}, files: Record<string, string> = {}): string {
+export function commitApp(
+  appsDir: string,
+  name: string,
+  options: AppOptions = {},
+  files: Record<string, string> = {},
+): string {
   const dir = path.join(appsDir, name);
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'infraspec.yaml'), appSpec(name, options));
@@ -84,7 +103,12 @@ export function initAppsRepo(config: SvcConfig): void {
 
 /** A test config with short health deadlines. */
 export function pipelineConfig(t: ExecutionContext, env: Record<string, string> = {}): SvcConfig {
-  return testConfig(t, { SVC_DEPLOY_HEALTHY_TIMEOUT: '6s', SVC_OPERATION_WORKERS: '4', SVC_WEBHOOK_SECRET: 'test-webhook-secret', ...env });
+  return testConfig(t, {
+    SVC_DEPLOY_HEALTHY_TIMEOUT: '6s',
+    SVC_OPERATION_WORKERS: '4',
+    SVC_WEBHOOK_SECRET: 'test-webhook-secret',
+    ...env,
+  });
 }
 
 /** Starts a control plane; teardown stops the plane, then every app process it left running. */
@@ -107,7 +131,12 @@ export async function waitForApp(plane: ControlPlane, app: string): Promise<void
 }
 
 /** Queues a deploy over HTTP and waits for its operation to end; returns the final deployment with steps. */
-export async function deployAndWait(plane: ControlPlane, app: string, body: Record<string, unknown> = {}, action = 'deploy'): Promise<{ queued: any; operation: any; steps: any }> {
+export async function deployAndWait(
+  plane: ControlPlane,
+  app: string,
+  body: Record<string, unknown> = {},
+  action = 'deploy',
+): Promise<{ queued: any; operation: any; steps: any }> {
   const queued = await request(`${plane.url}/api/apps/${app}/${action}`, { method: 'POST', json: body });
   if (queued.status !== 202) throw new Error(`${action} answered ${queued.status}: ${queued.text}`);
   const operation = await plane.deploys.worker.waitFor(queued.body.operation.id, 30_000);
@@ -121,7 +150,10 @@ export function stepSummary(steps: { steps: { step: string; status: string }[] }
 }
 
 /** The events recorded for `app` (through the event services' API). */
-export async function appEvents(plane: ControlPlane, app: string): Promise<{ type: string; severity: string; metadata: Record<string, unknown> }[]> {
+export async function appEvents(
+  plane: ControlPlane,
+  app: string,
+): Promise<{ type: string; severity: string; metadata: Record<string, unknown> }[]> {
   const response = await request(`${plane.url}/api/events?app=${app}&limit=200`);
   const body = response.body;
   return Array.isArray(body) ? body : (body.events ?? body.items ?? []);
@@ -136,7 +168,10 @@ export async function served(plane: ControlPlane, app: string): Promise<string[]
     if (allocation.status !== 'running' || allocation.ports.http === undefined) continue;
     // An allocation being replaced can still read `running` while its process exits: a refused
     // connection is not an answer; the caller's expected set still fails when nothing answers.
-    const answer = await fetch(`http://127.0.0.1:${allocation.ports.http}/`).then((r) => r.text(), () => undefined);
+    const answer = await fetch(`http://127.0.0.1:${allocation.ports.http}/`).then(
+      (r) => r.text(),
+      () => undefined,
+    );
     if (answer !== undefined) out.push(answer.split(' ')[0]!);
   }
   return out.sort();

@@ -7,7 +7,10 @@ import { request } from '../helpers/servers.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { DOCKERFILE, git, initAppsRepo, pipelineConfig, server, startPlane, waitForApp } from './pipeline-fixture.js';
 
-interface Example { name: string; examples: Record<string, any>[] }
+interface Example {
+  name: string;
+  examples: Record<string, any>[];
+}
 const examples = createRequire(import.meta.url)('@octokit/webhooks-examples') as Example[];
 const pushes = examples.find((e) => e.name === 'push')!.examples;
 const branchPush = pushes.find((p) => p.ref === 'refs/heads/master' && !p.deleted)!;
@@ -19,9 +22,19 @@ function sign(body: string, secret = SECRET): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 
-async function deliver(url: string, event: string, payload: unknown, options: { delivery: string; secret?: string; signature?: string | null }) {
+async function deliver(
+  url: string,
+  event: string,
+  payload: unknown,
+  options: { delivery: string; secret?: string; signature?: string | null },
+) {
   const body = JSON.stringify(payload);
-  const headers: Record<string, string> = { 'content-type': 'application/json', 'x-github-event': event, 'x-github-delivery': options.delivery, 'user-agent': 'GitHub-Hookshot/test' };
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-github-event': event,
+    'x-github-delivery': options.delivery,
+    'user-agent': 'GitHub-Hookshot/test',
+  };
   const signature = options.signature === undefined ? sign(body, options.secret) : options.signature;
   if (signature !== null) headers['x-hub-signature-256'] = signature;
   return request(`${url}/api/webhooks/github`, { method: 'POST', body, headers });
@@ -54,10 +67,20 @@ test('a signed push deploys the pushed commit once; bad signatures, redeliveries
   const plane = await startPlane(t, config);
   await waitForApp(plane, 'hello-world');
 
-  const badSignature = await deliver(plane.url, 'push', { ...branchPush, after: first }, { delivery: 'd-bad', secret: 'wrong-secret' });
+  const badSignature = await deliver(
+    plane.url,
+    'push',
+    { ...branchPush, after: first },
+    { delivery: 'd-bad', secret: 'wrong-secret' },
+  );
   t.is(badSignature.status, 401);
   t.is(badSignature.body.error.code, 'invalid_signature');
-  const unsigned = await deliver(plane.url, 'push', { ...branchPush, after: first }, { delivery: 'd-unsigned', signature: null });
+  const unsigned = await deliver(
+    plane.url,
+    'push',
+    { ...branchPush, after: first },
+    { delivery: 'd-unsigned', signature: null },
+  );
   t.is(unsigned.status, 401);
 
   const pushed = await deliver(plane.url, 'push', { ...branchPush, after: first }, { delivery: 'd-1' });
@@ -94,10 +117,24 @@ test('a signed push deploys the pushed commit once; bad signatures, redeliveries
   const inbox = (await request(`${plane.url}/api/webhooks/deliveries?limit=20`)).body.deliveries;
   t.is(inbox.length, 8);
   const rejected = inbox.find((d: { deliveryId: string }) => d.deliveryId === 'd-bad');
-  t.like(rejected, { provider: 'github', event: 'push', status: 'rejected', reason: 'invalid signature', repository: 'Codertocat/Hello-World', ref: 'refs/heads/master', branch: 'master' });
-  t.is(rejected.payload.repository.full_name, 'Codertocat/Hello-World', 'the delivery was persisted with its parsed payload');
+  t.like(rejected, {
+    provider: 'github',
+    event: 'push',
+    status: 'rejected',
+    reason: 'invalid signature',
+    repository: 'Codertocat/Hello-World',
+    ref: 'refs/heads/master',
+    branch: 'master',
+  });
+  t.is(
+    rejected.payload.repository.full_name,
+    'Codertocat/Hello-World',
+    'the delivery was persisted with its parsed payload',
+  );
   t.is(inbox.find((d: { deliveryId: string }) => d.deliveryId === 'd-unsigned').reason, 'missing X-Hub-Signature-256');
-  const deployed = inbox.find((d: { deliveryId: string; status: string }) => d.deliveryId === 'd-1' && d.status === 'deployed');
+  const deployed = inbox.find(
+    (d: { deliveryId: string; status: string }) => d.deliveryId === 'd-1' && d.status === 'deployed',
+  );
   t.like(deployed, { matchedApp: 'hello-world', sagaId: operation.sagaId, commit: first });
   t.false(JSON.stringify(inbox).includes(SECRET));
 });
@@ -111,7 +148,9 @@ test('webhooks are refused (and still recorded) without SVC_WEBHOOK_SECRET, and 
   t.is(refused.body.error.code, 'webhooks_disabled');
   const open = await request(`${plane.url}/api/webhooks/deliveries`);
   t.is(open.status, 401);
-  const inbox = await request(`${plane.url}/api/webhooks/deliveries`, { headers: { authorization: 'Bearer control-token' } });
+  const inbox = await request(`${plane.url}/api/webhooks/deliveries`, {
+    headers: { authorization: 'Bearer control-token' },
+  });
   t.is(inbox.body.deliveries[0].status, 'rejected');
   const unknown = await request(`${plane.url}/api/webhooks/gitea`, { method: 'POST', json: {} });
   t.is(unknown.status, 400);
@@ -122,12 +161,26 @@ test('the generic form is signed the same way and a push no app follows is recor
   const config = pipelineConfig(t);
   initAppsRepo(config);
   const plane = await startPlane(t, config);
-  const body = JSON.stringify({ repository: 'https://git.example.test/team/site.git', ref: 'refs/heads/main', after: 'b'.repeat(40) });
+  const body = JSON.stringify({
+    repository: 'https://git.example.test/team/site.git',
+    ref: 'refs/heads/main',
+    after: 'b'.repeat(40),
+  });
   const headers = { 'content-type': 'application/json', 'x-svc-delivery': 'g-1', 'x-svc-signature-256': sign(body) };
   const response = await request(`${plane.url}/api/webhooks/generic`, { method: 'POST', body, headers });
   t.is(response.status, 200, response.text);
-  t.like(response.body.delivery, { provider: 'generic', event: 'push', status: 'ignored', branch: 'main', commit: 'b'.repeat(40) });
+  t.like(response.body.delivery, {
+    provider: 'generic',
+    event: 'push',
+    status: 'ignored',
+    branch: 'main',
+    commit: 'b'.repeat(40),
+  });
   t.regex(response.body.delivery.reason, /no app with repo.autoDeploy true follows/);
-  const forged = await request(`${plane.url}/api/webhooks/generic`, { method: 'POST', body, headers: { ...headers, 'x-svc-signature-256': sign(body, 'nope') } });
+  const forged = await request(`${plane.url}/api/webhooks/generic`, {
+    method: 'POST',
+    body,
+    headers: { ...headers, 'x-svc-signature-256': sign(body, 'nope') },
+  });
   t.is(forged.status, 401);
 });

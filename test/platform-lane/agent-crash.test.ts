@@ -2,7 +2,21 @@ import test from 'ava';
 import { runningAgent } from '../../platform/platform-lane/index.js';
 import { isProcessAlive } from '../../platform/local-scheduler/process-table.js';
 import {
-  MIGRATES_THEN_FAILS, appAddresses, builtTree, currentRelease, deployAndWait, newestControlMigration, queueLane, readLaneRow, requestLoop, startAgent, startLanePlatform, treeVariant, waitForApiRelease, waitForLaneRow, waitUntil,
+  MIGRATES_THEN_FAILS,
+  appAddresses,
+  builtTree,
+  currentRelease,
+  deployAndWait,
+  newestControlMigration,
+  queueLane,
+  readLaneRow,
+  requestLoop,
+  startAgent,
+  startLanePlatform,
+  treeVariant,
+  waitForApiRelease,
+  waitForLaneRow,
+  waitUntil,
   type LanePlatform,
 } from './lane-harness.js';
 
@@ -25,72 +39,83 @@ test.before(async () => {
 });
 
 for (const [index, step] of ['stage', 'candidate', 'drain', 'promote', 'restart', 'postflight'].entries()) {
-  test.serial(`A SIGKILL of the host agent when an upgrade enters ${step}, then a new agent: the lane resumes or rolls back and current boots`, async (t) => {
+  test.serial(
+    `A SIGKILL of the host agent when an upgrade enters ${step}, then a new agent: the lane resumes or rolls back and current boots`,
+    async (t) => {
+      t.timeout(240_000);
+      const variant = treeVariant(t, tree, `0.2.${index}-crash`);
+      const loop = requestLoop(addresses);
+      t.teardown(() => loop.stop());
+      const id = await queueLane(platform, 'upgrade', { source: variant });
+      // Another process's row: polled as tightly as the step allows.
+      const seen = await waitUntil(
+        () => {
+          const row = readLaneRow(platform, id);
+          return row && (row.stage === step || ['succeeded', 'failed'].includes(row.status)) ? row : undefined;
+        },
+        120_000,
+        `the upgrade to enter ${step}`,
+        5,
+      );
+      const agent = runningAgent(platform.platformDir);
+      t.truthy(agent, 'an agent runs the upgrade');
+      process.kill(agent!, 'SIGKILL');
+      await waitUntil(() => !isProcessAlive(agent!, undefined), 10_000, 'the agent to die');
+      t.log(`killed the agent in stage ${seen.stage ?? '-'} (status ${seen.status}, phase ${seen.phase ?? '-'})`);
+      startAgent(platform, tree);
+      const end = await waitForLaneRow(platform, id);
+      t.log(
+        `ended ${end.status}, phase ${end.phase}, attempts ${end.attempts}${end.lastError ? `: ${end.lastError}` : ''}`,
+      );
+      t.true(
+        end.status === 'succeeded' ? end.phase === 'succeeded' : ['rolled_back', 'failed'].includes(end.phase ?? ''),
+        `${end.status} ${end.phase}`,
+      );
+      if (seen.stage === step) t.true(end.attempts >= 2, 'the interrupted attempt was resumed by a second one');
+      // current boots: the API answers on the release current points at.
+      const current = currentRelease(platform);
+      const version = await waitForApiRelease(platform, current);
+      t.is(version.release, current);
+      const counts = await loop.stop();
+      t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
+    },
+  );
+}
+
+test.serial(
+  'A SIGKILL of the host agent when the rollback of a release that migrated control.db begins, then a new agent: the rollback finishes and the previous release boots on the newer schema',
+  async (t) => {
     t.timeout(240_000);
-    const variant = treeVariant(t, tree, `0.2.${index}-crash`);
+    const variant = treeVariant(t, tree, '0.2.9-migrates', MIGRATES_THEN_FAILS);
+    const migrations = newestControlMigration(platform);
     const loop = requestLoop(addresses);
     t.teardown(() => loop.stop());
     const id = await queueLane(platform, 'upgrade', { source: variant });
-    // Another process's row: polled as tightly as the step allows.
     const seen = await waitUntil(
       () => {
         const row = readLaneRow(platform, id);
-        return row && (row.stage === step || ['succeeded', 'failed'].includes(row.status)) ? row : undefined;
+        return row && (row.stage === 'rollback' || ['succeeded', 'failed'].includes(row.status)) ? row : undefined;
       },
       120_000,
-      `the upgrade to enter ${step}`,
+      'the upgrade to enter rollback',
       5,
     );
-    const agent = runningAgent(platform.platformDir);
-    t.truthy(agent, 'an agent runs the upgrade');
-    process.kill(agent!, 'SIGKILL');
-    await waitUntil(() => !isProcessAlive(agent!, undefined), 10_000, 'the agent to die');
-    t.log(`killed the agent in stage ${seen.stage ?? '-'} (status ${seen.status}, phase ${seen.phase ?? '-'})`);
+    t.is(seen.stage, 'rollback', `the upgrade ended before its rollback: ${seen.status} ${seen.lastError}`);
+    const agent = runningAgent(platform.platformDir)!;
+    process.kill(agent, 'SIGKILL');
+    await waitUntil(() => !isProcessAlive(agent, undefined), 10_000, 'the agent to die');
     startAgent(platform, tree);
     const end = await waitForLaneRow(platform, id);
-    t.log(`ended ${end.status}, phase ${end.phase}, attempts ${end.attempts}${end.lastError ? `: ${end.lastError}` : ''}`);
-    t.true(end.status === 'succeeded' ? end.phase === 'succeeded' : ['rolled_back', 'failed'].includes(end.phase ?? ''), `${end.status} ${end.phase}`);
-    if (seen.stage === step) t.true(end.attempts >= 2, 'the interrupted attempt was resumed by a second one');
-    // current boots: the API answers on the release current points at.
-    const current = currentRelease(platform);
-    const version = await waitForApiRelease(platform, current);
-    t.is(version.release, current);
+    t.is(end.phase, 'rolled_back', `${end.status} ${end.lastError}`);
+    t.true(end.attempts >= 2);
+    // The rollback target: the release current pointed at before (the running build, staged first when this test runs alone).
+    const previous = readLaneRow(platform, id)!.fromRelease ?? currentRelease(platform);
+    t.truthy(previous);
+    t.is(currentRelease(platform), previous);
+    const version = await waitForApiRelease(platform, previous);
+    t.is(version.release, previous);
+    t.is(newestControlMigration(platform), migrations + 1, 'a rollback does not undo schema changes');
     const counts = await loop.stop();
     t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
-  });
-}
-
-test.serial('A SIGKILL of the host agent when the rollback of a release that migrated control.db begins, then a new agent: the rollback finishes and the previous release boots on the newer schema', async (t) => {
-  t.timeout(240_000);
-  const variant = treeVariant(t, tree, '0.2.9-migrates', MIGRATES_THEN_FAILS);
-  const migrations = newestControlMigration(platform);
-  const loop = requestLoop(addresses);
-  t.teardown(() => loop.stop());
-  const id = await queueLane(platform, 'upgrade', { source: variant });
-  const seen = await waitUntil(
-    () => {
-      const row = readLaneRow(platform, id);
-      return row && (row.stage === 'rollback' || ['succeeded', 'failed'].includes(row.status)) ? row : undefined;
-    },
-    120_000,
-    'the upgrade to enter rollback',
-    5,
-  );
-  t.is(seen.stage, 'rollback', `the upgrade ended before its rollback: ${seen.status} ${seen.lastError}`);
-  const agent = runningAgent(platform.platformDir)!;
-  process.kill(agent, 'SIGKILL');
-  await waitUntil(() => !isProcessAlive(agent, undefined), 10_000, 'the agent to die');
-  startAgent(platform, tree);
-  const end = await waitForLaneRow(platform, id);
-  t.is(end.phase, 'rolled_back', `${end.status} ${end.lastError}`);
-  t.true(end.attempts >= 2);
-  // The rollback target: the release current pointed at before (the running build, staged first when this test runs alone).
-  const previous = readLaneRow(platform, id)!.fromRelease ?? currentRelease(platform);
-  t.truthy(previous);
-  t.is(currentRelease(platform), previous);
-  const version = await waitForApiRelease(platform, previous);
-  t.is(version.release, previous);
-  t.is(newestControlMigration(platform), migrations + 1, 'a rollback does not undo schema changes');
-  const counts = await loop.stop();
-  t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
-});
+  },
+);

@@ -12,7 +12,13 @@ test('GitRefSource exports a ref of the repository, links its node_modules and b
   const repo = path.join(root, 'repo');
   fs.mkdirSync(path.join(repo, 'cli'), { recursive: true });
   fs.writeFileSync(path.join(repo, 'package.json'), JSON.stringify({ name: 'svc', version: '9.9.9', type: 'module' }));
-  fs.writeFileSync(path.join(repo, 'tsconfig.build.json'), JSON.stringify({ compilerOptions: { outDir: 'dist', rootDir: '.', module: 'NodeNext', target: 'ES2022', strict: true }, include: ['cli'] }));
+  fs.writeFileSync(
+    path.join(repo, 'tsconfig.build.json'),
+    JSON.stringify({
+      compilerOptions: { outDir: 'dist', rootDir: '.', module: 'NodeNext', target: 'ES2022', strict: true },
+      include: ['cli'],
+    }),
+  );
   fs.writeFileSync(path.join(repo, 'cli', 'main.ts'), 'export const version: string = "first";\n');
   fs.writeFileSync(path.join(repo, '.gitignore'), 'node_modules\n');
   fs.symlinkSync(REPO_NODE_MODULES, path.join(repo, 'node_modules'));
@@ -27,9 +33,15 @@ test('GitRefSource exports a ref of the repository, links its node_modules and b
   t.is(staged.manifest.commit, first);
   t.is(staged.manifest.label, `v9.9.9-platform-g${first.slice(0, 7)}`);
   t.true(staged.manifest.id.startsWith(`9.9.9-${first.slice(0, 12)}-`));
-  t.regex(fs.readFileSync(path.join(staged.dir, 'dist', 'cli', 'main.js'), 'utf8'), /"first"/, 'the ref was built, not the working tree');
+  t.regex(
+    fs.readFileSync(path.join(staged.dir, 'dist', 'cli', 'main.js'), 'utf8'),
+    /"first"/,
+    'the ref was built, not the working tree',
+  );
   t.is(fs.readlinkSync(path.join(staged.dir, 'node_modules')), fs.realpathSync(REPO_NODE_MODULES));
   const head = await folders.stage(new GitRefSource(repo, 'main'), { signal: new AbortController().signal });
   t.not(head.manifest.id, staged.manifest.id);
-  await t.throwsAsync(folders.stage(new GitRefSource(repo, 'no-such-ref'), { signal: new AbortController().signal }), { message: /no-such-ref/ });
+  await t.throwsAsync(folders.stage(new GitRefSource(repo, 'no-such-ref'), { signal: new AbortController().signal }), {
+    message: /no-such-ref/,
+  });
 });

@@ -18,7 +18,18 @@ import { repackedArtifact, sharedArtifact, type SharedArtifact } from '../helper
 import { HOST_PATHS, renderUnit } from '../../domain/host-install/index.js';
 import { freePort, readApiProcess } from '../../platform/platform-lane/index.js';
 import {
-  api, appAddresses, currentRelease, deployAndWait, laneEnvironment, queueLane, requestLoop, stopLanePlatform, tail, waitForLane, waitUntil, type LanePlatform,
+  api,
+  appAddresses,
+  currentRelease,
+  deployAndWait,
+  laneEnvironment,
+  queueLane,
+  requestLoop,
+  stopLanePlatform,
+  tail,
+  waitForLane,
+  waitUntil,
+  type LanePlatform,
 } from './lane-harness.js';
 
 /** The settings the installed unit sets with `Environment=`. */
@@ -34,7 +45,11 @@ function unitEnvironment(prefix: string): Record<string, string> {
  * A stand-in for systemd running the unit with `Restart=always`: runs `command` and starts it again
  * whenever it exits, after `restartMs` (the unit's RestartSec, shortened), until stopped.
  */
-function supervise(command: string, args: readonly string[], options: { cwd: string; env: Record<string, string>; log: string; restartMs: number }): { pids: number[]; stop(): Promise<void> } {
+function supervise(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env: Record<string, string>; log: string; restartMs: number },
+): { pids: number[]; stop(): Promise<void> } {
   let stopped = false;
   let child: ChildProcess | undefined;
   let timer: NodeJS.Timeout | undefined;
@@ -98,14 +113,35 @@ test.before(async (t) => {
   commitApp(appsDir, 'alpha', { version: 'alpha' });
   const port = await freePort();
   // The unit's settings, then the test platform's folders, port and short timeouts over them.
-  const env = laneEnvironment({ port, root, dataDir, appsDir }, { SVC_UPGRADE_BOOT_TIMEOUT: '20s' }, unitEnvironment(prefix));
+  const env = laneEnvironment(
+    { port, root, dataDir, appsDir },
+    { SVC_UPGRADE_BOOT_TIMEOUT: '20s' },
+    unitEnvironment(prefix),
+  );
   t.is(env.SVC_AGENT_RESTART_MODE, 'stop');
-  platform = { root, dataDir, appsDir, platformDir: prefix, url: `http://127.0.0.1:${port}`, env, api: () => readApiProcess(prefix) };
+  platform = {
+    root,
+    dataDir,
+    appsDir,
+    platformDir: prefix,
+    url: `http://127.0.0.1:${port}`,
+    env,
+    api: () => readApiProcess(prefix),
+  };
   teardowns.push(() => stopLanePlatform(platform));
-  supervisor = supervise(path.join(prefix, 'current', 'svc'), ['serve', '--only', 'control'], { cwd: root, env, log: path.join(root, 'supervised.log'), restartMs: 500 });
+  supervisor = supervise(path.join(prefix, 'current', 'svc'), ['serve', '--only', 'control'], {
+    cwd: root,
+    env,
+    log: path.join(root, 'supervised.log'),
+    restartMs: 500,
+  });
   // Stopped first (teardowns run in reverse), so that nothing starts the API again while it is stopped.
   teardowns.push(() => supervisor.stop());
-  await waitUntil(() => platform.api()?.pid === supervisor.pids[0], 60_000, `the installed API to record itself; log: ${tail(path.join(root, 'supervised.log'))}`);
+  await waitUntil(
+    () => platform.api()?.pid === supervisor.pids[0],
+    60_000,
+    `the installed API to record itself; log: ${tail(path.join(root, 'supervised.log'))}`,
+  );
   const op = await deployAndWait(platform, 'alpha');
   if (op.status !== 'succeeded') throw new Error(`deploy alpha ${op.status}: ${op.lastError}`);
   addresses = await appAddresses(platform, 'alpha');
@@ -113,53 +149,89 @@ test.before(async (t) => {
 
 const steps = (view: any): string[] => view.steps.map((s: any) => `${s.step} ${s.status}`);
 
-test.serial('An installed host upgrades itself to another artifact: the agent only stops the API and the supervisor starts current/svc serve from the new release', async (t) => {
-  t.timeout(300_000);
-  const second = await repackedArtifact(artifact, platform.root, new Date().toISOString());
-  const before = platform.api()!;
-  t.is(before.root, installed);
-  const loop = requestLoop(addresses);
-  const started = Date.now();
-  const id = await queueLane(platform, 'upgrade', { source: second.archive });
-  const view = await waitForLane(platform, id);
-  const counts = await loop.stop();
-  t.is(view.operation.status, 'succeeded', `${JSON.stringify(view, null, 1)}; agent log: ${tail(path.join(platform.platformDir, 'agent.log'))}; supervised: ${tail(path.join(platform.root, 'supervised.log'))}`);
-  t.deepEqual(steps(view), ['stage succeeded', 'verify skipped', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight succeeded']);
-  t.log(`installed host upgrade: ${((Date.now() - started) / 1000).toFixed(1)} s; requests to the app: ${counts.ok} answered, ${counts.failed} failed`);
-  t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
-  // The first release of the lane is the installed one, staged beside it (the install's folder has no release.json).
-  const releases = path.join(platform.platformDir, 'releases');
-  t.true(fs.existsSync(path.join(installed, 'svc')), 'the installed release is left in place');
-  t.true(fs.existsSync(path.join(releases, view.upgrade.fromRelease, 'release.json')));
-  t.is(currentRelease(platform), view.upgrade.toRelease);
-  // The supervisor, not the agent, started the new API: its latest child, running the new release's executable.
-  const after = platform.api()!;
-  t.is(supervisor.pids.at(-1), after.pid);
-  t.is(supervisor.pids.length, 2, 'the supervisor started the API twice: at first, and after the agent stopped it');
-  t.is(fs.readlinkSync(`/proc/${after.pid}/exe`), path.join(releases, view.upgrade.toRelease, 'svc'));
-  t.is((await api(platform, 'GET', '/api/version')).body.release, view.upgrade.toRelease);
-  t.deepEqual(await appAddresses(platform, 'alpha'), addresses);
-});
+test.serial(
+  'An installed host upgrades itself to another artifact: the agent only stops the API and the supervisor starts current/svc serve from the new release',
+  async (t) => {
+    t.timeout(300_000);
+    const second = await repackedArtifact(artifact, platform.root, new Date().toISOString());
+    const before = platform.api()!;
+    t.is(before.root, installed);
+    const loop = requestLoop(addresses);
+    const started = Date.now();
+    const id = await queueLane(platform, 'upgrade', { source: second.archive });
+    const view = await waitForLane(platform, id);
+    const counts = await loop.stop();
+    t.is(
+      view.operation.status,
+      'succeeded',
+      `${JSON.stringify(view, null, 1)}; agent log: ${tail(path.join(platform.platformDir, 'agent.log'))}; supervised: ${tail(path.join(platform.root, 'supervised.log'))}`,
+    );
+    t.deepEqual(steps(view), [
+      'stage succeeded',
+      'verify skipped',
+      'candidate succeeded',
+      'drain succeeded',
+      'promote succeeded',
+      'restart succeeded',
+      'postflight succeeded',
+    ]);
+    t.log(
+      `installed host upgrade: ${((Date.now() - started) / 1000).toFixed(1)} s; requests to the app: ${counts.ok} answered, ${counts.failed} failed`,
+    );
+    t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
+    // The first release of the lane is the installed one, staged beside it (the install's folder has no release.json).
+    const releases = path.join(platform.platformDir, 'releases');
+    t.true(fs.existsSync(path.join(installed, 'svc')), 'the installed release is left in place');
+    t.true(fs.existsSync(path.join(releases, view.upgrade.fromRelease, 'release.json')));
+    t.is(currentRelease(platform), view.upgrade.toRelease);
+    // The supervisor, not the agent, started the new API: its latest child, running the new release's executable.
+    const after = platform.api()!;
+    t.is(supervisor.pids.at(-1), after.pid);
+    t.is(supervisor.pids.length, 2, 'the supervisor started the API twice: at first, and after the agent stopped it');
+    t.is(fs.readlinkSync(`/proc/${after.pid}/exe`), path.join(releases, view.upgrade.toRelease, 'svc'));
+    t.is((await api(platform, 'GET', '/api/version')).body.release, view.upgrade.toRelease);
+    t.deepEqual(await appAddresses(platform, 'alpha'), addresses);
+  },
+);
 
-test.serial('An installed host rolls a release that fails its postflight back: the supervisor starts the previous release again', async (t) => {
-  t.timeout(300_000);
-  const previous = currentRelease(platform)!;
-  // The artifact's executable behind a script that serves only as a candidate (workers off).
-  const failing = path.join(platform.root, 'failing');
-  fs.cpSync(path.join(platform.platformDir, 'releases', previous), failing, { recursive: true, verbatimSymlinks: true });
-  fs.rmSync(path.join(failing, 'release.json'));
-  fs.renameSync(path.join(failing, 'svc'), path.join(failing, 'svc-program'));
-  fs.writeFileSync(path.join(failing, 'svc'), `#!/bin/sh\nif [ "$SVC_OPERATION_WORKER" != false ] && [ "$1" = serve ]; then echo 'this release refuses to serve with workers on' >&2; exit 1; fi\nexec "$(dirname "$0")/svc-program" "$@"\n`, { mode: 0o755 });
-  const loop = requestLoop(addresses);
-  const id = await queueLane(platform, 'upgrade', { source: failing });
-  const view = await waitForLane(platform, id);
-  const counts = await loop.stop();
-  t.is(view.upgrade.phase, 'rolled_back', JSON.stringify(view, null, 1));
-  t.deepEqual(steps(view), ['stage succeeded', 'verify skipped', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight failed', 'rollback succeeded']);
-  t.is(currentRelease(platform), previous);
-  const after = platform.api()!;
-  t.is(supervisor.pids.at(-1), after.pid);
-  t.is(fs.readlinkSync(`/proc/${after.pid}/exe`), path.join(platform.platformDir, 'releases', previous, 'svc'));
-  t.is((await api(platform, 'GET', '/api/version')).body.release, previous);
-  t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
-});
+test.serial(
+  'An installed host rolls a release that fails its postflight back: the supervisor starts the previous release again',
+  async (t) => {
+    t.timeout(300_000);
+    const previous = currentRelease(platform)!;
+    // The artifact's executable behind a script that serves only as a candidate (workers off).
+    const failing = path.join(platform.root, 'failing');
+    fs.cpSync(path.join(platform.platformDir, 'releases', previous), failing, {
+      recursive: true,
+      verbatimSymlinks: true,
+    });
+    fs.rmSync(path.join(failing, 'release.json'));
+    fs.renameSync(path.join(failing, 'svc'), path.join(failing, 'svc-program'));
+    fs.writeFileSync(
+      path.join(failing, 'svc'),
+      `#!/bin/sh\nif [ "$SVC_OPERATION_WORKER" != false ] && [ "$1" = serve ]; then echo 'this release refuses to serve with workers on' >&2; exit 1; fi\nexec "$(dirname "$0")/svc-program" "$@"\n`,
+      { mode: 0o755 },
+    );
+    const loop = requestLoop(addresses);
+    const id = await queueLane(platform, 'upgrade', { source: failing });
+    const view = await waitForLane(platform, id);
+    const counts = await loop.stop();
+    t.is(view.upgrade.phase, 'rolled_back', JSON.stringify(view, null, 1));
+    t.deepEqual(steps(view), [
+      'stage succeeded',
+      'verify skipped',
+      'candidate succeeded',
+      'drain succeeded',
+      'promote succeeded',
+      'restart succeeded',
+      'postflight failed',
+      'rollback succeeded',
+    ]);
+    t.is(currentRelease(platform), previous);
+    const after = platform.api()!;
+    t.is(supervisor.pids.at(-1), after.pid);
+    t.is(fs.readlinkSync(`/proc/${after.pid}/exe`), path.join(platform.platformDir, 'releases', previous, 'svc'));
+    t.is((await api(platform, 'GET', '/api/version')).body.release, previous);
+    t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
+  },
+);

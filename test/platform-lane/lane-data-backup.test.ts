@@ -20,13 +20,19 @@ function fixture(t: ExecutionContext) {
 test('The upgrade backup copies control.db and knowledge.db whole and consistent, each readable on its own', async (t) => {
   const { dataDir, db, backup } = fixture(t);
   const op = enqueueOperation(db, { kind: 'platform.upgrade', app: null });
-  t.regex(await backup.take(op.id), /^backed up control\.db \([\d.]+ MiB, migration \d+\) and knowledge\.db \([\d.]+ MiB, migration \d+\) in \d+ ms$/);
+  t.regex(
+    await backup.take(op.id),
+    /^backed up control\.db \([\d.]+ MiB, migration \d+\) and knowledge\.db \([\d.]+ MiB, migration \d+\) in \d+ ms$/,
+  );
   const folder = backup.folder(op.id);
   t.is(latestMigration(path.join(folder, 'control.db')), latestMigration(path.join(dataDir, 'control.db')));
   t.is(latestMigration(path.join(folder, 'knowledge.db')), latestMigration(path.join(dataDir, 'knowledge.db')));
   const copy = new Database(path.join(folder, 'control.db'), { readonly: true });
   t.teardown(() => copy.close());
-  t.is((copy.prepare('SELECT kind FROM operations WHERE id = ?').get(op.id) as { kind: string }).kind, 'platform.upgrade');
+  t.is(
+    (copy.prepare('SELECT kind FROM operations WHERE id = ?').get(op.id) as { kind: string }).kind,
+    'platform.upgrade',
+  );
   t.is(fs.statSync(folder).mode & 0o777, 0o700);
 });
 
@@ -34,7 +40,9 @@ test('A resumed attempt keeps the first backup of its upgrade, and a later upgra
   const { db, backup } = fixture(t);
   const first = enqueueOperation(db, { kind: 'platform.upgrade', app: null });
   await backup.take(first.id);
-  const taken = JSON.parse(fs.readFileSync(path.join(backup.folder(first.id), 'backup.json'), 'utf8')) as { takenAt: string };
+  const taken = JSON.parse(fs.readFileSync(path.join(backup.folder(first.id), 'backup.json'), 'utf8')) as {
+    takenAt: string;
+  };
   // Written after the copy (by the new release, say): a second attempt must not copy it in.
   const later = enqueueOperation(db, { kind: 'app.deploy', app: 'after-the-copy' });
   t.is(await backup.take(first.id), `the backup taken at ${taken.takenAt} is kept`);

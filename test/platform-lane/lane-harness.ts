@@ -12,7 +12,14 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { commitApp, initAppsRepo } from '../pipeline/pipeline-fixture.js';
 import { stopAppsIn } from '../helpers/stop-apps.js';
-import { freePort, readApiProcess, reapCandidates, releaseCommand, runningAgent, type ApiProcessRecord } from '../../platform/platform-lane/index.js';
+import {
+  freePort,
+  readApiProcess,
+  reapCandidates,
+  releaseCommand,
+  runningAgent,
+  type ApiProcessRecord,
+} from '../../platform/platform-lane/index.js';
 import { isProcessAlive } from '../../platform/local-scheduler/process-table.js';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -28,7 +35,17 @@ export function builtTree(): Promise<string> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lane-tree-'));
     process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
     await new Promise<void>((resolve, reject) => {
-      const tsc = spawn(process.execPath, [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', path.join(dir, 'dist')], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+      const tsc = spawn(
+        process.execPath,
+        [
+          path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
+          '-p',
+          'tsconfig.build.json',
+          '--outDir',
+          path.join(dir, 'dist'),
+        ],
+        { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       tsc.stdout.on('data', (d: Buffer) => (out += d.toString()));
       tsc.stderr.on('data', (d: Buffer) => (out += d.toString()));
@@ -47,7 +64,8 @@ export function builtTree(): Promise<string> {
 export function treeVariant(t: ExecutionContext, tree: string, version: string, binScript?: string): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lane-variant-'));
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  for (const name of ['dist', 'bin', 'schemas']) fs.cpSync(path.join(tree, name), path.join(dir, name), { recursive: true });
+  for (const name of ['dist', 'bin', 'schemas'])
+    fs.cpSync(path.join(tree, name), path.join(dir, name), { recursive: true });
   const pkg = JSON.parse(fs.readFileSync(path.join(tree, 'package.json'), 'utf8')) as Record<string, unknown>;
   fs.writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ ...pkg, version }, null, 2));
   fs.symlinkSync(fs.realpathSync(path.join(tree, 'node_modules')), path.join(dir, 'node_modules'));
@@ -105,7 +123,11 @@ export interface LanePlatform {
  * The environment of a lane test platform: this process's own without any `SVC_` setting, `under`,
  * then the platform's folders and port, short timeouts, no managed PostgreSQL, and `extra` last.
  */
-export function laneEnvironment(where: { port: number; root: string; dataDir: string; appsDir: string }, extra: Record<string, string> = {}, under: Record<string, string> = {}): Record<string, string> {
+export function laneEnvironment(
+  where: { port: number; root: string; dataDir: string; appsDir: string },
+  extra: Record<string, string> = {},
+  under: Record<string, string> = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SVC_')) env[k] = v;
   return {
@@ -137,7 +159,10 @@ export function newestControlMigration(platform: Pick<LanePlatform, 'dataDir'>):
 }
 
 /** Waits until lane operation `id` ends, reading control.db (the API may be down meanwhile). */
-export function waitForLaneRow(platform: LanePlatform, id: string): Promise<NonNullable<ReturnType<typeof readLaneRow>>> {
+export function waitForLaneRow(
+  platform: LanePlatform,
+  id: string,
+): Promise<NonNullable<ReturnType<typeof readLaneRow>>> {
   return waitUntil(
     () => {
       const row = readLaneRow(platform, id);
@@ -150,7 +175,10 @@ export function waitForLaneRow(platform: LanePlatform, id: string): Promise<NonN
 }
 
 /** Waits until the API answers `/api/version` for `release`; returns the answer. */
-export function waitForApiRelease(platform: LanePlatform, release: string | undefined): Promise<{ release: string | undefined }> {
+export function waitForApiRelease(
+  platform: LanePlatform,
+  release: string | undefined,
+): Promise<{ release: string | undefined }> {
   return waitUntil(
     async () => {
       try {
@@ -170,7 +198,11 @@ export function waitForApiRelease(platform: LanePlatform, release: string | unde
  * Starts `<tree>/bin/svc.js serve --only control` (or, when `tree` is an unpacked release artifact,
  * `<tree>/svc serve --only control`) over a fresh data folder and apps repository holding `apps` (not deployed).
  */
-export async function startLanePlatform(t: Pick<ExecutionContext, 'teardown'>, tree: string, options: { apps?: readonly string[]; env?: Record<string, string>; appTest?: Record<string, string> } = {}): Promise<LanePlatform> {
+export async function startLanePlatform(
+  t: Pick<ExecutionContext, 'teardown'>,
+  tree: string,
+  options: { apps?: readonly string[]; env?: Record<string, string>; appTest?: Record<string, string> } = {},
+): Promise<LanePlatform> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lane-'));
   // Apps run as their own users (ADR 0047): they pass through the folders above their releases.
   fs.chmodSync(root, 0o711);
@@ -178,18 +210,36 @@ export async function startLanePlatform(t: Pick<ExecutionContext, 'teardown'>, t
   const appsDir = path.join(root, 'apps');
   const platformDir = path.join(dataDir, 'platform');
   initAppsRepo({ appsDir } as never);
-  for (const app of options.apps ?? []) commitApp(appsDir, app, { version: app, ...(options.appTest?.[app] ? { test: options.appTest[app] } : {}) });
+  for (const app of options.apps ?? [])
+    commitApp(appsDir, app, { version: app, ...(options.appTest?.[app] ? { test: options.appTest[app] } : {}) });
   const port = await freePort();
   const env = laneEnvironment({ port, root, dataDir, appsDir }, { SVC_UPGRADE_BOOT_TIMEOUT: '40s', ...options.env });
   fs.mkdirSync(platformDir, { recursive: true });
   const log = fs.openSync(path.join(root, 'first-api.log'), 'a');
   const [program, ...leading] = releaseCommand(tree);
-  const child = spawn(program, [...leading, 'serve', '--only', 'control'], { cwd: root, env, stdio: ['ignore', log, log], detached: true });
+  const child = spawn(program, [...leading, 'serve', '--only', 'control'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', log, log],
+    detached: true,
+  });
   fs.closeSync(log);
   child.unref();
-  const platform: LanePlatform = { root, dataDir, appsDir, platformDir, url: `http://127.0.0.1:${port}`, env, api: () => readApiProcess(platformDir) };
+  const platform: LanePlatform = {
+    root,
+    dataDir,
+    appsDir,
+    platformDir,
+    url: `http://127.0.0.1:${port}`,
+    env,
+    api: () => readApiProcess(platformDir),
+  };
   t.teardown(() => stopLanePlatform(platform));
-  await waitUntil(() => platform.api()?.pid === child.pid, 60_000, `the API (pid ${child.pid}) to record itself; log: ${tail(path.join(root, 'first-api.log'))}`);
+  await waitUntil(
+    () => platform.api()?.pid === child.pid,
+    60_000,
+    `the API (pid ${child.pid}) to record itself; log: ${tail(path.join(root, 'first-api.log'))}`,
+  );
   return platform;
 }
 
@@ -247,7 +297,12 @@ export async function killAndWait(pid: number, startTime: string | undefined, si
 }
 
 /** Polls `check` (another process's state: no event crosses processes) until it is truthy. */
-export async function waitUntil<T>(check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs: number, what: string, intervalMs = 50): Promise<T> {
+export async function waitUntil<T>(
+  check: () => T | undefined | false | Promise<T | undefined | false>,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -258,8 +313,17 @@ export async function waitUntil<T>(check: () => T | undefined | false | Promise<
 }
 
 /** JSON over HTTP; never throws for a status. */
-export async function api<T = any>(platform: Pick<LanePlatform, 'url'>, method: 'GET' | 'POST', route: string, body?: unknown): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${platform.url}${route}`, { method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+export async function api<T = any>(
+  platform: Pick<LanePlatform, 'url'>,
+  method: 'GET' | 'POST',
+  route: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${platform.url}${route}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
 }
@@ -293,8 +357,12 @@ export async function appAddresses(platform: LanePlatform, app: string): Promise
   return waitUntil(
     async () => {
       const manifest = await api(platform, 'GET', '/api/services/manifest');
-      const service = (manifest.body.services as any[]).find((s) => s.app === app && s.instances?.some((i: any) => i.status === 'passing'));
-      return service ? (service.instances as any[]).filter((i) => i.status === 'passing').map((i) => `http://${i.address}:${i.port}`) : undefined;
+      const service = (manifest.body.services as any[]).find(
+        (s) => s.app === app && s.instances?.some((i: any) => i.status === 'passing'),
+      );
+      return service
+        ? (service.instances as any[]).filter((i) => i.status === 'passing').map((i) => `http://${i.address}:${i.port}`)
+        : undefined;
     },
     30_000,
     `${app} to be registered and passing`,
@@ -303,7 +371,9 @@ export async function appAddresses(platform: LanePlatform, app: string): Promise
 }
 
 /** Requests every address in a loop until stopped; counts answers that are not 200. */
-export function requestLoop(addresses: readonly string[]): { stop(): Promise<{ ok: number; failed: number; errors: string[] }> } {
+export function requestLoop(addresses: readonly string[]): {
+  stop(): Promise<{ ok: number; failed: number; errors: string[] }>;
+} {
   let running = true;
   const counts = { ok: 0, failed: 0, errors: [] as string[] };
   const loop = (async () => {
@@ -344,7 +414,11 @@ export function tail(file: string, chars = 3000): string {
 }
 
 /** Queues a lane operation over HTTP; returns its id. */
-export async function queueLane(platform: LanePlatform, kind: 'upgrade' | 'preflight' | 'smoke', body: Record<string, unknown>): Promise<string> {
+export async function queueLane(
+  platform: LanePlatform,
+  kind: 'upgrade' | 'preflight' | 'smoke',
+  body: Record<string, unknown>,
+): Promise<string> {
   const queued = await api(platform, 'POST', `/api/platform/${kind}`, body);
   if (queued.status !== 202) throw new Error(`${kind}: ${queued.status} ${JSON.stringify(queued.body)}`);
   return queued.body.operation.id as string;
@@ -382,13 +456,36 @@ export function gitIn(cwd: string, ...args: string[]): string {
 }
 
 /** Reads a lane operation straight from control.db (the API may be down in the middle of a restart). */
-export function readLaneRow(platform: LanePlatform, id: string): { status: string; stage: string | null; attempts: number; lastError: string | null; phase: string | null; fromRelease: string | null } | undefined {
+export function readLaneRow(
+  platform: LanePlatform,
+  id: string,
+):
+  | {
+      status: string;
+      stage: string | null;
+      attempts: number;
+      lastError: string | null;
+      phase: string | null;
+      fromRelease: string | null;
+    }
+  | undefined {
   const db = new Database(path.join(platform.dataDir, 'control.db'), { readonly: true, fileMustExist: true });
   try {
     db.pragma('busy_timeout = 5000');
     return db
-      .prepare('SELECT o.status, o.stage, o.attempts, o.last_error AS lastError, u.phase, u.from_release AS fromRelease FROM operations o LEFT JOIN platform_upgrades u ON u.operation_id = o.id WHERE o.id = ?')
-      .get(id) as { status: string; stage: string | null; attempts: number; lastError: string | null; phase: string | null; fromRelease: string | null } | undefined;
+      .prepare(
+        'SELECT o.status, o.stage, o.attempts, o.last_error AS lastError, u.phase, u.from_release AS fromRelease FROM operations o LEFT JOIN platform_upgrades u ON u.operation_id = o.id WHERE o.id = ?',
+      )
+      .get(id) as
+      | {
+          status: string;
+          stage: string | null;
+          attempts: number;
+          lastError: string | null;
+          phase: string | null;
+          fromRelease: string | null;
+        }
+      | undefined;
   } finally {
     db.close();
   }
@@ -397,7 +494,12 @@ export function readLaneRow(platform: LanePlatform, id: string): { status: strin
 /** Starts `svc agent` from `tree` detached, as `svc serve` would. */
 export function startAgent(platform: LanePlatform, tree: string): number {
   const log = fs.openSync(path.join(platform.platformDir, 'agent.log'), 'a');
-  const child = spawn(process.execPath, [path.join(tree, 'bin', 'svc.js'), 'agent', '--data', platform.dataDir], { cwd: platform.root, env: platform.env, detached: true, stdio: ['ignore', log, log] });
+  const child = spawn(process.execPath, [path.join(tree, 'bin', 'svc.js'), 'agent', '--data', platform.dataDir], {
+    cwd: platform.root,
+    env: platform.env,
+    detached: true,
+    stdio: ['ignore', log, log],
+  });
   fs.closeSync(log);
   child.unref();
   return child.pid!;

@@ -2,7 +2,15 @@ import test from 'ava';
 import path from 'node:path';
 import { openControlStore } from '../../store/open-stores.js';
 import { claimOperations, enqueueOperation, recordStage, recoverOperations } from '../../store/control/operations.js';
-import { activeAppOperations, closeInterruptedLaneSteps, copyForCandidate, getPlatformUpgrade, listLaneSteps, savePlatformUpgrade, startLaneStep } from '../../store/control/platform-lane.js';
+import {
+  activeAppOperations,
+  closeInterruptedLaneSteps,
+  copyForCandidate,
+  getPlatformUpgrade,
+  listLaneSteps,
+  savePlatformUpgrade,
+  startLaneStep,
+} from '../../store/control/platform-lane.js';
 import { HOLD_STAGES } from '../../domain/platform/index.js';
 import { planRecovery } from '../../domain/operations/index.js';
 import { openDatabase } from '../../store/database.js';
@@ -15,7 +23,13 @@ test('claimOperations holds app operations while an upgrade runs in a hold stage
   const { db } = openControlStore(tempDir(t));
   const upgrade = enqueueOperation(db, { kind: 'platform.upgrade', app: null });
   const deploy = enqueueOperation(db, { kind: 'app.deploy', app: 'a' });
-  t.deepEqual(claimOperations(db, { owner: 'agent', leaseMs: 10_000, kinds: [...PLATFORM_KINDS], limit: 2 }).claimed.map((o) => o.id), [upgrade.id], 'the agent claims only platform kinds');
+  t.deepEqual(
+    claimOperations(db, { owner: 'agent', leaseMs: 10_000, kinds: [...PLATFORM_KINDS], limit: 2 }).claimed.map(
+      (o) => o.id,
+    ),
+    [upgrade.id],
+    'the agent claims only platform kinds',
+  );
   recordStage(db, upgrade.id, 'agent', 'candidate', false);
   const api = { owner: 'api', leaseMs: 10_000, kinds: [...APP_KINDS], limit: 2, holdStages: HOLD_STAGES };
   t.deepEqual(activeAppOperations(db), { running: 0, queued: 1 });
@@ -24,26 +38,46 @@ test('claimOperations holds app operations while an upgrade runs in a hold stage
   recordStage(db, upgrade.id, 'agent', 'restart', true);
   t.deepEqual(claimOperations(db, api).claimed, []);
   db.prepare("UPDATE operations SET status = 'succeeded' WHERE id = ?").run(upgrade.id);
-  t.deepEqual(claimOperations(db, api).claimed.map((o) => o.id), [deploy.id], 'runs once the upgrade ended');
+  t.deepEqual(
+    claimOperations(db, api).claimed.map((o) => o.id),
+    [deploy.id],
+    'runs once the upgrade ended',
+  );
 });
 
-test('recoverOperations with kinds leaves the other side\'s running operations alone', (t) => {
+test("recoverOperations with kinds leaves the other side's running operations alone", (t) => {
   const { db } = openControlStore(tempDir(t));
   const upgrade = enqueueOperation(db, { kind: 'platform.upgrade', app: null });
   const deploy = enqueueOperation(db, { kind: 'app.deploy', app: 'a' });
   claimOperations(db, { owner: 'agent-1', leaseMs: 10_000, kinds: [...PLATFORM_KINDS], limit: 1 });
   claimOperations(db, { owner: 'api-1', leaseMs: 10_000, kinds: [...APP_KINDS], limit: 1 });
   // A restarted API recovers its own kinds only: the agent's upgrade keeps running.
-  t.deepEqual(recoverOperations(db, { owner: 'api-2', mode: 'startup', kinds: [...APP_KINDS] }).map((r) => r.operation.id), [deploy.id]);
+  t.deepEqual(
+    recoverOperations(db, { owner: 'api-2', mode: 'startup', kinds: [...APP_KINDS] }).map((r) => r.operation.id),
+    [deploy.id],
+  );
   recordStage(db, upgrade.id, 'agent-1', 'restart', true);
   const recovered = recoverOperations(db, { owner: 'agent-2', mode: 'startup', kinds: [...PLATFORM_KINDS] });
-  t.deepEqual(recovered.map((r) => [r.operation.id, r.decision.action]), [[upgrade.id, 'requeue']], 'a platform operation resumes even after a mutable stage');
+  t.deepEqual(
+    recovered.map((r) => [r.operation.id, r.decision.action]),
+    [[upgrade.id, 'requeue']],
+    'a platform operation resumes even after a mutable stage',
+  );
 });
 
 test('planRecovery resumes platform lane operations whatever stage they reached, while attempts remain', (t) => {
-  t.is(planRecovery({ kind: 'platform.upgrade', mutated: true, stage: 'restart', attempts: 2, maxAttempts: 5 }).action, 'requeue');
-  t.is(planRecovery({ kind: 'platform.upgrade', mutated: true, stage: 'restart', attempts: 5, maxAttempts: 5 }).action, 'fail');
-  t.is(planRecovery({ kind: 'app.deploy', mutated: true, stage: 'submit', attempts: 1, maxAttempts: 3 }).action, 'fail');
+  t.is(
+    planRecovery({ kind: 'platform.upgrade', mutated: true, stage: 'restart', attempts: 2, maxAttempts: 5 }).action,
+    'requeue',
+  );
+  t.is(
+    planRecovery({ kind: 'platform.upgrade', mutated: true, stage: 'restart', attempts: 5, maxAttempts: 5 }).action,
+    'fail',
+  );
+  t.is(
+    planRecovery({ kind: 'app.deploy', mutated: true, stage: 'submit', attempts: 1, maxAttempts: 3 }).action,
+    'fail',
+  );
 });
 
 test('savePlatformUpgrade keeps earlier fields, and interrupted steps are closed as failed', (t) => {
@@ -55,7 +89,10 @@ test('savePlatformUpgrade keeps earlier fields, and interrupted steps are closed
   startLaneStep(db, op.id, 1, 'stage', 'succeeded');
   startLaneStep(db, op.id, 1, 'restart');
   t.is(closeInterruptedLaneSteps(db, op.id), 1);
-  t.deepEqual(listLaneSteps(db, op.id).map((s) => `${s.step} ${s.status} ${s.message ?? ''}`), ['stage succeeded ', 'restart failed interrupted: the agent stopped']);
+  t.deepEqual(
+    listLaneSteps(db, op.id).map((s) => `${s.step} ${s.status} ${s.message ?? ''}`),
+    ['stage succeeded ', 'restart failed interrupted: the agent stopped'],
+  );
 });
 
 test('copyForCandidate writes a consistent copy without undelivered outbox rows or notification channels', async (t) => {
@@ -63,7 +100,9 @@ test('copyForCandidate writes a consistent copy without undelivered outbox rows 
   const { db } = openControlStore(dir);
   enqueueOperation(db, { kind: 'app.deploy', app: 'a' });
   // Rows the test writes directly: what a candidate must never act on.
-  db.prepare("INSERT INTO notification_channels (id, provider, name, url, created_at) VALUES ('ch_1', 'webhook', 'ops', 'https://hooks.example.test/x', '2026-01-01T00:00:00Z')").run();
+  db.prepare(
+    "INSERT INTO notification_channels (id, provider, name, url, created_at) VALUES ('ch_1', 'webhook', 'ops', 'https://hooks.example.test/x', '2026-01-01T00:00:00Z')",
+  ).run();
   db.prepare("INSERT INTO event_outbox (event_id, target, next_attempt_ms) VALUES ('ev_1', 'sink', 0)").run();
   const file = path.join(dir, 'candidate', 'control.db');
   await copyForCandidate(db, file);

@@ -30,7 +30,13 @@ test('svc platform commands queue lane operations and exit 0, 1 on a conflict, 2
   const shown = await runSvc(['platform', 'show', id!, '--json', ...api]);
   t.is(shown.code, 0, shown.stderr);
   const view = JSON.parse(shown.stdout);
-  t.like(view.operation, { kind: 'platform.upgrade', status: 'queued', ref: source, payload: { source, label: 'next', drainMode: 'wait' }, maxAttempts: 5 });
+  t.like(view.operation, {
+    kind: 'platform.upgrade',
+    status: 'queued',
+    ref: source,
+    payload: { source, label: 'next', drainMode: 'wait' },
+    maxAttempts: 5,
+  });
   t.is(view.upgrade, null);
   t.deepEqual(view.steps, []);
   t.is((await runSvc(['platform', 'show', 'op_00000000000000000000', ...api])).code, 4);
@@ -42,9 +48,15 @@ test('svc platform commands queue lane operations and exit 0, 1 on a conflict, 2
   t.true((JSON.parse(releases.stdout).operations as { id: string }[]).some((o) => o.id === id));
   t.is((await runSvc(['platform', 'smoke', ...api])).code, 0);
   // The HTTP edge refuses bad bodies with a 400, never a 5xx.
-  const bad = await request(`${plane.url}/api/platform/upgrade`, { method: 'POST', json: { source: '', drainMode: 'later' } });
+  const bad = await request(`${plane.url}/api/platform/upgrade`, {
+    method: 'POST',
+    json: { source: '', drainMode: 'later' },
+  });
   t.is(bad.status, 400);
-  const extra = await request(`${plane.url}/api/platform/preflight`, { method: 'POST', json: { source: '/x', drainMode: 'wait' } });
+  const extra = await request(`${plane.url}/api/platform/preflight`, {
+    method: 'POST',
+    json: { source: '/x', drainMode: 'wait' },
+  });
   t.is(extra.status, 400);
   t.is(extra.body.error.code, 'invalid_drain_mode');
   t.is((await request(`${plane.url}/api/platform/operations/op_x`)).status, 404);

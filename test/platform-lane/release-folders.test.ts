@@ -1,7 +1,12 @@
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BuiltCheckoutSource, ReleaseFolders, runVerifyHook, treeFingerprint } from '../../platform/platform-lane/index.js';
+import {
+  BuiltCheckoutSource,
+  ReleaseFolders,
+  runVerifyHook,
+  treeFingerprint,
+} from '../../platform/platform-lane/index.js';
 import { releaseId, readPlatformLanePayload, resumePlan } from '../../domain/platform/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -31,7 +36,14 @@ test('ReleaseFolders stages a built tree under releases/<id> with node_modules l
   t.is(staged.manifest.id, releaseId('1.2.3', null, staged.manifest.sha256));
   t.is(staged.manifest.label, 'v1.2.3-platform');
   t.is(staged.dir, path.join(root, 'platform', 'releases', staged.manifest.id));
-  t.deepEqual(fs.readdirSync(staged.dir).sort(), ['bin', 'dist', 'node_modules', 'package.json', 'release.json', 'schemas']);
+  t.deepEqual(fs.readdirSync(staged.dir).sort(), [
+    'bin',
+    'dist',
+    'node_modules',
+    'package.json',
+    'release.json',
+    'schemas',
+  ]);
   t.is(fs.readlinkSync(path.join(staged.dir, 'node_modules')), fs.realpathSync(path.join(tree, 'node_modules')));
   t.deepEqual(JSON.parse(fs.readFileSync(path.join(staged.dir, 'release.json'), 'utf8')), staged.manifest);
   t.deepEqual(fs.readdirSync(folders.releasesDir), [staged.manifest.id], 'no staging folder is left');
@@ -78,8 +90,15 @@ test('ReleaseFolders.swap replaces the current link atomically and refuses a rel
   folders.swap(one.manifest.id);
   t.deepEqual(folders.current(), { id: one.manifest.id, dir: one.dir });
   folders.swap(two.manifest.id);
-  t.is(fs.readlinkSync(folders.currentLink), path.join('releases', two.manifest.id), 'a relative link: the folder may move');
-  t.is(fs.readFileSync(path.join(folders.currentLink, 'package.json'), 'utf8'), JSON.stringify({ name: 'svc', version: '2.0.0' }));
+  t.is(
+    fs.readlinkSync(folders.currentLink),
+    path.join('releases', two.manifest.id),
+    'a relative link: the folder may move',
+  );
+  t.is(
+    fs.readFileSync(path.join(folders.currentLink, 'package.json'), 'utf8'),
+    JSON.stringify({ name: 'svc', version: '2.0.0' }),
+  );
   t.deepEqual(fs.readdirSync(folders.root).sort(), ['current', 'releases'], 'no temporary link is left');
   t.throws(() => folders.swap('0.0.0-nocommit-000000000000'), { message: /is not on disk/ });
   t.is(folders.current()?.id, two.manifest.id);
@@ -90,7 +109,9 @@ test('BuiltCheckoutSource refuses a folder that is not built', async (t) => {
   const tree = fakeTree(path.join(root, 'tree'), '1.0.0');
   fs.rmSync(path.join(tree, 'dist'), { recursive: true });
   const folders = new ReleaseFolders(path.join(root, 'platform'));
-  await t.throwsAsync(folders.stage(new BuiltCheckoutSource(tree), { signal }), { message: /is not a built checkout: dist\/cli\/main\.js is missing/ });
+  await t.throwsAsync(folders.stage(new BuiltCheckoutSource(tree), { signal }), {
+    message: /is not a built checkout: dist\/cli\/main\.js is missing/,
+  });
   t.deepEqual(fs.readdirSync(folders.releasesDir), [], 'the staging folder is removed');
 });
 
@@ -98,21 +119,46 @@ test('runVerifyHook accepts a release when the command exits 0 and rejects it wi
   const root = tempDir(t);
   const folders = new ReleaseFolders(path.join(root, 'platform'));
   const staged = await folders.stage(new BuiltCheckoutSource(fakeTree(path.join(root, 'tree'), '1.0.0')), { signal });
-  const accepted = await runVerifyHook('test "$SVC_RELEASE_SHA256" = "$(cat expected)" && echo "signature ok for $SVC_RELEASE_ID"', staged.dir, staged.manifest, { signal }).catch((e: unknown) => e);
-  t.deepEqual(accepted, { accepted: false, message: 'the verify command exited 1: cat: expected: No such file or directory' });
-  fs.writeFileSync(path.join(staged.dir, 'expected'), staged.manifest.sha256);
-  t.deepEqual(await runVerifyHook('test "$SVC_RELEASE_SHA256" = "$(cat expected)" && echo "signature ok for $SVC_RELEASE_ID"', staged.dir, staged.manifest, { signal }), {
-    accepted: true,
-    message: `signature ok for ${staged.manifest.id}`,
+  const accepted = await runVerifyHook(
+    'test "$SVC_RELEASE_SHA256" = "$(cat expected)" && echo "signature ok for $SVC_RELEASE_ID"',
+    staged.dir,
+    staged.manifest,
+    { signal },
+  ).catch((e: unknown) => e);
+  t.deepEqual(accepted, {
+    accepted: false,
+    message: 'the verify command exited 1: cat: expected: No such file or directory',
   });
-  t.deepEqual(await runVerifyHook('echo bad signature >&2; exit 3', staged.dir, staged.manifest, { signal }), { accepted: false, message: 'the verify command exited 3: bad signature' });
+  fs.writeFileSync(path.join(staged.dir, 'expected'), staged.manifest.sha256);
+  t.deepEqual(
+    await runVerifyHook(
+      'test "$SVC_RELEASE_SHA256" = "$(cat expected)" && echo "signature ok for $SVC_RELEASE_ID"',
+      staged.dir,
+      staged.manifest,
+      { signal },
+    ),
+    {
+      accepted: true,
+      message: `signature ok for ${staged.manifest.id}`,
+    },
+  );
+  t.deepEqual(await runVerifyHook('echo bad signature >&2; exit 3', staged.dir, staged.manifest, { signal }), {
+    accepted: false,
+    message: 'the verify command exited 3: bad signature',
+  });
 });
 
 test('readPlatformLanePayload keeps well-typed fields only and resumePlan maps each phase to what a resumed attempt does', (t) => {
-  t.deepEqual(readPlatformLanePayload({ source: '/x', label: 'l', drainMode: 'wait' }), { source: '/x', label: 'l', drainMode: 'wait' });
+  t.deepEqual(readPlatformLanePayload({ source: '/x', label: 'l', drainMode: 'wait' }), {
+    source: '/x',
+    label: 'l',
+    drainMode: 'wait',
+  });
   t.deepEqual(readPlatformLanePayload({ source: 3, label: '', drainMode: 'later' }), {});
   t.deepEqual(
-    [undefined, 'preparing', 'promoted', 'rolling_back', 'succeeded', 'failed', 'rolled_back'].map((p) => resumePlan(p as never)),
+    [undefined, 'preparing', 'promoted', 'rolling_back', 'succeeded', 'failed', 'rolled_back'].map((p) =>
+      resumePlan(p as never),
+    ),
     ['start', 'start', 'restart-and-check', 'rollback', 'done', 'done', 'done'],
   );
 });

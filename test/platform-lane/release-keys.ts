@@ -35,7 +35,10 @@ export function opensslKeyPair(dir: string, name: string, algorithm: KeyAlgorith
 export function opensslSign(key: KeyPair, file: string, options: { out?: string; base64?: boolean } = {}): string {
   const out = options.out ?? `${file}.sig`;
   const raw = `${out}.raw`;
-  if (key.algorithm === 'ed25519') execFileSync('openssl', ['pkeyutl', '-sign', '-inkey', key.privateKey, '-rawin', '-in', file, '-out', raw], { stdio: 'ignore' });
+  if (key.algorithm === 'ed25519')
+    execFileSync('openssl', ['pkeyutl', '-sign', '-inkey', key.privateKey, '-rawin', '-in', file, '-out', raw], {
+      stdio: 'ignore',
+    });
   else execFileSync('openssl', ['dgst', '-sha256', '-sign', key.privateKey, '-out', raw, file], { stdio: 'ignore' });
   if (options.base64) {
     fs.writeFileSync(out, `${fs.readFileSync(raw).toString('base64')}\n`);
@@ -51,14 +54,27 @@ export function opensslFingerprint(publicKey: string): string {
 }
 
 /** A small archive shaped like the artifact (`svc-<version>-<target>/` with a script `svc` and `svc-release.json`) at `<dir>/<name>`. */
-export function fakeArtifact(dir: string, options: { commit: string | null; name?: string; version?: string; target?: string }): string {
+export function fakeArtifact(
+  dir: string,
+  options: { commit: string | null; name?: string; version?: string; target?: string },
+): string {
   const version = options.version ?? '0.1.0';
   const target = options.target ?? `${process.platform}-${process.arch}`;
   const work = fs.mkdtempSync(path.join(dir, '.fake-'));
   const folder = path.join(work, `svc-${version}-${target}`);
   fs.mkdirSync(folder, { recursive: true });
   fs.writeFileSync(path.join(folder, 'svc'), '#!/bin/sh\necho svc\n', { mode: 0o755 });
-  fs.writeFileSync(path.join(folder, 'svc-release.json'), JSON.stringify({ name: 'svc', version, commit: options.commit, target, node: process.version, builtAt: '2026-01-01T00:00:00.000Z' }));
+  fs.writeFileSync(
+    path.join(folder, 'svc-release.json'),
+    JSON.stringify({
+      name: 'svc',
+      version,
+      commit: options.commit,
+      target,
+      node: process.version,
+      builtAt: '2026-01-01T00:00:00.000Z',
+    }),
+  );
   const archive = path.join(dir, options.name ?? `svc-${version}-${target}.tar.gz`);
   execFileSync('tar', ['-C', work, '-czf', archive, path.basename(folder)]);
   fs.rmSync(work, { recursive: true, force: true });

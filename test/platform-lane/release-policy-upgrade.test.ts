@@ -13,7 +13,15 @@ import path from 'node:path';
 import test from 'ava';
 import { runSvc } from '../helpers/cli.js';
 import { repackedArtifact, sharedArtifact } from '../helpers/shared-artifact.js';
-import { api, builtTree, currentRelease, startLanePlatform, tail, waitForLane, type LanePlatform } from './lane-harness.js';
+import {
+  api,
+  builtTree,
+  currentRelease,
+  startLanePlatform,
+  tail,
+  waitForLane,
+  type LanePlatform,
+} from './lane-harness.js';
 import { opensslFingerprint, opensslKeyPair, opensslSign, type KeyPair } from './release-keys.js';
 
 let platform: LanePlatform;
@@ -62,7 +70,12 @@ test.before(async (t) => {
   const hook = path.join(work, 'fetch-hook.sh');
   fs.writeFileSync(hook, FETCH_HOOK, { mode: 0o755 });
   platform = await startLanePlatform({ teardown: (fn) => void teardowns.push(fn) }, tree, {
-    env: { SVC_RELEASE_SIGNATURE_POLICY: 'require-signed', SVC_RELEASE_PUBLIC_KEY: key.publicKey, SVC_RELEASE_FETCH_HOOK: hook, SVC_RELEASE_REPOSITORY: repository },
+    env: {
+      SVC_RELEASE_SIGNATURE_POLICY: 'require-signed',
+      SVC_RELEASE_PUBLIC_KEY: key.publicKey,
+      SVC_RELEASE_FETCH_HOOK: hook,
+      SVC_RELEASE_REPOSITORY: repository,
+    },
   });
 });
 
@@ -77,10 +90,12 @@ function lastAttempt(view: any): any[] {
 }
 const steps = (view: any, t?: { log(...values: unknown[]): void }): string[] => {
   const earlier = view.steps.filter((s: any) => !lastAttempt(view).includes(s));
-  if (earlier.length > 0) t?.log(`earlier attempts: ${JSON.stringify(earlier.map((s: any) => [s.attempt, s.step, s.status, s.message]))}`);
+  if (earlier.length > 0)
+    t?.log(`earlier attempts: ${JSON.stringify(earlier.map((s: any) => [s.attempt, s.step, s.status, s.message]))}`);
   return lastAttempt(view).map((s: any) => `${s.step} ${s.status}`);
 };
-const logs = (): string => `agent log: ${tail(path.join(platform.platformDir, 'agent.log'))}; api log: ${tail(path.join(platform.platformDir, 'api.log'))}`;
+const logs = (): string =>
+  `agent log: ${tail(path.join(platform.platformDir, 'agent.log'))}; api log: ${tail(path.join(platform.platformDir, 'api.log'))}`;
 
 async function cli(...args: string[]): Promise<{ code: number | null; stdout: string; id: string }> {
   const result = await runSvc([...args, '--follow', '--api', platform.url], { timeoutMs: 250_000 });
@@ -93,18 +108,29 @@ test.serial('A release tag that is not platform-<full sha> is a 400 with the err
   const short = await api(platform, 'POST', '/api/platform/upgrade', { source: `platform-${GOOD.slice(0, 12)}` });
   t.is(short.status, 400);
   t.is(short.body.error.code, 'invalid_release_selector');
-  t.regex(short.body.error.message, /^source: "platform-[0-9a-f]{12}" is not a release tag: a fetch selector is platform-<full commit sha>/);
+  t.regex(
+    short.body.error.message,
+    /^source: "platform-[0-9a-f]{12}" is not a release tag: a fetch selector is platform-<full commit sha>/,
+  );
   t.is((await api(platform, 'POST', '/api/platform/preflight', { source: 'platform-main' })).status, 400);
 });
 
-test.serial('Under require-signed with only a public key, a built checkout is rejected at verify because it cannot carry a signature', async (t) => {
-  t.timeout(240_000);
-  const run = await cli('platform', 'preflight', tree);
-  t.is(run.code, 1, run.stdout);
-  const view = await waitForLane(platform, run.id);
-  t.deepEqual(steps(view, t), ['stage succeeded', 'verify failed'], logs());
-  t.regex(lastAttempt(view)[1].message, new RegExp(`^the signature policy rejected .*: no signature by key ${opensslFingerprint(key.publicKey)}: .* is not a release archive, and only a release archive \\(\\.tar\\.gz with its \\.sig\\) carries one \\(SVC_RELEASE_SIGNATURE_POLICY=require-signed promotes only`));
-});
+test.serial(
+  'Under require-signed with only a public key, a built checkout is rejected at verify because it cannot carry a signature',
+  async (t) => {
+    t.timeout(240_000);
+    const run = await cli('platform', 'preflight', tree);
+    t.is(run.code, 1, run.stdout);
+    const view = await waitForLane(platform, run.id);
+    t.deepEqual(steps(view, t), ['stage succeeded', 'verify failed'], logs());
+    t.regex(
+      lastAttempt(view)[1].message,
+      new RegExp(
+        `^the signature policy rejected .*: no signature by key ${opensslFingerprint(key.publicKey)}: .* is not a release archive, and only a release archive \\(\\.tar\\.gz with its \\.sig\\) carries one \\(SVC_RELEASE_SIGNATURE_POLICY=require-signed promotes only`,
+      ),
+    );
+  },
+);
 
 test.serial('A tag whose archive another key signed is fetched, rejected at verify and never promoted', async (t) => {
   t.timeout(240_000);
@@ -112,7 +138,10 @@ test.serial('A tag whose archive another key signed is fetched, rejected at veri
   t.is(run.code, 1, run.stdout);
   const view = await waitForLane(platform, run.id);
   t.deepEqual(steps(view, t), ['stage succeeded', 'verify failed'], logs());
-  t.regex(lastAttempt(view)[1].message, new RegExp(`signature by key ${opensslFingerprint(key.publicKey)}: does not verify over svc-`));
+  t.regex(
+    lastAttempt(view)[1].message,
+    new RegExp(`signature by key ${opensslFingerprint(key.publicKey)}: does not verify over svc-`),
+  );
   const builds = (await api(platform, 'GET', '/api/platform/releases')).body.builds as any[];
   const rejected = builds.find((b) => b.commit === OTHER_KEY);
   t.like(rejected, { tag: `platform-${OTHER_KEY}`, verification: 'rejected', promotedAt: null, current: false });
@@ -121,32 +150,59 @@ test.serial('A tag whose archive another key signed is fetched, rejected at veri
   t.is(builds.find((b) => b.id === currentRelease(platform))?.commit, null);
 });
 
-test.serial('A tag whose fetched archive is another commit is refused at stage: identity never derives from the tag or the file name', async (t) => {
-  t.timeout(240_000);
-  const run = await cli('platform', 'upgrade', `platform-${MISMATCH}`);
-  t.is(run.code, 1, run.stdout);
-  const view = await waitForLane(platform, run.id);
-  t.deepEqual(steps(view, t), ['stage failed'], logs());
-  t.regex(lastAttempt(view)[0].message, new RegExp(`is commit ${GOOD} by its svc-release\\.json, not ${MISMATCH}: refused`));
-});
+test.serial(
+  'A tag whose fetched archive is another commit is refused at stage: identity never derives from the tag or the file name',
+  async (t) => {
+    t.timeout(240_000);
+    const run = await cli('platform', 'upgrade', `platform-${MISMATCH}`);
+    t.is(run.code, 1, run.stdout);
+    const view = await waitForLane(platform, run.id);
+    t.deepEqual(steps(view, t), ['stage failed'], logs());
+    t.regex(
+      lastAttempt(view)[0].message,
+      new RegExp(`is commit ${GOOD} by its svc-release\\.json, not ${MISMATCH}: refused`),
+    );
+  },
+);
 
-test.serial('svc platform upgrade platform-<sha> --follow fetches the signed artifact by its tag, verifies its signature and promotes it', async (t) => {
-  t.timeout(300_000);
-  const run = await cli('platform', 'upgrade', `platform-${GOOD}`);
-  t.is(run.code, 0, `${run.stdout}; ${logs()}`);
-  const view = await waitForLane(platform, run.id);
-  t.deepEqual(steps(view, t), ['stage succeeded', 'verify succeeded', 'candidate succeeded', 'drain succeeded', 'promote succeeded', 'restart succeeded', 'postflight succeeded']);
-  t.regex(lastAttempt(view)[1].message, new RegExp(`^accepted: signature by key ${opensslFingerprint(key.publicKey)}: valid over svc-`));
-  const release = view.upgrade.toRelease as string;
-  t.is(currentRelease(platform), release);
-  t.is((await api(platform, 'GET', '/api/version')).body.release, release);
-  const builds = (await api(platform, 'GET', '/api/platform/releases')).body.builds as any[];
-  const build = builds.find((b) => b.id === release);
-  t.like(build, { tag: `platform-${GOOD}`, commit: GOOD, verification: 'accepted', current: true });
-  t.regex(build.source, new RegExp(`^fetch:platform-${GOOD} from ${repository} \\(svc-.*\\.tar\\.gz, sha256 [0-9a-f]{64}\\)$`));
-  const listed = await runSvc(['platform', 'releases', '--api', platform.url]);
-  t.regex(listed.stdout, new RegExp(`\\* +${release} .* platform-${GOOD} `));
-  const asked = fs.readFileSync(path.join(repository, 'asked.log'), 'utf8').trim().split('\n');
-  t.deepEqual(asked.slice(-1), [`platform-${GOOD} ${GOOD} ${process.platform}-${process.arch}`]);
-  t.deepEqual(fs.readdirSync(path.join(platform.platformDir, 'releases')).filter((n) => n.startsWith('.')), [], 'no fetch or staging folder is left');
-});
+test.serial(
+  'svc platform upgrade platform-<sha> --follow fetches the signed artifact by its tag, verifies its signature and promotes it',
+  async (t) => {
+    t.timeout(300_000);
+    const run = await cli('platform', 'upgrade', `platform-${GOOD}`);
+    t.is(run.code, 0, `${run.stdout}; ${logs()}`);
+    const view = await waitForLane(platform, run.id);
+    t.deepEqual(steps(view, t), [
+      'stage succeeded',
+      'verify succeeded',
+      'candidate succeeded',
+      'drain succeeded',
+      'promote succeeded',
+      'restart succeeded',
+      'postflight succeeded',
+    ]);
+    t.regex(
+      lastAttempt(view)[1].message,
+      new RegExp(`^accepted: signature by key ${opensslFingerprint(key.publicKey)}: valid over svc-`),
+    );
+    const release = view.upgrade.toRelease as string;
+    t.is(currentRelease(platform), release);
+    t.is((await api(platform, 'GET', '/api/version')).body.release, release);
+    const builds = (await api(platform, 'GET', '/api/platform/releases')).body.builds as any[];
+    const build = builds.find((b) => b.id === release);
+    t.like(build, { tag: `platform-${GOOD}`, commit: GOOD, verification: 'accepted', current: true });
+    t.regex(
+      build.source,
+      new RegExp(`^fetch:platform-${GOOD} from ${repository} \\(svc-.*\\.tar\\.gz, sha256 [0-9a-f]{64}\\)$`),
+    );
+    const listed = await runSvc(['platform', 'releases', '--api', platform.url]);
+    t.regex(listed.stdout, new RegExp(`\\* +${release} .* platform-${GOOD} `));
+    const asked = fs.readFileSync(path.join(repository, 'asked.log'), 'utf8').trim().split('\n');
+    t.deepEqual(asked.slice(-1), [`platform-${GOOD} ${GOOD} ${process.platform}-${process.arch}`]);
+    t.deepEqual(
+      fs.readdirSync(path.join(platform.platformDir, 'releases')).filter((n) => n.startsWith('.')),
+      [],
+      'no fetch or staging folder is left',
+    );
+  },
+);

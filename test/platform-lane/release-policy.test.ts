@@ -7,7 +7,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { ConfigError, ConflictError, ValidationError } from '../../domain/errors.js';
-import { isFetchSelector, policyVerdict, releaseTag, selectorCommit, type SignatureCheck } from '../../domain/platform/index.js';
+import {
+  isFetchSelector,
+  policyVerdict,
+  releaseTag,
+  selectorCommit,
+  type SignatureCheck,
+} from '../../domain/platform/index.js';
 import { PlatformLaneService } from '../../controllers/platform/index.js';
 import { loadConfig, redactConfig } from '../../platform/config.js';
 import { openControlStore } from '../../store/open-stores.js';
@@ -23,9 +29,18 @@ test('releaseTag is platform-<full commit sha>, and null when the commit is unkn
 
 test('selectorCommit accepts only platform- and the full 40 lower-case hex digits', (t) => {
   t.deepEqual(selectorCommit(`platform-${SHA}`), { commit: SHA });
-  for (const bad of ['platform-abc1234', `platform-${SHA.toUpperCase()}`, `platform-${SHA}0`, 'platform-v0.2.0-platform', 'platform-']) {
+  for (const bad of [
+    'platform-abc1234',
+    `platform-${SHA.toUpperCase()}`,
+    `platform-${SHA}0`,
+    'platform-v0.2.0-platform',
+    'platform-',
+  ]) {
     const result = selectorCommit(bad);
-    t.true('error' in result && /is not a release tag: a fetch selector is platform-<full commit sha>/.test(result.error), bad);
+    t.true(
+      'error' in result && /is not a release tag: a fetch selector is platform-<full commit sha>/.test(result.error),
+      bad,
+    );
   }
   t.true(isFetchSelector(`platform-${SHA}`));
   t.true(isFetchSelector('platform-main'));
@@ -34,7 +49,10 @@ test('selectorCommit accepts only platform- and the full 40 lower-case hex digit
 });
 
 const valid: SignatureCheck = { state: 'valid', message: 'signature by key sha256:k: valid over a.tar.gz' };
-const invalid: SignatureCheck = { state: 'invalid', message: 'signature by key sha256:k: does not verify over a.tar.gz' };
+const invalid: SignatureCheck = {
+  state: 'invalid',
+  message: 'signature by key sha256:k: does not verify over a.tar.gz',
+};
 const missing: SignatureCheck = { state: 'missing', message: 'a.tar.gz is unsigned' };
 const unsupported: SignatureCheck = { state: 'unsupported', message: 'not a release archive' };
 const hookOk = { accepted: true, message: 'signed' };
@@ -52,7 +70,10 @@ test('policyVerdict under require-signed accepts only a release the hook or a va
   t.is(verdict({ signature: missing }), 'rejected');
   const checkout = policyVerdict('require-signed', { signature: unsupported });
   t.is(checkout.verification, 'rejected');
-  t.regex(checkout.message, /not a release archive .*require-signed promotes only a release the verify hook accepted or a release artifact with a valid signature/);
+  t.regex(
+    checkout.message,
+    /not a release archive .*require-signed promotes only a release the verify hook accepted or a release artifact with a valid signature/,
+  );
   t.is(verdict({}), 'rejected');
 });
 
@@ -75,8 +96,14 @@ test('loadConfig defaults the signature policy to require-signed in production a
     error.message,
     'SVC_RELEASE_SIGNATURE_POLICY: require-signed (the default when SVC_PROFILE=production) needs a way to verify platform releases: set SVC_RELEASE_VERIFY_HOOK or SVC_RELEASE_PUBLIC_KEY (or both), or SVC_RELEASE_SIGNATURE_POLICY=none',
   );
-  t.throws(() => loadConfig({ SVC_RELEASE_SIGNATURE_POLICY: 'require-signed' }), { instanceOf: ConfigError, message: /^SVC_RELEASE_SIGNATURE_POLICY: require-signed needs a way to verify/ });
-  t.throws(() => loadConfig({ SVC_RELEASE_SIGNATURE_POLICY: 'signed' }), { instanceOf: ConfigError, message: 'SVC_RELEASE_SIGNATURE_POLICY: "signed" is not one of none, require-signed' });
+  t.throws(() => loadConfig({ SVC_RELEASE_SIGNATURE_POLICY: 'require-signed' }), {
+    instanceOf: ConfigError,
+    message: /^SVC_RELEASE_SIGNATURE_POLICY: require-signed needs a way to verify/,
+  });
+  t.throws(() => loadConfig({ SVC_RELEASE_SIGNATURE_POLICY: 'signed' }), {
+    instanceOf: ConfigError,
+    message: 'SVC_RELEASE_SIGNATURE_POLICY: "signed" is not one of none, require-signed',
+  });
   t.is(loadConfig({}).releaseSignaturePolicy, 'none');
   t.is(loadConfig({ ...production, SVC_RELEASE_VERIFY_HOOK: 'true' }).releaseSignaturePolicy, 'require-signed');
   t.is(loadConfig({ ...production, SVC_RELEASE_SIGNATURE_POLICY: 'none' }).releaseSignaturePolicy, 'none');
@@ -84,8 +111,15 @@ test('loadConfig defaults the signature policy to require-signed in production a
 
 test('loadConfig reads the verify hook under its deprecated name SVC_RELEASE_VERIFY_COMMAND too, the new name first', (t) => {
   t.is(loadConfig({ SVC_RELEASE_VERIFY_COMMAND: 'old-check' }).releaseVerifyHook, 'old-check');
-  t.is(loadConfig({ SVC_RELEASE_VERIFY_COMMAND: 'old-check', SVC_RELEASE_VERIFY_HOOK: 'new-check' }).releaseVerifyHook, 'new-check');
-  t.is(loadConfig({ SVC_RELEASE_SIGNATURE_POLICY: 'require-signed', SVC_RELEASE_VERIFY_COMMAND: 'old-check' }).releaseSignaturePolicy, 'require-signed');
+  t.is(
+    loadConfig({ SVC_RELEASE_VERIFY_COMMAND: 'old-check', SVC_RELEASE_VERIFY_HOOK: 'new-check' }).releaseVerifyHook,
+    'new-check',
+  );
+  t.is(
+    loadConfig({ SVC_RELEASE_SIGNATURE_POLICY: 'require-signed', SVC_RELEASE_VERIFY_COMMAND: 'old-check' })
+      .releaseSignaturePolicy,
+    'require-signed',
+  );
 });
 
 test('loadConfig reads SVC_RELEASE_PUBLIC_KEY as a PEM file or PEM text, names it by fingerprint and never prints it', (t) => {
@@ -93,10 +127,17 @@ test('loadConfig reads SVC_RELEASE_PUBLIC_KEY as a PEM file or PEM text, names i
   const key = opensslKeyPair(dir, 'release', 'ed25519');
   const pem = fs.readFileSync(key.publicKey, 'utf8');
   const fingerprint = opensslFingerprint(key.publicKey);
-  const fromFile = loadConfig({ SVC_RELEASE_SIGNATURE_POLICY: 'require-signed', SVC_RELEASE_PUBLIC_KEY: key.publicKey });
+  const fromFile = loadConfig({
+    SVC_RELEASE_SIGNATURE_POLICY: 'require-signed',
+    SVC_RELEASE_PUBLIC_KEY: key.publicKey,
+  });
   t.is(fromFile.releasePublicKey?.fingerprint, fingerprint);
   t.is(loadConfig({ SVC_RELEASE_PUBLIC_KEY: pem }).releasePublicKey?.fingerprint, fingerprint);
-  t.is(loadConfig({ SVC_RELEASE_PUBLIC_KEY: pem.trim().replace(/\n/g, '\\n') }).releasePublicKey?.fingerprint, fingerprint, 'one line with \\n, as in an environment file');
+  t.is(
+    loadConfig({ SVC_RELEASE_PUBLIC_KEY: pem.trim().replace(/\n/g, '\\n') }).releasePublicKey?.fingerprint,
+    fingerprint,
+    'one line with \\n, as in an environment file',
+  );
   const shown = JSON.stringify(redactConfig(fromFile));
   t.false(shown.includes(pem.split('\n')[1]!));
   t.is(redactConfig(fromFile).releasePublicKey, fingerprint, 'a public key is shown by its fingerprint');
@@ -105,8 +146,14 @@ test('loadConfig reads SVC_RELEASE_PUBLIC_KEY as a PEM file or PEM text, names i
   const privateError = t.throws(() => loadConfig({ SVC_RELEASE_PUBLIC_KEY: secret }), { instanceOf: ConfigError });
   t.regex(privateError.message, /^SVC_RELEASE_PUBLIC_KEY: (holds a private key|is not a PEM public key)/);
   t.false(privateError.message.includes(secret.split('\n')[1]!), 'the key is never in the message');
-  t.throws(() => loadConfig({ SVC_RELEASE_PUBLIC_KEY: path.join(dir, 'missing.pem') }), { instanceOf: ConfigError, message: /^SVC_RELEASE_PUBLIC_KEY: the public key file .*missing\.pem cannot be read \(ENOENT\)/ });
-  t.throws(() => loadConfig({ SVC_RELEASE_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----' }), { instanceOf: ConfigError, message: /^SVC_RELEASE_PUBLIC_KEY: is not a PEM public key/ });
+  t.throws(() => loadConfig({ SVC_RELEASE_PUBLIC_KEY: path.join(dir, 'missing.pem') }), {
+    instanceOf: ConfigError,
+    message: /^SVC_RELEASE_PUBLIC_KEY: the public key file .*missing\.pem cannot be read \(ENOENT\)/,
+  });
+  t.throws(
+    () => loadConfig({ SVC_RELEASE_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nnot base64\n-----END PUBLIC KEY-----' }),
+    { instanceOf: ConfigError, message: /^SVC_RELEASE_PUBLIC_KEY: is not a PEM public key/ },
+  );
 });
 
 test('PlatformLaneService refuses a malformed release tag as a validation error and a tag nothing can fetch as a conflict naming SVC_RELEASE_FETCH_HOOK', (t) => {
@@ -114,15 +161,21 @@ test('PlatformLaneService refuses a malformed release tag as a validation error 
   t.teardown(() => store.db.close());
   let started = 0;
   const off = new PlatformLaneService(store.db, () => ++started);
-  const bad = t.throws(() => off.queue('platform.upgrade', { source: 'platform-abc1234' }), { instanceOf: ValidationError });
+  const bad = t.throws(() => off.queue('platform.upgrade', { source: 'platform-abc1234' }), {
+    instanceOf: ValidationError,
+  });
   t.is(bad.code, 'invalid_release_selector');
   t.regex(bad.message, /^source: "platform-abc1234" is not a release tag/);
-  const unfetchable = t.throws(() => off.queue('platform.preflight', { source: `platform-${SHA}` }), { instanceOf: ConflictError });
+  const unfetchable = t.throws(() => off.queue('platform.preflight', { source: `platform-${SHA}` }), {
+    instanceOf: ConflictError,
+  });
   t.is(unfetchable.code, 'release_fetch_not_configured');
   t.regex(unfetchable.message, /SVC_RELEASE_FETCH_HOOK is not set/);
   t.is(started, 0, 'nothing was queued');
   const on = new PlatformLaneService(store.db, () => ++started, { fetchHookConfigured: true });
-  t.throws(() => on.queue('platform.upgrade', { source: `platform-${SHA.slice(0, 12)}` }), { instanceOf: ValidationError });
+  t.throws(() => on.queue('platform.upgrade', { source: `platform-${SHA.slice(0, 12)}` }), {
+    instanceOf: ValidationError,
+  });
   const queued = on.queue('platform.preflight', { source: `platform-${SHA}` });
   t.like(queued.operation, { kind: 'platform.preflight', ref: `platform-${SHA}` });
   t.is(started, 1);

@@ -4,7 +4,8 @@ import { parseExposition, samplesOf } from '../observability/exposition.js';
 
 test('ControlMetrics labels at most MAX_EVENT_TYPES event types by name and counts the rest as other', async (t) => {
   const metrics = new ControlMetrics();
-  for (let i = 0; i < MAX_EVENT_TYPES + 5; i++) metrics.recordEvent(`custom.type_${i}`, 'info', '2026-03-01T00:00:00.000Z');
+  for (let i = 0; i < MAX_EVENT_TYPES + 5; i++)
+    metrics.recordEvent(`custom.type_${i}`, 'info', '2026-03-01T00:00:00.000Z');
   metrics.recordEvent('custom.type_0', 'info', '2026-03-01T00:00:01.000Z');
   const families = parseExposition((await metrics.text()).body);
   t.is(samplesOf(families, 'svc_events_total').length, MAX_EVENT_TYPES + 1);

@@ -63,6 +63,9 @@ test('discoverSpecFiles lists apps and deploy groups and skips hidden folders', 
   fs.writeFileSync(path.join(apps, 'worker', 'infraspec.yaml'), 'name: worker\n');
   fs.writeFileSync(path.join(apps, '.git', 'infraspec.yaml'), 'name: hidden\n');
   fs.writeFileSync(path.join(apps, 'deploy-groups', 'stack.yml'), 'name: stack\n');
-  t.deepEqual(discoverSpecFiles(apps).map((f) => `${f.kind}:${f.key}`), ['app:web', 'app:worker', 'deploy-group:stack']);
+  t.deepEqual(
+    discoverSpecFiles(apps).map((f) => `${f.kind}:${f.key}`),
+    ['app:web', 'app:worker', 'deploy-group:stack'],
+  );
   t.deepEqual(discoverSpecFiles(path.join(apps, 'missing')), []);
 });

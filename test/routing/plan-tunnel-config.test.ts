@@ -1,11 +1,19 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { CATCH_ALL_SERVICE, catchAllIsLast, desiredIngress, planTunnelConfig, type IngressRule, type TunnelConfig } from '../../domain/routing/index.js';
+import {
+  CATCH_ALL_SERVICE,
+  catchAllIsLast,
+  desiredIngress,
+  planTunnelConfig,
+  type IngressRule,
+  type TunnelConfig,
+} from '../../domain/routing/index.js';
 import { webApp } from './routing-fixtures.js';
 
 const identity = { tunnel: 'svc', credentialsFile: '/creds.json' };
 const rule = (hostname: string, port = 8080): IngressRule => ({ hostname, service: `http://127.0.0.1:${port}` });
-const hostnames = (config: TunnelConfig) => config.ingress.filter((r) => r.hostname !== undefined).map((r) => r.hostname);
+const hostnames = (config: TunnelConfig) =>
+  config.ingress.filter((r) => r.hostname !== undefined).map((r) => r.hostname);
 
 test('planTunnelConfig writes a new file with the rules and the catch-all last', (t) => {
   const plan = planTunnelConfig(undefined, [rule('a.test'), rule('b.test')], identity);
@@ -24,14 +32,23 @@ test('planTunnelConfig reports no change when the observed file already says the
 });
 
 test('planTunnelConfig inserts new rules before the catch-all and keeps the order of existing ones', (t) => {
-  const observed: TunnelConfig = { ...identity, tunnel: 'svc', 'credentials-file': '/creds.json', ingress: [rule('z.test'), rule('m.test'), { service: CATCH_ALL_SERVICE }] };
+  const observed: TunnelConfig = {
+    ...identity,
+    tunnel: 'svc',
+    'credentials-file': '/creds.json',
+    ingress: [rule('z.test'), rule('m.test'), { service: CATCH_ALL_SERVICE }],
+  };
   const plan = planTunnelConfig(observed, [rule('a.test'), rule('m.test'), rule('z.test')], identity);
   t.deepEqual(hostnames(plan.config), ['z.test', 'm.test', 'a.test']);
   t.true(catchAllIsLast(plan.config));
 });
 
 test('planTunnelConfig removes rules no longer desired and updates changed services', (t) => {
-  const observed: TunnelConfig = { tunnel: 'svc', 'credentials-file': '/creds.json', ingress: [rule('a.test'), rule('b.test', 9000), { service: CATCH_ALL_SERVICE }] };
+  const observed: TunnelConfig = {
+    tunnel: 'svc',
+    'credentials-file': '/creds.json',
+    ingress: [rule('a.test'), rule('b.test', 9000), { service: CATCH_ALL_SERVICE }],
+  };
   const plan = planTunnelConfig(observed, [rule('b.test', 9001)], identity);
   t.deepEqual(plan.removed, ['a.test']);
   t.deepEqual(plan.updated, ['b.test']);
@@ -43,12 +60,22 @@ test('planTunnelConfig repairs hand-edited drift: a catch-all in the middle, dup
     tunnel: 'hand-edited',
     'credentials-file': '/creds.json',
     'no-autoupdate': true,
-    ingress: [{ service: 'http_status:503' }, rule('a.test'), rule('a.test', 1), { service: CATCH_ALL_SERVICE }, rule('b.test')],
+    ingress: [
+      { service: 'http_status:503' },
+      rule('a.test'),
+      rule('a.test', 1),
+      { service: CATCH_ALL_SERVICE },
+      rule('b.test'),
+    ],
   } as unknown as TunnelConfig;
   const plan = planTunnelConfig(observed, [rule('a.test'), rule('b.test')], identity);
   t.true(plan.changed);
   t.true(plan.repaired);
-  t.deepEqual(plan.config, { tunnel: 'svc', 'credentials-file': '/creds.json', ingress: [rule('a.test'), rule('b.test'), { service: CATCH_ALL_SERVICE }] });
+  t.deepEqual(plan.config, {
+    tunnel: 'svc',
+    'credentials-file': '/creds.json',
+    ingress: [rule('a.test'), rule('b.test'), { service: CATCH_ALL_SERVICE }],
+  });
 });
 
 test('planTunnelConfig keeps only the catch-all when nothing is desired', (t) => {
@@ -59,7 +86,12 @@ test('planTunnelConfig keeps only the catch-all when nothing is desired', (t) =>
 test('the catch-all stays last and the rules equal the desired set under random sequences of adds, removes and toggles', (t) => {
   const host = fc.constantFrom('a.test', 'b.test', 'c.test', 'd.test', 'e.test', 'f.test');
   const op = fc.oneof(
-    fc.record({ kind: fc.constant('add' as const), app: fc.constantFrom('one', 'two', 'three'), host, port: fc.integer({ min: 1024, max: 1030 }) }),
+    fc.record({
+      kind: fc.constant('add' as const),
+      app: fc.constantFrom('one', 'two', 'three'),
+      host,
+      port: fc.integer({ min: 1024, max: 1030 }),
+    }),
     fc.record({ kind: fc.constant('remove' as const), host }),
     fc.record({ kind: fc.constant('toggle' as const), host, enabled: fc.boolean() }),
     fc.record({ kind: fc.constant('drift' as const), at: fc.nat() }),
@@ -83,7 +115,14 @@ test('the catch-all stays last and the rules equal the desired set under random 
         }
         const apps = ['one', 'two', 'three'].map((name) => {
           const mine = [...endpoints].filter(([, e]) => e.app === name);
-          return { spec: webApp(name, mine.map(([h]) => h), { port: mine[0]?.[1].port ?? 8080 }), routable: true };
+          return {
+            spec: webApp(
+              name,
+              mine.map(([h]) => h),
+              { port: mine[0]?.[1].port ?? 8080 },
+            ),
+            routable: true,
+          };
         });
         const before = config ? hostnames(config) : [];
         const plan = planTunnelConfig(config, desiredIngress(apps, disabled), identity);

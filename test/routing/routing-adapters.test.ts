@@ -4,13 +4,23 @@ import path from 'node:path';
 import test from 'ava';
 import { UnavailableError } from '../../domain/errors.js';
 import { CATCH_ALL_SERVICE } from '../../domain/routing/index.js';
-import { fetchHourlyCounts, readTunnelConfigFile, renderTunnelConfig, runReloadCommand, writeFileAtomic } from '../../platform/edge/index.js';
+import {
+  fetchHourlyCounts,
+  readTunnelConfigFile,
+  renderTunnelConfig,
+  runReloadCommand,
+  writeFileAtomic,
+} from '../../platform/edge/index.js';
 import { openControlStore } from '../../store/open-stores.js';
 import { addAccessCounts, listAccessBuckets, replaceAccessWindow } from '../../store/control/access-buckets.js';
 import { listEndpointToggles, setEndpointToggle } from '../../store/control/routing-toggles.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
-const config = { tunnel: 'svc', 'credentials-file': '/c.json', ingress: [{ hostname: 'a.test', service: 'http://127.0.0.1:1' }, { service: CATCH_ALL_SERVICE }] };
+const config = {
+  tunnel: 'svc',
+  'credentials-file': '/c.json',
+  ingress: [{ hostname: 'a.test', service: 'http://127.0.0.1:1' }, { service: CATCH_ALL_SERVICE }],
+};
 
 test('the tunnel config file round-trips, is written atomically without leftovers, and reads missing or unreadable files as such', (t) => {
   const dir = tempDir(t);
@@ -41,7 +51,10 @@ test('migration 5 creates the routing tables; toggles report created, unchanged 
   t.is(setEndpointToggle(store.db, 'a', 'a.test', false), 'created');
   t.is(setEndpointToggle(store.db, 'a', 'a.test', false), 'unchanged');
   t.is(setEndpointToggle(store.db, 'a', 'a.test', true), 'updated');
-  t.deepEqual(listEndpointToggles(store.db).map((x) => [x.app, x.hostname, x.enabled]), [['a', 'a.test', true]]);
+  t.deepEqual(
+    listEndpointToggles(store.db).map((x) => [x.app, x.hostname, x.enabled]),
+    [['a', 'a.test', true]],
+  );
 });
 
 test('access counts add up for gateway and log push and are replaced per window for the edge sync', (t) => {
@@ -51,12 +64,20 @@ test('access counts add up for gateway and log push and are replaced per window 
   addAccessCounts(store.db, 'gateway', [{ hostname: 'a.test', hour, statusBucket: '2xx', count: 2 }]);
   addAccessCounts(store.db, 'gateway', [{ hostname: 'a.test', hour, statusBucket: '2xx', count: 3 }]);
   const window = { start: '2026-03-10T00:00:00.000Z', end: '2026-03-11T00:00:00.000Z' };
-  replaceAccessWindow(store.db, 'edge-graphql', ['a.test'], window, [{ hostname: 'a.test', hour, statusBucket: 'total', count: 10 }, { hostname: 'a.test', hour: '2026-03-10T13:00:00.000Z', statusBucket: 'total', count: 1 }]);
-  replaceAccessWindow(store.db, 'edge-graphql', ['a.test'], window, [{ hostname: 'a.test', hour, statusBucket: 'total', count: 12 }]);
-  t.deepEqual(listAccessBuckets(store.db, { since: window.start }).map((b) => [b.source, b.hour, b.count]), [
-    ['edge-graphql', hour, 12],
-    ['gateway', hour, 5],
+  replaceAccessWindow(store.db, 'edge-graphql', ['a.test'], window, [
+    { hostname: 'a.test', hour, statusBucket: 'total', count: 10 },
+    { hostname: 'a.test', hour: '2026-03-10T13:00:00.000Z', statusBucket: 'total', count: 1 },
   ]);
+  replaceAccessWindow(store.db, 'edge-graphql', ['a.test'], window, [
+    { hostname: 'a.test', hour, statusBucket: 'total', count: 12 },
+  ]);
+  t.deepEqual(
+    listAccessBuckets(store.db, { since: window.start }).map((b) => [b.source, b.hour, b.count]),
+    [
+      ['edge-graphql', hour, 12],
+      ['gateway', hour, 5],
+    ],
+  );
 });
 
 test('fetchHourlyCounts reads hourly groups and maps API failures to UnavailableError without the token in the message', async (t) => {
@@ -70,19 +91,51 @@ test('fetchHourlyCounts reads hourly groups and maps API failures to Unavailable
         return;
       }
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(mode === 'graphql-error'
-        ? { data: null, errors: [{ message: 'zone not authorized' }] }
-        : { data: { viewer: { zones: [{ httpRequestsAdaptiveGroups: [{ count: 7, dimensions: { datetimeHour: '2026-03-10T12:00:00Z', clientRequestHTTPHost: 'A.test' } }, { count: 'x', dimensions: {} }] }] } } }));
+      res.end(
+        JSON.stringify(
+          mode === 'graphql-error'
+            ? { data: null, errors: [{ message: 'zone not authorized' }] }
+            : {
+                data: {
+                  viewer: {
+                    zones: [
+                      {
+                        httpRequestsAdaptiveGroups: [
+                          {
+                            count: 7,
+                            dimensions: { datetimeHour: '2026-03-10T12:00:00Z', clientRequestHTTPHost: 'A.test' },
+                          },
+                          { count: 'x', dimensions: {} },
+                        ],
+                      },
+                    ],
+                  },
+                },
+              },
+        ),
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   t.teardown(() => server.close());
-  const options = { apiUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`, apiToken: 'very-secret', zoneId: 'z' };
+  const options = {
+    apiUrl: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    apiToken: 'very-secret',
+    zoneId: 'z',
+  };
   const window = { start: '2026-03-10T00:00:00.000Z', end: '2026-03-11T00:00:00.000Z' };
-  t.deepEqual(await fetchHourlyCounts(options, window, ['a.test']), [{ hostname: 'a.test', hour: '2026-03-10T12:00:00.000Z', count: 7 }]);
+  t.deepEqual(await fetchHourlyCounts(options, window, ['a.test']), [
+    { hostname: 'a.test', hour: '2026-03-10T12:00:00.000Z', count: 7 },
+  ]);
   mode = 'error';
-  const http500 = await t.throwsAsync(fetchHourlyCounts(options, window, ['a.test']), { instanceOf: UnavailableError, message: /HTTP 500/ });
+  const http500 = await t.throwsAsync(fetchHourlyCounts(options, window, ['a.test']), {
+    instanceOf: UnavailableError,
+    message: /HTTP 500/,
+  });
   t.false(http500.message.includes('very-secret'));
   mode = 'graphql-error';
-  await t.throwsAsync(fetchHourlyCounts(options, window, ['a.test']), { instanceOf: UnavailableError, message: /zone not authorized/ });
+  await t.throwsAsync(fetchHourlyCounts(options, window, ['a.test']), {
+    instanceOf: UnavailableError,
+    message: /zone not authorized/,
+  });
 });

@@ -17,14 +17,30 @@ test('routing configuration defaults: tunnel file under the data dir, idle scale
 });
 
 test('routing configuration parses durations, off, paths and refuses malformed values naming the variable', (t) => {
-  const config = loadConfig({ SVC_WAKE_IDLE_TIMEOUT: 'off', SVC_TUNNEL_CONFIG: 'edge.yml', SVC_TUNNEL_NAME: 'prod', SVC_EDGE_LOOKBACK: '3d', SVC_TUNNEL_NETWORKING: 'bridge', SVC_TUNNEL_NODE_IP: '10.0.0.4' });
+  const config = loadConfig({
+    SVC_WAKE_IDLE_TIMEOUT: 'off',
+    SVC_TUNNEL_CONFIG: 'edge.yml',
+    SVC_TUNNEL_NAME: 'prod',
+    SVC_EDGE_LOOKBACK: '3d',
+    SVC_TUNNEL_NETWORKING: 'bridge',
+    SVC_TUNNEL_NODE_IP: '10.0.0.4',
+  });
   t.is(config.wakeIdleTimeoutMs, 0);
   t.is(config.tunnelConfigFile, path.resolve('edge.yml'));
   t.true(config.tunnelCredentialsFile.endsWith('/edge/prod.json'));
   t.is(config.edgeLookbackMs, 3 * 86_400_000);
-  t.throws(() => loadConfig({ SVC_WAKE_IDLE_TIMEOUT: 'soon' }), { instanceOf: ConfigError, message: /^SVC_WAKE_IDLE_TIMEOUT: "soon" is not a duration/ });
-  t.throws(() => loadConfig({ SVC_TUNNEL_NETWORKING: 'overlay' }), { instanceOf: ConfigError, message: /^SVC_TUNNEL_NETWORKING/ });
-  t.throws(() => loadConfig({ SVC_EDGE_API_URL: 'ftp://x' }), { instanceOf: ConfigError, message: /^SVC_EDGE_API_URL/ });
+  t.throws(() => loadConfig({ SVC_WAKE_IDLE_TIMEOUT: 'soon' }), {
+    instanceOf: ConfigError,
+    message: /^SVC_WAKE_IDLE_TIMEOUT: "soon" is not a duration/,
+  });
+  t.throws(() => loadConfig({ SVC_TUNNEL_NETWORKING: 'overlay' }), {
+    instanceOf: ConfigError,
+    message: /^SVC_TUNNEL_NETWORKING/,
+  });
+  t.throws(() => loadConfig({ SVC_EDGE_API_URL: 'ftp://x' }), {
+    instanceOf: ConfigError,
+    message: /^SVC_EDGE_API_URL/,
+  });
   t.throws(() => loadConfig({ SVC_TUNNEL_NAME: '../x' }), { instanceOf: ConfigError, message: /^SVC_TUNNEL_NAME/ });
 });
 

@@ -8,13 +8,17 @@ import { validateInfraspec, type CanonicalAppSpec } from '../../domain/spec/inde
 export const root = path.resolve(import.meta.dirname, '../..');
 
 /** Every sample app under fixtures/apps. */
-export const fixtureApps = fs.readdirSync(path.join(root, 'fixtures/apps')).filter((name) => fs.existsSync(path.join(root, 'fixtures/apps', name, 'infraspec.yaml'))).sort();
+export const fixtureApps = fs
+  .readdirSync(path.join(root, 'fixtures/apps'))
+  .filter((name) => fs.existsSync(path.join(root, 'fixtures/apps', name, 'infraspec.yaml')))
+  .sort();
 
 /** The canonical spec of a fixture app. */
 export function fixtureSpec(app: string): CanonicalAppSpec {
   const text = fs.readFileSync(path.join(root, 'fixtures/apps', app, 'infraspec.yaml'), 'utf8');
   const validation = validateInfraspec(text, { fileName: 'infraspec.yaml' });
-  if (!validation.valid || !validation.spec) throw new Error(`${app}: ${validation.findings.map((f) => f.message).join('; ')}`);
+  if (!validation.valid || !validation.spec)
+    throw new Error(`${app}: ${validation.findings.map((f) => f.message).join('; ')}`);
   return validation.spec;
 }
 
@@ -26,7 +30,11 @@ export function specOf(yaml: string): CanonicalAppSpec {
 }
 
 /** A deployable web app with `hostnames` as endpoints on `port`. */
-export function webApp(name: string, hostnames: readonly string[], options: { port?: number; min?: number; deploy?: boolean } = {}): CanonicalAppSpec {
+export function webApp(
+  name: string,
+  hostnames: readonly string[],
+  options: { port?: number; min?: number; deploy?: boolean } = {},
+): CanonicalAppSpec {
   return specOf(`name: ${name}
 deploy: ${options.deploy ?? true}
 processes:

@@ -15,33 +15,60 @@ async function wakeTarget(plane: ControlPlane, app: string): Promise<any> {
 }
 
 async function waitForReadiness(plane: ControlPlane, app: string, readiness: string, timeoutMs = 15_000): Promise<any> {
-  return waitForState(plane, async () => {
-    const target = await wakeTarget(plane, app);
-    return target?.readiness === readiness ? target : undefined;
-  }, `${app} ${readiness}`, timeoutMs);
+  return waitForState(
+    plane,
+    async () => {
+      const target = await wakeTarget(plane, app);
+      return target?.readiness === readiness ? target : undefined;
+    },
+    `${app} ${readiness}`,
+    timeoutMs,
+  );
 }
 
 test('the wake gateway scales a process up from zero, proxies, shares one scale-up among 50 concurrent requests, scales down when idle, and times out with 504 for an app that never gets ready', async (t) => {
   const [lazyPort, stuckPort] = [await freePort(), await freePort()];
-  const { plane, config } = await startWithApps(t, [
-    { name: 'lazy', hostname: 'lazy.example.test', port: lazyPort, min: 0 },
-    { name: 'stuck', hostname: 'stuck.example.test', port: stuckPort, min: 0, neverReady: true },
-  ], { SVC_WAKE_IDLE_TIMEOUT: '1h' });
+  const { plane, config } = await startWithApps(
+    t,
+    [
+      { name: 'lazy', hostname: 'lazy.example.test', port: lazyPort, min: 0 },
+      { name: 'stuck', hostname: 'stuck.example.test', port: stuckPort, min: 0, neverReady: true },
+    ],
+    { SVC_WAKE_IDLE_TIMEOUT: '1h' },
+  );
 
   // Deployed with zero allocations, routed through the gateway in the tunnel config.
   const zero = await waitForReadiness(plane, 'lazy', 'scaled_to_zero');
   t.is(zero.desiredCount, 0);
-  const tunnel = await waitForReconciled(controllers(plane), async () => {
-    const ingress = (await request(`${plane.url}/api/tunnel/ingress`)).body;
-    return ingress.hostnames.includes('lazy.example.test') && ingress.hostnames.includes('stuck.example.test') ? ingress : undefined;
-  }, { what: 'both hostnames routed' });
-  t.deepEqual(tunnel.rules.find((r: { hostname: string }) => r.hostname === 'lazy.example.test'), { hostname: 'lazy.example.test', service: plane.url, app: 'lazy', process: 'web', viaGateway: true });
+  const tunnel = await waitForReconciled(
+    controllers(plane),
+    async () => {
+      const ingress = (await request(`${plane.url}/api/tunnel/ingress`)).body;
+      return ingress.hostnames.includes('lazy.example.test') && ingress.hostnames.includes('stuck.example.test')
+        ? ingress
+        : undefined;
+    },
+    { what: 'both hostnames routed' },
+  );
+  t.deepEqual(
+    tunnel.rules.find((r: { hostname: string }) => r.hostname === 'lazy.example.test'),
+    { hostname: 'lazy.example.test', service: plane.url, app: 'lazy', process: 'web', viaGateway: true },
+  );
   const file = YAML.parse(fs.readFileSync(config.tunnelConfigFile, 'utf8'));
   t.deepEqual(file.ingress.at(-1), { service: 'http_status:404' });
-  t.deepEqual(file.ingress.slice(0, 2).map((r: { hostname: string }) => r.hostname).sort(), ['lazy.example.test', 'stuck.example.test']);
+  t.deepEqual(
+    file.ingress
+      .slice(0, 2)
+      .map((r: { hostname: string }) => r.hostname)
+      .sort(),
+    ['lazy.example.test', 'stuck.example.test'],
+  );
 
   // A first request (host-based) wakes the process: scaled, path and Host preserved, wakeTimeout removed.
-  const first = await hostRequest(`${plane.url}/hello/there?x=1&wakeTimeout=20s`, { host: 'lazy.example.test', headers: { 'edge-access-jwt-assertion': 'forged', 'x-forwarded-for': '6.6.6.6' } });
+  const first = await hostRequest(`${plane.url}/hello/there?x=1&wakeTimeout=20s`, {
+    host: 'lazy.example.test',
+    headers: { 'edge-access-jwt-assertion': 'forged', 'x-forwarded-for': '6.6.6.6' },
+  });
   t.is(first.status, 200, first.text);
   t.is(first.headers['x-svc-wake-gateway'], 'true');
   t.is(first.headers['x-svc-wake-action'], 'scaled');
@@ -59,22 +86,31 @@ test('the wake gateway scales a process up from zero, proxies, shares one scale-
 
   // The explicit form strips the prefix, streams a POST body both ways.
   const payload = Buffer.alloc(3 * 1024 * 1024, 7);
-  const echoed = await hostRequest(`${plane.url}/api/wake-gateway/lazy.example.test/upload`, { method: 'POST', body: payload });
+  const echoed = await hostRequest(`${plane.url}/api/wake-gateway/lazy.example.test/upload`, {
+    method: 'POST',
+    body: payload,
+  });
   t.is(echoed.status, 200);
   t.is(echoed.text.length, payload.length);
 
   // Idle: a sweep an hour later scales it back to zero (the app controller keeps the count at 0).
   t.deepEqual(await plane.routing.idle.sweep(Date.now() + 2 * 3_600_000), ['lazy/web']);
   // Readiness says scaled_to_zero as soon as the desired count is 0; the draining instance leaves the registry after.
-  const drained = await waitForState(plane, async () => {
-    const target = await wakeTarget(plane, 'lazy');
-    return target?.readiness === 'scaled_to_zero' && target.instances.total === 0 ? target : undefined;
-  }, 'lazy scaled to zero with no instance left');
+  const drained = await waitForState(
+    plane,
+    async () => {
+      const target = await wakeTarget(plane, 'lazy');
+      return target?.readiness === 'scaled_to_zero' && target.instances.total === 0 ? target : undefined;
+    },
+    'lazy scaled to zero with no instance left',
+  );
   t.is(drained.instances.total, 0);
 
   // 50 concurrent first requests: exactly one scale-up, all succeed.
   const before = plane.routing.gateway.stats.scaleUps;
-  const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => hostRequest(`${plane.url}/burst/${i}`, { host: 'lazy.example.test' })));
+  const answers = await Promise.all(
+    Array.from({ length: 50 }, (_, i) => hostRequest(`${plane.url}/burst/${i}`, { host: 'lazy.example.test' })),
+  );
   t.deepEqual([...new Set(answers.map((a) => a.status))], [200]);
   t.is(plane.routing.gateway.stats.scaleUps - before, 1);
   t.is(new Set(answers.map((a) => a.json().pid)).size, 1);
@@ -82,13 +118,18 @@ test('the wake gateway scales a process up from zero, proxies, shares one scale-
   const actions = answers.map((a) => a.headers['x-svc-wake-action']);
   t.true(actions.includes('scaled'));
   t.true(actions.every((action) => action === 'scaled' || action === 'ready'));
-  const allocations = (await (await plane.reconcilers.targets.get()).listAllocations({ app: 'lazy' })).filter((a) => a.status === 'running');
+  const allocations = (await (await plane.reconcilers.targets.get()).listAllocations({ app: 'lazy' })).filter(
+    (a) => a.status === 'running',
+  );
   t.is(allocations.length, 1);
 
   // A WebSocket-style upgrade is proxied and the raw stream flows both ways.
   const upgraded = await new Promise<string>((resolve, reject) => {
     // `/ws` is also the event stream's path on the API: a public Host must reach the app instead.
-    const req = http.request(`${plane.url}/ws`, { agent: false, headers: { host: 'lazy.example.test', connection: 'Upgrade', upgrade: 'websocket' } });
+    const req = http.request(`${plane.url}/ws`, {
+      agent: false,
+      headers: { host: 'lazy.example.test', connection: 'Upgrade', upgrade: 'websocket' },
+    });
     req.on('upgrade', (res, socket) => {
       socket.write('ping');
       socket.once('data', (data: Buffer) => {

@@ -5,7 +5,9 @@ import { freePort, hostRequest, startWithApps } from './wake-harness.js';
 
 /** A local IPv4 address that is not loopback: a peer connecting from it is outside the trusted boundary. */
 function nonLoopbackAddress(): string | undefined {
-  return Object.values(os.networkInterfaces()).flat().find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
+  return Object.values(os.networkInterfaces())
+    .flat()
+    .find((a) => a !== undefined && a.family === 'IPv4' && !a.internal)?.address;
 }
 
 test('the wake gateway forwards as a proxy should: hop-by-hop headers dropped both ways, repeated response headers kept, forwarded headers set, 502 when the upstream hangs up, aborted when the client leaves, HEAD answered', async (t) => {
@@ -14,12 +16,19 @@ test('the wake gateway forwards as a proxy should: hop-by-hop headers dropped bo
 
   const seen = await hostRequest(`${plane.url}/headers?wakeTimeout=20s`, {
     host: 'fwd.example.test',
-    headers: { connection: 'keep-alive, x-client-hop', 'x-client-hop': 'secret', 'proxy-authorization': 'Basic c2VjcmV0', te: 'trailers', 'x-custom': 'kept' },
+    headers: {
+      connection: 'keep-alive, x-client-hop',
+      'x-client-hop': 'secret',
+      'proxy-authorization': 'Basic c2VjcmV0',
+      te: 'trailers',
+      'x-custom': 'kept',
+    },
   });
   t.is(seen.status, 200, seen.text);
   const headers = seen.json().headers as Record<string, string>;
   t.is(headers['x-custom'], 'kept');
-  for (const dropped of ['x-client-hop', 'proxy-authorization', 'te']) t.false(dropped in headers, `${dropped} reached the app`);
+  for (const dropped of ['x-client-hop', 'proxy-authorization', 'te'])
+    t.false(dropped in headers, `${dropped} reached the app`);
   t.is(headers.host, 'fwd.example.test');
   t.is(headers['x-forwarded-host'], 'fwd.example.test');
   t.is(headers['x-forwarded-proto'], 'http');
@@ -52,7 +61,8 @@ test('the wake gateway forwards as a proxy should: hop-by-hop headers dropped bo
   });
   // The app's close happens on its own event loop: ask it (each ask is a round trip, no timer) until it tells, for 2 s at most.
   let closed = '';
-  for (const deadline = Date.now() + 2_000; closed !== '1' && Date.now() < deadline;) closed = (await hostRequest(`${plane.url}/streams-closed`, { host: 'fwd.example.test' })).text;
+  for (const deadline = Date.now() + 2_000; closed !== '1' && Date.now() < deadline;)
+    closed = (await hostRequest(`${plane.url}/streams-closed`, { host: 'fwd.example.test' })).text;
   t.is(closed, '1');
 
   const head = await hostRequest(`${plane.url}/headers`, { host: 'fwd.example.test', method: 'HEAD' });
@@ -63,21 +73,39 @@ test('the wake gateway forwards as a proxy should: hop-by-hop headers dropped bo
 
 const external = nonLoopbackAddress();
 // Needs a network interface besides loopback (every peer on loopback is trusted by design).
-(external === undefined ? test.skip : test)('a peer outside the loopback boundary cannot forge edge identity or forwarded headers', async (t) => {
-  const port = await freePort();
-  const { plane } = await startWithApps(t, [{ name: 'edge', hostname: 'edge.example.test', port, min: 1 }], { SVC_HOST: '0.0.0.0' });
-  const url = `http://${external!}:${new URL(plane.url).port}`;
+(external === undefined ? test.skip : test)(
+  'a peer outside the loopback boundary cannot forge edge identity or forwarded headers',
+  async (t) => {
+    const port = await freePort();
+    const { plane } = await startWithApps(t, [{ name: 'edge', hostname: 'edge.example.test', port, min: 1 }], {
+      SVC_HOST: '0.0.0.0',
+    });
+    const url = `http://${external!}:${new URL(plane.url).port}`;
 
-  const forged = { 'edge-access-jwt-assertion': 'forged', 'cf-access-authenticated-user-email': 'root@example.test', 'x-real-ip': '6.6.6.6', 'x-forwarded-for': '6.6.6.6', 'x-forwarded-host': 'evil.example.test', forwarded: 'for=6.6.6.6' };
-  const fromOutside = await hostRequest(`${url}/who?wakeTimeout=20s`, { host: 'edge.example.test', headers: forged });
-  t.is(fromOutside.status, 200, fromOutside.text);
-  const outside = fromOutside.json().headers as Record<string, string>;
-  for (const name of ['edge-access-jwt-assertion', 'cf-access-authenticated-user-email', 'x-real-ip', 'forwarded']) t.false(name in outside, `${name} reached the app`);
-  t.is(outside['x-forwarded-for'], external);
-  t.is(outside['x-forwarded-host'], 'edge.example.test');
+    const forged = {
+      'edge-access-jwt-assertion': 'forged',
+      'cf-access-authenticated-user-email': 'root@example.test',
+      'x-real-ip': '6.6.6.6',
+      'x-forwarded-for': '6.6.6.6',
+      'x-forwarded-host': 'evil.example.test',
+      forwarded: 'for=6.6.6.6',
+    };
+    const fromOutside = await hostRequest(`${url}/who?wakeTimeout=20s`, { host: 'edge.example.test', headers: forged });
+    t.is(fromOutside.status, 200, fromOutside.text);
+    const outside = fromOutside.json().headers as Record<string, string>;
+    for (const name of ['edge-access-jwt-assertion', 'cf-access-authenticated-user-email', 'x-real-ip', 'forwarded'])
+      t.false(name in outside, `${name} reached the app`);
+    t.is(outside['x-forwarded-for'], external);
+    t.is(outside['x-forwarded-host'], 'edge.example.test');
 
-  // The same headers from a loopback peer (the local tunnel daemon) are kept.
-  const fromLoopback = (await hostRequest(`http://127.0.0.1:${new URL(plane.url).port}/who`, { host: 'edge.example.test', headers: forged })).json().headers as Record<string, string>;
-  t.is(fromLoopback['edge-access-jwt-assertion'], 'forged');
-  t.is(fromLoopback['x-forwarded-for'], '6.6.6.6,127.0.0.1');
-});
+    // The same headers from a loopback peer (the local tunnel daemon) are kept.
+    const fromLoopback = (
+      await hostRequest(`http://127.0.0.1:${new URL(plane.url).port}/who`, {
+        host: 'edge.example.test',
+        headers: forged,
+      })
+    ).json().headers as Record<string, string>;
+    t.is(fromLoopback['edge-access-jwt-assertion'], 'forged');
+    t.is(fromLoopback['x-forwarded-for'], '6.6.6.6,127.0.0.1');
+  },
+);

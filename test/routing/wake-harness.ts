@@ -32,7 +32,6 @@ server.listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
 `;
 
-
 export { git } from '../helpers/plane-with-apps.js';
 
 /** A free TCP port on loopback. */
@@ -72,23 +71,42 @@ ${app.neverReady ? 'env:\n  NEVER_READY: "1"\n' : ''}endpoints:
 }
 
 /** A running control plane with the given apps committed and released. */
-export async function startWithApps(t: ExecutionContext, apps: readonly WakeAppSpec[], env: Record<string, string> = {}): Promise<{ plane: ControlPlane; config: SvcConfig }> {
-  const { plane, config } = await startPlaneWithApps(t, { server: APP_SERVER, apps: apps.map((app) => ({ name: app.name, spec: wakeSpec(app) })), env });
+export async function startWithApps(
+  t: ExecutionContext,
+  apps: readonly WakeAppSpec[],
+  env: Record<string, string> = {},
+): Promise<{ plane: ControlPlane; config: SvcConfig }> {
+  const { plane, config } = await startPlaneWithApps(t, {
+    server: APP_SERVER,
+    apps: apps.map((app) => ({ name: app.name, spec: wakeSpec(app) })),
+    env,
+  });
   return { plane, config };
 }
 
 /** A plain HTTP request with a chosen Host header (fetch cannot set Host). */
-export function hostRequest(url: string, options: { host?: string; method?: string; body?: string | Buffer; headers?: Record<string, string> } = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; json: () => any }> {
+export function hostRequest(
+  url: string,
+  options: { host?: string; method?: string; body?: string | Buffer; headers?: Record<string, string> } = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string; json: () => any }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: options.method ?? 'GET', agent: false, headers: { ...(options.host ? { host: options.host } : {}), ...options.headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
-      });
-      res.on('error', reject);
-    });
+    const req = http.request(
+      url,
+      {
+        method: options.method ?? 'GET',
+        agent: false,
+        headers: { ...(options.host ? { host: options.host } : {}), ...options.headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json: () => JSON.parse(text) });
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(options.body);
   });
@@ -98,7 +116,12 @@ export function hostRequest(url: string, options: { host?: string; method?: stri
  * Resolves with the first truthy value of `check`, re-evaluated on every registry change,
  * allocation change and reconcile (no polling), bounded by a timeout.
  */
-export async function waitForState<T>(plane: ControlPlane, check: () => Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitForState<T>(
+  plane: ControlPlane,
+  check: () => Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const scheduler = await plane.reconcilers.targets.get();
   return waitForChange(
     [

@@ -17,7 +17,10 @@ test.after.always(() => cluster?.stop());
 
 test.serial('PostgresTools dumps a database and restores it over later changes', async (t) => {
   cluster.psql('CREATE DATABASE ledger');
-  await tools.query('ledger', 'CREATE TABLE entries (id serial PRIMARY KEY, amount integer NOT NULL); INSERT INTO entries (amount) VALUES (5), (7)');
+  await tools.query(
+    'ledger',
+    'CREATE TABLE entries (id serial PRIMARY KEY, amount integer NOT NULL); INSERT INTO entries (amount) VALUES (5), (7)',
+  );
   const dump = path.join(tempDir(t), 'ledger.dump');
   await tools.dump('ledger', dump);
   t.is(fs.readFileSync(dump).subarray(0, 5).toString(), 'PGDMP', 'custom format');
@@ -28,10 +31,13 @@ test.serial('PostgresTools dumps a database and restores it over later changes',
 
 test.serial('PostgresTools rolls a failing restore back entirely', async (t) => {
   cluster.psql('CREATE DATABASE shop');
-  await tools.query('shop', 'CREATE TABLE items (name text); INSERT INTO items VALUES (\'kept\')');
+  await tools.query('shop', "CREATE TABLE items (name text); INSERT INTO items VALUES ('kept')");
   const broken = path.join(tempDir(t), 'broken.dump');
   fs.writeFileSync(broken, 'PGDMP this is not a dump');
-  await t.throwsAsync(() => tools.restore('shop', broken), { instanceOf: UnavailableError, message: /pg_restore failed/ });
+  await t.throwsAsync(() => tools.restore('shop', broken), {
+    instanceOf: UnavailableError,
+    message: /pg_restore failed/,
+  });
   t.is((await tools.query('shop', 'SELECT name FROM items')).trim(), 'kept');
 });
 
@@ -40,15 +46,28 @@ test.serial('PostgresTools applies declared migrations once and refuses an edite
   const dir = tempDir(t);
   fs.writeFileSync(path.join(dir, '001_create.sql'), 'CREATE TABLE notes (id serial PRIMARY KEY, body text NOT NULL);');
   fs.writeFileSync(path.join(dir, '002_seed.sql'), "INSERT INTO notes (body) VALUES ('first');");
-  t.deepEqual(await tools.applyMigrations('app', dir), { applied: ['001_create.sql', '002_seed.sql'], alreadyApplied: [] });
-  t.deepEqual(await tools.applyMigrations('app', dir), { applied: [], alreadyApplied: ['001_create.sql', '002_seed.sql'] });
+  t.deepEqual(await tools.applyMigrations('app', dir), {
+    applied: ['001_create.sql', '002_seed.sql'],
+    alreadyApplied: [],
+  });
+  t.deepEqual(await tools.applyMigrations('app', dir), {
+    applied: [],
+    alreadyApplied: ['001_create.sql', '002_seed.sql'],
+  });
   t.is((await tools.query('app', 'SELECT count(*) FROM notes')).trim(), '1');
   fs.writeFileSync(path.join(dir, '003_bad.sql'), 'INSERT INTO notes (body) VALUES (NULL);');
   await t.throwsAsync(() => tools.applyMigrations('app', dir), { instanceOf: UnavailableError });
-  t.is((await tools.query('app', "SELECT count(*) FROM svc_schema_migrations WHERE filename = '003_bad.sql'")).trim(), '0', 'a failed file is not recorded');
+  t.is(
+    (await tools.query('app', "SELECT count(*) FROM svc_schema_migrations WHERE filename = '003_bad.sql'")).trim(),
+    '0',
+    'a failed file is not recorded',
+  );
   fs.writeFileSync(path.join(dir, '002_seed.sql'), "INSERT INTO notes (body) VALUES ('changed');");
   fs.rmSync(path.join(dir, '003_bad.sql'));
-  await t.throwsAsync(() => tools.applyMigrations('app', dir), { instanceOf: ValidationError, message: /changed after it was applied/ });
+  await t.throwsAsync(() => tools.applyMigrations('app', dir), {
+    instanceOf: ValidationError,
+    message: /changed after it was applied/,
+  });
 });
 
 test('PostgresTools refuses a database name that is not a portable identifier', async (t) => {

@@ -9,7 +9,13 @@ import { SnapshotFolder } from '../../platform/snapshots/snapshot-folder.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 async function startS3(dir: string): Promise<{ endpoint: string; close: () => Promise<void> }> {
-  const server = new S3rver({ port: 0, address: '127.0.0.1', directory: dir, silent: true, configureBuckets: [{ name: 'backups', configs: [] }] });
+  const server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    directory: dir,
+    silent: true,
+    configureBuckets: [{ name: 'backups', configs: [] }],
+  });
   const address = (await server.run()) as { port: number };
   return { endpoint: `http://127.0.0.1:${address.port}`, close: () => server.close() };
 }
@@ -28,14 +34,29 @@ test('S3Snapshots exports, lists and imports dumps through an S3-compatible serv
 
   const uploaded = await remote.upload('backups', 'ledger-api', source, dump.filename);
   t.is(uploaded.key, 'snapshots/ledger-api/ledger_manual_none_20260101T000000.dump');
-  t.deepEqual((await remote.list('backups', 'ledger-api')).map((r) => [r.filename, r.sizeBytes]), [[dump.filename, bytes.length]]);
+  t.deepEqual(
+    (await remote.list('backups', 'ledger-api')).map((r) => [r.filename, r.sizeBytes]),
+    [[dump.filename, bytes.length]],
+  );
   t.deepEqual(await remote.list('backups', 'other-app'), []);
 
   const target = new SnapshotFolder(path.join(root, 'b'));
   const imported = await remote.download('backups', 'ledger-api', uploaded.key, target);
-  t.true(fs.readFileSync(target.pathOf(imported.filename)).equals(bytes), 'export then import round-trips byte-identical');
+  t.true(
+    fs.readFileSync(target.pathOf(imported.filename)).equals(bytes),
+    'export then import round-trips byte-identical',
+  );
   t.is(fs.statSync(target.pathOf(imported.filename)).mode & 0o777, 0o600);
-  await t.throwsAsync(() => remote.download('backups', 'ledger-api', uploaded.key, target), { instanceOf: ValidationError, message: /never overwrite/ });
-  await t.throwsAsync(() => remote.download('backups', 'ledger-api', 'snapshots/other-app/ledger_manual_none_20260101T000000.dump', target), { instanceOf: ValidationError, message: /outside snapshots\/ledger-api\// });
-  await t.throwsAsync(() => remote.download('backups', 'ledger-api', 'snapshots/ledger-api/../../etc/passwd', target), { instanceOf: ValidationError });
+  await t.throwsAsync(() => remote.download('backups', 'ledger-api', uploaded.key, target), {
+    instanceOf: ValidationError,
+    message: /never overwrite/,
+  });
+  await t.throwsAsync(
+    () =>
+      remote.download('backups', 'ledger-api', 'snapshots/other-app/ledger_manual_none_20260101T000000.dump', target),
+    { instanceOf: ValidationError, message: /outside snapshots\/ledger-api\// },
+  );
+  await t.throwsAsync(() => remote.download('backups', 'ledger-api', 'snapshots/ledger-api/../../etc/passwd', target), {
+    instanceOf: ValidationError,
+  });
 });

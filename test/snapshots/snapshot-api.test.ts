@@ -13,25 +13,42 @@ test.before(async () => {
 });
 test.after.always(() => cluster?.stop());
 
-const git = (cwd: string, ...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], { cwd, stdio: 'ignore' });
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.test', ...args], { cwd, stdio: 'ignore' });
 
 test('the versioned snapshot routes queue durable operations behind an Idempotency-Key and restore through them', async (t) => {
   cluster.psql('CREATE DATABASE ledger');
   cluster.psql('CREATE TABLE entries (amount integer); INSERT INTO entries VALUES (42)', 'ledger');
-  const config = testConfig(t, { SVC_POSTGRES_HOST: cluster.host, SVC_POSTGRES_PORT: String(cluster.port), SVC_POSTGRES_USER: cluster.user, SVC_POSTGRES_BIN_DIR: cluster.binDir });
+  const config = testConfig(t, {
+    SVC_POSTGRES_HOST: cluster.host,
+    SVC_POSTGRES_PORT: String(cluster.port),
+    SVC_POSTGRES_USER: cluster.user,
+    SVC_POSTGRES_BIN_DIR: cluster.binDir,
+  });
   const snapshotsDir = path.join(path.dirname(config.dataDir), 'snapshots');
   const app = path.join(config.appsDir, 'ledger-api');
   fs.mkdirSync(path.join(app, 'migrations'), { recursive: true });
-  fs.writeFileSync(path.join(app, 'infraspec.yaml'), 'name: ledger-api\ninfrastructure:\n  postgres:\n    database: ledger\nmigrations: migrations\nsnapshots:\n  keep: 1\nprocesses:\n  web:\n    port: 8080\n');
+  fs.writeFileSync(
+    path.join(app, 'infraspec.yaml'),
+    'name: ledger-api\ninfrastructure:\n  postgres:\n    database: ledger\nmigrations: migrations\nsnapshots:\n  keep: 1\nprocesses:\n  web:\n    port: 8080\n',
+  );
   fs.writeFileSync(path.join(app, 'migrations', '001_note.sql'), 'ALTER TABLE entries ADD COLUMN note text;');
   fs.mkdirSync(path.join(config.appsDir, 'plain'));
-  fs.writeFileSync(path.join(config.appsDir, 'plain', 'infraspec.yaml'), 'name: plain\nprocesses:\n  web:\n    port: 8080\n');
+  fs.writeFileSync(
+    path.join(config.appsDir, 'plain', 'infraspec.yaml'),
+    'name: plain\nprocesses:\n  web:\n    port: 8080\n',
+  );
   git(config.appsDir, 'init', '-q', '-b', 'main');
   git(config.appsDir, 'add', '-A');
   git(config.appsDir, 'commit', '-q', '-m', 'apps');
   const plane = await startTestControlPlane(t, { ...config, snapshotsDir });
-  await waitForReconciled([plane.reconcilers.specController], async () => (await request(`${plane.url}/api/apps/ledger-api`)).status === 200, { what: 'ledger-api discovered' });
-  const post = (url: string, key: string | undefined, json: unknown = {}) => request(`${plane.url}${url}`, { method: 'POST', json, headers: key ? { 'idempotency-key': key } : {} });
+  await waitForReconciled(
+    [plane.reconcilers.specController],
+    async () => (await request(`${plane.url}/api/apps/ledger-api`)).status === 200,
+    { what: 'ledger-api discovered' },
+  );
+  const post = (url: string, key: string | undefined, json: unknown = {}) =>
+    request(`${plane.url}${url}`, { method: 'POST', json, headers: key ? { 'idempotency-key': key } : {} });
 
   const missingKey = await post('/api/v1/apps/ledger-api/snapshots', undefined);
   t.is(missingKey.status, 400);
@@ -51,8 +68,15 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
   t.is(fs.statSync(path.join(snapshotsDir, filename)).mode & 0o777, 0o600);
 
   cluster.psql('UPDATE entries SET amount = 0', 'ledger');
-  t.is((await post(`/api/v1/apps/ledger-api/snapshots/${filename}/restore`, 'restore-0', {})).status, 400, 'confirm is required');
-  const restore = await post(`/api/v1/apps/ledger-api/snapshots/${filename}/restore`, 'restore-1', { confirm: true, preRestore: true });
+  t.is(
+    (await post(`/api/v1/apps/ledger-api/snapshots/${filename}/restore`, 'restore-0', {})).status,
+    400,
+    'confirm is required',
+  );
+  const restore = await post(`/api/v1/apps/ledger-api/snapshots/${filename}/restore`, 'restore-1', {
+    confirm: true,
+    preRestore: true,
+  });
   t.is(restore.status, 202);
   const reused = await post(`/api/v1/apps/ledger-api/snapshots/${filename}/restore`, 'restore-1', { confirm: true });
   t.is(reused.status, 422, 'the key was used for a different request');
@@ -65,13 +89,21 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
   t.is(receipt.result.database, 'ledger');
   t.is(cluster.psql('SELECT amount FROM entries', 'ledger').trim(), '42');
   const events = await request(`${plane.url}/api/events?type=snapshot.restored`);
-  t.is(events.body.events?.[0]?.metadata?.correlationKey ?? events.body[0]?.metadata?.correlationKey, 'ledger-api:snapshots');
+  t.is(
+    events.body.events?.[0]?.metadata?.correlationKey ?? events.body[0]?.metadata?.correlationKey,
+    'ledger-api:snapshots',
+  );
 
-  const traversal = await post('/api/v1/apps/ledger-api/snapshots/..%2F..%2Fetc%2Fpasswd/restore', 'restore-3', { confirm: true });
+  const traversal = await post('/api/v1/apps/ledger-api/snapshots/..%2F..%2Fetc%2Fpasswd/restore', 'restore-3', {
+    confirm: true,
+  });
   t.true(traversal.status === 400 || traversal.status === 404, `status ${traversal.status}`);
 
   const preview = await request(`${plane.url}/api/v1/apps/ledger-api/snapshots/retention`);
-  t.deepEqual(preview.body.entries.map((e: { action: string }) => e.action), ['keep', 'would-prune']);
+  t.deepEqual(
+    preview.body.entries.map((e: { action: string }) => e.action),
+    ['keep', 'would-prune'],
+  );
   const pruned = await post('/api/v1/apps/ledger-api/snapshots/retention', 'prune-1', { confirm: true });
   t.is(pruned.status, 200);
   t.is(pruned.body.deleted.length, 1);
@@ -82,19 +114,33 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
   t.is(retried.body.operation.id, migrate.body.operation.id, 'a retry with the same key queues nothing new');
   const migrated = await plane.deploys.worker.waitFor(migrate.body.operation.id);
   t.is(migrated.status, 'succeeded', JSON.stringify(migrated));
-  t.is(cluster.psql("SELECT count(*) FROM information_schema.columns WHERE table_name = 'entries' AND column_name = 'note'", 'ledger').trim(), '1');
+  t.is(
+    cluster
+      .psql(
+        "SELECT count(*) FROM information_schema.columns WHERE table_name = 'entries' AND column_name = 'note'",
+        'ledger',
+      )
+      .trim(),
+    '1',
+  );
   const again = await post('/api/v1/apps/ledger-api/migrations', 'migrate-1', { ref: 'main', confirm: true });
   t.is(again.body.operation.id, migrate.body.operation.id);
-  t.is(cluster.psql("SELECT count(*) FROM svc_schema_migrations", 'ledger').trim(), '1', 'the migration ran once');
+  t.is(cluster.psql('SELECT count(*) FROM svc_schema_migrations', 'ledger').trim(), '1', 'the migration ran once');
   const migrationOps = (await request(`${plane.url}/api/operations/active`)).body;
   t.false(JSON.stringify(migrationOps).includes('app.migrate'), 'no second migration queued');
 
   const noDb = await post('/api/v1/apps/plain/snapshots', 'plain-1');
   t.is(noDb.status, 422);
   t.is(noDb.body.error.code, 'no_postgres');
-  const legacy = await request(`${plane.url}/api/apps/ledger-api/snapshots/restore`, { method: 'POST', json: { snapshot: '20000101T000000', confirm: true } });
+  const legacy = await request(`${plane.url}/api/apps/ledger-api/snapshots/restore`, {
+    method: 'POST',
+    json: { snapshot: '20000101T000000', confirm: true },
+  });
   t.is(legacy.status, 400);
   t.is(legacy.body.error.code, 'snapshot_not_found');
   const readiness = await request(`${plane.url}/api/operator/snapshot-readiness`);
-  t.deepEqual(readiness.body.apps.map((a: { app: string }) => a.app), ['ledger-api']);
+  t.deepEqual(
+    readiness.body.apps.map((a: { app: string }) => a.app),
+    ['ledger-api'],
+  );
 });

@@ -32,13 +32,21 @@ test('SnapshotFolder lists only regular files with valid names, ignoring links a
   fs.mkdirSync(path.join(folder.dir, 'ledger_manual_none_20260104T000000.dump'));
   fs.writeFileSync(path.join(folder.dir, 'notes.txt'), 'x');
   stage(folder, 'half-written');
-  t.deepEqual(folder.list().map((e) => e.filename), ['ledger_predeploy_abcdef1_20260102T000000.dump', 'ledger_manual_none_20260101T000000.dump']);
+  t.deepEqual(
+    folder.list().map((e) => e.filename),
+    ['ledger_predeploy_abcdef1_20260102T000000.dump', 'ledger_manual_none_20260101T000000.dump'],
+  );
   t.throws(() => folder.pathOf('ledger_manual_none_20260103T000000.dump'), { instanceOf: NotFoundError });
 });
 
 test('SnapshotFolder refuses names that could escape the folder', (t) => {
   const folder = new SnapshotFolder(path.join(tempDir(t), 'snapshots'));
-  for (const name of ['../ledger_manual_none_20260101T000000.dump', '/etc/passwd', '..', 'ledger_manual_none_20260101T000000.dump/../x']) {
+  for (const name of [
+    '../ledger_manual_none_20260101T000000.dump',
+    '/etc/passwd',
+    '..',
+    'ledger_manual_none_20260101T000000.dump/../x',
+  ]) {
     t.throws(() => folder.pathOf(name), { instanceOf: ValidationError }, name);
   }
 });

@@ -42,10 +42,28 @@ test('SnapshotService takes, restores with a safety snapshot, prunes, migrates, 
   t.teardown(() => store.db.close());
   const validation = validateInfraspec(SPEC);
   t.true(validation.valid);
-  upsertAppSpec(store.db, { name: 'ledger-api', file: 'ledger-api/infraspec.yaml', spec: validation.spec, findings: [], generation: 'g1' });
-  upsertAppSpec(store.db, { name: 'plain', file: 'plain/infraspec.yaml', spec: validateInfraspec('name: plain\nprocesses:\n  w:\n    command: x\n').spec, findings: [], generation: 'g2' });
+  upsertAppSpec(store.db, {
+    name: 'ledger-api',
+    file: 'ledger-api/infraspec.yaml',
+    spec: validation.spec,
+    findings: [],
+    generation: 'g1',
+  });
+  upsertAppSpec(store.db, {
+    name: 'plain',
+    file: 'plain/infraspec.yaml',
+    spec: validateInfraspec('name: plain\nprocesses:\n  w:\n    command: x\n').spec,
+    findings: [],
+    generation: 'g2',
+  });
 
-  const s3server = new S3rver({ port: 0, address: '127.0.0.1', directory: path.join(root, 's3'), silent: true, configureBuckets: [{ name: 'backups', configs: [] }] });
+  const s3server = new S3rver({
+    port: 0,
+    address: '127.0.0.1',
+    directory: path.join(root, 's3'),
+    silent: true,
+    configureBuckets: [{ name: 'backups', configs: [] }],
+  });
   const { port } = (await s3server.run()) as { port: number };
   t.teardown(() => s3server.close());
   const s3 = new S3Snapshots({ endpoint: `http://127.0.0.1:${port}`, accessKey: 'S3RVER', secretKey: 'S3RVER' });
@@ -70,12 +88,18 @@ test('SnapshotService takes, restores with a safety snapshot, prunes, migrates, 
   t.regex(receipt.safetySnapshot ?? '', /^ledger_prerestore_none_/);
   t.is(receipt.database, 'ledger');
   t.is(cluster.psql('SELECT amount FROM entries', 'ledger').trim(), '10');
-  t.deepEqual(events.map((e) => [e.type, e.metadata?.correlationKey]), [['snapshot.restored', 'ledger-api:snapshots']]);
+  t.deepEqual(
+    events.map((e) => [e.type, e.metadata?.correlationKey]),
+    [['snapshot.restored', 'ledger-api:snapshots']],
+  );
 
   await service.take('ledger-api', 'manual');
   t.is(service.inventory('ledger-api').snapshots.length, 3);
   const preview = service.retentionPreview('ledger-api');
-  t.deepEqual(preview.entries.map((e) => e.action), ['keep', 'keep', 'would-prune']);
+  t.deepEqual(
+    preview.entries.map((e) => e.action),
+    ['keep', 'keep', 'would-prune'],
+  );
   t.is(service.inventory('ledger-api').snapshots.length, 3, 'preview deletes nothing');
   const applied = await service.applyRetention('ledger-api');
   t.deepEqual(applied.deleted, [first.filename]);
@@ -90,15 +114,29 @@ test('SnapshotService takes, restores with a safety snapshot, prunes, migrates, 
 
   const exported = await service.exportLatest('ledger-api');
   t.is(exported.filename, service.inventory('ledger-api').snapshots[0]!.filename);
-  t.deepEqual((await service.listRemote('ledger-api')).map((r) => r.key), [exported.key]);
+  t.deepEqual(
+    (await service.listRemote('ledger-api')).map((r) => r.key),
+    [exported.key],
+  );
   fs.rmSync(path.join(root, 'snapshots', exported.filename));
   const imported = await service.importRemote('ledger-api', exported.key);
   t.is(imported.filename, exported.filename);
-  t.true(events.some((e) => e.type === 'snapshot.exported') && events.some((e) => e.type === 'snapshot.imported') && events.some((e) => e.type === 'snapshot.retention.applied'));
+  t.true(
+    events.some((e) => e.type === 'snapshot.exported') &&
+      events.some((e) => e.type === 'snapshot.imported') &&
+      events.some((e) => e.type === 'snapshot.retention.applied'),
+  );
 
   const readiness = service.readiness();
-  t.deepEqual(readiness.apps.map((a) => a.app), ['ledger-api'], 'only apps declaring a database are app-owned');
+  t.deepEqual(
+    readiness.apps.map((a) => a.app),
+    ['ledger-api'],
+    'only apps declaring a database are app-owned',
+  );
   t.is(readiness.apps[0]!.export.configured, true);
-  t.throws(() => service.inventory('plain'), { instanceOf: UnprocessableError, message: /declares no infrastructure.postgres.database/ });
+  t.throws(() => service.inventory('plain'), {
+    instanceOf: UnprocessableError,
+    message: /declares no infrastructure.postgres.database/,
+  });
   await t.throwsAsync(() => service.restore('ledger-api', '../../etc/passwd'), { instanceOf: ValidationError });
 });

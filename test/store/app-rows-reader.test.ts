@@ -22,5 +22,8 @@ test('AppRowsReader lists what listApps lists, re-parsing only rows whose stored
   t.deepEqual(third[1]?.release, { commit: 'c0ffee', dir: '/releases/b' });
   t.deepEqual(third, listApps(db));
   removeApp(db, 'a');
-  t.deepEqual(reader.list().map((r) => r.name), ['b']);
+  t.deepEqual(
+    reader.list().map((r) => r.name),
+    ['b'],
+  );
 });

@@ -15,8 +15,14 @@ test('every control and knowledge migration applies to a fresh database', (t) =>
   });
   t.is(control.migrations.applied.length, CONTROL_MIGRATIONS.length);
   t.is(knowledge.migrations.applied.length, KNOWLEDGE_MIGRATIONS.length);
-  t.deepEqual(appliedMigrations(control.db).map((m) => m.version), CONTROL_MIGRATIONS.map((m) => m.version));
-  t.deepEqual(appliedMigrations(knowledge.db).map((m) => m.name), KNOWLEDGE_MIGRATIONS.map((m) => m.name));
+  t.deepEqual(
+    appliedMigrations(control.db).map((m) => m.version),
+    CONTROL_MIGRATIONS.map((m) => m.version),
+  );
+  t.deepEqual(
+    appliedMigrations(knowledge.db).map((m) => m.name),
+    KNOWLEDGE_MIGRATIONS.map((m) => m.name),
+  );
   t.regex(knowledge.vecVersion, /^v\d+\.\d+\.\d+/);
 });
 
@@ -41,7 +47,10 @@ test('migrate applies only new migrations on a second run', (t) => {
   t.is(migrate(db, first).applied.length, 1);
   const second = [...first, { version: 2, name: 'two', sql: 'CREATE TABLE b (y INTEGER)' }];
   const result = migrate(db, second);
-  t.deepEqual(result.applied.map((m) => m.name), ['two']);
+  t.deepEqual(
+    result.applied.map((m) => m.name),
+    ['two'],
+  );
   t.is(result.latest, 2);
   t.is(migrate(db, second).applied.length, 0);
 });
@@ -58,7 +67,9 @@ test('migrate refuses a migration edited after it was applied', (t) => {
 test('migrate refuses gaps, and runs on a database a newer release migrated further, reporting what is ahead', (t) => {
   const db = openDatabase(path.join(tempDir(t), 'm.db'));
   t.teardown(() => db.close());
-  t.throws(() => migrate(db, [{ version: 2, name: 'two', sql: 'SELECT 1' }]), { message: /expected 1: versions are contiguous/ });
+  t.throws(() => migrate(db, [{ version: 2, name: 'two', sql: 'SELECT 1' }]), {
+    message: /expected 1: versions are contiguous/,
+  });
   migrate(db, [
     { version: 1, name: 'one', sql: 'SELECT 1' },
     { version: 2, name: 'two', sql: 'SELECT 1' },
@@ -66,15 +77,23 @@ test('migrate refuses gaps, and runs on a database a newer release migrated furt
   // A platform rollback does not undo schema changes (spec "Versioning" 3): the older release runs on the newer schema.
   const older = migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 1' }]);
   t.deepEqual(older.applied, []);
-  t.deepEqual(older.ahead.map((m) => `${m.version}-${m.name}`), ['2-two']);
+  t.deepEqual(
+    older.ahead.map((m) => `${m.version}-${m.name}`),
+    ['2-two'],
+  );
   // An edited migration is still refused.
-  t.throws(() => migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 2' }]), { message: /changed after it was applied/ });
+  t.throws(() => migrate(db, [{ version: 1, name: 'one', sql: 'SELECT 2' }]), {
+    message: /changed after it was applied/,
+  });
 });
 
 test('a failing migration leaves no trace of itself', (t) => {
   const db = openDatabase(path.join(tempDir(t), 'm.db'));
   t.teardown(() => db.close());
-  t.throws(() => migrate(db, [{ version: 1, name: 'bad', sql: 'CREATE TABLE a (x INTEGER); THIS IS NOT SQL' }]), { any: true, message: /syntax error/ });
+  t.throws(() => migrate(db, [{ version: 1, name: 'bad', sql: 'CREATE TABLE a (x INTEGER); THIS IS NOT SQL' }]), {
+    any: true,
+    message: /syntax error/,
+  });
   t.deepEqual(appliedMigrations(db), []);
   t.is((db.prepare("SELECT count(*) AS n FROM sqlite_master WHERE name = 'a'").get() as { n: number }).n, 0);
 });

@@ -53,7 +53,12 @@ async function startApps(t: ExecutionContext<{ browser: Browser }>, env: Record<
     env,
     apps: [
       { name: 'hello', spec: spec('hello', hello, 'endpoints:\n  - url: hello.example.test\n') },
-      { name: 'greeter', spec: spec('greeter', greeter, 'env:\n  START_DELAY_MS: "1500"\n'), release: false, files: { 'server.mjs': SERVER, Dockerfile: DOCKERFILE } },
+      {
+        name: 'greeter',
+        spec: spec('greeter', greeter, 'env:\n  START_DELAY_MS: "1500"\n'),
+        release: false,
+        files: { 'server.mjs': SERVER, Dockerfile: DOCKERFILE },
+      },
     ],
   });
 }
@@ -63,17 +68,30 @@ async function startApps(t: ExecutionContext<{ browser: Browser }>, env: Record<
 // types, so they reach the page's globals through `globalThis` as `any`.
 /** Bytes transferred for the document and its assets, from the Resource Timing entries. */
 const firstLoad = () => {
-  const entries = [...(globalThis as any).performance.getEntriesByType('navigation'), ...(globalThis as any).performance.getEntriesByType('resource').filter((e: any) => String(e.name).includes('/ui/assets/'))];
+  const entries = [
+    ...(globalThis as any).performance.getEntriesByType('navigation'),
+    ...(globalThis as any).performance
+      .getEntriesByType('resource')
+      .filter((e: any) => String(e.name).includes('/ui/assets/')),
+  ];
   return { bytes: entries.reduce((sum: number, e: any) => sum + Number(e.transferSize), 0), files: entries.length };
 };
 const activeText = () => String((globalThis as any).document.activeElement?.textContent ?? '');
 
 /** Waits until the page shows no "Loading…" line. */
 async function settled(page: Page): Promise<void> {
-  await page.waitForFunction(() => !String((globalThis as any).document.body.innerText).includes('Loading…') && !String((globalThis as any).document.body.innerText).includes('Connecting…'));
+  await page.waitForFunction(
+    () =>
+      !String((globalThis as any).document.body.innerText).includes('Loading…') &&
+      !String((globalThis as any).document.body.innerText).includes('Connecting…'),
+  );
 }
 
-function noProblems(t: { deepEqual: (a: unknown, b: unknown, m?: string) => void }, watch: PageWatch, what: string): void {
+function noProblems(
+  t: { deepEqual: (a: unknown, b: unknown, m?: string) => void },
+  watch: PageWatch,
+  what: string,
+): void {
   t.deepEqual(watch.problems(), [], `${what}: console errors, failed requests or error responses`);
 }
 
@@ -90,13 +108,22 @@ test('the console shows every page at 375 px with a title, landmarks and no cons
   const { plane, config } = await startApps(t);
   // An app whose spec has an error: its page shows the finding as file:line:col.
   fs.mkdirSync(path.join(config.appsDir, 'broken'));
-  fs.writeFileSync(path.join(config.appsDir, 'broken', 'infraspec.yaml'), 'name: broken\ndeploy: true\nprocesses:\n  web:\n    port: 99999\n');
-  await waitForReconciled([plane.reconcilers.specController], () => getApp(plane.db, 'broken') !== undefined, { what: 'broken app discovered' });
+  fs.writeFileSync(
+    path.join(config.appsDir, 'broken', 'infraspec.yaml'),
+    'name: broken\ndeploy: true\nprocesses:\n  web:\n    port: 99999\n',
+  );
+  await waitForReconciled([plane.reconcilers.specController], () => getApp(plane.db, 'broken') !== undefined, {
+    what: 'broken app discovered',
+  });
   const { page, watch } = await newPage(t, t.context.browser, { width: 375 });
   const pages: [string, string, RegExp][] = [
     ['/', 'Apps · svc console', /hello/],
     ['/ui/apps/hello', 'hello · svc console', /Processes and allocations/],
-    ['/ui/apps/broken', 'broken · svc console', /broken\/infraspec\.yaml:5:11\s+error\s+schema\.maximum processes\.web\.port: 99999 is above the maximum of 65535/],
+    [
+      '/ui/apps/broken',
+      'broken · svc console',
+      /broken\/infraspec\.yaml:5:11\s+error\s+schema\.maximum processes\.web\.port: 99999 is above the maximum of 65535/,
+    ],
     ['/ui/inbox', 'Inbox · svc console', /Incidents/],
     ['/ui/events', 'Events and incidents · svc console', /Recent events/],
     ['/ui/operations', 'Operations · svc console', /Drain/],
@@ -115,7 +142,9 @@ test('the console shows every page at 375 px with a title, landmarks and no cons
     t.is(await page.getByRole('main').count(), 1, `${path}: main`);
     t.is(await page.getByRole('contentinfo').count(), 1, `${path}: contentinfo`);
     t.is(await page.locator('h1').count(), 1, `${path}: one h1`);
-    const overflow = await page.evaluate(() => Number((globalThis as any).document.documentElement.scrollWidth) - Number((globalThis as any).innerWidth));
+    const overflow = await page.evaluate(
+      () => Number((globalThis as any).document.documentElement.scrollWidth) - Number((globalThis as any).innerWidth),
+    );
     t.true(overflow <= 0, `${path} is ${overflow}px wider than the 375 px screen`);
   }
   t.truthy(loaded);
@@ -143,7 +172,11 @@ test('the console shows every page at 375 px with a title, landmarks and no cons
   t.regex(await dialog.innerText(), /Deploy hello at the given ref/);
   await page.keyboard.press('Escape');
   await dialog.waitFor({ state: 'hidden' });
-  t.is((await request(`${plane.url}/api/v1/deployments?app=hello`)).body.deployments.length, 0, 'a cancelled confirmation deploys nothing');
+  t.is(
+    (await request(`${plane.url}/api/v1/deployments?app=hello`)).body.deployments.length,
+    0,
+    'a cancelled confirmation deploys nothing',
+  );
   noProblems(t, watch, 'pages');
 });
 
@@ -159,7 +192,10 @@ test('a deploy from the console shows its steps arriving live, and an incident i
 
   await page.getByRole('button', { name: 'Deploy', exact: true }).click();
   const dialog = page.getByRole('dialog');
-  t.regex(await dialog.innerText(), /Deploy greeter at the given ref \(default HEAD\)\? Running processes are replaced\./);
+  t.regex(
+    await dialog.innerText(),
+    /Deploy greeter at the given ref \(default HEAD\)\? Running processes are replaced\./,
+  );
   await dialog.getByRole('button', { name: 'Confirm' }).click();
   const queued = await page.getByRole('status').filter({ hasText: 'Queued operation' }).innerText();
   t.regex(queued, /Queued operation op_\w+ \(app\.deploy, queued\) for deployment dep_\w+/);
@@ -168,23 +204,56 @@ test('a deploy from the console shows its steps arriving live, and an incident i
   await page.locator('[data-deployment][data-status="running"] [data-step]').first().waitFor({ timeout: 30_000 });
   const whileRunning = await page.locator('[data-status="running"] [data-step]').count();
   await page.locator('[data-deployment][data-status="succeeded"]').waitFor({ timeout: 90_000 });
-  const steps = await page.locator('[data-step]').evaluateAll((items) => items.map((li) => `${li.getAttribute('data-step')}:${li.getAttribute('data-step-status')}`));
+  const steps = await page
+    .locator('[data-step]')
+    .evaluateAll((items) =>
+      items.map((li) => `${li.getAttribute('data-step')}:${li.getAttribute('data-step-status')}`),
+    );
   t.log(`steps seen while running: ${whileRunning}; at the end: ${steps.join(' ')}`);
   t.true(whileRunning >= 1 && whileRunning < steps.length, 'steps arrived one by one');
-  for (const step of ['clone:succeeded', 'build:succeeded', 'submit:succeeded', 'healthy:succeeded', 'cleanup:succeeded']) t.true(steps.includes(step), step);
+  for (const step of [
+    'clone:succeeded',
+    'build:succeeded',
+    'submit:succeeded',
+    'healthy:succeeded',
+    'cleanup:succeeded',
+  ])
+    t.true(steps.includes(step), step);
   // The stream carried the deploy's event; the page reloaded the app from it.
-  await page.waitForFunction(() => String((globalThis as any).document.querySelector('#app-conditions + *')?.textContent ?? '').includes('JobsSubmitted'), undefined, { timeout: 30_000 });
-  t.true(frames.some((f) => f.includes('"deploy.succeeded"') && f.includes('"greeter"')), 'deploy.succeeded arrived on the event stream');
+  await page.waitForFunction(
+    () =>
+      String((globalThis as any).document.querySelector('#app-conditions + *')?.textContent ?? '').includes(
+        'JobsSubmitted',
+      ),
+    undefined,
+    { timeout: 30_000 },
+  );
+  t.true(
+    frames.some((f) => f.includes('"deploy.succeeded"') && f.includes('"greeter"')),
+    'deploy.succeeded arrived on the event stream',
+  );
 
   // An incident recorded elsewhere appears live and is acknowledged from the console.
   await page.getByRole('link', { name: 'Events' }).click();
   await settled(page);
-  const recorded = await request(`${plane.url}/api/events`, { method: 'POST', json: { type: 'disk.full', severity: 'critical', app: 'greeter', source: 'console-test', title: 'Disk of greeter is full' } });
+  const recorded = await request(`${plane.url}/api/events`, {
+    method: 'POST',
+    json: {
+      type: 'disk.full',
+      severity: 'critical',
+      app: 'greeter',
+      source: 'console-test',
+      title: 'Disk of greeter is full',
+    },
+  });
   t.is(recorded.status, 201, recorded.text);
   const row = page.locator('[data-incident]').filter({ hasText: 'Disk of greeter is full' });
   await row.waitFor();
   await row.getByRole('button', { name: 'Acknowledge' }).click();
-  t.regex(await page.getByRole('status').filter({ hasText: 'acknowledge' }).innerText(), /Done: acknowledge matched 1 event\(s\), 1 changed\./);
+  t.regex(
+    await page.getByRole('status').filter({ hasText: 'acknowledge' }).innerText(),
+    /Done: acknowledge matched 1 event\(s\), 1 changed\./,
+  );
   const event = (await request(`${plane.url}/api/events/${recorded.body.event.id}`)).body;
   t.like(event.acknowledgement, { by: 'console' });
   await row.waitFor({ state: 'detached' });
@@ -199,14 +268,24 @@ test('with SVC_API_TOKEN set the console shows a sign-in prompt and no data unti
   page.on('websocket', (ws) => sockets.push(ws.url()));
   const apiBodies: { url: string; status: number; text: string }[] = [];
   page.on('response', (response) => {
-    if (new URL(response.url()).pathname.startsWith('/api/')) void response.text().then((text) => apiBodies.push({ url: response.url(), status: response.status(), text }), () => undefined);
+    if (new URL(response.url()).pathname.startsWith('/api/'))
+      void response.text().then(
+        (text) => apiBodies.push({ url: response.url(), status: response.status(), text }),
+        () => undefined,
+      );
   });
   await page.goto(`${plane.url}/ui/apps`);
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
   t.is(await page.title(), 'Sign in · svc console');
   const before = apiBodies.length;
-  t.true(apiBodies.every((r) => r.status === 401), JSON.stringify(apiBodies));
-  t.false(apiBodies.some((r) => /hello|greeter/.test(r.text)), 'no app data before signing in');
+  t.true(
+    apiBodies.every((r) => r.status === 401),
+    JSON.stringify(apiBodies),
+  );
+  t.false(
+    apiBodies.some((r) => /hello|greeter/.test(r.text)),
+    'no app data before signing in',
+  );
   t.deepEqual(sockets, [], 'no event stream before signing in');
   t.is(await page.locator('text=greeter').count(), 0);
 
@@ -221,9 +300,15 @@ test('with SVC_API_TOKEN set the console shows a sign-in prompt and no data unti
   await page.getByText('live', { exact: true }).waitFor();
   t.is(sockets.length, 1);
   t.false(sockets[0]!.includes(token), 'the token is not in the stream URL');
-  t.false(watch.responses.some((r) => r.url.includes(token)), 'the token is in no URL');
+  t.false(
+    watch.responses.some((r) => r.url.includes(token)),
+    'the token is in no URL',
+  );
   t.is(await page.evaluate(() => Number((globalThis as any).localStorage.length)), 0, 'nothing in local storage');
   t.is(await page.evaluate(() => (globalThis as any).sessionStorage.getItem('svc.console.token') as string), token);
   // The only failures are the refused calls before signing in.
-  t.deepEqual(watch.problems((p) => / 401\b|status of 401/.test(p)), []);
+  t.deepEqual(
+    watch.problems((p) => / 401\b|status of 401/.test(p)),
+    [],
+  );
 });

@@ -13,7 +13,11 @@ import { startHarness } from '../knowledge/knowledge-harness.js';
 const test = anyTest as TestFn<{ browser: Browser }>;
 
 async function settled(page: Page): Promise<void> {
-  await page.waitForFunction(() => !String((globalThis as any).document.body.innerText).includes('Loading…') && !String((globalThis as any).document.body.innerText).includes('Connecting…'));
+  await page.waitForFunction(
+    () =>
+      !String((globalThis as any).document.body.innerText).includes('Loading…') &&
+      !String((globalThis as any).document.body.innerText).includes('Connecting…'),
+  );
 }
 
 test.before(async (t) => {
@@ -27,9 +31,20 @@ test.after.always(async (t) => {
 
 test('the admin dashboard shows health, ranking, latency per path and a namespace evaluation, and the belief debugger inspects a node from search to explain-rank', async (t) => {
   const h = await startHarness(t);
-  const billing = await h.write('ops', { content: 'The billing service listens on port 8080', labels: ['billing'], source_id: 'wiki' });
-  const search = await h.write('ops', { content: 'The search service listens on port 9200', labels: ['search'], source_id: 'runbook' });
-  t.is((await h.call('POST', `/v1/namespaces/ops/nodes/${billing.node_id}/validate`, { reason: 'checked by ops' })).status, 200);
+  const billing = await h.write('ops', {
+    content: 'The billing service listens on port 8080',
+    labels: ['billing'],
+    source_id: 'wiki',
+  });
+  const search = await h.write('ops', {
+    content: 'The search service listens on port 9200',
+    labels: ['search'],
+    source_id: 'runbook',
+  });
+  t.is(
+    (await h.call('POST', `/v1/namespaces/ops/nodes/${billing.node_id}/validate`, { reason: 'checked by ops' })).status,
+    200,
+  );
   for (const text of ['billing port', 'search service', 'port']) await h.retrieve('ops', { text });
 
   const { page, watch } = await newPage(t, t.context.browser, { width: 375 });
@@ -74,7 +89,9 @@ test('the admin dashboard shows health, ranking, latency per path and a namespac
   const explained = await card.getByLabel('Explain-rank answer').innerText();
   t.true(explained.includes(billing.node_id) && explained.includes(search.node_id), explained.slice(0, 300));
 
-  const overflow = await page.evaluate(() => Number((globalThis as any).document.documentElement.scrollWidth) - Number((globalThis as any).innerWidth));
+  const overflow = await page.evaluate(
+    () => Number((globalThis as any).document.documentElement.scrollWidth) - Number((globalThis as any).innerWidth),
+  );
   t.true(overflow <= 0, `the dashboard is ${overflow}px wider than the 375 px screen`);
   t.deepEqual(watch.problems(), []);
 });
@@ -94,11 +111,17 @@ test('with tenant tokens the admin dashboard asks for an admin token before show
   await page.getByLabel('Access token').fill('team:read:reader-secret-1');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('alert').filter({ hasText: 'lacks the permission' }).waitFor();
-  t.false(adminCalls.some((c) => c.status === 200), 'a read token sees nothing');
+  t.false(
+    adminCalls.some((c) => c.status === 200),
+    'a read token sees nothing',
+  );
   await page.getByLabel('Access token').fill(admin);
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Knowledge store' }).waitFor();
   await settled(page);
   t.regex(await page.locator('#ranking').innerText(), /queries passed/);
-  t.deepEqual(watch.problems((p) => /\b40[13]\b/.test(p)), []);
+  t.deepEqual(
+    watch.problems((p) => /\b40[13]\b/.test(p)),
+    [],
+  );
 });

@@ -37,7 +37,10 @@ test('the console is served at / and /ui/... with no-cache, a strict CSP and onl
   t.notRegex(html, /<script(?![^>]*\bsrc=)[^>]*>/, 'no inline script');
   t.notRegex(html, /https?:\/\//, 'no other origin (no CDN)');
   const assets = assetsOf(html);
-  t.true(assets.some((a) => /\/main-[A-Z0-9]+\.js$/.test(a)) && assets.some((a) => a.endsWith('.css')), assets.join(' '));
+  t.true(
+    assets.some((a) => /\/main-[A-Z0-9]+\.js$/.test(a)) && assets.some((a) => a.endsWith('.css')),
+    assets.join(' '),
+  );
   for (const asset of assets) {
     const plain = await fetch(`${plane.url}${asset}`, { headers: { 'accept-encoding': 'identity' } });
     t.is(plain.status, 200, asset);
@@ -46,7 +49,10 @@ test('the console is served at / and /ui/... with no-cache, a strict CSP and onl
     const br = await fetch(`${plane.url}${asset}`, { headers: { 'accept-encoding': 'br, gzip' } });
     t.is(br.headers.get('content-encoding'), 'br');
     t.regex(br.headers.get('vary') ?? '', /Accept-Encoding/i);
-    t.true(Number(br.headers.get('content-length')) < (await plain.arrayBuffer()).byteLength, 'the compressed copy is smaller');
+    t.true(
+      Number(br.headers.get('content-length')) < (await plain.arrayBuffer()).byteLength,
+      'the compressed copy is smaller',
+    );
   }
   const js = await (await fetch(`${plane.url}${assets.find((a) => a.endsWith('.js'))!}`)).text();
   t.false(/\beval\(|new Function\(/.test(js), 'the bundle uses no eval');
@@ -58,7 +64,12 @@ test('the console is served at / and /ui/... with no-cache, a strict CSP and onl
 
 test('the asset route answers 404 for unknown, nested or dot names and leaves other methods to the API', async (t) => {
   const plane = await startTestControlPlane(t);
-  for (const p of ['/ui/assets/main-NOPE1234.js', '/ui/assets/%2e%2e%2findex.html', '/ui/assets/.hidden-ABCDEFGH.js', '/ui/assets/sub/main-ABCDEFGH.js']) {
+  for (const p of [
+    '/ui/assets/main-NOPE1234.js',
+    '/ui/assets/%2e%2e%2findex.html',
+    '/ui/assets/.hidden-ABCDEFGH.js',
+    '/ui/assets/sub/main-ABCDEFGH.js',
+  ]) {
     const res = await request(`${plane.url}${p}`);
     t.is(res.status, 404, p);
     t.truthy(res.body.error?.code, p);

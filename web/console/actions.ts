@@ -22,10 +22,12 @@ let catalogue: Promise<readonly ActionDescriptor[]> | undefined;
 
 /** The catalogue, loaded once per page load. */
 export function loadCatalogue(): Promise<readonly ActionDescriptor[]> {
-  catalogue ??= api<{ actions: ActionDescriptor[] }>('/api/operator/actions').then((r) => r.actions).catch((error: unknown) => {
-    catalogue = undefined;
-    throw error;
-  });
+  catalogue ??= api<{ actions: ActionDescriptor[] }>('/api/operator/actions')
+    .then((r) => r.actions)
+    .catch((error: unknown) => {
+      catalogue = undefined;
+      throw error;
+    });
   return catalogue;
 }
 
@@ -33,8 +35,14 @@ function useAction(id: string): ActionDescriptor | undefined {
   const [action, setAction] = useState<ActionDescriptor | undefined>(undefined);
   useEffect(() => {
     let live = true;
-    loadCatalogue().then((all) => { if (live) setAction(all.find((a) => a.id === id)); }).catch(() => undefined);
-    return () => { live = false; };
+    loadCatalogue()
+      .then((all) => {
+        if (live) setAction(all.find((a) => a.id === id));
+      })
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
   }, [id]);
   return action;
 }
@@ -47,8 +55,10 @@ function randomKey(): string {
 /** What an action answered, summarised for the operator. */
 function summary(result: any): string {
   const operation = result?.operation;
-  if (operation?.id) return `Queued operation ${operation.id} (${operation.kind ?? 'operation'}, ${operation.status ?? 'queued'})${result.deploymentId ? ` for deployment ${result.deploymentId}` : ''}.`;
-  if (typeof result?.action === 'string' && typeof result?.matched === 'number') return `Done: ${result.action} matched ${result.matched} event(s), ${result.changed?.length ?? 0} changed.`;
+  if (operation?.id)
+    return `Queued operation ${operation.id} (${operation.kind ?? 'operation'}, ${operation.status ?? 'queued'})${result.deploymentId ? ` for deployment ${result.deploymentId}` : ''}.`;
+  if (typeof result?.action === 'string' && typeof result?.matched === 'number')
+    return `Done: ${result.action} matched ${result.matched} event(s), ${result.changed?.length ?? 0} changed.`;
   if (result?.status) return `Done: ${result.status}.`;
   return 'Done.';
 }
@@ -69,7 +79,10 @@ export function ActionButton(props: ActionButtonProps) {
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>(undefined);
   if (action === undefined) return null;
-  const promptText = action.confirmation.prompt === null ? null : action.confirmation.prompt.replace(/\{(\w+)\}/g, (_, name: string) => props.params[name] ?? '');
+  const promptText =
+    action.confirmation.prompt === null
+      ? null
+      : action.confirmation.prompt.replace(/\{(\w+)\}/g, (_, name: string) => props.params[name] ?? '');
   const run = async () => {
     dialog.current?.close();
     setBusy(true);
@@ -77,7 +90,11 @@ export function ActionButton(props: ActionButtonProps) {
     try {
       const headers: Record<string, string> = {};
       if (action.headers.some((h) => h.name === 'Idempotency-Key')) headers['Idempotency-Key'] = randomKey();
-      const result = await api(fillPath(action.path, props.params), { method: action.method, body: props.body ?? {}, headers });
+      const result = await api(fillPath(action.path, props.params), {
+        method: action.method,
+        body: props.body ?? {},
+        headers,
+      });
       setOutcome({ ok: true, text: summary(result) });
       props.onDone?.(result);
     } catch (error) {
@@ -96,7 +113,9 @@ export function ActionButton(props: ActionButtonProps) {
       <button type="button" class=${danger ? 'danger' : ''} disabled=${busy} onClick=${click} data-action=${action.id}
         title=${`${action.title} (risk ${action.risk})`}>${props.label ?? action.title}</button>
       ${outcome ? html`<span role="status" class=${outcome.ok ? 'notice' : 'error'}>${outcome.text}</span>` : null}
-      ${action.confirmation.required ? html`
+      ${
+        action.confirmation.required
+          ? html`
         <dialog ref=${dialog} aria-labelledby=${`confirm-${action.id}`}>
           <h2 id=${`confirm-${action.id}`}>${action.title}</h2>
           <p>${promptText}</p>
@@ -105,6 +124,8 @@ export function ActionButton(props: ActionButtonProps) {
             <button type="button" class="danger" onClick=${() => void run()}>Confirm</button>
             <button type="button" onClick=${() => dialog.current?.close()}>Cancel</button>
           </div>
-        </dialog>` : null}
+        </dialog>`
+          : null
+      }
     </span>`;
 }

@@ -9,7 +9,15 @@ import { sessionToken } from '../shared/session.js';
 /** One message of the stream: an event recorded or changed. */
 export interface StreamChange {
   readonly kind: 'recorded' | 'updated';
-  readonly event: { readonly id: string; readonly app: string | null; readonly type: string; readonly severity: string; readonly title: string; readonly state: string; readonly occurredAt: string };
+  readonly event: {
+    readonly id: string;
+    readonly app: string | null;
+    readonly type: string;
+    readonly severity: string;
+    readonly title: string;
+    readonly state: string;
+    readonly occurredAt: string;
+  };
 }
 
 type Listener = (change: StreamChange) => void;

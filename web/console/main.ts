@@ -32,9 +32,21 @@ const NAV = [
   { href: '/ui/platform', label: 'Platform' },
 ];
 
-const TITLES: Record<string, string> = { apps: 'Apps', inbox: 'Inbox', events: 'Events and incidents', operations: 'Operations', routing: 'Routing', platform: 'Platform', 'not-found': 'Not found' };
+const TITLES: Record<string, string> = {
+  apps: 'Apps',
+  inbox: 'Inbox',
+  events: 'Events and incidents',
+  operations: 'Operations',
+  routing: 'Routing',
+  platform: 'Platform',
+  'not-found': 'Not found',
+};
 
-type AuthState = { readonly kind: 'checking' } | { readonly kind: 'signed-in'; readonly label: string } | { readonly kind: 'sign-in'; readonly reason: SignInReason } | { readonly kind: 'failed'; readonly error: Error };
+type AuthState =
+  | { readonly kind: 'checking' }
+  | { readonly kind: 'signed-in'; readonly label: string }
+  | { readonly kind: 'sign-in'; readonly reason: SignInReason }
+  | { readonly kind: 'failed'; readonly error: Error };
 
 function Page() {
   const path = usePath();
@@ -43,14 +55,22 @@ function Page() {
     if (route.page !== 'app') document.title = `${TITLES[route.page] ?? 'svc'} · svc console`;
   }, [path]);
   switch (route.page) {
-    case 'apps': return html`<${AppsPage} />`;
-    case 'app': return html`<${AppPage} key=${route.app} app=${route.app} />`;
-    case 'inbox': return html`<${InboxPage} />`;
-    case 'events': return html`<${EventsPage} />`;
-    case 'operations': return html`<${OperationsPage} />`;
-    case 'routing': return html`<${RoutingPage} />`;
-    case 'platform': return html`<${PlatformPage} />`;
-    default: return html`<h1>Not found</h1><p>No console page at <code>${path}</code>.</p>`;
+    case 'apps':
+      return html`<${AppsPage} />`;
+    case 'app':
+      return html`<${AppPage} key=${route.app} app=${route.app} />`;
+    case 'inbox':
+      return html`<${InboxPage} />`;
+    case 'events':
+      return html`<${EventsPage} />`;
+    case 'operations':
+      return html`<${OperationsPage} />`;
+    case 'routing':
+      return html`<${RoutingPage} />`;
+    case 'platform':
+      return html`<${PlatformPage} />`;
+    default:
+      return html`<h1>Not found</h1><p>No console page at <code>${path}</code>.</p>`;
   }
 }
 
@@ -74,10 +94,14 @@ function Console() {
         else if (error.status !== 401) setAuth({ kind: 'failed', error });
       });
   }, []);
-  useEffect(() => onSignInNeeded((reason) => {
-    stopEventStream();
-    setAuth({ kind: 'sign-in', reason });
-  }), []);
+  useEffect(
+    () =>
+      onSignInNeeded((reason) => {
+        stopEventStream();
+        setAuth({ kind: 'sign-in', reason });
+      }),
+    [],
+  );
   useEffect(check, [check]);
   useEffect(() => {
     if (auth.kind === 'signed-in') startEventStream();
@@ -94,7 +118,9 @@ function Console() {
     stopEventStream();
     setAuth({ kind: 'sign-in', reason: 'missing' });
   };
-  const current = NAV.find((n) => path === n.href || path.startsWith(`${n.href}/`))?.href ?? (path === '/' || path === '/ui' ? '/ui/apps' : '');
+  const current =
+    NAV.find((n) => path === n.href || path.startsWith(`${n.href}/`))?.href ??
+    (path === '/' || path === '/ui' ? '/ui/apps' : '');
   return html`<${Frame} product="svc console" nav=${NAV} current=${current} onNavigate=${linkClick}
     footer=${html`<${Footer} label=${auth.label} onSignOut=${signOut} />`}><${Page} /><//>`;
 }

@@ -15,7 +15,8 @@ export function navigate(href: string): void {
 
 /** A click handler for in-page links: a plain click navigates in place, modified clicks open as usual. */
 export function linkClick(href: string, event: MouseEvent): void {
-  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey)
+    return;
   event.preventDefault();
   navigate(href);
   document.getElementById('main')?.focus();

@@ -33,16 +33,21 @@ function Versions(props: { ns: string; id: string }) {
     const history: any[] = n.history ?? [];
     return html`
       <${Chart} title="Confidence and utility per version (transaction time)" unit="score" x=${history.map((h) => seconds(h.tx_from))}
-        ys=${[history.map((h) => h.confidence), history.map((h) => h.utility)]} series=${[{ label: 'confidence', color: '#1f5fbf' }, { label: 'utility', color: '#1b7f3b' }]} height=${150} />
+        ys=${[history.map((h) => h.confidence), history.map((h) => h.utility)]} series=${[
+          { label: 'confidence', color: '#1f5fbf' },
+          { label: 'utility', color: '#1b7f3b' },
+        ]} height=${150} />
       <div class="table-wrap"><table>
         <caption class="visually-hidden">Versions over valid and transaction time</caption>
         <thead><tr><th scope="col">Version</th><th scope="col">Change</th><th scope="col">Valid</th><th scope="col">Recorded</th><th scope="col">Confidence</th></tr></thead>
-        <tbody>${history.map((h) => html`<tr data-version=${h.version}>
+        <tbody>${history.map(
+          (h) => html`<tr data-version=${h.version}>
           <td>${h.version}${h.retracted ? html` <${Badge} value="warning" label="retracted" />` : null}</td><td>${h.change}</td>
           <td>${utcTime(h.valid_from)} → ${h.valid_to ? utcTime(h.valid_to) : 'now'}</td>
           <td>${utcTime(h.tx_from)} → ${h.tx_to ? utcTime(h.tx_to) : 'now'}</td>
           <td>${num(h.confidence, 3)}</td>
-        </tr>`)}</tbody>
+        </tr>`,
+        )}</tbody>
       </table></div>`;
   }}<//>`;
 }
@@ -51,14 +56,19 @@ function SourceTrust(props: { ns: string; source: string; credibility: number })
   const trust = useResource<any>(`/admin/api/source-trust?${q({ ns: props.ns, source_id: props.source })}`);
   return html`<div class="card">
     <h4><code>${props.source}</code> credibility ${num(props.credibility, 3)}</h4>
-    <${Loaded} resource=${trust}>${(t: any) => html`<${Chart} title=${`Credibility of ${props.source}`} unit="credibility"
+    <${Loaded} resource=${trust}>${(
+      t: any,
+    ) => html`<${Chart} title=${`Credibility of ${props.source}`} unit="credibility"
       x=${t.timeline.map((p: any) => seconds(p.tx_time))} ys=${[t.timeline.map((p: any) => p.source_credibility)]} series=${[{ label: 'credibility', color: '#6b3fa0' }]} height=${120} />`}<//>
   </div>`;
 }
 
 function Feedback(props: { ns: string; id: string }) {
   const feedback = useResource<any>(`/admin/api/feedback?${q({ ns: props.ns, node_id: props.id })}`);
-  return html`<${Loaded} resource=${feedback}>${(f: any) => f.events.length === 0 ? html`<p class="muted">No feedback events.</p>` : html`<ul>
+  return html`<${Loaded} resource=${feedback}>${(f: any) =>
+    f.events.length === 0
+      ? html`<p class="muted">No feedback events.</p>`
+      : html`<ul>
     ${f.events.map((e: any) => html`<li><${Badge} value=${e.action === 'refute' || e.action === 'stale' ? 'warning' : 'ok'} label=${e.action} /> ${utcTime(e.tx_time)} · source <code>${e.source_id}</code> ${num(e.previous_credibility, 2)} → ${num(e.source_credibility, 2)}${e.reason ? html` · ${e.reason}` : null}</li>`)}
   </ul>`}<//>`;
 }
@@ -82,14 +92,22 @@ function ScoreBreakdown(props: { ns: string; id: string; initial: string }) {
       <button type="submit">Score</button>
     </form>
     <${ErrorNote} error=${error} />
-    ${answer === undefined ? null : answer.results.length === 0 ? html`<p class="muted">No results.</p>` : html`<div class="table-wrap"><table>
+    ${
+      answer === undefined
+        ? null
+        : answer.results.length === 0
+          ? html`<p class="muted">No results.</p>`
+          : html`<div class="table-wrap"><table>
       <caption class="visually-hidden">Ranked results with their score breakdown</caption>
       <thead><tr><th scope="col">#</th><th scope="col">Node</th><th scope="col">Score</th><th scope="col">Similarity</th><th scope="col">Confidence</th><th scope="col">Recency</th><th scope="col">Utility</th></tr></thead>
-      <tbody>${answer.results.map((r: any, i: number) => html`<tr data-result=${r.id} class=${r.id === props.id ? 'selected' : ''}>
+      <tbody>${answer.results.map(
+        (r: any, i: number) => html`<tr data-result=${r.id} class=${r.id === props.id ? 'selected' : ''}>
         <td>${i + 1}</td><td>${r.id === props.id ? html`<strong>this node</strong>` : html`<code>${r.id.slice(0, 8)}</code>`}<div class="muted">${r.content.slice(0, 80)}</div></td>
         <td>${num(r.score, 3)}</td><td>${num(r.score_breakdown.similarity, 3)}</td><td>${num(r.score_breakdown.confidence, 3)}</td><td>${num(r.score_breakdown.recency, 3)}</td><td>${num(r.score_breakdown.utility, 3)}</td>
-      </tr>`)}</tbody>
-    </table></div>`}`;
+      </tr>`,
+      )}</tbody>
+    </table></div>`
+    }`;
 }
 
 function ExplainRank(props: { ns: string; id: string; others: readonly SearchResult[]; initialText: string }) {
@@ -101,7 +119,17 @@ function ExplainRank(props: { ns: string; id: string; others: readonly SearchRes
     event.preventDefault();
     setError(undefined);
     try {
-      setAnswer(await api('/admin/api/explain-rank', { method: 'POST', body: { namespace: props.ns, node_id: props.id, other_node_id: other.trim(), ...(text.trim() !== '' ? { text } : {}) } }));
+      setAnswer(
+        await api('/admin/api/explain-rank', {
+          method: 'POST',
+          body: {
+            namespace: props.ns,
+            node_id: props.id,
+            other_node_id: other.trim(),
+            ...(text.trim() !== '' ? { text } : {}),
+          },
+        }),
+      );
     } catch (e) {
       setError(e as Error);
     }
@@ -130,7 +158,13 @@ function Inspector(props: { ns: string; id: string; results: readonly SearchResu
       <h4>Feedback events</h4><${Feedback} ns=${props.ns} id=${props.id} />
       <h4>Conflicts</h4>
       ${b.contradictors.length === 0 ? html`<p class="muted">No conflicts.</p>` : html`<ul>${b.contradictors.map((c: any) => html`<li><${Badge} value="warning" label=${c.kind} /> <code>${c.other_node_id.slice(0, 8)}</code> ${c.other_text ?? ''} <span class="muted">confidence gap ${num(c.confidence_gap, 2)}</span></li>`)}</ul>`}
-      <h4>Score breakdown of a query</h4><${ScoreBreakdown} ns=${props.ns} id=${props.id} initial=${props.query || String(b.node.text ?? '').split(/\s+/).slice(0, 6).join(' ')} />
+      <h4>Score breakdown of a query</h4><${ScoreBreakdown} ns=${props.ns} id=${props.id} initial=${
+        props.query ||
+        String(b.node.text ?? '')
+          .split(/\s+/)
+          .slice(0, 6)
+          .join(' ')
+      } />
       <h4>Explain rank against another node</h4><${ExplainRank} ns=${props.ns} id=${props.id} others=${props.results} initialText=${props.query} />
     </div>`}<//>`;
 }
@@ -156,7 +190,8 @@ export function BeliefDebugger() {
       setError(e as Error);
     }
   };
-  const field = (name: 'ns' | 'q' | 'labels') => (e: Event) => setForm({ ...form, [name]: (e.target as HTMLInputElement).value });
+  const field = (name: 'ns' | 'q' | 'labels') => (e: Event) =>
+    setForm({ ...form, [name]: (e.target as HTMLInputElement).value });
   return html`
     <form class="inline" role="search" onSubmit=${run} aria-label="Search recent valid nodes">
       <label>Namespace<input name="ns" value=${form.ns} required onInput=${field('ns')} /></label>
@@ -165,16 +200,26 @@ export function BeliefDebugger() {
       <button type="submit" class="primary">Search</button>
     </form>
     <${ErrorNote} error=${error} />
-    ${search === undefined ? null : html`
+    ${
+      search === undefined
+        ? null
+        : html`
       <p aria-live="polite">${search.results.length} result(s) in <code>${search.ns}</code>.</p>
-      ${search.results.length === 0 ? null : html`<div class="table-wrap"><table>
+      ${
+        search.results.length === 0
+          ? null
+          : html`<div class="table-wrap"><table>
         <caption class="visually-hidden">Matching nodes</caption>
         <thead><tr><th scope="col">Node</th><th scope="col">Match</th><th scope="col" class="hide-narrow">Source</th><th scope="col">Confidence</th><th scope="col"></th></tr></thead>
-        <tbody>${search.results.map((r) => html`<tr data-search-result=${r.id}>
+        <tbody>${search.results.map(
+          (r) => html`<tr data-search-result=${r.id}>
           <td>${r.text.slice(0, 120)}<div class="muted"><code>${r.id.slice(0, 8)}</code> v${r.version} ${r.labels.join(', ')}</div></td>
           <td>${r.match_reason}</td><td class="hide-narrow"><code>${r.source_id ?? '—'}</code></td><td>${num(r.confidence, 2)}</td>
           <td><button type="button" aria-pressed=${selected === r.id} onClick=${() => setSelected(r.id)}>Inspect</button></td>
-        </tr>`)}</tbody>
-      </table></div>`}
-      ${selected === undefined ? null : html`<${Inspector} key=${selected} ns=${search.ns} id=${selected} results=${search.results} query=${search.q} />`}`}`;
+        </tr>`,
+        )}</tbody>
+      </table></div>`
+      }
+      ${selected === undefined ? null : html`<${Inspector} key=${selected} ns=${search.ns} id=${selected} results=${search.results} query=${search.q} />`}`
+    }`;
 }

@@ -26,7 +26,11 @@ const NAV = [
   { href: '#raw-heading', label: 'Raw metrics' },
 ];
 
-type AuthState = { readonly kind: 'checking' } | { readonly kind: 'signed-in' } | { readonly kind: 'sign-in'; readonly reason: SignInReason } | { readonly kind: 'failed'; readonly error: Error };
+type AuthState =
+  | { readonly kind: 'checking' }
+  | { readonly kind: 'signed-in' }
+  | { readonly kind: 'sign-in'; readonly reason: SignInReason }
+  | { readonly kind: 'failed'; readonly error: Error };
 
 function Dashboard() {
   const [auth, setAuth] = useState<AuthState>({ kind: 'checking' });

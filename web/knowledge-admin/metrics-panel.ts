@@ -26,7 +26,11 @@ interface Scrape {
 
 /** Reads `/metrics` now and every `intervalMs`, keeping the last 60 scrapes. */
 function useScrapes(intervalMs: number): { scrapes: readonly Scrape[]; text: string; error: Error | undefined } {
-  const [state, setState] = useState<{ scrapes: Scrape[]; text: string; error: Error | undefined }>({ scrapes: [], text: '', error: undefined });
+  const [state, setState] = useState<{ scrapes: Scrape[]; text: string; error: Error | undefined }>({
+    scrapes: [],
+    text: '',
+    error: undefined,
+  });
   useEffect(() => {
     let live = true;
     const read = () => {
@@ -36,7 +40,9 @@ function useScrapes(intervalMs: number): { scrapes: readonly Scrape[]; text: str
           const scrape = { at: Date.now() / 1000, samples: parseExposition(text) };
           setState((s) => ({ scrapes: [...s.scrapes, scrape].slice(-KEEP), text, error: undefined }));
         })
-        .catch((error: Error) => { if (live) setState((s) => ({ ...s, error })); });
+        .catch((error: Error) => {
+          if (live) setState((s) => ({ ...s, error }));
+        });
     };
     read();
     const timer = setInterval(read, intervalMs);
@@ -100,21 +106,37 @@ export function MetricsPanel() {
   const { scrapes, text, error } = useScrapes(5_000);
   const [filter, setFilter] = useState('svc_knowledge_');
   const x = useMemo(() => scrapes.map((s) => s.at), [scrapes]);
-  const rates = useMemo(() => [ratesOf(scrapes, 'svc_knowledge_writes_total'), ratesOf(scrapes, 'svc_knowledge_retrievals_total')], [scrapes]);
+  const rates = useMemo(
+    () => [ratesOf(scrapes, 'svc_knowledge_writes_total'), ratesOf(scrapes, 'svc_knowledge_retrievals_total')],
+    [scrapes],
+  );
   const latest = scrapes.at(-1)?.samples ?? [];
   const pathHistogram = latest.some((s) => s.name === `${PATH_HISTOGRAM}_bucket`);
-  const paths = pathHistogram ? [...new Set([...PATHS, ...labelValues(latest, `${PATH_HISTOGRAM}_bucket`, 'path')])] : ['all'];
-  const quantileSeries = (q: number) => paths.map((path) => scrapes.map((s) => {
-    const value = pathHistogram ? histogramQuantile(s.samples, PATH_HISTOGRAM, q, { path }) : histogramQuantile(s.samples, RETRIEVE_HISTOGRAM, q);
-    return value === undefined ? null : value * 1000;
-  }));
+  const paths = pathHistogram
+    ? [...new Set([...PATHS, ...labelValues(latest, `${PATH_HISTOGRAM}_bucket`, 'path')])]
+    : ['all'];
+  const quantileSeries = (q: number) =>
+    paths.map((path) =>
+      scrapes.map((s) => {
+        const value = pathHistogram
+          ? histogramQuantile(s.samples, PATH_HISTOGRAM, q, { path })
+          : histogramQuantile(s.samples, RETRIEVE_HISTOGRAM, q);
+        return value === undefined ? null : value * 1000;
+      }),
+    );
   const series = paths.map((path, i) => ({ label: path, color: COLORS[i % COLORS.length]! }));
-  const shown = text.split('\n').filter((line) => filter === '' || line.includes(filter)).join('\n');
+  const shown = text
+    .split('\n')
+    .filter((line) => filter === '' || line.includes(filter))
+    .join('\n');
   return html`
     <${ErrorNote} error=${error} />
     <section aria-labelledby="rates-heading"><h2 id="rates-heading">Write and retrieval rates</h2>
       <${Chart} title="Operations per second (sampled every 5 s while this page is open)" unit="/s" x=${x} ys=${rates}
-        series=${[{ label: 'writes', color: '#1f5fbf' }, { label: 'retrievals', color: '#1b7f3b' }]} />
+        series=${[
+          { label: 'writes', color: '#1f5fbf' },
+          { label: 'retrievals', color: '#1b7f3b' },
+        ]} />
     </section>
     <section aria-labelledby="latency-heading"><h2 id="latency-heading">Retrieval latency per path</h2>
       ${pathHistogram ? null : html`<p class="muted">The per-path histogram <code>${PATH_HISTOGRAM}</code> is not exported by this build: showing all retrievals.</p>`}
@@ -123,7 +145,9 @@ export function MetricsPanel() {
         <thead><tr><th scope="col">Path</th><th scope="col">p50 ms</th><th scope="col">p95 ms</th><th scope="col">p99 ms</th></tr></thead>
         <tbody>${paths.map((path) => {
           const q = (p: number) => {
-            const v = pathHistogram ? histogramQuantile(latest, PATH_HISTOGRAM, p, { path }) : histogramQuantile(latest, RETRIEVE_HISTOGRAM, p);
+            const v = pathHistogram
+              ? histogramQuantile(latest, PATH_HISTOGRAM, p, { path })
+              : histogramQuantile(latest, RETRIEVE_HISTOGRAM, p);
             return v === undefined ? 'no data' : num(v * 1000, 2);
           };
           return html`<tr data-path=${path}><th scope="row">${path}</th><td>${q(0.5)}</td><td>${q(0.95)}</td><td>${q(0.99)}</td></tr>`;

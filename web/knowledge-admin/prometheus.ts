@@ -24,28 +24,40 @@ export function parseExposition(text: string): Sample[] {
     const value = match[4] === '+Inf' ? Infinity : match[4] === '-Inf' ? -Infinity : Number(match[4]);
     if (Number.isNaN(value) && match[4] !== 'NaN') continue;
     const labels: Record<string, string> = {};
-    for (const label of (match[3] ?? '').matchAll(LABEL)) labels[label[1]!] = label[2]!.replace(/\\"/g, '"').replace(/\\n/g, '\n').replace(/\\\\/g, '\\');
+    for (const label of (match[3] ?? '').matchAll(LABEL))
+      labels[label[1]!] = label[2]!.replace(/\\"/g, '"').replace(/\\n/g, '\n').replace(/\\\\/g, '\\');
     samples.push({ name: match[1]!, labels, value });
   }
   return samples;
 }
 
 /** The sum of every sample named `name` (optionally only those whose labels match `where`). */
-export function total(samples: readonly Sample[], name: string, where: Record<string, string> = {}): number | undefined {
+export function total(
+  samples: readonly Sample[],
+  name: string,
+  where: Record<string, string> = {},
+): number | undefined {
   const matching = samples.filter((s) => s.name === name && Object.entries(where).every(([k, v]) => s.labels[k] === v));
   return matching.length === 0 ? undefined : matching.reduce((sum, s) => sum + s.value, 0);
 }
 
 /** Values of one label across the samples named `name`. */
 export function labelValues(samples: readonly Sample[], name: string, label: string): string[] {
-  return [...new Set(samples.filter((s) => s.name === name && s.labels[label] !== undefined).map((s) => s.labels[label]!))].sort();
+  return [
+    ...new Set(samples.filter((s) => s.name === name && s.labels[label] !== undefined).map((s) => s.labels[label]!)),
+  ].sort();
 }
 
 /**
  * The `q` quantile (0..1) of histogram `name` (its `_bucket` series) for the samples matching
  * `where`, in the histogram's unit; undefined without observations.
  */
-export function histogramQuantile(samples: readonly Sample[], name: string, q: number, where: Record<string, string> = {}): number | undefined {
+export function histogramQuantile(
+  samples: readonly Sample[],
+  name: string,
+  q: number,
+  where: Record<string, string> = {},
+): number | undefined {
   const byLe = new Map<number, number>();
   for (const s of samples) {
     if (s.name !== `${name}_bucket` || s.labels.le === undefined) continue;

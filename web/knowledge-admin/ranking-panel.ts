@@ -32,11 +32,16 @@ function NamespaceEval() {
     setBusy(true);
     setError(undefined);
     try {
-      const recent = await api<{ results: { id: string; text: string }[] }>(`/admin/api/search?ns=${encodeURIComponent(ns)}&limit=10`);
+      const recent = await api<{ results: { id: string; text: string }[] }>(
+        `/admin/api/search?ns=${encodeURIComponent(ns)}&limit=10`,
+      );
       const out: SelfCheck[] = [];
       for (const node of recent.results.filter((r) => r.text.trim() !== '')) {
         const query = probeQuery(node.text);
-        const answer = await api<{ results: { id: string }[] }>('/admin/api/retrieve', { method: 'POST', body: { namespace: ns, text: query, top_k: 10 } });
+        const answer = await api<{ results: { id: string }[] }>('/admin/api/retrieve', {
+          method: 'POST',
+          body: { namespace: ns, text: query, top_k: 10 },
+        });
         const index = answer.results.findIndex((r) => r.id === node.id);
         out.push({ id: node.id, query, rank: index < 0 ? null : index + 1 });
       }
@@ -56,7 +61,12 @@ function NamespaceEval() {
       <button type="submit" disabled=${busy}>${busy ? 'Evaluating…' : 'Evaluate'}</button>
     </form>
     <${ErrorNote} error=${error} />
-    ${checks === undefined ? null : n === 0 ? html`<p class="muted">no data: the namespace has no recent nodes with text.</p>` : html`
+    ${
+      checks === undefined
+        ? null
+        : n === 0
+          ? html`<p class="muted">no data: the namespace has no recent nodes with text.</p>`
+          : html`
       <ul class="stats" aria-label="Namespace evaluation">
         <li><span class="value">${n}</span> nodes probed</li>
         <li><span class="value">${hits(1)}/${n}</span> first</li>
@@ -67,7 +77,8 @@ function NamespaceEval() {
         <caption class="visually-hidden">Self-retrieval of recent nodes</caption>
         <thead><tr><th scope="col">Query</th><th scope="col">Rank</th></tr></thead>
         <tbody>${checks.map((c) => html`<tr><td>${c.query}<div class="muted"><code>${c.id}</code></div></td><td>${c.rank ?? 'not in top 10'}</td></tr>`)}</tbody>
-      </table></div>`}`;
+      </table></div>`
+    }`;
 }
 
 /** The ranking evaluation section. */

@@ -55,7 +55,9 @@ async function call(path: string, options: CallOptions, accept: string): Promise
     let message = response.statusText || `HTTP ${response.status}`;
     let details: Record<string, unknown> = {};
     try {
-      const body = (await response.json()) as { error?: { code?: string; message?: string; details?: Record<string, unknown> } };
+      const body = (await response.json()) as {
+        error?: { code?: string; message?: string; details?: Record<string, unknown> };
+      };
       code = body.error?.code ?? code;
       message = body.error?.message ?? message;
       details = body.error?.details ?? {};

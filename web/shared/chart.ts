@@ -59,14 +59,19 @@ export function Chart(props: ChartProps) {
       plot.current?.destroy();
       plot.current = new uPlot(options, data, el);
     } else plot.current.setData(data);
-    const observer = new ResizeObserver(() => plot.current?.setSize({ width: Math.max(240, el.clientWidth), height: props.height ?? 180 }));
+    const observer = new ResizeObserver(() =>
+      plot.current?.setSize({ width: Math.max(240, el.clientWidth), height: props.height ?? 180 }),
+    );
     observer.observe(el);
     return () => observer.disconnect();
   }, [props.x, props.ys, empty]);
-  useEffect(() => () => {
-    plot.current?.destroy();
-    plot.current = null;
-  }, []);
+  useEffect(
+    () => () => {
+      plot.current?.destroy();
+      plot.current = null;
+    },
+    [],
+  );
   return html`
     <figure class="chart">
       <figcaption>${props.title}</figcaption>

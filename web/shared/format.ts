@@ -9,14 +9,24 @@ export function relativeTime(iso: string | null | undefined, now = Date.now()): 
   if (Number.isNaN(at)) return iso;
   const seconds = Math.round((at - now) / 1000);
   const abs = Math.abs(seconds);
-  const text = abs < 60 ? `${abs}s` : abs < 3600 ? `${Math.round(abs / 60)}m` : abs < 86_400 ? `${Math.round(abs / 3600)}h` : `${Math.round(abs / 86_400)}d`;
+  const text =
+    abs < 60
+      ? `${abs}s`
+      : abs < 3600
+        ? `${Math.round(abs / 60)}m`
+        : abs < 86_400
+          ? `${Math.round(abs / 3600)}h`
+          : `${Math.round(abs / 86_400)}d`;
   return seconds <= 0 ? `${text} ago` : `in ${text}`;
 }
 
 /** An ISO time as `2026-11-25 06:36:43 UTC`. */
 export function utcTime(iso: string | null | undefined): string {
   if (iso === null || iso === undefined) return '—';
-  return `${iso.replace('T', ' ').replace(/\.\d+Z$/, '').replace(/Z$/, '')} UTC`;
+  return `${iso
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, '')
+    .replace(/Z$/, '')} UTC`;
 }
 
 /** Bytes as `45.4 MB`. */

@@ -15,7 +15,11 @@ export interface Resource<T> {
 
 /** Loads `path` (skipped while it is undefined); refreshes every `refreshMs` when given. */
 export function useResource<T = any>(path: string | undefined, options: { refreshMs?: number } = {}): Resource<T> {
-  const [state, setState] = useState<{ data: T | undefined; error: ApiError | Error | undefined; loading: boolean }>({ data: undefined, error: undefined, loading: path !== undefined });
+  const [state, setState] = useState<{ data: T | undefined; error: ApiError | Error | undefined; loading: boolean }>({
+    data: undefined,
+    error: undefined,
+    loading: path !== undefined,
+  });
   const [tick, setTick] = useState(0);
   const current = useRef(path);
   current.current = path;
@@ -25,10 +29,16 @@ export function useResource<T = any>(path: string | undefined, options: { refres
     const controller = new AbortController();
     setState((s) => ({ ...s, loading: true }));
     api<T>(path, { signal: controller.signal })
-      .then((data) => { if (current.current === path) setState({ data, error: undefined, loading: false }); })
+      .then((data) => {
+        if (current.current === path) setState({ data, error: undefined, loading: false });
+      })
       .catch((error: unknown) => {
         if (controller.signal.aborted) return;
-        setState((s) => ({ data: s.data, error: error instanceof Error ? error : new Error(String(error)), loading: false }));
+        setState((s) => ({
+          data: s.data,
+          error: error instanceof Error ? error : new Error(String(error)),
+          loading: false,
+        }));
       });
     return () => controller.abort();
   }, [path, tick]);

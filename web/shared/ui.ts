@@ -7,9 +7,34 @@ import { html } from './html.js';
 import type { Resource } from './resource.js';
 
 const TONE: Record<string, string> = {
-  True: 'ok', passing: 'ok', succeeded: 'ok', running: 'ok', ready: 'ok', pass: 'ok', healthy: 'ok', ok: 'ok', high: 'ok', scheduled: 'ok',
-  False: 'bad', critical: 'bad', failed: 'bad', fail: 'bad', error: 'bad', degraded: 'bad', low: 'bad', rolled_back: 'bad', unhealthy: 'bad',
-  warning: 'warn', Unknown: 'warn', queued: 'warn', medium: 'warn', watch: 'warn', skipped: 'muted', paused: 'warn', acknowledged: 'muted', snoozed: 'muted',
+  True: 'ok',
+  passing: 'ok',
+  succeeded: 'ok',
+  running: 'ok',
+  ready: 'ok',
+  pass: 'ok',
+  healthy: 'ok',
+  ok: 'ok',
+  high: 'ok',
+  scheduled: 'ok',
+  False: 'bad',
+  critical: 'bad',
+  failed: 'bad',
+  fail: 'bad',
+  error: 'bad',
+  degraded: 'bad',
+  low: 'bad',
+  rolled_back: 'bad',
+  unhealthy: 'bad',
+  warning: 'warn',
+  Unknown: 'warn',
+  queued: 'warn',
+  medium: 'warn',
+  watch: 'warn',
+  skipped: 'muted',
+  paused: 'warn',
+  acknowledged: 'muted',
+  snoozed: 'muted',
 };
 
 /** A coloured word: the tone comes from the value (passing is green, critical red, ...). */
@@ -40,15 +65,24 @@ export interface NavLink {
 }
 
 /** The page frame: skip link, banner with the navigation, main content, footer. */
-export function Frame(props: { product: string; nav: readonly NavLink[]; current: string; onNavigate?: (href: string, event: MouseEvent) => void; footer?: ComponentChildren; children: ComponentChildren }) {
+export function Frame(props: {
+  product: string;
+  nav: readonly NavLink[];
+  current: string;
+  onNavigate?: (href: string, event: MouseEvent) => void;
+  footer?: ComponentChildren;
+  children: ComponentChildren;
+}) {
   return html`
     <a class="skip" href="#main">Skip to content</a>
     <header class="banner">
       <span class="product">${props.product}</span>
       <nav aria-label="Main">
         <ul>
-          ${props.nav.map((link) => html`<li><a href=${link.href} aria-current=${props.current === link.href ? 'page' : undefined}
-            onClick=${(e: MouseEvent) => props.onNavigate?.(link.href, e)}>${link.label}</a></li>`)}
+          ${props.nav.map(
+            (link) => html`<li><a href=${link.href} aria-current=${props.current === link.href ? 'page' : undefined}
+            onClick=${(e: MouseEvent) => props.onNavigate?.(link.href, e)}>${link.label}</a></li>`,
+          )}
         </ul>
       </nav>
     </header>

@@ -81,7 +81,10 @@ export function startDeploys(options: StartDeploysOptions): Deploys {
     ...(options.route ? { route: options.route } : {}),
   };
   const pipeline = createPipelineHandlers(deps);
-  handlers.register('app.deploy', pipeline.deploy).register('app.preflight', pipeline.preflight).register('app.rollback', pipeline.rollback);
+  handlers
+    .register('app.deploy', pipeline.deploy)
+    .register('app.preflight', pipeline.preflight)
+    .register('app.rollback', pipeline.rollback);
   options.register?.(handlers, () => worker.wake());
   const deploys = new DeployService(deps);
   // A request in flight when the previous process died will never complete: free its key so the

@@ -24,18 +24,41 @@ export const EVENT_CAPABILITIES: readonly Capability[] = [
   {
     name: 'events',
     routes: [
-      'GET /api/events', 'POST /api/events', 'GET /api/events/{id}', 'GET /api/events/correlated', 'GET /api/events/active',
-      'POST /api/events/{id}/ack', 'POST /api/events/{id}/snooze', 'POST /api/events/{id}/open', 'POST /api/events/reconcile',
-      'POST /api/incidents/action', 'GET /api/events/sinks', 'POST /api/events/test', 'GET /api/alerts/rules', 'WS /api/v1/events', 'WS /ws',
+      'GET /api/events',
+      'POST /api/events',
+      'GET /api/events/{id}',
+      'GET /api/events/correlated',
+      'GET /api/events/active',
+      'POST /api/events/{id}/ack',
+      'POST /api/events/{id}/snooze',
+      'POST /api/events/{id}/open',
+      'POST /api/events/reconcile',
+      'POST /api/incidents/action',
+      'GET /api/events/sinks',
+      'POST /api/events/test',
+      'GET /api/alerts/rules',
+      'WS /api/v1/events',
+      'WS /ws',
     ],
-    description: 'Operational events with deduplication, correlation into incidents, acknowledge/snooze/open/resolve, evidence-based reconcile, a signed sink and a live stream.',
+    description:
+      'Operational events with deduplication, correlation into incidents, acknowledge/snooze/open/resolve, evidence-based reconcile, a signed sink and a live stream.',
   },
   {
     name: 'notifications',
-    routes: ['GET /api/notifications/channels', 'POST /api/notifications/channels', 'DELETE /api/notifications/channels/{id}', 'POST /api/notifications/channels/{id}/test'],
-    description: 'Notification channels (embed_webhook, topic_push, mobile_push, webhook) with severity filters and SSRF-checked targets.',
+    routes: [
+      'GET /api/notifications/channels',
+      'POST /api/notifications/channels',
+      'DELETE /api/notifications/channels/{id}',
+      'POST /api/notifications/channels/{id}/test',
+    ],
+    description:
+      'Notification channels (embed_webhook, topic_push, mobile_push, webhook) with severity filters and SSRF-checked targets.',
   },
-  { name: 'metrics', routes: ['GET /metrics', 'GET /api/metrics'], description: 'Control plane metrics in the text exposition format.' },
+  {
+    name: 'metrics',
+    routes: ['GET /metrics', 'GET /api/metrics'],
+    description: 'Control plane metrics in the text exposition format.',
+  },
 ];
 
 /** The event services as wired into the control plane. */
@@ -49,31 +72,55 @@ export interface EventApi {
 }
 
 /** Builds the event services over control.db and the reconcilers' substrate. */
-export async function startEventApi(config: SvcConfig, db: Db, reconcilers: Reconcilers | undefined, logger: Logger): Promise<EventApi> {
+export async function startEventApi(
+  config: SvcConfig,
+  db: Db,
+  reconcilers: Reconcilers | undefined,
+  logger: Logger,
+): Promise<EventApi> {
   const metrics = new ControlMetrics({ disk: () => diskUsage(config.dataDir) });
   const services = await startEventServices({
-    db, logger, metrics,
+    db,
+    logger,
+    metrics,
     source: config.eventSource,
     environment: config.eventEnvironment ?? config.environment,
-    sink: config.eventSinkUrl === undefined ? undefined : { url: config.eventSinkUrl, keyId: config.eventSinkKeyId, secret: config.eventSinkSecret, source: config.eventSource },
+    sink:
+      config.eventSinkUrl === undefined
+        ? undefined
+        : {
+            url: config.eventSinkUrl,
+            keyId: config.eventSinkKeyId,
+            secret: config.eventSinkSecret,
+            source: config.eventSource,
+          },
     outbound: { allowPrivate: config.notifyAllowPrivate },
-    substrate: reconcilers === undefined ? undefined : {
-      registry: reconcilers.registry,
-      schedulers: async () => (await reconcilers.targets.all()).map((t) => t.scheduler),
-      watchSchedulers: (listener) => {
-        const unsubscribes: (() => void)[] = [];
-        let closed = false;
-        void reconcilers.targets.all().then((targets) => {
-          if (!closed) for (const t of targets) unsubscribes.push(t.scheduler.watch(listener));
-        });
-        return () => {
-          closed = true;
-          for (const unsubscribe of unsubscribes) unsubscribe();
-        };
-      },
-    },
+    substrate:
+      reconcilers === undefined
+        ? undefined
+        : {
+            registry: reconcilers.registry,
+            schedulers: async () => (await reconcilers.targets.all()).map((t) => t.scheduler),
+            watchSchedulers: (listener) => {
+              const unsubscribes: (() => void)[] = [];
+              let closed = false;
+              void reconcilers.targets.all().then((targets) => {
+                if (!closed) for (const t of targets) unsubscribes.push(t.scheduler.watch(listener));
+              });
+              return () => {
+                closed = true;
+                for (const unsubscribe of unsubscribes) unsubscribe();
+              };
+            },
+          },
     allocationWatchIntervalMs: config.allocationWatchIntervalMs,
-    capacity: { intervalMs: config.capacityCheckIntervalMs, minimums: { memoryBytes: config.capacityMinMemoryBytes, diskBytes: config.capacityMinDiskBytes }, hostId: config.hostId, dataDir: config.dataDir, eventEnvironment: config.eventEnvironment },
+    capacity: {
+      intervalMs: config.capacityCheckIntervalMs,
+      minimums: { memoryBytes: config.capacityMinMemoryBytes, diskBytes: config.capacityMinDiskBytes },
+      hostId: config.hostId,
+      dataDir: config.dataDir,
+      eventEnvironment: config.eventEnvironment,
+    },
   });
   let stream: { close(): void } | undefined;
   return {
@@ -81,7 +128,12 @@ export async function startEventApi(config: SvcConfig, db: Db, reconcilers: Reco
     metrics,
     routers: [eventsRoutes(services), incidentsRoutes(services), notificationsRoutes(services), metricsRoutes(metrics)],
     attach(server, scopedToken) {
-      stream = attachEventStream(server, services.events, { apiToken: config.apiToken, requireExplicitAuth: config.requireExplicitAuth, logger, ...(scopedToken ? { scopedToken } : {}) });
+      stream = attachEventStream(server, services.events, {
+        apiToken: config.apiToken,
+        requireExplicitAuth: config.requireExplicitAuth,
+        logger,
+        ...(scopedToken ? { scopedToken } : {}),
+      });
     },
     close() {
       stream?.close();

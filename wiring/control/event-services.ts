@@ -20,7 +20,11 @@ import { NotificationService } from '../../controllers/events/notification-servi
 import { AllocationWatcher } from '../../controllers/events/allocation-watcher.js';
 import { HealthWatcher } from '../../controllers/events/health-watcher.js';
 import { CronWatcher } from '../../controllers/events/cron-watcher.js';
-import { CapacityWatcher, type CapacityMinimums, type CapacitySample } from '../../controllers/events/capacity-watcher.js';
+import {
+  CapacityWatcher,
+  type CapacityMinimums,
+  type CapacitySample,
+} from '../../controllers/events/capacity-watcher.js';
 import { reconcileEvents } from '../../controllers/events/reconcile-events.js';
 import type { Substrate } from '../../controllers/events/substrate-queries.js';
 import type { EventServices } from '../../controllers/events/event-services.js';
@@ -37,9 +41,20 @@ export interface EventServicesOptions {
   readonly sink: SinkConfig | undefined;
   readonly outbound: OutboundPolicy;
   /** Scheduler targets and registry; absent runs the event service without watchers. */
-  readonly substrate?: { schedulers(): Promise<readonly Scheduler[]>; registry: Registry; watchSchedulers?: (listener: Parameters<Scheduler['watch']>[0]) => () => void };
+  readonly substrate?: {
+    schedulers(): Promise<readonly Scheduler[]>;
+    registry: Registry;
+    watchSchedulers?: (listener: Parameters<Scheduler['watch']>[0]) => () => void;
+  };
   readonly allocationWatchIntervalMs?: number;
-  readonly capacity?: { readonly intervalMs: number; readonly minimums: CapacityMinimums; readonly hostId: string | undefined; readonly dataDir: string; readonly probe?: () => Promise<CapacitySample>; readonly eventEnvironment?: string };
+  readonly capacity?: {
+    readonly intervalMs: number;
+    readonly minimums: CapacityMinimums;
+    readonly hostId: string | undefined;
+    readonly dataDir: string;
+    readonly probe?: () => Promise<CapacitySample>;
+    readonly eventEnvironment?: string;
+  };
   /** Dispatcher retry base delay. @default 500 */
   readonly retryBaseMs?: number;
 }
@@ -48,14 +63,33 @@ export interface EventServicesOptions {
 export async function startEventServices(options: EventServicesOptions): Promise<EventServices> {
   const clock = options.clock ?? systemClock;
   const log = options.logger.child({ component: 'events' });
-  const notifications = new NotificationService(options.db, clock, options.outbound, options.source, options.environment);
+  const notifications = new NotificationService(
+    options.db,
+    clock,
+    options.outbound,
+    options.source,
+    options.environment,
+  );
   const events = new EventService({
-    db: options.db, clock, source: options.source, environment: options.environment, logger: log,
+    db: options.db,
+    clock,
+    source: options.source,
+    environment: options.environment,
+    logger: log,
     deliveryTargets: (row) => [...(options.sink ? [SINK_TARGET] : []), ...notifications.targetsFor(row.severity)],
   });
-  const dispatcher = new EventDispatcher({ db: options.db, clock, logger: log, sink: options.sink, outbound: options.outbound, retryBaseMs: options.retryBaseMs });
+  const dispatcher = new EventDispatcher({
+    db: options.db,
+    clock,
+    logger: log,
+    sink: options.sink,
+    outbound: options.outbound,
+    retryBaseMs: options.retryBaseMs,
+  });
   events.subscribe((changes) => {
-    for (const change of changes) if (change.kind === 'recorded') options.metrics.recordEvent(change.event.type, change.event.severity, change.event.occurredAt);
+    for (const change of changes)
+      if (change.kind === 'recorded')
+        options.metrics.recordEvent(change.event.type, change.event.severity, change.event.occurredAt);
     dispatcher.kick();
   });
   dispatcher.start();
@@ -67,17 +101,30 @@ export async function startEventServices(options: EventServicesOptions): Promise
   let health: HealthWatcher | undefined;
   let cron: CronWatcher | undefined;
   let capacityWatcher: CapacityWatcher | undefined;
-  const substrate: Substrate | undefined = options.substrate ? { schedulers: () => options.substrate!.schedulers(), registry: options.substrate.registry } : undefined;
+  const substrate: Substrate | undefined = options.substrate
+    ? { schedulers: () => options.substrate!.schedulers(), registry: options.substrate.registry }
+    : undefined;
   if (options.substrate && substrate) {
-    allocations = new AllocationWatcher({ events, substrate, clock, logger: log, metrics: options.metrics, intervalMs: options.allocationWatchIntervalMs });
+    allocations = new AllocationWatcher({
+      events,
+      substrate,
+      clock,
+      logger: log,
+      metrics: options.metrics,
+      intervalMs: options.allocationWatchIntervalMs,
+    });
     await allocations.start();
     const watcher = allocations;
-    if (options.substrate.watchSchedulers) unsubscribes.push(options.substrate.watchSchedulers((change) => void watcher.observe(change.allocation)));
+    if (options.substrate.watchSchedulers)
+      unsubscribes.push(options.substrate.watchSchedulers((change) => void watcher.observe(change.allocation)));
     health = new HealthWatcher(options.substrate.registry, events, log);
     health.start();
     cron = new CronWatcher({ events, substrate, clock, logger: log, metrics: options.metrics });
     const cronWatcher = cron;
-    const cronTimer = setInterval(() => void cronWatcher.check().catch((error: unknown) => log.warn({ err: error }, 'missed-run check failed')), Math.min(options.allocationWatchIntervalMs ?? 60_000, 60_000));
+    const cronTimer = setInterval(
+      () => void cronWatcher.check().catch((error: unknown) => log.warn({ err: error }, 'missed-run check failed')),
+      Math.min(options.allocationWatchIntervalMs ?? 60_000, 60_000),
+    );
     cronTimer.unref();
     timers.push(cronTimer);
   }
@@ -90,7 +137,17 @@ export async function startEventServices(options: EventServicesOptions): Promise
       if (sample.totalDiskBytes !== undefined) options.metrics.hostDiskTotal.set(sample.totalDiskBytes);
       return sample;
     };
-    capacityWatcher = new CapacityWatcher({ db: options.db, events, clock, logger: log, hostId, minimums: capacity.minimums, probe: sampled, source: options.source, eventEnvironment: capacity.eventEnvironment });
+    capacityWatcher = new CapacityWatcher({
+      db: options.db,
+      events,
+      clock,
+      logger: log,
+      hostId,
+      minimums: capacity.minimums,
+      probe: sampled,
+      source: options.source,
+      eventEnvironment: capacity.eventEnvironment,
+    });
     const watcher = capacityWatcher;
     const run = () => void watcher.check().catch((error: unknown) => log.warn({ err: error }, 'capacity check failed'));
     const capacityTimer = setInterval(run, capacity.intervalMs);
@@ -99,7 +156,14 @@ export async function startEventServices(options: EventServicesOptions): Promise
     run();
   }
   return {
-    events, notifications, dispatcher, allocations, health, cron, capacityWatcher, hostId,
+    events,
+    notifications,
+    dispatcher,
+    allocations,
+    health,
+    cron,
+    capacityWatcher,
+    hostId,
     reconcile: (request) => reconcileEvents({ db: options.db, clock, events, substrate }, request),
     sinks: () => sinkViews(options.db, options.sink, options.environment, options.source),
     close() {

@@ -55,11 +55,20 @@ export function startObservability(config: SvcConfig, options: StartObservabilit
     }
     return current;
   };
-  registerAppMetrics(options.metrics.registry, { apps, serviceRegistry: options.registry, logger, ...(options.access ? { access: options.access } : {}) });
+  registerAppMetrics(options.metrics.registry, {
+    apps,
+    serviceRegistry: options.registry,
+    logger,
+    ...(options.access ? { access: options.access } : {}),
+  });
   registerDeployMetrics(options.metrics.registry, { db: options.db, logger });
   const snapshotCounts = options.snapshotCounts;
   if (snapshotCounts !== undefined) {
-    registerSnapshotMetrics(options.metrics.registry, () => snapshotCounts(apps()), (err) => logger.warn({ err }, 'snapshot counts could not be read for /metrics'));
+    registerSnapshotMetrics(
+      options.metrics.registry,
+      () => snapshotCounts(apps()),
+      (err) => logger.warn({ err }, 'snapshot counts could not be read for /metrics'),
+    );
   }
   return new ObservabilityService({
     db: options.db,

@@ -74,7 +74,10 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
     const scheduler =
       driver.driver === 'kubernetes'
         ? await KubernetesScheduler.open({
-            kubeConfig: kubeConfigForRegion({ ...(driver.kubeconfig !== undefined ? { kubeconfigPath: driver.kubeconfig } : {}) }, region),
+            kubeConfig: kubeConfigForRegion(
+              { ...(driver.kubeconfig !== undefined ? { kubeconfigPath: driver.kubeconfig } : {}) },
+              region,
+            ),
             namespace: driver.namespace,
             registry,
             region,
@@ -93,32 +96,55 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
     return scheduler;
   }, driver.driver === 'kubernetes');
   appController = new Controller(
-    createAppReconciler({ db: options.db, targets, registry, logger: log.child({ controller: 'app' }), ...(options.infrastructure === undefined ? {} : { infrastructure: options.infrastructure }), unhealthyRequeueMs: options.unhealthyRequeueMs, gatewayScale: options.gatewayScale }),
+    createAppReconciler({
+      db: options.db,
+      targets,
+      registry,
+      logger: log.child({ controller: 'app' }),
+      ...(options.infrastructure === undefined ? {} : { infrastructure: options.infrastructure }),
+      unhealthyRequeueMs: options.unhealthyRequeueMs,
+      gatewayScale: options.gatewayScale,
+    }),
     log,
     { workers: 2, resyncMs: options.resyncMs ?? 30_000 },
   );
   const specController = new Controller(
-    createSpecReconciler({ db: options.db, appsDir: options.appsDir, onAppChanged: (app) => appController.enqueue(app) }),
+    createSpecReconciler({
+      db: options.db,
+      appsDir: options.appsDir,
+      onAppChanged: (app) => appController.enqueue(app),
+    }),
     log,
     { workers: 2, resyncMs: options.resyncMs ?? 30_000 },
   );
   // Open the default target and every region that has state, so their processes are re-adopted.
   if (driver.driver === 'kubernetes') {
     // A cluster that is down now must not keep the control plane down: apps say so and are retried.
-    await targets.get(LOCAL_REGION).catch((error: unknown) => log.error({ err: error }, 'the kubernetes cluster cannot be reached; apps are reconciled once it can'));
+    await targets
+      .get(LOCAL_REGION)
+      .catch((error: unknown) =>
+        log.error({ err: error }, 'the kubernetes cluster cannot be reached; apps are reconciled once it can'),
+      );
   } else {
     await targets.get(LOCAL_REGION);
   }
   const regionsDir = path.join(options.dataDir, 'regions');
-  if (driver.driver === 'local' && fs.existsSync(regionsDir)) for (const region of fs.readdirSync(regionsDir)) await targets.get(region);
-  unsubscribes.push(registry.watch((change) => {
-    const app = change.instance?.app;
-    if (app) appController.enqueue(app);
-  }));
+  if (driver.driver === 'local' && fs.existsSync(regionsDir))
+    for (const region of fs.readdirSync(regionsDir)) await targets.get(region);
+  unsubscribes.push(
+    registry.watch((change) => {
+      const app = change.instance?.app;
+      if (app) appController.enqueue(app);
+    }),
+  );
   if (options.gatewayScale) unsubscribes.push(options.gatewayScale.onChange((app) => appController.enqueue(app)));
   await appController.start();
   await specController.start();
-  const watcher = await watchSpecs(options.appsDir, (key) => specController.enqueue(key.startsWith('app:') ? key.slice('app:'.length) : key), { debounceMs: options.debounceMs ?? 20 });
+  const watcher = await watchSpecs(
+    options.appsDir,
+    (key) => specController.enqueue(key.startsWith('app:') ? key.slice('app:'.length) : key),
+    { debounceMs: options.debounceMs ?? 20 },
+  );
   log.info({ appsDir: options.appsDir }, 'reconcilers started');
   return {
     registry,

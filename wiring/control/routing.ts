@@ -9,7 +9,10 @@ import type { Reconcilers } from './reconcilers.js';
 export type { Routing };
 
 /** The routing service's settings, with the reconciler core in place of its parts. */
-export type RoutingOptions = Omit<RoutingServiceOptions, 'registry' | 'targets' | 'appController' | 'specController'> & {
+export type RoutingOptions = Omit<
+  RoutingServiceOptions,
+  'registry' | 'targets' | 'appController' | 'specController'
+> & {
   readonly reconcilers: Reconcilers;
 };
 

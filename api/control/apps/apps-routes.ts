@@ -2,7 +2,13 @@
  * Apps routes: discovered apps with runtime status, the service manifest, right-sizing.
  */
 import Router from '@koa/router';
-import { getAppView, listAppViews, resourceSuggestions, serviceManifest, type AppViewSources } from '../../../controllers/apps/app-views.js';
+import {
+  getAppView,
+  listAppViews,
+  resourceSuggestions,
+  serviceManifest,
+  type AppViewSources,
+} from '../../../controllers/apps/app-views.js';
 
 /** `GET /api/apps`, `GET /api/apps/:id`, the service manifest and resource suggestions. */
 export function appsRoutes(sources: AppViewSources): Router {

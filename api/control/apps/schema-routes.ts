@@ -21,12 +21,21 @@ export function schemaRoutes(): Router {
     }),
   );
   router.get(`${SCHEMAS_PATH}/`, (ctx) => {
-    ctx.body = { schemas: [...bodies.keys()].map((file) => ({ file, url: `${ctx.protocol}://${ctx.host}${SCHEMAS_PATH}/${file}` })) };
+    ctx.body = {
+      schemas: [...bodies.keys()].map((file) => ({
+        file,
+        url: `${ctx.protocol}://${ctx.host}${SCHEMAS_PATH}/${file}`,
+      })),
+    };
   });
   router.get(`${SCHEMAS_PATH}/:file`, (ctx) => {
     const file = ctx.params.file ?? '';
     const found = bodies.get(file);
-    if (found === undefined) throw new NotFoundError(`no schema ${file}; published: ${[...bodies.keys()].join(', ')}`, { code: 'schema_not_found', details: { file } });
+    if (found === undefined)
+      throw new NotFoundError(`no schema ${file}; published: ${[...bodies.keys()].join(', ')}`, {
+        code: 'schema_not_found',
+        details: { file },
+      });
     ctx.set('ETag', found.etag);
     // Editors may cache; a new platform build revalidates through the ETag.
     ctx.set('Cache-Control', 'public, max-age=300, must-revalidate');

@@ -38,7 +38,10 @@ export function validateRoutes(options: { appsDir?: string }): Router {
     // A YAML (or plain text) body is the spec itself; a JSON body is { spec, fleetDocument? }.
     const raw: unknown = ctx.request.body;
     const body = typeof raw === 'string' ? { spec: raw } : parseBody(raw);
-    const result = validateInfraspec(body.spec, body.fleetDocument === undefined ? {} : { fleetDocument: body.fleetDocument });
+    const result = validateInfraspec(
+      body.spec,
+      body.fleetDocument === undefined ? {} : { fleetDocument: body.fleetDocument },
+    );
     ctx.body = { valid: result.valid, findings: result.findings };
   });
   return router;

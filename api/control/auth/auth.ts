@@ -28,16 +28,28 @@ export interface ControlAuthOptions {
 }
 
 const PUBLIC = [
-  /^\/api\/health$/, /^\/api\/version$/, /^\/api\/webhooks\//, /^\/api\/access\/edge\/logpush$/, /^\/schemas\/[^/]*$/,
+  /^\/api\/health$/,
+  /^\/api\/version$/,
+  /^\/api\/webhooks\//,
+  /^\/api\/access\/edge\/logpush$/,
+  /^\/schemas\/[^/]*$/,
   // Restricted mode: the workflow identity in the body is the credential of the exchange; a device
   // enrollment request grants nothing until an administrator approves it.
-  /^\/api\/v1\/fleet\/external-admission\/token$/, /^\/api\/v1\/fleet\/devices\/enroll(\/[^/]+)?$/,
+  /^\/api\/v1\/fleet\/external-admission\/token$/,
+  /^\/api\/v1\/fleet\/devices\/enroll(\/[^/]+)?$/,
 ];
 /** External admission routes: only the `fleet:external-admission` scope reaches them (no administrator substitutes). */
 const ADMISSION = /^\/api\/v1\/apps\/[^/]+\/external-deployments(\/[^/]+)*$/;
 /** Routes that need a caller only when `SVC_REQUIRE_EXPLICIT_AUTH=true` (and `metrics:read` suffices). */
-export const EXPLICIT_AUTH_ONLY_ROUTES: readonly string[] = ['GET /metrics', 'GET /api/metrics', 'GET /api/services/manifest', 'GET /api/v1/services/manifest'];
-const EXPLICIT_ONLY = EXPLICIT_AUTH_ONLY_ROUTES.map((route) => new RegExp(`^${route.split(' ')[1]!.replace(/[/.]/g, '\\$&')}$`));
+export const EXPLICIT_AUTH_ONLY_ROUTES: readonly string[] = [
+  'GET /metrics',
+  'GET /api/metrics',
+  'GET /api/services/manifest',
+  'GET /api/v1/services/manifest',
+];
+const EXPLICIT_ONLY = EXPLICIT_AUTH_ONLY_ROUTES.map(
+  (route) => new RegExp(`^${route.split(' ')[1]!.replace(/[/.]/g, '\\$&')}$`),
+);
 
 /** True when `path` never needs a bearer token. */
 export function isPublicPath(path: string): boolean {
@@ -51,19 +63,27 @@ export function scopeForPath(path: string): Scope | undefined {
 }
 
 /** Authenticates a bearer secret: the control token, else an issued scoped token. */
-export function bearerPrincipal(secret: string | undefined, apiTokenHash: string | undefined, scopedToken: ControlAuthOptions['scopedToken']): Principal | undefined {
+export function bearerPrincipal(
+  secret: string | undefined,
+  apiTokenHash: string | undefined,
+  scopedToken: ControlAuthOptions['scopedToken'],
+): Principal | undefined {
   if (secret === undefined) return undefined;
   if (apiTokenHash !== undefined && secretEquals(secret, apiTokenHash)) return { kind: 'control-token' };
   return scopedToken?.(secret);
 }
 
 /** Adapts an edge identity verifier to the middleware: reads the assertion header, returns an administrator principal when valid. */
-export function edgeIdentityPrincipal(verify: (assertion: string) => Promise<EdgeIdentity | undefined>): (ctx: Context) => Promise<Principal | undefined> {
+export function edgeIdentityPrincipal(
+  verify: (assertion: string) => Promise<EdgeIdentity | undefined>,
+): (ctx: Context) => Promise<Principal | undefined> {
   return async (ctx) => {
     const assertion = EDGE_ASSERTION_HEADERS.map((name) => ctx.get(name)).find((value) => value !== '');
     if (assertion === undefined) return undefined;
     const identity = await verify(assertion);
-    return identity === undefined ? undefined : { kind: 'edge-identity', subject: identity.subject, email: identity.email };
+    return identity === undefined
+      ? undefined
+      : { kind: 'edge-identity', subject: identity.subject, email: identity.email };
   };
 }
 
@@ -81,17 +101,25 @@ export function controlAuth(options: ControlAuthOptions): Middleware {
       (!EXPLICIT_ONLY.some((re) => re.test(ctx.path)) || options.requireExplicitAuth);
     if (needsAuth && principal === undefined) {
       ctx.set('WWW-Authenticate', 'Bearer');
-      throw new UnauthorizedError(given === undefined ? 'this endpoint needs Authorization: Bearer <token>' : 'the bearer token is not valid', {
-        code: given === undefined ? 'missing_credentials' : 'invalid_credentials',
-      });
+      throw new UnauthorizedError(
+        given === undefined ? 'this endpoint needs Authorization: Bearer <token>' : 'the bearer token is not valid',
+        {
+          code: given === undefined ? 'missing_credentials' : 'invalid_credentials',
+        },
+      );
     }
     if (needsAuth && (!isAdministrator(principal) || ADMISSION.test(ctx.path))) {
       const scope = scopeForPath(ctx.path);
       if (scope === undefined || !grants(principal, scope)) {
-        throw new ForbiddenError(scope === undefined ? 'a scoped token cannot call this endpoint; use the control token' : `this endpoint needs scope ${scope}`, {
-          code: 'insufficient_scope',
-          details: { ...(scope === undefined ? {} : { scope }), path: ctx.path },
-        });
+        throw new ForbiddenError(
+          scope === undefined
+            ? 'a scoped token cannot call this endpoint; use the control token'
+            : `this endpoint needs scope ${scope}`,
+          {
+            code: 'insufficient_scope',
+            details: { ...(scope === undefined ? {} : { scope }), path: ctx.path },
+          },
+        );
       }
     }
     await next();

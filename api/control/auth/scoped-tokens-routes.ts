@@ -15,9 +15,26 @@ export const ISSUE_TOKEN_SCHEMA = {
   required: ['name', 'scopes'],
   additionalProperties: false,
   properties: {
-    name: { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9 ._:@/-]*$', description: 'what the token is for, e.g. "prometheus scraper"' },
-    scopes: { type: 'array', minItems: 1, maxItems: 8, items: { type: 'string', minLength: 1, maxLength: 64 }, description: `scopes to grant; issuable: ${ISSUABLE_SCOPES.join(', ')}` },
-    expiresIn: { type: 'string', minLength: 2, maxLength: 32, description: 'Go duration until the token expires (at most 366 days); omitted: never' },
+    name: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 100,
+      pattern: '^[A-Za-z0-9][A-Za-z0-9 ._:@/-]*$',
+      description: 'what the token is for, e.g. "prometheus scraper"',
+    },
+    scopes: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 8,
+      items: { type: 'string', minLength: 1, maxLength: 64 },
+      description: `scopes to grant; issuable: ${ISSUABLE_SCOPES.join(', ')}`,
+    },
+    expiresIn: {
+      type: 'string',
+      minLength: 2,
+      maxLength: 32,
+      description: 'Go duration until the token expires (at most 366 days); omitted: never',
+    },
   },
 } as const;
 const parseIssue = compileValidator<IssueTokenRequest>(ISSUE_TOKEN_SCHEMA, 'token request');
@@ -26,9 +43,16 @@ function administrator(ctx: Context): string {
   const principal = ctx.state.principal as Principal | undefined;
   if (principal === undefined) {
     ctx.set('WWW-Authenticate', 'Bearer');
-    throw new UnauthorizedError('managing access tokens needs the control token (set SVC_API_TOKEN) or a validated edge identity', { code: 'missing_credentials' });
+    throw new UnauthorizedError(
+      'managing access tokens needs the control token (set SVC_API_TOKEN) or a validated edge identity',
+      { code: 'missing_credentials' },
+    );
   }
-  if (!isAdministrator(principal)) throw new ForbiddenError('a scoped token cannot manage access tokens', { code: 'insufficient_scope', details: { path: ctx.path } });
+  if (!isAdministrator(principal))
+    throw new ForbiddenError('a scoped token cannot manage access tokens', {
+      code: 'insufficient_scope',
+      details: { path: ctx.path },
+    });
   return principal.kind === 'edge-identity' ? (principal.email ?? principal.subject) : 'control-token';
 }
 
@@ -48,7 +72,11 @@ export function scopedTokensRoutes(tokens: ScopedTokens): Router {
   router.get('/api/access/tokens/:id', (ctx) => {
     administrator(ctx);
     const token = tokens.get(ctx.params.id!);
-    if (token === undefined) throw new NotFoundError(`no access token ${ctx.params.id}`, { code: 'token_not_found', details: { id: ctx.params.id } });
+    if (token === undefined)
+      throw new NotFoundError(`no access token ${ctx.params.id}`, {
+        code: 'token_not_found',
+        details: { id: ctx.params.id },
+      });
     ctx.body = { token };
   });
   router.delete('/api/access/tokens/:id', (ctx) => {

@@ -47,7 +47,16 @@ function refuse(socket: Duplex, status: number, code: string, message: string): 
 }
 
 /** Attaches the stream to the listener's upgrade handlers; returns a closer. */
-export function attachEventStream(server: Pick<RunningServer, 'onUpgrade'>, events: EventService, options: { apiToken: string | undefined; requireExplicitAuth: boolean; logger: Logger; scopedToken?: (secret: string) => Principal | undefined }): { close(): void; clients(): number } {
+export function attachEventStream(
+  server: Pick<RunningServer, 'onUpgrade'>,
+  events: EventService,
+  options: {
+    apiToken: string | undefined;
+    requireExplicitAuth: boolean;
+    logger: Logger;
+    scopedToken?: (secret: string) => Principal | undefined;
+  },
+): { close(): void; clients(): number } {
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: 4096,
@@ -61,10 +70,17 @@ export function attachEventStream(server: Pick<RunningServer, 'onUpgrade'>, even
     if (!EVENT_STREAM_PATHS.includes(url.pathname)) return false; // another handler's path
     if (authOn) {
       const token = upgradeBearerToken(req);
-      if (token === undefined) return refuse(socket, 401, 'missing_credentials', 'the event stream needs Authorization: Bearer <token> (or the svc.bearer.<base64url token> subprotocol) with scope events:read');
+      if (token === undefined)
+        return refuse(
+          socket,
+          401,
+          'missing_credentials',
+          'the event stream needs Authorization: Bearer <token> (or the svc.bearer.<base64url token> subprotocol) with scope events:read',
+        );
       const principal = bearerPrincipal(token, tokenHash, options.scopedToken);
       if (principal === undefined) return refuse(socket, 401, 'invalid_credentials', 'the bearer token is not valid');
-      if (!grants(principal, Scope.eventsRead)) return refuse(socket, 403, 'insufficient_scope', 'the bearer token does not carry scope events:read');
+      if (!grants(principal, Scope.eventsRead))
+        return refuse(socket, 403, 'insufficient_scope', 'the bearer token does not carry scope events:read');
     }
     const app = url.searchParams.get('app') ?? undefined;
     const severity = url.searchParams.get('severity') ?? undefined;

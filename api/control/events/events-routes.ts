@@ -11,7 +11,14 @@ import { EVENT_PAGE_LIMIT } from '../../../domain/events/event-record.js';
 import type { EventInput, Severity } from '../../../domain/events/event-port.js';
 import type { EventServices } from '../../../controllers/events/event-services.js';
 import type { ReconcileRequest } from '../../../controllers/events/reconcile-events.js';
-import { ACK_SCHEMA, CREATE_EVENT_SCHEMA, OPEN_SCHEMA, RECONCILE_SCHEMA, SNOOZE_SCHEMA, TEST_EVENT_SCHEMA } from './events-schemas.js';
+import {
+  ACK_SCHEMA,
+  CREATE_EVENT_SCHEMA,
+  OPEN_SCHEMA,
+  RECONCILE_SCHEMA,
+  SNOOZE_SCHEMA,
+  TEST_EVENT_SCHEMA,
+} from './events-schemas.js';
 
 const validateCreate = compileValidator<EventInput>(CREATE_EVENT_SCHEMA);
 const validateAck = compileValidator<{ operator?: string; by?: string; note?: string }>(ACK_SCHEMA);
@@ -29,14 +36,19 @@ export function bodyOf(ctx: Context): unknown {
 /** A single-valued query parameter. */
 export function queryParam(ctx: Context, name: string): string | undefined {
   const value = ctx.query[name];
-  if (Array.isArray(value)) throw new ValidationError(`${name}: give it once`, { code: 'invalid_request', details: { field: name } });
+  if (Array.isArray(value))
+    throw new ValidationError(`${name}: give it once`, { code: 'invalid_request', details: { field: name } });
   return value === undefined || value === '' ? undefined : value;
 }
 
 function nonNegativeInt(ctx: Context, name: string, fallback: number): number {
   const raw = queryParam(ctx, name);
   if (raw === undefined) return fallback;
-  if (!/^\d{1,9}$/.test(raw)) throw new ValidationError(`${name}: "${raw}" is not a whole number`, { code: 'invalid_request', details: { field: name } });
+  if (!/^\d{1,9}$/.test(raw))
+    throw new ValidationError(`${name}: "${raw}" is not a whole number`, {
+      code: 'invalid_request',
+      details: { field: name },
+    });
   return Number(raw);
 }
 
@@ -53,8 +65,14 @@ export function eventsRoutes(services: EventServices): Router {
     if (text === undefined) {
       text = JSON.stringify({
         incidents: groups.map((g) => ({
-          correlationKey: g.correlationKey, source: g.source, app: g.app, environment: g.environment,
-          severity: g.severity, eventCount: g.eventCount, firstSeen: g.firstSeen, lastSeen: g.lastSeen,
+          correlationKey: g.correlationKey,
+          source: g.source,
+          app: g.app,
+          environment: g.environment,
+          severity: g.severity,
+          eventCount: g.eventCount,
+          firstSeen: g.firstSeen,
+          lastSeen: g.lastSeen,
           representative: (({ seq: _seq, ...rest }) => rest)(g.representative),
         })),
       });
@@ -65,8 +83,17 @@ export function eventsRoutes(services: EventServices): Router {
   });
   router.get('/api/events/correlated', (ctx) => {
     const key = queryParam(ctx, 'key');
-    if (key === undefined) throw new ValidationError('key: is required', { code: 'invalid_request', details: { field: 'key' } });
-    ctx.body = { correlationKey: key, events: events.correlated({ correlationKey: key, source: queryParam(ctx, 'source'), app: queryParam(ctx, 'app'), environment: queryParam(ctx, 'environment') }) };
+    if (key === undefined)
+      throw new ValidationError('key: is required', { code: 'invalid_request', details: { field: 'key' } });
+    ctx.body = {
+      correlationKey: key,
+      events: events.correlated({
+        correlationKey: key,
+        source: queryParam(ctx, 'source'),
+        app: queryParam(ctx, 'app'),
+        environment: queryParam(ctx, 'environment'),
+      }),
+    };
   });
   router.get('/api/events/sinks', (ctx) => {
     ctx.body = { sinks: services.sinks() };
@@ -77,8 +104,11 @@ export function eventsRoutes(services: EventServices): Router {
   router.post('/api/events/test', async (ctx) => {
     const body = validateTest(bodyOf(ctx));
     const result = await events.emit({
-      type: 'event.test', severity: body.severity ?? 'info', app: body.app,
-      title: body.title ?? 'Test event', body: 'Manual test event from POST /api/events/test',
+      type: 'event.test',
+      severity: body.severity ?? 'info',
+      app: body.app,
+      title: body.title ?? 'Test event',
+      body: 'Manual test event from POST /api/events/test',
       metadata: { manual: true },
     });
     ctx.status = 201;
@@ -87,11 +117,21 @@ export function eventsRoutes(services: EventServices): Router {
   router.get('/api/events', (ctx) => {
     const severity = queryParam(ctx, 'severity');
     if (severity !== undefined && !['info', 'warning', 'critical'].includes(severity)) {
-      throw new ValidationError(`severity: "${severity}" is not one of info, warning, critical`, { code: 'invalid_request', details: { field: 'severity' } });
+      throw new ValidationError(`severity: "${severity}" is not one of info, warning, critical`, {
+        code: 'invalid_request',
+        details: { field: 'severity' },
+      });
     }
     const limit = Math.min(nonNegativeInt(ctx, 'limit', 50), EVENT_PAGE_LIMIT);
-    if (limit === 0) throw new ValidationError('limit: must be at least 1', { code: 'invalid_request', details: { field: 'limit' } });
-    ctx.body = events.list({ app: queryParam(ctx, 'app'), type: queryParam(ctx, 'type'), severity: severity as Severity | undefined, limit, offset: nonNegativeInt(ctx, 'offset', 0) });
+    if (limit === 0)
+      throw new ValidationError('limit: must be at least 1', { code: 'invalid_request', details: { field: 'limit' } });
+    ctx.body = events.list({
+      app: queryParam(ctx, 'app'),
+      type: queryParam(ctx, 'type'),
+      severity: severity as Severity | undefined,
+      limit,
+      offset: nonNegativeInt(ctx, 'offset', 0),
+    });
   });
   router.post('/api/events', async (ctx) => {
     const input = validateCreate(bodyOf(ctx));

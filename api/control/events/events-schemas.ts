@@ -4,7 +4,12 @@
 const key = { type: 'string', minLength: 1, maxLength: 512 } as const;
 const name = { type: 'string', minLength: 1, maxLength: 200 } as const;
 const severity = { enum: ['info', 'warning', 'critical'] } as const;
-const duration = { anyOf: [{ type: 'string', minLength: 1, maxLength: 32 }, { type: 'number', exclusiveMinimum: 0 }] } as const;
+const duration = {
+  anyOf: [
+    { type: 'string', minLength: 1, maxLength: 32 },
+    { type: 'number', exclusiveMinimum: 0 },
+  ],
+} as const;
 
 /** `POST /api/events`. */
 export const CREATE_EVENT_SCHEMA = {
@@ -41,7 +46,11 @@ export const SNOOZE_SCHEMA = {
 } as const;
 
 /** `POST /api/events/{id}/open`. */
-export const OPEN_SCHEMA = { type: 'object', additionalProperties: false, properties: { operator: name, by: name } } as const;
+export const OPEN_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { operator: name, by: name },
+} as const;
 
 /** `POST /api/incidents/action`. */
 export const INCIDENT_ACTION_SCHEMA = {
@@ -79,7 +88,11 @@ export const RECONCILE_SCHEMA = {
 export const TEST_EVENT_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  properties: { app: { type: 'string', minLength: 1, maxLength: 200 }, severity, title: { type: 'string', minLength: 1, maxLength: 500 } },
+  properties: {
+    app: { type: 'string', minLength: 1, maxLength: 200 },
+    severity,
+    title: { type: 'string', minLength: 1, maxLength: 500 },
+  },
 } as const;
 
 /** `POST /api/notifications/channels`. */

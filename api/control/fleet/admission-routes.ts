@@ -10,7 +10,11 @@ import type { Context, Next } from 'koa';
 import { grants, Scope, type Principal } from '../../../domain/auth/index.js';
 import { ForbiddenError, UnauthorizedError, ValidationError } from '../../../domain/errors.js';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../../domain/pipeline/index.js';
-import type { AdmissionCaller, AdmissionResult, ExternalAdmissions } from '../../../controllers/fleet/admission-bridge.js';
+import type {
+  AdmissionCaller,
+  AdmissionResult,
+  ExternalAdmissions,
+} from '../../../controllers/fleet/admission-bridge.js';
 import { verifierUnavailable } from '../../../controllers/fleet/admission-bridge.js';
 
 /** The six advertised admission routes. */
@@ -38,18 +42,38 @@ function caller(ctx: Context): AdmissionCaller {
   const principal = ctx.state.principal as Principal | undefined;
   if (principal === undefined) {
     ctx.set('WWW-Authenticate', 'Bearer');
-    throw new UnauthorizedError('external admission needs a workload token (exchange the workflow identity at POST /api/v1/fleet/external-admission/token)', { code: 'missing_credentials' });
+    throw new UnauthorizedError(
+      'external admission needs a workload token (exchange the workflow identity at POST /api/v1/fleet/external-admission/token)',
+      { code: 'missing_credentials' },
+    );
   }
   if (principal.kind !== 'workload-identity' || !grants(principal, Scope.fleetExternalAdmission)) {
-    throw new ForbiddenError('this endpoint needs scope fleet:external-admission, obtained only by exchanging a workflow identity; no other token substitutes', { code: 'insufficient_scope', details: { scope: Scope.fleetExternalAdmission, path: ctx.path } });
+    throw new ForbiddenError(
+      'this endpoint needs scope fleet:external-admission, obtained only by exchanging a workflow identity; no other token substitutes',
+      { code: 'insufficient_scope', details: { scope: Scope.fleetExternalAdmission, path: ctx.path } },
+    );
   }
-  return { tokenId: principal.tokenId, repository: principal.repository, runId: principal.runId, runAttempt: principal.runAttempt, workflowRef: principal.workflowRef, ref: principal.ref, sha: principal.sha };
+  return {
+    tokenId: principal.tokenId,
+    repository: principal.repository,
+    runId: principal.runId,
+    runAttempt: principal.runAttempt,
+    workflowRef: principal.workflowRef,
+    ref: principal.ref,
+    sha: principal.sha,
+  };
 }
 
 function clientKey(ctx: Context): string {
   const key = ctx.get('idempotency-key');
-  if (key === '') throw new ValidationError('Idempotency-Key: every external admission call needs an Idempotency-Key header', { code: 'idempotency_key_required' });
-  if (!IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ValidationError('Idempotency-Key: must be 1-255 printable ASCII characters without spaces', { code: 'invalid_idempotency_key' });
+  if (key === '')
+    throw new ValidationError('Idempotency-Key: every external admission call needs an Idempotency-Key header', {
+      code: 'idempotency_key_required',
+    });
+  if (!IDEMPOTENCY_KEY_PATTERN.test(key))
+    throw new ValidationError('Idempotency-Key: must be 1-255 printable ASCII characters without spaces', {
+      code: 'invalid_idempotency_key',
+    });
   return key;
 }
 
@@ -68,9 +92,15 @@ export function admissionRoutes(admissions: ExternalAdmissions | undefined): Rou
   });
   const bridge = admissions!;
   const body = (ctx: Context): unknown => (ctx.request as { body?: unknown }).body;
-  router.post('/begin', async (ctx) => answer(ctx, await bridge.begin(ctx.params.id!, caller(ctx), clientKey(ctx), body(ctx))));
-  router.post('/admit', async (ctx) => answer(ctx, await bridge.admit(ctx.params.id!, caller(ctx), clientKey(ctx), body(ctx))));
-  router.post('/resume', async (ctx) => answer(ctx, await bridge.resume(ctx.params.id!, caller(ctx), clientKey(ctx), body(ctx))));
+  router.post('/begin', async (ctx) =>
+    answer(ctx, await bridge.begin(ctx.params.id!, caller(ctx), clientKey(ctx), body(ctx))),
+  );
+  router.post('/admit', async (ctx) =>
+    answer(ctx, await bridge.admit(ctx.params.id!, caller(ctx), clientKey(ctx), body(ctx))),
+  );
+  router.post('/resume', async (ctx) =>
+    answer(ctx, await bridge.resume(ctx.params.id!, caller(ctx), clientKey(ctx), body(ctx))),
+  );
   router.post('/reconcile', async (ctx) => {
     const who = caller(ctx);
     clientKey(ctx);
@@ -91,10 +121,16 @@ export function admissionRoutes(admissions: ExternalAdmissions | undefined): Rou
     const given = body(ctx);
     const keys = typeof given === 'object' && given !== null ? Object.keys(given) : [];
     if (!keys.includes('receipt') && !keys.includes('admissionId')) {
-      throw new ValidationError('the legacy nonce-issuance form is removed: call POST .../external-deployments/begin, then admit with a v4 receipt', { code: 'legacy_form_refused' });
+      throw new ValidationError(
+        'the legacy nonce-issuance form is removed: call POST .../external-deployments/begin, then admit with a v4 receipt',
+        { code: 'legacy_form_refused' },
+      );
     }
     ctx.set('Deprecation', 'true');
-    ctx.set('Link', `</api/v1/apps/${encodeURIComponent(ctx.params.id!)}/external-deployments/admit>; rel="successor-version"`);
+    ctx.set(
+      'Link',
+      `</api/v1/apps/${encodeURIComponent(ctx.params.id!)}/external-deployments/admit>; rel="successor-version"`,
+    );
     answer(ctx, await bridge.admit(ctx.params.id!, who, key, given));
   });
   return router;

@@ -40,9 +40,16 @@ function administrator(ctx: Context): string {
   const principal = ctx.state.principal as Principal | undefined;
   if (principal === undefined) {
     ctx.set('WWW-Authenticate', 'Bearer');
-    throw new UnauthorizedError('this endpoint needs an administrator (the control token or a validated edge identity)', { code: 'missing_credentials' });
+    throw new UnauthorizedError(
+      'this endpoint needs an administrator (the control token or a validated edge identity)',
+      { code: 'missing_credentials' },
+    );
   }
-  if (!isAdministrator(principal)) throw new ForbiddenError('only an administrator may call this endpoint', { code: 'insufficient_scope', details: { path: ctx.path } });
+  if (!isAdministrator(principal))
+    throw new ForbiddenError('only an administrator may call this endpoint', {
+      code: 'insufficient_scope',
+      details: { path: ctx.path },
+    });
   return principal.kind === 'edge-identity' ? `edge:${principal.email ?? principal.subject}` : 'control-token';
 }
 
@@ -61,7 +68,10 @@ export function fleetRoutes(options: FleetRoutesOptions): Router {
     ctx.set('Cache-Control', 'no-store');
     ctx.set('Pragma', 'no-cache');
     ctx.status = 201;
-    ctx.body = { ...(await options.workloadTokens.exchange(request.idToken)), note: 'the token value is shown only in this response' };
+    ctx.body = {
+      ...(await options.workloadTokens.exchange(request.idToken)),
+      note: 'the token value is shown only in this response',
+    };
   });
   router.post('/api/v1/fleet/validate', (ctx) => {
     administrator(ctx);
@@ -79,7 +89,12 @@ export function fleetRoutes(options: FleetRoutesOptions): Router {
   });
   router.get('/api/v1/fleet/plans', (ctx) => {
     administrator(ctx);
-    ctx.body = { plans: authority.plans(wholeNumberQuery(ctx.query.limit, 'limit', 50, 200), wholeNumberQuery(ctx.query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER)) };
+    ctx.body = {
+      plans: authority.plans(
+        wholeNumberQuery(ctx.query.limit, 'limit', 50, 200),
+        wholeNumberQuery(ctx.query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER),
+      ),
+    };
   });
   router.get('/api/v1/fleet/plans/:planId', (ctx) => {
     administrator(ctx);
@@ -110,13 +125,19 @@ export function fleetRoutes(options: FleetRoutesOptions): Router {
   router.get('/api/v1/audit', (ctx) => {
     administrator(ctx);
     const action = typeof ctx.query.action === 'string' ? ctx.query.action : undefined;
-    const entries = audit.list({ limit: wholeNumberQuery(ctx.query.limit, 'limit', 100, 500), offset: wholeNumberQuery(ctx.query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER), ...(action === undefined ? {} : { action }) });
+    const entries = audit.list({
+      limit: wholeNumberQuery(ctx.query.limit, 'limit', 100, 500),
+      offset: wholeNumberQuery(ctx.query.offset, 'offset', 0, Number.MAX_SAFE_INTEGER),
+      ...(action === undefined ? {} : { action }),
+    });
     ctx.body = { entries, verified: audit.verify(entries) };
   });
   router.post('/api/v1/fleet/devices/enroll', (ctx) => {
     const principal = ctx.state.principal as Principal | undefined;
     ctx.status = 201;
-    ctx.body = { enrollment: authority.requestEnrollment(body(ctx), principal === undefined ? 'anonymous' : principal.kind) };
+    ctx.body = {
+      enrollment: authority.requestEnrollment(body(ctx), principal === undefined ? 'anonymous' : principal.kind),
+    };
   });
   router.get('/api/v1/fleet/devices/enroll/:id', (ctx) => {
     const e = authority.enrollment(ctx.params.id!);

@@ -12,7 +12,12 @@ export const actionSchema = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    process: { type: 'string', minLength: 1, maxLength: 63, description: 'the scheduled process; optional when the app has one' },
+    process: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 63,
+      description: 'the scheduled process; optional when the app has one',
+    },
     by: { type: 'string', minLength: 1, maxLength: 200, description: 'operator name recorded in the event' },
   },
 } as const;
@@ -24,7 +29,12 @@ const parseSchedule = compileValidator<{ schedule: string | null; process?: stri
     additionalProperties: false,
     properties: {
       ...actionSchema.properties,
-      schedule: { type: ['string', 'null'], minLength: 1, maxLength: 200, description: 'cron expression; null returns to the spec schedule' },
+      schedule: {
+        type: ['string', 'null'],
+        minLength: 1,
+        maxLength: 200,
+        description: 'cron expression; null returns to the spec schedule',
+      },
     },
   },
   'schedule request',

@@ -18,9 +18,15 @@ const parseInstall = compileValidator<{ force?: boolean; dryRun?: boolean; servi
     type: 'object',
     additionalProperties: false,
     properties: {
-      force: { type: 'boolean', description: 'overwrite the install\'s files in folders an operator edited' },
+      force: { type: 'boolean', description: "overwrite the install's files in folders an operator edited" },
       dryRun: { type: 'boolean', description: 'report the plan, write nothing' },
-      services: { type: 'array', minItems: 1, uniqueItems: true, items: { enum: [...MANAGED_SERVICE_NAMES] }, description: 'which managed apps (default all)' },
+      services: {
+        type: 'array',
+        minItems: 1,
+        uniqueItems: true,
+        items: { enum: [...MANAGED_SERVICE_NAMES] },
+        description: 'which managed apps (default all)',
+      },
     },
   },
   'install request',
@@ -77,5 +83,6 @@ export const OBSERVABILITY_CAPABILITY: Capability = {
     'POST /api/observability/services/install',
     'GET /api/tuning/recommendations',
   ],
-  description: 'Generated metrics store scrape config and alert rules, a value-safe starter bundle, the managed metrics store, dashboard and container-metrics apps, and advisory tuning.',
+  description:
+    'Generated metrics store scrape config and alert rules, a value-safe starter bundle, the managed metrics store, dashboard and container-metrics apps, and advisory tuning.',
 };

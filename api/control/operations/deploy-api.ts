@@ -15,7 +15,8 @@ export const DEPLOY_CAPABILITIES: readonly Capability[] = [
   {
     name: 'operations',
     routes: ['GET /api/v1/operations/{id}', 'GET /api/operations/active', 'POST /api/v1/operations/{id}/cancel'],
-    description: 'Durable operations claimed by a worker under a lease, serialized per app, recovered after a crash; Idempotency-Key on mutations.',
+    description:
+      'Durable operations claimed by a worker under a lease, serialized per app, recovered after a crash; Idempotency-Key on mutations.',
   },
   {
     name: 'deploys',
@@ -29,17 +30,23 @@ export const DEPLOY_CAPABILITIES: readonly Capability[] = [
       'GET /api/v1/deployments/{id}/steps',
       'GET /api/saga/{sagaId}',
     ],
-    description: 'The deploy pipeline (validate, clone, inspect, build, test, snapshot, migrate, submit, healthy, forge, cleanup), rollbacks, canaries and deploy groups.',
+    description:
+      'The deploy pipeline (validate, clone, inspect, build, test, snapshot, migrate, submit, healthy, forge, cleanup), rollbacks, canaries and deploy groups.',
   },
   {
     name: 'webhooks',
     routes: ['POST /api/webhooks/github', 'POST /api/webhooks/generic', 'GET /api/webhooks/deliveries'],
-    description: 'Signed git-host push webhooks (SVC_WEBHOOK_SECRET) deploying apps with repo.autoDeploy; the delivery inbox.',
+    description:
+      'Signed git-host push webhooks (SVC_WEBHOOK_SECRET) deploying apps with repo.autoDeploy; the delivery inbox.',
   },
 ];
 
 /** The routers of the deploy capability. */
 export function deployRouters(deploys: Deploys, options: { readonly protectInbox: boolean }): Router[] {
   const idempotent = idempotency({ keys: deploys.idempotencyKeys });
-  return [deployRoutes(deploys.deploys, idempotent), operationsRoutes(deploys.operations, idempotent), webhooksRoutes(deploys.webhooks, options)];
+  return [
+    deployRoutes(deploys.deploys, idempotent),
+    operationsRoutes(deploys.operations, idempotent),
+    webhooksRoutes(deploys.webhooks, options),
+  ];
 }

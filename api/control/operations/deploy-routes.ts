@@ -10,12 +10,24 @@ import { wholeNumberQuery } from '../../http/whole-number-query.js';
 import type { DeployService } from '../../../controllers/pipeline/index.js';
 
 /** Body of `POST /api/apps/{id}/deploy`, `/preflight` and `/api/deploy-groups/{name}/deploy`. */
-export const DEPLOY_REQUEST_SCHEMA = { type: 'object', additionalProperties: false, properties: { ref: { type: 'string', minLength: 1, maxLength: 200 } } } as const;
+export const DEPLOY_REQUEST_SCHEMA = {
+  type: 'object',
+  additionalProperties: false,
+  properties: { ref: { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
 /** Body of `POST /api/apps/{id}/rollback`. */
 export const ROLLBACK_REQUEST_SCHEMA = {
   type: 'object',
   additionalProperties: false,
-  properties: { regions: { type: 'array', minItems: 1, maxItems: 64, uniqueItems: true, items: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' } } },
+  properties: {
+    regions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 64,
+      uniqueItems: true,
+      items: { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{0,62}$' },
+    },
+  },
 } as const;
 const refBody = compileValidator<{ ref?: string }>(DEPLOY_REQUEST_SCHEMA, 'deploy request');
 const rollbackBody = compileValidator<{ regions?: string[] }>(ROLLBACK_REQUEST_SCHEMA, 'rollback request');
@@ -25,8 +37,14 @@ const emptyBody = compileValidator<Record<string, never>>(CANARY_PROMOTE_SCHEMA,
 
 function body(raw: unknown): unknown {
   // An absent body means "no options"; a YAML or text body is not accepted here.
-  if (raw === undefined || raw === null || (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0)) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new ValidationError('request body: must be a JSON object', { code: 'invalid_request' });
+  if (
+    raw === undefined ||
+    raw === null ||
+    (typeof raw === 'object' && !Array.isArray(raw) && Object.keys(raw).length === 0)
+  )
+    return {};
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new ValidationError('request body: must be a JSON object', { code: 'invalid_request' });
   return raw;
 }
 
@@ -62,9 +80,12 @@ export function deployRoutes(service: DeployService, idempotent: Middleware): Ro
   });
   router.get('/api/v1/deployments', (ctx) => {
     const { app, kind, status } = ctx.query;
-    if (kind !== undefined && !DEPLOYMENT_KINDS.includes(kind as never)) throw new ValidationError(`kind: must be one of ${DEPLOYMENT_KINDS.join(', ')}`, { code: 'invalid_query' });
-    if (status !== undefined && !DEPLOYMENT_STATUSES.includes(status as never)) throw new ValidationError(`status: must be one of ${DEPLOYMENT_STATUSES.join(', ')}`, { code: 'invalid_query' });
-    if (app !== undefined && typeof app !== 'string') throw new ValidationError('app: give it once', { code: 'invalid_query' });
+    if (kind !== undefined && !DEPLOYMENT_KINDS.includes(kind as never))
+      throw new ValidationError(`kind: must be one of ${DEPLOYMENT_KINDS.join(', ')}`, { code: 'invalid_query' });
+    if (status !== undefined && !DEPLOYMENT_STATUSES.includes(status as never))
+      throw new ValidationError(`status: must be one of ${DEPLOYMENT_STATUSES.join(', ')}`, { code: 'invalid_query' });
+    if (app !== undefined && typeof app !== 'string')
+      throw new ValidationError('app: give it once', { code: 'invalid_query' });
     ctx.body = {
       deployments: service.list({
         ...(typeof app === 'string' ? { app } : {}),

@@ -12,8 +12,14 @@ import type { Capability } from '../server/meta-routes.js';
 /** Capability entry of the lane. */
 export const PLATFORM_LANE_CAPABILITY: Capability = {
   name: 'platform-lane',
-  routes: ['POST /api/platform/preflight', 'POST /api/platform/upgrade', 'POST /api/platform/smoke', 'GET /api/platform/operations/{id}'],
-  description: 'Platform self-upgrade: a host agent stages a release, boots a candidate API, drains, promotes the current link, restarts only the API and checks it, rolling back when the check fails.',
+  routes: [
+    'POST /api/platform/preflight',
+    'POST /api/platform/upgrade',
+    'POST /api/platform/smoke',
+    'GET /api/platform/operations/{id}',
+  ],
+  description:
+    'Platform self-upgrade: a host agent stages a release, boots a candidate API, drains, promotes the current link, restarts only the API and checks it, rolling back when the check fails.',
 };
 
 /** Body of `POST /api/platform/upgrade` and `/preflight`. */
@@ -27,12 +33,19 @@ export const PLATFORM_LANE_REQUEST_SCHEMA = {
     drainMode: { enum: ['fail', 'wait', 'force'] },
   },
 } as const;
-const laneBody = compileValidator<{ source: string; label?: string; drainMode?: string }>(PLATFORM_LANE_REQUEST_SCHEMA, 'platform lane request');
-const emptyBody = compileValidator<Record<string, never>>({ type: 'object', additionalProperties: false, properties: {} }, 'request body');
+const laneBody = compileValidator<{ source: string; label?: string; drainMode?: string }>(
+  PLATFORM_LANE_REQUEST_SCHEMA,
+  'platform lane request',
+);
+const emptyBody = compileValidator<Record<string, never>>(
+  { type: 'object', additionalProperties: false, properties: {} },
+  'request body',
+);
 
 function body(raw: unknown): unknown {
   if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new ValidationError('request body: must be a JSON object', { code: 'invalid_request' });
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new ValidationError('request body: must be a JSON object', { code: 'invalid_request' });
   return raw;
 }
 
@@ -46,7 +59,8 @@ export function platformLaneRoutes(service: PlatformLaneService, idempotent: Mid
   });
   router.post('/api/platform/preflight', idempotent, (ctx) => {
     const input = laneBody(body(ctx.request.body));
-    if (input.drainMode !== undefined) throw new ValidationError('drainMode applies to upgrades only', { code: 'invalid_drain_mode' });
+    if (input.drainMode !== undefined)
+      throw new ValidationError('drainMode applies to upgrades only', { code: 'invalid_drain_mode' });
     ctx.status = 202;
     ctx.body = service.queue('platform.preflight', input);
   });

@@ -8,7 +8,12 @@ import Router from '@koa/router';
 import { ValidationError } from '../../../domain/errors.js';
 import { compileValidator } from '../../../domain/json-schema.js';
 import type { SnapshotService } from '../../../controllers/snapshots/snapshot-service.js';
-import { queueMigration, queueRestore, queueSnapshot, type SnapshotOperationsOptions } from '../../../controllers/snapshots/snapshot-operations.js';
+import {
+  queueMigration,
+  queueRestore,
+  queueSnapshot,
+  type SnapshotOperationsOptions,
+} from '../../../controllers/snapshots/snapshot-operations.js';
 import type { IdempotencyKeys } from '../../../controllers/operations/index.js';
 import { idempotency } from '../../http/idempotency.js';
 
@@ -24,7 +29,12 @@ const parseLegacyRestore = compileValidator<LegacyRestoreBody>(
     required: ['snapshot', 'confirm'],
     additionalProperties: false,
     properties: {
-      snapshot: { type: 'string', minLength: 1, maxLength: 200, description: 'exact inventory file name, or a compact UTC timestamp naming exactly one snapshot' },
+      snapshot: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 200,
+        description: 'exact inventory file name, or a compact UTC timestamp naming exactly one snapshot',
+      },
       confirm: { const: true, description: 'must be true: a restore replaces the database contents' },
       preRestore: { type: 'boolean', description: 'take a safety snapshot first; default snapshots.preRestore' },
     },
@@ -34,7 +44,8 @@ const parseLegacyRestore = compileValidator<LegacyRestoreBody>(
 
 function keepParam(raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
-  if (typeof raw !== 'string' || !/^\d{1,4}$/.test(raw)) throw new ValidationError('keep must be a whole number from 0 to 9999', { code: 'invalid_keep' });
+  if (typeof raw !== 'string' || !/^\d{1,4}$/.test(raw))
+    throw new ValidationError('keep must be a whole number from 0 to 9999', { code: 'invalid_keep' });
   return Number(raw);
 }
 
@@ -56,7 +67,11 @@ export function snapshotReadRoutes(service: SnapshotService): Router {
   router.post('/api/apps/:id/snapshots/restore', async (ctx) => {
     const body = parseLegacyRestore(ctx.request.body);
     const filename = service.resolveReference(ctx.params.id!, body.snapshot);
-    ctx.body = await service.restore(ctx.params.id!, filename, body.preRestore === undefined ? {} : { preRestore: body.preRestore });
+    ctx.body = await service.restore(
+      ctx.params.id!,
+      filename,
+      body.preRestore === undefined ? {} : { preRestore: body.preRestore },
+    );
   });
   return router;
 }
@@ -68,7 +83,10 @@ export const SNAPSHOT_RESTORE_SCHEMA = {
   additionalProperties: false,
   properties: { confirm: { const: true }, preRestore: { type: 'boolean' } },
 } as const;
-const parseRestore = compileValidator<{ confirm: true; preRestore?: boolean }>(SNAPSHOT_RESTORE_SCHEMA, 'restore request');
+const parseRestore = compileValidator<{ confirm: true; preRestore?: boolean }>(
+  SNAPSHOT_RESTORE_SCHEMA,
+  'restore request',
+);
 const parseRetention = compileValidator<{ confirm: true; keep?: number }>(
   {
     type: 'object',
@@ -83,12 +101,20 @@ const parseMigration = compileValidator<{ ref: string; confirm: true }>(
     type: 'object',
     required: ['ref', 'confirm'],
     additionalProperties: false,
-    properties: { ref: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\s~^:?*\\[\\\\]+$' }, confirm: { const: true } },
+    properties: {
+      ref: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[^\\s~^:?*\\[\\\\]+$' },
+      confirm: { const: true },
+    },
   },
   'migration request',
 );
 const parseImport = compileValidator<{ key: string }>(
-  { type: 'object', required: ['key'], additionalProperties: false, properties: { key: { type: 'string', minLength: 1, maxLength: 1024 } } },
+  {
+    type: 'object',
+    required: ['key'],
+    additionalProperties: false,
+    properties: { key: { type: 'string', minLength: 1, maxLength: 1024 } },
+  },
   'import request',
 );
 /** The body of `POST /api/v1/apps/{id}/snapshots` (take a snapshot now): empty. */
@@ -96,7 +122,11 @@ export const SNAPSHOT_TAKE_SCHEMA = { type: 'object', additionalProperties: fals
 const emptyBody = compileValidator<Record<string, never>>(SNAPSHOT_TAKE_SCHEMA, 'request body');
 
 /** Versioned snapshot mutations; each needs an Idempotency-Key header. */
-export function snapshotMutationRoutes(service: SnapshotService, operations: SnapshotOperationsOptions, keys: IdempotencyKeys): Router {
+export function snapshotMutationRoutes(
+  service: SnapshotService,
+  operations: SnapshotOperationsOptions,
+  keys: IdempotencyKeys,
+): Router {
   const router = new Router();
   const idempotent = idempotency({ keys, required: true });
   const body = (raw: unknown) => (raw === undefined || raw === null ? {} : raw);

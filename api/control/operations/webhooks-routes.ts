@@ -16,8 +16,12 @@ export function webhooksRoutes(receiver: WebhookReceiver, options: { readonly pr
   const router = new Router();
   router.post('/api/webhooks/:provider', (ctx) => {
     const provider = ctx.params.provider;
-    if (provider !== 'github' && provider !== 'generic') throw new ValidationError(`webhook provider "${provider}" is not supported (github, generic)`, { code: 'unsupported_provider' });
-    const raw = (ctx.request as { rawBody?: string }).rawBody ?? (typeof ctx.request.body === 'string' ? ctx.request.body : '');
+    if (provider !== 'github' && provider !== 'generic')
+      throw new ValidationError(`webhook provider "${provider}" is not supported (github, generic)`, {
+        code: 'unsupported_provider',
+      });
+    const raw =
+      (ctx.request as { rawBody?: string }).rawBody ?? (typeof ctx.request.body === 'string' ? ctx.request.body : '');
     const headers: Record<string, string | undefined> = {};
     for (const [name, value] of Object.entries(ctx.headers)) headers[name] = Array.isArray(value) ? value[0] : value;
     const delivery = receiver.receive({ provider, headers, rawBody: raw });
@@ -27,12 +31,22 @@ export function webhooksRoutes(receiver: WebhookReceiver, options: { readonly pr
   router.get('/api/webhooks/deliveries', (ctx) => {
     if (options.protectInbox && ctx.state.principal === undefined) {
       ctx.set('WWW-Authenticate', 'Bearer');
-      throw new UnauthorizedError('the webhook inbox needs Authorization: Bearer <token>', { code: 'missing_credentials' });
+      throw new UnauthorizedError('the webhook inbox needs Authorization: Bearer <token>', {
+        code: 'missing_credentials',
+      });
     }
     if (options.protectInbox && !isAdministrator(ctx.state.principal as Principal)) {
-      throw new ForbiddenError('a scoped token cannot read the webhook inbox; use the control token', { code: 'insufficient_scope', details: { path: ctx.path } });
+      throw new ForbiddenError('a scoped token cannot read the webhook inbox; use the control token', {
+        code: 'insufficient_scope',
+        details: { path: ctx.path },
+      });
     }
-    ctx.body = { deliveries: receiver.deliveries({ limit: wholeNumberQuery(ctx.query.limit, 'limit', 50, 200), offset: wholeNumberQuery(ctx.query.offset, 'offset', 0, 1_000_000) }) };
+    ctx.body = {
+      deliveries: receiver.deliveries({
+        limit: wholeNumberQuery(ctx.query.limit, 'limit', 50, 200),
+        offset: wholeNumberQuery(ctx.query.offset, 'offset', 0, 1_000_000),
+      }),
+    };
   });
   return router;
 }

@@ -10,7 +10,14 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { OperatorService } from '../../../controllers/operator/index.js';
-import { parseOperatorQuery, scrubSecretValues, type ActionRisk, type ActionSchemas, type OperatorView, type ParsedQuery } from '../../../domain/operator/index.js';
+import {
+  parseOperatorQuery,
+  scrubSecretValues,
+  type ActionRisk,
+  type ActionSchemas,
+  type OperatorView,
+  type ParsedQuery,
+} from '../../../domain/operator/index.js';
 import { INCIDENT_ACTION_SCHEMA } from '../events/events-schemas.js';
 import { actionSchema as CRON_ACTION_SCHEMA } from '../jobs/cron-routes.js';
 import { CANARY_PROMOTE_SCHEMA, DEPLOY_REQUEST_SCHEMA, ROLLBACK_REQUEST_SCHEMA } from '../operations/deploy-routes.js';
@@ -23,13 +30,26 @@ import { isPublicPath } from '../auth/auth.js';
 export const OPERATOR_CAPABILITIES: readonly Capability[] = [
   {
     name: 'operator-views',
-    routes: ['GET /api/operator/inbox', 'GET /api/operator/cron', 'GET /api/operator/deploy-confidence', 'GET /api/operator/auth-hints', 'GET /api/operator/actions'],
-    description: 'Read-only operator views: an inbox of what needs attention, scheduled processes, deploy confidence, secret-safe auth hints and action descriptors with risk levels.',
+    routes: [
+      'GET /api/operator/inbox',
+      'GET /api/operator/cron',
+      'GET /api/operator/deploy-confidence',
+      'GET /api/operator/auth-hints',
+      'GET /api/operator/actions',
+    ],
+    description:
+      'Read-only operator views: an inbox of what needs attention, scheduled processes, deploy confidence, secret-safe auth hints and action descriptors with risk levels.',
   },
   {
     name: 'platform-rollups',
-    routes: ['GET /api/ops/platform', 'GET /api/secrets/migration-plan', 'GET /api/v1/production/readiness', 'GET /api/platform/releases'],
-    description: 'Platform rollup with snapshot totals, the secret migration plan (never values), the production admission summary and the platform release history.',
+    routes: [
+      'GET /api/ops/platform',
+      'GET /api/secrets/migration-plan',
+      'GET /api/v1/production/readiness',
+      'GET /api/platform/releases',
+    ],
+    description:
+      'Platform rollup with snapshot totals, the secret migration plan (never values), the production admission summary and the platform release history.',
   },
 ];
 
@@ -50,7 +70,9 @@ export { EXPLICIT_AUTH_ONLY_ROUTES } from '../auth/auth.js';
 
 /** Every route `capabilities` advertise, with whether the auth middleware treats it as public. */
 export function advertisedRoutes(capabilities: readonly Capability[]): { route: string; public: boolean }[] {
-  return capabilities.flatMap((c) => c.routes).map((route) => ({ route, public: isPublicPath(route.split(' ')[1] ?? '') }));
+  return capabilities
+    .flatMap((c) => c.routes)
+    .map((route) => ({ route, public: isPublicPath(route.split(' ')[1] ?? '') }));
 }
 
 export interface OperatorRoutesOptions {
@@ -68,10 +90,22 @@ export function operatorRoutes(service: OperatorService, options: OperatorRoutes
     ctx.body = scrubSecretValues(body, options.secretValues);
   };
   const app = (q: ParsedQuery) => (typeof q.app === 'string' ? { app: q.app } : {});
-  router.get('/api/operator/inbox', view('inbox', (q) => service.inbox({ ...app(q), limit: q.limit as number })));
-  router.get('/api/operator/cron', view('cron', (q) => service.cron(app(q))));
-  router.get('/api/operator/deploy-confidence', view('deployConfidence', (q) => service.deployConfidence({ ...app(q), limit: q.limit as number })));
-  router.get('/api/operator/auth-hints', view('authHints', () => service.authHints()));
+  router.get(
+    '/api/operator/inbox',
+    view('inbox', (q) => service.inbox({ ...app(q), limit: q.limit as number })),
+  );
+  router.get(
+    '/api/operator/cron',
+    view('cron', (q) => service.cron(app(q))),
+  );
+  router.get(
+    '/api/operator/deploy-confidence',
+    view('deployConfidence', (q) => service.deployConfidence({ ...app(q), limit: q.limit as number })),
+  );
+  router.get(
+    '/api/operator/auth-hints',
+    view('authHints', () => service.authHints()),
+  );
   router.get(
     '/api/operator/actions',
     view('actions', (q) =>
@@ -81,9 +115,21 @@ export function operatorRoutes(service: OperatorService, options: OperatorRoutes
       }),
     ),
   );
-  router.get('/api/ops/platform', view('platform', () => service.platform()));
-  router.get('/api/secrets/migration-plan', view('secretsPlan', (q) => service.secretsPlan(app(q))));
-  router.get('/api/v1/production/readiness', view('productionReadiness', () => service.productionReadiness()));
-  router.get('/api/platform/releases', view('platformReleases', (q) => service.platformReleases({ limit: q.limit as number })));
+  router.get(
+    '/api/ops/platform',
+    view('platform', () => service.platform()),
+  );
+  router.get(
+    '/api/secrets/migration-plan',
+    view('secretsPlan', (q) => service.secretsPlan(app(q))),
+  );
+  router.get(
+    '/api/v1/production/readiness',
+    view('productionReadiness', () => service.productionReadiness()),
+  );
+  router.get(
+    '/api/platform/releases',
+    view('platformReleases', (q) => service.platformReleases({ limit: q.limit as number })),
+  );
   return router;
 }

@@ -11,7 +11,16 @@ export function operatorWakeTargetsRoutes(routing: Routing, controlUrl: () => st
   router.get('/api/operator/wake-targets', async (ctx) => {
     const view = await routing.wakeTargets(controlUrl());
     const stats = routing.gateway.stats;
-    ctx.body = { ...view, gateway: { scaleUps: stats.scaleUps, wakes: stats.wakes, timeouts: stats.timeouts, proxied: stats.proxied, idleScaledDown: routing.idle.scaledDown } };
+    ctx.body = {
+      ...view,
+      gateway: {
+        scaleUps: stats.scaleUps,
+        wakes: stats.wakes,
+        timeouts: stats.timeouts,
+        proxied: stats.proxied,
+        idleScaledDown: routing.idle.scaledDown,
+      },
+    };
   });
   return router;
 }

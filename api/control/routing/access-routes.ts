@@ -5,7 +5,13 @@
 import zlib from 'node:zlib';
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { ForbiddenError, PayloadTooLargeError, UnauthorizedError, UnavailableError, ValidationError } from '../../../domain/errors.js';
+import {
+  ForbiddenError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  UnavailableError,
+  ValidationError,
+} from '../../../domain/errors.js';
 import { normalizeHostname } from '../../../domain/routing/index.js';
 import type { Routing } from '../../../controllers/routing/routing.js';
 import { secretEquals, sha256Hex } from '../../http/bearer.js';
@@ -58,36 +64,75 @@ export function accessRoutes(options: AccessRoutesOptions): Router {
   router.get('/api/access/patterns', (ctx) => {
     const hoursText = typeof ctx.query.hours === 'string' ? ctx.query.hours : undefined;
     const hours = hoursText === undefined ? 24 : Number(hoursText);
-    if (!Number.isInteger(hours) || hours < 1 || hours > 24 * 90) throw new ValidationError(`hours: "${hoursText}" must be a whole number from 1 to 2160`, { code: 'invalid_query', details: { hours: hoursText } });
+    if (!Number.isInteger(hours) || hours < 1 || hours > 24 * 90)
+      throw new ValidationError(`hours: "${hoursText}" must be a whole number from 1 to 2160`, {
+        code: 'invalid_query',
+        details: { hours: hoursText },
+      });
     const hostnameText = typeof ctx.query.hostname === 'string' ? ctx.query.hostname : undefined;
     const hostname = hostnameText === undefined ? undefined : normalizeHostname(hostnameText);
-    if (hostnameText !== undefined && hostname === undefined) throw new ValidationError(`hostname: "${hostnameText}" is not a hostname`, { code: 'invalid_query', details: { hostname: hostnameText } });
+    if (hostnameText !== undefined && hostname === undefined)
+      throw new ValidationError(`hostname: "${hostnameText}" is not a hostname`, {
+        code: 'invalid_query',
+        details: { hostname: hostnameText },
+      });
     const patterns = options.routing.access.patterns({ hours, ...(hostname === undefined ? {} : { hostname }) });
     const sync = options.routing.edgeSync;
     ctx.body = {
       ...patterns,
-      edgeSync: { configured: sync.configured, lastRunAt: sync.lastResult?.at ?? null, lastError: sync.lastError ?? null },
+      edgeSync: {
+        configured: sync.configured,
+        lastRunAt: sync.lastResult?.at ?? null,
+        lastError: sync.lastError ?? null,
+      },
     };
   });
   router.post('/api/access/edge/logpush', async (ctx) => {
-    if (tokenHash === undefined) throw new UnavailableError('the log push receiver is disabled: SVC_EDGE_LOGPUSH_TOKEN is not set', { code: 'logpush_disabled' });
+    if (tokenHash === undefined)
+      throw new UnavailableError('the log push receiver is disabled: SVC_EDGE_LOGPUSH_TOKEN is not set', {
+        code: 'logpush_disabled',
+      });
     const given = logpushSecret(ctx);
-    if (given === undefined) throw new UnauthorizedError('the log push receiver needs X-Svc-Logpush-Token (or X-Edge-Log-Secret, or Authorization: Bearer)', { code: 'missing_logpush_token' });
-    if (!secretEquals(given, tokenHash)) throw new UnauthorizedError('the log push token is not valid', { code: 'invalid_logpush_token' });
-    if (!isHttps(ctx)) throw new ForbiddenError('the log push receiver accepts HTTPS only (TLS, or X-Forwarded-Proto: https from the loopback proxy)', { code: 'https_required' });
+    if (given === undefined)
+      throw new UnauthorizedError(
+        'the log push receiver needs X-Svc-Logpush-Token (or X-Edge-Log-Secret, or Authorization: Bearer)',
+        { code: 'missing_logpush_token' },
+      );
+    if (!secretEquals(given, tokenHash))
+      throw new UnauthorizedError('the log push token is not valid', { code: 'invalid_logpush_token' });
+    if (!isHttps(ctx))
+      throw new ForbiddenError(
+        'the log push receiver accepts HTTPS only (TLS, or X-Forwarded-Proto: https from the loopback proxy)',
+        { code: 'https_required' },
+      );
     // Parsed JSON (or text) when the body parser took it; NDJSON and gzip batches are read here.
-    const body: unknown = ctx.request.body !== undefined && !(typeof ctx.request.body === 'object' && ctx.request.body !== null && Object.keys(ctx.request.body).length === 0 && !ctx.is('json'))
-      ? ctx.request.body
-      : await rawBody(ctx, options.bodyLimitBytes);
+    const body: unknown =
+      ctx.request.body !== undefined &&
+      !(
+        typeof ctx.request.body === 'object' &&
+        ctx.request.body !== null &&
+        Object.keys(ctx.request.body).length === 0 &&
+        !ctx.is('json')
+      )
+        ? ctx.request.body
+        : await rawBody(ctx, options.bodyLimitBytes);
     const aggregate = options.routing.access.ingestLogpush(body);
     ctx.status = 202;
     ctx.body = { accepted: aggregate.accepted, dropped: aggregate.dropped, buckets: aggregate.counts.length };
   });
   router.post('/api/access/edge/sync', async (ctx) => {
     const sync = options.routing.edgeSync;
-    if (!sync.configured) throw new UnavailableError('edge analytics sync is not configured: set SVC_EDGE_API_TOKEN and SVC_EDGE_ZONE_ID', { code: 'edge_sync_not_configured' });
+    if (!sync.configured)
+      throw new UnavailableError('edge analytics sync is not configured: set SVC_EDGE_API_TOKEN and SVC_EDGE_ZONE_ID', {
+        code: 'edge_sync_not_configured',
+      });
     const result = await sync.run();
-    ctx.body = { windows: result.windows, hostnames: result.hostnames, buckets: result.buckets, requests: result.requests };
+    ctx.body = {
+      windows: result.windows,
+      hostnames: result.hostnames,
+      buckets: result.buckets,
+      requests: result.requests,
+    };
   });
   return router;
 }

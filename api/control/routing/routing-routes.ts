@@ -30,12 +30,22 @@ export function routingRoutes(routing: Routing): Router {
       tunnel: state.config?.tunnel ?? null,
       file: state.file,
       hostnames: state.rules.map((r) => r.hostname),
-      rules: state.rules.map((r) => ({ hostname: r.hostname, service: r.service, app: r.app, process: r.process, viaGateway: r.viaGateway })),
+      rules: state.rules.map((r) => ({
+        hostname: r.hostname,
+        service: r.service,
+        app: r.app,
+        process: r.process,
+        viaGateway: r.viaGateway,
+      })),
       ingress: state.config?.ingress ?? [],
-      disabled: toggles.filter((t) => !t.enabled).map((t) => ({ app: t.app, hostname: t.hostname, updatedAt: t.updatedAt })),
+      disabled: toggles
+        .filter((t) => !t.enabled)
+        .map((t) => ({ app: t.app, hostname: t.hostname, updatedAt: t.updatedAt })),
       lastReconciledAt: state.lastReconciledAt ?? null,
       lastChangedAt: state.lastChangedAt ?? null,
-      lastReload: state.lastReload ? { ok: state.lastReload.ok, exitCode: state.lastReload.exitCode, at: state.lastReload.at } : null,
+      lastReload: state.lastReload
+        ? { ok: state.lastReload.ok, exitCode: state.lastReload.exitCode, at: state.lastReload.at }
+        : null,
       lastError: state.lastError ?? null,
     };
   });
@@ -48,7 +58,26 @@ export function routingRoutes(routing: Routing): Router {
 
 /** Capabilities routing adds to `GET /api/v1/capabilities`. */
 export const ROUTING_CAPABILITIES: readonly Capability[] = [
-  { name: 'routing', routes: ['GET /api/tunnel/ingress', 'POST /api/apps/{id}/endpoints/toggle'], description: 'Edge tunnel config reconciled from deployable, healthy apps (catch-all last, atomic writes, drift corrected), with per-hostname toggles.' },
-  { name: 'wake-gateway', routes: ['ANY /api/wake-gateway/{hostname}/{path}', 'ANY / (Host of a public endpoint)', 'GET /api/operator/wake-targets'], description: 'Streaming reverse proxy for public endpoints that scales gateway-managed processes (scaling.min 0) up from zero and back down when idle.' },
-  { name: 'access-patterns', routes: ['GET /api/access/patterns', 'POST /api/access/edge/logpush', 'POST /api/access/edge/sync'], description: 'Hourly request counts and status buckets per public hostname from the gateway, edge log push and the edge analytics sync.' },
+  {
+    name: 'routing',
+    routes: ['GET /api/tunnel/ingress', 'POST /api/apps/{id}/endpoints/toggle'],
+    description:
+      'Edge tunnel config reconciled from deployable, healthy apps (catch-all last, atomic writes, drift corrected), with per-hostname toggles.',
+  },
+  {
+    name: 'wake-gateway',
+    routes: [
+      'ANY /api/wake-gateway/{hostname}/{path}',
+      'ANY / (Host of a public endpoint)',
+      'GET /api/operator/wake-targets',
+    ],
+    description:
+      'Streaming reverse proxy for public endpoints that scales gateway-managed processes (scaling.min 0) up from zero and back down when idle.',
+  },
+  {
+    name: 'access-patterns',
+    routes: ['GET /api/access/patterns', 'POST /api/access/edge/logpush', 'POST /api/access/edge/sync'],
+    description:
+      'Hourly request counts and status buckets per public hostname from the gateway, edge log push and the edge analytics sync.',
+  },
 ];

@@ -11,7 +11,13 @@ import type { Duplex } from 'node:stream';
 import { ProxyServer } from 'http-proxy-3';
 import { Agent } from 'undici';
 import { isDomainError, UnauthorizedError, ValidationError, type DomainError } from '../../../domain/errors.js';
-import { DEFAULT_WAKE_TIMEOUT_MS, hostOfHeader, isLocalHostname, normalizeHostname, wakeTimeoutMs } from '../../../domain/routing/index.js';
+import {
+  DEFAULT_WAKE_TIMEOUT_MS,
+  hostOfHeader,
+  isLocalHostname,
+  normalizeHostname,
+  wakeTimeoutMs,
+} from '../../../domain/routing/index.js';
 import type { WakeGateway, WakeTarget } from '../../../controllers/routing/wake-gateway.js';
 import type { ServiceInstance } from '../../../domain/registry/index.js';
 import type { AccessObservations } from '../../../controllers/routing/access-observations.js';
@@ -45,7 +51,18 @@ const UNTRUSTED_DROPPED = new Set([...EDGE_IDENTITY_HEADERS, ...FORWARDED_HEADER
  * Hop-by-hop headers (RFC 9110 7.6.1), never forwarded in either direction; `expect` is answered
  * by the gateway's own server, `proxy-authorization` is meant for a proxy, not the app.
  */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'expect', 'http2-settings']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authorization',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+  'http2-settings',
+]);
 
 export interface WakeGatewayProxyOptions {
   readonly gateway: WakeGateway;
@@ -84,7 +101,12 @@ export function isLoopbackPeer(req: http.IncomingMessage): boolean {
 /** The header names a Connection header lists (hop-by-hop by declaration); undefined for the usual bare values. */
 function connectionTokens(connection: string | string[] | undefined): Set<string> | undefined {
   if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
-  return new Set((Array.isArray(connection) ? connection.join(',') : connection).toLowerCase().split(',').map((name) => name.trim()));
+  return new Set(
+    (Array.isArray(connection) ? connection.join(',') : connection)
+      .toLowerCase()
+      .split(',')
+      .map((name) => name.trim()),
+  );
 }
 
 /** The response headers sent to the client: the upstream's minus hop-by-hop ones, plus the gateway's. */
@@ -115,13 +137,17 @@ function forwardHeaders(req: http.IncomingMessage, routed: Routed): Record<strin
   const incoming = req.headers;
   for (const name in incoming) {
     const value = incoming[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || named?.has(name) || (!trusted && UNTRUSTED_DROPPED.has(name))) continue;
+    if (value === undefined || HOP_BY_HOP.has(name) || named?.has(name) || (!trusted && UNTRUSTED_DROPPED.has(name)))
+      continue;
     headers[name] = value;
   }
   // The explicit form forwards the Host of the public endpoint, as the edge would have sent it.
   if (routed.explicit) headers.host = routed.host;
   const forwardedFor = headers['x-forwarded-for'];
-  headers['x-forwarded-for'] = forwardedFor === undefined ? req.socket.remoteAddress ?? '' : `${String(forwardedFor)},${req.socket.remoteAddress ?? ''}`;
+  headers['x-forwarded-for'] =
+    forwardedFor === undefined
+      ? (req.socket.remoteAddress ?? '')
+      : `${String(forwardedFor)},${req.socket.remoteAddress ?? ''}`;
   const forwardedPort = headers['x-forwarded-port'];
   const port = String(req.socket.localPort ?? '');
   headers['x-forwarded-port'] = forwardedPort === undefined ? port : `${String(forwardedPort)},${port}`;
@@ -153,12 +179,28 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
 
   const upstreamFailed = (res: http.ServerResponse, routed: Routed, error: Error): void => {
     if (res.destroyed) return;
-    options.logger.warn({ err: error, app: routed.target.app, hostname: routed.target.hostname }, 'wake gateway: upstream failed');
-    if (!res.headersSent) sendError(res, { status: 502, code: 'upstream_unavailable', message: `the upstream of ${routed.target.hostname} did not answer`, details: { hostname: routed.target.hostname }, headers: {} });
+    options.logger.warn(
+      { err: error, app: routed.target.app, hostname: routed.target.hostname },
+      'wake gateway: upstream failed',
+    );
+    if (!res.headersSent)
+      sendError(res, {
+        status: 502,
+        code: 'upstream_unavailable',
+        message: `the upstream of ${routed.target.hostname} did not answer`,
+        details: { hostname: routed.target.hostname },
+        headers: {},
+      });
     else res.destroy();
   };
 
-  const forward = (req: http.IncomingMessage, res: http.ServerResponse, routed: Routed, instance: ServiceInstance, action: string): void => {
+  const forward = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    routed: Routed,
+    instance: ServiceInstance,
+    action: string,
+  ): void => {
     const origin = `http://${instance.address.includes(':') ? `[${instance.address}]` : instance.address}:${instance.port}`;
     const body = hasBody(req) ? req : null;
     upstream.stream(
@@ -172,7 +214,6 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
       },
     );
   };
-
 
   // Host header values seen recently and their normalized hostnames: a pure function, cached so a
   // keep-alive client's requests skip the parsing.
@@ -189,9 +230,10 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
   const route = (req: http.IncomingMessage): Routed | DomainError | undefined => {
     const rawUrl = req.url ?? '/';
     // Only origin-form targets (`/path?query`): an absolute-form URL never selects an upstream.
-    if (!rawUrl.startsWith('/')) return hostOf(req.headers.host) !== undefined && options.gateway.resolve(hostOf(req.headers.host)!) !== undefined
-      ? new ValidationError('the request target must be a path', { code: 'invalid_request_target' })
-      : undefined;
+    if (!rawUrl.startsWith('/'))
+      return hostOf(req.headers.host) !== undefined && options.gateway.resolve(hostOf(req.headers.host)!) !== undefined
+        ? new ValidationError('the request target must be a path', { code: 'invalid_request_target' })
+        : undefined;
     const explicit = rawUrl.startsWith(WAKE_GATEWAY_PREFIX);
     let host: string | undefined;
     let rest: string;
@@ -200,7 +242,11 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
       const cut = after.search(/[/?]/);
       const name = cut === -1 ? after : after.slice(0, cut);
       host = normalizeHostname(decodeURIComponent(name));
-      if (host === undefined) return new ValidationError(`"${name}" is not a hostname`, { code: 'invalid_hostname', details: { hostname: name } });
+      if (host === undefined)
+        return new ValidationError(`"${name}" is not a hostname`, {
+          code: 'invalid_hostname',
+          details: { hostname: name },
+        });
       rest = cut === -1 ? '/' : after.slice(cut);
       if (!rest.startsWith('/')) rest = `/${rest}`;
     } else {
@@ -217,7 +263,10 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
     const target = options.gateway.resolve(host);
     if (target === undefined) {
       if (!explicit) return undefined;
-      return new ValidationError(`${host} is not a public endpoint of any app`, { code: 'unknown_endpoint', details: { hostname: host } });
+      return new ValidationError(`${host} is not a public endpoint of any app`, {
+        code: 'unknown_endpoint',
+        details: { hostname: host },
+      });
     }
     // The query is only parsed (and re-encoded) when it carries the gateway's own parameter.
     if (!rest.includes('wakeTimeout=')) {
@@ -244,7 +293,10 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
       delete req.headers.authorization;
       return undefined;
     }
-    return new UnauthorizedError(match ? 'the bearer token is not valid' : 'this endpoint needs Authorization: Bearer <token>', { code: match ? 'invalid_credentials' : 'missing_credentials' });
+    return new UnauthorizedError(
+      match ? 'the bearer token is not valid' : 'this endpoint needs Authorization: Bearer <token>',
+      { code: match ? 'invalid_credentials' : 'missing_credentials' },
+    );
   };
 
   /** For upgrades (http-proxy-3 forwards `req.headers` as they are). */
@@ -289,8 +341,21 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
           forward(req, res, routed, instance, action);
         },
         (error: unknown) => {
-          if (!isDomainError(error)) options.logger.error({ err: error, hostname: target.hostname }, 'wake gateway failed');
-          if (!res.headersSent) sendError(res, isDomainError(error) ? error : { status: 502, code: 'wake_failed', message: 'the wake gateway could not reach the process', details: {}, headers: {} });
+          if (!isDomainError(error))
+            options.logger.error({ err: error, hostname: target.hostname }, 'wake gateway failed');
+          if (!res.headersSent)
+            sendError(
+              res,
+              isDomainError(error)
+                ? error
+                : {
+                    status: 502,
+                    code: 'wake_failed',
+                    message: 'the wake gateway could not reach the process',
+                    details: {},
+                    headers: {},
+                  },
+            );
           // The body was never read: drain it so the connection can be reused.
           req.resume();
         },
@@ -325,7 +390,19 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
           // Upgraded sockets leave the pool: no keep-alive agent for them.
           wsProxyFor(instance.address, instance.port).ws(req, socket, head, { agent: false }, () => socket.destroy());
         },
-        (error: unknown) => rejectUpgrade(socket, isDomainError(error) ? error : { status: 502, code: 'wake_failed', message: 'the wake gateway could not reach the process', details: {}, headers: {} }),
+        (error: unknown) =>
+          rejectUpgrade(
+            socket,
+            isDomainError(error)
+              ? error
+              : {
+                  status: 502,
+                  code: 'wake_failed',
+                  message: 'the wake gateway could not reach the process',
+                  details: {},
+                  headers: {},
+                },
+          ),
       );
       return true;
     },
@@ -360,11 +437,22 @@ function answerOf(error: DomainError | ErrorLike): ErrorLike {
 function sendError(res: http.ServerResponse, failure: DomainError | ErrorLike): void {
   const error = answerOf(failure);
   const body = JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } });
-  res.writeHead(error.status, { ...error.headers, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), 'x-svc-wake-gateway': 'true' });
+  res.writeHead(error.status, {
+    ...error.headers,
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-svc-wake-gateway': 'true',
+  });
   res.end(body);
 }
 
 function rejectUpgrade(socket: Duplex, failure: DomainError | ErrorLike): void {
   const error = answerOf(failure);
-  refuseUpgrade(socket, { status: error.status, code: error.code, message: error.message, details: error.details, headers: error.headers });
+  refuseUpgrade(socket, {
+    status: error.status,
+    code: error.code,
+    message: error.message,
+    details: error.details,
+    headers: error.headers,
+  });
 }

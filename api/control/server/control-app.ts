@@ -51,7 +51,14 @@ export function createControlApp(options: ControlAppOptions): Koa {
   app.use(errorMiddleware(options.logger));
   if (options.webRoot !== undefined) app.use(webPages({ root: options.webRoot }));
   for (const middleware of options.beforeAuth ?? []) app.use(middleware);
-  app.use(controlAuth({ apiToken: options.apiToken, requireExplicitAuth: options.requireExplicitAuth, ...(options.scopedToken ? { scopedToken: options.scopedToken } : {}), ...(options.edgeIdentity ? { edgeIdentity: options.edgeIdentity } : {}) }));
+  app.use(
+    controlAuth({
+      apiToken: options.apiToken,
+      requireExplicitAuth: options.requireExplicitAuth,
+      ...(options.scopedToken ? { scopedToken: options.scopedToken } : {}),
+      ...(options.edgeIdentity ? { edgeIdentity: options.edgeIdentity } : {}),
+    }),
+  );
   app.use(jsonBodyParser(options.bodyLimitBytes));
   for (const router of options.routers) {
     app.use(router.routes());

@@ -38,7 +38,11 @@ export function metaRoutes(options: MetaRoutesOptions): Router {
     }
     const healthy = Object.values(checks).every((v) => v === 'pass');
     ctx.status = healthy ? 200 : 503;
-    ctx.body = { status: healthy ? 'ok' : 'degraded', checks, uptimeSeconds: Math.round((Date.now() - started.getTime()) / 1000) };
+    ctx.body = {
+      status: healthy ? 'ok' : 'degraded',
+      checks,
+      uptimeSeconds: Math.round((Date.now() - started.getTime()) / 1000),
+    };
   });
   router.get('/api/version', (ctx) => {
     ctx.body = {

@@ -13,6 +13,11 @@ const UNSERVED = [/^\/api\/apps\/[^/]+\/exec\/?$/, /^\/api\/v1\/exec-sessions(\/
 export function refuseUnservedUpgrades(req: http.IncomingMessage, socket: Duplex): boolean {
   const path = new URL(req.url ?? '/', 'http://localhost').pathname;
   if (!UNSERVED.some((pattern) => pattern.test(path))) return false;
-  refuseUpgrade(socket, { status: 501, code: 'not_served', message: `exec (${path}) is not served by this build; see GET /api/v1/capabilities`, details: { path } });
+  refuseUpgrade(socket, {
+    status: 501,
+    code: 'not_served',
+    message: `exec (${path}) is not served by this build; see GET /api/v1/capabilities`,
+    details: { path },
+  });
   return true;
 }

@@ -58,7 +58,11 @@ export function jobRecordSecret(job: JobSpec, state: JobRecordState, namespace: 
       name: jobRecordName(job.id),
       namespace,
       labels: { ...jobLabels(job), [SvcLabel.role]: SvcRole.record },
-      annotations: { [SvcAnnotation.jobId]: job.id, [SvcAnnotation.app]: job.app, [SvcAnnotation.jobVersion]: String(state.version) },
+      annotations: {
+        [SvcAnnotation.jobId]: job.id,
+        [SvcAnnotation.app]: job.app,
+        [SvcAnnotation.jobVersion]: String(state.version),
+      },
     },
     type: 'Opaque',
     data: {
@@ -72,7 +76,10 @@ export function jobRecordSecret(job: JobSpec, state: JobRecordState, namespace: 
 export function readJobRecord(secret: V1Secret): JobRecord {
   const job = secret.data?.['job.json'];
   const state = secret.data?.['state.json'];
-  if (job === undefined || state === undefined) throw new ValidationError(`secret ${secret.metadata?.name}: not a svc job record (job.json and state.json missing)`);
+  if (job === undefined || state === undefined)
+    throw new ValidationError(
+      `secret ${secret.metadata?.name}: not a svc job record (job.json and state.json missing)`,
+    );
   return {
     spec: JSON.parse(Buffer.from(job, 'base64').toString('utf8')) as JobSpec,
     state: JSON.parse(Buffer.from(state, 'base64').toString('utf8')) as JobRecordState,

@@ -3,7 +3,14 @@
  * phase and container states, OOM kills reported like the local driver's), and Jobs to executions.
  */
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { Allocation, AllocatedPort, AllocationKind, AllocationStatus, TaskEvent, TaskLifecycle } from '../allocation.js';
+import type {
+  Allocation,
+  AllocatedPort,
+  AllocationKind,
+  AllocationStatus,
+  TaskEvent,
+  TaskLifecycle,
+} from '../allocation.js';
 import type { Execution, ExecutionStatus } from '../dispatch.js';
 import { SvcAnnotation, SvcLabel, SvcRole } from './labels.js';
 import { memoryLimitBytes } from './translate-job.js';
@@ -49,21 +56,49 @@ export function podToAllocation(pod: V1Pod, placement: AllocationPlacement): All
   const oomMessage = `OOM Killed: memory exceeded the limit of ${memoryMb} MB`;
   if (lastTerminated) {
     const at = isoTime(lastTerminated.finishedAt) ?? createdAt;
-    events.push(lastTerminated.reason === 'OOMKilled' ? { type: 'OOM Killed', message: oomMessage, at } : { type: 'Terminated', message: `Exit code ${lastTerminated.exitCode}`, at });
+    events.push(
+      lastTerminated.reason === 'OOMKilled'
+        ? { type: 'OOM Killed', message: oomMessage, at }
+        : { type: 'Terminated', message: `Exit code ${lastTerminated.exitCode}`, at },
+    );
     events.push({ type: 'Restarting', message: `Restarted by the kubelet (${restarts} restarts)`, at });
   }
   if (running) events.push({ type: 'Started', message: 'Task started', at: isoTime(running.startedAt) ?? createdAt });
   if (terminated) {
     const at = isoTime(terminated.finishedAt) ?? createdAt;
-    events.push(terminated.reason === 'OOMKilled' ? { type: 'OOM Killed', message: oomMessage, at } : { type: 'Terminated', message: `Exit code ${terminated.exitCode}${terminated.reason ? ` (${terminated.reason})` : ''}`, at });
+    events.push(
+      terminated.reason === 'OOMKilled'
+        ? { type: 'OOM Killed', message: oomMessage, at }
+        : {
+            type: 'Terminated',
+            message: `Exit code ${terminated.exitCode}${terminated.reason ? ` (${terminated.reason})` : ''}`,
+            at,
+          },
+    );
   }
   if (waiting?.reason && waiting.reason !== 'ContainerCreating') {
-    events.push({ type: waiting.reason === 'CrashLoopBackOff' ? 'Restarting' : 'Driver Failure', message: `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`, at: isoTime(status.startTime) ?? createdAt });
+    events.push({
+      type: waiting.reason === 'CrashLoopBackOff' ? 'Restarting' : 'Driver Failure',
+      message: `${waiting.reason}${waiting.message ? `: ${waiting.message}` : ''}`,
+      at: isoTime(status.startTime) ?? createdAt,
+    });
   }
   const phase = status.phase ?? 'Pending';
   const allocationStatus: AllocationStatus =
-    phase === 'Succeeded' ? 'complete' : phase === 'Failed' ? 'failed' : phase === 'Unknown' ? 'lost' : phase === 'Running' && running ? 'running' : 'pending';
-  const state: TaskLifecycle = running ? 'running' : terminated || phase === 'Succeeded' || phase === 'Failed' ? 'dead' : 'pending';
+    phase === 'Succeeded'
+      ? 'complete'
+      : phase === 'Failed'
+        ? 'failed'
+        : phase === 'Unknown'
+          ? 'lost'
+          : phase === 'Running' && running
+            ? 'running'
+            : 'pending';
+  const state: TaskLifecycle = running
+    ? 'running'
+    : terminated || phase === 'Succeeded' || phase === 'Failed'
+      ? 'dead'
+      : 'pending';
   // The latest exit decides, as with the local driver: an OOM kill until the task exits otherwise.
   const oomKilled = terminated ? terminated.reason === 'OOMKilled' : lastTerminated?.reason === 'OOMKilled';
   const exitCode = terminated?.exitCode ?? (lastTerminated && !running ? lastTerminated.exitCode : undefined);
@@ -75,9 +110,16 @@ export function podToAllocation(pod: V1Pod, placement: AllocationPlacement): All
     ports = [];
   }
   const last = events[events.length - 1]!;
-  const modifiedAt = [createdAt, ...events.map((e) => e.at), ...(status.conditions ?? []).map((c) => isoTime(c.lastTransitionTime) ?? createdAt)].sort().at(-1)!;
+  const modifiedAt = [
+    createdAt,
+    ...events.map((e) => e.at),
+    ...(status.conditions ?? []).map((c) => isoTime(c.lastTransitionTime) ?? createdAt),
+  ]
+    .sort()
+    .at(-1)!;
   const role = labels[SvcLabel.role];
-  const executionId = annotations[SvcAnnotation.executionId] ?? (role === SvcRole.periodic ? labels['job-name'] : undefined);
+  const executionId =
+    annotations[SvcAnnotation.executionId] ?? (role === SvcRole.periodic ? labels['job-name'] : undefined);
   return {
     id: metadata.name ?? '',
     jobId: annotations[SvcAnnotation.jobId] ?? '',
@@ -89,7 +131,11 @@ export function podToAllocation(pod: V1Pod, placement: AllocationPlacement): All
     canary: role === SvcRole.canary,
     status: allocationStatus,
     desiredStatus: metadata.deletionTimestamp ? 'stop' : 'run',
-    ...(waiting?.reason ? { statusDescription: waiting.reason } : status.reason ? { statusDescription: status.reason } : {}),
+    ...(waiting?.reason
+      ? { statusDescription: waiting.reason }
+      : status.reason
+        ? { statusDescription: status.reason }
+        : {}),
     region: placement.region,
     datacenter: placement.datacenter,
     nodePool: pod.spec?.nodeName ?? 'default',
@@ -103,7 +149,11 @@ export function podToAllocation(pod: V1Pod, placement: AllocationPlacement): All
       oomKilled,
       lastEventMessage: last.message,
       events,
-      ...(running?.startedAt ? { startedAt: isoTime(running.startedAt)! } : terminated?.startedAt ? { startedAt: isoTime(terminated.startedAt)! } : {}),
+      ...(running?.startedAt
+        ? { startedAt: isoTime(running.startedAt)! }
+        : terminated?.startedAt
+          ? { startedAt: isoTime(terminated.startedAt)! }
+          : {}),
       ...(terminated?.finishedAt ? { finishedAt: isoTime(terminated.finishedAt)! } : {}),
       ...(exitCode !== undefined ? { exitCode } : {}),
     },
@@ -127,9 +177,15 @@ export function jobExecutionStatus(job: V1Job): ExecutionStatus {
 export function jobToExecution(job: V1Job, pod: V1Pod | undefined, output: string): Execution {
   const annotations = job.metadata?.annotations ?? {};
   const status = jobExecutionStatus(job);
-  const startedAt = isoTime(job.status?.startTime) ?? isoTime(job.metadata?.creationTimestamp) ?? new Date(0).toISOString();
-  const endCondition = (job.status?.conditions ?? []).find((c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed'));
-  const finishedAt = status === 'running' ? undefined : (isoTime(job.status?.completionTime) ?? isoTime(endCondition?.lastTransitionTime));
+  const startedAt =
+    isoTime(job.status?.startTime) ?? isoTime(job.metadata?.creationTimestamp) ?? new Date(0).toISOString();
+  const endCondition = (job.status?.conditions ?? []).find(
+    (c) => c.status === 'True' && (c.type === 'Complete' || c.type === 'Failed'),
+  );
+  const finishedAt =
+    status === 'running'
+      ? undefined
+      : (isoTime(job.status?.completionTime) ?? isoTime(endCondition?.lastTransitionTime));
   const terminated = pod?.status?.containerStatuses?.[0]?.state?.terminated;
   return {
     id: annotations[SvcAnnotation.executionId] ?? job.metadata?.name ?? '',

@@ -13,9 +13,18 @@ export const DEFAULT_NON_ROOT_ID = 65532;
 
 /** The security context of a task that asks to run as `user` (Docker `USER` syntax), if any. */
 export function taskSecurityContext(user: string | undefined): V1SecurityContext {
-  const base: V1SecurityContext = { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] }, seccompProfile: { type: 'RuntimeDefault' } };
+  const base: V1SecurityContext = {
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
   const [name = '', group] = (user ?? '').trim().split(':');
-  const nonRootDefault = { ...base, runAsNonRoot: true, runAsUser: DEFAULT_NON_ROOT_ID, runAsGroup: DEFAULT_NON_ROOT_ID };
+  const nonRootDefault = {
+    ...base,
+    runAsNonRoot: true,
+    runAsUser: DEFAULT_NON_ROOT_ID,
+    runAsGroup: DEFAULT_NON_ROOT_ID,
+  };
   if (name === '' || name === 'root' || name === '0') return nonRootDefault;
   if (!/^\d+$/.test(name)) return base;
   const uid = Number(name);

@@ -64,7 +64,8 @@ export function validateJobForKubernetes(job: JobSpec): void {
     const at = `job ${job.id}: taskGroups.${group.name}`;
     if (names.has(group.name)) throw new ValidationError(`${at}: duplicate task group name`);
     names.add(group.name);
-    if (!Number.isInteger(group.count) || group.count < 0) throw new ValidationError(`${at}.count: ${group.count} must be a non-negative integer`);
+    if (!Number.isInteger(group.count) || group.count < 0)
+      throw new ValidationError(`${at}.count: ${group.count} must be a non-negative integer`);
     const task = group.task;
     if (task.image === undefined || task.image === '') {
       throw new ValidationError(
@@ -73,27 +74,38 @@ export function validateJobForKubernetes(job: JobSpec): void {
       );
     }
     if ((task.volumes ?? []).length > 0) {
-      throw new ValidationError(`${at}.task.volumes: host volumes are not supported by the kubernetes driver (volume "${task.volumes![0]!.volume}")`, { code: 'volumes_not_supported' });
+      throw new ValidationError(
+        `${at}.task.volumes: host volumes are not supported by the kubernetes driver (volume "${task.volumes![0]!.volume}")`,
+        { code: 'volumes_not_supported' },
+      );
     }
     if (!(task.resources.memoryMb > 0)) throw new ValidationError(`${at}.task.resources.memoryMb: must be positive`);
     for (const file of task.files ?? []) {
       if (file.destination.startsWith('/') || file.destination.split('/').includes('..') || file.destination === '') {
-        throw new ValidationError(`${at}.task.files.destination: "${file.destination}" must be a relative path inside the allocation directory without ".."`);
+        throw new ValidationError(
+          `${at}.task.files.destination: "${file.destination}" must be a relative path inside the allocation directory without ".."`,
+        );
       }
     }
     const labels = new Set(group.ports.map((p) => p.label));
     for (const service of group.services) {
-      if (!labels.has(service.portLabel)) throw new ValidationError(`${at}.services.${service.name}.portLabel: no port labelled "${service.portLabel}"`);
+      if (!labels.has(service.portLabel))
+        throw new ValidationError(`${at}.services.${service.name}.portLabel: no port labelled "${service.portLabel}"`);
     }
   }
   if (job.type === 'periodic') {
     if (!job.periodic) throw new ValidationError(`job ${job.id}: a periodic job needs periodic.cron`);
     if (job.periodic.cron.trim().split(/\s+/).length !== 5 && !job.periodic.cron.trim().startsWith('@')) {
-      throw new ValidationError(`job ${job.id}: periodic.cron "${job.periodic.cron}" must have 5 fields on the kubernetes driver (CronJobs have no seconds field)`);
+      throw new ValidationError(
+        `job ${job.id}: periodic.cron "${job.periodic.cron}" must have 5 fields on the kubernetes driver (CronJobs have no seconds field)`,
+      );
     }
   }
   if (job.type === 'batch' && !job.parameterized) {
-    throw new ValidationError(`job ${job.id}: batch jobs that are neither periodic nor parameterized are not supported by the kubernetes driver`, { code: 'batch_not_supported' });
+    throw new ValidationError(
+      `job ${job.id}: batch jobs that are neither periodic nor parameterized are not supported by the kubernetes driver`,
+      { code: 'batch_not_supported' },
+    );
   }
 }
 
@@ -143,10 +155,20 @@ function seconds(milliseconds: number): number {
 }
 
 function probe(path: string, port: string, intervalMs: number, timeoutMs: number, failureThreshold: number): V1Probe {
-  return { httpGet: { path, port }, periodSeconds: seconds(intervalMs), timeoutSeconds: seconds(timeoutMs), failureThreshold };
+  return {
+    httpGet: { path, port },
+    periodSeconds: seconds(intervalMs),
+    timeoutSeconds: seconds(timeoutMs),
+    failureThreshold,
+  };
 }
 
-function meta(name: string, namespace: string, labels: Record<string, string>, annotations: Record<string, string> = {}): V1ObjectMeta {
+function meta(
+  name: string,
+  namespace: string,
+  labels: Record<string, string>,
+  annotations: Record<string, string> = {},
+): V1ObjectMeta {
   return { name, namespace, labels, annotations };
 }
 
@@ -159,7 +181,12 @@ function groupAnnotations(job: JobSpec, group: TaskGroupSpec): Record<string, st
 }
 
 /** The container of a group's task: image, command, environment, ports, resources, probes and drain. */
-function container(job: JobSpec, group: TaskGroupSpec, target: KubernetesTarget, extraEnv: Readonly<Record<string, string>>): V1Container {
+function container(
+  job: JobSpec,
+  group: TaskGroupSpec,
+  target: KubernetesTarget,
+  extraEnv: Readonly<Record<string, string>>,
+): V1Container {
   const task = group.task;
   const ports = containerPorts(group);
   const primary = group.services[0]?.portLabel ?? ports[0]?.label;
@@ -187,7 +214,14 @@ function container(job: JobSpec, group: TaskGroupSpec, target: KubernetesTarget,
   for (const name of Object.keys(plain).sort()) env.push({ name, value: plain[name]! });
 
   const mounts: V1VolumeMount[] = [{ name: 'alloc', mountPath: ALLOC_DIR }];
-  (task.files ?? []).forEach((file) => mounts.push({ name: 'files', mountPath: `${ALLOC_DIR}/${file.destination}`, subPath: file.destination, readOnly: true }));
+  (task.files ?? []).forEach((file) =>
+    mounts.push({
+      name: 'files',
+      mountPath: `${ALLOC_DIR}/${file.destination}`,
+      subPath: file.destination,
+      readOnly: true,
+    }),
+  );
 
   const checked = group.services.find((s) => s.check);
   const probes: Partial<V1Container> = {};
@@ -204,16 +238,22 @@ function container(job: JobSpec, group: TaskGroupSpec, target: KubernetesTarget,
   return {
     name: dnsLabel(task.name),
     image: task.image!,
-    ...(task.command !== undefined ? { command: typeof task.command === 'string' ? ['/bin/sh', '-c', task.command] : [...task.command] } : {}),
+    ...(task.command !== undefined
+      ? { command: typeof task.command === 'string' ? ['/bin/sh', '-c', task.command] : [...task.command] }
+      : {}),
     env,
-    ...(ports.length > 0 ? { ports: ports.map((p) => ({ name: portName(p.label), containerPort: p.value, protocol: 'TCP' })) } : {}),
+    ...(ports.length > 0
+      ? { ports: ports.map((p) => ({ name: portName(p.label), containerPort: p.value, protocol: 'TCP' })) }
+      : {}),
     resources: {
       requests: { cpu: `${task.resources.cpuMhz}m`, memory: `${task.resources.memoryMb}Mi` },
       limits: { memory: `${task.resources.memoryMb}Mi` },
     },
     ...probes,
     // Kubernetes sends SIGTERM; another drain signal is sent by a preStop hook first.
-    ...(signal !== 'SIGTERM' ? { lifecycle: { preStop: { exec: { command: ['/bin/sh', '-c', `kill -s ${signal.replace(/^SIG/, '')} 1`] } } } } : {}),
+    ...(signal !== 'SIGTERM'
+      ? { lifecycle: { preStop: { exec: { command: ['/bin/sh', '-c', `kill -s ${signal.replace(/^SIG/, '')} 1`] } } } }
+      : {}),
     volumeMounts: mounts,
     securityContext: taskSecurityContext(task.user),
   };
@@ -231,13 +271,26 @@ function podTemplate(
   if (files.length > 0) {
     volumes.push({
       name: 'files',
-      secret: { secretName: filesSecretName(job, group), items: files.map((file, i) => ({ key: `file-${i}`, path: file.destination, mode: file.mode ?? 0o400 })) },
+      secret: {
+        secretName: filesSecretName(job, group),
+        items: files.map((file, i) => ({ key: `file-${i}`, path: file.destination, mode: file.mode ?? 0o400 })),
+      },
     });
   }
-  const services = group.services.map((s) => ({ name: s.name, portLabel: s.portLabel, tags: s.tags ?? [], checked: s.check !== undefined }));
+  const services = group.services.map((s) => ({
+    name: s.name,
+    portLabel: s.portLabel,
+    tags: s.tags ?? [],
+    checked: s.check !== undefined,
+  }));
   return {
     metadata: {
-      labels: { ...jobLabels(job), [SvcLabel.group]: labelValue(group.name), [SvcLabel.version]: groupVersionHash(job, group), [SvcLabel.role]: role },
+      labels: {
+        ...jobLabels(job),
+        [SvcLabel.group]: labelValue(group.name),
+        [SvcLabel.version]: groupVersionHash(job, group),
+        [SvcLabel.role]: role,
+      },
       annotations: {
         ...groupAnnotations(job, group),
         [SvcAnnotation.taskName]: group.task.name,
@@ -261,7 +314,13 @@ function podTemplate(
 export function withFingerprint<T extends { metadata?: V1ObjectMeta }>(object: T): T {
   const { [SvcAnnotation.fingerprint]: _old, ...annotations } = object.metadata?.annotations ?? {};
   const bare = { ...object, metadata: { ...object.metadata, annotations } };
-  return { ...bare, metadata: { ...bare.metadata, annotations: { ...annotations, [SvcAnnotation.fingerprint]: shortHash(canonicalJson(bare), 32) } } };
+  return {
+    ...bare,
+    metadata: {
+      ...bare.metadata,
+      annotations: { ...annotations, [SvcAnnotation.fingerprint]: shortHash(canonicalJson(bare), 32) },
+    },
+  };
 }
 
 /** The fingerprint annotation of an object as read back (absent when another writer created it). */
@@ -270,7 +329,13 @@ export function fingerprintOf(object: { metadata?: V1ObjectMeta } | undefined): 
 }
 
 /** A group's Deployment: stable (`replicas` = count) or canary (`replicas` given, name `<name>-canary`). */
-export function groupDeployment(job: JobSpec, group: TaskGroupSpec, options: TranslateJobOptions, role: 'stable' | 'canary' = 'stable', replicas = group.count): V1Deployment {
+export function groupDeployment(
+  job: JobSpec,
+  group: TaskGroupSpec,
+  options: TranslateJobOptions,
+  role: 'stable' | 'canary' = 'stable',
+  replicas = group.count,
+): V1Deployment {
   const template = podTemplate(job, group, options, role, 'Always');
   const name = role === 'canary' ? canaryObjectName(job.id, group.name) : groupObjectName(job.id, group.name);
   const selectorLabels = { ...jobLabels(job), [SvcLabel.group]: labelValue(group.name), [SvcLabel.role]: role };
@@ -296,7 +361,10 @@ function groupServices(job: JobSpec, group: TaskGroupSpec, target: KubernetesTar
     return withFingerprint({
       apiVersion: 'v1',
       kind: 'Service',
-      metadata: meta(dns1035Label(service.name), target.namespace, labels, { ...groupAnnotations(job, group), 'svc.dev/service-name': service.name }),
+      metadata: meta(dns1035Label(service.name), target.namespace, labels, {
+        ...groupAnnotations(job, group),
+        'svc.dev/service-name': service.name,
+      }),
       spec: {
         type: 'ClusterIP',
         // Stable and canary pods both answer: canaries take their share of traffic.
@@ -313,9 +381,16 @@ function filesSecret(job: JobSpec, group: TaskGroupSpec, target: KubernetesTarge
   return withFingerprint({
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: meta(filesSecretName(job, group), target.namespace, { ...jobLabels(job), [SvcLabel.group]: labelValue(group.name), [SvcLabel.role]: SvcRole.files }, groupAnnotations(job, group)),
+    metadata: meta(
+      filesSecretName(job, group),
+      target.namespace,
+      { ...jobLabels(job), [SvcLabel.group]: labelValue(group.name), [SvcLabel.role]: SvcRole.files },
+      groupAnnotations(job, group),
+    ),
     type: 'Opaque',
-    data: Object.fromEntries(files.map((file, i) => [`file-${i}`, Buffer.from(file.contents, 'utf8').toString('base64')])),
+    data: Object.fromEntries(
+      files.map((file, i) => [`file-${i}`, Buffer.from(file.contents, 'utf8').toString('base64')]),
+    ),
   });
 }
 
@@ -341,7 +416,10 @@ function cronJob(job: JobSpec, group: TaskGroupSpec, options: TranslateJobOption
       suspend: options.paused ?? false,
       successfulJobsHistoryLimit: 3,
       failedJobsHistoryLimit: 3,
-      jobTemplate: { metadata: { labels, annotations: groupAnnotations(job, group) }, spec: batchJobSpec(job, group, options, SvcRole.periodic) },
+      jobTemplate: {
+        metadata: { labels, annotations: groupAnnotations(job, group) },
+        spec: batchJobSpec(job, group, options, SvcRole.periodic),
+      },
     },
   });
 }
@@ -394,12 +472,22 @@ export function runJobName(templateName: string, executionId: string): string {
 }
 
 /** A Job of one run (a dispatch, or a forced periodic child) from a Job template. */
-export function runJob(template: { readonly metadata?: V1ObjectMeta; readonly spec?: V1JobSpec }, templateName: string, namespace: string, run: RunArguments): V1Job {
+export function runJob(
+  template: { readonly metadata?: V1ObjectMeta; readonly spec?: V1JobSpec },
+  templateName: string,
+  namespace: string,
+  run: RunArguments,
+): V1Job {
   const spec = structuredClone(template.spec!);
   const podSpec = spec.template.spec!;
   const main = podSpec.containers[0]!;
   const names = new Set(Object.keys(run.env));
-  main.env = [...(main.env ?? []).filter((e) => !names.has(e.name)), ...Object.keys(run.env).sort().map((name) => ({ name, value: run.env[name]! }))];
+  main.env = [
+    ...(main.env ?? []).filter((e) => !names.has(e.name)),
+    ...Object.keys(run.env)
+      .sort()
+      .map((name) => ({ name, value: run.env[name]! })),
+  ];
   const execution = { [SvcLabel.execution]: shortHash(run.executionId) };
   spec.template.metadata = {
     ...spec.template.metadata,
@@ -414,7 +502,11 @@ export function runJob(template: { readonly metadata?: V1ObjectMeta; readonly sp
       name: runJobName(templateName, run.executionId),
       namespace,
       labels: { ...template.metadata?.labels, ...execution, [SvcLabel.role]: run.role },
-      annotations: { ...template.metadata?.annotations, [SvcAnnotation.executionId]: run.executionId, ...(run.role === 'periodic' ? { 'cronjob.kubernetes.io/instantiate': 'manual' } : {}) },
+      annotations: {
+        ...template.metadata?.annotations,
+        [SvcAnnotation.executionId]: run.executionId,
+        ...(run.role === 'periodic' ? { 'cronjob.kubernetes.io/instantiate': 'manual' } : {}),
+      },
     },
     spec,
   };

@@ -1,7 +1,23 @@
 import test from 'ava';
-import { HOST_PATHS, parsePlatformRelease, planInstall, planUninstall, releaseName, renderSettings, renderUnit, type PlatformRelease } from '../../../domain/host-install/index.js';
+import {
+  HOST_PATHS,
+  parsePlatformRelease,
+  planInstall,
+  planUninstall,
+  releaseName,
+  renderSettings,
+  renderUnit,
+  type PlatformRelease,
+} from '../../../domain/host-install/index.js';
 
-const release: PlatformRelease = { name: 'svc', version: '1.2.3', commit: 'a'.repeat(40), target: 'linux-x64', node: 'v20.20.2', builtAt: '2026-11-25T06:00:00.000Z' };
+const release: PlatformRelease = {
+  name: 'svc',
+  version: '1.2.3',
+  commit: 'a'.repeat(40),
+  target: 'linux-x64',
+  node: 'v20.20.2',
+  builtAt: '2026-11-25T06:00:00.000Z',
+};
 
 test('planInstall creates the user before the folders it owns, the release before its links, and the unit last before daemon-reload', (t) => {
   const steps = planInstall(release, '/tmp/unpacked');
@@ -20,20 +36,45 @@ test('planInstall creates the user before the folders it owns, the release befor
     'file /etc/systemd/system/svc.service',
     'systemd',
   ]);
-  t.like(steps.find((s) => s.kind === 'file' && s.path === HOST_PATHS.settings), { mode: 0o600, keep: true });
-  t.like(steps.find((s) => s.kind === 'symlink' && s.path === HOST_PATHS.current), { target: 'releases/1.2.3' });
+  t.like(
+    steps.find((s) => s.kind === 'file' && s.path === HOST_PATHS.settings),
+    { mode: 0o600, keep: true },
+  );
+  t.like(
+    steps.find((s) => s.kind === 'symlink' && s.path === HOST_PATHS.current),
+    { target: 'releases/1.2.3' },
+  );
 });
 
 test('planUninstall stops the service and removes only the unit and the command link', (t) => {
   const steps = planUninstall();
-  t.deepEqual(steps.filter((s) => s.kind === 'remove').map((s) => s.path), [HOST_PATHS.unit, HOST_PATHS.command]);
-  t.deepEqual(steps.filter((s) => s.kind === 'keep').map((s) => s.path), [HOST_PATHS.data, HOST_PATHS.settings, HOST_PATHS.prefix]);
+  t.deepEqual(
+    steps.filter((s) => s.kind === 'remove').map((s) => s.path),
+    [HOST_PATHS.unit, HOST_PATHS.command],
+  );
+  t.deepEqual(
+    steps.filter((s) => s.kind === 'keep').map((s) => s.path),
+    [HOST_PATHS.data, HOST_PATHS.settings, HOST_PATHS.prefix],
+  );
   t.like(steps[0], { kind: 'systemd', command: 'disable-now' });
 });
 
 test('renderUnit restarts always, leaves app processes and cgroups to the platform, and runs the current release as svc', (t) => {
   const unit = renderUnit();
-  for (const line of ['Restart=always', 'StartLimitIntervalSec=0', 'KillMode=process', 'Delegate=yes', 'User=svc', 'ExecStart=/opt/svc/current/svc serve', 'EnvironmentFile=/etc/svc/svc.env', 'ProtectSystem=strict', 'ReadWritePaths=/var/lib/svc /opt/svc', 'Environment=SVC_PLATFORM_DIR=/opt/svc', 'Environment=SVC_AGENT_RESTART_MODE=stop', 'NoNewPrivileges=yes']) {
+  for (const line of [
+    'Restart=always',
+    'StartLimitIntervalSec=0',
+    'KillMode=process',
+    'Delegate=yes',
+    'User=svc',
+    'ExecStart=/opt/svc/current/svc serve',
+    'EnvironmentFile=/etc/svc/svc.env',
+    'ProtectSystem=strict',
+    'ReadWritePaths=/var/lib/svc /opt/svc',
+    'Environment=SVC_PLATFORM_DIR=/opt/svc',
+    'Environment=SVC_AGENT_RESTART_MODE=stop',
+    'NoNewPrivileges=yes',
+  ]) {
     t.true(unit.split('\n').includes(line), line);
   }
   // Each would break what the platform does: cgroups of apps, V8's JIT.

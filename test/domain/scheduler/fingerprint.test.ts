@@ -1,10 +1,25 @@
 import test from 'ava';
-import { canonicalJson, filesFingerprint, jobFingerprint, milliseconds, normalizeJob, rollFingerprint, type JobSpec, type TaskGroupSpec } from '../../../domain/scheduler/index.js';
+import {
+  canonicalJson,
+  filesFingerprint,
+  jobFingerprint,
+  milliseconds,
+  normalizeJob,
+  rollFingerprint,
+  type JobSpec,
+  type TaskGroupSpec,
+} from '../../../domain/scheduler/index.js';
 
 const group: TaskGroupSpec = {
   name: 'web',
   count: 1,
-  task: { name: 'web', command: 'node a.js', env: { A: '1' }, resources: { cpuMhz: 100, memoryMb: 128 }, files: [{ destination: 'secrets/x', contents: 'a' }] },
+  task: {
+    name: 'web',
+    command: 'node a.js',
+    env: { A: '1' },
+    resources: { cpuMhz: 100, memoryMb: 128 },
+    files: [{ destination: 'secrets/x', contents: 'a' }],
+  },
   ports: [{ label: 'http' }],
   services: [],
   drain: { signal: 'SIGTERM', timeout: milliseconds(1000) },

@@ -23,7 +23,9 @@ test('parseYamlDocument returns the plain value of YAML text', (t) => {
   const parsed = parseYamlDocument(text);
   t.true(parsed.readable);
   t.deepEqual(parsed.findings, []);
-  t.deepEqual((parsed.value as { processes: unknown }).processes, { web: { port: 8080, health: { interval: '10' }, regions: ['eu', 'us'] } });
+  t.deepEqual((parsed.value as { processes: unknown }).processes, {
+    web: { port: 8080, health: { interval: '10' }, regions: ['eu', 'us'] },
+  });
 });
 
 const positions: ReadonlyArray<[string, readonly (string | number)[], LocateTarget | undefined, [number, number]]> = [
@@ -33,7 +35,12 @@ const positions: ReadonlyArray<[string, readonly (string | number)[], LocateTarg
   ['a value target points at the value of a map', ['processes', 'web', 'health'], LocateTarget.value, [6, 7]],
   ['a flow list item points at the item', ['processes', 'web', 'regions', 1], undefined, [7, 19]],
   ['a block list item field points at its value', ['endpoints', 1, 'url'], undefined, [10, 10]],
-  ['a missing field points at its nearest existing ancestor key', ['processes', 'web', 'health', 'timeout'], undefined, [5, 5]],
+  [
+    'a missing field points at its nearest existing ancestor key',
+    ['processes', 'web', 'health', 'timeout'],
+    undefined,
+    [5, 5],
+  ],
   ['a missing list item points at the list key', ['endpoints', 7, 'url'], undefined, [8, 1]],
   ['a path through an alias follows the anchored value', ['copy', 'A'], undefined, [12, 6]],
   ['a key with an empty value points at the key', ['empty'], undefined, [14, 1]],
@@ -103,7 +110,12 @@ test('parseYamlDocument accepts nesting exactly at the limit', (t) => {
 
 test('parseYamlDocument stops alias bombs', (t) => {
   const lines = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
-  for (let i = 1; i < 8; i += 1) lines.push(`${'abcdefgh'[i]}: &${'abcdefgh'[i]} [${Array(10).fill(`*${'abcdefgh'[i - 1]}`).join(', ')}]`);
+  for (let i = 1; i < 8; i += 1)
+    lines.push(
+      `${'abcdefgh'[i]}: &${'abcdefgh'[i]} [${Array(10)
+        .fill(`*${'abcdefgh'[i - 1]}`)
+        .join(', ')}]`,
+    );
   const parsed = parseYamlDocument(lines.join('\n'));
   t.false(parsed.readable);
   t.deepEqual(
@@ -136,7 +148,10 @@ test('parseYamlDocument stops at a cycle in an already-parsed value', (t) => {
 });
 
 test('parseYamlDocument reports values no spec can hold, with their path', (t) => {
-  const parsed = parseYamlDocument({ name: 'demo', processes: { web: { port: 10n, command: () => 'x', at: new Date(0), seen: new Map() } } });
+  const parsed = parseYamlDocument({
+    name: 'demo',
+    processes: { web: { port: 10n, command: () => 'x', at: new Date(0), seen: new Map() } },
+  });
   t.false(parsed.readable);
   t.deepEqual(
     parsed.findings.map((f) => [f.rule, f.path]),
@@ -151,12 +166,18 @@ test('parseYamlDocument reports values no spec can hold, with their path', (t) =
 });
 
 test('parseYamlDocument reports an already-parsed value whose getter throws', (t) => {
-  const hostile = { name: 'demo', get processes(): unknown {
-    throw new Error('boom');
-  } };
+  const hostile = {
+    name: 'demo',
+    get processes(): unknown {
+      throw new Error('boom');
+    },
+  };
   const parsed = parseYamlDocument(hostile);
   t.false(parsed.readable);
-  t.deepEqual(parsed.findings.map((f) => [f.rule, f.path]), [[SpecRule.documentUnreadable, 'processes']]);
+  t.deepEqual(
+    parsed.findings.map((f) => [f.rule, f.path]),
+    [[SpecRule.documentUnreadable, 'processes']],
+  );
 });
 
 test('parseYamlDocument caps the number of values in a document', (t) => {
@@ -176,13 +197,19 @@ test('parseYamlDocument drops undefined fields and turns undefined list items in
 test('parseYamlDocument rejects a map or list used as a key', (t) => {
   const parsed = parseYamlDocument('name: demo\n? [a, b]\n: value\n');
   t.false(parsed.readable);
-  t.deepEqual(parsed.findings.map((f) => [f.rule, f.line, f.column]), [[SpecRule.documentUnsupportedValue, 2, 3]]);
+  t.deepEqual(
+    parsed.findings.map((f) => [f.rule, f.line, f.column]),
+    [[SpecRule.documentUnsupportedValue, 2, 3]],
+  );
 });
 
 test('parseYamlDocument names the first occurrence of a duplicate key', (t) => {
   const parsed = parseYamlDocument('name: a\nprocesses:\n  web: {}\nname: b\n');
   t.false(parsed.readable);
-  t.deepEqual(parsed.findings.map((f) => [f.rule, f.line, f.column]), [[SpecRule.yamlSyntax, 4, 1]]);
+  t.deepEqual(
+    parsed.findings.map((f) => [f.rule, f.line, f.column]),
+    [[SpecRule.yamlSyntax, 4, 1]],
+  );
   t.regex(parsed.findings[0]?.message ?? '', /Map keys must be unique; "name" is already set on line 1/);
 });
 
@@ -196,5 +223,8 @@ test('parseYamlDocument reports at most 20 syntax errors of a document full of t
 
 test('parseYamlDocument composes only the first document of a long stream', (t) => {
   const parsed = parseYamlDocument('name: a\n'.concat('---\n'.repeat(100_000)));
-  t.deepEqual(parsed.findings.map((f) => [f.rule, f.line]), [[SpecRule.yamlSyntax, 2]]);
+  t.deepEqual(
+    parsed.findings.map((f) => [f.rule, f.line]),
+    [[SpecRule.yamlSyntax, 2]],
+  );
 });

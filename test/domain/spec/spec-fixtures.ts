@@ -48,9 +48,14 @@ export function readFixture(file: string): SpecFixture {
   const text = fs.readFileSync(file, 'utf8');
   const lines = text.split('\n');
   const expected = lines.filter((line) => line.startsWith('# expect:')).map((line) => parseExpectation(line, file));
-  const fleet = lines.find((line) => line.startsWith('# fleet: '))?.slice('# fleet: '.length).trim();
+  const fleet = lines
+    .find((line) => line.startsWith('# fleet: '))
+    ?.slice('# fleet: '.length)
+    .trim();
   const fixture: SpecFixture = { name: path.relative(root, file), file, text, expected };
-  return fleet === undefined ? fixture : { ...fixture, fleetText: fs.readFileSync(path.resolve(path.dirname(file), fleet), 'utf8') };
+  return fleet === undefined
+    ? fixture
+    : { ...fixture, fleetText: fs.readFileSync(path.resolve(path.dirname(file), fleet), 'utf8') };
 }
 
 /** Every `.yaml` fixture in a folder (relative to the package root), sorted. */

@@ -25,12 +25,18 @@ test('validateFleetDocument accepts a fleet document and lists its node pools', 
 
 test('validateFleetDocument requires DNS-compatible node pool names', (t) => {
   const result = validateFleetDocument(fleet.replace('name: general', 'name: General_Pool'));
-  t.deepEqual(result.findings.map((f) => [f.rule, f.path, f.line, f.column]), [['schema.pattern', 'nodePools[0].name', 7, 11]]);
+  t.deepEqual(
+    result.findings.map((f) => [f.rule, f.path, f.line, f.column]),
+    [['schema.pattern', 'nodePools[0].name', 7, 11]],
+  );
 });
 
 test('validateFleetDocument rejects a node pool declared twice', (t) => {
   const result = validateFleetDocument(`${fleet}  - name: general\n`);
-  t.deepEqual(result.findings.map((f) => [f.rule, f.path, f.line]), [[SpecRule.fleetDuplicateNodePool, 'nodePools[1].name', 10]]);
+  t.deepEqual(
+    result.findings.map((f) => [f.rule, f.path, f.line]),
+    [[SpecRule.fleetDuplicateNodePool, 'nodePools[1].name', 10]],
+  );
 });
 
 test('validateFleetDocument lists the node pools of an invalid document too', (t) => {
@@ -50,5 +56,8 @@ test('validateFleetDocument lists the node pools of an invalid document too', (t
 test('validateFleetDocument puts a path prefix before every finding path', (t) => {
   const result = validateFleetDocument('kind: Fleet\n', { pathPrefix: ['fleetDocument'] });
   t.true(result.findings.every((f) => f.path.startsWith('fleetDocument.')));
-  t.regex(result.findings[0]?.message ?? '', /^fleetDocument\.apiVersion: is required but missing \(line 1, column 1\)$/);
+  t.regex(
+    result.findings[0]?.message ?? '',
+    /^fleetDocument\.apiVersion: is required but missing \(line 1, column 1\)$/,
+  );
 });

@@ -10,8 +10,17 @@ const valid = fixturesIn('fixtures/specs/valid');
 for (const fixture of invalid) {
   test(`${fixture.name} yields exactly the findings its header expects`, (t) => {
     t.true(fixture.expected.length > 0, 'the fixture header lists at least one expectation');
-    const result = validateInfraspec(fixture.text, { fileName: path.basename(fixture.file), fleetDocument: fixture.fleetText });
-    const actual = result.findings.map((f) => ({ rule: f.rule, path: f.path, line: f.line, column: f.column, severity: f.severity }));
+    const result = validateInfraspec(fixture.text, {
+      fileName: path.basename(fixture.file),
+      fleetDocument: fixture.fleetText,
+    });
+    const actual = result.findings.map((f) => ({
+      rule: f.rule,
+      path: f.path,
+      line: f.line,
+      column: f.column,
+      severity: f.severity,
+    }));
     t.deepEqual(actual, [...fixture.expected], result.findings.map((f) => f.message).join('\n'));
   });
 }
@@ -29,15 +38,32 @@ test('the invalid fixtures are named after the rule they break', (t) => {
 test('the invalid fixtures cover every semantic rule of an app spec', (t) => {
   const covered = new Set(invalid.map((fixture) => path.basename(fixture.file, '.yaml')));
   const appRules = Object.values(SpecRule).filter(
-    (rule) => !rule.startsWith('deployGroup.') && !['yaml.warning', 'document.too_large', 'document.unsupported_value', 'document.unreadable', 'validator.internal', 'findings.truncated'].includes(rule),
+    (rule) =>
+      !rule.startsWith('deployGroup.') &&
+      ![
+        'yaml.warning',
+        'document.too_large',
+        'document.unsupported_value',
+        'document.unreadable',
+        'validator.internal',
+        'findings.truncated',
+      ].includes(rule),
   );
-  t.deepEqual(appRules.filter((rule) => !covered.has(rule)), []);
-  for (const keyword of ['type', 'required', 'additionalProperties']) t.true(covered.has(`schema.${keyword}`), `schema.${keyword} is covered`);
+  t.deepEqual(
+    appRules.filter((rule) => !covered.has(rule)),
+    [],
+  );
+  for (const keyword of ['type', 'required', 'additionalProperties'])
+    t.true(covered.has(`schema.${keyword}`), `schema.${keyword} is covered`);
 });
 
 test('every spec fixture starts with the yaml-language-server schema modeline', (t) => {
   for (const fixture of [...invalid, ...valid]) {
-    t.is(fixture.text.split('\n')[0], '# yaml-language-server: $schema=../../../schemas/infraspec.schema.json', fixture.name);
+    t.is(
+      fixture.text.split('\n')[0],
+      '# yaml-language-server: $schema=../../../schemas/infraspec.schema.json',
+      fixture.name,
+    );
   }
 });
 
@@ -73,14 +99,19 @@ for (const app of sampleApps) {
 }
 
 test('the sample apps set deploy true only for hello-web and ledger-api', (t) => {
-  const deployed = sampleApps.filter((app) => validateInfraspec(fs.readFileSync(path.join(root, 'fixtures/apps', app, 'infraspec.yaml'), 'utf8')).spec?.deploy);
+  const deployed = sampleApps.filter(
+    (app) =>
+      validateInfraspec(fs.readFileSync(path.join(root, 'fixtures/apps', app, 'infraspec.yaml'), 'utf8')).spec?.deploy,
+  );
   t.deepEqual(deployed, ['hello-web', 'ledger-api']);
 });
 
 test('the sample apps cover the service, worker, periodic and function process types', (t) => {
   const types = new Set(
     sampleApps.flatMap((app) => {
-      const spec = validateInfraspec(fs.readFileSync(path.join(root, 'fixtures/apps', app, 'infraspec.yaml'), 'utf8')).spec;
+      const spec = validateInfraspec(
+        fs.readFileSync(path.join(root, 'fixtures/apps', app, 'infraspec.yaml'), 'utf8'),
+      ).spec;
       return Object.values(spec?.processes ?? {}).map((process) => process.type);
     }),
   );
@@ -101,7 +132,9 @@ test('the web-stack deploy group deploys ledger-api, then hello-web, each waitin
 });
 
 test('the production fleet fixture is a valid fleet document', (t) => {
-  const result = validateFleetDocument(fs.readFileSync(path.join(root, 'fixtures/specs/fleets/production.yaml'), 'utf8'));
+  const result = validateFleetDocument(
+    fs.readFileSync(path.join(root, 'fixtures/specs/fleets/production.yaml'), 'utf8'),
+  );
   t.deepEqual(result.findings, []);
   t.deepEqual([...result.nodePools].sort(), ['batch', 'general']);
 });

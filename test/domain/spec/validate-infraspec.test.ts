@@ -16,15 +16,27 @@ test('validateInfraspec messages name the subject, the broken rule and the posit
 });
 
 test('validateInfraspec puts the file name in messages when given one', (t) => {
-  const result = validateInfraspec('name: demo\nprocesses:\n  web:\n    port: "80"\n', { fileName: 'apps/demo/infraspec.yaml' });
-  t.is(result.findings[0]?.message, 'processes.web.port: "80" is a string, expected an integer (apps/demo/infraspec.yaml, line 4, column 11)');
+  const result = validateInfraspec('name: demo\nprocesses:\n  web:\n    port: "80"\n', {
+    fileName: 'apps/demo/infraspec.yaml',
+  });
+  t.is(
+    result.findings[0]?.message,
+    'processes.web.port: "80" is a string, expected an integer (apps/demo/infraspec.yaml, line 4, column 11)',
+  );
 });
 
 test('validateInfraspec gives findings of an already-parsed spec no line or column', (t) => {
   const result = validateInfraspec({ name: 'demo', processes: { web: { port: 'x' } } });
   t.false(result.valid);
   t.deepEqual(result.findings, [
-    { path: 'processes.web.port', rule: 'schema.type', message: 'processes.web.port: "x" is a string, expected an integer', line: null, column: null, severity: 'error' },
+    {
+      path: 'processes.web.port',
+      rule: 'schema.type',
+      message: 'processes.web.port: "x" is a string, expected an integer',
+      line: null,
+      column: null,
+      severity: 'error',
+    },
   ]);
 });
 
@@ -38,7 +50,9 @@ test('validateInfraspec returns the canonical spec only for a valid document', (
 });
 
 test('validateInfraspec reports a rule that is both a schema pattern and a semantic rule once', (t) => {
-  const result = validateInfraspec('name: demo\nprocesses:\n  web:\n    port: 80\ninfrastructure:\n  postgres:\n    database: 1abc\n');
+  const result = validateInfraspec(
+    'name: demo\nprocesses:\n  web:\n    port: 80\ninfrastructure:\n  postgres:\n    database: 1abc\n',
+  );
   t.deepEqual(
     result.findings.map((f) => [f.rule, f.path]),
     [[SpecRule.postgresDatabaseName, 'infrastructure.postgres.database']],
@@ -46,7 +60,9 @@ test('validateInfraspec reports a rule that is both a schema pattern and a seman
 });
 
 test('validateInfraspec applies the semantic rules to a spec that also breaks the schema', (t) => {
-  const result = validateInfraspec('name: demo\nprocesses:\n  web:\n    port: "80"\n    health:\n      interval: 10x\n  worker:\n    command: x\n    health: {path: /h}\n');
+  const result = validateInfraspec(
+    'name: demo\nprocesses:\n  web:\n    port: "80"\n    health:\n      interval: 10x\n  worker:\n    command: x\n    health: {path: /h}\n',
+  );
   t.deepEqual(
     result.findings.map((f) => f.rule),
     ['schema.type', SpecRule.durationGo, SpecRule.healthRequiresPort],
@@ -64,13 +80,18 @@ for (const [what, input, expected] of roots) {
   test(`validateInfraspec rejects a document that is ${what}`, (t) => {
     const result = validateInfraspec(input);
     t.false(result.valid);
-    t.deepEqual(result.findings.map((f) => [f.rule, f.path]), [['schema.type', '']]);
+    t.deepEqual(
+      result.findings.map((f) => [f.rule, f.path]),
+      [['schema.type', '']],
+    );
     t.regex(result.findings[0]?.message ?? '', new RegExp(`^\\(document\\): .* expected ${expected}`));
   });
 }
 
 test('validateInfraspec checks the legacy function form against its own fields', (t) => {
-  const result = validateInfraspec('app: resize\nrole: function\nfunction:\n  timeout: 30s\n  trigger: queue\nprocesses: {}\n');
+  const result = validateInfraspec(
+    'app: resize\nrole: function\nfunction:\n  timeout: 30s\n  trigger: queue\nprocesses: {}\n',
+  );
   t.deepEqual(
     result.findings.map((f) => [f.rule, f.path]),
     [
@@ -85,14 +106,25 @@ test('validateInfraspec keeps a spec with only warnings valid', (t) => {
   const result = validateInfraspec(fixture('invalid/tuning.modeReserved.yaml'));
   t.true(result.valid);
   t.is(result.spec?.processes.web?.tuning?.mode, 'auto');
-  t.deepEqual(result.findings.map((f) => f.severity), [FindingSeverity.warning]);
+  t.deepEqual(
+    result.findings.map((f) => f.severity),
+    [FindingSeverity.warning],
+  );
 });
 
 test('validateInfraspec accepts a fleet document as an object and checks the node pool', (t) => {
   const spec = 'name: demo\nplacement:\n  nodePool: gpu\nprocesses:\n  web:\n    port: 8080\n';
-  const fleetDocument = { apiVersion: 'svc.dev/v1', kind: 'Fleet', metadata: { name: 'home' }, nodePools: [{ name: 'general' }] };
+  const fleetDocument = {
+    apiVersion: 'svc.dev/v1',
+    kind: 'Fleet',
+    metadata: { name: 'home' },
+    nodePools: [{ name: 'general' }],
+  };
   const missing = validateInfraspec(spec, { fleetDocument });
-  t.deepEqual(missing.findings.map((f) => [f.rule, f.path, f.line, f.column]), [[SpecRule.placementNodePoolExists, 'placement.nodePool', 3, 13]]);
+  t.deepEqual(
+    missing.findings.map((f) => [f.rule, f.path, f.line, f.column]),
+    [[SpecRule.placementNodePoolExists, 'placement.nodePool', 3, 13]],
+  );
   t.regex(missing.findings[0]?.message ?? '', /"gpu" is not a node pool of fleet "home" \(node pools: general\)/);
   const present = validateInfraspec(spec, { fleetDocument: { ...fleetDocument, nodePools: [{ name: 'gpu' }] } });
   t.true(present.valid);
@@ -114,7 +146,9 @@ test('validateInfraspec reports the fleet document own problems under fleetDocum
 });
 
 test('validateInfraspec reports an unreadable fleet document under fleetDocument', (t) => {
-  const result = validateInfraspec('name: demo\nprocesses:\n  web:\n    port: 8080\n', { fleetDocument: 'nodePools: [\n' });
+  const result = validateInfraspec('name: demo\nprocesses:\n  web:\n    port: 8080\n', {
+    fleetDocument: 'nodePools: [\n',
+  });
   t.false(result.valid);
   t.true(result.findings.length > 0);
   t.true(result.findings.every((f) => f.rule === SpecRule.yamlSyntax && f.path === 'fleetDocument'));
@@ -122,7 +156,10 @@ test('validateInfraspec reports an unreadable fleet document under fleetDocument
 
 test('validateInfraspec rejects a document over 1 MiB without parsing it', (t) => {
   const result = validateInfraspec(`name: demo\n# ${'x'.repeat(2 * 1024 * 1024)}\n`);
-  t.deepEqual(result.findings.map((f) => f.rule), [SpecRule.documentTooLarge]);
+  t.deepEqual(
+    result.findings.map((f) => f.rule),
+    [SpecRule.documentTooLarge],
+  );
 });
 
 test('validateInfraspec caps the number of findings and says how many were dropped', (t) => {
@@ -137,5 +174,8 @@ test('validateInfraspec caps the number of findings and says how many were dropp
 
 test('validateInfraspec suggests the closest field name for an unknown field', (t) => {
   const result = validateInfraspec('name: demo\nprocesses:\n  web:\n    port: 80\n    scalling: {min: 2}\n');
-  t.regex(result.findings[0]?.message ?? '', /processes\.web\.scalling: is not a field of Process; did you mean "scaling"\?/);
+  t.regex(
+    result.findings[0]?.message ?? '',
+    /processes\.web\.scalling: is not a field of Process; did you mean "scaling"\?/,
+  );
 });

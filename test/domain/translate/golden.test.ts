@@ -30,13 +30,19 @@ const goldenDir = path.join(root, 'test/domain/translate/golden');
 
 const cases = [
   ...sampleApps.map((app) => ({ name: app, file: path.join(root, 'fixtures/apps', app, 'infraspec.yaml') })),
-  ...fixturesIn('fixtures/specs/valid').map((fixture) => ({ name: path.basename(fixture.file, '.yaml'), file: fixture.file })),
+  ...fixturesIn('fixtures/specs/valid').map((fixture) => ({
+    name: path.basename(fixture.file, '.yaml'),
+    file: fixture.file,
+  })),
 ];
 
 for (const { name, file } of cases) {
   test(`translateApp output for ${path.relative(root, file)} matches golden/${name}.json`, (t) => {
     const fixture = readFixture(file);
-    const validation = validateInfraspec(fixture.text, { fileName: path.basename(file), fleetDocument: fixture.fleetText });
+    const validation = validateInfraspec(fixture.text, {
+      fileName: path.basename(file),
+      fleetDocument: fixture.fleetText,
+    });
     t.true(validation.valid, validation.findings.map((finding) => finding.message).join('\n'));
     const translation = translateApp(validation.spec!, input);
     const actual = `${JSON.stringify(translation, null, 2)}\n`;
@@ -48,7 +54,10 @@ for (const { name, file } of cases) {
 }
 
 test('the golden folder holds exactly one file per translated fixture', (t) => {
-  const files = fs.readdirSync(goldenDir).filter((file) => file.endsWith('.json')).sort();
+  const files = fs
+    .readdirSync(goldenDir)
+    .filter((file) => file.endsWith('.json'))
+    .sort();
   t.deepEqual(files, cases.map(({ name }) => `${name}.json`).sort());
 });
 
@@ -62,7 +71,9 @@ test('translateApp jobs of the local target pass the local driver job validation
     const fixture = readFixture(file);
     const spec = validateInfraspec(fixture.text, { fleetDocument: fixture.fleetText }).spec!;
     for (const job of translateApp(spec, input).jobs.filter((candidate) => candidate.region === 'local')) {
-      const volumes = Object.fromEntries(spec.volumes.map((volume) => [volume.name, { path: `/srv/volumes/${volume.name}` }]));
+      const volumes = Object.fromEntries(
+        spec.volumes.map((volume) => [volume.name, { path: `/srv/volumes/${volume.name}` }]),
+      );
       t.notThrows(() => validateJobForLocalDriver(job, volumes), `${name}: ${job.id}`);
     }
   }

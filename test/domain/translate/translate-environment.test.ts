@@ -2,13 +2,25 @@ import test from 'ava';
 import type { AppSpec, Process } from '../../../schemas/types.generated.js';
 import type { TaskGroupSpec } from '../../../domain/scheduler/index.js';
 import { validateInfraspec, type CanonicalAppSpec } from '../../../domain/spec/index.js';
-import { infrastructureEnvironment, JobMetaKey, translateApp, type Translation, type TranslationInput } from '../../../domain/translate/index.js';
+import {
+  infrastructureEnvironment,
+  JobMetaKey,
+  translateApp,
+  type Translation,
+  type TranslationInput,
+} from '../../../domain/translate/index.js';
 
-const release = { commit: 'c0ffee0000000000000000000000000000000000', workdir: '/srv/release/app', command: 'node server.mjs', env: {} };
+const release = {
+  commit: 'c0ffee0000000000000000000000000000000000',
+  workdir: '/srv/release/app',
+  command: 'node server.mjs',
+  env: {},
+};
 
 function canonical(spec: AppSpec): CanonicalAppSpec {
   const result = validateInfraspec(spec);
-  if (!result.valid || result.spec === undefined) throw new Error(result.findings.map((finding) => finding.message).join('\n'));
+  if (!result.valid || result.spec === undefined)
+    throw new Error(result.findings.map((finding) => finding.message).join('\n'));
   return result.spec;
 }
 
@@ -60,12 +72,25 @@ test('translateApp never adds PORT to the task env', (t) => {
 // --- infrastructure ---------------------------------------------------------------------------------------------
 
 test('infrastructureEnvironment gives postgres connection settings without a password', (t) => {
-  const env = infrastructureEnvironment(canonical({ name: 'shop', processes: { web: { port: 1 } }, infrastructure: { postgres: { database: 'shop_db' } } }), settings);
-  t.deepEqual(env, { PGDATABASE: 'shop_db', PGHOST: 'db.internal', PGPORT: '5433', PGUSER: 'shop_app', DATABASE_URL: 'postgres://shop_app@db.internal:5433/shop_db' });
+  const env = infrastructureEnvironment(
+    canonical({ name: 'shop', processes: { web: { port: 1 } }, infrastructure: { postgres: { database: 'shop_db' } } }),
+    settings,
+  );
+  t.deepEqual(env, {
+    PGDATABASE: 'shop_db',
+    PGHOST: 'db.internal',
+    PGPORT: '5433',
+    PGUSER: 'shop_app',
+    DATABASE_URL: 'postgres://shop_app@db.internal:5433/shop_db',
+  });
 });
 
 test('infrastructureEnvironment points PGPASSFILE at the password file when given', (t) => {
-  const spec = canonical({ name: 'shop', processes: { web: { port: 1 } }, infrastructure: { postgres: { database: 'shop_db' } } });
+  const spec = canonical({
+    name: 'shop',
+    processes: { web: { port: 1 } },
+    infrastructure: { postgres: { database: 'shop_db' } },
+  });
   const env = infrastructureEnvironment(spec, { postgres: { ...settings.postgres!, passwordFile: '/run/svc/pgpass' } });
   t.is(env.PGPASSFILE, '/run/svc/pgpass');
   t.false(Object.values(env).some((value) => value.includes('password=')));
@@ -75,7 +100,11 @@ test('infrastructureEnvironment gives redis, kafka and nats settings with namesp
   const spec = canonical({
     name: 'shop',
     processes: { web: { port: 1 } },
-    infrastructure: { redis: { namespace: 'shop' }, kafka: { topics: ['orders', 'dlq'] }, nats: { streams: ['audit'] } },
+    infrastructure: {
+      redis: { namespace: 'shop' },
+      kafka: { topics: ['orders', 'dlq'] },
+      nats: { streams: ['audit'] },
+    },
   });
   t.deepEqual(infrastructureEnvironment(spec, settings), {
     REDIS_NAMESPACE: 'shop',
@@ -88,28 +117,61 @@ test('infrastructureEnvironment gives redis, kafka and nats settings with namesp
 });
 
 const bucketCases: ReadonlyArray<[string, Record<string, unknown>, Record<string, string>]> = [
-  ['a bucket name becomes S3_BUCKET_<NAME> uppercase', { name: 'media-originals' }, { S3_BUCKET_MEDIA_ORIGINALS: 'media-originals' }],
+  [
+    'a bucket name becomes S3_BUCKET_<NAME> uppercase',
+    { name: 'media-originals' },
+    { S3_BUCKET_MEDIA_ORIGINALS: 'media-originals' },
+  ],
   ['dots in a bucket name become underscores', { name: 'media.thumbs' }, { S3_BUCKET_MEDIA_THUMBS: 'media.thumbs' }],
-  ['an env alias replaces the derived name', { name: 'media-invoices', env: 'INVOICES' }, { S3_BUCKET_INVOICES: 'media-invoices' }],
-  ['a prefix adds S3_BUCKET_<ENV>_PREFIX', { name: 'uploads', prefix: 'u/' }, { S3_BUCKET_UPLOADS: 'uploads', S3_BUCKET_UPLOADS_PREFIX: 'u/' }],
+  [
+    'an env alias replaces the derived name',
+    { name: 'media-invoices', env: 'INVOICES' },
+    { S3_BUCKET_INVOICES: 'media-invoices' },
+  ],
+  [
+    'a prefix adds S3_BUCKET_<ENV>_PREFIX',
+    { name: 'uploads', prefix: 'u/' },
+    { S3_BUCKET_UPLOADS: 'uploads', S3_BUCKET_UPLOADS_PREFIX: 'u/' },
+  ],
 ];
 for (const [what, bucket, expected] of bucketCases) {
   test(`infrastructureEnvironment buckets: ${what}`, (t) => {
-    const spec = canonical({ name: 'shop', processes: { web: { port: 1 } }, infrastructure: { objectStorage: { buckets: [bucket as { name: string }] } } });
-    t.deepEqual(infrastructureEnvironment(spec, { s3: { endpoint: 'http://s3' } }), { ...expected, S3_ENDPOINT: 'http://s3' });
+    const spec = canonical({
+      name: 'shop',
+      processes: { web: { port: 1 } },
+      infrastructure: { objectStorage: { buckets: [bucket as { name: string }] } },
+    });
+    t.deepEqual(infrastructureEnvironment(spec, { s3: { endpoint: 'http://s3' } }), {
+      ...expected,
+      S3_ENDPOINT: 'http://s3',
+    });
   });
 }
 
 test('infrastructureEnvironment adds S3_REGION when the platform gives one', (t) => {
-  const spec = canonical({ name: 'shop', processes: { web: { port: 1 } }, infrastructure: { objectStorage: { buckets: [] } } });
-  t.deepEqual(infrastructureEnvironment(spec, { s3: { endpoint: 'http://s3', region: 'eu-1' } }), { S3_ENDPOINT: 'http://s3', S3_REGION: 'eu-1' });
+  const spec = canonical({
+    name: 'shop',
+    processes: { web: { port: 1 } },
+    infrastructure: { objectStorage: { buckets: [] } },
+  });
+  t.deepEqual(infrastructureEnvironment(spec, { s3: { endpoint: 'http://s3', region: 'eu-1' } }), {
+    S3_ENDPOINT: 'http://s3',
+    S3_REGION: 'eu-1',
+  });
 });
 
 test('infrastructureEnvironment warns when two buckets share an env alias', (t) => {
-  const spec = canonical({ name: 'shop', processes: { web: { port: 1 } }, infrastructure: { objectStorage: { buckets: [{ name: 'a-b' }, { name: 'a.b' }] } } });
+  const spec = canonical({
+    name: 'shop',
+    processes: { web: { port: 1 } },
+    infrastructure: { objectStorage: { buckets: [{ name: 'a-b' }, { name: 'a.b' }] } },
+  });
   const warnings: Array<{ path: string; message: string }> = [];
   t.is(infrastructureEnvironment(spec, { s3: { endpoint: 'http://s3' } }, warnings).S3_BUCKET_A_B, 'a.b');
-  t.deepEqual(warnings.map((w) => w.path), ['infrastructure.objectStorage.buckets.1.env']);
+  t.deepEqual(
+    warnings.map((w) => w.path),
+    ['infrastructure.objectStorage.buckets.1.env'],
+  );
 });
 
 test('infrastructureEnvironment gives nothing for infrastructure the spec does not declare', (t) => {
@@ -117,10 +179,17 @@ test('infrastructureEnvironment gives nothing for infrastructure the spec does n
 });
 
 test('infrastructureEnvironment warns and sets what the spec knows when the platform has no settings', (t) => {
-  const spec = canonical({ name: 'shop', processes: { web: { port: 1 } }, infrastructure: { postgres: { database: 'shop' }, kafka: { topics: ['t'] } } });
+  const spec = canonical({
+    name: 'shop',
+    processes: { web: { port: 1 } },
+    infrastructure: { postgres: { database: 'shop' }, kafka: { topics: ['t'] } },
+  });
   const warnings: Array<{ path: string; message: string }> = [];
   t.deepEqual(infrastructureEnvironment(spec, {}, warnings), { PGDATABASE: 'shop', KAFKA_TOPICS: 't' });
-  t.deepEqual(warnings.map((w) => w.path), ['infrastructure.postgres', 'infrastructure.kafka']);
+  t.deepEqual(
+    warnings.map((w) => w.path),
+    ['infrastructure.postgres', 'infrastructure.kafka'],
+  );
 });
 
 // --- scheduler variables -------------------------------------------------------------------------------------------
@@ -130,7 +199,14 @@ const withVariables = (extra: Partial<Process> = {}): AppSpec => ({
   processes: {
     api: {
       port: 8443,
-      schedulerVariables: { uid: 1000, gid: 1000, files: [{ key: 'DATABASE_PASSWORD', destination: 'db-password' }, { key: 'STRIPE_API_KEY', destination: 'stripe.key' }] },
+      schedulerVariables: {
+        uid: 1000,
+        gid: 1000,
+        files: [
+          { key: 'DATABASE_PASSWORD', destination: 'db-password' },
+          { key: 'STRIPE_API_KEY', destination: 'stripe.key' },
+        ],
+      },
       ...extra,
     },
     web: { port: 8080 },
@@ -167,12 +243,17 @@ test('translateApp records the job-derived variable path scheduler/jobs/<job id>
   t.is(out.jobs[0]!.meta?.[JobMetaKey.schedulerVariablesPath], 'scheduler/jobs/billing');
   const regional = translate({ ...withVariables(), regions: { eu: {} } }, { schedulerVariables: values });
   t.is(regional.jobs[0]!.meta?.[JobMetaKey.schedulerVariablesPath], 'scheduler/jobs/billing@eu');
-  t.false(JobMetaKey.schedulerVariablesPath in translate({ name: 'plain', processes: { web: { port: 1 } } }).jobs[0]!.meta!);
+  t.false(
+    JobMetaKey.schedulerVariablesPath in translate({ name: 'plain', processes: { web: { port: 1 } } }).jobs[0]!.meta!,
+  );
 });
 
 test('translateApp changes only the file contents when a variable value changes', (t) => {
   const before = groupOf(translate(withVariables(), { schedulerVariables: values }), 'api');
-  const after = groupOf(translate(withVariables(), { schedulerVariables: { ...values, STRIPE_API_KEY: 'sk-2' } }), 'api');
+  const after = groupOf(
+    translate(withVariables(), { schedulerVariables: { ...values, STRIPE_API_KEY: 'sk-2' } }),
+    'api',
+  );
   t.deepEqual({ ...after, task: { ...after.task, files: [] } }, { ...before, task: { ...before.task, files: [] } });
   t.is(after.task.files?.[1]?.contents, 'sk-2');
 });
@@ -180,11 +261,20 @@ test('translateApp changes only the file contents when a variable value changes'
 test('translateApp fails the task of a process whose scheduler variable is missing', (t) => {
   const out = translate(withVariables(), { schedulerVariables: { DATABASE_PASSWORD: 'pw-1' } });
   const api = groupOf(out, 'api');
-  t.deepEqual(api.task.files?.map((file) => file.destination), ['secrets/db-password']);
-  t.is(api.task.command, `echo 'svc: scheduler variable STRIPE_API_KEY missing at scheduler/jobs/billing; the task cannot start' >&2; exit 78`);
+  t.deepEqual(
+    api.task.files?.map((file) => file.destination),
+    ['secrets/db-password'],
+  );
+  t.is(
+    api.task.command,
+    `echo 'svc: scheduler variable STRIPE_API_KEY missing at scheduler/jobs/billing; the task cannot start' >&2; exit 78`,
+  );
   t.is(api.restart?.attempts, 0);
   t.is(out.jobs[0]!.meta?.[JobMetaKey.missingSchedulerVariables], 'STRIPE_API_KEY');
-  t.deepEqual(out.warnings.map((w) => w.path), ['processes.api.schedulerVariables.files.1.key']);
+  t.deepEqual(
+    out.warnings.map((w) => w.path),
+    ['processes.api.schedulerVariables.files.1.key'],
+  );
   t.is(groupOf(out, 'web').task.command, 'node server.mjs', 'other processes of the job are untouched');
 });
 
@@ -196,11 +286,17 @@ test('translateApp lists every missing scheduler variable key, sorted, in job me
 
 test('translateApp quotes a region name in the missing-variable command', (t) => {
   const out = translate({ ...withVariables(), regions: { "o'hare": {} } });
-  t.regex(String(groupOf(out, 'api').task.command), /^echo 'svc: .*scheduler\/jobs\/billing@o'\\''hare; the task cannot start' >&2; exit 78$/);
+  t.regex(
+    String(groupOf(out, 'api').task.command),
+    /^echo 'svc: .*scheduler\/jobs\/billing@o'\\''hare; the task cannot start' >&2; exit 78$/,
+  );
 });
 
 test('translateApp replaces a differing <KEY>_FILE from process env and warns', (t) => {
   const out = translate(withVariables({ env: { STRIPE_API_KEY_FILE: '/elsewhere' } }), { schedulerVariables: values });
   t.is(groupOf(out, 'api').task.env.STRIPE_API_KEY_FILE, 'secrets/stripe.key');
-  t.deepEqual(out.warnings.map((w) => w.path), ['processes.api.env.STRIPE_API_KEY_FILE']);
+  t.deepEqual(
+    out.warnings.map((w) => w.path),
+    ['processes.api.env.STRIPE_API_KEY_FILE'],
+  );
 });

@@ -45,7 +45,10 @@ export async function startEvidenceStandIn(certs: TestCertificates): Promise<Evi
   const registrationToken = `registration-${createHash('sha256').update(String(Math.random())).digest('hex').slice(0, 24)}`;
   let hold: { resolve: () => void; record: boolean } | undefined;
   const loseClaim = new Set<string>();
-  const conflict = (record: EvidenceRecord | undefined): StandInAnswer => ({ status: 409, body: { error: 'revision_conflict', revision: record?.revision ?? 0 } });
+  const conflict = (record: EvidenceRecord | undefined): StandInAnswer => ({
+    status: 409,
+    body: { error: 'revision_conflict', revision: record?.revision ?? 0 },
+  });
   const handle = (request: ReceivedRequest): StandInAnswer => {
     const match = /^\/v4\/admissions\/([^/]+)\/generations\/(\d+)(?:\/(claim|commit|status))?$/.exec(request.path);
     if (!match) return { status: 404, body: { error: 'not_found' } };
@@ -57,19 +60,43 @@ export async function startEvidenceStandIn(certs: TestCertificates): Promise<Evi
     const record = records.get(id);
     if (action === 'status') {
       if (request.method !== 'GET' || !record) return { status: 404, body: { error: 'not_found' } };
-      return { status: 200, body: { schemaVersion: 'v4', admissionId: id, generation: record.generation, revision: record.revision, state: record.state, ...(record.snapshot ? { snapshotDigest: record.snapshot.digest } : {}), ...(record.absenceProofSha256 ? { absenceProofSha256: record.absenceProofSha256 } : {}) } };
+      return {
+        status: 200,
+        body: {
+          schemaVersion: 'v4',
+          admissionId: id,
+          generation: record.generation,
+          revision: record.revision,
+          state: record.state,
+          ...(record.snapshot ? { snapshotDigest: record.snapshot.digest } : {}),
+          ...(record.absenceProofSha256 ? { absenceProofSha256: record.absenceProofSha256 } : {}),
+        },
+      };
     }
     const body = JSON.parse(request.body) as Record<string, any>;
-    if (body.schemaVersion !== 'v4' || body.admissionId !== id || body.generation !== generation) return { status: 400, body: { error: 'bad_request' } };
+    if (body.schemaVersion !== 'v4' || body.admissionId !== id || body.generation !== generation)
+      return { status: 400, body: { error: 'bad_request' } };
     if ('nonce' in body) return { status: 400, body: { error: 'raw nonce material is never accepted' } };
     if (action === 'register') {
       if (request.method !== 'PUT') return { status: 405 };
       if (record === undefined) {
         if (body.expectedRevision !== 0 || generation !== 1) return conflict(record);
-        records.set(id, { revision: 1, generation, state: 'registered', nonceSha256: body.nonceSha256, lineage: [body.attempt.rootAttemptId], registrations: [body] });
+        records.set(id, {
+          revision: 1,
+          generation,
+          state: 'registered',
+          nonceSha256: body.nonceSha256,
+          lineage: [body.attempt.rootAttemptId],
+          registrations: [body],
+        });
         return { status: 201, body: { schemaVersion: 'v4', admissionId: id, generation, revision: 1 } };
       }
-      if (body.expectedRevision !== record.revision || generation !== record.generation + 1 || record.state === 'committed') return conflict(record);
+      if (
+        body.expectedRevision !== record.revision ||
+        generation !== record.generation + 1 ||
+        record.state === 'committed'
+      )
+        return conflict(record);
       record.revision += 1;
       record.generation = generation;
       record.state = 'registered';
@@ -80,15 +107,27 @@ export async function startEvidenceStandIn(certs: TestCertificates): Promise<Evi
       if (!record.lineage.includes(attempt)) record.lineage.push(attempt);
       return { status: 201, body: { schemaVersion: 'v4', admissionId: id, generation, revision: record.revision } };
     }
-    if (request.method !== 'POST' || record === undefined || generation !== record.generation || body.expectedRevision !== record.revision) return conflict(record);
+    if (
+      request.method !== 'POST' ||
+      record === undefined ||
+      generation !== record.generation ||
+      body.expectedRevision !== record.revision
+    )
+      return conflict(record);
     if (action === 'claim') {
       if (record.state !== 'registered') return conflict(record);
       const now = new Date().toISOString();
       const fields = {
-        id, ref: `evidence/${id}/${generation}`, liveCheckedAt: now, nonceWrittenAt: now, nonceReadAt: now,
+        id,
+        ref: `evidence/${id}/${generation}`,
+        liveCheckedAt: now,
+        nonceWrittenAt: now,
+        nonceReadAt: now,
         verification: { receiptSha256: body.receiptSha256, proofDigests: body.proofDigests },
         retryLineage: [...record.lineage],
-        checkpointRefs: [{ kind: 'external_admission', attemptId: record.lineage.at(-1), evidenceDigest: body.receiptSha256 }],
+        checkpointRefs: [
+          { kind: 'external_admission', attemptId: record.lineage.at(-1), evidenceDigest: body.receiptSha256 },
+        ],
         allocations,
       };
       record.snapshot = { ...fields, digest: snapshotDigest(fields) };
@@ -97,7 +136,16 @@ export async function startEvidenceStandIn(certs: TestCertificates): Promise<Evi
       if (loseClaim.delete(id)) {
         return { status: 503, body: { error: 'unavailable' } };
       }
-      return { status: 200, body: { schemaVersion: 'v4', admissionId: id, generation, revision: record.revision, snapshot: record.snapshot } };
+      return {
+        status: 200,
+        body: {
+          schemaVersion: 'v4',
+          admissionId: id,
+          generation,
+          revision: record.revision,
+          snapshot: record.snapshot,
+        },
+      };
     }
     // commit
     const held = hold;
@@ -106,7 +154,12 @@ export async function startEvidenceStandIn(certs: TestCertificates): Promise<Evi
       held.resolve();
       return { hold: true };
     }
-    if (record.state !== 'claimed' || body.snapshotDigest !== record.snapshot?.digest || body.receiptSha256 !== (record.snapshot?.verification as any)?.receiptSha256) return conflict(record);
+    if (
+      record.state !== 'claimed' ||
+      body.snapshotDigest !== record.snapshot?.digest ||
+      body.receiptSha256 !== (record.snapshot?.verification as any)?.receiptSha256
+    )
+      return conflict(record);
     record.commit = body;
     record.state = 'committed';
     record.revision += 1;

@@ -34,7 +34,10 @@ export interface GitHostStandIn extends HttpsStandIn {
   failNextDispatch(status: number): void;
 }
 
-export async function startGitHostStandIn(certs: TestCertificates, options: { readonly apps: readonly StandInApp[]; readonly repositories: readonly StandInRepository[] }): Promise<GitHostStandIn> {
+export async function startGitHostStandIn(
+  certs: TestCertificates,
+  options: { readonly apps: readonly StandInApp[]; readonly repositories: readonly StandInRepository[] },
+): Promise<GitHostStandIn> {
   const tokens = new Map<string, readonly string[]>();
   const branches = new Map<string, string>();
   const files = new Map<string, string>();
@@ -54,13 +57,23 @@ export async function startGitHostStandIn(certs: TestCertificates, options: { re
       } catch {
         return { status: 401, body: { message: 'A JSON web token could not be decoded' } };
       }
-      if (request.method === 'GET' && !installation[2]) return { status: 200, body: { id: Number(app.installationId), repository_selection: app.repositorySelection ?? 'selected' } };
+      if (request.method === 'GET' && !installation[2])
+        return {
+          status: 200,
+          body: { id: Number(app.installationId), repository_selection: app.repositorySelection ?? 'selected' },
+        };
       if (request.method === 'POST' && installation[2]) {
         const asked = [
           ...((body.repository_ids as number[] | undefined) ?? []).map(String),
-          ...((body.repositories as string[] | undefined) ?? []).map((name) => options.repositories.find((r) => r.fullName.endsWith(`/${name}`))?.id ?? `missing:${name}`),
+          ...((body.repositories as string[] | undefined) ?? []).map(
+            (name) => options.repositories.find((r) => r.fullName.endsWith(`/${name}`))?.id ?? `missing:${name}`,
+          ),
         ];
-        if (asked.length === 0 || !asked.every((id) => app.repositoryIds.includes(id))) return { status: 422, body: { message: 'There is at least one repository that does not exist or is not accessible' } };
+        if (asked.length === 0 || !asked.every((id) => app.repositoryIds.includes(id)))
+          return {
+            status: 422,
+            body: { message: 'There is at least one repository that does not exist or is not accessible' },
+          };
         const token = `ghs_${randomBytes(18).toString('hex')}`;
         tokens.set(token, asked);
         return { status: 201, body: { token, expires_at: new Date(Date.now() + 3_600_000).toISOString() } };
@@ -70,17 +83,28 @@ export async function startGitHostStandIn(certs: TestCertificates, options: { re
     const allowed = tokens.get(bearer);
     if (allowed === undefined) return { status: 401, body: { message: 'Bad credentials' } };
     if (request.method === 'GET' && request.path === '/installation/repositories') {
-      const repositories = options.repositories.filter((r) => allowed.includes(r.id)).map((r) => ({ id: Number(r.id), full_name: r.fullName }));
+      const repositories = options.repositories
+        .filter((r) => allowed.includes(r.id))
+        .map((r) => ({ id: Number(r.id), full_name: r.fullName }));
       return { status: 200, body: { total_count: repositories.length, repositories } };
     }
     const repo = /^\/repos\/([^/]+)\/([^/]+)(\/.*)?$/.exec(request.path);
     const repository = repo ? byName(repo[1]!, repo[2]!) : undefined;
-    if (!repo || !repository || !allowed.includes(repository.id)) return { status: 404, body: { message: 'Not Found' } };
+    if (!repo || !repository || !allowed.includes(repository.id))
+      return { status: 404, body: { message: 'Not Found' } };
     const rest = repo[3] ?? '';
     const commit = /^\/commits\/([0-9a-f]{40})$/.exec(rest);
-    if (request.method === 'GET' && commit) return repository.commits.includes(commit[1]!) ? { status: 200, body: { sha: commit[1] } } : { status: 404, body: { message: 'Not Found' } };
-    if (request.method === 'GET' && rest === '') return { status: 200, body: { id: Number(repository.id), full_name: repository.fullName, default_branch: 'main' } };
-    if (request.method === 'GET' && rest === '/git/ref/heads/main') return { status: 200, body: { ref: 'refs/heads/main', object: { sha: 'e'.repeat(40), type: 'commit' } } };
+    if (request.method === 'GET' && commit)
+      return repository.commits.includes(commit[1]!)
+        ? { status: 200, body: { sha: commit[1] } }
+        : { status: 404, body: { message: 'Not Found' } };
+    if (request.method === 'GET' && rest === '')
+      return {
+        status: 200,
+        body: { id: Number(repository.id), full_name: repository.fullName, default_branch: 'main' },
+      };
+    if (request.method === 'GET' && rest === '/git/ref/heads/main')
+      return { status: 200, body: { ref: 'refs/heads/main', object: { sha: 'e'.repeat(40), type: 'commit' } } };
     if (request.method === 'POST' && rest === '/git/refs') {
       if (branches.has(body.ref)) return { status: 422, body: { message: 'Reference already exists' } };
       branches.set(body.ref, body.sha);
@@ -89,13 +113,19 @@ export async function startGitHostStandIn(certs: TestCertificates, options: { re
     const content = /^\/contents\/(.+)$/.exec(rest);
     if (request.method === 'PUT' && content) {
       if (!branches.has(`refs/heads/${body.branch}`)) return { status: 404, body: { message: 'Branch not found' } };
-      files.set(`${body.branch}:${decodeURIComponent(content[1]!)}`, Buffer.from(body.content, 'base64').toString('utf8'));
+      files.set(
+        `${body.branch}:${decodeURIComponent(content[1]!)}`,
+        Buffer.from(body.content, 'base64').toString('utf8'),
+      );
       return { status: 201, body: { content: { path: decodeURIComponent(content[1]!) } } };
     }
     if (request.method === 'POST' && rest === '/pulls') {
       const number = pulls.length + 1;
       pulls.push({ number, title: body.title, head: body.head, base: body.base, body: body.body });
-      return { status: 201, body: { number, html_url: `https://git.example.test/${repository.fullName}/pull/${number}` } };
+      return {
+        status: 201,
+        body: { number, html_url: `https://git.example.test/${repository.fullName}/pull/${number}` },
+      };
     }
     const dispatch = /^\/actions\/workflows\/([^/]+)\/dispatches$/.exec(rest);
     if (request.method === 'POST' && dispatch) {

@@ -25,22 +25,33 @@ export interface HttpsStandIn {
 }
 
 /** Starts an HTTPS server on 127.0.0.1 with the test certificate. */
-export async function startHttpsStandIn(certs: TestCertificates, handle: (request: ReceivedRequest) => StandInAnswer | Promise<StandInAnswer>): Promise<HttpsStandIn> {
+export async function startHttpsStandIn(
+  certs: TestCertificates,
+  handle: (request: ReceivedRequest) => StandInAnswer | Promise<StandInAnswer>,
+): Promise<HttpsStandIn> {
   const received: ReceivedRequest[] = [];
   const server = https.createServer({ cert: certs.certPem, key: certs.keyPem }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      const request: ReceivedRequest = { method: req.method ?? 'GET', path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const request: ReceivedRequest = {
+        method: req.method ?? 'GET',
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       received.push(request);
-      void Promise.resolve(handle(request)).then((answer) => {
-        if ('hold' in answer) return;
-        res.writeHead(answer.status, { 'content-type': 'application/json' });
-        res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
-      }, (error: unknown) => {
-        res.writeHead(500, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: String(error) }));
-      });
+      void Promise.resolve(handle(request)).then(
+        (answer) => {
+          if ('hold' in answer) return;
+          res.writeHead(answer.status, { 'content-type': 'application/json' });
+          res.end(answer.body === undefined ? '' : JSON.stringify(answer.body));
+        },
+        (error: unknown) => {
+          res.writeHead(500, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: String(error) }));
+        },
+      );
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -48,9 +59,10 @@ export async function startHttpsStandIn(certs: TestCertificates, handle: (reques
   return {
     url: `https://localhost:${port}`,
     received,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

@@ -12,14 +12,19 @@ export interface OidcIssuerStandIn extends HttpsStandIn {
   /** The issuer (`iss`): the stand-in's origin. */
   readonly issuer: string;
   /** Signs a workflow identity; `claims` override the defaults, `expiresIn` e.g. '5m'. */
-  sign(claims: Record<string, unknown>, options?: { readonly audience?: string; readonly expiresIn?: string; readonly foreignKey?: boolean }): Promise<string>;
+  sign(
+    claims: Record<string, unknown>,
+    options?: { readonly audience?: string; readonly expiresIn?: string; readonly foreignKey?: boolean },
+  ): Promise<string>;
 }
 
 export async function startOidcIssuerStandIn(certs: TestCertificates): Promise<OidcIssuerStandIn> {
   const { privateKey, publicKey } = await generateKeyPair('RS256');
   const foreign = await generateKeyPair('RS256');
   const jwk: JWK = { ...(await exportJWK(publicKey)), kid: 'workflow-key-1', alg: 'RS256', use: 'sig' };
-  const server = await startHttpsStandIn(certs, (request) => (request.path === '/.well-known/jwks' ? { status: 200, body: { keys: [jwk] } } : { status: 404, body: {} }));
+  const server = await startHttpsStandIn(certs, (request) =>
+    request.path === '/.well-known/jwks' ? { status: 200, body: { keys: [jwk] } } : { status: 404, body: {} },
+  );
   return {
     ...server,
     issuer: server.url,

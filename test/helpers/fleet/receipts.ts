@@ -23,7 +23,10 @@ export function sampleIdentity(overrides: Partial<LogicalIdentity> = {}): Logica
 }
 
 /** A v4 receipt for `identity`, bound to the admission, its generation and the nonce (only its hash goes in). */
-export function sampleReceipt(identity: LogicalIdentity, admission: { admissionId: string; generation: number; nonce: string }): ReceiptV4 {
+export function sampleReceipt(
+  identity: LogicalIdentity,
+  admission: { admissionId: string; generation: number; nonce: string },
+): ReceiptV4 {
   const migration = { JobID: SAMPLE.migrationJobId, EvalID: 'eval-m-1', JobModifyIndex: 41 };
   const runtime = { JobID: SAMPLE.runtimeJobId, EvalID: 'eval-r-1', JobModifyIndex: 42 };
   const t = (minutes: number) => new Date(Date.UTC(2026, 10, 25, 6, minutes)).toISOString();
@@ -32,13 +35,32 @@ export function sampleReceipt(identity: LogicalIdentity, admission: { admissionI
     admissionId: admission.admissionId,
     generation: admission.generation,
     nonceSha256: sha256(admission.nonce),
-    fleet: { rootAttemptId: identity.rootAttemptId, attemptId: `${identity.rootAttemptId}-a${admission.generation}`, namespace: identity.plan.namespace, planId: identity.plan.planId, planSha256: identity.plan.planSha256 },
+    fleet: {
+      rootAttemptId: identity.rootAttemptId,
+      attemptId: `${identity.rootAttemptId}-a${admission.generation}`,
+      namespace: identity.plan.namespace,
+      planId: identity.plan.planId,
+      planSha256: identity.plan.planSha256,
+    },
     candidate: identity.candidate,
     source: { repository: identity.source.repository, sourceSha: identity.source.sha },
-    artifact: { image: identity.artifact.image, provenanceSha256: sha256('provenance bundle'), sbomSha256: sha256('sbom bundle') },
-    scheduler: { apiVersion: 'v2', migration: { ...migration, hclSha256: SAMPLE.migrationHcl, proofSha256: jobProofDigest(migration) }, runtime: { ...runtime, hclSha256: SAMPLE.runtimeHcl, proofSha256: jobProofDigest(runtime) } },
+    artifact: {
+      image: identity.artifact.image,
+      provenanceSha256: sha256('provenance bundle'),
+      sbomSha256: sha256('sbom bundle'),
+    },
+    scheduler: {
+      apiVersion: 'v2',
+      migration: { ...migration, hclSha256: SAMPLE.migrationHcl, proofSha256: jobProofDigest(migration) },
+      runtime: { ...runtime, hclSha256: SAMPLE.runtimeHcl, proofSha256: jobProofDigest(runtime) },
+    },
     ingressNodeIds: ['ingress-a', 'ingress-b'],
-    publicHttpsVersion: { url: 'https://sample.example.test/version', status: 200, sourceSha: identity.source.sha, checkedAt: t(3) },
+    publicHttpsVersion: {
+      url: 'https://sample.example.test/version',
+      status: 200,
+      sourceSha: identity.source.sha,
+      checkedAt: t(3),
+    },
     privateReadiness: { status: 'ready', checkedAt: t(3) },
     chronology: { prepare: t(0), migration: t(1), runtime: t(2), exercise: t(4) },
   };

@@ -46,7 +46,11 @@ export interface RestrictedFixture {
   /** A fresh data folder (each plane its own unless shared on purpose). */
   dataDir(): string;
   /** A workflow identity token matching the bindings, for `runId`. */
-  identity(runId: string, overrides?: Record<string, unknown>, options?: Parameters<OidcIssuerStandIn['sign']>[1]): Promise<string>;
+  identity(
+    runId: string,
+    overrides?: Record<string, unknown>,
+    options?: Parameters<OidcIssuerStandIn['sign']>[1],
+  ): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -61,7 +65,9 @@ function rsaKey(): { pem: string; publicKey: KeyObject } {
   return { pem: privateKey.export({ type: 'pkcs1', format: 'pem' }).toString(), publicKey };
 }
 
-export async function startRestrictedFixture(options: { readonly postgres?: boolean } = {}): Promise<RestrictedFixture> {
+export async function startRestrictedFixture(
+  options: { readonly postgres?: boolean } = {},
+): Promise<RestrictedFixture> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-restricted-'));
   const certs = makeTestCertificates();
   const evidence = await startEvidenceStandIn(certs);
@@ -70,7 +76,12 @@ export async function startRestrictedFixture(options: { readonly postgres?: bool
   const verifierApp = rsaKey();
   const gitHost = await startGitHostStandIn(certs, {
     apps: [
-      { appId: SAMPLE.verifierAppId, installationId: SAMPLE.installationId, publicKey: verifierApp.publicKey, repositoryIds: [SAMPLE.repositoryId, SAMPLE.fleetRepositoryId] },
+      {
+        appId: SAMPLE.verifierAppId,
+        installationId: SAMPLE.installationId,
+        publicKey: verifierApp.publicKey,
+        repositoryIds: [SAMPLE.repositoryId, SAMPLE.fleetRepositoryId],
+      },
       { appId: '555', installationId: '556', publicKey: fleetApp.publicKey, repositoryIds: [SAMPLE.fleetRepositoryId] },
     ],
     repositories: [
@@ -80,10 +91,16 @@ export async function startRestrictedFixture(options: { readonly postgres?: bool
   });
   const postgres = options.postgres === false ? undefined : await startPostgresWithTls(certs);
   const file = (name: string) => path.join(root, name);
-  fs.writeFileSync(file('fleet.yaml'), 'apiVersion: svc.dev/v1\nkind: Fleet\nmetadata:\n  name: staging-fleet\n  environment: staging\nnodePools:\n  - name: general\n    datacenters: [dc1]\n  - name: batch\n');
+  fs.writeFileSync(
+    file('fleet.yaml'),
+    'apiVersion: svc.dev/v1\nkind: Fleet\nmetadata:\n  name: staging-fleet\n  environment: staging\nnodePools:\n  - name: general\n    datacenters: [dc1]\n  - name: batch\n',
+  );
   const apps = file('catalog');
   fs.mkdirSync(path.join(apps, SAMPLE.app), { recursive: true });
-  fs.writeFileSync(path.join(apps, SAMPLE.app, 'infraspec.yaml'), `name: ${SAMPLE.app}\ndeploy: false\nrepo:\n  url: https://github.com/${SAMPLE.repository}\nbuild:\n  image: ${SAMPLE.image}\nprocesses:\n  web:\n    port: 8080\n`);
+  fs.writeFileSync(
+    path.join(apps, SAMPLE.app, 'infraspec.yaml'),
+    `name: ${SAMPLE.app}\ndeploy: false\nrepo:\n  url: https://github.com/${SAMPLE.repository}\nbuild:\n  image: ${SAMPLE.image}\nprocesses:\n  web:\n    port: 8080\n`,
+  );
   fs.chmodSync(path.join(apps, SAMPLE.app), 0o555);
   fs.chmodSync(apps, 0o555);
   const gh = file('gh');
@@ -132,7 +149,10 @@ export async function startRestrictedFixture(options: { readonly postgres?: bool
     SVC_EXTERNAL_FLEET_VERIFIER_URL: evidence.url,
     SVC_EXTERNAL_FLEET_EVIDENCE_ALLOWED_CIDRS: '127.0.0.0/8,::1/128',
     SVC_EXTERNAL_FLEET_VERIFIER_TOKEN_FILE: ownerOnly(file('verifier.token'), evidence.verifierToken),
-    SVC_EXTERNAL_FLEET_EVIDENCE_REGISTRATION_TOKEN_FILE: ownerOnly(file('registration.token'), evidence.registrationToken),
+    SVC_EXTERNAL_FLEET_EVIDENCE_REGISTRATION_TOKEN_FILE: ownerOnly(
+      file('registration.token'),
+      evidence.registrationToken,
+    ),
     SVC_EXTERNAL_FLEET_GITHUB_VERIFIER_APP_ID: SAMPLE.verifierAppId,
     SVC_EXTERNAL_FLEET_INSTALLATION_ID: SAMPLE.installationId,
     SVC_EXTERNAL_FLEET_PRIVATE_KEY_FILE: ownerOnly(file('verifier-app.pem'), verifierApp.pem),
@@ -151,17 +171,20 @@ export async function startRestrictedFixture(options: { readonly postgres?: bool
     adminToken,
     dataDir: () => file(`data-${++dataDirs}`),
     identity(runId, overrides = {}, signOptions) {
-      return oidc.sign({
-        repository: SAMPLE.fleetRepository,
-        repository_id: SAMPLE.fleetRepositoryId,
-        job_workflow_ref: `${SAMPLE.fleetRepository}/.github/workflows/admit.yml@refs/heads/main`,
-        ref: 'refs/heads/main',
-        environment: 'staging',
-        sha: SAMPLE.sha,
-        run_id: runId,
-        run_attempt: '1',
-        ...overrides,
-      }, signOptions);
+      return oidc.sign(
+        {
+          repository: SAMPLE.fleetRepository,
+          repository_id: SAMPLE.fleetRepositoryId,
+          job_workflow_ref: `${SAMPLE.fleetRepository}/.github/workflows/admit.yml@refs/heads/main`,
+          ref: 'refs/heads/main',
+          environment: 'staging',
+          sha: SAMPLE.sha,
+          run_id: runId,
+          run_attempt: '1',
+          ...overrides,
+        },
+        signOptions,
+      );
     },
     async stop() {
       await Promise.allSettled([evidence.close(), oidc.close(), gitHost.close()]);

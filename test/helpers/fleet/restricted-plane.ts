@@ -17,11 +17,17 @@ export interface TestRestrictedPlane {
   readonly logs: string[];
 }
 
-export async function startTestRestrictedPlane(t: ExecutionContext, env: Record<string, string>): Promise<TestRestrictedPlane> {
+export async function startTestRestrictedPlane(
+  t: ExecutionContext,
+  env: Record<string, string>,
+): Promise<TestRestrictedPlane> {
   const config = loadConfig(env);
   const restricted = loadRestrictedMode(env, config)!;
   const logs: string[] = [];
-  const logger = pino({ level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } }, { write: (line: string) => void logs.push(line) });
+  const logger = pino(
+    { level: 'debug', redact: { paths: REDACT_PATHS, censor: '[redacted]' } },
+    { write: (line: string) => void logs.push(line) },
+  );
   const plane = await startRestrictedPlane(config, restricted, logger);
   t.teardown(() => plane.close());
   return { plane, url: plane.url, logs };
@@ -35,10 +41,18 @@ export async function exchangeIdentity(url: string, idToken: string): Promise<st
 }
 
 /** One admission call: bearer, Idempotency-Key and JSON body. */
-export function admission(url: string, app: string, step: string, options: { token: string; key?: string; json?: unknown; method?: string }) {
+export function admission(
+  url: string,
+  app: string,
+  step: string,
+  options: { token: string; key?: string; json?: unknown; method?: string },
+) {
   return request(`${url}/api/v1/apps/${app}/external-deployments${step === '' ? '' : `/${step}`}`, {
     method: options.method ?? 'POST',
-    headers: { authorization: `Bearer ${options.token}`, ...(options.key === undefined ? {} : { 'idempotency-key': options.key }) },
+    headers: {
+      authorization: `Bearer ${options.token}`,
+      ...(options.key === undefined ? {} : { 'idempotency-key': options.key }),
+    },
     ...(options.json === undefined ? {} : { json: options.json }),
   });
 }

@@ -11,19 +11,46 @@ import { gql } from '../review-helpers.js';
 const NS = '/v1/namespaces/my-app';
 
 async function seeded(h: Harness) {
-  const a = (await h.call('POST', `${NS}/write`, { mode: 'general', content: 'Go 1.22 added routing patterns to net/http', source_id: 'docs-crawler', labels: ['Claim'], vector: [0.1, 0.2, 0.3], confidence: 0.9 })).body.node_id as string;
-  const b = (await h.write('my-app', { content: 'Routing patterns API uses a rate limit of 100 requests', source_id: 'docs-crawler', labels: ['Claim', 'Verified'], vector: [0.3, 0.2, 0.1], edges: [{ to: a, type: 'supports', weight: 0.8 }] })).node_id as string;
+  const a = (
+    await h.call('POST', `${NS}/write`, {
+      mode: 'general',
+      content: 'Go 1.22 added routing patterns to net/http',
+      source_id: 'docs-crawler',
+      labels: ['Claim'],
+      vector: [0.1, 0.2, 0.3],
+      confidence: 0.9,
+    })
+  ).body.node_id as string;
+  const b = (
+    await h.write('my-app', {
+      content: 'Routing patterns API uses a rate limit of 100 requests',
+      source_id: 'docs-crawler',
+      labels: ['Claim', 'Verified'],
+      vector: [0.3, 0.2, 0.1],
+      edges: [{ to: a, type: 'supports', weight: 0.8 }],
+    })
+  ).node_id as string;
   return { a, b };
 }
 
 test('documented REST write, retrieve, text, label filter, stats and ping examples answer as documented', async (t) => {
   const h = await startHarness(t);
   const { a } = await seeded(h);
-  const retrieve = await h.call('POST', `${NS}/retrieve`, { vector: [0.1, 0.2, 0.3], top_k: 5, score_params: { similarity_weight: 0.5, confidence_weight: 0.3, recency_weight: 0.15, utility_weight: 0.05 } });
+  const retrieve = await h.call('POST', `${NS}/retrieve`, {
+    vector: [0.1, 0.2, 0.3],
+    top_k: 5,
+    score_params: { similarity_weight: 0.5, confidence_weight: 0.3, recency_weight: 0.15, utility_weight: 0.05 },
+  });
   t.is(retrieve.status, 200);
   t.is(retrieve.body.results[0].id, a);
-  t.true((await h.call('POST', `${NS}/retrieve`, { text: 'What changed in Go 1.22?', top_k: 5 })).body.results.length > 0);
-  const labelled = await h.call('POST', `${NS}/retrieve`, { text: 'routing patterns', labels: ['Claim', 'Verified'], top_k: 10 });
+  t.true(
+    (await h.call('POST', `${NS}/retrieve`, { text: 'What changed in Go 1.22?', top_k: 5 })).body.results.length > 0,
+  );
+  const labelled = await h.call('POST', `${NS}/retrieve`, {
+    text: 'routing patterns',
+    labels: ['Claim', 'Verified'],
+    top_k: 10,
+  });
   t.is(labelled.body.results.length, 1);
   t.like((await h.call('GET', '/v1/stats')).body, { mode: 'embedded', retrieval_total: 3 });
   t.deepEqual((await h.call('GET', '/v1/ping')).body, { status: 'ok' });
@@ -44,7 +71,17 @@ test('documented review, feedback, narrative, gaps and plan curl examples answer
     ['GET', `${NS}/review/handoff-webhooks/retry-candidates`],
     ['GET', `${NS}/review/handoff-webhooks/retry-recommendations`],
     ['GET', `${NS}/review/handoff-webhooks/retry-fatigue`],
-    ['POST', `${NS}/review/decisions`, { review_id: `low_confidence:${a}`, status: 'assigned', owner: 'alice', decision: 'needs_evidence', note: 'check source logs' }],
+    [
+      'POST',
+      `${NS}/review/decisions`,
+      {
+        review_id: `low_confidence:${a}`,
+        status: 'assigned',
+        owner: 'alice',
+        decision: 'needs_evidence',
+        note: 'check source logs',
+      },
+    ],
     ['GET', `${NS}/review/decisions?after=2026-05-30T00:00:00Z`],
     ['GET', `${NS}/nodes/${a}/narrative`],
     ['POST', `${NS}/gaps`, { top_k: 20, min_gap_size: 0.5, max_gaps: 10 }],
@@ -57,17 +94,34 @@ test('documented review, feedback, narrative, gaps and plan curl examples answer
     t.true(res.status >= 200 && res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
   }
   const filtered = await h.call('GET', `${NS}/review/queue?type=low_confidence&status=open`);
-  t.true(filtered.body.items.every((i: any) => i.type === 'low_confidence'), 'the origin `type` parameter filters like `types`');
+  t.true(
+    filtered.body.items.every((i: any) => i.type === 'low_confidence'),
+    'the origin `type` parameter filters like `types`',
+  );
 });
 
 test('documented admin curl examples answer on the admin listener', async (t) => {
   const h = await startHarness(t);
   const { a, b } = await seeded(h);
-  for (const path of ['/admin/api/stats', '/admin/api/metrics', '/admin/api/ranking-eval?top_k=5', `/admin/api/belief?ns=my-app&id=${a}`, '/admin/api/search?ns=my-app&q=auth&limit=10', '/healthz', '/metrics', '/debug/pprof/']) {
+  for (const path of [
+    '/admin/api/stats',
+    '/admin/api/metrics',
+    '/admin/api/ranking-eval?top_k=5',
+    `/admin/api/belief?ns=my-app&id=${a}`,
+    '/admin/api/search?ns=my-app&q=auth&limit=10',
+    '/healthz',
+    '/metrics',
+    '/debug/pprof/',
+  ]) {
     const res = await h.admin('GET', path);
     t.is(res.status, 200, `${path}: ${res.text.slice(0, 200)}`);
   }
-  const explain = await h.admin('POST', '/admin/api/explain-rank', { namespace: 'my-app', node_id: a, other_node_id: b, text: 'optional query' });
+  const explain = await h.admin('POST', '/admin/api/explain-rank', {
+    namespace: 'my-app',
+    node_id: a,
+    other_node_id: b,
+    text: 'optional query',
+  });
   t.is(explain.status, 200, explain.text);
 });
 

@@ -35,7 +35,9 @@ test('loadRestrictedMode reads a complete configuration with the bridge, the one
 
 test('loadRestrictedMode is undefined outside restricted mode, and restricted mode without any bridge setting has no bridge', (t) => {
   t.is(loadRestrictedMode({}, loadConfig({})), undefined);
-  const withoutBridge = Object.fromEntries(Object.entries(fixture.env).filter(([name]) => !name.startsWith('SVC_EXTERNAL_FLEET_')));
+  const withoutBridge = Object.fromEntries(
+    Object.entries(fixture.env).filter(([name]) => !name.startsWith('SVC_EXTERNAL_FLEET_')),
+  );
   t.is(load(withoutBridge)?.bridge, undefined);
 });
 
@@ -63,10 +65,15 @@ test('partial bridge settings stop the start with a message naming every missing
     'SVC_EXTERNAL_FLEET_REPOSITORY_IDS must list exactly two distinct numeric repository ids',
     'SVC_EXTERNAL_FLEET_BOOTSTRAP_SIGNER_REF must not be the release signer workflow',
     'SVC_EXTERNAL_FLEET_EVIDENCE_REGISTRATION_TOKEN_FILE must be a different file',
-  ]) t.true(message.includes(expected), `${expected}\nin: ${message}`);
+  ])
+    t.true(message.includes(expected), `${expected}\nin: ${message}`);
   // One bridge setting alone names all the others.
-  const alone = failure(t, { ...Object.fromEntries(Object.entries(fixture.env).filter(([name]) => !name.startsWith('SVC_EXTERNAL_FLEET_'))), SVC_EXTERNAL_FLEET_VERIFIER_URL: fixture.evidence.url });
-  for (const name of BRIDGE_VARIABLES.filter((n) => n !== 'SVC_EXTERNAL_FLEET_VERIFIER_URL')) t.true(alone.includes(`${name} is missing`), name);
+  const alone = failure(t, {
+    ...Object.fromEntries(Object.entries(fixture.env).filter(([name]) => !name.startsWith('SVC_EXTERNAL_FLEET_'))),
+    SVC_EXTERNAL_FLEET_VERIFIER_URL: fixture.evidence.url,
+  });
+  for (const name of BRIDGE_VARIABLES.filter((n) => n !== 'SVC_EXTERNAL_FLEET_VERIFIER_URL'))
+    t.true(alone.includes(`${name} is missing`), name);
   t.false(alone.includes(fixture.evidence.verifierToken));
 });
 
@@ -74,14 +81,25 @@ test('token and key files must be regular owner-only files, and never appear in 
   const loose = path.join(tempDir(t), 'verifier.token');
   fs.writeFileSync(loose, 'loose-secret-value', { mode: 0o644 });
   fs.chmodSync(loose, 0o644);
-  const message = failure(t, { ...fixture.env, SVC_EXTERNAL_FLEET_VERIFIER_TOKEN_FILE: loose, SVC_EXTERNAL_FLEET_PRIVATE_KEY_FILE: 'relative/key.pem' });
+  const message = failure(t, {
+    ...fixture.env,
+    SVC_EXTERNAL_FLEET_VERIFIER_TOKEN_FILE: loose,
+    SVC_EXTERNAL_FLEET_PRIVATE_KEY_FILE: 'relative/key.pem',
+  });
   t.true(message.includes(`SVC_EXTERNAL_FLEET_VERIFIER_TOKEN_FILE ${loose} must be owner-only`));
   t.true(message.includes('SVC_EXTERNAL_FLEET_PRIVATE_KEY_FILE must be an absolute path'));
   t.false(message.includes('loose-secret-value'));
 });
 
 test('the start-up requirements of restricted mode are each checked and each failure names its setting', (t) => {
-  const message = failure(t, { SVC_FLEET_AUTHORITY_ONLY: 'true', SVC_PROFILE: 'production', SVC_RELEASE_SIGNATURE_POLICY: 'none', SVC_REQUIRE_EXPLICIT_AUTH: 'true', SVC_API_TOKEN: 'x', SVC_APPS_DIR: fixture.env.SVC_APPS_DIR });
+  const message = failure(t, {
+    SVC_FLEET_AUTHORITY_ONLY: 'true',
+    SVC_PROFILE: 'production',
+    SVC_RELEASE_SIGNATURE_POLICY: 'none',
+    SVC_REQUIRE_EXPLICIT_AUTH: 'true',
+    SVC_API_TOKEN: 'x',
+    SVC_APPS_DIR: fixture.env.SVC_APPS_DIR,
+  });
   for (const expected of [
     'SVC_ENVIRONMENT must be staging in restricted mode, not development',
     'SVC_PROFILE must be development in restricted mode, not production',
@@ -102,22 +120,46 @@ test('the start-up requirements of restricted mode are each checked and each fai
     'SVC_FLEET_OIDC_INTENT is missing',
     'SVC_FLEET_OIDC_ISSUER is missing',
     'SVC_FLEET_DOCUMENT is missing',
-  ]) t.true(message.includes(expected), `${expected}\nin: ${message}`);
+  ])
+    t.true(message.includes(expected), `${expected}\nin: ${message}`);
   t.false(message.includes('SVC_EXTERNAL_FLEET_'), 'no bridge setting, so no bridge problem');
   const noExplicit = failure(t, { ...fixture.env, SVC_REQUIRE_EXPLICIT_AUTH: 'false' });
   t.true(noExplicit.includes('SVC_REQUIRE_EXPLICIT_AUTH must be true in restricted mode'));
 });
 
-test('the OIDC key-set endpoint must be the issuer\'s fixed one, refs are exact, and the fleet document is one, of this environment', (t) => {
-  const jwks = failure(t, { ...fixture.env, SVC_FLEET_OIDC_JWKS_URL: 'https://keys.example.test/jwks', SVC_FLEET_OIDC_REF: 'refs/heads/*' });
-  t.true(jwks.includes(`SVC_FLEET_OIDC_JWKS_URL must equal the issuer's fixed key-set endpoint ${fixture.oidc.issuer}/.well-known/jwks`));
+test("the OIDC key-set endpoint must be the issuer's fixed one, refs are exact, and the fleet document is one, of this environment", (t) => {
+  const jwks = failure(t, {
+    ...fixture.env,
+    SVC_FLEET_OIDC_JWKS_URL: 'https://keys.example.test/jwks',
+    SVC_FLEET_OIDC_REF: 'refs/heads/*',
+  });
+  t.true(
+    jwks.includes(
+      `SVC_FLEET_OIDC_JWKS_URL must equal the issuer's fixed key-set endpoint ${fixture.oidc.issuer}/.well-known/jwks`,
+    ),
+  );
   t.true(jwks.includes('SVC_FLEET_OIDC_REF "refs/heads/*" must be an exact ref'));
-  t.true(failure(t, { ...fixture.env, SVC_FLEET_OIDC_REPOSITORY: 'acme/other' }).includes('SVC_FLEET_OIDC_REPOSITORY must be the repository the git-host app is scoped to (acme/fleet)'));
+  t.true(
+    failure(t, { ...fixture.env, SVC_FLEET_OIDC_REPOSITORY: 'acme/other' }).includes(
+      'SVC_FLEET_OIDC_REPOSITORY must be the repository the git-host app is scoped to (acme/fleet)',
+    ),
+  );
   const dir = tempDir(t);
   const wildcard = path.join(dir, 'fleet.yaml');
-  fs.writeFileSync(wildcard, 'apiVersion: svc.dev/v1\nkind: Fleet\nmetadata:\n  name: f\n  environment: "*"\nnodePools:\n  - name: general\n');
-  t.true(failure(t, { ...fixture.env, SVC_FLEET_DOCUMENT: wildcard }).includes('metadata.environment must equal SVC_ENVIRONMENT (staging), not "*" (no development wildcard)'));
-  t.true(failure(t, { ...fixture.env, SVC_FLEET_DOCUMENT: `${wildcard},${fixture.env.SVC_FLEET_DOCUMENT}` }).includes('SVC_FLEET_DOCUMENT must name exactly one fleet document'));
+  fs.writeFileSync(
+    wildcard,
+    'apiVersion: svc.dev/v1\nkind: Fleet\nmetadata:\n  name: f\n  environment: "*"\nnodePools:\n  - name: general\n',
+  );
+  t.true(
+    failure(t, { ...fixture.env, SVC_FLEET_DOCUMENT: wildcard }).includes(
+      'metadata.environment must equal SVC_ENVIRONMENT (staging), not "*" (no development wildcard)',
+    ),
+  );
+  t.true(
+    failure(t, { ...fixture.env, SVC_FLEET_DOCUMENT: `${wildcard},${fixture.env.SVC_FLEET_DOCUMENT}` }).includes(
+      'SVC_FLEET_DOCUMENT must name exactly one fleet document',
+    ),
+  );
 });
 
 test('the bridge catalog must be read-only and hold exactly one deploy:false app with a canonical source and a pinned image', (t) => {
@@ -126,9 +168,22 @@ test('the bridge catalog must be read-only and hold exactly one deploy:false app
     fs.mkdirSync(path.join(catalog, name), { recursive: true });
     fs.writeFileSync(path.join(catalog, name, 'infraspec.yaml'), spec);
   };
-  write(SAMPLE.app, `name: sample\ndeploy: true\nrepo:\n  url: https://github.com/${SAMPLE.repository}.git\nbuild:\n  image: registry.example.test/acme/sample:latest\nprocesses:\n  web:\n    port: 8080\n`);
+  write(
+    SAMPLE.app,
+    `name: sample\ndeploy: true\nrepo:\n  url: https://github.com/${SAMPLE.repository}.git\nbuild:\n  image: registry.example.test/acme/sample:latest\nprocesses:\n  web:\n    port: 8080\n`,
+  );
   const writable = failure(t, { ...fixture.env, SVC_APPS_DIR: catalog });
-  for (const expected of ['must be read-only for the bridge', 'must say deploy: false', 'repo.url must be the canonical source', 'build.image must be digest-pinned']) t.true(writable.includes(expected), expected);
+  for (const expected of [
+    'must be read-only for the bridge',
+    'must say deploy: false',
+    'repo.url must be the canonical source',
+    'build.image must be digest-pinned',
+  ])
+    t.true(writable.includes(expected), expected);
   write('other', 'name: other\nprocesses:\n  web:\n    port: 1\n');
-  t.true(failure(t, { ...fixture.env, SVC_APPS_DIR: catalog }).includes('SVC_APPS_DIR must hold exactly one app spec for the bridge, found 2 (other, sample)'));
+  t.true(
+    failure(t, { ...fixture.env, SVC_APPS_DIR: catalog }).includes(
+      'SVC_APPS_DIR must hold exactly one app spec for the bridge, found 2 (other, sample)',
+    ),
+  );
 });

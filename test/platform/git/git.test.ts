@@ -34,7 +34,9 @@ test('exportCommit writes the tree of a commit without git metadata', async (t) 
 
 test('runGit rejects with a GitError naming the command and its stderr', async (t) => {
   const root = tempDir(t, 'svc-git-');
-  const error = await t.throwsAsync(runGit(['--git-dir', path.join(root, 'nope'), 'rev-parse', 'HEAD']), { instanceOf: GitError });
+  const error = await t.throwsAsync(runGit(['--git-dir', path.join(root, 'nope'), 'rev-parse', 'HEAD']), {
+    instanceOf: GitError,
+  });
   t.regex(error.message, /^git --git-dir .* rev-parse HEAD failed: /);
 });
 

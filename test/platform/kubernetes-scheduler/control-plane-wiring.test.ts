@@ -30,20 +30,34 @@ test('with SVC_SCHEDULER_DRIVER=kubernetes the control plane deploys an image re
     apps: [{ name: 'shop', spec: SPEC, release: false }],
     env: { SVC_SCHEDULER_DRIVER: 'kubernetes', SVC_KUBECONFIG: kubeconfig, SVC_KUBERNETES_NAMESPACE: 'shop-ns' },
   });
-  const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({ app: 'shop', repoUrl: code, ref: 'main', image: `registry.example.test/shop@sha256:${'b'.repeat(64)}` });
+  const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({
+    app: 'shop',
+    repoUrl: code,
+    ref: 'main',
+    image: `registry.example.test/shop@sha256:${'b'.repeat(64)}`,
+  });
   setAppRelease(plane.db, 'shop', { commit: release.manifest.commit, dir: release.dir });
   plane.reconcilers.appController.enqueue('shop');
 
-  const deployment = await waitForReconciled([plane.reconcilers.appController], () => [...api.store.get('deployments')!.values()][0], { what: 'a Deployment applied' }).catch((error: Error) => {
+  const deployment = await waitForReconciled(
+    [plane.reconcilers.appController],
+    () => [...api.store.get('deployments')!.values()][0],
+    { what: 'a Deployment applied' },
+  ).catch((error: Error) => {
     t.log(JSON.stringify(getApp(plane.db, 'shop')?.conditions, null, 1));
     t.log(api.requests.map((r) => `${r.method} ${r.path}`).join('\n'));
     throw error;
   });
   t.is(deployment.metadata.namespace ?? 'shop-ns', 'shop-ns');
   t.is(deployment.metadata.labels?.['svc.dev/app'], 'shop');
-  const spec = deployment.spec as { template: { spec: { containers: { image: string; resources: { requests: { cpu: string } } }[] } } };
+  const spec = deployment.spec as {
+    template: { spec: { containers: { image: string; resources: { requests: { cpu: string } } }[] } };
+  };
   t.is(spec.template.spec.containers[0]!.image, `registry.example.test/shop@sha256:${'b'.repeat(64)}`);
-  t.true(api.requests.every((r) => r.path.includes('/namespaces/shop-ns/') || !r.path.includes('/namespaces/')), 'every namespaced call went to shop-ns');
+  t.true(
+    api.requests.every((r) => r.path.includes('/namespaces/shop-ns/') || !r.path.includes('/namespaces/')),
+    'every namespaced call went to shop-ns',
+  );
   t.not(getApp(plane.db, 'shop'), undefined);
 });
 
@@ -60,18 +74,36 @@ test('a cluster that is down when the control plane starts does not keep it down
     apps: [{ name: 'shop', spec: SPEC, release: false }],
     env: { SVC_SCHEDULER_DRIVER: 'kubernetes', SVC_KUBECONFIG: kubeconfig, SVC_KUBERNETES_NAMESPACE: 'shop-ns' },
   });
-  const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({ app: 'shop', repoUrl: code, ref: 'main', image: `registry.example.test/shop@sha256:${'c'.repeat(64)}` });
+  const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({
+    app: 'shop',
+    repoUrl: code,
+    ref: 'main',
+    image: `registry.example.test/shop@sha256:${'c'.repeat(64)}`,
+  });
   setAppRelease(plane.db, 'shop', { commit: release.manifest.commit, dir: release.dir });
   plane.reconcilers.appController.enqueue('shop');
-  const deployed = () => (getApp(plane.db, 'shop')?.conditions as { type: string; reason: string; message: string }[] | undefined)?.find((c) => c.type === 'Deployed');
-  const down = await waitForReconciled([plane.reconcilers.appController], () => (deployed()?.reason === 'SchedulerUnavailable' ? deployed() : undefined), { what: 'Deployed=False SchedulerUnavailable' });
+  const deployed = () =>
+    (getApp(plane.db, 'shop')?.conditions as { type: string; reason: string; message: string }[] | undefined)?.find(
+      (c) => c.type === 'Deployed',
+    );
+  const down = await waitForReconciled(
+    [plane.reconcilers.appController],
+    () => (deployed()?.reason === 'SchedulerUnavailable' ? deployed() : undefined),
+    { what: 'Deployed=False SchedulerUnavailable' },
+  );
   t.regex(down.message, /the scheduler cannot be reached/);
   t.is((await request(`${plane.url}/api/health`)).status, 200, 'the control plane serves meanwhile');
 
   const api = new FakeKubeApi('shop-ns');
   await api.start(port);
   t.teardown(() => api.close());
-  const deployment = await waitForReconciled([plane.reconcilers.appController], () => [...api.store.get('deployments')!.values()][0], { what: 'a Deployment applied after the cluster came back' });
+  const deployment = await waitForReconciled(
+    [plane.reconcilers.appController],
+    () => [...api.store.get('deployments')!.values()][0],
+    { what: 'a Deployment applied after the cluster came back' },
+  );
   t.is(deployment.metadata.labels?.['svc.dev/app'], 'shop');
-  await waitForReconciled([plane.reconcilers.appController], () => deployed()?.reason === 'JobsSubmitted', { what: 'Deployed=True' });
+  await waitForReconciled([plane.reconcilers.appController], () => deployed()?.reason === 'JobsSubmitted', {
+    what: 'Deployed=True',
+  });
 });

@@ -19,7 +19,18 @@ export interface RecordedRequest {
   readonly body: any;
 }
 
-type KubeObject = { apiVersion?: string; kind?: string; metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [key: string]: unknown }; [key: string]: unknown };
+type KubeObject = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [key: string]: unknown;
+  };
+  [key: string]: unknown;
+};
 
 const RESOURCES: Record<string, { prefix: string; kind: string; apiVersion: string }> = {
   deployments: { prefix: '/apis/apps/v1', kind: 'Deployment', apiVersion: 'apps/v1' },
@@ -74,7 +85,9 @@ export class FakeKubeApi {
       'users:',
       '- name: tester\n  user:\n    token: test-token',
       'contexts:',
-      ...contexts.map((c) => `- name: ${c}\n  context:\n    cluster: fake\n    user: tester\n    namespace: ${this.namespace}`),
+      ...contexts.map(
+        (c) => `- name: ${c}\n  context:\n    cluster: fake\n    user: tester\n    namespace: ${this.namespace}`,
+      ),
       '',
     ].join('\n');
     fs.writeFileSync(file, text);
@@ -130,15 +143,17 @@ export class FakeKubeApi {
       metadata: {
         ...object.metadata,
         namespace: this.namespace,
-        uid: (existing?.metadata.uid) ?? `uid-${resource}-${object.metadata.name}`,
+        uid: existing?.metadata.uid ?? `uid-${resource}-${object.metadata.name}`,
         resourceVersion: String(++this.#version),
-        creationTimestamp: (existing?.metadata.creationTimestamp) ?? (object.metadata.creationTimestamp) ?? new Date().toISOString(),
+        creationTimestamp:
+          existing?.metadata.creationTimestamp ?? object.metadata.creationTimestamp ?? new Date().toISOString(),
       },
     };
   }
 
   #notify(type: string, pod: KubeObject): void {
-    for (const w of this.#watchers) if (matches(pod, w.selector)) w.res.write(`${JSON.stringify({ type, object: pod })}\n`);
+    for (const w of this.#watchers)
+      if (matches(pod, w.selector)) w.res.write(`${JSON.stringify({ type, object: pod })}\n`);
   }
 
   async #handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -153,23 +168,40 @@ export class FakeKubeApi {
       body = text;
     }
     const query = Object.fromEntries(url.searchParams);
-    this.requests.push({ method: req.method ?? 'GET', path: url.pathname, query, contentType: req.headers['content-type'], body });
+    this.requests.push({
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query,
+      contentType: req.headers['content-type'],
+      body,
+    });
     const send = (status: number, payload: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(payload));
     };
-    const fail = (status: number, reason: string, message: string): void => send(status, { apiVersion: 'v1', kind: 'Status', status: 'Failure', reason, message, code: status });
+    const fail = (status: number, reason: string, message: string): void =>
+      send(status, { apiVersion: 'v1', kind: 'Status', status: 'Failure', reason, message, code: status });
     if (req.headers.authorization !== 'Bearer test-token') return fail(401, 'Unauthorized', 'missing bearer token');
 
     const metrics = /^\/apis\/metrics\.k8s\.io\/v1beta1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(url.pathname);
     if (metrics) {
       const memory = this.metrics.get(metrics[2]!);
       if (memory === undefined) return fail(404, 'NotFound', 'the server could not find the requested resource');
-      return send(200, { kind: 'PodMetrics', metadata: { name: metrics[2] }, timestamp: '2030-01-01T00:00:00Z', window: '10s', containers: [{ name: 'main', usage: { cpu: '1m', memory } }] });
+      return send(200, {
+        kind: 'PodMetrics',
+        metadata: { name: metrics[2] },
+        timestamp: '2030-01-01T00:00:00Z',
+        window: '10s',
+        containers: [{ name: 'main', usage: { cpu: '1m', memory } }],
+      });
     }
-    const match = /^(\/api\/v1|\/apis\/apps\/v1|\/apis\/batch\/v1)\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/]+))?(?:\/(log))?$/.exec(url.pathname);
+    const match =
+      /^(\/api\/v1|\/apis\/apps\/v1|\/apis\/batch\/v1)\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/]+))?(?:\/(log))?$/.exec(
+        url.pathname,
+      );
     const resource = match?.[3];
-    if (!match || !resource || RESOURCES[resource]?.prefix !== match[1]) return fail(404, 'NotFound', `unexpected path ${url.pathname}`);
+    if (!match || !resource || RESOURCES[resource]?.prefix !== match[1])
+      return fail(404, 'NotFound', `unexpected path ${url.pathname}`);
     if (match[2] !== this.namespace) return fail(403, 'Forbidden', `namespace ${match[2]} is not ${this.namespace}`);
     const items = this.store.get(resource)!;
     const name = match[4];
@@ -193,15 +225,22 @@ export class FakeKubeApi {
         this.events.emit('watch');
         return;
       }
-      return send(200, { apiVersion: RESOURCES[resource]!.apiVersion, kind: `${RESOURCES[resource]!.kind}List`, metadata: { resourceVersion: String(this.#version) }, items: [...items.values()].filter((o) => matches(o, selector)) });
+      return send(200, {
+        apiVersion: RESOURCES[resource]!.apiVersion,
+        kind: `${RESOURCES[resource]!.kind}List`,
+        metadata: { resourceVersion: String(this.#version) },
+        items: [...items.values()].filter((o) => matches(o, selector)),
+      });
     }
     if (method === 'GET') {
       const object = items.get(name!);
       return object ? send(200, object) : fail(404, 'NotFound', `${resource} "${name}" not found`);
     }
     if (method === 'PATCH') {
-      if (req.headers['content-type'] !== 'application/apply-patch+yaml') return fail(415, 'UnsupportedMediaType', `unexpected patch type ${req.headers['content-type']}`);
-      if (query.fieldManager !== 'svc' || query.force !== 'true') return fail(422, 'Invalid', 'apply needs fieldManager=svc and force=true');
+      if (req.headers['content-type'] !== 'application/apply-patch+yaml')
+        return fail(415, 'UnsupportedMediaType', `unexpected patch type ${req.headers['content-type']}`);
+      if (query.fieldManager !== 'svc' || query.force !== 'true')
+        return fail(422, 'Invalid', 'apply needs fieldManager=svc and force=true');
       const problem = invalid(body, resource, name!);
       if (problem) return fail(422, 'Invalid', problem);
       const existing = items.get(name!);
@@ -214,14 +253,16 @@ export class FakeKubeApi {
       if (resource !== 'jobs') return fail(405, 'MethodNotAllowed', `the driver should apply ${resource}`);
       const problem = invalid(body, resource, body?.metadata?.name);
       if (problem) return fail(422, 'Invalid', problem);
-      if (items.has(body.metadata.name)) return fail(409, 'AlreadyExists', `jobs.batch "${body.metadata.name}" already exists`);
+      if (items.has(body.metadata.name))
+        return fail(409, 'AlreadyExists', `jobs.batch "${body.metadata.name}" already exists`);
       const stored = this.#stamp(resource, body, undefined);
       stored.status = { startTime: new Date().toISOString(), active: 1 };
       items.set(body.metadata.name, stored);
       return send(201, stored);
     }
     if (method === 'DELETE' && name !== undefined) {
-      if (query.propagationPolicy !== 'Background') return fail(422, 'Invalid', 'expected propagationPolicy=Background');
+      if (query.propagationPolicy !== 'Background')
+        return fail(422, 'Invalid', 'expected propagationPolicy=Background');
       const object = items.get(name);
       if (!object) return fail(404, 'NotFound', `${resource} "${name}" not found`);
       items.delete(name);
@@ -243,15 +284,25 @@ function matches(object: KubeObject, selector: string): boolean {
 /** What a real API server would refuse in an applied or created object; undefined when valid. */
 function invalid(body: any, resource: string, name: string): string | undefined {
   const meta = RESOURCES[resource]!;
-  if (body?.apiVersion !== meta.apiVersion || body?.kind !== meta.kind) return `expected ${meta.apiVersion} ${meta.kind}, got ${body?.apiVersion} ${body?.kind}`;
+  if (body?.apiVersion !== meta.apiVersion || body?.kind !== meta.kind)
+    return `expected ${meta.apiVersion} ${meta.kind}, got ${body?.apiVersion} ${body?.kind}`;
   if (body.metadata?.name !== name) return `metadata.name ${body.metadata?.name} does not match the path (${name})`;
-  if (!DNS_LABEL.test(name) || (resource === 'cronjobs' && name.length > 52)) return `metadata.name "${name}" is not a valid name`;
-  const labelSets = [body.metadata.labels, body.spec?.template?.metadata?.labels, body.spec?.jobTemplate?.metadata?.labels, body.spec?.jobTemplate?.spec?.template?.metadata?.labels];
-  for (const labels of labelSets) for (const [k, v] of Object.entries(labels ?? {})) if (!LABEL_VALUE.test(String(v))) return `label ${k}: "${v}" is not a valid label value`;
+  if (!DNS_LABEL.test(name) || (resource === 'cronjobs' && name.length > 52))
+    return `metadata.name "${name}" is not a valid name`;
+  const labelSets = [
+    body.metadata.labels,
+    body.spec?.template?.metadata?.labels,
+    body.spec?.jobTemplate?.metadata?.labels,
+    body.spec?.jobTemplate?.spec?.template?.metadata?.labels,
+  ];
+  for (const labels of labelSets)
+    for (const [k, v] of Object.entries(labels ?? {}))
+      if (!LABEL_VALUE.test(String(v))) return `label ${k}: "${v}" is not a valid label value`;
   if (resource === 'deployments') {
     const selector = body.spec?.selector?.matchLabels ?? {};
     const labels = body.spec?.template?.metadata?.labels ?? {};
-    if (Object.entries(selector).some(([k, v]) => labels[k] !== v)) return 'spec.selector does not match the template labels';
+    if (Object.entries(selector).some(([k, v]) => labels[k] !== v))
+      return 'spec.selector does not match the template labels';
   }
   return undefined;
 }

@@ -8,7 +8,11 @@ import { translateApp, type TranslationInput } from '../../../domain/translate/i
 import { readFixture, root } from '../../domain/spec/spec-fixtures.js';
 
 const input: TranslationInput = {
-  release: { commit: '0123456789abcdef0123456789abcdef01234567', image: 'registry.example.test/apps/app:0123456', env: { NODE_ENV: 'development' } },
+  release: {
+    commit: '0123456789abcdef0123456789abcdef01234567',
+    image: 'registry.example.test/apps/app:0123456',
+    env: { NODE_ENV: 'development' },
+  },
   pipelineEnv: { SESSION_SECRET: 'pipeline-session-secret' },
 };
 

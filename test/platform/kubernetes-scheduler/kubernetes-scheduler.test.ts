@@ -9,12 +9,20 @@ import { fixtureJobs } from './fixture-jobs.js';
 
 const NS = 'svc-apps';
 
-async function setup(t: ExecutionContext, options: { watchPods?: boolean; contexts?: string[]; region?: string } = {}): Promise<{ api: FakeKubeApi; scheduler: KubernetesScheduler; registry: LocalRegistry }> {
+async function setup(
+  t: ExecutionContext,
+  options: { watchPods?: boolean; contexts?: string[]; region?: string } = {},
+): Promise<{ api: FakeKubeApi; scheduler: KubernetesScheduler; registry: LocalRegistry }> {
   const api = new FakeKubeApi(NS);
   await api.start();
   const file = api.writeKubeconfig(tempDir(t), options.contexts);
   const registry = new LocalRegistry();
-  const scheduler = await KubernetesScheduler.open({ kubeConfig: kubeConfigForRegion({ kubeconfigPath: file }, options.region ?? 'local'), namespace: NS, registry, watchPods: options.watchPods ?? false });
+  const scheduler = await KubernetesScheduler.open({
+    kubeConfig: kubeConfigForRegion({ kubeconfigPath: file }, options.region ?? 'local'),
+    namespace: NS,
+    registry,
+    watchPods: options.watchPods ?? false,
+  });
   t.teardown(async () => {
     await scheduler.close();
     await api.close();
@@ -22,7 +30,10 @@ async function setup(t: ExecutionContext, options: { watchPods?: boolean; contex
   return { api, scheduler, registry };
 }
 
-function nextChange(scheduler: KubernetesScheduler, predicate: (change: AllocationChange) => boolean): Promise<AllocationChange> {
+function nextChange(
+  scheduler: KubernetesScheduler,
+  predicate: (change: AllocationChange) => boolean,
+): Promise<AllocationChange> {
   return new Promise((resolve) => {
     const off = scheduler.watch((change) => {
       if (!predicate(change)) return;
@@ -34,7 +45,11 @@ function nextChange(scheduler: KubernetesScheduler, predicate: (change: Allocati
 
 function podOf(api: FakeKubeApi, deploymentName: string, name: string, status: unknown): any {
   const template = api.get('deployments', deploymentName).spec.template;
-  return { metadata: { ...template.metadata, name, creationTimestamp: '2030-01-01T00:00:00Z' }, spec: template.spec, status };
+  return {
+    metadata: { ...template.metadata, name, creationTimestamp: '2030-01-01T00:00:00Z' },
+    spec: template.spec,
+    status,
+  };
 }
 
 const running = (ip: string, ready: boolean) => ({
@@ -66,20 +81,36 @@ test('submitJob applies the Deployment, Service and job record, then reports unc
   t.like(await scheduler.submitJob(job!), { outcome: 'unchanged', jobVersion: 1 });
   t.deepEqual(api.writes(), [], 'an identical submission writes nothing');
 
-  const changed: JobSpec = { ...job!, taskGroups: job!.taskGroups.map((g) => ({ ...g, task: { ...g.task, env: { ...g.task.env, GREETING: 'Hi' } } })) };
+  const changed: JobSpec = {
+    ...job!,
+    taskGroups: job!.taskGroups.map((g) => ({ ...g, task: { ...g.task, env: { ...g.task.env, GREETING: 'Hi' } } })),
+  };
   const updated = await scheduler.submitJob(changed);
   t.like(updated, { outcome: 'updated', jobVersion: 2, rolled: ['web'] });
-  t.deepEqual(api.writes(), [`PATCH /apis/apps/v1/namespaces/${NS}/deployments/hello-web-web`, `PATCH /api/v1/namespaces/${NS}/secrets/svc-job-hello-web`]);
+  t.deepEqual(api.writes(), [
+    `PATCH /apis/apps/v1/namespaces/${NS}/deployments/hello-web-web`,
+    `PATCH /api/v1/namespaces/${NS}/secrets/svc-job-hello-web`,
+  ]);
   const template = api.get('deployments', 'hello-web-web').spec.template;
   t.is(template.metadata.annotations['svc.dev/job-version'], '2');
-  t.true(template.spec.containers[0].env.some((e: { name: string; value?: string }) => e.name === 'GREETING' && e.value === 'Hi'));
+  t.true(
+    template.spec.containers[0].env.some(
+      (e: { name: string; value?: string }) => e.name === 'GREETING' && e.value === 'Hi',
+    ),
+  );
 });
 
 test('submitJob refuses a release without an image before any request', async (t) => {
   const { api, scheduler } = await setup(t);
   const [job] = fixtureJobs('hello-web');
-  const native: JobSpec = { ...job!, taskGroups: job!.taskGroups.map((g) => ({ ...g, task: { ...g.task, image: undefined, workdir: '/srv/release' } })) };
-  await t.throwsAsync(scheduler.submitJob(native), { instanceOf: ValidationError, message: /task web: the release has no container image; the kubernetes driver needs an image release/ });
+  const native: JobSpec = {
+    ...job!,
+    taskGroups: job!.taskGroups.map((g) => ({ ...g, task: { ...g.task, image: undefined, workdir: '/srv/release' } })),
+  };
+  await t.throwsAsync(scheduler.submitJob(native), {
+    instanceOf: ValidationError,
+    message: /task web: the release has no container image; the kubernetes driver needs an image release/,
+  });
   t.deepEqual(api.requests, []);
 });
 
@@ -94,7 +125,10 @@ test('scale changes only the replicas; stopJob deletes the workloads and keeps a
   t.deepEqual(api.get('deployments', 'ledger-api-web').spec.template, before, 'scaling does not roll pods');
   t.like(await scheduler.getJob('ledger-api'), { version: 2 });
   t.is(await scheduler.scale('ledger-api', 'web', 3), 'unchanged');
-  await t.throwsAsync(scheduler.scale('ledger-api', 'nope', 1), { instanceOf: NotFoundError, message: 'job ledger-api has no task group "nope"' });
+  await t.throwsAsync(scheduler.scale('ledger-api', 'nope', 1), {
+    instanceOf: NotFoundError,
+    message: 'job ledger-api has no task group "nope"',
+  });
   await t.throwsAsync(scheduler.scale('ledger-api', 'web', -1), { instanceOf: ValidationError });
 
   api.requests.length = 0;
@@ -112,12 +146,20 @@ test('scale changes only the replicas; stopJob deletes the workloads and keeps a
 test('pods map to allocations and register readiness into the registry through the watch', async (t) => {
   const { api, scheduler, registry } = await setup(t, { watchPods: true });
   await api.waitForWatch();
-  t.deepEqual(api.requests.find((r) => r.query.watch === 'true')?.query.labelSelector, 'app.kubernetes.io/managed-by=svc');
+  t.deepEqual(
+    api.requests.find((r) => r.query.watch === 'true')?.query.labelSelector,
+    'app.kubernetes.io/managed-by=svc',
+  );
   const [job] = fixtureJobs('hello-web');
   await scheduler.submitJob(job!);
 
   const pendingSeen = nextChange(scheduler, (c) => c.allocation.id === 'hello-web-web-1');
-  api.putPod(podOf(api, 'hello-web-web', 'hello-web-web-1', { phase: 'Pending', containerStatuses: [{ name: 'web', restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }] }));
+  api.putPod(
+    podOf(api, 'hello-web-web', 'hello-web-web-1', {
+      phase: 'Pending',
+      containerStatuses: [{ name: 'web', restartCount: 0, state: { waiting: { reason: 'ContainerCreating' } } }],
+    }),
+  );
   t.like((await pendingSeen).allocation, { status: 'pending', jobId: 'hello-web', taskGroup: 'web', jobVersion: 1 });
 
   const runningSeen = nextChange(scheduler, (c) => c.allocation.status === 'running');
@@ -133,15 +175,36 @@ test('pods map to allocations and register readiness into the registry through t
   t.like(await runningSeen, { previousStatus: 'pending' });
   await registered;
   const [instance] = await registry.instances('hello-web-web');
-  t.like(instance, { allocationId: 'hello-web-web-1', address: '10.1.0.7', port: 8080, app: 'hello-web', process: 'web' });
+  t.like(instance, {
+    allocationId: 'hello-web-web-1',
+    address: '10.1.0.7',
+    port: 8080,
+    app: 'hello-web',
+    process: 'web',
+  });
 
   const allocations = await scheduler.listAllocations({ app: 'hello-web' });
-  t.deepEqual(allocations.map((a) => [a.id, a.status, a.ports[0]?.value]), [['hello-web-web-1', 'running', 8080]]);
+  t.deepEqual(
+    allocations.map((a) => [a.id, a.status, a.ports[0]?.value]),
+    [['hello-web-web-1', 'running', 8080]],
+  );
   t.like(await scheduler.getAllocation('hello-web-web-1'), { status: 'running' });
   t.is(await scheduler.getAllocation('missing'), undefined);
 
   const oom = nextChange(scheduler, (c) => c.allocation.task.oomKilled);
-  api.putPod(podOf(api, 'hello-web-web', 'hello-web-web-1', { ...running('10.1.0.7', false), containerStatuses: [{ name: 'web', restartCount: 1, lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: '2030-01-01T00:05:00Z' } }, state: { running: { startedAt: '2030-01-01T00:05:01Z' } } }] }));
+  api.putPod(
+    podOf(api, 'hello-web-web', 'hello-web-web-1', {
+      ...running('10.1.0.7', false),
+      containerStatuses: [
+        {
+          name: 'web',
+          restartCount: 1,
+          lastState: { terminated: { exitCode: 137, reason: 'OOMKilled', finishedAt: '2030-01-01T00:05:00Z' } },
+          state: { running: { startedAt: '2030-01-01T00:05:01Z' } },
+        },
+      ],
+    }),
+  );
   t.like((await oom).allocation.task, { restarts: 1, oomKilled: true });
 
   const gone = nextChange(scheduler, (c) => c.allocation.desiredStatus === 'stop');
@@ -156,9 +219,16 @@ test('memoryUsage reads the metrics API and says clearly when there is none', as
   const [job] = fixtureJobs('hello-web');
   await scheduler.submitJob(job!);
   api.putPod(podOf(api, 'hello-web-web', 'hello-web-web-1', running('10.1.0.7', true)));
-  await t.throwsAsync(scheduler.memoryUsage('hello-web-web-1'), { instanceOf: UnavailableError, message: /memory usage of allocation hello-web-web-1 is unavailable: the metrics API/ });
+  await t.throwsAsync(scheduler.memoryUsage('hello-web-web-1'), {
+    instanceOf: UnavailableError,
+    message: /memory usage of allocation hello-web-web-1 is unavailable: the metrics API/,
+  });
   api.metrics.set('hello-web-web-1', '2048Ki');
-  t.like(await scheduler.memoryUsage('hello-web-web-1'), { currentRssBytes: 2048 * 1024, peakRssBytes: 2048 * 1024, limitBytes: 64 * 1024 * 1024 });
+  t.like(await scheduler.memoryUsage('hello-web-web-1'), {
+    currentRssBytes: 2048 * 1024,
+    peakRssBytes: 2048 * 1024,
+    limitBytes: 64 * 1024 * 1024,
+  });
   await t.throwsAsync(scheduler.memoryUsage('missing'), { instanceOf: NotFoundError });
 });
 
@@ -166,37 +236,106 @@ test('dispatch creates a Job whose conditions give the execution status, with ou
   const { api, scheduler } = await setup(t);
   const job = fixtureJobs('thumbnailer')[0]!;
   t.like(await scheduler.submitJob(job), { outcome: 'created' });
-  t.deepEqual(api.writes(), [`PATCH /api/v1/namespaces/${NS}/secrets/svc-job-thumbnailer-thumbnail`], 'a parameterized job writes only its record');
+  t.deepEqual(
+    api.writes(),
+    [`PATCH /api/v1/namespaces/${NS}/secrets/svc-job-thumbnailer-thumbnail`],
+    'a parameterized job writes only its record',
+  );
 
   const cases = [
-    { id: 'exec-ok', status: { conditions: [{ type: 'Complete', status: 'True' }], completionTime: '2030-01-01T00:00:04Z', startTime: '2030-01-01T00:00:00Z' }, exit: 0, expect: 'succeeded' },
-    { id: 'exec-bad', status: { conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', lastTransitionTime: '2030-01-01T00:00:02Z' }], startTime: '2030-01-01T00:00:00Z' }, exit: 1, expect: 'failed' },
-    { id: 'exec-slow', status: { conditions: [{ type: 'Failed', status: 'True', reason: 'DeadlineExceeded', lastTransitionTime: '2030-01-01T00:00:30Z' }], startTime: '2030-01-01T00:00:00Z' }, exit: 137, expect: 'timed_out' },
+    {
+      id: 'exec-ok',
+      status: {
+        conditions: [{ type: 'Complete', status: 'True' }],
+        completionTime: '2030-01-01T00:00:04Z',
+        startTime: '2030-01-01T00:00:00Z',
+      },
+      exit: 0,
+      expect: 'succeeded',
+    },
+    {
+      id: 'exec-bad',
+      status: {
+        conditions: [
+          {
+            type: 'Failed',
+            status: 'True',
+            reason: 'BackoffLimitExceeded',
+            lastTransitionTime: '2030-01-01T00:00:02Z',
+          },
+        ],
+        startTime: '2030-01-01T00:00:00Z',
+      },
+      exit: 1,
+      expect: 'failed',
+    },
+    {
+      id: 'exec-slow',
+      status: {
+        conditions: [
+          { type: 'Failed', status: 'True', reason: 'DeadlineExceeded', lastTransitionTime: '2030-01-01T00:00:30Z' },
+        ],
+        startTime: '2030-01-01T00:00:00Z',
+      },
+      exit: 137,
+      expect: 'timed_out',
+    },
   ];
   for (const c of cases) {
     api.requests.length = 0;
-    const started = await scheduler.dispatch(job.id, { payload: '{"image":"a.png"}', env: { SVC_REQUEST_BODY: 'b' }, executionId: c.id });
+    const started = await scheduler.dispatch(job.id, {
+      payload: '{"image":"a.png"}',
+      env: { SVC_REQUEST_BODY: 'b' },
+      executionId: c.id,
+    });
     t.like(started, { id: c.id, jobId: job.id, status: 'running' });
     const post = api.requests.find((r) => r.method === 'POST')!;
     t.is(post.path, `/apis/batch/v1/namespaces/${NS}/jobs`);
     const env = post.body.spec.template.spec.containers[0].env as { name: string; value?: string }[];
-    t.deepEqual(env.filter((e) => e.name === 'SVC_DISPATCH_PAYLOAD' || e.name === 'SVC_REQUEST_BODY'), [
-      { name: 'SVC_DISPATCH_PAYLOAD', value: '{"image":"a.png"}' },
-      { name: 'SVC_REQUEST_BODY', value: 'b' },
-    ]);
+    t.deepEqual(
+      env.filter((e) => e.name === 'SVC_DISPATCH_PAYLOAD' || e.name === 'SVC_REQUEST_BODY'),
+      [
+        { name: 'SVC_DISPATCH_PAYLOAD', value: '{"image":"a.png"}' },
+        { name: 'SVC_REQUEST_BODY', value: 'b' },
+      ],
+    );
     t.is(post.body.spec.activeDeadlineSeconds, 30);
     const name = post.body.metadata.name as string;
     api.setJobStatus(name, c.status);
-    api.putPod({ metadata: { ...post.body.spec.template.metadata, name: `${name}-pod`, labels: { ...post.body.spec.template.metadata.labels, 'job-name': name } }, spec: post.body.spec.template.spec, status: { phase: c.exit === 0 ? 'Succeeded' : 'Failed', containerStatuses: [{ name: 'thumbnail', restartCount: 0, state: { terminated: { exitCode: c.exit } } }] } });
+    api.putPod({
+      metadata: {
+        ...post.body.spec.template.metadata,
+        name: `${name}-pod`,
+        labels: { ...post.body.spec.template.metadata.labels, 'job-name': name },
+      },
+      spec: post.body.spec.template.spec,
+      status: {
+        phase: c.exit === 0 ? 'Succeeded' : 'Failed',
+        containerStatuses: [{ name: 'thumbnail', restartCount: 0, state: { terminated: { exitCode: c.exit } } }],
+      },
+    });
     api.logs.set(`${name}-pod`, `output of ${c.id}\n`);
-    t.like(await scheduler.getExecution(c.id), { id: c.id, status: c.expect, exitCode: c.exit, allocationId: `${name}-pod`, output: `output of ${c.id}\n` });
+    t.like(await scheduler.getExecution(c.id), {
+      id: c.id,
+      status: c.expect,
+      exitCode: c.exit,
+      allocationId: `${name}-pod`,
+      output: `output of ${c.id}\n`,
+    });
   }
-  t.deepEqual((await scheduler.listExecutions(job.id)).map((e) => e.status).sort(), ['failed', 'succeeded', 'timed_out']);
+  t.deepEqual((await scheduler.listExecutions(job.id)).map((e) => e.status).sort(), [
+    'failed',
+    'succeeded',
+    'timed_out',
+  ]);
   t.is(await scheduler.getExecution('exec-unknown'), undefined);
   await t.throwsAsync(scheduler.dispatch(job.id, { executionId: 'exec-ok' }), { instanceOf: ConflictError });
   const service = fixtureJobs('hello-web')[0]!;
   await scheduler.submitJob(service);
-  await t.throwsAsync(scheduler.dispatch(service.id), { instanceOf: ValidationError, message: 'job hello-web: only parameterized batch jobs can be dispatched' });
+  await t.throwsAsync(scheduler.dispatch(service.id), {
+    instanceOf: ValidationError,
+    message: 'job hello-web: only parameterized batch jobs can be dispatched',
+  });
 });
 
 test('periodic jobs are CronJobs: pause and resume set suspend, force creates a Job from the CronJob template', async (t) => {
@@ -219,14 +358,22 @@ test('periodic jobs are CronJobs: pause and resume set suspend, force creates a 
   t.like(forced, { jobId: periodic.id, taskGroup: 'nightly', status: 'running' });
   const post = api.requests.find((r) => r.method === 'POST')!;
   t.is(post.body.metadata.annotations['cronjob.kubernetes.io/instantiate'], 'manual');
-  t.deepEqual(post.body.metadata.ownerReferences, [{ apiVersion: 'batch/v1', kind: 'CronJob', name, uid: `uid-cronjobs-${name}`, controller: true }]);
-  t.deepEqual(post.body.spec.template.spec.containers, api.get('cronjobs', name).spec.jobTemplate.spec.template.spec.containers);
+  t.deepEqual(post.body.metadata.ownerReferences, [
+    { apiVersion: 'batch/v1', kind: 'CronJob', name, uid: `uid-cronjobs-${name}`, controller: true },
+  ]);
+  t.deepEqual(
+    post.body.spec.template.spec.containers,
+    api.get('cronjobs', name).spec.jobTemplate.spec.template.spec.containers,
+  );
   t.like(await scheduler.getExecution(forced.id), { status: 'running' });
 
   t.is(await scheduler.resumePeriodic(periodic.id), 'updated');
   t.false(api.get('cronjobs', name).spec.suspend);
   await scheduler.submitJob(fixtureJobs('report-worker').find((j) => j.type === 'service')!);
-  await t.throwsAsync(scheduler.pausePeriodic('report-worker'), { instanceOf: ValidationError, message: 'job report-worker is not periodic' });
+  await t.throwsAsync(scheduler.pausePeriodic('report-worker'), {
+    instanceOf: ValidationError,
+    message: 'job report-worker is not periodic',
+  });
 });
 
 test('canaries run in a -canary Deployment until promotion replaces the stable template', async (t) => {
@@ -235,7 +382,13 @@ test('canaries run in a -canary Deployment until promotion replaces the stable t
   const job: JobSpec = { ...base!, taskGroups: base!.taskGroups.map((g) => ({ ...g, count: 3, canary: 1 })) };
   await scheduler.submitJob(job);
   const stable = api.get('deployments', 'ledger-api-web').spec.template;
-  const next: JobSpec = { ...job, taskGroups: job.taskGroups.map((g) => ({ ...g, task: { ...g.task, image: 'registry.example.test/apps/app:next' } })) };
+  const next: JobSpec = {
+    ...job,
+    taskGroups: job.taskGroups.map((g) => ({
+      ...g,
+      task: { ...g.task, image: 'registry.example.test/apps/app:next' },
+    })),
+  };
   t.like(await scheduler.submitJob(next), { outcome: 'updated', awaitingPromotion: ['web'], rolled: ['web'] });
   t.deepEqual(api.get('deployments', 'ledger-api-web').spec.template, stable, 'the stable Deployment is untouched');
   const canary = api.get('deployments', 'ledger-api-web-canary');
@@ -245,7 +398,10 @@ test('canaries run in a -canary Deployment until promotion replaces the stable t
   t.like(await scheduler.submitJob(next), { outcome: 'unchanged', awaitingPromotion: ['web'] });
 
   t.is(await scheduler.promoteCanaries(job.id), 'updated');
-  t.is(api.get('deployments', 'ledger-api-web').spec.template.spec.containers[0].image, 'registry.example.test/apps/app:next');
+  t.is(
+    api.get('deployments', 'ledger-api-web').spec.template.spec.containers[0].image,
+    'registry.example.test/apps/app:next',
+  );
   t.is(api.get('deployments', 'ledger-api-web-canary'), undefined);
   t.like(await scheduler.getJob(job.id), { awaitingPromotion: [] });
   t.is(await scheduler.promoteCanaries(job.id), 'unchanged');
@@ -257,5 +413,8 @@ test('kubeConfigForRegion uses the context named like the region, else the curre
   const file = api.writeKubeconfig(tempDir(t), ['main', 'eu-west']);
   t.is(kubeConfigForRegion({ kubeconfigPath: file }, 'eu-west').getCurrentContext(), 'eu-west');
   t.is(kubeConfigForRegion({ kubeconfigPath: file }, 'local').getCurrentContext(), 'main');
-  t.throws(() => kubeConfigForRegion({ kubeconfigPath: `${file}.missing` }, 'local'), { instanceOf: ValidationError, message: /cannot load kubeconfig/ });
+  t.throws(() => kubeConfigForRegion({ kubeconfigPath: `${file}.missing` }, 'local'), {
+    instanceOf: ValidationError,
+    message: /cannot load kubeconfig/,
+  });
 });

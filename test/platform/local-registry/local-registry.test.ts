@@ -1,5 +1,12 @@
 import test from 'ava';
-import { instanceStatus, metricsServiceName, processServiceName, waitForHealthyInstances, worstStatus, type HealthChange } from '../../../domain/registry/index.js';
+import {
+  instanceStatus,
+  metricsServiceName,
+  processServiceName,
+  waitForHealthyInstances,
+  worstStatus,
+  type HealthChange,
+} from '../../../domain/registry/index.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
 
 const instance = (id: string) => ({
@@ -11,7 +18,9 @@ const instance = (id: string) => ({
   address: '127.0.0.1',
   port: 1234,
   tags: [],
-  checks: [{ id: `${id}:http`, name: 'HTTP GET /healthz', status: 'critical' as const, output: 'no check has run yet' }],
+  checks: [
+    { id: `${id}:http`, name: 'HTTP GET /healthz', status: 'critical' as const, output: 'no check has run yet' },
+  ],
 });
 
 test('service names follow <app>-<process> and the -metrics companion', (t) => {
@@ -30,9 +39,27 @@ test('the local registry notifies watchers of registration, check changes and de
   const changes: HealthChange[] = [];
   const unsubscribe = registry.watch((c) => changes.push(c));
   registry.register(instance('a'));
-  registry.updateCheck({ instanceId: 'a', checkId: 'a:http', status: 'passing', output: '200 OK', checkedAt: '2026-01-01T00:00:00.000Z' });
-  registry.updateCheck({ instanceId: 'a', checkId: 'a:http', status: 'passing', output: '200 OK', checkedAt: '2026-01-01T00:00:01.000Z' });
-  registry.updateCheck({ instanceId: 'a', checkId: 'a:http', status: 'warning', output: '429', checkedAt: '2026-01-01T00:00:02.000Z' });
+  registry.updateCheck({
+    instanceId: 'a',
+    checkId: 'a:http',
+    status: 'passing',
+    output: '200 OK',
+    checkedAt: '2026-01-01T00:00:00.000Z',
+  });
+  registry.updateCheck({
+    instanceId: 'a',
+    checkId: 'a:http',
+    status: 'passing',
+    output: '200 OK',
+    checkedAt: '2026-01-01T00:00:01.000Z',
+  });
+  registry.updateCheck({
+    instanceId: 'a',
+    checkId: 'a:http',
+    status: 'warning',
+    output: '429',
+    checkedAt: '2026-01-01T00:00:02.000Z',
+  });
   const [current] = await registry.instances('demo-web');
   t.is(instanceStatus(current!), 'warning');
   t.is(current!.checks[0]!.lastCheckedAt, '2026-01-01T00:00:02.000Z');
@@ -55,7 +82,15 @@ test('waitForHealthyInstances resolves on the change that makes enough instances
   const registry = new LocalRegistry();
   registry.register(instance('a'));
   const waiting = waitForHealthyInstances(registry, 'demo-web', { timeoutMs: 5000 });
-  registry.updateCheck({ instanceId: 'a', checkId: 'a:http', status: 'passing', output: 'ok', checkedAt: new Date().toISOString() });
+  registry.updateCheck({
+    instanceId: 'a',
+    checkId: 'a:http',
+    status: 'passing',
+    output: 'ok',
+    checkedAt: new Date().toISOString(),
+  });
   t.is((await waiting).length, 1);
-  await t.throwsAsync(waitForHealthyInstances(registry, 'demo-web', { count: 2, timeoutMs: 50 }), { message: /did not reach 2 passing instance\(s\) within 50ms/ });
+  await t.throwsAsync(waitForHealthyInstances(registry, 'demo-web', { count: 2, timeoutMs: 50 }), {
+    message: /did not reach 2 passing instance\(s\) within 50ms/,
+  });
 });

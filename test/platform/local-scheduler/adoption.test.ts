@@ -7,16 +7,26 @@ import { LocalRegistry } from '../../../platform/local-registry/index.js';
 import { isProcessAlive, LocalScheduler } from '../../../platform/local-scheduler/index.js';
 import { fastRestart, openDriver, SERVER_JS, serviceGroup, serviceJob, stopEverything } from './fixtures.js';
 
-async function reopen(t: ExecutionContext, dataDir: string): Promise<{ driver: LocalScheduler; registry: LocalRegistry }> {
+async function reopen(
+  t: ExecutionContext,
+  dataDir: string,
+): Promise<{ driver: LocalScheduler; registry: LocalRegistry }> {
   const registry = new LocalRegistry();
-  const driver = await LocalScheduler.open({ dataDir, registry, monitorInterval: milliseconds(40), defaultRestart: fastRestart });
+  const driver = await LocalScheduler.open({
+    dataDir,
+    registry,
+    monitorInterval: milliseconds(40),
+    defaultRestart: fastRestart,
+  });
   t.teardown(() => stopEverything(driver));
   return { driver, registry };
 }
 
 test('a new driver instance on the same data dir re-adopts the running process with the same pid', async (t) => {
   const first = await openDriver(t, { 'server.mjs': SERVER_JS });
-  await first.driver.submitJob(serviceJob('demo-web', serviceGroup({ command: `${process.execPath} server.mjs`, workdir: first.appDir })));
+  await first.driver.submitJob(
+    serviceJob('demo-web', serviceGroup({ command: `${process.execPath} server.mjs`, workdir: first.appDir })),
+  );
   await waitForHealthyInstances(first.registry, 'demo-web', { timeoutMs: 10_000 });
   const [before] = await first.driver.listAllocations({ jobId: 'demo-web' });
   await first.driver.close();
@@ -36,10 +46,14 @@ test('a new driver instance on the same data dir re-adopts the running process w
 
   // The adopted process is not a child of the new driver: its exit is found by polling /proc.
   process.kill(before!.task.pid!, 'SIGKILL');
-  const [restarted] = await waitForAllocations(second.driver, (a) => a.length === 1 && a[0]!.task.restarts === 1 && a[0]!.task.state === 'running', {
-    filter: { jobId: 'demo-web' },
-    timeoutMs: 10_000,
-  });
+  const [restarted] = await waitForAllocations(
+    second.driver,
+    (a) => a.length === 1 && a[0]!.task.restarts === 1 && a[0]!.task.state === 'running',
+    {
+      filter: { jobId: 'demo-web' },
+      timeoutMs: 10_000,
+    },
+  );
   t.is(restarted!.id, before!.id);
   t.regex(restarted!.task.events.find((e) => e.type === 'Terminated')!.message, /exit status unknown/);
   await waitForHealthyInstances(second.registry, 'demo-web', { timeoutMs: 10_000 });
@@ -47,8 +61,12 @@ test('a new driver instance on the same data dir re-adopts the running process w
 
 test('a process that vanished while no driver ran is marked lost and replaced on start', async (t) => {
   const first = await openDriver(t, { 'server.mjs': SERVER_JS });
-  await first.driver.submitJob(serviceJob('demo-web', serviceGroup({ command: [process.execPath, 'server.mjs'], workdir: first.appDir })));
-  const [before] = await waitForAllocations(first.driver, (a) => a.length === 1 && a[0]!.task.state === 'running', { filter: { jobId: 'demo-web' } });
+  await first.driver.submitJob(
+    serviceJob('demo-web', serviceGroup({ command: [process.execPath, 'server.mjs'], workdir: first.appDir })),
+  );
+  const [before] = await waitForAllocations(first.driver, (a) => a.length === 1 && a[0]!.task.state === 'running', {
+    filter: { jobId: 'demo-web' },
+  });
   await first.driver.close();
   process.kill(-before!.task.pid!, 'SIGKILL');
   await waitUntilDead(before!.task.pid!);
@@ -65,8 +83,12 @@ test('a process that vanished while no driver ran is marked lost and replaced on
 
 test('a re-adopted process is drained by the new driver instance when its job stops', async (t) => {
   const first = await openDriver(t, { 'server.mjs': SERVER_JS });
-  await first.driver.submitJob(serviceJob('demo-web', serviceGroup({ command: [process.execPath, 'server.mjs'], workdir: first.appDir })));
-  const [before] = await waitForAllocations(first.driver, (a) => a.length === 1 && a[0]!.task.state === 'running', { filter: { jobId: 'demo-web' } });
+  await first.driver.submitJob(
+    serviceJob('demo-web', serviceGroup({ command: [process.execPath, 'server.mjs'], workdir: first.appDir })),
+  );
+  const [before] = await waitForAllocations(first.driver, (a) => a.length === 1 && a[0]!.task.state === 'running', {
+    filter: { jobId: 'demo-web' },
+  });
   await first.driver.close();
   const second = await reopen(t, first.dataDir);
   t.is(await second.driver.stopJob('demo-web'), 'deleted');
@@ -79,7 +101,9 @@ test('a re-adopted process is drained by the new driver instance when its job st
 
 test('a second driver cannot open a data dir held by a live driver', async (t) => {
   const first = await openDriver(t);
-  await t.throwsAsync(LocalScheduler.open({ dataDir: first.dataDir, registry: new LocalRegistry() }), { message: /is in use by process/ });
+  await t.throwsAsync(LocalScheduler.open({ dataDir: first.dataDir, registry: new LocalRegistry() }), {
+    message: /is in use by process/,
+  });
 });
 
 /** Waits for the kernel to reap `pid` (upper bound only). */
@@ -106,25 +130,44 @@ const poll = setInterval(() => {
     app: 'demo',
     type: 'batch',
     parameterized: { payload: 'required' },
-    taskGroups: [{
-      name: 'fn',
-      count: 0,
-      task: { name: 'fn', command: [process.execPath, 'wait.cjs'], workdir: first.appDir, env: {}, resources: { cpuMhz: 100, memoryMb: 128 } },
-      ports: [],
-      services: [],
-      drain: { signal: 'SIGTERM', timeout: milliseconds(200) },
-    }],
+    taskGroups: [
+      {
+        name: 'fn',
+        count: 0,
+        task: {
+          name: 'fn',
+          command: [process.execPath, 'wait.cjs'],
+          workdir: first.appDir,
+          env: {},
+          resources: { cpuMhz: 100, memoryMb: 128 },
+        },
+        ports: [],
+        services: [],
+        drain: { signal: 'SIGTERM', timeout: milliseconds(200) },
+      },
+    ],
   };
   await first.driver.submitJob(job);
-  const runs = { ok: await first.driver.dispatch('demo-fn', { payload: 'ok' }), bad: await first.driver.dispatch('demo-fn', { payload: 'bad' }) };
+  const runs = {
+    ok: await first.driver.dispatch('demo-fn', { payload: 'ok' }),
+    bad: await first.driver.dispatch('demo-fn', { payload: 'bad' }),
+  };
   const ids = [runs.ok.id, runs.bad.id];
-  await waitForAllocations(first.driver, (a) => ids.every((id) => a.some((x) => x.executionId === id && x.status === 'running' && x.task.pid !== undefined)), { filter: { jobId: 'demo-fn' }, timeoutMs: 10_000 });
+  await waitForAllocations(
+    first.driver,
+    (a) => ids.every((id) => a.some((x) => x.executionId === id && x.status === 'running' && x.task.pid !== undefined)),
+    { filter: { jobId: 'demo-fn' }, timeoutMs: 10_000 },
+  );
   await first.driver.close();
 
   const second = await reopen(t, first.dataDir);
   fs.writeFileSync(path.join(first.appDir, 'go-ok'), '0');
   fs.writeFileSync(path.join(first.appDir, 'go-bad'), '3');
-  await waitForAllocations(second.driver, (a) => ids.every((id) => a.some((x) => x.executionId === id && ['complete', 'failed'].includes(x.status))), { filter: { jobId: 'demo-fn', includeTerminal: true }, timeoutMs: 10_000 });
+  await waitForAllocations(
+    second.driver,
+    (a) => ids.every((id) => a.some((x) => x.executionId === id && ['complete', 'failed'].includes(x.status))),
+    { filter: { jobId: 'demo-fn', includeTerminal: true }, timeoutMs: 10_000 },
+  );
   t.like(await second.driver.getExecution(runs.ok.id), { status: 'succeeded', exitCode: 0 });
   const bad = (await second.driver.getExecution(runs.bad.id))!;
   t.like(bad, { status: 'failed', exitCode: 3 });

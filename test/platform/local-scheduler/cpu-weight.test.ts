@@ -38,50 +38,62 @@ test('detection picks v2 when the cpu controller is there, else v1, else none; p
   t.is(none.place('x', 1, 100), undefined);
 });
 
-(process.getuid?.() === 0 ? test : test.skip)('detection uses the cgroup systemd delegated to a service user: the process moves into a leaf and apps get groups beside it', (t) => {
-  const root = tempDir(t);
-  fs.writeFileSync(path.join(root, 'cgroup.controllers'), 'cpuset cpu io memory pids\n');
-  const own = path.join(root, 'system.slice', 'svc.service');
-  fs.mkdirSync(own, { recursive: true });
-  fs.writeFileSync(path.join(own, 'cgroup.controllers'), 'cpu memory pids\n');
-  fs.chownSync(own, 990, 990);
-  const who = { uid: 990, pid: 4242, cgroup: '0::/system.slice/svc.service\n' };
-  const weights = detectCpuWeights(root, who);
-  t.is(weights.kind, 'cgroup-v2');
-  t.is(fs.readFileSync(path.join(own, 'supervisor', 'cgroup.procs'), 'utf8'), '4242');
-  t.is(fs.readFileSync(path.join(own, 'cgroup.subtree_control'), 'utf8'), '+cpu');
-  t.is(weights.place('alloc-9', 4343, 1024), path.join(own, 'svc-apps', 'alloc-9'));
-  t.false(fs.existsSync(path.join(root, 'svc-apps')), 'the root of the hierarchy was touched');
+(process.getuid?.() === 0 ? test : test.skip)(
+  'detection uses the cgroup systemd delegated to a service user: the process moves into a leaf and apps get groups beside it',
+  (t) => {
+    const root = tempDir(t);
+    fs.writeFileSync(path.join(root, 'cgroup.controllers'), 'cpuset cpu io memory pids\n');
+    const own = path.join(root, 'system.slice', 'svc.service');
+    fs.mkdirSync(own, { recursive: true });
+    fs.writeFileSync(path.join(own, 'cgroup.controllers'), 'cpu memory pids\n');
+    fs.chownSync(own, 990, 990);
+    const who = { uid: 990, pid: 4242, cgroup: '0::/system.slice/svc.service\n' };
+    const weights = detectCpuWeights(root, who);
+    t.is(weights.kind, 'cgroup-v2');
+    t.is(fs.readFileSync(path.join(own, 'supervisor', 'cgroup.procs'), 'utf8'), '4242');
+    t.is(fs.readFileSync(path.join(own, 'cgroup.subtree_control'), 'utf8'), '+cpu');
+    t.is(weights.place('alloc-9', 4343, 1024), path.join(own, 'svc-apps', 'alloc-9'));
+    t.false(fs.existsSync(path.join(root, 'svc-apps')), 'the root of the hierarchy was touched');
 
-  // Not delegated: owned by another user, or the process is in the root group.
-  fs.chownSync(own, 0, 0);
-  t.not(detectCpuWeights(root, who).place('alloc-10', 1, 100), path.join(own, 'svc-apps', 'alloc-10'));
-  t.is(detectCpuWeights(tempDir(t), { ...who, cgroup: '0::/\n' }).kind, 'none');
-});
+    // Not delegated: owned by another user, or the process is in the root group.
+    fs.chownSync(own, 0, 0);
+    t.not(detectCpuWeights(root, who).place('alloc-10', 1, 100), path.join(own, 'svc-apps', 'alloc-10'));
+    t.is(detectCpuWeights(tempDir(t), { ...who, cgroup: '0::/\n' }).kind, 'none');
+  },
+);
 
 const host = detectCpuWeights();
 // Needs a writable cgroup cpu controller (root with cgroups mounted), as the driver itself does.
-(host.kind === 'none' ? test.skip : test)('under contention two processes share a CPU in proportion to their resources.cpu', async (t) => {
-  const burn = 'for (;;) {}';
-  const { driver, appDir } = await openDriver(t, { 'burn.cjs': burn });
-  // Both pinned to CPU 0, so they contend with each other whatever else the host runs.
-  const group = (name: string, cpuMhz: number) => {
-    const base = serviceGroup({ name, command: `exec taskset -c 0 ${process.execPath} burn.cjs`, workdir: appDir });
-    return { ...base, task: { ...base.task, resources: { cpuMhz, memoryMb: 256 } } };
-  };
-  await driver.submitJob(serviceJob('burners', group('heavy', 2048), group('light', 256)));
-  const allocations = await waitForAllocations(driver, (a: readonly Allocation[]) => a.length === 2 && a.every((x) => x.status === 'running' && x.task.pid !== undefined), { filter: { jobId: 'burners' }, timeoutMs: 10_000 });
-  const pid = (name: string) => allocations.find((a) => a.taskGroup === name)!.task.pid!;
-  for (const a of allocations) t.regex(fs.readFileSync(`/proc/${a.task.pid}/cgroup`, 'utf8'), new RegExp(`svc-apps/${a.id}`));
-  const cpuTicks = (p: number) => {
-    const fields = fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  };
-  const start = { heavy: cpuTicks(pid('heavy')), light: cpuTicks(pid('light')) };
-  // CPU shares show only over time: sample the two processes' CPU after a second of contention.
-  await new Promise((resolve) => setTimeout(resolve, 1200));
-  const heavy = cpuTicks(pid('heavy')) - start.heavy;
-  const light = cpuTicks(pid('light')) - start.light;
-  t.log(`heavy ${heavy} ticks, light ${light} (weights 2048:256)`);
-  t.true(heavy > light * 2, `heavy used ${heavy} ticks, light ${light} (weights 2048:256)`);
-});
+(host.kind === 'none' ? test.skip : test)(
+  'under contention two processes share a CPU in proportion to their resources.cpu',
+  async (t) => {
+    const burn = 'for (;;) {}';
+    const { driver, appDir } = await openDriver(t, { 'burn.cjs': burn });
+    // Both pinned to CPU 0, so they contend with each other whatever else the host runs.
+    const group = (name: string, cpuMhz: number) => {
+      const base = serviceGroup({ name, command: `exec taskset -c 0 ${process.execPath} burn.cjs`, workdir: appDir });
+      return { ...base, task: { ...base.task, resources: { cpuMhz, memoryMb: 256 } } };
+    };
+    await driver.submitJob(serviceJob('burners', group('heavy', 2048), group('light', 256)));
+    const allocations = await waitForAllocations(
+      driver,
+      (a: readonly Allocation[]) =>
+        a.length === 2 && a.every((x) => x.status === 'running' && x.task.pid !== undefined),
+      { filter: { jobId: 'burners' }, timeoutMs: 10_000 },
+    );
+    const pid = (name: string) => allocations.find((a) => a.taskGroup === name)!.task.pid!;
+    for (const a of allocations)
+      t.regex(fs.readFileSync(`/proc/${a.task.pid}/cgroup`, 'utf8'), new RegExp(`svc-apps/${a.id}`));
+    const cpuTicks = (p: number) => {
+      const fields = fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      return Number(fields[11]) + Number(fields[12]);
+    };
+    const start = { heavy: cpuTicks(pid('heavy')), light: cpuTicks(pid('light')) };
+    // CPU shares show only over time: sample the two processes' CPU after a second of contention.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const heavy = cpuTicks(pid('heavy')) - start.heavy;
+    const light = cpuTicks(pid('light')) - start.light;
+    t.log(`heavy ${heavy} ticks, light ${light} (weights 2048:256)`);
+    t.true(heavy > light * 2, `heavy used ${heavy} ticks, light ${light} (weights 2048:256)`);
+  },
+);

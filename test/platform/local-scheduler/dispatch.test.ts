@@ -19,7 +19,14 @@ function functionJob(workdir: string): JobSpec {
       {
         name: 'fn',
         count: 0,
-        task: { name: 'fn', command: [process.execPath, 'fn.js'], workdir, env: {}, resources: { cpuMhz: 100, memoryMb: 128 }, timeout: milliseconds(5000) },
+        task: {
+          name: 'fn',
+          command: [process.execPath, 'fn.js'],
+          workdir,
+          env: {},
+          resources: { cpuMhz: 100, memoryMb: 128 },
+          timeout: milliseconds(5000),
+        },
         ports: [],
         services: [],
         drain: { signal: 'SIGTERM', timeout: milliseconds(200) },
@@ -30,18 +37,29 @@ function functionJob(workdir: string): JobSpec {
 
 /** Waits for the execution's allocation to end, then reads the execution record. */
 async function settled(driver: LocalScheduler, id: string): Promise<Execution> {
-  await waitForAllocations(driver, (a) => a.some((x) => x.executionId === id && ['complete', 'failed'].includes(x.status)), {
-    filter: { jobId: 'demo-fn', includeTerminal: true },
-    timeoutMs: 10_000,
-  });
+  await waitForAllocations(
+    driver,
+    (a) => a.some((x) => x.executionId === id && ['complete', 'failed'].includes(x.status)),
+    {
+      filter: { jobId: 'demo-fn', includeTerminal: true },
+      timeoutMs: 10_000,
+    },
+  );
   return (await driver.getExecution(id))!;
 }
 
 test('a dispatched batch job receives its payload and its stdout and exit code are captured', async (t) => {
   const { driver, appDir } = await openDriver(t, { 'fn.js': SCRIPT });
   await driver.submitJob(functionJob(appDir));
-  t.is((await driver.listAllocations({ jobId: 'demo-fn' })).length, 0, 'a parameterized job runs nothing until dispatched');
-  const ok = await driver.dispatch('demo-fn', { payload: JSON.stringify({ name: 'ada' }), env: { SVC_REQUEST_METHOD: 'POST' } });
+  t.is(
+    (await driver.listAllocations({ jobId: 'demo-fn' })).length,
+    0,
+    'a parameterized job runs nothing until dispatched',
+  );
+  const ok = await driver.dispatch('demo-fn', {
+    payload: JSON.stringify({ name: 'ada' }),
+    env: { SVC_REQUEST_METHOD: 'POST' },
+  });
   t.is(ok.status, 'running');
   const okDone = await settled(driver, ok.id);
   t.is(okDone.status, 'succeeded');
@@ -49,7 +67,10 @@ test('a dispatched batch job receives its payload and its stdout and exit code a
   t.is(okDone.output, 'hello ada via POST');
   t.true(okDone.durationMs! >= 0);
 
-  const bad = await driver.dispatch('demo-fn', { payload: JSON.stringify({ name: 'bob', code: 3 }), executionId: 'exec-bad' });
+  const bad = await driver.dispatch('demo-fn', {
+    payload: JSON.stringify({ name: 'bob', code: 3 }),
+    executionId: 'exec-bad',
+  });
   const badDone = await settled(driver, bad.id);
   t.is(badDone.id, 'exec-bad');
   t.is(badDone.status, 'failed');
@@ -62,7 +83,10 @@ test('a dispatched batch job running past its timeout ends timed_out', async (t)
   const { driver, appDir } = await openDriver(t, { 'fn.js': SCRIPT });
   await driver.submitJob(functionJob(appDir));
   const started = Date.now();
-  const slow = await driver.dispatch('demo-fn', { payload: JSON.stringify({ sleep: 60_000 }), timeout: milliseconds(300) });
+  const slow = await driver.dispatch('demo-fn', {
+    payload: JSON.stringify({ sleep: 60_000 }),
+    timeout: milliseconds(300),
+  });
   const done = await settled(driver, slow.id);
   t.is(done.status, 'timed_out');
   t.is(done.exitCode, null);

@@ -8,9 +8,21 @@ import { openDriver, serviceGroup, serviceJob, STUBBORN_JS } from './fixtures.js
 test('stopping a job sends the drain signal and kills the task after the drain timeout', async (t) => {
   const { driver, appDir, dataDir } = await openDriver(t, { 'stubborn.mjs': STUBBORN_JS });
   await driver.submitJob(
-    serviceJob('demo-stubborn', serviceGroup({ name: 'worker', command: `${process.execPath} stubborn.mjs`, workdir: appDir, check: false, drainSignal: 'SIGUSR1', drainMs: 400 })),
+    serviceJob(
+      'demo-stubborn',
+      serviceGroup({
+        name: 'worker',
+        command: `${process.execPath} stubborn.mjs`,
+        workdir: appDir,
+        check: false,
+        drainSignal: 'SIGUSR1',
+        drainMs: 400,
+      }),
+    ),
   );
-  const [alloc] = await waitForAllocations(driver, (a) => a.length === 1 && a[0]!.task.state === 'running', { filter: { jobId: 'demo-stubborn' } });
+  const [alloc] = await waitForAllocations(driver, (a) => a.length === 1 && a[0]!.task.state === 'running', {
+    filter: { jobId: 'demo-stubborn' },
+  });
   const taskDir = path.join(dataDir, 'allocs', alloc!.id, 'local');
   await waitForFile(path.join(taskDir, 'ready.txt'));
   const started = Date.now();
@@ -23,7 +35,9 @@ test('stopping a job sends the drain signal and kills the task after the drain t
   const stopped = await driver.getAllocation(alloc!.id);
   t.is(stopped!.status, 'complete');
   t.true(stopped!.task.events.some((e) => e.type === 'Killing' && /SIGUSR1/.test(e.message)));
-  t.true(stopped!.task.events.some((e) => e.type === 'Killed' && /SIGKILL after the drain timeout of 400ms/.test(e.message)));
+  t.true(
+    stopped!.task.events.some((e) => e.type === 'Killed' && /SIGKILL after the drain timeout of 400ms/.test(e.message)),
+  );
 });
 
 /** Resolves when `file` exists, watching its folder (the timeout is an upper bound). */

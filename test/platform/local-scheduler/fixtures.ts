@@ -62,7 +62,12 @@ export async function openDriver(t: ExecutionContext, files: Record<string, stri
   fs.mkdirSync(appDir, { recursive: true });
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(appDir, name), text);
   const registry = new LocalRegistry();
-  const driver = await LocalScheduler.open({ dataDir, registry, monitorInterval: milliseconds(40), defaultRestart: fastRestart });
+  const driver = await LocalScheduler.open({
+    dataDir,
+    registry,
+    monitorInterval: milliseconds(40),
+    defaultRestart: fastRestart,
+  });
   t.teardown(() => stopEverything(driver));
   return { driver, registry, dataDir, appDir };
 }
@@ -78,7 +83,11 @@ export async function stopEverything(driver: LocalScheduler): Promise<void> {
 }
 
 /** A restart policy quick enough for tests. */
-export const fastRestart = { initialDelay: milliseconds(50), maxDelay: milliseconds(400), resetAfter: milliseconds(5000) };
+export const fastRestart = {
+  initialDelay: milliseconds(50),
+  maxDelay: milliseconds(400),
+  resetAfter: milliseconds(5000),
+};
 
 /** Options of {@link serviceGroup}. */
 export interface GroupOptions {
@@ -118,7 +127,9 @@ export function serviceGroup(options: GroupOptions): TaskGroupSpec {
       {
         name: options.serviceName ?? `demo-${name}`,
         portLabel: 'http',
-        ...(options.check === false ? {} : { check: { path: '/healthz', interval: milliseconds(100), timeout: milliseconds(1000) } }),
+        ...(options.check === false
+          ? {}
+          : { check: { path: '/healthz', interval: milliseconds(100), timeout: milliseconds(1000) } }),
       },
     ],
     drain: { signal: options.drainSignal ?? 'SIGTERM', timeout: milliseconds(options.drainMs ?? 2000) },

@@ -14,7 +14,13 @@ function periodicJob(workdir: string): JobSpec {
       {
         name: 'tick',
         count: 1,
-        task: { name: 'tick', command: 'echo "tick $SVC_PERIODIC_LAUNCH"', workdir, env: {}, resources: { cpuMhz: 100, memoryMb: 64 } },
+        task: {
+          name: 'tick',
+          command: 'echo "tick $SVC_PERIODIC_LAUNCH"',
+          workdir,
+          env: {},
+          resources: { cpuMhz: 100, memoryMb: 64 },
+        },
         ports: [],
         services: [],
         drain: { signal: 'SIGTERM', timeout: milliseconds(500) },
@@ -23,13 +29,17 @@ function periodicJob(workdir: string): JobSpec {
   };
 }
 
-const completedChildren = (allocs: readonly Allocation[]) => allocs.filter((a) => a.kind === 'periodic_child' && a.status === 'complete');
+const completedChildren = (allocs: readonly Allocation[]) =>
+  allocs.filter((a) => a.kind === 'periodic_child' && a.status === 'complete');
 
 test('a periodic job launches children on its cron schedule and pause, resume and force work', async (t) => {
   const { driver, appDir } = await openDriver(t);
   await driver.submitJob(periodicJob(appDir));
   const all = { jobId: 'demo-tick', includeTerminal: true };
-  const ran = await waitForAllocations(driver, (a) => completedChildren(a).length >= 1, { filter: all, timeoutMs: 5000 });
+  const ran = await waitForAllocations(driver, (a) => completedChildren(a).length >= 1, {
+    filter: all,
+    timeoutMs: 5000,
+  });
   const child = completedChildren(ran)[0]!;
   const execution = await driver.getExecution(child.executionId!);
   t.is(execution!.status, 'succeeded');
@@ -44,13 +54,21 @@ test('a periodic job launches children on its cron schedule and pause, resume an
   // While paused no tick launches; a forced run still does.
   const countBefore = (await driver.listAllocations(all)).length;
   const forced = await driver.forcePeriodic('demo-tick');
-  const done = await waitForAllocations(driver, (a) => a.some((x) => x.executionId === forced.id && x.status === 'complete'), { filter: all });
+  const done = await waitForAllocations(
+    driver,
+    (a) => a.some((x) => x.executionId === forced.id && x.status === 'complete'),
+    { filter: all },
+  );
   t.is(done.length, countBefore + 1, 'only the forced child ran while paused');
   t.is((await driver.getExecution(forced.id))!.output, 'tick forced\n');
 
   t.is(await driver.resumePeriodic('demo-tick'), 'updated');
   t.truthy((await driver.getJob('demo-tick'))!.nextLaunchAt);
-  await waitForAllocations(driver, (a) => completedChildren(a).filter((c) => !done.some((d) => d.id === c.id)).length >= 1, { filter: all, timeoutMs: 5000 });
+  await waitForAllocations(
+    driver,
+    (a) => completedChildren(a).filter((c) => !done.some((d) => d.id === c.id)).length >= 1,
+    { filter: all, timeoutMs: 5000 },
+  );
   t.true((await driver.listExecutions('demo-tick')).length >= 3);
 });
 
@@ -59,21 +77,32 @@ test('a paused periodic job stays paused after a driver restart and resumes on t
   await first.driver.submitJob(periodicJob(first.appDir));
   await first.driver.pausePeriodic('demo-tick');
   await first.driver.close();
-  const driver = await LocalScheduler.open({ dataDir: first.dataDir, registry: new LocalRegistry(), monitorInterval: milliseconds(40) });
+  const driver = await LocalScheduler.open({
+    dataDir: first.dataDir,
+    registry: new LocalRegistry(),
+    monitorInterval: milliseconds(40),
+  });
   t.teardown(() => stopEverything(driver));
   const job = await driver.getJob('demo-tick');
   t.true(job!.paused);
   t.is(job!.version, 1);
   t.is(job!.nextLaunchAt, undefined);
   await driver.resumePeriodic('demo-tick');
-  const ran = await waitForAllocations(driver, (a) => completedChildren(a).length >= 1, { filter: { jobId: 'demo-tick', includeTerminal: true }, timeoutMs: 5000 });
+  const ran = await waitForAllocations(driver, (a) => completedChildren(a).length >= 1, {
+    filter: { jobId: 'demo-tick', includeTerminal: true },
+    timeoutMs: 5000,
+  });
   t.is((await driver.getExecution(completedChildren(ran)[0]!.executionId!))!.status, 'succeeded');
 });
 
 test('a periodic job reads its cron schedule in its time zone', async (t) => {
   const { driver, appDir } = await openDriver(t);
   // 03:00 in Kolkata (UTC+05:30, no daylight saving) is 21:30 UTC; in UTC it is 03:00.
-  await driver.submitJob({ ...periodicJob(appDir), id: 'demo-kolkata', periodic: { cron: '0 3 * * *', timeZone: 'Asia/Kolkata' } });
+  await driver.submitJob({
+    ...periodicJob(appDir),
+    id: 'demo-kolkata',
+    periodic: { cron: '0 3 * * *', timeZone: 'Asia/Kolkata' },
+  });
   await driver.submitJob({ ...periodicJob(appDir), id: 'demo-utc', periodic: { cron: '0 3 * * *' } });
   const kolkata = new Date((await driver.getJob('demo-kolkata'))!.nextLaunchAt!);
   const utc = new Date((await driver.getJob('demo-utc'))!.nextLaunchAt!);

@@ -16,10 +16,20 @@ test('a job with a static port, a host volume, a metrics companion and placement
   fs.mkdirSync(volumeDir);
   fs.writeFileSync(path.join(appDir, 'server.mjs'), SERVER_JS);
   const registry = new LocalRegistry();
-  const driver = await LocalScheduler.open({ dataDir: path.join(root, 'data'), registry, monitorInterval: milliseconds(40), hostVolumes: { uploads: { path: volumeDir } } });
+  const driver = await LocalScheduler.open({
+    dataDir: path.join(root, 'data'),
+    registry,
+    monitorInterval: milliseconds(40),
+    hostVolumes: { uploads: { path: volumeDir } },
+  });
   t.teardown(() => stopEverything(driver));
   const staticPort = await pickFreePort('127.0.0.1', new Set());
-  const base = serviceGroup({ command: [process.execPath, 'server.mjs'], workdir: appDir, staticPort, serviceName: processServiceName('shop', 'web') });
+  const base = serviceGroup({
+    command: [process.execPath, 'server.mjs'],
+    workdir: appDir,
+    staticPort,
+    serviceName: processServiceName('shop', 'web'),
+  });
   const job: JobSpec = {
     id: 'shop-web',
     app: 'shop',
@@ -31,7 +41,10 @@ test('a job with a static port, a host volume, a metrics companion and placement
       {
         ...base,
         ports: [...base.ports, { label: 'metrics' }],
-        services: [...base.services, { name: metricsServiceName('shop', 'web'), portLabel: 'metrics', tags: ['metrics'] }],
+        services: [
+          ...base.services,
+          { name: metricsServiceName('shop', 'web'), portLabel: 'metrics', tags: ['metrics'] },
+        ],
         task: { ...base.task, volumes: [{ volume: 'uploads', destination: '/data/uploads', readOnly: false }] },
       },
     ],
@@ -51,20 +64,29 @@ test('a job with a static port, a host volume, a metrics companion and placement
     t.is(env.SVC_VOLUME_UPLOADS, mounted);
     t.true(fs.lstatSync(mounted).isDirectory());
     const mountinfo = fs.readFileSync(`/proc/${alloc!.task.pid!}/mountinfo`, 'utf8');
-    t.true(mountinfo.split('\n').some((line) => line.split(' ')[4] === mounted), `no mount at ${mounted}`);
+    t.true(
+      mountinfo.split('\n').some((line) => line.split(' ')[4] === mounted),
+      `no mount at ${mounted}`,
+    );
     t.false(fs.readFileSync('/proc/self/mountinfo', 'utf8').includes(mounted));
   } else {
     t.is(env.SVC_VOLUME_UPLOADS, volumeDir);
   }
 
   const clash: JobSpec = { ...job, id: 'other-web' };
-  await t.throwsAsync(driver.submitJob(clash), { message: new RegExp(`static port ${staticPort} is held by allocation`) });
+  await t.throwsAsync(driver.submitJob(clash), {
+    message: new RegExp(`static port ${staticPort} is held by allocation`),
+  });
 });
 
 test('a batch job without parameters runs its allocations to completion once', async (t) => {
   const root = tempDir(t, 'svc-batch-');
   const registry = new LocalRegistry();
-  const driver = await LocalScheduler.open({ dataDir: path.join(root, 'data'), registry, monitorInterval: milliseconds(40) });
+  const driver = await LocalScheduler.open({
+    dataDir: path.join(root, 'data'),
+    registry,
+    monitorInterval: milliseconds(40),
+  });
   t.teardown(() => stopEverything(driver));
   const job: JobSpec = {
     id: 'demo-migrate',
@@ -74,7 +96,12 @@ test('a batch job without parameters runs its allocations to completion once', a
       {
         name: 'migrate',
         count: 2,
-        task: { name: 'migrate', command: 'echo "$SVC_ALLOC_INDEX" >> "$HOME/runs.txt"', env: {}, resources: { cpuMhz: 100, memoryMb: 64 } },
+        task: {
+          name: 'migrate',
+          command: 'echo "$SVC_ALLOC_INDEX" >> "$HOME/runs.txt"',
+          env: {},
+          resources: { cpuMhz: 100, memoryMb: 64 },
+        },
         ports: [],
         services: [],
         drain: { signal: 'SIGTERM', timeout: milliseconds(200) },
@@ -82,9 +109,18 @@ test('a batch job without parameters runs its allocations to completion once', a
     ],
   };
   await driver.submitJob(job);
-  const done = await waitForAllocations(driver, (a) => a.length === 2 && a.every((x) => x.status === 'complete'), { filter: { jobId: 'demo-migrate', includeTerminal: true } });
+  const done = await waitForAllocations(driver, (a) => a.length === 2 && a.every((x) => x.status === 'complete'), {
+    filter: { jobId: 'demo-migrate', includeTerminal: true },
+  });
   t.true(done.every((a) => a.task.exitCode === 0 && !a.task.failed));
-  t.deepEqual(fs.readFileSync(path.join(root, 'data', 'app-data', 'demo', 'runs.txt'), 'utf8').split('\n').filter(Boolean).sort(), ['0', '1']);
+  t.deepEqual(
+    fs
+      .readFileSync(path.join(root, 'data', 'app-data', 'demo', 'runs.txt'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .sort(),
+    ['0', '1'],
+  );
   t.is((await driver.submitJob(job)).outcome, 'unchanged');
   t.is((await driver.listAllocations({ jobId: 'demo-migrate', includeTerminal: true })).length, 2);
 });

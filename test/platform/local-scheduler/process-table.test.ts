@@ -1,9 +1,18 @@
 import http from 'node:http';
 import test from 'ava';
-import { PAGE_SIZE, processTree, isProcessAlive, parseStat, probeHttp, readProcess, readRssBytes } from '../../../platform/local-scheduler/index.js';
+import {
+  PAGE_SIZE,
+  processTree,
+  isProcessAlive,
+  parseStat,
+  probeHttp,
+  readProcess,
+  readRssBytes,
+} from '../../../platform/local-scheduler/index.js';
 
 test('parseStat reads pid, state, parent, group, start time and rss even when the name holds spaces and parentheses', (t) => {
-  const line = '4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 200 18446744073709551615';
+  const line =
+    '4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 200 18446744073709551615';
   t.deepEqual(parseStat(line), { pid: 4242, ppid: 1, pgrp: 4242, state: 'S', startTime: '987654', rssPages: 200 });
 });
 
@@ -15,9 +24,27 @@ test('PAGE_SIZE times the stat rss agrees with VmRSS of this process', (t) => {
 });
 
 test('processTree finds the group and descendants that left it, skipping zombies', (t) => {
-  const p = (pid: number, ppid: number, pgrp: number, state = 'S') => ({ pid, ppid, pgrp, state, startTime: '1', rssPages: 1 });
-  const table = [p(1, 0, 1), p(100, 1, 100), p(101, 100, 100), p(102, 101, 555), p(103, 102, 555), p(104, 100, 100, 'Z'), p(200, 1, 200)];
-  t.deepEqual(processTree(100, table).sort((a, b) => a - b), [100, 101, 102, 103]);
+  const p = (pid: number, ppid: number, pgrp: number, state = 'S') => ({
+    pid,
+    ppid,
+    pgrp,
+    state,
+    startTime: '1',
+    rssPages: 1,
+  });
+  const table = [
+    p(1, 0, 1),
+    p(100, 1, 100),
+    p(101, 100, 100),
+    p(102, 101, 555),
+    p(103, 102, 555),
+    p(104, 100, 100, 'Z'),
+    p(200, 1, 200),
+  ];
+  t.deepEqual(
+    processTree(100, table).sort((a, b) => a - b),
+    [100, 101, 102, 103],
+  );
   t.deepEqual(processTree(200, table), [200]);
   t.deepEqual(processTree(999, table), []);
 });

@@ -8,11 +8,14 @@ import { isProcessAlive } from '../../../platform/local-scheduler/index.js';
 import { openDriver, SERVER_JS, serviceGroup, serviceJob } from './fixtures.js';
 
 const node = process.execPath;
-const running = (n: number) => (allocs: readonly Allocation[]) => allocs.length === n && allocs.every((a) => a.status === 'running' && a.task.state === 'running');
+const running = (n: number) => (allocs: readonly Allocation[]) =>
+  allocs.length === n && allocs.every((a) => a.status === 'running' && a.task.state === 'running');
 
 test('a service started by the local driver passes its health check and the registry reports passing', async (t) => {
   const { driver, registry, appDir, dataDir } = await openDriver(t, { 'server.mjs': SERVER_JS });
-  const result = await driver.submitJob(serviceJob('demo-web', serviceGroup({ command: `${node} server.mjs`, workdir: appDir, env: { GREETING: 'hi' } })));
+  const result = await driver.submitJob(
+    serviceJob('demo-web', serviceGroup({ command: `${node} server.mjs`, workdir: appDir, env: { GREETING: 'hi' } })),
+  );
   t.is(result.outcome, 'created');
   const [instance] = await waitForHealthyInstances(registry, 'demo-web', { timeoutMs: 10_000 });
   t.truthy(instance);
@@ -38,10 +41,14 @@ test('a killed service process is restarted by the local driver and the restart 
   const [before] = await driver.listAllocations({ jobId: 'demo-web' });
   const pid = before!.task.pid!;
   process.kill(pid, 'SIGKILL');
-  const [after] = await waitForAllocations(driver, (a) => a.length === 1 && a[0]!.task.restarts === 1 && a[0]!.task.state === 'running', {
-    filter: { jobId: 'demo-web' },
-    timeoutMs: 10_000,
-  });
+  const [after] = await waitForAllocations(
+    driver,
+    (a) => a.length === 1 && a[0]!.task.restarts === 1 && a[0]!.task.state === 'running',
+    {
+      filter: { jobId: 'demo-web' },
+      timeoutMs: 10_000,
+    },
+  );
   t.not(after!.task.pid, pid);
   t.is(after!.id, before!.id);
   t.true(after!.task.events.some((e) => e.type === 'Restarting'));
@@ -51,7 +58,8 @@ test('a killed service process is restarted by the local driver and the restart 
 
 test('a task group scales from 1 to 3 to 0 to 1 without restarting the allocations it keeps', async (t) => {
   const { driver, registry, appDir } = await openDriver(t, { 'server.mjs': SERVER_JS });
-  const job = (count: number) => serviceJob('demo-web', serviceGroup({ command: [node, 'server.mjs'], workdir: appDir, count }));
+  const job = (count: number) =>
+    serviceJob('demo-web', serviceGroup({ command: [node, 'server.mjs'], workdir: appDir, count }));
   await driver.submitJob(job(1));
   const [first] = await waitForAllocations(driver, running(1), { filter: { jobId: 'demo-web' } });
 
@@ -75,7 +83,8 @@ test('a task group scales from 1 to 3 to 0 to 1 without restarting the allocatio
 
 test('submitting an identical job reports unchanged and a changed env rolls the allocations', async (t) => {
   const { driver, appDir } = await openDriver(t, { 'server.mjs': SERVER_JS });
-  const job = (value: string) => serviceJob('demo-web', serviceGroup({ command: [node, 'server.mjs'], workdir: appDir, env: { VALUE: value } }));
+  const job = (value: string) =>
+    serviceJob('demo-web', serviceGroup({ command: [node, 'server.mjs'], workdir: appDir, env: { VALUE: value } }));
   await driver.submitJob(job('a'));
   const [first] = await waitForAllocations(driver, running(1), { filter: { jobId: 'demo-web' } });
   const same = await driver.submitJob(job('a'));
@@ -96,7 +105,14 @@ test('submitting an identical job reports unchanged and a changed env rolls the 
 test('a template file is written with its mode and a change of its contents restarts the task in place', async (t) => {
   const { driver, appDir, dataDir } = await openDriver(t, { 'server.mjs': SERVER_JS });
   const job = (secret: string) =>
-    serviceJob('demo-web', serviceGroup({ command: [node, 'server.mjs'], workdir: appDir, files: [{ destination: 'secrets/token', contents: secret }] }));
+    serviceJob(
+      'demo-web',
+      serviceGroup({
+        command: [node, 'server.mjs'],
+        workdir: appDir,
+        files: [{ destination: 'secrets/token', contents: secret }],
+      }),
+    );
   await driver.submitJob(job('one'));
   const [first] = await waitForAllocations(driver, running(1), { filter: { jobId: 'demo-web' } });
   const file = path.join(dataDir, 'allocs', first!.id, 'secrets', 'token');
@@ -105,9 +121,13 @@ test('a template file is written with its mode and a change of its contents rest
   const result = await driver.submitJob(job('two'));
   t.deepEqual(result.restarted, ['web']);
   t.deepEqual(result.rolled, []);
-  const [after] = await waitForAllocations(driver, (a) => a.length === 1 && a[0]!.task.restarts === 1 && a[0]!.task.state === 'running', {
-    filter: { jobId: 'demo-web' },
-  });
+  const [after] = await waitForAllocations(
+    driver,
+    (a) => a.length === 1 && a[0]!.task.restarts === 1 && a[0]!.task.state === 'running',
+    {
+      filter: { jobId: 'demo-web' },
+    },
+  );
   t.is(after!.id, first!.id);
   t.not(after!.task.pid, first!.task.pid);
   t.is(fs.readFileSync(file, 'utf8'), 'two');
@@ -117,14 +137,25 @@ test('a template file is written with its mode and a change of its contents rest
 test('a job with a container image is refused by the local driver with a clear message', async (t) => {
   const { driver } = await openDriver(t);
   const group = serviceGroup({ command: 'x', workdir: '/tmp' });
-  const job = serviceJob('demo-img', { ...group, task: { ...group.task, command: undefined, image: 'ghcr.io/acme/demo@sha256:abc' } });
+  const job = serviceJob('demo-img', {
+    ...group,
+    task: { ...group.task, command: undefined, image: 'ghcr.io/acme/demo@sha256:abc' },
+  });
   await t.throwsAsync(driver.submitJob(job), { message: /container image; the local driver runs host processes/ });
 });
 
 test('a crashing service is restarted with exponentially growing delays capped at the maximum', async (t) => {
   const { driver, appDir } = await openDriver(t);
-  await driver.submitJob(serviceJob('demo-crash', serviceGroup({ name: 'crash', command: 'echo starting; exit 3', workdir: appDir, check: false })));
-  const [alloc] = await waitForAllocations(driver, (a) => a.length === 1 && a[0]!.task.restarts >= 5, { filter: { jobId: 'demo-crash' }, timeoutMs: 10_000 });
+  await driver.submitJob(
+    serviceJob(
+      'demo-crash',
+      serviceGroup({ name: 'crash', command: 'echo starting; exit 3', workdir: appDir, check: false }),
+    ),
+  );
+  const [alloc] = await waitForAllocations(driver, (a) => a.length === 1 && a[0]!.task.restarts >= 5, {
+    filter: { jobId: 'demo-crash' },
+    timeoutMs: 10_000,
+  });
   const delays = alloc!.task.events.filter((e) => e.type === 'Restarting').map((e) => /in (\d+)ms/.exec(e.message)![1]);
   t.deepEqual(delays.slice(0, 5), ['50', '100', '200', '400', '400']);
   t.true(alloc!.task.events.some((e) => e.type === 'Terminated' && e.message === 'Exit Code: 3'));
@@ -135,7 +166,13 @@ test('a crashing service is restarted with exponentially growing delays capped a
 test('a service exceeding its restart attempts fails its allocation', async (t) => {
   const { driver, appDir } = await openDriver(t);
   const group = serviceGroup({ name: 'crash', command: 'exit 2', workdir: appDir, check: false });
-  const restart = { initialDelay: milliseconds(20), maxDelay: milliseconds(40), resetAfter: milliseconds(5000), attempts: 2, interval: milliseconds(60_000) };
+  const restart = {
+    initialDelay: milliseconds(20),
+    maxDelay: milliseconds(40),
+    resetAfter: milliseconds(5000),
+    attempts: 2,
+    interval: milliseconds(60_000),
+  };
   await driver.submitJob(serviceJob('demo-crash', { ...group, restart }));
   const [alloc] = await waitForAllocations(driver, (a) => a.length === 1 && a[0]!.status === 'failed', {
     filter: { jobId: 'demo-crash', includeTerminal: true },
@@ -152,7 +189,16 @@ test('a health endpoint answering 429 reads warning and one answering 500 reads 
 http.createServer((req, res) => { res.statusCode = Number(process.env.CODE); res.end('status ' + process.env.CODE); }).listen(Number(process.env.PORT), '127.0.0.1');`,
   });
   const job = (code: string) =>
-    serviceJob(`demo-${code}`, serviceGroup({ name: 'web', serviceName: `demo-${code}`, command: [process.execPath, 'status.mjs'], workdir: appDir, env: { CODE: code } }));
+    serviceJob(
+      `demo-${code}`,
+      serviceGroup({
+        name: 'web',
+        serviceName: `demo-${code}`,
+        command: [process.execPath, 'status.mjs'],
+        workdir: appDir,
+        env: { CODE: code },
+      }),
+    );
   await driver.submitJob(job('429'));
   await driver.submitJob(job('500'));
   const [warning] = await waitForHealthyInstances(registry, 'demo-429', { status: 'warning', timeoutMs: 10_000 });

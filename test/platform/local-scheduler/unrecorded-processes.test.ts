@@ -17,7 +17,9 @@ function exited(pid: number): Promise<void> {
 
 test('a new driver adopts a process whose pid the previous driver never recorded', async (t) => {
   const first = await openDriver(t, { 'server.mjs': SERVER_JS });
-  await first.driver.submitJob(serviceJob('demo-web', serviceGroup({ command: `${process.execPath} server.mjs`, workdir: first.appDir })));
+  await first.driver.submitJob(
+    serviceJob('demo-web', serviceGroup({ command: `${process.execPath} server.mjs`, workdir: first.appDir })),
+  );
   await waitForHealthyInstances(first.registry, 'demo-web', { timeoutMs: 10_000 });
   const [before] = await first.driver.listAllocations({ jobId: 'demo-web' });
   await first.driver.close();
@@ -28,7 +30,12 @@ test('a new driver adopts a process whose pid the previous driver never recorded
   delete state.allocations[before!.id].task.pidStartTime;
   fs.writeFileSync(stateFile, JSON.stringify(state));
 
-  const driver = await LocalScheduler.open({ dataDir: first.dataDir, registry: new LocalRegistry(), monitorInterval: milliseconds(40), defaultRestart: fastRestart });
+  const driver = await LocalScheduler.open({
+    dataDir: first.dataDir,
+    registry: new LocalRegistry(),
+    monitorInterval: milliseconds(40),
+    defaultRestart: fastRestart,
+  });
   t.teardown(() => stopEverything(driver));
   const [after] = await driver.listAllocations({ jobId: 'demo-web' });
   t.is(after!.task.pid, before!.task.pid);
@@ -41,10 +48,18 @@ test('a new driver kills an app process that belongs to no allocation it knows',
   const orphan = spawn('sleep', ['300'], {
     detached: true,
     stdio: 'ignore',
-    env: { ...process.env, SVC_ALLOC_ID: 'gone-allocation', SVC_ALLOC_DIR: path.join(first.dataDir, 'allocs', 'gone-allocation') },
+    env: {
+      ...process.env,
+      SVC_ALLOC_ID: 'gone-allocation',
+      SVC_ALLOC_DIR: path.join(first.dataDir, 'allocs', 'gone-allocation'),
+    },
   });
   orphan.unref();
-  const stranger = spawn('sleep', ['300'], { detached: true, stdio: 'ignore', env: { ...process.env, SVC_ALLOC_ID: 'x', SVC_ALLOC_DIR: '/elsewhere/allocs/x' } });
+  const stranger = spawn('sleep', ['300'], {
+    detached: true,
+    stdio: 'ignore',
+    env: { ...process.env, SVC_ALLOC_ID: 'x', SVC_ALLOC_DIR: '/elsewhere/allocs/x' },
+  });
   stranger.unref();
   t.teardown(() => {
     for (const pid of [orphan.pid!, stranger.pid!]) {

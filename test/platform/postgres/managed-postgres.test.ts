@@ -3,7 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { ManagedPostgres, managedPostgresLayout, type ManagedPostgresEvent } from '../../../platform/postgres/managed-postgres.js';
+import {
+  ManagedPostgres,
+  managedPostgresLayout,
+  type ManagedPostgresEvent,
+} from '../../../platform/postgres/managed-postgres.js';
 import { postgresServerBinDir } from '../../../platform/postgres/postgres-binaries.js';
 import { processAlive } from '../../../platform/postgres/postmaster-pid.js';
 import { silentLogger } from '../../../platform/logger.js';
@@ -32,8 +36,9 @@ test('ManagedPostgres creates its cluster once and keeps the port and the data a
   t.true(fs.existsSync(path.join(layout.run, `.s.PGSQL.${port}`)), 'listens on a Unix socket in the data folder');
   t.is(fs.statSync(layout.superuserPasswordFile).mode & 0o777, 0o600);
   t.is(fs.statSync(layout.cluster).mode & 0o777, 0o700);
-  if (process.getuid?.() === 0) t.not(fs.statSync(layout.cluster).uid, 0, 'the cluster belongs to an unprivileged user');
-  superuserPsql(first, 'CREATE TABLE kept (v text); INSERT INTO kept VALUES (\'still here\')');
+  if (process.getuid?.() === 0)
+    t.not(fs.statSync(layout.cluster).uid, 0, 'the cluster belongs to an unprivileged user');
+  superuserPsql(first, "CREATE TABLE kept (v text); INSERT INTO kept VALUES ('still here')");
   await first.close();
   t.false(fs.existsSync(path.join(layout.cluster, 'postmaster.pid')), 'a fast shutdown removes postmaster.pid');
 
@@ -102,7 +107,10 @@ test('ManagedPostgres refuses a data folder its system user cannot reach, saying
   const closed = path.join(path.dirname(dataDir), 'closed');
   fs.mkdirSync(path.join(closed, 'data'), { recursive: true, mode: 0o700 });
   fs.chmodSync(closed, 0o700);
-  const error = await t.throwsAsync(ManagedPostgres.open({ dataDir: path.join(closed, 'data'), logger: silentLogger() }), { instanceOf: UnavailableError });
+  const error = await t.throwsAsync(
+    ManagedPostgres.open({ dataDir: path.join(closed, 'data'), logger: silentLogger() }),
+    { instanceOf: UnavailableError },
+  );
   t.true(error.message.includes(`cannot enter ${closed}`), error.message);
   t.regex(error.message, /setfacl -m u:\S+:x|chmod o\+x/);
   t.is(execFileSync('ls', [closed], { encoding: 'utf8' }).includes('data'), true);

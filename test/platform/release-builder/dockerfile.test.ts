@@ -1,9 +1,24 @@
 import test from 'ava';
-import { effectiveCommand, hostPathFor, parseDockerfile, planNativeBuild, substitute } from '../../../platform/release-builder/index.js';
+import {
+  effectiveCommand,
+  hostPathFor,
+  parseDockerfile,
+  planNativeBuild,
+  substitute,
+} from '../../../platform/release-builder/index.js';
 
 test('parseDockerfile joins continuations, skips comments and tells exec form from shell form', (t) => {
   const parsed = parseDockerfile(
-    ['# escape=\\', '', 'FROM node:20', 'RUN apt-get update && \\', '  # a comment inside', '    apt-get install -y curl', 'CMD ["node", "a.js"]', 'ENTRYPOINT [not json'].join('\n'),
+    [
+      '# escape=\\',
+      '',
+      'FROM node:20',
+      'RUN apt-get update && \\',
+      '  # a comment inside',
+      '    apt-get install -y curl',
+      'CMD ["node", "a.js"]',
+      'ENTRYPOINT [not json',
+    ].join('\n'),
   );
   t.deepEqual(
     parsed.map((i) => [i.keyword, i.args, i.json ?? null, i.line]),
@@ -66,7 +81,11 @@ test('effectiveCommand follows Docker rules for shell-form CMD and ENTRYPOINT', 
 });
 
 test('planNativeBuild resets ENV and WORKDIR per stage and notes the flattening', (t) => {
-  const plan = planNativeBuild(parseDockerfile('FROM a AS build\nENV X=1\nWORKDIR /b\nRUN make\nFROM b\nWORKDIR /app\nCOPY --from=build /b/out .\nCMD node x.js\n'));
+  const plan = planNativeBuild(
+    parseDockerfile(
+      'FROM a AS build\nENV X=1\nWORKDIR /b\nRUN make\nFROM b\nWORKDIR /app\nCOPY --from=build /b/out .\nCMD node x.js\n',
+    ),
+  );
   t.deepEqual(plan.env, {});
   t.is(plan.appRoot, '/b');
   t.deepEqual(plan.cmd, ['/bin/sh', '-c', 'node x.js']);

@@ -3,7 +3,12 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { waitForHealthyInstances } from '../../../domain/registry/index.js';
 import { milliseconds } from '../../../domain/scheduler/index.js';
-import { BuildError, detectContainerEngine, ReleaseBuilder, releaseLaunch } from '../../../platform/release-builder/index.js';
+import {
+  BuildError,
+  detectContainerEngine,
+  ReleaseBuilder,
+  releaseLaunch,
+} from '../../../platform/release-builder/index.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { SERVER_JS, serviceGroup, serviceJob, stopEverything } from '../local-scheduler/fixtures.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
@@ -39,7 +44,12 @@ function setup(t: ExecutionContext) {
 
 test('a release is the repository at the commit with the Dockerfile honoured natively', async (t) => {
   const { root, repo, sha, builder, counter } = setup(t);
-  const release = await builder.build({ app: 'demo', repoUrl: `file://${repo}`, ref: 'main', buildArgs: { COUNTER: counter } });
+  const release = await builder.build({
+    app: 'demo',
+    repoUrl: `file://${repo}`,
+    ref: 'main',
+    buildArgs: { COUNTER: counter },
+  });
   t.false(release.reused);
   t.is(release.dir, path.join(root, 'data', 'releases', 'demo', sha));
   const m = release.manifest;
@@ -63,14 +73,22 @@ test('a release is the repository at the commit with the Dockerfile honoured nat
   t.regex(fs.readFileSync(path.join(appDir, 'server', 'here.txt'), 'utf8'), /\/app\/server\n$/);
   t.is(fs.statSync(path.join(appDir, 'README.md')).mode & 0o022, 0);
   t.is(fs.statSync(release.dir).mode & 0o022, 0);
-  t.deepEqual(JSON.parse(fs.readFileSync(path.join(release.dir, 'release.json'), 'utf8')), JSON.parse(JSON.stringify(m)));
+  t.deepEqual(
+    JSON.parse(fs.readFileSync(path.join(release.dir, 'release.json'), 'utf8')),
+    JSON.parse(JSON.stringify(m)),
+  );
   t.deepEqual(fs.readdirSync(path.dirname(release.dir)), [sha], 'no temporary build folder is left');
 });
 
 test('building an existing release reuses it without running the Dockerfile again', async (t) => {
   const { repo, sha, builder, counter } = setup(t);
   const first = await builder.build({ app: 'demo', repoUrl: repo, ref: sha, buildArgs: { COUNTER: counter } });
-  const second = await builder.build({ app: 'demo', repoUrl: repo, ref: sha.slice(0, 10), buildArgs: { COUNTER: counter } });
+  const second = await builder.build({
+    app: 'demo',
+    repoUrl: repo,
+    ref: sha.slice(0, 10),
+    buildArgs: { COUNTER: counter },
+  });
   t.true(second.reused);
   t.is(second.manifest.createdAt, first.manifest.createdAt);
   t.is(fs.readFileSync(counter, 'utf8'), 'run\n');
@@ -78,13 +96,25 @@ test('building an existing release reuses it without running the Dockerfile agai
   const third = await builder.build({ app: 'demo', repoUrl: repo, ref: 'main', buildArgs: { COUNTER: counter } });
   t.is(third.manifest.commit, sha2);
   t.false(third.reused);
-  t.deepEqual(builder.list('demo').map((r) => r.manifest.commit).sort(), [sha, sha2].sort());
+  t.deepEqual(
+    builder
+      .list('demo')
+      .map((r) => r.manifest.commit)
+      .sort(),
+    [sha, sha2].sort(),
+  );
 });
 
 test('a failing RUN fails the build with its output and leaves no release', async (t) => {
   const { repo, builder, root } = setup(t);
-  const sha = commitFiles(repo, { Dockerfile: 'FROM scratch\nWORKDIR /app\nRUN echo boom-output && echo to-stderr >&2 && exit 7\nCMD ["true"]\n' }, 'broken');
-  const error = await t.throwsAsync(builder.build({ app: 'demo', repoUrl: repo, ref: 'main' }), { instanceOf: BuildError });
+  const sha = commitFiles(
+    repo,
+    { Dockerfile: 'FROM scratch\nWORKDIR /app\nRUN echo boom-output && echo to-stderr >&2 && exit 7\nCMD ["true"]\n' },
+    'broken',
+  );
+  const error = await t.throwsAsync(builder.build({ app: 'demo', repoUrl: repo, ref: 'main' }), {
+    instanceOf: BuildError,
+  });
   t.regex(error.message, /RUN echo boom-output .* \(Dockerfile line 3\) exited with code 7/);
   t.regex(error.message, /boom-output\nto-stderr/);
   t.is(error.details.exitCode, 7);
@@ -94,7 +124,9 @@ test('a failing RUN fails the build with its output and leaves no release', asyn
 
 test('an unknown ref and a missing Dockerfile are refused with messages naming them', async (t) => {
   const { repo, builder } = setup(t);
-  await t.throwsAsync(builder.build({ app: 'demo', repoUrl: repo, ref: 'no-such-branch' }), { message: /ref: "no-such-branch" does not name a commit/ });
+  await t.throwsAsync(builder.build({ app: 'demo', repoUrl: repo, ref: 'no-such-branch' }), {
+    message: /ref: "no-such-branch" does not name a commit/,
+  });
   await t.throwsAsync(builder.build({ app: 'demo', repoUrl: repo, ref: 'main', dockerfile: 'deploy/Dockerfile' }), {
     message: /build.dockerfile: deploy\/Dockerfile does not exist/,
   });
@@ -102,7 +134,12 @@ test('an unknown ref and a missing Dockerfile are refused with messages naming t
 
 test('an external build image is recorded as is and the local driver refuses to launch it', async (t) => {
   const { repo, sha, builder } = setup(t);
-  const release = await builder.build({ app: 'demo', repoUrl: repo, ref: sha, image: 'ghcr.io/acme/demo@sha256:' + 'a'.repeat(64) });
+  const release = await builder.build({
+    app: 'demo',
+    repoUrl: repo,
+    ref: sha,
+    image: 'ghcr.io/acme/demo@sha256:' + 'a'.repeat(64),
+  });
   t.is(release.manifest.builder, 'external-image');
   t.is(release.manifest.image, 'ghcr.io/acme/demo@sha256:' + 'a'.repeat(64));
   t.throws(() => releaseLaunch(release.dir, release.manifest), { message: /cannot run images/ });
@@ -117,7 +154,11 @@ test('the release builder on auto builds natively when no container engine answe
   const root = tempDir(t, 'svc-release-');
   const repo = path.join(root, 'repo');
   createRepo(repo, { Dockerfile: 'FROM node:20\nCMD ["node", "x.js"]\n' });
-  const release = await new ReleaseBuilder({ dataDir: path.join(root, 'data') }).build({ app: 'demo', repoUrl: repo, ref: 'main' });
+  const release = await new ReleaseBuilder({ dataDir: path.join(root, 'data') }).build({
+    app: 'demo',
+    repoUrl: repo,
+    ref: 'main',
+  });
   t.is(release.manifest.builder, 'native');
 });
 
@@ -127,7 +168,11 @@ test('a native release started by the local driver runs in its WORKDIR with its 
   const launch = releaseLaunch(release.dir, release.manifest);
   // The driver on the builder's data folder: it opens the app's releases to the app's user (ADR 0047).
   const registry = new LocalRegistry();
-  const driver = await LocalScheduler.open({ dataDir: path.join(root, 'data'), registry, monitorInterval: milliseconds(40) });
+  const driver = await LocalScheduler.open({
+    dataDir: path.join(root, 'data'),
+    registry,
+    monitorInterval: milliseconds(40),
+  });
   t.teardown(() => stopEverything(driver));
   const group = serviceGroup({ command: launch.command, workdir: launch.workdir, env: { ...launch.env } });
   await driver.submitJob({ ...serviceJob('demo-web', group), meta: { commit: release.manifest.commit } });
@@ -141,13 +186,22 @@ test('a native release started by the local driver runs in its WORKDIR with its 
 test('a build with a subdir uses that folder of the repository as the build context and release tree', async (t) => {
   const root = tempDir(t, 'svc-release-');
   const repo = path.join(root, 'apps');
-  const sha = createRepo(repo, { 'shop/Dockerfile': 'FROM node:20-slim\nWORKDIR /app\nCOPY . .\nRUN echo built > built.txt\nCMD ["node", "server.mjs"]\n', 'shop/server.mjs': SERVER_JS, 'other/secret.txt': 'not mine\n' });
+  const sha = createRepo(repo, {
+    'shop/Dockerfile':
+      'FROM node:20-slim\nWORKDIR /app\nCOPY . .\nRUN echo built > built.txt\nCMD ["node", "server.mjs"]\n',
+    'shop/server.mjs': SERVER_JS,
+    'other/secret.txt': 'not mine\n',
+  });
   const builder = new ReleaseBuilder({ dataDir: path.join(root, 'data'), engine: 'native' });
   const release = await builder.build({ app: 'shop', repoUrl: repo, ref: 'main', subdir: 'shop' });
   t.is(release.manifest.commit, sha);
   const appDir = path.join(release.dir, 'app');
   t.deepEqual(fs.readdirSync(appDir).sort(), ['Dockerfile', 'built.txt', 'server.mjs']);
   t.false(fs.existsSync(path.join(release.dir, 'source')));
-  await t.throwsAsync(builder.build({ app: 'gone', repoUrl: repo, ref: 'main', subdir: 'gone' }), { message: /build context: gone does not exist in the repository at commit/ });
-  await t.throwsAsync(builder.build({ app: 'shop', repoUrl: repo, ref: 'main', subdir: '../etc' }), { message: /must be a folder inside the repository/ });
+  await t.throwsAsync(builder.build({ app: 'gone', repoUrl: repo, ref: 'main', subdir: 'gone' }), {
+    message: /build context: gone does not exist in the repository at commit/,
+  });
+  await t.throwsAsync(builder.build({ app: 'shop', repoUrl: repo, ref: 'main', subdir: '../etc' }), {
+    message: /must be a folder inside the repository/,
+  });
 });

@@ -17,31 +17,40 @@ function Conditions(props: { app: AppView }) {
   return html`<div class="table-wrap"><table>
     <caption class="visually-hidden">Conditions</caption>
     <thead><tr><th scope="col">Condition</th><th scope="col">Status</th><th scope="col">Reason</th><th scope="col" class="hide-narrow">Since</th></tr></thead>
-    <tbody>${props.app.conditions.map((c) => html`<tr>
+    <tbody>${props.app.conditions.map(
+      (c) => html`<tr>
       <th scope="row">${c.type}</th><td><${Badge} value=${c.status} /></td>
       <td>${c.reason}<div class="muted">${c.message}</div></td><td class="hide-narrow">${relativeTime(c.lastTransitionTime)}</td>
-    </tr>`)}</tbody></table></div>`;
+    </tr>`,
+    )}</tbody></table></div>`;
 }
 
 function Findings(props: { app: AppView & { file?: string } }) {
-  if (props.app.findings.length === 0) return html`<p class="muted">No findings in <code>${props.app.file ?? 'infraspec.yaml'}</code>.</p>`;
-  return html`<ul>${props.app.findings.map((f) => html`<li>
-    <code>${props.app.file ?? 'infraspec.yaml'}:${f.line ?? 0}:${f.column ?? 0}</code> <${Badge} value=${f.severity === 'error' ? 'critical' : 'warning'} label=${f.severity} /> <code>${f.rule}</code> ${f.message}</li>`)}</ul>`;
+  if (props.app.findings.length === 0)
+    return html`<p class="muted">No findings in <code>${props.app.file ?? 'infraspec.yaml'}</code>.</p>`;
+  return html`<ul>${props.app.findings.map(
+    (f) => html`<li>
+    <code>${props.app.file ?? 'infraspec.yaml'}:${f.line ?? 0}:${f.column ?? 0}</code> <${Badge} value=${f.severity === 'error' ? 'critical' : 'warning'} label=${f.severity} /> <code>${f.rule}</code> ${f.message}</li>`,
+  )}</ul>`;
 }
 
 function Processes(props: { app: AppView }) {
   if (props.app.processes.length === 0) return html`<p class="muted">No processes run.</p>`;
-  return html`${props.app.processes.map((p) => html`
+  return html`${props.app.processes.map(
+    (p) => html`
     <h3>${p.process} <span class="muted">${p.jobType}, ${p.region}, ${p.running}/${p.desiredCount} running${p.paused ? ', paused' : ''}</span> <${Badge} value=${p.health ?? 'unknown'} /></h3>
     <div class="table-wrap"><table>
       <caption class="visually-hidden">Allocations of ${p.process}</caption>
       <thead><tr><th scope="col">Allocation</th><th scope="col">Status</th><th scope="col">Health</th><th scope="col" class="hide-narrow">Memory</th><th scope="col" class="hide-narrow">Restarts</th></tr></thead>
-      <tbody>${p.allocations.map((a: any) => html`<tr>
+      <tbody>${p.allocations.map(
+        (a: any) => html`<tr>
         <td><code>${String(a.id).slice(0, 8)}</code>${a.canary ? html` <${Badge} value="warning" label="canary" />` : null}<div class="muted">v${a.jobVersion} ${a.lastEvent ?? ''}</div></td>
         <td><${Badge} value=${a.status} /></td><td><${Badge} value=${a.health ?? 'unknown'} /></td>
         <td class="hide-narrow">${bytes(a.memory?.currentBytes)} / ${bytes(a.memory?.limitBytes)}</td>
         <td class="hide-narrow">${a.restarts}${a.oomKilled ? ' (OOM)' : ''}</td>
-      </tr>`)}</tbody></table></div>`)}`;
+      </tr>`,
+      )}</tbody></table></div>`,
+  )}`;
 }
 
 function Snapshots(props: { app: string }) {
@@ -49,7 +58,9 @@ function Snapshots(props: { app: string }) {
   const readiness = useResource<{ apps: { app: string }[] }>('/api/operator/snapshot-readiness');
   const hasDatabase = readiness.data?.apps.some((a) => a.app === props.app);
   if (readiness.data !== undefined && !hasDatabase) return html`<p class="muted">The app declares no database.</p>`;
-  return hasDatabase ? html`<${SnapshotList} app=${props.app} />` : html`<${Loaded} resource=${readiness}>${() => null}<//>`;
+  return hasDatabase
+    ? html`<${SnapshotList} app=${props.app} />`
+    : html`<${Loaded} resource=${readiness}>${() => null}<//>`;
 }
 
 function SnapshotList(props: { app: string }) {
@@ -57,37 +68,61 @@ function SnapshotList(props: { app: string }) {
   return html`<${Loaded} resource=${snaps}>${(data: any) => html`
     <p>Database <code>${data.database}</code>, keeping ${data.keep}.</p>
     <div class="actions"><${ActionButton} action="snapshot.take" params=${{ id: props.app }} label="Take a snapshot" onDone=${() => snaps.reload()} /></div>
-    ${data.snapshots.length === 0 ? html`<p class="muted">No snapshots yet.</p>` : html`<ul>${data.snapshots.map((s: any) => html`<li><code>${s.filename}</code> ${bytes(s.sizeBytes)} <span class="muted">${relativeTime(s.createdAt)}</span>
-      <${ActionButton} action="snapshot.restore" params=${{ id: props.app, filename: s.filename }} body=${{ confirm: true }} label="Restore" /></li>`)}</ul>`}`}<//>`;
+    ${
+      data.snapshots.length === 0
+        ? html`<p class="muted">No snapshots yet.</p>`
+        : html`<ul>${data.snapshots.map(
+            (
+              s: any,
+            ) => html`<li><code>${s.filename}</code> ${bytes(s.sizeBytes)} <span class="muted">${relativeTime(s.createdAt)}</span>
+      <${ActionButton} action="snapshot.restore" params=${{ id: props.app, filename: s.filename }} body=${{ confirm: true }} label="Restore" /></li>`,
+          )}</ul>`
+    }`}<//>`;
 }
 
 function Cron(props: { app: string }) {
   const cron = useResource<{ processes: any[] }>(`/api/operator/cron?app=${encodeURIComponent(props.app)}`);
-  return html`<${Loaded} resource=${cron}>${(data: { processes: any[] }) => data.processes.length === 0 ? html`<p class="muted">No scheduled processes.</p>` : html`
+  return html`<${Loaded} resource=${cron}>${(data: { processes: any[] }) =>
+    data.processes.length === 0
+      ? html`<p class="muted">No scheduled processes.</p>`
+      : html`
     <div class="table-wrap"><table>
       <caption class="visually-hidden">Scheduled processes</caption>
       <thead><tr><th scope="col">Process</th><th scope="col">Schedule</th><th scope="col">Status</th><th scope="col">Next run</th><th scope="col">Last run</th><th scope="col">Actions</th></tr></thead>
-      <tbody>${data.processes.map((p) => html`<tr>
+      <tbody>${data.processes.map(
+        (p) => html`<tr>
         <th scope="row">${p.process}</th><td><code>${p.schedule}</code> <span class="muted">${p.timeZone}</span></td><td><${Badge} value=${p.status} /></td>
         <td>${p.nextRun ? html`${p.nextRun.local} <span class="muted">${p.nextRun.relative}</span>` : '—'}</td>
         <td>${p.lastRun ? html`${p.lastRun.local} <span class="muted">${p.lastRun.relative}</span>` : '—'}</td>
         <td><div class="actions">
           <${ActionButton} action="cron.trigger" params=${{ id: props.app }} body=${{ process: p.process }} label="Run now" onDone=${() => cron.reload()} />
-          ${p.status === 'paused'
-            ? html`<${ActionButton} action="cron.resume" params=${{ id: props.app }} body=${{ process: p.process }} label="Resume" onDone=${() => cron.reload()} />`
-            : html`<${ActionButton} action="cron.pause" params=${{ id: props.app }} body=${{ process: p.process }} label="Pause" onDone=${() => cron.reload()} />`}
+          ${
+            p.status === 'paused'
+              ? html`<${ActionButton} action="cron.resume" params=${{ id: props.app }} body=${{ process: p.process }} label="Resume" onDone=${() => cron.reload()} />`
+              : html`<${ActionButton} action="cron.pause" params=${{ id: props.app }} body=${{ process: p.process }} label="Pause" onDone=${() => cron.reload()} />`
+          }
         </div></td>
-      </tr>`)}</tbody></table></div>`}<//>`;
+      </tr>`,
+      )}</tbody></table></div>`}<//>`;
 }
 
 function Functions(props: { app: string }) {
-  const history = useResource<{ functions: string[]; executions: any[] }>(`/api/apps/${encodeURIComponent(props.app)}/function/history`);
-  return html`<${Loaded} resource=${history}>${(data: { functions: string[]; executions: any[] }) => data.functions.length === 0 ? html`<p class="muted">No function processes.</p>` : html`
-    ${data.executions.length === 0 ? html`<p class="muted">${data.functions.join(', ')}: no executions yet.</p>` : html`<div class="table-wrap"><table>
+  const history = useResource<{ functions: string[]; executions: any[] }>(
+    `/api/apps/${encodeURIComponent(props.app)}/function/history`,
+  );
+  return html`<${Loaded} resource=${history}>${(data: { functions: string[]; executions: any[] }) =>
+    data.functions.length === 0
+      ? html`<p class="muted">No function processes.</p>`
+      : html`
+    ${
+      data.executions.length === 0
+        ? html`<p class="muted">${data.functions.join(', ')}: no executions yet.</p>`
+        : html`<div class="table-wrap"><table>
       <caption class="visually-hidden">Function executions</caption>
       <thead><tr><th scope="col">Function</th><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Duration</th></tr></thead>
       <tbody>${data.executions.map((e) => html`<tr><td>${e.process}</td><td><${Badge} value=${e.status} /></td><td>${relativeTime(e.startedAt)}</td><td>${e.durationMs === null ? '—' : `${e.durationMs} ms`}</td></tr>`)}</tbody>
-    </table></div>`}`}<//>`;
+    </table></div>`
+    }`}<//>`;
 }
 
 function Endpoints(props: { app: string }) {
@@ -97,10 +132,14 @@ function Endpoints(props: { app: string }) {
     const disabled = (data.disabled ?? []).filter((d: any) => d.app === props.app);
     if (rules.length === 0 && disabled.length === 0) return html`<p class="muted">No routed public endpoints.</p>`;
     return html`<ul>
-      ${rules.map((r) => html`<li><code>${r.hostname}</code> → <code>${r.service}</code>${r.viaGateway ? ' (wake gateway)' : ''}
-        <${ActionButton} action="endpoint.toggle" params=${{ id: props.app, hostname: r.hostname }} body=${{ hostname: r.hostname, enabled: false }} label="Turn off" onDone=${() => ingress.reload()} /></li>`)}
-      ${disabled.map((d: any) => html`<li><code>${d.hostname}</code> <${Badge} value="warning" label="off" />
-        <${ActionButton} action="endpoint.toggle" params=${{ id: props.app, hostname: d.hostname }} body=${{ hostname: d.hostname, enabled: true }} label="Turn on" onDone=${() => ingress.reload()} /></li>`)}
+      ${rules.map(
+        (r) => html`<li><code>${r.hostname}</code> → <code>${r.service}</code>${r.viaGateway ? ' (wake gateway)' : ''}
+        <${ActionButton} action="endpoint.toggle" params=${{ id: props.app, hostname: r.hostname }} body=${{ hostname: r.hostname, enabled: false }} label="Turn off" onDone=${() => ingress.reload()} /></li>`,
+      )}
+      ${disabled.map(
+        (d: any) => html`<li><code>${d.hostname}</code> <${Badge} value="warning" label="off" />
+        <${ActionButton} action="endpoint.toggle" params=${{ id: props.app, hostname: d.hostname }} body=${{ hostname: d.hostname, enabled: true }} label="Turn on" onDone=${() => ingress.reload()} /></li>`,
+      )}
     </ul>`;
   }}<//>`;
 }
@@ -122,7 +161,12 @@ export function AppPage(props: { app: string }) {
   return html`
     <h1>${props.app}</h1>
     <${ErrorNote} error=${app.error} />
-    ${app.data === undefined ? (app.loading ? html`<p class="muted">Loading…</p>` : null) : html`
+    ${
+      app.data === undefined
+        ? app.loading
+          ? html`<p class="muted">Loading…</p>`
+          : null
+        : html`
       <p>Release <code>${shortCommit(app.data.release?.commit)}</code>${app.data.deploy ? null : html` · <span class="muted">deploy: false</span>`}</p>
       <section aria-labelledby="app-actions"><h2 id="app-actions">Actions</h2>
         <div class="actions">
@@ -139,7 +183,11 @@ export function AppPage(props: { app: string }) {
       <section aria-labelledby="app-endpoints"><h2 id="app-endpoints">Endpoints</h2><${Endpoints} app=${props.app} /></section>
       <section aria-labelledby="app-snapshots"><h2 id="app-snapshots">Snapshots</h2><${Snapshots} app=${props.app} /></section>
       <section aria-labelledby="app-cron"><h2 id="app-cron">Scheduled processes</h2><${Cron} app=${props.app} /></section>
-      <section aria-labelledby="app-functions"><h2 id="app-functions">Function history</h2>${app.data.conditions.some((c) => c.type === 'Valid' && c.status === 'True')
-        ? html`<${Functions} app=${props.app} />` : html`<p class="muted">No valid spec: no function processes.</p>`}</section>
-    `}`;
+      <section aria-labelledby="app-functions"><h2 id="app-functions">Function history</h2>${
+        app.data.conditions.some((c) => c.type === 'Valid' && c.status === 'True')
+          ? html`<${Functions} app=${props.app} />`
+          : html`<p class="muted">No valid spec: no function processes.</p>`
+      }</section>
+    `
+    }`;
 }

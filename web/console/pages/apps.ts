@@ -13,10 +13,32 @@ import { linkClick } from '../router.js';
 export interface AppView {
   readonly name: string;
   readonly deploy: boolean;
-  readonly conditions: readonly { readonly type: string; readonly status: string; readonly reason: string; readonly message: string; readonly lastTransitionTime: string }[];
-  readonly findings: readonly { readonly path?: string; readonly rule: string; readonly message: string; readonly line?: number; readonly column?: number; readonly severity: string }[];
+  readonly conditions: readonly {
+    readonly type: string;
+    readonly status: string;
+    readonly reason: string;
+    readonly message: string;
+    readonly lastTransitionTime: string;
+  }[];
+  readonly findings: readonly {
+    readonly path?: string;
+    readonly rule: string;
+    readonly message: string;
+    readonly line?: number;
+    readonly column?: number;
+    readonly severity: string;
+  }[];
   readonly release: { readonly commit: string } | null;
-  readonly processes: readonly { readonly process: string; readonly jobType: string; readonly region: string; readonly desiredCount: number; readonly running: number; readonly paused: boolean; readonly health: string | null; readonly allocations: readonly any[] }[];
+  readonly processes: readonly {
+    readonly process: string;
+    readonly jobType: string;
+    readonly region: string;
+    readonly desiredCount: number;
+    readonly running: number;
+    readonly paused: boolean;
+    readonly health: string | null;
+    readonly allocations: readonly any[];
+  }[];
 }
 
 /** The condition `type` of an app. */
@@ -45,7 +67,7 @@ export function AppsPage() {
               const href = `/ui/apps/${encodeURIComponent(app.name)}`;
               return html`<tr data-app=${app.name}>
                 <th scope="row"><a href=${href} onClick=${(e: MouseEvent) => linkClick(href, e)}>${app.name}</a>${app.deploy ? null : html` <span class="muted">(deploy: false)</span>`}</th>
-                <td><${Badge} value=${ready?.status} label=${ready?.status === 'True' ? 'Ready' : ready?.reason ?? 'unknown'} /></td>
+                <td><${Badge} value=${ready?.status} label=${ready?.status === 'True' ? 'Ready' : (ready?.reason ?? 'unknown')} /></td>
                 <td>${app.processes.length === 0 ? html`<span class="muted">none</span>` : app.processes.map((p) => html`<div>${p.process} <span class="muted">${p.running}/${p.desiredCount}${p.paused ? ' paused' : ''}</span></div>`)}</td>
                 <td class="hide-narrow"><code>${shortCommit(app.release?.commit)}</code></td>
                 <td class="hide-narrow"><${Badge} value=${healthy?.status} label=${healthy?.reason ?? 'unknown'} /></td>

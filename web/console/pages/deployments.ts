@@ -37,7 +37,9 @@ interface Step {
 /** The steps of one deployment, polled while it is not finished. */
 function Steps(props: { id: string; onFinished: () => void }) {
   const [view, setView] = useState<{ deployment: Deployment; steps: Step[] } | undefined>(undefined);
-  const steps = useResource<{ deployment: Deployment; steps: Step[] }>(`/api/v1/deployments/${encodeURIComponent(props.id)}/steps`);
+  const steps = useResource<{ deployment: Deployment; steps: Step[] }>(
+    `/api/v1/deployments/${encodeURIComponent(props.id)}/steps`,
+  );
   useEffect(() => {
     if (steps.data) setView(steps.data);
   }, [steps.data]);
@@ -57,11 +59,13 @@ function Steps(props: { id: string; onFinished: () => void }) {
       <p>Deployment <code>${view.deployment.id}</code> (${view.deployment.kind}) <${Badge} value=${view.deployment.status} />
         ${view.deployment.failedStep ? html` failed at <strong>${view.deployment.failedStep}</strong>` : null}</p>
       <ol class="steps">
-        ${view.steps.map((s) => html`<li data-step=${s.step} data-step-status=${s.status}>
+        ${view.steps.map(
+          (s) => html`<li data-step=${s.step} data-step-status=${s.status}>
           <span class="name">${s.step}</span> <${Badge} value=${s.status} /> <span class="muted">${elapsed(s.startedAt, s.endedAt)}</span>
           <span>${s.message ?? ''}</span>
           ${s.status === 'failed' && s.output ? html`<pre>${s.output}</pre>` : null}
-        </li>`)}
+        </li>`,
+        )}
         ${running ? html`<li class="muted">waiting for the next step…</li>` : null}
       </ol>
     </div>`;
@@ -69,7 +73,9 @@ function Steps(props: { id: string; onFinished: () => void }) {
 
 /** Recent deployments of `app`, the selected one's steps live. */
 export function Deployments(props: { app: string; selected?: string | undefined }) {
-  const list = useResource<{ deployments: Deployment[] }>(`/api/v1/deployments?app=${encodeURIComponent(props.app)}&limit=5`);
+  const list = useResource<{ deployments: Deployment[] }>(
+    `/api/v1/deployments?app=${encodeURIComponent(props.app)}&limit=5`,
+  );
   const [selected, setSelected] = useState<string | undefined>(props.selected);
   useEffect(() => {
     if (props.selected !== undefined) setSelected(props.selected);
@@ -83,17 +89,23 @@ export function Deployments(props: { app: string; selected?: string | undefined 
     <${Loaded} resource=${list}>${(data: { deployments: Deployment[] }) => {
       const shown = selected ?? data.deployments[0]?.id;
       return html`
-        ${data.deployments.length === 0 ? html`<p class="muted">No deployments yet.</p>` : html`
+        ${
+          data.deployments.length === 0
+            ? html`<p class="muted">No deployments yet.</p>`
+            : html`
           <div class="table-wrap"><table>
             <caption class="visually-hidden">Recent deployments</caption>
             <thead><tr><th scope="col">Deployment</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Commit</th><th scope="col">When</th></tr></thead>
-            <tbody>${data.deployments.map((d) => html`<tr>
+            <tbody>${data.deployments.map(
+              (d) => html`<tr>
               <td><button type="button" aria-pressed=${shown === d.id} onClick=${() => setSelected(d.id)}>${d.kind} ${d.id.slice(-6)}</button></td>
               <td><${Badge} value=${d.status} /></td>
               <td class="hide-narrow"><code>${shortCommit(d.commit)}</code> <span class="muted">${d.ref}</span></td>
               <td>${relativeTime(d.createdAt)}</td>
-            </tr>`)}</tbody>
-          </table></div>`}
+            </tr>`,
+            )}</tbody>
+          </table></div>`
+        }
         ${shown !== undefined ? html`<h3>Steps</h3><${Steps} key=${shown} id=${shown} onFinished=${reload} />` : null}`;
     }}<//>`;
 }

@@ -27,13 +27,18 @@ export function EventsPage() {
       <${Loaded} resource=${inbox}>${(data: { incidents: { items: IncidentView[] } }) => html`<${Incidents} incidents=${data.incidents.items} onChanged=${reload} />`}<//>
     </section>
     <section aria-labelledby="events-heading"><h2 id="events-heading">Recent events</h2>
-      <${Loaded} resource=${events}>${(data: { events: any[] }) => data.events.length === 0 ? html`<p class="muted">No events.</p>` : html`
+      <${Loaded} resource=${events}>${(data: { events: any[] }) =>
+        data.events.length === 0
+          ? html`<p class="muted">No events.</p>`
+          : html`
         <div class="table-wrap"><table>
           <caption class="visually-hidden">Recent events, newest first</caption>
           <thead><tr><th scope="col">Event</th><th scope="col">Severity</th><th scope="col" class="hide-narrow">State</th><th scope="col">When</th></tr></thead>
-          <tbody>${data.events.map((e) => html`<tr data-event=${e.id}>
+          <tbody>${data.events.map(
+            (e) => html`<tr data-event=${e.id}>
             <td><strong>${e.title}</strong><div class="muted">${e.app ?? 'platform'} · <code>${e.type}</code></div></td>
             <td><${Badge} value=${e.severity} /></td><td class="hide-narrow">${e.acknowledgement ? 'acknowledged' : e.state}</td><td>${relativeTime(e.occurredAt)}</td>
-          </tr>`)}</tbody></table></div>`}<//>
+          </tr>`,
+          )}</tbody></table></div>`}<//>
     </section>`;
 }

@@ -32,14 +32,22 @@ export function InboxPage() {
       <section aria-labelledby="inbox-incidents"><h2 id="inbox-incidents">Incidents</h2>
         <${Incidents} incidents=${data.incidents.items} onChanged=${reload} /></section>
       <section aria-labelledby="inbox-operations"><h2 id="inbox-operations">Operations</h2>
-        ${data.operations.active.items.length + data.operations.failed.items.length === 0 ? html`<p class="muted">No active or failed operations.</p>` : html`<ul>
+        ${
+          data.operations.active.items.length + data.operations.failed.items.length === 0
+            ? html`<p class="muted">No active or failed operations.</p>`
+            : html`<ul>
           ${[...data.operations.active.items, ...data.operations.failed.items].map((o: any) => html`<li><code>${o.id}</code> ${o.kind} ${o.app ?? ''} <${Badge} value=${o.status} /> <span class="muted">${relativeTime(o.updatedAt ?? o.createdAt)}</span>${o.lastError ? html` <span class="error">${o.lastError}</span>` : null}</li>`)}
-        </ul>`}</section>
+        </ul>`
+        }</section>
       <section aria-labelledby="inbox-risks"><h2 id="inbox-risks">Risks</h2>
         <${Risks} title="Deploys" items=${data.deployRisks.items} />
         <${Risks} title="Scheduled processes" items=${data.cronRisks.items} />
         <${Risks} title="Snapshots" items=${data.snapshots.risks.items} />
         ${data.deployRisks.items.length + data.cronRisks.items.length + data.snapshots.risks.items.length === 0 ? html`<p class="muted">No risks.</p>` : null}
-        <p>Secrets: ${data.secrets.issues} issue(s) over ${data.secrets.keys} key(s). Wake targets: ${Object.entries(data.wakeTargets.byReadiness).map(([k, v]) => `${String(v)} ${k}`).join(', ') || 'none'}.</p>
+        <p>Secrets: ${data.secrets.issues} issue(s) over ${data.secrets.keys} key(s). Wake targets: ${
+          Object.entries(data.wakeTargets.byReadiness)
+            .map(([k, v]) => `${String(v)} ${k}`)
+            .join(', ') || 'none'
+        }.</p>
       </section>`}<//>`;
 }

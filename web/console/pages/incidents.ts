@@ -27,7 +27,12 @@ export function Incidents(props: { incidents: readonly IncidentView[]; onChanged
     <caption class="visually-hidden">Unresolved incidents</caption>
     <thead><tr><th scope="col">Incident</th><th scope="col">Severity</th><th scope="col">State</th><th scope="col" class="hide-narrow">Last seen</th><th scope="col">Actions</th></tr></thead>
     <tbody>${props.incidents.map((i) => {
-      const target = i.action?.body ?? { correlationKey: i.correlationKey, source: i.source, ...(i.app ? { app: i.app } : {}), environment: i.environment };
+      const target = i.action?.body ?? {
+        correlationKey: i.correlationKey,
+        source: i.source,
+        ...(i.app ? { app: i.app } : {}),
+        environment: i.environment,
+      };
       return html`<tr data-incident=${i.correlationKey}>
         <td><strong>${i.representative.title}</strong><div class="muted">${i.app ?? 'platform'} · ${i.representative.type} · ${i.eventCount} event(s)</div></td>
         <td><${Badge} value=${i.severity} /></td>

@@ -24,10 +24,14 @@ export function OperationsPage() {
           mode <code>${data.drain.mode}</code>, worker ${data.drain.workerEnabled ? 'on' : 'off'}, ${data.drain.running} running${data.drain.owner ? html`, owner <code>${data.drain.owner}</code>` : null}.</p>
       </section>
       <section aria-labelledby="queue-heading"><h2 id="queue-heading">Queue</h2>
-        ${data.operations.length === 0 ? html`<p class="muted">Nothing queued or running.</p>` : html`<div class="table-wrap"><table>
+        ${
+          data.operations.length === 0
+            ? html`<p class="muted">Nothing queued or running.</p>`
+            : html`<div class="table-wrap"><table>
           <caption class="visually-hidden">Queued and running operations</caption>
           <thead><tr><th scope="col">Operation</th><th scope="col">App</th><th scope="col">Status</th><th scope="col" class="hide-narrow">Stage</th><th scope="col">Queued</th></tr></thead>
           <tbody>${data.operations.map((o: any) => html`<tr><td><code>${o.id}</code><div class="muted">${o.kind}</div></td><td>${o.app ?? '—'}</td><td><${Badge} value=${o.status} /></td><td class="hide-narrow">${o.stage ?? '—'}</td><td>${relativeTime(o.createdAt)}</td></tr>`)}</tbody>
-        </table></div>`}
+        </table></div>`
+        }
       </section>`}<//>`;
 }

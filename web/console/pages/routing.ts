@@ -8,14 +8,23 @@ import { Badge, Loaded } from '../../shared/ui.js';
 import { relativeTime } from '../../shared/format.js';
 import { Chart } from '../../shared/chart.js';
 
-const STATUS_COLORS: Record<string, string> = { '2xx': '#1b7f3b', '3xx': '#1f5fbf', '4xx': '#9a6700', '5xx': '#b3261e' };
+const STATUS_COLORS: Record<string, string> = {
+  '2xx': '#1b7f3b',
+  '3xx': '#1f5fbf',
+  '4xx': '#9a6700',
+  '5xx': '#b3261e',
+};
 
 function AccessChart(props: { pattern: any }) {
   const hours: any[] = props.pattern.hours;
   const x = hours.map((h) => Date.parse(h.hour) / 1000);
   const classes = Object.keys(STATUS_COLORS).filter((c) => hours.some((h) => (h.statusBuckets?.[c] ?? 0) > 0));
-  const series = classes.length > 0 ? classes.map((c) => ({ label: c, color: STATUS_COLORS[c]! })) : [{ label: 'requests', color: '#1f5fbf' }];
-  const ys = classes.length > 0 ? classes.map((c) => hours.map((h) => h.statusBuckets?.[c] ?? 0)) : [hours.map((h) => h.count)];
+  const series =
+    classes.length > 0
+      ? classes.map((c) => ({ label: c, color: STATUS_COLORS[c]! }))
+      : [{ label: 'requests', color: '#1f5fbf' }];
+  const ys =
+    classes.length > 0 ? classes.map((c) => hours.map((h) => h.statusBuckets?.[c] ?? 0)) : [hours.map((h) => h.count)];
   return html`<${Chart} title=${`${props.pattern.hostname}: ${props.pattern.total} request(s)`} unit="requests/h" x=${x} ys=${ys} series=${series} bars=${true} height=${150} />`;
 }
 
