@@ -82,6 +82,7 @@ export default tseslint.config(
       '.scratch/**',
       'bin/**',
       'schemas/types.generated.ts',
+      'schemas/validators.generated.ts',
       'eslint.config.js',
     ],
   },

@@ -3,20 +3,7 @@
  */
 import { Command, type ErrorOptions } from 'commander';
 import { buildInfo } from '../platform/build-info.js';
-import { registerServe } from './commands/serve.js';
-import { registerVersion } from './commands/version.js';
-import { registerValidate } from './commands/validate.js';
-import { registerApps } from './commands/apps.js';
-import { registerEvents } from './commands/events.js';
-import { registerDeploy } from './commands/deploy.js';
-import { registerOps } from './commands/ops.js';
-import { registerFunctions } from './commands/functions.js';
-import { registerTokens } from './commands/tokens.js';
-import { registerInbox } from './commands/inbox.js';
-import { registerDoctor } from './commands/doctor.js';
-import { registerInstall } from './commands/install.js';
-import { registerPlatform } from './commands/platform.js';
-import { registerAgent } from './commands/agent.js';
+import { commandModules, registerCommands } from './command-table.js';
 import { ExitCode, reportError } from './cli-error.js';
 
 /** Command-line mistakes that earn the usage text: the user does not know the commands or options. */
@@ -46,8 +33,12 @@ class SvcCommand extends Command {
   }
 }
 
-/** Builds the program; exported for tests. Errors throw instead of exiting (see {@link main}). */
-export function createProgram(): Command {
+/**
+ * Builds the program; exported for tests. Errors throw instead of exiting (see {@link main}).
+ * `argv` (as in `process.argv`) picks the commands to load: only the named command's module, or
+ * every command for the help text and for an unknown command (STYLE.md habit 21, ADR 0156).
+ */
+export async function createProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new SvcCommand();
   program
     .name('svc')
@@ -55,20 +46,7 @@ export function createProgram(): Command {
     .version(buildInfo().label, '-v, --version')
     // Set before the commands are added: each command inherits it.
     .exitOverride();
-  registerServe(program);
-  registerValidate(program);
-  registerApps(program);
-  registerEvents(program);
-  registerDeploy(program);
-  registerOps(program);
-  registerFunctions(program);
-  registerTokens(program);
-  registerInbox(program);
-  registerDoctor(program);
-  registerInstall(program);
-  registerPlatform(program);
-  registerAgent(program);
-  registerVersion(program);
+  await registerCommands(program, commandModules(argv.slice(2)));
   program.addHelpText(
     'after',
     '\nExit codes: 0 done, 1 failed (refused or failed request, failed deploy or function, invalid spec), 2 wrong usage (svc inbox: also critical), 3 control plane unreachable, 4 not found.',
@@ -82,7 +60,7 @@ export function createProgram(): Command {
  */
 export async function main(argv: readonly string[]): Promise<void> {
   try {
-    await createProgram().parseAsync([...argv]);
+    await (await createProgram(argv)).parseAsync([...argv]);
   } catch (error) {
     const debug = ['debug', 'trace'].includes(process.env.SVC_LOG_LEVEL ?? '');
     process.exitCode = reportError(error, (text) => process.stderr.write(text), { stack: debug });

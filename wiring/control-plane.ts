@@ -43,6 +43,7 @@ import { PostgresTools } from '../platform/postgres/postgres-tools.js';
 import { ManagedPostgres } from '../platform/postgres/managed-postgres.js';
 import { AppCredentials } from '../platform/postgres/app-credentials.js';
 import { secureDataFolder } from '../platform/files/secure-data-folder.js';
+import { resolveHostedFolder } from '../platform/files/hosted-folder.js';
 import { detectAppIdentities } from '../platform/local-scheduler/index.js';
 import { AppDatabases } from '../controllers/postgres/app-databases.js';
 import type { CanonicalAppSpec } from '../domain/spec/index.js';
@@ -183,8 +184,13 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
 /** Starts the control plane on `config.port` (0 picks a free port). */
 export async function startControlPlane(config: SvcConfig, logger: Logger): Promise<ControlPlane> {
   const log = logger.child({ service: 'control' });
+  // Where other users (apps, PostgreSQL) reach their folders: the data folder, or a hosted folder of
+  // its own when they cannot enter it (a checkout under /root; ADR 0157).
+  const hosted = resolveHostedFolder(config.dataDir);
+  if (hosted.separate)
+    log.info({ hostedFolder: hosted.path, reason: hosted.reason }, 'app folders live in a hosted folder');
   // First, so a host without the server programs fails the start before anything else opens.
-  const database = await startAppDatabaseServer(config, log);
+  const database = await startAppDatabaseServer(config, hosted.path, log);
   let store: ReturnType<typeof openControlStore>;
   try {
     store = openControlStore(config.dataDir);
@@ -230,7 +236,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       ? { infrastructure: (app: string, spec: CanonicalAppSpec) => appDatabases.settingsFor(app, spec) }
       : {}),
     appsDir: config.appsDir,
-    dataDir: config.dataDir,
+    dataDir: hosted.path,
     logger: log,
     gatewayScale,
     ...(identities ? { identities } : {}),
@@ -330,7 +336,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     register: (handlers, wake) => registerSnapshotHandlers(handlers, snapshotOperations(wake)),
     db: store.db,
     appsDir: config.appsDir,
-    dataDir: config.dataDir,
+    dataDir: hosted.path,
     profile: config.profile,
     reconcilers,
     logger: log,
@@ -513,6 +519,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
 /** The PostgreSQL server of app databases: the managed one (started here), or the external one SVC_POSTGRES_* names. */
 async function startAppDatabaseServer(
   config: SvcConfig,
+  hostedDir: string,
   log: Logger,
 ): Promise<{ tools: PostgresTools; managed?: ManagedPostgres }> {
   if (!config.postgresManaged) {
@@ -527,7 +534,7 @@ async function startAppDatabaseServer(
     };
   }
   const managed = await ManagedPostgres.open({
-    dataDir: config.dataDir,
+    dataDir: hostedDir,
     logger: log,
     ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }),
   });

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { DEFAULT_TASK_LIMITS, detectPrivateMounts } from '../../platform/local-scheduler/index.js';
 import {
   doctorCheck,
@@ -37,6 +38,7 @@ import {
 import { managedPostgresLayout } from '../../platform/postgres/managed-postgres.js';
 import { firstBlockedFolder } from '../../platform/postgres/managed-postgres-layout.js';
 import { processAlive, readPostmasterPid } from '../../platform/postgres/postmaster-pid.js';
+import { HOSTED_MARKER, HOSTED_ROOT, HOSTED_SUBFOLDERS, readHostedFolder } from '../../platform/files/hosted-folder.js';
 
 /** The Node version the package declares (`engines.node`). */
 export const MINIMUM_NODE = '20.18';
@@ -145,7 +147,8 @@ async function postgresChecks(config: SvcConfig): Promise<DoctorCheck[]> {
       }),
     );
   }
-  const layout = managedPostgresLayout(config.dataDir);
+  const hostedDir = readHostedFolder(config.dataDir);
+  const layout = managedPostgresLayout(hostedDir ?? config.dataDir);
   const user = findPostgresOsUser();
   const title = 'managed PostgreSQL server';
   if (runningAsRoot() && user === undefined) {
@@ -162,6 +165,18 @@ async function postgresChecks(config: SvcConfig): Promise<DoctorCheck[]> {
     return checks;
   }
   const blocked = user ? firstBlockedFolder(nearestExisting(layout.base), user) : undefined;
+  if (user && blocked !== undefined && hostedDir === undefined) {
+    checks.push(
+      doctorCheck({
+        id: 'postgres.server',
+        title,
+        required: false,
+        status: 'pass',
+        detail: `runs as ${user.name}, which cannot enter ${blocked}: svc serve keeps the cluster in a hosted folder under ${HOSTED_ROOT} (ADR 0157)`,
+      }),
+    );
+    return checks;
+  }
   if (user && blocked !== undefined) {
     checks.push(
       doctorCheck({
@@ -280,6 +295,22 @@ async function portChecks(config: SvcConfig): Promise<DoctorCheck[]> {
   );
 }
 
+/** Where the data folder's app-hosting subfolders live: in it, or in its hosted folder (ADR 0157). */
+function layoutCheck(config: SvcConfig): DoctorCheck {
+  const hostedDir = readHostedFolder(config.dataDir);
+  return doctorCheck({
+    id: 'data.layout',
+    title: 'data folder layout',
+    required: false,
+    status: hostedDir === undefined || fs.existsSync(hostedDir) ? 'pass' : 'fail',
+    detail:
+      hostedDir === undefined
+        ? `everything in ${config.dataDir}`
+        : `private data (control.db, knowledge.db, apps, snapshots) in ${config.dataDir}; PostgreSQL cluster, releases, app data and app-hosting state in ${hostedDir}${fs.existsSync(hostedDir) ? '' : ' (missing)'}, linked from the data folder (${HOSTED_SUBFOLDERS.join(', ')})`,
+    fix: `restore ${hostedDir ?? 'the hosted folder'} from a backup, or remove ${path.join(config.dataDir, HOSTED_MARKER)} and the links to start afresh`,
+  });
+}
+
 function dataFolderChecks(config: SvcConfig): DoctorCheck[] {
   const dir = config.dataDir;
   const existing = nearestExisting(dir);
@@ -289,6 +320,7 @@ function dataFolderChecks(config: SvcConfig): DoctorCheck[] {
   const free = freeDiskBytes(dir);
   const mib = (bytes: number) => `${Math.floor(bytes / 1024 / 1024)} MiB`;
   return [
+    layoutCheck(config),
     doctorCheck({
       id: 'data.permissions',
       title: 'data folder (SVC_DATA_DIR)',
@@ -338,19 +370,23 @@ function appIsolationChecks(config: SvcConfig): DoctorCheck[] {
       fix: 'allow unshare --mount (CAP_SYS_ADMIN) for private /tmp and read-only volumes',
     }),
   ];
-  // App users must pass through the folders above the data folder to reach their releases.
-  const blocked = firstBlockedFolder(nearestExisting(config.dataDir), { name: 'nobody', uid: 65534, gid: 65534 });
+  // App users must pass through the folders above their releases: the data folder's, or its hosted folder's.
+  const hostedDir = readHostedFolder(config.dataDir);
+  const appsDir = hostedDir ?? config.dataDir;
+  const blocked = firstBlockedFolder(nearestExisting(appsDir), { name: 'nobody', uid: 65534, gid: 65534 });
   checks.push(
     doctorCheck({
       id: 'apps.passage',
-      title: "app users can enter the data folder's parents",
+      title: 'app users can enter the folders above their releases',
       required: false,
-      status: blocked === undefined ? 'pass' : 'fail',
+      status: blocked === undefined || hostedDir === undefined ? 'pass' : 'fail',
       detail:
         blocked === undefined
-          ? `every folder above ${config.dataDir} can be entered`
-          : `${blocked} cannot be entered by other users: app processes cannot reach their releases`,
-      fix: `chmod o+x ${blocked ?? 'that folder'} (enter, not list), or move SVC_DATA_DIR`,
+          ? `every folder above ${appsDir} can be entered`
+          : hostedDir === undefined
+            ? `${blocked} cannot be entered by other users: svc serve keeps app folders in a hosted folder under ${HOSTED_ROOT} (ADR 0157)`
+            : `${blocked} cannot be entered by other users: app processes cannot reach their releases`,
+      fix: `chmod o+x ${blocked ?? 'that folder'} (enter, not list)`,
     }),
   );
   return checks;

@@ -3,26 +3,23 @@
  * and describing each ajv error as a raw finding with rule `schema.<keyword>`, or with the rule id a schema
  * node names in its `x-svc-rule` annotation (so a rule also expressed as a pattern keeps one rule id).
  */
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import infraspecSchema from '../../schemas/infraspec.schema.json' with { type: 'json' };
-import deployGroupSchema from '../../schemas/deploy-group.schema.json' with { type: 'json' };
-import fleetSchema from '../../schemas/fleet.schema.json' with { type: 'json' };
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import * as compiled from '../../schemas/validators.generated.js';
 import { describeKind, describeValue, type PathSegment } from './finding.js';
 import { LocateTarget } from './parse-yaml-document.js';
 import type { RawFinding } from './raw-finding.js';
 import { schemaRule } from './spec-rule.js';
 
-const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false });
-// Annotations read by this module and by editors (yaml-language-server shows patternErrorMessage).
-ajv.addKeyword({ keyword: 'x-svc-rule', schemaType: 'string' });
-ajv.addKeyword({ keyword: 'patternErrorMessage', schemaType: 'string' });
+// The validators are compiled ahead of time (scripts/generate-schema-validators.ts, ADR 0156) with
+// Ajv's options allErrors, verbose and strict, and the annotation keywords `x-svc-rule` (read by this
+// module) and `patternErrorMessage` (shown by editors through yaml-language-server).
 
 /** Validator of infraspec.yaml documents (schemas/infraspec.schema.json). */
-export const infraspecSchemaValidator: ValidateFunction = ajv.compile(infraspecSchema);
+export const infraspecSchemaValidator = compiled.infraspec as ValidateFunction;
 /** Validator of deploy group files (schemas/deploy-group.schema.json). */
-export const deployGroupSchemaValidator: ValidateFunction = ajv.compile(deployGroupSchema);
+export const deployGroupSchemaValidator = compiled.deployGroup as ValidateFunction;
 /** Validator of fleet documents (schemas/fleet.schema.json). */
-export const fleetSchemaValidator: ValidateFunction = ajv.compile(fleetSchema);
+export const fleetSchemaValidator = compiled.fleet as ValidateFunction;
 
 /** Keywords whose failure is the rule a schema node names in `x-svc-rule`. */
 const annotatedKeywords = new Set([

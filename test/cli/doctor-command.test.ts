@@ -41,6 +41,7 @@ test('svc doctor passes on this host and reports every check', async (t) => {
       'ports.control',
       'ports.knowledge',
       'ports.knowledge-admin',
+      'data.layout',
       'data.permissions',
       'data.disk',
       ...(process.getuid!() === 0 ? ['apps.users', 'apps.passage'] : ['apps.users']),

@@ -2,7 +2,8 @@
  * The README's quick start, end to end: an empty data folder, the platform started as `npm start`
  * starts it (`svc serve` with the sample apps copied into a git repository), every `deploy: true`
  * sample app deployed with `svc deploy --follow` until Ready, then a SIGKILL of the platform and a
- * start again with the managed PostgreSQL data intact.
+ * start again with the managed PostgreSQL data intact. The data folder lies under a 0700 parent, as a
+ * checkout under /root does: the platform keeps what other users reach in a hosted folder (ADR 0157).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { parse } from 'yaml';
+import { readHostedFolder } from '../../platform/files/hosted-folder.js';
 import { managedPostgresLayout } from '../../platform/postgres/managed-postgres.js';
 import { runSvc, startSvc } from '../helpers/cli.js';
 import { request } from '../helpers/http-request.js';
@@ -92,7 +94,8 @@ test('the quick start deploys every sample app on the embedded default, and a SI
     `deployable sample apps: ${DEPLOYABLE.join(', ')}`,
   );
   const root = tempDir(t, 'svc-quick-');
-  fs.chmodSync(root, 0o755);
+  // Private, as /root is on Debian: neither PostgreSQL nor the app users can enter it.
+  fs.chmodSync(root, 0o700);
   const dataDir = path.join(root, 'data');
   const env = {
     SVC_DATA_DIR: dataDir,
@@ -110,11 +113,20 @@ test('the quick start deploys every sample app on the embedded default, and a SI
   t.teardown(async () => {
     for (const child of children) await kill(child, 'SIGTERM');
     await stopAppsIn(dataDir);
+    const hosted = readHostedFolder(dataDir);
+    if (hosted !== undefined) fs.rmSync(hosted, { recursive: true, force: true });
   });
 
   const first = await serve(env);
   children.push(first.child);
   t.regex(first.output(), /managed PostgreSQL cluster created/);
+  // The hosted folder: named in the data folder, outside it, enterable; the data folder's links lead there.
+  const hosted = readHostedFolder(dataDir);
+  t.truthy(hosted, 'a data folder under a 0700 parent gets a hosted folder');
+  t.false(hosted!.startsWith(root), hosted);
+  t.is(fs.realpathSync(managedPostgresLayout(dataDir).cluster), path.join(hosted!, 'postgres', 'cluster'));
+  t.is(fs.statSync(root).mode & 0o777, 0o700, 'the private parent stays private');
+  t.regex(first.output(), /app folders live in a hosted folder/);
   const deploys = await Promise.all(
     DEPLOYABLE.map((app) => runSvc(['deploy', app, '--follow', '--api', first.url], { timeoutMs: 180_000 })),
   );
@@ -164,6 +176,13 @@ test('the quick start deploys every sample app on the embedded default, and a SI
   for (const response of shown) t.false(response.text.includes(password), 'a response holds the app password');
   t.false(first.output().includes(password), 'the platform log holds the app password');
   t.false(deploys.some((d) => d.stdout.includes(password) || d.stderr.includes(password)));
+
+  const doctor = await runSvc(['doctor', '--json'], { env: { ...env, SVC_PORT: '8800' } });
+  const layout = (
+    JSON.parse(doctor.stdout) as { checks: { id: string; status: string; detail: string }[] }
+  ).checks.find((check) => check.id === 'data.layout');
+  t.is(layout?.status, 'pass', doctor.stdout);
+  t.true(layout?.detail.includes(hosted!), layout?.detail);
 
   const inbox = await runSvc(['inbox', '--api', first.url]);
   t.is(inbox.code, 0, `svc inbox shows something critical: ${inbox.stdout}${inbox.stderr}`);
