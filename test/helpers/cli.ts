@@ -35,7 +35,7 @@ export function runSvc(
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 60_000);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
@@ -60,7 +60,7 @@ export function startSvc(
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`svc did not become ready:\n${output}`));
-    }, options.timeoutMs ?? 30_000);
+    }, options.timeoutMs ?? 60_000);
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {
       const text = chunk.toString();
