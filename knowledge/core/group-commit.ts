@@ -30,7 +30,6 @@ export interface GroupCommitStats {
 
 /** Queues writes and commits them in groups, one transaction and one fsync per group. */
 export class GroupCommit {
-  readonly #db: Db;
   readonly #wal: WalDurability;
   #queue: Queued[] = [];
   #scheduled = false;
@@ -39,7 +38,6 @@ export class GroupCommit {
   #writes = 0;
 
   constructor(db: Db) {
-    this.#db = db;
     this.#wal = new WalDurability(db);
   }
 
@@ -87,7 +85,7 @@ export class GroupCommit {
           const ops: (() => void)[] = [];
           try {
             // A nested transaction is a savepoint: a throwing write undoes only its own changes.
-            const value = this.#db.transaction(() => job((op) => ops.push(op)))();
+            const value = this.#wal.savepoint(() => job((op) => ops.push(op)));
             outcomes.push({ ok: true, value });
             after.push(...ops);
           } catch (error) {

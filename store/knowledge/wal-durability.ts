@@ -13,6 +13,7 @@ import type { Db } from '../database.js';
 /** Commits without an fsync and flushes the WAL asynchronously afterwards. */
 export class WalDurability {
   readonly #db: Db;
+  readonly #tx: (fn: () => unknown) => unknown;
   readonly #wal: string | undefined;
   #fd: number | undefined;
   #directorySynced = false;
@@ -20,6 +21,7 @@ export class WalDurability {
 
   constructor(db: Db) {
     this.#db = db;
+    this.#tx = db.transaction((fn: () => unknown) => fn());
     // An in-memory or temporary database has no WAL file: its commits are as durable as they get.
     this.#wal = db.memory || db.name === '' ? undefined : `${db.name}-wal`;
   }
@@ -27,6 +29,11 @@ export class WalDurability {
   /** Whether a transaction is open on the connection (SQLite may roll one back on I/O errors). */
   get inTransaction(): boolean {
     return this.#db.inTransaction;
+  }
+
+  /** Runs `fn` in a savepoint of the open transaction: a throw undoes only `fn`'s changes. */
+  savepoint<T>(fn: () => T): T {
+    return this.#tx(fn) as T;
   }
 
   /** fdatasync calls made so far (one per group commit). */
@@ -41,7 +48,7 @@ export class WalDurability {
   commitUnsynced<T>(fn: () => T): T {
     this.#db.pragma('synchronous = NORMAL');
     try {
-      return this.#db.transaction(fn)();
+      return this.#tx(fn) as T;
     } finally {
       this.#db.pragma('synchronous = FULL');
     }
