@@ -25,7 +25,13 @@ import { UnavailableError } from '../domain/errors.js';
 
 export { KnowledgeState, type KnowledgeStateOptions, type Namespace } from './core/knowledge-state.js';
 export type { Embedder, Reranker, Extractor, ExtractedClaim } from '../domain/knowledge/model-ports.js';
-export { WriteService, NIL_UUID, type WriteRequest, type WriteResult } from './write/write-service.js';
+export {
+  WriteService,
+  NIL_UUID,
+  type WriteRequest,
+  type WriteResult,
+  type WriteOutcome,
+} from './write/write-service.js';
 export { RetrieveService, type RetrieveRequest, type RankedNode } from './retrieve/retrieve-service.js';
 export { NodeService, type RetractRequest, type EdgeRequest } from './write/node-service.js';
 export { SourceService, type SourceLabelRequest } from './write/source-service.js';

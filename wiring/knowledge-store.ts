@@ -218,6 +218,7 @@ export async function startKnowledgeStore(
     services,
     async close() {
       await Promise.all([rest.close(), adminServer.close()]);
+      await services.core.commits.close();
       thesaurus?.close();
       store.db.close();
     },

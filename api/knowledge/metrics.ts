@@ -164,6 +164,32 @@ export class KnowledgeMetrics implements KnowledgeTelemetry {
     }
   }
 
+  /**
+   * Times a batch of writes: each item counts as one write with its own outcome, and each observes
+   * the batch's latency (every item is answered when the batch is). Invalid items never reach `fn`
+   * and are not counted, as a single write refused by validation is not.
+   */
+  async timeWriteBatch<T>(
+    fn: () => Promise<T[]>,
+    outcomeOf: (item: T) => string,
+    modeOf: () => string = () => UNKNOWN_MODE,
+  ): Promise<T[]> {
+    const started = performance.now();
+    const items = await fn();
+    const seconds = (performance.now() - started) / 1000;
+    const mode = modeOf();
+    for (const item of items) {
+      const outcome = outcomeOf(item);
+      this.writes.inc({ mode, outcome });
+      this.writeSeconds.observe(seconds);
+      if (outcome === 'error') continue;
+      this.#counts.writes++;
+      if (outcome === 'rejected') this.#counts.rejected++;
+      else this.#counts.admitted++;
+    }
+    return items;
+  }
+
   /** Times `fn` as a retrieval, labelled by `labels`. */
   async timeRetrieve<T>(
     fn: () => Promise<T>,

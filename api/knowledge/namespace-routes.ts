@@ -20,6 +20,7 @@ import {
 import { applyMode, originScoreParams, present } from './origin-compat.js';
 import { parseTime } from '../../knowledge/core/time.js';
 import { intParam } from './query-params.js';
+import { addWriteBatchRoute } from './write-batch-route.js';
 
 function stringParam(ctx: Context, name: string): string | undefined {
   const raw = ctx.query[name];
@@ -50,6 +51,8 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
       modeLabel(services, tenant, ns(ctx)),
     );
   });
+
+  addWriteBatchRoute(router, services, metrics);
 
   router.post('/retrieve', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'read');

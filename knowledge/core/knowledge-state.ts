@@ -19,6 +19,7 @@ import { VectorIndex } from '../retrieve/vector-index.js';
 import type { Embedder, Reranker } from '../../domain/knowledge/model-ports.js';
 import type { Thesaurus } from '../../domain/knowledge/thesaurus.js';
 import { NO_TELEMETRY, type KnowledgeTelemetry } from '../../domain/knowledge/knowledge-telemetry.js';
+import { GroupCommit } from './group-commit.js';
 
 /** Options of {@link KnowledgeState}. */
 export interface KnowledgeStateOptions {
@@ -56,6 +57,8 @@ export class KnowledgeState {
   readonly review: ReviewStore;
   readonly handoffs: HandoffStore;
   readonly index = new VectorIndex();
+  /** Group commit of node writes: one transaction and one fsync for the writes queued together. */
+  readonly commits: GroupCommit;
   readonly dedupDefault: boolean;
   readonly embedder: Embedder | undefined;
   readonly reranker: Reranker | undefined;
@@ -74,6 +77,7 @@ export class KnowledgeState {
     this.feedback = new FeedbackStore(db);
     this.review = new ReviewStore(db);
     this.handoffs = new HandoffStore(db);
+    this.commits = new GroupCommit(db);
     this.dedupDefault = options.dedupDefault ?? false;
     this.embedder = options.embedder;
     this.reranker = options.reranker;

@@ -254,6 +254,13 @@ export const FEATURES: readonly Feature[] = [
     description:
       'POST /ingest extracts claims with a configured OpenAI-compatible chat endpoint and writes them durably without duplicates on re-ingest.',
   },
+  {
+    name: 'group-commit-batch-writes',
+    status: 'preview',
+    since: 'v0.1.0',
+    description:
+      'Concurrent writes share one transaction and one fsync; POST /write/batch (extension) writes up to 1,000 nodes in order with per-item results.',
+  },
 ];
 
 export const API_VERSION = 'v1';

@@ -2,95 +2,47 @@
  * The write path: admission by source credibility, conflict detection, fingerprint dedup,
  * embedding, and a durable pending intent around every mutation (docs/adr/0024, 0025).
  */
-import { createHash } from 'node:crypto';
 import { ConflictError, isCallerError, UnavailableError, ValidationError } from '../../domain/errors.js';
-import {
-  CREDIBILITY_FLOOR,
-  DEFAULT_CONFIDENCE,
-  DEFAULT_SOURCE_CREDIBILITY,
-  type MemType,
-  type NamespaceMode,
-} from '../../domain/knowledge/modes.js';
-import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
-import { MAX_DIMENSIONS } from '../../store/knowledge/vector-tables.js';
+import { CREDIBILITY_FLOOR, DEFAULT_CONFIDENCE, DEFAULT_SOURCE_CREDIBILITY } from '../../domain/knowledge/modes.js';
 import { OPEN_TIME, type IntentRow, type VersionRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { parseTime } from '../core/time.js';
+import {
+  checkVector,
+  claimOf,
+  fingerprintOf,
+  NIL_UUID,
+  prepare,
+  type ApplyOutcome,
+  type EdgeInput,
+  type Prepared,
+  type Staged,
+  type WriteIntentPayload,
+  type WriteOutcome,
+  type WriteRequest,
+  type WriteResult,
+} from './write-request.js';
 
-/** The nil UUID returned for rejected writes. */
-export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+export {
+  checkVector,
+  claimOf,
+  fingerprintOf,
+  NIL_UUID,
+  type ApplyOutcome,
+  type EdgeInput,
+  type WriteIntentPayload,
+  type WriteOutcome,
+  type WriteRequest,
+  type WriteResult,
+} from './write-request.js';
 
-/** An edge created together with a node (extension of the write request). */
-export interface EdgeInput {
-  readonly to: string;
-  readonly type: string;
-  readonly weight?: number;
+function failed(error: unknown): WriteOutcome {
+  return { ok: false, error };
 }
 
-/** The REST write request. */
-export interface WriteRequest {
-  readonly mode?: NamespaceMode;
-  readonly content: string;
-  readonly source_id: string;
-  readonly labels?: readonly string[];
-  readonly properties?: Record<string, unknown>;
-  readonly vector?: readonly number[];
-  readonly model_id?: string;
-  readonly confidence?: number;
-  readonly valid_from?: string;
-  readonly mem_type?: MemType;
-  readonly dedup?: boolean;
-  readonly skip_dedup?: boolean;
-  /** Extension: edges from the new node. */
-  readonly edges?: readonly EdgeInput[];
-  /** Extension: caller's idempotency key; a repeated key returns the first result. */
-  readonly request_id?: string;
+function run(op: () => void): void {
+  op();
 }
-
-/** The REST write response. */
-export interface WriteResult {
-  readonly node_id: string;
-  readonly admitted: boolean;
-  readonly reason?: string;
-  readonly conflict_ids?: string[];
-  /** Extension: true when an existing node with the same fingerprint was returned. */
-  readonly deduplicated?: boolean;
-  /** Extension: true when `request_id` named an earlier write. */
-  readonly replayed?: boolean;
-}
-
-/** What a write intent stores. */
-export interface WriteIntentPayload {
-  readonly request: WriteRequest;
-  /** The vector as finally used (caller's or embedded), so a replay needs no embedder. */
-  readonly vector?: number[];
-}
-
-/** Outcome of applying an intent during reconciliation. */
-export type ApplyOutcome =
-  | { readonly kind: 'applied'; readonly result: WriteResult }
-  | { readonly kind: 'already_applied'; readonly nodeId: string }
-  | { readonly kind: 'conflict'; readonly reason: string; readonly nodeId?: string };
-
-/** Claim key of a node: `properties.subject` and `properties.predicate`, when both are strings. */
-export function claimOf(
-  properties: Record<string, unknown> | undefined,
-  content: string,
-): { key: string; value: string } | undefined {
-  const subject = properties?.subject;
-  const predicate = properties?.predicate;
-  if (typeof subject !== 'string' || typeof predicate !== 'string' || subject.trim() === '' || predicate.trim() === '')
-    return undefined;
-  const object = properties?.object;
-  const value = object === undefined ? content : typeof object === 'string' ? object : JSON.stringify(object);
-  return { key: `${canonicalContent(subject)}\u241f${canonicalContent(predicate)}`, value: canonicalContent(value) };
-}
-
-/** SHA-256 of the canonical content. */
-export function fingerprintOf(content: string): string {
-  return createHash('sha256').update(canonicalContent(content)).digest('hex');
-}
-
 /** Writes nodes. */
 export class WriteService {
   readonly #core: KnowledgeState;
@@ -101,33 +53,119 @@ export class WriteService {
 
   /** Admits (or rejects) and stores one write; durable before it returns. */
   async write(tenant: string, nsName: string, input: WriteRequest): Promise<WriteResult> {
+    const [outcome] = await this.writeBatch(tenant, nsName, [input]);
+    if (!outcome!.ok) throw outcome!.error;
+    return outcome!.result;
+  }
+
+  /**
+   * Admits (or rejects) and stores several writes, in order, each with the admission, dedup and
+   * conflict rules of a single write and each seeing the ones before it (docs/adr/0182). They share
+   * group commits with every other write queued at the same time; each item's outcome is final and
+   * durable when the returned promise resolves. One item's failure does not affect the others.
+   */
+  async writeBatch(tenant: string, nsName: string, inputs: readonly WriteRequest[]): Promise<WriteOutcome[]> {
     const core = this.#core;
-    const request: WriteRequest = input.edges
-      ? { ...input, edges: input.edges.map((e) => ({ ...e, to: e.to.toLowerCase() })) }
-      : input;
-    if (request.dedup === true && request.skip_dedup === true) {
-      throw new ValidationError('dedup and skip_dedup cannot both be true', { code: 'invalid_request' });
+    const items = inputs.map((input): Prepared | WriteOutcome => {
+      try {
+        return prepare(input);
+      } catch (error) {
+        return { ok: false, error };
+      }
+    });
+    const needsEmbedding = (item: Prepared | WriteOutcome): item is Prepared =>
+      'request' in item && item.vector === undefined && core.embedder !== undefined;
+    if (!items.some(needsEmbedding)) {
+      // No awaited step: admission and apply run in one job, one commit per write.
+      return Promise.all(
+        items.map((item) =>
+          'request' in item
+            ? core.commits.run((after) => this.#admitAndApply(tenant, nsName, item, after)).catch(failed)
+            : Promise.resolve(item),
+        ),
+      );
     }
-    // Validate everything the caller sent before recording anything.
-    parseTime('valid_from', request.valid_from);
-    let vector: Float32Array | undefined;
-    if (request.vector !== undefined) vector = checkVector(request.vector);
-    const ns = core.namespaceForWrite(tenant, nsName, request.mode);
+    // An embedder call lies between admission and apply: record intents first (ADR 0025).
+    const staged = await Promise.all(
+      items.map(async (item): Promise<Staged | Prepared | WriteOutcome> => {
+        if (!needsEmbedding(item)) return item;
+        try {
+          const admitted = await core.commits.run(() => this.#recordIntent(tenant, nsName, item));
+          return 'intent' in admitted ? { ...admitted, item } : admitted;
+        } catch (error) {
+          return { ok: false, error };
+        }
+      }),
+    );
+    const toEmbed = staged.filter((s): s is Staged => 'intent' in s);
+    let vectors: Float32Array[] | undefined;
+    let embedError: unknown;
+    if (toEmbed.length > 0) {
+      try {
+        vectors = await core.embedder!.embed(toEmbed.map((s) => s.item.request.content));
+        vectors = vectors.map((v) => {
+          try {
+            return checkVector(Array.from(v ?? []), 'embedding');
+          } catch (cause) {
+            throw new UnavailableError('embedder answered an unusable vector', { code: 'embedder_failed', cause });
+          }
+        });
+        if (vectors.length !== toEmbed.length)
+          throw new UnavailableError('embedder answered too few vectors', { code: 'embedder_failed' });
+      } catch (error) {
+        embedError = error;
+        vectors = undefined;
+      }
+    }
+    // Apply jobs are queued in request order, so the batch's items see each other as serial writes do.
+    const embedded = new Map(toEmbed.map((s, i) => [s, vectors?.[i]]));
+    return Promise.all(
+      staged.map((s): Promise<WriteOutcome> => {
+        if ('ok' in s) return Promise.resolve(s);
+        if ('request' in s)
+          return core.commits.run((after) => this.#admitAndApply(tenant, nsName, s, after)).catch(failed);
+        const vector = embedded.get(s);
+        if (vector === undefined) {
+          // Nothing was written: the intent goes, and the caller sees the embedder's error.
+          return core.commits
+            .run(() => core.intents.remove(s.intent.id))
+            .then((): WriteOutcome => ({ ok: false, error: embedError }), failed);
+        }
+        return core.commits
+          .run((after) =>
+            this.#applyFresh(s.ns, s.intent, { request: s.item.request, vector: Array.from(vector) }, true, after),
+          )
+          .catch(failed);
+      }),
+    );
+  }
+
+  /** Admission of a write inside its group job: the replayed or rejected result, or undefined to go on. */
+  #admit(ns: Namespace, request: WriteRequest): WriteOutcome | undefined {
+    const core = this.#core;
     if (request.request_id !== undefined) {
       const existing = core.nodes.nodeByRequest(ns.id, request.request_id);
-      if (existing !== undefined) return { node_id: existing, admitted: true, replayed: true };
+      if (existing !== undefined) return { ok: true, result: { node_id: existing, admitted: true, replayed: true } };
     }
     const credibility = core.credibility(ns.id, request.source_id, DEFAULT_SOURCE_CREDIBILITY);
     if (credibility < CREDIBILITY_FLOOR) {
       core.telemetry.admissionRejected('low_credibility');
       return {
-        node_id: NIL_UUID,
-        admitted: false,
-        reason: `source "${request.source_id}" has credibility ${credibility}, below the admission floor ${CREDIBILITY_FLOOR}`,
+        ok: true,
+        result: {
+          node_id: NIL_UUID,
+          admitted: false,
+          reason: `source "${request.source_id}" has credibility ${credibility}, below the admission floor ${CREDIBILITY_FLOOR}`,
+        },
       };
     }
     this.#checkEdges(ns, request.edges ?? []);
-    const intent: IntentRow = {
+    return undefined;
+  }
+
+  #intentOf(ns: Namespace, request: WriteRequest): IntentRow {
+    const core = this.#core;
+    return {
       id: core.newId(),
       ns_id: ns.id,
       kind: 'write',
@@ -138,39 +176,57 @@ export class WriteService {
       attempts: 0,
       last_error: null,
     };
-    core.intents.insert(intent);
-    if (vector === undefined && core.embedder) {
-      try {
-        const [embedded] = await core.embedder.embed([request.content]);
-        try {
-          vector = checkVector(Array.from(embedded ?? []), 'embedding');
-        } catch (cause) {
-          throw new UnavailableError('embedder answered an unusable vector', { code: 'embedder_failed', cause });
-        }
-      } catch (error) {
-        // Nothing was written: the intent goes, and the caller sees the embedder's error.
-        core.intents.remove(intent.id);
-        throw error;
-      }
-    }
+  }
+
+  /** Group job of a write with nothing awaited before apply: admission and apply in one commit. */
+  #admitAndApply(tenant: string, nsName: string, item: Prepared, after: (op: () => void) => void): WriteOutcome {
+    const ns = this.#core.namespaceForWrite(tenant, nsName, item.request.mode);
+    const early = this.#admit(ns, item.request);
+    if (early) return early;
+    const payload = { request: item.request, ...(item.vector ? { vector: Array.from(item.vector) } : {}) };
+    return this.#applyFresh(ns, this.#intentOf(ns, item.request), payload, false, after);
+  }
+
+  /** Group job recording the intent of a write that awaits the embedder. */
+  #recordIntent(tenant: string, nsName: string, item: Prepared): WriteOutcome | { ns: Namespace; intent: IntentRow } {
+    const ns = this.#core.namespaceForWrite(tenant, nsName, item.request.mode);
+    const early = this.#admit(ns, item.request);
+    if (early) return early;
+    const intent = this.#intentOf(ns, item.request);
+    this.#core.intents.insert(intent);
+    return { ns, intent };
+  }
+
+  /**
+   * Applies a fresh write inside its group job. A failure that is not the caller's leaves the intent
+   * pending (recorded here when it was not yet) and answers 503 `write_pending` (ADR 0025).
+   */
+  #applyFresh(
+    ns: Namespace,
+    intent: IntentRow,
+    payload: WriteIntentPayload,
+    recorded: boolean,
+    after: (op: () => void) => void,
+  ): WriteOutcome {
+    const core = this.#core;
     try {
-      const outcome = this.apply(ns, intent, { request, ...(vector ? { vector: Array.from(vector) } : {}) }, false);
+      const outcome = this.apply(ns, intent, payload, false, after);
       if (outcome.kind !== 'applied') throw new Error(`unexpected ${outcome.kind} on a fresh write`);
-      return outcome.result;
+      return { ok: true, result: outcome.result };
     } catch (error) {
       if (isCallerError(error)) {
-        core.intents.remove(intent.id);
-        throw error;
+        if (recorded) core.intents.remove(intent.id);
+        return { ok: false, error };
       }
+      if (!recorded) core.intents.insert({ ...intent, payload: JSON.stringify(payload satisfies WriteIntentPayload) });
       core.intents.recordFailure(intent.id, error instanceof Error ? error.message : String(error));
-      throw new UnavailableError(
-        'the write did not complete; it is recorded as a pending intent: inspect GET /recovery/pending and reconcile before resubmitting',
-        {
-          code: 'write_pending',
-          details: { pending_intent_id: intent.id },
-          cause: error,
-        },
-      );
+      return {
+        ok: false,
+        error: new UnavailableError(
+          'the write did not complete; it is recorded as a pending intent: inspect GET /recovery/pending and reconcile before resubmitting',
+          { code: 'write_pending', details: { pending_intent_id: intent.id }, cause: error },
+        ),
+      };
     }
   }
 
@@ -191,7 +247,13 @@ export class WriteService {
    * state that the intent would collide with (the same content written after it, a missing edge
    * target) is reported as a conflict instead of being overwritten or duplicated.
    */
-  apply(ns: Namespace, intent: IntentRow, payload: WriteIntentPayload, replay: boolean): ApplyOutcome {
+  apply(
+    ns: Namespace,
+    intent: IntentRow,
+    payload: WriteIntentPayload,
+    replay: boolean,
+    afterCommit?: (op: () => void) => void,
+  ): ApplyOutcome {
     const core = this.#core;
     const { request } = payload;
     const nodeId = intent.node_id ?? core.newId();
@@ -291,7 +353,8 @@ export class WriteService {
         result: { node_id: nodeId, admitted: true, ...(conflicts.length > 0 ? { conflict_ids: conflicts } : {}) },
       };
     });
-    for (const op of indexOps) op();
+    // Index updates run once the transaction holding them committed (the group's, inside a group job).
+    for (const op of indexOps) (afterCommit ?? run)(op);
     return outcome;
   }
 
@@ -343,21 +406,4 @@ export class WriteService {
       this.supersede(current, { change: 'corroborate' }, [...support, sourceId], tx, indexOps);
     }
   }
-}
-
-/** Validates a caller vector: finite numbers, not all zero, at most MAX_DIMENSIONS. */
-export function checkVector(values: readonly number[], field = 'vector'): Float32Array {
-  if (values.length === 0 || values.length > MAX_DIMENSIONS) {
-    throw new ValidationError(`${field}: must have 1-${MAX_DIMENSIONS} dimensions, has ${values.length}`, {
-      code: 'invalid_vector',
-    });
-  }
-  let nonZero = false;
-  for (const x of values) {
-    if (typeof x !== 'number' || !Number.isFinite(x))
-      throw new ValidationError(`${field}: every component must be a finite number`, { code: 'invalid_vector' });
-    if (x !== 0) nonZero = true;
-  }
-  if (!nonZero) throw new ValidationError(`${field}: a zero vector has no direction`, { code: 'invalid_vector' });
-  return Float32Array.from(values);
 }

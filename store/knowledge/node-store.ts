@@ -16,9 +16,12 @@ export interface TextFilter {
 export class NodeStore {
   readonly #db: Db;
   readonly #s;
+  /** One transaction wrapper, reused: building one per call costs more than the savepoint itself. */
+  readonly #tx: (fn: () => unknown) => unknown;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#tx = db.transaction((fn: () => unknown) => fn());
     this.#s = {
       nsGet: db.prepare('SELECT * FROM kn_namespaces WHERE tenant = ? AND name = ?'),
       nsInsert: db.prepare(
@@ -67,7 +70,7 @@ export class NodeStore {
 
   /** Runs `fn` in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
-    return this.#db.transaction(fn)();
+    return this.#tx(fn) as T;
   }
 
   namespace(tenant: string, name: string): NamespaceRow | undefined {

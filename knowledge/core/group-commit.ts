@@ -1,0 +1,130 @@
+/**
+ * Group commit of knowledge writes (docs/adr/0182). Writes queued in the same turn of the event
+ * loop run one after another inside one transaction, each in its own savepoint, so every write sees
+ * the state the writes before it left, exactly as if they ran serially, and one write's failure rolls
+ * back only its own savepoint. The transaction commits without an fsync; one `fdatasync` of the WAL
+ * then makes the whole group durable, and only then is any write of the group answered.
+ */
+import { UnavailableError } from '../../domain/errors.js';
+import type { Db } from '../../store/database.js';
+import { WalDurability } from '../../store/knowledge/wal-durability.js';
+
+/** Writes per transaction: a longer queue runs in several groups, letting reads run in between. */
+export const MAX_GROUP = 256;
+
+/** A queued write: runs synchronously inside the group transaction; `afterCommit` ops run once it committed. */
+export type GroupJob<T> = (afterCommit: (op: () => void) => void) => T;
+
+interface Queued {
+  readonly job: GroupJob<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Counters of the group commits since start. */
+export interface GroupCommitStats {
+  readonly groups: number;
+  readonly writes: number;
+  readonly syncs: number;
+}
+
+/** Queues writes and commits them in groups, one transaction and one fsync per group. */
+export class GroupCommit {
+  readonly #wal: WalDurability;
+  #queue: Queued[] = [];
+  #scheduled = false;
+  #inFlight = new Set<Promise<void>>();
+  #groups = 0;
+  #writes = 0;
+
+  constructor(db: Db) {
+    this.#wal = new WalDurability(db);
+  }
+
+  /** Runs `job` in the next group; resolves with its value once the group is durable. */
+  run<T>(job: GroupJob<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.#queue.push({ job, resolve: resolve as (value: unknown) => void, reject });
+      this.#schedule();
+    });
+  }
+
+  /** Groups committed, writes they held and WAL syncs, since start. */
+  stats(): GroupCommitStats {
+    return { groups: this.#groups, writes: this.#writes, syncs: this.#wal.syncs };
+  }
+
+  /** Waits until every queued write is committed and durable, then releases the WAL descriptor. */
+  async close(): Promise<void> {
+    while (this.#queue.length > 0 || this.#inFlight.size > 0 || this.#scheduled) {
+      if (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
+      else await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    this.#wal.close();
+  }
+
+  #schedule(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // setImmediate: every request parsed in this turn of the event loop joins the same group.
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#flush();
+    });
+  }
+
+  #flush(): void {
+    const group = this.#queue.splice(0, MAX_GROUP);
+    if (this.#queue.length > 0) this.#schedule();
+    if (group.length === 0) return;
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    const after: (() => void)[] = [];
+    try {
+      this.#wal.commitUnsynced(() => {
+        for (const { job } of group) {
+          const ops: (() => void)[] = [];
+          try {
+            // A nested transaction is a savepoint: a throwing write undoes only its own changes.
+            const value = this.#wal.savepoint(() => job((op) => ops.push(op)));
+            outcomes.push({ ok: true, value });
+            after.push(...ops);
+          } catch (error) {
+            if (!this.#wal.inTransaction) throw error; // SQLite rolled the whole transaction back
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (cause) {
+      const error = new UnavailableError('the write transaction did not commit; nothing of it was stored', {
+        code: 'commit_failed',
+        cause,
+      });
+      for (const { reject } of group) reject(error);
+      return;
+    }
+    this.#groups++;
+    this.#writes += group.length;
+    for (const op of after) op();
+    const durable = this.#wal.sync().then(
+      () => group.forEach(({ resolve, reject }, i) => settle(outcomes[i]!, resolve, reject)),
+      (cause: unknown) => {
+        const error = new UnavailableError(
+          'the write committed but the disk did not confirm it: it may be lost on power failure; retry with the same request_id',
+          { code: 'sync_failed', cause },
+        );
+        for (const { reject } of group) reject(error);
+      },
+    );
+    this.#inFlight.add(durable);
+    void durable.finally(() => this.#inFlight.delete(durable));
+  }
+}
+
+function settle(
+  outcome: { ok: true; value: unknown } | { ok: false; error: unknown },
+  resolve: (value: unknown) => void,
+  reject: (error: unknown) => void,
+): void {
+  if (outcome.ok) resolve(outcome.value);
+  else reject(outcome.error);
+}

@@ -1,0 +1,81 @@
+/**
+ * Deferred WAL durability for group commit (docs/adr/0182): a transaction commits with
+ * `synchronous = NORMAL` (its frames reach the WAL file, no fsync), then `sync()` runs `fdatasync`
+ * of the WAL file on the libuv thread pool, so the event loop keeps serving requests while the disk
+ * flushes. A commit whose sync has resolved is as durable as a `synchronous = FULL` commit: the same
+ * file, flushed after the commit frame was written. Every other transaction on the connection keeps
+ * `FULL`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../database.js';
+
+/** Commits without an fsync and flushes the WAL asynchronously afterwards. */
+export class WalDurability {
+  readonly #db: Db;
+  readonly #tx: (fn: () => unknown) => unknown;
+  readonly #wal: string | undefined;
+  #fd: number | undefined;
+  #directorySynced = false;
+  #syncs = 0;
+
+  constructor(db: Db) {
+    this.#db = db;
+    this.#tx = db.transaction((fn: () => unknown) => fn());
+    // An in-memory or temporary database has no WAL file: its commits are as durable as they get.
+    this.#wal = db.memory || db.name === '' ? undefined : `${db.name}-wal`;
+  }
+
+  /** Whether a transaction is open on the connection (SQLite may roll one back on I/O errors). */
+  get inTransaction(): boolean {
+    return this.#db.inTransaction;
+  }
+
+  /** Runs `fn` in a savepoint of the open transaction: a throw undoes only `fn`'s changes. */
+  savepoint<T>(fn: () => T): T {
+    return this.#tx(fn) as T;
+  }
+
+  /** fdatasync calls made so far (one per group commit). */
+  get syncs(): number {
+    return this.#syncs;
+  }
+
+  /**
+   * Runs `fn` in one transaction that commits without an fsync. Its changes are visible at once;
+   * they are durable only once a later `sync()` resolves.
+   */
+  commitUnsynced<T>(fn: () => T): T {
+    this.#db.pragma('synchronous = NORMAL');
+    try {
+      return this.#tx(fn) as T;
+    } finally {
+      this.#db.pragma('synchronous = FULL');
+    }
+  }
+
+  /** Flushes every commit made before the call to disk. */
+  async sync(): Promise<void> {
+    if (this.#wal === undefined) return;
+    this.#syncs++;
+    if (this.#fd === undefined) this.#fd = fs.openSync(this.#wal, 'r');
+    const fd = this.#fd;
+    await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+    if (!this.#directorySynced) {
+      // The WAL file's directory entry, once: a new file is durable only with its name.
+      const dir = fs.openSync(path.dirname(this.#wal), 'r');
+      try {
+        fs.fsyncSync(dir);
+      } finally {
+        fs.closeSync(dir);
+      }
+      this.#directorySynced = true;
+    }
+  }
+
+  /** Closes the WAL descriptor (before the database closes). */
+  close(): void {
+    if (this.#fd !== undefined) fs.closeSync(this.#fd);
+    this.#fd = undefined;
+  }
+}
