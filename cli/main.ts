@@ -10,6 +10,7 @@ import { registerApps } from './commands/apps.js';
 import { registerEvents } from './commands/events.js';
 import { registerDeploy } from './commands/deploy.js';
 import { registerOps } from './commands/ops.js';
+import { registerSnapshots } from './commands/snapshots.js';
 import { registerFunctions } from './commands/functions.js';
 import { registerTokens } from './commands/tokens.js';
 import { registerInbox } from './commands/inbox.js';
@@ -61,6 +62,7 @@ export function createProgram(): Command {
   registerEvents(program);
   registerDeploy(program);
   registerOps(program);
+  registerSnapshots(program);
   registerFunctions(program);
   registerTokens(program);
   registerInbox(program);
