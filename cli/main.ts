@@ -11,6 +11,7 @@ import { registerEvents } from './commands/events.js';
 import { registerDeploy } from './commands/deploy.js';
 import { registerOps } from './commands/ops.js';
 import { registerSnapshots } from './commands/snapshots.js';
+import { registerSecrets } from './commands/secrets.js';
 import { registerFunctions } from './commands/functions.js';
 import { registerTokens } from './commands/tokens.js';
 import { registerInbox } from './commands/inbox.js';
@@ -63,6 +64,7 @@ export function createProgram(): Command {
   registerDeploy(program);
   registerOps(program);
   registerSnapshots(program);
+  registerSecrets(program);
   registerFunctions(program);
   registerTokens(program);
   registerInbox(program);

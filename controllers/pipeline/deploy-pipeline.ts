@@ -4,6 +4,7 @@
  * output), queues an automatic rollback when a deploy fails its health gate, and emits the deploy
  * lifecycle events.
  */
+import { deliverEncryptedSecrets } from '../secrets/encrypted-secrets.js';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
@@ -253,8 +254,18 @@ async function runStep(
         throw new StepFailure('migrate is planned but the migrations capability is not wired');
       return deps.migrate(state.app, path.join(state.workDir, folder), state.commit ?? null);
     }
-    case 'submit':
-      return submit(deps, state);
+    case 'submit': {
+      // Committed age-encrypted secrets reach the app's secrets folder before its tasks start.
+      const secrets = await deliverEncryptedSecrets({
+        dataDir: deps.dataDir,
+        app: state.app,
+        spec: state.spec,
+        workDir: state.workDir,
+        commit: state.commit ?? null,
+      });
+      const outcome = await submit(deps, state);
+      return secrets ? { ...outcome, message: `${outcome.message}; ${secrets}` } : outcome;
+    }
     case 'healthy':
       return healthy(deps, context, state);
     case 'forge': {
