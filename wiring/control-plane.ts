@@ -332,6 +332,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     appsDir: config.appsDir,
     dataDir: config.dataDir,
     profile: config.profile,
+    ...(config.sourceAllowedSigners !== undefined ? { allowedSignersFile: config.sourceAllowedSigners } : {}),
     reconcilers,
     logger: log,
     events: eventApi.services.events,

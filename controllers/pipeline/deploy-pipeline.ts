@@ -5,6 +5,7 @@
  * lifecycle events.
  */
 import { deliverEncryptedSecrets } from '../secrets/encrypted-secrets.js';
+import { admitProduction } from './production-admission.js';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
@@ -206,7 +207,16 @@ async function runStep(
       const result = await cloneStep(state.source, mirror, state.deployment.ref ?? 'HEAD', state.workDir);
       state.commit = result.commit;
       updateDeployment(db, state.deployment.id, { commit: result.commit });
-      return { message: result.message };
+      if (deps.profile !== 'production') return { message: result.message };
+      const admitted = await admitProduction({
+        spec: state.spec,
+        mirrorDir: mirror,
+        commit: result.commit,
+        workDir: state.workDir,
+        secretsDir: path.join(deps.dataDir, 'secrets', state.app),
+        ...(deps.allowedSignersFile !== undefined ? { allowedSignersFile: deps.allowedSignersFile } : {}),
+      });
+      return { message: `${result.message}; ${admitted}` };
     }
     case 'inspect': {
       const findings = inspectSource(state.spec, state.workDir, path.join(deps.dataDir, 'secrets', state.app));
