@@ -215,6 +215,8 @@ async function runStep(
         workDir: state.workDir,
         secretsDir: path.join(deps.dataDir, 'secrets', state.app),
         ...(deps.allowedSignersFile !== undefined ? { allowedSignersFile: deps.allowedSignersFile } : {}),
+        scheduler: () => deps.targets.get(),
+        hostDriver: !deps.targets.runsImages,
       });
       return { message: `${result.message}; ${admitted}` };
     }

@@ -7,11 +7,15 @@
  *   `git verify-commit` accepts against that allowed-signers file (SSH signing keys);
  * - `strict-secrets`: no secret value in the repository (a plaintext committed secret, a `.age`
  *   file that is not age, a secret-looking spec `env` value), and every declared secret present;
- * - `digest-pinned`: `build.image` is an `image@sha256:<digest>`.
+ * - `digest-pinned`: `build.image` is an `image@sha256:<digest>`;
+ * - `live-substrate`: the scheduler driver answers (lists its jobs within 5 s) and, on a host
+ *   driver, the host's free memory holds what the app's processes request at their minimum scale.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { looksLikeSecretName } from '../../domain/operator/index.js';
+import type { Scheduler } from '../../domain/scheduler/index.js';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { runGit } from '../../platform/git/index.js';
 import { StepFailure } from '../errors.js';
@@ -23,6 +27,7 @@ export const AdmissionRule = {
   sourceSignature: 'source.signature',
   strictSecrets: 'strict-secrets',
   digestPinned: 'digest-pinned',
+  liveSubstrate: 'live-substrate',
 } as const;
 export type AdmissionRule = (typeof AdmissionRule)[keyof typeof AdmissionRule];
 
@@ -38,6 +43,46 @@ export interface AdmissionInput {
   readonly secretsDir: string;
   /** An allowed-signers file (ssh-keygen format): commits must be signed by one of its keys. */
   readonly allowedSignersFile?: string;
+  /** The scheduler the app deploys to; absent: the substrate is not checked. */
+  readonly scheduler?: () => Promise<Scheduler>;
+  /** Whether the driver runs on this host (its free memory is the room). */
+  readonly hostDriver?: boolean;
+  /** Free memory of the host in MB. @default os.freemem() */
+  readonly freeMemoryMb?: () => number;
+}
+
+const SUBSTRATE_TIMEOUT_MS = 5_000;
+
+async function checkSubstrate(input: AdmissionInput): Promise<string> {
+  if (!input.scheduler) return '';
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      input.scheduler().then((s) => s.listJobs()),
+      new Promise((_, reject) => {
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${SUBSTRATE_TIMEOUT_MS} ms`)),
+          SUBSTRATE_TIMEOUT_MS,
+        );
+      }),
+    ]);
+  } catch (error) {
+    refuse(AdmissionRule.liveSubstrate, `the scheduler driver does not answer (${(error as Error).message})`);
+  } finally {
+    clearTimeout(timer);
+  }
+  if (!input.hostDriver) return ', driver answers';
+  const requested = Object.values(input.spec.processes).reduce(
+    (sum, p) => sum + p.resources.memory * Math.max(1, p.scaling.min),
+    0,
+  );
+  const free = Math.floor(input.freeMemoryMb?.() ?? os.freemem() / 1024 / 1024);
+  if (requested > free)
+    refuse(
+      AdmissionRule.liveSubstrate,
+      `the app's processes request ${requested} MB of memory at their minimum scale; the host has ${free} MB free`,
+    );
+  return `, driver answers with room (${requested} of ${free} MB free)`;
 }
 
 function refuse(rule: AdmissionRule, message: string): never {
@@ -88,5 +133,6 @@ export async function admitProduction(input: AdmissionInput): Promise<string> {
       AdmissionRule.digestPinned,
       `build.image must be an immutable image@sha256:<digest>${spec.build.image ? `, got ${spec.build.image}` : ', and none is set'}`,
     );
-  return `production admission: ${short} on ${branch}${input.allowedSignersFile ? ', signature valid' : ''}, secrets strict, image pinned by digest`;
+  const substrate = await checkSubstrate(input);
+  return `production admission: ${short} on ${branch}${input.allowedSignersFile ? ', signature valid' : ''}, secrets strict, image pinned by digest${substrate}`;
 }

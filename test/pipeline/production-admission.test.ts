@@ -57,9 +57,10 @@ test('the production profile names the broken rule of each refused preflight and
   write('leaky', spec('leaky', 'env:\n  API_TOKEN: abc123\n'));
   write('unpinned', 'name: unpinned\nprocesses:\n  web:\n    port: 8080\n');
   write('missing', spec('missing', 'secrets:\n  - DB_PASSWORD\n'));
+  write('huge', spec('huge').replace('memory: 64', 'memory: 4000000000'));
   const signed = commit('apps, signed', key);
   const plane = await startPlane(t, config);
-  await Promise.all(['good', 'leaky', 'unpinned', 'missing'].map((app) => waitForApp(plane, app)));
+  await Promise.all(['good', 'leaky', 'unpinned', 'missing', 'huge'].map((app) => waitForApp(plane, app)));
 
   const preflight = async (app: string, ref?: string) => {
     const queued = plane.deploys.deploys.preflight(app, ref ? { ref } : {});
@@ -68,11 +69,13 @@ test('the production profile names the broken rule of each refused preflight and
     return { operation, clone };
   };
 
-  const [good, leaky, unpinned, missing] = await Promise.all([
+  const [good, leaky, unpinned, missing, huge] = await Promise.all([
     preflight('good'),
+
     preflight('leaky'),
     preflight('unpinned'),
     preflight('missing'),
+    preflight('huge'),
   ]);
   t.is(good.clone?.status, 'succeeded', good.clone?.message ?? '');
   t.regex(
@@ -83,6 +86,11 @@ test('the production profile names the broken rule of each refused preflight and
   t.regex(leaky.clone?.message ?? '', /production admission refused \(strict-secrets\): env\.API_TOKEN commits/);
   t.false((leaky.clone?.message ?? '').includes('abc123'), 'the value is not repeated');
   t.regex(unpinned.clone?.message ?? '', /production admission refused \(digest-pinned\): build\.image must be/);
+  t.regex(
+    huge.clone?.message ?? '',
+    /production admission refused \(live-substrate\): the app's processes request 4000000000 MB of memory at their minimum scale; the host has \d+ MB free/,
+  );
+  t.regex(good.clone?.message ?? '', /driver answers with room \(64 of \d+ MB free\)/);
   t.regex(
     missing.clone?.message ?? '',
     /refused \(strict-secrets\): secrets: DB_PASSWORD is declared but has no value/,
