@@ -21,6 +21,8 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
     load: async () => (await import('./commands/deploy.js')).registerDeploy,
   },
   { names: ['ops'], load: async () => (await import('./commands/ops.js')).registerOps },
+  { names: ['snapshots'], load: async () => (await import('./commands/snapshots.js')).registerSnapshots },
+  { names: ['secrets'], load: async () => (await import('./commands/secrets.js')).registerSecrets },
   { names: ['invoke', 'functions'], load: async () => (await import('./commands/functions.js')).registerFunctions },
   { names: ['tokens'], load: async () => (await import('./commands/tokens.js')).registerTokens },
   { names: ['inbox'], load: async () => (await import('./commands/inbox.js')).registerInbox },

@@ -51,6 +51,8 @@ export interface SvcConfig {
   /** Require an authenticated principal for metrics and the service manifest. @default false */
   readonly requireExplicitAuth: boolean;
   readonly profile: Profile;
+  /** Allowed-signers file (ssh-keygen format); under the production profile, deployed commits must be signed by one of its keys. Unset: signatures are not required. */
+  readonly sourceAllowedSigners: string | undefined;
   /** Environment name carried by events and fleet documents. @default development */
   readonly environment: string;
   readonly logLevel: LogLevel;
@@ -291,6 +293,16 @@ export const VARIABLES = {
     description: 'development or production',
     defaultText: 'development',
     parse: oneOf('SVC_PROFILE', Object.values(Profile), 'development'),
+  },
+  sourceAllowedSigners: {
+    name: 'SVC_SOURCE_ALLOWED_SIGNERS',
+    description:
+      'Allowed-signers file (ssh-keygen format): with SVC_PROFILE=production, deploys and preflights admit only commits signed by one of its keys',
+    defaultText: '(none: signatures not required)',
+    parse: (raw) => {
+      const value = optional(raw);
+      return value === undefined ? undefined : path.resolve(value);
+    },
   },
   environment: {
     name: 'SVC_ENVIRONMENT',

@@ -30,6 +30,8 @@ if [ ! -f "$stamp" ] || [ package.json -nt "$stamp" ] || { [ -f package-lock.jso
 fi
 
 command -v git >/dev/null 2>&1 || apt_install git
+# ssh-keygen: the production-admission tests sign commits with SSH keys (git verify-commit).
+command -v ssh-keygen >/dev/null 2>&1 || apt_install openssh-client
 
 # PostgreSQL server binaries (initdb, pg_ctl, postgres, pg_dump, pg_restore) for throwaway clusters.
 if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then

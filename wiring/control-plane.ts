@@ -338,6 +338,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     appsDir: config.appsDir,
     dataDir: hosted.path,
     profile: config.profile,
+    ...(config.sourceAllowedSigners !== undefined ? { allowedSignersFile: config.sourceAllowedSigners } : {}),
     reconcilers,
     logger: log,
     events: eventApi.services.events,

@@ -14,6 +14,7 @@ import {
 } from '../../domain/operator/index.js';
 import type { Db } from '../../store/database.js';
 import { listApps } from '../../store/control/apps.js';
+import { readEncryptedSources } from '../secrets/encrypted-secrets.js';
 
 /** Where the secret facts come from. */
 export interface SecretSources {
@@ -69,6 +70,7 @@ export function readAppSecretFacts(sources: SecretSources, filter: { readonly ap
           destination: file.destination,
         })),
       ),
+      encryptedKeys: Object.keys(readEncryptedSources(sources.dataDir, row.name)),
     });
   }
   return out;

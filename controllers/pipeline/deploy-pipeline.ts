@@ -4,6 +4,8 @@
  * output), queues an automatic rollback when a deploy fails its health gate, and emits the deploy
  * lifecycle events.
  */
+import { deliverEncryptedSecrets } from '../secrets/encrypted-secrets.js';
+import { admitProduction } from './production-admission.js';
 import path from 'node:path';
 import fs from 'node:fs';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
@@ -205,7 +207,18 @@ async function runStep(
       const result = await cloneStep(state.source, mirror, state.deployment.ref ?? 'HEAD', state.workDir);
       state.commit = result.commit;
       updateDeployment(db, state.deployment.id, { commit: result.commit });
-      return { message: result.message };
+      if (deps.profile !== 'production') return { message: result.message };
+      const admitted = await admitProduction({
+        spec: state.spec,
+        mirrorDir: mirror,
+        commit: result.commit,
+        workDir: state.workDir,
+        secretsDir: path.join(deps.dataDir, 'secrets', state.app),
+        ...(deps.allowedSignersFile !== undefined ? { allowedSignersFile: deps.allowedSignersFile } : {}),
+        scheduler: () => deps.targets.get(),
+        hostDriver: !deps.targets.runsImages,
+      });
+      return { message: `${result.message}; ${admitted}` };
     }
     case 'inspect': {
       const findings = inspectSource(state.spec, state.workDir, path.join(deps.dataDir, 'secrets', state.app));
@@ -253,8 +266,18 @@ async function runStep(
         throw new StepFailure('migrate is planned but the migrations capability is not wired');
       return deps.migrate(state.app, path.join(state.workDir, folder), state.commit ?? null);
     }
-    case 'submit':
-      return submit(deps, state);
+    case 'submit': {
+      // Committed age-encrypted secrets reach the app's secrets folder before its tasks start.
+      const secrets = await deliverEncryptedSecrets({
+        dataDir: deps.dataDir,
+        app: state.app,
+        spec: state.spec,
+        workDir: state.workDir,
+        commit: state.commit ?? null,
+      });
+      const outcome = await submit(deps, state);
+      return secrets ? { ...outcome, message: `${outcome.message}; ${secrets}` } : outcome;
+    }
     case 'healthy':
       return healthy(deps, context, state);
     case 'forge': {

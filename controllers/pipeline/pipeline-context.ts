@@ -16,6 +16,8 @@ export interface PipelineDependencies {
   readonly dataDir: string;
   /** `SVC_PROFILE`: production requires digest-pinned images. */
   readonly profile: string;
+  /** `SVC_SOURCE_ALLOWED_SIGNERS`: under the production profile, commits must be signed by one of its keys. */
+  readonly allowedSignersFile?: string;
   readonly targets: SchedulerTargets;
   readonly registry: Registry;
   /** The app controller: submit = record the release and reconcile the app. */

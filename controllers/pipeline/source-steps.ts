@@ -9,6 +9,7 @@ import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { StepFailure } from '../errors.js';
 import { exportCommit, mirrorRepository, resolveCommit } from '../../platform/git/index.js';
 import type { Release, ReleaseBuilder } from '../../platform/release-builder/index.js';
+import { hasCommittedEncrypted, inspectCommittedSecrets } from '../secrets/encrypted-secrets.js';
 
 /** Where an app's source comes from. */
 export interface AppSource {
@@ -65,7 +66,8 @@ const SECRET_NAME = /(SECRET|PASSWORD|PASSWD|TOKEN|API_KEY|PRIVATE_KEY)/i;
 
 /**
  * Preflight inspection of a checkout: the Dockerfile is present, every declared secret has a value
- * file under `<secretsDir>/<NAME>`, and known source footguns (committed .env files or
+ * file under `<secretsDir>/<NAME>` or a committed `secrets/<NAME>.age`, committed secrets are
+ * age-encrypted, and known source footguns (committed .env files or
  * node_modules, unpinned base images, remote ADD, secrets baked in by ENV).
  */
 export function inspectSource(spec: CanonicalAppSpec, workDir: string, secretsDir: string): InspectFinding[] {
@@ -80,13 +82,14 @@ export function inspectSource(spec: CanonicalAppSpec, workDir: string, secretsDi
       });
   }
   for (const name of spec.secrets) {
-    if (!fs.existsSync(path.join(secretsDir, name)))
+    if (!fs.existsSync(path.join(secretsDir, name)) && !hasCommittedEncrypted(workDir, name))
       findings.push({
         severity: 'error',
         rule: 'secret.missing',
-        message: `secrets: ${name} is declared but has no value (expected a file ${name} in the app's secrets folder)`,
+        message: `secrets: ${name} is declared but has no value (expected a file ${name} in the app's secrets folder, or secrets/${name}.age committed)`,
       });
   }
+  findings.push(...inspectCommittedSecrets(spec, workDir));
   if (fs.existsSync(path.join(workDir, '.env')))
     findings.push({
       severity: 'warning',

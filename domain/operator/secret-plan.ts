@@ -48,6 +48,8 @@ export interface AppSecretFacts {
     readonly key: string;
     readonly destination: string;
   }[];
+  /** Keys whose value file the last deploy decrypted from a committed `secrets/<KEY>.age`. @default [] */
+  readonly encryptedKeys?: readonly string[];
 }
 
 /** A platform variable marked secret. */
@@ -68,8 +70,11 @@ export interface SecretPlanEntry {
   readonly declared: boolean;
   /** A value exists; null when the control plane cannot tell. */
   readonly present: boolean | null;
-  /** Values are stored unencrypted (environment or owner-only files); encryption at rest is the volume's. */
-  readonly encrypted: false;
+  /**
+   * True when the value is committed to git age-encrypted (`secrets/<KEY>.age`) and decrypted at
+   * deploy; false for values held only in plain form (environment, owner-only files, spec env).
+   */
+  readonly encrypted: boolean;
   /** `owner-only` for files no one else can read; `exposed` otherwise; null when not a file. */
   readonly protection: 'owner-only' | 'exposed' | null;
   /** True when the value sits in git with the spec. */
@@ -91,13 +96,14 @@ function fileEntry(
   declared: boolean,
 ): SecretPlanEntry {
   const where = `${app.secretsDir}/${key}`;
+  const encrypted = (app.encryptedKeys ?? []).includes(key);
   const base = {
     key,
     app: app.app,
     location: 'app-secret-file' as const,
     where,
     declared,
-    encrypted: false as const,
+    encrypted,
     committed: false,
   };
   if (!file || !file.regular) {
@@ -131,7 +137,9 @@ function fileEntry(
     present: true,
     protection: 'owner-only',
     action: 'none',
-    reason: 'declared, present and readable by its owner only',
+    reason: encrypted
+      ? `declared, committed encrypted as secrets/${key}.age, decrypted at deploy and readable by its owner only`
+      : 'declared, present and readable by its owner only',
   };
 }
 

@@ -70,6 +70,8 @@ export interface LocalSchedulerOptions {
   readonly privateMounts?: PrivateMounts;
   /** Folder of app releases; each app's subfolder is made readable by that app's group only. @default `<dataDir>/releases` */
   readonly releasesDir?: string;
+  /** `<dataDir>/secrets`: each app's decrypted secret files, copied into its tasks' `secrets/` folder. */
+  readonly appSecretsDir?: string;
 }
 
 const HOST_IP = '127.0.0.1';
@@ -129,6 +131,7 @@ export class DriverCore {
         appDataRoot: path.join(options.dataDir, 'app-data'),
         releasesDir: options.releasesDir ?? path.join(options.dataDir, 'releases'),
         privateMounts: privateMounts.available,
+        ...(options.appSecretsDir ? { appSecretsRoot: options.appSecretsDir } : {}),
       },
       cpuWeights,
       logger: this.logger,

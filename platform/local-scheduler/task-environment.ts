@@ -10,6 +10,7 @@ import type { TaskSpec, TemplateFileSpec } from '../../domain/scheduler/index.js
 import type { TaskIdentity } from './app-identity.js';
 import type { AllocationRecord } from './driver-state.js';
 import type { BindMount } from './task-sandbox.js';
+import { copyAppSecretFiles } from './app-secret-files.js';
 
 /** A host directory offered to jobs as a named volume. */
 export interface HostVolume {
@@ -80,6 +81,8 @@ export interface AllocationFolders {
   readonly releasesDir?: string;
   /** Whether tasks get a private mount namespace. */
   readonly privateMounts: boolean;
+  /** `<dataDir>/secrets`: an app's files there are copied into its tasks' `secrets/` folder, owner read-only. */
+  readonly appSecretsRoot?: string;
 }
 
 function own(target: string, uid: number, gid: number, mode: number): void {
@@ -139,6 +142,8 @@ export function prepareAllocationDir(
   }
   realDir(paths.local, taskOwner, 0o700);
   realDir(paths.secrets, rootGroup, rootGroup ? 0o750 : 0o700);
+  if (folders.appSecretsRoot)
+    copyAppSecretFiles(path.join(folders.appSecretsRoot, record.app), paths.secrets, taskOwner);
   realDir(paths.tmp, taskOwner, 0o700);
   const appData = path.join(folders.appDataRoot, record.app);
   fs.mkdirSync(folders.appDataRoot, { recursive: true, mode: 0o711 });

@@ -212,7 +212,7 @@ test('a manual rollback re-deploys the previous release without clone, build or 
   t.true(events.some((e) => e.type === 'rollback.succeeded' && e.metadata.deploymentId === queued.deploymentId));
 });
 
-test('the production profile refuses to build anything but a digest-pinned image', async (t) => {
+test('the production profile refuses anything but a digest-pinned image, naming the admission rule', async (t) => {
   const production = pipelineConfig(t, {
     SVC_PROFILE: 'production',
     SVC_RELEASE_SIGNATURE_POLICY: 'none',
@@ -228,7 +228,7 @@ test('the production profile refuses to build anything but a digest-pinned image
   t.is(op.status, 'failed');
   t.regex(
     op.lastError!,
-    /^build: build.image: the production profile requires an immutable image@sha256:<digest>, and none is set/,
+    /^clone: production admission refused \(digest-pinned\): build\.image must be an immutable image@sha256:<digest>, and none is set/,
   );
 });
 

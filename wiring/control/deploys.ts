@@ -26,6 +26,8 @@ export interface StartDeploysOptions {
   readonly appsDir: string;
   readonly dataDir: string;
   readonly profile: string;
+  /** `SVC_SOURCE_ALLOWED_SIGNERS` (production source admission). */
+  readonly allowedSignersFile?: string;
   readonly reconcilers: Reconcilers;
   readonly logger: Logger;
   /** @default discard */
@@ -67,6 +69,7 @@ export function startDeploys(options: StartDeploysOptions): Deploys {
     appsDir: options.appsDir,
     dataDir: options.dataDir,
     profile: options.profile,
+    ...(options.allowedSignersFile !== undefined ? { allowedSignersFile: options.allowedSignersFile } : {}),
     targets: options.reconcilers.targets,
     registry: options.reconcilers.registry,
     appController: options.reconcilers.appController,

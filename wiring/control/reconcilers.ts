@@ -89,6 +89,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
             logger: log.child({ driver: 'local', region }),
             region,
             releasesDir: path.join(options.dataDir, 'releases'),
+            appSecretsDir: path.join(options.dataDir, 'secrets'),
             ...(options.identities ? { identities: options.identities } : {}),
           });
     schedulers.push(scheduler);
