@@ -17,6 +17,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerInstall } from './commands/install.js';
 import { registerPlatform } from './commands/platform.js';
 import { registerAgent } from './commands/agent.js';
+import { registerExec } from './commands/exec.js';
 import { ExitCode, reportError } from './cli-error.js';
 
 /** Command-line mistakes that earn the usage text: the user does not know the commands or options. */
@@ -62,6 +63,7 @@ export function createProgram(): Command {
   registerDeploy(program);
   registerOps(program);
   registerFunctions(program);
+  registerExec(program);
   registerTokens(program);
   registerInbox(program);
   registerDoctor(program);
