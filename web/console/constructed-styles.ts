@@ -29,10 +29,10 @@ export function withConstructedStyles<T>(build: () => T): T {
     };
     return holder;
   };
-  doc.createElement = create as typeof doc.createElement;
+  doc.createElement = create;
   try {
     return build();
   } finally {
-    doc.createElement = original as typeof doc.createElement;
+    doc.createElement = original;
   }
 }
