@@ -75,6 +75,7 @@ import { launchAgent } from '../platform/platform-lane/index.js';
 import { listOperations } from '../store/control/operations.js';
 import { startExec } from './control/exec.js';
 import { EXEC_CAPABILITY } from '../api/control/exec/exec-routes.js';
+import { DEVICE_CAPABILITY } from '../api/control/exec/device-routes.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -180,6 +181,7 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
   ...OPERATOR_CAPABILITIES,
   PLATFORM_LANE_CAPABILITY,
   EXEC_CAPABILITY,
+  DEVICE_CAPABILITY,
 ];
 
 /** Starts the control plane on `config.port` (0 picks a free port). */
@@ -405,7 +407,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     events: eventApi.services.events,
     logger: log,
   });
-  routers.push(execApi.router);
+  routers.push(...execApi.routers);
   // External admission is served only in restricted mode with the bridge: here it has no verifier.
   routers.push(admissionRoutes(undefined));
   // The host agent runs the platform lane in its own process (ADR 0086); started when work is queued.

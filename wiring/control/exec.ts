@@ -11,6 +11,8 @@ import type { EventEmitterPort } from '../../domain/events/event-port.js';
 import { LocalExec } from '../../platform/exec/index.js';
 import { ExecSessions } from '../../controllers/exec/exec-sessions.js';
 import { ExecStepUp } from '../../controllers/exec/step-up.js';
+import { DeviceEnrollments } from '../../controllers/exec/device-enrollments.js';
+import { deviceRoutes } from '../../api/control/exec/device-routes.js';
 import type { SchedulerTargets } from '../../controllers/apps/scheduler-targets.js';
 import { execRoutes } from '../../api/control/exec/exec-routes.js';
 import { attachExecSocket } from '../../api/control/exec/exec-socket.js';
@@ -18,7 +20,8 @@ import type { RunningServer } from '../../api/http/listen.js';
 
 export interface ExecApi {
   readonly sessions: ExecSessions;
-  readonly router: Router;
+  /** The exec routes and the device enrollment routes. */
+  readonly routers: readonly Router[];
   /** Serves the attach socket on `server`. */
   attach(server: Pick<RunningServer, 'onUpgrade'>, scopedToken: (secret: string) => Principal | undefined): void;
   close(): void;
@@ -48,11 +51,14 @@ export function startExec(
     },
   });
   const authOn = config.apiToken !== undefined || config.requireExplicitAuth;
-  const router = execRoutes(sessions, new ExecStepUp({ db: parts.db }), { authOn });
+  const routers = [
+    execRoutes(sessions, new ExecStepUp({ db: parts.db }), { authOn }),
+    deviceRoutes(new DeviceEnrollments(parts.db)),
+  ];
   let socket: { close(): void } | undefined;
   return {
     sessions,
-    router,
+    routers,
     attach(server, scopedToken) {
       socket = attachExecSocket(server, sessions, {
         apiToken: config.apiToken,
