@@ -1,18 +1,15 @@
 /**
- * The app page's terminal: an exec session (ADR 0168) shown with xterm.js. "Open a terminal"
+ * The app page's terminal: an exec session (ADR 0168) shown with xterm.js (loaded on first use). "Open a terminal"
  * creates a session in a running allocation of the app and attaches to it over a WebSocket (the
  * token, when signed in, travels in the `svc.bearer.` subprotocol, never in the URL, ADR 0131); keys
  * go to the remote shell, the terminal follows its box's size, "Close" ends the session.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { Terminal } from '@xterm/xterm';
-import { FitAddon } from '@xterm/addon-fit';
 import '@xterm/xterm/css/xterm.css';
 import './terminal.css';
 import { api, ApiError } from '../shared/api.js';
 import { html } from '../shared/html.js';
 import { sessionToken } from '../shared/session.js';
-import { withConstructedStyles } from './constructed-styles.js';
 
 function base64url(text: string): string {
   const bytes = new TextEncoder().encode(text);
@@ -35,14 +32,8 @@ export function AppTerminal(props: { app: string }) {
   const open = async () => {
     setError(undefined);
     setState({ kind: 'opening' });
-    const term = new Terminal({ cursorBlink: true, fontSize: 14, convertEol: false, scrollback: 2000 });
-    const fit = new FitAddon();
-    box.current!.replaceChildren();
-    withConstructedStyles(() => {
-      term.loadAddon(fit);
-      term.open(box.current!);
-    });
-    fit.fit();
+    const { openTerminal } = await import('./terminal-view.js');
+    const { term, fit } = openTerminal(box.current!);
     let created: { session: { id: string }; links: { attach: string } };
     try {
       created = await api('/api/v1/exec-sessions', {
