@@ -103,7 +103,14 @@ async function interactive(app: string, command: string[], opts: ExecOptions, ap
       ...(capability === undefined ? {} : { stepUp: capability }),
     },
     api,
-  );
+  ).catch((error: unknown) => {
+    if (error instanceof ApiError && error.code === 'step_up_required')
+      throw new CliError(
+        `an interactive session needs a device-key step-up: pass --device-key <file> (or SVC_DEVICE_KEY) with the private key of an enrolled, approved device (docs/exec.md)`,
+        ExitCode.failed,
+      );
+    throw error;
+  });
   const { default: WebSocket } = await import('ws');
   const token = process.env.SVC_API_TOKEN;
   const ws = new WebSocket(`${apiBaseUrl(api).replace(/^http/, 'ws')}${created.links.attach}`, {
