@@ -106,6 +106,7 @@ test('apps:exec and the device-key step-up guard exec; each refusal names what i
   fs.writeFileSync(keyFile, privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), { mode: 0o600 });
   const cli = await runSvc(['exec', 'hello', '--device-key', keyFile, '--', 'echo', 'cli-ok'], {
     env: { SVC_API_URL: plane.url, SVC_API_TOKEN: execToken.authorization.slice(7) },
+    timeoutMs: 120_000,
   });
   t.is(cli.code, 0, cli.stderr);
   t.is(cli.stdout, 'cli-ok\n');

@@ -16,11 +16,13 @@ const hasTmux = spawnSync('tmux', ['-V']).status === 0;
 test('svc exec runs a command once and exits with its exit code; stdin that is not a terminal is the input; an unknown app exits 4', async (t) => {
   const { plane, pid } = await startExecPlane(t);
   const env = { SVC_API_URL: plane.url, SVC_API_TOKEN: '' };
+  // Four CLIs started from source at once: generous timeouts for a loaded machine.
+  const options = { env, timeoutMs: 120_000 };
   const [id, failed, unknown, idle] = await Promise.all([
-    runSvc(['exec', 'hello', '--', 'id', '-u'], { env }),
-    runSvc(['exec', 'hello', '--', 'sh', '-c', 'echo out; echo err >&2; exit 5'], { env }),
-    runSvc(['exec', 'nope', '--', 'id'], { env }),
-    runSvc(['exec', 'idle', '--', 'id'], { env }),
+    runSvc(['exec', 'hello', '--', 'id', '-u'], options),
+    runSvc(['exec', 'hello', '--', 'sh', '-c', 'echo out; echo err >&2; exit 5'], options),
+    runSvc(['exec', 'nope', '--', 'id'], options),
+    runSvc(['exec', 'idle', '--', 'id'], options),
   ]);
   const taskUid = fs.readFileSync(`/proc/${pid}/status`, 'utf8').match(/^Uid:\s+(\d+)/m)![1]!;
   t.is(id.code, 0, id.stderr);
