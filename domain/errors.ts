@@ -18,6 +18,7 @@ export const ErrorKind = {
   conflict: 'conflict',
   payloadTooLarge: 'payloadTooLarge',
   unprocessable: 'unprocessable',
+  tooManyRequests: 'tooManyRequests',
   unavailable: 'unavailable',
   timeout: 'timeout',
 } as const;
@@ -32,6 +33,7 @@ const CALLER_KINDS: ReadonlySet<ErrorKind> = new Set<ErrorKind>([
   'conflict',
   'payloadTooLarge',
   'unprocessable',
+  'tooManyRequests',
 ]);
 
 export interface DomainErrorOptions {
@@ -105,6 +107,13 @@ export class ForbiddenError extends DomainError {
 export class PayloadTooLargeError extends DomainError {
   constructor(message: string, options: DomainErrorOptions & { code?: string } = {}) {
     super('payloadTooLarge', options.code ?? 'payload_too_large', message, options);
+  }
+}
+
+/** The caller holds as many of a bounded thing as allowed (exec sessions, say); `retryAfterSeconds` says when to try again. */
+export class TooManyRequestsError extends DomainError {
+  constructor(message: string, options: DomainErrorOptions & { code?: string } = {}) {
+    super('tooManyRequests', options.code ?? 'too_many_requests', message, options);
   }
 }
 

@@ -84,6 +84,22 @@ export function durationMs(name: string, fallbackMs: number, allowOff = false): 
   };
 }
 
+/** A whole number in `min`-`max`. */
+export function wholeNumber(
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): (raw: string | undefined) => number {
+  return (raw) => {
+    const value = optional(raw);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new ConfigError(name, `"${value}" is not a whole number in ${min}-${max}`);
+    return Number(value);
+  };
+}
+
 /** An optional http(s) URL. */
 export function httpUrl(name: string): (raw: string | undefined) => string | undefined {
   return (raw) => {

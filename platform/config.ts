@@ -13,6 +13,7 @@ import { PLATFORM_LANE_VARIABLES } from './config-platform-lane.js';
 import {
   bool,
   durationMs,
+  wholeNumber,
   httpUrl,
   oneOf,
   optional,
@@ -129,6 +130,14 @@ export interface SvcConfig {
   readonly tunnelNodeIp: string;
   /** Idle period after which a gateway-managed process is scaled to zero, in ms; 0 disables. @default 15 minutes */
   readonly wakeIdleTimeoutMs: number;
+  /** Open exec sessions (and one-shot commands) per app. @default 4 */
+  readonly execMaxSessionsPerApp: number;
+  /** Open exec sessions on the platform. @default 16 */
+  readonly execMaxSessions: number;
+  /** An exec session without input or output this long is closed, in ms. @default 15 minutes */
+  readonly execIdleTimeoutMs: number;
+  /** An exec session is closed this long after it started, in ms. @default 4 hours */
+  readonly execMaxDurationMs: number;
   /** Edge analytics API token (Bearer); never logged. */
   readonly edgeApiToken: string | undefined;
   /** Edge zone id for the analytics sync. */
@@ -498,6 +507,30 @@ export const VARIABLES = {
     description: 'Idle period before a gateway-managed process (scaling.min 0) is scaled to zero; off disables',
     defaultText: '15m',
     parse: durationMs('SVC_WAKE_IDLE_TIMEOUT', 15 * 60_000, true),
+  },
+  execMaxSessionsPerApp: {
+    name: 'SVC_EXEC_MAX_SESSIONS_PER_APP',
+    description: 'Open exec sessions and one-shot exec commands per app; one more answers 429',
+    defaultText: '4',
+    parse: wholeNumber('SVC_EXEC_MAX_SESSIONS_PER_APP', 4, 1, 1000),
+  },
+  execMaxSessions: {
+    name: 'SVC_EXEC_MAX_SESSIONS',
+    description: 'Open exec sessions and one-shot exec commands on the platform; one more answers 429',
+    defaultText: '16',
+    parse: wholeNumber('SVC_EXEC_MAX_SESSIONS', 16, 1, 10000),
+  },
+  execIdleTimeoutMs: {
+    name: 'SVC_EXEC_IDLE_TIMEOUT',
+    description: 'An exec session with no input or output this long is closed',
+    defaultText: '15m',
+    parse: durationMs('SVC_EXEC_IDLE_TIMEOUT', 15 * 60_000),
+  },
+  execMaxDurationMs: {
+    name: 'SVC_EXEC_MAX_DURATION',
+    description: 'An exec session is closed this long after it started, active or not',
+    defaultText: '4h',
+    parse: durationMs('SVC_EXEC_MAX_DURATION', 4 * 3_600_000),
   },
   edgeApiToken: {
     name: 'SVC_EDGE_API_TOKEN',

@@ -70,12 +70,14 @@ async function buildPage(page: WebPage, outDir: string): Promise<void> {
     entryPoints: { main: path.join(ROOT, 'web', page.name, 'main.ts') },
     bundle: true,
     format: 'esm',
-    splitting: false,
+    // A dynamic import() is its own chunk, loaded on use (the console's terminal); CSS stays in main.
+    splitting: true,
     minify: true,
     sourcemap: false,
     target: ['es2022', 'chrome110', 'firefox115', 'safari16'],
     platform: 'browser',
     entryNames: '[name]-[hash]',
+    chunkNames: 'chunk-[hash]',
     assetNames: '[name]-[hash]',
     outdir: assets,
     metafile: true,
@@ -84,7 +86,10 @@ async function buildPage(page: WebPage, outDir: string): Promise<void> {
     tsconfig: path.join(ROOT, 'web', 'tsconfig.json'),
   });
   const outputs = Object.keys(result.metafile.outputs).map((file) => path.basename(file));
-  const script = outputs.find((file) => file.endsWith('.js'));
+  const script = Object.entries(result.metafile.outputs)
+    .filter(([, output]) => output.entryPoint !== undefined)
+    .map(([file]) => path.basename(file))
+    .find((file) => file.endsWith('.js'));
   if (script === undefined) throw new Error(`web build of ${page.name} produced no script`);
   const styles = outputs.filter((file) => file.endsWith('.css'));
   compressAssets(assets);

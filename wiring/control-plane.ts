@@ -9,7 +9,6 @@ import { builtWebPage } from '../platform/web-pages.js';
 import { openControlStore } from '../store/open-stores.js';
 import type { Db } from '../store/database.js';
 import { listen, type RunningServer } from '../api/http/listen.js';
-import { refuseUnservedUpgrades } from '../api/control/server/unserved-upgrades.js';
 import { createControlApp } from '../api/control/server/control-app.js';
 import { metaRoutes, type Capability } from '../api/control/server/meta-routes.js';
 import { validateRoutes } from '../api/control/apps/validate-routes.js';
@@ -75,6 +74,9 @@ import { PLATFORM_LANE_CAPABILITY, platformLaneRoutes } from '../api/control/ope
 import { idempotency } from '../api/http/idempotency.js';
 import { launchAgent } from '../platform/platform-lane/index.js';
 import { listOperations } from '../store/control/operations.js';
+import { startExec } from './control/exec.js';
+import { EXEC_CAPABILITY } from '../api/control/exec/exec-routes.js';
+import { DEVICE_CAPABILITY } from '../api/control/exec/device-routes.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -179,6 +181,8 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
   OBSERVABILITY_CAPABILITY,
   ...OPERATOR_CAPABILITIES,
   PLATFORM_LANE_CAPABILITY,
+  EXEC_CAPABILITY,
+  DEVICE_CAPABILITY,
 ];
 
 /** Starts the control plane on `config.port` (0 picks a free port). */
@@ -404,6 +408,13 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     ),
   ];
   routers.push(scopedTokensRoutes(accessTokens));
+  const execApi = startExec(config, {
+    db: store.db,
+    targets: reconcilers.targets,
+    events: eventApi.services.events,
+    logger: log,
+  });
+  routers.push(...execApi.routers);
   // External admission is served only in restricted mode with the bridge: here it has no verifier.
   routers.push(admissionRoutes(undefined));
   // The host agent runs the platform lane in its own process (ADR 0086); started when work is queued.
@@ -467,9 +478,9 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await closeAll(undefined);
     throw error;
   }
-  // The wake gateway sees upgrades first too; exec is refused rather than left unanswered.
+  // The wake gateway sees upgrades first too.
   server.onUpgrade((req, socket, head) => gatewayProxy.handleUpgrade(req, socket, head), { first: true });
-  server.onUpgrade(refuseUnservedUpgrades);
+  execApi.attach(server, scopedToken);
   controlUrl = server.url;
   routing.setGatewayUrl(server.url);
   // Lane work queued or interrupted before this start needs an agent.
@@ -501,6 +512,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   };
   async function closeAll(listening: RunningServer | undefined, restart = false): Promise<void> {
     eventApi.close();
+    execApi.close();
     await listening?.close();
     functions.close();
     gatewayProxy.close();

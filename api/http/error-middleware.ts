@@ -53,6 +53,7 @@ export const STATUS_OF_KIND: Readonly<Record<ErrorKind, number>> = {
   conflict: 409,
   payloadTooLarge: 413,
   unprocessable: 422,
+  tooManyRequests: 429,
   unavailable: 503,
   timeout: 504,
 };

@@ -12,7 +12,7 @@ export const Scope = {
   eventsRead: 'events:read',
   /** `/metrics`, `/api/metrics` and the service manifest when explicit auth is required. */
   metricsRead: 'metrics:read',
-  /** Exec sessions into app processes. */
+  /** Exec sessions and compatibility exec into app processes (sessions also consume a device-key step-up). */
   appsExec: 'apps:exec',
   /** External admission; obtained only by exchanging a git-host workflow identity. */
   fleetExternalAdmission: 'fleet:external-admission',
@@ -20,9 +20,8 @@ export const Scope = {
 export type Scope = (typeof Scope)[keyof typeof Scope];
 
 /** Scopes `POST /api/access/tokens` issues, and why the others are refused. */
-export const ISSUABLE_SCOPES: readonly Scope[] = [Scope.eventsRead, Scope.metricsRead];
+export const ISSUABLE_SCOPES: readonly Scope[] = [Scope.eventsRead, Scope.metricsRead, Scope.appsExec];
 export const NOT_ISSUABLE: Readonly<Record<string, string>> = {
-  [Scope.appsExec]: 'exec sessions are not served by this build, so no token is issued for them',
   [Scope.fleetExternalAdmission]:
     'this scope is obtained only by exchanging a git-host workflow identity, never issued here',
 };

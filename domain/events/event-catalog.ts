@@ -46,6 +46,8 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
   { type: 'snapshot.retention.applied', severity: 'info', when: 'retention pruned older files' },
   { type: 'snapshot.exported', severity: 'info', when: 'snapshot exported to remote storage' },
   { type: 'snapshot.imported', severity: 'info', when: 'remote snapshot imported' },
+  { type: 'exec.session.started', severity: 'info', when: 'an exec session or command starts in an allocation' },
+  { type: 'exec.session.ended', severity: 'info', when: 'an exec session or command ends (exit code, duration)' },
   { type: 'incident.resolved', severity: 'info', when: 'incident action resolve' },
   { type: 'event.test', severity: null, when: 'POST /api/events/test' },
 ];

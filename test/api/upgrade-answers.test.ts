@@ -10,15 +10,17 @@ const statusLine = (text: string) => text.split('\r\n')[0];
 const bodyOf = (text: string) =>
   JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)) as { error: { code: string; message: string } };
 
-test('the control plane answers an exec upgrade 501 and an unknown upgrade path 404, then closes the socket', async (t) => {
+test('the control plane answers a compatibility exec upgrade 400, an unknown exec session 404 and an unknown upgrade path 404, then closes the socket', async (t) => {
   const plane = await startTestControlPlane(t);
   const exec = await rawUpgrade(plane.url, '/api/apps/demo/exec?command=sh');
   const execAnswer = await exec.ended;
-  t.is(statusLine(execAnswer), 'HTTP/1.1 501 Not Implemented');
-  t.is(bodyOf(execAnswer).error.code, 'not_served');
+  t.is(statusLine(execAnswer), 'HTTP/1.1 400 Bad Request');
+  t.is(bodyOf(execAnswer).error.code, 'not_an_upgrade');
   t.regex(execAnswer, /Connection: close/);
   const sessions = await rawUpgrade(plane.url, '/api/v1/exec-sessions/abc/attach');
-  t.is(statusLine(await sessions.ended), 'HTTP/1.1 501 Not Implemented');
+  const sessionsAnswer = await sessions.ended;
+  t.is(statusLine(sessionsAnswer), 'HTTP/1.1 404 Not Found');
+  t.is(bodyOf(sessionsAnswer).error.code, 'session_not_found');
   const unknown = await rawUpgrade(plane.url, '/api/nothing/here');
   const unknownAnswer = await unknown.ended;
   t.is(statusLine(unknownAnswer), 'HTTP/1.1 404 Not Found');

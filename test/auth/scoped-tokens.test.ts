@@ -110,7 +110,6 @@ test('token requests are validated: unknown and non-issuable scopes, bad names a
   const plane = await startTestControlPlane(t, testConfig(t, quiet));
   const issue = (json: unknown) => request(`${plane.url}/api/access/tokens`, { method: 'POST', headers: ADMIN, json });
   const cases: [unknown, string][] = [
-    [{ name: 'x', scopes: ['apps:exec'] }, 'scope_not_issuable'],
     [{ name: 'x', scopes: ['fleet:external-admission'] }, 'scope_not_issuable'],
     [{ name: 'x', scopes: ['root'] }, 'scope_not_issuable'],
     [{ name: 'x', scopes: [] }, 'invalid_request'],

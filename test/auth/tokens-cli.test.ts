@@ -35,9 +35,9 @@ test('svc tokens create prints the secret once, list shows no secret, revoke end
   t.regex(revoked.stdout, new RegExp(`^${id} revoked at `));
   t.is((await request(`${plane.url}/api/metrics`, { headers: { authorization: `Bearer ${secret}` } })).status, 401);
 
-  const refused = await runSvc(['tokens', 'create', '--name', 'x', '--scope', 'apps:exec'], { env });
+  const refused = await runSvc(['tokens', 'create', '--name', 'x', '--scope', 'fleet:external-admission'], { env });
   t.is(refused.code, 1);
-  t.regex(refused.stderr, /scope apps:exec cannot be issued.*\(scope_not_issuable\)/);
+  t.regex(refused.stderr, /scope fleet:external-admission cannot be issued.*\(scope_not_issuable\)/);
   const anonymous = await runSvc(['tokens', 'list'], { env: { SVC_API_URL: plane.url, SVC_API_TOKEN: '' } });
   t.is(anonymous.code, 1);
   t.regex(anonymous.stderr, /missing_credentials/);

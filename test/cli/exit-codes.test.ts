@@ -217,7 +217,7 @@ test('svc tokens create, list and revoke exit 0, 1 for a refused request, 2 for 
   const id = (JSON.parse(created.stdout) as { token: { id: string } }).token.id;
   const [refusedScope, missingScope, createDown, list, listRefused, listDown, revoke, revokeUnknown, revokeMissing] =
     await Promise.all([
-      svc(['tokens', 'create', '--name', 'x', '--scope', 'apps:exec']),
+      svc(['tokens', 'create', '--name', 'x', '--scope', 'fleet:external-admission']),
       svc(['tokens', 'create', '--name', 'x']),
       svc(['tokens', 'create', '--name', 'x', '--scope', 'metrics:read'], { down: true }),
       svc(['tokens', 'list']),
@@ -227,7 +227,7 @@ test('svc tokens create, list and revoke exit 0, 1 for a refused request, 2 for 
       svc(['tokens', 'revoke', 'tok_nonexistent']),
       svc(['tokens', 'revoke']),
     ]);
-  expectExit(t, 'tokens create apps:exec', refusedScope, 1, { stderr: /^error: .+\n {2}\w+/ });
+  expectExit(t, 'tokens create fleet:external-admission', refusedScope, 1, { stderr: /^error: .+\n {2}\w+/ });
   expectExit(t, 'tokens create without --scope', missingScope, 2, {
     stderr: /required option '--scope <scope>' not specified/,
   });

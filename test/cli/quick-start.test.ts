@@ -149,6 +149,11 @@ test('the quick start deploys every sample app on the embedded default, and a SI
   }
   t.deepEqual(notReady, [], 'every deploy: true sample app is Ready');
 
+  // Into the app (issue 28): `svc exec hello-web -- id` runs as the app's own user, never root.
+  const id = await runSvc(['exec', 'hello-web', '--api', first.url, '--', 'id']);
+  t.is(id.code, 0, id.stderr);
+  t.regex(id.stdout, process.getuid?.() === 0 ? /^uid=[1-9]\d*\(svc-app-hello-web\)/ : /^uid=\d+/);
+
   // ledger-api's migrations ran against the managed server, as the app's own role.
   t.is(
     psql(dataDir, "SELECT string_agg(filename, ',' ORDER BY filename) FROM svc_schema_migrations", 'ledger'),

@@ -32,14 +32,14 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
         { env, timeoutMs: 90_000 },
       );
       t.teardown(() => child.kill('SIGKILL'));
-      // Clients that never close their side: the exec upgrade (once left unanswered), unknown paths on
+      // Clients that never close their side: the compatibility exec upgrade (once left unanswered), unknown paths on
       // the knowledge listeners, and a live event stream.
       const exec = await rawUpgrade(urls.control, '/api/apps/demo/exec');
       const knowledge = await rawUpgrade(String(line.url), '/v1/anything');
       const admin = await rawUpgrade(String(line.adminUrl), '/debug/ws');
       const stream = new WebSocket(`${urls.control.replace('http', 'ws')}/ws`);
       await once(stream, 'message');
-      t.regex(await exec.ended, /^HTTP\/1\.1 501 /);
+      t.regex(await exec.ended, /^HTTP\/1\.1 400 /);
       t.regex(await knowledge.ended, /^HTTP\/1\.1 404 /);
       t.regex(await admin.ended, /^HTTP\/1\.1 404 /);
       const streamClosed = once(stream, 'close');

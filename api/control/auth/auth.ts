@@ -5,8 +5,8 @@
  * (SVC_API_TOKEN) or an issued scoped access token (`svc_pat_...`), or with a validated edge
  * access identity (`Edge-Access-Jwt-Assertion`, when the edge access settings are configured).
  * The control token and an edge identity are administrators; a scoped token reaches only the
- * routes its scopes name (`metrics:read`: `/metrics`, `/api/metrics`, the service manifest; the
- * event stream checks `events:read` itself).
+ * routes its scopes name (`metrics:read`: `/metrics`, `/api/metrics`, the service manifest;
+ * `apps:exec`: the exec routes; the event stream and the exec socket check their scope themselves).
  *
  * Public routes never need a caller. Metrics and the service manifest need one only when
  * `SVC_REQUIRE_EXPLICIT_AUTH=true`. Without any configured mechanism the API runs open
@@ -40,6 +40,8 @@ const PUBLIC = [
 ];
 /** External admission routes: only the `fleet:external-admission` scope reaches them (no administrator substitutes). */
 const ADMISSION = /^\/api\/v1\/apps\/[^/]+\/external-deployments(\/[^/]+)*$/;
+/** Exec sessions and compatibility exec: scope `apps:exec` (administrators hold it too). */
+const EXEC = /^\/api\/(v1\/exec-sessions(\/.*)?|apps\/[^/]+\/exec)$/;
 /** Routes that need a caller only when `SVC_REQUIRE_EXPLICIT_AUTH=true` (and `metrics:read` suffices). */
 export const EXPLICIT_AUTH_ONLY_ROUTES: readonly string[] = [
   'GET /metrics',
@@ -59,6 +61,7 @@ export function isPublicPath(path: string): boolean {
 /** The scope a scoped token needs for `path`; undefined when only administrators may call it. */
 export function scopeForPath(path: string): Scope | undefined {
   if (ADMISSION.test(path)) return Scope.fleetExternalAdmission;
+  if (EXEC.test(path)) return Scope.appsExec;
   return EXPLICIT_ONLY.some((re) => re.test(path)) ? Scope.metricsRead : undefined;
 }
 

@@ -1,6 +1,7 @@
 /**
- * Upgrade paths the spec names but this build does not serve (compatibility exec and exec sessions):
- * answered 501 so that a client learns it at once instead of waiting on a socket nobody answers.
+ * Upgrade paths the spec names that restricted mode does not serve (compatibility exec and exec
+ * sessions; the full control plane serves them, ADR 0168): answered 501 so that a client learns it
+ * at once instead of waiting on a socket nobody answers.
  */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -16,7 +17,7 @@ export function refuseUnservedUpgrades(req: http.IncomingMessage, socket: Duplex
   refuseUpgrade(socket, {
     status: 501,
     code: 'not_served',
-    message: `exec (${path}) is not served by this build; see GET /api/v1/capabilities`,
+    message: `exec (${path}) is not served in this mode; see GET /api/v1/capabilities`,
     details: { path },
   });
   return true;

@@ -1,0 +1,75 @@
+/**
+ * Exec (ADR 0168, 0169): the sessions service over the local driver's exec adapter, the device-key
+ * step-up, their routes, and the attach socket once the listener is up.
+ */
+import type Router from '@koa/router';
+import type { SvcConfig } from '../../platform/config.js';
+import type { Logger } from '../../platform/logger.js';
+import type { Db } from '../../store/database.js';
+import type { Principal } from '../../domain/auth/index.js';
+import type { EventEmitterPort } from '../../domain/events/event-port.js';
+import { LocalExec } from '../../platform/exec/index.js';
+import { ExecSessions } from '../../controllers/exec/exec-sessions.js';
+import { ExecStepUp } from '../../controllers/exec/step-up.js';
+import { DeviceEnrollments } from '../../controllers/exec/device-enrollments.js';
+import { deviceRoutes } from '../../api/control/exec/device-routes.js';
+import type { SchedulerTargets } from '../../controllers/apps/scheduler-targets.js';
+import { execRoutes } from '../../api/control/exec/exec-routes.js';
+import { attachExecSocket } from '../../api/control/exec/exec-socket.js';
+import type { RunningServer } from '../../api/http/listen.js';
+
+export interface ExecApi {
+  readonly sessions: ExecSessions;
+  /** The exec routes and the device enrollment routes. */
+  readonly routers: readonly Router[];
+  /** Serves the attach socket on `server`. */
+  attach(server: Pick<RunningServer, 'onUpgrade'>, scopedToken: (secret: string) => Principal | undefined): void;
+  close(): void;
+}
+
+export function startExec(
+  config: SvcConfig,
+  parts: {
+    readonly db: Db;
+    readonly targets: SchedulerTargets;
+    readonly events: EventEmitterPort;
+    readonly logger: Logger;
+  },
+): ExecApi {
+  const logger = parts.logger.child({ component: 'exec' });
+  const sessions = new ExecSessions({
+    db: parts.db,
+    targets: parts.targets,
+    exec: new LocalExec(),
+    events: parts.events,
+    logger,
+    settings: {
+      maxSessionsPerApp: config.execMaxSessionsPerApp,
+      maxSessions: config.execMaxSessions,
+      idleTimeoutMs: config.execIdleTimeoutMs,
+      maxDurationMs: config.execMaxDurationMs,
+    },
+  });
+  const authOn = config.apiToken !== undefined || config.requireExplicitAuth;
+  const routers = [
+    execRoutes(sessions, new ExecStepUp({ db: parts.db }), { authOn }),
+    deviceRoutes(new DeviceEnrollments(parts.db)),
+  ];
+  let socket: { close(): void } | undefined;
+  return {
+    sessions,
+    routers,
+    attach(server, scopedToken) {
+      socket = attachExecSocket(server, sessions, {
+        apiToken: config.apiToken,
+        requireExplicitAuth: config.requireExplicitAuth,
+        logger,
+        scopedToken,
+      });
+    },
+    close() {
+      socket?.close();
+      sessions.close();
+    },
+  };
+}
