@@ -316,6 +316,10 @@ export class RetrieveService {
           return vids.filter((v) => ok.has(v));
         },
         content: (vid) => rows.get(vid)!.row.content,
+        neighbours: (vid, reach) => {
+          const { before, after } = nodes.neighbours(vid, reach);
+          return [...before, ...after];
+        },
       },
     );
     return { path: 'text', items };
