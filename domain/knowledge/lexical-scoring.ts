@@ -5,7 +5,7 @@
 
 /** BM25 parameters (the usual defaults). */
 export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
+export const BM25_B = 0.5;
 
 /** Largest gap (in tokens) at which two query terms still count as near each other. */
 export const PROXIMITY_WINDOW = 5;

@@ -58,6 +58,14 @@ export interface LexicalSearchOptions {
   readonly expand?: boolean;
 }
 
+/** Lexical candidates and how well the best of them covers the query's own words. */
+export interface LexicalResult {
+  /** Candidates with a similarity in [0, 1], best first. */
+  readonly items: { key: string; similarity: number }[];
+  /** The largest IDF-weighted share of the query's own words that one candidate holds, in [0, 1]. */
+  readonly coverage: number;
+}
+
 interface Analyzed {
   readonly tokens: readonly string[];
   readonly counts: ReadonlyMap<string, number>;
@@ -73,9 +81,9 @@ export class LexicalPath {
     this.#thesaurus = thesaurus;
   }
 
-  search(text: string, options: LexicalSearchOptions, ctx: LexicalContext): { key: string; similarity: number }[] {
+  search(text: string, options: LexicalSearchOptions, ctx: LexicalContext): LexicalResult {
     const query = parseLexicalQuery(text);
-    if (query.match === undefined) return [];
+    if (query.match === undefined) return { items: [], coverage: 0 };
     const { candidateK } = options;
     const stats = this.#stats;
     const commonLimit = Math.max(COMMON_FRACTION * stats.rows(), COMMON_MIN_ROWS);
@@ -149,10 +157,17 @@ export class LexicalPath {
     if (ctx.neighbours && stats.coherent(ctx.nsId)) this.#addContext(scores, scoreOf, ctx, collectAccepted);
 
     const best = Math.max(1e-9, ...scores.values());
-    return [...scores.entries()]
+    const items = [...scores.entries()]
       .map(([vid, s]) => ({ key: String(vid), similarity: s / best }))
       .sort((a, b) => b.similarity - a.similarity || Number(b.key) - Number(a.key))
       .slice(0, candidateK);
+    return {
+      items,
+      coverage: coverage(
+        original,
+        [...scores.keys()].map((v) => analyzeVid(v).counts),
+      ),
+    };
   }
 
   /**
@@ -216,6 +231,18 @@ export class LexicalPath {
     }
     return [...found.values()];
   }
+}
+
+/** The largest IDF-weighted share of `terms` that one of `docs` (stem counts) holds. */
+function coverage(terms: readonly WeightedTerm[], docs: readonly ReadonlyMap<string, number>[]): number {
+  const total = terms.reduce((sum, t) => sum + t.idf, 0);
+  if (total <= 0) return 0;
+  let best = 0;
+  for (const counts of docs) {
+    const held = terms.reduce((sum, t) => sum + (counts.has(t.stem) ? t.idf : 0), 0) / total;
+    if (held > best) best = held;
+  }
+  return best;
 }
 
 /** The query's ranking terms with their IDF: optional terms and the words of its literals. */
