@@ -2,12 +2,17 @@
  * Retrieval-quality harness (not a test): `node --import tsx bench/retrieval-quality.ts
  * [--conversations N] [--turns T] [--seed S]`.
  *
- * Builds a conversational-memory corpus with known evidence (bench/retrieval-corpus.ts), writes every
- * turn through the HTTP API of two real stores (one without an embedder, one with the local GloVe
- * embedding server), asks every question, and prints evidence recall R@1, R@5, R@10 and MRR per
- * question class for: SQLite FTS5 bm25 over the same rows in this process (porter tokenizer,
- * stopwords dropped, terms OR-ed: the baseline), `svc` text (lexical only), `svc` vector (the
- * question's embedding) and `svc` hybrid (text with the embedder: lexical and vector, fused).
+ * [--sets synthetic,real]`.
+ *
+ * Two sets, each written turn by turn (each conversation in dialog order) through the HTTP API of two
+ * real stores (one without an embedder, one with the local GloVe embedding server):
+ * - `synthetic`: a conversational-memory corpus with known evidence (bench/lib/retrieval-corpus.ts);
+ * - `real`: LoCoMo's dev conversations (bench/lib/locomo.ts), when `../shared/data/locomo-dev.json`
+ *   is present; per category 1-4, and split into the first three conversations and the last two.
+ * Every question is asked, and evidence recall R@1, R@5, R@10 and MRR are printed per question class
+ * for: SQLite FTS5 bm25 over the same rows in this process (porter tokenizer, stopwords dropped,
+ * terms OR-ed: the baseline), `svc` text (lexical only), `svc` vector (the question's embedding) and
+ * `svc` hybrid (text with the embedder: lexical and vector, fused).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,13 +23,29 @@ import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { isStopword, tokenize } from '../domain/knowledge/text-analysis.js';
 import { percentile, positiveIntArg } from './lib/bench-args.js';
-import { buildCorpus, QUESTION_KINDS, type Question, type Turn } from './lib/retrieval-corpus.js';
+import { buildCorpus, QUESTION_KINDS, type Turn } from './lib/retrieval-corpus.js';
+import { LOCOMO_CATEGORIES, LOCOMO_PATH, loadLocomo } from './lib/locomo.js';
 import { embedText, loadGlove, startEmbeddingServer } from './lib/glove-embedder.js';
 
 const CONVERSATIONS = positiveIntArg('conversations', 10);
 const TURNS = positiveIntArg('turns', 500);
 const SEED = positiveIntArg('seed', 7);
 const TOP_K = 10;
+const SETS = (() => {
+  const index = process.argv.indexOf('--sets');
+  const sets = (index >= 0 ? (process.argv[index + 1] ?? '') : 'synthetic,real').split(',');
+  if (sets.some((s) => s !== 'synthetic' && s !== 'real')) throw new Error('--sets takes synthetic, real or both');
+  return new Set(sets);
+})();
+
+/** A question with its evidence turn ids; `groups` are extra tallies it counts in (a split). */
+interface Asked {
+  readonly namespace: string;
+  readonly text: string;
+  readonly kind: string;
+  readonly evidence: readonly string[];
+  readonly groups?: readonly string[];
+}
 
 async function post(url: string, body: unknown): Promise<any> {
   const res = await fetch(url, {
@@ -48,7 +69,7 @@ async function pool<T>(items: readonly T[], width: number, fn: (item: T) => Prom
 }
 
 /** The FTS5 bm25 baseline over the same rows. */
-function bm25Baseline(turns: readonly Turn[]): (q: Question) => string[] {
+function bm25Baseline(turns: readonly Turn[]): (q: Asked) => string[] {
   const db = new Database(':memory:');
   db.exec(
     `CREATE VIRTUAL TABLE t USING fts5(content, ns UNINDEXED, id UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2')`,
@@ -86,53 +107,44 @@ function score(tally: Tally, ranked: readonly string[], evidence: readonly strin
 const SYSTEMS = ['bm25 (FTS5)', 'svc text', 'svc vector', 'svc hybrid'] as const;
 type System = (typeof SYSTEMS)[number];
 
-const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-quality-'));
-const stores: KnowledgeStore[] = [];
-try {
-  const corpus = buildCorpus({ conversations: CONVERSATIONS, turnsPerConversation: TURNS, seed: SEED });
-  console.log(
-    `retrieval-quality: ${corpus.turns.length} turns in ${CONVERSATIONS} namespaces, ${corpus.questions.length} questions (seed ${SEED}); node ${process.version}, ${os.cpus().length} CPUs`,
-  );
-  const loadStarted = performance.now();
-  const glove = loadGlove();
-  const embedder = await startEmbeddingServer(glove);
-  console.log(
-    `  GloVe SIF embedder loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${glove.vectors.size} words, ${glove.dims} dims)`,
-  );
-  const config = (dir: string, env: Record<string, string> = {}) =>
-    loadConfig({
-      SVC_DATA_DIR: path.join(root, dir),
-      SVC_KNOWLEDGE_PORT: '0',
-      SVC_KNOWLEDGE_ADMIN_PORT: '0',
-      SVC_LOG_LEVEL: 'silent',
-      ...env,
-    });
-  const lexical = await startKnowledgeStore(config('lexical'), silentLogger());
-  const hybrid = await startKnowledgeStore(
-    config('hybrid', { SVC_KNOWLEDGE_EMBEDDER_URL: embedder.url, SVC_KNOWLEDGE_EMBEDDER_MODEL: 'glove-sif-100d' }),
-    silentLogger(),
-  );
-  stores.push(lexical, hybrid);
+/** The two stores and the embedder every set is measured with. */
+interface Rig {
+  readonly lexical: KnowledgeStore;
+  readonly hybrid: KnowledgeStore;
+  readonly glove: ReturnType<typeof loadGlove>;
+}
 
-  // Write every turn through HTTP, as an agent would; node ids map back to turn ids.
+/** Writes `turns` to both stores (each namespace in order, 8 namespaces at a time) and asks `questions`. */
+async function measure(
+  rig: Rig,
+  set: { name: string; turns: readonly Turn[]; questions: readonly Asked[]; kinds: readonly string[]; goal: number },
+): Promise<void> {
+  const { lexical, hybrid, glove } = rig;
+  const { turns, questions, kinds } = set;
+  console.log(`\n== ${set.name}: ${turns.length} turns, ${questions.length} questions`);
+  const byNamespace = new Map<string, Turn[]>();
+  for (const turn of turns) byNamespace.set(turn.namespace, [...(byNamespace.get(turn.namespace) ?? []), turn]);
+  // Write every turn through HTTP, as an agent would, in dialog order; node ids map back to turn ids.
   const turnOf = new Map<string, string>();
   const writeStarted = performance.now();
   for (const store of [lexical, hybrid]) {
-    await pool(corpus.turns, 8, async (turn) => {
-      const res = await post(`${store.url}/v1/namespaces/${turn.namespace}/write`, {
-        content: turn.content,
-        source_id: 'conversation',
-        properties: { turn: turn.id, session_date: turn.date },
-      });
-      if (!res.admitted) throw new Error(`turn ${turn.id} was not admitted: ${res.reason}`);
-      turnOf.set(res.node_id, turn.id);
+    await pool([...byNamespace.values()], 8, async (conversation) => {
+      for (const turn of conversation) {
+        const res = await post(`${store.url}/v1/namespaces/${turn.namespace}/write`, {
+          content: turn.content,
+          source_id: 'conversation',
+          properties: { turn: turn.id, session_date: turn.date },
+        });
+        if (!res.admitted) throw new Error(`turn ${turn.id} was not admitted: ${res.reason}`);
+        turnOf.set(res.node_id, turn.id);
+      }
     });
   }
   console.log(
-    `  wrote ${corpus.turns.length} turns to each of 2 stores over HTTP in ${((performance.now() - writeStarted) / 1000).toFixed(1)} s`,
+    `  wrote ${turns.length} turns to each of 2 stores over HTTP in ${((performance.now() - writeStarted) / 1000).toFixed(1)} s`,
   );
 
-  const baseline = bm25Baseline(corpus.turns);
+  const baseline = bm25Baseline(turns);
   const tallies = new Map<string, Tally>();
   const tally = (system: System, kind: string) => {
     const key = `${system}|${kind}`;
@@ -149,7 +161,7 @@ try {
     return res;
   };
   const askStarted = performance.now();
-  await pool(corpus.questions, 4, async (q) => {
+  await pool(questions, 4, async (q) => {
     const url = (store: KnowledgeStore) => `${store.url}/v1/namespaces/${q.namespace}/retrieve`;
     const ranked: Record<System, string[]> = {
       'bm25 (FTS5)': baseline(q),
@@ -158,12 +170,11 @@ try {
       'svc hybrid': ids(await timed('svc hybrid', url(hybrid), { text: q.text, top_k: TOP_K })),
     };
     for (const system of SYSTEMS) {
-      score(tally(system, q.kind), ranked[system], q.evidence);
-      score(tally(system, 'all'), ranked[system], q.evidence);
+      for (const kind of ['all', q.kind, ...(q.groups ?? [])]) score(tally(system, kind), ranked[system], q.evidence);
     }
   });
   console.log(
-    `  asked ${corpus.questions.length} questions x 3 svc paths in ${((performance.now() - askStarted) / 1000).toFixed(1)} s (4 in flight)`,
+    `  asked ${questions.length} questions x 3 svc paths in ${((performance.now() - askStarted) / 1000).toFixed(1)} s (4 in flight)`,
   );
   for (const [system, values] of Object.entries(latency)) {
     console.log(
@@ -172,21 +183,93 @@ try {
   }
 
   const f = (x: number) => x.toFixed(3);
-  for (const kind of ['all', ...QUESTION_KINDS]) {
+  const groups = [...new Set(questions.flatMap((q) => q.groups ?? []))];
+  for (const kind of ['all', ...kinds, ...groups]) {
     const n = tally('bm25 (FTS5)', kind).n;
+    if (n === 0) continue;
     console.log(`\n  ${kind} (${n} questions)        R@1    R@5    R@10   MRR`);
     for (const system of SYSTEMS) {
       const t = tally(system, kind);
       console.log(`    ${system.padEnd(20)} ${f(t.r1 / t.n)}  ${f(t.r5 / t.n)}  ${f(t.r10 / t.n)}  ${f(t.mrr / t.n)}`);
     }
   }
-  const r10 = (system: System, kind = 'all') => tally(system, kind).r10 / tally(system, kind).n;
-  console.log(`\n  svc text R@10 / bm25 R@10: ${(r10('svc text') / r10('bm25 (FTS5)')).toFixed(2)}x (goal >= 1.15x)`);
-  const below = QUESTION_KINDS.filter((k) => r10('svc text', k) < r10('bm25 (FTS5)', k));
-  console.log(`  classes where svc text R@10 is below bm25: ${below.length === 0 ? 'none' : below.join(', ')}`);
+  const r10 = (system: System, kind = 'all') => tally(system, kind).r10 / Math.max(1, tally(system, kind).n);
   console.log(
-    `  hybrid R@10 ${f(r10('svc hybrid'))} vs text ${f(r10('svc text'))} and vector ${f(r10('svc vector'))}: ${r10('svc hybrid') > Math.max(r10('svc text'), r10('svc vector')) ? 'above both' : 'NOT above both'}`,
+    `\n  ${set.name}: svc text R@10 / bm25 R@10: ${(r10('svc text') / r10('bm25 (FTS5)')).toFixed(2)}x (goal >= ${set.goal.toFixed(2)}x)`,
   );
+  for (const group of groups) {
+    console.log(`    ${group}: ${(r10('svc text', group) / r10('bm25 (FTS5)', group)).toFixed(2)}x`);
+  }
+  const below = kinds.filter((k) => tally('svc text', k).n > 0 && r10('svc text', k) < r10('bm25 (FTS5)', k));
+  console.log(`  classes where svc text R@10 is below bm25: ${below.length === 0 ? 'none' : below.join(', ')}`);
+  const better = Math.max(r10('svc text'), r10('svc vector'));
+  console.log(
+    `  hybrid R@10 ${f(r10('svc hybrid'))} vs text ${f(r10('svc text'))} and vector ${f(r10('svc vector'))}: ${r10('svc hybrid') >= better ? 'at or above the better single path' : 'BELOW the better single path'}`,
+  );
+}
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-quality-'));
+const stores: KnowledgeStore[] = [];
+try {
+  console.log(`retrieval-quality: node ${process.version}, ${os.cpus().length} CPUs`);
+  const loadStarted = performance.now();
+  const glove = loadGlove();
+  const embedder = await startEmbeddingServer(glove);
+  console.log(
+    `  GloVe SIF embedder loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${glove.vectors.size} words, ${glove.dims} dims)`,
+  );
+  const config = (dir: string, env: Record<string, string> = {}) =>
+    loadConfig({
+      SVC_DATA_DIR: path.join(root, dir),
+      SVC_KNOWLEDGE_PORT: '0',
+      SVC_KNOWLEDGE_ADMIN_PORT: '0',
+      SVC_LOG_LEVEL: 'silent',
+      ...env,
+    });
+  // Each set gets fresh stores, so that corpus statistics (document frequencies) are its own.
+  const rig = async (name: string): Promise<Rig> => {
+    const lexical = await startKnowledgeStore(config(`${name}-lexical`), silentLogger());
+    stores.push(lexical);
+    const hybrid = await startKnowledgeStore(
+      config(`${name}-hybrid`, {
+        SVC_KNOWLEDGE_EMBEDDER_URL: embedder.url,
+        SVC_KNOWLEDGE_EMBEDDER_MODEL: 'glove-sif-100d',
+      }),
+      silentLogger(),
+    );
+    stores.push(hybrid);
+    return { lexical, hybrid, glove };
+  };
+
+  if (SETS.has('synthetic')) {
+    const corpus = buildCorpus({ conversations: CONVERSATIONS, turnsPerConversation: TURNS, seed: SEED });
+    await measure(await rig('synthetic'), {
+      name: `synthetic (${CONVERSATIONS} conversations of ${TURNS} turns, seed ${SEED})`,
+      turns: corpus.turns,
+      questions: corpus.questions,
+      kinds: QUESTION_KINDS,
+      goal: 1.15,
+    });
+  }
+  if (SETS.has('real')) {
+    const real = loadLocomo();
+    if (!real) {
+      console.log(`\n== real set: ${LOCOMO_PATH} is absent, skipped`);
+    } else {
+      // A guard against tuning to these conversations: the first three and the last two apart.
+      const tune = new Set(real.conversations.slice(0, 3));
+      const label = (convs: readonly string[]) => convs.join(', ');
+      const tuneLabel = `first 3 (${label(real.conversations.slice(0, 3))})`;
+      const checkLabel = `last ${real.conversations.length - 3} (${label(real.conversations.slice(3))})`;
+      await measure(await rig('real'), {
+        name: `real: LoCoMo dev, ${real.conversations.length} conversations`,
+        turns: real.turns,
+        questions: real.questions.map((q) => ({ ...q, groups: [tune.has(q.conversation) ? tuneLabel : checkLabel] })),
+        kinds: LOCOMO_CATEGORIES,
+        goal: 1.1,
+      });
+    }
+  }
   await embedder.close();
 } finally {
   for (const store of stores) await store.close();

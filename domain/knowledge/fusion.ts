@@ -10,6 +10,23 @@ export const RRF_K = 60;
 export interface PathList {
   readonly path: string;
   readonly items: readonly { readonly key: string; readonly similarity: number }[];
+  /** Weight of the list's kind of path when kinds mix (`fusionWeights`); @default 0.5 */
+  readonly weight?: number;
+}
+
+/** How far the lexical path's query coverage moves the text weight from the even 0.5 (docs/adr/0180). */
+export const COVERAGE_SHIFT = 0.3;
+
+/**
+ * Adaptive hybrid weights: the text path counts `0.5 + COVERAGE_SHIFT · coverage` and vector paths
+ * the rest, where `coverage` in [0, 1] is the IDF-weighted share of the query's own words that its
+ * best text candidate holds. A query whose words are all found in a row is answered mostly by those
+ * rows; a query whose words are rare or absent (other words, only thesaurus expansions) leans on
+ * the embedding.
+ */
+export function fusionWeights(coverage: number): { text: number; vector: number } {
+  const c = Math.min(1, Math.max(0, coverage));
+  return { text: 0.5 + COVERAGE_SHIFT * c, vector: 0.5 - COVERAGE_SHIFT * c };
 }
 
 /** A fused candidate. */
@@ -29,13 +46,16 @@ export interface FusedCandidate {
  * Similarity: when every list comes from one kind of path (only vectors, only text), the highest
  * similarity any list gave. When kinds mix (text and vector: hybrid), their scales differ (bm25
  * relative to the best match; cosines bunched near each other), so each kind's similarities are
- * min-max normalized over its candidates and the kinds are averaged with equal weights, a missing
- * kind counting 0: the convex combination of Bruch et al. (2023), docs/adr/0022.
+ * min-max normalized over its candidates and the kinds are averaged with their lists' weights
+ * (equal by default), a missing kind counting 0: the convex combination of Bruch et al. (2023),
+ * docs/adr/0022 and 0180.
  */
 export function fuseLists(lists: readonly PathList[]): FusedCandidate[] {
   const byKey = new Map<string, { rrf: number; similarity: number; paths: string[]; byKind: Map<string, number> }>();
   const range = new Map<string, { lo: number; hi: number }>();
+  const weight = new Map<string, number>();
   for (const list of lists) {
+    weight.set(list.path, Math.max(weight.get(list.path) ?? 0, list.weight ?? 0.5));
     list.items.forEach((item, index) => {
       const entry = byKey.get(item.key) ?? { rrf: 0, similarity: 0, paths: [], byKind: new Map<string, number>() };
       entry.rrf += 1 / (RRF_K + index + 1);
@@ -48,6 +68,7 @@ export function fuseLists(lists: readonly PathList[]): FusedCandidate[] {
     });
   }
   const kinds = [...range.keys()];
+  const totalWeight = kinds.reduce((sum, kind) => sum + weight.get(kind)!, 0);
   const normalized = (kind: string, value: number) => {
     const { lo, hi } = range.get(kind)!;
     return hi - lo < 1e-9 ? 1 : (value - lo) / (hi - lo);
@@ -58,7 +79,8 @@ export function fuseLists(lists: readonly PathList[]): FusedCandidate[] {
       rrf: e.rrf,
       similarity:
         kinds.length > 1
-          ? [...e.byKind].reduce((sum, [kind, v]) => sum + normalized(kind, v), 0) / kinds.length
+          ? [...e.byKind].reduce((sum, [kind, v]) => sum + weight.get(kind)! * normalized(kind, v), 0) /
+            Math.max(1e-9, totalWeight)
           : e.similarity,
       paths: e.paths,
     }))

@@ -3,9 +3,9 @@
  * Pure functions (docs/adr/0023-lexical-retrieval.md).
  */
 
-/** BM25 parameters (the usual defaults). */
+/** BM25 parameters: the usual k1; b below the usual 0.75, for short turns (docs/adr/0179). */
 export const BM25_K1 = 1.2;
-export const BM25_B = 0.75;
+export const BM25_B = 0.5;
 
 /** Largest gap (in tokens) at which two query terms still count as near each other. */
 export const PROXIMITY_WINDOW = 5;

@@ -4,7 +4,10 @@
  * 2. a thesaurus, when configured, adds related words at a lower weight (`flew` for `fly`, `buy`
  *    for `purchase`, `puppy` for `dog`), which find candidates of their own;
  * 3. every candidate is re-scored in process: BM25 over Porter stems with per-term weights, plus a
- *    term-proximity bonus for the query's own words; similarity is that score over the best one.
+ *    term-proximity bonus for the query's own words;
+ * 4. in namespaces whose write order carries topic (a recorded conversation), each candidate also earns
+ *    part of its best neighbouring write's score, and the neighbours of the best candidates become
+ *    candidates (docs/adr/0179); similarity is the score over the best one.
  */
 import {
   matchExpression,
@@ -22,6 +25,7 @@ import {
 } from '../../domain/knowledge/lexical-scoring.js';
 import { analyze, isStopword, stem } from '../../domain/knowledge/text-analysis.js';
 import { expansionWeight, type Thesaurus } from '../../domain/knowledge/thesaurus.js';
+import { CONTEXT_REACH, CONTEXT_SEEDS, withContext } from '../../domain/knowledge/turn-context.js';
 import type { TermStatistics } from './term-statistics.js';
 
 /** A term in more than this share of all text rows is "common": it ranks but does not find candidates. */
@@ -38,6 +42,11 @@ export interface LexicalContext {
   accept(vids: readonly number[]): number[];
   /** Content of an accepted version. */
   content(vid: number): string;
+  /**
+   * The live writes just before and after an accepted version in its namespace, at most `reach` on
+   * each side, nearest first; absent, no neighbouring context is used.
+   */
+  neighbours?(vid: number, reach: number): { vid: number; content: string }[];
   /** Namespace id, for length statistics. */
   readonly nsId: number;
 }
@@ -47,6 +56,14 @@ export interface LexicalSearchOptions {
   readonly candidateK: number;
   /** Thesaurus expansion (default true when a thesaurus is configured). */
   readonly expand?: boolean;
+}
+
+/** Lexical candidates and how well the best of them covers the query's own words. */
+export interface LexicalResult {
+  /** Candidates with a similarity in [0, 1], best first. */
+  readonly items: { key: string; similarity: number }[];
+  /** The largest IDF-weighted share of the query's own words that one candidate holds, in [0, 1]. */
+  readonly coverage: number;
 }
 
 interface Analyzed {
@@ -64,9 +81,9 @@ export class LexicalPath {
     this.#thesaurus = thesaurus;
   }
 
-  search(text: string, options: LexicalSearchOptions, ctx: LexicalContext): { key: string; similarity: number }[] {
+  search(text: string, options: LexicalSearchOptions, ctx: LexicalContext): LexicalResult {
     const query = parseLexicalQuery(text);
-    if (query.match === undefined) return [];
+    if (query.match === undefined) return { items: [], coverage: 0 };
     const { candidateK } = options;
     const stats = this.#stats;
     const commonLimit = Math.max(COMMON_FRACTION * stats.rows(), COMMON_MIN_ROWS);
@@ -79,30 +96,31 @@ export class LexicalPath {
     const allTerms = [...original, ...expansions.map((e) => e.term)];
 
     const analyzed = new Map<number, Analyzed>();
-    const analyzeVid = (vid: number): Analyzed => {
+    const analyzeVid = (vid: number, content?: string): Analyzed => {
       let a = analyzed.get(vid);
       if (!a) {
-        const tokens = analyze(ctx.content(vid));
+        const tokens = analyze(content ?? ctx.content(vid));
         a = { tokens, counts: termCounts(tokens) };
         analyzed.set(vid, a);
       }
       return a;
     };
+    const collectAccepted = (vids: readonly number[]) =>
+      ctx.accept(vids).filter((v) => satisfiesLiterals(ctx.content(v), query.literals));
     const collect = (match: string | undefined, order: 'rank' | 'newest'): number[] => {
       if (match === undefined) return [];
       let cap = Math.max(2 * candidateK, 100);
       for (;;) {
         const vids = ctx.search(match, cap, order);
-        const accepted = ctx.accept(vids).filter((v) => satisfiesLiterals(ctx.content(v), query.literals));
+        const accepted = collectAccepted(vids);
         if (accepted.length >= candidateK || vids.length < cap || cap >= MAX_CAP) return accepted;
         cap = Math.min(cap * 4, MAX_CAP);
       }
     };
     const avgLength = stats.averageLength(ctx.nsId);
-    const scoreOf = (vid: number) => {
-      const a = analyzeVid(vid);
-      return bm25(a.tokens.length, a.counts, allTerms, avgLength) + proximity(a.tokens, original);
-    };
+    const scoreText = (a: Analyzed) =>
+      bm25(a.tokens.length, a.counts, allTerms, avgLength) + proximity(a.tokens, original);
+    const scoreOf = (vid: number, content?: string) => scoreText(analyzeVid(vid, content));
 
     const pool = new Set<number>();
     if (selective.length > 0 || query.terms.length === 0) {
@@ -136,11 +154,50 @@ export class LexicalPath {
       }
     }
 
+    if (ctx.neighbours && stats.coherent(ctx.nsId)) this.#addContext(scores, scoreOf, ctx, collectAccepted);
+
     const best = Math.max(1e-9, ...scores.values());
-    return [...scores.entries()]
+    const items = [...scores.entries()]
       .map(([vid, s]) => ({ key: String(vid), similarity: s / best }))
       .sort((a, b) => b.similarity - a.similarity || Number(b.key) - Number(a.key))
       .slice(0, candidateK);
+    return {
+      items,
+      coverage: coverage(
+        original,
+        [...scores.keys()].map((v) => analyzeVid(v).counts),
+      ),
+    };
+  }
+
+  /**
+   * Neighbouring writes as context (docs/adr/0179): the neighbours of the best `CONTEXT_SEEDS`
+   * candidates that pass the filters become candidates, then every candidate's score becomes its
+   * own plus a share of its best neighbour's own score. A neighbour that is not a candidate (filtered
+   * out, or matching no query word) still counts as context.
+   */
+  #addContext(
+    scores: Map<number, number>,
+    score: (vid: number, content?: string) => number,
+    ctx: LexicalContext,
+    accept: (vids: readonly number[]) => number[],
+  ): void {
+    const neighbours = new Map<number, { vid: number; content: string }[]>();
+    const neighboursOf = (vid: number) => {
+      let list = neighbours.get(vid);
+      if (!list) neighbours.set(vid, (list = ctx.neighbours!(vid, CONTEXT_REACH)));
+      return list;
+    };
+    const seeds = [...scores.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(0, CONTEXT_SEEDS);
+    const joining = new Set(seeds.flatMap(([vid]) => neighboursOf(vid).map((n) => n.vid)));
+    for (const v of accept([...joining].filter((v) => !scores.has(v)))) scores.set(v, score(v));
+    const own = new Map(scores);
+    const ownOf = (n: { vid: number; content: string }) => {
+      let value = own.get(n.vid);
+      if (value === undefined) own.set(n.vid, (value = score(n.vid, n.content)));
+      return value;
+    };
+    for (const [vid, value] of scores) scores.set(vid, withContext(value, neighboursOf(vid).map(ownOf)));
   }
 
   /**
@@ -174,6 +231,18 @@ export class LexicalPath {
     }
     return [...found.values()];
   }
+}
+
+/** The largest IDF-weighted share of `terms` that one of `docs` (stem counts) holds. */
+function coverage(terms: readonly WeightedTerm[], docs: readonly ReadonlyMap<string, number>[]): number {
+  const total = terms.reduce((sum, t) => sum + t.idf, 0);
+  if (total <= 0) return 0;
+  let best = 0;
+  for (const counts of docs) {
+    const held = terms.reduce((sum, t) => sum + (counts.has(t.stem) ? t.idf : 0), 0) / total;
+    if (held > best) best = held;
+  }
+  return best;
 }
 
 /** The query's ranking terms with their IDF: optional terms and the words of its literals. */

@@ -20,7 +20,7 @@ import {
   clamp01,
   type Score,
 } from '../../domain/knowledge/scoring.js';
-import { fuseLists, type PathList } from '../../domain/knowledge/fusion.js';
+import { fuseLists, fusionWeights, type PathList } from '../../domain/knowledge/fusion.js';
 import { normalize } from '../../domain/knowledge/vector-math.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
@@ -153,14 +153,24 @@ export class RetrieveService {
     (request.vectors ?? []).forEach((v, i) =>
       queryVectors.push({ path: 'vectors', vector: checkVector(v, `vectors[${i}]`) }),
     );
+    let coverage: number | undefined;
     if (request.text !== undefined && request.text.trim() !== '') {
-      lists.push(this.#textPath(scope, request.text, candidateK, rows));
+      const text = this.#textPath(scope, request.text, candidateK, rows);
+      lists.push(text.list);
+      coverage = text.coverage;
       if (core.embedder) {
         const [embedded] = await core.embedder.embed([request.text]);
         if (embedded) queryVectors.push({ path: 'vector', vector: checkVector(Array.from(embedded), 'embedded text') });
       }
     }
-    for (const q of queryVectors) lists.push(this.#vectorPath(scope, q.path, q.vector, candidateK, rows));
+    // With text, the hybrid weights follow how well the text path covered the query (docs/adr/0180).
+    const hybrid = coverage === undefined ? undefined : fusionWeights(coverage);
+    if (hybrid) lists[0] = { ...lists[0]!, weight: hybrid.text };
+    for (const q of queryVectors)
+      lists.push({
+        ...this.#vectorPath(scope, q.path, q.vector, candidateK, rows),
+        ...(hybrid ? { weight: hybrid.vector } : {}),
+      });
     if (request.seed_ids && request.seed_ids.length > 0)
       lists.push(this.#graphPath(scope, request.seed_ids, candidateK, rows));
 
@@ -300,9 +310,9 @@ export class RetrieveService {
     text: string,
     candidateK: number,
     rows: Map<number, { row: VersionRow; sources: string[] }>,
-  ): PathList {
+  ): { list: PathList; coverage: number } {
     const nodes = this.#core.nodes;
-    const items = this.#lexical.search(
+    const { items, coverage } = this.#lexical.search(
       text,
       { candidateK },
       {
@@ -316,9 +326,13 @@ export class RetrieveService {
           return vids.filter((v) => ok.has(v));
         },
         content: (vid) => rows.get(vid)!.row.content,
+        neighbours: (vid, reach) => {
+          const { before, after } = nodes.neighbours(vid, reach);
+          return [...before, ...after];
+        },
       },
     );
-    return { path: 'text', items };
+    return { list: { path: 'text', items }, coverage };
   }
 
   /** Walks edges (both directions, two hops) from the seeds; similarity is the product of edge weights, halved per extra hop. */

@@ -1,10 +1,12 @@
 /**
  * Corpus statistics for lexical ranking, cached: document frequencies of stems (counting a common
  * term reads its whole doclist, so each count is reused for a minute: frequencies drift slowly), the
- * number of text rows, and each namespace's average content length in tokens.
+ * number of text rows, and per namespace, from a sample of its newest writes: the average content
+ * length in tokens and whether its write order carries topic (domain/knowledge/turn-context.ts).
  */
 import { idf } from '../../domain/knowledge/lexical-scoring.js';
 import { analyze } from '../../domain/knowledge/text-analysis.js';
+import { isCoherent } from '../../domain/knowledge/turn-context.js';
 import type { NodeStore } from '../../store/knowledge/node-store.js';
 
 /** How long a cached statistic is used. */
@@ -18,7 +20,7 @@ export class TermStatistics {
   readonly #nodes: NodeStore;
   readonly #now: () => number;
   readonly #df = new Map<string, { df: number; at: number }>();
-  readonly #lengths = new Map<number, { avg: number; at: number }>();
+  readonly #shapes = new Map<number, { avg: number; coherent: boolean; at: number }>();
   #total = { n: 0, at: -Infinity };
 
   constructor(nodes: NodeStore, now: () => number) {
@@ -52,14 +54,23 @@ export class TermStatistics {
 
   /** Average length in tokens of a namespace's recent live contents (at least 1). */
   averageLength(nsId: number): number {
+    return this.#shape(nsId).avg;
+  }
+
+  /** Whether a namespace's recent live writes are more alike next to each other than apart. */
+  coherent(nsId: number): boolean {
+    return this.#shape(nsId).coherent;
+  }
+
+  #shape(nsId: number): { avg: number; coherent: boolean } {
     const now = this.#now();
-    let entry = this.#lengths.get(nsId);
+    let entry = this.#shapes.get(nsId);
     if (!entry || now - entry.at > TTL_MS) {
       const sample = this.#nodes.sampleLiveContent(nsId, LENGTH_SAMPLE);
       const avg = sample.reduce((sum, c) => sum + analyze(c).length, 0) / Math.max(1, sample.length);
-      entry = { avg: Math.max(1, avg), at: now };
-      this.#lengths.set(nsId, entry);
+      entry = { avg: Math.max(1, avg), coherent: isCoherent(sample), at: now };
+      this.#shapes.set(nsId, entry);
     }
-    return entry.avg;
+    return entry;
   }
 }

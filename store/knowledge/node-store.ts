@@ -2,6 +2,7 @@
  * SQL for namespaces, nodes, bi-temporal versions, per-version source support and the FTS5 index.
  * Versions are never updated except to close them in transaction time (`tx_to`).
  */
+import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 import { OPEN_TIME, type NamespaceRow, type NewVersion, type VersionRow } from './rows.js';
 
@@ -12,12 +13,19 @@ export interface TextFilter {
   readonly liveOnly: boolean;
 }
 
+/** A version id and its content. */
+export interface VersionText {
+  readonly vid: number;
+  readonly content: string;
+}
+
 /** Namespaces, nodes, versions and text of one database. */
 export class NodeStore {
   readonly #db: Db;
   readonly #s;
   /** One transaction wrapper, reused: building one per call costs more than the savepoint itself. */
   readonly #tx: (fn: () => unknown) => unknown;
+  readonly #neighbourStmts = new Map<string, Database.Statement<[number, number]>>();
 
   constructor(db: Db) {
     this.#db = db;
@@ -248,6 +256,28 @@ export class NodeStore {
         )
         .all(nsId, limit) as { content: string }[]
     ).map((r) => r.content);
+  }
+
+  /**
+   * The live versions written just before and just after version `vid` in its namespace (write order:
+   * transaction time, then version id), at most `reach` on each side, nearest first, with their content.
+   */
+  neighbours(vid: number, reach: number): { before: VersionText[]; after: VersionText[] } {
+    const side = (cmp: '<' | '>', dir: 'DESC' | 'ASC') => {
+      const key = `${cmp}${dir}`;
+      let stmt = this.#neighbourStmts.get(key);
+      if (!stmt) {
+        stmt = this.#db.prepare<[number, number]>(
+          `SELECT v.vid, v.content FROM kn_versions a, kn_versions v INDEXED BY kn_versions_ns_tx
+           WHERE a.vid = ? AND v.ns_id = a.ns_id AND v.tx_to = ${OPEN_TIME} AND v.retracted = 0
+             AND (v.tx_from, v.vid) ${cmp} (a.tx_from, a.vid)
+           ORDER BY v.tx_from ${dir}, v.vid ${dir} LIMIT ?`,
+        );
+        this.#neighbourStmts.set(key, stmt);
+      }
+      return stmt.all(vid, reach) as VersionText[];
+    };
+    return { before: side('<', 'DESC'), after: side('>', 'ASC') };
   }
 
   /** Number of text rows (all versions, all namespaces) holding the indexed (stemmed) `term`. */
