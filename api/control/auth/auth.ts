@@ -40,6 +40,8 @@ const PUBLIC = [
 ];
 /** External admission routes: only the `fleet:external-admission` scope reaches them (no administrator substitutes). */
 const ADMISSION = /^\/api\/v1\/apps\/[^/]+\/external-deployments(\/[^/]+)*$/;
+/** App logs: `logs:read` reaches them. */
+const LOGS = /^\/api\/v1\/apps\/[^/]+\/logs$/;
 /** Routes that need a caller only when `SVC_REQUIRE_EXPLICIT_AUTH=true` (and `metrics:read` suffices). */
 export const EXPLICIT_AUTH_ONLY_ROUTES: readonly string[] = [
   'GET /metrics',
@@ -59,6 +61,7 @@ export function isPublicPath(path: string): boolean {
 /** The scope a scoped token needs for `path`; undefined when only administrators may call it. */
 export function scopeForPath(path: string): Scope | undefined {
   if (ADMISSION.test(path)) return Scope.fleetExternalAdmission;
+  if (LOGS.test(path)) return Scope.logsRead;
   return EXPLICIT_ONLY.some((re) => re.test(path)) ? Scope.metricsRead : undefined;
 }
 
