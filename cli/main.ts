@@ -17,6 +17,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerInstall } from './commands/install.js';
 import { registerPlatform } from './commands/platform.js';
 import { registerAgent } from './commands/agent.js';
+import { registerLogs } from './commands/logs.js';
 import { ExitCode, reportError } from './cli-error.js';
 
 /** Command-line mistakes that earn the usage text: the user does not know the commands or options. */
@@ -59,6 +60,7 @@ export function createProgram(): Command {
   registerValidate(program);
   registerApps(program);
   registerEvents(program);
+  registerLogs(program);
   registerDeploy(program);
   registerOps(program);
   registerFunctions(program);
