@@ -163,7 +163,8 @@ export class LogStore implements LogSink {
     if (recent.length >= query.limit) return recent;
     const match = ftsQueryOf(query.grep);
     const older = this.#select(
-      match === undefined ? 'log_lines l' : 'log_text t JOIN log_lines l ON l.id = t.rowid',
+      // CROSS JOIN keeps the word index the outer loop (the planner would walk the app's lines instead).
+      match === undefined ? 'log_lines l' : 'log_text t CROSS JOIN log_lines l ON l.id = t.rowid',
       [...where, 'l.id <= @indexed', ...(match === undefined ? [] : ['log_text MATCH @match'])],
       { ...params, limit: query.limit - recent.length, ...(match === undefined ? {} : { match }) },
       match === undefined ? 'l.id' : 't.rowid',
