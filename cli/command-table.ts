@@ -24,6 +24,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['snapshots'], load: async () => (await import('./commands/snapshots.js')).registerSnapshots },
   { names: ['secrets'], load: async () => (await import('./commands/secrets.js')).registerSecrets },
   { names: ['invoke', 'functions'], load: async () => (await import('./commands/functions.js')).registerFunctions },
+  { names: ['logs'], load: async () => (await import('./commands/logs.js')).registerLogs },
   { names: ['exec'], load: async () => (await import('./commands/exec.js')).registerExec },
   { names: ['tokens'], load: async () => (await import('./commands/tokens.js')).registerTokens },
   { names: ['inbox'], load: async () => (await import('./commands/inbox.js')).registerInbox },

@@ -10,6 +10,7 @@ import { ConfigError } from '../domain/errors.js';
 import type { SignaturePolicy } from '../domain/platform/release-policy.js';
 import type { ReleasePublicKey } from './platform-lane/release-signature.js';
 import { PLATFORM_LANE_VARIABLES } from './config-platform-lane.js';
+import { LOGS_VARIABLES } from './config-logs.js';
 import {
   bool,
   durationMs,
@@ -188,6 +189,10 @@ export interface SvcConfig {
   readonly operationWorkers: number;
   /** Lease of a claimed operation, renewed by heartbeat, in ms. @default 30 s */
   readonly operationLeaseMs: number;
+  /** Bytes of captured app log lines kept per app (`SVC_LOGS_MAX_BYTES`). @default 256 MiB */
+  readonly logsMaxBytesPerApp: number;
+  /** Age past which captured app log lines are dropped (`SVC_LOGS_MAX_AGE`). @default 7 days */
+  readonly logsMaxAgeMs: number;
   /** Run the operation worker and operation recovery (candidate APIs disable it). @default true */
   readonly operationWorkerEnabled: boolean;
   /** Folder of platform releases (`releases/<id>/`, the `current` link), the API record and the host agent's lock. @default <dataDir>/platform */
@@ -737,6 +742,8 @@ export const VARIABLES = {
   },
   // The platform self-upgrade lane (docs/platform-upgrades.md).
   ...PLATFORM_LANE_VARIABLES,
+  // App log capture (docs/adr/0165).
+  ...LOGS_VARIABLES,
   operationWorkerEnabled: {
     name: 'SVC_OPERATION_WORKER',
     description: 'Run the operation worker and recovery (false for candidate APIs)',

@@ -32,6 +32,10 @@ import { scopedTokensRoutes } from '../api/control/auth/scoped-tokens-routes.js'
 import { admissionNoStore, admissionRoutes } from '../api/control/fleet/admission-routes.js';
 import { edgeIdentityPrincipal } from '../api/control/auth/auth.js';
 import { edgeIdentityVerifier } from '../platform/edge/index.js';
+import { getApp } from '../store/control/apps.js';
+import { LogStore, logStoreFile } from '../store/logs/log-store.js';
+import { LogService } from '../controllers/logs/log-service.js';
+import { logsRoutes } from '../api/control/logs/logs-routes.js';
 import { ScopedTokens } from '../controllers/auth/scoped-tokens.js';
 import { SnapshotService } from '../controllers/snapshots/snapshot-service.js';
 import {
@@ -165,7 +169,7 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
       'DELETE /api/access/tokens/{id}',
     ],
     description:
-      'Scoped access tokens (events:read, metrics:read): issued by an administrator, shown once, kept as SHA-256, revocable.',
+      'Scoped access tokens (events:read, metrics:read, logs:read): issued by an administrator, shown once, kept as SHA-256, revocable.',
   },
   {
     name: 'cron',
@@ -176,6 +180,12 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
       'PUT /api/apps/{id}/cron/schedule',
     ],
     description: 'Operator actions on periodic processes, each emitting its job.* event.',
+  },
+  {
+    name: 'logs',
+    routes: ['GET /api/v1/apps/{id}/logs'],
+    description:
+      "Every allocation's stdout and stderr, kept per app (size and age bounds): filters, text search, follow=true as Server-Sent Events (scope logs:read).",
   },
   FUNCTIONS_CAPABILITY,
   OBSERVABILITY_CAPABILITY,
@@ -219,6 +229,16 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   if (config.apiToken === undefined) {
     log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');
   }
+  const logStore = new LogStore({
+    file: logStoreFile(config.dataDir),
+    maxBytesPerApp: config.logsMaxBytesPerApp,
+    maxAgeMs: config.logsMaxAgeMs,
+  });
+  const logs = new LogService({
+    store: logStore,
+    appExists: (app) => getApp(store.db, app) !== undefined,
+    logger: log.child({ component: 'logs' }),
+  });
   const gatewayScale = new GatewayScale();
   // One assignment of app users for the scheduler and the app database credentials (ADR 0047).
   const identities = config.schedulerDriver === 'local' ? detectAppIdentities() : undefined;
@@ -243,6 +263,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     dataDir: hosted.path,
     logger: log,
     gatewayScale,
+    logs,
     ...(identities ? { identities } : {}),
     scheduler:
       config.schedulerDriver === 'kubernetes'
@@ -407,6 +428,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       deploys.idempotencyKeys,
     ),
   ];
+  routers.push(logsRoutes(logs));
   routers.push(scopedTokensRoutes(accessTokens));
   const execApi = startExec(config, {
     db: store.db,
@@ -521,6 +543,8 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     s3?.destroy();
     await eventApi.services.events.flushed();
     await reconcilers.close();
+    logs.close();
+    logStore.close();
     store.db.close();
     // Last: operations and apps' reconciles that use it have stopped. Across a restart by the host
     // agent it keeps running: apps keep their connections, and the next API adopts it.

@@ -12,6 +12,8 @@ export const Scope = {
   eventsRead: 'events:read',
   /** `/metrics`, `/api/metrics` and the service manifest when explicit auth is required. */
   metricsRead: 'metrics:read',
+  /** App logs (`GET /api/v1/apps/{id}/logs`, follow included). */
+  logsRead: 'logs:read',
   /** Exec sessions and compatibility exec into app processes (sessions also consume a device-key step-up). */
   appsExec: 'apps:exec',
   /** External admission; obtained only by exchanging a git-host workflow identity. */
@@ -20,7 +22,7 @@ export const Scope = {
 export type Scope = (typeof Scope)[keyof typeof Scope];
 
 /** Scopes `POST /api/access/tokens` issues, and why the others are refused. */
-export const ISSUABLE_SCOPES: readonly Scope[] = [Scope.eventsRead, Scope.metricsRead, Scope.appsExec];
+export const ISSUABLE_SCOPES: readonly Scope[] = [Scope.eventsRead, Scope.metricsRead, Scope.logsRead, Scope.appsExec];
 export const NOT_ISSUABLE: Readonly<Record<string, string>> = {
   [Scope.fleetExternalAdmission]:
     'this scope is obtained only by exchanging a git-host workflow identity, never issued here',

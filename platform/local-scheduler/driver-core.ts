@@ -34,6 +34,8 @@ import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
 import { detectAppIdentities, type AppIdentities } from './app-identity.js';
 import { DEFAULT_TASK_LIMITS, detectPrivateMounts, type PrivateMounts, type TaskLimits } from './task-sandbox.js';
 import { firstBlockedFolder } from '../postgres/managed-postgres-layout.js';
+import type { LogSink } from '../../domain/logs/index.js';
+import { LogCapture, type CaptureTarget } from './log-capture.js';
 
 /** Any other user: what an app user can pass through, at least. */
 const NOBODY = { name: 'nobody', uid: 65534, gid: 65534 };
@@ -68,6 +70,8 @@ export interface LocalSchedulerOptions {
   readonly limits?: TaskLimits;
   /** Private mount namespaces (own `/tmp`, bind-mounted volumes). @default probed ({@link detectPrivateMounts}) */
   readonly privateMounts?: PrivateMounts;
+  /** Where every allocation's stdout and stderr lines go (docs/adr/0165). @default not captured */
+  readonly logs?: LogSink;
   /** Folder of app releases; each app's subfolder is made readable by that app's group only. @default `<dataDir>/releases` */
   readonly releasesDir?: string;
   /** `<dataDir>/secrets`: each app's decrypted secret files, copied into its tasks' `secrets/` folder. */
@@ -89,6 +93,7 @@ export class DriverCore {
   readonly ctx: RunnerContext;
   readonly #stateFile: StateFile;
   readonly #releaseLock: () => void;
+  readonly #capture: LogCapture | undefined;
   closed = false;
 
   constructor(options: LocalSchedulerOptions) {
@@ -124,6 +129,7 @@ export class DriverCore {
           `app users cannot enter ${blocked}, so app processes cannot reach their releases: chmod o+x ${blocked} (enter, not list), or set SVC_DATA_DIR to a folder under one they can enter`,
         );
     }
+    this.#capture = options.logs ? new LogCapture({ sink: options.logs, logger: this.logger }) : undefined;
     this.ctx = {
       identities,
       limits: options.limits ?? DEFAULT_TASK_LIMITS,
@@ -176,6 +182,7 @@ export class DriverCore {
   /** Detaches every runner (processes keep running), saves and releases the lock. */
   close(): void {
     this.closed = true;
+    this.#capture?.close();
     for (const runner of this.runners.values()) runner.detach();
     this.runners.clear();
     this.#savePending = true;
@@ -189,12 +196,59 @@ export class DriverCore {
     if (this.closed) return;
     record.modifiedAt = new Date().toISOString();
     this.save();
+    this.#captureOutput(record);
     const change: AllocationChange = {
       allocation: toAllocation(record),
       ...(previousStatus !== record.status ? { previousStatus } : {}),
       ...(event ? { event } : {}),
     };
     this.events.emit('change', change);
+  }
+
+  /** Follows the output of every allocation that runs, and reads those that ended to their end (driver start). */
+  startCapture(): void {
+    if (!this.#capture) return;
+    for (const record of this.records()) {
+      if (!isTerminal(record.status)) {
+        this.#captureOutput(record);
+        continue;
+      }
+      const paths = allocationPaths(record.dir);
+      const behind = (['stdout', 'stderr'] as const).some((stream) => {
+        const size = fileSize(stream === 'stdout' ? paths.stdout : paths.stderr);
+        return size > (this.options.logs?.offsetOf(record.id, stream) ?? 0);
+      });
+      if (behind) this.#captureOutput(record);
+    }
+  }
+
+  /** Reads (what is left of) an allocation's output while it runs; leaves it once ended and read. */
+  #captureOutput(record: AllocationRecord): void {
+    const capture = this.#capture;
+    if (!capture) return;
+    if (!capture.following(record.id)) {
+      if (isTerminal(record.status) && record.task.startedAt === undefined) return; // never ran
+      capture.follow(this.#captureTarget(record));
+    } else capture.touch(record.id, record.task.pid === undefined);
+    if (isTerminal(record.status)) capture.finish(record.id);
+  }
+
+  /** Commits every line written so far (tests, benchmarks). */
+  async drainLogs(): Promise<void> {
+    await this.#capture?.drain();
+  }
+
+  #captureTarget(record: AllocationRecord): CaptureTarget {
+    const job = this.state.jobs[record.jobId];
+    const commit = job && job.version === record.jobVersion ? job.spec.meta?.['svc.commit'] : undefined;
+    const paths = allocationPaths(record.dir);
+    return {
+      allocation: record.id,
+      app: record.app,
+      process: job?.spec.meta?.['svc.process'] ?? record.taskGroup,
+      release: commit !== undefined ? commit.slice(0, 12) : `v${record.jobVersion}`,
+      files: { stdout: paths.stdout, stderr: paths.stderr },
+    };
   }
 
   /** Records the end of a run: drops the runner and completes the execution record, if any. */
@@ -354,11 +408,27 @@ function secureDriverFolders(dataDir: string): void {
   }
 }
 
-function readTail(file: string, limit: number): string {
+function fileSize(file: string): number {
   try {
-    const buffer = fs.readFileSync(file);
-    return buffer.subarray(Math.max(0, buffer.length - limit)).toString('utf8');
+    return fs.statSync(file).size;
+  } catch {
+    return 0;
+  }
+}
+
+/** The last `limit` bytes of a file (only those are read: log capture may have released the rest). */
+function readTail(file: string, limit: number): string {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, 'r');
+    const size = fs.fstatSync(fd).size;
+    const length = Math.min(limit, size);
+    const buffer = Buffer.alloc(length);
+    fs.readSync(fd, buffer, 0, length, size - length);
+    return buffer.toString('utf8');
   } catch {
     return '';
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
 }

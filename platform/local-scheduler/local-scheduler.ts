@@ -47,6 +47,7 @@ export class LocalScheduler implements Scheduler {
   static async open(options: LocalSchedulerOptions): Promise<LocalScheduler> {
     const scheduler = new LocalScheduler(options);
     await recoverAllocations(scheduler.#core);
+    scheduler.#core.startCapture();
     for (const job of Object.values(scheduler.#core.state.jobs)) scheduler.#periodic.arm(job, undefined);
     scheduler.#monitor = setInterval(() => scheduler.#tick(), options.monitorInterval?.milliseconds ?? 250);
     scheduler.#monitor.unref();
@@ -208,6 +209,11 @@ export class LocalScheduler implements Scheduler {
   }
 
   /** Stops supervising: timers, checks and cron stop, state is saved, the lock released; processes keep running. */
+  /** Commits every output line allocations have written so far to the log sink. */
+  async drainLogs(): Promise<void> {
+    await this.#core.drainLogs();
+  }
+
   async close(): Promise<void> {
     if (this.#core.closed) return;
     await this.#queue.catch(() => undefined);

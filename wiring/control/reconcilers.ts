@@ -9,6 +9,7 @@ import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { LocalRegistry } from '../../platform/local-registry/index.js';
 import { LocalScheduler, type AppIdentities } from '../../platform/local-scheduler/index.js';
+import type { LogSink } from '../../domain/logs/index.js';
 import { KubernetesScheduler, kubeConfigForRegion } from '../../platform/kubernetes-scheduler/index.js';
 import { watchSpecs } from '../../platform/spec-watcher.js';
 import { Controller } from '../../controllers/runtime/controller.js';
@@ -35,6 +36,8 @@ export interface ReconcilersOptions {
   readonly gatewayScale?: GatewayScale;
   /** Scheduler driver of every region (`SVC_SCHEDULER_DRIVER`, docs/kubernetes.md). @default local */
   readonly scheduler?: SchedulerDriverOptions;
+  /** Where local drivers deliver captured app output (docs/adr/0165). @default not captured */
+  readonly logs?: LogSink;
   /** Who the local driver runs apps as (ADR 0047). @default detected: each app's own user when root */
   readonly identities?: AppIdentities;
 }
@@ -91,6 +94,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
             releasesDir: path.join(options.dataDir, 'releases'),
             appSecretsDir: path.join(options.dataDir, 'secrets'),
             ...(options.identities ? { identities: options.identities } : {}),
+            ...(options.logs ? { logs: options.logs } : {}),
           });
     schedulers.push(scheduler);
     unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));

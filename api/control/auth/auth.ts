@@ -42,6 +42,8 @@ const PUBLIC = [
 const ADMISSION = /^\/api\/v1\/apps\/[^/]+\/external-deployments(\/[^/]+)*$/;
 /** Exec sessions and compatibility exec: scope `apps:exec` (administrators hold it too). */
 const EXEC = /^\/api\/(v1\/exec-sessions(\/.*)?|apps\/[^/]+\/exec)$/;
+/** App logs: `logs:read` reaches them. */
+const LOGS = /^\/api\/v1\/apps\/[^/]+\/logs$/;
 /** Routes that need a caller only when `SVC_REQUIRE_EXPLICIT_AUTH=true` (and `metrics:read` suffices). */
 export const EXPLICIT_AUTH_ONLY_ROUTES: readonly string[] = [
   'GET /metrics',
@@ -62,6 +64,7 @@ export function isPublicPath(path: string): boolean {
 export function scopeForPath(path: string): Scope | undefined {
   if (ADMISSION.test(path)) return Scope.fleetExternalAdmission;
   if (EXEC.test(path)) return Scope.appsExec;
+  if (LOGS.test(path)) return Scope.logsRead;
   return EXPLICIT_ONLY.some((re) => re.test(path)) ? Scope.metricsRead : undefined;
 }
 

@@ -13,6 +13,7 @@ import { useEventStream } from '../event-stream.js';
 import type { AppView } from './apps.js';
 import { Deployments } from './deployments.js';
 import { AppTerminal } from '../terminal.js';
+import { AppLogs } from './app-logs.js';
 
 function Conditions(props: { app: AppView }) {
   return html`<div class="table-wrap"><table>
@@ -181,6 +182,7 @@ export function AppPage(props: { app: string }) {
       <section aria-labelledby="app-findings"><h2 id="app-findings">Spec findings</h2><${Findings} app=${app.data} /></section>
       <section aria-labelledby="app-processes"><h2 id="app-processes">Processes and allocations</h2><${Processes} app=${app.data} /></section>
       <section aria-labelledby="app-terminal"><h2 id="app-terminal">Terminal</h2><${AppTerminal} app=${props.app} /></section>
+      <section aria-labelledby="app-logs"><h2 id="app-logs">Logs</h2><${AppLogs} app=${props.app} processes=${[...new Set(app.data.processes.map((p) => p.process))]} /></section>
       <section aria-labelledby="app-deployments"><h2 id="app-deployments">Deployments</h2><${Deployments} app=${props.app} selected=${queued} /></section>
       <section aria-labelledby="app-endpoints"><h2 id="app-endpoints">Endpoints</h2><${Endpoints} app=${props.app} /></section>
       <section aria-labelledby="app-snapshots"><h2 id="app-snapshots">Snapshots</h2><${Snapshots} app=${props.app} /></section>
