@@ -68,6 +68,12 @@ export interface LocalSchedulerOptions {
   readonly limits?: TaskLimits;
   /** Private mount namespaces (own `/tmp`, bind-mounted volumes). @default probed ({@link detectPrivateMounts}) */
   readonly privateMounts?: PrivateMounts;
+  /**
+   * Start-up window of a new allocation's health checks: probed at once, then after 100 ms,
+   * doubling up to the interval, until the first pass; failures inside it raise no health event.
+   * @default 60s
+   */
+  readonly healthStartupWindow?: Duration;
   /** Folder of app releases; each app's subfolder is made readable by that app's group only. @default `<dataDir>/releases` */
   readonly releasesDir?: string;
 }
@@ -139,6 +145,8 @@ export class DriverCore {
         maxDelay: milliseconds(30_000),
         resetAfter: milliseconds(10_000),
       },
+      ...(options.healthStartupWindow ? { healthStartupWindowMs: options.healthStartupWindow.milliseconds } : {}),
+      passing: (record) => this.events.emit('passing', record),
       changed: (record, previousStatus, event) => this.changed(record, previousStatus, event),
       finished: (record, outcome) => this.finished(record, outcome),
     };
