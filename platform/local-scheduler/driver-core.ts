@@ -74,6 +74,11 @@ export interface LocalSchedulerOptions {
    * @default 60s
    */
   readonly healthStartupWindow?: Duration;
+  /**
+   * How long an allocation replaced by a passing one stays up after leaving the registry, before
+   * its drain signal: requests the gateway already chose it for arrive and finish. @default 500ms
+   */
+  readonly withdrawDelay?: Duration;
   /** Folder of app releases; each app's subfolder is made readable by that app's group only. @default `<dataDir>/releases` */
   readonly releasesDir?: string;
 }
@@ -219,6 +224,25 @@ export class DriverCore {
         Date.parse(execution.finishedAt) - Date.parse(record.task.startedAt ?? execution.startedAt);
     }
     this.changed(record, record.status);
+  }
+
+  /**
+   * Retires an allocation whose replacement passes: it leaves the registry at once (no new
+   * requests), keeps serving what it accepted for the withdraw delay, then drains (drain.signal,
+   * drain.timeout). Not awaited: a drain may take the whole drain timeout.
+   */
+  retireAllocation(record: AllocationRecord, description: string): void {
+    if (record.desiredStatus === 'stop') return;
+    record.desiredStatus = 'stop';
+    this.runners.get(record.id)?.withdraw();
+    this.changed(record, record.status);
+    const timer = setTimeout(() => {
+      if (this.closed) return; // re-adopted with desiredStatus stop, and drained, by the next driver
+      this.stopAllocation(record, description).catch((error: unknown) =>
+        this.logger.warn({ allocationId: record.id, err: error }, 'drain of a replaced allocation failed'),
+      );
+    }, this.options.withdrawDelay?.milliseconds ?? 500);
+    timer.unref();
   }
 
   /** Places and starts a new allocation of `group` (ports picked now, kept for its lifetime). */
