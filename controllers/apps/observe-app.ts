@@ -18,6 +18,8 @@ export interface AllocationView {
   readonly id: string;
   readonly region: string;
   readonly status: Allocation['status'];
+  /** `stop` while a replaced allocation drains (it no longer receives new requests). */
+  readonly desiredStatus: Allocation['desiredStatus'];
   readonly canary: boolean;
   readonly jobVersion: number;
   readonly pid: number | null;
@@ -61,6 +63,7 @@ function view(allocation: Allocation, instances: readonly ServiceInstance[]): Al
     id: allocation.id,
     region: allocation.region,
     status: allocation.status,
+    desiredStatus: allocation.desiredStatus,
     canary: allocation.canary,
     jobVersion: allocation.jobVersion,
     pid: allocation.task.pid ?? null,
