@@ -203,10 +203,11 @@ try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
     return (Number(fields[11]) + Number(fields[12])) * 10_000;
   };
-  for (const [name, port] of [
-    ['warm', warmPort],
-    ['db1ms', dbPort],
-  ] as const) {
+  for (const name of ['warm', 'db1ms'] as const) {
+    // The app's own port is its allocation's (start before stop, ADR 0160): read it from the registry.
+    const [instance] = (await registry.instances(`${name}-web`)).filter((i) => instanceStatus(i) === 'passing');
+    if (!instance) throw new Error(`${name}: no passing instance`);
+    const port = instance.port;
     const floor = await startPipe(port);
     try {
       const direct = `http://127.0.0.1:${port}/`;

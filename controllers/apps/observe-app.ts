@@ -3,7 +3,14 @@
  * scheduler target. Used by the app controller (conditions) and by the apps API (runtime status).
  */
 import type { Allocation, JobSpec, JobStatus } from '../../domain/scheduler/index.js';
-import { instanceStatus, type HealthStatus, type Registry, type ServiceInstance } from '../../domain/registry/index.js';
+import {
+  instanceStatus,
+  isStarting,
+  type HealthStatus,
+  type InstanceHealth,
+  type Registry,
+  type ServiceInstance,
+} from '../../domain/registry/index.js';
 import type { SchedulerTargets } from './scheduler-targets.js';
 
 /** One allocation as operators see it. */
@@ -11,6 +18,8 @@ export interface AllocationView {
   readonly id: string;
   readonly region: string;
   readonly status: Allocation['status'];
+  /** `stop` while a replaced allocation drains (it no longer receives new requests). */
+  readonly desiredStatus: Allocation['desiredStatus'];
   readonly canary: boolean;
   readonly jobVersion: number;
   readonly pid: number | null;
@@ -18,7 +27,8 @@ export interface AllocationView {
   readonly oomKilled: boolean;
   readonly lastEvent: string | null;
   readonly ports: Record<string, number>;
-  readonly health: HealthStatus | null;
+  /** `starting` while its checks are in their start-up window. */
+  readonly health: InstanceHealth | null;
   readonly memory: { readonly currentBytes: number; readonly peakBytes: number; readonly limitBytes: number };
 }
 
@@ -31,8 +41,8 @@ export interface ProcessObservation {
   readonly desiredCount: number;
   readonly running: number;
   readonly paused: boolean;
-  /** Worst registry status of its instances; null when it registers no checked service. */
-  readonly health: HealthStatus | null;
+  /** Worst registry status of its instances (`starting` when every one is in its start-up window); null when it registers no checked service. */
+  readonly health: InstanceHealth | null;
   readonly allocations: readonly AllocationView[];
 }
 
@@ -53,6 +63,7 @@ function view(allocation: Allocation, instances: readonly ServiceInstance[]): Al
     id: allocation.id,
     region: allocation.region,
     status: allocation.status,
+    desiredStatus: allocation.desiredStatus,
     canary: allocation.canary,
     jobVersion: allocation.jobVersion,
     pid: allocation.task.pid ?? null,
@@ -60,10 +71,7 @@ function view(allocation: Allocation, instances: readonly ServiceInstance[]): Al
     oomKilled: allocation.task.oomKilled,
     lastEvent: allocation.task.lastEventMessage ?? null,
     ports: Object.fromEntries(allocation.ports.map((p) => [p.label, p.value])),
-    health:
-      mine.length === 0
-        ? null
-        : mine.map(instanceStatus).reduce<HealthStatus>((worst, s) => (rank(s) > rank(worst) ? s : worst), 'passing'),
+    health: mine.length === 0 ? null : combinedHealth(mine),
     memory: {
       currentBytes: allocation.memory.currentRssBytes,
       peakBytes: allocation.memory.peakRssBytes,
@@ -74,6 +82,13 @@ function view(allocation: Allocation, instances: readonly ServiceInstance[]): Al
 
 function rank(status: HealthStatus): number {
   return status === 'passing' ? 0 : status === 'warning' ? 1 : 2;
+}
+
+/** Health of several instances: the worst of those out of their start-up window; `starting` when none is. */
+function combinedHealth(instances: readonly ServiceInstance[]): InstanceHealth {
+  const settled = instances.filter((i) => !isStarting(i));
+  if (settled.length === 0) return 'starting';
+  return settled.map(instanceStatus).reduce<HealthStatus>((w, s) => (rank(s) > rank(w) ? s : w), 'passing');
 }
 
 /** Reads jobs, allocations and registry instances of `app` from every opened target. */

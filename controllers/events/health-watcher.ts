@@ -7,6 +7,7 @@ import type { EventEmitterPort } from '../../domain/events/event-port.js';
 import { CorrelationKey } from '../../domain/events/correlation.js';
 import {
   instanceStatus,
+  isStarting,
   worstStatus,
   type HealthChange,
   type HealthStatus,
@@ -53,12 +54,14 @@ export class HealthWatcher {
     // This instance as it was at the change (later changes are handled in turn), the others as they are now.
     const current = await this.registry.instances(change.service);
     const others = current.filter((i) => i.id !== change.instanceId);
-    const instances = change.instance ? [...others, change.instance] : others;
+    const all = change.instance ? [...others, change.instance] : others;
+    // An instance in its start-up window is expected to fail its first probes: it has no say yet.
+    const instances = all.filter((i) => !isStarting(i));
     const known = this.state.get(change.service);
-    const app = change.instance?.app ?? instances[0]?.app ?? known?.app;
-    const process = change.instance?.process ?? instances[0]?.process ?? known?.process;
+    const app = change.instance?.app ?? all[0]?.app ?? known?.app;
+    const process = change.instance?.process ?? all[0]?.process ?? known?.process;
     if (app === undefined || process === undefined) return;
-    if (instances.length === 0) return; // deregistered: no verdict, keep the last one
+    if (instances.length === 0) return; // deregistered or all starting: no verdict, keep the last one
     const status = worstStatus(instances.map(instanceStatus));
     const previous = known?.status ?? 'passing';
     const state: ServiceState = known ?? { status, app, process, lastEventType: null };

@@ -107,7 +107,8 @@ export async function wakeTargets(
         }
       }
       const privateUrl = serviceAddress(spec, process, sources.address);
-      if (privateUrl !== undefined && (spec.endpoints.length > 0 || definition.hostPort !== undefined))
+      // Only a hostPort is a fixed address; other processes change port with each allocation (see local below).
+      if (privateUrl !== undefined && definition.hostPort !== undefined)
         endpoints.push({ scope: 'private', url: `${privateUrl}/` });
       for (const instance of instances)
         endpoints.push({ scope: 'local', url: `http://${instance.address}:${instance.port}/` });

@@ -24,6 +24,11 @@ export interface HealthCheck {
   readonly output: string;
   /** ISO 8601 UTC of the latest run; absent before the first run. */
   readonly lastCheckedAt?: string;
+  /**
+   * True while the instance is inside its start-up window: it has not passed yet, and a failing
+   * probe is expected rather than news. Such an instance is not routed to and raises no health event.
+   */
+  readonly starting?: boolean;
 }
 
 /** One registered instance of a service. */
@@ -43,6 +48,19 @@ export interface ServiceInstance {
 /** Status of an instance: the worst of its checks (passing when it has none). */
 export function instanceStatus(instance: ServiceInstance): HealthStatus {
   return worstStatus(instance.checks.map((c) => c.status));
+}
+
+/** What operators see of an instance: `starting` inside its start-up window, else its status. */
+export type InstanceHealth = HealthStatus | 'starting';
+
+/** True while any check of the instance is still in its start-up window (and none failed after it). */
+export function isStarting(instance: ServiceInstance): boolean {
+  return instance.checks.some((c) => c.starting === true);
+}
+
+/** The instance's health as operators see it: `starting` inside the start-up window, else {@link instanceStatus}. */
+export function instanceHealth(instance: ServiceInstance): InstanceHealth {
+  return isStarting(instance) ? 'starting' : instanceStatus(instance);
 }
 
 /** A change in an instance's health (or its registration), delivered to watchers. */

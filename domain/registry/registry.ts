@@ -24,6 +24,8 @@ export interface CheckUpdate {
   readonly status: HealthStatus;
   readonly output: string;
   readonly checkedAt: string;
+  /** True while the instance is still in its start-up window (see `HealthCheck.starting`). */
+  readonly starting?: boolean;
 }
 
 /** Write side of the registry, used by drivers that run their own checks. */

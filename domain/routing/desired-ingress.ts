@@ -34,7 +34,7 @@ export interface DesiredRule extends IngressRule {
   readonly hostname: string;
   readonly app: string;
   readonly process: string;
-  /** True when the rule goes through the wake gateway. */
+  /** True when the rule goes through the wake gateway (every process without a `hostPort`, when a gateway is known). */
   readonly viaGateway: boolean;
 }
 
@@ -79,7 +79,11 @@ export function desiredIngress(
     if (!app.spec.deploy || !app.routable) continue;
     const process = publicProcess(app.spec);
     if (process === undefined) continue;
-    const viaGateway = isGatewayManaged(app.spec, process) && options.gatewayUrl !== undefined;
+    // A process's own port changes with each allocation (start before stop), so the edge reaches it
+    // through the gateway, which follows the registry; only a fixed hostPort is addressed directly.
+    const viaGateway =
+      (isGatewayManaged(app.spec, process) || app.spec.processes[process]?.hostPort === undefined) &&
+      options.gatewayUrl !== undefined;
     const service = viaGateway ? options.gatewayUrl : serviceAddress(app.spec, process, options);
     if (service === undefined) continue;
     for (const endpoint of app.spec.endpoints ?? []) {

@@ -155,7 +155,14 @@ function checkHostPort(at: PathSegment[], process: Fields, out: RawFinding[]): v
       rule: SpecRule.hostPortMultipleAllocations,
       detail: `a fixed host port allows only one allocation per region, but ${reasons.join(' and ')}`,
     });
+    return;
   }
+  out.push({
+    path: [...at, 'hostPort'],
+    rule: SpecRule.hostPortNoOverlap,
+    severity: FindingSeverity.warning,
+    detail: `a fixed host port cannot be held by two processes: every deploy, spec change or rollback stops the old process before the new one starts, so requests to port ${describeValue(process.hostPort)} fail for that gap; without hostPort the new process starts beside the old one and no request is dropped`,
+  });
 }
 
 function checkScaling(at: PathSegment[], process: Fields, out: RawFinding[]): void {

@@ -35,6 +35,8 @@ export const SpecRule = {
   processRegionKnown: 'process.regionKnown',
   /** hostPort is combined with more than one allocation per region. */
   hostPortMultipleAllocations: 'hostPort.multipleAllocations',
+  /** hostPort is set: a new allocation cannot start beside the old one, so each change has a gap (a warning). */
+  hostPortNoOverlap: 'hostPort.noOverlap',
   /** hostPort is set on a process without a port. */
   hostPortRequiresPort: 'hostPort.requiresPort',
   /** health is set on a process without a port. */

@@ -57,11 +57,14 @@ function isLongRunning(process: CanonicalProcess): boolean {
   return process.type === ProcessType.service || process.type === ProcessType.worker;
 }
 
-/** The http port of a service process: static for a hostPort, or the port when the app declares endpoints. */
-function httpPort(ctx: TaskGroupContext, process: CanonicalProcess): PortSpec | undefined {
+/**
+ * The http port of a service process: static only for a hostPort. Every other process gets a port
+ * of its own per allocation (`PORT`, `SVC_PORT_HTTP`), so a new allocation can start beside the one
+ * it replaces; public endpoints reach it through the wake gateway, which follows the registry.
+ */
+function httpPort(process: CanonicalProcess): PortSpec | undefined {
   if (process.port === undefined || process.type !== ProcessType.service) return undefined;
   if (process.hostPort !== undefined) return { label: TranslationDefaults.httpPortLabel, static: process.hostPort };
-  if (ctx.spec.endpoints.length > 0) return { label: TranslationDefaults.httpPortLabel, static: process.port };
   return { label: TranslationDefaults.httpPortLabel };
 }
 
@@ -83,7 +86,7 @@ function portsAndServices(
     }
     return { ports, services };
   }
-  const http = httpPort(ctx, process);
+  const http = httpPort(process);
   const metricsTags = ['metrics', `metrics-path=${metrics.path}`];
   const ownMetricsPort = metrics.enabled && metrics.port !== undefined && metrics.port !== process.port;
   if (http !== undefined) {
@@ -209,7 +212,7 @@ export function processTaskGroup(ctx: TaskGroupContext, name: string, process: C
   if (staticPort !== undefined && (count > 1 || (canary ?? 0) > 0)) {
     ctx.warnings.push({
       path: `${at}.${process.hostPort !== undefined ? 'hostPort' : 'port'}`,
-      message: `static port ${staticPort.static} (${process.hostPort !== undefined ? 'hostPort' : 'the app declares endpoints'}) fits one allocation per node, but ${counted(count, 'allocation', 'allocations')}${canary ? ` and ${counted(canary, 'canary', 'canaries')}` : ''} are placed in ${ctx.target.name}`,
+      message: `static port ${staticPort.static} (hostPort) fits one allocation per node, but ${counted(count, 'allocation', 'allocations')}${canary ? ` and ${counted(canary, 'canary', 'canaries')}` : ''} are placed in ${ctx.target.name}`,
     });
   }
   const group: TaskGroupSpec = {

@@ -55,12 +55,21 @@ export class LocalRegistry implements Registry, RegistryWriter {
     if (!instance) return;
     const check = instance.checks.find((c) => c.id === update.checkId);
     if (!check) return;
-    const changed = check.status !== update.status || check.output !== update.output;
+    const starting = update.starting === true;
+    const changed =
+      check.status !== update.status || check.output !== update.output || (check.starting === true) !== starting;
     const next: ServiceInstance = {
       ...instance,
       checks: instance.checks.map((c) =>
         c.id === update.checkId
-          ? { ...c, status: update.status, output: update.output, lastCheckedAt: update.checkedAt }
+          ? {
+              id: c.id,
+              name: c.name,
+              status: update.status,
+              output: update.output,
+              lastCheckedAt: update.checkedAt,
+              ...(starting ? { starting } : {}),
+            }
           : c,
       ),
     };

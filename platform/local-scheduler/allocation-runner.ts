@@ -55,6 +55,10 @@ export interface RunnerContext {
   changed(record: AllocationRecord, previousStatus: AllocationStatus, event?: TaskEvent): void;
   /** The allocation reached a terminal status; the runner is done. */
   finished(record: AllocationRecord, outcome: RunOutcome): void;
+  /** Start-up window of health checks (see `HttpHealthCheckOptions.startupWindowMs`). */
+  readonly healthStartupWindowMs?: number;
+  /** Every check of the allocation passes now, where a moment ago one did not (or had not run). */
+  passing?(record: AllocationRecord): void;
 }
 
 const MAX_EVENTS = 25;
@@ -74,9 +78,11 @@ export class AllocationRunner {
   #restartTimer: NodeJS.Timeout | undefined;
   #deadlineTimer: NodeJS.Timeout | undefined;
   #checks: HttpHealthCheck[] = [];
+  readonly #checkOf = new Map<string, HttpHealthCheck>();
   #registered = false;
   #runStartedMs = 0;
   #failureStreak = 0;
+  #wasPassing = false;
 
   constructor(record: AllocationRecord, ctx: RunnerContext) {
     this.record = record;
@@ -171,6 +177,7 @@ export class AllocationRunner {
     clearTimeout(this.#deadlineTimer);
     for (const check of this.#checks) check.stop();
     this.#checks = [];
+    this.#checkOf.clear();
   }
 
   #spawn(): void {
@@ -402,14 +409,25 @@ export class AllocationRunner {
   }
 
   #register(): void {
-    const rec = this.record;
     if (this.#registered || !this.restartsOnExit) return;
     this.#registered = true;
+    this.#publish(false);
+  }
+
+  /**
+   * Publishes the allocation's instances. A fresh registration starts its checks in their start-up
+   * window; a re-tag (canary promotion) keeps the running checks and their latest verdict, so a
+   * promoted canary is never unrouted.
+   */
+  #publish(retag: boolean): void {
+    const rec = this.record;
     for (const service of rec.group.services) {
       const port = rec.ports.find((p) => p.label === service.portLabel);
       if (!port) continue;
       const instanceId = `${rec.id}-${service.name}`;
       const checkId = `${instanceId}:http`;
+      const running = retag ? this.#checkOf.get(instanceId) : undefined;
+      const passing = running?.lastStatus === 'passing';
       this.#ctx.registry.register({
         id: instanceId,
         service: service.name,
@@ -421,16 +439,25 @@ export class AllocationRunner {
         tags: [...(service.tags ?? []), ...(rec.canary ? ['canary'] : [])],
         checks: service.check
           ? [
-              {
-                id: checkId,
-                name: `HTTP GET ${service.check.path}`,
-                status: 'critical',
-                output: 'no check has run yet',
-              },
+              passing
+                ? {
+                    id: checkId,
+                    name: `HTTP GET ${service.check.path}`,
+                    status: 'passing',
+                    output: 'passing before the re-registration',
+                    lastCheckedAt: new Date().toISOString(),
+                  }
+                : {
+                    id: checkId,
+                    name: `HTTP GET ${service.check.path}`,
+                    status: 'critical',
+                    output: 'starting: no check has passed yet',
+                    starting: true,
+                  },
             ]
           : [],
       });
-      if (service.check) {
+      if (service.check && running === undefined) {
         const check = new HttpHealthCheck({
           registry: this.#ctx.registry,
           instanceId,
@@ -438,23 +465,47 @@ export class AllocationRunner {
           url: `http://${port.hostIp}:${port.value}${service.check.path}`,
           intervalMs: service.check.interval.milliseconds,
           timeoutMs: service.check.timeout.milliseconds,
+          ...(this.#ctx.healthStartupWindowMs !== undefined
+            ? { startupWindowMs: this.#ctx.healthStartupWindowMs }
+            : {}),
+          onResult: () => this.#onCheckResult(),
         });
         check.start();
         this.#checks.push(check);
+        this.#checkOf.set(instanceId, check);
       }
     }
   }
 
-  /** Re-registers services after a promotion changed the canary tag. */
+  /** True when the allocation has checks and every one passed at its latest probe. */
+  get passing(): boolean {
+    return this.#checks.length > 0 && this.#checks.every((c) => c.lastStatus === 'passing');
+  }
+
+  #onCheckResult(): void {
+    const now = this.passing;
+    if (now && !this.#wasPassing) this.#ctx.passing?.(this.record);
+    this.#wasPassing = now;
+  }
+
+  /** Re-registers services after a promotion changed the canary tag (checks keep running). */
   reregister(): void {
     if (!this.#registered) return;
+    this.#publish(true);
+  }
+
+  /**
+   * First step of a drain: the instances leave the registry (the gateway stops choosing them) while
+   * the process keeps serving what it already accepted.
+   */
+  withdraw(): void {
     this.#unregister();
-    this.#register();
   }
 
   #unregister(): void {
     for (const check of this.#checks) check.stop();
     this.#checks = [];
+    this.#checkOf.clear();
     if (!this.#registered) return;
     this.#registered = false;
     for (const service of this.record.group.services)

@@ -72,6 +72,17 @@ export interface LocalSchedulerOptions {
   readonly privateMounts?: PrivateMounts;
   /** Where every allocation's stdout and stderr lines go (docs/adr/0165). @default not captured */
   readonly logs?: LogSink;
+  /**
+   * Start-up window of a new allocation's health checks: probed at once, then after 100 ms,
+   * doubling up to the interval, until the first pass; failures inside it raise no health event.
+   * @default 60s
+   */
+  readonly healthStartupWindow?: Duration;
+  /**
+   * How long an allocation replaced by a passing one stays up after leaving the registry, before
+   * its drain signal: requests the gateway already chose it for arrive and finish. @default 500ms
+   */
+  readonly withdrawDelay?: Duration;
   /** Folder of app releases; each app's subfolder is made readable by that app's group only. @default `<dataDir>/releases` */
   readonly releasesDir?: string;
   /** `<dataDir>/secrets`: each app's decrypted secret files, copied into its tasks' `secrets/` folder. */
@@ -148,6 +159,8 @@ export class DriverCore {
         maxDelay: milliseconds(30_000),
         resetAfter: milliseconds(10_000),
       },
+      ...(options.healthStartupWindow ? { healthStartupWindowMs: options.healthStartupWindow.milliseconds } : {}),
+      passing: (record) => this.events.emit('passing', record),
       changed: (record, previousStatus, event) => this.changed(record, previousStatus, event),
       finished: (record, outcome) => this.finished(record, outcome),
     };
@@ -268,6 +281,25 @@ export class DriverCore {
         Date.parse(execution.finishedAt) - Date.parse(record.task.startedAt ?? execution.startedAt);
     }
     this.changed(record, record.status);
+  }
+
+  /**
+   * Retires an allocation whose replacement passes: it leaves the registry at once (no new
+   * requests), keeps serving what it accepted for the withdraw delay, then drains (drain.signal,
+   * drain.timeout). Not awaited: a drain may take the whole drain timeout.
+   */
+  retireAllocation(record: AllocationRecord, description: string): void {
+    if (record.desiredStatus === 'stop') return;
+    record.desiredStatus = 'stop';
+    this.runners.get(record.id)?.withdraw();
+    this.changed(record, record.status);
+    const timer = setTimeout(() => {
+      if (this.closed) return; // re-adopted with desiredStatus stop, and drained, by the next driver
+      this.stopAllocation(record, description).catch((error: unknown) =>
+        this.logger.warn({ allocationId: record.id, err: error }, 'drain of a replaced allocation failed'),
+      );
+    }, this.options.withdrawDelay?.milliseconds ?? 500);
+    timer.unref();
   }
 
   /** Places and starts a new allocation of `group` (ports picked now, kept for its lifetime). */

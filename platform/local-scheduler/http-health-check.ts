@@ -46,6 +46,9 @@ export function probeHttp(url: string, timeoutMs: number): Promise<ProbeResult> 
   });
 }
 
+/** First retry delay inside the start-up window; it doubles up to the check's interval. */
+export const STARTUP_FIRST_RETRY_MS = 100;
+
 /** Options of one periodic check. */
 export interface HttpHealthCheckOptions {
   readonly registry: RegistryWriter;
@@ -54,20 +57,41 @@ export interface HttpHealthCheckOptions {
   readonly url: string;
   readonly intervalMs: number;
   readonly timeoutMs: number;
+  /**
+   * Start-up window: until its first pass the check probes at once, then after 100 ms, doubling up
+   * to the interval, and a failure inside the window is reported as `starting` (no health event).
+   * A check that has not passed when the window ends reports its failures plainly. @default 60000
+   */
+  readonly startupWindowMs?: number;
+  /** Called after every probe with its status (the runner follows whether its allocation passes). */
+  readonly onResult?: (status: HealthStatus) => void;
 }
 
-/** Runs a probe every interval until stopped; never two probes at once. */
+/** Default start-up window of a check. */
+export const DEFAULT_STARTUP_WINDOW_MS = 60_000;
+
+/** Runs a probe at once, then with a start-up backoff until the first pass, then every interval; never two probes at once. */
 export class HttpHealthCheck {
   readonly #options: HttpHealthCheckOptions;
   #timer: NodeJS.Timeout | undefined;
   #stopped = false;
+  #passed = false;
+  #startupEndsAt = 0;
+  #retryMs = STARTUP_FIRST_RETRY_MS;
+  #last: HealthStatus | undefined;
 
   constructor(options: HttpHealthCheckOptions) {
     this.#options = options;
   }
 
-  /** Starts probing; the first probe runs after `firstDelayMs`. */
-  start(firstDelayMs = this.#options.intervalMs): void {
+  /** The latest probe's status; undefined before the first probe. */
+  get lastStatus(): HealthStatus | undefined {
+    return this.#last;
+  }
+
+  /** Starts probing (the first probe runs after `firstDelayMs`, at once by default); the start-up window opens now. */
+  start(firstDelayMs = 0): void {
+    this.#startupEndsAt = Date.now() + (this.#options.startupWindowMs ?? DEFAULT_STARTUP_WINDOW_MS);
     this.#schedule(firstDelayMs);
   }
 
@@ -93,13 +117,23 @@ export class HttpHealthCheck {
     const { registry, instanceId, checkId, url, timeoutMs, intervalMs } = this.#options;
     const result = await probeHttp(url, timeoutMs);
     if (this.#stopped) return;
+    if (result.status === 'passing') this.#passed = true;
+    const starting = !this.#passed && Date.now() < this.#startupEndsAt;
+    this.#last = result.status;
     registry.updateCheck({
       instanceId,
       checkId,
       status: result.status,
       output: result.output,
       checkedAt: new Date().toISOString(),
+      ...(starting ? { starting } : {}),
     });
-    this.#schedule(intervalMs);
+    this.#options.onResult?.(result.status);
+    if (this.#passed) {
+      this.#schedule(intervalMs);
+      return;
+    }
+    this.#schedule(Math.min(this.#retryMs, intervalMs));
+    this.#retryMs = Math.min(this.#retryMs * 2, intervalMs);
   }
 }

@@ -28,7 +28,8 @@ import type { JobRecord } from './driver-state.js';
 import { PeriodicLauncher } from './periodic-launcher.js';
 import { listProcesses } from './process-table.js';
 import { recoverAllocations } from './recover-allocations.js';
-import { reconcileGroup } from './reconcile-group.js';
+import { handOver, reconcileGroup } from './reconcile-group.js';
+import type { AllocationRecord } from './driver-state.js';
 import { validateJobForLocalDriver } from './validate-job.js';
 
 /** The local driver. Create with {@link LocalScheduler.open}; call `close()` to detach (processes keep running). */
@@ -49,6 +50,15 @@ export class LocalScheduler implements Scheduler {
     await recoverAllocations(scheduler.#core);
     scheduler.#core.startCapture();
     for (const job of Object.values(scheduler.#core.state.jobs)) scheduler.#periodic.arm(job, undefined);
+    // Start before stop: an allocation that passes may complete the hand-over of its group.
+    scheduler.#core.events.on('passing', (record: AllocationRecord) => {
+      if (scheduler.#core.closed) return;
+      scheduler
+        .#exclusive(async () => scheduler.#handOver(record.jobId))
+        .catch((error: unknown) =>
+          scheduler.#core.logger.warn({ err: error, jobId: record.jobId }, 'hand-over failed'),
+        );
+    });
     scheduler.#monitor = setInterval(() => scheduler.#tick(), options.monitorInterval?.milliseconds ?? 250);
     scheduler.#monitor.unref();
     return scheduler;
@@ -140,6 +150,7 @@ export class LocalScheduler implements Scheduler {
         if (group) await reconcileGroup(this.#core, job, group, true);
       }
       job.awaitingPromotion = [];
+      this.#handOver(jobId);
       this.#core.save();
       return 'updated';
     });
@@ -271,6 +282,15 @@ export class LocalScheduler implements Scheduler {
       ...result,
       awaitingPromotion: record.awaitingPromotion,
     };
+  }
+
+  /** Retires outdated allocations of every group of the job whose replacements all pass. */
+  #handOver(jobId: string): void {
+    const job = this.#core.state.jobs[jobId];
+    if (!job || job.status !== 'running') return;
+    let retired = 0;
+    for (const group of job.spec.taskGroups) retired += handOver(this.#core, job, group);
+    if (retired > 0) this.#core.save();
   }
 
   #setPaused(jobId: string, paused: boolean): WriteOutcome {

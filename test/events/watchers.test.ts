@@ -419,3 +419,42 @@ test('health transitions from the registry emit warning, critical and recovered 
   t.is(surface.events.get(warning.id).state, 'acknowledged');
   t.is(surface.events.get(critical.id).acknowledgement!.resolvedByEventId, recovered.id);
 });
+
+test('an instance in its start-up window raises no health event; once out of it, a failure raises critical as before', async (t) => {
+  const { surface } = await eventServices(t);
+  const registry = new LocalRegistry();
+  const watcher = new HealthWatcher(registry, surface.events, silentLogger());
+  watcher.start();
+  t.teardown(() => watcher.close());
+  registry.register({
+    id: 'a2-shop-web',
+    service: 'shop-web',
+    app: 'shop',
+    process: 'web',
+    allocationId: 'a2',
+    address: '127.0.0.1',
+    port: 1,
+    tags: [],
+    checks: [{ id: 'http', name: 'http', status: 'critical', output: 'starting', starting: true }],
+  });
+  const update = (status: 'passing' | 'critical', starting: boolean) =>
+    registry.updateCheck({
+      instanceId: 'a2-shop-web',
+      checkId: 'http',
+      status,
+      output: `now ${status}${starting ? ' (starting)' : ''}`,
+      checkedAt: new Date().toISOString(),
+      ...(starting ? { starting } : {}),
+    });
+  update('critical', true);
+  update('passing', false);
+  await watcher.idle();
+  await surface.events.flushed();
+  t.is(surface.events.list({ app: 'shop', limit: 10, offset: 0 }).events.length, 0);
+  update('critical', false);
+  await watcher.idle();
+  await surface.events.flushed();
+  const critical = surface.events.list({ type: 'service.health.critical', limit: 5, offset: 0 }).events;
+  t.is(critical.length, 1);
+  t.like(critical[0]!.metadata, { correlationKey: 'shop:web:health', previousState: 'passing' });
+});

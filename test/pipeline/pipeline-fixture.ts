@@ -165,7 +165,9 @@ export async function served(plane: ControlPlane, app: string): Promise<string[]
   const web = view.processes.find((p: { process: string }) => p.process === 'web');
   const out: string[] = [];
   for (const allocation of web?.allocations ?? []) {
-    if (allocation.status !== 'running' || allocation.ports.http === undefined) continue;
+    // A replaced allocation drains after its replacement passes (start before stop): not served.
+    if (allocation.status !== 'running' || allocation.desiredStatus !== 'run' || allocation.ports.http === undefined)
+      continue;
     // An allocation being replaced can still read `running` while its process exits: a refused
     // connection is not an answer; the caller's expected set still fails when nothing answers.
     const answer = await fetch(`http://127.0.0.1:${allocation.ports.http}/`).then(

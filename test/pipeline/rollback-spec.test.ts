@@ -50,15 +50,18 @@ function shape(job: JobSpec): unknown {
 async function runningGreetings(plane: ControlPlane, app: string, process: string): Promise<string[]> {
   const scheduler = await plane.reconcilers.targets.get('local');
   const allocations = await scheduler.listAllocations({ app, taskGroup: process });
-  return allocations
-    .filter((a) => a.status === 'running' && a.task.pid !== undefined)
-    .map(
-      (a) =>
-        fs
-          .readFileSync(`/proc/${a.task.pid!}/environ`, 'utf8')
-          .split('\0')
-          .find((e) => e.startsWith('GREETING=')) ?? 'GREETING unset',
-    );
+  return (
+    allocations
+      // A replaced allocation drains after its replacement passes (start before stop): not counted.
+      .filter((a) => a.status === 'running' && a.desiredStatus === 'run' && a.task.pid !== undefined)
+      .map(
+        (a) =>
+          fs
+            .readFileSync(`/proc/${a.task.pid!}/environ`, 'utf8')
+            .split('\0')
+            .find((e) => e.startsWith('GREETING=')) ?? 'GREETING unset',
+      )
+  );
 }
 
 test('a rollback after a spec change restores v1 processes and env exactly: the extra process is gone', async (t) => {

@@ -27,6 +27,7 @@ const TONE: Record<string, string> = {
   rolled_back: 'bad',
   unhealthy: 'bad',
   warning: 'warn',
+  starting: 'warn',
   Unknown: 'warn',
   queued: 'warn',
   medium: 'warn',

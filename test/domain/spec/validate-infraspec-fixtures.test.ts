@@ -68,9 +68,12 @@ test('every spec fixture starts with the yaml-language-server schema modeline', 
 });
 
 for (const fixture of valid) {
-  test(`${fixture.name} validates with no findings`, (t) => {
+  test(`${fixture.name} validates with no findings (but the hostPort gap warning)`, (t) => {
     const result = validateInfraspec(fixture.text, { fileName: fixture.name, fleetDocument: fixture.fleetText });
-    t.deepEqual(result.findings, []);
+    t.deepEqual(
+      result.findings.filter((f) => !(f.rule === 'hostPort.noOverlap' && f.severity === 'warning')),
+      [],
+    );
     t.true(result.valid);
     t.truthy(result.spec);
   });

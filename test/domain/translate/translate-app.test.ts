@@ -218,10 +218,10 @@ test('translateApp sets placement.nodePool as the job node pool of every job', (
 const portCases: ReadonlyArray<[string, Process, Partial<AppSpec>, unknown]> = [
   ['a port is dynamic by default', { port: 8080 }, {}, [{ label: 'http' }]],
   [
-    'a port is static when the app declares endpoints',
+    'a port stays dynamic when the app declares endpoints (a new allocation starts beside the old one)',
     { port: 8080 },
     { endpoints: [{ url: 'shop.example.test' }] },
-    [{ label: 'http', static: 8080 }],
+    [{ label: 'http' }],
   ],
   ['a hostPort is the static port', { port: 8080, hostPort: 18080 }, {}, [{ label: 'http', static: 18080 }]],
   [
@@ -235,7 +235,7 @@ const portCases: ReadonlyArray<[string, Process, Partial<AppSpec>, unknown]> = [
     'a separate metrics port is dynamic even with endpoints',
     { port: 8080, metrics: { enabled: true, port: 9464 } },
     { endpoints: [{ url: 'shop.example.test' }] },
-    [{ label: 'http', static: 8080 }, { label: 'metrics' }],
+    [{ label: 'http' }, { label: 'metrics' }],
   ],
 ];
 for (const [what, process, extra, ports] of portCases) {
@@ -244,15 +244,11 @@ for (const [what, process, extra, ports] of portCases) {
   });
 }
 
-test('translateApp warns when a static port meets several allocations', (t) => {
+test('translateApp places several allocations of an app with endpoints without a warning (ports are dynamic)', (t) => {
   const out = translate(
     app({ web: { port: 8080, scaling: { min: 2 } } }, { endpoints: [{ url: 'shop.example.test' }] }),
   );
-  t.deepEqual(
-    out.warnings.map((w) => w.path),
-    ['processes.web.port'],
-  );
-  t.regex(out.warnings[0]!.message, /static port 8080 .* 2 allocations are placed in local/);
+  t.deepEqual(out.warnings, []);
 });
 
 test('translateApp registers <app>-<process> with the HTTP check of health', (t) => {

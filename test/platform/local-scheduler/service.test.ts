@@ -102,7 +102,7 @@ test('submitting an identical job reports unchanged and a changed env rolls the 
   t.is(old!.desiredStatus, 'stop');
 });
 
-test('a template file is written with its mode and a change of its contents restarts the task in place', async (t) => {
+test('a template file is written with its mode and a change of its contents restarts the task in place (a group that cannot overlap)', async (t) => {
   const { driver, appDir, dataDir } = await openDriver(t, { 'server.mjs': SERVER_JS });
   const job = (secret: string) =>
     serviceJob(
@@ -110,6 +110,7 @@ test('a template file is written with its mode and a change of its contents rest
       serviceGroup({
         command: [node, 'server.mjs'],
         workdir: appDir,
+        check: false,
         files: [{ destination: 'secrets/token', contents: secret }],
       }),
     );

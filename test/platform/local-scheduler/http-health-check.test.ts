@@ -1,0 +1,98 @@
+import http from 'node:http';
+import net from 'node:net';
+import test from 'ava';
+import { instanceHealth, type HealthChange, type ServiceInstance } from '../../../domain/registry/index.js';
+import { LocalRegistry } from '../../../platform/local-registry/index.js';
+import { HttpHealthCheck } from '../../../platform/local-scheduler/http-health-check.js';
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as net.AddressInfo).port;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function registered(registry: LocalRegistry, port: number): void {
+  registry.register({
+    id: 'i1',
+    service: 'demo-web',
+    app: 'demo',
+    process: 'web',
+    allocationId: 'a1',
+    address: '127.0.0.1',
+    port,
+    tags: [],
+    checks: [{ id: 'c1', name: 'HTTP GET /healthz', status: 'critical', output: 'starting', starting: true }],
+  });
+}
+
+/** Resolves with the first instance state that satisfies `accept`, from registry changes. */
+function nextState(registry: LocalRegistry, accept: (i: ServiceInstance) => boolean): Promise<ServiceInstance> {
+  return new Promise((resolve) => {
+    const stop = registry.watch((change: HealthChange) => {
+      if (change.instance && accept(change.instance)) {
+        stop();
+        resolve(change.instance);
+      }
+    });
+  });
+}
+
+test('a check probes at once and retries after 100 ms doubling, so an instance that listens late passes long before its 10 s interval, reading starting until then', async (t) => {
+  const registry = new LocalRegistry();
+  const port = await freePort();
+  registered(registry, port);
+  const check = new HttpHealthCheck({
+    registry,
+    instanceId: 'i1',
+    checkId: 'c1',
+    url: `http://127.0.0.1:${port}/healthz`,
+    intervalMs: 10_000,
+    timeoutMs: 1000,
+  });
+  t.teardown(() => check.stop());
+  const started = Date.now();
+  const refused = nextState(registry, (i) => i.checks[0]!.output.includes('ECONNREFUSED'));
+  check.start();
+  const early = await refused;
+  t.is(instanceHealth(early), 'starting');
+  t.true(early.checks[0]!.starting);
+  const server = http.createServer((_req, res) => res.end('ok'));
+  t.teardown(() => server.close());
+  const passing = nextState(registry, (i) => i.checks[0]!.status === 'passing');
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const passed = await passing;
+  t.is(instanceHealth(passed), 'passing');
+  t.is(passed.checks[0]!.starting, undefined);
+  t.true(Date.now() - started < 3000, `passed after ${Date.now() - started} ms`);
+});
+
+test('a check that has not passed when its start-up window ends reports critical plainly, as a real failure', async (t) => {
+  const registry = new LocalRegistry();
+  const server = http.createServer((_req, res) => {
+    res.statusCode = 500;
+    res.end('broken');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const port = (server.address() as net.AddressInfo).port;
+  registered(registry, port);
+  const check = new HttpHealthCheck({
+    registry,
+    instanceId: 'i1',
+    checkId: 'c1',
+    url: `http://127.0.0.1:${port}/healthz`,
+    intervalMs: 100,
+    timeoutMs: 1000,
+    startupWindowMs: 1500,
+  });
+  t.teardown(() => check.stop());
+  const first = nextState(registry, (i) => i.checks[0]!.output.includes(': 500'));
+  const plain = nextState(registry, (i) => i.checks[0]!.starting !== true);
+  check.start();
+  t.is(instanceHealth(await first), 'starting');
+  const after = await plain;
+  t.is(instanceHealth(after), 'critical');
+  t.regex(after.checks[0]!.output, /: 500/);
+});
