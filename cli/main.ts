@@ -17,6 +17,7 @@ import { registerDoctor } from './commands/doctor.js';
 import { registerInstall } from './commands/install.js';
 import { registerPlatform } from './commands/platform.js';
 import { registerAgent } from './commands/agent.js';
+import { registerBackup } from './commands/backup.js';
 import { ExitCode, reportError } from './cli-error.js';
 
 /** Command-line mistakes that earn the usage text: the user does not know the commands or options. */
@@ -68,6 +69,7 @@ export function createProgram(): Command {
   registerInstall(program);
   registerPlatform(program);
   registerAgent(program);
+  registerBackup(program);
   registerVersion(program);
   program.addHelpText(
     'after',

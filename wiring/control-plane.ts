@@ -74,6 +74,8 @@ import { PLATFORM_LANE_CAPABILITY, platformLaneRoutes } from '../api/control/ope
 import { idempotency } from '../api/http/idempotency.js';
 import { launchAgent } from '../platform/platform-lane/index.js';
 import { listOperations } from '../store/control/operations.js';
+import { startPlatformBackups } from './control/platform-backups.js';
+import { PLATFORM_BACKUP_CAPABILITY, platformBackupRoutes } from '../api/control/operations/platform-backup-routes.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -178,6 +180,7 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
   OBSERVABILITY_CAPABILITY,
   ...OPERATOR_CAPABILITIES,
   PLATFORM_LANE_CAPABILITY,
+  PLATFORM_BACKUP_CAPABILITY,
 ];
 
 /** Starts the control plane on `config.port` (0 picks a free port). */
@@ -415,6 +418,15 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     fetchHookConfigured: config.releaseFetchHook !== undefined,
   });
   routers.push(platformLaneRoutes(platformLane, idempotency({ keys: deploys.idempotencyKeys, required: false })));
+  const platformBackups = await startPlatformBackups(config, {
+    db: store.db,
+    postgres: database.managed
+      ? { tools: postgres, credentialsDir: database.managed.layout.credentials }
+      : { tools: postgres },
+    events: eventApi.services.events,
+    logger: log,
+  });
+  routers.push(platformBackupRoutes(platformBackups, idempotency({ keys: deploys.idempotencyKeys, required: false })));
   routers.push(
     operatorRoutes(
       new OperatorService({
@@ -495,6 +507,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   async function closeAll(listening: RunningServer | undefined, restart = false): Promise<void> {
     eventApi.close();
     await listening?.close();
+    await platformBackups.close();
     functions.close();
     gatewayProxy.close();
     await routing.close();
