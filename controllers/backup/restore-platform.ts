@@ -96,7 +96,10 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       into: unpacked,
       known: KNOWN_SCHEMAS,
     });
-    fs.mkdirSync(building, { recursive: true, mode: 0o700 });
+    fs.mkdirSync(building, { recursive: true });
+    // As the data folder itself (secureDataFolder): others may pass through (the PostgreSQL server's
+    // user, app users to their folders) but not list it.
+    fs.chmodSync(building, 0o711);
     for (const db of manifest.databases) fs.renameSync(path.join(unpacked, db.name), path.join(building, db.name));
     const appDatabases = await restoreAppDatabases(manifest, unpacked, building, options, say);
     let settingsFile: string | null = null;
