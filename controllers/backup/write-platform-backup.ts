@@ -20,6 +20,7 @@ import { sha256File, writeArchive, type WrittenArchive } from '../../platform/ba
 import type { BackupKey } from '../../platform/backup/backup-key.js';
 import { appRoleName } from '../../platform/postgres/app-credentials.js';
 import { listApps } from '../../store/control/apps.js';
+import { dropRunningBackupsInCopy } from '../../store/control/platform-backups.js';
 import { backupDatabase } from '../../store/database-backup.js';
 import { countDatabaseRows, useRollbackJournal } from '../../store/database-check.js';
 import type { BackupSources } from './backup-sources.js';
@@ -52,6 +53,8 @@ export async function writePlatformBackup(
       path.join(dir, name),
     );
     useRollbackJournal(copy.file);
+    // The copy records this backup as running; on a restored host it would read as interrupted.
+    if (name === 'control.db') dropRunningBackupsInCopy(copy.file);
     databases.push({ name, migration: copy.migration, rows: countDatabaseRows(copy.file) });
   }
   const appsBundle = (await bundleRepository(sources.appsDir, path.join(dir, 'apps.bundle'))) ? 'apps.bundle' : null;

@@ -2,6 +2,7 @@
  * Platform backup records in control.db (ADR 0173).
  */
 import { BackupStatus, type PlatformBackupRecord } from '../../domain/backup/index.js';
+import Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 
 interface Raw {
@@ -108,4 +109,17 @@ export function markInterruptedPlatformBackups(db: Db, at: string): string[] {
       error: 'the platform stopped while this backup ran; its archive, if any, is not trusted',
     });
   return ids;
+}
+
+/**
+ * In the copy of control.db at `file` (taken while a backup ran), removes the rows of backups still
+ * running: on the restored host they are not interrupted work, and their outcome is in no copy.
+ */
+export function dropRunningBackupsInCopy(file: string): void {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    db.prepare('DELETE FROM platform_backups WHERE status = ?').run(BackupStatus.running);
+  } finally {
+    db.close();
+  }
 }
