@@ -10,6 +10,7 @@ import { BackupStatus, type KnownSchemas, type PlatformBackupRecord } from '../.
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { discardEvents, type EventEmitterPort } from '../../domain/events/index.js';
 import { canDecrypt, type BackupKey } from '../../platform/backup/backup-key.js';
+import type { RemoteBackup, S3PlatformBackups } from '../../platform/object-storage/s3-platform-backups.js';
 import { CONTROL_MIGRATIONS } from '../../store/control/migrations.js';
 import {
   deletePlatformBackup,
@@ -18,6 +19,7 @@ import {
   insertPlatformBackup,
   listPlatformBackups,
   markInterruptedPlatformBackups,
+  setPlatformBackupRemoteKey,
 } from '../../store/control/platform-backups.js';
 import { KNOWLEDGE_MIGRATIONS } from '../../store/knowledge/migrations.js';
 import type { BackupSources } from './backup-sources.js';
@@ -41,6 +43,8 @@ export interface PlatformBackupServiceOptions {
   readonly keep?: number;
   readonly events?: EventEmitterPort;
   readonly now?: () => Date;
+  /** Off-site copies: each verified backup is exported to this bucket, with the same retention. */
+  readonly remote?: { readonly store: S3PlatformBackups; readonly bucket: string };
 }
 
 /** What a caller asks of one backup. */
@@ -113,10 +117,8 @@ export class PlatformBackupService {
   async #take(secrets: boolean, trigger: string): Promise<PlatformBackupRecord> {
     const db = this.options.sources.controlDb;
     const at = this.#now();
-    const stamp = at
-      .toISOString()
-      .replace(/[-:]/g, '')
-      .replace(/\.\d+Z$/, 'Z');
+    // To the millisecond, so archive names (local and remote) sort by time.
+    const stamp = at.toISOString().replace(/[-:.]/g, '');
     const id = `bk-${stamp}-${randomBytes(3).toString('hex')}`;
     const key = secrets ? this.options.key : undefined;
     const file = `svc-backup-${stamp}-${id.slice(-6)}${key ? '.age' : '.tar'}`;
@@ -158,6 +160,7 @@ export class PlatformBackupService {
         verification: checks,
       });
       this.#retain();
+      await this.#export(id, archivePath);
       await this.#events.emit({
         type: 'platform.backup.verified',
         severity: 'info',
@@ -204,6 +207,37 @@ export class PlatformBackupService {
     }
   }
 
+  /** The archives in the off-site bucket, newest first; a 422 without one configured. */
+  async listRemote(): Promise<RemoteBackup[]> {
+    const remote = this.options.remote;
+    if (!remote)
+      throw new ValidationError('no off-site target: set SVC_BACKUP_S3_BUCKET and SVC_S3_*', {
+        code: 'backup_remote_not_configured',
+      });
+    return remote.store.list(remote.bucket);
+  }
+
+  /** Uploads a verified archive and applies retention remotely; a failure is reported, the local backup stays good. */
+  async #export(id: string, archivePath: string): Promise<void> {
+    const remote = this.options.remote;
+    if (!remote) return;
+    try {
+      const key = await remote.store.upload(remote.bucket, archivePath);
+      setPlatformBackupRemoteKey(this.options.sources.controlDb, id, key);
+      const keep = this.options.keep ?? 7;
+      for (const old of (await remote.store.list(remote.bucket)).slice(keep))
+        await remote.store.delete(remote.bucket, old.key);
+    } catch (error) {
+      await this.#events.emit({
+        type: 'platform.backup.export_failed',
+        severity: 'critical',
+        title: `platform backup ${id} was not copied off-site`,
+        body: (error as Error).message,
+        metadata: { backupId: id },
+      });
+    }
+  }
+
   /** Runs a backup every `intervalMs` (0: never); a failure is recorded and reported like any other. */
   schedule(intervalMs: number, noSecrets: boolean): void {
     if (intervalMs <= 0) return;
@@ -220,6 +254,7 @@ export class PlatformBackupService {
   async close(): Promise<void> {
     if (this.#timer) clearInterval(this.#timer);
     await this.#running?.catch(() => undefined);
+    this.options.remote?.store.destroy();
   }
 
   async #critical(id: string, message: string): Promise<void> {

@@ -10,6 +10,7 @@ import { PlatformBackupService } from '../../controllers/backup/platform-backup-
 import type { EventInput } from '../../domain/events/index.js';
 import { parseBackupKey, type BackupKey } from '../../platform/backup/backup-key.js';
 import { buildInfo } from '../../platform/build-info.js';
+import type { S3PlatformBackups } from '../../platform/object-storage/s3-platform-backups.js';
 import { openControlStore, openKnowledgeStore, type OpenedStore } from '../../store/open-stores.js';
 import { enqueueOperation } from '../../store/control/operations.js';
 import { tempDir } from '../helpers/temp-dir.js';
@@ -26,7 +27,11 @@ export interface BackupFixture {
 }
 
 /** A populated data folder and the service; `key`: an age identity, a passphrase, or none. */
-export async function backupFixture(t: ExecutionContext, key?: string): Promise<BackupFixture> {
+export async function backupFixture(
+  t: ExecutionContext,
+  key?: string,
+  remote?: { store: S3PlatformBackups; bucket: string },
+): Promise<BackupFixture> {
   const root = tempDir(t, 'svc-bk-');
   const dataDir = path.join(root, 'data');
   const appsDir = path.join(root, 'apps');
@@ -59,6 +64,7 @@ export async function backupFixture(t: ExecutionContext, key?: string): Promise<
     backupsDir,
     key: parsed,
     keep: 2,
+    ...(remote ? { remote } : {}),
     events: {
       emit: async (input) => {
         events.push(input);

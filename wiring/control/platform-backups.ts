@@ -11,6 +11,9 @@ import type { VariableSpec } from '../../platform/config-parsers.js';
 import { parseBackupKey, type BackupKey } from '../../platform/backup/backup-key.js';
 import { ManagedPostgres } from '../../platform/postgres/managed-postgres.js';
 import { PostgresTools } from '../../platform/postgres/postgres-tools.js';
+import { PLATFORM_BACKUP_PREFIX, S3PlatformBackups } from '../../platform/object-storage/s3-platform-backups.js';
+import fs from 'node:fs';
+import path from 'node:path';
 import { apiAlive, readApiProcess } from '../../platform/platform-lane/api-process.js';
 import { PlatformBackupService } from '../../controllers/backup/platform-backup-service.js';
 import { restorePlatform, type RestoreReport } from '../../controllers/backup/restore-platform.js';
@@ -54,6 +57,7 @@ export async function startPlatformBackups(
   },
 ): Promise<PlatformBackupService> {
   const key = await backupKeyOf(config.backupKey);
+  const remote = remoteOf(config);
   const service = new PlatformBackupService({
     sources: {
       controlDb: parts.db,
@@ -68,6 +72,7 @@ export async function startPlatformBackups(
     key,
     keep: config.backupKeep,
     events: parts.events,
+    ...(remote ? { remote } : {}),
   });
   await service.recover();
   service.schedule(config.backupIntervalMs, key === undefined);
@@ -79,6 +84,23 @@ export async function startPlatformBackups(
   return service;
 }
 
+/** The off-site target: SVC_BACKUP_S3_BUCKET on the SVC_S3_* store of snapshots. */
+function remoteOf(config: SvcConfig): { store: S3PlatformBackups; bucket: string } | undefined {
+  if (config.backupS3Bucket === undefined) return undefined;
+  if (config.s3Endpoint === undefined || config.s3AccessKey === undefined || config.s3SecretKey === undefined)
+    throw new Error('SVC_BACKUP_S3_BUCKET: needs SVC_S3_ENDPOINT, SVC_S3_ACCESS_KEY and SVC_S3_SECRET_KEY');
+  return {
+    bucket: config.backupS3Bucket,
+    store: new S3PlatformBackups({
+      endpoint: config.s3Endpoint,
+      accessKey: config.s3AccessKey,
+      secretKey: config.s3SecretKey,
+      region: config.s3Region,
+      forcePathStyle: config.s3ForcePathStyle,
+    }),
+  };
+}
+
 /** `svc restore`: restores `archive` onto the configured data folder (the platform stopped). */
 export async function restorePlatformFromArchive(
   config: SvcConfig,
@@ -86,8 +108,37 @@ export async function restorePlatformFromArchive(
   options: { archive: string; key: string | undefined; yes: boolean; progress?: (line: string) => void },
 ): Promise<RestoreReport> {
   const key = await backupKeyOf(options.key ?? config.backupKey);
+  let archive = options.archive;
+  let downloaded: string | undefined;
+  if (archive.startsWith(PLATFORM_BACKUP_PREFIX) && !fs.existsSync(archive)) {
+    const remote = remoteOf(config);
+    if (!remote) throw new Error(`${archive} looks like an S3 key, but SVC_BACKUP_S3_BUCKET is not set`);
+    downloaded = path.join(path.dirname(path.resolve(config.dataDir)), `.${path.basename(archive)}.download`);
+    options.progress?.(`downloading ${archive} from bucket ${remote.bucket}`);
+    fs.mkdirSync(path.dirname(downloaded), { recursive: true });
+    try {
+      await remote.store.download(remote.bucket, archive, downloaded);
+    } finally {
+      remote.store.destroy();
+    }
+    archive = downloaded;
+  }
+  try {
+    return await restoreArchive(config, logger, options, archive, key);
+  } finally {
+    if (downloaded) fs.rmSync(downloaded, { force: true });
+  }
+}
+
+function restoreArchive(
+  config: SvcConfig,
+  logger: Logger,
+  options: { yes: boolean; progress?: (line: string) => void },
+  archive: string,
+  key: BackupKey | undefined,
+): Promise<RestoreReport> {
   return restorePlatform({
-    archive: options.archive,
+    archive,
     key,
     dataDir: config.dataDir,
     appsDir: config.appsDir,

@@ -12,7 +12,12 @@ import type { Capability } from '../server/meta-routes.js';
 /** Capability entry of platform backups. */
 export const PLATFORM_BACKUP_CAPABILITY: Capability = {
   name: 'platform-backups',
-  routes: ['POST /api/v1/platform/backups', 'GET /api/v1/platform/backups', 'GET /api/v1/platform/backups/{id}'],
+  routes: [
+    'POST /api/v1/platform/backups',
+    'GET /api/v1/platform/backups',
+    'GET /api/v1/platform/backups/remote',
+    'GET /api/v1/platform/backups/{id}',
+  ],
   description:
     'Whole-platform backups: control.db and knowledge.db copied online, the apps repository, app databases, app users and settings in one encrypted archive, each verified by a restore into a throwaway folder.',
 };
@@ -50,6 +55,9 @@ export function platformBackupRoutes(service: PlatformBackupService, idempotent:
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
       throw new ValidationError('limit must be an integer from 1 to 1000', { code: 'invalid_limit' });
     ctx.body = { backups: service.list(limit) };
+  });
+  router.get('/api/v1/platform/backups/remote', async (ctx) => {
+    ctx.body = { backups: await service.listRemote() };
   });
   router.get('/api/v1/platform/backups/:id', (ctx) => {
     ctx.body = { backup: service.get(ctx.params.id!) };
