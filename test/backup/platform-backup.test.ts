@@ -73,11 +73,12 @@ test('A restore onto an empty folder brings back every database with the same ro
   const report = await restoreTo(fx, fx.service.archivePath(backup), target);
   t.deepEqual([...report.databases].sort(), ['control.db', 'knowledge.db']);
   t.is(report.preRestore, null);
-  // The copy was taken before this test's later writes: its rows are the source's at that point.
-  t.deepEqual(
-    countDatabaseRows(path.join(target, 'control.db')),
-    countDatabaseRows(path.join(fx.dataDir, 'control.db')),
-  );
+  // The copy's rows are the source's at the copy's point in time, less the backup's own running record.
+  const { platform_backups: restoredBackups, ...restored } = countDatabaseRows(path.join(target, 'control.db'));
+  const { platform_backups: sourceBackups, ...source } = countDatabaseRows(path.join(fx.dataDir, 'control.db'));
+  t.deepEqual(restored, source);
+  t.is(restoredBackups, 0);
+  t.is(sourceBackups, 1);
   t.deepEqual(
     countDatabaseRows(path.join(target, 'knowledge.db')),
     countDatabaseRows(path.join(fx.dataDir, 'knowledge.db')),
