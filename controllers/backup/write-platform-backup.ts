@@ -51,6 +51,9 @@ export async function writePlatformBackup(
     const copy = await backupDatabase(
       name === 'control.db' ? sources.controlDb : path.join(sources.dataDir, name),
       path.join(dir, name),
+      // Other connections (the knowledge store's, the host agent's) write these files: a stepwise copy
+      // would start over at each of their writes, so each is copied in one step.
+      { oneStep: true },
     );
     useRollbackJournal(copy.file);
     // The copy records this backup as running; on a restored host it would read as interrupted.
