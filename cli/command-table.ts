@@ -28,6 +28,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['exec'], load: async () => (await import('./commands/exec.js')).registerExec },
   { names: ['tokens'], load: async () => (await import('./commands/tokens.js')).registerTokens },
   { names: ['inbox'], load: async () => (await import('./commands/inbox.js')).registerInbox },
+  { names: ['backup', 'restore'], load: async () => (await import('./commands/backup.js')).registerBackup },
   { names: ['doctor'], load: async () => (await import('./commands/doctor.js')).registerDoctor },
   { names: ['install', 'uninstall'], load: async () => (await import('./commands/install.js')).registerInstall },
   { names: ['platform'], load: async () => (await import('./commands/platform.js')).registerPlatform },

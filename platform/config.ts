@@ -11,6 +11,7 @@ import type { SignaturePolicy } from '../domain/platform/release-policy.js';
 import type { ReleasePublicKey } from './platform-lane/release-signature.js';
 import { PLATFORM_LANE_VARIABLES } from './config-platform-lane.js';
 import { LOGS_VARIABLES } from './config-logs.js';
+import { BACKUP_VARIABLES, type BackupConfig } from './config-backup.js';
 import {
   bool,
   durationMs,
@@ -35,7 +36,7 @@ export const LogLevel = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'si
 export type LogLevel = (typeof LogLevel)[number];
 
 /** The validated configuration of one platform process. */
-export interface SvcConfig {
+export interface SvcConfig extends BackupConfig {
   /** Control plane API port. @default 8800 */
   readonly port: number;
   /** Knowledge store REST and GraphQL port. @default 7701 */
@@ -744,6 +745,8 @@ export const VARIABLES = {
   ...PLATFORM_LANE_VARIABLES,
   // App log capture (docs/adr/0165).
   ...LOGS_VARIABLES,
+  // Platform backups (ADR 0173).
+  ...BACKUP_VARIABLES,
   operationWorkerEnabled: {
     name: 'SVC_OPERATION_WORKER',
     description: 'Run the operation worker and recovery (false for candidate APIs)',

@@ -19,13 +19,19 @@ export interface DatabaseBackup {
  * Copies the database `source` (an open handle, or the path of a file) to `to`: written to a
  * temporary name, synced, then renamed, so `to` exists only once it is complete.
  */
-export async function backupDatabase(source: Db | string, to: string): Promise<DatabaseBackup> {
+export async function backupDatabase(
+  source: Db | string,
+  to: string,
+  options: { readonly oneStep?: boolean } = {},
+): Promise<DatabaseBackup> {
   fs.mkdirSync(path.dirname(to), { recursive: true });
   const temp = `${to}.partial`;
   fs.rmSync(temp, { force: true });
   const db = typeof source === 'string' ? new Database(source, { fileMustExist: true }) : source;
   try {
-    await db.backup(temp);
+    // oneStep: the whole copy in one backup step under one read snapshot. Stepwise, a copy through its
+    // own connection starts over at every write by another connection, and may never end under load.
+    await (options.oneStep ? db.backup(temp, { progress: () => 2 ** 30 }) : db.backup(temp));
   } finally {
     if (typeof source === 'string') db.close();
   }

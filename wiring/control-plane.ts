@@ -81,6 +81,8 @@ import { listOperations } from '../store/control/operations.js';
 import { startExec } from './control/exec.js';
 import { EXEC_CAPABILITY } from '../api/control/exec/exec-routes.js';
 import { DEVICE_CAPABILITY } from '../api/control/exec/device-routes.js';
+import { startPlatformBackups } from './control/platform-backups.js';
+import { PLATFORM_BACKUP_CAPABILITY, platformBackupRoutes } from '../api/control/operations/platform-backup-routes.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -193,6 +195,7 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
   PLATFORM_LANE_CAPABILITY,
   EXEC_CAPABILITY,
   DEVICE_CAPABILITY,
+  PLATFORM_BACKUP_CAPABILITY,
 ];
 
 /** Starts the control plane on `config.port` (0 picks a free port). */
@@ -455,6 +458,15 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     fetchHookConfigured: config.releaseFetchHook !== undefined,
   });
   routers.push(platformLaneRoutes(platformLane, idempotency({ keys: deploys.idempotencyKeys, required: false })));
+  const platformBackups = await startPlatformBackups(config, {
+    db: store.db,
+    postgres: database.managed
+      ? { tools: postgres, credentialsDir: database.managed.layout.credentials }
+      : { tools: postgres },
+    events: eventApi.services.events,
+    logger: log,
+  });
+  routers.push(platformBackupRoutes(platformBackups, idempotency({ keys: deploys.idempotencyKeys, required: false })));
   routers.push(
     operatorRoutes(
       new OperatorService({
@@ -536,6 +548,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     eventApi.close();
     execApi.close();
     await listening?.close();
+    await platformBackups.close();
     functions.close();
     gatewayProxy.close();
     await routing.close();

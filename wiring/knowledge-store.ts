@@ -176,7 +176,7 @@ export async function startKnowledgeStore(
       meta,
       namespaceRoutes(services, metrics),
       reviewRoutes(services),
-      acquisitionRoutes(services),
+      acquisitionRoutes(services, metrics),
       graphqlRoutes(services, introspection, metrics),
     ],
   });

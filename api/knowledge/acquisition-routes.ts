@@ -20,6 +20,8 @@ import {
   type OriginConnector,
 } from './request-schemas.js';
 import { applyMode, present, presentList } from './origin-compat.js';
+import type { KnowledgeMetrics } from './metrics.js';
+import { modeLabel } from './metric-labels.js';
 
 const CANDIDATE_STATUSES = ['staged', 'approved', 'rejected', 'all'] as const;
 
@@ -173,7 +175,7 @@ function originExecution(
 }
 
 /** The acquisition and ingest routes. */
-export function acquisitionRoutes(services: KnowledgeServices): Router {
+export function acquisitionRoutes(services: KnowledgeServices, metrics: KnowledgeMetrics): Router {
   const router = new Router({ prefix: '/v1/namespaces/:ns' });
   const ns = (ctx: Context) => String(ctx.params.ns);
 
@@ -286,7 +288,12 @@ export function acquisitionRoutes(services: KnowledgeServices): Router {
     const { tenant } = requirePermission(ctx, 'write');
     const b = validateCandidateDecision(ctx.request.body ?? {});
     applyMode(services, tenant, ns(ctx), b.mode);
-    ctx.body = await services.acquisition.approve(tenant, ns(ctx), String(ctx.params.id), decision(b));
+    // An approval writes the candidate's node: it counts in the write and ingest metrics (a replay does not write).
+    ctx.body = await metrics.timeWrites(
+      () => services.acquisition.approve(tenant, ns(ctx), String(ctx.params.id), decision(b)),
+      (r) => ('replayed' in r && r.replayed === true ? [] : ['admitted']),
+      modeLabel(services, tenant, ns(ctx)),
+    );
   });
 
   router.post('/acquisition/review/candidates/:id/reject', (ctx) => {
@@ -300,7 +307,15 @@ export function acquisitionRoutes(services: KnowledgeServices): Router {
     const { tenant } = requirePermission(ctx, 'write');
     const { mode, ...body } = validateIngest(ctx.request.body);
     applyMode(services, tenant, ns(ctx), mode, true);
-    ctx.body = await services.ingest.ingest(tenant, ns(ctx), body);
+    // Each extracted claim is a write: counted per node with its outcome, as POST /write counts its one.
+    ctx.body = await metrics.timeWrites(
+      () => services.ingest.ingest(tenant, ns(ctx), body),
+      (r) =>
+        r.nodes.map((n) =>
+          !n.admitted ? 'rejected' : n.deduplicated === true || n.replayed === true ? 'deduplicated' : 'admitted',
+        ),
+      modeLabel(services, tenant, ns(ctx)),
+    );
   });
 
   return router;

@@ -190,6 +190,33 @@ export class KnowledgeMetrics implements KnowledgeTelemetry {
     return items;
   }
 
+  /**
+   * Times `fn` as one request that writes several nodes (`POST /ingest`, an acquisition approval):
+   * each node written counts as a write with its own outcome, as `POST /write` counts its one.
+   */
+  async timeWrites<T>(
+    fn: () => Promise<T>,
+    outcomesOf: (value: T) => readonly string[],
+    modeOf: () => string = () => UNKNOWN_MODE,
+  ): Promise<T> {
+    const end = this.writeSeconds.startTimer();
+    try {
+      const value = await fn();
+      for (const outcome of outcomesOf(value)) {
+        this.writes.inc({ mode: modeOf(), outcome });
+        this.#counts.writes++;
+        if (outcome === 'rejected') this.#counts.rejected++;
+        else this.#counts.admitted++;
+      }
+      return value;
+    } catch (error) {
+      this.writes.inc({ mode: modeOf(), outcome: 'error' });
+      throw error;
+    } finally {
+      end();
+    }
+  }
+
   /** Times `fn` as a retrieval, labelled by `labels`. */
   async timeRetrieve<T>(
     fn: () => Promise<T>,

@@ -181,7 +181,7 @@ export const RETRY_FATIGUE_PRESETS: readonly RetryFatiguePreset[] = [
     description: 'Targets failing to receive handoffs of review items open or assigned past the escalation age.',
     example_rest_query: 'GET /v1/namespaces/{ns}/review/handoff-webhooks/retry-fatigue?preset=review-overdue',
     example_graphql:
-      'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "review-overdue") { targets { targetUrl candidates totalAttempts ready waiting } }',
+      'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "review-overdue") { targetUrl candidates totalAttempts ready waiting }',
   },
   {
     name: 'source-trust-anomaly',
@@ -189,7 +189,7 @@ export const RETRY_FATIGUE_PRESETS: readonly RetryFatiguePreset[] = [
     description: 'Targets failing to receive handoffs of source trust anomalies.',
     example_rest_query: 'GET /v1/namespaces/{ns}/review/handoff-webhooks/retry-fatigue?preset=source-trust-anomaly',
     example_graphql:
-      'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "source-trust-anomaly") { targets { targetUrl candidates totalAttempts ready waiting } }',
+      'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "source-trust-anomaly") { targetUrl candidates totalAttempts ready waiting }',
   },
   {
     name: 'unassigned-review-overdue',
@@ -199,6 +199,6 @@ export const RETRY_FATIGUE_PRESETS: readonly RetryFatiguePreset[] = [
     example_rest_query:
       'GET /v1/namespaces/{ns}/review/handoff-webhooks/retry-fatigue?preset=unassigned-review-overdue',
     example_graphql:
-      'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "unassigned-review-overdue") { targets { targetUrl candidates totalAttempts ready waiting } }',
+      'reviewHandoffRetryFatigue(namespace: "{ns}", preset: "unassigned-review-overdue") { targetUrl candidates totalAttempts ready waiting }',
   },
 ];

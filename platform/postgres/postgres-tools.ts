@@ -131,6 +131,11 @@ export class PostgresTools {
     await this.#exec('pg_dump', [...this.#connection(database), '--format=custom', '--no-owner', '--file', file]);
   }
 
+  /** The table of contents of the custom-format dump at `file` (`pg_restore --list`); throws when it cannot be read. */
+  async listDump(file: string): Promise<string> {
+    return this.#exec('pg_restore', ['--list', file]);
+  }
+
   /** Restores `file` into `database` in one transaction, stopping at the first error (which rolls back everything). */
   async restore(database: string, file: string): Promise<void> {
     const owner = await this.#actingOwner(database);

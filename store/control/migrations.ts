@@ -14,6 +14,7 @@ import { DEPLOYMENT_SPECS_MIGRATION } from './migrations/0011-deployment-specs.j
 import { PLATFORM_LANE_MIGRATION } from './migrations/0012-platform-lane.js';
 import { DEPLOYMENT_HISTORY_INDEXES_MIGRATION } from './migrations/0013-deployment-history-indexes.js';
 import { PLATFORM_BUILDS_PRUNED_MIGRATION } from './migrations/0014-platform-builds-pruned.js';
+import { PLATFORM_BACKUPS_MIGRATION } from './migrations/0015-platform-backups.js';
 
 export const CONTROL_MIGRATIONS: readonly Migration[] = [
   {
@@ -67,4 +68,5 @@ export const CONTROL_MIGRATIONS: readonly Migration[] = [
   PLATFORM_LANE_MIGRATION,
   DEPLOYMENT_HISTORY_INDEXES_MIGRATION,
   PLATFORM_BUILDS_PRUNED_MIGRATION,
+  PLATFORM_BACKUPS_MIGRATION,
 ];

@@ -184,11 +184,16 @@ test('execute with review_before_admission stages candidates without writing nod
     node_id: null,
   });
 
+  const statsBefore = (await h.call('GET', '/v1/stats')).body;
   const approve = await h.call('POST', `${NS}/acquisition/review/candidates/${staged[0].id}/approve`, {
     actor: 'alice',
     note: 'matches the runbook',
   });
   t.is(approve.status, 200, approve.text);
+  // The approval wrote a node: it counts as a write in /v1/stats (issue 29).
+  const statsAfter = (await h.call('GET', '/v1/stats')).body;
+  t.is(statsAfter.ingest_total, statsBefore.ingest_total + 1);
+  t.is(statsAfter.ingest_admitted, statsBefore.ingest_admitted + 1);
   t.like(approve.body, {
     admitted: true,
     replayed: false,

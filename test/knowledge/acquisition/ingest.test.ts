@@ -50,6 +50,9 @@ test('ingest sends the text to the extractor and writes each extracted claim dur
     res.body.nodes.map((n: any) => n.admitted),
     [true, true],
   );
+  // Each written claim counts as a write, in /v1/stats and the write metric (issue 29).
+  t.like((await h.call('GET', '/v1/stats')).body, { ingest_total: 2, ingest_admitted: 2, ingest_rejected: 0 });
+  t.regex((await h.admin('GET', '/metrics')).text, /svc_knowledge_writes_total\{[^}]*outcome="admitted"[^}]*\} 2/);
 
   t.is(llm.received.length, 1);
   const got = llm.received[0]!;

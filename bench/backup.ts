@@ -1,0 +1,137 @@
+/**
+ * Platform backup figures (issue 29): a backup of knowledge.db (BENCH_BACKUP_KNOWLEDGE_MB, default
+ * 1024) plus a control.db of BENCH_BACKUP_CONTROL_ROWS operations (default 100,000), taken while 8
+ * clients write (worker threads, each with its own connection), beside the same writers without a
+ * backup, and beside a plain `VACUUM INTO` of the same files; then the restore time. Prints the load
+ * average: the figures mean little without it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { PlatformBackupService } from '../controllers/backup/platform-backup-service.js';
+import { restorePlatform } from '../controllers/backup/restore-platform.js';
+import { buildInfo } from '../platform/build-info.js';
+import { openControlStore, openKnowledgeStore } from '../store/open-stores.js';
+import { enqueueOperation } from '../store/control/operations.js';
+
+const KNOWLEDGE_MB = Number(process.env.BENCH_BACKUP_KNOWLEDGE_MB ?? 1024);
+const CONTROL_ROWS = Number(process.env.BENCH_BACKUP_CONTROL_ROWS ?? 100_000);
+const WRITERS = 8;
+
+const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-backup-'));
+const dataDir = path.join(root, 'data');
+const control = openControlStore(dataDir);
+const insert = control.db.transaction((n: number) => {
+  for (let i = 0; i < n; i += 1) enqueueOperation(control.db, { kind: 'app.deploy', app: `app-${i % 100}` });
+});
+for (let done = 0; done < CONTROL_ROWS; done += 10_000) insert(Math.min(10_000, CONTROL_ROWS - done));
+const knowledge = openKnowledgeStore(dataDir);
+knowledge.db.exec('CREATE TABLE IF NOT EXISTS bench_payload (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+const blob = Buffer.alloc(64 * 1024, 7);
+const fill = knowledge.db.transaction((n: number) => {
+  const stmt = knowledge.db.prepare('INSERT INTO bench_payload (body) VALUES (?)');
+  for (let i = 0; i < n; i += 1) stmt.run(blob);
+});
+for (let mb = 0; mb < KNOWLEDGE_MB; mb += 64) fill(1024);
+knowledge.db.close();
+
+const WRITER = `
+const { parentPort, workerData } = require('node:worker_threads');
+const Database = require(workerData.sqlite);
+const db = new Database(workerData.file);
+db.pragma('journal_mode = WAL'); db.pragma('synchronous = FULL'); db.pragma('busy_timeout = 10000');
+db.exec('CREATE TABLE IF NOT EXISTS bench_writes (id INTEGER PRIMARY KEY, at TEXT)');
+const stmt = db.prepare('INSERT INTO bench_writes (at) VALUES (?)');
+let stop = false; parentPort.on('message', () => { stop = true; });
+const latencies = [];
+(async () => {
+  while (!stop) {
+    const t0 = performance.now(); stmt.run(new Date().toISOString()); latencies.push(performance.now() - t0);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+  parentPort.postMessage(latencies); db.close();
+})();`;
+
+async function withWriters<T>(work: () => Promise<T>): Promise<{ result: T; p99: number; writes: number }> {
+  const workers = Array.from({ length: WRITERS }, (_, i) => {
+    const file = path.join(dataDir, i % 2 === 0 ? 'control.db' : 'knowledge.db');
+    return new Worker(WRITER, { eval: true, workerData: { file, sqlite: require.resolve('better-sqlite3') } });
+  });
+  const result = await work();
+  const all = (
+    await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<number[]>((resolve) => {
+            w.once('message', resolve);
+            w.postMessage('stop');
+          }),
+      ),
+    )
+  ).flat();
+  await Promise.all(workers.map((w) => w.terminate()));
+  all.sort((a, b) => a - b);
+  return { result, p99: all[Math.floor(all.length * 0.99)] ?? 0, writes: all.length };
+}
+import { createRequire } from 'node:module';
+const require = createRequire(import.meta.url);
+
+const service = new PlatformBackupService({
+  sources: {
+    controlDb: control.db,
+    dataDir,
+    appsDir: path.join(root, 'apps'),
+    settings: () => ({}),
+    secretSettings: new Set(),
+    build: buildInfo(),
+  },
+  backupsDir: path.join(root, 'backups'),
+  key: undefined,
+});
+const ms = (t0: number) => Math.round(performance.now() - t0);
+const idle = await withWriters(() => new Promise((r) => setTimeout(r, 5000)));
+let t0 = performance.now();
+const during = await withWriters(() => service.take({ noSecrets: true }));
+const backupMs = ms(t0);
+const vacuumDir = path.join(root, 'vacuum');
+fs.mkdirSync(vacuumDir);
+t0 = performance.now();
+for (const name of ['control.db', 'knowledge.db']) {
+  const db = new Database(path.join(dataDir, name), { readonly: true });
+  db.exec(`VACUUM INTO '${path.join(vacuumDir, name)}'`);
+  db.close();
+}
+const vacuumMs = ms(t0);
+t0 = performance.now();
+await restorePlatform({
+  archive: service.archivePath(during.result),
+  key: undefined,
+  dataDir: path.join(root, 'restored', 'data'),
+  appsDir: path.join(root, 'restored', 'apps'),
+  yes: false,
+  platformRunning: () => false,
+});
+const restoreMs = ms(t0);
+console.log(
+  JSON.stringify(
+    {
+      knowledgeDbMB: Math.round(fs.statSync(path.join(dataDir, 'knowledge.db')).size / 2 ** 20),
+      controlRows: CONTROL_ROWS,
+      status: during.result.status,
+      archiveMB: Math.round((during.result.bytes ?? 0) / 2 ** 20),
+      backupWithVerifyMs: backupMs,
+      plainVacuumIntoMs: vacuumMs,
+      restoreMs,
+      writers: WRITERS,
+      p99WriteMsWithoutBackup: Number(idle.p99.toFixed(2)),
+      p99WriteMsDuringBackup: Number(during.p99.toFixed(2)),
+      loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))),
+    },
+    null,
+    2,
+  ),
+);
+control.db.close();
+fs.rmSync(root, { recursive: true, force: true });

@@ -1,0 +1,199 @@
+/**
+ * Restores a platform backup onto a data folder (a new host, or this one with `--yes`), while the
+ * platform is stopped. The archive is read and checked whole before anything changes; the new data
+ * folder is built beside the target (`<data>.restoring-<id>`) and renamed into place only when
+ * complete, so a restore killed midway leaves the target as it was (or absent) and can run again.
+ * An existing data folder is kept whole as the pre-restore backup (`<data>.pre-restore-<stamp>`).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { BackupManifest } from '../../domain/backup/index.js';
+import { ConflictError } from '../../domain/errors.js';
+import { recreateAppUsers, type RecreatedUser } from '../../platform/backup/app-users.js';
+import { cloneBundle } from '../../platform/backup/apps-bundle.js';
+import type { BackupKey } from '../../platform/backup/backup-key.js';
+import { AppCredentials } from '../../platform/postgres/app-credentials.js';
+import type { PostgresTools } from '../../platform/postgres/postgres-tools.js';
+import { scramSha256Verifier } from '../../platform/postgres/scram-verifier.js';
+import { KNOWN_SCHEMAS } from './platform-backup-service.js';
+import { unpackAndCheck } from './verify-platform-backup.js';
+
+/** The managed PostgreSQL server of a data folder, opened for the restore. */
+export interface RestorePostgres {
+  readonly tools: PostgresTools;
+  /** Folder of the app roles' password files. */
+  readonly credentialsDir: string;
+  close(): Promise<void>;
+}
+
+/** Options of {@link restorePlatform}. */
+export interface RestorePlatformOptions {
+  readonly archive: string;
+  readonly key: BackupKey | undefined;
+  /** The data folder to restore (absent or empty, or replaced with `yes`). */
+  readonly dataDir: string;
+  /** The apps repository (inside the data folder or beside it). */
+  readonly appsDir: string;
+  /** Replace a data folder that holds a platform (kept whole as the pre-restore backup). */
+  readonly yes: boolean;
+  /** Whether a platform API runs on the data folder now (it must be stopped first). */
+  readonly platformRunning: () => boolean;
+  /** Starts the managed PostgreSQL server on a data folder; absent: app databases are not restored. */
+  readonly openPostgres?: (dataDir: string) => Promise<RestorePostgres>;
+  /** Progress lines. */
+  readonly progress?: (line: string) => void;
+}
+
+/** What a restore did. */
+export interface RestoreReport {
+  readonly backupId: string;
+  readonly createdAt: string;
+  readonly dataDir: string;
+  /** Where the replaced data folder was kept, or null when there was none. */
+  readonly preRestore: string | null;
+  readonly databases: readonly string[];
+  readonly appDatabases: readonly string[];
+  /** True: the backup had no secrets, so each app database got a new password. */
+  readonly newCredentials: boolean;
+  readonly appUsers: readonly RecreatedUser[];
+  readonly settingsFile: string | null;
+  readonly checks: readonly string[];
+}
+
+/** Restores the archive; throws (with nothing changed) when it is unreadable, damaged, foreign or too new. */
+export async function restorePlatform(options: RestorePlatformOptions): Promise<RestoreReport> {
+  const say = options.progress ?? (() => undefined);
+  const dataDir = path.resolve(options.dataDir);
+  const appsDir = path.resolve(options.appsDir);
+  if (options.platformRunning())
+    throw new ConflictError(
+      `a platform is running on ${dataDir}: stop it (svc serve, or systemctl stop svc) before restoring`,
+      {
+        code: 'platform_running',
+      },
+    );
+  const occupied = holdsData(dataDir) || (!isInside(appsDir, dataDir) && holdsData(appsDir));
+  if (occupied && !options.yes)
+    throw new ConflictError(
+      `${dataDir} already holds a platform: restoring replaces it (it is kept whole as the pre-restore backup); run again with --yes`,
+      { code: 'restore_needs_yes', details: { dataDir } },
+    );
+  const run = randomBytes(3).toString('hex');
+  const building = `${dataDir}.restoring-${run}`;
+  const unpacked = `${dataDir}.restore-archive-${run}`;
+  fs.mkdirSync(path.dirname(dataDir), { recursive: true });
+  for (const stale of fs.readdirSync(path.dirname(dataDir)))
+    if (
+      stale.startsWith(`${path.basename(dataDir)}.restoring-`) ||
+      stale.startsWith(`${path.basename(dataDir)}.restore-archive-`)
+    )
+      fs.rmSync(path.join(path.dirname(dataDir), stale), { recursive: true, force: true });
+  try {
+    say(`reading and checking ${options.archive}`);
+    const { manifest, checks } = await unpackAndCheck(options.archive, {
+      key: options.key,
+      into: unpacked,
+      known: KNOWN_SCHEMAS,
+    });
+    fs.mkdirSync(building, { recursive: true });
+    // As the data folder itself (secureDataFolder): others may pass through (the PostgreSQL server's
+    // user, app users to their folders) but not list it.
+    fs.chmodSync(building, 0o711);
+    for (const db of manifest.databases) fs.renameSync(path.join(unpacked, db.name), path.join(building, db.name));
+    const appDatabases = await restoreAppDatabases(manifest, unpacked, building, options, say);
+    let settingsFile: string | null = null;
+    if (Object.keys(manifest.settings).length > 0) {
+      settingsFile = path.join(building, 'restored-settings.env');
+      const lines = Object.entries(manifest.settings).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+      fs.writeFileSync(
+        settingsFile,
+        `# SVC_* settings in force when backup ${manifest.id} was taken\n${lines.join('\n')}\n`,
+        {
+          mode: 0o600,
+        },
+      );
+    }
+    const appUsers = recreateAppUsers(manifest.appUsers);
+    // Every part is in place: from here the old folder is set aside and the new one takes its name.
+    const stamp = new Date()
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z');
+    let preRestore: string | null = null;
+    if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) {
+      preRestore = `${dataDir}.pre-restore-${stamp}`;
+      fs.renameSync(dataDir, preRestore);
+    } else fs.rmSync(dataDir, { recursive: true, force: true });
+    if (!isInside(appsDir, dataDir) && fs.existsSync(appsDir) && fs.readdirSync(appsDir).length > 0)
+      fs.renameSync(appsDir, `${appsDir}.pre-restore-${stamp}`);
+    fs.renameSync(building, dataDir);
+    if (manifest.appsBundle !== null) {
+      fs.rmSync(appsDir, { recursive: true, force: true });
+      say(`cloning the apps repository into ${appsDir}`);
+      await cloneBundle(path.join(unpacked, manifest.appsBundle), appsDir);
+    }
+    say(`restored backup ${manifest.id} of ${manifest.createdAt} onto ${dataDir}`);
+    return {
+      backupId: manifest.id,
+      createdAt: manifest.createdAt,
+      dataDir,
+      preRestore,
+      databases: manifest.databases.map((d) => d.name),
+      appDatabases,
+      newCredentials: !manifest.secrets && appDatabases.length > 0,
+      appUsers,
+      settingsFile: settingsFile && path.join(dataDir, path.basename(settingsFile)),
+      checks,
+    };
+  } finally {
+    fs.rmSync(unpacked, { recursive: true, force: true });
+    fs.rmSync(building, { recursive: true, force: true });
+  }
+}
+
+/** Starts a fresh managed server in the new folder and restores each app's role and database into it. */
+async function restoreAppDatabases(
+  manifest: BackupManifest,
+  unpacked: string,
+  building: string,
+  options: RestorePlatformOptions,
+  say: (line: string) => void,
+): Promise<string[]> {
+  if (manifest.postgres.length === 0 || !options.openPostgres) return [];
+  say(`starting PostgreSQL to restore ${manifest.postgres.length} app database(s)`);
+  const server = await options.openPostgres(building);
+  try {
+    const credentials = new AppCredentials(server.credentialsDir);
+    const restored: string[] = [];
+    for (const pg of manifest.postgres) {
+      if (pg.credentials) {
+        fs.mkdirSync(server.credentialsDir, { recursive: true, mode: 0o700 });
+        fs.copyFileSync(path.join(unpacked, pg.credentials), credentials.fileOf(pg.app));
+        fs.chmodSync(credentials.fileOf(pg.app), 0o600);
+      }
+      // The kept password (or a new one, for a backup without secrets) becomes the role's again.
+      const credential = credentials.ensure(pg.app, pg.database);
+      await server.tools.ensureRoleAndDatabase(credential.role, scramSha256Verifier(credential.password), pg.database);
+      await server.tools.restore(pg.database, path.join(unpacked, pg.dump));
+      restored.push(pg.database);
+      say(`restored database ${pg.database} of ${pg.app}`);
+    }
+    return restored;
+  } finally {
+    await server.close();
+  }
+}
+
+function holdsData(dir: string): boolean {
+  try {
+    return fs.readdirSync(dir).length > 0;
+  } catch {
+    return false;
+  }
+}
+
+function isInside(child: string, parent: string): boolean {
+  const rel = path.relative(parent, child);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}

@@ -1,0 +1,148 @@
+/**
+ * Writes one platform backup archive: stages consistent copies in a private folder (SQLite online
+ * backups, a git bundle, pg_dump of each app database, records), writes the manifest with each file's
+ * SHA-256 and row counts taken from the copies (the source at the copy's point in time), then packs
+ * and encrypts the folder into the archive (complete under its final name only).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  BACKUP_FORMAT,
+  BACKUP_FORMAT_VERSION,
+  type BackupDatabaseEntry,
+  type BackupFileEntry,
+  type BackupManifest,
+  type BackupPostgresEntry,
+} from '../../domain/backup/index.js';
+import { listAppUsers } from '../../platform/backup/app-users.js';
+import { bundleRepository } from '../../platform/backup/apps-bundle.js';
+import { sha256File, writeArchive, type WrittenArchive } from '../../platform/backup/backup-archive.js';
+import type { BackupKey } from '../../platform/backup/backup-key.js';
+import { appRoleName } from '../../platform/postgres/app-credentials.js';
+import { listApps } from '../../store/control/apps.js';
+import { dropRunningBackupsInCopy } from '../../store/control/platform-backups.js';
+import { backupDatabase } from '../../store/database-backup.js';
+import { countDatabaseRows, useRollbackJournal } from '../../store/database-check.js';
+import type { BackupSources } from './backup-sources.js';
+
+/** Options of one archive. */
+export interface WriteBackupOptions {
+  readonly id: string;
+  readonly createdAt: string;
+  /** Include credentials and secret settings (then `key` is required). */
+  readonly secrets: boolean;
+  readonly key: BackupKey | undefined;
+  /** Private scratch folder (removed by the caller). */
+  readonly staging: string;
+  /** The archive's final path. */
+  readonly file: string;
+}
+
+/** Stages, packs and seals one backup; returns the archive and its manifest. */
+export async function writePlatformBackup(
+  sources: BackupSources,
+  options: WriteBackupOptions,
+): Promise<{ archive: WrittenArchive; manifest: BackupManifest }> {
+  const dir = options.staging;
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const databases: BackupDatabaseEntry[] = [];
+  for (const name of sqliteFiles(sources.dataDir)) {
+    const copy = await backupDatabase(
+      name === 'control.db' ? sources.controlDb : path.join(sources.dataDir, name),
+      path.join(dir, name),
+      // Other connections (the knowledge store's, the host agent's) write these files: a stepwise copy
+      // would start over at each of their writes, so each is copied in one step.
+      { oneStep: true },
+    );
+    useRollbackJournal(copy.file);
+    // The copy records this backup as running; on a restored host it would read as interrupted.
+    if (name === 'control.db') dropRunningBackupsInCopy(copy.file);
+    databases.push({ name, migration: copy.migration, rows: countDatabaseRows(copy.file) });
+  }
+  const appsBundle = (await bundleRepository(sources.appsDir, path.join(dir, 'apps.bundle'))) ? 'apps.bundle' : null;
+  const postgres = await dumpAppDatabases(sources, dir, options.secrets);
+  const settings = Object.fromEntries(
+    Object.entries(sources.settings()).filter(([name]) => options.secrets || !sources.secretSettings.has(name)),
+  );
+  const records = { appUsers: listAppUsers(), settings };
+  const files: BackupFileEntry[] = [];
+  for (const rel of listFiles(dir))
+    files.push({
+      path: rel,
+      bytes: fs.statSync(path.join(dir, rel)).size,
+      sha256: await sha256File(path.join(dir, rel)),
+    });
+  const manifest: BackupManifest = {
+    format: BACKUP_FORMAT,
+    formatVersion: BACKUP_FORMAT_VERSION,
+    id: options.id,
+    createdAt: options.createdAt,
+    platform: { version: sources.build.version, commit: sources.build.commit },
+    secrets: options.secrets,
+    databases,
+    appsBundle,
+    postgres,
+    ...records,
+    files,
+  };
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
+  const archive = await writeArchive(dir, options.file, options.key);
+  return { archive, manifest };
+}
+
+/** The SQLite files at the top of the data folder, control.db first. */
+export function sqliteFiles(dataDir: string): string[] {
+  const names = fs.existsSync(dataDir)
+    ? fs.readdirSync(dataDir).filter((n) => n.endsWith('.db') && fs.statSync(path.join(dataDir, n)).isFile())
+    : [];
+  return ['control.db', ...names.filter((n) => n !== 'control.db').sort()];
+}
+
+async function dumpAppDatabases(sources: BackupSources, dir: string, secrets: boolean): Promise<BackupPostgresEntry[]> {
+  if (!sources.postgres) return [];
+  const entries: BackupPostgresEntry[] = [];
+  const apps = listApps(sources.controlDb).filter((a) => a.spec?.infrastructure?.postgres?.database !== undefined);
+  for (const app of apps) {
+    const database = app.spec!.infrastructure!.postgres!.database;
+    const dump = `postgres/${database}.dump`;
+    fs.mkdirSync(path.join(dir, 'postgres'), { recursive: true, mode: 0o700 });
+    if (!(await databaseExists(sources, database))) continue;
+    await sources.postgres.tools.dump(database, path.join(dir, dump));
+    let credentials: string | undefined;
+    const pgpass = sources.postgres.credentialsDir && path.join(sources.postgres.credentialsDir, `${app.name}.pgpass`);
+    if (secrets && pgpass && fs.existsSync(pgpass)) {
+      credentials = `postgres/credentials/${app.name}.pgpass`;
+      fs.mkdirSync(path.join(dir, 'postgres', 'credentials'), { recursive: true, mode: 0o700 });
+      fs.copyFileSync(pgpass, path.join(dir, credentials));
+      fs.chmodSync(path.join(dir, credentials), 0o600);
+    }
+    entries.push({
+      app: app.name,
+      database,
+      role: appRoleName(app.name),
+      dump,
+      ...(credentials ? { credentials } : {}),
+    });
+  }
+  return entries;
+}
+
+/** Whether the server has `database` (an app that declares one but never deployed has none yet). */
+async function databaseExists(sources: BackupSources, database: string): Promise<boolean> {
+  const out = await sources.postgres!.tools.query(
+    'postgres',
+    `SELECT 1 FROM pg_database WHERE datname = '${database.replaceAll("'", "''")}'`,
+  );
+  return out.trim() === '1';
+}
+
+function listFiles(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...listFiles(dir, rel));
+    else if (entry.name !== 'manifest.json' || prefix !== '') out.push(rel);
+  }
+  return out.sort();
+}

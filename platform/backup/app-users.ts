@@ -1,0 +1,78 @@
+/**
+ * The per-app system users (`svc-app-*`, ADR 0047) as records a backup keeps, and their re-creation
+ * on a new host with the same ids when those are free (so restored files keep their owners).
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import type { BackupAppUser } from '../../domain/backup/index.js';
+
+const PREFIX = 'svc-app-';
+
+/** The app users of this host, from the passwd database. */
+export function listAppUsers(passwdFile = '/etc/passwd'): BackupAppUser[] {
+  let text = '';
+  try {
+    text = fs.readFileSync(passwdFile, 'utf8');
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .map((line) => line.split(':'))
+    .filter((f) => f[0]?.startsWith(PREFIX) === true && f.length >= 4)
+    .map((f) => ({ name: f[0]!, uid: Number(f[2]), gid: Number(f[3]) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** What {@link recreateAppUsers} did per user. */
+export interface RecreatedUser {
+  readonly name: string;
+  readonly result: 'exists' | 'created' | 'created-with-new-id' | 'skipped-not-root';
+}
+
+/**
+ * Creates each recorded user that is missing, as a system user with its recorded uid and gid when
+ * both are free (otherwise with new ones: the next deploy gives its files to the new id).
+ */
+export function recreateAppUsers(users: readonly BackupAppUser[]): RecreatedUser[] {
+  const existing = new Map(listAppUsers().map((u) => [u.name, u]));
+  const uids = new Set(readIds('/etc/passwd'));
+  const gids = new Set(readIds('/etc/group'));
+  const root = process.getuid?.() === 0;
+  return users.map((user): RecreatedUser => {
+    if (!/^svc-app-[a-z0-9_-]+$/.test(user.name)) throw new Error(`${user.name} is not an app user name`);
+    if (existing.has(user.name)) return { name: user.name, result: 'exists' };
+    if (!root) return { name: user.name, result: 'skipped-not-root' };
+    const sameIds = !uids.has(user.uid) && !gids.has(user.gid);
+    if (sameIds) execFileSync('groupadd', ['--system', '--gid', String(user.gid), user.name], { stdio: 'ignore' });
+    execFileSync(
+      'useradd',
+      [
+        '--system',
+        ...(sameIds ? ['--uid', String(user.uid), '--gid', String(user.gid)] : ['--user-group']),
+        '--no-create-home',
+        '--home-dir',
+        '/nonexistent',
+        '--shell',
+        '/usr/sbin/nologin',
+        '--comment',
+        'svc app',
+        user.name,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    return { name: user.name, result: sameIds ? 'created' : 'created-with-new-id' };
+  });
+}
+
+function readIds(file: string): number[] {
+  try {
+    return fs
+      .readFileSync(file, 'utf8')
+      .split('\n')
+      .map((l) => Number(l.split(':')[2]))
+      .filter((n) => Number.isInteger(n));
+  } catch {
+    return [];
+  }
+}
