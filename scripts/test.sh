@@ -18,6 +18,6 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 npx ava --concurrency "${SVC_TEST_CONCURRENCY:-4}" "$@" 2>&1 | tee "$log" || status=$?
-node scripts/slowest-tests.mjs "$log"
+node --import tsx scripts/slowest-tests.ts "$log"
 echo "== suite took $(( $(date +%s) - start ))s (installs excluded)"
 exit "$status"

@@ -36,6 +36,10 @@ function porter(token: string): string {
   // FTS5 passes through tokens below three or above 64 bytes (UTF-8), and stems the rest byte by byte.
   const bytes = /^[\x00-\x7f]*$/.test(token) ? token.length : utf8.encode(token).length;
   if (bytes < 3 || bytes > 64) return token;
+  // A token of one or two characters that is three bytes or more (`μs`): the stemmer package leaves
+  // words under three characters alone, SQLite's porter counts bytes. Of Porter's rules only step 1a
+  // (a final `s` dropped, `ss` kept) can apply to so short a word.
+  if (token.length < 3) return /[^s]s$/.test(token) ? token.slice(0, -1) : token;
   return stemmer(token);
 }
 

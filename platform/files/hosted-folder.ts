@@ -36,6 +36,8 @@ export const HOSTED_SUBFOLDERS = [
   'mirrors',
   'work',
   'secrets',
+  'secret-sources',
+  'keys',
   'edge',
 ] as const;
 

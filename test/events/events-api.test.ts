@@ -233,7 +233,13 @@ test('events are recorded, listed, filtered, correlated, deduplicated and groupe
   t.like(testEvent.body.event, { type: 'event.test', severity: 'info', app: 'web' });
   const rules = await request(`${u}/api/alerts/rules`);
   t.true(rules.body.rules.some((r: any) => r.name === 'SvcTaskOOMRisk'));
-  t.is(rules.body.eventTypes.length, 30);
+  // The catalogue's types, exec sessions' two included (issue 28).
+  t.is(rules.body.eventTypes.length, 32);
+  for (const type of ['exec.session.started', 'exec.session.ended'])
+    t.true(
+      rules.body.eventTypes.some((e: any) => (e.type ?? e.name ?? e) === type),
+      `${type} in ${JSON.stringify(rules.body.eventTypes).slice(0, 200)}`,
+    );
   const caps = await request(`${u}/api/v1/capabilities`);
   t.true(caps.body.capabilities.some((c: any) => c.name === 'events'));
 

@@ -39,10 +39,14 @@ test('the managed apps are svc-metrics-store, svc-dashboard and svc-container-me
 });
 
 for (const service of services) {
-  test(`the generated ${service.name}/infraspec.yaml validates against the schema and semantic rules with no finding`, (t) => {
+  test(`the generated ${service.name}/infraspec.yaml validates against the schema and semantic rules, warned only of its fixed port`, (t) => {
     const text = service.files.find((f) => f.path === SPEC_FILE)!.content;
     const result = validateInfraspec(text, { fileName: `${service.name}/${SPEC_FILE}` });
-    t.deepEqual(result.findings, []);
+    // Managed services listen on fixed host ports by design, so each deploy has the hostPort gap (ADR 0160).
+    t.deepEqual(
+      result.findings.map((f) => `${f.severity} ${f.rule} ${f.path}`),
+      ['warning hostPort.noOverlap processes.web.hostPort'],
+    );
     t.true(result.valid);
     t.is(result.spec?.name, service.name);
     t.true(result.spec?.deploy);

@@ -179,7 +179,12 @@ async function install(plane: { url: string }, json: unknown) {
   return request(`${plane.url}/api/observability/services/install`, { method: 'POST', json });
 }
 
-test('install writes the three managed app folders, whose specs validate and which the spec controller discovers without findings', async (t) => {
+/** The findings of a managed service's spec: only the warning of its fixed host port (ADR 0160). */
+const FIXED_PORT_ONLY = ['warning hostPort.noOverlap processes.web.hostPort'];
+const summary = (findings: readonly { severity: string; rule: string; path: string }[]) =>
+  findings.map((f) => `${f.severity} ${f.rule} ${f.path}`);
+
+test('install writes the three managed app folders, whose specs validate and which the spec controller discovers with only the fixed-port warning', async (t) => {
   const config: SvcConfig = testConfig(t);
   const plane = await startTestControlPlane(t, config);
   const first = await install(plane, {});
@@ -188,13 +193,16 @@ test('install writes the three managed app folders, whose specs validate and whi
     first.body.services.map((s: { name: string; outcome: string }) => `${s.name}:${s.outcome}`),
     MANAGED_SERVICE_NAMES.map((n) => `${n}:created`),
   );
-  for (const service of first.body.services) t.deepEqual(service.spec, { valid: true, findings: [] });
+  for (const service of first.body.services) {
+    t.true(service.spec.valid);
+    t.deepEqual(summary(service.spec.findings), FIXED_PORT_ONLY);
+  }
 
   for (const name of MANAGED_SERVICE_NAMES) {
     const dir = path.join(config.appsDir, name);
     const text = fs.readFileSync(path.join(dir, 'infraspec.yaml'), 'utf8');
     const validation = validateInfraspec(text, { fileName: `${name}/infraspec.yaml` });
-    t.deepEqual(validation.findings, [], name);
+    t.deepEqual(summary(validation.findings), FIXED_PORT_ONLY, name);
     t.true(fs.existsSync(path.join(dir, MARKER_FILE)));
     t.true(fs.existsSync(path.join(dir, 'Dockerfile')));
   }
@@ -218,7 +226,8 @@ test('install writes the three managed app folders, whose specs validate and whi
     () => MANAGED_SERVICE_NAMES.every((name) => getApp(plane.db, name)?.generation != null),
     { what: 'the managed apps discovered' },
   );
-  for (const name of MANAGED_SERVICE_NAMES) t.deepEqual(getApp(plane.db, name)!.findings, [], name);
+  for (const name of MANAGED_SERVICE_NAMES)
+    t.deepEqual(summary(getApp(plane.db, name)!.findings), FIXED_PORT_ONLY, name);
 });
 
 test('install is unchanged when run again, refuses an operator-edited folder with 409 writing nothing, and overwrites only with force', async (t) => {

@@ -15,7 +15,8 @@ async function servedByRegion(url: string, app: string): Promise<Record<string, 
   const out: Record<string, string[]> = {};
   for (const process of view.processes.filter((p: { process: string }) => p.process === 'web')) {
     for (const allocation of process.allocations) {
-      if (allocation.status !== 'running') continue;
+      // An allocation a passing one replaced drains beside it for a moment (start before stop, ADR 0160).
+      if (allocation.status !== 'running' || allocation.desiredStatus !== 'run') continue;
       const text = await (await fetch(`http://127.0.0.1:${allocation.ports.http}/`)).text();
       (out[process.region] ??= []).push(text.split(' ')[0]!);
     }

@@ -7,6 +7,12 @@ import { openDriver, serviceGroup, serviceJob } from './fixtures.js';
 
 const node = process.execPath;
 
+// The driver's timers (health probes, the monitor) are unref'd, as a server's should be: without a
+// handle of the test's own, ava would take an empty event loop between two probes for a test that
+// never resolves.
+const keepAlive = setInterval(() => undefined, 1000);
+test.after.always(() => clearInterval(keepAlive));
+
 /** Listens after LISTEN_DELAY_MS, answers /healthz with HEALTH (200 by default), and VERSION on /. */
 const VERSIONED_JS = `
 import http from 'node:http';
@@ -148,13 +154,17 @@ test('a changed rendered file of a group that can overlap rolls to a new allocat
 });
 
 async function waitForPassing(registry: LocalRegistry, allocationId: string): Promise<void> {
-  if (await passingIn(registry, allocationId)) return;
-  await new Promise<void>((resolve) => {
-    const stop = registry.watch((change) => {
-      if (change.instance?.allocationId === allocationId && instanceStatus(change.instance) === 'passing') {
-        stop();
-        resolve();
-      }
+  // Watch first, then look: a change between the look and the watch would otherwise be missed.
+  let stop: () => void = () => undefined;
+  const passed = new Promise<void>((resolve) => {
+    stop = registry.watch((change) => {
+      if (change.instance?.allocationId === allocationId && instanceStatus(change.instance) === 'passing') resolve();
     });
   });
+  try {
+    if (await passingIn(registry, allocationId)) return;
+    await passed;
+  } finally {
+    stop();
+  }
 }
