@@ -33,7 +33,7 @@ export class LogService implements LogSink {
   readonly #store: LogStore;
   readonly #options: LogServiceOptions;
   readonly #listeners = new Set<{ filter: LogFilter; listener: LogListener }>();
-  #housekeeping: NodeJS.Immediate | NodeJS.Timeout | undefined;
+  #housekeeping: NodeJS.Timeout | undefined;
   readonly #timer: NodeJS.Timeout;
   #closed = false;
 
@@ -101,10 +101,9 @@ export class LogService implements LogSink {
   close(): void {
     this.#closed = true;
     clearInterval(this.#timer);
-    if (this.#housekeeping !== undefined) {
-      clearImmediate(this.#housekeeping as NodeJS.Immediate);
-      clearTimeout(this.#housekeeping as NodeJS.Timeout);
-    }
+    // A timeout, never an immediate: clearImmediate on a timeout corrupts Node's immediate queue
+    // counts, and the event loop then spins in processImmediate for good.
+    if (this.#housekeeping !== undefined) clearTimeout(this.#housekeeping);
     this.#listeners.clear();
   }
 
