@@ -7,6 +7,7 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -385,7 +386,11 @@ function rotateLog(file: string): void {
   }
 }
 
-/** A free loopback port: the first free one of {@link PORT_RANGE}, else one the kernel picks. */
+/**
+ * A free loopback port of {@link PORT_RANGE}, tried from a random place in it (wrapping round), else one
+ * the kernel picks. Trying from the range's start made two platforms that create their clusters at
+ * the same moment choose the same port, and the second server failed to bind it.
+ */
 async function choosePort(): Promise<number> {
   const tryPort = (port: number) =>
     new Promise<number | undefined>((resolve) => {
@@ -396,8 +401,10 @@ async function choosePort(): Promise<number> {
         server.close(() => resolve(chosen));
       });
     });
-  for (let port = PORT_RANGE.first; port <= PORT_RANGE.last; port += 1) {
-    const free = await tryPort(port);
+  const size = PORT_RANGE.last - PORT_RANGE.first + 1;
+  const offset = crypto.randomInt(size);
+  for (let i = 0; i < size; i += 1) {
+    const free = await tryPort(PORT_RANGE.first + ((offset + i) % size));
     if (free !== undefined) return free;
   }
   const any = await tryPort(0);
