@@ -47,6 +47,8 @@ export interface AppOptions {
   readonly port?: boolean;
   /** The process port (static when the app declares endpoints). @default 8080 */
   readonly portNumber?: number;
+  /** The health check's interval. @default 100ms */
+  readonly healthInterval?: string;
 }
 
 /** The infraspec.yaml of a fixture app. */
@@ -59,7 +61,7 @@ export function appSpec(name: string, options: AppOptions = {}): string {
       `    port: ${options.portNumber ?? 8080}`,
       '    health:',
       '      path: /healthz',
-      '      interval: 100ms',
+      `      interval: ${options.healthInterval ?? '100ms'}`,
       '      timeout: 1s',
     );
   } else {

@@ -79,7 +79,8 @@ async function startUpCriticalEvents(plane: ControlPlane): Promise<unknown[]> {
 
 test('a deploy of a changed commit under load drops no request, starts the new allocation beside the old one and records no critical health event', async (t) => {
   const { plane, appsDir, stopLoad } = await servedUnderLoad(t);
-  commitApp(appsDir, 'zd', { version: 'v2', extra: ENDPOINT });
+  // A 30 s check interval: the deploy must not wait for it (it waited a whole 5 s interval before).
+  commitApp(appsDir, 'zd', { version: 'v2', extra: ENDPOINT, healthInterval: '30s' });
   const started = performance.now();
   const v2 = await deployAndWait(plane, 'zd');
   const tookMs = performance.now() - started;
@@ -87,10 +88,11 @@ test('a deploy of a changed commit under load drops no request, starts the new a
   t.deepEqual([...(await gatewayServes(plane))], ['v2']);
   assertNoFailures(t, await stopLoad());
   t.deepEqual(await startUpCriticalEvents(plane), []);
-  // The healthy step no longer waits for a health interval (100 ms here; 5 s for hello-web before).
+  // The healthy step probes at once instead of waiting for the first interval; a wall-clock bound
+  // tighter than the interval would measure this machine's load, not the behaviour.
   const healthy = v2.steps.steps.find((s: { step: string }) => s.step === 'healthy');
   t.truthy(healthy);
-  t.true(tookMs < 5000, `deploy took ${Math.round(tookMs)} ms`);
+  t.true(tookMs < 30_000, `deploy took ${Math.round(tookMs)} ms, as long as a whole check interval`);
 });
 
 test('a committed spec change under load is reconciled onto a new allocation without dropping a request', async (t) => {
