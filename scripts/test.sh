@@ -1,23 +1,51 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what it needs, then lint (ESLint and Prettier), typecheck and every ava
-# test; prints the suite's duration (installs excluded) and its ten slowest tests.
+# The whole test suite: installs what it needs, then lint (ESLint and Prettier), typecheck and build,
+# then every ava test; prints the suite's duration (installs excluded) and its ten slowest tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 start=$(date +%s)
-echo "== lint"
-npx eslint .
-npx prettier --check . >/dev/null || { npx prettier --list-different .; echo "unformatted files: run npm run format" >&2; exit 1; }
-echo "== typecheck"; npx tsc --noEmit -p tsconfig.json; npx tsc --noEmit -p web/tsconfig.json
-# The browser tests load the built pages (dist/web): build them from this checkout's sources.
-echo "== web pages"; node --import tsx scripts/build-web.ts
+checks=$(mktemp -d)
+log=$(mktemp)
+trap 'rm -rf "$checks" "$log"' EXIT
+
+# The checks run side by side (ESLint alone is half of them; ADR 0158). The type check of the whole
+# tree also emits it into dist/, so the programs the tests start (the CLI, `svc serve`, the lane's
+# built checkouts) run compiled from this very checkout instead of through tsx at each start.
+check() {
+  local name=$1
+  shift
+  if ! "$@" >"$checks/$name.log" 2>&1; then echo "$name" >>"$checks/failed"; fi
+}
+check eslint npx eslint . &
+check prettier npx prettier --list-different . &
+{
+  # dist/ is emitted afresh: nothing compiled from a file since deleted stays behind.
+  rm -rf dist
+  check typecheck npx tsc -p tsconfig.json --noEmit false
+  check typecheck-web npx tsc --noEmit -p web/tsconfig.json
+  # The browser tests load the built pages (dist/web).
+  check web-pages node --import tsx scripts/build-web.ts
+} &
+wait
+for name in eslint prettier typecheck typecheck-web web-pages; do
+  echo "== $name"
+  cat "$checks/$name.log"
+done
+if [ -f "$checks/failed" ]; then
+  if grep -qx prettier "$checks/failed"; then echo "unformatted files (listed above): run npm run format" >&2; fi
+  echo "failed: $(tr '\n' ' ' <"$checks/failed")" >&2
+  exit 1
+fi
+echo "== checks took $(($(date +%s) - start))s"
+
 echo "== tests"
+# The programs the tests start run from the dist/ just built (test/helpers/cli.ts, ADR 0158).
+export SVC_FROM_SOURCE=0
 # Most test files wait on real processes (servers, deploys, PostgreSQL) more than they compute, so
 # more files run at once than there are cores (ADR 0158); SVC_TEST_CONCURRENCY overrides.
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
 status=0
 npx ava --concurrency "${SVC_TEST_CONCURRENCY:-4}" "$@" 2>&1 | tee "$log" || status=$?
 node --import tsx scripts/slowest-tests.ts "$log"
-echo "== suite took $(( $(date +%s) - start ))s (installs excluded)"
+echo "== suite took $(($(date +%s) - start))s (installs excluded)"
 exit "$status"

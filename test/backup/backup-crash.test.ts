@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
-import { SVC_BIN } from '../helpers/cli.js';
+import { SVC_BIN, SVC_FROM_SOURCE, programArgs } from '../helpers/cli.js';
 import { checkDatabase } from '../../store/database-check.js';
 import { enqueueOperation } from '../../store/control/operations.js';
 import { backupFixture } from './backup-fixture.js';
@@ -45,7 +45,7 @@ test('A backup killed with SIGKILL midway never lists as good: the next start ma
   const staged = appears(fx.backupsDir, '.staging-');
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', path.join(here, 'crash-backup.ts'), fx.dataDir, fx.backupsDir, fx.appsDir],
+    [...programArgs(path.join(here, 'crash-backup.ts')), fx.dataDir, fx.backupsDir, fx.appsDir],
     { stdio: 'ignore' },
   );
   await staged;
@@ -78,7 +78,7 @@ test('A restore killed with SIGKILL midway leaves the data folder absent or whol
   const target = path.join(host, 'data');
   const env = {
     ...process.env,
-    SVC_FROM_SOURCE: '1',
+    SVC_FROM_SOURCE,
     SVC_LOG_LEVEL: 'silent',
     SVC_POSTGRES_MANAGED: 'false',
     SVC_DATA_DIR: target,

@@ -10,6 +10,7 @@ import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
 import { request } from '../helpers/servers.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { programArgs } from '../helpers/cli.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TOTAL = 5_000;
@@ -19,7 +20,7 @@ async function startChild(
   t: ExecutionContext,
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'crash-server.ts')], {
+  const child = spawn(process.execPath, [...programArgs(path.join(here, 'crash-server.ts'))], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import { runSvc, SVC_BIN } from '../helpers/cli.js';
+import { runSvc, SVC_BIN, SVC_FROM_SOURCE } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { startExecPlane } from './exec-harness.js';
 
@@ -36,7 +36,7 @@ test('svc exec runs a command once and exits with its exit code; stdin that is n
   t.regex(idle.stderr, /no running allocation.*no release yet/);
 
   const piped = spawn(process.execPath, [SVC_BIN, 'exec', 'hello'], {
-    env: { ...process.env, ...env, SVC_FROM_SOURCE: '1', SVC_LOG_LEVEL: 'silent' },
+    env: { ...process.env, ...env, SVC_FROM_SOURCE, SVC_LOG_LEVEL: 'silent' },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
@@ -62,7 +62,7 @@ test('svc exec runs a command once and exits with its exit code; stdin that is n
     const command = [
       `SVC_API_URL=${plane.url}`,
       'SVC_API_TOKEN=',
-      'SVC_FROM_SOURCE=1',
+      `SVC_FROM_SOURCE=${SVC_FROM_SOURCE}`,
       'SVC_LOG_LEVEL=silent',
       process.execPath,
       SVC_BIN,

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import test, { type ExecutionContext } from 'ava';
 import { request } from './knowledge-harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { programArgs } from '../helpers/cli.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const SINGLE_CLIENTS = 8;
@@ -12,7 +13,7 @@ const BATCH_CLIENTS = 2;
 const BATCH_SIZE = 100;
 
 async function startChild(t: ExecutionContext, dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'crash-server.ts')], {
+  const child = spawn(process.execPath, [...programArgs(path.join(here, 'crash-server.ts'))], {
     env: { ...process.env, SVC_DATA_DIR: dataDir },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import test, { type ExecutionContext } from 'ava';
 import { request } from './knowledge-harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { programArgs } from '../helpers/cli.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const TOTAL = 10_000;
@@ -42,7 +43,7 @@ async function startChild(
   t: ExecutionContext,
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(here, 'crash-server.ts')], {
+  const child = spawn(process.execPath, [...programArgs(path.join(here, 'crash-server.ts'))], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { commitApp, initAppsRepo } from '../pipeline/pipeline-fixture.js';
 import { stopAppsIn } from '../helpers/stop-apps.js';
+import { SVC_FROM_SOURCE } from '../helpers/cli.js';
 import {
   freePort,
   readApiProcess,
@@ -28,29 +29,16 @@ let built: Promise<string> | undefined;
 
 /**
  * A built checkout of this repository (dist/ from `tsc -p tsconfig.build.json`, bin/, package.json,
- * schemas/, node_modules linked), built once per test file; removed when the process exits.
+ * schemas/, node_modules linked), built once per test file; removed when the process exits. Under
+ * `npm test`, which compiled dist/ from this checkout before the tests (SVC_FROM_SOURCE=0), the tree
+ * copies that build instead of compiling again.
  */
 export function builtTree(): Promise<string> {
   built ??= (async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lane-tree-'));
     process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
-    await new Promise<void>((resolve, reject) => {
-      const tsc = spawn(
-        process.execPath,
-        [
-          path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'),
-          '-p',
-          'tsconfig.build.json',
-          '--outDir',
-          path.join(dir, 'dist'),
-        ],
-        { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
-      );
-      let out = '';
-      tsc.stdout.on('data', (d: Buffer) => (out += d.toString()));
-      tsc.stderr.on('data', (d: Buffer) => (out += d.toString()));
-      tsc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`build failed: ${out}`))));
-    });
+    if (SVC_FROM_SOURCE === '0') copyBuild(path.join(REPO, 'dist'), path.join(dir, 'dist'));
+    else await compile(path.join(dir, 'dist'));
     fs.cpSync(path.join(REPO, 'bin'), path.join(dir, 'bin'), { recursive: true });
     fs.cpSync(path.join(REPO, 'schemas'), path.join(dir, 'schemas'), { recursive: true });
     fs.copyFileSync(path.join(REPO, 'package.json'), path.join(dir, 'package.json'));
@@ -58,6 +46,29 @@ export function builtTree(): Promise<string> {
     return dir;
   })();
   return built;
+}
+
+/** The program's part of the whole tree's build (what `tsconfig.build.json` emits, and the pages). */
+function copyBuild(from: string, to: string): void {
+  if (!fs.existsSync(path.join(from, 'cli', 'main.js'))) throw new Error(`${from} holds no build: run npm test`);
+  const notTheProgram = new Set(['test', 'bench', 'scripts', 'fixtures']);
+  fs.mkdirSync(to, { recursive: true });
+  for (const entry of fs.readdirSync(from))
+    if (!notTheProgram.has(entry)) fs.cpSync(path.join(from, entry), path.join(to, entry), { recursive: true });
+}
+
+function compile(outDir: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const tsc = spawn(
+      process.execPath,
+      [path.join(REPO, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json', '--outDir', outDir],
+      { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let out = '';
+    tsc.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    tsc.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    tsc.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`build failed: ${out}`))));
+  });
 }
 
 /** A copy of `tree` whose package.json says `version` (another build identity and label); `binScript` replaces bin/svc.js. */

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { ensureHostIdentity, hostIdentityPath } from '../../platform/secrets/age-secrets.js';
-import { runSvc, SVC_BIN, type CliResult } from '../helpers/cli.js';
+import { runSvc, SVC_BIN, SVC_FROM_SOURCE, type CliResult } from '../helpers/cli.js';
 import { request } from '../helpers/servers.js';
 import {
   appEvents,
@@ -39,7 +39,7 @@ http.createServer((req, res) => {
 function svcWithInput(args: readonly string[], input: string, env: Record<string, string>): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SVC_BIN, ...args], {
-      env: { ...process.env, SVC_LOG_LEVEL: 'silent', SVC_FROM_SOURCE: '1', ...env },
+      env: { ...process.env, SVC_LOG_LEVEL: 'silent', SVC_FROM_SOURCE, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -10,7 +10,6 @@ import type { Logger } from '../../platform/logger.js';
 import { LocalRegistry } from '../../platform/local-registry/index.js';
 import { LocalScheduler, type AppIdentities } from '../../platform/local-scheduler/index.js';
 import type { LogSink } from '../../domain/logs/index.js';
-import { KubernetesScheduler, kubeConfigForRegion } from '../../platform/kubernetes-scheduler/index.js';
 import { watchSpecs } from '../../platform/spec-watcher.js';
 import { Controller } from '../../controllers/runtime/controller.js';
 import { createAppReconciler, type InfrastructureSettings } from '../../controllers/apps/app-reconciler.js';
@@ -74,10 +73,13 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
   // eslint-disable-next-line prefer-const
   let appController: Controller;
   const targets = new SchedulerTargets(async (region) => {
+    // The Kubernetes client is 800 module files: loaded only when that driver is chosen.
+    const kubernetes =
+      driver.driver === 'kubernetes' ? await import('../../platform/kubernetes-scheduler/index.js') : undefined;
     const scheduler =
-      driver.driver === 'kubernetes'
-        ? await KubernetesScheduler.open({
-            kubeConfig: kubeConfigForRegion(
+      kubernetes && driver.driver === 'kubernetes'
+        ? await kubernetes.KubernetesScheduler.open({
+            kubeConfig: kubernetes.kubeConfigForRegion(
               { ...(driver.kubeconfig !== undefined ? { kubeconfigPath: driver.kubeconfig } : {}) },
               region,
             ),

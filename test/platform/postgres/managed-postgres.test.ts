@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import test from 'ava';
+import { programArgs } from '../../helpers/cli.js';
 import {
   ManagedPostgres,
   managedPostgresLayout,
@@ -65,7 +66,7 @@ test('ManagedPostgres restarts a server that dies', async (t) => {
 
 test('ManagedPostgres adopts the server a SIGKILLed platform left running, with its data', async (t) => {
   const dataDir = managedDataDir(t);
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...programArgs(CHILD), dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<{ pid: number }>((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (chunk: Buffer) => {
