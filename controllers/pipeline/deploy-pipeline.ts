@@ -13,7 +13,7 @@ import { tryParseGoDuration } from '../../domain/spec/index.js';
 import { LOCAL_REGION, type JobSpec } from '../../domain/scheduler/index.js';
 import { isDomainError } from '../../domain/errors.js';
 import { readDeployPayload } from '../../domain/operations/index.js';
-import { MUTABLE_STEPS, planSteps, type PipelineKind, type PipelineStep } from '../../domain/pipeline/index.js';
+import { MUTABLE_STEPS, planSteps, stepPlanInput, type PipelineKind, type PipelineStep } from '../../domain/pipeline/index.js';
 import { getApp, setAppRelease } from '../../store/control/apps.js';
 import {
   deploymentSpec,
@@ -144,13 +144,7 @@ async function runPipeline(
     migrations: deps.migrate !== undefined,
     routing: deps.route !== undefined,
   };
-  const planned = planSteps(kind, {
-    hasPostgres: spec.infrastructure?.postgres !== undefined,
-    hasMigrations: typeof (spec as { migrations?: unknown }).migrations === 'string',
-    hasTestCommand: typeof spec.build.test === 'string' && spec.build.test.length > 0,
-    endpointCount: spec.endpoints.length,
-    capabilities,
-  });
+  const planned = planSteps(kind, stepPlanInput(spec, capabilities));
   for (const step of planned) {
     if (!step.run) {
       skipStep(db, deployment.id, step.step, step.reason);
