@@ -22,6 +22,9 @@ function isRecord(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The default traffic weight of a region: no preference. */
+const DEFAULT_WEIGHT = 100;
+
 const ONE_HOST =
   'the local driver runs every region of the app on this one host, behind one wake gateway, so there is one region to send traffic to';
 
@@ -32,7 +35,9 @@ function warn(out: RawFinding[], path: PathSegment[], rule: string, detail: stri
 function checkTrafficWeights(spec: Fields, driver: SchedulerDriver, out: RawFinding[]): void {
   if (!isRecord(spec.regions)) return;
   for (const [region, target] of Object.entries(spec.regions)) {
-    if (!isRecord(target) || typeof target.trafficWeight !== 'number') continue;
+    // 100 everywhere (the default) asks for no split: every region takes traffic, as both drivers do.
+    if (!isRecord(target) || typeof target.trafficWeight !== 'number' || target.trafficWeight === DEFAULT_WEIGHT)
+      continue;
     const reason =
       driver === SchedulerDriver.local
         ? ONE_HOST

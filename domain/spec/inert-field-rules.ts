@@ -9,6 +9,9 @@ import { SpecRule } from './spec-rule.js';
 
 type Fields = Record<string, unknown>;
 
+/** The default of metrics.path. */
+const DEFAULT_METRICS_PATH = '/metrics';
+
 function isRecord(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -39,7 +42,8 @@ export function checkInertFields(spec: unknown): RawFinding[] {
       const metrics = isRecord(process) ? process.metrics : undefined;
       if (!isRecord(metrics) || metrics.enabled === true) continue;
       for (const field of ['path', 'port'] as const) {
-        if (metrics[field] === undefined) continue;
+        // The default path (which the canonical form writes out) asks for nothing.
+        if (metrics[field] === undefined || (field === 'path' && metrics.path === DEFAULT_METRICS_PATH)) continue;
         inert(
           out,
           ['processes', name, 'metrics', field],
