@@ -57,7 +57,10 @@ export function registerValidate(program: Command): void {
     .command('validate [paths...]')
     .description('Validate infraspec.yaml files (default: every spec under SVC_APPS_DIR); exits 1 on any error')
     .option('--fleet <file>', 'fleet document (YAML or JSON) enabling the node pool existence check')
-    .option('--driver <driver>', 'scheduler driver to check for: local or kubernetes (default: SVC_SCHEDULER_DRIVER, else local)')
+    .option(
+      '--driver <driver>',
+      'scheduler driver to check for: local or kubernetes (default: SVC_SCHEDULER_DRIVER, else local)',
+    )
     .option('--json', 'print the full result as JSON')
     .addHelpText(
       'after',

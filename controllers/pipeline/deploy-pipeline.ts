@@ -13,7 +13,13 @@ import { tryParseGoDuration } from '../../domain/spec/index.js';
 import { LOCAL_REGION, type JobSpec } from '../../domain/scheduler/index.js';
 import { isDomainError } from '../../domain/errors.js';
 import { readDeployPayload } from '../../domain/operations/index.js';
-import { MUTABLE_STEPS, planSteps, stepPlanInput, type PipelineKind, type PipelineStep } from '../../domain/pipeline/index.js';
+import {
+  MUTABLE_STEPS,
+  planSteps,
+  stepPlanInput,
+  type PipelineKind,
+  type PipelineStep,
+} from '../../domain/pipeline/index.js';
 import { getApp, setAppRelease } from '../../store/control/apps.js';
 import {
   deploymentSpec,

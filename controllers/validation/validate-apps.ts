@@ -3,12 +3,7 @@
  * The API (`GET /api/validate`, `POST /api/v1/validate/infraspec`) and `svc validate` call this.
  */
 import path from 'node:path';
-import {
-  validateInfraspec,
-  validateDeployGroup,
-  type Finding,
-  type SchedulerDriver,
-} from '../../domain/spec/index.js';
+import { validateInfraspec, validateDeployGroup, type Finding, type SchedulerDriver } from '../../domain/spec/index.js';
 import { discoverSpecFiles, readSpecText, type SpecFileKind } from '../../platform/spec-files.js';
 
 /** Validation result of one file. */

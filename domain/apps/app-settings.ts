@@ -24,7 +24,11 @@ export interface AppSettings {
   /** What a failed deploy does and how long canaries run before their health is judged (the health gate). */
   readonly deploy_policy: {
     readonly auto_rollback: boolean;
-    readonly canaries: readonly { readonly process: string; readonly count: number; readonly evaluate_after: string | null }[];
+    readonly canaries: readonly {
+      readonly process: string;
+      readonly count: number;
+      readonly evaluate_after: string | null;
+    }[];
   };
   /** The snapshot policy (the snapshot service), when the app has a database. */
   readonly snapshots: {

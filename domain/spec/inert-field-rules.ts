@@ -25,11 +25,7 @@ export function checkInertFields(spec: unknown): RawFinding[] {
   if (!isRecord(spec) || spec.role !== undefined) return [];
   const out: RawFinding[] = [];
   if (Array.isArray(spec.services) && spec.services.length > 0)
-    inert(
-      out,
-      ['services'],
-      'is a legacy list that nothing reads: the processes map says what runs; remove services',
-    );
+    inert(out, ['services'], 'is a legacy list that nothing reads: the processes map says what runs; remove services');
   const snapshots = spec.snapshots;
   if (isRecord(snapshots) && snapshots.retentionEnabled === true)
     inert(

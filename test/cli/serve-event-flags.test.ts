@@ -62,5 +62,8 @@ test('svc serve refuses a --host-id its capacity keys cannot carry', async (t) =
   const data = tempDir(t);
   const result = await runSvc(['serve', '--only', 'control', '--host-id', 'bad:id'], { env: env(data) });
   t.is(result.code, 1);
-  t.regex(result.stderr, /configuration error: .*SVC_HOST_ID.*"bad:id" must be letters, digits, dots, hyphens and underscores/);
+  t.regex(
+    result.stderr,
+    /configuration error: .*SVC_HOST_ID.*"bad:id" must be letters, digits, dots, hyphens and underscores/,
+  );
 });

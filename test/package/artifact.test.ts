@@ -175,7 +175,16 @@ function expectedLabel(version: string, commit: string): string {
       return undefined;
     }
   };
-  const described = git('describe', '--tags', '--long', '--match', 'v[0-9]*.[0-9]*.[0-9]*', '--exclude', 'v*-*', commit);
+  const described = git(
+    'describe',
+    '--tags',
+    '--long',
+    '--match',
+    'v[0-9]*.[0-9]*.[0-9]*',
+    '--exclude',
+    'v*-*',
+    commit,
+  );
   const match = described === undefined ? null : /^v(\d+\.\d+\.\d+)-(\d+)-g/.exec(described);
   if (match !== null)
     return match[2] === '0' ? `v${match[1]}-platform` : `v${match[1]}-platform-${match[2]}-g${commit.slice(0, 7)}`;

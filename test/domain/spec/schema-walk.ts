@@ -189,7 +189,7 @@ export function withLeaf(base: Record<string, unknown>, leaf: Leaf, value: unkno
     let childSchema: Schema;
     if (step === '*') {
       const parentName = walked[walked.length - 1] ?? '';
-      const existing = Object.keys(container as Record<string, unknown>);
+      const existing = Object.keys(container);
       key = existing[0] ?? mapKeys[parentName] ?? 'entry';
       childSchema = s.additionalProperties as Schema;
     } else if (step === '[]') {

@@ -24,7 +24,10 @@ test('the label counts the commits since the last release tag, as git describe d
   const second = commit(repo, 'second');
   // No release tag yet: the package version, counted from the root commit.
   t.deepEqual(releasePosition(repo, '0.9.0', second), { version: '0.9.0', distance: 2, tagged: false });
-  t.is(platformLabel('0.9.0', second, releasePosition(repo, '0.9.0', second)), `v0.9.0-platform-2-g${second.slice(0, 7)}`);
+  t.is(
+    platformLabel('0.9.0', second, releasePosition(repo, '0.9.0', second)),
+    `v0.9.0-platform-2-g${second.slice(0, 7)}`,
+  );
 
   git(repo, 'tag', '-a', 'v1.4.0', '-m', 'release 1.4.0', first);
   const third = commit(repo, 'third');
@@ -33,7 +36,10 @@ test('the label counts the commits since the last release tag, as git describe d
   git(repo, 'tag', 'v1.5.0-rc.1', third);
   const fourth = commit(repo, 'fourth');
   t.deepEqual(releasePosition(repo, '9.9.9', fourth), { version: '1.4.0', distance: 3, tagged: true });
-  t.is(platformLabel('9.9.9', fourth, releasePosition(repo, '9.9.9', fourth)), `v1.4.0-platform-3-g${fourth.slice(0, 7)}`);
+  t.is(
+    platformLabel('9.9.9', fourth, releasePosition(repo, '9.9.9', fourth)),
+    `v1.4.0-platform-3-g${fourth.slice(0, 7)}`,
+  );
   // On the tag itself: no suffix.
   t.is(platformLabel('9.9.9', first, releasePosition(repo, '9.9.9', first)), 'v1.4.0-platform');
 

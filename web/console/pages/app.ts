@@ -28,7 +28,11 @@ function Conditions(props: { app: AppView }) {
 }
 
 /** The spec file's place, linked to the file in the repository when the spec names its web URL. */
-function SpecPlace(props: { app: AppView & { file?: string }; line?: number | undefined; column?: number | undefined }) {
+function SpecPlace(props: {
+  app: AppView & { file?: string };
+  line?: number | undefined;
+  column?: number | undefined;
+}) {
   const file = props.app.file ?? 'infraspec.yaml';
   const text = props.line === undefined ? file : `${file}:${props.line}:${props.column ?? 0}`;
   const link = props.app.settings?.repo?.links?.spec_file;

@@ -65,9 +65,17 @@ export interface AppSettings {
   readonly build: { readonly dockerfile: string; readonly image: string | null; readonly test: string | null };
   readonly deploy_policy: {
     readonly auto_rollback: boolean;
-    readonly canaries: readonly { readonly process: string; readonly count: number; readonly evaluate_after: string | null }[];
+    readonly canaries: readonly {
+      readonly process: string;
+      readonly count: number;
+      readonly evaluate_after: string | null;
+    }[];
   };
-  readonly snapshots: { readonly keep: number; readonly pre_restore: boolean; readonly export_bucket: string | null } | null;
+  readonly snapshots: {
+    readonly keep: number;
+    readonly pre_restore: boolean;
+    readonly export_bucket: string | null;
+  } | null;
   readonly expected_secrets: readonly string[];
 }
 
