@@ -4,6 +4,7 @@
  * and what to do, so no field is silently ignored (ADR 0196).
  */
 import { FindingSeverity, type PathSegment } from './finding.js';
+import { LocateTarget } from './parse-yaml-document.js';
 import type { RawFinding } from './raw-finding.js';
 import { SpecRule } from './spec-rule.js';
 
@@ -12,12 +13,44 @@ type Fields = Record<string, unknown>;
 /** The default of metrics.path. */
 const DEFAULT_METRICS_PATH = '/metrics';
 
+/** The default of a bucket's access. */
+const DEFAULT_BUCKET_ACCESS = 'readWrite';
+
 function isRecord(value: unknown): value is Fields {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function inert(out: RawFinding[], path: PathSegment[], detail: string): void {
   out.push({ path, rule: SpecRule.fieldInert, detail, severity: FindingSeverity.warning });
+}
+
+/** Bucket settings the platform does not apply yet: every bucket gets the same credentials, none is public. */
+function checkObjectStorage(spec: Fields, out: RawFinding[]): void {
+  const storage = isRecord(spec.infrastructure) ? spec.infrastructure.objectStorage : undefined;
+  if (!isRecord(storage)) return;
+  if (typeof storage.provider === 'string')
+    inert(
+      out,
+      ['infrastructure', 'objectStorage', 'provider'],
+      'is a hint nothing reads: buckets are on the S3-compatible store the platform is configured with (SVC_S3_ENDPOINT) whatever it says; remove provider',
+    );
+  if (!Array.isArray(storage.buckets)) return;
+  storage.buckets.forEach((bucket: unknown, index) => {
+    if (!isRecord(bucket)) return;
+    const at: PathSegment[] = ['infrastructure', 'objectStorage', 'buckets', index];
+    if (typeof bucket.access === 'string' && bucket.access !== DEFAULT_BUCKET_ACCESS)
+      inert(
+        out,
+        [...at, 'access'],
+        `is not enforced yet: the app gets the platform's S3 credentials, which read and write every bucket; treat "${bucket.access}" as a note until per-bucket credentials exist`,
+      );
+    if (bucket.public === true)
+      inert(
+        out,
+        [...at, 'public'],
+        'is reserved: buckets are never made public; serve the objects through the app, or set a bucket policy on the store yourself',
+      );
+  });
 }
 
 /** Warnings for the fields of an app spec that have no effect where they are written. */
@@ -33,8 +66,23 @@ export function checkInertFields(spec: unknown): RawFinding[] {
       ['snapshots', 'retentionEnabled'],
       'is reserved: snapshots are not pruned automatically yet; keep states how many a retention run keeps, and `svc snapshots retention <app> --execute --yes` prunes the older ones',
     );
+  checkObjectStorage(spec, out);
   if (isRecord(spec.processes)) {
     for (const [name, process] of Object.entries(spec.processes)) {
+      const profiles = isRecord(process) && isRecord(process.tuning) ? process.tuning.profiles : undefined;
+      if (isRecord(profiles)) {
+        for (const [profile, shape] of Object.entries(profiles)) {
+          if (!isRecord(shape) || shape.memory !== undefined) continue;
+          out.push({
+            path: ['processes', name, 'tuning', 'profiles', profile],
+            rule: SpecRule.fieldInert,
+            detail:
+              'has no memory: tuning picks a profile by the memory the peak calls for, so this one is never recommended; set memory',
+            severity: FindingSeverity.warning,
+            target: LocateTarget.key,
+          });
+        }
+      }
       const metrics = isRecord(process) ? process.metrics : undefined;
       if (!isRecord(metrics) || metrics.enabled === true) continue;
       for (const field of ['path', 'port'] as const) {

@@ -13,7 +13,7 @@ import { translateJob } from '../../../domain/scheduler/kubernetes/index.js';
 import { SchedulerDriver, validateInfraspec, type CanonicalAppSpec } from '../../../domain/spec/index.js';
 import { translateApp, type TranslationInput } from '../../../domain/translate/index.js';
 import { canonicalJson } from '../../../domain/canonical-json.js';
-import { leafName, sampleValues, schemaLeaves, withLeaf, type Leaf } from './schema-walk.js';
+import { leafName, sampleValues, schemaLeaves, withLeaf, WITHOUT, type Leaf } from './schema-walk.js';
 
 /**
  * Fields that describe and do nothing, each with its reason. Keep this list short: a field that
@@ -43,6 +43,11 @@ const APP_BASES: readonly Record<string, unknown>[] = [
   { name: 'demo', regions: { eu: {}, us: {} }, processes: { web: { schedule: '*/5 * * * *' } } },
   { name: 'demo', processes: { web: { port: 8080, metrics: { enabled: true } } } },
   { name: 'demo', deploy: true, processes: { web: { port: 8080 } } },
+  { name: 'demo', processes: { web: { port: 8080, health: { path: '/healthz' } } } },
+  {
+    name: 'demo',
+    processes: { web: { port: 8080, scaling: { min: 3 }, tuning: { profiles: { small: { memory: 512 } } } } },
+  },
   {
     name: 'demo',
     repo: { url: 'https://git.example.test/demo.git' },
@@ -143,8 +148,9 @@ function outcome(leaf: Leaf, kept: (observer: string) => boolean = () => true): 
       problems.push(findings.map((f) => f.message).join('; ') || 'invalid on the kubernetes driver');
       continue;
     }
-    // A required field cannot be left out: it is compared with another valid value of it.
-    const without = leaf.required || leaf.schema.const !== undefined ? withLeaf(base, leaf, values[0]) : base;
+    // The same spec without the field (its parents, created for it, stay); a required field cannot be
+    // left out: it is compared with another valid value of it.
+    const without = withLeaf(base, leaf, leaf.required || leaf.schema.const !== undefined ? values[0] : WITHOUT);
     const before = leaf.schema.const !== undefined ? undefined : observe(without);
     const changed = Object.keys(after).filter(
       (key) => kept(key) && (before === undefined || before[key] !== after[key]),

@@ -103,6 +103,11 @@ const samples: Record<string, readonly [unknown, unknown]> = {
   'processes.*.tuning.signals[].name': ['rss', 'peak'],
   'processes.*.tuning.signals[].metric': ['memory_rss', 'memory_max'],
   'processes.*.regions': [['eu'], ['us']],
+  // Bounds that bind on the walk's tuning view (100 MHz, 128 MB at risk, 3 allocations).
+  'processes.*.tuning.limits.min.cpu': [50, 500],
+  'processes.*.tuning.limits.min.memory': [64, 4096],
+  'processes.*.tuning.limits.max.scale': [8, 2],
+  'processes.*.tuning.profiles.*.scale': [1, 5],
   'processes.*.schedulerVariables.files[].key': ['DB_PASSWORD', 'API_TOKEN'],
   'processes.*.schedulerVariables.files[].destination': ['db-password', 'api-token'],
   'processes.*.schedulerVariables.uid': [1000, 1001],
@@ -175,7 +180,13 @@ function freshObject(form: Leaf['form'], schema: Schema, path: readonly string[]
   return object;
 }
 
-/** Sets the leaf in a copy of `base`, creating its parents (with their required fields) on the way. */
+/** Passed as the value to {@link withLeaf}: creates the parents of the leaf, leaves the leaf out. */
+export const WITHOUT = Symbol('without');
+
+/**
+ * Sets the leaf in a copy of `base`, creating its parents (with their required fields) on the way; with
+ * {@link WITHOUT}, the same spec with the parents but not the leaf, so only the leaf differs.
+ */
 export function withLeaf(base: Record<string, unknown>, leaf: Leaf, value: unknown): Record<string, unknown> {
   const doc = clone(base);
   let schema: Schema = definitions[leaf.form]!;
@@ -202,7 +213,8 @@ export function withLeaf(base: Record<string, unknown>, leaf: Leaf, value: unkno
     walked.push(step);
     const holder = container as Record<string | number, unknown>;
     if (last) {
-      holder[key] = value;
+      if (value === WITHOUT) delete holder[key];
+      else holder[key] = value;
       break;
     }
     const next = leaf.path[i + 1]!;
