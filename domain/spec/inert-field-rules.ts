@@ -24,7 +24,7 @@ function inert(out: RawFinding[], path: PathSegment[], detail: string): void {
   out.push({ path, rule: SpecRule.fieldInert, detail, severity: FindingSeverity.warning });
 }
 
-/** Bucket settings the platform does not apply yet: every bucket gets the same credentials, none is public. */
+/** Bucket settings the platform does not apply yet: no credentials are scoped to an access, no bucket is made public. */
 function checkObjectStorage(spec: Fields, out: RawFinding[]): void {
   const storage = isRecord(spec.infrastructure) ? spec.infrastructure.objectStorage : undefined;
   if (!isRecord(storage)) return;
@@ -42,7 +42,7 @@ function checkObjectStorage(spec: Fields, out: RawFinding[]): void {
       inert(
         out,
         [...at, 'access'],
-        `is not enforced yet: the app gets the platform's S3 credentials, which read and write every bucket; treat "${bucket.access}" as a note until per-bucket credentials exist`,
+        `is not enforced yet: the app is given the bucket's name and the store's endpoint, not credentials scoped to "${bucket.access}", so the credentials it brings decide what it may do; scope them yourself until per-bucket credentials exist`,
       );
     if (bucket.public === true)
       inert(
