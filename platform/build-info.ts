@@ -7,6 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BuildInfo } from '../domain/build-info.js';
+import { platformLabel } from '../domain/platform/platform-label.js';
+import { releasePosition } from './git/release-position.js';
 
 export type { BuildInfo };
 
@@ -15,7 +17,8 @@ export type { BuildInfo };
  * single executable carries no package.json and no .git to read it from. Undefined from a checkout.
  */
 declare const SVC_RELEASE:
-  { readonly name: string; readonly version: string; readonly commit: string | null } | undefined;
+  | { readonly name: string; readonly version: string; readonly commit: string | null; readonly label?: string }
+  | undefined;
 
 /**
  * The folder of the running release artifact (the `svc` executable's folder, ADR 0140), or undefined
@@ -43,11 +46,13 @@ export function buildInfo(): BuildInfo {
   if (cached) return cached;
   if (typeof SVC_RELEASE !== 'undefined') {
     // Staged by the platform lane (ADR 0087), the artifact's folder holds release.json beside `svc`.
+    // The packager measured the label against the checkout's release tags (the artifact has no .git).
     cached = describe(
       SVC_RELEASE.name,
       SVC_RELEASE.version,
       SVC_RELEASE.commit,
       readRelease(path.dirname(process.execPath)),
+      SVC_RELEASE.label,
     );
     return cached;
   }
@@ -67,7 +72,12 @@ export function buildInfo(): BuildInfo {
   // A platform release folder (ADR 0085) names its identity and display label in release.json.
   const release = readRelease(root);
   if (release?.commit !== undefined && process.env.SVC_COMMIT === undefined) commit = release.commit;
-  cached = describe(pkg.name, pkg.version, commit, release);
+  // A checkout's label counts the commits since its last release tag, as git describe does.
+  const position =
+    release === undefined && commit !== null && fs.existsSync(path.join(root, '.git'))
+      ? releasePosition(root, pkg.version, commit)
+      : undefined;
+  cached = describe(pkg.name, pkg.version, commit, release, platformLabel(pkg.version, commit, position));
   return cached;
 }
 
@@ -76,8 +86,9 @@ function describe(
   version: string,
   commit: string | null,
   release?: { id: string; label: string },
+  measured?: string,
 ): BuildInfo {
-  const label = release?.label ?? `v${version}-platform${commit ? `-0-g${commit.slice(0, 7)}` : ''}`;
+  const label = release?.label ?? measured ?? platformLabel(version, commit);
   return { name, version, label, commit, node: process.version, release: release?.id ?? null };
 }
 

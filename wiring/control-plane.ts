@@ -393,7 +393,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       capabilities: () => CONTROL_CAPABILITIES,
       healthChecks: { database: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined },
     }),
-    validateRoutes({ appsDir: config.appsDir }),
+    validateRoutes({ appsDir: config.appsDir, driver: config.schedulerDriver }),
     schemaRoutes(),
     appsRoutes({ db: store.db, targets: reconcilers.targets, registry: reconcilers.registry }),
     ...eventApi.routers,

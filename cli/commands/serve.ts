@@ -11,12 +11,22 @@ import { ConfigError } from '../../domain/errors.js';
 import { packageRoot, releaseFolder } from '../../platform/build-info.js';
 import { recordApiProcess } from '../../platform/platform-lane/index.js';
 
+interface ServeOptions {
+  only?: string;
+  apps?: string;
+  data?: string;
+  hostId?: string;
+  eventEnvironment?: string;
+}
+
 /** The serve options as arguments, for a restart by the host agent. */
-function serveArguments(opts: { only?: string; apps?: string; data?: string }): string[] {
+function serveArguments(opts: ServeOptions): string[] {
   return [
     ...(opts.only ? ['--only', opts.only] : []),
     ...(opts.apps ? ['--apps', path.resolve(opts.apps)] : []),
     ...(opts.data ? ['--data', path.resolve(opts.data)] : []),
+    ...(opts.hostId !== undefined ? ['--host-id', opts.hostId] : []),
+    ...(opts.eventEnvironment !== undefined ? ['--event-environment', opts.eventEnvironment] : []),
   ];
 }
 
@@ -30,8 +40,10 @@ export function registerServe(program: Command): void {
     .option('--only <service>', `start only one service: ${ONLY.join(' or ')}`)
     .option('--apps <dir>', 'apps folder (overrides SVC_APPS_DIR)')
     .option('--data <dir>', 'data folder (overrides SVC_DATA_DIR)')
+    .option('--host-id <id>', 'host id stamped on every event and in capacity keys (overrides SVC_HOST_ID)')
+    .option('--event-environment <name>', 'environment stamped on every event (overrides SVC_EVENT_ENVIRONMENT)')
     .addHelpText('after', '\nEvery setting is an SVC_* environment variable; see the README configuration table.')
-    .action(async (opts: { only?: string; apps?: string; data?: string }) => {
+    .action(async (opts: ServeOptions) => {
       if (opts.only !== undefined && !(ONLY as readonly string[]).includes(opts.only)) {
         throw new CliError(`--only must be one of ${ONLY.join(', ')}, got "${opts.only}"`, ExitCode.usage);
       }
@@ -42,6 +54,9 @@ export function registerServe(program: Command): void {
           ...process.env,
           ...(opts.apps ? { SVC_APPS_DIR: opts.apps } : {}),
           ...(opts.data ? { SVC_DATA_DIR: opts.data } : {}),
+          // Checked by the same rules as the variables they override.
+          ...(opts.hostId !== undefined ? { SVC_HOST_ID: opts.hostId } : {}),
+          ...(opts.eventEnvironment !== undefined ? { SVC_EVENT_ENVIRONMENT: opts.eventEnvironment } : {}),
         };
         config = loadConfig(env);
         restricted = loadRestrictedMode(env, config);

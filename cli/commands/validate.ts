@@ -11,6 +11,18 @@ import { loadConfig } from '../../platform/config.js';
 import { validateAppsDir, validateSpecFile, type FileValidation } from '../../controllers/validation/validate-apps.js';
 import { DEPLOY_GROUPS_DIR } from '../../platform/spec-files.js';
 import { ConfigError } from '../../domain/errors.js';
+import { isSchedulerDriver, SchedulerDriver } from '../../domain/spec/driver-rules.js';
+
+/** The driver specs are checked for: `--driver`, else SVC_SCHEDULER_DRIVER, else local. */
+function driverOf(option: string | undefined): SchedulerDriver {
+  const value = option ?? (process.env.SVC_SCHEDULER_DRIVER || undefined) ?? SchedulerDriver.local;
+  if (!isSchedulerDriver(value))
+    throw new CliError(
+      `${option !== undefined ? '--driver' : 'SVC_SCHEDULER_DRIVER'} must be local or kubernetes, got "${value}"`,
+      ExitCode.usage,
+    );
+  return value;
+}
 
 function expand(target: string): string[] {
   const stat = fs.statSync(target, { throwIfNoEntry: false });
@@ -45,12 +57,17 @@ export function registerValidate(program: Command): void {
     .command('validate [paths...]')
     .description('Validate infraspec.yaml files (default: every spec under SVC_APPS_DIR); exits 1 on any error')
     .option('--fleet <file>', 'fleet document (YAML or JSON) enabling the node pool existence check')
+    .option(
+      '--driver <driver>',
+      'scheduler driver to check for: local or kubernetes (default: SVC_SCHEDULER_DRIVER, else local)',
+    )
     .option('--json', 'print the full result as JSON')
     .addHelpText(
       'after',
       '\nPaths may be spec files, app folders, or a folder of app folders.\nOutput: file:line:col rule message, one finding per line.',
     )
-    .action((paths: string[], opts: { fleet?: string; json?: boolean }) => {
+    .action((paths: string[], opts: { fleet?: string; json?: boolean; driver?: string }) => {
+      const driver = driverOf(opts.driver);
       let fleetDocument: unknown;
       if (opts.fleet !== undefined) {
         try {
@@ -62,7 +79,7 @@ export function registerValidate(program: Command): void {
       let results: FileValidation[];
       if (paths.length === 0) {
         const appsDir = configuredAppsDir();
-        results = [...validateAppsDir(appsDir, { fleetDocument }).files].map((f) => ({
+        results = [...validateAppsDir(appsDir, { fleetDocument, driver }).files].map((f) => ({
           ...f,
           file: path.join(path.relative(process.cwd(), appsDir) || '.', f.file),
         }));
@@ -75,7 +92,7 @@ export function registerValidate(program: Command): void {
         }
         results = files.map((file) => {
           const kind = path.basename(path.dirname(file)) === DEPLOY_GROUPS_DIR ? 'deploy-group' : 'app';
-          const result = validateSpecFile(file, kind, { fleetDocument });
+          const result = validateSpecFile(file, kind, { fleetDocument, driver });
           return { kind, key: file, file, valid: result.valid, findings: result.findings };
         });
       }

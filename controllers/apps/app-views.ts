@@ -2,6 +2,7 @@
  * Read models of the apps API: each app with its conditions and runtime status, the service
  * manifest, and right-sizing suggestions.
  */
+import { appSettings, type AppSettings } from '../../domain/apps/index.js';
 import { NotFoundError } from '../../domain/errors.js';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { instanceStatus, type Registry } from '../../domain/registry/index.js';
@@ -22,6 +23,8 @@ export interface AppView {
   readonly release: { readonly commit: string } | null;
   readonly deleting: boolean;
   readonly processes: readonly ProcessObservation[];
+  /** What the spec asks beyond the jobs (source and repoWeb links, build, deploy and snapshot policy); null without a valid spec. */
+  readonly settings: AppSettings | null;
 }
 
 export interface AppViewSources {
@@ -45,6 +48,7 @@ async function toView(sources: AppViewSources, app: AppRow): Promise<AppView> {
     release: release ? { commit: release.commit } : null,
     deleting: app.deletedAt !== null,
     processes: observed.processes,
+    settings: spec ? appSettings(spec, release?.commit ?? null) : null,
   };
 }
 

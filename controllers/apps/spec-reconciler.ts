@@ -13,6 +13,7 @@ import {
   validateInfraspec,
   type CanonicalAppSpec,
   type Finding,
+  type SchedulerDriver,
 } from '../../domain/spec/index.js';
 import { discoverSpecFiles, readSpecText, SPEC_FILE_NAME, DEPLOY_GROUPS_DIR } from '../../platform/spec-files.js';
 import type { Db } from '../../store/database.js';
@@ -29,6 +30,8 @@ export interface SpecReconcilerOptions {
   /** Called after an app's record changed (enqueue it on the app controller). */
   readonly onAppChanged: (app: string) => void;
   readonly now?: () => Date;
+  /** The scheduler driver apps run on: fields it cannot honour are warnings of the spec. @default local */
+  readonly driver?: SchedulerDriver;
 }
 
 /** Keys: `<app>` for app specs, `group:<name>` for deploy groups. */
@@ -66,7 +69,7 @@ function reconcileApp(options: SpecReconcilerOptions, name: string, now: Date): 
   let findings: Finding[];
   let spec: CanonicalAppSpec | undefined;
   try {
-    const result = validateInfraspec(readSpecText(file), { fileName: rel });
+    const result = validateInfraspec(readSpecText(file), { fileName: rel, driver: options.driver });
     findings = [...result.findings];
     spec = result.valid ? result.spec : undefined;
     const specName = (result.spec as { name?: unknown } | undefined)?.name;

@@ -57,8 +57,13 @@ export interface EventServiceOptions {
   readonly clock: Clock;
   /** Source name of this platform's own events. @default svc-control-plane */
   readonly source: string;
-  /** Environment of events that name none. */
+  /** Environment of events that name none (`SVC_EVENT_ENVIRONMENT` or `--event-environment`, else `SVC_ENVIRONMENT`). */
   readonly environment: string;
+  /**
+   * Host id stamped on every event as `metadata.hostId` unless the event names its own
+   * (`SVC_HOST_ID` or `--host-id`, else the persisted short hostname). @default not stamped
+   */
+  readonly hostId?: string;
   readonly logger: Logger;
   /** Outbox targets for a recorded event (the sink, matching channels). */
   readonly deliveryTargets?: (event: NewEventRow) => readonly string[];
@@ -214,7 +219,10 @@ export class EventService implements EventEmitterPort {
       occurredAt = new Date(ms).toISOString();
     }
     const id = newEventId(nowMs, randomBytes(16));
-    const metadata = { ...(input.metadata ?? {}) };
+    const metadata: Record<string, unknown> = { ...(input.metadata ?? {}) };
+    // The event correlation keys of this host: an event from elsewhere keeps the host it names.
+    if (this.options.hostId !== undefined && (typeof metadata.hostId !== 'string' || metadata.hostId === ''))
+      metadata.hostId = this.options.hostId;
     const dedupeKey = input.dedupeKey === undefined || input.dedupeKey === '' ? null : input.dedupeKey;
     return {
       id,

@@ -13,7 +13,13 @@ import { tryParseGoDuration } from '../../domain/spec/index.js';
 import { LOCAL_REGION, type JobSpec } from '../../domain/scheduler/index.js';
 import { isDomainError } from '../../domain/errors.js';
 import { readDeployPayload } from '../../domain/operations/index.js';
-import { MUTABLE_STEPS, planSteps, type PipelineKind, type PipelineStep } from '../../domain/pipeline/index.js';
+import {
+  MUTABLE_STEPS,
+  planSteps,
+  stepPlanInput,
+  type PipelineKind,
+  type PipelineStep,
+} from '../../domain/pipeline/index.js';
 import { getApp, setAppRelease } from '../../store/control/apps.js';
 import {
   deploymentSpec,
@@ -144,13 +150,7 @@ async function runPipeline(
     migrations: deps.migrate !== undefined,
     routing: deps.route !== undefined,
   };
-  const planned = planSteps(kind, {
-    hasPostgres: spec.infrastructure?.postgres !== undefined,
-    hasMigrations: typeof (spec as { migrations?: unknown }).migrations === 'string',
-    hasTestCommand: typeof spec.build.test === 'string' && spec.build.test.length > 0,
-    endpointCount: spec.endpoints.length,
-    capabilities,
-  });
+  const planned = planSteps(kind, stepPlanInput(spec, capabilities));
   for (const step of planned) {
     if (!step.run) {
       skipStep(db, deployment.id, step.step, step.reason);
@@ -195,12 +195,27 @@ async function runStep(
   switch (step) {
     case 'validate': {
       const app = getApp(db, state.app);
-      const errors = ((app?.findings ?? []) as { severity?: string; message?: string }[]).filter(
-        (f) => f.severity === 'error',
-      );
+      const findings = (app?.findings ?? []) as {
+        severity?: string;
+        message?: string;
+        rule?: string;
+        line?: number | null;
+        column?: number | null;
+      }[];
+      const errors = findings.filter((f) => f.severity === 'error');
       if (errors.length > 0)
         throw new StepFailure(`the spec has ${errors.length} error(s): ${errors.map((f) => f.message).join('; ')}`);
-      return { message: `spec valid (generation ${app?.generation?.slice(0, 12) ?? 'unknown'})` };
+      // Warnings (fields the driver cannot honour, inert fields) are said aloud, never dropped (ADR 0196).
+      const warnings = findings.filter((f) => f.severity === 'warning');
+      const generation = `generation ${app?.generation?.slice(0, 12) ?? 'unknown'}`;
+      if (warnings.length === 0) return { message: `spec valid (${generation})` };
+      return {
+        message: `spec valid (${generation}) with ${warnings.length} warning(s): ${warnings.map((f) => f.message).join('; ')}`,
+        // As `svc validate` prints them: file:line:col warning rule message.
+        output: warnings
+          .map((f) => `${app?.file ?? ''}:${f.line ?? 0}:${f.column ?? 0} warning ${f.rule ?? ''} ${f.message ?? ''}`)
+          .join('\n'),
+      };
     }
     case 'clone': {
       const mirror = path.join(deps.dataDir, 'repos', `${state.app}.git`);

@@ -3,7 +3,7 @@
  * The API (`GET /api/validate`, `POST /api/v1/validate/infraspec`) and `svc validate` call this.
  */
 import path from 'node:path';
-import { validateInfraspec, validateDeployGroup, type Finding } from '../../domain/spec/index.js';
+import { validateInfraspec, validateDeployGroup, type Finding, type SchedulerDriver } from '../../domain/spec/index.js';
 import { discoverSpecFiles, readSpecText, type SpecFileKind } from '../../platform/spec-files.js';
 
 /** Validation result of one file. */
@@ -32,7 +32,7 @@ export interface AppsValidation {
 export function validateSpecFile(
   file: string,
   kind: SpecFileKind,
-  options: { displayName?: string; fleetDocument?: unknown } = {},
+  options: { displayName?: string; fleetDocument?: unknown; driver?: SchedulerDriver } = {},
 ): { valid: boolean; findings: readonly Finding[] } {
   const fileName = options.displayName ?? file;
   let text: string;
@@ -52,12 +52,16 @@ export function validateSpecFile(
   if (kind === 'deploy-group') return validateDeployGroup(text, { fileName });
   return validateInfraspec(text, {
     fileName,
+    ...(options.driver === undefined ? {} : { driver: options.driver }),
     ...(options.fleetDocument === undefined ? {} : { fleetDocument: options.fleetDocument }),
   });
 }
 
 /** Validates every spec file under `appsDir`. */
-export function validateAppsDir(appsDir: string, options: { fleetDocument?: unknown } = {}): AppsValidation {
+export function validateAppsDir(
+  appsDir: string,
+  options: { fleetDocument?: unknown; driver?: SchedulerDriver } = {},
+): AppsValidation {
   const files = discoverSpecFiles(appsDir).map((spec): FileValidation => {
     const rel = path.relative(appsDir, spec.file);
     const result = validateSpecFile(spec.file, spec.kind, { displayName: rel, ...options });

@@ -3,3 +3,7 @@
  */
 export type { AppRelease, RegionRelease } from './app-release.js';
 export { runningSpec } from './app-release.js';
+export type { AppSettings } from './app-settings.js';
+export { appSettings } from './app-settings.js';
+export type { RepoLinks } from './repo-links.js';
+export { repoLinks, SPEC_FILE_IN_REPO } from './repo-links.js';

@@ -1,7 +1,15 @@
 /**
  * The deploy pipeline's pure parts: step order, step plans and idempotency decisions.
  */
-export { MUTABLE_STEPS, PIPELINE_ORDER, PipelineKind, PipelineStep, planSteps, stepsFor } from './pipeline-step.js';
+export {
+  MUTABLE_STEPS,
+  PIPELINE_ORDER,
+  PipelineKind,
+  PipelineStep,
+  planSteps,
+  stepPlanInput,
+  stepsFor,
+} from './pipeline-step.js';
 export type { PlannedStep, StepPlanInput } from './pipeline-step.js';
 export {
   IDEMPOTENCY_KEY_PATTERN,

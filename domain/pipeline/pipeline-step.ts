@@ -2,6 +2,7 @@
  * Deploy pipeline steps in the spec's order, which of them change the runtime (mutable), and the
  * plan of steps a deploy, preflight or rollback runs for an app.
  */
+import type { CanonicalAppSpec } from '../spec/index.js';
 
 /** A pipeline step, in execution order. */
 export const PipelineStep = {
@@ -56,6 +57,17 @@ export interface StepPlanInput {
   readonly endpointCount: number;
   /** Capabilities other parts of the platform provide once they exist. */
   readonly capabilities: { readonly snapshots: boolean; readonly migrations: boolean; readonly routing: boolean };
+}
+
+/** What the planner needs to know about an app, read from its canonical spec. */
+export function stepPlanInput(spec: CanonicalAppSpec, capabilities: StepPlanInput['capabilities']): StepPlanInput {
+  return {
+    hasPostgres: spec.infrastructure?.postgres !== undefined,
+    hasMigrations: typeof spec.migrations === 'string',
+    hasTestCommand: typeof spec.build.test === 'string' && spec.build.test.length > 0,
+    endpointCount: spec.endpoints.length,
+    capabilities,
+  };
 }
 
 /** One planned step: run it, or record it as skipped with the reason. */

@@ -23,3 +23,5 @@ export type {
   SignatureCheck,
   SignaturePolicy as SignaturePolicyValue,
 } from './release-policy.js';
+export { platformLabel, RELEASE_TAG } from './platform-label.js';
+export type { ReleasePosition } from './platform-label.js';

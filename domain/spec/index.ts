@@ -32,6 +32,7 @@ export {
   legacyFunctionProcessName,
   legacyMemoryToMegabytes,
 } from './canonicalize.js';
+export { checkDriverRules, isSchedulerDriver, SchedulerDriver } from './driver-rules.js';
 export { maxFindingsPerDocument } from './check-document.js';
 export type { EndpointUrl } from './endpoint-url.js';
 export { endpointHostname, parseEndpointUrl } from './endpoint-url.js';

@@ -76,6 +76,15 @@ export const SpecRule = {
   /** tuning.mode auto is reserved and behaves as advisory (a warning). */
   tuningModeReserved: 'tuning.modeReserved',
 
+  /** regions.<r>.trafficWeight is set but the active driver does not split traffic between regions (a warning). */
+  driverTrafficWeight: 'driver.trafficWeight',
+  /** endpoints[].region is set but the active driver does not route a hostname to one region (a warning). */
+  driverEndpointRegion: 'driver.endpointRegion',
+  /** placement.nodePool is set on the local driver, whose one host is the only node (a warning). */
+  driverNodePool: 'driver.nodePool',
+  /** A field that has no effect where it is written: legacy, reserved, or a setting of a feature that is off (a warning). */
+  fieldInert: 'field.inert',
+
   /** A deploy group lists the same app twice. */
   deployGroupDuplicateApp: 'deployGroup.duplicateApp',
   /** A deploy group lists an app that is not known. */

@@ -10,6 +10,8 @@ import { checkDocument, finishFindings, internalFailure } from './check-document
 import { hasNoErrors, type Finding } from './finding.js';
 import type { DocumentLimits } from './parse-yaml-document.js';
 import { infraspecSchemaValidator } from './schema-violations.js';
+import { checkDriverRules, SchedulerDriver } from './driver-rules.js';
+import { checkInertFields } from './inert-field-rules.js';
 import { checkSemanticRules, type SemanticRuleContext } from './semantic-rules.js';
 import { validateFleetDocument } from './validate-fleet-document.js';
 
@@ -24,6 +26,11 @@ export interface ValidateInfraspecOptions {
   readonly fileName?: string | undefined;
   /** Name of the fleet document's source, shown in its findings' messages. */
   readonly fleetFileName?: string | undefined;
+  /**
+   * The scheduler driver the spec is meant for: fields it does not honour are warned about (ADR 0197).
+   * @default local
+   */
+  readonly driver?: SchedulerDriver | undefined;
   /** Overrides of the reading limits (1 MiB, 64 levels, 100 aliases, 200000 values). */
   readonly limits?: Partial<DocumentLimits> | undefined;
 }
@@ -55,7 +62,13 @@ export function validateInfraspec(input: unknown, options: ValidateInfraspecOpti
       fleetFindings = fleet.findings;
       context = { fleetNodePools: fleet.nodePools, fleetName: fleet.fleetName };
     }
-    const check = checkDocument(input, infraspecSchemaValidator, (value) => checkSemanticRules(value, context), {
+    const driver = options.driver ?? SchedulerDriver.local;
+    const rules = (value: unknown) => [
+      ...checkSemanticRules(value, context),
+      ...checkInertFields(value),
+      ...checkDriverRules(value, driver),
+    ];
+    const check = checkDocument(input, infraspecSchemaValidator, rules, {
       fileName: options.fileName,
       limits: options.limits,
     });

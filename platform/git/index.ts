@@ -4,3 +4,4 @@
 export { GitError } from '../errors.js';
 export { assertRepositoryUrl, exportCommit, mirrorRepository, resolveCommit, runGit } from './git.js';
 export type { GitRunOptions } from './git.js';
+export { releasePosition } from './release-position.js';

@@ -7,14 +7,21 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ReleaseSource, StagedRelease } from '../../domain/platform/index.js';
+import { platformLabel } from '../../domain/platform/index.js';
+import { releasePosition } from '../git/release-position.js';
 import { readReleaseManifest } from './release-folders.js';
 
 /** What a runnable tree holds besides `node_modules`. */
 const COPIED = ['dist', 'bin', 'package.json', 'schemas'];
 
-/** The default display label of a build: `v<version>-platform[-g<short commit>]`. */
-export function defaultReleaseLabel(version: string, commit: string | null): string {
-  return `v${version}-platform${commit ? `-g${commit.slice(0, 7)}` : ''}`;
+/**
+ * The default display label of a build: `v<maj>.<min>.<patch>-platform[-<distance>-g<short commit>]`
+ * counted from the last release tag of `repo` when the build's history is at hand, else
+ * `v<version>-platform[-g<short commit>]`.
+ */
+export function defaultReleaseLabel(version: string, commit: string | null, repo?: string): string {
+  const position = repo !== undefined && commit !== null ? releasePosition(repo, version, commit) : undefined;
+  return platformLabel(version, commit, position);
 }
 
 /** A built checkout (or release folder) at `dir`. */
@@ -46,8 +53,11 @@ export class BuiltCheckoutSource implements ReleaseSource {
       });
     }
     fs.symlinkSync(fs.realpathSync(path.join(dir, 'node_modules')), path.join(into, 'node_modules'));
-    const commit = readReleaseManifest(dir)?.commit ?? gitCommit(dir);
-    return { version, commit, label: defaultReleaseLabel(version, commit) };
+    const manifest = readReleaseManifest(dir);
+    const commit = manifest?.commit ?? gitCommit(dir);
+    // A checkout is measured against its release tags; a release folder has no history at hand.
+    const label = defaultReleaseLabel(version, commit, manifest === undefined ? dir : undefined);
+    return { version, commit, label };
   }
 }
 

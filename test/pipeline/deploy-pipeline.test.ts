@@ -153,7 +153,7 @@ test('preflight runs validate, clone, inspect, build and test and changes nothin
   commitApp(
     config.appsDir,
     'pre',
-    { version: 'v1', test: 'true', extra: 'secrets:\n  - DB_PASSWORD' },
+    { version: 'v1', test: 'true', extra: 'secrets:\n  - DB_PASSWORD\nplacement:\n  nodePool: batch' },
     { '.env': 'X=1\n' },
   );
   const plane = await startPlane(t, config);
@@ -179,6 +179,10 @@ test('preflight runs validate, clone, inspect, build and test and changes nothin
     'cleanup succeeded',
   ]);
   t.false(JSON.stringify(ok.steps).includes('hunter2'));
+  // The node pool this host cannot honour is said aloud by the preflight, at its place in the spec.
+  const validate = ok.steps.steps.find((s: { step: string }) => s.step === 'validate');
+  t.regex(validate.message, /with 1 warning\(s\): placement\.nodePool: "batch" is not applied on the local driver/);
+  t.regex(validate.output, /^pre\/infraspec\.yaml:\d+:13 warning driver\.nodePool placement\.nodePool: /m);
   const app = (await request(`${plane.url}/api/apps/pre`)).body;
   t.is(app.release, null);
   t.deepEqual(app.processes, []);

@@ -31,7 +31,8 @@ test('GitRefSource exports a ref of the repository, links its node_modules and b
   const folders = new ReleaseFolders(path.join(root, 'platform'));
   const staged = await folders.stage(new GitRefSource(repo, first), { signal: new AbortController().signal });
   t.is(staged.manifest.commit, first);
-  t.is(staged.manifest.label, `v9.9.9-platform-g${first.slice(0, 7)}`);
+  // No release tag: the distance is counted from the root commit (the first commit is 1).
+  t.is(staged.manifest.label, `v9.9.9-platform-1-g${first.slice(0, 7)}`);
   t.true(staged.manifest.id.startsWith(`9.9.9-${first.slice(0, 12)}-`));
   t.regex(
     fs.readFileSync(path.join(staged.dir, 'dist', 'cli', 'main.js'), 'utf8'),
@@ -39,8 +40,10 @@ test('GitRefSource exports a ref of the repository, links its node_modules and b
     'the ref was built, not the working tree',
   );
   t.is(fs.readlinkSync(path.join(staged.dir, 'node_modules')), fs.realpathSync(REPO_NODE_MODULES));
+  git(repo, 'tag', 'v9.9.8', first);
   const head = await folders.stage(new GitRefSource(repo, 'main'), { signal: new AbortController().signal });
   t.not(head.manifest.id, staged.manifest.id);
+  t.is(head.manifest.label, `v9.9.8-platform-1-g${head.manifest.commit!.slice(0, 7)}`);
   await t.throwsAsync(folders.stage(new GitRefSource(repo, 'no-such-ref'), { signal: new AbortController().signal }), {
     message: /no-such-ref/,
   });

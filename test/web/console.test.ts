@@ -52,7 +52,14 @@ async function startApps(t: ExecutionContext<{ browser: Browser }>, env: Record<
     server: SERVER,
     env,
     apps: [
-      { name: 'hello', spec: spec('hello', hello, 'endpoints:\n  - url: hello.example.test\n') },
+      {
+        name: 'hello',
+        spec: spec(
+          'hello',
+          hello,
+          'endpoints:\n  - url: hello.example.test\nrepo:\n  url: https://git.example.test/hello.git\n  repoWeb: https://git.example.test/hello\n',
+        ),
+      },
       {
         name: 'greeter',
         spec: spec('greeter', greeter, 'env:\n  START_DELAY_MS: "1500"\n'),
@@ -150,6 +157,22 @@ test('the console shows every page at 375 px with a title, landmarks and no cons
   t.truthy(loaded);
   t.log(`console first load: ${loaded!.bytes} bytes transferred in ${loaded!.files} files (document, script, style)`);
   t.true(loaded!.bytes < 300_000, `first load transferred ${loaded!.bytes} bytes`);
+
+  // repo.repoWeb: the app page links the commit it runs, its release tree and the spec file.
+  const commit = getApp(plane.db, 'hello')!.release!.commit;
+  await page.goto(`${plane.url}/ui/apps/hello`);
+  await settled(page);
+  t.is(await page.locator('a.commit-link').getAttribute('href'), `https://git.example.test/hello/commit/${commit}`);
+  t.is(await page.locator('a.release-link').getAttribute('href'), `https://git.example.test/hello/tree/${commit}`);
+  t.is(
+    await page.locator('#app-settings + * a.spec-file-link').getAttribute('href'),
+    `https://git.example.test/hello/blob/${commit}/infraspec.yaml`,
+  );
+  t.is(await page.locator('a.repository-link').getAttribute('href'), 'https://git.example.test/hello');
+  // An app without repoWeb shows its commit without links.
+  await page.goto(`${plane.url}/ui/apps/greeter`);
+  await settled(page);
+  t.is(await page.locator('a.commit-link').count(), 0);
 
   // Keyboard: the skip link comes first, then the navigation; Enter follows a link in place.
   await page.goto(`${plane.url}/`);

@@ -70,11 +70,13 @@ export async function startEventServices(options: EventServicesOptions): Promise
     options.source,
     options.environment,
   );
+  const hostId = resolveHostId(options.db, options.capacity?.hostId, new Date(clock.now()).toISOString());
   const events = new EventService({
     db: options.db,
     clock,
     source: options.source,
     environment: options.environment,
+    hostId,
     logger: log,
     deliveryTargets: (row) => [...(options.sink ? [SINK_TARGET] : []), ...notifications.targetsFor(row.severity)],
   });
@@ -94,7 +96,6 @@ export async function startEventServices(options: EventServicesOptions): Promise
   });
   dispatcher.start();
 
-  const hostId = resolveHostId(options.db, options.capacity?.hostId, new Date(clock.now()).toISOString());
   const timers: NodeJS.Timeout[] = [];
   const unsubscribes: (() => void)[] = [];
   let allocations: AllocationWatcher | undefined;

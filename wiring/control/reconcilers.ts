@@ -120,6 +120,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
       db: options.db,
       appsDir: options.appsDir,
       onAppChanged: (app) => appController.enqueue(app),
+      driver: driver.driver,
     }),
     log,
     { workers: 2, resyncMs: options.resyncMs ?? 30_000 },

@@ -4,7 +4,7 @@
  */
 import Router from '@koa/router';
 import { compileValidator } from '../../../domain/json-schema.js';
-import { validateInfraspec } from '../../../domain/spec/index.js';
+import { validateInfraspec, type SchedulerDriver } from '../../../domain/spec/index.js';
 import { validateAppsDir } from '../../../controllers/validation/validate-apps.js';
 
 interface ValidateInfraspecBody {
@@ -26,22 +26,22 @@ const bodySchema = {
 const parseBody = compileValidator<ValidateInfraspecBody>(bodySchema, 'validate request');
 
 /** Routes for spec validation; without `appsDir` (restricted mode) only the POST, which reads no folder. */
-export function validateRoutes(options: { appsDir?: string }): Router {
+export function validateRoutes(options: { appsDir?: string; driver?: SchedulerDriver }): Router {
   const router = new Router();
   const appsDir = options.appsDir;
   if (appsDir !== undefined) {
     router.get('/api/validate', (ctx) => {
-      ctx.body = validateAppsDir(appsDir);
+      ctx.body = validateAppsDir(appsDir, options.driver === undefined ? {} : { driver: options.driver });
     });
   }
   router.post('/api/v1/validate/infraspec', (ctx) => {
     // A YAML (or plain text) body is the spec itself; a JSON body is { spec, fleetDocument? }.
     const raw: unknown = ctx.request.body;
     const body = typeof raw === 'string' ? { spec: raw } : parseBody(raw);
-    const result = validateInfraspec(
-      body.spec,
-      body.fleetDocument === undefined ? {} : { fleetDocument: body.fleetDocument },
-    );
+    const result = validateInfraspec(body.spec, {
+      ...(body.fleetDocument === undefined ? {} : { fleetDocument: body.fleetDocument }),
+      ...(options.driver === undefined ? {} : { driver: options.driver }),
+    });
     ctx.body = { valid: result.valid, findings: result.findings };
   });
   return router;

@@ -15,6 +15,11 @@ export const SvcLabel = {
   /** Short hash of an execution id (dispatched Jobs and their pods). */
   execution: 'svc.dev/execution',
   managedBy: 'app.kubernetes.io/managed-by',
+  /**
+   * The node label a job's `nodePool` (the spec's `placement.nodePool`) selects: pods run only on
+   * nodes labelled `svc.dev/node-pool=<pool>` (docs/drivers.md).
+   */
+  nodePool: 'svc.dev/node-pool',
 } as const;
 
 /** Annotations carrying the exact (unsanitized) values and the driver's bookkeeping. */

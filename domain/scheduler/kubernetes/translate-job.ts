@@ -306,6 +306,8 @@ function podTemplate(
       terminationGracePeriodSeconds: Math.ceil(group.drain.timeout.milliseconds / 1000),
       enableServiceLinks: false,
       volumes,
+      // The node pool of the job selects the nodes labelled with it; without one, any node.
+      ...(job.nodePool !== undefined ? { nodeSelector: { [SvcLabel.nodePool]: job.nodePool } } : {}),
     },
   };
 }

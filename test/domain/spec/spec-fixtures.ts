@@ -3,8 +3,10 @@
  *
  * An invalid fixture's header lists the findings it must produce, one per line:
  * `# expect: <rule> <path> <line>:<column> [warning]` (path `(document)` for the document itself), and
- * `# fleet: <path>` names a fleet document (relative to the fixture) to validate against.
+ * `# fleet: <path>` names a fleet document (relative to the fixture) to validate against, and
+ * `# driver: <local|kubernetes>` the scheduler driver the fixture is written for (local by default).
  */
+import { isSchedulerDriver, SchedulerDriver } from '../../../domain/spec/index.js';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -29,6 +31,8 @@ export interface SpecFixture {
   readonly expected: readonly ExpectedFinding[];
   /** Text of the fleet document named by `# fleet:`, if any. */
   readonly fleetText?: string;
+  /** The driver named by `# driver:`, local by default. */
+  readonly driver: SchedulerDriver;
 }
 
 function parseExpectation(line: string, file: string): ExpectedFinding {
@@ -52,7 +56,18 @@ export function readFixture(file: string): SpecFixture {
     .find((line) => line.startsWith('# fleet: '))
     ?.slice('# fleet: '.length)
     .trim();
-  const fixture: SpecFixture = { name: path.relative(root, file), file, text, expected };
+  const driver = lines
+    .find((line) => line.startsWith('# driver: '))
+    ?.slice('# driver: '.length)
+    .trim();
+  if (driver !== undefined && !isSchedulerDriver(driver)) throw new Error(`${file}: unknown driver ${driver}`);
+  const fixture: SpecFixture = {
+    name: path.relative(root, file),
+    file,
+    text,
+    expected,
+    driver: driver ?? SchedulerDriver.local,
+  };
   return fleet === undefined
     ? fixture
     : { ...fixture, fleetText: fs.readFileSync(path.resolve(path.dirname(file), fleet), 'utf8') };

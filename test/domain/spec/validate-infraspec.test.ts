@@ -120,13 +120,17 @@ test('validateInfraspec accepts a fleet document as an object and checks the nod
     metadata: { name: 'home' },
     nodePools: [{ name: 'general' }],
   };
-  const missing = validateInfraspec(spec, { fleetDocument });
+  // The kubernetes driver honours the node pool; the local driver would add its own warning.
+  const missing = validateInfraspec(spec, { fleetDocument, driver: 'kubernetes' });
   t.deepEqual(
     missing.findings.map((f) => [f.rule, f.path, f.line, f.column]),
     [[SpecRule.placementNodePoolExists, 'placement.nodePool', 3, 13]],
   );
   t.regex(missing.findings[0]?.message ?? '', /"gpu" is not a node pool of fleet "home" \(node pools: general\)/);
-  const present = validateInfraspec(spec, { fleetDocument: { ...fleetDocument, nodePools: [{ name: 'gpu' }] } });
+  const present = validateInfraspec(spec, {
+    fleetDocument: { ...fleetDocument, nodePools: [{ name: 'gpu' }] },
+    driver: 'kubernetes',
+  });
   t.true(present.valid);
 });
 

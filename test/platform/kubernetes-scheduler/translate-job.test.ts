@@ -379,3 +379,11 @@ for (const c of jobCases) {
     t.is(execution.finishedAt === undefined, c.expect === 'running');
   });
 }
+
+test('translateJob turns the job node pool (placement.nodePool) into the pods node selector', (t) => {
+  const [job] = fixtureJobs('hello-web');
+  const pooled = translateJob({ ...job!, nodePool: 'batch' }, options);
+  t.deepEqual(pooled.deployments[0]!.spec!.template.spec!.nodeSelector, { 'svc.dev/node-pool': 'batch' });
+  // Without a node pool, pods may run on any node.
+  t.is(translateJob(job!, options).deployments[0]!.spec!.template.spec!.nodeSelector, undefined);
+});

@@ -27,13 +27,59 @@ function Conditions(props: { app: AppView }) {
     )}</tbody></table></div>`;
 }
 
+/** The spec file's place, linked to the file in the repository when the spec names its web URL. */
+function SpecPlace(props: {
+  app: AppView & { file?: string };
+  line?: number | undefined;
+  column?: number | undefined;
+}) {
+  const file = props.app.file ?? 'infraspec.yaml';
+  const text = props.line === undefined ? file : `${file}:${props.line}:${props.column ?? 0}`;
+  const link = props.app.settings?.repo?.links?.spec_file;
+  if (link === undefined) return html`<code>${text}</code>`;
+  const href = props.line !== undefined && props.line > 0 ? `${link}#L${props.line}` : link;
+  return html`<a class="spec-file-link" href=${href} rel="noopener noreferrer"><code>${text}</code></a>`;
+}
+
 function Findings(props: { app: AppView & { file?: string } }) {
   if (props.app.findings.length === 0)
-    return html`<p class="muted">No findings in <code>${props.app.file ?? 'infraspec.yaml'}</code>.</p>`;
+    return html`<p class="muted">No findings in <${SpecPlace} app=${props.app} />.</p>`;
   return html`<ul>${props.app.findings.map(
     (f) => html`<li>
-    <code>${props.app.file ?? 'infraspec.yaml'}:${f.line ?? 0}:${f.column ?? 0}</code> <${Badge} value=${f.severity === 'error' ? 'critical' : 'warning'} label=${f.severity} /> <code>${f.rule}</code> ${f.message}</li>`,
+    <${SpecPlace} app=${props.app} line=${f.line ?? 0} column=${f.column ?? 0} /> <${Badge} value=${f.severity === 'error' ? 'critical' : 'warning'} label=${f.severity} /> <code>${f.rule}</code> ${f.message}</li>`,
   )}</ul>`;
+}
+
+/** The release line: the commit the app runs, linked to the commit and the release tree in the repository. */
+function Release(props: { app: AppView }) {
+  const commit = props.app.release?.commit;
+  const links = props.app.settings?.repo?.links;
+  const code = html`<code>${shortCommit(commit)}</code>`;
+  return html`<p>Release ${
+    links?.commit !== undefined
+      ? html`<a class="commit-link" href=${links.commit} rel="noopener noreferrer">${code}</a> (<a class="release-link" href=${links.release} rel="noopener noreferrer">files</a>)`
+      : code
+  }${props.app.deploy ? null : html` · <span class="muted">deploy: false</span>`}</p>`;
+}
+
+/** What the spec asks beyond the jobs: the source, build, deploy and snapshot policies, expected secrets. */
+function Settings(props: { app: AppView & { file?: string } }) {
+  const settings = props.app.settings;
+  if (!settings) return html`<p class="muted">No valid spec.</p>`;
+  const repo = settings.repo;
+  const links = repo?.links;
+  return html`<dl class="settings">
+    <dt>Source</dt><dd>${
+      repo === null
+        ? html`the app's folder in the apps repository`
+        : html`${links ? html`<a class="repository-link" href=${links.repository} rel="noopener noreferrer">${links.repository}</a>` : html`<code>${repo.url}</code>`}, branch ${links ? html`<a href=${links.branch} rel="noopener noreferrer"><code>${repo.branch}</code></a>` : html`<code>${repo.branch}</code>`}${repo.auto_deploy ? ', deployed on push' : ''}`
+    }</dd>
+    <dt>Spec</dt><dd><${SpecPlace} app=${props.app} /></dd>
+    <dt>Build</dt><dd>${settings.build.image !== null ? html`image <code>${settings.build.image}</code>` : html`<code>${settings.build.dockerfile}</code>`}${settings.build.test !== null ? html`, tested with <code>${settings.build.test}</code>` : ''}</dd>
+    <dt>Deploys</dt><dd>${settings.deploy_policy.auto_rollback ? 'rolled back automatically when they fail' : 'not rolled back automatically'}${settings.deploy_policy.canaries.map((c) => html`; ${c.process}: ${c.count} canar${c.count === 1 ? 'y' : 'ies'}${c.evaluate_after !== null ? ` judged after ${c.evaluate_after}` : ''}`)}</dd>
+    ${settings.snapshots !== null ? html`<dt>Snapshots</dt><dd>keep ${settings.snapshots.keep}${settings.snapshots.pre_restore ? ', a safety snapshot before each restore' : ''}${settings.snapshots.export_bucket !== null ? html`, exported to <code>${settings.snapshots.export_bucket}</code>` : ''}</dd>` : null}
+    ${settings.expected_secrets.length > 0 ? html`<dt>Secrets</dt><dd>${settings.expected_secrets.map((name, i) => html`${i > 0 ? ', ' : ''}<code>${name}</code>`)}</dd>` : null}
+  </dl>`;
 }
 
 function Processes(props: { app: AppView }) {
@@ -169,7 +215,7 @@ export function AppPage(props: { app: string }) {
           ? html`<p class="muted">Loading…</p>`
           : null
         : html`
-      <p>Release <code>${shortCommit(app.data.release?.commit)}</code>${app.data.deploy ? null : html` · <span class="muted">deploy: false</span>`}</p>
+      <${Release} app=${app.data} />
       <section aria-labelledby="app-actions"><h2 id="app-actions">Actions</h2>
         <div class="actions">
           <${ActionButton} action="app.deploy" params=${params} label="Deploy" onDone=${onQueued} />
@@ -179,6 +225,7 @@ export function AppPage(props: { app: string }) {
         </div>
       </section>
       <section aria-labelledby="app-conditions"><h2 id="app-conditions">Conditions</h2><${Conditions} app=${app.data} /></section>
+      <section aria-labelledby="app-settings"><h2 id="app-settings">Settings</h2><${Settings} app=${app.data} /></section>
       <section aria-labelledby="app-findings"><h2 id="app-findings">Spec findings</h2><${Findings} app=${app.data} /></section>
       <section aria-labelledby="app-processes"><h2 id="app-processes">Processes and allocations</h2><${Processes} app=${app.data} /></section>
       <section aria-labelledby="app-terminal"><h2 id="app-terminal">Terminal</h2><${AppTerminal} app=${props.app} /></section>

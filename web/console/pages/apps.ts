@@ -29,6 +29,8 @@ export interface AppView {
     readonly severity: string;
   }[];
   readonly release: { readonly commit: string } | null;
+  /** What the spec asks beyond the jobs; null without a valid spec (see domain/apps/app-settings.ts). */
+  readonly settings?: AppSettings | null;
   readonly processes: readonly {
     readonly process: string;
     readonly jobType: string;
@@ -39,6 +41,42 @@ export interface AppView {
     readonly health: string | null;
     readonly allocations: readonly any[];
   }[];
+}
+
+/** Web links into the app's repository (`repo.repoWeb`). */
+export interface RepoLinks {
+  readonly repository: string;
+  readonly branch: string;
+  readonly spec_file: string;
+  readonly commit?: string;
+  readonly release?: string;
+}
+
+/** The spec-derived settings of an app. */
+export interface AppSettings {
+  readonly deploy: boolean;
+  readonly repo: {
+    readonly url: string;
+    readonly branch: string;
+    readonly auto_deploy: boolean;
+    readonly repo_web: string | null;
+    readonly links: RepoLinks | null;
+  } | null;
+  readonly build: { readonly dockerfile: string; readonly image: string | null; readonly test: string | null };
+  readonly deploy_policy: {
+    readonly auto_rollback: boolean;
+    readonly canaries: readonly {
+      readonly process: string;
+      readonly count: number;
+      readonly evaluate_after: string | null;
+    }[];
+  };
+  readonly snapshots: {
+    readonly keep: number;
+    readonly pre_restore: boolean;
+    readonly export_bucket: string | null;
+  } | null;
+  readonly expected_secrets: readonly string[];
 }
 
 /** The condition `type` of an app. */
