@@ -51,6 +51,7 @@ test('introspection endpoints describe version, features, migrations, backends a
       [3, 'feedback-and-review'],
       [4, 'knowledge-acquisition'],
       [5, 'text-index-porter'],
+      [6, 'ranking-eval-snapshots'],
     ],
   );
   const backends = (await h.call('GET', '/v1/backends')).body;

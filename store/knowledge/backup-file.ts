@@ -1,0 +1,279 @@
+/**
+ * Knowledge store backup files (docs/adr/0174): a SQLite database with the `knowledge.db` schema and
+ * a marker in `store_meta`, holding one namespace or the whole store. Written under a temporary name,
+ * synced, then renamed; inspected (checksum, header, integrity, schema, version) before any restore.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { openDatabase, type Db } from '../database.js';
+import { migrate } from '../migrate.js';
+import { KNOWLEDGE_MIGRATIONS } from './migrations.js';
+import { VectorTables } from './vector-tables.js';
+import { copyNamespaceOut, namespaceCounts, vectorDimensions } from './namespace-data.js';
+
+/** Version of the backup layout (the `store_meta` marker); a newer one is refused. */
+export const BACKUP_FORMAT = 1;
+
+/** What a backup holds. */
+export type BackupScope = 'namespace' | 'store';
+
+/** The marker written into a backup's `store_meta`. */
+export interface BackupMarker {
+  readonly scope: BackupScope;
+  readonly createdAt: string;
+  /** For a namespace backup: its tenant and name. */
+  readonly tenant?: string;
+  readonly namespace?: string;
+}
+
+/** A namespace found in a backup file. */
+export interface BackupNamespace {
+  readonly id: number;
+  readonly tenant: string;
+  readonly name: string;
+  readonly mode: string;
+  readonly created_at: number;
+  readonly nodes: number;
+  readonly versions: number;
+  readonly edges: number;
+  readonly vectors: number;
+}
+
+/** Why a file cannot be restored. */
+export class BackupFileError extends Error {
+  readonly code: 'backup_corrupt' | 'backup_foreign' | 'backup_newer_version';
+  constructor(code: BackupFileError['code'], message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/** Pages copied per step of a whole-store backup: about 4 MiB, a short pause for the event loop. */
+const STORE_STEP_PAGES = 1024;
+
+function writeMarker(db: Db, marker: BackupMarker): void {
+  const put = db.prepare(
+    'INSERT INTO store_meta (key, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+  );
+  const entries: [string, string][] = [
+    ['backup.format', String(BACKUP_FORMAT)],
+    ['backup.scope', marker.scope],
+    ['backup.created_at', marker.createdAt],
+    ...(marker.tenant !== undefined ? ([['backup.tenant', marker.tenant]] as [string, string][]) : []),
+    ...(marker.namespace !== undefined ? ([['backup.namespace', marker.namespace]] as [string, string][]) : []),
+  ];
+  db.transaction(() => {
+    for (const [key, value] of entries) put.run(key, value, marker.createdAt);
+  })();
+}
+
+function syncFile(file: string): void {
+  const fd = fs.openSync(file, 'r');
+  try {
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** Syncs `partial`, renames it to `to` and syncs the folder: `to` exists only once it is complete. */
+function publish(partial: string, to: string): void {
+  syncFile(partial);
+  fs.renameSync(partial, to);
+  syncFile(path.dirname(to));
+}
+
+/** SHA-256 of a file, read in chunks off the event loop. */
+export async function fileSha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * Writes the whole store to `to` with SQLite's online backup API, in steps of the live connection
+ * itself (so writes through it during the copy update the copy instead of restarting it).
+ */
+export async function writeStoreBackup(live: Db, to: string, marker: BackupMarker): Promise<void> {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const partial = `${to}.partial`;
+  fs.rmSync(partial, { force: true });
+  await live.backup(partial, { progress: () => STORE_STEP_PAGES });
+  const copy = openDatabase(partial, { vectors: true });
+  try {
+    writeMarker(copy, marker);
+    copy.pragma('journal_mode = DELETE');
+  } finally {
+    copy.close();
+  }
+  publish(partial, to);
+}
+
+/**
+ * Writes namespace `nsId` of the store file `liveFile` to `to`: a fresh database with the current
+ * schema, filled through a second connection inside one read transaction (a consistent snapshot
+ * that does not block writers), yielding to the event loop between bounded steps.
+ */
+export async function writeNamespaceBackup(
+  liveFile: string,
+  nsId: number,
+  to: string,
+  marker: BackupMarker,
+): Promise<void> {
+  fs.mkdirSync(path.dirname(to), { recursive: true });
+  const partial = `${to}.partial`;
+  fs.rmSync(partial, { force: true });
+  const reader = openDatabase(liveFile, { vectors: true });
+  try {
+    const fresh = openDatabase(partial, { vectors: true });
+    try {
+      migrate(fresh, KNOWLEDGE_MIGRATIONS);
+      const vectors = new VectorTables(fresh);
+      for (const dims of vectorDimensions(reader)) vectors.ensure(dims);
+      writeMarker(fresh, marker);
+      fresh.pragma('journal_mode = DELETE');
+    } finally {
+      fresh.close();
+    }
+    reader.prepare('ATTACH DATABASE ? AS bak').run(partial);
+    try {
+      reader.exec('BEGIN');
+      try {
+        for (const _ of copyNamespaceOut(reader, nsId)) await nextTurn();
+        reader.exec('COMMIT');
+      } catch (error) {
+        if (reader.inTransaction) reader.exec('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      reader.exec('DETACH DATABASE bak');
+    }
+  } catch (error) {
+    fs.rmSync(partial, { force: true });
+    throw error;
+  } finally {
+    reader.close();
+  }
+  publish(partial, to);
+}
+
+function tableExists(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+/** A backup file checked and brought to the current schema in a private working copy. */
+export interface InspectedBackup {
+  /** The working copy (delete it when done). */
+  readonly workFile: string;
+  readonly scope: BackupScope;
+  readonly createdAt: string | null;
+  /** The newest migration of the file before it was brought up to date. */
+  readonly migration: number;
+  readonly namespaces: readonly BackupNamespace[];
+}
+
+/**
+ * Checks `file` and copies it to `workFile`, migrated to the current schema. Throws a
+ * {@link BackupFileError} for a file that is not a SQLite database, fails its integrity check, is
+ * not a knowledge store (foreign), or comes from a newer release; nothing else is touched.
+ */
+export function inspectBackup(file: string, workFile: string): InspectedBackup {
+  const fd = fs.openSync(file, 'r');
+  const header = Buffer.alloc(SQLITE_HEADER.length);
+  try {
+    fs.readSync(fd, header, 0, header.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (!header.equals(SQLITE_HEADER))
+    throw new BackupFileError('backup_corrupt', 'the file is not a SQLite database (its header is wrong)');
+  fs.rmSync(workFile, { force: true });
+  fs.copyFileSync(file, workFile);
+  let db: Db | undefined;
+  try {
+    try {
+      db = openDatabase(workFile, { vectors: true });
+      const check = db.pragma('integrity_check', { simple: true });
+      if (check !== 'ok')
+        throw new BackupFileError('backup_corrupt', `the database fails its integrity check: ${String(check)}`);
+    } catch (error) {
+      if (error instanceof BackupFileError) throw error;
+      throw new BackupFileError('backup_corrupt', `the database cannot be read: ${(error as Error).message}`, {
+        cause: error,
+      });
+    }
+    for (const table of ['schema_migrations', 'store_meta', 'kn_namespaces'])
+      if (!tableExists(db, table))
+        throw new BackupFileError('backup_foreign', `the database has no ${table} table: it is not a knowledge store`);
+    const recorded = db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as {
+      version: number;
+      name: string;
+    }[];
+    for (const m of recorded) {
+      const ours = KNOWLEDGE_MIGRATIONS[m.version - 1];
+      if (ours !== undefined && ours.name !== m.name)
+        throw new BackupFileError(
+          'backup_foreign',
+          `migration ${m.version} of the file is "${m.name}", not "${ours.name}": it is not a knowledge store`,
+        );
+    }
+    const migration = recorded.at(-1)?.version ?? 0;
+    if (migration > KNOWLEDGE_MIGRATIONS.length)
+      throw new BackupFileError(
+        'backup_newer_version',
+        `the backup has schema migration ${migration}; this release knows up to ${KNOWLEDGE_MIGRATIONS.length}: restore it with a newer release`,
+      );
+    const meta = new Map(
+      (
+        db.prepare("SELECT key, value FROM store_meta WHERE key LIKE 'backup.%'").all() as {
+          key: string;
+          value: string;
+        }[]
+      ).map((r) => [r.key, r.value]),
+    );
+    const format = Number(meta.get('backup.format') ?? BACKUP_FORMAT);
+    if (!Number.isInteger(format) || format > BACKUP_FORMAT)
+      throw new BackupFileError(
+        'backup_newer_version',
+        `the backup has format ${meta.get('backup.format')}; this release reads format ${BACKUP_FORMAT}`,
+      );
+    try {
+      migrate(db, KNOWLEDGE_MIGRATIONS);
+    } catch (error) {
+      throw new BackupFileError(
+        'backup_foreign',
+        `the backup's schema cannot be brought up to date: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    const rows = db
+      .prepare('SELECT id, tenant, name, mode, created_at FROM kn_namespaces ORDER BY tenant, name')
+      .all() as {
+      id: number;
+      tenant: string;
+      name: string;
+      mode: string;
+      created_at: number;
+    }[];
+    return {
+      workFile,
+      scope: meta.get('backup.scope') === 'namespace' ? 'namespace' : 'store',
+      createdAt: meta.get('backup.created_at') ?? null,
+      migration,
+      namespaces: rows.map((r) => ({ ...r, ...namespaceCounts(db!, r.id) })),
+    };
+  } catch (error) {
+    db?.close();
+    db = undefined;
+    fs.rmSync(workFile, { force: true });
+    throw error;
+  } finally {
+    db?.close();
+  }
+}
