@@ -235,6 +235,8 @@ export async function startKnowledgeStore(
     store.db.close();
     throw error;
   }
+  const swept = maintenance.backups.sweep();
+  if (swept.length > 0) log.warn({ files: swept }, 'removed what an interrupted knowledge backup or restore left');
   lifecycle.start((err) => log.warn({ err }, 'knowledge lifecycle run failed'));
   log.info(
     {

@@ -93,6 +93,24 @@ export class BackupService {
     this.#options = options;
   }
 
+  /**
+   * Removes what an interrupted backup, upload or restore left (`.partial`, `.inspect` files and
+   * files without a record): a kill at any moment leaves nothing that lists. Call once at start.
+   */
+  sweep(): string[] {
+    if (!fs.existsSync(this.#options.dir)) return [];
+    const removed: string[] = [];
+    const names = fs.readdirSync(this.#options.dir);
+    for (const name of names) {
+      const orphan = name.endsWith('.sqlite') && !names.includes(`${name.slice(0, -'.sqlite'.length)}.json`);
+      if (/\.(partial|inspect)(-wal|-shm)?$/.test(name) || orphan) {
+        fs.rmSync(path.join(this.#options.dir, name), { force: true });
+        removed.push(name);
+      }
+    }
+    return removed;
+  }
+
   #file(id: string): string {
     return path.join(this.#options.dir, `${id}.sqlite`);
   }
@@ -166,9 +184,9 @@ export class BackupService {
   }
 
   /** Checks a written file (the same checks as a restore) and reads what it holds. */
-  #inspect(file: string): InspectedBackup {
+  async #inspect(file: string): Promise<InspectedBackup> {
     try {
-      return inspectBackup(file, `${file}.inspect`);
+      return await inspectBackup(file, `${file}.inspect`);
     } catch (error) {
       if (error instanceof BackupFileError)
         throw new UnprocessableError(`backup refused: ${error.message}`, { code: error.code, cause: error });
@@ -192,7 +210,7 @@ export class BackupService {
         if (ns) await writeNamespaceBackup(this.#options.storeFile, ns.id, file, marker);
         else await writeStoreBackup(this.#core.db, file, marker);
         // Checked as a restore would check it: a backup that would be refused is never listed.
-        const inspected = this.#inspect(file);
+        const inspected = await this.#inspect(file);
         fs.rmSync(inspected.workFile, { force: true });
         const record = await this.#record(
           id,
@@ -236,7 +254,7 @@ export class BackupService {
       );
       if (bytes === 0)
         throw new ValidationError('the upload is empty: send the backup file as the body', { code: 'invalid_request' });
-      const inspected = this.#inspect(partial);
+      const inspected = await this.#inspect(partial);
       fs.rmSync(inspected.workFile, { force: true });
       const fd = fs.openSync(partial, 'r');
       try {
@@ -327,7 +345,7 @@ export class BackupService {
           `backup ${id} changed since it was recorded (SHA-256 ${sha.slice(0, 12)}…, recorded ${record.sha256.slice(0, 12)}…): nothing was restored`,
           { code: 'backup_checksum_mismatch' },
         );
-      const inspected = this.#inspect(file);
+      const inspected = await this.#inspect(file);
       try {
         return this.#apply(tenant, id, record, inspected, request);
       } finally {

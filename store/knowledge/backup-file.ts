@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { openDatabase, type Db } from '../database.js';
 import { migrate } from '../migrate.js';
 import { KNOWLEDGE_MIGRATIONS } from './migrations.js';
@@ -161,6 +163,50 @@ export async function writeNamespaceBackup(
   publish(partial, to);
 }
 
+/** `PRAGMA integrity_check` of a file in a worker thread, so a large file does not stall the event loop. */
+const INTEGRITY_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+try {
+  const Database = require(workerData.sqlite);
+  const db = new Database(workerData.file, { fileMustExist: true });
+  try {
+    parentPort.postMessage({ ok: true, result: db.pragma('integrity_check', { simple: true }) });
+  } finally {
+    db.close();
+  }
+} catch (error) {
+  parentPort.postMessage({ ok: false, message: String(error && error.message || error) });
+}`;
+
+/**
+ * The result of `PRAGMA integrity_check` on `file` (`ok` when sound), run in a worker thread; where
+ * a worker cannot load the SQLite binding (a packaged build), on this thread.
+ */
+export async function integrityCheck(file: string): Promise<string> {
+  let sqlite: string | undefined;
+  try {
+    sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
+  } catch {
+    sqlite = undefined;
+  }
+  if (sqlite !== undefined) {
+    const answer = await new Promise<{ ok: boolean; result?: unknown; message?: string } | undefined>((resolve) => {
+      const worker = new Worker(INTEGRITY_WORKER, { eval: true, workerData: { file, sqlite } });
+      worker.once('message', (m: { ok: boolean; result?: unknown; message?: string }) => resolve(m));
+      worker.once('error', () => resolve(undefined));
+      worker.once('exit', () => resolve(undefined));
+    });
+    if (answer?.ok === true) return String(answer.result);
+    if (answer?.ok === false) throw new Error(answer.message);
+  }
+  const db = openDatabase(file, {});
+  try {
+    return String(db.pragma('integrity_check', { simple: true }));
+  } finally {
+    db.close();
+  }
+}
+
 function tableExists(db: Db, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
@@ -181,7 +227,7 @@ export interface InspectedBackup {
  * {@link BackupFileError} for a file that is not a SQLite database, fails its integrity check, is
  * not a knowledge store (foreign), or comes from a newer release; nothing else is touched.
  */
-export function inspectBackup(file: string, workFile: string): InspectedBackup {
+export async function inspectBackup(file: string, workFile: string): Promise<InspectedBackup> {
   const fd = fs.openSync(file, 'r');
   const header = Buffer.alloc(SQLITE_HEADER.length);
   try {
@@ -192,14 +238,14 @@ export function inspectBackup(file: string, workFile: string): InspectedBackup {
   if (!header.equals(SQLITE_HEADER))
     throw new BackupFileError('backup_corrupt', 'the file is not a SQLite database (its header is wrong)');
   fs.rmSync(workFile, { force: true });
-  fs.copyFileSync(file, workFile);
+  await fs.promises.copyFile(file, workFile);
   let db: Db | undefined;
   try {
     try {
-      db = openDatabase(workFile, { vectors: true });
-      const check = db.pragma('integrity_check', { simple: true });
+      const check = await integrityCheck(workFile);
       if (check !== 'ok')
-        throw new BackupFileError('backup_corrupt', `the database fails its integrity check: ${String(check)}`);
+        throw new BackupFileError('backup_corrupt', `the database fails its integrity check: ${check}`);
+      db = openDatabase(workFile, { vectors: true });
     } catch (error) {
       if (error instanceof BackupFileError) throw error;
       throw new BackupFileError('backup_corrupt', `the database cannot be read: ${(error as Error).message}`, {

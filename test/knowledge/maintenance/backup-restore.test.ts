@@ -243,3 +243,25 @@ test('Corrupt, truncated, foreign, newer and changed backups are refused with a 
   t.is(other.body.error.code, 'backup_namespace_not_found');
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+test('What an interrupted backup leaves is never listed and is swept at start', async (t) => {
+  const h = await startHarness(t);
+  await h.write('n', { content: 'one node', source_id: 'docs' });
+  const record = await backup(h, { scope: 'namespace', namespace: 'n' });
+  const { file } = h.store.maintenance.backups.fileOf('default', record.id);
+  const dir = file.slice(0, file.lastIndexOf('/'));
+  // A kill -9 between the steps of a backup: a partial copy, a copy without its record, an inspection copy.
+  fs.writeFileSync(`${dir}/kb-20260101t000000z-0000abcd.sqlite.partial`, 'half');
+  fs.copyFileSync(file, `${dir}/kb-20260101t000000z-0000beef.sqlite`);
+  fs.writeFileSync(`${dir}/kb-20260101t000000z-0000beef.sqlite.inspect`, 'x');
+  t.deepEqual(
+    (await h.admin('GET', '/admin/api/backups')).body.backups.map((b: any) => b.id),
+    [record.id],
+  );
+  t.deepEqual(h.store.maintenance.backups.sweep().sort(), [
+    'kb-20260101t000000z-0000abcd.sqlite.partial',
+    'kb-20260101t000000z-0000beef.sqlite',
+    'kb-20260101t000000z-0000beef.sqlite.inspect',
+  ]);
+  t.deepEqual(fs.readdirSync(dir).sort(), [`${record.id}.json`, `${record.id}.sqlite`]);
+});
