@@ -139,7 +139,7 @@ export function copyNamespaceIn(db: Db, fromNsId: number, toNsId: number): void 
 }
 
 /** Rows copied per step of {@link copyNamespaceOut}. */
-export const COPY_CHUNK = 2_000;
+export const COPY_CHUNK = 500;
 
 /**
  * The steps that copy namespace `nsId` of `main` into the attached, migrated, empty backup `bak`
@@ -166,6 +166,12 @@ export function* copyNamespaceOut(db: Db, nsId: number): Generator<number, void,
         .prepare(`INSERT INTO bak.${name} SELECT * FROM main.${name} WHERE ns_id = ? AND rowid > ? AND rowid <= ?`)
         .run(nsId, after, last.r).changes;
       if (t.name === 'kn_versions') {
+        // The backup's text index, chunk by chunk, so it is a working store on its own (a restore rebuilds its own).
+        db.prepare(
+          `INSERT INTO bak.kn_text (rowid, content, ns_id, live)
+             SELECT vid, content, ns_id, CASE WHEN tx_to = ${OPEN_TIME} AND retracted = 0 THEN 1 ELSE 0 END
+             FROM bak.kn_versions WHERE ns_id = ? AND vid > ? AND vid <= ?`,
+        ).run(nsId, after, last.r);
         db.prepare(
           `INSERT INTO bak.kn_support SELECT s.* FROM main.kn_support s
              WHERE s.vid IN (SELECT vid FROM main.kn_versions WHERE ns_id = ? AND vid > ? AND vid <= ?)`,
@@ -182,10 +188,4 @@ export function* copyNamespaceOut(db: Db, nsId: number): Generator<number, void,
       yield copied;
     }
   }
-  // The backup's text index, so it is a working store on its own (a restore rebuilds its own).
-  db.prepare(
-    `INSERT INTO bak.kn_text (rowid, content, ns_id, live)
-       SELECT vid, content, ns_id, CASE WHEN tx_to = ${OPEN_TIME} AND retracted = 0 THEN 1 ELSE 0 END
-       FROM bak.kn_versions WHERE ns_id = ?`,
-  ).run(nsId);
 }
