@@ -256,11 +256,11 @@ export class BackupService {
         throw new ValidationError('the upload is empty: send the backup file as the body', { code: 'invalid_request' });
       const inspected = await this.#inspect(partial);
       fs.rmSync(inspected.workFile, { force: true });
-      const fd = fs.openSync(partial, 'r');
+      const handle = await fs.promises.open(partial, 'r');
       try {
-        fs.fsyncSync(fd);
+        await handle.sync();
       } finally {
-        fs.closeSync(fd);
+        await handle.close();
       }
       fs.renameSync(partial, file);
       const only = inspected.namespaces.length === 1 ? inspected.namespaces[0] : undefined;

@@ -82,9 +82,17 @@ function syncFile(file: string): void {
   }
 }
 
-/** Syncs `partial`, renames it to `to` and syncs the folder: `to` exists only once it is complete. */
-function publish(partial: string, to: string): void {
-  syncFile(partial);
+/**
+ * Syncs `partial` (on the thread pool: a large file's fsync must not stall the event loop), renames it
+ * to `to` and syncs the folder: `to` exists only once it is complete.
+ */
+async function publish(partial: string, to: string): Promise<void> {
+  const handle = await fs.promises.open(partial, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
   fs.renameSync(partial, to);
   syncFile(path.dirname(to));
 }
@@ -97,14 +105,30 @@ export async function fileSha256(file: string): Promise<string> {
 }
 
 /**
- * Writes the whole store to `to` with SQLite's online backup API, in steps of the live connection
- * itself (so writes through it during the copy update the copy instead of restarting it).
+ * Copies the database file `file` to `partial` in a worker thread, with its own connection and the
+ * online backup API in one step (one read snapshot, which does not block writers in WAL mode; a
+ * stepwise copy through another connection would restart at every write). False when no worker can
+ * load the SQLite binding (a packaged build).
+ */
+async function copyInWorker(file: string, partial: string): Promise<boolean> {
+  const sqlite = sqliteBinding();
+  if (sqlite === undefined) return false;
+  const answer = await runWorker(BACKUP_WORKER, { file, partial, sqlite });
+  if (answer === undefined) return false;
+  if (!answer.ok) throw new Error(`the online copy of the store failed: ${answer.message}`);
+  return true;
+}
+
+/**
+ * Writes the whole store to `to` with SQLite's online backup API: in a worker thread when one can
+ * load the SQLite binding (the event loop never waits for the copy), else in steps of the live
+ * connection itself (writes through it during the copy update the copy instead of restarting it).
  */
 export async function writeStoreBackup(live: Db, to: string, marker: BackupMarker): Promise<void> {
   fs.mkdirSync(path.dirname(to), { recursive: true });
   const partial = `${to}.partial`;
   fs.rmSync(partial, { force: true });
-  await live.backup(partial, { progress: () => STORE_STEP_PAGES });
+  if (!(await copyInWorker(live.name, partial))) await live.backup(partial, { progress: () => STORE_STEP_PAGES });
   const copy = openDatabase(partial, { vectors: true, synchronous: 'OFF' });
   try {
     writeMarker(copy, marker);
@@ -112,7 +136,7 @@ export async function writeStoreBackup(live: Db, to: string, marker: BackupMarke
   } finally {
     copy.close();
   }
-  publish(partial, to);
+  await publish(partial, to);
 }
 
 /**
@@ -161,7 +185,7 @@ export async function writeNamespaceBackup(
   } finally {
     reader.close();
   }
-  publish(partial, to);
+  await publish(partial, to);
 }
 
 /** `PRAGMA integrity_check` of a file in a worker thread, so a large file does not stall the event loop. */
@@ -179,24 +203,50 @@ try {
   parentPort.postMessage({ ok: false, message: String(error && error.message || error) });
 }`;
 
+/** The whole store copied in one backup step by a worker's own connection. */
+const BACKUP_WORKER = `
+const { parentPort, workerData } = require('node:worker_threads');
+(async () => {
+  const Database = require(workerData.sqlite);
+  const db = new Database(workerData.file, { fileMustExist: true });
+  try {
+    await db.backup(workerData.partial, { progress: () => 2 ** 30 });
+    parentPort.postMessage({ ok: true });
+  } finally {
+    db.close();
+  }
+})().catch((error) => parentPort.postMessage({ ok: false, message: String(error && error.message || error) }));`;
+
+/** The path of the better-sqlite3 module a worker thread can require, when there is one. */
+function sqliteBinding(): string | undefined {
+  try {
+    return createRequire(import.meta.url).resolve('better-sqlite3');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs a worker script; undefined when the worker could not run it (it exited without an answer). */
+function runWorker(
+  script: string,
+  workerData: Record<string, unknown>,
+): Promise<{ ok: boolean; result?: unknown; message?: string } | undefined> {
+  return new Promise((resolve) => {
+    const worker = new Worker(script, { eval: true, workerData });
+    worker.once('message', (m: { ok: boolean; result?: unknown; message?: string }) => resolve(m));
+    worker.once('error', () => resolve(undefined));
+    worker.once('exit', () => resolve(undefined));
+  });
+}
+
 /**
  * The result of `PRAGMA integrity_check` on `file` (`ok` when sound), run in a worker thread; where
  * a worker cannot load the SQLite binding (a packaged build), on this thread.
  */
 export async function integrityCheck(file: string): Promise<string> {
-  let sqlite: string | undefined;
-  try {
-    sqlite = createRequire(import.meta.url).resolve('better-sqlite3');
-  } catch {
-    sqlite = undefined;
-  }
+  const sqlite = sqliteBinding();
   if (sqlite !== undefined) {
-    const answer = await new Promise<{ ok: boolean; result?: unknown; message?: string } | undefined>((resolve) => {
-      const worker = new Worker(INTEGRITY_WORKER, { eval: true, workerData: { file, sqlite } });
-      worker.once('message', (m: { ok: boolean; result?: unknown; message?: string }) => resolve(m));
-      worker.once('error', () => resolve(undefined));
-      worker.once('exit', () => resolve(undefined));
-    });
+    const answer = await runWorker(INTEGRITY_WORKER, { file, sqlite });
     if (answer?.ok === true) return String(answer.result);
     if (answer?.ok === false) throw new Error(answer.message);
   }
