@@ -12,6 +12,7 @@ import type { ReleasePublicKey } from './platform-lane/release-signature.js';
 import { PLATFORM_LANE_VARIABLES } from './config-platform-lane.js';
 import { LOGS_VARIABLES } from './config-logs.js';
 import { BACKUP_VARIABLES, type BackupConfig } from './config-backup.js';
+import { KNOWLEDGE_MAINTENANCE_VARIABLES, type KnowledgeMaintenanceConfig } from './config-knowledge-maintenance.js';
 import {
   bool,
   durationMs,
@@ -36,7 +37,7 @@ export const LogLevel = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'si
 export type LogLevel = (typeof LogLevel)[number];
 
 /** The validated configuration of one platform process. */
-export interface SvcConfig extends BackupConfig {
+export interface SvcConfig extends BackupConfig, KnowledgeMaintenanceConfig {
   /** Control plane API port. @default 8800 */
   readonly port: number;
   /** Knowledge store REST and GraphQL port. @default 7701 */
@@ -747,6 +748,8 @@ export const VARIABLES = {
   ...LOGS_VARIABLES,
   // Platform backups (ADR 0173).
   ...BACKUP_VARIABLES,
+  // Knowledge store backups and lifecycle (docs/adr/0174, 0175).
+  ...KNOWLEDGE_MAINTENANCE_VARIABLES,
   operationWorkerEnabled: {
     name: 'SVC_OPERATION_WORKER',
     description: 'Run the operation worker and recovery (false for candidate APIs)',

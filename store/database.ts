@@ -10,11 +10,14 @@ import * as sqliteVec from 'sqlite-vec';
 export type Db = Database.Database;
 
 /** SQLite `synchronous` levels we use. */
-export const Synchronous = { full: 'FULL', normal: 'NORMAL' } as const;
+export const Synchronous = { full: 'FULL', normal: 'NORMAL', off: 'OFF' } as const;
 export type Synchronous = (typeof Synchronous)[keyof typeof Synchronous];
 
 export interface OpenDatabaseOptions {
-  /** `FULL` fsyncs the WAL on every commit; `NORMAL` only at checkpoints. @default FULL */
+  /**
+   * `FULL` fsyncs the WAL on every commit; `NORMAL` only at checkpoints; `OFF` never (a private file
+   * that is synced as a whole before anything relies on it, such as a backup being written). @default FULL
+   */
   readonly synchronous?: Synchronous;
   /** Load the sqlite-vec extension. @default false */
   readonly vectors?: boolean;

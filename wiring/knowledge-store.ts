@@ -30,6 +30,11 @@ import { acquisitionRoutes } from '../api/knowledge/acquisition-routes.js';
 import { adminApiRoutes } from '../api/knowledge/admin-routes.js';
 import { profilingRoutes } from '../api/knowledge/profiling-routes.js';
 import { WordNetThesaurus } from '../platform/thesaurus/wordnet-thesaurus.js';
+import { maintenanceRoutes, type MaintenanceServices } from '../api/knowledge/maintenance-routes.js';
+import { BackupService } from '../knowledge/maintenance/backup-service.js';
+import { LifecycleService } from '../knowledge/maintenance/lifecycle-service.js';
+import { DoctorSampleWrite } from '../knowledge/maintenance/doctor-sample-write.js';
+import { RankingEvalSnapshots } from '../knowledge/introspection/ranking-eval-snapshots.js';
 
 /** The origin's runtime statistics in snake_case: deployment mode, retrieval and write totals, latency (docs/adr/0036). */
 export function originStats(t: RuntimeTotals) {
@@ -53,6 +58,8 @@ export interface KnowledgeStore {
   readonly servers: readonly RunningServer[];
   /** The services behind the listeners (for in-process tools and benchmarks). */
   readonly services: KnowledgeServices;
+  /** Backups, lifecycle, the doctor's sample write and stored ranking evaluations. */
+  readonly maintenance: MaintenanceServices;
   close(): Promise<void>;
 }
 
@@ -167,6 +174,32 @@ export async function startKnowledgeStore(
     reranker: reranker ? { kind: 'http', model: reranker.model ?? null } : { kind: 'none' },
     extractor: services.ingest.extractor,
   });
+  // Rows changed underneath the services (restore, lifecycle, doctor cleanup): derived state is rebuilt.
+  const afterRestore = () => {
+    services.core.reloadDerived();
+    services.review.forget();
+  };
+  const lifecycle = new LifecycleService(
+    services.core,
+    {
+      retention: config.knowledgeRetention,
+      compactionHorizonMs: config.knowledgeCompactionHorizonMs,
+      intervalMs: config.knowledgeLifecycleIntervalMs,
+      vacuumIntervalMs: config.knowledgeVacuumIntervalMs,
+    },
+    () => services.review.forget(),
+  );
+  const maintenance: MaintenanceServices = {
+    core: services.core,
+    backups: new BackupService(services.core, {
+      dir: config.knowledgeBackupDir,
+      storeFile: store.file,
+      afterRestore,
+    }),
+    lifecycle,
+    doctor: new DoctorSampleWrite(services.core, services, () => services.review.forget()),
+    evalRuns: new RankingEvalSnapshots(store.db, introspection.version, () => services.core.now()),
+  };
   const meta = knowledgeMetaRoutes({ ...introspection, stats });
   const app = createKnowledgeApp({
     logger: log,
@@ -188,6 +221,7 @@ export async function startKnowledgeStore(
     before: [authenticate(tokens, { protectedPrefixes: ['/admin/', '/debug/'] })],
     routers: [
       adminApiRoutes(services, { stats, totals: () => metrics.totals(), version: introspection.version }),
+      maintenanceRoutes(maintenance),
       profilingRoutes(),
     ],
     webRoot: builtWebPage('knowledge-admin'),
@@ -201,6 +235,9 @@ export async function startKnowledgeStore(
     store.db.close();
     throw error;
   }
+  const swept = maintenance.backups.sweep();
+  if (swept.length > 0) log.warn({ files: swept }, 'removed what an interrupted knowledge backup or restore left');
+  lifecycle.start((err) => log.warn({ err }, 'knowledge lifecycle run failed'));
   log.info(
     {
       url: rest.url,
@@ -216,7 +253,9 @@ export async function startKnowledgeStore(
     adminUrl: adminServer.url,
     servers: [rest, adminServer],
     services,
+    maintenance,
     async close() {
+      lifecycle.stop();
       await Promise.all([rest.close(), adminServer.close()]);
       await services.core.commits.close();
       thesaurus?.close();

@@ -10,6 +10,7 @@ import { ValidationError } from '../../domain/errors.js';
 import { NAMESPACE_MODES, type NamespaceMode } from '../../domain/knowledge/modes.js';
 import { parseTime } from '../../knowledge/core/time.js';
 import { applyMode } from './origin-compat.js';
+import { retryFatigueMarkdown } from '../../domain/knowledge/retry-fatigue-markdown.js';
 
 /** The review side of the schema. */
 export const REVIEW_SDL = /* GraphQL */ `
@@ -62,6 +63,7 @@ export const REVIEW_SDL = /* GraphQL */ `
     reviewHandoffRetryCandidates(namespace: String = "default"): [RetryCandidate!]!
     reviewHandoffRetryRecommendations(namespace: String = "default"): [RetryRecommendation!]!
     reviewHandoffRetryFatigue(namespace: String = "default", preset: String, owner: String, escalationLevel: String): [RetryFatigueTarget!]!
+    reviewHandoffRetryFatigueMarkdown(namespace: String = "default", preset: String, owner: String, escalationLevel: String): String!
     reviewDecisions(namespace: String = "default"): [ReviewDecision!]!
   }
 
@@ -161,6 +163,17 @@ export function reviewResolvers(services: KnowledgeServices, tenant: string, req
           escalationLevel: opt(a.escalationLevel),
         }).targets,
       ),
+    // The Markdown form of the same report (review-handoff-retry-fatigue-markdown, ADR 0178).
+    reviewHandoffRetryFatigueMarkdown: (a: Args) =>
+      retryFatigueMarkdown({
+        namespace: a.namespace,
+        ...services.handoffs.retryFatigue(tenant, a.namespace, {
+          preset: opt(a.preset),
+          owner: opt(a.owner),
+          escalationLevel: opt(a.escalationLevel),
+        }),
+        generatedAt: new Date(services.core.now()).toISOString(),
+      }),
     reviewDecisions: (a: Args) => camel(services.review.decisions(tenant, a.namespace)),
     validateClaim: feedback('validate'),
     refuteClaim: feedback('refute'),

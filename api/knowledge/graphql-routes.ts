@@ -54,7 +54,7 @@ export const KNOWLEDGE_SDL = /* GraphQL */ `
   }
   type SearchResult { totalCount: Int! nodes: [SearchNode!]! }
 
-  type Feature { name: String! status: String! since: String! description: String! }
+  type Feature { name: String! status: String! since: String! description: String! family: String }
   type Migration { version: Int! name: String! appliedAt: String }
   type VersionInfo {
     version: String!

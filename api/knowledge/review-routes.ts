@@ -25,6 +25,10 @@ import {
   validateWorkerCycle,
 } from './review-schemas.js';
 import { applyMode, present, presentList } from './origin-compat.js';
+import { retryFatigueMarkdown } from '../../domain/knowledge/retry-fatigue-markdown.js';
+
+/** Forms of the retry-fatigue report: `json` (default) or `markdown` (also chosen by `Accept: text/markdown`). */
+const FATIGUE_FORMATS = ['json', 'markdown'] as const;
 
 /** Queue thresholds from snake_case query parameters. */
 function thresholdParams(ctx: Context) {
@@ -223,11 +227,25 @@ export function reviewRoutes(services: KnowledgeServices): Router {
 
   router.get('/review/handoff-webhooks/retry-fatigue', (ctx) => {
     const { tenant } = requirePermission(ctx, 'read');
-    ctx.body = services.handoffs.retryFatigue(tenant, ns(ctx), {
+    const format =
+      enumParam(ctx, 'format', FATIGUE_FORMATS) ??
+      (ctx.accepts('json', 'text/markdown') === 'text/markdown' ? 'markdown' : 'json');
+    const report = services.handoffs.retryFatigue(tenant, ns(ctx), {
       preset: stringParam(ctx, 'preset'),
       owner: stringParam(ctx, 'owner'),
       escalationLevel: enumParam(ctx, 'escalation_level', ESCALATION_LEVELS),
     });
+    if (format === 'markdown') {
+      // The Markdown form (review-handoff-retry-fatigue-markdown): the same report, rendered (ADR 0178).
+      ctx.type = 'text/markdown; charset=utf-8';
+      ctx.body = retryFatigueMarkdown({
+        namespace: ns(ctx),
+        ...report,
+        generatedAt: new Date(services.core.now()).toISOString(),
+      });
+      return;
+    }
+    ctx.body = report;
   });
 
   router.post('/review/handoff-webhooks/retry', async (ctx) => {

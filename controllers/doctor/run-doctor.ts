@@ -38,6 +38,7 @@ import {
 import { managedPostgresLayout } from '../../platform/postgres/managed-postgres.js';
 import { firstBlockedFolder } from '../../platform/postgres/managed-postgres-layout.js';
 import { processAlive, readPostmasterPid } from '../../platform/postgres/postmaster-pid.js';
+import { knowledgeSampleWriteCheck } from './knowledge-check.js';
 import { HOSTED_MARKER, HOSTED_ROOT, HOSTED_SUBFOLDERS, readHostedFolder } from '../../platform/files/hosted-folder.js';
 
 /** The Node version the package declares (`engines.node`). */
@@ -91,6 +92,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   );
   checks.push(...cgroupChecks(options.cgroupRoot));
   checks.push(...(await portChecks(config)));
+  checks.push(await knowledgeSampleWriteCheck(config));
   checks.push(...dataFolderChecks(config));
   checks.push(...appIsolationChecks(config));
   checks.push(await clockCheck());

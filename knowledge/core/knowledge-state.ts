@@ -104,6 +104,17 @@ export class KnowledgeState {
     return t;
   }
 
+  /**
+   * Rebuilds what is derived in memory from `knowledge.db` after its rows changed underneath the
+   * services (a restore): the vector index and the transaction clock.
+   */
+  reloadDerived(): void {
+    this.index.clear();
+    for (const dims of this.vectors.dimensions()) this.index.load(this.vectors.all(dims));
+    const last = this.db.prepare('SELECT max(tx_from) AS t FROM kn_versions').get() as { t: number | null };
+    this.#lastTx = Math.max(this.#lastTx, last.t ?? 0);
+  }
+
   newId(): string {
     return randomUUID();
   }

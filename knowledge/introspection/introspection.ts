@@ -10,7 +10,16 @@ export interface Feature {
   readonly status: 'stable' | 'preview';
   readonly since: string;
   readonly description: string;
+  /**
+   * The family of the spec's "Versioning" 2 a feature belongs to (`backup`, `restore`, `lifecycle`,
+   * `doctor`); its name starts with the family. Absent for features outside those families.
+   */
+  readonly family?: FeatureFamily;
 }
+
+/** The feature families the spec names (docs/adr/0178). */
+export const FEATURE_FAMILIES = ['backup', 'restore', 'lifecycle', 'doctor'] as const;
+export type FeatureFamily = (typeof FEATURE_FAMILIES)[number];
 
 /** Features this release serves. Append as capabilities land. */
 export const FEATURES: readonly Feature[] = [
@@ -260,6 +269,106 @@ export const FEATURES: readonly Feature[] = [
     since: 'v0.1.0',
     description:
       'Concurrent writes share one transaction and one fsync; POST /write/batch (extension) writes up to 1,000 nodes in order with per-item results.',
+  },
+  {
+    name: 'snapshot-backup-restore',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'backup',
+    description:
+      'Per-namespace and whole-store backups over the admin API, restored after checks; a namespace restore replaces that namespace only (docs/adr/0174).',
+  },
+  {
+    name: 'backup-namespace',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'backup',
+    description:
+      "POST /admin/api/backups {scope: namespace}: a consistent online copy of one namespace's rows, taken in bounded steps from a read snapshot.",
+  },
+  {
+    name: 'backup-store',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'backup',
+    description:
+      'POST /admin/api/backups {scope: store}: the whole knowledge.db through the SQLite online backup API in steps, synced before it is listed.',
+  },
+  {
+    name: 'backup-catalog',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'backup',
+    description:
+      'Backups listed with SHA-256, size, schema migration and row counts; downloaded, uploaded (checked like a restore) and deleted.',
+  },
+  {
+    name: 'restore-namespace',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'restore',
+    description: 'POST /admin/api/backups/{id}/restore {scope: namespace}: replaces one namespace in one transaction.',
+  },
+  {
+    name: 'restore-store',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'restore',
+    description:
+      'POST /admin/api/backups/{id}/restore {scope: store}: replaces every namespace of the store in one transaction.',
+  },
+  {
+    name: 'restore-verification',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'restore',
+    description:
+      'A changed, corrupt, foreign or newer-version backup is refused with a 422 naming why, and nothing is changed.',
+  },
+  {
+    name: 'lifecycle-retention',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'lifecycle',
+    description:
+      'Nodes of a memory type (working memory) expire an age after their last write unless referenced; off by default (SVC_KNOWLEDGE_RETENTION), previewable.',
+  },
+  {
+    name: 'lifecycle-compaction',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'lifecycle',
+    description:
+      'Superseded versions closed before a horizon are removed; current and referenced versions never are; off by default (SVC_KNOWLEDGE_COMPACTION_HORIZON), previewable.',
+  },
+  {
+    name: 'lifecycle-vacuum',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'lifecycle',
+    description: 'VACUUM on a schedule (SVC_KNOWLEDGE_VACUUM_INTERVAL) or on request, with the size before and after.',
+  },
+  {
+    name: 'doctor-sample-write',
+    status: 'stable',
+    since: 'v0.1.0',
+    family: 'doctor',
+    description:
+      'A sample write, retrieve and retract in a scratch namespace that is removed afterwards (POST /admin/api/doctor/sample-write; svc doctor runs it).',
+  },
+  {
+    name: 'ranking-eval-snapshots',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Ranking evaluation runs stored with their figures, listed over time and compared two at a time (/admin/api/ranking-eval/snapshots).',
+  },
+  {
+    name: 'review-handoff-retry-fatigue-markdown',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'The retry-fatigue report as Markdown: REST format=markdown or Accept: text/markdown, GraphQL reviewHandoffRetryFatigueMarkdown.',
   },
 ];
 

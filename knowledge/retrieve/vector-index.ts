@@ -119,6 +119,17 @@ export class DimensionIndex {
     if (key >= 0) this.#nsOpen[slot] = -1 - key;
   }
 
+  /**
+   * Forgets version `vid` (its row was deleted by lifecycle or a restore): its slot stays, marked with
+   * a key no namespace filter matches, and is never returned again.
+   */
+  remove(vid: number): void {
+    const slot = this.#slots.get(vid);
+    if (slot === undefined) return;
+    this.#nsOpen[slot] = REMOVED;
+    this.#slots.delete(vid);
+  }
+
   /** The unit vector of `vid`, or undefined. */
   vector(vid: number): Float32Array | undefined {
     const slot = this.#slots.get(vid);
@@ -319,6 +330,9 @@ function popcountXor(codes: Uint32Array, offset: number, qc: Uint32Array, from: 
   return d;
 }
 
+/** The namespace key of a removed slot: neither an open (ns id) nor a closed (-1 - ns id) key of any namespace. */
+const REMOVED = -2_147_483_648;
+
 /** Indexes of every dimension in use. */
 export class VectorIndex {
   readonly #byDims = new Map<number, DimensionIndex>();
@@ -348,6 +362,17 @@ export class VectorIndex {
 
   vector(dims: number, vid: number): Float32Array | undefined {
     return this.#byDims.get(dims)?.vector(vid);
+  }
+
+  /** Forgets deleted versions (see {@link DimensionIndex.remove}). */
+  remove(dims: number, vids: Iterable<number>): void {
+    const index = this.#byDims.get(dims);
+    if (index) for (const vid of vids) index.remove(vid);
+  }
+
+  /** Drops every vector (before a reload from the vector tables after a restore). */
+  clear(): void {
+    this.#byDims.clear();
   }
 
   search(query: Float32Array, k: number, filter: VectorFilter, options?: VectorQueryOptions): VectorHit[] {

@@ -112,6 +112,11 @@ export class ReviewService {
     return namespaces.length;
   }
 
+  /** Drops every derived index (the rows changed underneath: a restore or a lifecycle run); the next read rebuilds. */
+  forget(): void {
+    this.#indexes.clear();
+  }
+
   /** Full index rebuilds of one namespace's default-threshold index (for tests and metrics). */
   rebuildsOf(ns: Namespace): number {
     const t = ReviewService.thresholds();

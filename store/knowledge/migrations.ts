@@ -297,4 +297,23 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
       CREATE VIRTUAL TABLE kn_text_vocab USING fts5vocab(kn_text, row);
     `,
   },
+  {
+    version: 6,
+    name: 'ranking-eval-snapshots',
+    // Stored ranking evaluation runs, listed and compared over time: docs/adr/0177. Store-wide (no
+    // namespace): the evaluation runs on its own corpus, never on a tenant's data.
+    sql: `
+      CREATE TABLE kn_eval_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        run_id TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL,
+        svc_version TEXT NOT NULL,
+        top_k INTEGER NOT NULL,
+        label TEXT,
+        summary TEXT NOT NULL,
+        report TEXT NOT NULL
+      );
+      CREATE INDEX kn_eval_runs_created ON kn_eval_runs (created_at, id);
+    `,
+  },
 ];

@@ -41,6 +41,7 @@ test('svc doctor passes on this host and reports every check', async (t) => {
       'ports.control',
       'ports.knowledge',
       'ports.knowledge-admin',
+      'knowledge.sample-write',
       'data.layout',
       'data.permissions',
       'data.disk',
