@@ -10,6 +10,9 @@ import { openControlStore } from '../store/open-stores.js';
 import type { Db } from '../store/database.js';
 import { listen, type RunningServer } from '../api/http/listen.js';
 import { createControlApp } from '../api/control/server/control-app.js';
+import { auditRoutes } from '../api/control/audit/audit-routes.js';
+import { receiptMiddleware } from '../api/control/audit/receipt-middleware.js';
+import { startAuditReceipts } from './control/audit.js';
 import { metaRoutes, type Capability } from '../api/control/server/meta-routes.js';
 import { validateRoutes } from '../api/control/apps/validate-routes.js';
 import { schemaRoutes } from '../api/control/apps/schema-routes.js';
@@ -348,7 +351,15 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     dataDir: config.dataDir,
     wake,
   });
+  const receipts = startAuditReceipts({
+    profile: config.profile,
+    dataDir: config.dataDir,
+    hostedDir: hosted.path,
+    db: store.db,
+    logger: log,
+  });
   const deploys = startDeploys({
+    ...(receipts ? { receipts } : {}),
     snapshot: async (app, commit) => {
       const entry = await snapshots.take(app, 'predeploy', commit);
       return { message: `dumped ${entry.database} to ${entry.filename} (${entry.sizeBytes} bytes)` };
@@ -432,6 +443,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     ),
   ];
   routers.push(logsRoutes(logs));
+  routers.push(auditRoutes(receipts));
   routers.push(scopedTokensRoutes(accessTokens));
   const execApi = startExec(config, {
     db: store.db,
@@ -495,6 +507,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     requireExplicitAuth: config.requireExplicitAuth,
     routers,
     beforeAuth: [admissionNoStore],
+    ...(receipts ? { afterAuth: [receiptMiddleware(receipts)] } : {}),
     scopedToken,
     ...(edgeIdentity ? { edgeIdentity } : {}),
     webRoot: builtWebPage('console'),
