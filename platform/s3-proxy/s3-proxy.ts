@@ -43,6 +43,8 @@ export interface S3ProxyOptions {
 export interface S3Proxy {
   /** `http://127.0.0.1:<port>`: what apps receive as `S3_ENDPOINT`. */
   readonly url: string;
+  /** Its metric families, to register on another registry too. */
+  readonly metrics: readonly Counter<string>[];
   close(): Promise<void>;
 }
 
@@ -281,6 +283,7 @@ export async function startS3Proxy(options: S3ProxyOptions): Promise<S3Proxy> {
   const address = server.address() as AddressInfo;
   return {
     url: `http://${address.address}:${address.port}`,
+    metrics: [refusals, forwarded],
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
