@@ -180,6 +180,12 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
       'Scoped access tokens (events:read, metrics:read, logs:read): issued by an administrator, shown once, kept as SHA-256, revocable.',
   },
   {
+    name: 'audit-receipts',
+    routes: ['GET /api/v1/audit/receipts', 'GET /api/v1/audit/verify'],
+    description:
+      'Production profile: Ed25519-signed, hash-chained receipts reserved before every mutation; a mutation whose receipt cannot be written does not happen (ADR 0187).',
+  },
+  {
     name: 'cron',
     routes: [
       'POST /api/apps/{id}/cron/trigger',
