@@ -26,6 +26,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   { names: ['invoke', 'functions'], load: async () => (await import('./commands/functions.js')).registerFunctions },
   { names: ['logs'], load: async () => (await import('./commands/logs.js')).registerLogs },
   { names: ['exec'], load: async () => (await import('./commands/exec.js')).registerExec },
+  { names: ['audit'], load: async () => (await import('./commands/audit.js')).registerAudit },
   { names: ['tokens'], load: async () => (await import('./commands/tokens.js')).registerTokens },
   { names: ['inbox'], load: async () => (await import('./commands/inbox.js')).registerInbox },
   { names: ['backup', 'restore'], load: async () => (await import('./commands/backup.js')).registerBackup },

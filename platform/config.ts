@@ -93,6 +93,8 @@ export interface SvcConfig extends BackupConfig, KnowledgeMaintenanceConfig {
   readonly s3Region: string;
   /** Path-style addressing (needed by most self-hosted stores). @default true */
   readonly s3ForcePathStyle: boolean;
+  /** Port of the S3 proxy on loopback (ADR 0188); undefined: no proxy. */
+  readonly s3ProxyPort: number | undefined;
   /** File of knowledge store tokens, one `tenant:permissions:secret` per line (`#` comments). */
   readonly knowledgeTokensFile: string | undefined;
   /** Base URL of an OpenAI-compatible embeddings endpoint; unset means no embedder. */
@@ -875,6 +877,19 @@ export const VARIABLES = {
     description: 'S3 region',
     defaultText: 'us-east-1',
     parse: (raw) => optional(raw) ?? 'us-east-1',
+  },
+  s3ProxyPort: {
+    name: 'SVC_S3_PROXY_PORT',
+    description:
+      "Loopback port of the S3 proxy that enforces apps' bucket access (ADR 0188); needs SVC_S3_*; 0 picks a free port. Unset: no proxy, and apps get no S3 credentials",
+    defaultText: '(off)',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value === undefined) return undefined;
+      if (!/^\d+$/.test(value) || Number(value) > 65535)
+        throw new ConfigError('SVC_S3_PROXY_PORT', `"${value}" is not a port number (0-65535)`);
+      return Number(value);
+    },
   },
   s3ForcePathStyle: {
     name: 'SVC_S3_FORCE_PATH_STYLE',

@@ -10,6 +10,10 @@ import { openControlStore } from '../store/open-stores.js';
 import type { Db } from '../store/database.js';
 import { listen, type RunningServer } from '../api/http/listen.js';
 import { createControlApp } from '../api/control/server/control-app.js';
+import { auditRoutes } from '../api/control/audit/audit-routes.js';
+import { receiptMiddleware } from '../api/control/audit/receipt-middleware.js';
+import { startAuditReceipts } from './control/audit.js';
+import { startS3ProxyFor, type S3ProxyWiring } from './control/s3-proxy.js';
 import { metaRoutes, type Capability } from '../api/control/server/meta-routes.js';
 import { validateRoutes } from '../api/control/apps/validate-routes.js';
 import { schemaRoutes } from '../api/control/apps/schema-routes.js';
@@ -103,6 +107,8 @@ export interface ControlPlane {
   readonly routing: Routing;
   /** The managed PostgreSQL server of app databases; undefined with an external server. */
   readonly managedPostgres: ManagedPostgres | undefined;
+  /** The S3 proxy apps reach object storage through (`SVC_S3_PROXY_PORT`, ADR 0188). */
+  readonly s3Proxy: S3ProxyWiring | undefined;
   /** Stops everything; `restart`: the host agent restarts this API, so the managed PostgreSQL server keeps running for the next API to adopt. */
   close(options?: { restart?: boolean }): Promise<void>;
 }
@@ -172,6 +178,12 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
     ],
     description:
       'Scoped access tokens (events:read, metrics:read, logs:read): issued by an administrator, shown once, kept as SHA-256, revocable.',
+  },
+  {
+    name: 'audit-receipts',
+    routes: ['GET /api/v1/audit/receipts', 'GET /api/v1/audit/verify'],
+    description:
+      'Production profile: Ed25519-signed, hash-chained receipts reserved before every mutation; a mutation whose receipt cannot be written does not happen (ADR 0187).',
   },
   {
     name: 'cron',
@@ -257,10 +269,28 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
         logger: log.child({ component: 'app-databases' }),
       })
     : undefined;
+  let s3Proxy: S3ProxyWiring | undefined;
+  try {
+    s3Proxy = await startS3ProxyFor(config, {
+      db: store.db,
+      hostedDir: hosted.path,
+      ...(credentialOwner ? { owner: credentialOwner } : {}),
+      logger: log,
+    });
+  } catch (error) {
+    store.db.close();
+    await database.managed?.close();
+    throw error;
+  }
   const reconcilers = await startReconcilers({
     db: store.db,
-    ...(appDatabases
-      ? { infrastructure: (app: string, spec: CanonicalAppSpec) => appDatabases.settingsFor(app, spec) }
+    ...(appDatabases || s3Proxy
+      ? {
+          infrastructure: async (app: string, spec: CanonicalAppSpec) => ({
+            ...(appDatabases ? await appDatabases.settingsFor(app, spec) : {}),
+            ...(s3Proxy ? s3Proxy.settingsFor(app, spec) : {}),
+          }),
+        }
       : {}),
     appsDir: config.appsDir,
     dataDir: hosted.path,
@@ -322,6 +352,8 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   });
   let controlUrl = '';
   const eventApi = await startEventApi(config, store.db, reconcilers, log);
+  // The proxy counts refusals from its start; its families join the registry /metrics serves.
+  for (const metric of s3Proxy?.proxy.metrics ?? []) eventApi.metrics.registry.registerMetric(metric);
   const postgres = database.tools;
   const s3 =
     config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined
@@ -348,7 +380,15 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     dataDir: config.dataDir,
     wake,
   });
+  const receipts = startAuditReceipts({
+    profile: config.profile,
+    dataDir: config.dataDir,
+    hostedDir: hosted.path,
+    db: store.db,
+    logger: log,
+  });
   const deploys = startDeploys({
+    ...(receipts ? { receipts } : {}),
     snapshot: async (app, commit) => {
       const entry = await snapshots.take(app, 'predeploy', commit);
       return { message: `dumped ${entry.database} to ${entry.filename} (${entry.sizeBytes} bytes)` };
@@ -432,6 +472,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     ),
   ];
   routers.push(logsRoutes(logs));
+  routers.push(auditRoutes(receipts));
   routers.push(scopedTokensRoutes(accessTokens));
   const execApi = startExec(config, {
     db: store.db,
@@ -495,6 +536,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     requireExplicitAuth: config.requireExplicitAuth,
     routers,
     beforeAuth: [admissionNoStore],
+    ...(receipts ? { afterAuth: [receiptMiddleware(receipts)] } : {}),
     scopedToken,
     ...(edgeIdentity ? { edgeIdentity } : {}),
     webRoot: builtWebPage('console'),
@@ -538,6 +580,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     deploys,
     routing,
     managedPostgres: database.managed,
+    s3Proxy,
     close(options = {}) {
       // Idempotent: a second call waits for the first.
       closing ??= closeAll(server, options.restart === true);
@@ -554,6 +597,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await routing.close();
     await deploys.close();
     s3?.destroy();
+    await s3Proxy?.proxy.close();
     await eventApi.services.events.flushed();
     await reconcilers.close();
     logs.close();

@@ -5,6 +5,7 @@
  * module only when they run.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { apiGet, type ApiClientOptions } from '../api-client.js';
@@ -56,6 +57,26 @@ function encryptedFilesUnder(appsDir: string): string[] {
   return out;
 }
 
+/**
+ * Runs a change of the host key behind an audit receipt when the data folder keeps receipts
+ * (production, ADR 0187): a receipt that cannot be written stops the change.
+ */
+async function withHostKeyReceipt<T>(dir: string, action: string, run: () => Promise<T>): Promise<T> {
+  const { hostKeyReceipts } = await import('../../wiring/control/audit.js');
+  const receipts = hostKeyReceipts(dir, process.env.SVC_PROFILE);
+  if (receipts === undefined) return run();
+  try {
+    return await receipts.guard({
+      reservation: { actor: `cli:${os.userInfo().username}`, action, target: 'host-key' },
+      run,
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === 'audit_receipt_unavailable')
+      throw new CliError((error as Error).message, ExitCode.failed);
+    throw error;
+  }
+}
+
 /** Registers `secrets` and its subcommands. */
 export function registerSecrets(program: Command): void {
   const secrets = program
@@ -100,7 +121,9 @@ export function registerSecrets(program: Command): void {
     .action(async (opts: { dataDir?: string }) => {
       const { ensureHostIdentity, hostIdentityPath } = await age();
       const file = hostIdentityPath(dataDir(opts.dataDir));
-      const { recipient, created } = await ensureHostIdentity(file);
+      const { recipient, created } = await withHostKeyReceipt(dataDir(opts.dataDir), 'secrets.init-key', () =>
+        ensureHostIdentity(file),
+      );
       process.stderr.write(`${created ? 'created' : 'kept the existing'} host identity ${file}\n`);
       process.stdout.write(`${recipient}\n`);
     });
@@ -176,10 +199,13 @@ export function registerSecrets(program: Command): void {
       if (!fs.existsSync(appsDir)) throw new CliError(`apps folder ${appsDir} does not exist`, ExitCode.usage);
       let receipt;
       try {
-        receipt = await rotateHostIdentity(hostIdentityPath(dataDir(opts.dataDir)), encryptedFilesUnder(appsDir), {
-          dropPrevious: opts.dropPrevious === true,
-        });
+        receipt = await withHostKeyReceipt(dataDir(opts.dataDir), 'secrets.rotate-key', () =>
+          rotateHostIdentity(hostIdentityPath(dataDir(opts.dataDir)), encryptedFilesUnder(appsDir), {
+            dropPrevious: opts.dropPrevious === true,
+          }),
+        );
       } catch (error) {
+        if (error instanceof CliError) throw error;
         throw new CliError((error as Error).message, ExitCode.failed);
       }
       process.stdout.write(

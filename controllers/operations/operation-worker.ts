@@ -23,6 +23,7 @@ import {
 import { purgeExpiredIdempotencyKeys } from '../../store/control/idempotency.js';
 import { RetryableOperationError } from '../errors.js';
 import type { OperationHandlers } from './operation-handlers.js';
+import type { AuditReceipts } from '../audit/audit-receipts.js';
 
 /** Behaviour while operations are active and the platform is asked to stop or upgrade (`SVC_DRAIN_MODE`). */
 export const DrainMode = { fail: 'fail', wait: 'wait', force: 'force' } as const;
@@ -45,7 +46,16 @@ export interface OperationWorkerOptions {
   readonly enabled?: boolean;
   /** Stages of a running `platform.upgrade` during which no app operation is claimed. @default none */
   readonly holdStages?: readonly string[];
+  /**
+   * Audit receipts (production profile, ADR 0187): each operation of a mutating kind reserves a
+   * signed receipt before its handler runs; when the receipt cannot be written, the operation fails
+   * without running. @default none
+   */
+  readonly receipts?: AuditReceipts;
 }
+
+/** Kinds that only check and change nothing: they reserve no receipt. */
+const CHECK_ONLY_KINDS: ReadonlySet<string> = new Set(['app.preflight', 'platform.preflight', 'platform.smoke']);
 
 /** The queue and drain state served by `GET /api/operations/active`. */
 export interface DrainState {
@@ -370,15 +380,30 @@ export class OperationWorker {
       const db = this.#options.db;
       try {
         if (!handler) throw new Error(`no handler for kind ${operation.kind}`);
-        const result = await handler.run({
-          operation,
-          signal: controller.signal,
-          logger: log,
-          stage: (stage, mutable) => {
-            if (!recordStage(db, operation.id, this.owner, stage, mutable))
-              throw new Error(`operation ${operation.id} is no longer held by this worker`);
-          },
-        });
+        const run = () =>
+          handler.run({
+            operation,
+            signal: controller.signal,
+            logger: log,
+            stage: (stage, mutable) => {
+              if (!recordStage(db, operation.id, this.owner, stage, mutable))
+                throw new Error(`operation ${operation.id} is no longer held by this worker`);
+            },
+          });
+        const receipts = this.#options.receipts;
+        const result =
+          receipts === undefined || CHECK_ONLY_KINDS.has(operation.kind)
+            ? await run()
+            : await receipts.guard({
+                reservation: {
+                  actor: 'operation-worker',
+                  action: operation.kind,
+                  target: operation.app === null ? 'platform' : `app:${operation.app}`,
+                  refs: { operation: operation.id, attempt: String(operation.attempts) },
+                },
+                run,
+                refsOf: () => ({ operation: operation.id }),
+              });
         await this.#finish({ id: operation.id, status: 'succeeded', ...(result ? { result } : {}) });
       } catch (error) {
         if (controller.signal.aborted && this.#stopping) return;

@@ -17,7 +17,9 @@ function hostForUrl(host: string): string {
  * - redis: `REDIS_URL`, `REDIS_NAMESPACE`; kafka: `KAFKA_BROKERS`, `KAFKA_TOPICS` (comma-separated);
  * - nats: `NATS_URL`, `NATS_STREAMS` (comma-separated);
  * - object storage: `S3_ENDPOINT`, `S3_REGION`, and per bucket `S3_BUCKET_<ENV>` (the bucket name) and
- *   `S3_BUCKET_<ENV>_PREFIX` when it has a prefix; `<ENV>` is the canonical bucket alias.
+ *   `S3_BUCKET_<ENV>_PREFIX` when it has a prefix; `<ENV>` is the canonical bucket alias; behind the
+ *   platform's S3 proxy also `S3_FORCE_PATH_STYLE`, `S3_ACCESS_KEY_ID`, `AWS_ENDPOINT_URL_S3` and
+ *   `AWS_SHARED_CREDENTIALS_FILE` (the app's key file; the AWS SDKs read it with no code).
  *
  * Infrastructure the spec does not declare gives nothing, even when settings exist; declared
  * infrastructure without settings gives what the spec alone knows, with a warning.
@@ -79,6 +81,12 @@ export function infrastructureEnvironment(
     else {
       env.S3_ENDPOINT = settings.s3.endpoint;
       if (settings.s3.region !== undefined) env.S3_REGION = settings.s3.region;
+      if (settings.s3.credentialsFile !== undefined) {
+        env.S3_FORCE_PATH_STYLE = 'true';
+        env.AWS_ENDPOINT_URL_S3 = settings.s3.endpoint;
+        env.AWS_SHARED_CREDENTIALS_FILE = settings.s3.credentialsFile;
+        if (settings.s3.accessKeyId !== undefined) env.S3_ACCESS_KEY_ID = settings.s3.accessKeyId;
+      }
     }
   }
   return env;

@@ -33,7 +33,16 @@ export interface TranslationInfrastructure {
   /** Comma-separated broker addresses. */
   readonly kafka?: { readonly brokers: string };
   readonly nats?: { readonly url: string };
-  readonly s3?: { readonly endpoint: string; readonly region?: string };
+  readonly s3?: {
+    readonly endpoint: string;
+    readonly region?: string;
+    /**
+     * The app's own key for the platform's S3 proxy (ADR 0188): an AWS shared-credentials file,
+     * given as `AWS_SHARED_CREDENTIALS_FILE`, and its (not secret) access key id.
+     */
+    readonly credentialsFile?: string;
+    readonly accessKeyId?: string;
+  };
 }
 
 /** Everything {@link translateApp} needs besides the canonical spec. */

@@ -19,6 +19,7 @@ import { DeployService } from '../../controllers/pipeline/deploy-service.js';
 import type { PipelineDependencies } from '../../controllers/pipeline/pipeline-context.js';
 import { releaseInFlightIdempotencyKeys } from '../../store/control/idempotency.js';
 import type { Deploys } from '../../controllers/pipeline/deploys.js';
+import type { AuditReceipts } from '../../controllers/audit/audit-receipts.js';
 
 /** Options of `startDeploys`. */
 export interface StartDeploysOptions {
@@ -43,6 +44,8 @@ export interface StartDeploysOptions {
   readonly snapshot?: PipelineDependencies['snapshot'];
   readonly migrate?: PipelineDependencies['migrate'];
   readonly route?: PipelineDependencies['route'];
+  /** Audit receipts reserved before each mutating operation (production profile, ADR 0187). */
+  readonly receipts?: AuditReceipts;
   /** Extra handlers (snapshots, restores, migrations) registered before the worker starts. */
   readonly register?: (handlers: OperationHandlers, wake: () => void) => void;
 }
@@ -63,6 +66,7 @@ export function startDeploys(options: StartDeploysOptions): Deploys {
     ...(options.workerEnabled !== undefined ? { enabled: options.workerEnabled } : {}),
     // App operations wait while the host agent drains, promotes and restarts the API (ADR 0086).
     holdStages: HOLD_STAGES,
+    ...(options.receipts ? { receipts: options.receipts } : {}),
   });
   const deps = {
     db: options.db,

@@ -26,6 +26,8 @@ export interface ControlAppOptions {
   readonly webRoot?: string;
   /** Middleware run before authentication, so its headers are on every answer, refusals included. */
   readonly beforeAuth?: readonly Middleware[];
+  /** Middleware run after authentication and body parsing, before the routers (audit receipts). */
+  readonly afterAuth?: readonly Middleware[];
   /** Receives the final status of every answered request except scrapes of `/metrics` (the recent access ring). */
   readonly access?: AccessRecorder;
 }
@@ -60,6 +62,7 @@ export function createControlApp(options: ControlAppOptions): Koa {
     }),
   );
   app.use(jsonBodyParser(options.bodyLimitBytes));
+  for (const middleware of options.afterAuth ?? []) app.use(middleware);
   for (const router of options.routers) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));

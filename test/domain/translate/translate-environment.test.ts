@@ -160,6 +160,29 @@ test('infrastructureEnvironment adds S3_REGION when the platform gives one', (t)
   });
 });
 
+test('infrastructureEnvironment gives an app behind the S3 proxy its key file, key id and path-style endpoint', (t) => {
+  const spec = canonical({
+    name: 'shop',
+    processes: { web: { port: 1 } },
+    infrastructure: { objectStorage: { buckets: [{ name: 'photos', access: 'readOnly' }] } },
+  });
+  const s3 = {
+    endpoint: 'http://127.0.0.1:8890',
+    region: 'us-east-1',
+    credentialsFile: '/data/s3-credentials/shop.ini',
+    accessKeyId: 'SVCAPP73686F70',
+  };
+  t.deepEqual(infrastructureEnvironment(spec, { s3 }), {
+    S3_BUCKET_PHOTOS: 'photos',
+    S3_ENDPOINT: 'http://127.0.0.1:8890',
+    S3_REGION: 'us-east-1',
+    S3_FORCE_PATH_STYLE: 'true',
+    AWS_ENDPOINT_URL_S3: 'http://127.0.0.1:8890',
+    AWS_SHARED_CREDENTIALS_FILE: '/data/s3-credentials/shop.ini',
+    S3_ACCESS_KEY_ID: 'SVCAPP73686F70',
+  });
+});
+
 test('infrastructureEnvironment warns when two buckets share an env alias', (t) => {
   const spec = canonical({
     name: 'shop',
