@@ -24,7 +24,7 @@ function inert(out: RawFinding[], path: PathSegment[], detail: string): void {
   out.push({ path, rule: SpecRule.fieldInert, detail, severity: FindingSeverity.warning });
 }
 
-/** Bucket settings the platform does not apply yet: no credentials are scoped to an access, no bucket is made public. */
+/** Bucket settings the platform may not apply: access is enforced only by the S3 proxy (ADR 0188), no bucket is made public. */
 function checkObjectStorage(spec: Fields, out: RawFinding[]): void {
   const storage = isRecord(spec.infrastructure) ? spec.infrastructure.objectStorage : undefined;
   if (!isRecord(storage)) return;
@@ -42,7 +42,7 @@ function checkObjectStorage(spec: Fields, out: RawFinding[]): void {
       inert(
         out,
         [...at, 'access'],
-        `is not enforced yet: the app is given the bucket's name and the store's endpoint, not credentials scoped to "${bucket.access}", so the credentials it brings decide what it may do; scope them yourself until per-bucket credentials exist`,
+        `is enforced only through the platform's S3 proxy (SVC_S3_PROXY_PORT, docs/object-storage.md), which gives the app a key scoped to "${bucket.access}"; without the proxy the app is given the bucket's name and the store's endpoint, and the credentials it brings decide what it may do`,
       );
     if (bucket.public === true)
       inert(
