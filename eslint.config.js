@@ -84,6 +84,7 @@ export default tseslint.config(
       'schemas/types.generated.ts',
       'schemas/validators.generated.ts',
       'eslint.config.js',
+      'ava.compiled.config.mjs',
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,

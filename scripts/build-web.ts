@@ -11,8 +11,9 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { checkoutRoot } from './checkout-root.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = checkoutRoot(import.meta.dirname);
 
 /** One page: its folder under `web/` and its document title. */
 interface WebPage {

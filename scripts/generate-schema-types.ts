@@ -9,13 +9,14 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { compile, compileFromFile, type Options } from 'json-schema-to-typescript';
+import { checkoutRoot } from './checkout-root.js';
 
 /** A JSON Schema as json-schema-to-typescript accepts it. */
 type JSONSchema4 = Parameters<typeof compile>[0];
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = checkoutRoot(import.meta.dirname);
 
 /** Where the generated types are written, relative to the package root. */
 export const generatedTypesPath = path.join(root, 'schemas', 'types.generated.ts');

@@ -7,11 +7,12 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Ajv } from 'ajv';
 import * as standalone from 'ajv/dist/standalone/index.js';
+import { checkoutRoot } from './checkout-root.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const root = checkoutRoot(import.meta.dirname);
 
 /** Where the generated validators are written. */
 export const generatedValidatorsPath = path.join(root, 'schemas', 'validators.generated.ts');

@@ -40,12 +40,22 @@ fi
 echo "== checks took $(($(date +%s) - start))s"
 
 echo "== tests"
-# The programs the tests start run from the dist/ just built (test/helpers/cli.ts, ADR 0158).
+# The tests, and the programs they start, run from the dist/ just built (ava.compiled.config.mjs,
+# test/helpers/cli.ts; ADR 0158). Files named on the command line are test/… sources: their
+# compiled copies run.
 export SVC_FROM_SOURCE=0
+files=()
+for arg in "$@"; do
+  case "$arg" in
+  test/*.ts) files+=("dist/${arg%.ts}.js") ;;
+  *) files+=("$arg") ;;
+  esac
+done
+set -- "${files[@]+"${files[@]}"}"
 # Most test files wait on real processes (servers, deploys, PostgreSQL) more than they compute, so
 # more files run at once than there are cores (ADR 0158); SVC_TEST_CONCURRENCY overrides.
 status=0
-npx ava --concurrency "${SVC_TEST_CONCURRENCY:-4}" "$@" 2>&1 | tee "$log" || status=$?
+npx ava --config ava.compiled.config.mjs --concurrency "${SVC_TEST_CONCURRENCY:-4}" "$@" 2>&1 | tee "$log" || status=$?
 node --import tsx scripts/slowest-tests.ts "$log"
 echo "== suite took $(($(date +%s) - start))s (installs excluded)"
 exit "$status"

@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import {
   RELEASE_EXECUTABLE,
@@ -21,9 +20,10 @@ import {
 import { defaultReleaseLabel } from '../../platform/platform-lane/built-checkout-source.js';
 import parts from './release-parts.cjs';
 import { buildWeb } from '../build-web.js';
+import { checkoutRoot } from '../checkout-root.js';
 
 /** The checkout this script belongs to. */
-export const CHECKOUT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const CHECKOUT = checkoutRoot(import.meta.dirname);
 const requireHere = createRequire(import.meta.url);
 
 /** The fuse Node.js looks for to know that a blob was injected (Node's single executable applications). */

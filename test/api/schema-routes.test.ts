@@ -3,8 +3,9 @@ import path from 'node:path';
 import test from 'ava';
 import { request, startTestControlPlane } from '../helpers/servers.js';
 import { testConfig } from '../helpers/test-config.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = REPO_ROOT;
 
 test('GET /schemas/{file} serves each spec schema without a token, as application/schema+json, revalidated by ETag', async (t) => {
   const plane = await startTestControlPlane(

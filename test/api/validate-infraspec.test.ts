@@ -5,8 +5,9 @@ import fc from 'fast-check';
 import { request, startTestControlPlane } from '../helpers/servers.js';
 import { testConfig } from '../helpers/test-config.js';
 import { malformedSpec } from '../helpers/malformed-specs.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = REPO_ROOT;
 const helloWeb = fs.readFileSync(path.join(root, 'fixtures/apps/hello-web/infraspec.yaml'), 'utf8');
 const FINDING_KEYS = ['column', 'line', 'message', 'path', 'rule', 'severity'];
 

@@ -6,14 +6,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { SVC_BIN, SVC_FROM_SOURCE, programArgs } from '../helpers/cli.js';
 import { checkDatabase } from '../../store/database-check.js';
 import { enqueueOperation } from '../../store/control/operations.js';
 import { backupFixture } from './backup-fixture.js';
+import { sourceDir } from '../helpers/repo.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+const here = sourceDir(import.meta.dirname);
 
 /** Resolves once an entry whose name starts with `prefix` appears in `dir` (watched, not polled). */
 function appears(dir: string, prefix: string): Promise<string> {

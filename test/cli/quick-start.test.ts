@@ -8,7 +8,6 @@
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { parse } from 'yaml';
 import { readHostedFolder } from '../../platform/files/hosted-folder.js';
@@ -17,8 +16,9 @@ import { runSvc, startSvc } from '../helpers/cli.js';
 import { request } from '../helpers/http-request.js';
 import { stopAppsIn } from '../helpers/stop-apps.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
-const FIXTURE_APPS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../fixtures/apps');
+const FIXTURE_APPS = path.join(REPO_ROOT, 'fixtures/apps');
 
 /** The sample apps the quick start deploys: every `deploy: true` spec. */
 const DEPLOYABLE = fs

@@ -3,8 +3,9 @@ import path from 'node:path';
 import test from 'ava';
 import { runSvc } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = REPO_ROOT;
 
 test('svc validate passes every sample app', async (t) => {
   const result = await runSvc(['validate', path.join(root, 'fixtures/apps')]);

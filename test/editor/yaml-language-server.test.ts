@@ -4,9 +4,10 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import test from 'ava';
 import { LspClient } from '../helpers/lsp-client.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
 const require = createRequire(import.meta.url);
-const root = path.resolve(import.meta.dirname, '../..');
+const root = REPO_ROOT;
 const fixture = path.join(root, 'fixtures/specs/editor/wrong-type.yaml');
 
 test('yaml-language-server reports a wrong-typed field at its line through the schema modeline', async (t) => {

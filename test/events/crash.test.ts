@@ -5,14 +5,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import test, { type ExecutionContext } from 'ava';
 import Database from 'better-sqlite3';
 import { request } from '../helpers/servers.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { programArgs } from '../helpers/cli.js';
+import { sourceDir } from '../helpers/repo.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+const here = sourceDir(import.meta.dirname);
 const TOTAL = 5_000;
 const CONCURRENCY = 24;
 

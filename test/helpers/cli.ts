@@ -4,9 +4,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { REPO_ROOT } from './repo.js';
 
-export const SVC_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/svc.js');
+export const SVC_BIN = path.join(REPO_ROOT, 'bin/svc.js');
 
 /**
  * SVC_FROM_SOURCE for the programs a test starts: '1' (the TypeScript sources through tsx, so that a
@@ -15,15 +15,13 @@ export const SVC_BIN = path.resolve(path.dirname(fileURLToPath(import.meta.url))
  */
 export const SVC_FROM_SOURCE = process.env.SVC_FROM_SOURCE ?? '1';
 
-const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
 /**
  * The node arguments that run a TypeScript program of this tree (a crash test's server, say): its
  * compiled copy in dist/ when `npm test` built one (SVC_FROM_SOURCE=0), else the source through tsx.
  */
 export function programArgs(tsFile: string): string[] {
   if (SVC_FROM_SOURCE === '0') {
-    const compiled = path.join(REPO, 'dist', path.relative(REPO, tsFile)).replace(/\.ts$/, '.js');
+    const compiled = path.join(REPO_ROOT, 'dist', path.relative(REPO_ROOT, tsFile)).replace(/\.ts$/, '.js');
     if (fs.existsSync(compiled)) return [compiled];
   }
   return ['--import', 'tsx', tsFile];

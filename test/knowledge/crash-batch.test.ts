@@ -1,13 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import test, { type ExecutionContext } from 'ava';
 import { request } from './knowledge-harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { programArgs } from '../helpers/cli.js';
+import { sourceDir } from '../helpers/repo.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+const here = sourceDir(import.meta.dirname);
 const SINGLE_CLIENTS = 8;
 const BATCH_CLIENTS = 2;
 const BATCH_SIZE = 100;

@@ -3,13 +3,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import readline from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import test, { type ExecutionContext } from 'ava';
 import { request } from './knowledge-harness.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { programArgs } from '../helpers/cli.js';
+import { sourceDir } from '../helpers/repo.js';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
+const here = sourceDir(import.meta.dirname);
 const TOTAL = 10_000;
 const CONCURRENCY = 16;
 

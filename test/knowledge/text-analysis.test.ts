@@ -4,9 +4,10 @@ import test from 'ava';
 import Database from 'better-sqlite3';
 import { analyze, isStopword, stem, tokenize } from '../../domain/knowledge/text-analysis.js';
 import { WordNetThesaurus } from '../../platform/thesaurus/wordnet-thesaurus.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
 test('analyze produces exactly the tokens the FTS5 porter tokenizer indexes, over every word of the docs', (t) => {
-  const docs = path.resolve(import.meta.dirname, '../../docs');
+  const docs = path.join(REPO_ROOT, 'docs');
   const files = fs.readdirSync(docs, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md'));
   const words = [...new Set(files.flatMap((f) => tokenize(fs.readFileSync(path.join(docs, f), 'utf8'))))];
   t.true(words.length > 3000, `only ${words.length} words`);

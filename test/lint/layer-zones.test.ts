@@ -4,10 +4,10 @@
  */
 import test from 'ava';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { ESLint } from 'eslint';
+import { REPO_ROOT } from '../helpers/repo.js';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = REPO_ROOT;
 // eslint.config.js as `npm run lint` reads it, running only the zone rule and without type
 // information: the zones need none, and building the TypeScript program took 20 s of the suite.
 const eslint = new ESLint({

@@ -20,9 +20,10 @@ import type { ServiceInstance } from '../../domain/registry/index.js';
 import { validateInfraspec, type CanonicalAppSpec } from '../../domain/spec/index.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { promtool } from './promtool.js';
+import { sourceDir } from '../helpers/repo.js';
 
 const update = process.env.UPDATE_SNAPSHOTS === '1';
-const snapshotDir = path.join(import.meta.dirname, '__snapshots__');
+const snapshotDir = path.join(sourceDir(import.meta.dirname), '__snapshots__');
 
 function snapshot(t: ExecutionContext, name: string, actual: string): void {
   const file = path.join(snapshotDir, name);

@@ -4,8 +4,9 @@ import path from 'node:path';
 import { GitRefSource, ReleaseFolders } from '../../platform/platform-lane/index.js';
 import { git } from '../pipeline/pipeline-fixture.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
-const REPO_NODE_MODULES = path.resolve(import.meta.dirname, '..', '..', 'node_modules');
+const REPO_NODE_MODULES = path.join(REPO_ROOT, 'node_modules');
 
 test('GitRefSource exports a ref of the repository, links its node_modules and builds dist in isolation; the commit is part of the identity', async (t) => {
   const root = tempDir(t);

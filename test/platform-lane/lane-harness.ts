@@ -22,8 +22,9 @@ import {
   type ApiProcessRecord,
 } from '../../platform/platform-lane/index.js';
 import { isProcessAlive } from '../../platform/local-scheduler/process-table.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
-const REPO = path.resolve(import.meta.dirname, '..', '..');
+const REPO = REPO_ROOT;
 
 let built: Promise<string> | undefined;
 

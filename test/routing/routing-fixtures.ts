@@ -4,8 +4,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { validateInfraspec, type CanonicalAppSpec } from '../../domain/spec/index.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
-export const root = path.resolve(import.meta.dirname, '../..');
+export const root = REPO_ROOT;
 
 /** Every sample app under fixtures/apps. */
 export const fixtureApps = fs

@@ -6,9 +6,10 @@ import test from 'ava';
 import { validateInfraspec } from '../../domain/spec/index.js';
 import { LspClient } from '../helpers/lsp-client.js';
 import { readFixture } from '../domain/spec/spec-fixtures.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
 const require = createRequire(import.meta.url);
-const root = path.resolve(import.meta.dirname, '../..');
+const root = REPO_ROOT;
 
 interface Diagnostic {
   readonly message: string;

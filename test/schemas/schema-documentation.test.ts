@@ -2,8 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { InfraspecDefaults } from '../../domain/spec/index.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
+const root = REPO_ROOT;
 type Schema = Record<string, unknown>;
 const load = (name: string): Schema => JSON.parse(fs.readFileSync(path.join(root, 'schemas', name), 'utf8')) as Schema;
 const schemas = { infraspec: load('infraspec.schema.json'), deployGroup: load('deploy-group.schema.json'), fleet: load('fleet.schema.json') };

@@ -4,15 +4,15 @@
  * filter and time range apply, with no console error or failed request.
  */
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import anyTest, { type TestFn } from 'ava';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, newPage } from '../helpers/browser.js';
 import { startPlaneWithApps } from '../helpers/plane-with-apps.js';
 import { ensureWebBuilt } from '../helpers/web-build.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 
 const test = anyTest as TestFn<{ browser: Browser }>;
-const SCREENSHOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots/app-logs.png');
+const SCREENSHOT = path.join(REPO_ROOT, 'docs/screenshots/app-logs.png');
 
 /** Logs a JSON line per tick (a pretend request) and a warning on stderr every fourth. */
 const SERVER = `import http from 'node:http';

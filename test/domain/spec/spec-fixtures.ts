@@ -9,9 +9,10 @@
 import { isSchedulerDriver, SchedulerDriver } from '../../../domain/spec/index.js';
 import fs from 'node:fs';
 import path from 'node:path';
+import { REPO_ROOT } from '../../helpers/repo.js';
 
 /** The package root. */
-export const root = path.resolve(import.meta.dirname, '../../..');
+export const root = REPO_ROOT;
 
 /** One finding a fixture header expects. */
 export interface ExpectedFinding {

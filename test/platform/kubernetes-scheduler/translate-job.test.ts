@@ -21,10 +21,11 @@ import {
 } from '../../../domain/scheduler/kubernetes/index.js';
 import { sampleApps } from '../../domain/spec/spec-fixtures.js';
 import { fixtureJobs } from './fixture-jobs.js';
+import { sourceDir } from '../../helpers/repo.js';
 
 const options = { namespace: 'svc-apps', region: 'local', templateVersions: {} };
 const update = process.env.UPDATE_GOLDEN === '1';
-const goldenDir = path.join(import.meta.dirname, 'golden');
+const goldenDir = path.join(sourceDir(import.meta.dirname), 'golden');
 
 for (const app of sampleApps) {
   test(`translateJob output for fixture app ${app} matches golden/${app}.json`, (t) => {

@@ -1,7 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import test from 'ava';
 import { programArgs } from '../../helpers/cli.js';
 import {
@@ -14,8 +13,9 @@ import { processAlive } from '../../../platform/postgres/postmaster-pid.js';
 import { silentLogger } from '../../../platform/logger.js';
 import { UnavailableError } from '../../../domain/errors.js';
 import { managedDataDir, superuserPsql } from '../../helpers/managed-postgres.js';
+import { sourceDir } from '../../helpers/repo.js';
 
-const CHILD = path.join(path.dirname(fileURLToPath(import.meta.url)), 'managed-postgres-child.ts');
+const CHILD = path.join(sourceDir(import.meta.dirname), 'managed-postgres-child.ts');
 
 /** Resolves with the first event of `type`. */
 function next(server: ManagedPostgres, type: ManagedPostgresEvent['type']): Promise<ManagedPostgresEvent> {
