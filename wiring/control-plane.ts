@@ -23,6 +23,8 @@ import type { Deploys } from '../controllers/pipeline/index.js';
 import { startDeploys } from './control/deploys.js';
 import { DEPLOY_CAPABILITIES, deployRouters } from '../api/control/operations/deploy-api.js';
 import { GatewayScale } from '../controllers/routing/gateway-scale.js';
+import type { Autoscaler } from '../controllers/scaling/autoscaler.js';
+import { startAutoscaling } from './control/autoscaling.js';
 import { startRouting, type Routing } from './control/routing.js';
 import { ROUTING_CAPABILITIES, routingRoutes } from '../api/control/routing/routing-routes.js';
 import { accessRoutes } from '../api/control/routing/access-routes.js';
@@ -101,6 +103,8 @@ export interface ControlPlane {
   readonly deploys: Deploys;
   /** Routing: tunnel config, wake gateway, access observations; `routeApp(app)` is the deploy pipeline's routing step (`forge` in the spec). */
   readonly routing: Routing;
+  /** The autoscaler of processes with `scaling.auto` (ADR 0193). */
+  readonly autoscaler: Autoscaler;
   /** The managed PostgreSQL server of app databases; undefined with an external server. */
   readonly managedPostgres: ManagedPostgres | undefined;
   /** Stops everything; `restart`: the host agent restarts this API, so the managed PostgreSQL server keeps running for the next API to adopt. */
@@ -322,6 +326,15 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   });
   let controlUrl = '';
   const eventApi = await startEventApi(config, store.db, reconcilers, log);
+  const autoscaling = startAutoscaling({
+    config,
+    db: store.db,
+    reconcilers,
+    routing,
+    scale: gatewayScale,
+    events: eventApi.services.events,
+    logger: log,
+  });
   const postgres = database.tools;
   const s3 =
     config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined
@@ -395,7 +408,12 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     }),
     validateRoutes({ appsDir: config.appsDir }),
     schemaRoutes(),
-    appsRoutes({ db: store.db, targets: reconcilers.targets, registry: reconcilers.registry }),
+    appsRoutes({
+      db: store.db,
+      targets: reconcilers.targets,
+      registry: reconcilers.registry,
+      scaling: autoscaling.autoscaler,
+    }),
     ...eventApi.routers,
     ...deployRouters(deploys, { protectInbox: config.apiToken !== undefined }),
     routingRoutes(routing),
@@ -538,6 +556,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     deploys,
     routing,
     managedPostgres: database.managed,
+    autoscaler: autoscaling.autoscaler,
     close(options = {}) {
       // Idempotent: a second call waits for the first.
       closing ??= closeAll(server, options.restart === true);
@@ -551,6 +570,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await platformBackups.close();
     functions.close();
     gatewayProxy.close();
+    await autoscaling.close();
     await routing.close();
     await deploys.close();
     s3?.destroy();

@@ -9,6 +9,7 @@ import type { Db } from '../../store/database.js';
 import { getApp, listApps, type AppRow } from '../../store/control/apps.js';
 import { observeApp, type ProcessObservation } from './observe-app.js';
 import type { SchedulerTargets } from './scheduler-targets.js';
+import { scalingViews, type ProcessScalingView, type ScalingReadModel } from '../scaling/scaling-view.js';
 
 /** An app as `GET /api/apps` shows it. */
 export interface AppView {
@@ -22,12 +23,16 @@ export interface AppView {
   readonly release: { readonly commit: string } | null;
   readonly deleting: boolean;
   readonly processes: readonly ProcessObservation[];
+  /** How each long-running process scales (bounds, the autoscaler's last evaluation, the last change). */
+  readonly scaling: readonly ProcessScalingView[];
 }
 
 export interface AppViewSources {
   readonly db: Db;
   readonly targets: SchedulerTargets;
   readonly registry: Registry;
+  /** The autoscaler's run-time state; without it the view shows the spec's bounds only. */
+  readonly scaling?: ScalingReadModel;
 }
 
 async function toView(sources: AppViewSources, app: AppRow): Promise<AppView> {
@@ -45,6 +50,7 @@ async function toView(sources: AppViewSources, app: AppRow): Promise<AppView> {
     release: release ? { commit: release.commit } : null,
     deleting: app.deletedAt !== null,
     processes: observed.processes,
+    scaling: spec ? scalingViews(spec, sources.scaling) : [],
   };
 }
 
