@@ -382,7 +382,11 @@ export class WakeGateway {
       if (change.service === target.service) void check().catch((error: unknown) => rejectFn(error as Error));
     });
     if (target.gatewayManaged) {
-      const count = await this.currentCount(target).catch(() => 0);
+      // The autoscaler may have raised the count meanwhile (a request in flight during its pass): never lower it.
+      const count = Math.max(
+        await this.currentCount(target).catch(() => 0),
+        this.options.scale.get(target.app, target.process) ?? 0,
+      );
       if (count < 1) {
         wake.scaled = true;
         this.stats.scaleUps += 1;

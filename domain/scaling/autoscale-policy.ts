@@ -67,15 +67,16 @@ export function recommendCount(observation: ScaleObservation): ScaleRecommendati
       perAllocation: total === undefined ? undefined : 0,
       reason: 'no request through the wake gateway',
     };
-  // A process that serves a request keeps at least one allocation, even with min 0.
-  const floor = Math.max(min, 1);
   if (total === undefined || sampled === 0) {
+    // Nothing to go by: the count stays (within the bounds).
     return {
-      count: Math.min(Math.max(current, floor), Math.max(max, floor)),
+      count: Math.min(Math.max(current, min), Math.max(max, min)),
       perAllocation: undefined,
       reason: `no ${metric} sample yet`,
     };
   }
+  // A process that serves a request keeps at least one allocation, even with min 0.
+  const floor = Math.max(min, 1);
   const perAllocation = total / sampled;
   const withinTolerance = current > 0 && Math.abs(perAllocation / target - 1) <= SCALE_TOLERANCE;
   const wanted = withinTolerance ? current : Math.ceil(total / target);
