@@ -295,6 +295,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       nodeIp: config.tunnelNodeIp,
     },
     idleMs: config.wakeIdleTimeoutMs,
+    autoscaling: config.autoscaleIntervalMs > 0,
     edge: {
       api:
         config.edgeApiToken !== undefined && config.edgeZoneId !== undefined

@@ -14,6 +14,8 @@ export interface IdleScalerOptions {
   readonly logger: Logger;
   /** Idle period; 0 disables scale-down. @default 15 minutes */
   readonly idleMs: number;
+  /** True when the autoscaler runs: it then takes autoscaled processes to zero, and this scaler leaves them alone. */
+  readonly autoscalerOwnsAutoscaled?: boolean;
   readonly now?: () => number;
 }
 
@@ -51,7 +53,8 @@ export class IdleScaler {
     for (const target of this.options.gateway.targets()) {
       const key = `${target.app}/${target.process}`;
       // An autoscaled process goes to zero by the autoscaler's stabilization window instead.
-      if (!target.gatewayManaged || target.autoscaled || seen.has(key)) continue;
+      if (!target.gatewayManaged || (target.autoscaled && this.options.autoscalerOwnsAutoscaled) || seen.has(key))
+        continue;
       seen.add(key);
       const count = await this.count(target.app, target.process);
       if (count === 0) {

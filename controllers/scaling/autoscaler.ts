@@ -164,9 +164,10 @@ export class Autoscaler implements ScalingReadModel {
       };
       this.tracked.set(key, tracked);
     }
-    const current = this.options.scale.get(spec.name, process) ?? live;
     const min = scaling.min;
     const max = Math.max(scaling.max ?? Math.max(min, 1), min);
+    // The app controller clamps a run-time count to the spec's bounds (a spec change may have moved them).
+    const current = Math.min(Math.max(this.options.scale.get(spec.name, process) ?? live, min), Math.max(max, 1));
     const served = publicProcess(spec) === process && (spec.endpoints ?? []).length > 0;
     const traffic = served ? this.options.gateway.trafficOf(spec.name, process, nowMs) : undefined;
     const previous = tracked.traffic;
