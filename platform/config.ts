@@ -135,6 +135,10 @@ export interface SvcConfig extends BackupConfig, KnowledgeMaintenanceConfig {
   readonly tunnelNodeIp: string;
   /** Idle period after which a gateway-managed process is scaled to zero, in ms; 0 disables. @default 15 minutes */
   readonly wakeIdleTimeoutMs: number;
+  /** Period between autoscaler evaluations, in ms; 0 disables autoscaling. @default 15 s */
+  readonly autoscaleIntervalMs: number;
+  /** Stabilization window of the autoscaler (lower recommendations this long before a scale-in), in ms. @default 5 minutes */
+  readonly autoscaleWindowMs: number;
   /** Open exec sessions (and one-shot commands) per app. @default 4 */
   readonly execMaxSessionsPerApp: number;
   /** Open exec sessions on the platform. @default 16 */
@@ -516,6 +520,19 @@ export const VARIABLES = {
     description: 'Idle period before a gateway-managed process (scaling.min 0) is scaled to zero; off disables',
     defaultText: '15m',
     parse: durationMs('SVC_WAKE_IDLE_TIMEOUT', 15 * 60_000, true),
+  },
+  autoscaleIntervalMs: {
+    name: 'SVC_AUTOSCALE_INTERVAL',
+    description: 'Period between autoscaler evaluations of processes with scaling.auto; off disables autoscaling',
+    defaultText: '15s',
+    parse: durationMs('SVC_AUTOSCALE_INTERVAL', 15_000, true),
+  },
+  autoscaleWindowMs: {
+    name: 'SVC_AUTOSCALE_WINDOW',
+    description:
+      'Stabilization window: every recommendation must stay below the count this long before the autoscaler scales in (or to zero)',
+    defaultText: '5m',
+    parse: durationMs('SVC_AUTOSCALE_WINDOW', 5 * 60_000, false),
   },
   execMaxSessionsPerApp: {
     name: 'SVC_EXEC_MAX_SESSIONS_PER_APP',

@@ -297,11 +297,11 @@ export interface Scaling {
  */
 export interface AutoScale {
   /**
-   * Metric followed by the autoscaler.
+   * Metric followed by the autoscaler: cpu (percent of one core per allocation), memory (percent of resources.memory per allocation), requests_in_flight and requests_per_second (per allocation, as the wake gateway sees them), kafka_lag and custom (refused: this platform has no source for them).
    */
-  metric: "cpu" | "memory" | "kafka_lag" | "custom";
+  metric: "cpu" | "memory" | "requests_in_flight" | "requests_per_second" | "kafka_lag" | "custom";
   /**
-   * Target value of the metric.
+   * Target value of the metric per allocation; the autoscaler keeps the average near it.
    */
   target: number;
   /**

@@ -27,6 +27,8 @@ import type { Deploys } from '../controllers/pipeline/index.js';
 import { startDeploys } from './control/deploys.js';
 import { DEPLOY_CAPABILITIES, deployRouters } from '../api/control/operations/deploy-api.js';
 import { GatewayScale } from '../controllers/routing/gateway-scale.js';
+import type { Autoscaler } from '../controllers/scaling/autoscaler.js';
+import { startAutoscaling } from './control/autoscaling.js';
 import { startRouting, type Routing } from './control/routing.js';
 import { ROUTING_CAPABILITIES, routingRoutes } from '../api/control/routing/routing-routes.js';
 import { accessRoutes } from '../api/control/routing/access-routes.js';
@@ -105,6 +107,8 @@ export interface ControlPlane {
   readonly deploys: Deploys;
   /** Routing: tunnel config, wake gateway, access observations; `routeApp(app)` is the deploy pipeline's routing step (`forge` in the spec). */
   readonly routing: Routing;
+  /** The autoscaler of processes with `scaling.auto` (ADR 0193). */
+  readonly autoscaler: Autoscaler;
   /** The managed PostgreSQL server of app databases; undefined with an external server. */
   readonly managedPostgres: ManagedPostgres | undefined;
   /** The S3 proxy apps reach object storage through (`SVC_S3_PROXY_PORT`, ADR 0188). */
@@ -321,6 +325,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
       nodeIp: config.tunnelNodeIp,
     },
     idleMs: config.wakeIdleTimeoutMs,
+    autoscaling: config.autoscaleIntervalMs > 0,
     edge: {
       api:
         config.edgeApiToken !== undefined && config.edgeZoneId !== undefined
@@ -354,6 +359,15 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   const eventApi = await startEventApi(config, store.db, reconcilers, log);
   // The proxy counts refusals from its start; its families join the registry /metrics serves.
   for (const metric of s3Proxy?.proxy.metrics ?? []) eventApi.metrics.registry.registerMetric(metric);
+  const autoscaling = startAutoscaling({
+    config,
+    db: store.db,
+    reconcilers,
+    routing,
+    scale: gatewayScale,
+    events: eventApi.services.events,
+    logger: log,
+  });
   const postgres = database.tools;
   const s3 =
     config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined
@@ -435,7 +449,12 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     }),
     validateRoutes({ appsDir: config.appsDir, driver: config.schedulerDriver }),
     schemaRoutes(),
-    appsRoutes({ db: store.db, targets: reconcilers.targets, registry: reconcilers.registry }),
+    appsRoutes({
+      db: store.db,
+      targets: reconcilers.targets,
+      registry: reconcilers.registry,
+      scaling: autoscaling.autoscaler,
+    }),
     ...eventApi.routers,
     ...deployRouters(deploys, { protectInbox: config.apiToken !== undefined }),
     routingRoutes(routing),
@@ -581,6 +600,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     routing,
     managedPostgres: database.managed,
     s3Proxy,
+    autoscaler: autoscaling.autoscaler,
     close(options = {}) {
       // Idempotent: a second call waits for the first.
       closing ??= closeAll(server, options.restart === true);
@@ -594,6 +614,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await platformBackups.close();
     functions.close();
     gatewayProxy.close();
+    await autoscaling.close();
     await routing.close();
     await deploys.close();
     s3?.destroy();

@@ -33,8 +33,22 @@ interface ProcessView {
   health: string | null;
   allocations: AllocationView[];
 }
+interface ScalingView {
+  process: string;
+  mode: string;
+  min: number;
+  max: number | null;
+  per_region: number | null;
+  auto: { metric: string; target: number } | null;
+  value: number | null;
+  recommended: number | null;
+  reason: string | null;
+  windowMs: number | null;
+  lastChange: { at: string; from: number; to: number; source: string; reason: string } | null;
+}
 interface AppView {
   name: string;
+  scaling?: ScalingView[];
   deploy: boolean;
   generation: string | null;
   observedGeneration: string | null;
@@ -114,6 +128,36 @@ export function registerApps(program: Command): void {
       out.push(
         renderTable(['PROCESS', 'TYPE', 'REGION', 'RUNNING', 'ALLOC', 'STATUS', 'PID', 'RESTARTS', 'HEALTH'], rows),
       );
+      const scaling = app.scaling ?? [];
+      if (scaling.length > 0) {
+        out.push('\n');
+        out.push(
+          renderTable(['PROCESS', 'SCALING', 'BOUNDS', 'METRIC', 'NOW', 'LAST CHANGE'], scaling.map(scalingRow)),
+        );
+      }
       process.stdout.write(out.join(''));
     });
+}
+
+/** One row of the scaling table: mode, bounds, the metric against its target, the last change and why. */
+function scalingRow(s: ScalingView): string[] {
+  const bounds = `${s.min}..${s.max ?? s.min}${s.per_region === null ? '' : ` (per region ${s.per_region})`}`;
+  const metric = s.auto ? `${s.auto.metric} target ${s.auto.target}` : '-';
+  const now =
+    s.mode !== 'autoscaled'
+      ? (s.reason ?? '-')
+      : s.value === null
+        ? (s.reason ?? 'not evaluated yet')
+        : `${s.value} per allocation, asks ${s.recommended}`;
+  const change = s.lastChange
+    ? `${s.lastChange.from} -> ${s.lastChange.to} by ${s.lastChange.source} ${s.lastChange.at}: ${s.lastChange.reason}`
+    : '-';
+  return [
+    s.process,
+    s.mode + (s.windowMs === null ? '' : ` (window ${s.windowMs / 1000} s)`),
+    bounds,
+    metric,
+    now,
+    change,
+  ];
 }

@@ -10,6 +10,7 @@ import type { Db } from '../../store/database.js';
 import { getApp, listApps, type AppRow } from '../../store/control/apps.js';
 import { observeApp, type ProcessObservation } from './observe-app.js';
 import type { SchedulerTargets } from './scheduler-targets.js';
+import { scalingViews, type ProcessScalingView, type ScalingReadModel } from '../scaling/scaling-view.js';
 
 /** An app as `GET /api/apps` shows it. */
 export interface AppView {
@@ -25,12 +26,16 @@ export interface AppView {
   readonly processes: readonly ProcessObservation[];
   /** What the spec asks beyond the jobs (source and repoWeb links, build, deploy and snapshot policy); null without a valid spec. */
   readonly settings: AppSettings | null;
+  /** How each long-running process scales (bounds, the autoscaler's last evaluation, the last change). */
+  readonly scaling: readonly ProcessScalingView[];
 }
 
 export interface AppViewSources {
   readonly db: Db;
   readonly targets: SchedulerTargets;
   readonly registry: Registry;
+  /** The autoscaler's run-time state; without it the view shows the spec's bounds only. */
+  readonly scaling?: ScalingReadModel;
 }
 
 async function toView(sources: AppViewSources, app: AppRow): Promise<AppView> {
@@ -49,6 +54,7 @@ async function toView(sources: AppViewSources, app: AppRow): Promise<AppView> {
     deleting: app.deletedAt !== null,
     processes: observed.processes,
     settings: spec ? appSettings(spec, release?.commit ?? null) : null,
+    scaling: spec ? scalingViews(spec, sources.scaling) : [],
   };
 }
 

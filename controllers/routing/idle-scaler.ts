@@ -14,6 +14,8 @@ export interface IdleScalerOptions {
   readonly logger: Logger;
   /** Idle period; 0 disables scale-down. @default 15 minutes */
   readonly idleMs: number;
+  /** True when the autoscaler runs: it then takes autoscaled processes to zero, and this scaler leaves them alone. */
+  readonly autoscalerOwnsAutoscaled?: boolean;
   readonly now?: () => number;
 }
 
@@ -50,7 +52,9 @@ export class IdleScaler {
     const seen = new Set<string>();
     for (const target of this.options.gateway.targets()) {
       const key = `${target.app}/${target.process}`;
-      if (!target.gatewayManaged || seen.has(key)) continue;
+      // An autoscaled process goes to zero by the autoscaler's stabilization window instead.
+      if (!target.gatewayManaged || (target.autoscaled && this.options.autoscalerOwnsAutoscaled) || seen.has(key))
+        continue;
       seen.add(key);
       const count = await this.count(target.app, target.process);
       if (count === 0) {
@@ -62,7 +66,11 @@ export class IdleScaler {
       const since = activity.lastActivityMs ?? this.firstSeen.get(key) ?? now;
       if (!this.firstSeen.has(key)) this.firstSeen.set(key, now);
       if (now - since < this.options.idleMs) continue;
-      this.options.scale.set(target.app, target.process, 0);
+      this.options.scale.set(target.app, target.process, 0, {
+        from: count,
+        source: 'idle',
+        reason: `no request through the wake gateway for ${Math.round((now - since) / 1000)} s (idle period ${Math.round(this.options.idleMs / 1000)} s)`,
+      });
       this.firstSeen.delete(key);
       this.scaledDown += 1;
       done.push(key);

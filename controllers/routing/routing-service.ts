@@ -38,6 +38,8 @@ export interface RoutingServiceOptions {
   readonly tunnel: TunnelSettings;
   /** Idle period before scale to zero; 0 disables. */
   readonly idleMs: number;
+  /** True when the autoscaler runs (it scales autoscaled processes to zero itself). @default false */
+  readonly autoscaling?: boolean;
   readonly edge: {
     readonly api: EdgeAnalyticsOptions | undefined;
     readonly lookbackMs: number;
@@ -110,6 +112,7 @@ export class RoutingService implements Routing {
       scale: options.scale,
       logger: log.child({ component: 'idle-scaler' }),
       idleMs: options.idleMs,
+      autoscalerOwnsAutoscaled: options.autoscaling ?? false,
     });
   }
 

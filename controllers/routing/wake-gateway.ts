@@ -29,6 +29,8 @@ export interface WakeTarget {
   /** Registry service `<app>-<process>`. */
   readonly service: string;
   readonly gatewayManaged: boolean;
+  /** True when the autoscaler owns the count (`scaling.auto`): the idle scaler leaves it alone. */
+  readonly autoscaled: boolean;
   readonly deploy: boolean;
   readonly released: boolean;
   readonly enabled: boolean;
@@ -59,6 +61,29 @@ interface Wake {
   cancel(): void;
 }
 
+/**
+ * What the gateway saw of one process, cumulative since the API started: the autoscaler reads two
+ * samples and divides by the time between them (requests per second, average requests in flight).
+ */
+export interface ProcessTraffic {
+  /** Requests begun (each proxied request or upgrade counts once). */
+  readonly requests: number;
+  /** Requests in flight right now. */
+  readonly inFlight: number;
+  /** Integral of the in-flight count over time, in request-milliseconds. */
+  readonly inFlightMs: number;
+  /** Last request begun or finished (ms since epoch), if any. */
+  readonly lastActivityMs: number | undefined;
+}
+
+interface TrafficCounter {
+  requests: number;
+  inFlight: number;
+  inFlightMs: number;
+  changedMs: number;
+  lastActivityMs: number | undefined;
+}
+
 /** Counters of the gateway, for tests, the bench and the operator view. */
 export interface WakeGatewayStats {
   scaleUps: number;
@@ -76,8 +101,9 @@ export class WakeGateway {
   private stale = true;
   private readonly wakes = new Map<string, Wake>();
   private readonly roundRobin = new Map<string, number>();
-  private readonly inFlight = new Map<string, number>();
-  private readonly lastActivity = new Map<string, number>();
+  private readonly traffic = new Map<string, TrafficCounter>();
+  /** Requests forwarded to each instance (by instance id) and not finished: the balancer's load. */
+  private readonly instanceLoad = new Map<string, number>();
   /** Passing instances per service, sorted by id; dropped on any registry change of that service. */
   private readonly passingCache = new Map<string, ServiceInstance[]>();
   private readonly unwatch: () => void;
@@ -109,6 +135,7 @@ export class WakeGateway {
           process,
           service: processServiceName(spec.name, process),
           gatewayManaged: isGatewayManaged(spec, process),
+          autoscaled: spec.processes[process]?.scaling.auto !== undefined,
           deploy: spec.deploy,
           released: app.release !== null,
           enabled: !disabled.has(hostname),
@@ -214,22 +241,57 @@ export class WakeGateway {
 
   /** Marks a request for `target` as started (it keeps the process awake until `end`). */
   begin(target: WakeTarget): void {
-    const key = `${target.app}/${target.process}`;
-    this.inFlight.set(key, (this.inFlight.get(key) ?? 0) + 1);
-    this.lastActivity.set(key, Date.now());
+    const counter = this.counter(`${target.app}/${target.process}`, Date.now());
+    counter.requests += 1;
+    counter.inFlight += 1;
   }
 
-  /** Marks a request for `target` as finished. */
-  end(target: WakeTarget): void {
-    const key = `${target.app}/${target.process}`;
-    this.inFlight.set(key, Math.max(0, (this.inFlight.get(key) ?? 1) - 1));
-    this.lastActivity.set(key, Date.now());
+  /** Marks a request for `target` as finished; `instance` is the one it was forwarded to ({@link claim}), if any. */
+  end(target: WakeTarget, instance?: ServiceInstance): void {
+    const counter = this.counter(`${target.app}/${target.process}`, Date.now());
+    counter.inFlight = Math.max(0, counter.inFlight - 1);
+    if (instance !== undefined) {
+      const load = (this.instanceLoad.get(instance.id) ?? 1) - 1;
+      if (load > 0) this.instanceLoad.set(instance.id, load);
+      else this.instanceLoad.delete(instance.id);
+    }
+  }
+
+  /** Counts a request as forwarded to `instance` until `end(target, instance)`; returns the instance. */
+  claim(instance: ServiceInstance): ServiceInstance {
+    this.instanceLoad.set(instance.id, (this.instanceLoad.get(instance.id) ?? 0) + 1);
+    return instance;
   }
 
   /** Requests in flight and last activity (ms since epoch) of a process, for the idle scaler. */
   activity(app: string, process: string): { inFlight: number; lastActivityMs: number | undefined } {
-    const key = `${app}/${process}`;
-    return { inFlight: this.inFlight.get(key) ?? 0, lastActivityMs: this.lastActivity.get(key) };
+    const counter = this.traffic.get(`${app}/${process}`);
+    return { inFlight: counter?.inFlight ?? 0, lastActivityMs: counter?.lastActivityMs };
+  }
+
+  /** Cumulative traffic of a process up to `nowMs`, for the autoscaler. */
+  trafficOf(app: string, process: string, nowMs = Date.now()): ProcessTraffic {
+    const counter = this.traffic.get(`${app}/${process}`);
+    if (counter === undefined) return { requests: 0, inFlight: 0, inFlightMs: 0, lastActivityMs: undefined };
+    return {
+      requests: counter.requests,
+      inFlight: counter.inFlight,
+      inFlightMs: counter.inFlightMs + counter.inFlight * Math.max(0, nowMs - counter.changedMs),
+      lastActivityMs: counter.lastActivityMs,
+    };
+  }
+
+  /** The counter of a process with its in-flight integral brought up to `nowMs` (a request begins or ends then). */
+  private counter(key: string, nowMs: number): TrafficCounter {
+    let counter = this.traffic.get(key);
+    if (counter === undefined) {
+      counter = { requests: 0, inFlight: 0, inFlightMs: 0, changedMs: nowMs, lastActivityMs: undefined };
+      this.traffic.set(key, counter);
+    }
+    counter.inFlightMs += counter.inFlight * Math.max(0, nowMs - counter.changedMs);
+    counter.changedMs = nowMs;
+    counter.lastActivityMs = nowMs;
+    return counter;
   }
 
   /** Stops every wait in progress. */
@@ -249,11 +311,24 @@ export class WakeGateway {
     return passing;
   }
 
-  /** Round robin over `instances` (sorted by id). */
+  /**
+   * Least requests in flight over `instances` (sorted by id), ties broken round robin: with equal
+   * load (every request finished, as sequential clients see it) the choice rotates.
+   */
   private pick(service: string, instances: readonly ServiceInstance[]): ServiceInstance {
-    const n = (this.roundRobin.get(service) ?? 0) % instances.length;
-    this.roundRobin.set(service, n + 1);
-    return instances[n]!;
+    const start = (this.roundRobin.get(service) ?? 0) % instances.length;
+    this.roundRobin.set(service, start + 1);
+    let best = instances[start]!;
+    let bestLoad = this.instanceLoad.get(best.id) ?? 0;
+    for (let i = 1; i < instances.length && bestLoad > 0; i += 1) {
+      const candidate = instances[(start + i) % instances.length]!;
+      const load = this.instanceLoad.get(candidate.id) ?? 0;
+      if (load < bestLoad) {
+        best = candidate;
+        bestLoad = load;
+      }
+    }
+    return best;
   }
 
   /** Current count of the target's task group in the scheduler (0 when the job is absent). */
@@ -307,7 +382,11 @@ export class WakeGateway {
       if (change.service === target.service) void check().catch((error: unknown) => rejectFn(error as Error));
     });
     if (target.gatewayManaged) {
-      const count = await this.currentCount(target).catch(() => 0);
+      // The autoscaler may have raised the count meanwhile (a request in flight during its pass): never lower it.
+      const count = Math.max(
+        await this.currentCount(target).catch(() => 0),
+        this.options.scale.get(target.app, target.process) ?? 0,
+      );
       if (count < 1) {
         wake.scaled = true;
         this.stats.scaleUps += 1;
@@ -317,7 +396,11 @@ export class WakeGateway {
         );
       }
       // Always (re)assert the desired count: the app controller is the single writer of jobs.
-      this.options.scale.set(target.app, target.process, Math.max(1, count));
+      this.options.scale.set(target.app, target.process, Math.max(1, count), {
+        from: count,
+        source: 'wake',
+        reason: `a request for ${target.hostname} arrived with no allocation running`,
+      });
     }
     await check();
     return wake;

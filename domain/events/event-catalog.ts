@@ -42,6 +42,16 @@ export const EVENT_TYPES: readonly EventTypeInfo[] = [
   { type: 'service.health.recovered', severity: 'info', when: 'non-passing service returns to passing' },
   { type: 'service.capacity.below_minimum', severity: 'warning', when: 'host capacity below minimum (aggregate)' },
   { type: 'service.capacity.recovered', severity: 'info', when: 'capacity recovered' },
+  {
+    type: 'service.scaled_out',
+    severity: 'info',
+    when: 'a process gets more allocations: a wake from zero or an autoscaler decision (with its reason)',
+  },
+  {
+    type: 'service.scaled_in',
+    severity: 'info',
+    when: 'a process gets fewer allocations: an idle scale-down or an autoscaler decision (with its reason)',
+  },
   { type: 'snapshot.restored', severity: 'warning', when: 'local snapshot restored' },
   { type: 'snapshot.retention.applied', severity: 'info', when: 'retention pruned older files' },
   { type: 'snapshot.exported', severity: 'info', when: 'snapshot exported to remote storage' },

@@ -100,6 +100,14 @@ export interface MemoryUsage {
   readonly sampledAt?: string;
 }
 
+/** CPU use of an allocation's process tree. */
+export interface CpuUsage {
+  /** Percent of one core over the last sampling period (200 is two cores busy). */
+  readonly percent: number;
+  /** ISO 8601 UTC of the sample. */
+  readonly sampledAt: string;
+}
+
 /** An allocation as reported by a scheduler. */
 export interface Allocation {
   readonly id: string;
@@ -120,6 +128,8 @@ export interface Allocation {
   readonly ports: readonly AllocatedPort[];
   readonly task: TaskState;
   readonly memory: MemoryUsage;
+  /** CPU use, on drivers that sample it (the local driver, about every second); absent until sampled. */
+  readonly cpu?: CpuUsage;
   /** Dispatch or periodic child this allocation runs for. */
   readonly executionId?: string;
   readonly createdAt: string;

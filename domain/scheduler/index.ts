@@ -28,7 +28,15 @@ export {
   TERMINAL_ALLOCATION_STATUSES,
   isTerminalAllocation,
 } from './allocation.js';
-export type { AllocatedPort, Allocation, AllocationChange, MemoryUsage, TaskEvent, TaskState } from './allocation.js';
+export type {
+  AllocatedPort,
+  Allocation,
+  AllocationChange,
+  MemoryUsage,
+  CpuUsage,
+  TaskEvent,
+  TaskState,
+} from './allocation.js';
 export { ExecutionStatus } from './dispatch.js';
 export type { DispatchRequest, Execution } from './dispatch.js';
 export { WriteOutcome } from './scheduler.js';

@@ -23,6 +23,7 @@ import { LocateTarget } from './parse-yaml-document.js';
 import { conflictingProcessTypeFields, inferProcessType } from './process-type.js';
 import type { RawFinding } from './raw-finding.js';
 import { SpecRule } from './spec-rule.js';
+import { checkAutoscaling } from './autoscale-rules.js';
 
 /** What semantic rules know beyond the spec itself. */
 export interface SemanticRuleContext {
@@ -393,6 +394,7 @@ export function checkSemanticRules(spec: unknown, context: SemanticRuleContext =
     ? Object.entries(spec.processes).filter((entry): entry is [string, Fields] => isRecord(entry[1]))
     : [];
   for (const [name, process] of processes) checkProcess(name, process, regionNames, out);
+  checkAutoscaling(spec, processes, out);
   checkRegions(spec, processes, regionNames, out);
   checkInfrastructure(spec, out);
   checkEndpoints(spec, out);

@@ -43,6 +43,14 @@ export const SpecRule = {
   healthRequiresPort: 'health.requiresPort',
   /** An autoscaler following kafka_lag names no topic. */
   autoscaleKafkaTopic: 'autoscale.kafkaTopic',
+  /** scaling.auto follows a metric this platform has no source for (kafka_lag, custom). */
+  autoscaleMetricSource: 'autoscale.metricSource',
+  /** scaling.auto follows gateway requests on a process the wake gateway does not serve. */
+  autoscaleRequestMetric: 'autoscale.requestMetric',
+  /** scaling.auto on a scheduled or function process. */
+  autoscaleLongRunning: 'autoscale.longRunning',
+  /** scaling.auto without room above min, or scaling.max above min without scaling.auto (a warning). */
+  autoscaleRange: 'autoscale.range',
   /** scaling.max is below scaling.min. */
   scalingRange: 'scaling.range',
   /** infrastructure.postgres.database is not a 1-63 character portable identifier. */

@@ -14,6 +14,7 @@ import { HttpHealthCheck } from './http-health-check.js';
 import {
   isProcessAlive,
   listProcesses,
+  CLOCK_TICKS_PER_SECOND,
   PAGE_SIZE,
   processTree,
   readProcess,
@@ -63,6 +64,8 @@ export interface RunnerContext {
 
 const MAX_EVENTS = 25;
 const TREE_POLL_MS = 20;
+/** Shortest period a CPU sample covers. */
+const CPU_SAMPLE_MS = 1000;
 const DEFAULT_RESTART_WINDOW_MS = 30 * 60_000;
 
 /** Supervises one allocation. */
@@ -72,6 +75,8 @@ export class AllocationRunner {
   #child: ChildProcess | undefined;
   #adopted = false;
   #detached = false;
+  /** The last CPU reading of the tree (ticks at a time), per leader pid: a restarted task starts anew. */
+  #cpuSample: { pid: number; ticks: number; atMs: number } | undefined;
   #stopping: Promise<void> | undefined;
   #restarting = false;
   #exitReason: 'oom' | 'timeout' | undefined;
@@ -135,6 +140,7 @@ export class AllocationRunner {
     rec.memory.currentRssBytes = rss;
     rec.memory.peakRssBytes = Math.max(rec.memory.peakRssBytes, rss);
     rec.memory.sampledAt = new Date().toISOString();
+    this.#sampleCpu(pid, table, byPid);
     if (rss > rec.memory.limitBytes && this.#exitReason === undefined && !this.#stopping && !this.#restarting) {
       this.#exitReason = 'oom';
       this.#ctx.logger.warn(
@@ -143,6 +149,24 @@ export class AllocationRunner {
       );
       signalTree(pid, 'SIGKILL', table);
     }
+  }
+
+  /**
+   * CPU use of the tree since the previous sample, at most once a second (a 250 ms tick at 100
+   * ticks per second would read in steps of 4 %). A tree that lost a member can read fewer ticks
+   * than before: that period reads 0 rather than a negative use.
+   */
+  #sampleCpu(pid: number, table: readonly ProcessInfo[], byPid: ReadonlyMap<number, ProcessInfo>): void {
+    let ticks = 0;
+    for (const member of processTree(pid, table)) ticks += byPid.get(member)?.cpuTicks ?? 0;
+    const now = Date.now();
+    const last = this.#cpuSample;
+    if (last !== undefined && last.pid === pid && now - last.atMs < CPU_SAMPLE_MS) return;
+    this.#cpuSample = { pid, ticks, atMs: now };
+    if (last === undefined || last.pid !== pid) return;
+    const seconds = (now - last.atMs) / 1000;
+    const percent = Math.max(0, ((ticks - last.ticks) / CLOCK_TICKS_PER_SECOND / seconds) * 100);
+    this.record.cpu = { percent: Math.round(percent * 10) / 10, sampledAt: new Date(now).toISOString() };
   }
 
   /** Drains the task (signal, wait up to the drain timeout, then SIGKILL) and completes the allocation. */

@@ -39,6 +39,7 @@ export function toAllocation(rec: AllocationRecord): Allocation {
       ...(rec.task.signal !== undefined ? { signal: rec.task.signal } : {}),
     },
     memory: rec.memory,
+    ...(rec.cpu !== undefined ? { cpu: rec.cpu } : {}),
     ...(rec.executionId !== undefined ? { executionId: rec.executionId } : {}),
     createdAt: rec.createdAt,
     modifiedAt: rec.modifiedAt,

@@ -72,6 +72,8 @@ export interface AllocationRecord {
   dir: string;
   task: TaskRecord;
   memory: { currentRssBytes: number; peakRssBytes: number; limitBytes: number; sampledAt?: string };
+  /** CPU use of the process tree over the last sampling period (not saved state: a fresh driver samples anew). */
+  cpu?: { percent: number; sampledAt: string };
   executionId?: string;
   /** Batch deadline (ISO 8601); survives driver restarts. */
   deadlineAt?: string;

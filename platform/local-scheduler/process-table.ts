@@ -15,7 +15,15 @@ export interface ProcessInfo {
   readonly startTime: string;
   /** Resident set size in pages (field 24 of stat); multiply by {@link PAGE_SIZE}. */
   readonly rssPages: number;
+  /** CPU time used so far, user plus system (fields 14 and 15), in clock ticks ({@link CLOCK_TICKS_PER_SECOND}). */
+  readonly cpuTicks: number;
 }
+
+/**
+ * Clock ticks per second of `/proc/<pid>/stat` times (`USER_HZ`): fixed at 100 by the Linux ABI on
+ * every architecture this platform runs on, whatever the kernel's internal HZ.
+ */
+export const CLOCK_TICKS_PER_SECOND = 100;
 
 /** Parses one `/proc/<pid>/stat` line; the command name may contain spaces and parentheses. */
 export function parseStat(line: string): ProcessInfo | undefined {
@@ -29,8 +37,17 @@ export function parseStat(line: string): ProcessInfo | undefined {
   const pgrp = Number(rest[2]);
   const startTime = rest[19];
   const rssPages = Number(rest[21] ?? 0);
+  const cpuTicks = Number(rest[11] ?? 0) + Number(rest[12] ?? 0);
   if (!state || startTime === undefined || !Number.isFinite(pid)) return undefined;
-  return { pid, ppid, pgrp, state, startTime, rssPages: Number.isFinite(rssPages) ? rssPages : 0 };
+  return {
+    pid,
+    ppid,
+    pgrp,
+    state,
+    startTime,
+    rssPages: Number.isFinite(rssPages) ? rssPages : 0,
+    cpuTicks: Number.isFinite(cpuTicks) ? cpuTicks : 0,
+  };
 }
 
 /**

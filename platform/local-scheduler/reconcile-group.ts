@@ -106,9 +106,13 @@ export async function reconcileGroup(
       void core.runners.get(a.id)?.restartInPlace('rendered files changed');
     }
   }
+  // A scale-in of a group that can overlap withdraws first (the gateway stops choosing the
+  // allocation), then drains after the withdraw delay: requests already sent to it finish.
+  const retiring = overlap && !outdated;
+  for (const a of live) if (retiring && stopping.has(a.id)) core.retireAllocation(a, 'scaled down');
   await Promise.all(
     live
-      .filter((a) => stopping.has(a.id))
+      .filter((a) => stopping.has(a.id) && !retiring)
       .map((a) => core.stopAllocation(a, outdated ? 'replaced by a new job version' : 'scaled down')),
   );
   for (const id of plan.promote) {

@@ -233,9 +233,9 @@ test('events are recorded, listed, filtered, correlated, deduplicated and groupe
   t.like(testEvent.body.event, { type: 'event.test', severity: 'info', app: 'web' });
   const rules = await request(`${u}/api/alerts/rules`);
   t.true(rules.body.rules.some((r: any) => r.name === 'SvcTaskOOMRisk'));
-  // The catalogue's types, exec sessions' two included (issue 28).
-  t.is(rules.body.eventTypes.length, 32);
-  for (const type of ['exec.session.started', 'exec.session.ended'])
+  // The catalogue's types, exec sessions' two (issue 28) and scaling's two (issue 30) included.
+  t.is(rules.body.eventTypes.length, 34);
+  for (const type of ['exec.session.started', 'exec.session.ended', 'service.scaled_out', 'service.scaled_in'])
     t.true(
       rules.body.eventTypes.some((e: any) => (e.type ?? e.name ?? e) === type),
       `${type} in ${JSON.stringify(rules.body.eventTypes).slice(0, 200)}`,

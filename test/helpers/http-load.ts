@@ -13,6 +13,8 @@ export interface LoadSample {
   readonly ok: boolean;
   /** `HTTP <status>`, an error code (ECONNRESET, ECONNREFUSED, ...) or `timeout`. */
   readonly outcome: string;
+  /** The answer's body, when the load keeps bodies. */
+  readonly body?: string;
 }
 
 /** Options of {@link startLoad}. */
@@ -25,6 +27,8 @@ export interface LoadOptions {
   readonly newConnectionClients?: number;
   /** A request without an answer by then fails. @default 5000 */
   readonly timeoutMs?: number;
+  /** Keep each answer's body in its sample (small bodies only). @default false */
+  readonly keepBodies?: boolean;
 }
 
 /** A running load. */
@@ -43,15 +47,17 @@ export function startLoad(options: LoadOptions): Load {
     new Promise((resolve) => {
       const startMs = performance.now();
       let done = false;
+      let body = '';
       const finish = (ok: boolean, outcome: string): void => {
         if (done) return;
         done = true;
         clearTimeout(timer);
-        samples.push({ startMs, endMs: performance.now(), ok, outcome });
+        samples.push({ startMs, endMs: performance.now(), ok, outcome, ...(options.keepBodies ? { body } : {}) });
         resolve();
       };
       const request = http.get(options.url, { agent, headers: { host: options.host } }, (response) => {
-        response.resume();
+        if (options.keepBodies) response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        else response.resume();
         response.on('end', () => {
           const status = response.statusCode ?? 0;
           finish(status >= 200 && status < 300, `HTTP ${status}`);

@@ -324,13 +324,16 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
       }
       const { target } = routed;
       options.gateway.begin(target);
+      // The instance this request went to: the balancer counts it as loaded until the response closes.
+      let claimed: ServiceInstance | undefined;
       res.once('close', () => {
-        options.gateway.end(target);
+        options.gateway.end(target, claimed);
         options.access.recordGateway(target.hostname, res.statusCode);
       });
       const warm = options.gateway.readyNow(target);
       if (warm !== undefined) {
         options.gateway.stats.proxied += 1;
+        claimed = options.gateway.claim(warm.instance);
         forward(req, res, routed, warm.instance, warm.action);
         return true;
       }
@@ -338,6 +341,7 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
         ({ instance, action }) => {
           if (res.destroyed) return;
           options.gateway.stats.proxied += 1;
+          claimed = options.gateway.claim(instance);
           forward(req, res, routed, instance, action);
         },
         (error: unknown) => {
@@ -381,12 +385,14 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
       req.url = CLAIMED_UPGRADE_PATH;
       const { target } = routed;
       options.gateway.begin(target);
-      socket.once('close', () => options.gateway.end(target));
+      let claimed: ServiceInstance | undefined;
+      socket.once('close', () => options.gateway.end(target, claimed));
       options.access.recordGateway(target.hostname, 101);
       options.gateway.ready(target, routed.timeoutMs).then(
         ({ instance }) => {
           if (socket.destroyed) return;
           req.url = forwardUrl;
+          claimed = options.gateway.claim(instance);
           // Upgraded sockets leave the pool: no keep-alive agent for them.
           wsProxyFor(instance.address, instance.port).ws(req, socket, head, { agent: false }, () => socket.destroy());
         },

@@ -10,10 +10,18 @@ import {
   readRssBytes,
 } from '../../../platform/local-scheduler/index.js';
 
-test('parseStat reads pid, state, parent, group, start time and rss even when the name holds spaces and parentheses', (t) => {
+test('parseStat reads pid, state, parent, group, start time, rss and CPU ticks even when the name holds spaces and parentheses', (t) => {
   const line =
     '4242 (my (odd) name) S 1 4242 4242 0 -1 4194560 100 0 0 0 1 2 0 0 20 0 1 0 987654 1000 200 18446744073709551615';
-  t.deepEqual(parseStat(line), { pid: 4242, ppid: 1, pgrp: 4242, state: 'S', startTime: '987654', rssPages: 200 });
+  t.deepEqual(parseStat(line), {
+    pid: 4242,
+    ppid: 1,
+    pgrp: 4242,
+    state: 'S',
+    startTime: '987654',
+    rssPages: 200,
+    cpuTicks: 3,
+  });
 });
 
 test('PAGE_SIZE times the stat rss agrees with VmRSS of this process', (t) => {
@@ -31,6 +39,7 @@ test('processTree finds the group and descendants that left it, skipping zombies
     state,
     startTime: '1',
     rssPages: 1,
+    cpuTicks: 0,
   });
   const table = [
     p(1, 0, 1),

@@ -71,9 +71,13 @@ test('a task group scales from 1 to 3 to 0 to 1 without restarting the allocatio
   t.deepEqual([...new Set(three.map((a) => a.ports[0]!.value))].length, 3);
   await waitForHealthyInstances(registry, 'demo-web', { count: 3, timeoutMs: 10_000 });
 
+  // A scale-in withdraws the allocations from the registry at once (no new request picks them),
+  // then drains them after the withdraw delay, as a replaced allocation is (ADR 0160).
   t.is(await driver.scale('demo-web', 'web', 0), 'updated');
-  t.is((await driver.listAllocations({ jobId: 'demo-web' })).length, 0);
   t.deepEqual(await registry.instances('demo-web'), []);
+  const stopping = await driver.listAllocations({ jobId: 'demo-web' });
+  t.true(stopping.every((a) => a.desiredStatus === 'stop'));
+  await waitForAllocations(driver, (a) => a.length === 0, { filter: { jobId: 'demo-web' } });
   for (const a of three) t.false(isProcessAlive(a.task.pid!, undefined));
 
   await driver.scale('demo-web', 'web', 1);

@@ -10,7 +10,7 @@ import { Badge, ErrorNote, Loaded } from '../../shared/ui.js';
 import { bytes, relativeTime, shortCommit } from '../../shared/format.js';
 import { ActionButton } from '../actions.js';
 import { useEventStream } from '../event-stream.js';
-import type { AppView } from './apps.js';
+import type { AppView, ScalingView } from './apps.js';
 import { Deployments } from './deployments.js';
 import { AppTerminal } from '../terminal.js';
 import { AppLogs } from './app-logs.js';
@@ -99,6 +99,31 @@ function Processes(props: { app: AppView }) {
       </tr>`,
       )}</tbody></table></div>`,
   )}`;
+}
+
+const SCALING_MODES: Record<ScalingView['mode'], string> = {
+  fixed: 'fixed',
+  scale_to_zero: 'scale to zero',
+  autoscaled: 'autoscaled',
+};
+
+function Scaling(props: { app: AppView }) {
+  const scaling = props.app.scaling ?? [];
+  if (scaling.length === 0) return html`<p class="muted">No long-running processes.</p>`;
+  return html`<div class="table-wrap"><table>
+    <caption class="visually-hidden">Scaling of each process</caption>
+    <thead><tr><th scope="col">Process</th><th scope="col">Mode</th><th scope="col">Allocations</th><th scope="col">Metric</th><th scope="col">Now</th><th scope="col" class="hide-narrow">Last change</th></tr></thead>
+    <tbody>${scaling.map((s) => {
+      const running = props.app.processes.find((p) => p.process === s.process);
+      return html`<tr>
+      <th scope="row">${s.process}</th>
+      <td>${SCALING_MODES[s.mode]}${s.windowMs === null ? null : html`<div class="muted">window ${s.windowMs / 1000} s</div>`}</td>
+      <td>${running ? `${running.running}/${running.desiredCount}` : '0/0'} <span class="muted">of ${s.min}–${s.max ?? s.min}${s.per_region === null ? '' : `, ${s.per_region} per region`}</span></td>
+      <td>${s.auto ? html`<code>${s.auto.metric}</code> target ${s.auto.target}` : '—'}</td>
+      <td>${s.value === null ? html`<span class="muted">${s.reason ?? '—'}</span>` : html`${s.value} per allocation <span class="muted">asks ${s.recommended}</span>`}</td>
+      <td class="hide-narrow">${s.lastChange ? html`${s.lastChange.from} → ${s.lastChange.to} <span class="muted">${s.lastChange.source}, ${relativeTime(s.lastChange.at)}</span><div class="muted">${s.lastChange.reason}</div>` : '—'}</td>
+    </tr>`;
+    })}</tbody></table></div>`;
 }
 
 function Snapshots(props: { app: string }) {
@@ -228,6 +253,7 @@ export function AppPage(props: { app: string }) {
       <section aria-labelledby="app-settings"><h2 id="app-settings">Settings</h2><${Settings} app=${app.data} /></section>
       <section aria-labelledby="app-findings"><h2 id="app-findings">Spec findings</h2><${Findings} app=${app.data} /></section>
       <section aria-labelledby="app-processes"><h2 id="app-processes">Processes and allocations</h2><${Processes} app=${app.data} /></section>
+      <section aria-labelledby="app-scaling"><h2 id="app-scaling">Scaling</h2><${Scaling} app=${app.data} /></section>
       <section aria-labelledby="app-terminal"><h2 id="app-terminal">Terminal</h2><${AppTerminal} app=${props.app} /></section>
       <section aria-labelledby="app-logs"><h2 id="app-logs">Logs</h2><${AppLogs} app=${props.app} processes=${[...new Set(app.data.processes.map((p) => p.process))]} /></section>
       <section aria-labelledby="app-deployments"><h2 id="app-deployments">Deployments</h2><${Deployments} app=${props.app} selected=${queued} /></section>

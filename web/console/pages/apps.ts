@@ -10,6 +10,28 @@ import { useEventStream } from '../event-stream.js';
 import { linkClick } from '../router.js';
 
 /** An app as `GET /api/apps` lists it. */
+/** One process's scaling as `GET /api/apps/{id}` reports it. */
+export interface ScalingView {
+  readonly process: string;
+  readonly mode: 'fixed' | 'scale_to_zero' | 'autoscaled';
+  readonly min: number;
+  readonly max: number | null;
+  readonly per_region: number | null;
+  readonly auto: { readonly metric: string; readonly target: number } | null;
+  readonly value: number | null;
+  readonly recommended: number | null;
+  readonly reason: string | null;
+  readonly evaluatedAt: string | null;
+  readonly windowMs: number | null;
+  readonly lastChange: {
+    readonly at: string;
+    readonly from: number;
+    readonly to: number;
+    readonly source: string;
+    readonly reason: string;
+  } | null;
+}
+
 export interface AppView {
   readonly name: string;
   readonly deploy: boolean;
@@ -31,6 +53,8 @@ export interface AppView {
   readonly release: { readonly commit: string } | null;
   /** What the spec asks beyond the jobs; null without a valid spec (see domain/apps/app-settings.ts). */
   readonly settings?: AppSettings | null;
+  /** How each long-running process scales (absent from an older API). */
+  readonly scaling?: readonly ScalingView[];
   readonly processes: readonly {
     readonly process: string;
     readonly jobType: string;
