@@ -22,13 +22,14 @@ check prettier npx prettier --list-different . &
 {
   # dist/ is emitted afresh: nothing compiled from a file since deleted stays behind.
   rm -rf dist
+  # The browser tests load the built pages (dist/web). They are built first: the build replaces
+  # dist/web whole, and the type check then adds the page modules a test imports (web/…/prometheus).
+  check web-pages node --import tsx scripts/build-web.ts
   check typecheck npx tsc -p tsconfig.json --noEmit false
   check typecheck-web npx tsc --noEmit -p web/tsconfig.json
-  # The browser tests load the built pages (dist/web).
-  check web-pages node --import tsx scripts/build-web.ts
 } &
 wait
-for name in eslint prettier typecheck typecheck-web web-pages; do
+for name in eslint prettier web-pages typecheck typecheck-web; do
   echo "== $name"
   cat "$checks/$name.log"
 done
