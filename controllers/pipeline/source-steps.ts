@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { StepFailure } from '../errors.js';
-import { exportCommit, mirrorRepository, resolveCommit } from '../../platform/git/index.js';
+import { exportCommit, hasFolder, mirrorRepository, resolveCommit } from '../../platform/git/index.js';
 import type { Release, ReleaseBuilder } from '../../platform/release-builder/index.js';
 import { hasCommittedEncrypted, inspectCommittedSecrets } from '../secrets/encrypted-secrets.js';
 
@@ -35,20 +35,12 @@ export async function cloneStep(
   await mirrorRepository(source.repoUrl, mirrorDir);
   const commit = await resolveCommit(mirrorDir, ref);
   fs.rmSync(workDir, { recursive: true, force: true });
-  if (source.subdir === undefined) {
-    await exportCommit(mirrorDir, commit, workDir);
-  } else {
-    const tree = `${workDir}.tree`;
-    fs.rmSync(tree, { recursive: true, force: true });
-    await exportCommit(mirrorDir, commit, tree);
-    const context = path.join(tree, source.subdir);
-    if (!fs.existsSync(context))
-      throw new StepFailure(
-        `the app folder ${source.subdir} does not exist in the apps repository at ${commit.slice(0, 12)}`,
-      );
-    fs.renameSync(context, workDir);
-    fs.rmSync(tree, { recursive: true, force: true });
-  }
+  if (source.subdir !== undefined && !(await hasFolder(mirrorDir, commit, source.subdir)))
+    throw new StepFailure(
+      `the app folder ${source.subdir} does not exist in the apps repository at ${commit.slice(0, 12)}`,
+    );
+  // Only the app's folder is written (git archive <commit>:<folder>), not the whole repository.
+  await exportCommit(mirrorDir, commit, workDir, source.subdir);
   return {
     commit,
     message: `checked out ${ref} at ${commit.slice(0, 12)}${source.subdir !== undefined ? ` (apps repository folder ${source.subdir})` : ''}`,

@@ -2,5 +2,5 @@
  * Git: the git CLI wrapper (execFile only).
  */
 export { GitError } from '../errors.js';
-export { assertRepositoryUrl, exportCommit, mirrorRepository, resolveCommit, runGit } from './git.js';
+export { assertRepositoryUrl, exportCommit, hasFolder, mirrorRepository, resolveCommit, runGit } from './git.js';
 export type { GitRunOptions } from './git.js';
