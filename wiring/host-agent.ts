@@ -31,6 +31,7 @@ import {
   launchAgent,
   readApiProcess,
   reapCandidates,
+  releaseListeners,
   runVerifyHook,
 } from '../platform/platform-lane/index.js';
 import { isFetchSelector, type ReleaseSource } from '../domain/platform/index.js';
@@ -164,6 +165,10 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     logger: log,
     apiAlive: () => apiAlive(readApiProcess(config.platformDir)),
     dataPresent: () => fs.existsSync(store.file),
+    noApi: () => {
+      const released = releaseListeners();
+      if (released.length > 0) log.info({ listeners: released }, 'no API runs: listening sockets released');
+    },
     handOver: () => successorReason(folders, ownRelease),
     ...(tuning.idleExitMs === undefined ? {} : { idleExitMs: tuning.idleExitMs }),
   });

@@ -33,6 +33,7 @@ export {
   holdListener,
   preparedStart,
   receiveListeners,
+  releaseListeners,
   sendListeners,
   startPrepared,
   whenPrepared,

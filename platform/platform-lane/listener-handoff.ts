@@ -53,6 +53,18 @@ export function heldListener(name: ListenerName): ListenerHandle | undefined {
   return held.get(name);
 }
 
+/**
+ * Closes this process's copies of the held listeners (the host agent, once no API runs outside a
+ * restart): the port is free for an API started by hand, instead of bound by an agent that only
+ * keeps it.
+ */
+export function releaseListeners(): ListenerName[] {
+  const names = [...held.keys()];
+  for (const handle of held.values()) (handle as { close?: () => void }).close?.();
+  held.clear();
+  return names;
+}
+
 /** Names of the listeners held now. */
 export function heldListenerNames(): ListenerName[] {
   return [...held.keys()];
