@@ -35,12 +35,16 @@ export async function cloneStep(
   await mirrorRepository(source.repoUrl, mirrorDir);
   const commit = await resolveCommit(mirrorDir, ref);
   fs.rmSync(workDir, { recursive: true, force: true });
-  if (source.subdir !== undefined && !(await hasFolder(mirrorDir, commit, source.subdir)))
-    throw new StepFailure(
-      `the app folder ${source.subdir} does not exist in the apps repository at ${commit.slice(0, 12)}`,
-    );
   // Only the app's folder is written (git archive <commit>:<folder>), not the whole repository.
-  await exportCommit(mirrorDir, commit, workDir, source.subdir);
+  try {
+    await exportCommit(mirrorDir, commit, workDir, source.subdir);
+  } catch (error) {
+    if (source.subdir !== undefined && !(await hasFolder(mirrorDir, commit, source.subdir)))
+      throw new StepFailure(
+        `the app folder ${source.subdir} does not exist in the apps repository at ${commit.slice(0, 12)}`,
+      );
+    throw error;
+  }
   return {
     commit,
     message: `checked out ${ref} at ${commit.slice(0, 12)}${source.subdir !== undefined ? ` (apps repository folder ${source.subdir})` : ''}`,
@@ -148,6 +152,7 @@ export async function buildStep(
   spec: CanonicalAppSpec,
   source: AppSource,
   commit: string,
+  checkout?: string,
 ): Promise<{ release: Release; message: string }> {
   const release = await builder.build({
     app,
@@ -156,6 +161,8 @@ export async function buildStep(
     dockerfile: spec.build.dockerfile,
     ...(spec.build.image !== undefined ? { image: spec.build.image } : {}),
     ...(source.subdir !== undefined ? { subdir: source.subdir } : {}),
+    // The clone step's checkout of this commit: copied, not exported from the mirror a second time.
+    ...(checkout !== undefined ? { tree: checkout } : {}),
   });
   return {
     release,

@@ -49,6 +49,11 @@ export interface BuildReleaseRequest {
    * holds only this folder and `dockerfile` is relative to it. @default the repository root
    */
   readonly subdir?: string;
+  /**
+   * The build context's files at `ref`, as the caller exported them (a deploy's checkout, before
+   * anything ran in it): copied instead of exported from the mirror again.
+   */
+  readonly tree?: string;
 }
 
 /** A built (or reused) release. */
@@ -174,7 +179,9 @@ export class ReleaseBuilder {
       // An app's release folder starts private; the local driver opens it to the app's group only (ADR 0047).
       fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
       fs.mkdirSync(tmp, { recursive: true });
-      if (mirror && request.subdir !== undefined) {
+      if (request.tree !== undefined) {
+        fs.cpSync(request.tree, appDir, { recursive: true, verbatimSymlinks: true });
+      } else if (mirror && request.subdir !== undefined) {
         if (!(await hasFolder(mirror, commit, request.subdir)))
           throw new ValidationError(
             `build context: ${request.subdir} does not exist in the repository at commit ${commit}`,
