@@ -32,6 +32,7 @@ import {
   readApiProcess,
   reapCandidates,
   releaseListeners,
+  handOffsSettled,
   runVerifyHook,
 } from '../platform/platform-lane/index.js';
 import { isFetchSelector, type ReleaseSource } from '../domain/platform/index.js';
@@ -184,7 +185,11 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
         await events.flushed();
         store.db.close();
         releaseLock();
-        if (agent.handingOver) handOver(config, log, folders);
+        if (agent.handingOver) {
+          handOver(config, log, folders);
+          // The successor takes the listening sockets from this process: it stays until it has.
+          await handOffsSettled();
+        }
       })();
       return closing;
     },

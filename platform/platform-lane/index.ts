@@ -28,6 +28,7 @@ export {
   LISTENERS_ENV,
   PREPARED_START_ENV,
   handOffSpawnOptions,
+  handOffsSettled,
   heldListener,
   heldListenerNames,
   holdListener,

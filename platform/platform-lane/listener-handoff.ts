@@ -40,6 +40,8 @@ const RECEIVE_TIMEOUT_MS = 10_000;
 
 /** The listeners this process holds: served (an API) or only kept (the host agent). */
 const held = new Map<ListenerName, ListenerHandle>();
+/** Hand-offs under way: a child has not yet taken the listeners sent to it. */
+const pending = new Set<Promise<void>>();
 
 /** Records a listener this process serves, so an agent it launches receives it. */
 export function holdListener(name: ListenerName, server: net.Server): void {
@@ -87,6 +89,21 @@ export function handOffSpawnOptions(): { env: Record<string, string>; ipc: boole
 export function sendListeners(child: ChildProcess): void {
   if (!child.connected) return;
   child.on('error', () => undefined);
+  // Until the child has them (it closes the channel) or is gone: a parent about to exit waits for
+  // it with `handOffsSettled` (an agent handing over to its successor).
+  const settled = new Promise<void>((resolve) => {
+    // Ref'd: a parent with nothing else to do (an agent that handed over) lives until the child
+    // has asked for the sockets and taken them; its channel alone (unref'd) would not keep it.
+    const timer = setTimeout(resolve, RECEIVE_TIMEOUT_MS);
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    child.once('disconnect', done);
+    child.once('exit', done);
+  });
+  pending.add(settled);
+  void settled.then(() => pending.delete(settled));
   // Sent when the child asks: a message that arrives before the child listens for it is dropped,
   // and the handle with it.
   const onMessage = (message: unknown): void => {
@@ -100,6 +117,11 @@ export function sendListeners(child: ChildProcess): void {
   child.on('message', onMessage);
   // The parent never waits on the channel: a child that never asks is not kept waiting for.
   child.channel?.unref();
+}
+
+/** Resolves once every child sent listeners has taken them (or is gone, or 10 s passed). */
+export async function handOffsSettled(): Promise<void> {
+  await Promise.all([...pending]);
 }
 
 /**
