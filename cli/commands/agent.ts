@@ -26,6 +26,11 @@ export function registerAgent(program: Command): void {
         throw error;
       }
       const logger = createLogger({ level: config.logLevel, base: { pid: process.pid } });
+      // The API (or the agent) that launched this one hands over its listening sockets (ADR 0159):
+      // held, never accepted on here, and passed to each API this agent starts.
+      const { receiveListeners } = await import('../../platform/platform-lane/index.js');
+      const handed = await receiveListeners(process.env);
+      if (handed.length > 0) logger.info({ listeners: handed }, 'holding the API listeners across restarts');
       const { startHostAgent } = await import('../../wiring/host-agent.js');
       let running;
       try {

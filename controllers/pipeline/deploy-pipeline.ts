@@ -248,7 +248,14 @@ async function runStep(
     }
     case 'build': {
       assertBuildAllowed(state.spec, deps.profile);
-      const result = await buildStep(deps.builder, state.app, state.spec, state.source, requireCommit(state));
+      const result = await buildStep(
+        deps.builder,
+        state.app,
+        state.spec,
+        state.source,
+        requireCommit(state),
+        state.workDir,
+      );
       state.release = {
         commit: result.release.manifest.commit,
         dir: result.release.dir,

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { StepFailure } from '../errors.js';
-import { exportCommit, mirrorRepository, resolveCommit } from '../../platform/git/index.js';
+import { exportCommit, hasFolder, mirrorRepository, resolveCommit } from '../../platform/git/index.js';
 import type { Release, ReleaseBuilder } from '../../platform/release-builder/index.js';
 import { hasCommittedEncrypted, inspectCommittedSecrets } from '../secrets/encrypted-secrets.js';
 
@@ -35,19 +35,15 @@ export async function cloneStep(
   await mirrorRepository(source.repoUrl, mirrorDir);
   const commit = await resolveCommit(mirrorDir, ref);
   fs.rmSync(workDir, { recursive: true, force: true });
-  if (source.subdir === undefined) {
-    await exportCommit(mirrorDir, commit, workDir);
-  } else {
-    const tree = `${workDir}.tree`;
-    fs.rmSync(tree, { recursive: true, force: true });
-    await exportCommit(mirrorDir, commit, tree);
-    const context = path.join(tree, source.subdir);
-    if (!fs.existsSync(context))
+  // Only the app's folder is written (git archive <commit>:<folder>), not the whole repository.
+  try {
+    await exportCommit(mirrorDir, commit, workDir, source.subdir);
+  } catch (error) {
+    if (source.subdir !== undefined && !(await hasFolder(mirrorDir, commit, source.subdir)))
       throw new StepFailure(
         `the app folder ${source.subdir} does not exist in the apps repository at ${commit.slice(0, 12)}`,
       );
-    fs.renameSync(context, workDir);
-    fs.rmSync(tree, { recursive: true, force: true });
+    throw error;
   }
   return {
     commit,
@@ -156,6 +152,7 @@ export async function buildStep(
   spec: CanonicalAppSpec,
   source: AppSource,
   commit: string,
+  checkout?: string,
 ): Promise<{ release: Release; message: string }> {
   const release = await builder.build({
     app,
@@ -164,6 +161,8 @@ export async function buildStep(
     dockerfile: spec.build.dockerfile,
     ...(spec.build.image !== undefined ? { image: spec.build.image } : {}),
     ...(source.subdir !== undefined ? { subdir: source.subdir } : {}),
+    // The clone step's checkout of this commit: copied, not exported from the mirror a second time.
+    ...(checkout !== undefined ? { tree: checkout } : {}),
   });
   return {
     release,

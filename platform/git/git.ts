@@ -2,7 +2,7 @@
  * Git CLI wrapper: runs `git` with execFile (never a shell) for the release builder: mirror a
  * repository, resolve a ref to a full commit, export a commit's tree.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ValidationError } from '../../domain/errors.js';
@@ -55,7 +55,8 @@ export function assertRepositoryUrl(url: string): void {
 export async function mirrorRepository(url: string, mirrorDir: string): Promise<void> {
   assertRepositoryUrl(url);
   if (fs.existsSync(path.join(mirrorDir, 'HEAD'))) {
-    await runGit(['--git-dir', mirrorDir, 'remote', 'set-url', 'origin', url]);
+    // One process less per refresh (a deploy refreshes twice): the URL is set only when it changed.
+    if (originUrl(mirrorDir) !== url) await runGit(['--git-dir', mirrorDir, 'remote', 'set-url', 'origin', url]);
     await runGit(['--git-dir', mirrorDir, 'fetch', '--prune', '--tags', 'origin']);
     return;
   }
@@ -86,22 +87,53 @@ export async function resolveCommit(gitDir: string, ref: string): Promise<string
   }
 }
 
-/** Writes the tree of `commit` into `targetDir` (created), without any `.git` metadata. */
-export async function exportCommit(gitDir: string, commit: string, targetDir: string): Promise<void> {
+/**
+ * Writes the tree of `commit` (or of its folder `subdir`) into `targetDir` (created), without any
+ * `.git` metadata: `git archive` piped into `tar -x`, no archive file in between.
+ */
+export async function exportCommit(gitDir: string, commit: string, targetDir: string, subdir?: string): Promise<void> {
   fs.mkdirSync(targetDir, { recursive: true });
-  const tarball = `${targetDir}.tar`;
-  try {
-    await runGit(['--git-dir', gitDir, 'archive', '--format=tar', '-o', tarball, commit]);
-    await new Promise<void>((resolve, reject) => {
-      execFile('tar', ['-x', '-f', tarball, '-C', targetDir], (error, _stdout, stderr) =>
-        error
-          ? reject(
-              new GitError(`tar -x of commit ${commit} failed: ${stderr.trim() || error.message}`, { commit }, error),
-            )
-          : resolve(),
-      );
+  const treeish = subdir === undefined ? commit : `${commit}:${subdir}`;
+  const archive = spawn('git', ['--git-dir', gitDir, 'archive', '--format=tar', treeish], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, LC_ALL: 'C' },
+  });
+  const extract = spawn('tar', ['-x', '-f', '-', '-C', targetDir], { stdio: ['pipe', 'ignore', 'pipe'] });
+  archive.stdout.pipe(extract.stdin);
+  // A tar that fails early closes its input: git's write error is reported as tar's failure.
+  extract.stdin.on('error', () => undefined);
+  const ended = (child: typeof archive | typeof extract): Promise<{ code: number | null; stderr: string }> =>
+    new Promise((resolve) => {
+      let stderr = '';
+      child.stderr?.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+      child.once('error', (error) => resolve({ code: -1, stderr: error.message }));
+      child.once('close', (code) => resolve({ code, stderr }));
     });
-  } finally {
-    fs.rmSync(tarball, { force: true });
+  const [git, tar] = await Promise.all([ended(archive), ended(extract)]);
+  if (git.code !== 0)
+    throw new GitError(`git archive ${treeish} failed: ${git.stderr.trim()}`, { commit, stderr: git.stderr.trim() });
+  if (tar.code !== 0) throw new GitError(`tar -x of commit ${commit} failed: ${tar.stderr.trim()}`, { commit });
+}
+
+/** True when `commit` has a folder `subdir`. */
+export async function hasFolder(gitDir: string, commit: string, subdir: string): Promise<boolean> {
+  try {
+    return (await runGit(['--git-dir', gitDir, 'cat-file', '-t', `${commit}:${subdir}`])).trim() === 'tree';
+  } catch {
+    return false;
   }
+}
+
+/** The `url` of the mirror's `origin` as its config file says it (plain values only), or undefined. */
+function originUrl(mirrorDir: string): string | undefined {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(mirrorDir, 'config'), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const section = /^\[remote "origin"\]\s*$([\s\S]*?)(?=^\[|(?![\s\S]))/m.exec(text)?.[1] ?? '';
+  const value = /^\s*url\s*=\s*(.*?)\s*$/m.exec(section)?.[1];
+  // Quoted or escaped values are git's to read: set the URL again rather than guess.
+  return value === undefined || /["\\;#]/.test(value) ? undefined : value;
 }

@@ -1,16 +1,15 @@
 /**
  * Allocation runner: the local driver's supervisor of one allocation's host process: start (or
- * re-adopt), restart with exponential backoff, health checks, memory-limit kills, batch deadlines,
- * and drain (signal, wait, SIGKILL).
+ * re-adopt), restart with exponential backoff, memory-limit kills, batch deadlines, and drain
+ * (signal, wait, SIGKILL). Its service instances and health checks are `AllocationServices`.
  */
 import type { CpuWeights } from './cpu-weight.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import type { RegistryWriter } from '../../domain/registry/index.js';
 import type { AllocationStatus, RestartPolicySpec, TaskEvent, TaskEventType } from '../../domain/scheduler/index.js';
 import type { AllocationRecord } from './driver-state.js';
-import { HttpHealthCheck } from './http-health-check.js';
+import { AllocationServices, type AllocationServicesContext } from './allocation-services.js';
 import {
   isProcessAlive,
   listProcesses,
@@ -39,11 +38,10 @@ import { dropPrivileges, inMountNamespace, type TaskLimits } from './task-sandbo
 export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
 
 /** What a runner needs from its driver. */
-export interface RunnerContext {
+export interface RunnerContext extends AllocationServicesContext {
   readonly logger: Logger;
   /** Applies `resources.cpu` as a CPU weight to each spawned process tree. */
   readonly cpuWeights: CpuWeights;
-  readonly registry: RegistryWriter;
   readonly hostVolumes: Readonly<Record<string, HostVolume>>;
   /** Who tasks run as: each app's own user (root), or the platform's user. */
   readonly identities: AppIdentities;
@@ -56,10 +54,6 @@ export interface RunnerContext {
   changed(record: AllocationRecord, previousStatus: AllocationStatus, event?: TaskEvent): void;
   /** The allocation reached a terminal status; the runner is done. */
   finished(record: AllocationRecord, outcome: RunOutcome): void;
-  /** Start-up window of health checks (see `HttpHealthCheckOptions.startupWindowMs`). */
-  readonly healthStartupWindowMs?: number;
-  /** Every check of the allocation passes now, where a moment ago one did not (or had not run). */
-  passing?(record: AllocationRecord): void;
 }
 
 const MAX_EVENTS = 25;
@@ -82,16 +76,14 @@ export class AllocationRunner {
   #exitReason: 'oom' | 'timeout' | undefined;
   #restartTimer: NodeJS.Timeout | undefined;
   #deadlineTimer: NodeJS.Timeout | undefined;
-  #checks: HttpHealthCheck[] = [];
-  readonly #checkOf = new Map<string, HttpHealthCheck>();
-  #registered = false;
+  readonly #services: AllocationServices;
   #runStartedMs = 0;
   #failureStreak = 0;
-  #wasPassing = false;
 
   constructor(record: AllocationRecord, ctx: RunnerContext) {
     this.record = record;
     this.#ctx = ctx;
+    this.#services = new AllocationServices(record, ctx);
   }
 
   /** True while the allocation restarts its task on exit (a service group allocation). */
@@ -199,9 +191,7 @@ export class AllocationRunner {
     this.#detached = true;
     clearTimeout(this.#restartTimer);
     clearTimeout(this.#deadlineTimer);
-    for (const check of this.#checks) check.stop();
-    this.#checks = [];
-    this.#checkOf.clear();
+    this.#services.stopChecks();
   }
 
   #spawn(): void {
@@ -433,89 +423,17 @@ export class AllocationRunner {
   }
 
   #register(): void {
-    if (this.#registered || !this.restartsOnExit) return;
-    this.#registered = true;
-    this.#publish(false);
-  }
-
-  /**
-   * Publishes the allocation's instances. A fresh registration starts its checks in their start-up
-   * window; a re-tag (canary promotion) keeps the running checks and their latest verdict, so a
-   * promoted canary is never unrouted.
-   */
-  #publish(retag: boolean): void {
-    const rec = this.record;
-    for (const service of rec.group.services) {
-      const port = rec.ports.find((p) => p.label === service.portLabel);
-      if (!port) continue;
-      const instanceId = `${rec.id}-${service.name}`;
-      const checkId = `${instanceId}:http`;
-      const running = retag ? this.#checkOf.get(instanceId) : undefined;
-      const passing = running?.lastStatus === 'passing';
-      this.#ctx.registry.register({
-        id: instanceId,
-        service: service.name,
-        app: rec.app,
-        process: rec.taskGroup,
-        allocationId: rec.id,
-        address: port.hostIp,
-        port: port.value,
-        tags: [...(service.tags ?? []), ...(rec.canary ? ['canary'] : [])],
-        checks: service.check
-          ? [
-              passing
-                ? {
-                    id: checkId,
-                    name: `HTTP GET ${service.check.path}`,
-                    status: 'passing',
-                    output: 'passing before the re-registration',
-                    lastCheckedAt: new Date().toISOString(),
-                  }
-                : {
-                    id: checkId,
-                    name: `HTTP GET ${service.check.path}`,
-                    status: 'critical',
-                    output: 'starting: no check has passed yet',
-                    starting: true,
-                  },
-            ]
-          : [],
-      });
-      if (service.check && running === undefined) {
-        const check = new HttpHealthCheck({
-          registry: this.#ctx.registry,
-          instanceId,
-          checkId,
-          url: `http://${port.hostIp}:${port.value}${service.check.path}`,
-          intervalMs: service.check.interval.milliseconds,
-          timeoutMs: service.check.timeout.milliseconds,
-          ...(this.#ctx.healthStartupWindowMs !== undefined
-            ? { startupWindowMs: this.#ctx.healthStartupWindowMs }
-            : {}),
-          onResult: () => this.#onCheckResult(),
-        });
-        check.start();
-        this.#checks.push(check);
-        this.#checkOf.set(instanceId, check);
-      }
-    }
+    if (this.restartsOnExit) this.#services.register();
   }
 
   /** True when the allocation has checks and every one passed at its latest probe. */
   get passing(): boolean {
-    return this.#checks.length > 0 && this.#checks.every((c) => c.lastStatus === 'passing');
-  }
-
-  #onCheckResult(): void {
-    const now = this.passing;
-    if (now && !this.#wasPassing) this.#ctx.passing?.(this.record);
-    this.#wasPassing = now;
+    return this.#services.passing;
   }
 
   /** Re-registers services after a promotion changed the canary tag (checks keep running). */
   reregister(): void {
-    if (!this.#registered) return;
-    this.#publish(true);
+    this.#services.reregister();
   }
 
   /**
@@ -523,17 +441,11 @@ export class AllocationRunner {
    * the process keeps serving what it already accepted.
    */
   withdraw(): void {
-    this.#unregister();
+    this.#services.unregister();
   }
 
   #unregister(): void {
-    for (const check of this.#checks) check.stop();
-    this.#checks = [];
-    this.#checkOf.clear();
-    if (!this.#registered) return;
-    this.#registered = false;
-    for (const service of this.record.group.services)
-      this.#ctx.registry.deregister(`${this.record.id}-${service.name}`);
+    this.#services.unregister();
   }
 
   #event(type: TaskEventType, message: string): TaskEvent {

@@ -46,8 +46,14 @@ export function probeHttp(url: string, timeoutMs: number): Promise<ProbeResult> 
   });
 }
 
-/** First retry delay inside the start-up window; it doubles up to the check's interval. */
-export const STARTUP_FIRST_RETRY_MS = 100;
+/**
+ * First retry delay before the first pass; it doubles up to {@link STARTUP_MAX_RETRY_MS} inside the
+ * start-up window (a deploy waits for that pass: an app that listens 10 ms after a probe is seen
+ * at most this late), and up to the check's interval after it.
+ */
+export const STARTUP_FIRST_RETRY_MS = 50;
+/** Longest retry delay inside the start-up window. */
+export const STARTUP_MAX_RETRY_MS = 250;
 
 /** Options of one periodic check. */
 export interface HttpHealthCheckOptions {
@@ -58,8 +64,8 @@ export interface HttpHealthCheckOptions {
   readonly intervalMs: number;
   readonly timeoutMs: number;
   /**
-   * Start-up window: until its first pass the check probes at once, then after 100 ms, doubling up
-   * to the interval, and a failure inside the window is reported as `starting` (no health event).
+   * Start-up window: until its first pass the check probes at once, then after 50 ms, doubling up
+   * to 250 ms (the interval after the window), and a failure inside the window is reported as `starting` (no health event).
    * A check that has not passed when the window ends reports its failures plainly. @default 60000
    */
   readonly startupWindowMs?: number;
@@ -133,7 +139,8 @@ export class HttpHealthCheck {
       this.#schedule(intervalMs);
       return;
     }
-    this.#schedule(Math.min(this.#retryMs, intervalMs));
-    this.#retryMs = Math.min(this.#retryMs * 2, intervalMs);
+    const cap = starting ? Math.min(STARTUP_MAX_RETRY_MS, intervalMs) : intervalMs;
+    this.#schedule(Math.min(this.#retryMs, cap));
+    this.#retryMs = Math.min(this.#retryMs * 2, cap);
   }
 }

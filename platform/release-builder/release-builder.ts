@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { ValidationError } from '../../domain/errors.js';
 import { BuildError } from '../errors.js';
 import type { Duration } from '../../domain/scheduler/index.js';
-import { exportCommit, mirrorRepository, resolveCommit } from '../git/index.js';
+import { exportCommit, hasFolder, mirrorRepository, resolveCommit } from '../git/index.js';
 import { silentLogger } from '../logger.js';
 import { buildImage, detectContainerEngine, type ContainerEngine } from './container-engine.js';
 import { parseDockerfile } from './dockerfile.js';
@@ -49,6 +49,11 @@ export interface BuildReleaseRequest {
    * holds only this folder and `dockerfile` is relative to it. @default the repository root
    */
   readonly subdir?: string;
+  /**
+   * The build context's files at `ref`, as the caller exported them (a deploy's checkout, before
+   * anything ran in it): copied instead of exported from the mirror again.
+   */
+  readonly tree?: string;
 }
 
 /** A built (or reused) release. */
@@ -119,10 +124,18 @@ export class ReleaseBuilder {
       const gitDir = path.join(this.#options.dataDir, 'repos', `${request.app}.git`);
       mirror = gitDir;
       const repoUrl = request.repoUrl;
-      commit = await this.#serialized(request.app, async () => {
-        await mirrorRepository(repoUrl, gitDir);
-        return resolveCommit(gitDir, request.ref);
-      });
+      // A full sha the mirror already holds (the deploy's clone step just fetched it) needs no
+      // fetch: a commit never changes. A branch or tag is fetched first, as it may have moved.
+      const known =
+        FULL_SHA.test(request.ref) && (this.get(request.app, request.ref) !== undefined || fs.existsSync(gitDir))
+          ? await resolveCommit(gitDir, request.ref).catch(() => undefined)
+          : undefined;
+      commit =
+        known ??
+        (await this.#serialized(request.app, async () => {
+          await mirrorRepository(repoUrl, gitDir);
+          return resolveCommit(gitDir, request.ref);
+        }));
     } else if (request.image !== undefined && FULL_SHA.test(request.ref)) {
       commit = request.ref;
     } else {
@@ -166,18 +179,15 @@ export class ReleaseBuilder {
       // An app's release folder starts private; the local driver opens it to the app's group only (ADR 0047).
       fs.mkdirSync(path.dirname(dir), { recursive: true, mode: 0o700 });
       fs.mkdirSync(tmp, { recursive: true });
-      if (mirror && request.subdir !== undefined) {
-        const source = path.join(tmp, 'source');
-        await exportCommit(mirror, commit, source);
-        const context = path.join(source, request.subdir);
-        if (!fs.existsSync(context) || !fs.statSync(context).isDirectory()) {
+      if (request.tree !== undefined) {
+        fs.cpSync(request.tree, appDir, { recursive: true, verbatimSymlinks: true });
+      } else if (mirror && request.subdir !== undefined) {
+        if (!(await hasFolder(mirror, commit, request.subdir)))
           throw new ValidationError(
             `build context: ${request.subdir} does not exist in the repository at commit ${commit}`,
             { code: 'build_context_missing' },
           );
-        }
-        fs.renameSync(context, appDir);
-        fs.rmSync(source, { recursive: true, force: true });
+        await exportCommit(mirror, commit, appDir, request.subdir);
       } else if (mirror) {
         await exportCommit(mirror, commit, appDir);
       }

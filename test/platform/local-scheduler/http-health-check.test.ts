@@ -39,7 +39,7 @@ function nextState(registry: LocalRegistry, accept: (i: ServiceInstance) => bool
   });
 }
 
-test('a check probes at once and retries after 100 ms doubling, so an instance that listens late passes long before its 10 s interval, reading starting until then', async (t) => {
+test('a check probes at once and retries after 50 ms doubling, so an instance that listens late passes long before its 10 s interval, reading starting until then', async (t) => {
   const registry = new LocalRegistry();
   const port = await freePort();
   registered(registry, port);
