@@ -260,7 +260,13 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
   const reconcilers = await startReconcilers({
     db: store.db,
     ...(appDatabases
-      ? { infrastructure: (app: string, spec: CanonicalAppSpec) => appDatabases.settingsFor(app, spec) }
+      ? {
+          // The credential file's owner is the app's user: made ready without blocking first (ADR 0190).
+          infrastructure: async (app: string, spec: CanonicalAppSpec) => {
+            if (spec.infrastructure?.postgres?.database !== undefined) await identities?.prepare(app, undefined);
+            return appDatabases.settingsFor(app, spec);
+          },
+        }
       : {}),
     appsDir: config.appsDir,
     dataDir: hosted.path,

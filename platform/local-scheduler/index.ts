@@ -22,6 +22,9 @@ export {
   appUserName,
   detectAppIdentities,
   ensureSystemUser,
+  ensureSystemUserAsync,
+  listAppUsers,
+  removeSystemUser,
   MAX_USER_NAME,
   platformUserIdentities,
 } from './app-identity.js';

@@ -26,7 +26,7 @@ import { toAllocation, toExecution, toJobStatus } from './allocation-view.js';
 import { DriverCore, isTerminal, type LocalSchedulerOptions } from './driver-core.js';
 import type { JobRecord } from './driver-state.js';
 import { PeriodicLauncher } from './periodic-launcher.js';
-import { listProcesses } from './process-table.js';
+import { processSnapshot } from './process-table.js';
 import { recoverAllocations } from './recover-allocations.js';
 import { handOver, reconcileGroup } from './reconcile-group.js';
 import type { AllocationRecord } from './driver-state.js';
@@ -304,7 +304,7 @@ export class LocalScheduler implements Scheduler {
 
   #tick(): void {
     if (this.#core.runners.size === 0) return;
-    const table = listProcesses();
+    const table = processSnapshot();
     const byPid = new Map(table.map((p) => [p.pid, p]));
     for (const runner of this.#core.runners.values()) runner.tick(table, byPid);
   }

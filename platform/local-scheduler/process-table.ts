@@ -113,6 +113,23 @@ export function listProcesses(): ProcessInfo[] {
   return out;
 }
 
+let shared: ProcessInfo[] | undefined;
+
+/**
+ * {@link listProcesses}, read at most once per turn of the event loop: the callers of one turn (a
+ * monitor tick, or hundreds of drains begun together) share one read of `/proc` and its index,
+ * which on a host running a thousand processes is a thousand file reads (ADR 0190).
+ */
+export function processSnapshot(): ProcessInfo[] {
+  if (shared === undefined) {
+    shared = listProcesses();
+    setImmediate(() => {
+      shared = undefined;
+    });
+  }
+  return shared;
+}
+
 /** Live members of a supervised tree: the process group of `root` plus any descendants that left it. */
 export function processTree(root: number, table: readonly ProcessInfo[]): number[] {
   const index = indexOf(table);
@@ -147,7 +164,7 @@ export function readRssBytes(pid: number): number {
 export function signalTree(
   root: number,
   signal: NodeJS.Signals,
-  table: readonly ProcessInfo[] = listProcesses(),
+  table: readonly ProcessInfo[] = processSnapshot(),
 ): boolean {
   let groupSignalled = false;
   try {
