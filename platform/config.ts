@@ -132,6 +132,8 @@ export interface SvcConfig extends BackupConfig {
   readonly tunnelNodeIp: string;
   /** Idle period after which a gateway-managed process is scaled to zero, in ms; 0 disables. @default 15 minutes */
   readonly wakeIdleTimeoutMs: number;
+  /** Time after an app's deletion before its system user and files are removed, in ms; 0 never removes them. @default 7 days */
+  readonly appRemovalGraceMs: number;
   /** Open exec sessions (and one-shot commands) per app. @default 4 */
   readonly execMaxSessionsPerApp: number;
   /** Open exec sessions on the platform. @default 16 */
@@ -513,6 +515,13 @@ export const VARIABLES = {
     description: 'Idle period before a gateway-managed process (scaling.min 0) is scaled to zero; off disables',
     defaultText: '15m',
     parse: durationMs('SVC_WAKE_IDLE_TIMEOUT', 15 * 60_000, true),
+  },
+  appRemovalGraceMs: {
+    name: 'SVC_APP_REMOVAL_GRACE',
+    description:
+      "Time after an app's deletion before its system user (svc-app-<name>) and its data folder are removed, unless its volumes hold data; off keeps them",
+    defaultText: '7d',
+    parse: durationMs('SVC_APP_REMOVAL_GRACE', 7 * 86_400_000, true),
   },
   execMaxSessionsPerApp: {
     name: 'SVC_EXEC_MAX_SESSIONS_PER_APP',

@@ -48,6 +48,7 @@ import { AppCredentials } from '../platform/postgres/app-credentials.js';
 import { secureDataFolder } from '../platform/files/secure-data-folder.js';
 import { resolveHostedFolder } from '../platform/files/hosted-folder.js';
 import { detectAppIdentities } from '../platform/local-scheduler/index.js';
+import { AppRetirement } from '../controllers/apps/app-retirement.js';
 import { AppDatabases } from '../controllers/postgres/app-databases.js';
 import type { CanonicalAppSpec } from '../domain/spec/index.js';
 import { SnapshotFolder } from '../platform/snapshots/snapshot-folder.js';
@@ -283,6 +284,18 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
           }
         : { driver: 'local' },
   });
+  // A deleted app's user and files go after a grace period, unless its volumes hold data (ADR 0191).
+  const retirement =
+    config.schedulerDriver === 'local'
+      ? new AppRetirement({
+          db: store.db,
+          dataDir: hosted.path,
+          graceMs: config.appRemovalGraceMs,
+          ...(identities ? { identities } : {}),
+          logger: log.child({ component: 'app-retirement' }),
+        })
+      : undefined;
+  retirement?.start();
   const routing = await startRouting({
     db: store.db,
     reconcilers,
@@ -561,6 +574,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     await deploys.close();
     s3?.destroy();
     await eventApi.services.events.flushed();
+    retirement?.close();
     await reconcilers.close();
     logs.close();
     logStore.close();

@@ -102,6 +102,16 @@ function sleepSync(ms: number): void {
 
 const execFileAsync = promisify(execFile);
 
+const created = new Set<string>();
+
+/**
+ * The system users this process created (with `useradd`), oldest first: what a test worker or a
+ * benchmark removes when it ends (ADR 0191). A user found already present is not listed.
+ */
+export function appUsersCreatedHere(): readonly string[] {
+  return [...created];
+}
+
 function parsePasswd(line: string): PasswdEntry | undefined {
   const fields = line.split(':');
   if (fields[0] === undefined || fields[2] === undefined || fields[3] === undefined) return undefined;
@@ -168,6 +178,7 @@ export async function ensureSystemUserAsync(name: string): Promise<PasswdEntry> 
     if (found) return found;
     try {
       await execFileAsync('useradd', [...USERADD_ARGS, name]);
+      created.add(name);
       continue;
     } catch (error) {
       lastError = error;
@@ -185,6 +196,7 @@ export async function removeSystemUser(name: string): Promise<boolean> {
   if (!(await lookupUserAsync(name))) return false;
   try {
     await execFileAsync('userdel', [name]);
+    created.delete(name);
   } catch (error) {
     if (await lookupUserAsync(name))
       throw new UnavailableError(
@@ -206,6 +218,7 @@ export function ensureSystemUser(name: string): PasswdEntry {
     if (found) return found;
     try {
       execFileSync('useradd', [...USERADD_ARGS, name], { stdio: ['ignore', 'ignore', 'pipe'] });
+      created.add(name);
     } catch (error) {
       if (attempt === 39)
         throw new UnavailableError(
@@ -261,9 +274,9 @@ export function appUserIdentities(): AppIdentities {
         .then((all) => {
           const found = all.get(name);
           if (found) return found;
-          const created = creating.then(() => ensureSystemUserAsync(name));
-          creating = created.catch(() => undefined);
-          return created;
+          const made = creating.then(() => ensureSystemUserAsync(name));
+          creating = made.catch(() => undefined);
+          return made;
         })
         .then(
           (entry) => {

@@ -20,6 +20,7 @@ export {
 export type { ProcessInfo } from './process-table.js';
 export {
   appUserName,
+  appUsersCreatedHere,
   detectAppIdentities,
   ensureSystemUser,
   ensureSystemUserAsync,
