@@ -117,6 +117,19 @@ function recordOf(row: NewEventRow): EventRecord {
   };
 }
 
+// Random bytes of event ids, drawn 4 KiB at a time: one getrandom call per 256 events instead of
+// one per event (4 % of the HTTP ingest path's CPU, ADR 0192).
+let randomPool = Buffer.alloc(0);
+let randomAt = 0;
+function idRandom(): Uint8Array {
+  if (randomAt + 16 > randomPool.length) {
+    randomPool = randomBytes(4096);
+    randomAt = 0;
+  }
+  randomAt += 16;
+  return randomPool.subarray(randomAt - 16, randomAt);
+}
+
 /** The event services' core. */
 export class EventService implements EventEmitterPort {
   private readonly db: Db;
@@ -218,7 +231,7 @@ export class EventService implements EventEmitterPort {
         });
       occurredAt = new Date(ms).toISOString();
     }
-    const id = newEventId(nowMs, randomBytes(16));
+    const id = newEventId(nowMs, idRandom());
     const metadata = { ...(input.metadata ?? {}) };
     const dedupeKey = input.dedupeKey === undefined || input.dedupeKey === '' ? null : input.dedupeKey;
     return {
