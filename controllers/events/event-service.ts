@@ -279,8 +279,7 @@ export class EventService implements EventEmitterPort {
     // The batch is answered once its WAL frames are on disk: the fdatasync runs on the thread pool,
     // so the next batch's requests are read and parsed meanwhile (ADR 0192).
     this.syncing += 1;
-    this.durability
-      .sync()
+    this.syncCommitted()
       .then(
         () => {
           batch.forEach((p, i) => {
@@ -390,6 +389,31 @@ export class EventService implements EventEmitterPort {
         this.log.error({ err: error }, 'event listener failed');
       }
     }
+  }
+
+  private syncRunning: Promise<void> | undefined;
+  private syncNext: Promise<void> | undefined;
+
+  /**
+   * A flush of the WAL that covers every commit made before the call. One fdatasync runs at a time
+   * (each holds a thread of the pool, which spec reads and the scheduler's files share); the batches
+   * committed while it runs share the next one.
+   */
+  private syncCommitted(): Promise<void> {
+    if (this.syncNext) return this.syncNext;
+    if (!this.syncRunning) {
+      this.syncRunning = this.durability.sync().finally(() => {
+        this.syncRunning = undefined;
+      });
+      return this.syncRunning;
+    }
+    this.syncNext = this.syncRunning
+      .catch(() => undefined)
+      .then(() => {
+        this.syncNext = undefined;
+        return this.syncCommitted();
+      });
+    return this.syncNext;
   }
 
   /** Resolves when every emit queued so far has committed or failed. */
