@@ -30,6 +30,7 @@ import { silentLogger } from '../platform/logger.js';
 import { ReleaseBuilder } from '../platform/release-builder/index.js';
 import { getApp, setAppRelease } from '../store/control/apps.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
+import { removeAppUsersCreatedHere } from './lib/app-users.js';
 import { arg, percentile } from './lib/bench-args.js';
 
 const seconds = arg('seconds', 5);
@@ -352,5 +353,7 @@ try {
 } finally {
   // Close first, so no controller re-submits a job while the app processes are stopped.
   await closePlaneAndStopApps(plane, config);
+  // The app users this run created go with it (ADR 0191).
+  await removeAppUsersCreatedHere();
   fs.rmSync(root, { recursive: true, force: true });
 }

@@ -6,6 +6,7 @@
 import {
   appUserIdentities,
   appUserName,
+  appUsersCreatedHere,
   listAppUsers,
   removeSystemUser,
 } from '../../platform/local-scheduler/app-identity.js';
@@ -34,4 +35,9 @@ export async function prepareAppUsers(apps: readonly string[]): Promise<BenchApp
       for (const name of created) await removeSystemUser(name).catch(() => undefined);
     },
   };
+}
+
+/** Removes the app users this process created (the control plane runs in the benchmark's process). */
+export async function removeAppUsersCreatedHere(): Promise<void> {
+  for (const name of appUsersCreatedHere()) await removeSystemUser(name).catch(() => undefined);
 }
