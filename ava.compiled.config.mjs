@@ -3,6 +3,8 @@
 // (package.json's "ava" settings).
 export default {
   files: ['dist/test/**/*.test.js'],
+  // As package.json's settings do for the sources: each worker removes the app users it created (ADR 0191).
+  nodeArguments: ['--import=./dist/test/helpers/remove-created-app-users.js'],
   timeout: '120s',
   workerThreads: false,
 };

@@ -109,7 +109,8 @@ function burstEvent(prefix: string, i: number): EventInput {
 // 2. HTTP ingest: POST /api/events with keep-alive against a control plane in a child process;
 // throughput is bounded by clients in flight per commit (each commit's fsync blocks that process).
 {
-  const server = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--child'], {
+  // The child runs with this process's Node options (`--import tsx`, and `--cpu-prof` when profiling).
+  const server = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child'], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const baseUrl = await new Promise<string>((resolve) =>

@@ -18,6 +18,7 @@ import { openControlStore } from '../store/open-stores.js';
 import { enqueueOperation } from '../store/control/operations.js';
 import { listSteps } from '../store/control/deployments.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
+import { removeAppUsersCreatedHere } from './lib/app-users.js';
 
 function arg(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -106,6 +107,8 @@ async function deployOverhead(deploys: number): Promise<void> {
   } finally {
     // Close first, so no controller re-submits a job while the app processes are stopped.
     await closePlaneAndStopApps(plane, config);
+    // The app users this run created go with it (ADR 0191).
+    await removeAppUsersCreatedHere();
   }
   const overheads = rows.map((r) => r.total - r.healthy).sort((a, b) => a - b);
   const median = (values: number[]) => values[Math.floor(values.length / 2)]!;

@@ -28,6 +28,7 @@ import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { getApp } from '../store/control/apps.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
+import { removeAppUsersCreatedHere } from './lib/app-users.js';
 import { failures, latencyPercentile, startLoad, within, type LoadSample } from '../test/helpers/http-load.js';
 import { arg, percentile } from './lib/bench-args.js';
 import {
@@ -291,5 +292,7 @@ try {
   );
 } finally {
   await closePlaneAndStopApps(plane, config);
+  // The app users this run created go with it (ADR 0191).
+  await removeAppUsersCreatedHere();
   fs.rmSync(root, { recursive: true, force: true });
 }

@@ -139,6 +139,8 @@ export interface SvcConfig extends BackupConfig, KnowledgeMaintenanceConfig {
   readonly autoscaleIntervalMs: number;
   /** Stabilization window of the autoscaler (lower recommendations this long before a scale-in), in ms. @default 5 minutes */
   readonly autoscaleWindowMs: number;
+  /** Time after an app's deletion before its system user and files are removed, in ms; 0 never removes them. @default 7 days */
+  readonly appRemovalGraceMs: number;
   /** Open exec sessions (and one-shot commands) per app. @default 4 */
   readonly execMaxSessionsPerApp: number;
   /** Open exec sessions on the platform. @default 16 */
@@ -533,6 +535,13 @@ export const VARIABLES = {
       'Stabilization window: every recommendation must stay below the count this long before the autoscaler scales in (or to zero)',
     defaultText: '5m',
     parse: durationMs('SVC_AUTOSCALE_WINDOW', 5 * 60_000, false),
+  },
+  appRemovalGraceMs: {
+    name: 'SVC_APP_REMOVAL_GRACE',
+    description:
+      "Time after an app's deletion before its system user (svc-app-<name>) and its data folder are removed, unless its volumes hold data; off keeps them",
+    defaultText: '7d',
+    parse: durationMs('SVC_APP_REMOVAL_GRACE', 7 * 86_400_000, true),
   },
   execMaxSessionsPerApp: {
     name: 'SVC_EXEC_MAX_SESSIONS_PER_APP',

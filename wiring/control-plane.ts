@@ -54,6 +54,7 @@ import { AppCredentials } from '../platform/postgres/app-credentials.js';
 import { secureDataFolder } from '../platform/files/secure-data-folder.js';
 import { resolveHostedFolder } from '../platform/files/hosted-folder.js';
 import { detectAppIdentities } from '../platform/local-scheduler/index.js';
+import { AppRetirement } from '../controllers/apps/app-retirement.js';
 import { AppDatabases } from '../controllers/postgres/app-databases.js';
 import type { CanonicalAppSpec } from '../domain/spec/index.js';
 import { SnapshotFolder } from '../platform/snapshots/snapshot-folder.js';
@@ -300,10 +301,16 @@ export async function startControlPlane(
     db: store.db,
     ...(appDatabases || s3Proxy
       ? {
-          infrastructure: async (app: string, spec: CanonicalAppSpec) => ({
-            ...(appDatabases ? await appDatabases.settingsFor(app, spec) : {}),
-            ...(s3Proxy ? s3Proxy.settingsFor(app, spec) : {}),
-          }),
+          // The credential files' owner is the app's user: made ready without blocking first (ADR 0190).
+          infrastructure: async (app: string, spec: CanonicalAppSpec) => {
+            const database = appDatabases !== undefined && spec.infrastructure?.postgres?.database !== undefined;
+            const buckets = s3Proxy !== undefined && (spec.infrastructure?.objectStorage?.buckets?.length ?? 0) > 0;
+            if (database || buckets) await identities?.prepare(app, undefined);
+            return {
+              ...(appDatabases ? await appDatabases.settingsFor(app, spec) : {}),
+              ...(s3Proxy ? s3Proxy.settingsFor(app, spec) : {}),
+            };
+          },
         }
       : {}),
     appsDir: config.appsDir,
@@ -321,6 +328,18 @@ export async function startControlPlane(
           }
         : { driver: 'local' },
   });
+  // A deleted app's user and files go after a grace period, unless its volumes hold data (ADR 0191).
+  const retirement =
+    config.schedulerDriver === 'local'
+      ? new AppRetirement({
+          db: store.db,
+          dataDir: hosted.path,
+          graceMs: config.appRemovalGraceMs,
+          ...(identities ? { identities } : {}),
+          logger: log.child({ component: 'app-retirement' }),
+        })
+      : undefined;
+  retirement?.start();
   const routing = await startRouting({
     db: store.db,
     reconcilers,
@@ -631,6 +650,7 @@ export async function startControlPlane(
     s3?.destroy();
     await s3Proxy?.proxy.close();
     await eventApi.services.events.flushed();
+    retirement?.close();
     await reconcilers.close();
     logs.close();
     logStore.close();

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_TASK_LIMITS, detectPrivateMounts } from '../../platform/local-scheduler/index.js';
+import { appLeftoversCheck } from './app-leftovers-check.js';
 import {
   doctorCheck,
   doctorReport,
@@ -95,6 +96,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(await knowledgeSampleWriteCheck(config));
   checks.push(...dataFolderChecks(config));
   checks.push(...appIsolationChecks(config));
+  checks.push(...(await appLeftoversCheck(config)));
   checks.push(await clockCheck());
   return doctorReport(checks);
 }

@@ -37,7 +37,14 @@ import {
 } from '../../platform/edge/index.js';
 import type { Logger } from '../../platform/logger.js';
 import type { Db } from '../../store/database.js';
-import { getApp, listApps, setAppStatus, hasSpec, type AppRow, type AppWithSpec } from '../../store/control/apps.js';
+import {
+  AppRowsReader,
+  getApp,
+  setAppStatus,
+  hasSpec,
+  type AppRow,
+  type AppWithSpec,
+} from '../../store/control/apps.js';
 import { listEndpointToggles } from '../../store/control/routing-toggles.js';
 import type { Reconciler } from '../runtime/controller.js';
 
@@ -112,6 +119,8 @@ export function createRoutingReconciler(options: RoutingReconcilerOptions): Rout
       return undefined;
     }
   };
+  // Each reconcile reads every app; only the rows changed since the previous one are parsed (ADR 0190).
+  const appRows = new AppRowsReader(options.db);
   const readObserved = (): TunnelFileRead => {
     const key = identity();
     if (key !== undefined && cached?.key === key) return cached.read;
@@ -136,7 +145,8 @@ export function createRoutingReconciler(options: RoutingReconcilerOptions): Rout
     async reconcile(key) {
       if (key !== TUNNEL_KEY) return;
       state = { ...state, generation: state.generation + 1 };
-      const apps = listApps(options.db)
+      const apps = appRows
+        .list()
         .filter(hasSpec)
         .filter((a) => a.deletedAt === null);
       const routable: RoutableApp[] = apps.map((a) => ({ spec: a.spec, routable: isRoutable(a, a.spec) }));

@@ -12,9 +12,9 @@ import type { AllocationRecord } from './driver-state.js';
 import { AllocationServices, type AllocationServicesContext } from './allocation-services.js';
 import {
   isProcessAlive,
-  listProcesses,
   CLOCK_TICKS_PER_SECOND,
   PAGE_SIZE,
+  processSnapshot,
   processTree,
   readProcess,
   signalTree,
@@ -196,11 +196,22 @@ export class AllocationRunner {
 
   #spawn(): void {
     const rec = this.record;
+    const identities = this.#ctx.identities;
+    if (!identities.prepared(rec.app, rec.group.task.user)) {
+      // Never a synchronous useradd or getent on the event loop: the user is made ready first (ADR 0190).
+      identities.prepare(rec.app, rec.group.task.user).then(
+        () => {
+          if (!this.#stopping && !this.#detached) this.#spawn();
+        },
+        (error: unknown) => this.#onSpawnFailure(error as Error),
+      );
+      return;
+    }
     const previous = rec.status;
     let child: ChildProcess;
     let started = '';
     try {
-      const identity = this.#ctx.identities.resolve(rec.app, rec.group.task.user);
+      const identity = identities.resolve(rec.app, rec.group.task.user);
       const launch = prepareAllocationDir(rec, this.#ctx.hostVolumes, identity, this.#ctx.folders);
       renderFiles(rec, identity);
       const paths = allocationPaths(rec.dir);
@@ -460,9 +471,24 @@ export class AllocationRunner {
 /** Resolves true once no live process of the tree rooted at `pid` remains, false after `timeoutMs`. */
 export async function waitForTreeExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (processTree(pid, listProcesses()).length === 0) return true;
+  for (let poll = 0; ; poll += 1) {
+    // A signal 0 to the group and the leader costs two system calls; the whole /proc table (a
+    // thousand files on a busy host, read by every drain at once) is read only when both are gone,
+    // to find descendants that left the group, and every tenth poll (zombies answer signal 0).
+    if ((!signalReaches(-pid) && !signalReaches(pid)) || poll % 10 === 9) {
+      if (processTree(pid, processSnapshot()).length === 0) return true;
+    }
     if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, TREE_POLL_MS));
+  }
+}
+
+/** True when signal 0 reaches `target` (a pid, or a process group when negative). */
+function signalReaches(target: number): boolean {
+  try {
+    process.kill(target, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

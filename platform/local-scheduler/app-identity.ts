@@ -5,9 +5,11 @@
  * the Dockerfile's `USER`), never root. Not root, there is nobody to switch to: apps run as the
  * platform's user and the driver says so (ADR 0047).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import os from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { UnavailableError } from '../../domain/errors.js';
 
 /** The user and groups one task runs as. */
@@ -32,8 +34,21 @@ export interface AppIdentities {
   readonly mode: 'app-users' | 'platform-user';
   /** Why apps share the platform's user (mode `platform-user`). */
   readonly reason?: string;
-  /** The identity of a task of `app` asking for `user` (Docker `USER` syntax); undefined in mode `platform-user`. */
+  /**
+   * The identity of a task of `app` asking for `user` (Docker `USER` syntax); undefined in mode
+   * `platform-user`. Answers from memory once {@link prepare} has run for the pair; otherwise it
+   * falls back to synchronous look-ups (and `useradd`), which callers on the event loop avoid.
+   */
   resolve(app: string, user: string | undefined): TaskIdentity | undefined;
+  /**
+   * Creates the app's user when missing and looks up `user`, without blocking the event loop
+   * (child processes run asynchronously); afterwards {@link resolve} answers from memory.
+   */
+  prepare(app: string, user: string | undefined): Promise<void>;
+  /** True when {@link resolve} answers `app` and `user` from memory. */
+  prepared(app: string, user: string | undefined): boolean;
+  /** Forgets the app's user (it was removed from the host); the next start creates it again. */
+  forget(app: string): void;
 }
 
 /** Longest user name `useradd` accepts. */
@@ -85,6 +100,113 @@ function sleepSync(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
+const execFileAsync = promisify(execFile);
+
+const created = new Set<string>();
+
+/**
+ * The system users this process created (with `useradd`), oldest first: what a test worker or a
+ * benchmark removes when it ends (ADR 0191). A user found already present is not listed.
+ */
+export function appUsersCreatedHere(): readonly string[] {
+  return [...created];
+}
+
+function parsePasswd(line: string): PasswdEntry | undefined {
+  const fields = line.split(':');
+  if (fields[0] === undefined || fields[2] === undefined || fields[3] === undefined) return undefined;
+  return { name: fields[0], uid: Number(fields[2]), gid: Number(fields[3]) };
+}
+
+async function getentAsync(database: 'passwd' | 'group', key?: string): Promise<string[]> {
+  try {
+    const { stdout } = await execFileAsync('getent', key === undefined ? [database] : [database, key], {
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    return stdout.split('\n').filter((line) => line !== '');
+  } catch {
+    return [];
+  }
+}
+
+async function lookupUserAsync(key: string): Promise<PasswdEntry | undefined> {
+  const [line] = await getentAsync('passwd', key);
+  return line === undefined ? undefined : parsePasswd(line);
+}
+
+async function lookupGroupAsync(key: string): Promise<number | undefined> {
+  const [line] = await getentAsync('group', key);
+  const gid = line?.split(':')[2];
+  return gid === undefined ? undefined : Number(gid);
+}
+
+/**
+ * Every app user the host knows (`svc-app-*`), from one `getent passwd`: one child process for all
+ * apps instead of one per app.
+ */
+export async function listAppUsers(): Promise<PasswdEntry[]> {
+  const out: PasswdEntry[] = [];
+  for (const line of await getentAsync('passwd')) {
+    if (!line.startsWith(PREFIX)) continue;
+    const entry = parsePasswd(line);
+    if (entry) out.push(entry);
+  }
+  return out;
+}
+
+const USERADD_ARGS = [
+  '--system',
+  '--user-group',
+  '--no-create-home',
+  '--home-dir',
+  '/nonexistent',
+  '--shell',
+  '/usr/sbin/nologin',
+  '--comment',
+  'svc app',
+];
+
+/**
+ * {@link ensureSystemUser} without blocking the event loop: `getent` and `useradd` run as
+ * asynchronous child processes, and the retries wait on timers.
+ */
+export async function ensureSystemUserAsync(name: string): Promise<PasswdEntry> {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 40; attempt += 1) {
+    const found = await lookupUserAsync(name);
+    if (found) return found;
+    try {
+      await execFileAsync('useradd', [...USERADD_ARGS, name]);
+      created.add(name);
+      continue;
+    } catch (error) {
+      lastError = error;
+    }
+    await delay(25 + Math.floor(Math.random() * 50));
+  }
+  throw new UnavailableError(
+    `creating the system user ${name} for the app failed (useradd): ${String((lastError as { stderr?: string } | undefined)?.stderr ?? (lastError as Error | undefined)?.message ?? 'no such user after useradd').trim()}`,
+    { code: 'app_user_unavailable', cause: lastError },
+  );
+}
+
+/** Removes the system user `name` and its group (`userdel`); false when it did not exist. */
+export async function removeSystemUser(name: string): Promise<boolean> {
+  if (!(await lookupUserAsync(name))) return false;
+  try {
+    await execFileAsync('userdel', [name]);
+    created.delete(name);
+  } catch (error) {
+    if (await lookupUserAsync(name))
+      throw new UnavailableError(
+        `removing the system user ${name} failed (userdel): ${String((error as { stderr?: string }).stderr ?? (error as Error).message).trim()}`,
+        { code: 'app_user_unavailable', cause: error },
+      );
+  }
+  return true;
+}
+
 /**
  * The system user `name`, created when missing (`useradd --system`). Two drivers (or test workers)
  * may create it at once: `useradd` then fails on its lock or on the existing name, and the lookup
@@ -95,22 +217,8 @@ export function ensureSystemUser(name: string): PasswdEntry {
     const found = lookupUser(name);
     if (found) return found;
     try {
-      execFileSync(
-        'useradd',
-        [
-          '--system',
-          '--user-group',
-          '--no-create-home',
-          '--home-dir',
-          '/nonexistent',
-          '--shell',
-          '/usr/sbin/nologin',
-          '--comment',
-          'svc app',
-          name,
-        ],
-        { stdio: ['ignore', 'ignore', 'pipe'] },
-      );
+      execFileSync('useradd', [...USERADD_ARGS, name], { stdio: ['ignore', 'ignore', 'pipe'] });
+      created.add(name);
     } catch (error) {
       if (attempt === 39)
         throw new UnavailableError(
@@ -131,9 +239,22 @@ function parseUser(user: string): { user: string; group?: string } {
   return group === undefined || group === '' ? { user: name } : { user: name, group };
 }
 
-/** Identities for a platform running as root: a system user per app, or the task's own non-root user. */
+/**
+ * Identities for a platform running as root: a system user per app, or the task's own non-root
+ * user. Users and look-ups are kept in memory: {@link AppIdentities.prepare} fills it without
+ * blocking (one `getent passwd` for every existing app user, `useradd` one at a time for new ones),
+ * so the start of a task reads it and runs no child process (ADR 0190).
+ */
 export function appUserIdentities(): AppIdentities {
   const apps = new Map<string, PasswdEntry>();
+  // Task users (`TaskSpec.user`) and groups by the key they were asked by; null: the host has none.
+  const users = new Map<string, PasswdEntry | null>();
+  const groups = new Map<string, number | null>();
+  const pending = new Map<string, Promise<PasswdEntry>>();
+  let known: Promise<Map<string, PasswdEntry>> | undefined;
+  // useradd holds one lock on the user database: creations wait for each other here rather than retry on it.
+  let creating: Promise<unknown> = Promise.resolve();
+
   const appUser = (app: string): PasswdEntry => {
     let entry = apps.get(app);
     if (!entry) {
@@ -142,8 +263,75 @@ export function appUserIdentities(): AppIdentities {
     }
     return entry;
   };
+  const appUserAsync = (app: string): Promise<PasswdEntry> => {
+    const cached = apps.get(app);
+    if (cached) return Promise.resolve(cached);
+    let promise = pending.get(app);
+    if (!promise) {
+      const name = appUserName(app);
+      known ??= listAppUsers().then((list) => new Map(list.map((u) => [u.name, u])));
+      promise = known
+        .then((all) => {
+          const found = all.get(name);
+          if (found) return found;
+          const made = creating.then(() => ensureSystemUserAsync(name));
+          creating = made.catch(() => undefined);
+          return made;
+        })
+        .then(
+          (entry) => {
+            apps.set(app, entry);
+            pending.delete(app);
+            return entry;
+          },
+          (error: unknown) => {
+            pending.delete(app);
+            throw error;
+          },
+        );
+      pending.set(app, promise);
+    }
+    return promise;
+  };
+  const userOf = (key: string): PasswdEntry | undefined => {
+    if (!users.has(key)) users.set(key, lookupUser(key) ?? null);
+    return users.get(key) ?? undefined;
+  };
+  const groupOf = (key: string): number | undefined => {
+    if (!groups.has(key)) groups.set(key, lookupGroup(key) ?? null);
+    return groups.get(key) ?? undefined;
+  };
+  const wantedOf = (user: string | undefined) =>
+    user === undefined || user.trim() === '' ? undefined : parseUser(user);
+
   return {
     mode: 'app-users',
+    prepared(app, user) {
+      if (!apps.has(app)) return false;
+      const wanted = wantedOf(user);
+      if (!wanted) return true;
+      return (
+        users.has(wanted.user) && (wanted.group === undefined || /^\d+$/.test(wanted.group) || groups.has(wanted.group))
+      );
+    },
+    async prepare(app, user) {
+      await appUserAsync(app);
+      const wanted = wantedOf(user);
+      if (!wanted) return;
+      // A user or group the host did not have may have been added since: asked again.
+      if (!users.get(wanted.user)) users.set(wanted.user, (await lookupUserAsync(wanted.user)) ?? null);
+      if (wanted.group !== undefined && !/^\d+$/.test(wanted.group) && groups.get(wanted.group) == null)
+        groups.set(wanted.group, (await lookupGroupAsync(wanted.group)) ?? null);
+    },
+    forget(app) {
+      const entry = apps.get(app);
+      apps.delete(app);
+      if (entry) {
+        users.delete(entry.name);
+        users.delete(String(entry.uid));
+      }
+      known = undefined;
+    },
     resolve(app, user) {
       const own = appUser(app);
       const base = { app: { uid: own.uid, gid: own.gid, name: own.name } };
@@ -156,15 +344,16 @@ export function appUserIdentities(): AppIdentities {
         source: 'app-user',
         ...(note ? { note } : {}),
       });
-      if (user === undefined || user.trim() === '') return fallback();
-      const wanted = parseUser(user);
+      const wanted = wantedOf(user);
+      if (wanted === undefined || user === undefined) return fallback();
+      const looked = userOf(wanted.user);
       const entry = /^\d+$/.test(wanted.user)
-        ? { name: lookupUser(wanted.user)?.name, uid: Number(wanted.user), gid: lookupUser(wanted.user)?.gid }
-        : lookupUser(wanted.user);
+        ? { name: looked?.name, uid: Number(wanted.user), gid: looked?.gid }
+        : looked;
       if (!entry) return fallback(`USER ${user}: no such user on this host; running as ${own.name}`);
       let gid = entry.gid ?? own.gid;
       if (wanted.group !== undefined) {
-        const group = /^\d+$/.test(wanted.group) ? Number(wanted.group) : lookupGroup(wanted.group);
+        const group = /^\d+$/.test(wanted.group) ? Number(wanted.group) : groupOf(wanted.group);
         if (group === undefined) return fallback(`USER ${user}: no such group on this host; running as ${own.name}`);
         gid = group;
       }
@@ -184,7 +373,14 @@ export function appUserIdentities(): AppIdentities {
 
 /** Identities for a platform that is not root: tasks run as the platform's own user. */
 export function platformUserIdentities(reason: string): AppIdentities {
-  return { mode: 'platform-user', reason, resolve: () => undefined };
+  return {
+    mode: 'platform-user',
+    reason,
+    resolve: () => undefined,
+    prepare: () => Promise.resolve(),
+    prepared: () => true,
+    forget: () => undefined,
+  };
 }
 
 /** Per-app users when this process is root, else the platform's user (with the reason). */

@@ -177,13 +177,26 @@ export class DriverCore {
   }
 
   save(): void {
-    // Coalesce: one submit or tick changes many records; write the file once per event-loop turn.
+    // Coalesce: one submit or tick changes many records; write the file once per event-loop turn,
+    // and while a write is in flight, once after it (its fsyncs run off the event loop, ADR 0190).
     if (this.#savePending) return;
     this.#savePending = true;
-    setImmediate(() => this.flush());
+    if (!this.#saving) setImmediate(() => this.#write());
   }
 
-  /** Writes pending state now (atomic temp file + rename, fsynced). */
+  #write(): void {
+    if (!this.#savePending || this.closed) return;
+    this.#savePending = false;
+    this.#saving = this.#stateFile
+      .saveAsync(this.state)
+      .catch((error: unknown) => this.logger.error({ err: error }, 'local scheduler: state file not written'))
+      .finally(() => {
+        this.#saving = undefined;
+        if (this.#savePending) this.#write();
+      });
+  }
+
+  /** Writes pending state now, synchronously (atomic temp file + rename, fsynced). */
   flush(): void {
     if (!this.#savePending) return;
     this.#savePending = false;
@@ -191,6 +204,7 @@ export class DriverCore {
   }
 
   #savePending = false;
+  #saving: Promise<void> | undefined;
 
   /** Detaches every runner (processes keep running), saves and releases the lock. */
   close(): void {
@@ -312,6 +326,9 @@ export class DriverCore {
     extraEnv: Record<string, string>,
     executionId?: string,
   ): Promise<AllocationRecord> {
+    // The app's user exists before the allocation does, so its start looks nothing up (ADR 0190). A
+    // failure here is the task's start failure: the runner tries again and records it.
+    await this.ctx.identities.prepare(job.spec.app, group.task.user).catch(() => undefined);
     const id = randomUUID();
     const used = this.usedPorts();
     const ports = [];

@@ -20,8 +20,12 @@ export {
 export type { ProcessInfo } from './process-table.js';
 export {
   appUserName,
+  appUsersCreatedHere,
   detectAppIdentities,
   ensureSystemUser,
+  ensureSystemUserAsync,
+  listAppUsers,
+  removeSystemUser,
   MAX_USER_NAME,
   platformUserIdentities,
 } from './app-identity.js';

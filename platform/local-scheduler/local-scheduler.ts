@@ -26,7 +26,7 @@ import { toAllocation, toExecution, toJobStatus } from './allocation-view.js';
 import { DriverCore, isTerminal, type LocalSchedulerOptions } from './driver-core.js';
 import type { JobRecord } from './driver-state.js';
 import { PeriodicLauncher } from './periodic-launcher.js';
-import { listProcesses } from './process-table.js';
+import { listProcessesInSlices } from './process-table.js';
 import { recoverAllocations } from './recover-allocations.js';
 import { handOver, reconcileGroup } from './reconcile-group.js';
 import type { AllocationRecord } from './driver-state.js';
@@ -302,11 +302,22 @@ export class LocalScheduler implements Scheduler {
     return 'updated';
   }
 
+  #ticking = false;
+
   #tick(): void {
-    if (this.#core.runners.size === 0) return;
-    const table = listProcesses();
-    const byPid = new Map(table.map((p) => [p.pid, p]));
-    for (const runner of this.#core.runners.values()) runner.tick(table, byPid);
+    if (this.#core.runners.size === 0 || this.#ticking) return;
+    this.#ticking = true;
+    // Read in slices over several turns of the event loop (ADR 0190); one tick at a time.
+    listProcessesInSlices()
+      .then((table) => {
+        if (this.#core.closed) return;
+        const byPid = new Map(table.map((p) => [p.pid, p]));
+        for (const runner of this.#core.runners.values()) runner.tick(table, byPid);
+      })
+      .catch((error: unknown) => this.#core.logger.warn({ err: error }, 'local scheduler: process table not read'))
+      .finally(() => {
+        this.#ticking = false;
+      });
   }
 
   #assertStaticPortsFree(job: JobSpec): void {

@@ -184,6 +184,8 @@ export class LogCapture {
 
   async #readAvailable(file: FollowedFile): Promise<void> {
     const ending = this.#ending.has(file.target.allocation);
+    // Most polls find nothing new: one stat, no descriptor and no buffer for them.
+    if ((await fs.promises.stat(file.file)).size === file.offset) return;
     const handle = await fs.promises.open(file.file, 'r');
     try {
       const { size } = await handle.stat();

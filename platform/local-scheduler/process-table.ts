@@ -130,6 +130,45 @@ export function listProcesses(): ProcessInfo[] {
   return out;
 }
 
+/**
+ * {@link listProcesses} in slices of 64 processes, each slice in its own turn of the event loop: a
+ * thousand processes take tens of milliseconds to read, which the periodic monitor should not hold
+ * the event loop for (a request or a spec change waits behind it). Processes that appear or end
+ * while it reads are seen or not, as with any read of /proc.
+ */
+export async function listProcessesInSlices(slice = 64): Promise<ProcessInfo[]> {
+  const entries = (await fs.promises.readdir('/proc')).filter((entry) => {
+    const first = entry.charCodeAt(0);
+    return first >= 48 && first <= 57;
+  });
+  const out: ProcessInfo[] = [];
+  for (let start = 0; start < entries.length; start += slice) {
+    if (start > 0) await new Promise((resolve) => setImmediate(resolve));
+    for (const entry of entries.slice(start, start + slice)) {
+      const info = readProcess(Number(entry));
+      if (info) out.push(info);
+    }
+  }
+  return out;
+}
+
+let shared: ProcessInfo[] | undefined;
+
+/**
+ * {@link listProcesses}, read at most once per turn of the event loop: the callers of one turn (a
+ * monitor tick, or hundreds of drains begun together) share one read of `/proc` and its index,
+ * which on a host running a thousand processes is a thousand file reads (ADR 0190).
+ */
+export function processSnapshot(): ProcessInfo[] {
+  if (shared === undefined) {
+    shared = listProcesses();
+    setImmediate(() => {
+      shared = undefined;
+    });
+  }
+  return shared;
+}
+
 /** Live members of a supervised tree: the process group of `root` plus any descendants that left it. */
 export function processTree(root: number, table: readonly ProcessInfo[]): number[] {
   const index = indexOf(table);
@@ -164,7 +203,7 @@ export function readRssBytes(pid: number): number {
 export function signalTree(
   root: number,
   signal: NodeJS.Signals,
-  table: readonly ProcessInfo[] = listProcesses(),
+  table: readonly ProcessInfo[] = processSnapshot(),
 ): boolean {
   let groupSignalled = false;
   try {

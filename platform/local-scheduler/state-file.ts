@@ -2,6 +2,7 @@
  * State file: the local driver's JSON state, written atomically (temp file, fsync, rename, fsync
  * of the folder), and the lock that keeps two live drivers off one data dir.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
@@ -38,9 +39,47 @@ export class StateFile {
     return state;
   }
 
+  // Bumped by every write; an asynchronous write renames its file only if none came after it began.
+  #generation = 0;
+
   /** Replaces the stored state atomically. */
   save(state: DriverState): void {
+    this.#generation += 1;
     writeFileAtomic(this.file, JSON.stringify(state), 0o600);
+  }
+
+  /**
+   * {@link save} with the writes and fsyncs off the event loop (the state is serialized at once):
+   * the same temporary file, fsync, rename and folder fsync. A {@link save} begun meanwhile wins:
+   * this write then drops its file instead of renaming an older state over the newer one.
+   */
+  async saveAsync(state: DriverState): Promise<void> {
+    const generation = ++this.#generation;
+    const text = JSON.stringify(state);
+    const temp = path.join(this.#dir, `.state.json.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+    const handle = await fs.promises.open(temp, 'wx', 0o600);
+    try {
+      await handle.writeFile(text);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (generation !== this.#generation) {
+      await fs.promises.rm(temp, { force: true });
+      return;
+    }
+    try {
+      fs.renameSync(temp, this.file);
+    } catch (error) {
+      fs.rmSync(temp, { force: true });
+      throw error;
+    }
+    const dir = await fs.promises.open(this.#dir, 'r');
+    try {
+      await dir.sync();
+    } finally {
+      await dir.close();
+    }
   }
 
   /** Takes the driver lock; a lock left by a dead process is taken over. Returns the release function. */

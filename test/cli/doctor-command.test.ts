@@ -1,9 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import test from 'ava';
 import { doctorCheck, doctorReport, versionAtLeast, type DoctorReport } from '../../domain/doctor/index.js';
 import { runSvc } from '../helpers/cli.js';
+import { appUsersOf } from '../../platform/local-scheduler/app-leftovers.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** Settings of a doctor run: a fresh data folder, ports 0 (skipped), the managed server on. */
@@ -22,6 +24,42 @@ function doctorEnv(t: Parameters<typeof tempDir>[0], env: Record<string, string>
 }
 
 const check = (report: DoctorReport, id: string) => report.checks.find((c) => c.id === id);
+
+(process.getuid?.() === 0 ? test : test.skip)(
+  'svc doctor lists app users of deleted apps and orphaned ones, with the fix',
+  async (t) => {
+    const env = doctorEnv(t);
+    const orphan = `svc-app-orphan-${process.pid.toString(36)}`;
+    const gone = `gone-${process.pid.toString(36)}`;
+    for (const name of [orphan, `svc-app-${gone}`]) spawnSync('useradd', ['--system', '--no-create-home', name]);
+    t.teardown(() => {
+      for (const name of [orphan, `svc-app-${gone}`]) spawnSync('userdel', [name]);
+    });
+    // A deleted app of this data folder whose volume holds data, recorded by the retirement sweep.
+    fs.mkdirSync(path.join(env.SVC_DATA_DIR!, 'app-data', gone, 'volumes', 'files'), { recursive: true });
+    fs.writeFileSync(path.join(env.SVC_DATA_DIR!, 'app-data', gone, 'volumes', 'files', 'a.bin'), 'x');
+    fs.writeFileSync(
+      path.join(env.SVC_DATA_DIR!, 'retired-apps.json'),
+      JSON.stringify({ [gone]: '2026-01-01T00:00:00.000Z' }),
+    );
+    const result = await runSvc(['doctor', '--json'], { env });
+    const leftovers = check(JSON.parse(result.stdout) as DoctorReport, 'apps.leftovers');
+    t.like(leftovers, { status: 'warn', required: false });
+    // The host may hold many orphans (the detail names ten): which user is whose comes from appUsersOf.
+    t.regex(leftovers!.detail, /orphaned \(no app folder in /);
+    const users = await appUsersOf(env.SVC_DATA_DIR!);
+    t.like(
+      users.find((u) => u.user === orphan),
+      { app: undefined },
+    );
+    t.like(
+      users.find((u) => u.user === `svc-app-${gone}`),
+      { app: gone },
+    );
+    t.regex(leftovers!.detail, new RegExp(`volumes hold data: svc-app-${gone}`));
+    t.regex(leftovers!.fix ?? '', /userdel <name>/);
+  },
+);
 
 test('svc doctor passes on this host and reports every check', async (t) => {
   const result = await runSvc(['doctor', '--json'], { env: doctorEnv(t) });
@@ -45,7 +83,7 @@ test('svc doctor passes on this host and reports every check', async (t) => {
       'data.layout',
       'data.permissions',
       'data.disk',
-      ...(process.getuid!() === 0 ? ['apps.users', 'apps.passage'] : ['apps.users']),
+      ...(process.getuid!() === 0 ? ['apps.users', 'apps.passage', 'apps.leftovers'] : ['apps.users']),
       'clock',
     ],
   );

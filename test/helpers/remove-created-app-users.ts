@@ -1,0 +1,33 @@
+/**
+ * Loaded into every test worker (package.json `ava.nodeArguments`): when the worker ends, it
+ * removes the app system users (`svc-app-*`, ADR 0047) that this worker created, so the suite
+ * leaves none behind (ADR 0191). Users that already existed are left alone. `userdel` refuses while
+ * a process still runs as the user (a drain just ending): it is asked again for up to 3 seconds.
+ */
+import { spawnSync } from 'node:child_process';
+import { appUsersCreatedHere } from '../../platform/local-scheduler/app-identity.js';
+
+/** Removes the users this process created; returns those it could not remove. */
+export function removeCreatedAppUsers(deadlineMs = 3000): string[] {
+  if (process.getuid?.() !== 0) return [];
+  const deadline = Date.now() + deadlineMs;
+  const left: string[] = [];
+  for (const name of appUsersCreatedHere()) {
+    for (;;) {
+      const result = spawnSync('userdel', [name], { stdio: 'ignore' });
+      // 0 removed; 6 no such user (removed meanwhile); 8 a process still runs as the user.
+      if (result.status === 0 || result.status === 6) break;
+      if (result.status !== 8 || Date.now() >= deadline) {
+        left.push(name);
+        break;
+      }
+      spawnSync('sleep', ['0.1']);
+    }
+  }
+  return left;
+}
+
+process.once('exit', () => {
+  const left = removeCreatedAppUsers();
+  if (left.length > 0) process.stderr.write(`test worker: app users not removed (still in use): ${left.join(', ')}\n`);
+});
