@@ -168,7 +168,9 @@ export async function receiveListeners(env: NodeJS.ProcessEnv = process.env): Pr
 
 /**
  * For an API started prepared ({@link PREPARED_START_ENV}): says it has loaded its code and waits
- * until its parent says start (or goes away), then closes the channel. Resolves at once otherwise.
+ * until its parent says start, then closes the channel. Resolves at once otherwise. A parent that
+ * goes away first (an agent killed mid-restart) never said start: this process exits, and the
+ * agent that takes over starts the API itself; starting here would race it for the ports.
  */
 export async function preparedStart(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const prepared = env[PREPARED_START_ENV] === '1';
@@ -178,13 +180,17 @@ export async function preparedStart(env: NodeJS.ProcessEnv = process.env): Promi
     const onMessage = (message: unknown): void => {
       if ((message as { type?: string } | null)?.type === START) done();
     };
+    const orphaned = (): void => {
+      console.error('the host agent that prepared this API went away before saying start: exiting');
+      process.exit(0);
+    };
     function done(): void {
       process.off('message', onMessage);
-      process.off('disconnect', done);
+      process.off('disconnect', orphaned);
       resolve();
     }
     process.on('message', onMessage);
-    process.once('disconnect', done);
+    process.once('disconnect', orphaned);
     process.send!({ type: PREPARED });
   });
   if (process.connected) process.disconnect();

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { failures, latencyPercentile, startLoad } from '../helpers/http-load.js';
 import { runningAgent } from '../../platform/platform-lane/index.js';
+import { REPO_ROOT } from '../helpers/repo.js';
 import {
   builtTree,
   deployAndWait,
@@ -15,7 +16,7 @@ import {
   waitUntil,
 } from './lane-harness.js';
 
-const REPO = path.resolve(import.meta.dirname, '..', '..');
+const REPO = REPO_ROOT;
 
 test('A platform upgrade restarts the API through the host agent while the gateway keeps serving an app under load: no request fails', async (t) => {
   t.timeout(300_000);
