@@ -161,7 +161,9 @@ test('VACUUM runs on request, bad lifecycle requests answer 4xx, and a schedule 
   while ((await exists(h, 'n', note.node_id)) && Date.now() < deadline)
     await new Promise((resolve) => setTimeout(resolve, 100));
   t.false(await exists(h, 'n', note.node_id));
+  // The last run is a scheduled one of the working rule (a later run than the removal may have
+  // found nothing left: the schedule runs every second).
   t.like((await h.admin('GET', '/admin/api/lifecycle')).body.last_run.result, {
-    retention: [{ mem_type: 'working', nodes: 1 }],
+    retention: [{ mem_type: 'working' }],
   });
 });

@@ -19,6 +19,7 @@ import {
 } from '../../../platform/local-scheduler/app-identity.js';
 import { readRetiredApps } from '../../../platform/local-scheduler/app-leftovers.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { REPO_ROOT } from '../../helpers/repo.js';
 
 const asRoot = process.getuid?.() === 0;
 const rootTest = asRoot ? test : test.skip;
@@ -118,7 +119,7 @@ await ensureSystemUserAsync(${JSON.stringify(made)});`;
   const run = spawnSync(
     process.execPath,
     ['--import=tsx', '--import=./test/helpers/remove-created-app-users.ts', '--input-type=module', '-e', script],
-    { cwd: path.resolve(import.meta.dirname, '../../..'), encoding: 'utf8' },
+    { cwd: REPO_ROOT, encoding: 'utf8' },
   );
   t.is(run.status, 0, run.stderr);
   t.false(userExists(made), 'the user the worker created is gone');
