@@ -9,7 +9,6 @@ import path from 'node:path';
 import { ConflictError } from '../../domain/errors.js';
 import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
 import { releaseCommand } from './release-command.js';
-import { handOffSpawnOptions, sendListeners } from './listener-handoff.js';
 
 const LOCK = 'agent.lock';
 
@@ -73,15 +72,13 @@ export function launchAgent(options: {
   fs.mkdirSync(options.platformDir, { recursive: true });
   const log = fs.openSync(path.join(options.platformDir, 'agent.log'), 'a', 0o600);
   try {
-    const handOff = handOffSpawnOptions();
     const child = spawn(program, [...leading, 'agent', '--data', options.dataDir], {
       cwd: options.cwd,
-      env: { ...options.env, ...handOff.env },
+      env: options.env,
       detached: true,
-      stdio: handOff.ipc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log],
+      stdio: ['ignore', log, log],
     });
     child.unref();
-    sendListeners(child);
     return child.pid;
   } finally {
     fs.closeSync(log);
