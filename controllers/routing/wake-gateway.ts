@@ -190,6 +190,12 @@ export class WakeGateway {
    * the app is not deployed.
    */
   async ready(target: WakeTarget, timeoutMs: number): Promise<ReadyUpstream> {
+    if (!target.enabled || !target.deploy || !target.released) {
+      // The map may predate a release or toggle written since (a first deploy sets the release without a
+      // spec change): read the apps again before refusing; refusals are rare, so the read costs little.
+      this.refreshHosts();
+      target = this.exact.get(target.hostname) ?? this.wildcards.find((t) => t.hostname === target.hostname) ?? target;
+    }
     if (!target.enabled)
       throw new NotFoundError(`endpoint ${target.hostname} is toggled off`, {
         code: 'endpoint_disabled',

@@ -331,11 +331,28 @@ export async function api<T = any>(
   route: string,
   body?: unknown,
 ): Promise<{ status: number; body: T }> {
-  const response = await fetch(`${platform.url}${route}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+  const send = () =>
+    fetch(`${platform.url}${route}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  let response: Response;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      response = await send();
+      break;
+    } catch (error) {
+      // The API restarts during a lane (and a rolled-back release's restart may still be settling): a
+      // refused connection never reached it, so it is sent again; a GET is also sent again after a reset.
+      const code = (error as { cause?: { code?: string } }).cause?.code ?? '';
+      const retry = code === 'ECONNREFUSED' || (method === 'GET' && /ECONNRESET|UND_ERR_SOCKET/.test(code));
+      if (!retry || Date.now() > deadline)
+        throw new Error(`${method} ${route}: fetch failed (${code || String(error)})`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
 }

@@ -273,13 +273,14 @@ test('a deploy from the console shows its steps arriving live, and an incident i
   const row = page.locator('[data-incident]').filter({ hasText: 'Disk of greeter is full' });
   await row.waitFor();
   await row.getByRole('button', { name: 'Acknowledge' }).click();
+  // The acknowledged incident leaves the list; what the action did stays on the page.
+  await row.waitFor({ state: 'detached' });
   t.regex(
     await page.getByRole('status').filter({ hasText: 'acknowledge' }).innerText(),
     /Done: acknowledge matched 1 event\(s\), 1 changed\./,
   );
   const event = (await request(`${plane.url}/api/events/${recorded.body.event.id}`)).body;
   t.like(event.acknowledgement, { by: 'console' });
-  await row.waitFor({ state: 'detached' });
   noProblems(t, watch, 'deploy and acknowledge');
 });
 

@@ -70,6 +70,17 @@ export interface ActionButtonProps {
   readonly body?: Record<string, unknown>;
   readonly label?: string;
   readonly onDone?: (result: any) => void;
+  /**
+   * Where the outcome is shown when the button may leave the page once the action succeeds (an
+   * acknowledged incident's row): the caller renders it; without it the button shows it beside itself.
+   */
+  readonly onOutcome?: (outcome: ActionOutcome) => void;
+}
+
+/** What an action ended with, as the operator reads it. */
+export interface ActionOutcome {
+  readonly ok: boolean;
+  readonly text: string;
 }
 
 /** A button that runs one catalogue action, with its confirmation. */
@@ -77,7 +88,12 @@ export function ActionButton(props: ActionButtonProps) {
   const action = useAction(props.action);
   const dialog = useRef<HTMLDialogElement>(null);
   const [busy, setBusy] = useState(false);
-  const [outcome, setOutcome] = useState<{ ok: boolean; text: string } | undefined>(undefined);
+  const [ownOutcome, setOwnOutcome] = useState<ActionOutcome | undefined>(undefined);
+  const outcome = props.onOutcome === undefined ? ownOutcome : undefined;
+  const setOutcome = (value: ActionOutcome | undefined) => {
+    setOwnOutcome(value);
+    if (value !== undefined) props.onOutcome?.(value);
+  };
   if (action === undefined) return null;
   const promptText =
     action.confirmation.prompt === null
