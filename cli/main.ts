@@ -40,10 +40,13 @@ class SvcCommand extends Command {
  */
 export async function createProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new SvcCommand();
+  // The label asks git for the commit (two processes from a checkout): only `-v` prints it, so no
+  // other command pays for it (ADR 0156).
+  const printsVersion = argv.slice(2).some((arg) => arg === '-v' || arg === '--version');
   program
     .name('svc')
     .description('Self-hosted operations platform: control plane for infraspec.yaml apps, and a knowledge store')
-    .version(buildInfo().label, '-v, --version')
+    .version(printsVersion ? buildInfo().label : '', '-v, --version')
     // Set before the commands are added: each command inherits it.
     .exitOverride();
   await registerCommands(program, commandModules(argv.slice(2)));

@@ -7,7 +7,6 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError, ExitCode } from '../cli-error.js';
 import YAML from 'yaml';
-import { loadConfig } from '../../platform/config.js';
 import { validateAppsDir, validateSpecFile, type FileValidation } from '../../controllers/validation/validate-apps.js';
 import { DEPLOY_GROUPS_DIR } from '../../platform/spec-files.js';
 import { ConfigError } from '../../domain/errors.js';
@@ -37,7 +36,9 @@ function expand(target: string): string[] {
     .sort();
 }
 
-function configuredAppsDir(): string {
+/** SVC_APPS_DIR as the platform reads it; the whole configuration is loaded only when no path is given. */
+async function configuredAppsDir(): Promise<string> {
+  const { loadConfig } = await import('../../platform/config.js');
   try {
     return loadConfig().appsDir;
   } catch (error) {
@@ -66,7 +67,7 @@ export function registerValidate(program: Command): void {
       'after',
       '\nPaths may be spec files, app folders, or a folder of app folders.\nOutput: file:line:col rule message, one finding per line.',
     )
-    .action((paths: string[], opts: { fleet?: string; json?: boolean; driver?: string }) => {
+    .action(async (paths: string[], opts: { fleet?: string; json?: boolean; driver?: string }) => {
       const driver = driverOf(opts.driver);
       let fleetDocument: unknown;
       if (opts.fleet !== undefined) {
@@ -78,7 +79,7 @@ export function registerValidate(program: Command): void {
       }
       let results: FileValidation[];
       if (paths.length === 0) {
-        const appsDir = configuredAppsDir();
+        const appsDir = await configuredAppsDir();
         results = [...validateAppsDir(appsDir, { fleetDocument, driver }).files].map((f) => ({
           ...f,
           file: path.join(path.relative(process.cwd(), appsDir) || '.', f.file),

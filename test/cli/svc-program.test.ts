@@ -17,6 +17,15 @@ test('svc version prints the platform label', async (t) => {
   t.regex(info.label, /^v\d+\.\d+\.\d+-platform/);
 });
 
+test('svc -v and svc --version print the same label as svc version', async (t) => {
+  const [short, long, json] = await Promise.all([runSvc(['-v']), runSvc(['--version']), runSvc(['version', '--json'])]);
+  const label = (JSON.parse(json.stdout) as { label: string }).label;
+  for (const result of [short, long]) {
+    t.is(result.code, 0, result.stderr);
+    t.is(result.stdout.trim(), label);
+  }
+});
+
 test('svc serve refuses a malformed configuration naming the variable', async (t) => {
   const result = await runSvc(['serve'], { env: { SVC_PORT: 'abc', SVC_DATA_DIR: tempDir(t) } });
   t.not(result.code, 0);
