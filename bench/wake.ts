@@ -10,9 +10,11 @@
  *      Goals: p50 ratio <= 1.15 and throughput >= 80 % of direct.
  *  (b) cold wake: time from the first request to the response minus the app's own boot-to-ready
  *      time (process start to listening, reported by the app), p50 over 20 wakes (goal < 20 ms),
- *      split into the part before the app's shell runs and the part after it listens.
+ *      split into the part before the app's shell runs and the part after it listens, and that part
+ *      again as the app saw it: until the first health request arrives, its answer, until the
+ *      forwarded request arrives, and from there to the response (ADR 0163).
  *
- * Run: node --import tsx bench/wake.ts [--seconds N] [--connections N] [--wakes N] [--warm 0]
+ * Run: node --import tsx bench/wake.ts [--seconds N] [--connections N] [--wakes N] [--warm 0] [--cold-interval MS]
  */
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -41,13 +43,27 @@ const connections = arg('connections', 10);
 const wakes = arg('wakes', 20);
 // --warm 0 skips part (a), to look at cold wakes alone.
 const warmRuns = arg('warm', 1);
+// --cold-interval N: the cold app's health interval in ms (10 by default, so a wake is not held back
+// by the check's schedule; 1000 is a usual service's, where the start-up backoff shows).
+const coldIntervalMs = arg('cold-interval', 10);
 
 const APP = `import http from 'node:http';
+// Epoch ms of the first health request's arrival and answer, and of this request's arrival: where
+// the time after listening goes (the check's schedule, the app's own first answer, registry and gateway).
+let firstHealthAt = 0;
+let healthAnsweredAt = 0;
 const server = http.createServer((req, res) => {
-  if (req.url === '/healthz') { res.writeHead(200); res.end('ok'); return; }
+  if (req.url === '/healthz') {
+    if (firstHealthAt === 0) firstHealthAt = Date.now();
+    res.writeHead(200);
+    res.end('ok');
+    if (healthAnsweredAt === 0) healthAnsweredAt = Date.now();
+    return;
+  }
+  const arrivedAt = Date.now();
   const answer = () => {
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ bootMs: readyAt - startedAt, startedAt, readyAt, pid: process.pid }));
+    res.end(JSON.stringify({ bootMs: readyAt - startedAt, startedAt, readyAt, firstHealthAt, healthAnsweredAt, arrivedAt, pid: process.pid }));
   };
   if (workMs > 0) setTimeout(answer, workMs); else answer();
 });
@@ -113,12 +129,11 @@ const config = loadConfig({
   SVC_LOG_LEVEL: 'silent',
   SVC_WAKE_IDLE_TIMEOUT: '1h',
 });
-// Warm apps are checked every second, as a service usually is; the cold app every 10 ms, so a wake
-// is not held back by the check interval.
+// Warm apps are checked every second, as a service usually is; the cold app every --cold-interval.
 const APPS = [
   ['warm', warmPort, 1, 0, '1s'],
   ['db1ms', dbPort, 1, 1, '1s'],
-  ['cold', coldPort, 0, 0, '10ms'],
+  ['cold', coldPort, 0, 0, `${coldIntervalMs}ms`],
 ] as const;
 for (const [name, port, min, workMs, interval] of APPS) {
   fs.mkdirSync(path.join(config.appsDir, name), { recursive: true });
@@ -293,6 +308,10 @@ try {
   const boots: number[] = [];
   const beforeExec: number[] = [];
   const afterReady: number[] = [];
+  const toFirstProbe: number[] = [];
+  const probeAnswer: number[] = [];
+  const toForward: number[] = [];
+  const forwardToResponse: number[] = [];
   for (let i = 0; i < wakes; i += 1) {
     // The drained allocation's `complete` event comes after its process is gone (and the driver's
     // lock and the static port are free): a real wake follows minutes of idleness, not a drain.
@@ -329,7 +348,14 @@ try {
     const total = performance.now() - started;
     const answeredAt = Date.now();
     if (response.status !== 200) throw new Error(`wake ${i}: HTTP ${response.status} ${response.body}`);
-    const body = JSON.parse(response.body) as { bootMs: number; startedAt: number; readyAt: number };
+    const body = JSON.parse(response.body) as {
+      bootMs: number;
+      startedAt: number;
+      readyAt: number;
+      firstHealthAt: number;
+      healthAnsweredAt: number;
+      arrivedAt: number;
+    };
     totals.push(total);
     boots.push(body.bootMs);
     overheads.push(total - body.bootMs);
@@ -338,9 +364,16 @@ try {
     // check that sees it, the registry, the forward).
     beforeExec.push(body.startedAt - sentAt);
     afterReady.push(answeredAt - body.readyAt);
+    // After it listens: until the first health request arrives (the check's schedule), the app's
+    // answer to it, from that answer to the forwarded request's arrival (registry, gateway, connect),
+    // and from there to the response at the client (the app's first real request and the way back).
+    toFirstProbe.push(body.firstHealthAt - body.readyAt);
+    probeAnswer.push(body.healthAnsweredAt - body.firstHealthAt);
+    toForward.push(body.arrivedAt - body.healthAnsweredAt);
+    forwardToResponse.push(answeredAt - body.arrivedAt);
   }
   mark('cold-end');
-  console.log(`cold wake over ${wakes} wakes (health interval 10ms):`);
+  console.log(`cold wake over ${wakes} wakes (health interval ${coldIntervalMs}ms):`);
   console.log(
     `  first request to response: p50 ${percentile(totals, 50).toFixed(1)} ms; app boot-to-ready (shell exec to listening) p50 ${percentile(boots, 50).toFixed(1)} ms`,
   );
@@ -349,6 +382,10 @@ try {
   );
   console.log(
     `  of which: request to the app's shell (gateway, scale-up, spawn, sandbox wrappers) p50 ${percentile(beforeExec, 50).toFixed(0)} ms; app listening to response (health check, registry, forward) p50 ${percentile(afterReady, 50).toFixed(0)} ms`,
+  );
+  const p50 = (xs: number[]) => percentile(xs, 50).toFixed(0);
+  console.log(
+    `  after it listens, p50 (ms, whole-ms clocks): to the first health request ${p50(toFirstProbe)}; its answer ${p50(probeAnswer)}; to the forwarded request's arrival (registry, gateway, connect) ${p50(toForward)}; to the response at the client ${p50(forwardToResponse)}`,
   );
 } finally {
   // Close first, so no controller re-submits a job while the app processes are stopped.

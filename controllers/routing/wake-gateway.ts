@@ -361,6 +361,8 @@ export class WakeGateway {
     // Assigned once the watcher exists; `cancel` and `check` may run before that.
     // eslint-disable-next-line prefer-const
     let unsubscribe: (() => void) | undefined;
+    // Requests wait on this wake: the driver's starting checks look for the port eagerly (ADR 0163).
+    const unmarkAwaited = this.options.registry.markAwaited?.(target.service);
     let settled = false;
     const wake: Wake = {
       promise,
@@ -369,6 +371,7 @@ export class WakeGateway {
       cancel: () => {
         settled = true;
         unsubscribe?.();
+        unmarkAwaited?.();
         rejectFn(new UnavailableError('the wake was cancelled', { code: 'wake_cancelled' }));
       },
     };
@@ -380,6 +383,7 @@ export class WakeGateway {
       if (passing.length > 0 && !settled) {
         settled = true;
         unsubscribe?.();
+        unmarkAwaited?.();
         if (this.wakes.get(key) === wake) this.wakes.delete(key);
         resolveFn(this.pick(target.service, passing));
       }

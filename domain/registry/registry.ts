@@ -15,6 +15,13 @@ export interface Registry {
   instances(service: string): Promise<readonly ServiceInstance[]>;
   /** Calls `listener` on every registration, check result change or deregistration. */
   watch(listener: (change: HealthChange) => void): Unsubscribe;
+  /**
+   * Says that a caller holds requests until `service` has a passing instance (a cold wake): the
+   * driver's checks of its instances that have not passed yet look for the port eagerly instead of
+   * on their start-up backoff, until every caller has called the returned function (ADR 0163).
+   * Optional: a registry fed by checks it does not run ignores it.
+   */
+  markAwaited?(service: string): Unsubscribe;
 }
 
 /** A check result reported by a health checker. */
@@ -33,4 +40,8 @@ export interface RegistryWriter {
   register(instance: ServiceInstance): void;
   deregister(instanceId: string): void;
   updateCheck(update: CheckUpdate): void;
+  /** True while some caller waits for a passing instance of `service` ({@link Registry.markAwaited}). */
+  isAwaited?(service: string): boolean;
+  /** Calls `listener` when `service` becomes awaited; returns an unsubscribe. */
+  onAwaited?(service: string, listener: () => void): Unsubscribe;
 }

@@ -17,9 +17,13 @@ import {
 export class LocalRegistry implements Registry, RegistryWriter {
   readonly #instances = new Map<string, ServiceInstance>();
   readonly #events = new EventEmitter();
+  /** Callers waiting for a passing instance, by service (ADR 0163). */
+  readonly #awaited = new Map<string, number>();
+  readonly #awaitedEvents = new EventEmitter();
 
   constructor() {
     this.#events.setMaxListeners(0);
+    this.#awaitedEvents.setMaxListeners(0);
   }
 
   /** Registers or replaces an instance. */
@@ -102,6 +106,29 @@ export class LocalRegistry implements Registry, RegistryWriter {
   watch(listener: (change: HealthChange) => void): Unsubscribe {
     this.#events.on('change', listener);
     return () => this.#events.off('change', listener);
+  }
+
+  markAwaited(service: string): Unsubscribe {
+    const count = this.#awaited.get(service) ?? 0;
+    this.#awaited.set(service, count + 1);
+    if (count === 0) this.#awaitedEvents.emit(service);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (this.#awaited.get(service) ?? 1) - 1;
+      if (left > 0) this.#awaited.set(service, left);
+      else this.#awaited.delete(service);
+    };
+  }
+
+  isAwaited(service: string): boolean {
+    return this.#awaited.has(service);
+  }
+
+  onAwaited(service: string, listener: () => void): Unsubscribe {
+    this.#awaitedEvents.on(service, listener);
+    return () => this.#awaitedEvents.off(service, listener);
   }
 
   #emit(change: HealthChange): void {

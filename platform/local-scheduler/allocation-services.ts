@@ -109,6 +109,7 @@ export class AllocationServices {
       if (service.check && running === undefined) {
         const check = new HttpHealthCheck({
           registry: this.#ctx.registry,
+          service: service.name,
           instanceId,
           checkId,
           url: `http://${port.hostIp}:${port.value}${service.check.path}`,

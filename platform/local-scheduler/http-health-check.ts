@@ -3,12 +3,15 @@
  * as passing (2xx), warning (429) or critical (anything else, errors, timeouts).
  */
 import http from 'node:http';
+import net from 'node:net';
 import type { HealthStatus, RegistryWriter } from '../../domain/registry/index.js';
 
 /** What one probe saw. */
 export interface ProbeResult {
   readonly status: HealthStatus;
   readonly output: string;
+  /** True when nothing listened on the port (the connection was refused). */
+  readonly refused?: boolean;
 }
 
 /** Probes `url` once within `timeoutMs`, on a fresh connection (no keep-alive reuse between probes). */
@@ -41,10 +44,39 @@ export function probeHttp(url: string, timeoutMs: number): Promise<ProbeResult> 
       finish({ status: 'critical', output: `HTTP GET ${url}: timed out after ${timeoutMs}ms` });
     }, timeoutMs);
     request.on('error', (error: NodeJS.ErrnoException) =>
-      finish({ status: 'critical', output: `HTTP GET ${url}: ${error.code ?? error.message}` }),
+      finish({
+        status: 'critical',
+        output: `HTTP GET ${url}: ${error.code ?? error.message}`,
+        ...(error.code === 'ECONNREFUSED' ? { refused: true } : {}),
+      }),
     );
   });
 }
+
+/**
+ * Whether a TCP connection to `host:port` is accepted within `timeoutMs` (the connection is closed
+ * at once): the cheap half of a probe, to learn when a starting process listens.
+ */
+export function portAccepts(host: string, port: number, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    const done = (accepted: boolean): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(accepted);
+    };
+    const timer = setTimeout(() => done(false), timeoutMs);
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+/**
+ * While a caller awaits the service (a cold wake holds requests, `Registry.markAwaited`) and the
+ * port refused the latest probe, the pause between two connection attempts; the HTTP probe runs as
+ * soon as one is accepted (ADR 0163). A refused loopback connection costs tens of microseconds.
+ */
+export const AWAITED_PORT_POLL_MS = 2;
 
 /**
  * First retry delay before the first pass; it doubles up to {@link STARTUP_MAX_RETRY_MS} inside the
@@ -58,6 +90,8 @@ export const STARTUP_MAX_RETRY_MS = 250;
 /** Options of one periodic check. */
 export interface HttpHealthCheckOptions {
   readonly registry: RegistryWriter;
+  /** The instance's service: while a caller awaits it, a starting check looks for the port eagerly. */
+  readonly service?: string;
   readonly instanceId: string;
   readonly checkId: string;
   readonly url: string;
@@ -85,9 +119,17 @@ export class HttpHealthCheck {
   #startupEndsAt = 0;
   #retryMs = STARTUP_FIRST_RETRY_MS;
   #last: HealthStatus | undefined;
+  /** A probe or a connection attempt is running (never two at once). */
+  #inFlight = false;
+  #offAwaited: (() => void) | undefined;
+  readonly #host: string;
+  readonly #port: number;
 
   constructor(options: HttpHealthCheckOptions) {
     this.#options = options;
+    const url = new URL(options.url);
+    this.#host = url.hostname.replace(/^\[|\]$/g, '');
+    this.#port = Number(url.port || 80);
   }
 
   /** The latest probe's status; undefined before the first probe. */
@@ -98,6 +140,16 @@ export class HttpHealthCheck {
   /** Starts probing (the first probe runs after `firstDelayMs`, at once by default); the start-up window opens now. */
   start(firstDelayMs = 0): void {
     this.#startupEndsAt = Date.now() + (this.#options.startupWindowMs ?? DEFAULT_STARTUP_WINDOW_MS);
+    const { registry, service } = this.#options;
+    if (service !== undefined && registry.onAwaited !== undefined) {
+      // A wake that begins while this check backs off: look for the port now rather than at the next retry.
+      this.#offAwaited = registry.onAwaited(service, () => {
+        if (!this.#passed && !this.#inFlight && !this.#stopped) {
+          clearTimeout(this.#timer);
+          this.#schedule(0);
+        }
+      });
+    }
     this.#schedule(firstDelayMs);
   }
 
@@ -111,6 +163,8 @@ export class HttpHealthCheck {
   stop(): void {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    this.#offAwaited?.();
+    this.#offAwaited = undefined;
   }
 
   #schedule(delay: number): void {
@@ -119,9 +173,59 @@ export class HttpHealthCheck {
     this.#timer.unref();
   }
 
+  /** True while the check has not passed, is in its start-up window, and a caller awaits its service. */
+  #awaited(): boolean {
+    const { registry, service } = this.#options;
+    return (
+      !this.#passed &&
+      service !== undefined &&
+      registry.isAwaited?.(service) === true &&
+      Date.now() < this.#startupEndsAt
+    );
+  }
+
+  /** Start-up backoff delay of the next retry (doubling, capped), advancing it. */
+  #backoff(): number {
+    const { intervalMs } = this.#options;
+    const starting = !this.#passed && Date.now() < this.#startupEndsAt;
+    const cap = starting ? Math.min(STARTUP_MAX_RETRY_MS, intervalMs) : intervalMs;
+    const delay = Math.min(this.#retryMs, cap);
+    this.#retryMs = Math.min(this.#retryMs * 2, cap);
+    return delay;
+  }
+
+  /** Tries to connect every {@link AWAITED_PORT_POLL_MS} while awaited; probes as soon as the port accepts. */
+  async #watchPort(): Promise<void> {
+    if (this.#stopped) return;
+    if (!this.#awaited()) {
+      this.#schedule(this.#backoff());
+      return;
+    }
+    this.#inFlight = true;
+    let accepted: boolean;
+    try {
+      accepted = await portAccepts(this.#host, this.#port, this.#options.timeoutMs);
+    } finally {
+      this.#inFlight = false;
+    }
+    if (this.#stopped) return;
+    if (accepted) {
+      void this.#run();
+      return;
+    }
+    this.#timer = setTimeout(() => void this.#watchPort(), AWAITED_PORT_POLL_MS);
+    this.#timer.unref();
+  }
+
   async #run(): Promise<void> {
     const { registry, instanceId, checkId, url, timeoutMs, intervalMs } = this.#options;
-    const result = await probeHttp(url, timeoutMs);
+    this.#inFlight = true;
+    let result: ProbeResult;
+    try {
+      result = await probeHttp(url, timeoutMs);
+    } finally {
+      this.#inFlight = false;
+    }
     if (this.#stopped) return;
     if (result.status === 'passing') this.#passed = true;
     const starting = !this.#passed && Date.now() < this.#startupEndsAt;
@@ -139,8 +243,12 @@ export class HttpHealthCheck {
       this.#schedule(intervalMs);
       return;
     }
-    const cap = starting ? Math.min(STARTUP_MAX_RETRY_MS, intervalMs) : intervalMs;
-    this.#schedule(Math.min(this.#retryMs, cap));
-    this.#retryMs = Math.min(this.#retryMs * 2, cap);
+    if (result.refused === true && this.#awaited()) {
+      // Nothing listens yet and a request waits: connection attempts are cheaper than probes.
+      this.#timer = setTimeout(() => void this.#watchPort(), AWAITED_PORT_POLL_MS);
+      this.#timer.unref();
+      return;
+    }
+    this.#schedule(this.#backoff());
   }
 }

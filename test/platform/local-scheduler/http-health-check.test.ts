@@ -3,7 +3,7 @@ import net from 'node:net';
 import test from 'ava';
 import { instanceHealth, type HealthChange, type ServiceInstance } from '../../../domain/registry/index.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
-import { HttpHealthCheck } from '../../../platform/local-scheduler/http-health-check.js';
+import { HttpHealthCheck, STARTUP_MAX_RETRY_MS } from '../../../platform/local-scheduler/http-health-check.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -95,4 +95,114 @@ test('a check that has not passed when its start-up window ends reports critical
   const after = await plain;
   t.is(instanceHealth(after), 'critical');
   t.regex(after.checks[0]!.output, /: 500/);
+});
+
+test('the registry counts the callers awaiting a service: awaited until the last one lets go, each letting go once', (t) => {
+  const registry = new LocalRegistry();
+  const woken: string[] = [];
+  const off = registry.onAwaited('demo-web', () => woken.push('demo-web'));
+  const first = registry.markAwaited('demo-web');
+  const second = registry.markAwaited('demo-web');
+  t.deepEqual(woken, ['demo-web'], 'told once, when the first caller begins to wait');
+  t.true(registry.isAwaited('demo-web'));
+  t.false(registry.isAwaited('other-web'));
+  first();
+  first();
+  t.true(registry.isAwaited('demo-web'), 'a second release by the same caller does not count');
+  second();
+  t.false(registry.isAwaited('demo-web'));
+  off();
+  registry.markAwaited('demo-web')();
+  t.deepEqual(woken, ['demo-web']);
+});
+
+test('while a caller awaits its service, a starting check sees the port the moment it accepts, not at its next start-up retry', async (t) => {
+  const registry = new LocalRegistry();
+  const port = await freePort();
+  registered(registry, port);
+  const server = http.createServer((_req, res) => res.end('ok'));
+  t.teardown(() => server.close());
+  let results = 0;
+  let listenedAt = 0;
+  const passed = new Promise<number>((resolve) => {
+    const check = new HttpHealthCheck({
+      registry,
+      service: 'demo-web',
+      instanceId: 'i1',
+      checkId: 'c1',
+      url: `http://127.0.0.1:${port}/healthz`,
+      intervalMs: 10_000,
+      timeoutMs: 1000,
+      onResult: (status) => {
+        results += 1;
+        if (status === 'passing') {
+          resolve(Date.now() - listenedAt);
+          return;
+        }
+        // After 50, 100 and 200 ms the start-up backoff has reached its cap: right after this refused
+        // probe the next one is STARTUP_MAX_RETRY_MS away. A wake begins, then the app listens.
+        if (results === 4) {
+          const unmark = registry.markAwaited('demo-web');
+          t.teardown(unmark);
+          setImmediate(() =>
+            server.listen(port, '127.0.0.1', () => {
+              listenedAt = Date.now();
+            }),
+          );
+        }
+      },
+    });
+    t.teardown(() => check.stop());
+    check.start();
+  });
+  const afterListening = await passed;
+  t.true(
+    afterListening < STARTUP_MAX_RETRY_MS,
+    `passed ${afterListening} ms after the port accepted; the start-up backoff would have waited ${STARTUP_MAX_RETRY_MS} ms`,
+  );
+});
+
+test('a wake that begins while a starting check backs off makes it probe at once', async (t) => {
+  const registry = new LocalRegistry();
+  const server = http.createServer((_req, res) => res.end('ok'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => server.close());
+  const port = (server.address() as net.AddressInfo).port;
+  registered(registry, port);
+  // A path the server answers 404 on first: the check backs off (not refused, so no port polling).
+  let healthy = false;
+  server.removeAllListeners('request');
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    res.statusCode = healthy ? 200 : 503;
+    res.end();
+  });
+  let markedAt = 0;
+  const passed = new Promise<number>((resolve) => {
+    let results = 0;
+    const check = new HttpHealthCheck({
+      registry,
+      service: 'demo-web',
+      instanceId: 'i1',
+      checkId: 'c1',
+      url: `http://127.0.0.1:${port}/healthz`,
+      intervalMs: 10_000,
+      timeoutMs: 1000,
+      onResult: (status) => {
+        results += 1;
+        if (status === 'passing') resolve(Date.now() - markedAt);
+        else if (results === 4) {
+          // The next retry is STARTUP_MAX_RETRY_MS away; the app turns healthy and a wake begins.
+          healthy = true;
+          setImmediate(() => {
+            markedAt = Date.now();
+            t.teardown(registry.markAwaited('demo-web'));
+          });
+        }
+      },
+    });
+    t.teardown(() => check.stop());
+    check.start();
+  });
+  const afterMark = await passed;
+  t.true(afterMark < STARTUP_MAX_RETRY_MS, `passed ${afterMark} ms after the wake began`);
 });
