@@ -23,9 +23,11 @@ export interface GateObservation {
 
 /**
  * How long a task of a process without health checks must have run (without a restart) to count
- * as healthy: a process that exits at once must not pass the gate between two restarts.
+ * as healthy: a process that exits at once must not pass the gate between two restarts. Counted
+ * from the spawn: on a busy host a Node.js process can take over a second to reach its first line,
+ * so a shorter window let a worker that crashes at start pass the gate (seen at load average 20).
  */
-export const MIN_HEALTHY_MS = 1000;
+export const MIN_HEALTHY_MS = 2000;
 
 /** Observes the jobs `desired` (one release of an app) right now. */
 export async function observeGate(

@@ -52,8 +52,12 @@ class FollowedFile {
   punchedTo = 0;
   current: Promise<void> | undefined;
   dirty = false;
-  /** Size of the file when its task exited: a line unfinished there ends there (the next run starts a new one). */
-  cutAt: number | undefined;
+  /**
+   * Sizes of the file when its task exited, oldest first: a line unfinished there ends there (the
+   * next run starts a new one). A list, since a task that crashes at once can exit again before the
+   * first exit's bytes are read (a busy host), and each exit cuts its own line.
+   */
+  readonly cuts: number[] = [];
   watcher: fs.FSWatcher | undefined;
   constructor(
     readonly target: CaptureTarget,
@@ -107,7 +111,8 @@ export class LogCapture {
    */
   touch(allocation: string, taskExited = false): void {
     for (const file of this.#files.get(allocation) ?? []) {
-      if (taskExited) file.cutAt = fileSize(file.file);
+      const size = taskExited ? fileSize(file.file) : undefined;
+      if (size !== undefined && size > (file.cuts.at(-1) ?? file.offset)) file.cuts.push(size);
       this.#read(file);
     }
   }
@@ -193,7 +198,8 @@ export class LogCapture {
       if (size < file.offset) file.offset = 0;
       const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
       while (!this.#closed) {
-        const cut = file.cutAt !== undefined && file.cutAt > file.offset ? file.cutAt : undefined;
+        while (file.cuts.length > 0 && file.cuts[0]! <= file.offset) file.cuts.shift();
+        const cut = file.cuts[0];
         const want = cut === undefined ? CHUNK_BYTES : Math.min(CHUNK_BYTES, cut - file.offset);
         const { bytesRead } = await handle.read(buffer, 0, want, file.offset);
         // Closed meanwhile: what close() committed is the offset the next driver starts from.

@@ -334,7 +334,10 @@ export async function api<T = any>(
   const send = () =>
     fetch(`${platform.url}${route}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      // A fresh connection per call: the API restarts during a lane, and a kept-alive connection the
+      // server closed as idle while this process was busy fails the next request (UND_ERR_SOCKET), a
+      // POST included, which cannot simply be sent again.
+      headers: { connection: 'close', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   let response: Response;

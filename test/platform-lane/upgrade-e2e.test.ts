@@ -146,7 +146,7 @@ test.serial('A candidate that fails its health check is never promoted and the A
   const current = currentRelease(platform);
   const id = await queueLane(platform, 'upgrade', { source: broken });
   const view = await waitForLane(platform, id);
-  t.is(view.operation.status, 'failed');
+  t.is(view.operation.status, 'failed', `operation ${id}: ${JSON.stringify(view.steps)}`);
   t.is(view.upgrade.phase, 'failed');
   t.regex(view.operation.lastError, /^not promoted: .*candidate/);
   t.deepEqual(

@@ -6,6 +6,7 @@ import { LocalRegistry } from '../../../platform/local-registry/index.js';
 import { LocalScheduler } from '../../../platform/local-scheduler/index.js';
 import { silentLogger } from '../../../platform/logger.js';
 import { LogStore } from '../../../store/logs/log-store.js';
+import { LogCapture } from '../../../platform/local-scheduler/log-capture.js';
 import { milliseconds } from '../../../domain/scheduler/index.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { fastRestart, serviceGroup, serviceJob, stopEverything } from './fixtures.js';
@@ -128,5 +129,31 @@ test('a driver restart neither loses nor repeats lines of a process that kept ru
   t.deepEqual(
     numbers,
     numbers.map((_, i) => i + 1),
+  );
+});
+
+test("two exits read in one go each end their own unfinished line: a quick crash loop never joins one run's last words to the next run's first line", async (t) => {
+  const root = tempDir(t, 'svc-log-cuts-');
+  const store = new LogStore({ file: path.join(root, 'logs.db'), maxBytesPerApp: 1 << 20, maxAgeMs: 86_400_000 });
+  const logs = new LogService({ store, appExists: () => true, logger: silentLogger() });
+  const capture = new LogCapture({ sink: logs, logger: silentLogger() });
+  t.teardown(() => {
+    capture.close();
+    logs.close();
+    store.close();
+  });
+  const files = { stdout: path.join(root, 'stdout'), stderr: path.join(root, 'stderr') };
+  fs.writeFileSync(files.stdout, '');
+  fs.writeFileSync(files.stderr, '');
+  capture.follow({ allocation: 'a1', app: 'demo', process: 'web', release: 'r', files });
+  // Both runs write and exit before the capture reads a byte (its reads are asynchronous).
+  fs.appendFileSync(files.stdout, 'line 1\nfirst run dies');
+  capture.touch('a1', true);
+  fs.appendFileSync(files.stdout, 'line 1\nsecond run dies');
+  capture.touch('a1', true);
+  await capture.drain();
+  t.deepEqual(
+    logs.read({ app: 'demo', allocation: 'a1', stream: 'stdout', limit: 10 }).map((l) => l.line),
+    ['line 1', 'first run dies', 'line 1', 'second run dies'],
   );
 });
