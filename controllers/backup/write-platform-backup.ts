@@ -22,7 +22,7 @@ import { appRoleName } from '../../platform/postgres/app-credentials.js';
 import { listApps } from '../../store/control/apps.js';
 import { dropRunningBackupsInCopy } from '../../store/control/platform-backups.js';
 import { backupDatabase } from '../../store/database-backup.js';
-import { countDatabaseRows, useRollbackJournal } from '../../store/database-check.js';
+import { countDatabaseRowsOffLoop, useRollbackJournal } from '../../store/database-check.js';
 import type { BackupSources } from './backup-sources.js';
 
 /** Options of one archive. */
@@ -48,17 +48,16 @@ export async function writePlatformBackup(
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const databases: BackupDatabaseEntry[] = [];
   for (const name of sqliteFiles(sources.dataDir)) {
+    // A worker thread's connection copies each file in one step (ADR 0161): the event loop does not
+    // wait, and other connections (the knowledge store's, the host agent's) go on writing.
     const copy = await backupDatabase(
       name === 'control.db' ? sources.controlDb : path.join(sources.dataDir, name),
       path.join(dir, name),
-      // Other connections (the knowledge store's, the host agent's) write these files: a stepwise copy
-      // would start over at each of their writes, so each is copied in one step.
-      { oneStep: true },
     );
     useRollbackJournal(copy.file);
     // The copy records this backup as running; on a restored host it would read as interrupted.
     if (name === 'control.db') dropRunningBackupsInCopy(copy.file);
-    databases.push({ name, migration: copy.migration, rows: countDatabaseRows(copy.file) });
+    databases.push({ name, migration: copy.migration, rows: await countDatabaseRowsOffLoop(copy.file) });
   }
   const appsBundle = (await bundleRepository(sources.appsDir, path.join(dir, 'apps.bundle'))) ? 'apps.bundle' : null;
   const postgres = await dumpAppDatabases(sources, dir, options.secrets);
