@@ -128,6 +128,7 @@ export function registerBackup(program: Command): void {
               ...(report.hostedDir
                 ? [`  PostgreSQL and app folders (outside the data folder, named in it): ${report.hostedDir}`]
                 : []),
+              `  platform keys: ${report.keys.join(', ') || 'none in the backup'}`,
               ...(report.appUsers.length > 0
                 ? [`  app users: ${report.appUsers.map((u) => `${u.name} ${u.result}`).join(', ')}`]
                 : []),

@@ -61,6 +61,8 @@ export interface RestoreReport {
    * cluster, app folders; ADR 0157), or null when they can enter the data folder itself.
    */
   readonly hostedDir: string | null;
+  /** The platform keys put back into `<data>/keys` (none from a backup without secrets: new ones are made). */
+  readonly keys: readonly string[];
   readonly databases: readonly string[];
   readonly appDatabases: readonly string[];
   /** True: the backup had no secrets, so each app database got a new password. */
@@ -115,6 +117,7 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
     const hosted = resolveHostedFolder(building, { name: path.basename(dataDir) });
     if (hosted.separate) say(`PostgreSQL and app folders go to ${hosted.path} (${hosted.reason})`);
     for (const db of manifest.databases) fs.renameSync(path.join(unpacked, db.name), path.join(building, db.name));
+    const keys = restorePlatformKeys(manifest, unpacked, building);
     const appDatabases = await restoreAppDatabases(manifest, unpacked, hosted.path, options, say);
     let settingsFile: string | null = null;
     if (Object.keys(manifest.settings).length > 0) {
@@ -154,6 +157,7 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       dataDir,
       preRestore,
       hostedDir: hosted.separate ? hosted.path : null,
+      keys,
       databases: manifest.databases.map((d) => d.name),
       appDatabases,
       newCredentials: !manifest.secrets && appDatabases.length > 0,
@@ -165,6 +169,20 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
     fs.rmSync(unpacked, { recursive: true, force: true });
     removeUnfinished(building);
   }
+}
+
+/** Puts the archive's `keys/` files into `<building>/keys` (a link into the hosted folder when there is one), owner-only. */
+function restorePlatformKeys(manifest: BackupManifest, unpacked: string, building: string): string[] {
+  const names = manifest.files
+    .map((f) => f.path)
+    .filter((p) => p.startsWith('keys/') && !p.slice('keys/'.length).includes('/'))
+    .map((p) => p.slice('keys/'.length));
+  for (const name of names) {
+    fs.mkdirSync(path.join(building, 'keys'), { recursive: true, mode: 0o700 });
+    fs.copyFileSync(path.join(unpacked, 'keys', name), path.join(building, 'keys', name));
+    fs.chmodSync(path.join(building, 'keys', name), 0o600);
+  }
+  return names;
 }
 
 /** Removes an unfinished restore's folder and the hosted folder it made (absent once renamed into place). */

@@ -1,6 +1,6 @@
 /**
  * Writes one platform backup archive: stages consistent copies in a private folder (SQLite online
- * backups, a git bundle, pg_dump of each app database, records), writes the manifest with each file's
+ * backups, a git bundle, pg_dump of each app database, the platform's keys with secrets, records), writes the manifest with each file's
  * SHA-256 and row counts taken from the copies (the source at the copy's point in time), then packs
  * and encrypts the folder into the archive (complete under its final name only).
  */
@@ -61,6 +61,7 @@ export async function writePlatformBackup(
   }
   const appsBundle = (await bundleRepository(sources.appsDir, path.join(dir, 'apps.bundle'))) ? 'apps.bundle' : null;
   const postgres = await dumpAppDatabases(sources, dir, options.secrets);
+  if (options.secrets) copyPlatformKeys(sources.dataDir, dir);
   const settings = Object.fromEntries(
     Object.entries(sources.settings()).filter(([name]) => options.secrets || !sources.secretSettings.has(name)),
   );
@@ -134,6 +135,22 @@ async function databaseExists(sources: BackupSources, database: string): Promise
     `SELECT 1 FROM pg_database WHERE datname = '${database.replaceAll("'", "''")}'`,
   );
   return out.trim() === '1';
+}
+
+/**
+ * The platform's keys (`<data>/keys`, in the hosted folder when there is one: the age identity that
+ * decrypts committed secrets, the audit signing key) into `keys/` of the staging folder: without them a
+ * restored platform could not decrypt the apps' secrets. Secrets, so only in a backup with secrets.
+ */
+function copyPlatformKeys(dataDir: string, dir: string): void {
+  const keys = path.join(dataDir, 'keys');
+  if (!fs.existsSync(keys)) return;
+  for (const entry of fs.readdirSync(keys, { withFileTypes: true })) {
+    if (!entry.isFile() && !(entry.isSymbolicLink() && fs.statSync(path.join(keys, entry.name)).isFile())) continue;
+    fs.mkdirSync(path.join(dir, 'keys'), { recursive: true, mode: 0o700 });
+    fs.copyFileSync(path.join(keys, entry.name), path.join(dir, 'keys', entry.name));
+    fs.chmodSync(path.join(dir, 'keys', entry.name), 0o600);
+  }
 }
 
 function listFiles(dir: string, prefix = ''): string[] {

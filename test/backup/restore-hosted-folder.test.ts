@@ -32,7 +32,13 @@ function privateParent(fx: BackupFixture): string {
 
 test('A restore over a platform with a hosted folder builds a new one; the old one stays with the pre-restore copy and nothing of it mixes in', async (t) => {
   const fx = await backupFixture(t, await generateIdentity());
+  // The platform's keys (the age identity of committed secrets) are part of a backup with secrets.
+  fs.mkdirSync(path.join(fx.dataDir, 'keys'), { mode: 0o700 });
+  fs.writeFileSync(path.join(fx.dataDir, 'keys', 'age-identity.txt'), 'AGE-SECRET-KEY-1HOSTIDENTITY\n', {
+    mode: 0o600,
+  });
   const backup = await fx.service.take();
+  t.is(backup.status, 'verified', backup.error ?? '');
   const target = path.join(privateParent(fx), 'data');
   // The platform being replaced: its data folder names a hosted folder holding an app's secret.
   const old = resolveHostedFolder(target);
@@ -52,6 +58,12 @@ test('A restore over a platform with a hosted folder builds a new one; the old o
   t.false(report.hostedDir!.startsWith(target));
   t.is(fs.realpathSync(path.join(target, 'secrets')), path.join(report.hostedDir!, 'secrets'));
   t.false(fs.existsSync(path.join(target, 'secrets', 'hello')), 'the old platform secrets are not in the new folder');
+  // The keys came back, into the new hosted folder, owner-only.
+  t.deepEqual(report.keys, ['age-identity.txt']);
+  const identity = path.join(target, 'keys', 'age-identity.txt');
+  t.is(fs.realpathSync(identity), path.join(report.hostedDir!, 'keys', 'age-identity.txt'));
+  t.is(fs.readFileSync(identity, 'utf8'), 'AGE-SECRET-KEY-1HOSTIDENTITY\n');
+  t.is(fs.statSync(identity).mode & 0o777, 0o600);
   // The replaced platform is whole: its folder still names its own hosted folder, which is untouched.
   t.is(fs.readFileSync(path.join(report.preRestore!, 'control.db'), 'utf8'), 'the old platform');
   t.is(readHostedFolder(report.preRestore!), old.path);
@@ -79,4 +91,19 @@ test('A restore removes an interrupted restore folder together with the hosted f
   t.true(fs.existsSync(report.hostedDir!));
   t.is(report.preRestore, null);
   t.deepEqual(fs.readdirSync(path.dirname(target)), ['data']);
+});
+
+test('A backup without secrets leaves the platform keys out', async (t) => {
+  const fx = await backupFixture(t);
+  fs.mkdirSync(path.join(fx.dataDir, 'keys'), { mode: 0o700 });
+  fs.writeFileSync(path.join(fx.dataDir, 'keys', 'age-identity.txt'), 'AGE-SECRET-KEY-1HOSTIDENTITY\n', {
+    mode: 0o600,
+  });
+  const backup = await fx.service.take({ noSecrets: true });
+  t.is(backup.status, 'verified', backup.error ?? '');
+  t.false(fs.readFileSync(fx.service.archivePath(backup)).includes(Buffer.from('AGE-SECRET-KEY-1HOSTIDENTITY')));
+  const target = path.join(fx.root, 'host2', 'data');
+  const report = await restoreTo(fx, fx.service.archivePath(backup), target, false);
+  t.deepEqual(report.keys, []);
+  t.false(fs.existsSync(path.join(target, 'keys', 'age-identity.txt')));
 });
