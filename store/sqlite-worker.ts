@@ -16,13 +16,24 @@ export type SqliteTask =
   /** `PRAGMA integrity_check(10)` of `file`; the problems joined by `; ` (`ok` when sound). */
   | { readonly kind: 'integrity'; readonly file: string }
   /** The row count of every ordinary table of `file` (virtual tables through their shadow tables). */
-  | { readonly kind: 'count'; readonly file: string };
+  | { readonly kind: 'count'; readonly file: string }
+  /**
+   * The column `n` of the first row of each query (read-only), each run with `params`; with `vectors`
+   * the sqlite-vec extension is loaded first (counts of vec0 tables scan them: seconds on a large store).
+   */
+  | {
+      readonly kind: 'numbers';
+      readonly file: string;
+      readonly vectors: boolean;
+      readonly queries: readonly { readonly sql: string; readonly params: readonly (string | number)[] }[];
+    };
 
 /** What each task answers. */
 export interface SqliteTaskResult {
   backup: { readonly journalMode: string };
   integrity: string;
   count: Record<string, number>;
+  numbers: number[];
 }
 
 /** A task that failed in the worker (its SQLite error, with the task named). */
@@ -40,8 +51,9 @@ function countRows(db) {
 }
 (async () => {
   const Database = require(workerData.sqlite);
-  const readonly = task.kind === 'count';
+  const readonly = task.kind === 'count' || task.kind === 'numbers';
   const db = new Database(task.file, { fileMustExist: true, readonly });
+  if (task.kind === 'numbers' && task.vectors) require(workerData.sqliteVec).load(db);
   try {
     let result;
     if (task.kind === 'backup') {
@@ -54,6 +66,8 @@ function countRows(db) {
       result = { journalMode };
     } else if (task.kind === 'integrity') {
       result = db.prepare('PRAGMA integrity_check(10)').all().map((r) => r.integrity_check).join('; ');
+    } else if (task.kind === 'numbers') {
+      result = task.queries.map((q) => db.prepare(q.sql).get(...q.params).n);
     } else {
       result = countRows(db);
     }
@@ -63,10 +77,10 @@ function countRows(db) {
   }
 })().catch((error) => parentPort.postMessage({ ok: false, message: String((error && error.message) || error) }));`;
 
-/** The path of the better-sqlite3 module a worker thread can require (none in a packaged build). */
-function sqliteBinding(): string | undefined {
+/** The path of a module a worker thread can require (none in a packaged build). */
+function modulePath(name: string): string | undefined {
   try {
-    return createRequire(import.meta.url).resolve('better-sqlite3');
+    return createRequire(import.meta.url).resolve(name);
   } catch {
     return undefined;
   }
@@ -80,12 +94,14 @@ function sqliteBinding(): string | undefined {
 export function runSqliteTask<K extends SqliteTask['kind']>(
   task: Extract<SqliteTask, { kind: K }>,
 ): Promise<SqliteTaskResult[K] | undefined> {
-  const sqlite = sqliteBinding();
-  if (sqlite === undefined) return Promise.resolve(undefined);
+  const sqlite = modulePath('better-sqlite3');
+  const any: SqliteTask = task;
+  const sqliteVec = any.kind === 'numbers' && any.vectors ? modulePath('sqlite-vec') : null;
+  if (sqlite === undefined || sqliteVec === undefined) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     let worker: Worker;
     try {
-      worker = new Worker(SCRIPT, { eval: true, workerData: { task, sqlite } });
+      worker = new Worker(SCRIPT, { eval: true, workerData: { task, sqlite, sqliteVec } });
     } catch {
       resolve(undefined);
       return;

@@ -42,11 +42,13 @@ export interface WriteBackupOptions {
 export async function writePlatformBackup(
   sources: BackupSources,
   options: WriteBackupOptions,
-): Promise<{ archive: WrittenArchive; manifest: BackupManifest }> {
+): Promise<{ archive: WrittenArchive; manifest: BackupManifest; notes: string[] }> {
   const dir = options.staging;
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const databases: BackupDatabaseEntry[] = [];
+  // A copy a worker could not take ran on this (the API's) thread: the backup's record says why.
+  const notes: string[] = [];
   for (const name of sqliteFiles(sources.dataDir)) {
     // A worker thread's connection copies each file in one step (ADR 0161): the event loop does not
     // wait, and other connections (the knowledge store's, the host agent's) go on writing.
@@ -54,6 +56,7 @@ export async function writePlatformBackup(
       name === 'control.db' ? sources.controlDb : path.join(sources.dataDir, name),
       path.join(dir, name),
     );
+    if (copy.why !== undefined) notes.push(`${name}: copied on the API's thread (${copy.why})`);
     useRollbackJournal(copy.file);
     // The copy records this backup as running; on a restored host it would read as interrupted.
     if (name === 'control.db') dropRunningBackupsInCopy(copy.file);
@@ -88,7 +91,7 @@ export async function writePlatformBackup(
   };
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
   const archive = await writeArchive(dir, options.file, options.key);
-  return { archive, manifest };
+  return { archive, manifest, notes };
 }
 
 /** The SQLite files at the top of the data folder, control.db first. */

@@ -13,7 +13,14 @@ import { runSqliteTask } from '../sqlite-worker.js';
 import { migrate } from '../migrate.js';
 import { KNOWLEDGE_MIGRATIONS } from './migrations.js';
 import { VectorTables } from './vector-tables.js';
-import { copyNamespaceOut, namespaceCounts, vectorDimensions } from './namespace-data.js';
+import {
+  copyNamespaceOut,
+  foldNamespaceCounts,
+  namespaceCountQueries,
+  namespaceCounts,
+  vectorDimensions,
+  type NamespaceCounts,
+} from './namespace-data.js';
 
 /** Version of the backup layout (the `store_meta` marker); a newer one is refused. */
 export const BACKUP_FORMAT = 1;
@@ -186,6 +193,29 @@ export async function integrityCheck(file: string): Promise<string> {
   }
 }
 
+/**
+ * The counts of each namespace of the file `file` (open as `db`), by a worker thread (ADR 0161): the
+ * count of a vec0 table scans it, seconds on a large store; on this thread where no worker can.
+ */
+async function countNamespaces<T extends { id: number }>(
+  db: Db,
+  file: string,
+  namespaces: readonly T[],
+): Promise<(T & NamespaceCounts)[]> {
+  const queries = namespaceCountQueries(db);
+  const answers = await runSqliteTask({
+    kind: 'numbers',
+    file,
+    vectors: true,
+    queries: namespaces.flatMap((ns) => queries.map((sql) => ({ sql, params: [ns.id] }))),
+  });
+  if (answers === undefined) return namespaces.map((ns) => ({ ...ns, ...namespaceCounts(db, ns.id) }));
+  return namespaces.map((ns, i) => ({
+    ...ns,
+    ...foldNamespaceCounts(answers.slice(i * queries.length, (i + 1) * queries.length)),
+  }));
+}
+
 function tableExists(db: Db, name: string): boolean {
   return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
 }
@@ -291,7 +321,7 @@ export async function inspectBackup(file: string, workFile: string): Promise<Ins
       scope: meta.get('backup.scope') === 'namespace' ? 'namespace' : 'store',
       createdAt: meta.get('backup.created_at') ?? null,
       migration,
-      namespaces: rows.map((r) => ({ ...r, ...namespaceCounts(db!, r.id) })),
+      namespaces: await countNamespaces(db, workFile, rows),
     };
   } catch (error) {
     db?.close();
