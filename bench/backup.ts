@@ -2,17 +2,21 @@
  * Platform backup figures (issue 29): a backup of knowledge.db (BENCH_BACKUP_KNOWLEDGE_MB, default
  * 1024) plus a control.db of BENCH_BACKUP_CONTROL_ROWS operations (default 100,000), taken while 8
  * clients write (worker threads, each with its own connection), beside the same writers without a
- * backup, and beside a plain `VACUUM INTO` of the same files; then the restore time. Prints the load
- * average: the figures mean little without it.
+ * backup, and beside a plain `VACUUM INTO` of the same files (and the online copies alone, which run in
+ * a worker thread: ADR 0161); then the restore time. The event loop of this process (where the API
+ * would serve) is watched with `monitorEventLoopDelay` during the idle run and the backup. Prints the
+ * load average: the figures mean little without it.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { PlatformBackupService } from '../controllers/backup/platform-backup-service.js';
 import { restorePlatform } from '../controllers/backup/restore-platform.js';
 import { buildInfo } from '../platform/build-info.js';
+import { backupDatabase } from '../store/database-backup.js';
 import { openControlStore, openKnowledgeStore } from '../store/open-stores.js';
 import { enqueueOperation } from '../store/control/operations.js';
 
@@ -54,12 +58,17 @@ const latencies = [];
   parentPort.postMessage(latencies); db.close();
 })();`;
 
-async function withWriters<T>(work: () => Promise<T>): Promise<{ result: T; p99: number; writes: number }> {
+async function withWriters<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; p99: number; writes: number; loopP99: number; loopMax: number }> {
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const workers = Array.from({ length: WRITERS }, (_, i) => {
     const file = path.join(dataDir, i % 2 === 0 ? 'control.db' : 'knowledge.db');
     return new Worker(WRITER, { eval: true, workerData: { file, sqlite: require.resolve('better-sqlite3') } });
   });
   const result = await work();
+  loop.disable();
   const all = (
     await Promise.all(
       workers.map(
@@ -73,7 +82,13 @@ async function withWriters<T>(work: () => Promise<T>): Promise<{ result: T; p99:
   ).flat();
   await Promise.all(workers.map((w) => w.terminate()));
   all.sort((a, b) => a - b);
-  return { result, p99: all[Math.floor(all.length * 0.99)] ?? 0, writes: all.length };
+  return {
+    result,
+    p99: all[Math.floor(all.length * 0.99)] ?? 0,
+    writes: all.length,
+    loopP99: loop.percentile(99) / 1e6,
+    loopMax: loop.max / 1e6,
+  };
 }
 import { createRequire } from 'node:module';
 const require = createRequire(import.meta.url);
@@ -105,7 +120,12 @@ for (const name of ['control.db', 'knowledge.db']) {
 }
 const vacuumMs = ms(t0);
 t0 = performance.now();
-await restorePlatform({
+const copies = [];
+for (const name of ['control.db', 'knowledge.db'])
+  copies.push(await backupDatabase(path.join(dataDir, name), path.join(root, 'online', name)));
+const onlineCopyMs = ms(t0);
+t0 = performance.now();
+const restored = await restorePlatform({
   archive: service.archivePath(during.result),
   key: undefined,
   dataDir: path.join(root, 'restored', 'data'),
@@ -114,6 +134,8 @@ await restorePlatform({
   platformRunning: () => false,
 });
 const restoreMs = ms(t0);
+// The bench's root is private (mkdtemp): as root, the restore made a hosted folder outside it.
+if (restored.hostedDir) fs.rmSync(restored.hostedDir, { recursive: true, force: true });
 console.log(
   JSON.stringify(
     {
@@ -123,10 +145,14 @@ console.log(
       archiveMB: Math.round((during.result.bytes ?? 0) / 2 ** 20),
       backupWithVerifyMs: backupMs,
       plainVacuumIntoMs: vacuumMs,
+      onlineCopiesAloneMs: onlineCopyMs,
+      onlineCopiesBy: copies.map((c) => c.copiedBy),
       restoreMs,
       writers: WRITERS,
       p99WriteMsWithoutBackup: Number(idle.p99.toFixed(2)),
       p99WriteMsDuringBackup: Number(during.p99.toFixed(2)),
+      eventLoopDelayMsWithoutBackup: { p99: Number(idle.loopP99.toFixed(1)), max: Number(idle.loopMax.toFixed(1)) },
+      eventLoopDelayMsDuringBackup: { p99: Number(during.loopP99.toFixed(1)), max: Number(during.loopMax.toFixed(1)) },
       loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))),
     },
     null,

@@ -4,6 +4,7 @@
  * tables, which are ordinary tables, so no extension is needed to read a copy).
  */
 import Database from 'better-sqlite3';
+import { runSqliteTask } from './sqlite-worker.js';
 
 /** Row counts by table name. */
 export type RowCounts = Readonly<Record<string, number>>;
@@ -26,6 +27,21 @@ export function checkDatabase(file: string): DatabaseCheck {
   } finally {
     db.close();
   }
+}
+
+/**
+ * {@link checkDatabase} in a worker thread (ADR 0161): on a large copy the check and the counts take
+ * seconds the event loop must not wait for. On this thread where no worker can load SQLite.
+ */
+export async function checkDatabaseOffLoop(file: string): Promise<DatabaseCheck> {
+  const integrity = await runSqliteTask({ kind: 'integrity', file });
+  if (integrity === undefined) return checkDatabase(file);
+  return { integrity, rows: await countDatabaseRowsOffLoop(file) };
+}
+
+/** {@link countDatabaseRows} in a worker thread; on this thread where no worker can load SQLite. */
+export async function countDatabaseRowsOffLoop(file: string): Promise<RowCounts> {
+  return (await runSqliteTask({ kind: 'count', file })) ?? countDatabaseRows(file);
 }
 
 /**

@@ -125,6 +125,13 @@ export function registerBackup(program: Command): void {
               `restored backup ${report.backupId} (${report.createdAt}) onto ${report.dataDir}`,
               `  databases: ${report.databases.join(', ')}`,
               `  app databases: ${report.appDatabases.join(', ') || 'none'}${report.newCredentials ? ' (new credentials: the backup had no secrets)' : ''}`,
+              ...(report.hostedDir
+                ? [`  PostgreSQL and app folders (outside the data folder, named in it): ${report.hostedDir}`]
+                : []),
+              `  platform keys: ${report.keys.join(', ') || 'none in the backup'}`,
+              ...(report.appUsers.length > 0
+                ? [`  app users: ${report.appUsers.map((u) => `${u.name} ${u.result}`).join(', ')}`]
+                : []),
               ...(report.preRestore ? [`  the replaced data folder is kept at ${report.preRestore}`] : []),
               ...(report.settingsFile ? [`  settings in force at the backup: ${report.settingsFile}`] : []),
               '',

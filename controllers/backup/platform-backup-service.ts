@@ -128,7 +128,7 @@ export class PlatformBackupService {
     const archivePath = path.join(this.options.backupsDir, file);
     let written: { bytes: number; sha256: string } | undefined;
     try {
-      const { archive } = await writePlatformBackup(this.options.sources, {
+      const { archive, notes } = await writePlatformBackup(this.options.sources, {
         id,
         createdAt: at.toISOString(),
         secrets,
@@ -157,7 +157,7 @@ export class PlatformBackupService {
         finishedAt: this.#now().toISOString(),
         bytes: archive.bytes,
         sha256: archive.sha256,
-        verification: checks,
+        verification: [...checks, ...notes],
       });
       this.#retain();
       await this.#export(id, archivePath);

@@ -12,6 +12,7 @@ import type { BackupManifest } from '../../domain/backup/index.js';
 import { ConflictError } from '../../domain/errors.js';
 import { recreateAppUsers, type RecreatedUser } from '../../platform/backup/app-users.js';
 import { cloneBundle } from '../../platform/backup/apps-bundle.js';
+import { readHostedFolder, resolveHostedFolder } from '../../platform/files/hosted-folder.js';
 import type { BackupKey } from '../../platform/backup/backup-key.js';
 import { AppCredentials } from '../../platform/postgres/app-credentials.js';
 import type { PostgresTools } from '../../platform/postgres/postgres-tools.js';
@@ -39,7 +40,10 @@ export interface RestorePlatformOptions {
   readonly yes: boolean;
   /** Whether a platform API runs on the data folder now (it must be stopped first). */
   readonly platformRunning: () => boolean;
-  /** Starts the managed PostgreSQL server on a data folder; absent: app databases are not restored. */
+  /**
+   * Starts the managed PostgreSQL server in a folder (the data folder being built, or its hosted
+   * folder); absent: app databases are not restored.
+   */
   readonly openPostgres?: (dataDir: string) => Promise<RestorePostgres>;
   /** Progress lines. */
   readonly progress?: (line: string) => void;
@@ -52,6 +56,13 @@ export interface RestoreReport {
   readonly dataDir: string;
   /** Where the replaced data folder was kept, or null when there was none. */
   readonly preRestore: string | null;
+  /**
+   * The new folder outside the data folder that holds what other system users reach (the PostgreSQL
+   * cluster, app folders; ADR 0157), or null when they can enter the data folder itself.
+   */
+  readonly hostedDir: string | null;
+  /** The platform keys put back into `<data>/keys` (none from a backup without secrets: new ones are made). */
+  readonly keys: readonly string[];
   readonly databases: readonly string[];
   readonly appDatabases: readonly string[];
   /** True: the backup had no secrets, so each app database got a new password. */
@@ -88,7 +99,7 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       stale.startsWith(`${path.basename(dataDir)}.restoring-`) ||
       stale.startsWith(`${path.basename(dataDir)}.restore-archive-`)
     )
-      fs.rmSync(path.join(path.dirname(dataDir), stale), { recursive: true, force: true });
+      removeUnfinished(path.join(path.dirname(dataDir), stale));
   try {
     say(`reading and checking ${options.archive}`);
     const { manifest, checks } = await unpackAndCheck(options.archive, {
@@ -100,8 +111,14 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
     // As the data folder itself (secureDataFolder): others may pass through (the PostgreSQL server's
     // user, app users to their folders) but not list it.
     fs.chmodSync(building, 0o711);
+    // What other system users reach (the PostgreSQL cluster, app folders) goes to a new folder outside
+    // the data folder when they cannot enter it (ADR 0157, 0162): never into one a platform left on this
+    // host (a replaced data folder's stays with its pre-restore copy), so no state of it mixes in.
+    const hosted = resolveHostedFolder(building, { name: path.basename(dataDir) });
+    if (hosted.separate) say(`PostgreSQL and app folders go to ${hosted.path} (${hosted.reason})`);
     for (const db of manifest.databases) fs.renameSync(path.join(unpacked, db.name), path.join(building, db.name));
-    const appDatabases = await restoreAppDatabases(manifest, unpacked, building, options, say);
+    const keys = restorePlatformKeys(manifest, unpacked, building);
+    const appDatabases = await restoreAppDatabases(manifest, unpacked, hosted.path, options, say);
     let settingsFile: string | null = null;
     if (Object.keys(manifest.settings).length > 0) {
       settingsFile = path.join(building, 'restored-settings.env');
@@ -139,6 +156,8 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       createdAt: manifest.createdAt,
       dataDir,
       preRestore,
+      hostedDir: hosted.separate ? hosted.path : null,
+      keys,
       databases: manifest.databases.map((d) => d.name),
       appDatabases,
       newCredentials: !manifest.secrets && appDatabases.length > 0,
@@ -148,21 +167,45 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
     };
   } finally {
     fs.rmSync(unpacked, { recursive: true, force: true });
-    fs.rmSync(building, { recursive: true, force: true });
+    removeUnfinished(building);
   }
 }
 
-/** Starts a fresh managed server in the new folder and restores each app's role and database into it. */
+/** Puts the archive's `keys/` files into `<building>/keys` (a link into the hosted folder when there is one), owner-only. */
+function restorePlatformKeys(manifest: BackupManifest, unpacked: string, building: string): string[] {
+  const names = manifest.files
+    .map((f) => f.path)
+    .filter((p) => p.startsWith('keys/') && !p.slice('keys/'.length).includes('/'))
+    .map((p) => p.slice('keys/'.length));
+  for (const name of names) {
+    fs.mkdirSync(path.join(building, 'keys'), { recursive: true, mode: 0o700 });
+    fs.copyFileSync(path.join(unpacked, 'keys', name), path.join(building, 'keys', name));
+    fs.chmodSync(path.join(building, 'keys', name), 0o600);
+  }
+  return names;
+}
+
+/** Removes an unfinished restore's folder and the hosted folder it made (absent once renamed into place). */
+function removeUnfinished(folder: string): void {
+  const hosted = readHostedFolder(folder);
+  if (hosted !== undefined) fs.rmSync(hosted, { recursive: true, force: true });
+  fs.rmSync(folder, { recursive: true, force: true });
+}
+
+/**
+ * Starts a fresh managed server in the new folder (`hostedDir`: the new data folder, or its hosted
+ * folder) and restores each app's role and database into it.
+ */
 async function restoreAppDatabases(
   manifest: BackupManifest,
   unpacked: string,
-  building: string,
+  hostedDir: string,
   options: RestorePlatformOptions,
   say: (line: string) => void,
 ): Promise<string[]> {
   if (manifest.postgres.length === 0 || !options.openPostgres) return [];
   say(`starting PostgreSQL to restore ${manifest.postgres.length} app database(s)`);
-  const server = await options.openPostgres(building);
+  const server = await options.openPostgres(hostedDir);
   try {
     const credentials = new AppCredentials(server.credentialsDir);
     const restored: string[] = [];

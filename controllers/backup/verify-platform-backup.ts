@@ -18,7 +18,7 @@ import { verifyBundle } from '../../platform/backup/apps-bundle.js';
 import { readArchive, sha256File } from '../../platform/backup/backup-archive.js';
 import type { BackupKey } from '../../platform/backup/backup-key.js';
 import type { PostgresTools } from '../../platform/postgres/postgres-tools.js';
-import { checkDatabase } from '../../store/database-check.js';
+import { checkDatabaseOffLoop } from '../../store/database-check.js';
 
 /** Options of {@link unpackAndCheck}. */
 export interface CheckArchiveOptions {
@@ -68,7 +68,7 @@ export async function checkUnpacked(
   }
   checks.push(`${manifest.files.length} files match their SHA-256`);
   for (const db of manifest.databases) {
-    const check = checkDatabase(path.join(dir, db.name));
+    const check = await checkDatabaseOffLoop(path.join(dir, db.name));
     if (check.integrity !== 'ok') fail(`${db.name}: integrity_check failed: ${check.integrity}`);
     const differences = rowCountDifferences(db.rows, check.rows);
     if (differences.length > 0) fail(`${db.name}: row counts differ: ${differences.slice(0, 5).join('; ')}`);

@@ -1,6 +1,6 @@
 /**
  * Writes one platform backup archive: stages consistent copies in a private folder (SQLite online
- * backups, a git bundle, pg_dump of each app database, records), writes the manifest with each file's
+ * backups, a git bundle, pg_dump of each app database, the platform's keys with secrets, records), writes the manifest with each file's
  * SHA-256 and row counts taken from the copies (the source at the copy's point in time), then packs
  * and encrypts the folder into the archive (complete under its final name only).
  */
@@ -22,7 +22,7 @@ import { appRoleName } from '../../platform/postgres/app-credentials.js';
 import { listApps } from '../../store/control/apps.js';
 import { dropRunningBackupsInCopy } from '../../store/control/platform-backups.js';
 import { backupDatabase } from '../../store/database-backup.js';
-import { countDatabaseRows, useRollbackJournal } from '../../store/database-check.js';
+import { countDatabaseRowsOffLoop, useRollbackJournal } from '../../store/database-check.js';
 import type { BackupSources } from './backup-sources.js';
 
 /** Options of one archive. */
@@ -42,26 +42,29 @@ export interface WriteBackupOptions {
 export async function writePlatformBackup(
   sources: BackupSources,
   options: WriteBackupOptions,
-): Promise<{ archive: WrittenArchive; manifest: BackupManifest }> {
+): Promise<{ archive: WrittenArchive; manifest: BackupManifest; notes: string[] }> {
   const dir = options.staging;
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const databases: BackupDatabaseEntry[] = [];
+  // A copy a worker could not take ran on this (the API's) thread: the backup's record says why.
+  const notes: string[] = [];
   for (const name of sqliteFiles(sources.dataDir)) {
+    // A worker thread's connection copies each file in one step (ADR 0161): the event loop does not
+    // wait, and other connections (the knowledge store's, the host agent's) go on writing.
     const copy = await backupDatabase(
       name === 'control.db' ? sources.controlDb : path.join(sources.dataDir, name),
       path.join(dir, name),
-      // Other connections (the knowledge store's, the host agent's) write these files: a stepwise copy
-      // would start over at each of their writes, so each is copied in one step.
-      { oneStep: true },
     );
+    if (copy.why !== undefined) notes.push(`${name}: copied on the API's thread (${copy.why})`);
     useRollbackJournal(copy.file);
     // The copy records this backup as running; on a restored host it would read as interrupted.
     if (name === 'control.db') dropRunningBackupsInCopy(copy.file);
-    databases.push({ name, migration: copy.migration, rows: countDatabaseRows(copy.file) });
+    databases.push({ name, migration: copy.migration, rows: await countDatabaseRowsOffLoop(copy.file) });
   }
   const appsBundle = (await bundleRepository(sources.appsDir, path.join(dir, 'apps.bundle'))) ? 'apps.bundle' : null;
   const postgres = await dumpAppDatabases(sources, dir, options.secrets);
+  if (options.secrets) copyPlatformKeys(sources.dataDir, dir);
   const settings = Object.fromEntries(
     Object.entries(sources.settings()).filter(([name]) => options.secrets || !sources.secretSettings.has(name)),
   );
@@ -88,7 +91,7 @@ export async function writePlatformBackup(
   };
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
   const archive = await writeArchive(dir, options.file, options.key);
-  return { archive, manifest };
+  return { archive, manifest, notes };
 }
 
 /** The SQLite files at the top of the data folder, control.db first. */
@@ -135,6 +138,22 @@ async function databaseExists(sources: BackupSources, database: string): Promise
     `SELECT 1 FROM pg_database WHERE datname = '${database.replaceAll("'", "''")}'`,
   );
   return out.trim() === '1';
+}
+
+/**
+ * The platform's keys (`<data>/keys`, in the hosted folder when there is one: the age identity that
+ * decrypts committed secrets, the audit signing key) into `keys/` of the staging folder: without them a
+ * restored platform could not decrypt the apps' secrets. Secrets, so only in a backup with secrets.
+ */
+function copyPlatformKeys(dataDir: string, dir: string): void {
+  const keys = path.join(dataDir, 'keys');
+  if (!fs.existsSync(keys)) return;
+  for (const entry of fs.readdirSync(keys, { withFileTypes: true })) {
+    if (!entry.isFile() && !(entry.isSymbolicLink() && fs.statSync(path.join(keys, entry.name)).isFile())) continue;
+    fs.mkdirSync(path.join(dir, 'keys'), { recursive: true, mode: 0o700 });
+    fs.copyFileSync(path.join(keys, entry.name), path.join(dir, 'keys', entry.name));
+    fs.chmodSync(path.join(dir, 'keys', entry.name), 0o600);
+  }
 }
 
 function listFiles(dir: string, prefix = ''): string[] {

@@ -50,11 +50,13 @@ export class LaneDataBackup {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const started = Date.now();
     const databases: BackupIndex['databases'][number][] = [];
+    const onThisThread: string[] = [];
     for (const name of DATABASES) {
       const live = path.join(this.options.dataDir, name);
       if (name !== 'control.db' && !fs.existsSync(live)) continue;
       const copy = await backupDatabase(name === 'control.db' ? this.options.db : live, path.join(dir, name));
       databases.push({ name, bytes: copy.bytes, migration: copy.migration });
+      if (copy.why !== undefined) onThisThread.push(`${name} was copied on the agent's thread: ${copy.why}`);
     }
     writeFileAtomic(
       path.join(dir, 'backup.json'),
@@ -62,7 +64,7 @@ export class LaneDataBackup {
       0o600,
     );
     this.keepOnly(operationId);
-    return `backed up ${databases.map((d) => `${d.name} (${mib(d.bytes)}, migration ${d.migration})`).join(' and ')} in ${Date.now() - started} ms`;
+    return `backed up ${databases.map((d) => `${d.name} (${mib(d.bytes)}, migration ${d.migration})`).join(' and ')} in ${Date.now() - started} ms${onThisThread.map((n) => `; ${n}`).join('')}`;
   }
 
   /** Removes the copies of every upgrade but `operationId` (the latest one is kept). */

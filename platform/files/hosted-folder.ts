@@ -68,6 +68,8 @@ export interface HostedFolderOptions {
   readonly root?: string;
   /** The first folder on the way to `dir` other users cannot enter. @default a check as `nobody` (root only) */
   readonly blockedFolder?: (dir: string) => string | undefined;
+  /** The name a new hosted folder starts with. @default the data folder's name */
+  readonly name?: string;
 }
 
 /** The hosted folder the data folder names, without creating anything; undefined when it names none. */
@@ -100,7 +102,7 @@ export function resolveHostedFolder(dataDir: string, options: HostedFolderOption
   const root = options.root ?? HOSTED_ROOT;
   fs.mkdirSync(root, { recursive: true, mode: 0o755 });
   fs.chmodSync(root, 0o755);
-  const hosted = fs.mkdtempSync(path.join(root, `${safeName(path.basename(data))}-`));
+  const hosted = fs.mkdtempSync(path.join(root, `${safeName(options.name ?? path.basename(data))}-`));
   fs.chmodSync(hosted, 0o711);
   linkSubfolders(data, hosted);
   // Named last, atomically: a start interrupted before this line leaves an unnamed folder, and the

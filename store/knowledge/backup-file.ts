@@ -7,13 +7,20 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { createRequire } from 'node:module';
-import { Worker } from 'node:worker_threads';
+import { backupDatabase } from '../database-backup.js';
 import { openDatabase, type Db } from '../database.js';
+import { runSqliteTask } from '../sqlite-worker.js';
 import { migrate } from '../migrate.js';
 import { KNOWLEDGE_MIGRATIONS } from './migrations.js';
 import { VectorTables } from './vector-tables.js';
-import { copyNamespaceOut, namespaceCounts, vectorDimensions } from './namespace-data.js';
+import {
+  copyNamespaceOut,
+  foldNamespaceCounts,
+  namespaceCountQueries,
+  namespaceCounts,
+  vectorDimensions,
+  type NamespaceCounts,
+} from './namespace-data.js';
 
 /** Version of the backup layout (the `store_meta` marker); a newer one is refused. */
 export const BACKUP_FORMAT = 1;
@@ -53,9 +60,6 @@ export class BackupFileError extends Error {
 }
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
-
-/** Pages copied per step of a whole-store backup: about 1 MiB, a short pause for the event loop. */
-const STORE_STEP_PAGES = 256;
 
 function writeMarker(db: Db, marker: BackupMarker): void {
   const put = db.prepare(
@@ -105,30 +109,16 @@ export async function fileSha256(file: string): Promise<string> {
 }
 
 /**
- * Copies the database file `file` to `partial` in a worker thread, with its own connection and the
- * online backup API in one step (one read snapshot, which does not block writers in WAL mode; a
- * stepwise copy through another connection would restart at every write). False when no worker can
- * load the SQLite binding (a packaged build).
- */
-async function copyInWorker(file: string, partial: string): Promise<boolean> {
-  const sqlite = sqliteBinding();
-  if (sqlite === undefined) return false;
-  const answer = await runWorker(BACKUP_WORKER, { file, partial, sqlite });
-  if (answer === undefined) return false;
-  if (!answer.ok) throw new Error(`the online copy of the store failed: ${answer.message}`);
-  return true;
-}
-
-/**
- * Writes the whole store to `to` with SQLite's online backup API: in a worker thread when one can
- * load the SQLite binding (the event loop never waits for the copy), else in steps of the live
- * connection itself (writes through it during the copy update the copy instead of restarting it).
+ * Writes the whole store to `to` with SQLite's online backup API (ADR 0161): in one step by a worker
+ * thread's own connection (one read snapshot, which does not block writers in WAL mode; the event
+ * loop never waits for the copy); where no worker can load the SQLite binding (a packaged build), in
+ * steps of the live connection itself (writes through it during the copy update the copy instead of
+ * restarting it).
  */
 export async function writeStoreBackup(live: Db, to: string, marker: BackupMarker): Promise<void> {
-  fs.mkdirSync(path.dirname(to), { recursive: true });
   const partial = `${to}.partial`;
   fs.rmSync(partial, { force: true });
-  if (!(await copyInWorker(live.name, partial))) await live.backup(partial, { progress: () => STORE_STEP_PAGES });
+  await backupDatabase(live, partial, { stepsOnThisThread: true });
   const copy = openDatabase(partial, { vectors: true, synchronous: 'OFF' });
   try {
     writeMarker(copy, marker);
@@ -188,74 +178,42 @@ export async function writeNamespaceBackup(
   await publish(partial, to);
 }
 
-/** `PRAGMA integrity_check` of a file in a worker thread, so a large file does not stall the event loop. */
-const INTEGRITY_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-try {
-  const Database = require(workerData.sqlite);
-  const db = new Database(workerData.file, { fileMustExist: true });
-  try {
-    parentPort.postMessage({ ok: true, result: db.pragma('integrity_check', { simple: true }) });
-  } finally {
-    db.close();
-  }
-} catch (error) {
-  parentPort.postMessage({ ok: false, message: String(error && error.message || error) });
-}`;
-
-/** The whole store copied in one backup step by a worker's own connection. */
-const BACKUP_WORKER = `
-const { parentPort, workerData } = require('node:worker_threads');
-(async () => {
-  const Database = require(workerData.sqlite);
-  const db = new Database(workerData.file, { fileMustExist: true });
-  try {
-    await db.backup(workerData.partial, { progress: () => 2 ** 30 });
-    parentPort.postMessage({ ok: true });
-  } finally {
-    db.close();
-  }
-})().catch((error) => parentPort.postMessage({ ok: false, message: String(error && error.message || error) }));`;
-
-/** The path of the better-sqlite3 module a worker thread can require, when there is one. */
-function sqliteBinding(): string | undefined {
-  try {
-    return createRequire(import.meta.url).resolve('better-sqlite3');
-  } catch {
-    return undefined;
-  }
-}
-
-/** Runs a worker script; undefined when the worker could not run it (it exited without an answer). */
-function runWorker(
-  script: string,
-  workerData: Record<string, unknown>,
-): Promise<{ ok: boolean; result?: unknown; message?: string } | undefined> {
-  return new Promise((resolve) => {
-    const worker = new Worker(script, { eval: true, workerData });
-    worker.once('message', (m: { ok: boolean; result?: unknown; message?: string }) => resolve(m));
-    worker.once('error', () => resolve(undefined));
-    worker.once('exit', () => resolve(undefined));
-  });
-}
-
 /**
  * The result of `PRAGMA integrity_check` on `file` (`ok` when sound), run in a worker thread; where
  * a worker cannot load the SQLite binding (a packaged build), on this thread.
  */
 export async function integrityCheck(file: string): Promise<string> {
-  const sqlite = sqliteBinding();
-  if (sqlite !== undefined) {
-    const answer = await runWorker(INTEGRITY_WORKER, { file, sqlite });
-    if (answer?.ok === true) return String(answer.result);
-    if (answer?.ok === false) throw new Error(answer.message);
-  }
+  const answer = await runSqliteTask({ kind: 'integrity', file });
+  if (answer !== undefined) return answer;
   const db = openDatabase(file, {});
   try {
     return String(db.pragma('integrity_check', { simple: true }));
   } finally {
     db.close();
   }
+}
+
+/**
+ * The counts of each namespace of the file `file` (open as `db`), by a worker thread (ADR 0161): the
+ * count of a vec0 table scans it, seconds on a large store; on this thread where no worker can.
+ */
+async function countNamespaces<T extends { id: number }>(
+  db: Db,
+  file: string,
+  namespaces: readonly T[],
+): Promise<(T & NamespaceCounts)[]> {
+  const queries = namespaceCountQueries(db);
+  const answers = await runSqliteTask({
+    kind: 'numbers',
+    file,
+    vectors: true,
+    queries: namespaces.flatMap((ns) => queries.map((sql) => ({ sql, params: [ns.id] }))),
+  });
+  if (answers === undefined) return namespaces.map((ns) => ({ ...ns, ...namespaceCounts(db, ns.id) }));
+  return namespaces.map((ns, i) => ({
+    ...ns,
+    ...foldNamespaceCounts(answers.slice(i * queries.length, (i + 1) * queries.length)),
+  }));
 }
 
 function tableExists(db: Db, name: string): boolean {
@@ -363,7 +321,7 @@ export async function inspectBackup(file: string, workFile: string): Promise<Ins
       scope: meta.get('backup.scope') === 'namespace' ? 'namespace' : 'store',
       createdAt: meta.get('backup.created_at') ?? null,
       migration,
-      namespaces: rows.map((r) => ({ ...r, ...namespaceCounts(db!, r.id) })),
+      namespaces: await countNamespaces(db, workFile, rows),
     };
   } catch (error) {
     db?.close();

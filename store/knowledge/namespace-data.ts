@@ -57,17 +57,37 @@ export function vectorDimensions(db: Db, schema = 'main'): number[] {
 }
 
 /** Row counts of one namespace (nodes, versions, edges, vectors): what a backup or restore reports. */
-export function namespaceCounts(db: Db, nsId: number, schema = 'main') {
-  const one = (sql: string) => (db.prepare(sql).get(nsId) as { n: number }).n;
-  let vectors = 0;
-  for (const dims of vectorDimensions(db, schema))
-    vectors += one(`SELECT count(*) AS n FROM ${schema}.kn_vec_${dims} WHERE ns_id = ?`);
-  return {
-    nodes: one(`SELECT count(*) AS n FROM ${schema}.kn_nodes WHERE ns_id = ?`),
-    versions: one(`SELECT count(*) AS n FROM ${schema}.kn_versions WHERE ns_id = ?`),
-    edges: one(`SELECT count(*) AS n FROM ${schema}.kn_edges WHERE ns_id = ?`),
-    vectors,
-  };
+export interface NamespaceCounts {
+  readonly nodes: number;
+  readonly versions: number;
+  readonly edges: number;
+  readonly vectors: number;
+}
+
+/**
+ * The queries of {@link namespaceCounts} (each `SELECT count(*) AS n … WHERE ns_id = ?`), for a
+ * connection of another thread to run; {@link foldNamespaceCounts} reads their answers.
+ */
+export function namespaceCountQueries(db: Db, schema = 'main'): string[] {
+  return [
+    `SELECT count(*) AS n FROM ${schema}.kn_nodes WHERE ns_id = ?`,
+    `SELECT count(*) AS n FROM ${schema}.kn_versions WHERE ns_id = ?`,
+    `SELECT count(*) AS n FROM ${schema}.kn_edges WHERE ns_id = ?`,
+    ...vectorDimensions(db, schema).map((dims) => `SELECT count(*) AS n FROM ${schema}.kn_vec_${dims} WHERE ns_id = ?`),
+  ];
+}
+
+/** The counts from the answers to {@link namespaceCountQueries}, in their order. */
+export function foldNamespaceCounts(answers: readonly number[]): NamespaceCounts {
+  const [nodes = 0, versions = 0, edges = 0, ...vectors] = answers;
+  return { nodes, versions, edges, vectors: vectors.reduce((a, b) => a + b, 0) };
+}
+
+/** {@link NamespaceCounts} of namespace `nsId`, on this thread. */
+export function namespaceCounts(db: Db, nsId: number, schema = 'main'): NamespaceCounts {
+  return foldNamespaceCounts(
+    namespaceCountQueries(db, schema).map((sql) => (db.prepare(sql).get(nsId) as { n: number }).n),
+  );
 }
 
 /**

@@ -1,15 +1,18 @@
 /**
  * The issue's "move to a new host", end to end through the `svc` program: start the platform, deploy
- * both sample apps, write knowledge, `svc backup`, stop and delete everything the platform stores,
+ * both sample apps, write knowledge, `svc backup`, stop and delete everything the platform stores (the
+ * data folder, the hosted folder outside it that PostgreSQL and the app users reach, and the app users),
  * `svc restore` onto the empty folder, start again: both apps Ready, ledger-api's rows, the same
  * knowledge nodes, and a scoped token still working.
  */
-import { execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import test from 'ava';
 import { generateIdentity } from 'age-encryption';
+import { readHostedFolder } from '../../platform/files/hosted-folder.js';
+import { appUserName } from '../../platform/local-scheduler/app-identity.js';
 import { managedPostgresLayout } from '../../platform/postgres/managed-postgres.js';
 import { runSvc, startSvc } from '../helpers/cli.js';
 import { request } from '../helpers/http-request.js';
@@ -59,6 +62,15 @@ function psql(dataDir: string, sql: string, database: string): string {
   ).trim();
 }
 
+/** The uid of system user `name`, or undefined when there is none. */
+function uidOf(name: string): number | undefined {
+  const line = fs
+    .readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${name}:`));
+  return line === undefined ? undefined : Number(line.split(':')[2]);
+}
+
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -101,7 +113,9 @@ async function readyApps(url: string): Promise<string[]> {
 test('A platform moved to a new host with svc backup and svc restore comes back whole: apps Ready, rows, knowledge, tokens', async (t) => {
   t.timeout(420_000);
   const root = tempDir(t, 'svc-move-');
-  fs.chmodSync(root, 0o755);
+  // Private, as /root is on Debian: what PostgreSQL and the app users reach lives in a hosted folder
+  // outside the data folder (ADR 0157), which a move to a new host must bring back too.
+  fs.chmodSync(root, 0o700);
   const dataDir = path.join(root, 'data');
   const archiveDir = path.join(root, 'carried');
   const identity = await generateIdentity();
@@ -122,9 +136,13 @@ test('A platform moved to a new host with svc backup and svc restore comes back 
   };
   copySampleApps(env.SVC_APPS_DIR);
   const children: ChildProcess[] = [];
+  const hostedFolders = new Set<string>();
   t.teardown(async () => {
     for (const child of children) await kill(child, 'SIGTERM');
     await stopAppsIn(dataDir);
+    const hosted = readHostedFolder(dataDir);
+    if (hosted !== undefined) hostedFolders.add(hosted);
+    for (const folder of hostedFolders) fs.rmSync(folder, { recursive: true, force: true });
   });
   const serve = async () => {
     const started = await startSvc(['serve'], (line) => line.msg === 'control plane listening', {
@@ -139,8 +157,12 @@ test('A platform moved to a new host with svc backup and svc restore comes back 
 
   // 1-3: start, deploy both sample apps, write rows and knowledge, issue a scoped token.
   const first = await serve();
+  const oldHosted = readHostedFolder(dataDir);
+  t.truthy(oldHosted, 'a data folder under a 0700 parent names a hosted folder');
+  hostedFolders.add(oldHosted!);
+  t.false(oldHosted!.startsWith(root), oldHosted);
   const deploys = await Promise.all(APPS.map((app) => svc(['deploy', app, '--follow'], first.url)));
-  deploys.forEach((d, i) => t.is(d.code, 0, `${APPS[i]}: ${d.stdout}${d.stderr}`));
+  deploys.forEach((d, i) => t.is(d.code, 0, `${APPS[i]}: ${d.stdout}${d.stderr}\n${first.output().slice(-3000)}`));
   t.deepEqual(await readyApps(first.url), APPS);
   psql(
     dataDir,
@@ -169,10 +191,17 @@ test('A platform moved to a new host with svc backup and svc restore comes back 
   const [archive] = fs.readdirSync(archiveDir).filter((n) => n.startsWith('svc-backup-'));
   t.truthy(archive);
 
-  // 5: stop, and delete everything the platform stores (the archive was carried off).
+  // 5: stop, and delete everything the platform stores (the archive was carried off): the data
+  // folder, the hosted folder outside it, and the app users. A user is removed only when no process
+  // runs as it (`userdel` refuses then): the users are host-wide, and other tests may run these apps.
   await kill(first.child, 'SIGTERM');
   await stopAppsIn(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });
+  fs.rmSync(oldHosted!, { recursive: true, force: true });
+  const users = APPS.map((app) => ({ name: appUserName(app), uid: uidOf(appUserName(app)) }));
+  users.forEach((u) => t.not(u.uid, undefined, `${u.name} existed while the apps ran`));
+  const removed = users.filter((u) => spawnSync('userdel', [u.name], { stdio: 'ignore' }).status === 0);
+  t.log(`app users removed before the restore: ${removed.map((u) => u.name).join(', ') || 'none (in use elsewhere)'}`);
 
   // 6: svc restore onto the empty folder.
   const restored = runSvc(['restore', path.join(archiveDir, archive!)], {
@@ -182,6 +211,19 @@ test('A platform moved to a new host with svc backup and svc restore comes back 
   const result = await restored;
   t.is(result.code, 0, `${result.stdout}${result.stderr}`);
   t.regex(result.stdout, /app databases: ledger/);
+  // A new hosted folder, named in the restored data folder: PostgreSQL was restored into it.
+  const newHosted = readHostedFolder(dataDir);
+  t.truthy(newHosted);
+  hostedFolders.add(newHosted!);
+  t.not(newHosted, oldHosted);
+  t.false(fs.existsSync(oldHosted!), 'nothing of the deleted hosted folder came back');
+  t.true(result.stdout.includes(`PostgreSQL and app folders (outside the data folder, named in it): ${newHosted}`));
+  t.is(fs.realpathSync(managedPostgresLayout(dataDir).cluster), path.join(newHosted!, 'postgres', 'cluster'));
+  t.is(fs.statSync(root).mode & 0o777, 0o700, 'the private parent stays private');
+  for (const u of removed) {
+    t.regex(result.stdout, new RegExp(`${u.name} created`));
+    t.is(uidOf(u.name), u.uid, `${u.name} is back with its uid`);
+  }
 
   // 7: start again: the same state.
   const second = await serve();

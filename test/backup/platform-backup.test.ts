@@ -187,3 +187,19 @@ test('Retention keeps the newest verified backups and removes older archives', a
   t.false(fs.existsSync(fx.service.archivePath(taken[0]!)));
   t.true(fs.existsSync(fx.service.archivePath(taken[2]!)));
 });
+
+test('A database no worker can copy is copied on the API thread, and the backup record says why', async (t) => {
+  const fx = await backupFixture(t, await generateIdentity());
+  // In a rollback-journal mode a second connection's read would make this thread's writers wait.
+  fx.control.db.pragma('journal_mode = DELETE');
+  const backup = await fx.service.take();
+  t.is(backup.status, 'verified', backup.error ?? '');
+  t.true(
+    backup.verification.some((c) => /^control\.db: copied on the API's thread \(.*delete journal mode/.test(c)),
+    backup.verification.join('\n'),
+  );
+  t.false(
+    backup.verification.some((c) => /^knowledge\.db: copied on/.test(c)),
+    'knowledge.db went to a worker',
+  );
+});
