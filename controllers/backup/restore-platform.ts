@@ -12,7 +12,7 @@ import type { BackupManifest } from '../../domain/backup/index.js';
 import { ConflictError } from '../../domain/errors.js';
 import { recreateAppUsers, type RecreatedUser } from '../../platform/backup/app-users.js';
 import { cloneBundle } from '../../platform/backup/apps-bundle.js';
-import { readHostedFolder, resolveHostedFolder } from '../../platform/files/hosted-folder.js';
+import { claimHostedFolder, readHostedFolder, resolveHostedFolder } from '../../platform/files/hosted-folder.js';
 import type { BackupKey } from '../../platform/backup/backup-key.js';
 import { AppCredentials } from '../../platform/postgres/app-credentials.js';
 import type { PostgresTools } from '../../platform/postgres/postgres-tools.js';
@@ -145,6 +145,9 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
     if (!isInside(appsDir, dataDir) && fs.existsSync(appsDir) && fs.readdirSync(appsDir).length > 0)
       fs.renameSync(appsDir, `${appsDir}.pre-restore-${stamp}`);
     fs.renameSync(building, dataDir);
+    // Each hosted folder names its data folder: both were just renamed.
+    claimHostedFolder(dataDir);
+    if (preRestore !== null) claimHostedFolder(preRestore);
     if (manifest.appsBundle !== null) {
       fs.rmSync(appsDir, { recursive: true, force: true });
       say(`cloning the apps repository into ${appsDir}`);

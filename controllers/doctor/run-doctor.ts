@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_TASK_LIMITS, detectPrivateMounts } from '../../platform/local-scheduler/index.js';
 import { appLeftoversCheck } from './app-leftovers-check.js';
+import { hostedLeftoversCheck } from './hosted-leftovers-check.js';
 import {
   doctorCheck,
   doctorReport,
@@ -97,6 +98,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
   checks.push(...dataFolderChecks(config));
   checks.push(...appIsolationChecks(config));
   checks.push(...(await appLeftoversCheck(config)));
+  // Only root makes hosted folders (others run apps and PostgreSQL as themselves).
+  if (runningAsRoot()) checks.push(hostedLeftoversCheck());
   checks.push(await clockCheck());
   return doctorReport(checks);
 }

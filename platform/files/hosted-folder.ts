@@ -21,6 +21,8 @@ import { runningAsRoot } from '../postgres/postgres-os-user.js';
 export const HOSTED_ROOT = '/var/lib/svc-hosted';
 /** The file in the data folder that names its hosted folder. */
 export const HOSTED_MARKER = 'hosted-folder';
+/** The file in a hosted folder that names its data folder (so a folder left by a deleted data folder is known). */
+export const HOSTED_OWNER = 'data-folder';
 /**
  * The data folder's subfolders that live in the hosted folder: the ones other users reach
  * (`postgres`, `releases`, `app-data`, `regions`) and the app-hosting state beside them, so that the
@@ -93,6 +95,8 @@ export function resolveHostedFolder(dataDir: string, options: HostedFolderOption
   const named = readHostedFolder(data);
   if (named !== undefined) {
     linkSubfolders(data, named);
+    // A data folder moved or renamed (a restore sets the replaced one aside) claims its folder again.
+    claimHostedFolder(data);
     return { path: named, separate: true, reason: `named in ${path.join(data, HOSTED_MARKER)}` };
   }
   if (!runningAsRoot() && options.blockedFolder === undefined)
@@ -104,6 +108,7 @@ export function resolveHostedFolder(dataDir: string, options: HostedFolderOption
   fs.chmodSync(root, 0o755);
   const hosted = fs.mkdtempSync(path.join(root, `${safeName(options.name ?? path.basename(data))}-`));
   fs.chmodSync(hosted, 0o711);
+  fs.writeFileSync(path.join(hosted, HOSTED_OWNER), `${data}\n`, { mode: 0o600 });
   linkSubfolders(data, hosted);
   // Named last, atomically: a start interrupted before this line leaves an unnamed folder, and the
   // next start makes a new one and moves the subfolders (the links) again.
@@ -170,4 +175,51 @@ function safeName(name: string): string {
       .replace(/^_+/, '')
       .slice(0, 40) || 'data'
   );
+}
+
+/** Writes, in the hosted folder `dataDir` names (if any), that `dataDir` is its data folder. */
+export function claimHostedFolder(dataDir: string): void {
+  const data = path.resolve(dataDir);
+  const named = readHostedFolder(data);
+  if (named === undefined || !fs.existsSync(named)) return;
+  const owner = path.join(named, HOSTED_OWNER);
+  let current: string | undefined;
+  try {
+    current = fs.readFileSync(owner, 'utf8').trim();
+  } catch {
+    current = undefined;
+  }
+  if (current !== data) fs.writeFileSync(owner, `${data}\n`, { mode: 0o600 });
+}
+
+/**
+ * Hosted folders under `root` left by a data folder that is gone: the data folder they name no longer
+ * exists or names another hosted folder. A folder that names no data folder (made before the name was
+ * kept) is not listed: nothing tells whose it is.
+ */
+export function orphanedHostedFolders(root = HOSTED_ROOT): string[] {
+  let names: string[];
+  try {
+    names = fs.readdirSync(root);
+  } catch {
+    return [];
+  }
+  const orphans: string[] = [];
+  for (const name of names) {
+    const hosted = path.join(root, name);
+    let owner: string;
+    try {
+      owner = fs.readFileSync(path.join(hosted, HOSTED_OWNER), 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (!fs.existsSync(owner)) {
+      orphans.push(hosted);
+      continue;
+    }
+    const named = readHostedFolder(owner);
+    // Named once the links are made: a data folder still being set up names none yet.
+    if (named !== undefined && path.resolve(named) !== path.resolve(hosted)) orphans.push(hosted);
+  }
+  return orphans.sort();
 }

@@ -8,7 +8,13 @@ import path from 'node:path';
 import test from 'ava';
 import { generateIdentity } from 'age-encryption';
 import { restorePlatform } from '../../controllers/backup/restore-platform.js';
-import { readHostedFolder, resolveHostedFolder } from '../../platform/files/hosted-folder.js';
+import { hostedLeftoversCheck } from '../../controllers/doctor/hosted-leftovers-check.js';
+import {
+  HOSTED_OWNER,
+  orphanedHostedFolders,
+  readHostedFolder,
+  resolveHostedFolder,
+} from '../../platform/files/hosted-folder.js';
 import { backupFixture, type BackupFixture } from './backup-fixture.js';
 
 function restoreTo(fx: BackupFixture, archive: string, target: string, yes: boolean) {
@@ -69,6 +75,38 @@ test('A restore over a platform with a hosted folder builds a new one; the old o
   t.is(readHostedFolder(report.preRestore!), old.path);
   t.is(fs.readFileSync(path.join(report.preRestore!, 'secrets', 'hello', 'TOKEN'), 'utf8'), 'old');
   t.is(fs.statSync(path.dirname(target)).mode & 0o777, 0o700, 'the private parent stays private');
+  // Each hosted folder names its data folder after the renames, so neither counts as left behind.
+  const owner = (hosted: string) => fs.readFileSync(path.join(hosted, HOSTED_OWNER), 'utf8').trim();
+  t.is(owner(report.hostedDir!), target);
+  t.is(owner(old.path), report.preRestore!);
+  const orphans = orphanedHostedFolders(path.dirname(old.path));
+  t.false(orphans.includes(old.path));
+  t.false(orphans.includes(report.hostedDir!));
+});
+
+test('A hosted folder whose data folder was deleted is listed as left behind; one in use, or moved with its data folder, is not', (t) => {
+  const root = fs.mkdtempSync(path.join('/tmp', 'svc-hosted-root-'));
+  t.teardown(() => fs.rmSync(root, { recursive: true, force: true }));
+  const parent = path.join(root, 'private');
+  fs.mkdirSync(parent, { mode: 0o700 });
+  const options = { root: path.join(root, 'hosted'), blockedFolder: () => parent };
+  const kept = resolveHostedFolder(path.join(parent, 'kept'), options);
+  const gone = resolveHostedFolder(path.join(parent, 'gone'), options);
+  const moved = resolveHostedFolder(path.join(parent, 'moved'), options);
+  t.deepEqual(orphanedHostedFolders(options.root), []);
+  fs.rmSync(path.join(parent, 'gone'), { recursive: true });
+  fs.renameSync(path.join(parent, 'moved'), path.join(parent, 'moved-again'));
+  t.deepEqual(orphanedHostedFolders(options.root), [gone.path, moved.path].sort());
+  // The moved data folder claims its folder again at its next start.
+  t.is(resolveHostedFolder(path.join(parent, 'moved-again'), options).path, moved.path);
+  t.deepEqual(orphanedHostedFolders(options.root), [gone.path]);
+  t.true(fs.existsSync(kept.path));
+  // svc doctor names it, with a fix.
+  const check = hostedLeftoversCheck(options.root);
+  t.like(check, { id: 'data.hosted_leftovers', status: 'warn' });
+  t.true(check.detail.includes(gone.path), check.detail);
+  fs.rmSync(gone.path, { recursive: true });
+  t.like(hostedLeftoversCheck(options.root), { status: 'pass' });
 });
 
 test('A restore removes an interrupted restore folder together with the hosted folder it had made', async (t) => {

@@ -83,7 +83,9 @@ test('svc doctor passes on this host and reports every check', async (t) => {
       'data.layout',
       'data.permissions',
       'data.disk',
-      ...(process.getuid!() === 0 ? ['apps.users', 'apps.passage', 'apps.leftovers'] : ['apps.users']),
+      ...(process.getuid!() === 0
+        ? ['apps.users', 'apps.passage', 'apps.leftovers', 'data.hosted_leftovers']
+        : ['apps.users']),
       'clock',
     ],
   );

@@ -3,9 +3,13 @@
  * removes the app system users (`svc-app-*`, ADR 0047) that this worker created, so the suite
  * leaves none behind (ADR 0191). Users that already existed are left alone. `userdel` refuses while
  * a process still runs as the user (a drain just ending): it is asked again for up to 3 seconds.
+ * It also removes the hosted folders (ADR 0157) whose data folder is gone: a test's data folder is a
+ * temporary folder removed at its end, and its hosted folder in /var/lib/svc-hosted would stay.
  */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import { appUsersCreatedHere } from '../../platform/local-scheduler/app-identity.js';
+import { orphanedHostedFolders } from '../../platform/files/hosted-folder.js';
 
 /** Removes the users this process created; returns those it could not remove. */
 export function removeCreatedAppUsers(deadlineMs = 3000): string[] {
@@ -28,6 +32,8 @@ export function removeCreatedAppUsers(deadlineMs = 3000): string[] {
 }
 
 process.once('exit', () => {
+  if (process.getuid?.() === 0)
+    for (const folder of orphanedHostedFolders()) fs.rmSync(folder, { recursive: true, force: true });
   const left = removeCreatedAppUsers();
   if (left.length > 0) process.stderr.write(`test worker: app users not removed (still in use): ${left.join(', ')}\n`);
 });
