@@ -70,16 +70,15 @@ export { NarrativeService, narrativeRest, type Narrative } from './retrieve/narr
 export { GapService, gapView, type GapRequestOptions } from './acquisition/gap-service.js';
 export {
   AcquisitionService,
-  planView,
-  taskView,
-  acquisitionReceiptView,
-  candidateView,
-  DEFAULT_EVIDENCE_SOURCE,
   AUTO_ADMISSION_ACTOR,
   type AcquisitionOptions,
+} from './acquisition/acquisition-service.js';
+export { planView, taskView, acquisitionReceiptView, candidateView } from './acquisition/acquisition-views.js';
+export {
+  DEFAULT_EVIDENCE_SOURCE,
   type ConnectorTarget,
   type ExecuteRequest,
-} from './acquisition/acquisition-service.js';
+} from './acquisition/acquisition-request.js';
 export { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, type Evidence } from './acquisition/acquisition-connector.js';
 export { IngestService, INGEST_MAX_CLAIMS, EXTRACTOR_SETTING, type IngestRequest } from './ingest/ingest-service.js';
 export { RuleExtractor, RULE_EXTRACTOR_MODEL } from './ingest/ingest-extractor.js';

@@ -2,6 +2,7 @@
  * Parsers of `SVC_*` variable values: each returns the typed value or throws a `ConfigError` naming
  * the variable and what is wrong, and an unset or empty variable gets the default.
  */
+import path from 'node:path';
 import { ConfigError } from '../domain/errors.js';
 
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -119,4 +120,9 @@ export function requestTimeoutMs(name: string, fallback: string): (raw: string |
       throw new ConfigError(name, `"${value}" is not a duration such as ${fallback} or 500ms`);
     return Number(match[1]) * (match[2] === 's' ? 1000 : 1);
   };
+}
+
+/** A path under the data folder (`SVC_DATA_DIR`, default `./.data`), for defaults that live there. */
+export function dataPath(env: Env, ...parts: string[]): string {
+  return path.resolve(optional(env.SVC_DATA_DIR) ?? '.data', ...parts);
 }

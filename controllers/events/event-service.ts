@@ -5,26 +5,17 @@
  * Emits are grouped: every emit of one event-loop tick commits in one transaction, and each emit's
  * promise resolves only after that commit (see docs/adr/0070-event-store-and-ingest.md).
  */
-import { randomBytes } from 'node:crypto';
 import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
-import { NotFoundError, UnavailableError, ValidationError } from '../../domain/errors.js';
+import { NotFoundError, UnavailableError } from '../../domain/errors.js';
 import { WalDurability } from '../../store/knowledge/wal-durability.js';
 import type { EmitResult, EventEmitterPort, EventInput } from '../../domain/events/event-port.js';
-import { DEDUPE_WINDOW_MS, newEventId, type EventRecord } from '../../domain/events/event-record.js';
+import { DEDUPE_WINDOW_MS, type EventRecord } from '../../domain/events/event-record.js';
 import type { Clock } from '../../domain/events/clock.js';
-import { explicitCorrelationKey, groupKeyOf } from '../../domain/events/correlation.js';
+import { explicitCorrelationKey } from '../../domain/events/correlation.js';
+import { legacyWarningId, mayAdoptLegacyWarning, recoveryTargets } from '../../domain/events/incident-rules.js';
 import {
-  legacyWarningId,
-  mayAdoptLegacyWarning,
-  recoveryTargets,
-  type IncidentAction,
-} from '../../domain/events/incident-rules.js';
-import {
-  activeGroupOf,
-  activeGroups,
   changeEventState,
-  nextSnoozeEndMs,
   dedupeSeenMs,
   getEvent,
   insertEvent,
@@ -44,8 +35,9 @@ import {
 } from '../../store/control/events.js';
 import { enqueueDeliveries } from '../../store/control/event-outbox.js';
 import { snoozeUntilMs } from './parse-snooze.js';
-
-const SEVERITIES = new Set(['info', 'warning', 'critical']);
+import { normalizeEvent, recordOf } from './event-rows.js';
+import { ActiveGroupsView } from './active-groups-view.js';
+import { applyIncidentAction, type IncidentActionRequest, type IncidentActionResult } from './incident-actions.js';
 
 /** What changed after a commit, for the live stream, metrics and the dispatcher. */
 export interface EventChange {
@@ -81,60 +73,6 @@ interface Seen {
   pending?: Promise<unknown>;
 }
 
-/** An incident action request, already schema-validated. */
-export interface IncidentActionRequest {
-  readonly action: IncidentAction;
-  readonly correlationKey?: string;
-  readonly dedupeKey?: string;
-  readonly source?: string;
-  readonly app?: string;
-  readonly environment?: string;
-  readonly by?: string;
-  readonly note?: string;
-  readonly until?: string;
-  readonly duration?: string | number;
-}
-
-/** Identity of an incident group. */
-function groupId(scope: GroupScope): string {
-  return JSON.stringify([scope.source, scope.app, scope.environment, scope.correlationKey]);
-}
-
-/** A just-recorded event as the API shows it (open, unacknowledged), built without a read. */
-function recordOf(row: NewEventRow): EventRecord {
-  return {
-    id: row.id,
-    source: row.source,
-    app: row.app,
-    environment: row.environment,
-    type: row.type,
-    severity: row.severity,
-    state: 'open',
-    title: row.title,
-    body: row.body,
-    dedupeKey: row.dedupeKey,
-    occurredAt: row.occurredAt,
-    snoozedUntil: null,
-    metadata: row.metadata,
-    correlationKey: row.correlationKey,
-    acknowledgement: null,
-    recordedAt: row.recordedAt,
-  };
-}
-
-// Random bytes of event ids, drawn 4 KiB at a time: one getrandom call per 256 events instead of
-// one per event (4 % of the HTTP ingest path's CPU, ADR 0192).
-let randomPool = Buffer.alloc(0);
-let randomAt = 0;
-function idRandom(): Uint8Array {
-  if (randomAt + 16 > randomPool.length) {
-    randomPool = randomBytes(4096);
-    randomAt = 0;
-  }
-  randomAt += 16;
-  return randomPool.subarray(randomAt - 16, randomAt);
-}
-
 /** The event services' core. */
 export class EventService implements EventEmitterPort {
   private readonly db: Db;
@@ -148,15 +86,13 @@ export class EventService implements EventEmitterPort {
   private readonly seen = new Map<string, Seen>();
   private readonly listeners = new Set<(changes: readonly EventChange[]) => void>();
   private lastPruneMs = 0;
-  /**
-   * The active view, kept up to date incrementally: groups touched by a commit are re-read, and
-   * everything is re-read when a snooze ends (a snooze ending changes the view without a write).
-   */
-  private activeView: { groups: Map<string, ActiveGroup>; list: ActiveGroup[]; validUntilMs: number } | undefined;
-  private readonly dirtyGroups = new Map<string, GroupScope>();
+
+  /** Unresolved incident groups, kept up to date incrementally. */
+  private readonly activeView: ActiveGroupsView;
 
   constructor(private readonly options: EventServiceOptions) {
     this.db = options.db;
+    this.activeView = new ActiveGroupsView(this.db);
     this.clock = options.clock;
     this.log = options.logger;
     this.durability = new WalDurability(this.db);
@@ -183,14 +119,14 @@ export class EventService implements EventEmitterPort {
   async emitRecord(
     input: EventInput,
   ): Promise<{ recorded: true; event: EventRecord } | { recorded: false; reason: 'duplicate' }> {
-    const row = this.normalize(input);
+    const row = normalizeEvent(input, this.options, this.clock);
     const result = await this.emitRow(row);
     return result.recorded ? { recorded: true, event: recordOf(row) } : result;
   }
 
   /** Records an event unless its dedupeKey was recorded in the last hour; resolves after commit. */
   async emit(input: EventInput): Promise<EmitResult> {
-    return this.emitRow(this.normalize(input));
+    return this.emitRow(normalizeEvent(input, this.options, this.clock));
   }
 
   private async emitRow(row: NewEventRow): Promise<EmitResult> {
@@ -215,48 +151,6 @@ export class EventService implements EventEmitterPort {
     if (key !== null) this.seen.set(key, { seenMs: this.clock.now(), pending: promise });
     this.scheduleFlush();
     return promise;
-  }
-
-  private normalize(input: EventInput): NewEventRow {
-    if (typeof input.type !== 'string' || input.type.trim() === '')
-      throw new ValidationError('type: must be a non-empty string', { code: 'invalid_request' });
-    if (!SEVERITIES.has(input.severity))
-      throw new ValidationError(`severity: "${String(input.severity)}" is not one of info, warning, critical`, {
-        code: 'invalid_request',
-      });
-    if (typeof input.title !== 'string' || input.title === '')
-      throw new ValidationError('title: must be a non-empty string', { code: 'invalid_request' });
-    const nowMs = this.clock.now();
-    let occurredAt = new Date(nowMs).toISOString();
-    if (input.occurredAt !== undefined) {
-      const ms = Date.parse(input.occurredAt);
-      if (Number.isNaN(ms))
-        throw new ValidationError(`occurredAt: "${input.occurredAt}" is not an ISO 8601 timestamp`, {
-          code: 'invalid_request',
-        });
-      occurredAt = new Date(ms).toISOString();
-    }
-    const id = newEventId(nowMs, idRandom());
-    const metadata: Record<string, unknown> = { ...(input.metadata ?? {}) };
-    // The event correlation keys of this host: an event from elsewhere keeps the host it names.
-    if (this.options.hostId !== undefined && (typeof metadata.hostId !== 'string' || metadata.hostId === ''))
-      metadata.hostId = this.options.hostId;
-    const dedupeKey = input.dedupeKey === undefined || input.dedupeKey === '' ? null : input.dedupeKey;
-    return {
-      id,
-      source: input.source ?? this.options.source,
-      app: input.app ?? '',
-      environment: input.environment ?? this.options.environment,
-      type: input.type,
-      severity: input.severity,
-      title: input.title,
-      body: input.body ?? '',
-      dedupeKey,
-      occurredAt,
-      metadata,
-      correlationKey: groupKeyOf(metadata, dedupeKey, id),
-      recordedAt: new Date(nowMs).toISOString(),
-    };
   }
 
   private scheduleFlush(): void {
@@ -388,7 +282,7 @@ export class EventService implements EventEmitterPort {
         environment: event.environment,
         correlationKey: event.correlationKey,
       };
-      this.dirtyGroups.set(groupId(scope), scope);
+      this.activeView.touch(scope);
     }
     for (const listener of this.listeners) {
       try {
@@ -452,32 +346,7 @@ export class EventService implements EventEmitterPort {
    * view: after a commit only the touched groups are re-read; after a snooze end, all of them.
    */
   active(): ActiveGroup[] {
-    const nowMs = this.clock.now();
-    let view = this.activeView;
-    if (!view || nowMs >= view.validUntilMs) {
-      this.dirtyGroups.clear();
-      const groups = new Map(activeGroups(this.db, nowMs).map((g) => [groupId(g), g]));
-      view = {
-        groups,
-        list: [...groups.values()],
-        validUntilMs: nextSnoozeEndMs(this.db, nowMs) ?? Number.POSITIVE_INFINITY,
-      };
-      this.activeView = view;
-      return view.list;
-    }
-    if (this.dirtyGroups.size > 0) {
-      for (const [id, scope] of this.dirtyGroups) {
-        const group = activeGroupOf(this.db, scope, nowMs);
-        if (group) view.groups.set(id, group);
-        else view.groups.delete(id);
-      }
-      this.dirtyGroups.clear();
-      view.list = [...view.groups.values()].sort((a, b) =>
-        a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0,
-      );
-      view.validUntilMs = nextSnoozeEndMs(this.db, nowMs) ?? Number.POSITIVE_INFINITY;
-    }
-    return view.list;
+    return this.activeView.list(this.clock.now());
   }
 
   // ---- state changes ----
@@ -517,83 +386,15 @@ export class EventService implements EventEmitterPort {
   }
 
   /** Applies an incident action to a group selected by correlationKey or dedupeKey. */
-  async incidentAction(
-    req: IncidentActionRequest,
-  ): Promise<{ action: IncidentAction; matched: number; changed: string[]; resolutionEvents: string[] }> {
-    if ((req.correlationKey === undefined) === (req.dedupeKey === undefined)) {
-      throw new ValidationError('give exactly one of correlationKey or dedupeKey', {
-        code: 'invalid_request',
-        details: { fields: ['correlationKey', 'dedupeKey'] },
-      });
-    }
-    const nowMs = this.clock.now();
-    const untilMs = req.action === 'snooze' ? snoozeUntilMs(req, nowMs) : undefined;
-    const timeline = timelineEvents(
-      this.db,
+  async incidentAction(req: IncidentActionRequest): Promise<IncidentActionResult> {
+    return applyIncidentAction(
       {
-        correlationKey: req.correlationKey,
-        dedupeKey: req.dedupeKey,
-        source: req.source,
-        app: req.app,
-        environment: req.environment,
+        db: this.db,
+        clock: this.clock,
+        change: (ids, change) => this.change(ids, change),
+        emit: (input) => this.emit(input),
       },
-      nowMs,
+      req,
     );
-    if (timeline.length === 0) {
-      throw new NotFoundError(
-        `no events match ${req.correlationKey !== undefined ? `correlationKey "${req.correlationKey}"` : `dedupeKey "${req.dedupeKey}"`}`,
-        { code: 'incident_not_found' },
-      );
-    }
-    const unacked = timeline.filter((e) => e.severity !== 'info' && e.state !== 'acknowledged').map((e) => e.id);
-    let changed: string[] = [];
-    const at = new Date(nowMs).toISOString();
-    const by = req.by ?? 'operator';
-    if (req.action === 'acknowledge' || req.action === 'resolve') {
-      changed = unacked;
-      if (changed.length > 0)
-        this.change(changed, {
-          kind: 'acknowledge',
-          by,
-          at,
-          note: req.note ?? (req.action === 'resolve' ? 'resolved' : null),
-          resolvedByEventId: null,
-        });
-    } else if (req.action === 'snooze') {
-      changed = unacked;
-      if (changed.length > 0) this.change(changed, { kind: 'snooze', untilMs: untilMs! });
-    } else {
-      changed = timeline.filter((e) => e.state !== 'open').map((e) => e.id);
-      // Expired snoozes read as open but are still stored as snoozed: clear every event of the group.
-      this.change(
-        timeline.map((e) => e.id),
-        { kind: 'open' },
-      );
-    }
-    const resolutionEvents: string[] = [];
-    if (req.action === 'resolve') {
-      const scopes = new Map<string, GroupScope>();
-      for (const e of timeline)
-        scopes.set(JSON.stringify([e.source, e.app, e.environment, e.correlationKey]), {
-          source: e.source,
-          app: e.app,
-          environment: e.environment,
-          correlationKey: e.correlationKey,
-        });
-      for (const scope of scopes.values()) {
-        const result = await this.emit({
-          type: 'incident.resolved',
-          severity: 'info',
-          source: scope.source,
-          app: scope.app || undefined,
-          environment: scope.environment,
-          title: `Incident ${scope.correlationKey} resolved`,
-          body: req.note ?? `resolved by ${by}`,
-          metadata: { correlationKey: scope.correlationKey, resolvedBy: by, resolvedEventIds: changed },
-        });
-        if (result.recorded) resolutionEvents.push(result.id);
-      }
-    }
-    return { action: req.action, matched: timeline.length, changed, resolutionEvents };
   }
 }

@@ -10,20 +10,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { canonicalDigest } from '../../domain/canonical-json.js';
-import {
-  ConflictError,
-  NotFoundError,
-  UnavailableError,
-  UnprocessableError,
-  ValidationError,
-} from '../../domain/errors.js';
+import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../domain/errors.js';
 import {
   derivedIdempotencyKey,
   exactObject,
   parseLogicalIdentity,
   requestDigest,
   sha256Hex,
-  type LogicalIdentity,
 } from '../../domain/fleet/admission-identity.js';
 import {
   AdmissionState,
@@ -37,24 +30,12 @@ import {
   NONCE_TTL_MS,
   type CleanupBindings,
 } from '../../domain/fleet/admission-lifecycle.js';
-import {
-  checkClaimSnapshot,
-  type CiContext,
-  type EvidenceRegistration,
-  type EvidenceService,
-} from '../../domain/fleet/evidence-port.js';
+import { checkClaimSnapshot, type EvidenceService } from '../../domain/fleet/evidence-port.js';
 import type { GitHostVerifier } from '../../domain/fleet/git-host-port.js';
-import {
-  parseReceiptV4,
-  proofDigests,
-  receiptDigest,
-  receiptMismatches,
-  type AdmissionBindings,
-} from '../../domain/fleet/receipt-v4.js';
+import { parseReceiptV4, proofDigests, receiptDigest, receiptMismatches } from '../../domain/fleet/receipt-v4.js';
 import type { LoggerPort } from '../../domain/logger.js';
 import type { Db } from '../../store/database.js';
 import {
-  acknowledgeCommit,
   commitAdmission,
   completeCleanup,
   consumeNonce,
@@ -64,64 +45,15 @@ import {
   getAdmissionByKey,
   getNonce,
   insertAdmission,
-  markCleanupReady,
   recordClaim,
   replaceNonce,
   type AdmissionRecord,
 } from '../../store/control/external-admissions.js';
 import { admissionContext, type AdmissionContext } from './admission-view.js';
+import { refreshAdmission, registerReplacement, sendCommit, type EvidenceExchange } from './admission-evidence.js';
+import { allowedIdentity, liveVerification, type BridgeSettings } from './admission-verification.js';
+import type { AdmissionCaller, AdmissionResult, ExternalAdmissions } from './external-admissions.js';
 import type { FleetAudit } from './fleet-audit.js';
-
-/** The workload identity calling (from its exchanged token). */
-export interface AdmissionCaller extends CiContext {
-  readonly tokenId: string;
-}
-
-/** A route's answer: status, body and, for the first commit, the operation's location. */
-export interface AdmissionResult {
-  readonly status: 200 | 201;
-  readonly body: AdmissionContext & {
-    readonly replayed?: boolean;
-    readonly nonce?: string;
-    readonly nonceExpiresAt?: string;
-  };
-  readonly location?: string;
-}
-
-/** The six admission calls the routes serve. */
-export interface ExternalAdmissions {
-  begin(app: string, caller: AdmissionCaller, clientKey: string, body: unknown): Promise<AdmissionResult>;
-  admit(app: string, caller: AdmissionCaller, clientKey: string, body: unknown): Promise<AdmissionResult>;
-  resume(app: string, caller: AdmissionCaller, clientKey: string, body: unknown): Promise<AdmissionResult>;
-  reconcile(app: string, caller: AdmissionCaller, body: unknown): Promise<AdmissionResult>;
-  cleanup(app: string, caller: AdmissionCaller, body: unknown): Promise<AdmissionResult>;
-  context(app: string, caller: AdmissionCaller, admissionId: string): Promise<AdmissionContext>;
-}
-
-/** Without a configured verifier every call fails this way, and nothing is recorded. */
-export function verifierUnavailable(): UnavailableError {
-  return new UnavailableError(
-    'external admission has no configured verifier (the SVC_EXTERNAL_FLEET_* bridge settings are not set); nothing was recorded',
-    { code: 'external_deployment_verifier_unavailable' },
-  );
-}
-
-/** The bridge when it is not configured. */
-export const UNCONFIGURED_ADMISSIONS: ExternalAdmissions = {
-  begin: () => Promise.reject(verifierUnavailable()),
-  admit: () => Promise.reject(verifierUnavailable()),
-  resume: () => Promise.reject(verifierUnavailable()),
-  reconcile: () => Promise.reject(verifierUnavailable()),
-  cleanup: () => Promise.reject(verifierUnavailable()),
-  context: () => Promise.reject(verifierUnavailable()),
-};
-
-/** What the bridge is configured to admit. */
-export interface BridgeSettings extends AdmissionBindings {
-  readonly environment: string;
-  readonly repositoryIds: readonly string[];
-  readonly catalog: { readonly image: string; readonly repository: string };
-}
 
 export interface AdmissionBridgeOptions {
   readonly db: Db;
@@ -137,7 +69,7 @@ export class AdmissionBridge implements ExternalAdmissions {
   constructor(private readonly options: AdmissionBridgeOptions) {}
 
   async begin(app: string, caller: AdmissionCaller, clientKey: string, body: unknown): Promise<AdmissionResult> {
-    const identity = this.allowedIdentity(app, parseLogicalIdentity(body));
+    const identity = allowedIdentity(this.settings, app, parseLogicalIdentity(body));
     const digest = requestDigest(identity);
     const key = this.key(caller, app, clientKey);
     const existing = getAdmissionByKey(this.db, key);
@@ -212,7 +144,7 @@ export class AdmissionBridge implements ExternalAdmissions {
       nonceSha256: row.nonceSha256,
       issuanceWindow: { notBefore: row.issuedAt, notAfter: row.expiresAt },
     };
-    const { revision } = await this.registerReplacement(registration, record.generation);
+    const { revision } = await registerReplacement(this.exchange, registration, record.generation);
     const updated = replaceNonce(this.db, record.id, row, revision, now);
     this.audit(caller, 'external_admission.resume', record.id, { generation });
     return { status: 201, body: { ...admissionContext(updated), nonce, nonceExpiresAt: row.expiresAt } };
@@ -288,13 +220,13 @@ export class AdmissionBridge implements ExternalAdmissions {
       });
       record = getAdmission(this.db, record.id)!;
     }
-    await this.liveVerification(record.identity);
+    await liveVerification(this.options.gitHost, this.settings, record.identity);
     const committed = this.commitLocally(record, receipt.source.sourceSha);
     this.audit(caller, 'external_admission.committed', committed.id, {
       operationId: committed.operationId,
       operationDigest: committed.operationDigest,
     });
-    const acknowledged = await this.sendCommit(committed);
+    const acknowledged = await sendCommit(this.exchange, committed);
     return {
       status: 201,
       body: admissionContext(acknowledged),
@@ -310,7 +242,7 @@ export class AdmissionBridge implements ExternalAdmissions {
         details: { state: record.state },
       });
     if (!record.commitPending) return { status: 200, body: admissionContext(record) };
-    const done = await this.sendCommit(record, true);
+    const done = await sendCommit(this.exchange, record, true);
     this.audit(caller, 'external_admission.reconciled', record.id, { commitPending: done.commitPending });
     return { status: 200, body: admissionContext(done) };
   }
@@ -324,7 +256,7 @@ export class AdmissionBridge implements ExternalAdmissions {
           details: { field: `body.${name}` },
         });
     let record = this.owned(app, caller, request.admissionId);
-    if (record.state === AdmissionState.committed) record = await this.refresh(record);
+    if (record.state === AdmissionState.committed) record = await refreshAdmission(this.exchange, record);
     const persisted: Partial<CleanupBindings> = {
       ...(record.operationId === null ? {} : { operationId: record.operationId }),
       ...(record.receiptDigest === null ? {} : { receiptSha256: record.receiptDigest }),
@@ -349,81 +281,9 @@ export class AdmissionBridge implements ExternalAdmissions {
 
   async context(app: string, caller: AdmissionCaller, admissionId: string): Promise<AdmissionContext> {
     const record = this.owned(app, caller, admissionId);
-    return admissionContext(record.state === AdmissionState.committed ? await this.refresh(record, true) : record);
-  }
-
-  /**
-   * Registers a replacement generation. A claim interrupted before it was recorded here moved the
-   * evidence revision on; when the service's status shows the same, uncommitted generation, the
-   * registration is retried once against the revision it reports.
-   */
-  private async registerReplacement(
-    registration: EvidenceRegistration,
-    current: number,
-  ): Promise<{ revision: number }> {
-    try {
-      return await this.options.evidence.register(registration);
-    } catch (error) {
-      if (!(error instanceof ConflictError)) throw error;
-      const status = await this.options.evidence.status(registration.admissionId, current);
-      if (
-        status.generation !== current ||
-        status.state === 'committed' ||
-        status.revision === registration.expectedRevision
-      )
-        throw error;
-      this.options.logger.warn(
-        { admissionId: registration.admissionId, stored: registration.expectedRevision, evidence: status.revision },
-        'evidence revision moved by an interrupted claim; registering against it',
-      );
-      return this.options.evidence.register({ ...registration, expectedRevision: status.revision });
-    }
-  }
-
-  /** Reads the evidence status of a committed admission; an absence proof makes it cleanup_ready. */
-  private async refresh(record: AdmissionRecord, tolerateUnavailable = false): Promise<AdmissionRecord> {
-    if (record.commitPending) return record;
-    try {
-      const status = await this.options.evidence.status(record.id, record.generation);
-      if (status.absenceProofSha256 === undefined) return record;
-      if (!/^[0-9a-f]{64}$/.test(status.absenceProofSha256))
-        throw new UnavailableError('the evidence service answered an absence proof that is not a SHA-256 digest', {
-          code: 'evidence_service_unavailable',
-        });
-      return markCleanupReady(this.db, record.id, status.absenceProofSha256, record.checkpoints, this.now());
-    } catch (error) {
-      if (tolerateUnavailable && error instanceof UnavailableError) {
-        this.options.logger.warn(
-          { admissionId: record.id, err: error.message },
-          'evidence status unavailable; answering the stored context',
-        );
-        return record;
-      }
-      throw error;
-    }
-  }
-
-  /** The git-host checks: the installation reaches exactly the configured repositories, and the admitted commit exists. */
-  private async liveVerification(identity: LogicalIdentity): Promise<void> {
-    const repositories = await this.options.gitHost.installationRepositories();
-    const ids = new Set(repositories.map((r) => r.id));
-    const expected = new Set(this.settings.repositoryIds);
-    if (ids.size !== expected.size || [...expected].some((id) => !ids.has(id))) {
-      throw new UnprocessableError(
-        'live verification failed: the verifier app installation does not reach exactly the configured repositories',
-        { code: 'live_verification_failed', details: { check: 'installation_repositories' } },
-      );
-    }
-    if (!repositories.some((r) => r.fullName === identity.source.repository))
-      throw new UnprocessableError(
-        'live verification failed: the admitted source repository is not one of the installation repositories',
-        { code: 'live_verification_failed', details: { check: 'source_repository' } },
-      );
-    if (!(await this.options.gitHost.commitExists(identity.source.repository, identity.source.sha)))
-      throw new UnprocessableError(
-        'live verification failed: the admitted commit does not exist in the source repository',
-        { code: 'live_verification_failed', details: { check: 'source_commit' } },
-      );
+    return admissionContext(
+      record.state === AdmissionState.committed ? await refreshAdmission(this.exchange, record, true) : record,
+    );
   }
 
   private commitLocally(record: AdmissionRecord, commit: string): AdmissionRecord {
@@ -472,65 +332,6 @@ export class AdmissionBridge implements ExternalAdmissions {
       },
       this.now(),
     );
-  }
-
-  /**
-   * Sends the evidence commit, rebuilt from stored state. A revision conflict whose status shows the
-   * same snapshot committed means an earlier commit landed and only its answer was lost.
-   */
-  private async sendCommit(record: AdmissionRecord, reconciling = false): Promise<AdmissionRecord> {
-    const intent = {
-      admissionId: record.id,
-      generation: record.generation,
-      expectedRevision: record.evidenceRevision,
-      snapshotDigest: record.snapshotDigest!,
-      receiptSha256: record.receiptDigest!,
-      proofDigests: record.proofDigests!,
-      operationId: record.operationId!,
-      operationDigest: record.operationDigest!,
-      cleanupIntentDigest: record.cleanupIntentDigest!,
-    };
-    try {
-      const { revision } = await this.options.evidence.commit(intent);
-      return acknowledgeCommit(this.db, record.id, revision, this.now());
-    } catch (error) {
-      if (error instanceof ConflictError) {
-        const status = await this.options.evidence.status(record.id, record.generation);
-        if (status.state === 'committed' && status.snapshotDigest === record.snapshotDigest)
-          return acknowledgeCommit(this.db, record.id, status.revision, this.now());
-        throw error;
-      }
-      if (reconciling || !(error instanceof UnavailableError)) throw error;
-      // The operation is committed locally; the caller sees commitPending and reconciles later.
-      this.options.logger.warn(
-        { admissionId: record.id, err: error.message },
-        'evidence commit not acknowledged; the admission stays commit-pending until reconciled',
-      );
-      return record;
-    }
-  }
-
-  private allowedIdentity(app: string, identity: LogicalIdentity): LogicalIdentity {
-    const s = this.settings;
-    if (app !== s.app)
-      throw new NotFoundError(`app ${app} is not the external admission app`, {
-        code: 'app_not_found',
-        details: { app },
-      });
-    const broken: string[] = [];
-    if (identity.candidate.app !== app) broken.push('candidate.app must be the app of the path');
-    if (identity.candidate.environment !== s.environment) broken.push(`candidate.environment must be ${s.environment}`);
-    if (identity.plan.namespace !== s.namespace) broken.push(`plan.namespace must be ${s.namespace}`);
-    if (identity.source.repository !== s.catalog.repository)
-      broken.push("source.repository must be the catalog app's canonical source");
-    if (identity.artifact.image !== s.catalog.image)
-      broken.push("artifact.image must be the catalog app's pinned image");
-    if (broken.length > 0)
-      throw new UnprocessableError(`the logical identity is not admissible: ${broken.join('; ')}`, {
-        code: 'admission_not_allowed',
-        details: { rules: broken },
-      });
-    return identity;
   }
 
   /** The admission of this app and this caller's repository (others read as absent). */
@@ -606,6 +407,10 @@ export class AdmissionBridge implements ExternalAdmissions {
 
   private get settings(): BridgeSettings {
     return this.options.settings;
+  }
+
+  private get exchange(): EvidenceExchange {
+    return { db: this.db, evidence: this.options.evidence, logger: this.options.logger, now: () => this.now() };
   }
 
   private get db(): Db {

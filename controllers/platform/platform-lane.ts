@@ -4,34 +4,22 @@
  * rollback when postflight fails) and `platform.smoke` (postflight on demand). A resumed upgrade
  * attempt continues from the phase the previous one recorded (ADR 0086).
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { EventEmitterPort } from '../../domain/events/event-port.js';
 import type { Operation, RecoveryDecision } from '../../domain/operations/index.js';
 import {
-  policyVerdict,
   readPlatformLanePayload,
   releasesToPrune,
   resumePlan,
   UpgradePhase,
   type PlatformUpgrade,
   type ReleaseSource,
-  type SignatureCheck,
-  type SignaturePolicyValue,
   type UpgradeDrainMode,
 } from '../../domain/platform/index.js';
-import type {
-  ApiRestarter,
-  CandidateOutcome,
-  ReleaseFolders,
-  ReleaseManifest,
-  VerifyOutcome,
-} from '../../platform/platform-lane/index.js';
+import type { ApiRestarter, ReleaseManifest } from '../../platform/platform-lane/index.js';
 import { waitForApi } from '../../platform/platform-lane/index.js';
 import {
   activeAppOperations,
   closeInterruptedLaneSteps,
-  copyForCandidate,
   getPlatformUpgrade,
   listPlatformBuildsOnDisk,
   markPlatformBuildPromoted,
@@ -39,34 +27,18 @@ import {
   recordPlatformBuild,
   savePlatformUpgrade,
 } from '../../store/control/platform-lane.js';
-import type { Db } from '../../store/database.js';
 import type { OperationContext, OperationHandler, OperationHandlers } from '../operations/index.js';
 import { LaneStepFailure, LaneSteps } from './lane-steps.js';
 import type { LaneDataBackup } from './lane-data-backup.js';
+import { prepareRelease, type ReleasePreparationOptions } from './release-preparation.js';
 
 /** What the lane needs; wiring builds each part. */
-export interface PlatformLaneOptions {
-  readonly db: Db;
-  readonly folders: ReleaseFolders;
-  /** The source an operator named (a release artifact, a built checkout folder, `git:<ref>`, a tag `platform-<sha>`). */
-  readonly sourceFor: (spec: string) => ReleaseSource;
+export interface PlatformLaneOptions extends ReleasePreparationOptions {
   /** The running API's own tree, staged as the first release when `current` does not exist yet. */
   readonly baseline: () => ReleaseSource | undefined;
   readonly restarter: ApiRestarter;
   /** The databases' copy taken before the new release first starts, restored on rollback (ADR 0089). */
   readonly backup: LaneDataBackup;
-  readonly candidate: (options: {
-    releaseDir: string;
-    releaseId: string;
-    workDir: string;
-    signal: AbortSignal;
-  }) => Promise<CandidateOutcome>;
-  /** The verify hook (`SVC_RELEASE_VERIFY_HOOK`); undefined when unset. */
-  readonly verify?: (dir: string, manifest: ReleaseManifest, signal: AbortSignal) => Promise<VerifyOutcome>;
-  /** `SVC_RELEASE_SIGNATURE_POLICY` (ADR 0142). @default none */
-  readonly signaturePolicy?: SignaturePolicyValue;
-  /** Fingerprint of `SVC_RELEASE_PUBLIC_KEY` when set (artifact sources check signatures with it). */
-  readonly publicKeyFingerprint?: string;
   readonly events: EventEmitterPort;
   readonly drainMode: UpgradeDrainMode;
   readonly drainTimeoutMs: number;
@@ -74,8 +46,6 @@ export interface PlatformLaneOptions {
   readonly bootTimeoutMs: number;
   /** Releases kept on disk when an upgrade ends (ADR 0088). */
   readonly releaseKeep: number;
-  /** Throwaway folders of candidate APIs. */
-  readonly scratchDir: string;
   /** Bearer token of the API's probes. */
   readonly token?: string;
 }
@@ -95,7 +65,7 @@ export class PlatformLane {
   /** `platform.preflight`: stage, verify and check a candidate; changes nothing. */
   async preflight(ctx: OperationContext): Promise<Record<string, unknown>> {
     const steps = new LaneSteps(this.options.db, ctx);
-    const release = await this.#prepare(ctx, steps);
+    const release = await prepareRelease(this.options, ctx, steps);
     return { release: release.id, label: release.label, sha256: release.sha256, commit: release.commit };
   }
 
@@ -132,7 +102,7 @@ export class PlatformLane {
       let from: string;
       try {
         from = await this.#baseline(ctx.signal);
-        release = await this.#prepare(ctx, steps);
+        release = await prepareRelease(this.options, ctx, steps);
         record = savePlatformUpgrade(db, id, {
           phase: UpgradePhase.preparing,
           fromRelease: from,
@@ -236,91 +206,6 @@ export class PlatformLane {
       reason: message,
     });
     throw new Error(message, cause === undefined ? undefined : { cause });
-  }
-
-  /** stage, verify, candidate: the release, recorded, that passed all three. */
-  async #prepare(ctx: OperationContext, steps: LaneSteps): Promise<ReleaseManifest> {
-    const payload = readPlatformLanePayload(ctx.operation.payload);
-    if (payload.source === undefined) throw new LaneStepFailure('stage', 'the operation names no release source');
-    const source = this.options.sourceFor(payload.source);
-    let manifest: ReleaseManifest | undefined;
-    let signature: SignatureCheck | undefined;
-    let dir = '';
-    await steps.run('stage', async () => {
-      const staged = await this.options.folders.stage(source, {
-        signal: ctx.signal,
-        ...(payload.label === undefined ? {} : { label: payload.label }),
-      });
-      manifest = staged.manifest;
-      signature = staged.signature;
-      dir = staged.dir;
-      return `${staged.created ? 'staged' : 'already on disk:'} releases/${manifest.id} (${manifest.label}, sha256 ${manifest.sha256}, commit ${manifest.commit ?? 'unknown'})`;
-    });
-    const release = manifest!;
-    const build = {
-      id: release.id,
-      label: release.label,
-      version: release.version,
-      commit: release.commit,
-      sha256: release.sha256,
-      source: release.source,
-    };
-    const policy = this.options.signaturePolicy ?? 'none';
-    const { verify, publicKeyFingerprint } = this.options;
-    // A key is set but the source could not carry a signature (a built checkout, git:<ref>).
-    signature ??=
-      publicKeyFingerprint === undefined
-        ? undefined
-        : {
-            state: 'unsupported',
-            message: `no signature by key ${publicKeyFingerprint}: ${release.source} is not a release archive, and only a release archive (.tar.gz with its .sig) carries one`,
-          };
-    if (verify === undefined && signature === undefined && policy === 'none') {
-      recordPlatformBuild(this.options.db, { ...build, verification: 'off', verificationMessage: null });
-      steps.skip(
-        'verify',
-        'SVC_RELEASE_SIGNATURE_POLICY=none and neither SVC_RELEASE_VERIFY_HOOK nor SVC_RELEASE_PUBLIC_KEY is set',
-      );
-    } else {
-      await steps.run('verify', async () => {
-        const hook = verify === undefined ? undefined : await verify(dir, release, ctx.signal);
-        const verdict = policyVerdict(policy, {
-          ...(hook === undefined ? {} : { hook }),
-          ...(signature === undefined ? {} : { signature }),
-        });
-        recordPlatformBuild(this.options.db, {
-          ...build,
-          verification: verdict.verification,
-          verificationMessage: verdict.message,
-        });
-        if (verdict.verification === 'rejected')
-          throw new LaneStepFailure(
-            'verify',
-            `the signature policy rejected ${release.id}: ${verdict.message}`,
-            'release_rejected',
-          );
-        return `accepted: ${verdict.message}`;
-      });
-    }
-    await steps.run('candidate', async () => {
-      const workDir = path.join(this.options.scratchDir, `${ctx.operation.id}-${ctx.operation.attempts}`);
-      fs.rmSync(workDir, { recursive: true, force: true });
-      fs.mkdirSync(path.join(workDir, 'data'), { recursive: true });
-      try {
-        await copyForCandidate(this.options.db, path.join(workDir, 'data', 'control.db'));
-        const outcome = await this.options.candidate({
-          releaseDir: dir,
-          releaseId: release.id,
-          workDir,
-          signal: ctx.signal,
-        });
-        if (!outcome.ok) throw new LaneStepFailure('candidate', outcome.message, 'candidate_unhealthy');
-        return outcome.message;
-      } finally {
-        fs.rmSync(workDir, { recursive: true, force: true });
-      }
-    });
-    return release;
   }
 
   /** The release `current` points at; the running API's tree is staged and linked first when there is none. */

@@ -5,14 +5,8 @@
  * stable write identity (`request_id` `acq:<candidate id>`), automatically or after review
  * (docs/adr/0035-knowledge-acquisition.md).
  */
-import { createHash } from 'node:crypto';
 import { ConflictError, NotFoundError, UnprocessableError, ValidationError } from '../../domain/errors.js';
-import {
-  planAcquisition,
-  PLAN_LIMITS,
-  type AcquisitionPlan,
-  type AcquisitionTask,
-} from '../../domain/knowledge/acquisition-plan.js';
+import { planAcquisition, PLAN_LIMITS, type AcquisitionPlan } from '../../domain/knowledge/acquisition-plan.js';
 import {
   connectorRetryCandidates,
   recommendConnectorRetry,
@@ -20,16 +14,20 @@ import {
   type ConnectorRetryCandidate,
   type RetryClass,
 } from '../../domain/knowledge/acquisition-retry.js';
-import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
-import {
-  AcquisitionStore,
-  type AcquisitionCandidateRow,
-  type AcquisitionReceiptRow,
-} from '../../store/knowledge/acquisition-store.js';
+import { AcquisitionStore, type AcquisitionCandidateRow } from '../../store/knowledge/acquisition-store.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import type { GapService } from './gap-service.js';
 import type { WriteService } from '../write/write-service.js';
-import { ACQUISITION_EVENT, CONNECTOR_TIMEOUT, callConnector, type Evidence } from './acquisition-connector.js';
+import { ACQUISITION_EVENT, callConnector } from './acquisition-connector.js';
+import {
+  candidateRow,
+  keepEvidence,
+  originFields,
+  timeoutOf,
+  type ExecuteRequest,
+  type PlanGapOptions,
+} from './acquisition-request.js';
+import { acquisitionReceiptView, candidateView, retryCandidateView, taskView } from './acquisition-views.js';
 import { sha256Hex, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
 import { isoTime } from '../core/time.js';
 
@@ -39,178 +37,8 @@ export interface AcquisitionOptions {
   readonly webhooks: WebhookClient;
 }
 
-/** The connector of one execute call; the token and headers are used for the call only. */
-export interface ConnectorTarget {
-  /** Connector URL; optional only for a preview of a named (origin-form) connector. */
-  readonly url?: string | undefined;
-  readonly token?: string | undefined;
-  readonly timeoutMs?: number | undefined;
-  /** The origin's connector id and type (`search`, `crawler`): sent in the body, default source of evidence. */
-  readonly id?: string | undefined;
-  readonly type?: string | undefined;
-  /** Extra request headers (may carry credentials): sent, never returned, logged or stored. */
-  readonly headers?: Readonly<Record<string, string>> | undefined;
-  /** Labels added to every candidate from this connector. */
-  readonly defaultLabels?: readonly string[] | undefined;
-}
-
-/** Arguments of {@link AcquisitionService.execute}. */
-export interface ExecuteRequest {
-  readonly execute: boolean;
-  readonly connector: ConnectorTarget;
-  readonly reviewBeforeAdmission: boolean;
-  readonly taskIds?: readonly string[] | undefined;
-  readonly budget?: number | undefined;
-  readonly maxGaps?: number | undefined;
-  /** Source of evidence that names none. @default acquisition */
-  readonly sourceId?: string | undefined;
-  /** Gap detection knobs of the recomputed plan (topics per gap, sparsity threshold). */
-  readonly gapOptions?: PlanGapOptions | undefined;
-  /** Keep only evidence whose source (its own, else the default) is listed. @default every source */
-  readonly allowedSourceIds?: readonly string[] | undefined;
-  /** Most evidence items kept per connector call (after the source filter). @default 100 */
-  readonly maxResults?: number | undefined;
-  /** Attempts per task in this call while failures are retryable. @default 1 */
-  readonly maxAttempts?: number | undefined;
-}
-
-/** Gap detection knobs a plan may pass on (the origin's `top_k` and `min_gap_size`). */
-export interface PlanGapOptions {
-  readonly topK?: number | undefined;
-  readonly maxDensity?: number | undefined;
-}
-
-/** Source id of evidence without its own. */
-export const DEFAULT_EVIDENCE_SOURCE = 'acquisition';
 /** Actor recorded when evidence is admitted without review. */
 export const AUTO_ADMISSION_ACTOR = 'acquisition-auto';
-
-/** REST (snake_case) form of a task. */
-export function taskView(t: AcquisitionTask) {
-  return {
-    id: t.id,
-    type: t.type,
-    priority: t.priority,
-    cost: t.cost,
-    gap_id: t.gapId,
-    description: t.description,
-    prompt: t.prompt,
-    related_node_ids: t.relatedNodeIds,
-    nearest_topics: t.nearestTopics,
-  };
-}
-
-/** REST form of a plan. */
-export function planView(p: AcquisitionPlan) {
-  return {
-    namespace: p.namespace,
-    coverage_score: p.coverageScore,
-    total_nodes: p.totalNodes,
-    budget: p.budget,
-    budget_used: p.budgetUsed,
-    deferred: p.deferred,
-    tasks: p.tasks.map(taskView),
-  };
-}
-
-/** REST form of a receipt (no token: it is never stored). */
-export function acquisitionReceiptView(r: AcquisitionReceiptRow) {
-  return {
-    receipt_id: r.receipt_id,
-    task_id: r.task_id,
-    task_type: r.task_type,
-    idempotency_key: r.idempotency_key,
-    attempt: r.attempt,
-    connector_url: r.connector_url,
-    outcome: r.outcome,
-    retry_class: r.retry_class,
-    status_code: r.status_code,
-    error: r.error,
-    evidence_count: r.evidence_count,
-    review_before_admission: r.review_before_admission === 1,
-    request_sha256: r.request_sha256,
-    response_sha256: r.response_sha256,
-    duration_ms: r.duration_ms,
-    tx_time: isoTime(r.tx_time),
-  };
-}
-
-/** REST form of a candidate. */
-export function candidateView(c: AcquisitionCandidateRow) {
-  return {
-    id: c.candidate_id,
-    task_id: c.task_id,
-    task_type: c.task_type,
-    receipt_id: c.receipt_id,
-    idempotency_key: c.idempotency_key,
-    review_required: c.review_required === 1,
-    content: c.content,
-    source_id: c.source_id,
-    labels: JSON.parse(c.labels) as string[],
-    properties: JSON.parse(c.properties) as Record<string, unknown>,
-    confidence: c.confidence,
-    evidence_url: c.evidence_url,
-    status: c.status,
-    node_id: c.node_id,
-    actor: c.actor,
-    note: c.note,
-    decided_at: c.decided_at === null ? null : isoTime(c.decided_at),
-    created_at: isoTime(c.created_at),
-  };
-}
-
-function retryCandidateView(c: ConnectorRetryCandidate) {
-  return {
-    idempotency_key: c.digestEventId,
-    task_id: c.taskId,
-    connector_url: c.targetUrl,
-    attempts: c.attempts,
-    last_status_code: c.lastStatusCode,
-    retry_class: c.retryClass,
-    request_sha256: c.payloadSha256,
-    last_error: c.lastError,
-    last_attempt_at: isoTime(c.lastAttemptAt),
-  };
-}
-
-function timeoutOf(ms: number | undefined): number {
-  const value = ms ?? CONNECTOR_TIMEOUT.defaultMs;
-  if (!Number.isInteger(value) || value < 1 || value > CONNECTOR_TIMEOUT.maxMs)
-    throw new ValidationError(
-      `connector.timeout_ms: must be a whole number of milliseconds from 1 to ${CONNECTOR_TIMEOUT.maxMs}`,
-      { code: 'invalid_request' },
-    );
-  return value;
-}
-
-/** Source of a piece of evidence: its own, else the request's, else the connector id, else `acquisition`. */
-function evidenceSource(e: Evidence, request: ExecuteRequest): string {
-  return e.source_id ?? request.sourceId ?? request.connector.id ?? DEFAULT_EVIDENCE_SOURCE;
-}
-
-/** Evidence kept from one call: allowed sources only, at most `maxResults` items. */
-function keepEvidence(evidence: readonly Evidence[], request: ExecuteRequest, connector: ConnectorTarget): Evidence[] {
-  const allowed =
-    request.allowedSourceIds && request.allowedSourceIds.length > 0 ? new Set(request.allowedSourceIds) : undefined;
-  const kept = evidence.filter(
-    (e) => allowed === undefined || allowed.has(evidenceSource(e, { ...request, connector })),
-  );
-  return kept.slice(0, request.maxResults ?? kept.length);
-}
-
-/** The origin's connector request fields, sent alongside ours to named connectors. */
-function originFields(task: AcquisitionTask, connector: ConnectorTarget, request: ExecuteRequest) {
-  return {
-    task_id: task.id,
-    task_type: task.type,
-    query: task.nearestTopics.length > 0 ? task.nearestTopics.join(' ') : task.description,
-    prompt: task.prompt,
-    allowed_source_ids: [...(request.allowedSourceIds ?? [])],
-    max_results: request.maxResults ?? null,
-    connector_id: connector.id,
-    connector_type: connector.type ?? null,
-  };
-}
 
 /** Plans, executes and reviews acquisition. */
 export class AcquisitionService {
@@ -371,7 +199,7 @@ export class AcquisitionService {
         const tx = core.nextTx();
         const receiptId = core.newId();
         const candidates: Omit<AcquisitionCandidateRow, 'id'>[] = evidence.map((e, i) =>
-          this.#candidateRow(ns, p.task, p.idempotencyKey, receiptId, i, e, request, tx),
+          candidateRow(ns, p.task, p.idempotencyKey, receiptId, i, e, request, tx),
         );
         // The receipt and the staged evidence land in one transaction, before anything is admitted.
         const receipt = core.nodes.transaction(() => {
@@ -413,47 +241,6 @@ export class AcquisitionService {
       }
     }
     return { ...base, results };
-  }
-
-  #candidateRow(
-    ns: Namespace,
-    task: AcquisitionTask,
-    key: string,
-    receiptId: string,
-    index: number,
-    e: Evidence,
-    request: ExecuteRequest,
-    tx: number,
-  ): Omit<AcquisitionCandidateRow, 'id'> {
-    const id = `cand_${createHash('sha256')
-      .update(`${ns.id}\u0000${key}\u0000${index}\u0000${canonicalContent(e.content)}`)
-      .digest('hex')
-      .slice(0, 24)}`;
-    return {
-      candidate_id: id,
-      ns_id: ns.id,
-      task_id: task.id,
-      task_type: task.type,
-      receipt_id: receiptId,
-      idempotency_key: key,
-      review_required: request.reviewBeforeAdmission ? 1 : 0,
-      content: e.content,
-      source_id: evidenceSource(e, request),
-      labels: JSON.stringify(
-        [...new Set([...(e.labels ?? []), ...(request.connector.defaultLabels ?? []), ...task.nearestTopics])]
-          .sort()
-          .slice(0, 100),
-      ),
-      properties: JSON.stringify(e.properties ?? {}),
-      confidence: e.confidence ?? null,
-      evidence_url: e.url ?? null,
-      status: 'staged',
-      node_id: null,
-      actor: null,
-      note: null,
-      decided_at: null,
-      created_at: tx,
-    };
   }
 
   /** Admits every staged auto-admission candidate of an execution; a rejected write is reported, not thrown. */

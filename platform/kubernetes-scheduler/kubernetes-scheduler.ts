@@ -31,8 +31,6 @@ import {
   SvcLabel,
   SvcRole,
   cronJobName,
-  fingerprintOf,
-  groupDeployment,
   groupObjectName,
   groupVersionHash,
   isSvcPod,
@@ -51,12 +49,14 @@ import {
   validateJobForKubernetes,
   type JobRecord,
   type JobRecordState,
+  type KubernetesTarget,
   type TemplateVersion,
 } from '../../domain/scheduler/kubernetes/index.js';
 import { silentLogger } from '../logger.js';
-import { KubeClient, type Kind } from './kube-client.js';
+import { KubeClient } from './kube-client.js';
 import { PodWatcher } from './pod-watcher.js';
 import { canariesOf, sameState, toJobStatus, versionsOf } from './job-record-view.js';
+import { applyDesired, desiredObjects } from './desired-objects.js';
 
 /** Options of the kubernetes driver. */
 export interface KubernetesSchedulerOptions {
@@ -76,14 +76,6 @@ export interface KubernetesSchedulerOptions {
   readonly outputLimitBytes?: number;
   /** Watch on pods (allocation changes, registry). @default true */
   readonly watchPods?: boolean;
-}
-
-type WorkloadKind = Exclude<Kind, 'Pod' | 'Job'>;
-type Desired = { kind: WorkloadKind; object: { metadata?: { name?: string; annotations?: Record<string, string> } } };
-
-interface Applied {
-  readonly written: readonly string[];
-  readonly deleted: readonly string[];
 }
 
 /** The kubernetes driver. Create with {@link KubernetesScheduler.open}; `close()` stops the watch (workloads keep running). */
@@ -131,7 +123,7 @@ export class KubernetesScheduler implements Scheduler {
     return this.#exclusive(async () => {
       const record = await this.#record(jobId);
       const wasRunning = record.state.status === 'running';
-      await this.#applyDesired(record.spec, [], new Set());
+      await applyDesired(this.#client, record.spec, [], new Set());
       for (const run of await this.#client.list('Job', selector(jobLabels(record.spec)))) {
         if (options.purge || jobToExecution(run, undefined, '').status === 'running')
           await this.#client.remove('Job', run.metadata?.name ?? '');
@@ -208,7 +200,7 @@ export class KubernetesScheduler implements Scheduler {
         if (canary) templates[group] = canary;
       }
       const state = { ...record.state, templates, awaitingPromotion: [], canaries: {} };
-      await this.#applyDesired(record.spec, this.#desired(record.spec, state), new Set());
+      await applyDesired(this.#client, record.spec, desiredObjects(record.spec, state, this.#target()), new Set());
       await this.#writeRecord(record.spec, state);
       return 'updated';
     });
@@ -330,6 +322,11 @@ export class KubernetesScheduler implements Scheduler {
     };
   }
 
+  /** Where this driver's objects go. */
+  #target(): KubernetesTarget {
+    return { namespace: this.namespace, region: this.#region };
+  }
+
   async #record(jobId: string): Promise<JobRecord> {
     const secret = await this.#client.read('Secret', jobRecordName(jobId));
     if (!secret || secret.metadata?.annotations?.[SvcAnnotation.jobId] !== jobId)
@@ -348,66 +345,6 @@ export class KubernetesScheduler implements Scheduler {
     const limit = this.#options.outputLimitBytes ?? 1024 * 1024;
     const log = (await this.#client.podLog(pod.metadata?.name ?? '', limit)) ?? '';
     return { ...execution, output: log.length > limit ? log.slice(log.length - limit) : log };
-  }
-
-  /** The objects a job's record state asks for; groups with canaries leave their stable Deployment alone. */
-  #desired(job: JobSpec, state: JobRecordState): Desired[] {
-    const objects = translateJob(job, {
-      namespace: this.namespace,
-      region: this.#region,
-      templateVersions: versionsOf(state),
-      paused: state.paused,
-    });
-    const canaries = canariesOf(state);
-    const out: Desired[] = [];
-    for (const deployment of objects.deployments) {
-      const group = deployment.metadata?.annotations?.[SvcAnnotation.group] ?? '';
-      const canary = canaries[group];
-      const spec = job.taskGroups.find((g) => g.name === group)!;
-      if (canary) {
-        const replicas = Math.min(spec.canary ?? 0, spec.count);
-        out.push({
-          kind: 'Deployment',
-          object: groupDeployment(
-            job,
-            spec,
-            { namespace: this.namespace, region: this.#region, templateVersions: { [group]: canary.version } },
-            'canary',
-            replicas,
-          ),
-        });
-      } else {
-        out.push({ kind: 'Deployment', object: deployment });
-      }
-    }
-    out.push(...objects.services.map((object) => ({ kind: 'Service' as const, object })));
-    out.push(...objects.secrets.map((object) => ({ kind: 'Secret' as const, object })));
-    out.push(...objects.cronJobs.map((object) => ({ kind: 'CronJob' as const, object })));
-    return out;
-  }
-
-  /** Applies what differs by fingerprint, deletes the job's workloads that are not desired; `keep` names objects left alone. */
-  async #applyDesired(job: JobSpec, desired: readonly Desired[], keep: ReadonlySet<string>): Promise<Applied> {
-    const written: string[] = [];
-    const deleted: string[] = [];
-    for (const { kind, object } of desired) {
-      const name = object.metadata?.name ?? '';
-      const existing = await this.#client.read(kind, name);
-      if (existing && fingerprintOf(existing) === fingerprintOf(object)) continue;
-      await this.#client.apply(kind, object);
-      written.push(`${kind}/${name}`);
-    }
-    const wanted = new Set([...desired.map((d) => `${d.kind}/${d.object.metadata?.name}`), ...keep]);
-    const labels = selector(jobLabels(job));
-    for (const kind of ['Deployment', 'Service', 'CronJob', 'Secret'] as const) {
-      const selectorText = kind === 'Secret' ? `${labels},${SvcLabel.role}=${SvcRole.files}` : labels;
-      for (const object of await this.#client.list(kind, selectorText)) {
-        const name = object.metadata?.name ?? '';
-        if (object.metadata?.annotations?.[SvcAnnotation.jobId] !== job.id || wanted.has(`${kind}/${name}`)) continue;
-        if (await this.#client.remove(kind, name)) deleted.push(`${kind}/${name}`);
-      }
-    }
-    return { written, deleted };
   }
 
   async #writeRecord(job: JobSpec, state: JobRecordState): Promise<void> {
@@ -457,7 +394,7 @@ export class KubernetesScheduler implements Scheduler {
       specHash: specHash(job),
       canaries,
     };
-    const applied = await this.#applyDesired(job, this.#desired(job, state), keep);
+    const applied = await applyDesired(this.#client, job, desiredObjects(job, state, this.#target()), keep);
     const sameSpec = running && existing!.state.specHash === state.specHash;
     if (sameSpec && applied.written.length === 0 && applied.deleted.length === 0 && sameState(existing!.state, state)) {
       return {
@@ -489,7 +426,8 @@ export class KubernetesScheduler implements Scheduler {
     if (record.spec.type !== 'periodic') throw new ValidationError(`job ${jobId} is not periodic`);
     if (record.state.paused === paused) return 'unchanged';
     const state = { ...record.state, paused };
-    if (state.status === 'running') await this.#applyDesired(record.spec, this.#desired(record.spec, state), new Set());
+    if (state.status === 'running')
+      await applyDesired(this.#client, record.spec, desiredObjects(record.spec, state, this.#target()), new Set());
     await this.#writeRecord(record.spec, state);
     return 'updated';
   }

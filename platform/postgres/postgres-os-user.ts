@@ -86,3 +86,8 @@ export function ensurePostgresOsUser(): OsUser {
     });
   return created;
 }
+
+/** spawn options running a program as `user` (only when the platform is root). */
+export function asUser(user: OsUser): { uid?: number; gid?: number } {
+  return runningAsRoot() ? { uid: user.uid, gid: user.gid } : {};
+}

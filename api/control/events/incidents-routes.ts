@@ -4,7 +4,7 @@
 import Router from '@koa/router';
 import { compileValidator } from '../../../domain/json-schema.js';
 import type { EventServices } from '../../../controllers/events/event-services.js';
-import type { IncidentActionRequest } from '../../../controllers/events/event-service.js';
+import type { IncidentActionRequest } from '../../../controllers/events/incident-actions.js';
 import { INCIDENT_ACTION_SCHEMA } from './events-schemas.js';
 import { bodyOf } from './events-routes.js';
 

@@ -14,8 +14,8 @@ import type {
   AdmissionCaller,
   AdmissionResult,
   ExternalAdmissions,
-} from '../../../controllers/fleet/admission-bridge.js';
-import { verifierUnavailable } from '../../../controllers/fleet/admission-bridge.js';
+} from '../../../controllers/fleet/external-admissions.js';
+import { verifierUnavailable } from '../../../controllers/fleet/external-admissions.js';
 
 /** The six advertised admission routes. */
 export const ADMISSION_ROUTES: readonly string[] = [

@@ -10,19 +10,17 @@ export {
   canaryObjectName,
   containerPorts,
   cronJobName,
-  fingerprintOf,
   groupDeployment,
   groupObjectName,
   groupVersionHash,
   jobLabels,
   memoryLimitBytes,
-  runJob,
-  runJobName,
   translateJob,
-  validateJobForKubernetes,
-  withFingerprint,
 } from './translate-job.js';
-export type { KubernetesJobObjects, KubernetesTarget, RunArguments, TranslateJobOptions } from './translate-job.js';
+export type { KubernetesJobObjects, KubernetesTarget, TranslateJobOptions } from './translate-job.js';
+export { validateJobForKubernetes } from './validate-job.js';
+export { fingerprintOf, withFingerprint } from './object-fingerprint.js';
+export { runJob, runJobName, type RunArguments } from './run-job.js';
 export { jobRecordName, jobRecordSecret, readJobRecord, specHash } from './job-record.js';
 export type { JobRecord, JobRecordState, TemplateVersion } from './job-record.js';
 export { isSvcPod, isoTime, jobExecutionStatus, jobToExecution, podToAllocation } from './pod-allocation.js';

@@ -10,7 +10,8 @@ import { jobFingerprint } from '../fingerprint.js';
 import type { JobSpec } from '../job.js';
 import { SvcAnnotation, SvcLabel, SvcRole } from './labels.js';
 import { dnsLabel, shortHash } from './names.js';
-import { jobLabels, withFingerprint } from './translate-job.js';
+import { jobLabels } from './translate-job.js';
+import { withFingerprint } from './object-fingerprint.js';
 
 /** A pod template version: the group's version hash and the job version that introduced it. */
 export interface TemplateVersion {

@@ -20,12 +20,13 @@ import type {
   V1VolumeMount,
 } from '@kubernetes/client-node';
 import { canonicalJson } from '../../canonical-json.js';
-import { ValidationError } from '../../errors.js';
 import { filesFingerprint, rollFingerprint } from '../fingerprint.js';
 import type { JobSpec, TaskGroupSpec } from '../job.js';
 import { ALLOC_DIR, MANAGED_BY, SvcAnnotation, SvcLabel, SvcRole } from './labels.js';
 import { dns1035Label, dnsLabel, labelValue, portName, shortHash } from './names.js';
 import { taskSecurityContext } from './security-context.js';
+import { validateJobForKubernetes } from './validate-job.js';
+import { withFingerprint } from './object-fingerprint.js';
 
 /** Where translated objects go. */
 export interface KubernetesTarget {
@@ -55,59 +56,6 @@ export interface KubernetesJobObjects {
 /** First container port handed to ports without a static number (each pod has its own IP). */
 export const FIRST_DYNAMIC_PORT = 8080;
 const MIB = 1024 * 1024;
-
-/** Throws `ValidationError` naming the field when the kubernetes driver cannot run `job`. */
-export function validateJobForKubernetes(job: JobSpec): void {
-  if (job.taskGroups.length === 0) throw new ValidationError(`job ${job.id}: taskGroups must not be empty`);
-  const names = new Set<string>();
-  for (const group of job.taskGroups) {
-    const at = `job ${job.id}: taskGroups.${group.name}`;
-    if (names.has(group.name)) throw new ValidationError(`${at}: duplicate task group name`);
-    names.add(group.name);
-    if (!Number.isInteger(group.count) || group.count < 0)
-      throw new ValidationError(`${at}.count: ${group.count} must be a non-negative integer`);
-    const task = group.task;
-    if (task.image === undefined || task.image === '') {
-      throw new ValidationError(
-        `${at}.task ${task.name}: the release has no container image; the kubernetes driver needs an image release (a native local release runs only on the local driver)`,
-        { code: 'image_required' },
-      );
-    }
-    if ((task.volumes ?? []).length > 0) {
-      throw new ValidationError(
-        `${at}.task.volumes: host volumes are not supported by the kubernetes driver (volume "${task.volumes![0]!.volume}")`,
-        { code: 'volumes_not_supported' },
-      );
-    }
-    if (!(task.resources.memoryMb > 0)) throw new ValidationError(`${at}.task.resources.memoryMb: must be positive`);
-    for (const file of task.files ?? []) {
-      if (file.destination.startsWith('/') || file.destination.split('/').includes('..') || file.destination === '') {
-        throw new ValidationError(
-          `${at}.task.files.destination: "${file.destination}" must be a relative path inside the allocation directory without ".."`,
-        );
-      }
-    }
-    const labels = new Set(group.ports.map((p) => p.label));
-    for (const service of group.services) {
-      if (!labels.has(service.portLabel))
-        throw new ValidationError(`${at}.services.${service.name}.portLabel: no port labelled "${service.portLabel}"`);
-    }
-  }
-  if (job.type === 'periodic') {
-    if (!job.periodic) throw new ValidationError(`job ${job.id}: a periodic job needs periodic.cron`);
-    if (job.periodic.cron.trim().split(/\s+/).length !== 5 && !job.periodic.cron.trim().startsWith('@')) {
-      throw new ValidationError(
-        `job ${job.id}: periodic.cron "${job.periodic.cron}" must have 5 fields on the kubernetes driver (CronJobs have no seconds field)`,
-      );
-    }
-  }
-  if (job.type === 'batch' && !job.parameterized) {
-    throw new ValidationError(
-      `job ${job.id}: batch jobs that are neither periodic nor parameterized are not supported by the kubernetes driver`,
-      { code: 'batch_not_supported' },
-    );
-  }
-}
 
 /** The short hash of what requires replacing a group's pods: its roll fingerprint and its rendered files. */
 export function groupVersionHash(job: JobSpec, group: TaskGroupSpec): string {
@@ -150,7 +98,8 @@ function envLabel(label: string): string {
   return label.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }
 
-function seconds(milliseconds: number): number {
+/** Whole seconds, at least one, of a duration: Kubernetes durations are in seconds. */
+export function seconds(milliseconds: number): number {
   return Math.max(1, Math.ceil(milliseconds / 1000));
 }
 
@@ -312,24 +261,6 @@ function podTemplate(
   };
 }
 
-/** Sets `svc.dev/fingerprint` to a hash of the object without it, so equal objects compare by one string. */
-export function withFingerprint<T extends { metadata?: V1ObjectMeta }>(object: T): T {
-  const { [SvcAnnotation.fingerprint]: _old, ...annotations } = object.metadata?.annotations ?? {};
-  const bare = { ...object, metadata: { ...object.metadata, annotations } };
-  return {
-    ...bare,
-    metadata: {
-      ...bare.metadata,
-      annotations: { ...annotations, [SvcAnnotation.fingerprint]: shortHash(canonicalJson(bare), 32) },
-    },
-  };
-}
-
-/** The fingerprint annotation of an object as read back (absent when another writer created it). */
-export function fingerprintOf(object: { metadata?: V1ObjectMeta } | undefined): string | undefined {
-  return object?.metadata?.annotations?.[SvcAnnotation.fingerprint];
-}
-
 /** A group's Deployment: stable (`replicas` = count) or canary (`replicas` given, name `<name>-canary`). */
 export function groupDeployment(
   job: JobSpec,
@@ -457,61 +388,6 @@ export function translateJob(job: JobSpec, options: TranslateJobOptions): Kubern
     }
   }
   return { deployments, services, secrets, cronJobs, jobTemplates };
-}
-
-/** What one run adds to a Job template. */
-export interface RunArguments {
-  readonly executionId: string;
-  /** Extra environment of this run (payload as `SVC_DISPATCH_PAYLOAD`, request env). */
-  readonly env: Readonly<Record<string, string>>;
-  readonly timeoutMs?: number;
-  readonly role: 'dispatch' | 'periodic';
-}
-
-/** Name of the Job of one run: the template's name (at most 54 characters) and a hash of the execution id. */
-export function runJobName(templateName: string, executionId: string): string {
-  return `${dnsLabel(templateName, 54)}-${shortHash(executionId)}`;
-}
-
-/** A Job of one run (a dispatch, or a forced periodic child) from a Job template. */
-export function runJob(
-  template: { readonly metadata?: V1ObjectMeta; readonly spec?: V1JobSpec },
-  templateName: string,
-  namespace: string,
-  run: RunArguments,
-): V1Job {
-  const spec = structuredClone(template.spec!);
-  const podSpec = spec.template.spec!;
-  const main = podSpec.containers[0]!;
-  const names = new Set(Object.keys(run.env));
-  main.env = [
-    ...(main.env ?? []).filter((e) => !names.has(e.name)),
-    ...Object.keys(run.env)
-      .sort()
-      .map((name) => ({ name, value: run.env[name]! })),
-  ];
-  const execution = { [SvcLabel.execution]: shortHash(run.executionId) };
-  spec.template.metadata = {
-    ...spec.template.metadata,
-    labels: { ...spec.template.metadata?.labels, ...execution, [SvcLabel.role]: run.role },
-    annotations: { ...spec.template.metadata?.annotations, [SvcAnnotation.executionId]: run.executionId },
-  };
-  if (run.timeoutMs !== undefined) spec.activeDeadlineSeconds = seconds(run.timeoutMs);
-  return {
-    apiVersion: 'batch/v1',
-    kind: 'Job',
-    metadata: {
-      name: runJobName(templateName, run.executionId),
-      namespace,
-      labels: { ...template.metadata?.labels, ...execution, [SvcLabel.role]: run.role },
-      annotations: {
-        ...template.metadata?.annotations,
-        [SvcAnnotation.executionId]: run.executionId,
-        ...(run.role === 'periodic' ? { 'cronjob.kubernetes.io/instantiate': 'manual' } : {}),
-      },
-    },
-    spec,
-  };
 }
 
 /** Bytes of the memory limit of a task, as reported in `MemoryUsage.limitBytes`. */

@@ -3,7 +3,8 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { ConfigError } from '../../../domain/errors.js';
 import { loadConfig } from '../../../platform/config.js';
-import { BRIDGE_VARIABLES, loadRestrictedMode } from '../../../platform/fleet/restricted-config.js';
+import { BRIDGE_VARIABLES } from '../../../platform/fleet/bridge-config.js';
+import { loadRestrictedMode } from '../../../platform/fleet/restricted-config.js';
 import { SAMPLE, startRestrictedFixture, type RestrictedFixture } from '../../helpers/fleet/restricted-fixture.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 

@@ -1,0 +1,63 @@
+/**
+ * The view of active (unresolved) incident groups, kept up to date incrementally: groups touched by
+ * a commit are re-read, and everything is re-read when a snooze ends (a snooze ending changes the
+ * view without a write).
+ */
+import type { Db } from '../../store/database.js';
+import {
+  activeGroupOf,
+  activeGroups,
+  nextSnoozeEndMs,
+  type ActiveGroup,
+  type GroupScope,
+} from '../../store/control/events.js';
+
+/** Identity of an incident group. */
+function groupId(scope: GroupScope): string {
+  return JSON.stringify([scope.source, scope.app, scope.environment, scope.correlationKey]);
+}
+
+/** The active incident groups of one event database. */
+export class ActiveGroupsView {
+  private view: { groups: Map<string, ActiveGroup>; list: ActiveGroup[]; validUntilMs: number } | undefined;
+  private readonly dirtyGroups = new Map<string, GroupScope>();
+
+  constructor(private readonly db: Db) {}
+
+  /** Marks the group of `scope` to be re-read at the next {@link list}. */
+  touch(scope: GroupScope): void {
+    this.dirtyGroups.set(groupId(scope), scope);
+  }
+
+  /**
+   * Unresolved incident groups, most recently seen first. Served from the incrementally maintained
+   * view: after a commit only the touched groups are re-read; after a snooze end, all of them.
+   */
+  list(nowMs: number): ActiveGroup[] {
+    let view = this.view;
+    if (!view || nowMs >= view.validUntilMs) {
+      this.dirtyGroups.clear();
+      const groups = new Map(activeGroups(this.db, nowMs).map((g) => [groupId(g), g]));
+      view = {
+        groups,
+        list: [...groups.values()],
+        validUntilMs: nextSnoozeEndMs(this.db, nowMs) ?? Number.POSITIVE_INFINITY,
+      };
+      this.view = view;
+      return view.list;
+    }
+    if (this.dirtyGroups.size > 0) {
+      for (const [id, scope] of this.dirtyGroups) {
+        const group = activeGroupOf(this.db, scope, nowMs);
+        if (group) view.groups.set(id, group);
+        else view.groups.delete(id);
+      }
+      this.dirtyGroups.clear();
+      view.list = [...view.groups.values()].sort((a, b) =>
+        a.lastSeen < b.lastSeen ? 1 : a.lastSeen > b.lastSeen ? -1 : 0,
+      );
+      view.validUntilMs = nextSnoozeEndMs(this.db, nowMs) ?? Number.POSITIVE_INFINITY;
+    }
+    return view.list;
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * The settings of the scheduler driver apps run on (docs/kubernetes.md), part of {@link VARIABLES} in
+ * config.ts.
+ */
+import path from 'node:path';
+import { ConfigError } from '../domain/errors.js';
+import { oneOf, optional, type VariableSpec } from './config-parsers.js';
+
+/** Scheduler settings of {@link SvcConfig}. */
+export interface SchedulerConfig {
+  /** Scheduler driver apps run on: `local` (host processes) or `kubernetes` (docs/kubernetes.md). @default local */
+  readonly schedulerDriver: 'local' | 'kubernetes';
+  /** Kubeconfig file of the kubernetes driver; unset: `$KUBECONFIG`, `~/.kube/config`, else in-cluster. */
+  readonly kubeconfig: string | undefined;
+  /** Namespace the kubernetes driver writes to. @default svc-apps */
+  readonly kubernetesNamespace: string;
+}
+
+export const SCHEDULER_VARIABLES = {
+  schedulerDriver: {
+    name: 'SVC_SCHEDULER_DRIVER',
+    description: 'Scheduler driver: local (host processes) or kubernetes',
+    defaultText: 'local',
+    parse: oneOf('SVC_SCHEDULER_DRIVER', ['local', 'kubernetes'] as const, 'local'),
+  },
+  kubeconfig: {
+    name: 'SVC_KUBECONFIG',
+    description: 'Kubeconfig file of the kubernetes driver (a region uses the context of its name when there is one)',
+    defaultText: '(KUBECONFIG, ~/.kube/config, else in-cluster)',
+    parse: (raw) => {
+      const value = optional(raw);
+      return value === undefined ? undefined : path.resolve(value);
+    },
+  },
+  kubernetesNamespace: {
+    name: 'SVC_KUBERNETES_NAMESPACE',
+    description: 'Namespace the kubernetes driver writes to',
+    defaultText: 'svc-apps',
+    parse: (raw) => {
+      const value = optional(raw) ?? 'svc-apps';
+      if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(value))
+        throw new ConfigError(
+          'SVC_KUBERNETES_NAMESPACE',
+          `"${value}" is not a namespace name (lower-case letters, digits and "-", at most 63)`,
+        );
+      return value;
+    },
+  },
+} satisfies { [K in keyof SchedulerConfig]: VariableSpec<SchedulerConfig[K]> };
