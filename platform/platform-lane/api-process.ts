@@ -165,10 +165,9 @@ export class ApiRestarter {
       await runCommand(this.options.restartCommand, this.options.env);
       return;
     }
-    if (stopped.prepared !== undefined && startPrepared(stopped.prepared)) {
-      stopped.prepared.disconnect();
-      return;
-    }
+    // The prepared API closes the channel itself once it has the word (closing it here could drop
+    // the word still being written; a prepared API whose channel closes before the word exits).
+    if (stopped.prepared !== undefined && startPrepared(stopped.prepared)) return;
     this.start(stopped.record!);
   }
 

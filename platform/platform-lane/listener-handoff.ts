@@ -36,7 +36,15 @@ const MESSAGE = 'svc:listener';
 const READY = 'svc:listeners-ready';
 const PREPARED = 'svc:prepared';
 const START = 'svc:start';
+/** How long a child waits for the listeners once it asked (its parent answers at once, or is gone). */
 const RECEIVE_TIMEOUT_MS = 10_000;
+/**
+ * How long a parent about to exit (an agent handing over) waits for its child to ask for the
+ * listeners and take them. The child asks only once it has loaded the code that does (a cold start
+ * of `svc agent`: seconds, and more than 10 s on a loaded 2-core host); the bound only keeps a child
+ * that never asks (a release without the hand-off) from holding its parent forever.
+ */
+const TAKE_TIMEOUT_MS = 120_000;
 
 /** The listeners this process holds: served (an API) or only kept (the host agent). */
 const held = new Map<ListenerName, ListenerHandle>();
@@ -94,7 +102,7 @@ export function sendListeners(child: ChildProcess): void {
   const settled = new Promise<void>((resolve) => {
     // Ref'd: a parent with nothing else to do (an agent that handed over) lives until the child
     // has asked for the sockets and taken them; its channel alone (unref'd) would not keep it.
-    const timer = setTimeout(resolve, RECEIVE_TIMEOUT_MS);
+    const timer = setTimeout(resolve, TAKE_TIMEOUT_MS);
     const done = (): void => {
       clearTimeout(timer);
       resolve();
@@ -119,7 +127,7 @@ export function sendListeners(child: ChildProcess): void {
   child.channel?.unref();
 }
 
-/** Resolves once every child sent listeners has taken them (or is gone, or 10 s passed). */
+/** Resolves once every child sent listeners has taken them (or is gone, or {@link TAKE_TIMEOUT_MS} passed). */
 export async function handOffsSettled(): Promise<void> {
   await Promise.all([...pending]);
 }
@@ -136,6 +144,8 @@ export async function receiveListeners(env: NodeJS.ProcessEnv = process.env): Pr
   // Not passed on to this process's own children (apps, candidates): they get no listener.
   delete env[LISTENERS_ENV];
   const keepChannel = env[PREPARED_START_ENV] === '1';
+  // A prepared API whose agent is gone already, or goes while this process loads, exits at once.
+  if (keepChannel) exitWhenOrphaned();
   if (expected.length === 0 || !process.send || !process.connected) {
     if (process.connected && !keepChannel) process.disconnect();
     return [];
@@ -166,31 +176,46 @@ export async function receiveListeners(env: NodeJS.ProcessEnv = process.env): Pr
   return received;
 }
 
+/** The listener that ends a prepared API whose parent went away; set while it waits to be told start. */
+let orphanWatch: (() => void) | undefined;
+
+/**
+ * Makes a prepared API exit as soon as its parent (the host agent) is gone before saying start: at
+ * once when the channel is closed already, otherwise on its `disconnect`, whatever this process is
+ * doing meanwhile (loading its code). Such a process holds the listening sockets it was handed; if
+ * it lived on, it would start by itself once loaded (the channel closed, nobody to wait for), race
+ * the agent that takes over for the ports and the databases, and keep the ports bound meanwhile.
+ */
+function exitWhenOrphaned(): void {
+  if (orphanWatch !== undefined) return;
+  orphanWatch = () => {
+    console.error('the host agent that prepared this API went away before saying start: exiting');
+    process.exit(0);
+  };
+  if (!process.send || !process.connected) orphanWatch();
+  process.once('disconnect', orphanWatch);
+}
+
 /**
  * For an API started prepared ({@link PREPARED_START_ENV}): says it has loaded its code and waits
  * until its parent says start, then closes the channel. Resolves at once otherwise. A parent that
- * goes away first (an agent killed mid-restart) never said start: this process exits, and the
- * agent that takes over starts the API itself; starting here would race it for the ports.
+ * goes away first (an agent killed mid-restart), even before this is called, never said start:
+ * this process exits, and the agent that takes over starts the API itself; starting here would
+ * race it for the ports and the databases (the backup of ADR 0089 may be under way).
  */
 export async function preparedStart(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const prepared = env[PREPARED_START_ENV] === '1';
   delete env[PREPARED_START_ENV];
-  if (!prepared || !process.send || !process.connected) return;
+  if (!prepared) return;
+  exitWhenOrphaned();
   await new Promise<void>((resolve) => {
     const onMessage = (message: unknown): void => {
-      if ((message as { type?: string } | null)?.type === START) done();
-    };
-    const orphaned = (): void => {
-      console.error('the host agent that prepared this API went away before saying start: exiting');
-      process.exit(0);
-    };
-    function done(): void {
+      if ((message as { type?: string } | null)?.type !== START) return;
       process.off('message', onMessage);
-      process.off('disconnect', orphaned);
+      if (orphanWatch !== undefined) process.off('disconnect', orphanWatch);
       resolve();
-    }
+    };
     process.on('message', onMessage);
-    process.once('disconnect', orphaned);
     process.send!({ type: PREPARED });
   });
   if (process.connected) process.disconnect();
