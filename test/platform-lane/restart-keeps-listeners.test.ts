@@ -45,6 +45,8 @@ test('A platform upgrade restarts the API through the host agent while the gatew
   await waitUntil(() => load.samples.filter((s) => s.ok).length >= 50, 20_000, 'load to flow');
   const next = treeVariant(t, tree, '0.1.2-handoff');
   const id = await queueLane(platform, 'upgrade', { source: next });
+  // The agent that runs the upgrade (the first API launched it and gave it the listeners).
+  const upgrader = await waitUntil(() => runningAgent(platform.platformDir), 30_000, 'the host agent');
   const view = await waitForLane(platform, id);
   // Traffic after the restart is served by the new API, through the same socket.
   const served = load.samples.length;
@@ -62,7 +64,15 @@ test('A platform upgrade restarts the API through the host agent while the gatew
     `${samples.length} requests, none failed; p99 ${latencyPercentile(samples, 99).toFixed(0)} ms, max ${latencyPercentile(samples, 100).toFixed(0)} ms`,
   );
   // The agent of the old release hands over to one of the new release, and the listeners with it.
-  const successor = await waitUntil(() => runningAgent(platform.platformDir), 30_000, 'the successor agent');
+  // Not the upgrader: it hands over only once it sees the lane idle, which may come after the load stopped.
+  const successor = await waitUntil(
+    () => {
+      const pid = runningAgent(platform.platformDir);
+      return pid !== upgrader ? pid : undefined;
+    },
+    60_000,
+    'the successor agent',
+  );
   const holding = await waitUntil(
     () => {
       const lines = tail(path.join(platform.platformDir, 'agent.log'), 200_000)
