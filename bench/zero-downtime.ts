@@ -11,10 +11,12 @@
  * the queue-to-success time of the deploys (p50, max); and the gap of a hostPort copy of the app,
  * which cannot overlap (failed requests straight to its host port during one deploy).
  *
- * The platform restart through the host agent is not measured: the hand-over of the listeners is
- * not built (see ADR 0160).
+ * Then one platform API restart through the host agent: a platform of real processes (`svc serve`
+ * of a built tree of this checkout, the agent it launches) serves hello-web through its gateway
+ * under the same load while `platform.upgrade` to a copy of that tree restarts the API (ADR 0159).
+ * `--restart 0` leaves it out (it builds the tree first: about a minute).
  *
- * Run: node --import tsx bench/zero-downtime.ts [--deploys N] [--specs N] [--rollbacks N] [--steady S]
+ * Run: node --import tsx bench/zero-downtime.ts [--deploys N] [--specs N] [--rollbacks N] [--steady S] [--restart 0|1]
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -29,11 +31,21 @@ import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
 import { removeAppUsersCreatedHere } from './lib/app-users.js';
 import { failures, latencyPercentile, startLoad, within, type LoadSample } from '../test/helpers/http-load.js';
 import { arg, percentile } from './lib/bench-args.js';
+import {
+  builtTree,
+  deployAndWait,
+  queueLane,
+  startLanePlatform,
+  treeVariant,
+  waitForLane,
+  waitUntil,
+} from '../test/platform-lane/lane-harness.js';
 
 const deploys = arg('deploys', 10);
 const specChanges = arg('specs', 10);
 const rollbacks = arg('rollbacks', 2);
 const steadySeconds = arg('steady', 3);
+const platformRestarts = arg('restart', 1);
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-zd-'));
@@ -121,6 +133,53 @@ async function liveIds(app: string): Promise<string[]> {
   return (await scheduler.listAllocations({ app })).filter((a) => a.desiredStatus === 'run').map((a) => a.id);
 }
 
+/**
+ * One platform API restart through the host agent under load, on a platform of real processes;
+ * returns the samples of the restart's window and of a steady window before it.
+ */
+async function platformRestart(): Promise<{ during: LoadSample[]; steady: LoadSample[]; stepMs: number }> {
+  const teardowns: (() => Promise<void> | void)[] = [];
+  const t = { teardown: (fn: () => Promise<void> | void) => void teardowns.push(fn) };
+  try {
+    const tree = await builtTree();
+    const lane = await startLanePlatform(t, tree);
+    fs.cpSync(sample, path.join(lane.appsDir, 'hello-web'), { recursive: true });
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.test', 'add', '-A'], {
+      cwd: lane.appsDir,
+    });
+    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.test', 'commit', '-qm', 'hello'], {
+      cwd: lane.appsDir,
+    });
+    await waitUntil(
+      async () => (await deployAndWait(lane, 'hello-web').catch(() => undefined))?.status === 'succeeded',
+      60_000,
+      'hello-web to deploy on the platform of processes',
+      500,
+    );
+    const load = startLoad({ url: lane.url, host: 'hello.example.test' });
+    const steadyFrom = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, steadySeconds * 1000));
+    const steadyTo = performance.now();
+    const next = treeVariant(t as never, tree, '0.1.9-bench-restart');
+    const id = await queueLane(lane, 'upgrade', { source: next });
+    const view = await waitForLane(lane, id);
+    if (view.operation.status !== 'succeeded') throw new Error(`platform upgrade ${view.operation.status}`);
+    // The step's times, in the REST answer's spelling (snake_case) or the record's.
+    const restart = (view.steps as Record<string, string | undefined>[]).find((s) => s.step === 'restart');
+    const startedAt = restart?.started_at ?? restart?.startedAt;
+    const endedAt = restart?.ended_at ?? restart?.endedAt;
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const samples = await load.stop();
+    return {
+      during: within(samples, steadyTo, performance.now()),
+      steady: within(samples, steadyFrom, steadyTo),
+      stepMs: startedAt && endedAt ? Date.parse(endedAt) - Date.parse(startedAt) : NaN,
+    };
+  } finally {
+    for (const fn of teardowns.reverse()) await fn();
+  }
+}
+
 const windows: { kind: string; fromMs: number; toMs: number }[] = [];
 async function change(kind: string, fn: () => Promise<void>): Promise<void> {
   const fromMs = performance.now();
@@ -193,6 +252,9 @@ try {
   const gapMs =
     hpFailed.length === 0 ? 0 : Math.max(...hpFailed.map((s) => s.endMs)) - Math.min(...hpFailed.map((s) => s.startMs));
 
+  // The in-process plane is done with: the platform of processes runs alone.
+  const restart = platformRestarts > 0 ? await platformRestart() : undefined;
+
   const [load1] = os.loadavg();
   console.log(`load average at the end: ${load1!.toFixed(2)} (${os.cpus().length} cores)`);
   console.log('kind              changes  requests  failed  by outcome');
@@ -207,11 +269,21 @@ try {
       `${kind.padEnd(17)} ${String(mine.length).padStart(7)}  ${String(picked.length).padStart(8)}  ${String(count).padStart(6)}  ${JSON.stringify(failed)}`,
     );
   }
-  console.log(`platform restart        -         -       -  not measured: listener hand-over not built`);
+  if (restart) {
+    const failed = failures(restart.during);
+    const count = Object.values(failed).reduce((a, b) => a + b, 0);
+    console.log(
+      `${'platform restart'.padEnd(17)} ${String(1).padStart(7)}  ${String(restart.during.length).padStart(8)}  ${String(count).padStart(6)}  ${JSON.stringify(failed)}`,
+    );
+  }
   const steady = within(samples, steadyFrom, steadyTo);
   console.log(
     `p99 latency: steady ${latencyPercentile(steady, 99).toFixed(1)} ms (${steady.length} requests), during changes ${latencyPercentile([...inChange], 99).toFixed(1)} ms (${inChange.size} requests); all failed: ${JSON.stringify(failures(samples))}`,
   );
+  if (restart)
+    console.log(
+      `platform restart (processes): p99 steady ${latencyPercentile(restart.steady, 99).toFixed(1)} ms, during the upgrade ${latencyPercentile(restart.during, 99).toFixed(1)} ms, max ${latencyPercentile(restart.during, 100).toFixed(0)} ms (requests held in the backlog while no API runs); restart step ${restart.stepMs.toFixed(0)} ms`,
+    );
   console.log(
     `hello-web deploy queue-to-success: p50 ${percentile(deployTimes, 50).toFixed(0)} ms, max ${Math.max(...deployTimes).toFixed(0)} ms (${deployTimes.length} deploys; goal p50 < 1500 ms)`,
   );

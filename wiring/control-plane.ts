@@ -215,8 +215,18 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
   PLATFORM_BACKUP_CAPABILITY,
 ];
 
+/** Options of {@link startControlPlane}. */
+export interface ControlPlaneOptions {
+  /** A listening socket to serve instead of binding `config.port` (handed over by the host agent, ADR 0159). */
+  readonly listener?: object;
+}
+
 /** Starts the control plane on `config.port` (0 picks a free port). */
-export async function startControlPlane(config: SvcConfig, logger: Logger): Promise<ControlPlane> {
+export async function startControlPlane(
+  config: SvcConfig,
+  logger: Logger,
+  options: ControlPlaneOptions = {},
+): Promise<ControlPlane> {
   const log = logger.child({ service: 'control' });
   // Where other users (apps, PostgreSQL) reach their folders: the data folder, or a hosted folder of
   // its own when they cannot enter it (a checkout under /root; ADR 0157).
@@ -585,6 +595,7 @@ export async function startControlPlane(config: SvcConfig, logger: Logger): Prom
     // The wake gateway sees requests first: a Host of a public endpoint never reaches the API.
     server = await listen(app, config.port, config.host, {
       intercept: (req, res) => gatewayProxy.handleRequest(req, res),
+      ...(options.listener === undefined ? {} : { handle: options.listener }),
     });
   } catch (error) {
     // Everything started so far stops the same way a running plane does, so no timer or watcher

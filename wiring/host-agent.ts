@@ -31,6 +31,8 @@ import {
   launchAgent,
   readApiProcess,
   reapCandidates,
+  releaseListeners,
+  handOffsSettled,
   runVerifyHook,
 } from '../platform/platform-lane/index.js';
 import { isFetchSelector, type ReleaseSource } from '../domain/platform/index.js';
@@ -164,6 +166,10 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     logger: log,
     apiAlive: () => apiAlive(readApiProcess(config.platformDir)),
     dataPresent: () => fs.existsSync(store.file),
+    noApi: () => {
+      const released = releaseListeners();
+      if (released.length > 0) log.info({ listeners: released }, 'no API runs: listening sockets released');
+    },
     handOver: () => successorReason(folders, ownRelease),
     ...(tuning.idleExitMs === undefined ? {} : { idleExitMs: tuning.idleExitMs }),
   });
@@ -179,7 +185,11 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
         await events.flushed();
         store.db.close();
         releaseLock();
-        if (agent.handingOver) handOver(config, log, folders);
+        if (agent.handingOver) {
+          handOver(config, log, folders);
+          // The successor takes the listening sockets from this process: it stays until it has.
+          await handOffsSettled();
+        }
       })();
       return closing;
     },

@@ -69,6 +69,13 @@ export interface KnowledgeStoreExtras {
   readonly reranker?: Reranker;
   /** Wall clock in epoch milliseconds (tests inject one). @default Date.now */
   readonly now?: () => number;
+  /** Listening sockets to serve instead of binding the two ports (handed over by the host agent, ADR 0159). */
+  readonly listener?: object;
+  readonly adminListener?: object;
+}
+
+function handleOf(handle: object | undefined): { handle?: object } {
+  return handle === undefined ? {} : { handle };
 }
 
 /** Starts the knowledge store on `config.knowledgePort` and `config.knowledgeAdminPort`. */
@@ -226,10 +233,10 @@ export async function startKnowledgeStore(
     ],
     webRoot: builtWebPage('knowledge-admin'),
   });
-  const rest = await listen(app, config.knowledgePort, config.host);
+  const rest = await listen(app, config.knowledgePort, config.host, handleOf(extras.listener));
   let adminServer: RunningServer;
   try {
-    adminServer = await listen(admin, config.knowledgeAdminPort, config.host);
+    adminServer = await listen(admin, config.knowledgeAdminPort, config.host, handleOf(extras.adminListener));
   } catch (error) {
     await rest.close();
     store.db.close();

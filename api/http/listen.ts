@@ -1,14 +1,18 @@
 /**
- * Starts a Koa app on a real socket and stops it gracefully: stop accepting, let in-flight requests
- * finish (bounded), then close idle keep-alive connections. Upgrade requests go to the handlers
+ * Starts a Koa app on a real socket (or one handed over by the host agent) and stops it gracefully:
+ * stop accepting, answer in-flight requests and those already on their way with `Connection:
+ * close` (bounded), then close idle keep-alive connections. Upgrade requests go to the handlers
  * registered with {@link RunningServer.onUpgrade}; one that no handler takes gets an HTTP error
  * answer, and every upgraded socket is closed when the server closes (ADR 0017).
  */
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import { refuseUpgrade, type UpgradeHandler } from './upgrade.js';
+
+/** How long a closing server waits for requests on their way over open connections. */
+const IDLE_GRACE_MS = 300;
 
 /** A listening HTTP server. */
 export interface RunningServer {
@@ -38,6 +42,11 @@ export interface ListenOptions {
    * host-based routing); the Koa app gets every other request.
    */
   readonly intercept?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
+  /**
+   * An already listening socket to serve instead of binding `host:port` (one the host agent handed
+   * over across an API restart, ADR 0159); `server.listen(handle)` takes it as it is.
+   */
+  readonly handle?: object;
 }
 
 /** Listens on `host:port` (port 0 picks a free one). */
@@ -49,17 +58,19 @@ export async function listen(
 ): Promise<RunningServer> {
   const callback = app.callback();
   const intercept = options.intercept;
-  const server = http.createServer(
-    intercept === undefined
-      ? callback
-      : (req, res) => {
-          if (!intercept(req, res)) void callback(req, res);
-        },
-  );
+  let closingNow = false;
+  const inFlight = new Set<http.ServerResponse>();
+  const server = http.createServer((req, res) => {
+    // While draining, every answer not yet started says `Connection: close`: a keep-alive client
+    // opens its next request on a new connection (the next process's), not on one about to close.
+    if (closingNow) res.shouldKeepAlive = false;
+    inFlight.add(res);
+    res.once('close', () => inFlight.delete(res));
+    if (intercept === undefined || !intercept(req, res)) void callback(req, res);
+  });
   server.keepAliveTimeout = 5_000;
   const upgradeHandlers: UpgradeHandler[] = [];
   const upgraded = new Set<Duplex>();
-  let closingNow = false;
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     upgraded.add(socket);
     socket.once('close', () => upgraded.delete(socket));
@@ -78,10 +89,12 @@ export async function listen(
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    const listening = () => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    if (options.handle !== undefined) server.listen(options.handle, listening);
+    else server.listen(port, host, listening);
   });
   const address = server.address() as AddressInfo;
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
@@ -103,6 +116,7 @@ export async function listen(
     close(graceMs = 10_000) {
       closing ??= new Promise<void>((resolve) => {
         closingNow = true;
+        for (const res of inFlight) if (!res.headersSent) res.shouldKeepAlive = false;
         // Upgraded sockets are outside the HTTP server's tracking and would keep close() waiting
         // forever: a WebSocket has no response to finish, so it is closed now.
         for (const socket of upgraded) socket.destroy();
@@ -112,15 +126,26 @@ export async function listen(
           for (const socket of upgraded) socket.destroy();
         }, graceMs);
         timer.unref();
-        // Keep-alive connections become idle as their last response ends: sweep them as they do.
-        const sweep = setInterval(() => server.closeIdleConnections(), 50);
-        sweep.unref();
-        server.close(() => {
+        // A connection accepted just before the close, or a keep-alive one between two requests,
+        // has a request on its way: it gets IDLE_GRACE_MS to arrive and be answered (with
+        // `Connection: close`) before idle connections are closed, as their last answer ends.
+        // `http.Server#close` would close idle connections at once (and reset those clients), so
+        // the listener is closed as a plain `net.Server`.
+        let sweep: NodeJS.Timeout | undefined;
+        const grace = setTimeout(() => {
+          // The HTTP close now: it closes idle connections and stops its timeout checks (the
+          // listener is closed already; the callback takes that error).
+          server.close(() => undefined);
+          sweep = setInterval(() => server.closeIdleConnections(), 50);
+          sweep.unref();
+        }, IDLE_GRACE_MS);
+        grace.unref();
+        net.Server.prototype.close.call(server, () => {
           clearTimeout(timer);
+          clearTimeout(grace);
           clearInterval(sweep);
           resolve();
         });
-        server.closeIdleConnections();
       });
       return closing;
     },

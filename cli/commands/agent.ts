@@ -26,6 +26,18 @@ export function registerAgent(program: Command): void {
         throw error;
       }
       const logger = createLogger({ level: config.logLevel, base: { pid: process.pid } });
+      // The API (or the agent) that launched this one hands over its listening sockets (ADR 0159):
+      // held, never accepted on here, and passed to each API this agent starts.
+      const { receiveListeners } = await import('../../platform/platform-lane/index.js');
+      const { releaseListeners } = await import('../../platform/platform-lane/index.js');
+      const handed = await receiveListeners(process.env);
+      if (config.agentRestartMode === 'stop' || config.agentRestartCommand !== undefined) {
+        // A supervisor or a restart command starts the next API, which binds the ports itself: sockets
+        // held here would keep it from binding them (ADR 0159: such hosts keep the restart gap).
+        const released = releaseListeners();
+        if (released.length > 0)
+          logger.info({ listeners: released }, 'the next API binds its own ports: sockets released');
+      } else if (handed.length > 0) logger.info({ listeners: handed }, 'holding the API listeners across restarts');
       const { startHostAgent } = await import('../../wiring/host-agent.js');
       let running;
       try {

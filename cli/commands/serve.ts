@@ -9,7 +9,13 @@ import { loadRestrictedMode } from '../../platform/fleet/restricted-config.js';
 import { createLogger } from '../../platform/logger.js';
 import { ConfigError } from '../../domain/errors.js';
 import { packageRoot, releaseFolder } from '../../platform/build-info.js';
-import { recordApiProcess } from '../../platform/platform-lane/index.js';
+import {
+  heldListener,
+  holdListener,
+  preparedStart,
+  receiveListeners,
+  recordApiProcess,
+} from '../../platform/platform-lane/index.js';
 
 interface ServeOptions {
   only?: string;
@@ -70,10 +76,13 @@ export function registerServe(program: Command): void {
           ExitCode.usage,
         );
       const logger = createLogger({ level: config.logLevel, base: { pid: process.pid } });
+      // Started by the host agent: the listening sockets come from it (ADR 0159), already accepting.
+      const handed = await receiveListeners(process.env);
       logger.info(
         {
           config: redactConfig(config),
           restricted: restricted !== undefined,
+          handedListeners: handed,
           bridge: restricted?.bridge !== undefined,
         },
         'starting svc',
@@ -83,6 +92,9 @@ export function registerServe(program: Command): void {
         import('../../wiring/control-plane.js'),
         import('../../wiring/knowledge-store.js'),
       ]);
+      // Started prepared by the host agent: the old API serves until this one has loaded its code
+      // (most of a start), and stops only then (ADR 0159).
+      await preparedStart(process.env);
       // `restart`: the host agent restarts this API (SIGUSR2, ADR 0086): infrastructure apps use stays up.
       const closers: ((restart: boolean) => Promise<void>)[] = [];
       try {
@@ -92,8 +104,11 @@ export function registerServe(program: Command): void {
           const plane = await startRestrictedPlane(config, restricted, logger);
           closers.push(() => plane.close());
         } else if (opts.only !== 'knowledge') {
-          const plane = await startControlPlane(config, logger);
+          const listener = heldListener('control');
+          const plane = await startControlPlane(config, logger, listener === undefined ? {} : { listener });
           closers.push((restart) => plane.close({ restart }));
+          // Held, so the host agent this API launches receives it (and hands it to the next API).
+          holdListener('control', plane.server.server);
           // The host agent restarts this process from the current release with the same arguments (ADR 0086).
           recordApiProcess(config.platformDir, {
             argv: serveArguments(opts),
@@ -104,8 +119,15 @@ export function registerServe(program: Command): void {
           // The record stays after a stop (liveness is checked by pid and start time): a rollback restarts from it.
         }
         if (restricted === undefined && opts.only !== 'control') {
-          const knowledge = await startKnowledgeStore(config, logger);
+          const listener = heldListener('knowledge');
+          const adminListener = heldListener('knowledge-admin');
+          const knowledge = await startKnowledgeStore(config, logger, {
+            ...(listener === undefined ? {} : { listener }),
+            ...(adminListener === undefined ? {} : { adminListener }),
+          });
           closers.push(() => knowledge.close());
+          holdListener('knowledge', knowledge.servers[0]!.server);
+          holdListener('knowledge-admin', knowledge.servers[1]!.server);
         }
       } catch (error) {
         logger.fatal({ err: error }, 'start failed');

@@ -121,6 +121,15 @@ export class OperationWorker {
 
   /** Recovers running operations whose lease expired (a hung or lost worker) and purges expired idempotency keys. */
   sweep(): RecoveredOperation[] {
+    // This worker's own operations are alive (they run here): their leases are renewed first. After
+    // the event loop stalled longer than the lease (a synchronous copy on a loaded host), the sweeper
+    // may fire before the heartbeat and would otherwise abort and requeue its own operation, each
+    // stall costing an attempt (a platform upgrade's stage step: attempts ran out under load).
+    try {
+      renewLeases(this.#options.db, this.owner, this.#leaseMs);
+    } catch (error) {
+      this.#log.error({ err: error }, 'lease renewal before the sweep failed');
+    }
     const recovered = recoverOperations(this.#options.db, {
       owner: this.owner,
       mode: 'expired',

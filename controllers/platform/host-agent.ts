@@ -24,6 +24,11 @@ export interface HostAgentOptions {
    * or undefined; asked while it runs no lane operation (ADR 0088).
    */
   readonly handOver?: () => string | undefined;
+  /**
+   * Called while no API runs and no lane work is pending or running: the agent lets go of the
+   * listening sockets it keeps for API restarts (ADR 0159), so an API started by hand can bind them.
+   */
+  readonly noApi?: () => void;
   /** Leave after this long without an API and without lane work. @default 10000 */
   readonly idleExitMs?: number;
   /** @default 500 */
@@ -102,6 +107,7 @@ export class HostAgent {
       this.#idleSince = undefined;
       return;
     }
+    this.#options.noApi?.();
     this.#idleSince ??= Date.now();
     if (Date.now() - this.#idleSince >= (this.#options.idleExitMs ?? 10_000))
       this.#resolveStopped?.('no API process and no lane work');

@@ -9,12 +9,19 @@
  * `stop` mode (the installed unit, `Restart=always`, ADR 0087) it only stops the API and its
  * supervisor starts `current` again.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
 import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
 import { releaseCommand } from './release-command.js';
+import {
+  handOffSpawnOptions,
+  PREPARED_START_ENV,
+  sendListeners,
+  startPrepared,
+  whenPrepared,
+} from './listener-handoff.js';
 
 /** What `svc serve` records about itself. */
 export interface ApiProcessRecord {
@@ -67,6 +74,8 @@ export interface StoppedApi {
   readonly record: ApiProcessRecord | undefined;
   /** False with a restart command or in `stop` mode: the API still runs until the second half replaces it. */
   readonly stopped: boolean;
+  /** The next API, started prepared before the old one stopped: the second half tells it to start. */
+  readonly prepared?: ChildProcess;
 }
 
 /** Options of {@link ApiRestarter}. */
@@ -85,6 +94,12 @@ export interface ApiRestarterOptions {
   readonly mode?: 'spawn' | 'stop';
   /** How long a stopping API may take before SIGKILL. @default 30000 */
   readonly stopTimeoutMs?: number;
+  /**
+   * How long the next API, started prepared while the old one serves, may take to load its code;
+   * past it (or when it exits) the old API stops all the same and the next one starts plainly.
+   * @default 30000
+   */
+  readonly prepareTimeoutMs?: number;
 }
 
 /** Restarts only the API process. */
@@ -131,8 +146,12 @@ export class ApiRestarter {
       throw new Error(
         `no API process is recorded in ${path.join(this.options.platformDir, RECORD)} and no serve arguments were given`,
       );
+    // While the old API serves, the next one loads its code (most of a start) beside it, holding
+    // the same listeners; the gap while neither serves is then the old one's stop and the new
+    // one's opening of its stores (ADR 0159).
+    const prepared = apiAlive(before) ? await this.#prepare(before) : undefined;
     if (apiAlive(before)) await this.stop(before);
-    return { replaced: before.pid, record: before, stopped: true };
+    return { replaced: before.pid, record: before, stopped: true, ...(prepared ? { prepared } : {}) };
   }
 
   /** The second half: starts the API from `current` (or runs the restart command, or, in `stop` mode, stops it for its supervisor to start `current`). */
@@ -146,7 +165,24 @@ export class ApiRestarter {
       await runCommand(this.options.restartCommand, this.options.env);
       return;
     }
+    // The prepared API closes the channel itself once it has the word (closing it here could drop
+    // the word still being written; a prepared API whose channel closes before the word exits).
+    if (stopped.prepared !== undefined && startPrepared(stopped.prepared)) return;
     this.start(stopped.record!);
+  }
+
+  /** Starts the next API prepared; undefined when it did not get ready (it is stopped then). */
+  async #prepare(record: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): Promise<ChildProcess | undefined> {
+    const child = this.#spawn(record, true);
+    if (child === undefined) return undefined;
+    if (await whenPrepared(child, this.options.prepareTimeoutMs ?? 30_000)) return child;
+    try {
+      child.kill('SIGKILL');
+    } catch {
+      // Gone already.
+    }
+    this.#started = undefined;
+    return undefined;
   }
 
   /**
@@ -179,19 +215,30 @@ export class ApiRestarter {
    * at spawn time) with `serve` detached, the recorded arguments, on the recorded port.
    */
   start(record: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): number {
+    return this.#spawn(record, false)?.pid ?? 0;
+  }
+
+  #spawn(record: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>, prepared: boolean): ChildProcess | undefined {
     const [program, ...leading] = releaseCommand(this.options.currentLink);
     const log = fs.openSync(path.join(this.options.platformDir, 'api.log'), 'a', 0o600);
     try {
       const port = new URL(record.url).port;
+      const handOff = handOffSpawnOptions();
       const child = spawn(program, [...leading, 'serve', ...record.argv], {
         cwd: record.cwd,
-        env: { ...this.options.env, ...(port === '' ? {} : { SVC_PORT: port }) },
+        env: {
+          ...this.options.env,
+          ...(port === '' ? {} : { SVC_PORT: port }),
+          ...handOff.env,
+          ...(prepared ? { [PREPARED_START_ENV]: '1' } : {}),
+        },
         detached: true,
-        stdio: ['ignore', log, log],
+        stdio: handOff.ipc || prepared ? ['ignore', log, log, 'ipc'] : ['ignore', log, log],
       });
       child.unref();
+      sendListeners(child);
       if (child.pid !== undefined) this.#started = { pid: child.pid, startTime: readProcess(child.pid)?.startTime };
-      return child.pid ?? 0;
+      return child.pid === undefined ? undefined : child;
     } finally {
       fs.closeSync(log);
     }

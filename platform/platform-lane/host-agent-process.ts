@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ConflictError } from '../../domain/errors.js';
 import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
 import { releaseCommand } from './release-command.js';
+import { handOffSpawnOptions, sendListeners } from './listener-handoff.js';
 
 const LOCK = 'agent.lock';
 
@@ -72,13 +73,15 @@ export function launchAgent(options: {
   fs.mkdirSync(options.platformDir, { recursive: true });
   const log = fs.openSync(path.join(options.platformDir, 'agent.log'), 'a', 0o600);
   try {
+    const handOff = handOffSpawnOptions();
     const child = spawn(program, [...leading, 'agent', '--data', options.dataDir], {
       cwd: options.cwd,
-      env: options.env,
+      env: { ...options.env, ...handOff.env },
       detached: true,
-      stdio: ['ignore', log, log],
+      stdio: handOff.ipc ? ['ignore', log, log, 'ipc'] : ['ignore', log, log],
     });
     child.unref();
+    sendListeners(child);
     return child.pid;
   } finally {
     fs.closeSync(log);

@@ -23,3 +23,20 @@ export { FetchedReleaseSource } from './fetched-release-source.js';
 export type { FetchedReleaseOptions } from './fetched-release-source.js';
 export { checkSignature, keyFingerprint, loadReleasePublicKey, signatureBytes } from './release-signature.js';
 export type { ReleasePublicKey } from './release-signature.js';
+export {
+  LISTENER_NAMES,
+  LISTENERS_ENV,
+  PREPARED_START_ENV,
+  handOffSpawnOptions,
+  handOffsSettled,
+  heldListener,
+  heldListenerNames,
+  holdListener,
+  preparedStart,
+  receiveListeners,
+  releaseListeners,
+  sendListeners,
+  startPrepared,
+  whenPrepared,
+} from './listener-handoff.js';
+export type { ListenerHandle, ListenerName } from './listener-handoff.js';

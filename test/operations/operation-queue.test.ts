@@ -204,6 +204,41 @@ test('the worker runs handlers by kind, retries retryable failures, never runs t
   for (let i = 1; i < attempts.length; i += 1) t.true(attempts[i]!.startedAt >= attempts[i - 1]!.endedAt!);
 });
 
+test('a worker whose event loop stalled past the lease keeps its own operation: the sweep renews it first', async (t) => {
+  const db = freshDb(t);
+  const leaseMs = 200;
+  const handlers = new OperationHandlers().register('app.deploy', {
+    run: async ({ operation }) => {
+      if (operation.app !== 'a') return { ok: true };
+      // A synchronous stretch (a large copy on a loaded host) longer than the lease, after which the
+      // sweeper fires before the heartbeat.
+      const until = Date.now() + leaseMs * 3;
+      while (Date.now() < until) {
+        // Busy: no timer of this process runs meanwhile.
+      }
+      t.deepEqual(worker.sweep(), []);
+      return { ok: true };
+    },
+  });
+  // Referenced by the handler, which runs once the worker started.
+  const worker = new OperationWorker({ db, handlers, logger: silentLogger(), leaseMs, pollMs: 5 });
+  worker.start();
+  t.teardown(() => worker.stop());
+  const op = enqueueOperation(db, { kind: 'app.deploy', app: 'a' });
+  worker.wake();
+  t.like(await worker.waitFor(op.id, 10_000), { status: 'succeeded', attempts: 1 });
+  // Another worker's expired lease is still recovered.
+  await worker.stop();
+  const other = enqueueOperation(db, { kind: 'app.deploy', app: 'b' });
+  claimNextOperation(db, { ...claimOpts, kinds: [...claimOpts.kinds], owner: 'gone', leaseMs: 1 });
+  t.is(getOperation(db, other.id)!.status, 'running');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  t.deepEqual(
+    worker.sweep().map((r) => r.operation.id),
+    [other.id],
+  );
+});
+
 test('the drain gate refuses while operations are active in fail mode, waits for running ones in wait mode, and passes in force mode', async (t) => {
   const db = freshDb(t);
   let release!: () => void;

@@ -93,13 +93,17 @@ await main(process.argv);
 `;
 
 /**
- * A bin/svc.js that runs the real program as a candidate, and otherwise migrates control.db one
- * migration past this build (as a newer release with a schema change would) and exits 1: it passes
+ * A bin/svc.js that runs the real program as a candidate, and otherwise (once told to start, as the
+ * real program waits when started prepared) migrates control.db one migration past this build (as a
+ * newer release with a schema change would) and exits 1: it passes
  * preflight, changes the live database's schema, and fails postflight.
  */
 export const MIGRATES_THEN_FAILS = `#!/usr/bin/env node
 if (process.env.SVC_OPERATION_WORKER !== 'false') {
   const dist = (file) => new URL('../dist/' + file, import.meta.url).href;
+  // Started prepared while the old API serves (ADR 0159), a release touches nothing before it is told to start.
+  const { preparedStart } = await import(dist('platform/platform-lane/listener-handoff.js'));
+  await preparedStart(process.env);
   const { openDatabase } = await import(dist('store/database.js'));
   const { migrate } = await import(dist('store/migrate.js'));
   const { CONTROL_MIGRATIONS } = await import(dist('store/control/migrations.js'));
