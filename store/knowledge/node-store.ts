@@ -26,6 +26,8 @@ export class NodeStore {
   /** One transaction wrapper, reused: building one per call costs more than the savepoint itself. */
   readonly #tx: (fn: () => unknown) => unknown;
   readonly #neighbourStmts = new Map<string, Database.Statement<[number, number]>>();
+  /** `IN (?, …)` lookups by their SQL and number of ids: preparing one costs more than running it. */
+  readonly #inStmts = new Map<string, Database.Statement>();
   /** Versions whose text rows wait for the end of `deferText` (undefined: text rows go in at once). */
   #pendingText: Set<number> | undefined;
 
@@ -190,12 +192,21 @@ export class NodeStore {
     const out = new Map<number, VersionRow>();
     for (let i = 0; i < vids.length; i += 500) {
       const chunk = vids.slice(i, i + 500);
-      const rows = this.#db
-        .prepare(`SELECT * FROM kn_versions WHERE vid IN (${chunk.map(() => '?').join(',')})`)
-        .all(...chunk) as VersionRow[];
+      const rows = this.#inList('SELECT * FROM kn_versions WHERE vid IN', chunk.length).all(...chunk) as VersionRow[];
       for (const row of rows) out.set(row.vid, row);
     }
     return vids.flatMap((v) => out.get(v) ?? []);
+  }
+
+  /** The statement `${sql} (?, …)` with `n` placeholders (n ≤ 500), prepared once. */
+  #inList(sql: string, n: number): Database.Statement {
+    const key = `${sql}:${n}`;
+    let stmt = this.#inStmts.get(key);
+    if (!stmt) {
+      stmt = this.#db.prepare(`${sql} (${Array.from({ length: n }, () => '?').join(',')})`);
+      this.#inStmts.set(key, stmt);
+    }
+    return stmt;
   }
 
   /** Every version of a node, oldest first. */
@@ -238,9 +249,10 @@ export class NodeStore {
     const out = new Map<number, string[]>();
     for (let i = 0; i < vids.length; i += 500) {
       const chunk = vids.slice(i, i + 500);
-      const rows = this.#db
-        .prepare(`SELECT vid, source_id FROM kn_support WHERE vid IN (${chunk.map(() => '?').join(',')})`)
-        .all(...chunk) as { vid: number; source_id: string }[];
+      const rows = this.#inList('SELECT vid, source_id FROM kn_support WHERE vid IN', chunk.length).all(...chunk) as {
+        vid: number;
+        source_id: string;
+      }[];
       for (const row of rows) {
         const list = out.get(row.vid) ?? [];
         list.push(row.source_id);
