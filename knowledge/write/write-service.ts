@@ -163,7 +163,12 @@ export class WriteService {
     return undefined;
   }
 
-  #intentOf(ns: Namespace, request: WriteRequest): IntentRow {
+  /**
+   * The intent of a write. Without `recorded` its payload is left empty: the intent is stored only if
+   * the write fails, and then with the payload as applied (`#applyFresh`), so serialising the request
+   * (a 384-dim vector is ~7 KB of JSON) for every write would be wasted (docs/adr/0164).
+   */
+  #intentOf(ns: Namespace, request: WriteRequest, recorded: boolean): IntentRow {
     const core = this.#core;
     return {
       id: core.newId(),
@@ -171,7 +176,7 @@ export class WriteService {
       kind: 'write',
       node_id: core.newId(),
       request_id: request.request_id ?? null,
-      payload: JSON.stringify({ request } satisfies WriteIntentPayload),
+      payload: recorded ? JSON.stringify({ request } satisfies WriteIntentPayload) : '',
       created_at: core.nextTx(),
       attempts: 0,
       last_error: null,
@@ -184,7 +189,7 @@ export class WriteService {
     const early = this.#admit(ns, item.request);
     if (early) return early;
     const payload = { request: item.request, ...(item.vector ? { vector: Array.from(item.vector) } : {}) };
-    return this.#applyFresh(ns, this.#intentOf(ns, item.request), payload, false, after);
+    return this.#applyFresh(ns, this.#intentOf(ns, item.request, false), payload, false, after);
   }
 
   /** Group job recording the intent of a write that awaits the embedder. */
@@ -192,7 +197,7 @@ export class WriteService {
     const ns = this.#core.namespaceForWrite(tenant, nsName, item.request.mode);
     const early = this.#admit(ns, item.request);
     if (early) return early;
-    const intent = this.#intentOf(ns, item.request);
+    const intent = this.#intentOf(ns, item.request, true);
     this.#core.intents.insert(intent);
     return { ns, intent };
   }
