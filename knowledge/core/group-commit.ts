@@ -37,8 +37,12 @@ export class GroupCommit {
   #groups = 0;
   #writes = 0;
 
-  constructor(db: Db) {
+  readonly #around: <T>(fn: () => T) => T;
+
+  /** `around` wraps the body of each group transaction (the node store's deferred text rows). */
+  constructor(db: Db, around: <T>(fn: () => T) => T = (fn) => fn()) {
     this.#wal = new WalDurability(db);
+    this.#around = around;
   }
 
   /** Runs `job` in the next group; resolves with its value once the group is durable. */
@@ -80,20 +84,22 @@ export class GroupCommit {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     const after: (() => void)[] = [];
     try {
-      this.#wal.commitUnsynced(() => {
-        for (const { job } of group) {
-          const ops: (() => void)[] = [];
-          try {
-            // A nested transaction is a savepoint: a throwing write undoes only its own changes.
-            const value = this.#wal.savepoint(() => job((op) => ops.push(op)));
-            outcomes.push({ ok: true, value });
-            after.push(...ops);
-          } catch (error) {
-            if (!this.#wal.inTransaction) throw error; // SQLite rolled the whole transaction back
-            outcomes.push({ ok: false, error });
+      this.#wal.commitUnsynced(() =>
+        this.#around(() => {
+          for (const { job } of group) {
+            const ops: (() => void)[] = [];
+            try {
+              // A nested transaction is a savepoint: a throwing write undoes only its own changes.
+              const value = this.#wal.savepoint(() => job((op) => ops.push(op)));
+              outcomes.push({ ok: true, value });
+              after.push(...ops);
+            } catch (error) {
+              if (!this.#wal.inTransaction) throw error; // SQLite rolled the whole transaction back
+              outcomes.push({ ok: false, error });
+            }
           }
-        }
-      });
+        }),
+      );
     } catch (cause) {
       const error = new UnavailableError('the write transaction did not commit; nothing of it was stored', {
         code: 'commit_failed',

@@ -77,7 +77,7 @@ export class KnowledgeState {
     this.feedback = new FeedbackStore(db);
     this.review = new ReviewStore(db);
     this.handoffs = new HandoffStore(db);
-    this.commits = new GroupCommit(db);
+    this.commits = new GroupCommit(db, (fn) => this.nodes.deferText(fn));
     this.dedupDefault = options.dedupDefault ?? false;
     this.embedder = options.embedder;
     this.reranker = options.reranker;

@@ -163,7 +163,12 @@ export class WriteService {
     return undefined;
   }
 
-  #intentOf(ns: Namespace, request: WriteRequest): IntentRow {
+  /**
+   * The intent of a write. Without `recorded` its payload is left empty: the intent is stored only if
+   * the write fails, and then with the payload as applied (`#applyFresh`), so serialising the request
+   * (a 384-dim vector is ~7 KB of JSON) for every write would be wasted (docs/adr/0164).
+   */
+  #intentOf(ns: Namespace, request: WriteRequest, recorded: boolean): IntentRow {
     const core = this.#core;
     return {
       id: core.newId(),
@@ -171,7 +176,7 @@ export class WriteService {
       kind: 'write',
       node_id: core.newId(),
       request_id: request.request_id ?? null,
-      payload: JSON.stringify({ request } satisfies WriteIntentPayload),
+      payload: recorded ? JSON.stringify({ request } satisfies WriteIntentPayload) : '',
       created_at: core.nextTx(),
       attempts: 0,
       last_error: null,
@@ -184,7 +189,7 @@ export class WriteService {
     const early = this.#admit(ns, item.request);
     if (early) return early;
     const payload = { request: item.request, ...(item.vector ? { vector: Array.from(item.vector) } : {}) };
-    return this.#applyFresh(ns, this.#intentOf(ns, item.request), payload, false, after);
+    return this.#applyFresh(ns, this.#intentOf(ns, item.request, false), payload, false, after);
   }
 
   /** Group job recording the intent of a write that awaits the embedder. */
@@ -192,7 +197,7 @@ export class WriteService {
     const ns = this.#core.namespaceForWrite(tenant, nsName, item.request.mode);
     const early = this.#admit(ns, item.request);
     if (early) return early;
-    const intent = this.#intentOf(ns, item.request);
+    const intent = this.#intentOf(ns, item.request, true);
     this.#core.intents.insert(intent);
     return { ns, intent };
   }
@@ -210,7 +215,7 @@ export class WriteService {
   ): WriteOutcome {
     const core = this.#core;
     try {
-      const outcome = this.apply(ns, intent, payload, false, after);
+      const outcome = this.apply(ns, intent, payload, false, after, !recorded);
       if (outcome.kind !== 'applied') throw new Error(`unexpected ${outcome.kind} on a fresh write`);
       return { ok: true, result: outcome.result };
     } catch (error) {
@@ -245,7 +250,9 @@ export class WriteService {
   /**
    * Applies a write intent in one transaction that also deletes the intent. With `replay`, later
    * state that the intent would collide with (the same content written after it, a missing edge
-   * target) is reported as a conflict instead of being overwritten or duplicated.
+   * target) is reported as a conflict instead of being overwritten or duplicated. With `unrecorded`
+   * (a fresh write whose intent was never stored, so no one else knows its new node id), the lookups
+   * of that intent and node are skipped: they cannot find anything (docs/adr/0164).
    */
   apply(
     ns: Namespace,
@@ -253,22 +260,24 @@ export class WriteService {
     payload: WriteIntentPayload,
     replay: boolean,
     afterCommit?: (op: () => void) => void,
+    unrecorded = false,
   ): ApplyOutcome {
     const core = this.#core;
     const { request } = payload;
     const nodeId = intent.node_id ?? core.newId();
     const indexOps: (() => void)[] = [];
+    const removeIntent = unrecorded ? () => {} : () => core.intents.remove(intent.id);
     const outcome = core.nodes.transaction((): ApplyOutcome => {
-      if (!core.intents.get(intent.id) && replay) return { kind: 'already_applied', nodeId };
-      if (core.nodes.node(nodeId)) {
-        core.intents.remove(intent.id);
+      if (replay && !core.intents.get(intent.id)) return { kind: 'already_applied', nodeId };
+      if (!unrecorded && core.nodes.node(nodeId)) {
+        removeIntent();
         return { kind: 'already_applied', nodeId };
       }
       const earlier =
         request.request_id === undefined ? undefined : core.nodes.nodeByRequest(ns.id, request.request_id);
       if (earlier !== undefined) {
         // A concurrent or resubmitted write with the same request_id landed first.
-        core.intents.remove(intent.id);
+        removeIntent();
         return replay
           ? { kind: 'already_applied', nodeId: earlier }
           : { kind: 'applied', result: { node_id: earlier, admitted: true, replayed: true } };
@@ -292,7 +301,7 @@ export class WriteService {
         const existing = core.nodes.byFingerprint(ns.id, fingerprint, tx);
         if (existing) {
           this.#corroborate(existing, request.source_id, tx, indexOps);
-          core.intents.remove(intent.id);
+          removeIntent();
           return { kind: 'applied', result: { node_id: existing.node_id, admitted: true, deduplicated: true } };
         }
       }
@@ -308,9 +317,9 @@ export class WriteService {
             ),
           ]
         : [];
-      core.nodes.createNode(nodeId, ns.id, request.request_id ?? null, tx);
       const vector = payload.vector ? Float32Array.from(payload.vector) : undefined;
-      const row = core.nodes.insertVersion(
+      const row = core.nodes.insertFirstVersion(
+        request.request_id ?? null,
         {
           node_id: nodeId,
           ns_id: ns.id,
@@ -347,7 +356,7 @@ export class WriteService {
           tx_to: OPEN_TIME,
         });
       }
-      core.intents.remove(intent.id);
+      removeIntent();
       return {
         kind: 'applied',
         result: { node_id: nodeId, admitted: true, ...(conflicts.length > 0 ? { conflict_ids: conflicts } : {}) },

@@ -26,6 +26,10 @@ export class NodeStore {
   /** One transaction wrapper, reused: building one per call costs more than the savepoint itself. */
   readonly #tx: (fn: () => unknown) => unknown;
   readonly #neighbourStmts = new Map<string, Database.Statement<[number, number]>>();
+  /** `IN (?, …)` lookups by their SQL and number of ids: preparing one costs more than running it. */
+  readonly #inStmts = new Map<string, Database.Statement>();
+  /** Versions whose text rows wait for the end of `deferText` (undefined: text rows go in at once). */
+  #pendingText: Set<number> | undefined;
 
   constructor(db: Db) {
     this.#db = db;
@@ -41,6 +45,9 @@ export class NodeStore {
       nodeByRequest: db.prepare('SELECT id FROM kn_nodes WHERE ns_id = ? AND request_id = ?'),
       nodeInsert: db.prepare(
         'INSERT INTO kn_nodes (id, ns_id, request_id, created_at, last_version) VALUES (?, ?, ?, ?, 0)',
+      ),
+      nodeInsertFirst: db.prepare(
+        'INSERT INTO kn_nodes (id, ns_id, request_id, created_at, last_version) VALUES (?, ?, ?, ?, 1)',
       ),
       nodeBump: db.prepare('UPDATE kn_nodes SET last_version = last_version + 1 WHERE id = ? RETURNING last_version'),
       versionInsert:
@@ -58,18 +65,22 @@ export class NodeStore {
         'SELECT * FROM kn_versions WHERE node_id = @node AND tx_from <= @known AND tx_to > @known AND valid_from <= @valid AND valid_to > @valid ORDER BY version DESC LIMIT 1',
       ),
       byFingerprint: db.prepare(
-        `SELECT * FROM kn_versions WHERE ns_id = ? AND fingerprint = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ? ORDER BY vid LIMIT 1`,
+        `SELECT * FROM kn_versions INDEXED BY kn_versions_fingerprint WHERE ns_id = ? AND fingerprint = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ? ORDER BY vid LIMIT 1`,
       ),
       laterFingerprint: db.prepare(
-        'SELECT node_id FROM kn_versions WHERE ns_id = ? AND fingerprint = ? AND tx_from >= ? ORDER BY vid LIMIT 1',
+        'SELECT node_id FROM kn_versions INDEXED BY kn_versions_fingerprint WHERE ns_id = ? AND fingerprint = ? AND tx_from >= ? ORDER BY vid LIMIT 1',
       ),
       byClaim: db.prepare(
-        `SELECT * FROM kn_versions WHERE ns_id = ? AND claim_key = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ?`,
+        `SELECT * FROM kn_versions INDEXED BY kn_versions_claim WHERE ns_id = ? AND claim_key = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 AND valid_to > ? ORDER BY valid_to, vid`,
       ),
       supportInsert: db.prepare('INSERT OR IGNORE INTO kn_support (vid, source_id) VALUES (?, ?)'),
       supportOf: db.prepare('SELECT source_id FROM kn_support WHERE vid = ? ORDER BY source_id'),
       textInsert: db.prepare('INSERT INTO kn_text (rowid, content, ns_id, live) VALUES (?, ?, ?, ?)'),
       textLive: db.prepare('UPDATE kn_text SET live = ? WHERE rowid = ?'),
+      textFromVersion: db.prepare(
+        `INSERT INTO kn_text (rowid, content, ns_id, live)
+         SELECT vid, content, ns_id, tx_to = ${OPEN_TIME} AND retracted = 0 FROM kn_versions WHERE vid = ?`,
+      ),
       counts: db.prepare(
         `SELECT count(DISTINCT v.node_id) AS nodes, count(*) AS versions FROM kn_versions v JOIN kn_namespaces n ON n.id = v.ns_id WHERE n.tenant = ?`,
       ),
@@ -79,6 +90,28 @@ export class NodeStore {
   /** Runs `fn` in one transaction (nested calls join the outer one). */
   transaction<T>(fn: () => T): T {
     return this.#tx(fn) as T;
+  }
+
+  /**
+   * Runs `fn` (inside an open transaction) with the text rows of the versions it inserts deferred to
+   * its end, then inserts them in one run, each from its version row as it then is (docs/adr/0164).
+   * FTS5 flushes its pending terms to a new segment at every savepoint, so text rows inserted one per
+   * savepoint (one per group-commit job) cost several times more than the same rows in one run. A
+   * version rolled back with its job's savepoint has no row left, so it gets no text row; one closed
+   * later in `fn` gets its text row with `live = 0`. Nothing inside `fn` may read `kn_text`.
+   */
+  deferText<T>(fn: () => T): T {
+    if (this.#pendingText !== undefined) return fn();
+    const pending = new Set<number>();
+    this.#pendingText = pending;
+    let value: T;
+    try {
+      value = fn();
+    } finally {
+      this.#pendingText = undefined;
+    }
+    for (const vid of [...pending].sort((a, b) => a - b)) this.#s.textFromVersion.run(vid);
+    return value;
   }
 
   namespace(tenant: string, name: string): NamespaceRow | undefined {
@@ -116,13 +149,29 @@ export class NodeStore {
     this.#s.nodeInsert.run(id, nsId, requestId, now);
   }
 
+  /**
+   * Creates a node (created at the version's `tx_from`) with its first version, numbered 1, with its
+   * support rows and text row: `createNode` then `insertVersion` without the version counter's bump.
+   */
+  insertFirstVersion(requestId: string | null, version: NewVersion, sources: readonly string[]): VersionRow {
+    this.#s.nodeInsertFirst.run(version.node_id, version.ns_id, requestId, version.tx_from);
+    return this.#insertNumbered(version, 1, sources);
+  }
+
   /** Inserts a version (numbered after the node's last), its support rows and its text row. */
   insertVersion(version: NewVersion, sources: readonly string[]): VersionRow {
     const number = (this.#s.nodeBump.get(version.node_id) as { last_version: number }).last_version;
+    return this.#insertNumbered(version, number, sources);
+  }
+
+  #insertNumbered(version: NewVersion, number: number, sources: readonly string[]): VersionRow {
     const { vid } = this.#s.versionInsert.get({ ...version, version: number }) as { vid: number };
     for (const source of sources) this.#s.supportInsert.run(vid, source);
-    const live = version.tx_to === OPEN_TIME && version.retracted === 0 ? 1 : 0;
-    this.#s.textInsert.run(vid, version.content, version.ns_id, live);
+    if (this.#pendingText !== undefined) this.#pendingText.add(vid);
+    else {
+      const live = version.tx_to === OPEN_TIME && version.retracted === 0 ? 1 : 0;
+      this.#s.textInsert.run(vid, version.content, version.ns_id, live);
+    }
     return { ...version, vid, version: number };
   }
 
@@ -143,12 +192,21 @@ export class NodeStore {
     const out = new Map<number, VersionRow>();
     for (let i = 0; i < vids.length; i += 500) {
       const chunk = vids.slice(i, i + 500);
-      const rows = this.#db
-        .prepare(`SELECT * FROM kn_versions WHERE vid IN (${chunk.map(() => '?').join(',')})`)
-        .all(...chunk) as VersionRow[];
+      const rows = this.#inList('SELECT * FROM kn_versions WHERE vid IN', chunk.length).all(...chunk) as VersionRow[];
       for (const row of rows) out.set(row.vid, row);
     }
     return vids.flatMap((v) => out.get(v) ?? []);
+  }
+
+  /** The statement `${sql} (?, …)` with `n` placeholders (n ≤ 500), prepared once. */
+  #inList(sql: string, n: number): Database.Statement {
+    const key = `${sql}:${n}`;
+    let stmt = this.#inStmts.get(key);
+    if (!stmt) {
+      stmt = this.#db.prepare(`${sql} (${Array.from({ length: n }, () => '?').join(',')})`);
+      this.#inStmts.set(key, stmt);
+    }
+    return stmt;
   }
 
   /** Every version of a node, oldest first. */
@@ -191,9 +249,10 @@ export class NodeStore {
     const out = new Map<number, string[]>();
     for (let i = 0; i < vids.length; i += 500) {
       const chunk = vids.slice(i, i + 500);
-      const rows = this.#db
-        .prepare(`SELECT vid, source_id FROM kn_support WHERE vid IN (${chunk.map(() => '?').join(',')})`)
-        .all(...chunk) as { vid: number; source_id: string }[];
+      const rows = this.#inList('SELECT vid, source_id FROM kn_support WHERE vid IN', chunk.length).all(...chunk) as {
+        vid: number;
+        source_id: string;
+      }[];
       for (const row of rows) {
         const list = out.get(row.vid) ?? [];
         list.push(row.source_id);

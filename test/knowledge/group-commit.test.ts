@@ -1,5 +1,6 @@
 import test from 'ava';
 import { startHarness } from './knowledge-harness.js';
+import { OPEN_TIME } from '../../store/knowledge/rows.js';
 
 test('concurrent writes share group commits: fewer transactions and fsyncs than writes, every write readable', async (t) => {
   const h = await startHarness(t);
@@ -69,4 +70,36 @@ test('one failing write in a group does not affect the others', async (t) => {
   t.is(ok2.status, 200);
   t.like((await h.call('GET', '/v1/stats')).body, { nodes: 2 });
   t.is((await h.call('GET', '/v1/namespaces/g/recovery/pending')).body.total, 0);
+});
+
+test('text rows of a group are written at its end from the versions as they then are: superseded ones not live', async (t) => {
+  const h = await startHarness(t);
+  const core = h.store.services.core;
+  const groups = core.commits.stats().groups;
+  // One group: a node, then 9 corroborations, each closing the version the one before it wrote.
+  const same = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => h.write('g', { content: 'Zephyr quartz', source_id: `s${i}`, dedup: true })),
+  );
+  t.true(core.commits.stats().groups - groups < 10, 'the writes were grouped');
+  const versions = core.db.prepare('SELECT vid, tx_to FROM kn_versions WHERE node_id = ?').all(same[0].node_id) as {
+    vid: number;
+    tx_to: number;
+  }[];
+  t.is(versions.length, 10);
+  const text = core.db
+    .prepare(`SELECT rowid AS vid, live FROM kn_text WHERE rowid IN (${versions.map((v) => v.vid).join(',')})`)
+    .all() as { vid: number; live: number }[];
+  t.is(text.length, 10, 'one text row per version');
+  const open = versions.filter((v) => v.tx_to === OPEN_TIME).map((v) => v.vid);
+  t.is(open.length, 1);
+  t.deepEqual(
+    text.filter((r) => r.live === 1).map((r) => r.vid),
+    open,
+    'only the open version is live in the text index',
+  );
+  const found = await h.retrieve('g', { text: 'zephyr quartz', top_k: 10 });
+  t.deepEqual(
+    found.map((r: { id: string }) => r.id),
+    [same[0].node_id],
+  );
 });
