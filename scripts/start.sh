@@ -20,6 +20,8 @@ if [ -z "${SVC_POSTGRES_HOST:-}" ] && [ "${SVC_POSTGRES_MANAGED:-true}" != "fals
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql postgresql-client >/dev/null
 fi
 npx tsc -p tsconfig.build.json
+# Commands bundled into one file each (ADR 0198): svc validate answers sooner.
+node --import tsx scripts/build-cli.ts
 # The operator console (8800) and the knowledge admin dashboard (7702): dist/web.
 node --import tsx scripts/build-web.ts
 export SVC_DATA_DIR="${SVC_DATA_DIR:-$PWD/.data}"

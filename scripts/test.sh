@@ -26,10 +26,12 @@ check prettier npx prettier --list-different . &
   # dist/web whole, and the type check then adds the page modules a test imports (web/…/prometheus).
   check web-pages node --import tsx scripts/build-web.ts
   check typecheck npx tsc -p tsconfig.json --noEmit false
+  # Commands bundled beside their compiled module (ADR 0198): the tests run them as users do.
+  check cli-bundles node --import tsx scripts/build-cli.ts
   check typecheck-web npx tsc --noEmit -p web/tsconfig.json
 } &
 wait
-for name in eslint prettier web-pages typecheck typecheck-web; do
+for name in eslint prettier web-pages typecheck cli-bundles typecheck-web; do
   echo "== $name"
   cat "$checks/$name.log"
 done
