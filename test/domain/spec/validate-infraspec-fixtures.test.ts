@@ -109,12 +109,12 @@ for (const app of sampleApps) {
   });
 }
 
-test('the sample apps set deploy true only for hello-web and ledger-api', (t) => {
+test('every sample app sets deploy true: each one deploys on the platform npm start runs', (t) => {
   const deployed = sampleApps.filter(
     (app) =>
       validateInfraspec(fs.readFileSync(path.join(root, 'fixtures/apps', app, 'infraspec.yaml'), 'utf8')).spec?.deploy,
   );
-  t.deepEqual(deployed, ['hello-web', 'ledger-api']);
+  t.deepEqual(deployed, sampleApps);
 });
 
 test('the sample apps cover the service, worker, periodic and function process types', (t) => {
