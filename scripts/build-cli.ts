@@ -21,14 +21,31 @@ const requireHere = createRequire(import.meta.url);
 /** The commands bundled, by their module under `cli/commands/`. */
 export const BUNDLED_COMMANDS: readonly string[] = ['validate'];
 
+/**
+ * Modules the bundles import from the compiled tree instead of holding a copy: the program's own
+ * (`cli/main.js` reports a `CliError` by its class, and a copy would be another class), those with
+ * errors checked by class across the boundary, and the platform configuration, loaded only when needed.
+ */
+export const SHARED_MODULES: readonly string[] = ['cli/cli-error', 'domain/errors', 'platform/config'];
+
+/** Options of {@link buildCli}. */
+export interface BuildCliOptions {
+  /**
+   * The tree the shared modules are imported from, as absolute paths (tests: the checkout's sources,
+   * run through tsx). @default the compiled tree the bundle sits in, by relative paths
+   */
+  readonly sharedFrom?: string;
+}
+
 /** Builds every bundle into `distDir` (default `<checkout>/dist`). */
-export async function buildCli(distDir = path.join(ROOT, 'dist')): Promise<void> {
+export async function buildCli(distDir = path.join(ROOT, 'dist'), options: BuildCliOptions = {}): Promise<void> {
   // The YAML library's ES module build: its Node entry is CommonJS, whose requires an ES bundle cannot keep.
   const yamlEsm = path.join(path.dirname(requireHere.resolve('yaml/package.json')), 'browser', 'index.js');
   for (const name of BUNDLED_COMMANDS) {
+    const outfile = path.join(distDir, 'cli', 'commands', `${name}.bundle.js`);
     await esbuild.build({
       entryPoints: [path.join(ROOT, 'cli', 'commands', `${name}.ts`)],
-      outfile: path.join(distDir, 'cli', 'commands', `${name}.bundle.js`),
+      outfile,
       bundle: true,
       platform: 'node',
       target: 'node20',
@@ -40,12 +57,19 @@ export async function buildCli(distDir = path.join(ROOT, 'dist')): Promise<void>
       banner: {
         js: "import { createRequire as svcCreateRequire } from 'node:module'; const require = svcCreateRequire(import.meta.url);",
       },
-      // Loaded only when needed, from the compiled tree beside the bundle.
       plugins: [
         {
-          name: 'platform-config-stays-a-module',
+          name: 'shared-modules-stay-modules',
           setup(build) {
-            build.onResolve({ filter: /\/platform\/config\.js$/ }, (args) => ({ path: args.path, external: true }));
+            build.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
+              const module = path.relative(ROOT, path.resolve(args.resolveDir, args.path)).replace(/\.js$/, '');
+              if (!SHARED_MODULES.includes(module)) return undefined;
+              const target =
+                options.sharedFrom === undefined
+                  ? `./${path.relative(path.dirname(outfile), path.join(distDir, `${module}.js`))}`
+                  : path.join(options.sharedFrom, `${module}.js`);
+              return { path: target, external: true };
+            });
           },
         },
       ],
