@@ -57,8 +57,19 @@ done
 set -- "${files[@]+"${files[@]}"}"
 # Most test files wait on real processes (servers, deploys, PostgreSQL) more than they compute, so
 # more files run at once than there are cores (ADR 0158); SVC_TEST_CONCURRENCY overrides.
+# App users (ADR 0047) made during the run by programs the tests start (a platform of processes, a
+# crash test's server) are not known to the test workers, which remove only their own (ADR 0191):
+# those no process runs as are removed once every test has ended.
+users_before=$(getent passwd | cut -d: -f1 | grep '^svc-app-' | sort || true)
 status=0
 npx ava --config ava.compiled.config.mjs --concurrency "${SVC_TEST_CONCURRENCY:-4}" "$@" 2>&1 | tee "$log" || status=$?
 node --import tsx scripts/slowest-tests.ts "$log"
+if [ "$(id -u)" -eq 0 ]; then
+  left=()
+  for user in $(comm -13 <(echo "$users_before") <(getent passwd | cut -d: -f1 | grep '^svc-app-' | sort || true)); do
+    if pgrep -u "$user" >/dev/null || ! userdel "$user" 2>/dev/null; then left+=("$user"); fi
+  done
+  if [ "${#left[@]}" -gt 0 ]; then echo "== app users the run made and could not remove (in use): ${left[*]}"; fi
+fi
 echo "== suite took $(($(date +%s) - start))s (installs excluded)"
 exit "$status"
