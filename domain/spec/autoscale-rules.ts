@@ -6,22 +6,7 @@
 import { describeValue, FindingSeverity, type PathSegment } from './finding.js';
 import type { RawFinding } from './raw-finding.js';
 import { SpecRule } from './spec-rule.js';
-
-type Fields = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function recordAt(value: unknown, key: string): Fields | undefined {
-  if (!isRecord(value)) return undefined;
-  const item = value[key];
-  return isRecord(item) ? item : undefined;
-}
-
-function isInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value);
-}
+import { type Fields, isInteger, recordAt } from './raw-fields.js';
 
 /** Metrics counted by the wake gateway: only the process that receives the app's public endpoints has them. */
 const REQUEST_METRICS: ReadonlySet<unknown> = new Set(['requests_in_flight', 'requests_per_second']);

@@ -6,6 +6,7 @@
 import { describeValue, FindingSeverity, type PathSegment } from './finding.js';
 import type { RawFinding } from './raw-finding.js';
 import { SpecRule } from './spec-rule.js';
+import { type Fields, isRecord } from './raw-fields.js';
 
 /** The scheduler drivers apps run on (`SVC_SCHEDULER_DRIVER`). */
 export const SchedulerDriver = { local: 'local', kubernetes: 'kubernetes' } as const;
@@ -14,12 +15,6 @@ export type SchedulerDriver = (typeof SchedulerDriver)[keyof typeof SchedulerDri
 /** True when `value` names a scheduler driver. */
 export function isSchedulerDriver(value: unknown): value is SchedulerDriver {
   return value === SchedulerDriver.local || value === SchedulerDriver.kubernetes;
-}
-
-type Fields = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The default traffic weight of a region: no preference. */

@@ -7,18 +7,13 @@ import { FindingSeverity, type PathSegment } from './finding.js';
 import { LocateTarget } from './parse-yaml-document.js';
 import type { RawFinding } from './raw-finding.js';
 import { SpecRule } from './spec-rule.js';
-
-type Fields = Record<string, unknown>;
+import { type Fields, isRecord } from './raw-fields.js';
 
 /** The default of metrics.path. */
 const DEFAULT_METRICS_PATH = '/metrics';
 
 /** The default of a bucket's access. */
 const DEFAULT_BUCKET_ACCESS = 'readWrite';
-
-function isRecord(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function inert(out: RawFinding[], path: PathSegment[], detail: string): void {
   out.push({ path, rule: SpecRule.fieldInert, detail, severity: FindingSeverity.warning });

@@ -9,6 +9,7 @@ import { describeKind, describeValue, type PathSegment } from './finding.js';
 import { LocateTarget } from './parse-yaml-document.js';
 import type { RawFinding } from './raw-finding.js';
 import { schemaRule } from './spec-rule.js';
+import { isRecord } from './raw-fields.js';
 
 // The validators are compiled ahead of time (scripts/generate-schema-validators.ts, ADR 0156) with
 // Ajv's options allErrors, verbose and strict, and the annotation keywords `x-svc-rule` (read by this
@@ -34,10 +35,6 @@ const annotatedKeywords = new Set([
 ]);
 
 type SchemaNode = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Splits an ajv instance path into segments, numbering the ones that index a list in `root`. */
 function segmentsOf(instancePath: string, root: unknown): PathSegment[] {

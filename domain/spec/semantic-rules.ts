@@ -24,6 +24,7 @@ import { conflictingProcessTypeFields, inferProcessType } from './process-type.j
 import type { RawFinding } from './raw-finding.js';
 import { SpecRule } from './spec-rule.js';
 import { checkAutoscaling } from './autoscale-rules.js';
+import { type Fields, isInteger, isRecord, recordAt } from './raw-fields.js';
 
 /** What semantic rules know beyond the spec itself. */
 export interface SemanticRuleContext {
@@ -31,22 +32,6 @@ export interface SemanticRuleContext {
   readonly fleetNodePools?: ReadonlySet<string> | undefined;
   /** Name of the supplied fleet document, for messages. */
   readonly fleetName?: string | undefined;
-}
-
-type Fields = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Fields {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function recordAt(value: unknown, key: string): Fields | undefined {
-  if (!isRecord(value)) return undefined;
-  const item = value[key];
-  return isRecord(item) ? item : undefined;
-}
-
-function isInteger(value: unknown): value is number {
-  return typeof value === 'number' && Number.isInteger(value);
 }
 
 function list(names: readonly string[]): string {

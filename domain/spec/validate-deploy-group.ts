@@ -8,6 +8,7 @@ import type { Finding } from './finding.js';
 import type { RawFinding } from './raw-finding.js';
 import { deployGroupSchemaValidator } from './schema-violations.js';
 import { SpecRule } from './spec-rule.js';
+import { isRecord } from './raw-fields.js';
 
 /** One app of a canonical deploy group, waitReady filled (default false). */
 export interface CanonicalDeployGroupApp {
@@ -33,10 +34,6 @@ export interface DeployGroupValidation {
   readonly findings: Finding[];
   /** The canonical deploy group, present when valid. */
   readonly group?: CanonicalDeployGroup;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function groupRules(value: unknown, knownApps: ReadonlySet<string> | undefined): RawFinding[] {

@@ -7,6 +7,7 @@ import type { Finding } from './finding.js';
 import type { RawFinding } from './raw-finding.js';
 import { fleetSchemaValidator } from './schema-violations.js';
 import { SpecRule } from './spec-rule.js';
+import { isRecord } from './raw-fields.js';
 
 /** Options of {@link validateFleetDocument}. */
 export type ValidateFleetDocumentOptions = CheckDocumentOptions;
@@ -21,10 +22,6 @@ export interface FleetDocumentValidation {
   readonly nodePools: ReadonlySet<string>;
   /** metadata.name when it is a string. */
   readonly fleetName?: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function nodePoolEntries(value: unknown): Array<{ index: number; name: string }> {
