@@ -18,7 +18,7 @@ import { restorePlatform } from '../controllers/backup/restore-platform.js';
 import { buildInfo } from '../platform/build-info.js';
 import { backupDatabase } from '../store/database-backup.js';
 import { openControlStore, openKnowledgeStore } from '../store/open-stores.js';
-import { enqueueOperation } from '../store/control/operations.js';
+import { enqueueOperation } from '../store/control/operations/operations.js';
 
 const KNOWLEDGE_MB = Number(process.env.BENCH_BACKUP_KNOWLEDGE_MB ?? 1024);
 const CONTROL_ROWS = Number(process.env.BENCH_BACKUP_CONTROL_ROWS ?? 100_000);

@@ -15,7 +15,7 @@ import { OperationHandlers, OperationWorker } from '../controllers/operations/in
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { openControlStore } from '../store/open-stores.js';
-import { enqueueOperation } from '../store/control/operations.js';
+import { enqueueOperation } from '../store/control/operations/operations.js';
 import { listSteps } from '../store/control/deployments.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
 import { removeAppUsersCreatedHere } from './lib/app-users.js';

@@ -84,7 +84,7 @@ import { PlatformLaneService } from '../controllers/platform/index.js';
 import { PLATFORM_LANE_CAPABILITY, platformLaneRoutes } from '../api/control/operations/platform-lane-routes.js';
 import { idempotency } from '../api/http/idempotency.js';
 import { launchAgent } from '../platform/platform-lane/index.js';
-import { listOperations } from '../store/control/operations.js';
+import { listOperations } from '../store/control/operations/operations.js';
 import { startExec } from './control/exec.js';
 import { EXEC_CAPABILITY } from '../api/control/exec/exec-routes.js';
 import { DEVICE_CAPABILITY } from '../api/control/exec/device-routes.js';

@@ -31,7 +31,7 @@ import {
   type FleetAttempt,
   type FleetPlan,
 } from '../../store/control/fleet-records.js';
-import { getOperation, listAttempts, type OperationAttempt } from '../../store/control/operations.js';
+import { getOperation, listAttempts, type OperationAttempt } from '../../store/control/operations/operations.js';
 import type { Operation } from '../../domain/operations/index.js';
 import type { FleetAudit } from './fleet-audit.js';
 

@@ -19,7 +19,7 @@ import {
   renewLeases,
   retryOperation,
   type RecoveredOperation,
-} from '../../store/control/operations.js';
+} from '../../store/control/operations/operations.js';
 import { purgeExpiredIdempotencyKeys } from '../../store/control/idempotency.js';
 import { RetryableOperationError } from '../errors.js';
 import type { OperationHandlers } from './operation-handlers.js';

@@ -12,7 +12,7 @@ import {
   listAttempts,
   listOperations,
   type OperationAttempt,
-} from '../../store/control/operations.js';
+} from '../../store/control/operations/operations.js';
 import type { OperationHandlers } from './operation-handlers.js';
 import type { DrainState, OperationWorker } from './operation-worker.js';
 

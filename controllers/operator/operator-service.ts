@@ -33,7 +33,7 @@ import type { BuildInfo } from '../../platform/build-info.js';
 import type { Db } from '../../store/database.js';
 import { hasSpec, listApps } from '../../store/control/apps.js';
 import type { ActiveGroup } from '../../store/control/events.js';
-import { countOperations, listOperations } from '../../store/control/operations.js';
+import { countOperations, listOperations } from '../../store/control/operations/operations.js';
 import {
   platformOperations,
   platformReleaseGroups,

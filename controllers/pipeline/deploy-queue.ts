@@ -11,7 +11,7 @@ import {
   type Deployment,
   type DeploymentKind,
 } from '../../store/control/deployments.js';
-import { enqueueOperation, newOperationId } from '../../store/control/operations.js';
+import { enqueueOperation, newOperationId } from '../../store/control/operations/operations.js';
 import { LOCAL_REGION } from '../../domain/scheduler/index.js';
 
 /** The operation kind of each deployment kind. */

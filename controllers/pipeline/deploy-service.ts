@@ -18,7 +18,7 @@ import {
   type DeploymentKind,
   type DeploymentStatus,
 } from '../../store/control/deployments.js';
-import { getOperation, listAttempts } from '../../store/control/operations.js';
+import { getOperation, listAttempts } from '../../store/control/operations/operations.js';
 import { emitDeployEvent } from './deploy-events.js';
 import { appRegions, queueDeployment } from './deploy-queue.js';
 import type { PipelineDependencies } from './pipeline-context.js';

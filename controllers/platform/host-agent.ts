@@ -5,7 +5,7 @@
  * API has run for a while and it holds no lane work, so a stopped platform does not leave it behind.
  */
 import type { Logger } from '../../platform/logger.js';
-import { listOperations } from '../../store/control/operations.js';
+import { listOperations } from '../../store/control/operations/operations.js';
 import type { Db } from '../../store/database.js';
 import type { OperationWorker } from '../operations/index.js';
 

@@ -12,7 +12,7 @@ import {
   type PlatformLaneStep,
   type PlatformUpgrade,
 } from '../../domain/platform/index.js';
-import { enqueueOperation, getOperation, listOperations } from '../../store/control/operations.js';
+import { enqueueOperation, getOperation, listOperations } from '../../store/control/operations/operations.js';
 import { getPlatformUpgrade, listLaneSteps } from '../../store/control/platform-lane.js';
 import type { Db } from '../../store/database.js';
 

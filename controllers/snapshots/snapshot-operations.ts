@@ -11,7 +11,7 @@ import { readSnapshotRestorePayload, type Operation } from '../../domain/operati
 import { requireSnapshotName } from '../../domain/snapshots/index.js';
 import type { Db } from '../../store/database.js';
 import { getApp } from '../../store/control/apps.js';
-import { enqueueOperation } from '../../store/control/operations.js';
+import { enqueueOperation } from '../../store/control/operations/operations.js';
 import type { OperationHandlers } from '../operations/operation-handlers.js';
 import { appSource, cloneStep } from '../pipeline/source-steps.js';
 import type { SnapshotService } from './snapshot-service.js';

@@ -5,7 +5,7 @@
 import type { Operation } from '../../domain/operations/index.js';
 import type { PlatformReleaseGroup, PlatformStart } from '../../domain/operator/index.js';
 import type { Db } from '../database.js';
-import { getOperation } from './operations.js';
+import { getOperation } from './operations/operations.js';
 
 interface RawStart {
   version: string;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import test from 'ava';
 import { SVC_BIN, SVC_FROM_SOURCE, programArgs } from '../helpers/cli.js';
 import { checkDatabase } from '../../store/database-check.js';
-import { enqueueOperation } from '../../store/control/operations.js';
+import { enqueueOperation } from '../../store/control/operations/operations.js';
 import { backupFixture } from './backup-fixture.js';
 import { sourceDir } from '../helpers/repo.js';
 

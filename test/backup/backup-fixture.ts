@@ -12,7 +12,7 @@ import { parseBackupKey, type BackupKey } from '../../platform/backup/backup-key
 import { buildInfo } from '../../platform/build-info.js';
 import type { S3PlatformBackups } from '../../platform/object-storage/s3-platform-backups.js';
 import { openControlStore, openKnowledgeStore, type OpenedStore } from '../../store/open-stores.js';
-import { enqueueOperation } from '../../store/control/operations.js';
+import { enqueueOperation } from '../../store/control/operations/operations.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 export interface BackupFixture {

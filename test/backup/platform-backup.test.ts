@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import { generateIdentity } from 'age-encryption';
 import { restorePlatform } from '../../controllers/backup/restore-platform.js';
 import { UnprocessableError, ValidationError, ConflictError } from '../../domain/errors.js';
-import { enqueueOperation } from '../../store/control/operations.js';
+import { enqueueOperation } from '../../store/control/operations/operations.js';
 import { countDatabaseRows } from '../../store/database-check.js';
 import { backupFixture } from './backup-fixture.js';
 

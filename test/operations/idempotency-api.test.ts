@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { request } from '../helpers/servers.js';
 import { commitApp, initAppsRepo, pipelineConfig, startPlane, waitForApp } from '../pipeline/pipeline-fixture.js';
-import { listOperations } from '../../store/control/operations.js';
+import { listOperations } from '../../store/control/operations/operations.js';
 
 async function plane(t: ExecutionContext) {
   // No worker: queued operations stay queued, so the HTTP semantics are observed alone.

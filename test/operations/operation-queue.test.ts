@@ -14,7 +14,7 @@ import {
   listAttempts,
   recordStage,
   recoverOperations,
-} from '../../store/control/operations.js';
+} from '../../store/control/operations/operations.js';
 
 function freshDb(t: { teardown(fn: () => void): void }): Db {
   const db = openDatabase(':memory:');

@@ -6,7 +6,7 @@ import {
   recentPlatformStarts,
   recordPlatformStart,
 } from '../../store/control/platform-releases.js';
-import { enqueueOperation } from '../../store/control/operations.js';
+import { enqueueOperation } from '../../store/control/operations/operations.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 const start = (version: string, commit: string | null, startedAt: string) => ({

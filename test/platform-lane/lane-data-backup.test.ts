@@ -4,7 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { LaneDataBackup } from '../../controllers/platform/index.js';
 import { openControlStore, openKnowledgeStore } from '../../store/open-stores.js';
-import { enqueueOperation, getOperation } from '../../store/control/operations.js';
+import { enqueueOperation, getOperation } from '../../store/control/operations/operations.js';
 import { latestMigration } from '../../store/database-backup.js';
 import { tempDir } from '../helpers/temp-dir.js';
 

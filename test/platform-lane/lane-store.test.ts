@@ -1,7 +1,12 @@
 import test from 'ava';
 import path from 'node:path';
 import { openControlStore } from '../../store/open-stores.js';
-import { claimOperations, enqueueOperation, recordStage, recoverOperations } from '../../store/control/operations.js';
+import {
+  claimOperations,
+  enqueueOperation,
+  recordStage,
+  recoverOperations,
+} from '../../store/control/operations/operations.js';
 import {
   activeAppOperations,
   closeInterruptedLaneSteps,

@@ -7,8 +7,8 @@ import {
   type Operation,
   type OperationKind,
   type RecoveryDecision,
-} from '../../domain/operations/index.js';
-import type { Db } from '../database.js';
+} from '../../../domain/operations/index.js';
+import type { Db } from '../../database.js';
 import { closeAttempt } from './operation-attempts.js';
 import { fromRaw, getOperation, type RawOperation } from './operation-rows.js';
 

@@ -1,7 +1,7 @@
 /**
  * Operation attempts in control.db (`operation_attempts`): one row per claim, closed with its outcome.
  */
-import type { Db } from '../database.js';
+import type { Db } from '../../database.js';
 
 /** Closes the open attempt of an operation with `outcome`. */
 export function closeAttempt(db: Db, id: string, outcome: string, at: string): void {

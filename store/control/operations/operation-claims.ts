@@ -2,8 +2,8 @@
  * Claims of queued operations under a lease, with the per-app lock, dependencies and the upgrade
  * hold, and the heartbeat that renews leases.
  */
-import type { Operation, OperationKind } from '../../domain/operations/index.js';
-import type { Db } from '../database.js';
+import type { Operation, OperationKind } from '../../../domain/operations/index.js';
+import type { Db } from '../../database.js';
 import { getOperation, type RawOperation } from './operation-rows.js';
 
 /** Options of a claim. */

@@ -1,8 +1,8 @@
 /**
  * Operation rows of control.db as read: the raw row and the domain operation it becomes.
  */
-import type { Operation, OperationKind, OperationStatus } from '../../domain/operations/index.js';
-import type { Db } from '../database.js';
+import type { Operation, OperationKind, OperationStatus } from '../../../domain/operations/index.js';
+import type { Db } from '../../database.js';
 
 /** An `operations` row as SQLite answers it. */
 export interface RawOperation {

@@ -4,8 +4,8 @@
  * attempts (operation-attempts.ts) have files of their own, re-exported here.
  */
 import { randomBytes } from 'node:crypto';
-import type { Operation, OperationKind, OperationStatus } from '../../domain/operations/index.js';
-import type { Db } from '../database.js';
+import type { Operation, OperationKind, OperationStatus } from '../../../domain/operations/index.js';
+import type { Db } from '../../database.js';
 import { closeAttempt } from './operation-attempts.js';
 import { fromRaw, getOperation, type RawOperation } from './operation-rows.js';
 
