@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import type * as ValidateCommand from './commands/validate.js';
+import { commandName } from './command-name.js';
 
 /** One module of commands: the top-level names it registers and how to load its `register` function. */
 interface CommandModule {
@@ -63,7 +64,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
  * unknown-command error list every command).
  */
 export function commandModules(args: readonly string[]): readonly CommandModule[] {
-  const name = args.find((arg) => !arg.startsWith('-'));
+  const name = commandName(args);
   const named = name === undefined ? undefined : COMMAND_MODULES.find((module) => module.names.includes(name));
   return named ? [named] : COMMAND_MODULES;
 }

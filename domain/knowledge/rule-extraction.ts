@@ -26,7 +26,8 @@ export interface RuleClaim {
 
 const MIN_WORDS = 3;
 const MAX_WORDS = 80;
-const BULLET = /^\s*(?:[-*•·]|\d{1,3}[.)]|[a-z][.)])\s+/i;
+// Bullets written as escapes: the release bundle must stay ASCII (ADR 0170).
+const BULLET = /^\s*(?:[-*\u2022\u00b7]|\d{1,3}[.)]|[a-z][.)])\s+/i;
 const CLAUSE_JOINERS = /\s*;\s*|,\s+(?:and|but|while|whereas)\s+/i;
 const PREDICATES = [
   'is',

@@ -6,7 +6,9 @@
  * and every problem becomes a finding instead of an exception.
  */
 import {
+  CST,
   Composer,
+  Lexer,
   LineCounter,
   Parser,
   YAMLParseError,
@@ -16,7 +18,6 @@ import {
   isScalar,
   isSeq,
   visit,
-  type CST,
   type Document,
   type Pair,
   type YAMLMap,
@@ -251,6 +252,55 @@ function firstCollectionKeyOffset(doc: Document): number | undefined {
 
 const nowhere: Locate = () => noPosition;
 
+/** Flow collection indicators, by the lexer's token type: +1 opens one, -1 closes one. */
+const flowNesting: Readonly<Record<string, number>> = {
+  'flow-map-start': 1,
+  'flow-seq-start': 1,
+  'flow-map-end': -1,
+  'flow-seq-end': -1,
+};
+
+/**
+ * The concrete syntax tree of `text`, read up to the point where flow collections (`[`, `{`) alone
+ * are nested more than `maxDepth` deep (`cut`: only that prefix was read). The YAML parser spends
+ * about 25 µs per nested flow collection, so a megabyte of `[` took half a minute to reject; the
+ * lexer finds the depth as it goes, and the part read holds the first collection too deep.
+ */
+function parseSyntax(text: string, maxDepth: number): { lineCounter: LineCounter; tokens: CST.Token[]; cut: boolean } {
+  const lineCounter = new LineCounter();
+  const parser = new Parser(lineCounter.addNewLine);
+  const tokens: CST.Token[] = [];
+  // As Parser.parse does before its first token.
+  lineCounter.addNewLine(0);
+  let depth = 0;
+  let offset = 0;
+  let scalarNext = false;
+  for (const lexeme of new Lexer().lex(text)) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    // A scalar's source follows its marker; markers of mode changes take no source.
+    if (scalarNext) scalarNext = false;
+    else {
+      const type = CST.tokenType(lexeme);
+      if (type === 'scalar') {
+        scalarNext = true;
+        continue;
+      }
+      if (type === 'doc-mode' || type === 'flow-error-end') {
+        depth = 0;
+        continue;
+      }
+      depth = Math.max(0, depth + (flowNesting[type ?? ''] ?? 0));
+    }
+    offset += lexeme.length;
+    if (depth > maxDepth && offset < text.length) {
+      for (const token of parser.end()) tokens.push(token);
+      return { lineCounter, tokens, cut: true };
+    }
+  }
+  for (const token of parser.end()) tokens.push(token);
+  return { lineCounter, tokens, cut: false };
+}
+
 /**
  * Reads a spec document. A string is parsed as YAML (one document, YAML 1.2 core schema, duplicate keys
  * rejected) with positions; any other input is taken as an already-parsed value (positions are null).
@@ -288,9 +338,14 @@ export function parseYamlDocument(input: unknown, options: ParseYamlDocumentOpti
   }
 
   // Parse to concrete syntax once: the depth check walks it, then the same tokens are composed.
-  const lineCounter = new LineCounter();
-  const tokens = [...new Parser(lineCounter.addNewLine).parse(input)];
-  const survey = surveySyntax(tokens, limits.maxDepth, maxComposedSyntaxErrors);
+  const read = parseSyntax(input, limits.maxDepth);
+  let { lineCounter, tokens } = read;
+  let survey = surveySyntax(tokens, limits.maxDepth, maxComposedSyntaxErrors);
+  if (read.cut && survey.tooDeep === null) {
+    // A safety net: the parser nests every collection the lexer opens, so the part read shows it too deep.
+    ({ lineCounter, tokens } = parseSyntax(input, Infinity));
+    survey = surveySyntax(tokens, limits.maxDepth, maxComposedSyntaxErrors);
+  }
   const deep = survey.tooDeep;
   if (deep !== null) {
     const detail = `maps and lists are nested more than ${limits.maxDepth} levels deep`;

@@ -50,8 +50,10 @@ export interface PackagedArtifact {
   readonly archiveBytes: number;
   /** Bytes of the `svc` executable alone. */
   readonly executableBytes: number;
-  /** Bytes of the bundled JavaScript inside it. */
+  /** Bytes of the bundled JavaScript of the whole program inside it. */
   readonly bundleBytes: number;
+  /** Bytes of the client program inside it (the client commands only, ADR 0170). */
+  readonly clientBundleBytes: number;
   /** The unpacked release folder, when `keepFolder`. */
   readonly folder?: string;
   /** Whether the web consoles were carried (always, since they are built with the artifact). */
@@ -86,11 +88,49 @@ async function sha256Of(file: string): Promise<string> {
 }
 
 /**
- * Bundles the program into `outfile` (one CommonJS script); fails on any esbuild warning (a warning
- * here is a runtime failure in the artifact). Exported for bench/artifact.ts.
+ * The command modules (`cli/commands/<name>.ts`) of the artifact's client program (ADR 0170): the
+ * commands that talk to a control plane or read local files, and load no server. Every other
+ * command line runs the whole program.
  */
-export async function bundleProgram(outfile: string, release: PlatformRelease): Promise<void> {
+export const CLIENT_COMMAND_MODULES: readonly string[] = [
+  'apps',
+  'audit',
+  'deploy',
+  'events',
+  'exec',
+  'functions',
+  'inbox',
+  'logs',
+  'ops',
+  'secrets',
+  'snapshots',
+  'tokens',
+  'validate',
+  'version',
+];
+
+/** Options of {@link bundleProgram}. */
+export interface BundleProgramOptions {
+  /**
+   * Only these command modules (names under `cli/commands/`); the command table's others become a
+   * module that throws, never loaded by a command line that names one of these. @default every command
+   */
+  readonly commandModules?: readonly string[];
+}
+
+/**
+ * Bundles the program into `outfile` (one CommonJS script); fails on any esbuild warning (a warning
+ * here is a runtime failure in the artifact) and on any character beyond ASCII (V8 would hold the
+ * whole script as a two-byte string, twice the bytes to decode at every start). Exported for
+ * bench/artifact.ts.
+ */
+export async function bundleProgram(
+  outfile: string,
+  release: PlatformRelease,
+  options: BundleProgramOptions = {},
+): Promise<void> {
   const shim = (file: string) => path.join(CHECKOUT, 'scripts/package', file);
+  const only = options.commandModules;
   const result = await build({
     entryPoints: [shim('artifact-entry.ts')],
     outfile,
@@ -98,6 +138,7 @@ export async function bundleProgram(outfile: string, release: PlatformRelease): 
     platform: 'node',
     target: 'node20',
     format: 'cjs',
+    charset: 'ascii',
     // The package's code and its dependencies' file lookups (addon, extension, data files) are
     // replaced by stand-ins that read the release folder.
     alias: {
@@ -128,6 +169,22 @@ export async function bundleProgram(outfile: string, release: PlatformRelease): 
     logLevel: 'silent',
     plugins: [
       {
+        name: 'only-these-commands',
+        setup(builder) {
+          if (only === undefined) return;
+          builder.onResolve({ filter: /^\.\/commands\/[\w-]+\.js$/ }, (args) => {
+            const command = path.basename(args.path, '.js');
+            return path.basename(args.importer) === 'command-table.ts' && !only.includes(command)
+              ? { path: command, namespace: 'left-out-command' }
+              : undefined;
+          });
+          builder.onLoad({ filter: /.*/, namespace: 'left-out-command' }, (args) => ({
+            contents: `throw new Error('svc ${args.path}: not part of this program');`,
+            loader: 'js',
+          }));
+        },
+      },
+      {
         // node-pty finds its addon through its own `./utils` module, by paths relative to its files.
         name: 'node-pty-addon',
         setup(builder) {
@@ -144,6 +201,87 @@ export async function bundleProgram(outfile: string, release: PlatformRelease): 
     (m) => `${m.location ? `${m.location.file}:${m.location.line}: ` : ''}${m.text}`,
   );
   if (problems.length > 0) throw new Error(`the bundle has warnings:\n${problems.join('\n')}`);
+  const text = fs.readFileSync(outfile, 'latin1');
+  const beyond = /[^\x00-\x7f]/.exec(text);
+  if (beyond !== null)
+    throw new Error(
+      `the bundle holds a character beyond ASCII at byte ${beyond.index}: ${JSON.stringify(text.slice(Math.max(0, beyond.index - 80), beyond.index + 20))}; write it as an escape`,
+    );
+}
+
+/**
+ * The top-level commands that the client program registers: each client command module registers
+ * its commands on a program, as the command table does.
+ */
+async function clientCommandNames(): Promise<string[]> {
+  const { Command } = await import('commander');
+  const program = new Command();
+  for (const name of CLIENT_COMMAND_MODULES) {
+    const module = (await import(`../../cli/commands/${name}.js`)) as Record<string, unknown>;
+    const registers = Object.entries(module).filter(
+      ([key, value]) => key.startsWith('register') && typeof value === 'function',
+    );
+    if (registers.length !== 1) throw new Error(`cli/commands/${name} exports ${registers.length} register functions`);
+    (registers[0]![1] as (program: InstanceType<typeof Command>) => void)(program);
+  }
+  return program.commands.map((command) => command.name());
+}
+
+/**
+ * Writes the executable's main script and its programs as assets (ADR 0170): `client.js` and
+ * `program.js` (each bundle as a CommonJS function expression), their V8 code caches
+ * (`<name>.cache`, made by a plain `node`, as the executable runs them), and `loader.cjs`, which
+ * picks one. Returns the sea-config assets.
+ */
+async function writePrograms(
+  work: string,
+  release: PlatformRelease,
+  codeCache: boolean,
+): Promise<{ assets: Record<string, string>; bundleBytes: number; clientBundleBytes: number }> {
+  const assets: Record<string, string> = {};
+  const bytes: Record<string, number> = {};
+  for (const [name, commandModules] of [
+    ['program', undefined],
+    ['client', CLIENT_COMMAND_MODULES],
+  ] as const) {
+    const script = path.join(work, `${name}.cjs`);
+    await bundleProgram(script, release, commandModules === undefined ? {} : { commandModules });
+    bytes[name] = fs.statSync(script).size;
+    const wrapped = path.join(work, `${name}.js`);
+    fs.writeFileSync(
+      wrapped,
+      `(function (exports, require, module, __filename, __dirname) {${fs.readFileSync(script, 'latin1')}\n})`,
+      'latin1',
+    );
+    assets[`${name}.js`] = wrapped;
+    if (codeCache) assets[`${name}.cache`] = path.join(work, `${name}.cache`);
+  }
+  if (codeCache) {
+    // Compiled, not run, in a plain node (the flags of the cache must be those of the executable).
+    const make = `const fs = require('node:fs'); const { Script } = require('node:vm');
+      for (const name of ['program', 'client']) {
+        const source = fs.readFileSync(name + '.js', 'latin1');
+        fs.writeFileSync(name + '.cache', new Script(source, { filename: 'svc.cjs' }).createCachedData());
+      }`;
+    execFileSync(process.execPath, ['-e', make], { cwd: work, stdio: ['ignore', 'ignore', 'pipe'], env: {} });
+  }
+  const result = await build({
+    entryPoints: [path.join(CHECKOUT, 'scripts/package/artifact-loader.ts')],
+    outfile: path.join(work, 'loader.cjs'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    charset: 'ascii',
+    define: {
+      SVC_CLIENT_COMMANDS: JSON.stringify(await clientCommandNames()),
+      SVC_CODE_CACHE: JSON.stringify(codeCache),
+    },
+    logLevel: 'silent',
+  });
+  const problems = [...result.errors, ...result.warnings].map((m) => m.text);
+  if (problems.length > 0) throw new Error(`the loader has warnings:\n${problems.join('\n')}`);
+  return { assets, bundleBytes: bytes.program!, clientBundleBytes: bytes.client! };
 }
 
 /** Builds the release artifact; returns where it is and what it weighs. */
@@ -171,21 +309,21 @@ export async function packageArtifact(options: PackageArtifactOptions = {}): Pro
     fs.mkdirSync(folder);
 
     log(`bundling ${name}`);
-    const script = path.join(work, 'svc.cjs');
-    await bundleProgram(script, release);
-    const bundleBytes = fs.statSync(script).size;
+    const codeCache = options.codeCache ?? true;
+    const { assets, bundleBytes, clientBundleBytes } = await writePrograms(work, release, codeCache);
 
     log('making the single executable');
     const blob = path.join(work, 'svc.blob');
     const seaConfig = path.join(work, 'sea-config.json');
-    // Relative names: stack traces then name `svc.cjs`, not this temporary folder.
+    // Relative names: the blob names no temporary folder (the programs are named `svc.cjs` in stack traces).
     fs.writeFileSync(
       seaConfig,
       JSON.stringify({
-        main: 'svc.cjs',
+        main: 'loader.cjs',
         output: 'svc.blob',
         disableExperimentalSEAWarning: true,
-        useCodeCache: options.codeCache ?? true,
+        useCodeCache: codeCache,
+        assets: Object.fromEntries(Object.entries(assets).map(([key, file]) => [key, path.basename(file)])),
       }),
     );
     execFileSync(process.execPath, ['--experimental-sea-config', seaConfig], {
@@ -253,6 +391,7 @@ export async function packageArtifact(options: PackageArtifactOptions = {}): Pro
       archiveBytes: fs.statSync(archive).size,
       executableBytes: fs.statSync(kept ? path.join(kept, RELEASE_EXECUTABLE) : executable).size,
       bundleBytes,
+      clientBundleBytes,
       ...(kept ? { folder: kept } : {}),
       web,
     };

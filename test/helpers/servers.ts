@@ -3,8 +3,8 @@
  */
 import type { ExecutionContext } from 'ava';
 import type Koa from 'koa';
-import { startControlPlane, type ControlPlane } from '../../wiring/control-plane.js';
-import { startKnowledgeStore, type KnowledgeStore } from '../../wiring/knowledge-store.js';
+import type { ControlPlane } from '../../wiring/control-plane.js';
+import type { KnowledgeStore } from '../../wiring/knowledge-store.js';
 import { listen, type RunningServer } from '../../api/http/listen.js';
 import { silentLogger } from '../../platform/logger.js';
 import type { SvcConfig } from '../../platform/config.js';
@@ -16,6 +16,9 @@ export async function startTestControlPlane(
   t: ExecutionContext,
   config: SvcConfig = testConfig(t),
 ): Promise<ControlPlane> {
+  // Imported when first started: most files that import this helper only send requests, and the
+  // control plane and knowledge store are about 1,300 module files (ADR 0170).
+  const { startControlPlane } = await import('../../wiring/control-plane.js');
   const plane = await startControlPlane(config, silentLogger());
   t.teardown(() => closePlaneAndStopApps(plane, config));
   return plane;
@@ -26,6 +29,7 @@ export async function startTestKnowledgeStore(
   t: ExecutionContext,
   config: SvcConfig = testConfig(t),
 ): Promise<KnowledgeStore> {
+  const { startKnowledgeStore } = await import('../../wiring/knowledge-store.js');
   const store = await startKnowledgeStore(config, silentLogger());
   t.teardown(() => store.close());
   return store;

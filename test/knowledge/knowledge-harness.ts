@@ -2,7 +2,7 @@
  * Test harness for the knowledge store: a real server on ephemeral ports and a small REST client.
  */
 import type { ExecutionContext } from 'ava';
-import { startKnowledgeStore, type KnowledgeStore, type KnowledgeStoreExtras } from '../../wiring/knowledge-store.js';
+import type { KnowledgeStore, KnowledgeStoreExtras } from '../../wiring/knowledge-store.js';
 import { silentLogger } from '../../platform/logger.js';
 import { testConfig } from '../helpers/test-config.js';
 
@@ -38,6 +38,8 @@ export async function startHarness(
   env: Record<string, string> = {},
   extras: KnowledgeStoreExtras = {},
 ): Promise<Harness> {
+  // Imported when a store starts: some files take only `request` from here (ADR 0170).
+  const { startKnowledgeStore } = await import('../../wiring/knowledge-store.js');
   const store = await startKnowledgeStore(testConfig(t, env), silentLogger(), extras);
   t.teardown(() => store.close());
   const send = (base: string) => (method: string, path: string, json?: unknown, token?: string) =>

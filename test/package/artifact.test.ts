@@ -161,8 +161,10 @@ test('the release archive holds the executable and its parts, checks against its
   }
   // Nothing inside names the checkout it was built from (a path there would be loaded at run time).
   t.is(fs.readFileSync(f.svc).indexOf(`${CHECKOUT}/`), -1, 'the executable holds a path of the checkout');
+  // The client commands run a program of their own, without the server (ADR 0170).
+  t.true(f.built.clientBundleBytes * 4 < f.built.bundleBytes, `client ${f.built.clientBundleBytes} B`);
   t.log(
-    `archive ${(f.built.archiveBytes / 1e6).toFixed(1)} MB, executable ${(f.built.executableBytes / 1e6).toFixed(1)} MB, bundle ${(f.built.bundleBytes / 1e6).toFixed(1)} MB`,
+    `archive ${(f.built.archiveBytes / 1e6).toFixed(1)} MB, executable ${(f.built.executableBytes / 1e6).toFixed(1)} MB, bundle ${(f.built.bundleBytes / 1e6).toFixed(1)} MB, client program ${(f.built.clientBundleBytes / 1e6).toFixed(1)} MB`,
   );
 });
 

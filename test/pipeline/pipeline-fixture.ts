@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { closePlaneAndStopApps } from '../helpers/stop-apps.js';
-import { startControlPlane, type ControlPlane } from '../../wiring/control-plane.js';
+import type { ControlPlane } from '../../wiring/control-plane.js';
 import { silentLogger } from '../../platform/logger.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { request } from '../helpers/servers.js';
@@ -115,6 +115,8 @@ export function pipelineConfig(t: ExecutionContext, env: Record<string, string> 
 
 /** Starts a control plane; teardown stops the plane, then every app process it left running. */
 export async function startPlane(t: ExecutionContext, config: SvcConfig): Promise<ControlPlane> {
+  // Imported when a plane starts: some files take only the git helpers from here (ADR 0170).
+  const { startControlPlane } = await import('../../wiring/control-plane.js');
   const plane = await startControlPlane(config, silentLogger());
   t.teardown(() => closePlaneAndStopApps(plane, config));
   return plane;

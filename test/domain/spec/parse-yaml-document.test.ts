@@ -103,6 +103,20 @@ test('parseYamlDocument rejects nesting deeper than the limit with the position 
   );
 });
 
+test('parseYamlDocument rejects a megabyte of opening brackets at the first collection too deep, reading no further', (t) => {
+  const parsed = parseYamlDocument('['.repeat(1024 * 1024 - 1));
+  t.deepEqual(
+    parsed.findings.map((f) => [f.rule, f.line, f.column]),
+    [[SpecRule.documentTooDeep, 1, 65]],
+  );
+});
+
+test('parseYamlDocument counts no bracket of a quoted value or a comment as nesting', (t) => {
+  const parsed = parseYamlDocument(`a: "${'['.repeat(100)}"\nb: '${'{'.repeat(100)}' # ${'['.repeat(100)}\n`);
+  t.true(parsed.readable);
+  t.deepEqual(parsed.value, { a: '['.repeat(100), b: '{'.repeat(100) });
+});
+
 test('parseYamlDocument accepts nesting exactly at the limit', (t) => {
   const parsed = parseYamlDocument(`${'['.repeat(64)}${']'.repeat(64)}`);
   t.true(parsed.readable);
