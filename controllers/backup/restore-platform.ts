@@ -13,6 +13,7 @@ import { ConflictError } from '../../domain/errors.js';
 import { recreateAppUsers, type RecreatedUser } from '../../platform/backup/app-users.js';
 import { cloneBundle } from '../../platform/backup/apps-bundle.js';
 import { claimHostedFolder, readHostedFolder, resolveHostedFolder } from '../../platform/files/hosted-folder.js';
+import { ioPace, type IoPace } from '../../platform/backup/archive-process.js';
 import type { BackupKey } from '../../platform/backup/backup-key.js';
 import { AppCredentials } from '../../platform/postgres/app-credentials.js';
 import type { PostgresTools } from '../../platform/postgres/postgres-tools.js';
@@ -47,6 +48,11 @@ export interface RestorePlatformOptions {
   readonly openPostgres?: (dataDir: string) => Promise<RestorePostgres>;
   /** Progress lines. */
   readonly progress?: (line: string) => void;
+  /**
+   * How the unpacked archive is written; @default synced every 8 MiB, no rate limit (the platform is
+   * stopped: nothing of it waits behind the restore).
+   */
+  readonly pace?: IoPace;
 }
 
 /** What a restore did. */
@@ -106,6 +112,7 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       key: options.key,
       into: unpacked,
       known: KNOWN_SCHEMAS,
+      pace: options.pace ?? ioPace(0),
     });
     fs.mkdirSync(building, { recursive: true });
     // As the data folder itself (secureDataFolder): others may pass through (the PostgreSQL server's

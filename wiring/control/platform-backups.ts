@@ -8,6 +8,7 @@ import { VARIABLES, type SvcConfig } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import { buildInfo } from '../../platform/build-info.js';
 import type { VariableSpec } from '../../platform/config-parsers.js';
+import { ioPace } from '../../platform/backup/archive-process.js';
 import { parseBackupKey, type BackupKey } from '../../platform/backup/backup-key.js';
 import { ManagedPostgres } from '../../platform/postgres/managed-postgres.js';
 import { PostgresTools } from '../../platform/postgres/postgres-tools.js';
@@ -71,6 +72,7 @@ export async function startPlatformBackups(
     backupsDir: config.backupDir,
     key,
     keep: config.backupKeep,
+    pace: ioPace(config.backupIoMbps),
     events: parts.events,
     ...(remote ? { remote } : {}),
   });
