@@ -68,7 +68,7 @@ export const BACKUP_VARIABLES = {
   backupIoMbps: {
     name: 'SVC_BACKUP_IO_MBPS',
     description:
-      'MB per second at most that a platform backup or restore writes (synced every 8 MiB), so the platform\'s own writes do not wait behind it; 0: no limit',
+      "MB per second at most that a platform backup or restore writes (synced every 8 MiB), so the platform's own writes do not wait behind it; 0: no limit",
     defaultText: '64',
     parse: wholeNumber('SVC_BACKUP_IO_MBPS', 64, 0, 100_000),
   },

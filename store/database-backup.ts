@@ -58,8 +58,11 @@ export async function backupDatabase(
   const file = typeof source === 'string' ? source : fileOf(source);
   let why = typeof file === 'string' ? undefined : file.why;
   try {
-    if (typeof file === 'string' && (await runSqliteTask({ kind: 'backup', file, to: temp, ...(options.pace ? { pace: options.pace } : {}) })) ===
-        undefined)
+    if (
+      typeof file === 'string' &&
+      (await runSqliteTask({ kind: 'backup', file, to: temp, ...(options.pace ? { pace: options.pace } : {}) })) ===
+        undefined
+    )
       why = 'no worker thread can load the SQLite binding (a packaged build)';
     if (why !== undefined) {
       const steps = typeof source !== 'string' && (source.memory || options.stepsOnThisThread === true);

@@ -42,6 +42,12 @@ export interface RestorePlatformOptions {
   /** Whether a platform API runs on the data folder now (it must be stopped first). */
   readonly platformRunning: () => boolean;
   /**
+   * Stops the app processes the platform of a data folder still runs (they outlive its API), returning
+   * what it stopped; called on the replaced folder once the new one is built, just before the swap.
+   * Absent: none are stopped.
+   */
+  readonly stopApps?: (dataDir: string) => Promise<readonly string[]>;
+  /**
    * Starts the managed PostgreSQL server in a folder (the data folder being built, or its hosted
    * folder); absent: app databases are not restored.
    */
@@ -67,6 +73,8 @@ export interface RestoreReport {
    * cluster, app folders; ADR 0157), or null when they can enter the data folder itself.
    */
   readonly hostedDir: string | null;
+  /** The jobs (`<region>/<job>`) of the replaced platform's apps that were stopped before the swap. */
+  readonly stoppedApps: readonly string[];
   /** The platform keys put back into `<data>/keys` (none from a backup without secrets: new ones are made). */
   readonly keys: readonly string[];
   readonly databases: readonly string[];
@@ -145,6 +153,14 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z');
     let preRestore: string | null = null;
+    // The replaced platform's apps still run (app processes outlive the API): stopped now, so none
+    // of them goes on writing into the folder kept as the pre-restore backup, or holds its ports when
+    // the restored platform starts them again.
+    let stoppedApps: readonly string[] = [];
+    if (holdsData(dataDir) && options.stopApps) {
+      stoppedApps = await options.stopApps(dataDir);
+      if (stoppedApps.length > 0) say(`stopped the replaced platform's apps: ${stoppedApps.join(', ')}`);
+    }
     if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) {
       preRestore = `${dataDir}.pre-restore-${stamp}`;
       fs.renameSync(dataDir, preRestore);
@@ -166,6 +182,7 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       createdAt: manifest.createdAt,
       dataDir,
       preRestore,
+      stoppedApps,
       hostedDir: hosted.separate ? hosted.path : null,
       keys,
       databases: manifest.databases.map((d) => d.name),

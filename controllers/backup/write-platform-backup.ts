@@ -77,7 +77,11 @@ export async function writePlatformBackup(
   // Hashed by a low-priority child process, not on the API's thread (docs/adr/0167).
   const rels = listFiles(dir);
   const sums = await hashFiles(rels.map((rel) => path.join(dir, rel)));
-  const files: BackupFileEntry[] = rels.map((rel, i) => ({ path: rel, bytes: sums[i]!.bytes, sha256: sums[i]!.sha256 }));
+  const files: BackupFileEntry[] = rels.map((rel, i) => ({
+    path: rel,
+    bytes: sums[i]!.bytes,
+    sha256: sums[i]!.sha256,
+  }));
   const manifest: BackupManifest = {
     format: BACKUP_FORMAT,
     formatVersion: BACKUP_FORMAT_VERSION,

@@ -265,7 +265,8 @@ export function runArchiveTask<K extends ArchiveTask['kind']>(
       }
       if (answer?.ok) resolve(answer.result);
       else if (answer) reject(new ArchiveTaskError(answer.message ?? 'failed', answer.code ?? 'backup_damaged'));
-      else reject(new Error(`the archive process ended (${signal ?? `exit ${code}`}) without an answer: ${err.trim()}`));
+      else
+        reject(new Error(`the archive process ended (${signal ?? `exit ${code}`}) without an answer: ${err.trim()}`));
     });
     // The key only through the pipe; stdin stays open: the child exits if it closes early.
     child.stdin.write(`${JSON.stringify({ task, key: key ?? null, modules: mods })}\n`);

@@ -13,7 +13,13 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Decrypter, Encrypter } from 'age-encryption';
 import * as tar from 'tar';
 import { UnprocessableError } from '../../domain/errors.js';
-import { ArchiveTaskError, DEFAULT_IO_PACE, runArchiveTask, type ArchiveEntry, type IoPace } from './archive-process.js';
+import {
+  ArchiveTaskError,
+  DEFAULT_IO_PACE,
+  runArchiveTask,
+  type ArchiveEntry,
+  type IoPace,
+} from './archive-process.js';
 import type { BackupKey } from './backup-key.js';
 
 /** The first bytes of an age file. */
@@ -164,7 +170,12 @@ export async function readArchive(
     entries.push({ path: rel, bytes: fs.statSync(at).size, sha256: await sha256File(at) });
   }
   const manifest = path.join(folder, 'manifest.json');
-  return { sealing, entries, manifest: fs.existsSync(manifest) ? fs.readFileSync(manifest, 'utf8') : null, unpacked: true };
+  return {
+    sealing,
+    entries,
+    manifest: fs.existsSync(manifest) ? fs.readFileSync(manifest, 'utf8') : null,
+    unpacked: true,
+  };
 }
 
 /** {@link readArchive}'s unpacking on this thread (a packaged build). */
