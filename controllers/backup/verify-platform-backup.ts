@@ -64,6 +64,7 @@ export async function checkArchiveOf(
 ): Promise<{ manifest: BackupManifest; checks: string[] }> {
   const read = await readArchive(file, options.into, options.key, {
     write: false,
+    priority: 'background',
     ...(options.pace ? { pace: options.pace } : {}),
   });
   return checkUnpacked(read.unpacked ? options.into : staging, options, [`read whole (${sealed(read)})`], read);

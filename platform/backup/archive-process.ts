@@ -1,8 +1,8 @@
 /**
  * The heavy work of a platform backup archive — packing (tar), age encryption or decryption, SHA-256
- * of every byte, and unpacking — in a child process at the lowest CPU priority (`nice` 19, and the
- * lowest best-effort I/O class where the disk's scheduler honours it), so the API's event loop never
- * runs it (docs/adr/0167). What it writes is paced ({@link IoPace}): synced every few MiB, so the
+ * of every byte, and unpacking — in a child process, so the API's event loop never runs it; for a
+ * backup (the platform serving) at a lower CPU priority (`nice` 10) and in the lowest best-effort I/O
+ * class where the disk's scheduler honours it (docs/adr/0167). What it writes is paced ({@link IoPace}): synced every few MiB, so the
  * kernel never holds a large amount of the archive's dirty data whose writeback would stall the
  * platform's own fsyncs, and written no faster than a configured rate.
  *
@@ -36,6 +36,12 @@ export function ioPace(mbps: number): IoPace {
 
 /** The default pace (`SVC_BACKUP_IO_MBPS` unset: 64 MB/s, synced every 8 MiB). */
 export const DEFAULT_IO_PACE: IoPace = ioPace(64);
+
+/**
+ * `background`: a backup while the platform serves (nice 10, lowest best-effort I/O class);
+ * `foreground`: a restore, run while the platform is stopped (normal priority).
+ */
+export type ArchivePriority = 'background' | 'foreground';
 
 /** One file of an archive as read: its path, size and SHA-256. */
 export interface ArchiveEntry {
@@ -91,10 +97,12 @@ const os = require('node:os');
 const path = require('node:path');
 const { createHash } = require('node:crypto');
 const { Readable } = require('node:stream');
-try { os.setPriority(19); } catch {}
-try { require('node:child_process').execFileSync('ionice', ['-c', '2', '-n', '7', '-p', String(process.pid)], { stdio: 'ignore' }); } catch {}
 class Failure extends Error { constructor(message, code) { super(message); this.code = code; } }
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
+const PIECE = 2 ** 20;
+const parent = process.ppid;
+/** The parent was killed (this process was re-parented): stop at once, leaving its .partial to be removed. */
+function orphaned() { if (process.ppid !== parent) process.exit(70); }
 /** Paced writes of one task: each file synced every pace.syncEveryBytes, the task's bytes at most pace.bytesPerSecond. */
 function pacer(pace) {
   const t0 = Date.now();
@@ -105,13 +113,19 @@ function pacer(pace) {
       let bytes = 0, unsynced = 0;
       return {
         write(buf) {
-          let off = 0;
-          while (off < buf.length) off += fs.writeSync(fd, buf, off, buf.length - off);
-          bytes += buf.length; unsynced += buf.length; total += buf.length;
-          if (pace.syncEveryBytes > 0 && unsynced >= pace.syncEveryBytes) { fs.fdatasyncSync(fd); unsynced = 0; }
-          if (pace.bytesPerSecond > 0) {
-            const ahead = (total / pace.bytesPerSecond) * 1000 - (Date.now() - t0);
-            if (ahead >= 1) Atomics.wait(sleeper, 0, 0, Math.ceil(ahead));
+          // In pieces of at most 1 MiB: a stream's chunk can be many MiB, and the syncs and the rate
+          // are kept piece by piece (a sleep stays short, so a closed stdin is seen soon).
+          for (let start = 0; start < buf.length; start += PIECE) {
+            orphaned();
+            const piece = buf.subarray(start, Math.min(buf.length, start + PIECE));
+            let off = 0;
+            while (off < piece.length) off += fs.writeSync(fd, piece, off, piece.length - off);
+            bytes += piece.length; unsynced += piece.length; total += piece.length;
+            if (pace.syncEveryBytes > 0 && unsynced >= pace.syncEveryBytes) { fs.fdatasyncSync(fd); unsynced = 0; }
+            if (pace.bytesPerSecond > 0) {
+              const ahead = (total / pace.bytesPerSecond) * 1000 - (Date.now() - t0);
+              if (ahead >= 1) Atomics.wait(sleeper, 0, 0, Math.ceil(ahead));
+            }
           }
         },
         close(full) {
@@ -128,7 +142,7 @@ async function hashFiles(task) {
   for (const file of task.files) {
     const hash = createHash('sha256');
     let bytes = 0;
-    for await (const chunk of fs.createReadStream(file)) { hash.update(chunk); bytes += chunk.length; }
+    for await (const chunk of fs.createReadStream(file)) { orphaned(); hash.update(chunk); bytes += chunk.length; }
     files.push({ bytes, sha256: hash.digest('hex') });
   }
   return { files };
@@ -185,6 +199,7 @@ async function read(task, key, mods) {
     const kept = rel === 'manifest.json' ? [] : null;
     entry.on('data', (chunk) => {
       if (failed) return;
+      orphaned();
       hash.update(chunk); bytes += chunk.length;
       try { if (out) out.write(chunk); } catch (error) { fail(error); }
       if (kept) kept.push(chunk);
@@ -214,8 +229,14 @@ process.stdin.on('data', (data) => {
   const nl = input.indexOf('\n');
   if (nl < 0) return;
   started = true;
-  const { task, key, modules } = JSON.parse(input.slice(0, nl));
+  const { task, key, modules, background } = JSON.parse(input.slice(0, nl));
   input = '';
+  if (background) {
+    // Below the platform's processes for the CPU, and in the lowest best-effort I/O class (which only
+    // the bfq scheduler honours; mq-deadline and none ignore it).
+    try { os.setPriority(10); } catch {}
+    try { require('node:child_process').execFileSync('ionice', ['-c', '2', '-n', '7', '-p', String(process.pid)], { stdio: 'ignore' }); } catch {}
+  }
   (async () => {
     const mods = { tar: require(modules.tar), age: await import(modules.age) };
     const run = task.kind === 'hash' ? hashFiles : task.kind === 'pack' ? pack : read;
@@ -243,7 +264,8 @@ function modules(): { tar: string; age: string } | undefined {
  */
 export function runArchiveTask<K extends ArchiveTask['kind']>(
   task: Extract<ArchiveTask, { kind: K }>,
-  key?: BackupKey,
+  key: BackupKey | undefined,
+  priority: ArchivePriority,
 ): Promise<ArchiveTaskResult[K] | undefined> {
   const mods = modules();
   if (mods === undefined) return Promise.resolve(undefined);
@@ -269,6 +291,8 @@ export function runArchiveTask<K extends ArchiveTask['kind']>(
         reject(new Error(`the archive process ended (${signal ?? `exit ${code}`}) without an answer: ${err.trim()}`));
     });
     // The key only through the pipe; stdin stays open: the child exits if it closes early.
-    child.stdin.write(`${JSON.stringify({ task, key: key ?? null, modules: mods })}\n`);
+    child.stdin.write(
+      `${JSON.stringify({ task, key: key ?? null, modules: mods, background: priority === 'background' })}\n`,
+    );
   });
 }

@@ -18,6 +18,7 @@ import {
   DEFAULT_IO_PACE,
   runArchiveTask,
   type ArchiveEntry,
+  type ArchivePriority,
   type IoPace,
 } from './archive-process.js';
 import type { BackupKey } from './backup-key.js';
@@ -58,7 +59,7 @@ export async function writeArchive(
   const temp = `${file}.partial`;
   fs.rmSync(temp, { force: true });
   const packed =
-    (await runArchiveTask({ kind: 'pack', folder, names, to: temp, pace }, key)) ??
+    (await runArchiveTask({ kind: 'pack', folder, names, to: temp, pace }, key, 'background')) ??
     (await packHere(folder, names, temp, key));
   fs.renameSync(temp, file);
   syncFolder(path.dirname(file));
@@ -129,7 +130,7 @@ export interface ReadArchive {
 
 /**
  * Reads `file` whole, decrypting it with `key` when it is sealed with age, and hashes every file in it;
- * with `write`, unpacks it into `folder` (created empty). In a low-priority child process at `pace`
+ * with `write`, unpacks it into `folder` (created empty). In a child process at `pace` and `priority`
  * (docs/adr/0167); in a packaged build on this thread, always unpacked into `folder`.
  * Throws an UnprocessableError when it cannot be read whole (wrong key, corrupt, truncated).
  */
@@ -137,7 +138,7 @@ export async function readArchive(
   file: string,
   folder: string,
   key: BackupKey | undefined,
-  options: { readonly write: boolean; readonly pace?: IoPace } = { write: true },
+  options: { readonly write: boolean; readonly pace?: IoPace; readonly priority?: ArchivePriority } = { write: true },
 ): Promise<ReadArchive> {
   const sealing = archiveSealing(file);
   fs.rmSync(folder, { recursive: true, force: true });
@@ -156,6 +157,7 @@ export async function readArchive(
     read = await runArchiveTask(
       { kind: 'read', file, sealing, into: options.write ? folder : null, pace: options.pace ?? DEFAULT_IO_PACE },
       key,
+      options.priority ?? 'foreground',
     );
   } catch (cause) {
     if (cause instanceof ArchiveTaskError && cause.code === 'backup_decrypt_failed')
@@ -214,7 +216,7 @@ async function unpackHere(
  * a packaged build.
  */
 export async function hashFiles(files: readonly string[]): Promise<{ bytes: number; sha256: string }[]> {
-  const hashed = await runArchiveTask({ kind: 'hash', files });
+  const hashed = await runArchiveTask({ kind: 'hash', files }, undefined, 'background');
   if (hashed !== undefined) return [...hashed.files];
   const out: { bytes: number; sha256: string }[] = [];
   for (const file of files) out.push({ bytes: fs.statSync(file).size, sha256: await sha256File(file) });
