@@ -6,15 +6,24 @@
  * a worker thread: ADR 0161); then the restore time. The event loop of this process (where the API
  * would serve) is watched with `monitorEventLoopDelay` during the idle run and the backup. Prints the
  * load average: the figures mean little without it.
+ *
+ * The backup writes at SVC_BACKUP_IO_MBPS (default 64; 0: no limit), synced every 8 MiB (docs/adr/0167).
+ * BENCH_BACKUP_DIR puts the staged copies and the archive elsewhere (e.g. a tmpfs, /dev/shm, as a
+ * diagnostic: with no disk writes of the backup's own, what is left of the writers' slowdown is not the
+ * disk). The largest amount of dirty data the kernel held (/proc/meminfo `Dirty`) is printed for the
+ * idle run and the backup. The filled stores are synced before the idle run, so neither run pays for
+ * the writeback of the fill.
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
+import { execFileSync } from 'node:child_process';
 import Database from 'better-sqlite3';
 import { PlatformBackupService } from '../controllers/backup/platform-backup-service.js';
 import { restorePlatform } from '../controllers/backup/restore-platform.js';
+import { ioPace } from '../platform/backup/archive-process.js';
 import { buildInfo } from '../platform/build-info.js';
 import { backupDatabase } from '../store/database-backup.js';
 import { openControlStore, openKnowledgeStore } from '../store/open-stores.js';
@@ -40,6 +49,18 @@ const fill = knowledge.db.transaction((n: number) => {
 });
 for (let mb = 0; mb < KNOWLEDGE_MB; mb += 64) fill(1024);
 knowledge.db.close();
+// The fill's dirty pages are written now, not during the runs measured below.
+execFileSync('sync');
+const IO_MBPS = Number(process.env.SVC_BACKUP_IO_MBPS ?? 64);
+const BACKUPS_DIR = process.env.BENCH_BACKUP_DIR
+  ? fs.mkdtempSync(path.join(process.env.BENCH_BACKUP_DIR, 'svc-bench-backups-'))
+  : path.join(root, 'backups');
+
+/** The kernel's dirty page cache now, in MiB. */
+function dirtyMiB(): number {
+  const kb = /^Dirty:\s+(\d+)/m.exec(fs.readFileSync('/proc/meminfo', 'utf8'))?.[1];
+  return Number(kb ?? 0) / 1024;
+}
 
 const WRITER = `
 const { parentPort, workerData } = require('node:worker_threads');
@@ -60,15 +81,18 @@ const latencies = [];
 
 async function withWriters<T>(
   work: () => Promise<T>,
-): Promise<{ result: T; p99: number; writes: number; loopP99: number; loopMax: number }> {
+): Promise<{ result: T; p99: number; writes: number; loopP99: number; loopMax: number; maxDirtyMiB: number }> {
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
+  let maxDirtyMiB = 0;
+  const sampler = setInterval(() => (maxDirtyMiB = Math.max(maxDirtyMiB, dirtyMiB())), 100);
   const workers = Array.from({ length: WRITERS }, (_, i) => {
     const file = path.join(dataDir, i % 2 === 0 ? 'control.db' : 'knowledge.db');
     return new Worker(WRITER, { eval: true, workerData: { file, sqlite: require.resolve('better-sqlite3') } });
   });
   const result = await work();
   loop.disable();
+  clearInterval(sampler);
   const all = (
     await Promise.all(
       workers.map(
@@ -88,6 +112,7 @@ async function withWriters<T>(
     writes: all.length,
     loopP99: loop.percentile(99) / 1e6,
     loopMax: loop.max / 1e6,
+    maxDirtyMiB: Math.round(maxDirtyMiB),
   };
 }
 import { createRequire } from 'node:module';
@@ -102,8 +127,9 @@ const service = new PlatformBackupService({
     secretSettings: new Set(),
     build: buildInfo(),
   },
-  backupsDir: path.join(root, 'backups'),
+  backupsDir: BACKUPS_DIR,
   key: undefined,
+  pace: ioPace(IO_MBPS),
 });
 const ms = (t0: number) => Math.round(performance.now() - t0);
 const idle = await withWriters(() => new Promise((r) => setTimeout(r, 5000)));
@@ -149,10 +175,14 @@ console.log(
       onlineCopiesBy: copies.map((c) => c.copiedBy),
       restoreMs,
       writers: WRITERS,
+      backupIoMbps: IO_MBPS,
+      backupsDir: process.env.BENCH_BACKUP_DIR ?? '(beside the data folder)',
       p99WriteMsWithoutBackup: Number(idle.p99.toFixed(2)),
       p99WriteMsDuringBackup: Number(during.p99.toFixed(2)),
+      p99Ratio: Number((during.p99 / idle.p99).toFixed(2)),
       eventLoopDelayMsWithoutBackup: { p99: Number(idle.loopP99.toFixed(1)), max: Number(idle.loopMax.toFixed(1)) },
       eventLoopDelayMsDuringBackup: { p99: Number(during.loopP99.toFixed(1)), max: Number(during.loopMax.toFixed(1)) },
+      maxDirtyMiB: { withoutBackup: idle.maxDirtyMiB, duringBackup: during.maxDirtyMiB },
       loadAverage: os.loadavg().map((l) => Number(l.toFixed(2))),
     },
     null,
@@ -161,3 +191,4 @@ console.log(
 );
 control.db.close();
 fs.rmSync(root, { recursive: true, force: true });
+if (process.env.BENCH_BACKUP_DIR) fs.rmSync(BACKUPS_DIR, { recursive: true, force: true });

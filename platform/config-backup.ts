@@ -3,7 +3,7 @@
  */
 import path from 'node:path';
 import { ConfigError } from '../domain/errors.js';
-import { durationMs, optional, type VariableSpec } from './config-parsers.js';
+import { durationMs, optional, wholeNumber, type VariableSpec } from './config-parsers.js';
 
 /** Platform backup settings of {@link SvcConfig}. */
 export interface BackupConfig {
@@ -17,6 +17,12 @@ export interface BackupConfig {
   readonly backupKeep: number;
   /** Export each verified backup to the S3 bucket (needs SVC_S3_*); unset: no export. */
   readonly backupS3Bucket: string | undefined;
+  /**
+   * MB per second at most that a backup writes (its staged copies, the archive, a restore's unpacking),
+   * synced every 8 MiB, so the platform's own fsyncs do not wait behind it (docs/adr/0167); 0: no limit.
+   * @default 64
+   */
+  readonly backupIoMbps: number;
 }
 
 export const BACKUP_VARIABLES = {
@@ -58,5 +64,12 @@ export const BACKUP_VARIABLES = {
     description: 'S3 bucket each verified platform backup is exported to (the SVC_S3_* target of snapshots)',
     defaultText: '(none)',
     parse: optional,
+  },
+  backupIoMbps: {
+    name: 'SVC_BACKUP_IO_MBPS',
+    description:
+      "MB per second at most that a platform backup or restore writes (synced every 8 MiB), so the platform's own writes do not wait behind it; 0: no limit",
+    defaultText: '64',
+    parse: wholeNumber('SVC_BACKUP_IO_MBPS', 64, 0, 100_000),
   },
 } satisfies { [K in keyof BackupConfig]: VariableSpec<BackupConfig[K]> };

@@ -44,6 +44,12 @@ export async function backupDatabase(
      * writes); otherwise, and always for an in-memory database, as the default says. @default false
      */
     readonly stepsOnThisThread?: boolean;
+    /**
+     * A worker's copy in synced steps at a bounded rate, inside one read transaction (docs/adr/0167):
+     * the kernel never holds much of the copy unwritten, whose writeback would stall other fsyncs.
+     * Absent: one step, synced at the end.
+     */
+    readonly pace?: { readonly syncEveryBytes: number; readonly bytesPerSecond: number };
   } = {},
 ): Promise<DatabaseBackup> {
   fs.mkdirSync(path.dirname(to), { recursive: true });
@@ -52,7 +58,11 @@ export async function backupDatabase(
   const file = typeof source === 'string' ? source : fileOf(source);
   let why = typeof file === 'string' ? undefined : file.why;
   try {
-    if (typeof file === 'string' && (await runSqliteTask({ kind: 'backup', file, to: temp })) === undefined)
+    if (
+      typeof file === 'string' &&
+      (await runSqliteTask({ kind: 'backup', file, to: temp, ...(options.pace ? { pace: options.pace } : {}) })) ===
+        undefined
+    )
       why = 'no worker thread can load the SQLite binding (a packaged build)';
     if (why !== undefined) {
       const steps = typeof source !== 'string' && (source.memory || options.stepsOnThisThread === true);

@@ -11,8 +11,17 @@ import { Worker } from 'node:worker_threads';
 
 /** A task for the worker. */
 export type SqliteTask =
-  /** Copies `file` to `to` in one online backup step (one read snapshot), then fsyncs `to`. */
-  | { readonly kind: 'backup'; readonly file: string; readonly to: string }
+  /**
+   * Copies `file` to `to` with one read snapshot, then fsyncs `to`: in one online backup step, or with
+   * `pace` in steps of `syncEveryBytes` inside one read transaction (so no other connection's write
+   * restarts it), `to` synced after each and the copy written at `bytesPerSecond` at most (0: no limit).
+   */
+  | {
+      readonly kind: 'backup';
+      readonly file: string;
+      readonly to: string;
+      readonly pace?: { readonly syncEveryBytes: number; readonly bytesPerSecond: number };
+    }
   /** `PRAGMA integrity_check(10)` of `file`; the problems joined by `; ` (`ok` when sound). */
   | { readonly kind: 'integrity'; readonly file: string }
   /** The row count of every ordinary table of `file` (virtual tables through their shadow tables). */
@@ -58,9 +67,38 @@ function countRows(db) {
     let result;
     if (task.kind === 'backup') {
       const journalMode = db.pragma('journal_mode', { simple: true });
-      // One step: one read snapshot for the whole copy (a stepwise copy through this connection would
-      // start over at every write by another connection, and might never end under load).
-      await db.backup(task.to, { progress: () => 2 ** 30 });
+      if (task.pace) {
+        // Steps inside one read transaction: the snapshot cannot change, so no write by another
+        // connection restarts the copy; after each step the copy is synced (the kernel never holds much
+        // of it dirty) and, with a rate, the worker sleeps to keep to it (docs/adr/0167).
+        const pageSize = db.pragma('page_size', { simple: true });
+        const pages = Math.max(16, Math.floor(task.pace.syncEveryBytes / pageSize) || 2 ** 30);
+        const sleeper = new Int32Array(new SharedArrayBuffer(4));
+        const t0 = Date.now();
+        let fd;
+        db.exec('BEGIN');
+        try {
+          db.prepare('SELECT COUNT(*) FROM sqlite_master').get();
+          await db.backup(task.to, {
+            progress: ({ totalPages, remainingPages }) => {
+              if (fd === undefined && fs.existsSync(task.to)) fd = fs.openSync(task.to, 'r');
+              if (fd !== undefined) fs.fdatasyncSync(fd);
+              if (task.pace.bytesPerSecond > 0) {
+                const ahead = ((totalPages - remainingPages) * pageSize / task.pace.bytesPerSecond) * 1000 - (Date.now() - t0);
+                if (ahead >= 1) Atomics.wait(sleeper, 0, 0, Math.ceil(ahead));
+              }
+              return pages;
+            },
+          });
+        } finally {
+          db.exec('COMMIT');
+          if (fd !== undefined) fs.closeSync(fd);
+        }
+      } else {
+        // One step: one read snapshot for the whole copy (a stepwise copy through this connection would
+        // start over at every write by another connection, and might never end under load).
+        await db.backup(task.to, { progress: () => 2 ** 30 });
+      }
       const fd = fs.openSync(task.to, 'r');
       try { fs.fsyncSync(fd); } finally { fs.closeSync(fd); }
       result = { journalMode };

@@ -132,6 +132,11 @@ export function registerBackup(program: Command): void {
               ...(report.appUsers.length > 0
                 ? [`  app users: ${report.appUsers.map((u) => `${u.name} ${u.result}`).join(', ')}`]
                 : []),
+              ...(report.stoppedApps.length > 0
+                ? [
+                    `  stopped the replaced platform's apps (svc serve starts the restored ones): ${report.stoppedApps.join(', ')}`,
+                  ]
+                : []),
               ...(report.preRestore ? [`  the replaced data folder is kept at ${report.preRestore}`] : []),
               ...(report.settingsFile ? [`  settings in force at the backup: ${report.settingsFile}`] : []),
               '',

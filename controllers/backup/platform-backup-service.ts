@@ -9,6 +9,7 @@ import path from 'node:path';
 import { BackupStatus, type KnownSchemas, type PlatformBackupRecord } from '../../domain/backup/index.js';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import { discardEvents, type EventEmitterPort } from '../../domain/events/index.js';
+import type { IoPace } from '../../platform/backup/archive-process.js';
 import { canDecrypt, type BackupKey } from '../../platform/backup/backup-key.js';
 import type { RemoteBackup, S3PlatformBackups } from '../../platform/object-storage/s3-platform-backups.js';
 import { CONTROL_MIGRATIONS } from '../../store/control/migrations.js';
@@ -23,7 +24,7 @@ import {
 } from '../../store/control/platform-backups.js';
 import { KNOWLEDGE_MIGRATIONS } from '../../store/knowledge/migrations.js';
 import type { BackupSources } from './backup-sources.js';
-import { checkUnpacked, unpackAndCheck } from './verify-platform-backup.js';
+import { checkArchiveOf, checkUnpacked } from './verify-platform-backup.js';
 import { writePlatformBackup } from './write-platform-backup.js';
 
 /** The newest schema of each store this release knows. */
@@ -45,6 +46,8 @@ export interface PlatformBackupServiceOptions {
   readonly now?: () => Date;
   /** Off-site copies: each verified backup is exported to this bucket, with the same retention. */
   readonly remote?: { readonly store: S3PlatformBackups; readonly bucket: string };
+  /** How fast the staged copies and the archive are written (`SVC_BACKUP_IO_MBPS`, docs/adr/0167). */
+  readonly pace?: IoPace;
 }
 
 /** What a caller asks of one backup. */
@@ -135,16 +138,20 @@ export class PlatformBackupService {
         key,
         staging,
         file: archivePath,
+        ...(this.options.pace ? { pace: this.options.pace } : {}),
       });
       written = archive;
       const tools = this.options.sources.postgres?.tools;
       let checks: string[];
       if (!key || canDecrypt(key)) {
-        ({ checks } = await unpackAndCheck(archivePath, {
+        // The archive is read whole and every byte checked against the manifest; what it holds is the
+        // staged files byte for byte, checked there (no second copy on the disk: docs/adr/0167).
+        ({ checks } = await checkArchiveOf(archivePath, staging, {
           key,
           into: verifyDir,
           known: KNOWN_SCHEMAS,
           ...(tools ? { tools } : {}),
+          ...(this.options.pace ? { pace: this.options.pace } : {}),
         }));
       } else {
         // A recipient alone cannot decrypt: the staged copy is checked instead.

@@ -13,6 +13,7 @@ import { ConflictError } from '../../domain/errors.js';
 import { recreateAppUsers, type RecreatedUser } from '../../platform/backup/app-users.js';
 import { cloneBundle } from '../../platform/backup/apps-bundle.js';
 import { claimHostedFolder, readHostedFolder, resolveHostedFolder } from '../../platform/files/hosted-folder.js';
+import { ioPace, type IoPace } from '../../platform/backup/archive-process.js';
 import type { BackupKey } from '../../platform/backup/backup-key.js';
 import { AppCredentials } from '../../platform/postgres/app-credentials.js';
 import type { PostgresTools } from '../../platform/postgres/postgres-tools.js';
@@ -41,12 +42,23 @@ export interface RestorePlatformOptions {
   /** Whether a platform API runs on the data folder now (it must be stopped first). */
   readonly platformRunning: () => boolean;
   /**
+   * Stops the app processes the platform of a data folder still runs (they outlive its API), returning
+   * what it stopped; called on the replaced folder once the new one is built, just before the swap.
+   * Absent: none are stopped.
+   */
+  readonly stopApps?: (dataDir: string) => Promise<readonly string[]>;
+  /**
    * Starts the managed PostgreSQL server in a folder (the data folder being built, or its hosted
    * folder); absent: app databases are not restored.
    */
   readonly openPostgres?: (dataDir: string) => Promise<RestorePostgres>;
   /** Progress lines. */
   readonly progress?: (line: string) => void;
+  /**
+   * How the unpacked archive is written; @default synced every 8 MiB, no rate limit (the platform is
+   * stopped: nothing of it waits behind the restore).
+   */
+  readonly pace?: IoPace;
 }
 
 /** What a restore did. */
@@ -61,6 +73,8 @@ export interface RestoreReport {
    * cluster, app folders; ADR 0157), or null when they can enter the data folder itself.
    */
   readonly hostedDir: string | null;
+  /** The jobs (`<region>/<job>`) of the replaced platform's apps that were stopped before the swap. */
+  readonly stoppedApps: readonly string[];
   /** The platform keys put back into `<data>/keys` (none from a backup without secrets: new ones are made). */
   readonly keys: readonly string[];
   readonly databases: readonly string[];
@@ -106,6 +120,7 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       key: options.key,
       into: unpacked,
       known: KNOWN_SCHEMAS,
+      pace: options.pace ?? ioPace(0),
     });
     fs.mkdirSync(building, { recursive: true });
     // As the data folder itself (secureDataFolder): others may pass through (the PostgreSQL server's
@@ -138,6 +153,14 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       .replace(/[-:]/g, '')
       .replace(/\.\d+Z$/, 'Z');
     let preRestore: string | null = null;
+    // The replaced platform's apps still run (app processes outlive the API): stopped now, so none
+    // of them goes on writing into the folder kept as the pre-restore backup, or holds its ports when
+    // the restored platform starts them again.
+    let stoppedApps: readonly string[] = [];
+    if (holdsData(dataDir) && options.stopApps) {
+      stoppedApps = await options.stopApps(dataDir);
+      if (stoppedApps.length > 0) say(`stopped the replaced platform's apps: ${stoppedApps.join(', ')}`);
+    }
     if (fs.existsSync(dataDir) && fs.readdirSync(dataDir).length > 0) {
       preRestore = `${dataDir}.pre-restore-${stamp}`;
       fs.renameSync(dataDir, preRestore);
@@ -159,6 +182,7 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       createdAt: manifest.createdAt,
       dataDir,
       preRestore,
+      stoppedApps,
       hostedDir: hosted.separate ? hosted.path : null,
       keys,
       databases: manifest.databases.map((d) => d.name),

@@ -15,7 +15,8 @@ import {
 } from '../../domain/backup/index.js';
 import { UnprocessableError } from '../../domain/errors.js';
 import { verifyBundle } from '../../platform/backup/apps-bundle.js';
-import { readArchive, sha256File } from '../../platform/backup/backup-archive.js';
+import type { IoPace } from '../../platform/backup/archive-process.js';
+import { hashFiles, readArchive, type ReadArchive } from '../../platform/backup/backup-archive.js';
 import type { BackupKey } from '../../platform/backup/backup-key.js';
 import type { PostgresTools } from '../../platform/postgres/postgres-tools.js';
 import { checkDatabaseOffLoop } from '../../store/database-check.js';
@@ -29,6 +30,8 @@ export interface CheckArchiveOptions {
   readonly known: KnownSchemas;
   /** Lists PostgreSQL dumps; absent: dumps are checked by checksum only. */
   readonly tools?: PostgresTools;
+  /** How fast the unpacked files are written (docs/adr/0167). */
+  readonly pace?: IoPace;
 }
 
 /**
@@ -39,19 +42,52 @@ export async function unpackAndCheck(
   file: string,
   options: CheckArchiveOptions,
 ): Promise<{ manifest: BackupManifest; checks: string[] }> {
-  const sealing = await readArchive(file, options.into, options.key);
-  return checkUnpacked(options.into, options, [`read (${sealing === 'age' ? 'decrypted with age' : 'not encrypted'})`]);
+  const read = await readArchive(file, options.into, options.key, {
+    write: true,
+    ...(options.pace ? { pace: options.pace } : {}),
+  });
+  return checkUnpacked(options.into, options, [`read (${sealed(read)})`], read);
 }
 
-/** Checks a folder holding an unpacked (or staged) archive. */
+/**
+ * The verification of a backup just written from `staging`: the archive `file` is read whole (decrypted)
+ * and every file in it hashed, without writing it out (docs/adr/0167); each must match the manifest
+ * read from the archive. The manifest's checksums were taken from the staged files, so the staged
+ * files are byte for byte what the archive holds: the databases, the bundle and the dumps are checked
+ * there. Where the archive had to be unpacked (a packaged build, on this thread), they are checked
+ * in `options.into`.
+ */
+export async function checkArchiveOf(
+  file: string,
+  staging: string,
+  options: CheckArchiveOptions,
+): Promise<{ manifest: BackupManifest; checks: string[] }> {
+  const read = await readArchive(file, options.into, options.key, {
+    write: false,
+    priority: 'background',
+    ...(options.pace ? { pace: options.pace } : {}),
+  });
+  return checkUnpacked(read.unpacked ? options.into : staging, options, [`read whole (${sealed(read)})`], read);
+}
+
+function sealed(read: ReadArchive): string {
+  return read.sealing === 'age' ? 'decrypted with age' : 'not encrypted';
+}
+
+/**
+ * Checks a folder holding an unpacked (or staged) archive. With `read` (the archive as read), the
+ * manifest is the archive's and each file's SHA-256 is the one taken as the archive was read; without
+ * it, the folder's manifest and files are hashed (off this thread).
+ */
 export async function checkUnpacked(
   dir: string,
   options: Pick<CheckArchiveOptions, 'known' | 'tools'>,
   checks: string[] = [],
+  read?: Pick<ReadArchive, 'entries' | 'manifest'>,
 ): Promise<{ manifest: BackupManifest; checks: string[] }> {
   let raw: unknown;
   try {
-    raw = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+    raw = JSON.parse(read ? (read.manifest ?? '') : fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
   } catch (cause) {
     throw new UnprocessableError('the archive has no readable manifest.json: it is not an svc platform backup', {
       code: 'not_a_backup',
@@ -61,11 +97,18 @@ export async function checkUnpacked(
   const manifest = checkManifest(raw, options.known);
   for (const entry of manifest.files) {
     const at = path.join(dir, entry.path);
-    if (!path.resolve(at).startsWith(path.resolve(dir) + path.sep) || !fs.existsSync(at))
+    if (!path.resolve(at).startsWith(path.resolve(dir) + path.sep))
       fail(`${entry.path} is listed in the manifest but missing from the archive`);
-    const sum = await sha256File(at);
-    if (sum !== entry.sha256) fail(`${entry.path} does not match its SHA-256 in the manifest`);
+    if (!read && !fs.existsSync(at)) fail(`${entry.path} is listed in the manifest but missing from the archive`);
   }
+  const sums = read
+    ? manifest.files.map((f) => read.entries.find((e) => e.path === f.path))
+    : await hashFiles(manifest.files.map((f) => path.join(dir, f.path)));
+  manifest.files.forEach((entry, i) => {
+    const sum = sums[i];
+    if (sum === undefined) fail(`${entry.path} is listed in the manifest but missing from the archive`);
+    if (sum.sha256 !== entry.sha256) fail(`${entry.path} does not match its SHA-256 in the manifest`);
+  });
   checks.push(`${manifest.files.length} files match their SHA-256`);
   for (const db of manifest.databases) {
     const check = await checkDatabaseOffLoop(path.join(dir, db.name));

@@ -16,7 +16,8 @@ import {
 } from '../../domain/backup/index.js';
 import { listAppUsers } from '../../platform/backup/app-users.js';
 import { bundleRepository } from '../../platform/backup/apps-bundle.js';
-import { sha256File, writeArchive, type WrittenArchive } from '../../platform/backup/backup-archive.js';
+import { DEFAULT_IO_PACE, type IoPace } from '../../platform/backup/archive-process.js';
+import { hashFiles, writeArchive, type WrittenArchive } from '../../platform/backup/backup-archive.js';
 import type { BackupKey } from '../../platform/backup/backup-key.js';
 import { appRoleName } from '../../platform/postgres/app-credentials.js';
 import { listApps } from '../../store/control/apps.js';
@@ -36,6 +37,8 @@ export interface WriteBackupOptions {
   readonly staging: string;
   /** The archive's final path. */
   readonly file: string;
+  /** How fast the staged copies and the archive are written (docs/adr/0167); absent: synced every 8 MiB, no rate limit. */
+  readonly pace?: IoPace;
 }
 
 /** Stages, packs and seals one backup; returns the archive and its manifest. */
@@ -44,6 +47,7 @@ export async function writePlatformBackup(
   options: WriteBackupOptions,
 ): Promise<{ archive: WrittenArchive; manifest: BackupManifest; notes: string[] }> {
   const dir = options.staging;
+  const pace = options.pace ?? DEFAULT_IO_PACE;
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const databases: BackupDatabaseEntry[] = [];
@@ -55,6 +59,7 @@ export async function writePlatformBackup(
     const copy = await backupDatabase(
       name === 'control.db' ? sources.controlDb : path.join(sources.dataDir, name),
       path.join(dir, name),
+      { pace },
     );
     if (copy.why !== undefined) notes.push(`${name}: copied on the API's thread (${copy.why})`);
     useRollbackJournal(copy.file);
@@ -69,13 +74,14 @@ export async function writePlatformBackup(
     Object.entries(sources.settings()).filter(([name]) => options.secrets || !sources.secretSettings.has(name)),
   );
   const records = { appUsers: listAppUsers(), settings };
-  const files: BackupFileEntry[] = [];
-  for (const rel of listFiles(dir))
-    files.push({
-      path: rel,
-      bytes: fs.statSync(path.join(dir, rel)).size,
-      sha256: await sha256File(path.join(dir, rel)),
-    });
+  // Hashed by a low-priority child process, not on the API's thread (docs/adr/0167).
+  const rels = listFiles(dir);
+  const sums = await hashFiles(rels.map((rel) => path.join(dir, rel)));
+  const files: BackupFileEntry[] = rels.map((rel, i) => ({
+    path: rel,
+    bytes: sums[i]!.bytes,
+    sha256: sums[i]!.sha256,
+  }));
   const manifest: BackupManifest = {
     format: BACKUP_FORMAT,
     formatVersion: BACKUP_FORMAT_VERSION,
@@ -90,7 +96,7 @@ export async function writePlatformBackup(
     files,
   };
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 2), { mode: 0o600 });
-  const archive = await writeArchive(dir, options.file, options.key);
+  const archive = await writeArchive(dir, options.file, options.key, pace);
   return { archive, manifest, notes };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The archive file of a platform backup: a tar of a staged folder, `manifest.json` first, encrypted
  * with age (recipient or passphrase) unless the backup holds no secrets. Written to a `.partial` name,
- * fsynced and renamed, so a file with the final name is always a complete archive.
+ * fsynced and renamed, so a file with the final name is always a complete archive. The work runs in a
+ * low-priority child process (./archive-process.ts, docs/adr/0167).
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,6 +13,14 @@ import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { Decrypter, Encrypter } from 'age-encryption';
 import * as tar from 'tar';
 import { UnprocessableError } from '../../domain/errors.js';
+import {
+  ArchiveTaskError,
+  DEFAULT_IO_PACE,
+  runArchiveTask,
+  type ArchiveEntry,
+  type ArchivePriority,
+  type IoPace,
+} from './archive-process.js';
 import type { BackupKey } from './backup-key.js';
 
 /** The first bytes of an age file. */
@@ -35,13 +44,35 @@ function unreadable(message: string, code: string, cause?: unknown): Unprocessab
 
 /**
  * Packs the files of `folder` (`manifest.json` first) into `file`, encrypted to `key` when given.
- * Resolves once the archive is complete under its final name.
+ * Resolves once the archive is complete under its final name. The packing, encryption and hashing
+ * run in a low-priority child process that writes at `pace` (docs/adr/0167); in a packaged build, on
+ * this thread.
  */
-export async function writeArchive(folder: string, file: string, key: BackupKey | undefined): Promise<WrittenArchive> {
+export async function writeArchive(
+  folder: string,
+  file: string,
+  key: BackupKey | undefined,
+  pace: IoPace = DEFAULT_IO_PACE,
+): Promise<WrittenArchive> {
   const names = fs.readdirSync(folder).sort((a, b) => (a === 'manifest.json' ? -1 : b === 'manifest.json' ? 1 : 0));
   fs.mkdirSync(path.dirname(file), { recursive: true });
   const temp = `${file}.partial`;
   fs.rmSync(temp, { force: true });
+  const packed =
+    (await runArchiveTask({ kind: 'pack', folder, names, to: temp, pace }, key, 'background')) ??
+    (await packHere(folder, names, temp, key));
+  fs.renameSync(temp, file);
+  syncFolder(path.dirname(file));
+  return { file, bytes: packed.bytes, sha256: packed.sha256 };
+}
+
+/** {@link writeArchive}'s work on this thread, streamed in chunks (a packaged build: no child can load the modules). */
+async function packHere(
+  folder: string,
+  names: string[],
+  temp: string,
+  key: BackupKey | undefined,
+): Promise<{ bytes: number; sha256: string }> {
   const hash = createHash('sha256');
   // node-tar's stream is a Minipass, which web streams do not take: read it as an async iterable.
   const packed = Readable.from(tar.create({ cwd: folder, portable: true }, names));
@@ -59,9 +90,7 @@ export async function writeArchive(folder: string, file: string, key: BackupKey 
   } finally {
     fs.closeSync(fd);
   }
-  fs.renameSync(temp, file);
-  syncFolder(path.dirname(file));
-  return { file, bytes: fs.statSync(file).size, sha256: hash.digest('hex') };
+  return { bytes: fs.statSync(temp).size, sha256: hash.digest('hex') };
 }
 
 /** How `file` is sealed, by its first bytes; throws when it is neither an age file nor a tar. */
@@ -88,15 +117,32 @@ export function archiveSealing(file: string): ArchiveSealing {
   );
 }
 
+/** What {@link readArchive} read. */
+export interface ReadArchive {
+  readonly sealing: ArchiveSealing;
+  /** Every file of the archive with its size and SHA-256, as read. */
+  readonly entries: readonly ArchiveEntry[];
+  /** The text of the archive's `manifest.json` (null when it has none). */
+  readonly manifest: string | null;
+  /** Whether the files were written into the folder (always, when `write`; on this thread, always). */
+  readonly unpacked: boolean;
+}
+
 /**
- * Unpacks `file` into `folder` (created empty), decrypting with `key` when it is sealed with age.
+ * Reads `file` whole, decrypting it with `key` when it is sealed with age, and hashes every file in it;
+ * with `write`, unpacks it into `folder` (created empty). In a child process at `pace` and `priority`
+ * (docs/adr/0167); in a packaged build on this thread, always unpacked into `folder`.
  * Throws an UnprocessableError when it cannot be read whole (wrong key, corrupt, truncated).
  */
-export async function readArchive(file: string, folder: string, key: BackupKey | undefined): Promise<ArchiveSealing> {
+export async function readArchive(
+  file: string,
+  folder: string,
+  key: BackupKey | undefined,
+  options: { readonly write: boolean; readonly pace?: IoPace; readonly priority?: ArchivePriority } = { write: true },
+): Promise<ReadArchive> {
   const sealing = archiveSealing(file);
   fs.rmSync(folder, { recursive: true, force: true });
   fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
-  let source: Readable = fs.createReadStream(file);
   if (sealing === 'age') {
     if (!key)
       throw unreadable(`${file} is encrypted: give the backup key (SVC_BACKUP_KEY or --key)`, 'backup_key_required');
@@ -105,6 +151,44 @@ export async function readArchive(file: string, folder: string, key: BackupKey |
         'the backup key is an age recipient (age1...), which only encrypts: give its identity (AGE-SECRET-KEY-1...) to read the archive',
         'backup_key_cannot_decrypt',
       );
+  }
+  let read;
+  try {
+    read = await runArchiveTask(
+      { kind: 'read', file, sealing, into: options.write ? folder : null, pace: options.pace ?? DEFAULT_IO_PACE },
+      key,
+      options.priority ?? 'foreground',
+    );
+  } catch (cause) {
+    if (cause instanceof ArchiveTaskError && cause.code === 'backup_decrypt_failed')
+      throw unreadable(`${file} cannot be decrypted with this key: ${cause.message}`, 'backup_decrypt_failed', cause);
+    throw unreadable(`${file} is damaged or truncated: ${(cause as Error).message}`, 'backup_damaged', cause);
+  }
+  if (read !== undefined) return { sealing, ...read, unpacked: options.write };
+  await unpackHere(file, folder, sealing, key);
+  const entries: ArchiveEntry[] = [];
+  for (const rel of filesIn(folder)) {
+    const at = path.join(folder, rel);
+    entries.push({ path: rel, bytes: fs.statSync(at).size, sha256: await sha256File(at) });
+  }
+  const manifest = path.join(folder, 'manifest.json');
+  return {
+    sealing,
+    entries,
+    manifest: fs.existsSync(manifest) ? fs.readFileSync(manifest, 'utf8') : null,
+    unpacked: true,
+  };
+}
+
+/** {@link readArchive}'s unpacking on this thread (a packaged build). */
+async function unpackHere(
+  file: string,
+  folder: string,
+  sealing: ArchiveSealing,
+  key: BackupKey | undefined,
+): Promise<void> {
+  let source: Readable = fs.createReadStream(file);
+  if (sealing === 'age' && key !== undefined && key.kind !== 'recipient') {
     const decrypter = new Decrypter();
     if (key.kind === 'identity') decrypter.addIdentity(key.identity);
     else decrypter.addPassphrase(key.passphrase);
@@ -125,14 +209,36 @@ export async function readArchive(file: string, folder: string, key: BackupKey |
   } catch (cause) {
     throw unreadable(`${file} is damaged or truncated: ${(cause as Error).message}`, 'backup_damaged', cause);
   }
-  return sealing;
 }
 
-/** SHA-256 of a file, streamed. */
+/**
+ * SHA-256 and size of each file, in a low-priority child process (docs/adr/0167); on this thread in
+ * a packaged build.
+ */
+export async function hashFiles(files: readonly string[]): Promise<{ bytes: number; sha256: string }[]> {
+  const hashed = await runArchiveTask({ kind: 'hash', files }, undefined, 'background');
+  if (hashed !== undefined) return [...hashed.files];
+  const out: { bytes: number; sha256: string }[] = [];
+  for (const file of files) out.push({ bytes: fs.statSync(file).size, sha256: await sha256File(file) });
+  return out;
+}
+
+/** SHA-256 of a file, streamed on this thread. */
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
   return hash.digest('hex');
+}
+
+/** The files below `dir`, as relative paths with `/`, sorted. */
+function filesIn(dir: string, prefix = ''): string[] {
+  const out: string[] = [];
+  for (const entry of fs.readdirSync(path.join(dir, prefix), { withFileTypes: true })) {
+    const rel = prefix ? `${prefix}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) out.push(...filesIn(dir, rel));
+    else if (entry.isFile()) out.push(rel);
+  }
+  return out.sort();
 }
 
 /** Unpacks a tar stream into `folder`; node-tar's Unpack is a Minipass, which `pipeline` does not wait for. */

@@ -93,6 +93,59 @@ test('a copy of a database of tens of MB runs off the event loop while this thre
   t.true(rowsAfter > ticks.n, 'writes went on after the copy read its snapshot');
 });
 
+test('a paced copy runs in synced steps inside one snapshot: other writes do not restart it, and it keeps to its rate', async (t) => {
+  const dir = tempDir(t);
+  const file = path.join(dir, 'live.db');
+  const db = openDatabase(file, { synchronous: 'NORMAL' });
+  t.teardown(() => db.close());
+  db.exec(`
+    CREATE TABLE payload (id INTEGER PRIMARY KEY, body BLOB NOT NULL);
+    CREATE TABLE ticks (id INTEGER PRIMARY KEY, at REAL NOT NULL);`);
+  const fill = db.prepare('INSERT INTO payload (body) VALUES (?)');
+  db.transaction(() => {
+    for (let i = 0; i < 320; i += 1) fill.run(Buffer.alloc(64 * 1024, 7));
+  })();
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  const bytes = fs.statSync(file).size;
+  // A write per turn of this thread's loop, by another connection than the worker's: each would
+  // restart a stepwise copy that did not hold its snapshot.
+  const tick = db.prepare('INSERT INTO ticks (at) VALUES (?)');
+  let stop = false;
+  let writes = 0;
+  const writer = (async () => {
+    while (!stop) {
+      tick.run(performance.now());
+      writes += 1;
+      await nextTurn();
+    }
+  })();
+  await nextTurn();
+  const rate = 10_000_000;
+  const started = performance.now();
+  const copy = await backupDatabase(db, path.join(dir, 'paced.db'), {
+    pace: { syncEveryBytes: 2 ** 20, bytesPerSecond: rate },
+  });
+  const copyMs = performance.now() - started;
+  const rowsAfter = (db.prepare('SELECT COUNT(*) AS n FROM ticks').get() as { n: number }).n;
+  stop = true;
+  await writer;
+  t.is(copy.copiedBy, 'worker');
+  // Never faster than its rate (a lower bound: a loaded machine only makes it slower).
+  t.true(copyMs >= (bytes / rate) * 1000 * 0.8, `${bytes} bytes in ${copyMs.toFixed(0)} ms at ${rate} B/s`);
+  t.true(writes >= 10, `${writes} writes during the copy`);
+  const check = await checkDatabaseOffLoop(copy.file);
+  t.is(check.integrity, 'ok');
+  t.is(check.rows.payload, 320);
+  const copied = new Database(copy.file, { readonly: true });
+  t.teardown(() => copied.close());
+  const ticks = copied.prepare('SELECT COUNT(*) AS n, COALESCE(MAX(id), 0) AS last FROM ticks').get() as {
+    n: number;
+    last: number;
+  };
+  t.is(ticks.last, ticks.n, 'one point in time: the copied ticks are a prefix of the writes');
+  t.true(rowsAfter > ticks.n, `writes went on after the copy's snapshot (${ticks.n} copied of ${rowsAfter})`);
+});
+
 test('a database that exists only in memory is copied on this thread, and the copy says why', async (t) => {
   const dir = tempDir(t);
   const db = new Database(':memory:');

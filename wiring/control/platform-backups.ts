@@ -8,6 +8,7 @@ import { VARIABLES, type SvcConfig } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import { buildInfo } from '../../platform/build-info.js';
 import type { VariableSpec } from '../../platform/config-parsers.js';
+import { ioPace } from '../../platform/backup/archive-process.js';
 import { parseBackupKey, type BackupKey } from '../../platform/backup/backup-key.js';
 import { ManagedPostgres } from '../../platform/postgres/managed-postgres.js';
 import { PostgresTools } from '../../platform/postgres/postgres-tools.js';
@@ -15,6 +16,8 @@ import { PLATFORM_BACKUP_PREFIX, S3PlatformBackups } from '../../platform/object
 import fs from 'node:fs';
 import path from 'node:path';
 import { apiAlive, readApiProcess } from '../../platform/platform-lane/api-process.js';
+import { LocalRegistry } from '../../platform/local-registry/index.js';
+import { LocalScheduler } from '../../platform/local-scheduler/index.js';
 import { PlatformBackupService } from '../../controllers/backup/platform-backup-service.js';
 import { restorePlatform, type RestoreReport } from '../../controllers/backup/restore-platform.js';
 import type { EventEmitterPort } from '../../domain/events/index.js';
@@ -71,6 +74,7 @@ export async function startPlatformBackups(
     backupsDir: config.backupDir,
     key,
     keep: config.backupKeep,
+    pace: ioPace(config.backupIoMbps),
     events: parts.events,
     ...(remote ? { remote } : {}),
   });
@@ -144,6 +148,7 @@ function restoreArchive(
     appsDir: config.appsDir,
     yes: options.yes,
     platformRunning: () => apiAlive(readApiProcess(config.platformDir)),
+    stopApps: (dataDir: string) => stopAppsOf(dataDir, logger),
     ...(options.progress ? { progress: options.progress } : {}),
     ...(config.postgresManaged
       ? {
@@ -170,4 +175,40 @@ function restoreArchive(
         }
       : {}),
   });
+}
+
+/**
+ * Stops every job the local drivers of the data folder `dataDir` still run (the API is stopped; app
+ * processes outlive it by design), through each region's driver as the app controller stops a job:
+ * the driver drains and ends each allocation's process group and records the job dead, so the
+ * replaced folder's state says what ran. Returns `<region>/<job>` of each job stopped.
+ */
+export async function stopAppsOf(dataDir: string, logger: Logger): Promise<string[]> {
+  const targets: { dir: string; region: string }[] = [{ dir: dataDir, region: 'local' }];
+  const regions = path.join(dataDir, 'regions');
+  if (fs.existsSync(regions))
+    for (const region of fs.readdirSync(regions)) targets.push({ dir: path.join(regions, region), region });
+  const stopped: string[] = [];
+  for (const { dir, region } of targets) {
+    if (!fs.existsSync(path.join(dir, 'scheduler'))) continue;
+    const scheduler = await LocalScheduler.open({
+      dataDir: dir,
+      registry: new LocalRegistry(),
+      logger: logger.child({ driver: 'local', region, during: 'restore' }),
+      region,
+      releasesDir: path.join(dataDir, 'releases'),
+      appSecretsDir: path.join(dataDir, 'secrets'),
+    });
+    try {
+      for (const job of await scheduler.listJobs()) {
+        if (job.status !== 'running' && (await scheduler.listAllocations({ jobId: job.spec.id })).length === 0)
+          continue;
+        await scheduler.stopJob(job.spec.id);
+        stopped.push(`${region}/${job.spec.id}`);
+      }
+    } finally {
+      await scheduler.close();
+    }
+  }
+  return stopped;
 }
