@@ -44,6 +44,9 @@ export interface AuditReceiptsOptions {
   readonly now?: () => Date;
 }
 
+/** A receipt's own fields (the chain adds seq, time, link and key). */
+type ReceiptFields = Omit<ReceiptBody, 'seq' | 'at' | 'prevSha256' | 'keyId'>;
+
 /** The signed receipt chain. */
 export class AuditReceipts {
   constructor(private readonly options: AuditReceiptsOptions) {}
@@ -105,26 +108,69 @@ export class AuditReceipts {
     }
   }
 
-  /** Reserves, runs `run` only once the receipt is stored, and completes with the outcome. */
+  /**
+   * Reserves, runs `run` only once the receipt is on disk, and completes with the outcome (on disk
+   * before `guard` returns). Each receipt is appended with the others of its event-loop turn under
+   * one lock and flushed by one fdatasync off the event loop, shared by the guards in flight
+   * (ADR 0194), not by an fsync each on it.
+   */
   async guard<T>(mutation: GuardedMutation<T>): Promise<T> {
     const { reservation } = mutation;
-    const receiptId = this.reserve({ ...reservation, beforeDigest: this.options.digest(reservation.target) });
+    const receiptId = randomUUID();
+    try {
+      await this.#appendGrouped({
+        phase: 'reserved',
+        receiptId,
+        actor: reservation.actor,
+        action: reservation.action,
+        target: reservation.target,
+        beforeDigest: this.options.digest(reservation.target),
+        afterDigest: null,
+        outcome: null,
+        refs: reservation.refs ?? {},
+      });
+    } catch (error) {
+      throw new ReceiptUnavailableError(error instanceof Error ? error.message : String(error), error);
+    }
     let result: T;
     try {
       result = await mutation.run();
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      this.complete(receiptId, reservation, {
+      await this.#completeGrouped(receiptId, reservation, {
         outcome: isCallerError(error) ? 'refused' : 'failed',
         refs: typeof code === 'string' ? { error: code } : {},
       });
       throw error;
     }
-    this.complete(receiptId, reservation, {
+    await this.#completeGrouped(receiptId, reservation, {
       outcome: mutation.outcomeOf?.(result) ?? 'succeeded',
       refs: mutation.refsOf?.(result) ?? {},
     });
     return result;
+  }
+
+  /** {@link complete}, flushed by the shared fdatasync. */
+  async #completeGrouped(
+    receiptId: string,
+    reservation: Omit<ReceiptReservation, 'beforeDigest'>,
+    completion: Omit<ReceiptCompletion, 'afterDigest'>,
+  ): Promise<void> {
+    try {
+      await this.#appendGrouped({
+        phase: 'completed',
+        receiptId,
+        actor: reservation.actor,
+        action: reservation.action,
+        target: reservation.target,
+        beforeDigest: null,
+        afterDigest: this.options.digest(reservation.target),
+        outcome: completion.outcome,
+        refs: completion.refs ?? {},
+      });
+    } catch (error) {
+      this.options.onCompletionLost?.(error, receiptId);
+    }
   }
 
   /** Receipts newest first, optionally of one target or one reservation. */
@@ -189,9 +235,20 @@ export class AuditReceipts {
     return { ok: problems.length === 0, receipts: receipts.length, open: openIds.size, problems, headSha256: prev };
   }
 
-  #append(fields: Omit<ReceiptBody, 'seq' | 'at' | 'prevSha256' | 'keyId'>): void {
+  /** Appends a receipt, fsynced before it returns. */
+  #append(fields: ReceiptFields): void {
+    this.options.file.append(this.#line(fields));
+  }
+
+  /** Appends a receipt with the others of its event-loop turn; resolves once they are on disk. */
+  async #appendGrouped(fields: ReceiptFields): Promise<void> {
+    await this.options.file.appendDurably(this.#line(fields));
+  }
+
+  /** Builds the signed line of `fields` after the line before it. */
+  #line(fields: ReceiptFields): (last: string | undefined) => string {
     const key = this.options.key;
-    this.options.file.append((last) => {
+    return (last) => {
       const previous = last === undefined ? undefined : (JSON.parse(last) as AuditReceipt);
       const body: ReceiptBody = {
         ...fields,
@@ -203,7 +260,7 @@ export class AuditReceipts {
       const sha256 = canonicalDigest(body);
       const signature = sign(null, Buffer.from(sha256), key.privateKey).toString('base64');
       return JSON.stringify({ ...body, sha256, signature } satisfies AuditReceipt);
-    });
+    };
   }
 
   #read(): (AuditReceipt | undefined)[] {

@@ -2,8 +2,9 @@
  * Event service: records events durably (dedupe, correlated recovery, outbox rows in one
  * transaction), serves queries and applies operator state changes and incident actions.
  *
- * Emits are grouped: every emit of one event-loop tick commits in one transaction, and each emit's
- * promise resolves only after that commit (see docs/adr/0070-event-store-and-ingest.md).
+ * Emits are grouped: the emits queued while the previous group's fdatasync runs (or in one event-loop
+ * tick when none runs) commit in one transaction, and each emit's promise resolves only after that
+ * commit is on disk (docs/adr/0070-event-store-and-ingest.md, 0192, 0194).
  */
 import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
@@ -68,6 +69,17 @@ interface Pending {
   readonly reject: (error: unknown) => void;
 }
 
+/** A committed batch waiting for the fdatasync that makes it durable. */
+interface Committed {
+  readonly batch: readonly Pending[];
+  readonly results: readonly EmitResult[];
+  readonly changes: readonly EventChange[];
+  readonly nowMs: number;
+}
+
+/** Emits queued during an fdatasync that commit without waiting for it to end. */
+const MAX_DEFERRED = 1024;
+
 interface Seen {
   seenMs: number;
   pending?: Promise<unknown>;
@@ -82,7 +94,10 @@ export class EventService implements EventEmitterPort {
   private flushScheduled = false;
   /** Group commit (ADR 0192): a batch commits without an fsync, and one fdatasync off the event loop makes it durable. */
   private readonly durability: WalDurability;
+  /** fdatasyncs running (0 or 1). */
   private syncing = 0;
+  /** Batches committed and waiting for the next fdatasync. */
+  private committed: Committed[] = [];
   private readonly seen = new Map<string, Seen>();
   private readonly listeners = new Set<(changes: readonly EventChange[]) => void>();
   private lastPruneMs = 0;
@@ -153,15 +168,30 @@ export class EventService implements EventEmitterPort {
     return promise;
   }
 
+  /**
+   * Asks for a commit of the queue. While an fdatasync of the WAL runs, the queue waits for it to
+   * end and commits then, as one transaction: every emit queued meanwhile would wait for the next
+   * fdatasync anyway, and one transaction writes each page it touches (table, index and group pages
+   * shared by the batch) into the WAL once instead of once per event-loop tick (ADR 0194). A queue
+   * of {@link MAX_DEFERRED} emits commits without waiting, so no single transaction grows unbounded
+   * under a slow disk.
+   */
   private scheduleFlush(): void {
     if (this.flushScheduled) return;
+    if (this.syncing > 0 && this.queue.length < MAX_DEFERRED) return;
     this.flushScheduled = true;
     setImmediate(() => this.flush());
   }
 
-  /** Commits every queued emit in one transaction, then answers them. */
+  /** Commits the queue (if any), then starts an fdatasync unless one runs. */
   private flush(): void {
     this.flushScheduled = false;
+    this.commitQueue();
+    this.startSync();
+  }
+
+  /** Commits every queued emit in one transaction; the batch waits for the next fdatasync to be answered. */
+  private commitQueue(): void {
     const batch = this.queue;
     this.queue = [];
     if (batch.length === 0) return;
@@ -178,38 +208,62 @@ export class EventService implements EventEmitterPort {
       this.log.error({ err: error, events: batch.length }, 'event batch failed to commit');
       return;
     }
-    // The batch is answered once its WAL frames are on disk: the fdatasync runs on the thread pool,
-    // so the next batch's requests are read and parsed meanwhile (ADR 0192).
+    this.committed.push({ batch, results, changes, nowMs });
+  }
+
+  /**
+   * One fdatasync at a time (each holds a thread of libuv's pool, which spec reads and the
+   * scheduler's files share) covering every batch committed before it starts. The batch is answered
+   * once its WAL frames are on disk; the event loop reads and parses the next requests meanwhile
+   * (ADR 0192).
+   */
+  private startSync(): void {
+    if (this.syncing > 0 || this.committed.length === 0) return;
+    const covered = this.committed;
+    this.committed = [];
     this.syncing += 1;
-    this.syncCommitted()
+    void this.durability
+      .sync()
       .then(
-        () => {
-          batch.forEach((p, i) => {
-            if (p.row.dedupeKey !== null) {
-              const entry = this.seen.get(p.row.dedupeKey);
-              if (entry) delete entry.pending;
-            }
-            p.resolve(results[i]!);
-          });
-          this.prune(nowMs);
-          this.publish(changes);
-        },
-        (error: unknown) => {
-          // Committed but maybe not on disk: the caller may retry (the dedupe key makes a retry safe).
-          this.log.error({ err: error, events: batch.length }, 'event batch not flushed to disk');
-          const failure = new UnavailableError('the event was written but not flushed to disk; retry', {
-            code: 'sync_failed',
-            cause: error,
-          });
-          for (const p of batch) p.reject(failure);
-          this.publish(changes);
-        },
+        () => undefined,
+        (error: unknown) => error ?? new Error('fdatasync failed'),
       )
-      .finally(() => {
+      .then((failure) => {
         this.syncing -= 1;
+        // The emits queued during this flush commit now and the next flush starts at once, before
+        // this one's callers are answered, so the disk works while they are.
+        this.flushScheduled = false;
+        this.commitQueue();
+        this.startSync();
         // The WAL descriptor is held only while a flush runs (the database may close after).
         if (this.syncing === 0) this.durability.close();
+        for (const done of covered) this.answer(done, failure);
       });
+  }
+
+  /** Answers a batch after its fdatasync: resolved, or a retryable 503 when the flush failed. */
+  private answer(done: Committed, failure: unknown): void {
+    const { batch, results, changes, nowMs } = done;
+    if (failure === undefined) {
+      batch.forEach((p, i) => {
+        if (p.row.dedupeKey !== null) {
+          const entry = this.seen.get(p.row.dedupeKey);
+          if (entry) delete entry.pending;
+        }
+        p.resolve(results[i]!);
+      });
+      this.prune(nowMs);
+      this.publish(changes);
+      return;
+    }
+    // Committed but maybe not on disk: the caller may retry (the dedupe key makes a retry safe).
+    this.log.error({ err: failure, events: batch.length }, 'event batch not flushed to disk');
+    const error = new UnavailableError('the event was written but not flushed to disk; retry', {
+      code: 'sync_failed',
+      cause: failure,
+    });
+    for (const p of batch) p.reject(error);
+    this.publish(changes);
   }
 
   /** Inside the transaction: dedupe against the durable window, insert, queue deliveries, recover. */
@@ -293,35 +347,11 @@ export class EventService implements EventEmitterPort {
     }
   }
 
-  private syncRunning: Promise<void> | undefined;
-  private syncNext: Promise<void> | undefined;
-
-  /**
-   * A flush of the WAL that covers every commit made before the call. One fdatasync runs at a time
-   * (each holds a thread of the pool, which spec reads and the scheduler's files share); the batches
-   * committed while it runs share the next one.
-   */
-  private syncCommitted(): Promise<void> {
-    if (this.syncNext) return this.syncNext;
-    if (!this.syncRunning) {
-      this.syncRunning = this.durability.sync().finally(() => {
-        this.syncRunning = undefined;
-      });
-      return this.syncRunning;
-    }
-    this.syncNext = this.syncRunning
-      .catch(() => undefined)
-      .then(() => {
-        this.syncNext = undefined;
-        return this.syncCommitted();
-      });
-    return this.syncNext;
-  }
-
   /** Resolves when every emit queued so far has committed or failed. */
   async flushed(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
-    if (this.queue.length > 0 || this.flushScheduled || this.syncing > 0) await this.flushed();
+    if (this.queue.length > 0 || this.flushScheduled || this.syncing > 0 || this.committed.length > 0)
+      await this.flushed();
   }
 
   // ---- reads ----

@@ -3,6 +3,7 @@
  * channel), written in the event's transaction and marked delivered only after the target accepted it.
  */
 import type { Db } from '../database.js';
+import { cachedStatement } from '../statement-cache.js';
 
 /** A due delivery with the event's JSON. */
 export interface OutboxEntry {
@@ -19,24 +20,26 @@ export const channelTarget = (channelId: string): string => `channel:${channelId
 
 /** Queues deliveries of `eventId` to `targets`, due now. */
 export function enqueueDeliveries(db: Db, eventId: string, targets: readonly string[], nowMs: number): void {
-  const insert = db.prepare('INSERT INTO event_outbox (event_id, target, next_attempt_ms) VALUES (?, ?, ?)');
+  const insert = cachedStatement(db, 'INSERT INTO event_outbox (event_id, target, next_attempt_ms) VALUES (?, ?, ?)');
   for (const target of targets) insert.run(eventId, target, nowMs);
 }
 
 /** Pending deliveries due at `nowMs`, oldest first, leaving out targets in `exclude` (paused after a failure). */
 export function dueDeliveries(db: Db, nowMs: number, limit: number, exclude: readonly string[] = []): OutboxEntry[] {
   const notIn = exclude.length > 0 ? `AND target NOT IN (${exclude.map(() => '?').join(', ')})` : '';
-  return db
-    .prepare(
-      `SELECT seq, event_id AS eventId, target, attempts FROM event_outbox
+  return cachedStatement(
+    db,
+    `SELECT seq, event_id AS eventId, target, attempts FROM event_outbox
                      WHERE status = 'pending' AND next_attempt_ms <= ? ${notIn} ORDER BY seq LIMIT ?`,
-    )
-    .all(nowMs, ...exclude, limit) as OutboxEntry[];
+  ).all(nowMs, ...exclude, limit) as OutboxEntry[];
 }
 
 /** When the next pending delivery is due (ms), or undefined when none is pending. */
 export function nextDueMs(db: Db): number | undefined {
-  const row = db.prepare(`SELECT MIN(next_attempt_ms) AS due FROM event_outbox WHERE status = 'pending'`).get() as {
+  const row = cachedStatement(
+    db,
+    `SELECT MIN(next_attempt_ms) AS due FROM event_outbox WHERE status = 'pending'`,
+  ).get() as {
     due: number | null;
   };
   return row.due ?? undefined;
@@ -85,7 +88,8 @@ export function dropTarget(db: Db, target: string): void {
 
 /** The earliest due time of pending deliveries per target. */
 export function nextDuePerTarget(db: Db): { target: string; due: number }[] {
-  return db
-    .prepare(`SELECT target, MIN(next_attempt_ms) AS due FROM event_outbox WHERE status = 'pending' GROUP BY target`)
-    .all() as { target: string; due: number }[];
+  return cachedStatement(
+    db,
+    `SELECT target, MIN(next_attempt_ms) AS due FROM event_outbox WHERE status = 'pending' GROUP BY target`,
+  ).all() as { target: string; due: number }[];
 }

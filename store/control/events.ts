@@ -2,8 +2,8 @@
  * Events store: SQL for event records, the dedupe window and incident groups in control.db.
  * Callers wrap multi-statement work in `db.transaction`.
  */
-import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
+import { cachedStatement } from '../statement-cache.js';
 import { effectiveState, type EventRecord, type EventState } from '../../domain/events/event-record.js';
 import type { Severity } from '../../domain/events/event-port.js';
 
@@ -98,20 +98,7 @@ export function publicEvent(event: StoredEvent): EventRecord {
   return rest;
 }
 
-const statements = new WeakMap<Db, Map<string, Database.Statement<unknown[], unknown>>>();
-function stmt(db: Db, sql: string): Database.Statement<unknown[], unknown> {
-  let cache = statements.get(db);
-  if (!cache) {
-    cache = new Map();
-    statements.set(db, cache);
-  }
-  let s = cache.get(sql);
-  if (!s) {
-    s = db.prepare(sql);
-    cache.set(sql, s);
-  }
-  return s;
-}
+const stmt = cachedStatement;
 
 /** Inserts an event and counts it in its incident group. */
 export function insertEvent(db: Db, e: NewEventRow): void {

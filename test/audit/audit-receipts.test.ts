@@ -86,6 +86,43 @@ test('guard stores a signed reservation before the mutation runs and a completio
   t.true(again.verify().ok);
 });
 
+test('guards in flight share their writes and flushes and still chain every receipt in order', async (t) => {
+  const { receipts, lines } = setUp(t);
+  const reservedWhenRun = new Map<number, boolean>();
+  await Promise.all(
+    Array.from({ length: 40 }, (_, i) =>
+      receipts.guard({
+        reservation: { actor: 'a', action: 'thing.bump', target: `thing-${i}` },
+        run: async () => {
+          // The mutation starts only once its own reservation is in the log.
+          reservedWhenRun.set(
+            i,
+            lines().some((r) => r.phase === 'reserved' && r.target === `thing-${i}`),
+          );
+          return i;
+        },
+      }),
+    ),
+  );
+  t.is(reservedWhenRun.size, 40);
+  t.true([...reservedWhenRun.values()].every(Boolean));
+  const all = lines();
+  t.is(all.length, 80);
+  t.deepEqual(
+    all.map((r) => r.seq),
+    all.map((_, i) => i + 1),
+  );
+  for (let i = 0; i < 40; i++) {
+    const mine = all.filter((r) => r.target === `thing-${i}`);
+    t.deepEqual(
+      mine.map((r) => r.phase),
+      ['reserved', 'completed'],
+    );
+    t.is(mine[0]!.receiptId, mine[1]!.receiptId);
+  }
+  t.like(receipts.verify(), { ok: true, receipts: 80, open: 0, problems: [] });
+});
+
 test('verify names an altered receipt, a removed one and one signed with another key', async (t) => {
   const { receipts, dataDir } = setUp(t);
   for (let i = 0; i < 3; i += 1)
