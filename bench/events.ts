@@ -35,6 +35,29 @@ const clients = arg('clients', 64);
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-events-'));
 // Apps run as their own users below it (ADR 0047): they must be able to enter it.
 fs.chmodSync(root, 0o711);
+if (process.argv.includes('--floor')) {
+  // The HTTP floor: a bare node:http server that reads each POST body, parses its JSON and answers
+  // 201, storing nothing. It is what any HTTP ingest on this machine pays before our code runs.
+  const floor = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { dedupeKey?: string };
+      const body = JSON.stringify({ recorded: true, dedupe_key: event.dedupeKey ?? null });
+      res.writeHead(201, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      res.end(body);
+    });
+  });
+  floor.listen(0, '127.0.0.1', () => {
+    const { port } = floor.address() as { port: number };
+    process.stdout.write(`http://127.0.0.1:${port}\n`);
+  });
+  process.on('SIGTERM', () => {
+    fs.rmSync(root, { recursive: true, force: true });
+    process.exit(0);
+  });
+  await new Promise(() => undefined);
+}
 if (process.argv.includes('--child')) {
   // HTTP ingest target: a control plane in its own process, so the load generator does not share its event loop.
   const child = await startControlPlane(
@@ -109,8 +132,18 @@ function burstEvent(prefix: string, i: number): EventInput {
 // 2. HTTP ingest: POST /api/events with keep-alive against a control plane in a child process;
 // throughput is bounded by clients in flight per commit (each commit's fsync blocks that process).
 {
+  // The HTTP floor first, then the control plane, each in its own process with the same clients and bodies.
+  const floor = await httpIngest('--floor', 'http-floor');
+  const ours = await httpIngest('--child', 'http');
+  console.log(
+    `ingest over HTTP: ${ours} events/s beside ${floor}/s for a bare node:http server that parses each body and stores nothing (${(ours / floor).toFixed(2)}x its floor; goal >= 10,000/s)`,
+  );
+}
+
+/** Events per second over HTTP against the server `mode` starts in a child process. */
+async function httpIngest(mode: '--floor' | '--child', prefix: string): Promise<number> {
   // The child runs with this process's Node options (`--import tsx`, and `--cpu-prof` when profiling).
-  const server = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--child'], {
+  const server = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), mode], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const baseUrl = await new Promise<string>((resolve) =>
@@ -148,17 +181,20 @@ function burstEvent(prefix: string, i: number): EventInput {
       }),
     );
   };
-  await burst('warmup', 2_000);
+  await burst(`${prefix}-warmup`, 2_000);
   const total = Math.min(ingest, 10_000);
   const started = performance.now();
-  await burst('http', total);
+  await burst(prefix, total);
   const seconds = (performance.now() - started) / 1000;
+  const rate = Math.round(total / seconds);
+  const target = mode === '--floor' ? 'bare node:http floor' : 'POST /api/events, server in its own process';
   console.log(
-    `ingest (HTTP POST /api/events, ${clients} keep-alive clients, server in its own process): ${total} events in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} events/s`,
+    `ingest (HTTP, ${target}, ${clients} keep-alive clients): ${total} events in ${seconds.toFixed(2)} s = ${rate} events/s`,
   );
   agent.destroy();
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));
+  return rate;
 }
 
 // 3. Fill to `stored` events over `groups` incident groups; about 10 % of groups stay unresolved.
