@@ -19,8 +19,13 @@ import type { Db } from '../database.js';
 
 /** WAL size (bytes) from which checkpoints move to the worker: half of SQLite's default threshold (1,000 pages of 4 KiB), so the worker starts before the commits checkpoint. */
 export const WORKER_FROM_BYTES = 2 * 1024 * 1024;
-/** Least time between two worker checkpoints: each costs two fsyncs however few pages it copies. */
-export const CHECKPOINT_INTERVAL_MS = 50;
+/**
+ * Least time between two worker checkpoints. Each complete one lets the writer restart the WAL, and
+ * SQLite fsyncs the new WAL header on the writer's thread (the event loop) at every restart: at most
+ * two such fsyncs a second, where the commits' own checkpoints cost three fsyncs and the page copy
+ * every ~100 writes (docs/adr/0166).
+ */
+export const CHECKPOINT_INTERVAL_MS = 500;
 /** The connection's own automatic checkpoint once the worker runs (pages): a backstop. */
 export const BACKSTOP_PAGES = 10_000;
 /** SQLite's default `wal_autocheckpoint`, restored if the worker stops. */
