@@ -24,6 +24,7 @@ import { parseLexicalQuery, rankingStems, satisfiesLiterals, termCoverage } from
 import { analyze } from '../domain/knowledge/text-analysis.js';
 import { positiveIntArg, seededRandom } from './lib/bench-args.js';
 import { writeThroughput } from './lib/write-throughput.js';
+import { writeFloors } from './lib/write-floors.js';
 
 const DIMS = 384;
 const NODES = positiveIntArg('nodes', 100_000);
@@ -118,6 +119,13 @@ try {
       () => Array.from(sampleVector().vector),
     );
     await store.close();
+    const floors = writeFloors(
+      (i) => sampleText(i, sampleVector().topic),
+      () => sampleVector().vector,
+    );
+    console.log(
+      `    floors in this run (store layer, one transaction, no HTTP, no fsync; docs/adr/0166): text node rows ${Math.round(floors.textNode)} us CPU (<= ${Math.round(1e6 / floors.textNode).toLocaleString('en-US')}/s on one thread); vec0 insert of a 384-dim vector ${Math.round(floors.vec0)} us (<= ${Math.round(1e6 / (floors.textNode + floors.vec0)).toLocaleString('en-US')} vector + text nodes/s)`,
+    );
   }
   if (process.argv.includes('--writes-only')) {
     fs.rmSync(root, { recursive: true, force: true });

@@ -8,6 +8,7 @@
 import http from 'node:http';
 import os from 'node:os';
 import { percentile } from './bench-args.js';
+import { threadCpuMicros } from './write-floors.js';
 
 /** One write request body. */
 export interface WriteBody {
@@ -54,9 +55,22 @@ function postOnce(url: string, body: string): Promise<any> {
   });
 }
 
-/** Sends `bodies` with `clients` concurrent clients; answers writes per second. */
-async function drive(url: string, bodies: readonly string[], clients: number, perBody = 1): Promise<number> {
+/** Main-thread CPU per write of each measured run, by its label (docs/adr/0166). */
+const cpuPerWrite = new Map<string, number>();
+
+/**
+ * Sends `bodies` with `clients` concurrent clients; answers writes per second. The main thread's CPU
+ * per write (server and clients share it) is kept under `label`: 1 s divided by it bounds the rate.
+ */
+async function drive(
+  url: string,
+  bodies: readonly string[],
+  clients: number,
+  perBody = 1,
+  label?: string,
+): Promise<number> {
   let cursor = 0;
+  const cpu0 = threadCpuMicros();
   const t0 = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
@@ -67,7 +81,9 @@ async function drive(url: string, bodies: readonly string[], clients: number, pe
       }
     }),
   );
-  return (bodies.length * perBody) / ((performance.now() - t0) / 1000);
+  const seconds = (performance.now() - t0) / 1000;
+  if (label !== undefined) cpuPerWrite.set(label, (threadCpuMicros() - cpu0) / (bodies.length * perBody));
+  return (bodies.length * perBody) / seconds;
 }
 
 function rate(n: number): string {
@@ -98,18 +114,24 @@ export async function writeThroughput(
   await drive(write('warm'), singles(100, true, 0), 8);
 
   const serialVec = await drive(write('serial-v'), singles(Math.max(200, writes / 4), true, 0), 1);
-  const eightVec = await drive(write('http-v'), singles(writes, true, 0), 8);
+  const eightVec = await drive(write('http-v'), singles(writes, true, 0), 8, 1, '8 clients, vector + text');
   console.log(
     `    384-dim vector + text, HTTP: 1 client (serial) ${rate(serialVec)}; 8 clients ${rate(eightVec)} (goal >= 3,000/s)`,
   );
   const serialText = await drive(write('serial-t'), singles(Math.max(200, writes / 4), false, 0), 1);
-  const eightText = await drive(write('http-t'), singles(writes, false, 0), 8);
+  const eightText = await drive(write('http-t'), singles(writes, false, 0), 8, 1, '8 clients, text');
   console.log(`    text only, HTTP:             1 client (serial) ${rate(serialText)}; 8 clients ${rate(eightText)}`);
 
-  const batchText = await drive(batch('batch-t'), batches(writes * 10, false, 1000), 1, 1000);
-  const batchVec = await drive(batch('batch-v'), batches(writes * 2, true, 1000), 1, 1000);
+  const batchText = await drive(batch('batch-t'), batches(writes * 10, false, 1000), 1, 1000, 'batch, text');
+  const batchVec = await drive(batch('batch-v'), batches(writes * 2, true, 1000), 1, 1000, 'batch, vector + text');
   console.log(
     `    batch route, 1,000 writes a request, 1 client: text only ${rate(batchText)} nodes (goal >= 20,000/s); 384-dim vector + text ${rate(batchVec)} nodes (goal >= 5,000/s)`,
+  );
+
+  console.log(
+    `    main-thread CPU per write (server and clients; 1 s / it bounds the rate): ${[...cpuPerWrite]
+      .map(([label, us]) => `${label} ${Math.round(us)} us (<= ${rate(1e6 / us)})`)
+      .join('; ')}`,
   );
 
   // Retrieve latency idle, then while 8 clients write (same queries, same namespace).

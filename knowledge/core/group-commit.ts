@@ -8,6 +8,7 @@
 import { UnavailableError } from '../../domain/errors.js';
 import type { Db } from '../../store/database.js';
 import { WalDurability } from '../../store/knowledge/wal-durability.js';
+import type { CheckpointStats } from '../../store/knowledge/wal-checkpointer.js';
 
 /** Writes per transaction: a longer queue runs in several groups, letting reads run in between. */
 export const MAX_GROUP = 256;
@@ -26,6 +27,8 @@ export interface GroupCommitStats {
   readonly groups: number;
   readonly writes: number;
   readonly syncs: number;
+  /** WAL checkpoints run by the worker thread (docs/adr/0166); undefined for a database in memory. */
+  readonly checkpoints: CheckpointStats | undefined;
 }
 
 /** Queues writes and commits them in groups, one transaction and one fsync per group. */
@@ -41,7 +44,7 @@ export class GroupCommit {
 
   /** `around` wraps the body of each group transaction (the node store's deferred text rows). */
   constructor(db: Db, around: <T>(fn: () => T) => T = (fn) => fn()) {
-    this.#wal = new WalDurability(db);
+    this.#wal = new WalDurability(db, { checkpointsInWorker: true });
     this.#around = around;
   }
 
@@ -55,7 +58,17 @@ export class GroupCommit {
 
   /** Groups committed, writes they held and WAL syncs, since start. */
   stats(): GroupCommitStats {
-    return { groups: this.#groups, writes: this.#writes, syncs: this.#wal.syncs };
+    return {
+      groups: this.#groups,
+      writes: this.#writes,
+      syncs: this.#wal.syncs,
+      checkpoints: this.#wal.checkpointStats(),
+    };
+  }
+
+  /** Resolves once no WAL checkpoint runs in the checkpoint worker (docs/adr/0166). */
+  checkpointsIdle(): Promise<void> {
+    return this.#wal.checkpointsIdle();
   }
 
   /** Waits until every queued write is committed and durable, then releases the WAL descriptor. */
@@ -64,6 +77,7 @@ export class GroupCommit {
       if (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
       else await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    await this.#wal.stopCheckpoints();
     this.#wal.close();
   }
 

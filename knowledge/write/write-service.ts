@@ -36,6 +36,18 @@ export {
   type WriteResult,
 } from './write-request.js';
 
+/**
+ * What `apply` applies: an intent's payload, whose vector may still be the validated `Float32Array`
+ * of a fresh write (converting it to an array and back cost two copies of every vector; docs/adr/0166).
+ */
+type ApplyPayload = Omit<WriteIntentPayload, 'vector'> & { readonly vector?: readonly number[] | Float32Array };
+
+/** The payload as an intent stores it (JSON: the vector as an array of numbers). */
+function storedPayload(payload: ApplyPayload): string {
+  const { vector, ...rest } = payload;
+  return JSON.stringify({ ...rest, ...(vector ? { vector: Array.from(vector) } : {}) } satisfies WriteIntentPayload);
+}
+
 function failed(error: unknown): WriteOutcome {
   return { ok: false, error };
 }
@@ -132,9 +144,7 @@ export class WriteService {
             .then((): WriteOutcome => ({ ok: false, error: embedError }), failed);
         }
         return core.commits
-          .run((after) =>
-            this.#applyFresh(s.ns, s.intent, { request: s.item.request, vector: Array.from(vector) }, true, after),
-          )
+          .run((after) => this.#applyFresh(s.ns, s.intent, { request: s.item.request, vector }, true, after))
           .catch(failed);
       }),
     );
@@ -188,7 +198,7 @@ export class WriteService {
     const ns = this.#core.namespaceForWrite(tenant, nsName, item.request.mode);
     const early = this.#admit(ns, item.request);
     if (early) return early;
-    const payload = { request: item.request, ...(item.vector ? { vector: Array.from(item.vector) } : {}) };
+    const payload = { request: item.request, ...(item.vector ? { vector: item.vector } : {}) };
     return this.#applyFresh(ns, this.#intentOf(ns, item.request, false), payload, false, after);
   }
 
@@ -209,7 +219,7 @@ export class WriteService {
   #applyFresh(
     ns: Namespace,
     intent: IntentRow,
-    payload: WriteIntentPayload,
+    payload: ApplyPayload,
     recorded: boolean,
     after: (op: () => void) => void,
   ): WriteOutcome {
@@ -223,7 +233,7 @@ export class WriteService {
         if (recorded) core.intents.remove(intent.id);
         return { ok: false, error };
       }
-      if (!recorded) core.intents.insert({ ...intent, payload: JSON.stringify(payload satisfies WriteIntentPayload) });
+      if (!recorded) core.intents.insert({ ...intent, payload: storedPayload(payload) });
       core.intents.recordFailure(intent.id, error instanceof Error ? error.message : String(error));
       return {
         ok: false,
@@ -257,7 +267,7 @@ export class WriteService {
   apply(
     ns: Namespace,
     intent: IntentRow,
-    payload: WriteIntentPayload,
+    payload: ApplyPayload,
     replay: boolean,
     afterCommit?: (op: () => void) => void,
     unrecorded = false,
@@ -317,7 +327,10 @@ export class WriteService {
             ),
           ]
         : [];
-      const vector = payload.vector ? Float32Array.from(payload.vector) : undefined;
+      const vector =
+        payload.vector === undefined || payload.vector instanceof Float32Array
+          ? payload.vector
+          : Float32Array.from(payload.vector);
       const row = core.nodes.insertFirstVersion(
         request.request_id ?? null,
         {

@@ -5,6 +5,7 @@
  * columns, so a KNN query filters inside the scan instead of after it (a join after `k` rows
  * silently returns too few). Integers bound to vec0 must be BigInt.
  */
+import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 
 /** Largest vector dimension accepted. */
@@ -48,6 +49,8 @@ function blob(v: Float32Array): Buffer {
 export class VectorTables {
   readonly #db: Db;
   readonly #known = new Set<number>();
+  /** Insert statements by dimension, prepared once instead of at every write (docs/adr/0166). */
+  readonly #inserts = new Map<number, Database.Statement>();
 
   constructor(db: Db) {
     this.#db = db;
@@ -81,20 +84,23 @@ export class VectorTables {
   /** Stores the vector of version `vid`. */
   insert(vid: number, vector: Float32Array, meta: VectorMeta): void {
     this.ensure(vector.length);
-    this.#db
-      .prepare(
+    let insert = this.#inserts.get(vector.length);
+    if (insert === undefined) {
+      insert = this.#db.prepare(
         `INSERT INTO ${tableName(vector.length)} (vid, ns_id, embedding, valid_from, valid_to, tx_from, tx_to, retracted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        BigInt(vid),
-        BigInt(meta.nsId),
-        blob(vector),
-        BigInt(meta.validFrom),
-        BigInt(meta.validTo),
-        BigInt(meta.txFrom),
-        BigInt(meta.txTo),
-        meta.retracted ? 1n : 0n,
       );
+      this.#inserts.set(vector.length, insert);
+    }
+    insert.run(
+      BigInt(vid),
+      BigInt(meta.nsId),
+      blob(vector),
+      BigInt(meta.validFrom),
+      BigInt(meta.validTo),
+      BigInt(meta.txFrom),
+      BigInt(meta.txTo),
+      meta.retracted ? 1n : 0n,
+    );
   }
 
   /** Closes version `vid` in transaction time. */

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../database.js';
+import { WalCheckpointer, type CheckpointStats } from './wal-checkpointer.js';
 
 /** Commits without an fsync and flushes the WAL asynchronously afterwards. */
 export class WalDurability {
@@ -18,12 +19,21 @@ export class WalDurability {
   #fd: number | undefined;
   #directorySynced = false;
   #syncs = 0;
+  readonly #checkpointer: WalCheckpointer | undefined;
 
-  constructor(db: Db) {
+  /** With `checkpointsInWorker`, WAL checkpoints move off the event loop once the WAL grows (docs/adr/0166). */
+  constructor(db: Db, options: { readonly checkpointsInWorker?: boolean } = {}) {
     this.#db = db;
     this.#tx = db.transaction((fn: () => unknown) => fn());
     // An in-memory or temporary database has no WAL file: its commits are as durable as they get.
     this.#wal = db.memory || db.name === '' ? undefined : `${db.name}-wal`;
+    this.#checkpointer =
+      this.#wal === undefined || options.checkpointsInWorker !== true ? undefined : new WalCheckpointer(db);
+  }
+
+  /** The WAL checkpoints run off the event loop (docs/adr/0166). */
+  checkpointStats(): CheckpointStats | undefined {
+    return this.#checkpointer?.stats();
   }
 
   /** Whether a transaction is open on the connection (SQLite may roll one back on I/O errors). */
@@ -60,6 +70,8 @@ export class WalDurability {
     this.#syncs++;
     if (this.#fd === undefined) this.#fd = fs.openSync(this.#wal, 'r');
     const fd = this.#fd;
+    // The WAL's size only grows until a checkpoint lets the writer restart it from its start.
+    this.#checkpointer?.committed(fs.fstatSync(fd).size);
     await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
     if (!this.#directorySynced) {
       // The WAL file's directory entry, once: a new file is durable only with its name.
@@ -71,6 +83,16 @@ export class WalDurability {
       }
       this.#directorySynced = true;
     }
+  }
+
+  /** Resolves once no checkpoint runs in the worker. */
+  checkpointsIdle(): Promise<void> {
+    return this.#checkpointer?.idle() ?? Promise.resolve();
+  }
+
+  /** Stops the checkpoint worker, closing its connection (before the database closes). */
+  async stopCheckpoints(): Promise<void> {
+    await this.#checkpointer?.close();
   }
 
   /** Closes the WAL descriptor (before the database closes). */
