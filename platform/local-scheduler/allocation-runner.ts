@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { AllocationStatus, RestartPolicySpec, TaskEvent, TaskEventType } from '../../domain/scheduler/index.js';
 import type { AllocationRecord } from './driver-state.js';
-import { SpawnerGoneError, type SpawnSandbox, type TaskSpawner } from './task-spawner.js';
+import { SpawnerGoneError, type TaskSpawner } from './task-spawner.js';
 import { AllocationServices, type AllocationServicesContext } from './allocation-services.js';
 import {
   isProcessAlive,
@@ -22,18 +22,9 @@ import {
   type ProcessInfo,
 } from './process-table.js';
 import type { AppIdentities } from './app-identity.js';
-import {
-  allocationPaths,
-  prepareAllocationDir,
-  readRecordedExit,
-  recordingExit,
-  renderFiles,
-  taskArgv,
-  taskEnvironment,
-  type AllocationFolders,
-  type HostVolume,
-} from './task-environment.js';
-import { dropPrivileges, inMountNamespace, type TaskLimits } from './task-sandbox.js';
+import { allocationPaths, readRecordedExit, type AllocationFolders, type HostVolume } from './task-environment.js';
+import type { TaskLimits } from './task-sandbox.js';
+import { prepareLaunch, type Launch } from './task-launch.js';
 
 /** How a run-to-completion allocation ended. */
 export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
@@ -57,19 +48,6 @@ export interface RunnerContext extends AllocationServicesContext {
   changed(record: AllocationRecord, previousStatus: AllocationStatus, event?: TaskEvent): void;
   /** The allocation reached a terminal status; the runner is done. */
   finished(record: AllocationRecord, outcome: RunOutcome): void;
-}
-
-/** A task ready to start: the wrapped argv, its environment and folders. */
-interface Launch {
-  readonly file: string;
-  readonly args: string[];
-  readonly cwd: string;
-  readonly env: Record<string, string>;
-  readonly paths: ReturnType<typeof allocationPaths>;
-  /** What the Started event adds about the user and the sandbox. */
-  readonly started: string;
-  /** The bare task and its sandbox, for a helper that applies it itself; undefined: wrappers only. */
-  readonly sandbox?: { readonly argv: { file: string; args: string[] }; readonly sandbox: SpawnSandbox };
 }
 
 const MAX_EVENTS = 25;
@@ -231,7 +209,7 @@ export class AllocationRunner {
     const previous = rec.status;
     let launch: Launch;
     try {
-      launch = this.#launchOf();
+      launch = prepareLaunch(this.record, this.#ctx, this.restartsOnExit);
     } catch (error) {
       this.#onSpawnFailure(error as Error);
       return;
@@ -301,60 +279,6 @@ export class AllocationRunner {
         if (this.#launching === attempt) this.#launching = undefined;
       });
     this.#launching = attempt;
-  }
-
-  /** Prepares the allocation's folders and files and builds the wrapped argv and environment. */
-  #launchOf(): Launch {
-    const rec = this.record;
-    const identity = this.#ctx.identities.resolve(rec.app, rec.group.task.user);
-    const launch = prepareAllocationDir(rec, this.#ctx.hostVolumes, identity, this.#ctx.folders);
-    renderFiles(rec, identity);
-    const paths = allocationPaths(rec.dir);
-    // The task runs as its user under its limits; run-to-completion tasks record their exit
-    // status from a shell outside that (so a driver that re-adopts them knows it, and the task
-    // cannot forge it); a private mount namespace wraps both.
-    const task = dropPrivileges(taskArgv(rec.group.task), identity, this.#ctx.limits);
-    const recorded = this.restartsOnExit
-      ? task
-      : recordingExit({ file: task.file, args: [...task.args] }, paths.exitStatus);
-    const { file, args } = launch.mounts ? inMountNamespace(recorded, launch.mounts) : recorded;
-    // The same sandbox without wrappers, for the helper: services only (a run-to-completion task's
-    // exit-recording shell runs between the namespace and the user switch), read-write binds only
-    // (a read-only remount keeps the source's other flags only through mount(8)).
-    const sandbox =
-      this.restartsOnExit && !(launch.mounts ?? []).some((m) => m.readOnly)
-        ? {
-            argv: taskArgv(rec.group.task),
-            sandbox: {
-              nofile: this.#ctx.limits.nofile,
-              ...(launch.mounts ? { binds: launch.mounts.map((m) => ({ source: m.source, target: m.target })) } : {}),
-              ...(identity
-                ? {
-                    identity: {
-                      uid: identity.uid,
-                      gid: identity.gid,
-                      groups: identity.groups,
-                      nproc: this.#ctx.limits.nproc,
-                    },
-                  }
-                : {}),
-            },
-          }
-        : undefined;
-    const started = [
-      identity ? ` as ${identity.name ?? 'uid'} (uid ${identity.uid}, gid ${identity.gid})` : " as the platform's user",
-      ...(identity?.note ? [`; ${identity.note}`] : []),
-      ...launch.notes.map((note) => `; ${note}`),
-    ].join('');
-    return {
-      file,
-      args: [...args],
-      cwd: rec.group.task.workdir ?? rec.dir,
-      env: taskEnvironment(rec, launch),
-      paths,
-      started,
-      ...(sandbox ? { sandbox } : {}),
-    };
   }
 
   /** Spawns from this process (no helper here, or it died). */
