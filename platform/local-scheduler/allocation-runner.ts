@@ -9,30 +9,22 @@ import fs from 'node:fs';
 import type { Logger } from 'pino';
 import type { AllocationStatus, RestartPolicySpec, TaskEvent, TaskEventType } from '../../domain/scheduler/index.js';
 import type { AllocationRecord } from './driver-state.js';
+import { SpawnerGoneError, type TaskSpawner } from './task-spawner.js';
 import { AllocationServices, type AllocationServicesContext } from './allocation-services.js';
 import {
   isProcessAlive,
   CLOCK_TICKS_PER_SECOND,
   PAGE_SIZE,
-  processSnapshot,
   processTree,
   readProcess,
   signalTree,
+  waitForTreeExit,
   type ProcessInfo,
 } from './process-table.js';
 import type { AppIdentities } from './app-identity.js';
-import {
-  allocationPaths,
-  prepareAllocationDir,
-  readRecordedExit,
-  recordingExit,
-  renderFiles,
-  taskArgv,
-  taskEnvironment,
-  type AllocationFolders,
-  type HostVolume,
-} from './task-environment.js';
-import { dropPrivileges, inMountNamespace, type TaskLimits } from './task-sandbox.js';
+import { allocationPaths, readRecordedExit, type AllocationFolders, type HostVolume } from './task-environment.js';
+import type { TaskLimits } from './task-sandbox.js';
+import { prepareLaunch, type Launch } from './task-launch.js';
 
 /** How a run-to-completion allocation ended. */
 export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
@@ -50,6 +42,8 @@ export interface RunnerContext extends AllocationServicesContext {
   /** `RLIMIT_NOFILE` and `RLIMIT_NPROC` of every task. */
   readonly limits: TaskLimits;
   readonly defaultRestart: RestartPolicySpec;
+  /** The helper that forks and execs tasks (ADR 0199); undefined: spawn from this process. */
+  spawner?(): TaskSpawner | undefined;
   /** Persists the record and notifies watchers. */
   changed(record: AllocationRecord, previousStatus: AllocationStatus, event?: TaskEvent): void;
   /** The allocation reached a terminal status; the runner is done. */
@@ -57,7 +51,6 @@ export interface RunnerContext extends AllocationServicesContext {
 }
 
 const MAX_EVENTS = 25;
-const TREE_POLL_MS = 20;
 /** Shortest period a CPU sample covers. */
 const CPU_SAMPLE_MS = 1000;
 const DEFAULT_RESTART_WINDOW_MS = 30 * 60_000;
@@ -66,7 +59,10 @@ const DEFAULT_RESTART_WINDOW_MS = 30 * 60_000;
 export class AllocationRunner {
   readonly record: AllocationRecord;
   readonly #ctx: RunnerContext;
-  #child: ChildProcess | undefined;
+  /** Identifies the current run's leader: an exit reported for an earlier one is ignored. */
+  #leader: object | undefined;
+  /** A start through the spawner helper that has not answered yet. */
+  #launching: Promise<void> | undefined;
   #adopted = false;
   #detached = false;
   /** The last CPU reading of the tree (ticks at a time), per leader pid: a restarted task starts anew. */
@@ -91,10 +87,11 @@ export class AllocationRunner {
     return this.record.kind === 'group' && this.record.jobType === 'service';
   }
 
-  /** Starts the task for the first time. */
-  start(): void {
+  /** Starts the task for the first time; resolves once a start through the helper is answered. */
+  start(): Promise<void> {
     this.#register();
     this.#spawn();
+    return this.#launching ?? Promise.resolve();
   }
 
   /** Takes over a live process left by a previous driver instance (same pid). */
@@ -176,6 +173,7 @@ export class AllocationRunner {
     try {
       this.#ctx.changed(rec, rec.status, this.#event('Restart Signaled', reason));
       clearTimeout(this.#restartTimer);
+      await this.#launching;
       const pid = rec.task.pid;
       if (pid !== undefined && isProcessAlive(pid, rec.task.pidStartTime)) await this.#terminateTree(pid);
       rec.task.restarts += 1;
@@ -208,34 +206,91 @@ export class AllocationRunner {
       return;
     }
     const previous = rec.status;
-    let child: ChildProcess;
-    let started = '';
+    let launch: Launch;
     try {
-      const identity = identities.resolve(rec.app, rec.group.task.user);
-      const launch = prepareAllocationDir(rec, this.#ctx.hostVolumes, identity, this.#ctx.folders);
-      renderFiles(rec, identity);
-      const paths = allocationPaths(rec.dir);
-      // The task runs as its user under its limits; run-to-completion tasks record their exit
-      // status from a shell outside that (so a driver that re-adopts them knows it, and the task
-      // cannot forge it); a private mount namespace wraps both.
-      const task = dropPrivileges(taskArgv(rec.group.task), identity, this.#ctx.limits);
-      const recorded = this.restartsOnExit
-        ? task
-        : recordingExit({ file: task.file, args: [...task.args] }, paths.exitStatus);
-      const { file, args } = launch.mounts ? inMountNamespace(recorded, launch.mounts) : recorded;
-      started = [
-        identity
-          ? ` as ${identity.name ?? 'uid'} (uid ${identity.uid}, gid ${identity.gid})`
-          : " as the platform's user",
-        ...(identity?.note ? [`; ${identity.note}`] : []),
-        ...launch.notes.map((note) => `; ${note}`),
-      ].join('');
-      const out = fs.openSync(paths.stdout, 'a');
-      const err = fs.openSync(paths.stderr, 'a');
+      launch = prepareLaunch(this.record, this.#ctx, this.restartsOnExit);
+    } catch (error) {
+      this.#onSpawnFailure(error as Error);
+      return;
+    }
+    const spawner = this.#ctx.spawner?.();
+    if (spawner === undefined) {
+      this.#spawnDirect(launch, previous);
+      return;
+    }
+    // The helper forks and execs (ADR 0199): the control plane's loop goes on meanwhile.
+    const leader = {};
+    this.#leader = leader;
+    // An exit may be read in the same chunk as the start's answer, before the start is recorded.
+    let recorded = false;
+    let early: [number | null, NodeJS.Signals | null] | undefined;
+    let lostEarly = false;
+    const cgroup = this.#ctx.cpuWeights.target(rec.id, rec.group.task.resources.cpuMhz);
+    // A service's sandbox is applied by the helper's child itself: no wrapper execs (ADR 0199).
+    const direct = launch.sandbox !== undefined && spawner.sandboxes ? launch.sandbox : undefined;
+    const attempt = spawner
+      .spawn(
+        {
+          file: direct?.argv.file ?? launch.file,
+          args: direct?.argv.args ?? launch.args,
+          ...(direct ? { sandbox: direct.sandbox } : {}),
+          cwd: launch.cwd,
+          env: launch.env,
+          stdoutPath: launch.paths.stdout,
+          stderrPath: launch.paths.stderr,
+          ...(cgroup ? { cgroup } : {}),
+        },
+        {
+          exit: (code, signal) => {
+            if (!recorded) early = [code, signal];
+            else if (this.#leader === leader) this.#onLeaderExit(code, signal);
+          },
+          // The helper died: nobody reports this task's exit; watch it through /proc as a re-adopted one.
+          lost: () => {
+            if (!recorded) lostEarly = true;
+            else if (this.#leader === leader) this.#adopted = true;
+          },
+        },
+      )
+      .then(
+        ({ pid, warning }) => {
+          if (this.#leader !== leader) return;
+          if (this.#detached) {
+            // Closed while it started: no driver records it, so it does not run on unsupervised.
+            signalTree(pid, 'SIGKILL');
+            return;
+          }
+          if (warning) this.#ctx.logger.warn({ allocationId: rec.id, reason: warning }, 'CPU weight not applied');
+          this.#started(pid, previous, launch.started);
+          recorded = true;
+          if (early !== undefined && this.#leader === leader) this.#onLeaderExit(...early);
+          else if (lostEarly) this.#adopted = true;
+        },
+        (error: unknown) => {
+          if (this.#leader !== leader) return;
+          this.#leader = undefined;
+          if (this.#detached) return;
+          if (error instanceof SpawnerGoneError) this.#spawnDirect(launch, rec.status);
+          else this.#onSpawnFailure(error as Error);
+        },
+      )
+      .finally(() => {
+        if (this.#launching === attempt) this.#launching = undefined;
+      });
+    this.#launching = attempt;
+  }
+
+  /** Spawns from this process (no helper here, or it died). */
+  #spawnDirect(launch: Launch, previous: AllocationStatus): void {
+    const rec = this.record;
+    let child: ChildProcess;
+    try {
+      const out = fs.openSync(launch.paths.stdout, 'a');
+      const err = fs.openSync(launch.paths.stderr, 'a');
       try {
-        child = spawn(file, [...args], {
-          cwd: rec.group.task.workdir ?? rec.dir,
-          env: taskEnvironment(rec, launch),
+        child = spawn(launch.file, launch.args, {
+          cwd: launch.cwd,
+          env: launch.env,
           detached: true,
           stdio: ['ignore', out, err],
         });
@@ -253,20 +308,27 @@ export class AllocationRunner {
     }
     child.unref();
     child.on('error', (error) => this.#ctx.logger.warn({ allocationId: rec.id, err: error }, 'task process error'));
+    const leader = {};
     child.once('exit', (code, signal) => {
-      if (this.#child === child) this.#onLeaderExit(code, signal);
+      if (this.#leader === leader) this.#onLeaderExit(code, signal);
     });
-    this.#child = child;
-    this.#adopted = false;
-    this.#runStartedMs = Date.now();
+    this.#leader = leader;
     try {
       this.#ctx.cpuWeights.place(rec.id, child.pid, rec.group.task.resources.cpuMhz);
     } catch (error) {
       // A weight is a refinement: the task runs without one rather than not at all.
       this.#ctx.logger.warn({ allocationId: rec.id, err: error }, 'CPU weight not applied');
     }
-    rec.task.pid = child.pid;
-    rec.task.pidStartTime = readProcess(child.pid)?.startTime;
+    this.#started(child.pid, previous, launch.started);
+  }
+
+  /** Records a started task (its pid is the program's once its wrappers exec'd). */
+  #started(pid: number, previous: AllocationStatus, started: string): void {
+    const rec = this.record;
+    this.#adopted = false;
+    this.#runStartedMs = Date.now();
+    rec.task.pid = pid;
+    rec.task.pidStartTime = readProcess(pid)?.startTime;
     rec.task.state = 'running';
     rec.task.startedAt = new Date().toISOString();
     rec.task.finishedAt = undefined;
@@ -274,7 +336,7 @@ export class AllocationRunner {
     rec.task.signal = undefined;
     rec.status = 'running';
     this.#armDeadline();
-    const event = this.#event('Started', `Task started by the local driver (pid ${child.pid})${started}`);
+    const event = this.#event('Started', `Task started by the local driver (pid ${pid})${started}`);
     this.#ctx.changed(rec, previous, event);
   }
 
@@ -288,7 +350,7 @@ export class AllocationRunner {
   #onLeaderExit(code: number | null, signal: NodeJS.Signals | null, unknownReason?: string): void {
     if (this.#detached) return;
     const rec = this.record;
-    this.#child = undefined;
+    this.#leader = undefined;
     const pid = rec.task.pid;
     // Children of a crashed leader would hold its ports; a drain waits for them itself.
     if (pid !== undefined && !this.#stopping && !this.#restarting) signalTree(pid, 'SIGKILL');
@@ -377,6 +439,8 @@ export class AllocationRunner {
     rec.desiredStatus = 'stop';
     clearTimeout(this.#restartTimer);
     clearTimeout(this.#deadlineTimer);
+    // A start under way records its pid first, so the drain reaches it.
+    await this.#launching;
     const pid = rec.task.pid;
     if (pid !== undefined && isProcessAlive(pid, rec.task.pidStartTime)) await this.#terminateTree(pid);
     const previous = rec.status;
@@ -465,30 +529,5 @@ export class AllocationRunner {
     events.push(event);
     if (events.length > MAX_EVENTS) events.splice(0, events.length - MAX_EVENTS);
     return event;
-  }
-}
-
-/** Resolves true once no live process of the tree rooted at `pid` remains, false after `timeoutMs`. */
-export async function waitForTreeExit(pid: number, timeoutMs: number): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (let poll = 0; ; poll += 1) {
-    // A signal 0 to the group and the leader costs two system calls; the whole /proc table (a
-    // thousand files on a busy host, read by every drain at once) is read only when both are gone,
-    // to find descendants that left the group, and every tenth poll (zombies answer signal 0).
-    if ((!signalReaches(-pid) && !signalReaches(pid)) || poll % 10 === 9) {
-      if (processTree(pid, processSnapshot()).length === 0) return true;
-    }
-    if (Date.now() >= deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, TREE_POLL_MS));
-  }
-}
-
-/** True when signal 0 reaches `target` (a pid, or a process group when negative). */
-function signalReaches(target: number): boolean {
-  try {
-    process.kill(target, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

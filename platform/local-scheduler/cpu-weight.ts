@@ -17,8 +17,20 @@ export interface CpuWeights {
   readonly reason?: string;
   /** Puts process `pid` (and its future children) under the weight of `cpuMhz`; returns the cgroup path, or undefined when not applied. */
   place(allocationId: string, pid: number, cpuMhz: number): string | undefined;
+  /**
+   * Where a process joins the weight of `cpuMhz` by itself (the task spawner's child, before it
+   * execs): the group folder to create, the weight file and its value; undefined when not applied.
+   */
+  target(allocationId: string, cpuMhz: number): CpuWeightTarget | undefined;
   /** Removes the allocation's cgroup once its processes are gone (best effort). */
   release(allocationId: string): void;
+}
+
+/** An allocation's cgroup and the weight to write in it. */
+export interface CpuWeightTarget {
+  readonly group: string;
+  readonly file: string;
+  readonly value: string;
 }
 
 /** `cpu.shares` for a CPU in MHz: 1 MHz is one share, 1,024 (a v1 group's default) is about one 1 GHz core's claim. */
@@ -38,6 +50,7 @@ export const NO_CPU_WEIGHTS: CpuWeights = {
   kind: 'none',
   reason: 'turned off',
   place: () => undefined,
+  target: () => undefined,
   release: () => undefined,
 };
 
@@ -50,13 +63,20 @@ function writable(dir: string): boolean {
   }
 }
 
-function controller(dir: string, file: string, value: (cpuMhz: number) => number): CpuWeights['place'] {
-  return (allocationId, pid, cpuMhz) => {
-    const group = path.join(dir, allocationId);
-    fs.mkdirSync(group, { recursive: true });
-    fs.writeFileSync(path.join(group, file), String(value(cpuMhz)));
-    fs.writeFileSync(path.join(group, 'cgroup.procs'), String(pid));
-    return group;
+function controller(
+  dir: string,
+  file: string,
+  value: (cpuMhz: number) => number,
+): Pick<CpuWeights, 'place' | 'target'> {
+  return {
+    place: (allocationId, pid, cpuMhz) => {
+      const group = path.join(dir, allocationId);
+      fs.mkdirSync(group, { recursive: true });
+      fs.writeFileSync(path.join(group, file), String(value(cpuMhz)));
+      fs.writeFileSync(path.join(group, 'cgroup.procs'), String(pid));
+      return group;
+    },
+    target: (allocationId, cpuMhz) => ({ group: path.join(dir, allocationId), file, value: String(value(cpuMhz)) }),
   };
 }
 
@@ -136,7 +156,7 @@ export function detectCpuWeights(root = '/sys/fs/cgroup', who: CpuWeightsProcess
     fs.mkdirSync(dir, { recursive: true });
     fs.writeFileSync(path.join(dir, 'cgroup.subtree_control'), '+cpu');
     sweepStale(dir);
-    return { kind: 'cgroup-v2', place: controller(dir, 'cpu.weight', cpuWeight), release: release(dir) };
+    return { kind: 'cgroup-v2', ...controller(dir, 'cpu.weight', cpuWeight), release: release(dir) };
   };
   try {
     const delegated = delegatedGroup(root, who);
@@ -158,7 +178,7 @@ export function detectCpuWeights(root = '/sys/fs/cgroup', who: CpuWeightsProcess
       const dir = path.join(v1, GROUP);
       fs.mkdirSync(dir, { recursive: true });
       sweepStale(dir);
-      return { kind: 'cgroup-v1', place: controller(dir, 'cpu.shares', cpuShares), release: release(dir) };
+      return { kind: 'cgroup-v1', ...controller(dir, 'cpu.shares', cpuShares), release: release(dir) };
     }
   } catch {
     // Fall through.
@@ -167,6 +187,7 @@ export function detectCpuWeights(root = '/sys/fs/cgroup', who: CpuWeightsProcess
     kind: 'none',
     reason: `no writable cgroup cpu controller under ${root} (run as root with cgroups mounted, or as a systemd service with Delegate=yes on cgroup v2, to apply resources.cpu)`,
     place: () => undefined,
+    target: () => undefined,
     release: () => undefined,
   };
 }

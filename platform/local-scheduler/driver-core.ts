@@ -32,6 +32,7 @@ import { StateFile } from './state-file.js';
 import { allocationPaths, type HostVolume } from './task-environment.js';
 import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
 import { detectAppIdentities, type AppIdentities } from './app-identity.js';
+import { TaskSpawner } from './task-spawner.js';
 import { DEFAULT_TASK_LIMITS, detectPrivateMounts, type PrivateMounts, type TaskLimits } from './task-sandbox.js';
 import { firstBlockedFolder } from '../postgres/managed-postgres-layout.js';
 import type { LogSink } from '../../domain/logs/index.js';
@@ -87,7 +88,16 @@ export interface LocalSchedulerOptions {
   readonly releasesDir?: string;
   /** `<dataDir>/secrets`: each app's decrypted secret files, copied into its tasks' `secrets/` folder. */
   readonly appSecretsDir?: string;
+  /**
+   * Tasks are forked and exec'd by a small helper process rather than by this one (ADR 0199): a
+   * fork of a large process blocks the event loop for time proportional to its memory mappings.
+   * Without Perl, or with false, tasks are spawned from this process. @default true
+   */
+  readonly spawnHelper?: boolean;
 }
+
+/** A helper that died is started again at most this often. */
+const SPAWNER_RESTART_MS = 10_000;
 
 const HOST_IP = '127.0.0.1';
 
@@ -105,6 +115,8 @@ export class DriverCore {
   readonly #stateFile: StateFile;
   readonly #releaseLock: () => void;
   readonly #capture: LogCapture | undefined;
+  #spawner: TaskSpawner | undefined;
+  #spawnerStartedAt = 0;
   closed = false;
 
   constructor(options: LocalSchedulerOptions) {
@@ -141,6 +153,7 @@ export class DriverCore {
         );
     }
     this.#capture = options.logs ? new LogCapture({ sink: options.logs, logger: this.logger }) : undefined;
+    if (options.spawnHelper !== false) this.#startSpawner();
     this.ctx = {
       identities,
       limits: options.limits ?? DEFAULT_TASK_LIMITS,
@@ -160,10 +173,31 @@ export class DriverCore {
         resetAfter: milliseconds(10_000),
       },
       ...(options.healthStartupWindow ? { healthStartupWindowMs: options.healthStartupWindow.milliseconds } : {}),
+      ...(options.spawnHelper !== false ? { spawner: () => this.#liveSpawner() } : {}),
       passing: (record) => this.events.emit('passing', record),
       changed: (record, previousStatus, event) => this.changed(record, previousStatus, event),
       finished: (record, outcome) => this.finished(record, outcome),
     };
+  }
+
+  #startSpawner(): void {
+    this.#spawnerStartedAt = Date.now();
+    this.#spawner = TaskSpawner.start();
+    if (this.#spawner === undefined)
+      this.logger.info('no task spawner helper (perl not found): tasks are spawned from the platform process');
+  }
+
+  /** The running helper; one that died is started again (at most every {@link SPAWNER_RESTART_MS}). */
+  #liveSpawner(): TaskSpawner | undefined {
+    if (this.closed) return undefined;
+    if (this.#spawner?.alive === true) return this.#spawner;
+    if (this.#spawner !== undefined && Date.now() - this.#spawnerStartedAt >= SPAWNER_RESTART_MS) {
+      this.logger.warn('the task spawner helper exited: starting it again');
+      this.#startSpawner();
+      const restarted: TaskSpawner | undefined = this.#spawner;
+      return restarted?.alive === true ? restarted : undefined;
+    }
+    return undefined;
   }
 
   records(): AllocationRecord[] {
@@ -212,6 +246,8 @@ export class DriverCore {
     this.#capture?.close();
     for (const runner of this.runners.values()) runner.detach();
     this.runners.clear();
+    // Its tasks keep running (re-parented), for the next driver to re-adopt.
+    this.#spawner?.close();
     this.#savePending = true;
     this.flush();
     this.#releaseLock();
@@ -377,7 +413,8 @@ export class DriverCore {
     const runner = new AllocationRunner(record, this.ctx);
     this.runners.set(id, runner);
     this.changed(record, 'pending', received);
-    runner.start();
+    // Answered once the task exec'd (or failed to): the allocation is running when the submit returns.
+    await runner.start();
     return record;
   }
 

@@ -14,8 +14,11 @@ export interface ProbeResult {
   readonly refused?: boolean;
 }
 
-/** Probes `url` once within `timeoutMs`, on a fresh connection (no keep-alive reuse between probes). */
-export function probeHttp(url: string, timeoutMs: number): Promise<ProbeResult> {
+/**
+ * Probes `url` once within `timeoutMs`, on a fresh connection (no keep-alive reuse between probes):
+ * a new one, or `connected`, a connection to its port just accepted (ADR 0199).
+ */
+export function probeHttp(url: string, timeoutMs: number, connected?: net.Socket): Promise<ProbeResult> {
   return new Promise((resolve) => {
     let done = false;
     const finish = (result: ProbeResult): void => {
@@ -24,21 +27,28 @@ export function probeHttp(url: string, timeoutMs: number): Promise<ProbeResult> 
       clearTimeout(timer);
       resolve(result);
     };
-    const request = http.get(url, { agent: false, headers: { 'user-agent': 'svc-health-check' } }, (response) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on('data', (chunk: Buffer) => {
-        if (size < 512) chunks.push(chunk);
-        size += chunk.length;
-      });
-      response.on('end', () => {
-        const code = response.statusCode ?? 0;
-        const body = Buffer.concat(chunks).toString('utf8').slice(0, 512);
-        const status: HealthStatus = code >= 200 && code < 300 ? 'passing' : code === 429 ? 'warning' : 'critical';
-        finish({ status, output: `HTTP GET ${url}: ${code} ${response.statusMessage ?? ''} Output: ${body}` });
-      });
-      response.on('error', (error) => finish({ status: 'critical', output: `HTTP GET ${url}: ${error.message}` }));
-    });
+    const request = http.get(
+      url,
+      // Node uses createConnection only without an agent (agent: false would make a new one).
+      connected
+        ? { headers: { 'user-agent': 'svc-health-check' }, createConnection: () => connected }
+        : { agent: false, headers: { 'user-agent': 'svc-health-check' } },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          if (size < 512) chunks.push(chunk);
+          size += chunk.length;
+        });
+        response.on('end', () => {
+          const code = response.statusCode ?? 0;
+          const body = Buffer.concat(chunks).toString('utf8').slice(0, 512);
+          const status: HealthStatus = code >= 200 && code < 300 ? 'passing' : code === 429 ? 'warning' : 'critical';
+          finish({ status, output: `HTTP GET ${url}: ${code} ${response.statusMessage ?? ''} Output: ${body}` });
+        });
+        response.on('error', (error) => finish({ status: 'critical', output: `HTTP GET ${url}: ${error.message}` }));
+      },
+    );
     const timer = setTimeout(() => {
       request.destroy();
       finish({ status: 'critical', output: `HTTP GET ${url}: timed out after ${timeoutMs}ms` });
@@ -54,16 +64,24 @@ export function probeHttp(url: string, timeoutMs: number): Promise<ProbeResult> 
 }
 
 /**
- * Whether a TCP connection to `host:port` is accepted within `timeoutMs` (the connection is closed
- * at once): the cheap half of a probe, to learn when a starting process listens.
+ * A TCP connection to `host:port` once accepted within `timeoutMs`, undefined when refused or timed
+ * out: the cheap half of a probe, to learn when a starting process listens. The probe that follows
+ * is sent on it, so the app accepts one connection, not two (ADR 0199).
  */
-export function portAccepts(host: string, port: number, timeoutMs: number): Promise<boolean> {
+export function portAccepts(host: string, port: number, timeoutMs: number): Promise<net.Socket | undefined> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port });
     const done = (accepted: boolean): void => {
       clearTimeout(timer);
-      socket.destroy();
-      resolve(accepted);
+      socket.removeAllListeners('error');
+      if (accepted) {
+        // An error after this point is the probe's (its request listens on the socket).
+        socket.on('error', () => undefined);
+        resolve(socket);
+      } else {
+        socket.destroy();
+        resolve(undefined);
+      }
     };
     const timer = setTimeout(() => done(false), timeoutMs);
     socket.once('connect', () => done(true));
@@ -202,27 +220,30 @@ export class HttpHealthCheck {
       return;
     }
     this.#inFlight = true;
-    let accepted: boolean;
+    let accepted: net.Socket | undefined;
     try {
       accepted = await portAccepts(this.#host, this.#port, this.#options.timeoutMs);
     } finally {
       this.#inFlight = false;
     }
-    if (this.#stopped) return;
+    if (this.#stopped) {
+      accepted?.destroy();
+      return;
+    }
     if (accepted) {
-      void this.#run();
+      void this.#run(accepted);
       return;
     }
     this.#timer = setTimeout(() => void this.#watchPort(), AWAITED_PORT_POLL_MS);
     this.#timer.unref();
   }
 
-  async #run(): Promise<void> {
+  async #run(connected?: net.Socket): Promise<void> {
     const { registry, instanceId, checkId, url, timeoutMs, intervalMs } = this.#options;
     this.#inFlight = true;
     let result: ProbeResult;
     try {
-      result = await probeHttp(url, timeoutMs);
+      result = await probeHttp(url, timeoutMs, connected);
     } finally {
       this.#inFlight = false;
     }

@@ -225,3 +225,31 @@ export function signalTree(
   }
   return any;
 }
+
+/** Pause between two polls of a draining tree. */
+const TREE_POLL_MS = 20;
+
+/** Resolves true once no live process of the tree rooted at `pid` remains, false after `timeoutMs`. */
+export async function waitForTreeExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  for (let poll = 0; ; poll += 1) {
+    // A signal 0 to the group and the leader costs two system calls; the whole /proc table (a
+    // thousand files on a busy host, read by every drain at once) is read only when both are gone,
+    // to find descendants that left the group, and every tenth poll (zombies answer signal 0).
+    if ((!signalReaches(-pid) && !signalReaches(pid)) || poll % 10 === 9) {
+      if (processTree(pid, processSnapshot()).length === 0) return true;
+    }
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, TREE_POLL_MS));
+  }
+}
+
+/** True when signal 0 reaches `target` (a pid, or a process group when negative). */
+function signalReaches(target: number): boolean {
+  try {
+    process.kill(target, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

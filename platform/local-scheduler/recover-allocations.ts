@@ -88,7 +88,7 @@ export async function recoverAllocations(core: DriverCore): Promise<void> {
     if (pid === undefined && record.desiredStatus === 'run' && job?.status === 'running') {
       const runner = new AllocationRunner(record, core.ctx);
       core.runners.set(record.id, runner);
-      runner.start();
+      void runner.start();
       continue;
     }
     const previous = record.status;

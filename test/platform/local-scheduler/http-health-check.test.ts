@@ -206,3 +206,36 @@ test('a wake that begins while a starting check backs off makes it probe at once
   const afterMark = await passed;
   t.true(afterMark < STARTUP_MAX_RETRY_MS, `passed ${afterMark} ms after the wake began`);
 });
+
+test('while a caller awaits its service, the probe goes on the connection the port poll opened: the app accepts one connection, not two', async (t) => {
+  const registry = new LocalRegistry();
+  const port = await freePort();
+  registered(registry, port);
+  t.teardown(registry.markAwaited('demo-web'));
+  const server = http.createServer((_req, res) => res.end('ok'));
+  let connections = 0;
+  server.on('connection', () => (connections += 1));
+  t.teardown(() => server.close());
+  let refused = 0;
+  const passed = new Promise<void>((resolve) => {
+    const check = new HttpHealthCheck({
+      registry,
+      service: 'demo-web',
+      instanceId: 'i1',
+      checkId: 'c1',
+      url: `http://127.0.0.1:${port}/healthz`,
+      intervalMs: 10_000,
+      timeoutMs: 1000,
+      onResult: (status) => {
+        if (status === 'passing') resolve();
+        // The first probe was refused: from now on the check polls the port; the app listens later.
+        else if ((refused += 1) === 1) setTimeout(() => server.listen(port, '127.0.0.1'), 30);
+      },
+    });
+    t.teardown(() => check.stop());
+    check.start();
+  });
+  await passed;
+  t.is(refused, 1, 'one refused probe, then connection attempts only');
+  t.is(connections, 1);
+});

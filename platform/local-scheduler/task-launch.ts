@@ -1,0 +1,94 @@
+/**
+ * Task launch: what the local driver starts for an allocation, prepared once per start (ADR 0047,
+ * ADR 0199).
+ */
+import type { AppIdentities } from './app-identity.js';
+import type { AllocationRecord } from './driver-state.js';
+import {
+  allocationPaths,
+  prepareAllocationDir,
+  recordingExit,
+  renderFiles,
+  taskArgv,
+  taskEnvironment,
+  type AllocationFolders,
+  type HostVolume,
+} from './task-environment.js';
+import { dropPrivileges, inMountNamespace, type TaskLimits } from './task-sandbox.js';
+import type { SpawnSandbox } from './task-spawner.js';
+
+/** What a launch needs from the driver. */
+export interface LaunchContext {
+  readonly identities: AppIdentities;
+  readonly hostVolumes: Readonly<Record<string, HostVolume>>;
+  readonly folders: AllocationFolders;
+  readonly limits: TaskLimits;
+}
+
+/** A task ready to start: the wrapped argv, its environment and folders. */
+export interface Launch {
+  readonly file: string;
+  readonly args: string[];
+  readonly cwd: string;
+  readonly env: Record<string, string>;
+  readonly paths: ReturnType<typeof allocationPaths>;
+  /** What the Started event adds about the user and the sandbox. */
+  readonly started: string;
+  /** The bare task and its sandbox, for a helper that applies it itself; undefined: wrappers only. */
+  readonly sandbox?: { readonly argv: { file: string; args: string[] }; readonly sandbox: SpawnSandbox };
+}
+
+/**
+ * Prepares an allocation's folders and files and builds how its task starts: the argv wrapped in
+ * the sandbox of ADR 0047 (`unshare`, the mount shell, `prlimit`, `setpriv`), and for a service the
+ * bare argv with the same sandbox as data, for a spawner helper that applies it itself (ADR 0199).
+ */
+export function prepareLaunch(rec: AllocationRecord, ctx: LaunchContext, restartsOnExit: boolean): Launch {
+  const identity = ctx.identities.resolve(rec.app, rec.group.task.user);
+  const launch = prepareAllocationDir(rec, ctx.hostVolumes, identity, ctx.folders);
+  renderFiles(rec, identity);
+  const paths = allocationPaths(rec.dir);
+  // The task runs as its user under its limits; run-to-completion tasks record their exit
+  // status from a shell outside that (so a driver that re-adopts them knows it, and the task
+  // cannot forge it); a private mount namespace wraps both.
+  const task = dropPrivileges(taskArgv(rec.group.task), identity, ctx.limits);
+  const recorded = restartsOnExit ? task : recordingExit({ file: task.file, args: [...task.args] }, paths.exitStatus);
+  const { file, args } = launch.mounts ? inMountNamespace(recorded, launch.mounts) : recorded;
+  // The same sandbox without wrappers, for the helper: services only (a run-to-completion task's
+  // exit-recording shell runs between the namespace and the user switch), read-write binds only
+  // (a read-only remount keeps the source's other flags only through mount(8)).
+  const sandbox =
+    restartsOnExit && !(launch.mounts ?? []).some((m) => m.readOnly)
+      ? {
+          argv: taskArgv(rec.group.task),
+          sandbox: {
+            nofile: ctx.limits.nofile,
+            ...(launch.mounts ? { binds: launch.mounts.map((m) => ({ source: m.source, target: m.target })) } : {}),
+            ...(identity
+              ? {
+                  identity: {
+                    uid: identity.uid,
+                    gid: identity.gid,
+                    groups: identity.groups,
+                    nproc: ctx.limits.nproc,
+                  },
+                }
+              : {}),
+          },
+        }
+      : undefined;
+  const started = [
+    identity ? ` as ${identity.name ?? 'uid'} (uid ${identity.uid}, gid ${identity.gid})` : " as the platform's user",
+    ...(identity?.note ? [`; ${identity.note}`] : []),
+    ...launch.notes.map((note) => `; ${note}`),
+  ].join('');
+  return {
+    file,
+    args: [...args],
+    cwd: rec.group.task.workdir ?? rec.dir,
+    env: taskEnvironment(rec, launch),
+    paths,
+    started,
+    ...(sandbox ? { sandbox } : {}),
+  };
+}
