@@ -45,30 +45,35 @@ test("the event stream still upgrades through the listener's handlers", async (t
   ws.close();
 });
 
-test('close() ends at once an upgrade a handler took and never answered, and a half-sent request by the deadline', async (t) => {
-  const app = new Koa();
-  app.use((ctx) => {
-    ctx.body = 'ok';
-  });
-  const server = await listen(app, 0, '127.0.0.1');
-  // A handler that claims every upgrade and never answers: the old failure mode of /exec.
-  server.onUpgrade(() => true);
-  const taken = once(server.server, 'upgrade');
-  const silent = await rawUpgrade(server.url, '/api/apps/demo/exec');
-  await taken;
-  const partial = await rawUpgrade(server.url, '/api/apps/demo/exec', { complete: false });
-  t.is(server.upgradedSockets(), 1);
-  const started = Date.now();
-  const closed = server.close(2_000);
-  await silent.ended;
-  const upgradeClosedAfter = Date.now() - started;
-  await closed;
-  const elapsed = Date.now() - started;
-  await partial.ended;
-  t.is(silent.received(), '');
-  // The upgraded socket has no response to wait for: closed at once. The half-sent request counts
-  // as in flight: closed at the deadline.
-  t.true(upgradeClosedAfter < 500, `the upgraded socket closed after ${upgradeClosedAfter} ms`);
-  t.true(elapsed < 2_500, `close took ${elapsed} ms`);
-  t.is(server.upgradedSockets(), 0);
-});
+// Serial: ava runs serial tests before the concurrent ones, so a control plane another test of this
+// file starts (seconds of synchronous start-up on a loaded host) cannot hold this test's deadline timer.
+test.serial(
+  'close() ends at once an upgrade a handler took and never answered, and a half-sent request by the deadline',
+  async (t) => {
+    const app = new Koa();
+    app.use((ctx) => {
+      ctx.body = 'ok';
+    });
+    const server = await listen(app, 0, '127.0.0.1');
+    // A handler that claims every upgrade and never answers: the old failure mode of /exec.
+    server.onUpgrade(() => true);
+    const taken = once(server.server, 'upgrade');
+    const silent = await rawUpgrade(server.url, '/api/apps/demo/exec');
+    await taken;
+    const partial = await rawUpgrade(server.url, '/api/apps/demo/exec', { complete: false });
+    t.is(server.upgradedSockets(), 1);
+    const started = Date.now();
+    const closed = server.close(2_000);
+    await silent.ended;
+    const upgradeClosedAfter = Date.now() - started;
+    await closed;
+    const elapsed = Date.now() - started;
+    await partial.ended;
+    t.is(silent.received(), '');
+    // The upgraded socket has no response to wait for: closed at once. The half-sent request counts
+    // as in flight: closed at the deadline.
+    t.true(upgradeClosedAfter < 500, `the upgraded socket closed after ${upgradeClosedAfter} ms`);
+    t.true(elapsed < 2_500, `close took ${elapsed} ms`);
+    t.is(server.upgradedSockets(), 0);
+  },
+);
