@@ -73,8 +73,11 @@ const plane = await startControlPlane(config, silentLogger());
 const scheduler = await plane.reconcilers.targets.get();
 try {
   await plane.reconcilers.whenIdle();
-  for (const app of listApps(plane.db))
-    setAppRelease(plane.db, app.name, { commit: release.manifest.commit, dir: release.dir });
+  // The releases a deploy would record, in one transaction (one fsync, not 500).
+  plane.db.transaction(() => {
+    for (const app of listApps(plane.db))
+      setAppRelease(plane.db, app.name, { commit: release.manifest.commit, dir: release.dir });
+  })();
   for (const name of names) plane.reconcilers.appController.enqueue(name);
   await plane.reconcilers.whenIdle();
   const running = (await scheduler.listAllocations()).filter((a) => a.status === 'running').length;

@@ -1,6 +1,6 @@
 /**
  * Watches the apps folder (chokidar) and reports which app or deploy group changed, debounced per
- * key. It only names keys: the spec controller re-reads the file itself (level-based).
+ * key with an adaptive quiet period. It only names keys: the spec controller re-reads the file itself (level-based).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,9 +11,16 @@ import { DEPLOY_GROUPS_DIR, SPEC_FILE_NAME } from './spec-files.js';
 export type SpecKey = `app:${string}` | `group:${string}`;
 
 export interface SpecWatcherOptions {
-  /** Quiet period before a key is reported. @default 20 */
+  /** Longest quiet period before a key is reported (what a key that was written in steps waits). @default 20 */
   readonly debounceMs?: number;
+  /** First quiet period of a key (never more than `debounceMs`). @default 5 */
+  readonly quietMs?: number;
 }
+
+/** An event this soon after its key was reported means the writer was not done: the key's quiet period doubles. */
+const FOLLOW_UP_MS = 100;
+/** A key quiet this long goes back to the short quiet period. */
+const SETTLED_MS = 2_000;
 
 /** Maps a path under the apps folder to the key it belongs to, if any. */
 export function specKeyOf(appsDir: string, file: string): SpecKey | undefined {
@@ -34,19 +41,35 @@ export async function watchSpecs(
   options: SpecWatcherOptions = {},
 ): Promise<{ close(): Promise<void> }> {
   fs.mkdirSync(appsDir, { recursive: true });
+  // Adaptive trailing edge (ADR 0195): a key is reported once it has been quiet for its quiet
+  // period, 5 ms at first; a save is one burst of events microseconds apart (chokidar already turns
+  // an unlink followed by an add within 100 ms into a change). A key written in steps further apart
+  // (an event within 100 ms after its report) doubles its period up to `debounceMs`, so a slow
+  // writer costs at most two early reconciles (level-based: they read the file as it is) before
+  // its saves are reported once; after 2 s of quiet the key starts short again.
   const debounceMs = options.debounceMs ?? 20;
-  const timers = new Map<SpecKey, NodeJS.Timeout>();
+  const quietMs = Math.min(options.quietMs ?? 5, debounceMs);
+  const keys = new Map<SpecKey, { timer?: NodeJS.Timeout; quietMs: number; reportedAt: number }>();
   const report = (file: string) => {
     const key = specKeyOf(appsDir, file);
     if (!key) return;
-    clearTimeout(timers.get(key));
-    timers.set(
-      key,
-      setTimeout(() => {
-        timers.delete(key);
-        onChange(key);
-      }, debounceMs),
-    );
+    const now = performance.now();
+    let state = keys.get(key);
+    if (state === undefined) {
+      state = { quietMs, reportedAt: -Infinity };
+      keys.set(key, state);
+    } else if (state.timer === undefined) {
+      const since = now - state.reportedAt;
+      if (since < FOLLOW_UP_MS) state.quietMs = Math.min(debounceMs, state.quietMs * 2);
+      else if (since > SETTLED_MS) state.quietMs = quietMs;
+    }
+    clearTimeout(state.timer);
+    const current = state;
+    current.timer = setTimeout(() => {
+      current.timer = undefined;
+      current.reportedAt = performance.now();
+      onChange(key);
+    }, current.quietMs);
   };
   const watcher: FSWatcher = chokidar.watch(appsDir, {
     ignoreInitial: true,
@@ -57,7 +80,7 @@ export async function watchSpecs(
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
     async close() {
-      for (const timer of timers.values()) clearTimeout(timer);
+      for (const state of keys.values()) clearTimeout(state.timer);
       await watcher.close();
     },
   };
