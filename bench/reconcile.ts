@@ -109,7 +109,7 @@ try {
   mark('edits');
   latencies.sort((a, b) => a - b);
   console.log(
-    `spec edit to scheduler update over ${edits} edits: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (includes the 20 ms watch debounce)`,
+    `spec edit to scheduler update over ${edits} edits: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms (includes the spec watcher's quiet period: 5 ms, up to 20 ms for a file written in steps)`,
   );
 
   // One full resync pass: every key of both controllers re-read and compared; nothing changes.
@@ -124,5 +124,8 @@ try {
   // Close first, so no controller re-submits a job while the app processes are stopped.
   await closePlaneAndStopApps(plane, config);
   fs.rmSync(root, { recursive: true, force: true });
-  await users.remove();
+  const left = await users.remove();
+  console.log(
+    `app users this run created: ${users.created.length}, removed: ${users.created.length - left.length}${left.length > 0 ? `; left: ${left.join(', ')}` : ''}`,
+  );
 }

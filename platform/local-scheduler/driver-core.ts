@@ -204,6 +204,45 @@ export class DriverCore {
     return Object.values(this.state.allocations);
   }
 
+  // Jobs and allocations by app, rebuilt after one is added or removed (`indexChanged`): the app
+  // controller asks for one app's jobs and allocations on every reconcile, and scanning all of them
+  // each time made a resync over 500 apps quadratic (ADR 0195). An app's records never change app.
+  #byApp: { jobs: Map<string, JobRecord[]>; allocations: Map<string, AllocationRecord[]> } | undefined;
+
+  /** Says that a job or an allocation was added to or removed from the state. */
+  indexChanged(): void {
+    this.#byApp = undefined;
+  }
+
+  #index(): { jobs: Map<string, JobRecord[]>; allocations: Map<string, AllocationRecord[]> } {
+    if (this.#byApp === undefined) {
+      const jobs = new Map<string, JobRecord[]>();
+      for (const job of Object.values(this.state.jobs)) {
+        const list = jobs.get(job.spec.app);
+        if (list) list.push(job);
+        else jobs.set(job.spec.app, [job]);
+      }
+      const allocations = new Map<string, AllocationRecord[]>();
+      for (const record of Object.values(this.state.allocations)) {
+        const list = allocations.get(record.app);
+        if (list) list.push(record);
+        else allocations.set(record.app, [record]);
+      }
+      this.#byApp = { jobs, allocations };
+    }
+    return this.#byApp;
+  }
+
+  /** The jobs of `app` (all jobs when undefined). */
+  jobsOf(app: string | undefined): readonly JobRecord[] {
+    return app === undefined ? Object.values(this.state.jobs) : (this.#index().jobs.get(app) ?? []);
+  }
+
+  /** The allocations of `app` (all when undefined). */
+  recordsOf(app: string | undefined): readonly AllocationRecord[] {
+    return app === undefined ? this.records() : (this.#index().allocations.get(app) ?? []);
+  }
+
   job(jobId: string): JobRecord {
     const job = this.state.jobs[jobId];
     if (!job) throw new NotFoundError(`job ${jobId} not found`);
@@ -410,6 +449,7 @@ export class DriverCore {
       modifiedAt: now,
     };
     this.state.allocations[id] = record;
+    this.indexChanged();
     const runner = new AllocationRunner(record, this.ctx);
     this.runners.set(id, runner);
     this.changed(record, 'pending', received);
