@@ -3,7 +3,7 @@
  * reconciled by the real controllers against the local scheduler. Prints the latency from a
  * spec file edit to the scheduler update (p50, p99) and the time of one full resync pass.
  *
- * Run: node --import tsx bench/reconcile.ts [--apps N] [--edits N]
+ * Run: node --import tsx bench/reconcile.ts [--apps N] [--edits N] [--prefix NAME]
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,7 +48,10 @@ const config = loadConfig({
   SVC_APPS_DIR: path.join(root, 'apps'),
   SVC_LOG_LEVEL: 'silent',
 });
-const names = Array.from({ length: appCount }, (_, i) => `app-${String(i).padStart(4, '0')}`);
+// `--prefix`: another bench on this host (bench/backup) makes users of the same default names.
+const prefixAt = process.argv.indexOf('--prefix');
+const prefix = prefixAt >= 0 ? process.argv[prefixAt + 1]! : 'app';
+const names = Array.from({ length: appCount }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`);
 for (const name of names) {
   fs.mkdirSync(path.join(config.appsDir, name), { recursive: true });
   fs.writeFileSync(path.join(config.appsDir, name, 'infraspec.yaml'), specText(name, 1));
