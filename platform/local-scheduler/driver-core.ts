@@ -214,6 +214,19 @@ export class DriverCore {
     this.#byApp = undefined;
   }
 
+  /** Says that `record` was put in the state in place of `previous` (if any), of the same id. */
+  jobPut(record: JobRecord, previous: JobRecord | undefined): void {
+    const index = this.#byApp;
+    if (index === undefined) return;
+    if (previous !== undefined && previous.spec.app !== record.spec.app) return this.indexChanged();
+    const ofApp = index.jobs.get(record.spec.app);
+    const at = previous === undefined ? -1 : (ofApp?.indexOf(previous) ?? -1);
+    if (ofApp && at >= 0) ofApp[at] = record;
+    else if (previous !== undefined) this.indexChanged();
+    else if (ofApp) ofApp.push(record);
+    else index.jobs.set(record.spec.app, [record]);
+  }
+
   #index(): { jobs: Map<string, JobRecord[]>; allocations: Map<string, AllocationRecord[]> } {
     if (this.#byApp === undefined) {
       const jobs = new Map<string, JobRecord[]>();
@@ -449,7 +462,10 @@ export class DriverCore {
       modifiedAt: now,
     };
     this.state.allocations[id] = record;
-    this.indexChanged();
+    // Added to the index as it is (a rebuild per placement was quadratic while 500 apps started).
+    const ofApp = this.#byApp?.allocations.get(record.app);
+    if (ofApp) ofApp.push(record);
+    else this.#byApp?.allocations.set(record.app, [record]);
     const runner = new AllocationRunner(record, this.ctx);
     this.runners.set(id, runner);
     this.changed(record, 'pending', received);

@@ -260,7 +260,7 @@ export class LocalScheduler implements Scheduler {
       awaitingPromotion: [],
     };
     core.state.jobs[job.id] = record;
-    core.indexChanged();
+    core.jobPut(record, existing);
     const result = { scaled: [] as string[], rolled: [] as string[], restarted: [] as string[] };
     const groups = new Set(job.taskGroups.map((g) => g.name));
     await Promise.all(
