@@ -34,6 +34,61 @@ export function specKeyOf(appsDir: string, file: string): SpecKey | undefined {
   return undefined;
 }
 
+/** Clock and timers of {@link adaptiveDebounce} (tests pass their own). */
+export interface DebounceClock {
+  now(): number;
+  setTimer(fire: () => void, ms: number): unknown;
+  clearTimer(timer: unknown): void;
+}
+
+const realClock: DebounceClock = {
+  now: () => performance.now(),
+  setTimer: (fire, ms) => setTimeout(fire, ms),
+  clearTimer: (timer) => clearTimeout(timer as NodeJS.Timeout),
+};
+
+/**
+ * Adaptive trailing edge per key (ADR 0195): a key is reported once it has been quiet for its quiet
+ * period, `quietMs` (5 ms) at first; a save is one burst of events microseconds apart (chokidar
+ * already turns an unlink followed by an add within 100 ms into a change). A key that gets an event
+ * within 100 ms after its report (a writer that writes in steps) doubles its period up to
+ * `debounceMs` (20 ms), so a slow writer costs at most two early reconciles (level-based: they read
+ * the file as it is) before its saves are reported once; after 2 s of quiet the key starts short again.
+ */
+export function adaptiveDebounce<K>(
+  onReport: (key: K) => void,
+  options: SpecWatcherOptions = {},
+  clock: DebounceClock = realClock,
+): { event(key: K): void; close(): void } {
+  const debounceMs = options.debounceMs ?? 20;
+  const quietMs = Math.min(options.quietMs ?? 5, debounceMs);
+  const keys = new Map<K, { timer?: unknown; quietMs: number; reportedAt: number }>();
+  return {
+    event(key) {
+      const now = clock.now();
+      let state = keys.get(key);
+      if (state === undefined) {
+        state = { quietMs, reportedAt: -Infinity };
+        keys.set(key, state);
+      } else if (state.timer === undefined) {
+        const since = now - state.reportedAt;
+        if (since < FOLLOW_UP_MS) state.quietMs = Math.min(debounceMs, state.quietMs * 2);
+        else if (since > SETTLED_MS) state.quietMs = quietMs;
+      }
+      if (state.timer !== undefined) clock.clearTimer(state.timer);
+      const current = state;
+      current.timer = clock.setTimer(() => {
+        current.timer = undefined;
+        current.reportedAt = clock.now();
+        onReport(key);
+      }, current.quietMs);
+    },
+    close() {
+      for (const state of keys.values()) if (state.timer !== undefined) clock.clearTimer(state.timer);
+    },
+  };
+}
+
 /** Starts watching; `onChange` receives debounced keys. Resolves once the watcher is ready. */
 export async function watchSpecs(
   appsDir: string,
@@ -41,35 +96,10 @@ export async function watchSpecs(
   options: SpecWatcherOptions = {},
 ): Promise<{ close(): Promise<void> }> {
   fs.mkdirSync(appsDir, { recursive: true });
-  // Adaptive trailing edge (ADR 0195): a key is reported once it has been quiet for its quiet
-  // period, 5 ms at first; a save is one burst of events microseconds apart (chokidar already turns
-  // an unlink followed by an add within 100 ms into a change). A key written in steps further apart
-  // (an event within 100 ms after its report) doubles its period up to `debounceMs`, so a slow
-  // writer costs at most two early reconciles (level-based: they read the file as it is) before
-  // its saves are reported once; after 2 s of quiet the key starts short again.
-  const debounceMs = options.debounceMs ?? 20;
-  const quietMs = Math.min(options.quietMs ?? 5, debounceMs);
-  const keys = new Map<SpecKey, { timer?: NodeJS.Timeout; quietMs: number; reportedAt: number }>();
+  const debounce = adaptiveDebounce<SpecKey>(onChange, options);
   const report = (file: string) => {
     const key = specKeyOf(appsDir, file);
-    if (!key) return;
-    const now = performance.now();
-    let state = keys.get(key);
-    if (state === undefined) {
-      state = { quietMs, reportedAt: -Infinity };
-      keys.set(key, state);
-    } else if (state.timer === undefined) {
-      const since = now - state.reportedAt;
-      if (since < FOLLOW_UP_MS) state.quietMs = Math.min(debounceMs, state.quietMs * 2);
-      else if (since > SETTLED_MS) state.quietMs = quietMs;
-    }
-    clearTimeout(state.timer);
-    const current = state;
-    current.timer = setTimeout(() => {
-      current.timer = undefined;
-      current.reportedAt = performance.now();
-      onChange(key);
-    }, current.quietMs);
+    if (key) debounce.event(key);
   };
   const watcher: FSWatcher = chokidar.watch(appsDir, {
     ignoreInitial: true,
@@ -80,7 +110,7 @@ export async function watchSpecs(
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   return {
     async close() {
-      for (const state of keys.values()) clearTimeout(state.timer);
+      debounce.close();
       await watcher.close();
     },
   };
