@@ -15,13 +15,13 @@ import {
 export interface BenchAppUsers {
   readonly created: readonly string[];
   readonly seconds: number;
-  /** Removes the users this benchmark created (no-op when not root). */
-  remove(): Promise<void>;
+  /** Removes the users this benchmark created (no-op when not root); answers those still there after. */
+  remove(): Promise<string[]>;
 }
 
 /** Creates the app users of `apps` that are missing, the way the driver does (one `useradd` at a time). */
 export async function prepareAppUsers(apps: readonly string[]): Promise<BenchAppUsers> {
-  if (process.getuid?.() !== 0) return { created: [], seconds: 0, remove: () => Promise.resolve() };
+  if (process.getuid?.() !== 0) return { created: [], seconds: 0, remove: () => Promise.resolve([]) };
   const existing = new Set((await listAppUsers()).map((u) => u.name));
   const created = apps.map(appUserName).filter((name) => !existing.has(name));
   const identities = appUserIdentities();
@@ -33,6 +33,8 @@ export async function prepareAppUsers(apps: readonly string[]): Promise<BenchApp
     seconds,
     async remove() {
       for (const name of created) await removeSystemUser(name).catch(() => undefined);
+      const left = new Set((await listAppUsers()).map((u) => u.name));
+      return created.filter((name) => left.has(name));
     },
   };
 }

@@ -25,6 +25,7 @@ import {
   setAppStatus,
   type AppRow,
 } from '../../store/control/apps.js';
+import { writeRederivable } from '../../store/rederivable-writes.js';
 import type { Reconciler, ReconcileResult } from '../runtime/controller.js';
 import { assessHealth, observeApp } from './observe-app.js';
 import type { SchedulerTargets } from './scheduler-targets.js';
@@ -307,10 +308,13 @@ function writeStatus(options: AppReconcilerOptions, app: AppRow, inputs: readonl
   const current = getApp(options.db, app.name)?.conditions ?? app.conditions;
   let conditions = current;
   for (const input of inputs) conditions = setCondition(conditions, input, now);
-  setAppStatus(
-    options.db,
-    app.name,
-    { conditions: summarizeReady(conditions, now), observedGeneration: app.generation },
-    now,
+  // Status is observed again on every reconcile: committed without an fsync of its own (ADR 0195).
+  writeRederivable(options.db, () =>
+    setAppStatus(
+      options.db,
+      app.name,
+      { conditions: summarizeReady(conditions, now), observedGeneration: app.generation },
+      now,
+    ),
   );
 }

@@ -46,6 +46,7 @@ import {
   type AppWithSpec,
 } from '../../store/control/apps.js';
 import { listEndpointToggles } from '../../store/control/routing-toggles.js';
+import { writeRederivable } from '../../store/rederivable-writes.js';
 import type { Reconciler } from '../runtime/controller.js';
 
 /** The single key of the routing controller. */
@@ -200,8 +201,10 @@ export function createRoutingReconciler(options: RoutingReconcilerOptions): Rout
         lastReconciledAt: at,
         lastError: error,
       };
-      for (const app of apps)
-        writeRouted(options, app, routedCondition(app, rules, disabled, error, state.lastReload), now());
+      writeRederivable(options.db, () => {
+        for (const app of apps)
+          writeRouted(options, app, routedCondition(app, rules, disabled, error, state.lastReload), now());
+      });
       if (error !== undefined) throw new Error(error);
     },
   };
@@ -280,5 +283,8 @@ function writeRouted(options: RoutingReconcilerOptions, row: AppRow, input: Cond
   const app = getApp(options.db, row.name);
   if (!app || sameRouted(app.conditions, input)) return;
   const conditions = summarizeReady(setCondition(app.conditions, input, now), now);
-  setAppStatus(options.db, app.name, { conditions, observedGeneration: app.observedGeneration }, now);
+  // The condition is derived again on every reconcile: committed without an fsync of its own (ADR 0195).
+  writeRederivable(options.db, () =>
+    setAppStatus(options.db, app.name, { conditions, observedGeneration: app.observedGeneration }, now),
+  );
 }

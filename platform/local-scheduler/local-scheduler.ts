@@ -87,6 +87,7 @@ export class LocalScheduler implements Scheduler {
       if (options.purge) {
         delete core.state.jobs[jobId];
         for (const a of core.records()) if (a.jobId === jobId) delete core.state.allocations[a.id];
+        core.indexChanged();
         for (const e of Object.values(core.state.executions)) if (e.jobId === jobId) delete core.state.executions[e.id];
       }
       core.save();
@@ -101,14 +102,15 @@ export class LocalScheduler implements Scheduler {
 
   async listJobs(filter: JobFilter = {}): Promise<readonly JobStatus[]> {
     // Filter before cloning: views are deep copies, and callers usually want one app's jobs.
-    return Object.values(this.#core.state.jobs)
+    return this.#core
+      .jobsOf(filter.app)
       .filter((j) => filter.app === undefined || j.spec.app === filter.app)
       .map((j) => toJobStatus(j, this.#periodic.nextLaunch(j)));
   }
 
   async listAllocations(filter: AllocationFilter = {}): Promise<readonly Allocation[]> {
     return this.#core
-      .records()
+      .recordsOf(filter.app)
       .filter(
         (a) =>
           (filter.app === undefined || a.app === filter.app) &&
@@ -258,6 +260,7 @@ export class LocalScheduler implements Scheduler {
       awaitingPromotion: [],
     };
     core.state.jobs[job.id] = record;
+    core.jobPut(record, existing);
     const result = { scaled: [] as string[], rolled: [] as string[], restarted: [] as string[] };
     const groups = new Set(job.taskGroups.map((g) => g.name));
     await Promise.all(

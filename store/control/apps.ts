@@ -6,6 +6,7 @@ import { runningSpec, type AppRelease } from '../../domain/apps/index.js';
 import type { CanonicalAppSpec, Finding } from '../../domain/spec/index.js';
 import type { Condition } from '../../domain/status/conditions.js';
 import type { Db } from '../database.js';
+import { cachedStatement } from '../statement-cache.js';
 
 /** What a write did; nothing is written when nothing differs. */
 export type WriteOutcome = 'created' | 'updated' | 'unchanged' | 'deleted';
@@ -77,15 +78,41 @@ function fromRaw(raw: RawAppRow): AppRow {
   };
 }
 
+// Per connection: the parsed rows keyed by their stored text (a reconcile reads its app three or
+// four times; the spec JSON is parsed once per change), and the readers to tell of every write
+// made through this module (ADR 0195).
+const parsed = new WeakMap<Db, Map<string, { raw: RawAppRow; row: AppRow }>>();
+const writeListeners = new WeakMap<Db, Set<(name: string) => void>>();
+
+function parsedRow(db: Db, raw: RawAppRow): AppRow {
+  let cache = parsed.get(db);
+  if (!cache) {
+    cache = new Map();
+    parsed.set(db, cache);
+  }
+  const cached = cache.get(raw.name);
+  if (cached !== undefined && sameRaw(cached.raw, raw)) return cached.row;
+  const row = fromRaw(raw);
+  cache.set(raw.name, { raw, row });
+  return row;
+}
+
+/** Tells the readers of `db` that the row of `name` may have changed. */
+function written(db: Db, name: string): void {
+  for (const listener of writeListeners.get(db) ?? []) listener(name);
+}
+
 /** One app, or undefined. */
 export function getApp(db: Db, name: string): AppRow | undefined {
-  const raw = db.prepare('SELECT * FROM apps WHERE name = ?').get(name) as RawAppRow | undefined;
-  return raw && fromRaw(raw);
+  const raw = cachedStatement(db, 'SELECT * FROM apps WHERE name = ?').get(name) as RawAppRow | undefined;
+  return raw && parsedRow(db, raw);
 }
 
 /** Every app, by name. */
 export function listApps(db: Db): AppRow[] {
-  return (db.prepare('SELECT * FROM apps ORDER BY name').all() as RawAppRow[]).map(fromRaw);
+  return (cachedStatement(db, 'SELECT * FROM apps ORDER BY name').all() as RawAppRow[]).map((raw) =>
+    parsedRow(db, raw),
+  );
 }
 
 function sameRaw(a: RawAppRow, b: RawAppRow): boolean {
@@ -104,32 +131,54 @@ function sameRaw(a: RawAppRow, b: RawAppRow): boolean {
 }
 
 /**
- * Reads every app like {@link listApps} but parses only the rows whose stored text changed since
- * its previous read (the others are the same objects as then): for a reader that polls every app,
- * such as `/metrics`, where parsing 500 specs on each scrape would be most of its cost.
+ * Reads every app like {@link listApps} for a reader that polls every app (the routing controller on
+ * each reconcile, `/metrics` on each scrape). After its first read it re-reads only the rows written
+ * since through this module on this connection, and every row again when another connection wrote
+ * the database (`PRAGMA data_version`); rows it did not re-read are the same objects as before.
+ * While 500 apps start, a read of every row on each routing reconcile was quadratic (ADR 0195).
  */
 export class AppRowsReader {
-  readonly #select;
-  readonly #cache = new Map<string, { raw: RawAppRow; row: AppRow }>();
+  readonly #db: Db;
+  readonly #rows = new Map<string, AppRow>();
+  readonly #dirty = new Set<string>();
+  #sorted: AppRow[] | undefined;
+  #dataVersion: number | undefined;
 
   constructor(db: Db) {
-    this.#select = db.prepare('SELECT * FROM apps ORDER BY name');
+    this.#db = db;
+    let listeners = writeListeners.get(db);
+    if (!listeners) {
+      listeners = new Set();
+      writeListeners.set(db, listeners);
+    }
+    listeners.add((name) => this.#dirty.add(name));
   }
 
   /** Every app, by name. */
   list(): AppRow[] {
-    const raws = this.#select.all() as RawAppRow[];
-    const seen = new Set<string>();
-    const rows = raws.map((raw) => {
-      seen.add(raw.name);
-      const cached = this.#cache.get(raw.name);
-      if (cached !== undefined && sameRaw(cached.raw, raw)) return cached.row;
-      const row = fromRaw(raw);
-      this.#cache.set(raw.name, { raw, row });
-      return row;
-    });
-    for (const name of this.#cache.keys()) if (!seen.has(name)) this.#cache.delete(name);
-    return rows;
+    const db = this.#db;
+    const version = cachedStatement(db, 'PRAGMA data_version').pluck().get() as number;
+    if (version !== this.#dataVersion) {
+      this.#rows.clear();
+      for (const row of listApps(db)) this.#rows.set(row.name, row);
+      this.#sorted = undefined;
+      this.#dataVersion = version;
+    } else {
+      for (const name of this.#dirty) {
+        const row = getApp(db, name);
+        if (row === undefined) {
+          if (this.#rows.delete(name)) this.#sorted = undefined;
+        } else if (this.#rows.get(name) !== row) {
+          if (!this.#rows.has(name)) this.#sorted = undefined;
+          this.#rows.set(name, row);
+          if (this.#sorted !== undefined) this.#sorted[this.#sorted.findIndex((r) => r.name === name)] = row;
+        }
+      }
+    }
+    // A write inside a transaction may still be rolled back: its rows stay to be read again.
+    if (!db.inTransaction) this.#dirty.clear();
+    this.#sorted ??= [...this.#rows.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    return [...this.#sorted];
   }
 }
 
@@ -146,12 +195,21 @@ export function upsertAppSpec(
   },
   now = new Date(),
 ): WriteOutcome {
-  const existing = getApp(db, input.name);
+  // The stored text is compared with what would be written: nothing is parsed (every writer of
+  // these columns stores JSON.stringify of the value).
+  const existing = cachedStatement(
+    db,
+    'SELECT file, spec_json, findings_json, generation, finalizers_json, deleted_at FROM apps WHERE name = ?',
+  ).get(input.name) as
+    | Pick<RawAppRow, 'file' | 'spec_json' | 'findings_json' | 'generation' | 'finalizers_json' | 'deleted_at'>
+    | undefined;
   const specJson = input.spec === null || input.spec === undefined ? null : JSON.stringify(input.spec);
   const findingsJson = JSON.stringify(input.findings);
-  const finalizersJson = JSON.stringify(input.finalizers ?? existing?.finalizers ?? []);
+  const finalizersJson =
+    input.finalizers !== undefined ? JSON.stringify(input.finalizers) : (existing?.finalizers_json ?? '[]');
   if (!existing) {
-    db.prepare(
+    cachedStatement(
+      db,
       `INSERT INTO apps (name, file, spec_json, findings_json, generation, finalizers_json, created_at, updated_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ).run(
@@ -164,28 +222,34 @@ export function upsertAppSpec(
       now.toISOString(),
       now.toISOString(),
     );
+    written(db, input.name);
     return 'created';
   }
   const same =
     existing.file === input.file &&
-    JSON.stringify(existing.committedSpec) === (specJson ?? 'null') &&
-    JSON.stringify(existing.findings) === findingsJson &&
+    (existing.spec_json ?? 'null') === (specJson ?? 'null') &&
+    existing.findings_json === findingsJson &&
     existing.generation === input.generation &&
-    JSON.stringify(existing.finalizers) === finalizersJson &&
-    existing.deletedAt === null;
+    existing.finalizers_json === finalizersJson &&
+    existing.deleted_at === null;
   if (same) return 'unchanged';
-  db.prepare(
+  cachedStatement(
+    db,
     `UPDATE apps SET file = ?, spec_json = ?, findings_json = ?, generation = ?, finalizers_json = ?, deleted_at = NULL, updated_at = ? WHERE name = ?`,
   ).run(input.file, specJson, findingsJson, input.generation, finalizersJson, now.toISOString(), input.name);
+  written(db, input.name);
   return 'updated';
 }
 
 /** Marks an app whose spec file disappeared; finalizers run before `removeApp`. */
 export function markAppDeleted(db: Db, name: string, now = new Date()): WriteOutcome {
-  const result = db
-    .prepare('UPDATE apps SET deleted_at = ?, updated_at = ? WHERE name = ? AND deleted_at IS NULL')
-    .run(now.toISOString(), now.toISOString(), name);
-  return result.changes > 0 ? 'updated' : 'unchanged';
+  const result = cachedStatement(
+    db,
+    'UPDATE apps SET deleted_at = ?, updated_at = ? WHERE name = ? AND deleted_at IS NULL',
+  ).run(now.toISOString(), now.toISOString(), name);
+  if (result.changes === 0) return 'unchanged';
+  written(db, name);
+  return 'updated';
 }
 
 /** Removes a finalizer; returns the ones left. */
@@ -194,18 +258,22 @@ export function removeAppFinalizer(db: Db, name: string, finalizer: string, now 
   if (!app) return [];
   const left = app.finalizers.filter((f) => f !== finalizer);
   if (left.length !== app.finalizers.length) {
-    db.prepare('UPDATE apps SET finalizers_json = ?, updated_at = ? WHERE name = ?').run(
+    cachedStatement(db, 'UPDATE apps SET finalizers_json = ?, updated_at = ? WHERE name = ?').run(
       JSON.stringify(left),
       now.toISOString(),
       name,
     );
+    written(db, name);
   }
   return left;
 }
 
 /** Deletes the record of an app (after its finalizers ran). */
 export function removeApp(db: Db, name: string): WriteOutcome {
-  return db.prepare('DELETE FROM apps WHERE name = ?').run(name).changes > 0 ? 'deleted' : 'unchanged';
+  if (cachedStatement(db, 'DELETE FROM apps WHERE name = ?').run(name).changes === 0) return 'unchanged';
+  parsed.get(db)?.delete(name);
+  written(db, name);
+  return 'deleted';
 }
 
 /** Writes status: conditions and the generation they describe. */
@@ -215,26 +283,33 @@ export function setAppStatus(
   status: { conditions: readonly Condition[]; observedGeneration: string | null },
   now = new Date(),
 ): WriteOutcome {
-  const app = getApp(db, name);
-  if (!app) return 'unchanged';
-  const conditionsJson = JSON.stringify(status.conditions);
-  if (JSON.stringify(app.conditions) === conditionsJson && app.observedGeneration === status.observedGeneration)
-    return 'unchanged';
-  db.prepare('UPDATE apps SET conditions_json = ?, observed_generation = ?, updated_at = ? WHERE name = ?').run(
-    conditionsJson,
-    status.observedGeneration,
-    now.toISOString(),
+  const stored = cachedStatement(db, 'SELECT conditions_json, observed_generation FROM apps WHERE name = ?').get(
     name,
-  );
+  ) as Pick<RawAppRow, 'conditions_json' | 'observed_generation'> | undefined;
+  if (!stored) return 'unchanged';
+  const conditionsJson = JSON.stringify(status.conditions);
+  if (stored.conditions_json === conditionsJson && stored.observed_generation === status.observedGeneration)
+    return 'unchanged';
+  cachedStatement(
+    db,
+    'UPDATE apps SET conditions_json = ?, observed_generation = ?, updated_at = ? WHERE name = ?',
+  ).run(conditionsJson, status.observedGeneration, now.toISOString(), name);
+  written(db, name);
   return 'updated';
 }
 
 /** Records the release (an immutable build at a commit) the app should run. */
 export function setAppRelease(db: Db, name: string, release: AppRelease | null, now = new Date()): WriteOutcome {
-  const app = getApp(db, name);
-  if (!app) return 'unchanged';
+  const stored = cachedStatement(db, 'SELECT release_json FROM apps WHERE name = ?').get(name) as
+    Pick<RawAppRow, 'release_json'> | undefined;
+  if (!stored) return 'unchanged';
   const json = JSON.stringify(release);
-  if (JSON.stringify(app.release) === json) return 'unchanged';
-  db.prepare('UPDATE apps SET release_json = ?, updated_at = ? WHERE name = ?').run(json, now.toISOString(), name);
+  if ((stored.release_json ?? 'null') === json) return 'unchanged';
+  cachedStatement(db, 'UPDATE apps SET release_json = ?, updated_at = ? WHERE name = ?').run(
+    json,
+    now.toISOString(),
+    name,
+  );
+  written(db, name);
   return 'updated';
 }

@@ -27,7 +27,7 @@ export interface ReconcilersOptions {
   readonly infrastructure?: InfrastructureSettings;
   /** Full resync period of both controllers. @default 30000 */
   readonly resyncMs?: number;
-  /** Debounce of spec file events. @default 20 */
+  /** Longest quiet period of a spec file's events before it is read (the first is 5 ms, ADR 0195). @default 20 */
   readonly debounceMs?: number;
   /** Poll period while an app is unhealthy. @default 1000 */
   readonly unhealthyRequeueMs?: number;

@@ -97,3 +97,31 @@ const host = detectCpuWeights();
     t.true(heavy > light * 2, `heavy used ${heavy} ticks, light ${light} (weights 2048:256)`);
   },
 );
+
+(host.kind === 'none' ? test.skip : test)(
+  "a task is in its allocation's group from its first process on: the wrapper joins it before the task runs",
+  async (t) => {
+    const { driver, appDir, dataDir } = await openDriver(t);
+    // The task's first process forks `cat` at once: the child reads the group it was born in.
+    const group = serviceGroup({
+      name: 'first',
+      command: 'cat /proc/self/cgroup > "$SVC_TASK_DIR/born-in.txt"; exec sleep 60',
+      workdir: appDir,
+      check: false,
+    });
+    await driver.submitJob(serviceJob('joins', group));
+    const [allocation] = await waitForAllocations(
+      driver,
+      (a: readonly Allocation[]) => a.length === 1 && a[0]!.status === 'running',
+      { filter: { jobId: 'joins' }, timeoutMs: 10_000 },
+    );
+    const file = path.join(dataDir, 'allocs', allocation!.id, 'local', 'born-in.txt');
+    const deadline = Date.now() + 10_000;
+    while (!fs.existsSync(file) || fs.readFileSync(file, 'utf8') === '') {
+      if (Date.now() > deadline) t.fail(`${file} was not written`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    t.regex(fs.readFileSync(file, 'utf8'), new RegExp(`svc-apps/${allocation!.id}`));
+    t.regex(fs.readFileSync(`/proc/${allocation!.task.pid}/cgroup`, 'utf8'), new RegExp(`svc-apps/${allocation!.id}`));
+  },
+);
