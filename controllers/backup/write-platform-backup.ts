@@ -20,6 +20,7 @@ import { DEFAULT_IO_PACE, type IoPace } from '../../platform/backup/archive-proc
 import { hashFiles, writeArchive, type WrittenArchive } from '../../platform/backup/backup-archive.js';
 import type { BackupKey } from '../../platform/backup/backup-key.js';
 import { appRoleName } from '../../platform/postgres/app-credentials.js';
+import { appUserName } from '../../platform/local-scheduler/index.js';
 import { listApps } from '../../store/control/apps.js';
 import { dropRunningBackupsInCopy } from '../../store/control/platform-backups.js';
 import { backupDatabase } from '../../store/database-backup.js';
@@ -73,7 +74,9 @@ export async function writePlatformBackup(
   const settings = Object.fromEntries(
     Object.entries(sources.settings()).filter(([name]) => options.secrets || !sources.secretSettings.has(name)),
   );
-  const records = { appUsers: listAppUsers(), settings };
+  // The users of this platform's apps only: a host may have others (another platform's, leftovers).
+  const ownUsers = new Set(listApps(sources.controlDb).map((app) => appUserName(app.name)));
+  const records = { appUsers: listAppUsers().filter((user) => ownUsers.has(user.name)), settings };
   // Hashed by a low-priority child process, not on the API's thread (docs/adr/0167).
   const rels = listFiles(dir);
   const sums = await hashFiles(rels.map((rel) => path.join(dir, rel)));
