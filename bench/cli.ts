@@ -81,6 +81,8 @@ try {
       .join(' ')}, ${os.cpus().length} cores, ${runs} runs each, alternated`,
   );
   execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: CHECKOUT, stdio: 'inherit' });
+  // The command bundles beside their compiled modules (ADR 0198), as `npm test` and the install build them.
+  execFileSync(process.execPath, ['--import', 'tsx', 'scripts/build-cli.ts'], { cwd: CHECKOUT, stdio: 'inherit' });
   const artifact = await packageArtifact({ outDir: path.join(work, 'artifact') });
   fs.mkdirSync(path.join(work, 'release'));
   execFileSync('tar', ['-xzf', artifact.archive, '-C', path.join(work, 'release')]);
