@@ -7,7 +7,7 @@
  * would serve) is watched with `monitorEventLoopDelay` during the idle run and the backup. Prints the
  * load average: the figures mean little without it.
  *
- * The backup writes at SVC_BACKUP_IO_MBPS (default 64; 0: no limit), synced every 8 MiB (docs/adr/0167).
+ * The backup writes at SVC_BACKUP_IO_MBPS (default 32; 0: no limit), synced every 8 MiB (docs/adr/0167).
  * BENCH_BACKUP_DIR puts the staged copies and the archive elsewhere (e.g. a tmpfs, /dev/shm, as a
  * diagnostic: with no disk writes of the backup's own, what is left of the writers' slowdown is not the
  * disk). The largest amount of dirty data the kernel held (/proc/meminfo `Dirty`) is printed for the
@@ -51,7 +51,7 @@ for (let mb = 0; mb < KNOWLEDGE_MB; mb += 64) fill(1024);
 knowledge.db.close();
 // The fill's dirty pages are written now, not during the runs measured below.
 execFileSync('sync');
-const IO_MBPS = Number(process.env.SVC_BACKUP_IO_MBPS ?? 64);
+const IO_MBPS = Number(process.env.SVC_BACKUP_IO_MBPS ?? 32);
 const BACKUPS_DIR = process.env.BENCH_BACKUP_DIR
   ? fs.mkdtempSync(path.join(process.env.BENCH_BACKUP_DIR, 'svc-bench-backups-'))
   : path.join(root, 'backups');

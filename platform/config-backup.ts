@@ -20,7 +20,7 @@ export interface BackupConfig {
   /**
    * MB per second at most that a backup writes (its staged copies, the archive, a restore's unpacking),
    * synced every 8 MiB, so the platform's own fsyncs do not wait behind it (docs/adr/0167); 0: no limit.
-   * @default 64
+   * @default 32
    */
   readonly backupIoMbps: number;
 }
@@ -70,6 +70,6 @@ export const BACKUP_VARIABLES = {
     description:
       "MB per second at most that a platform backup or restore writes (synced every 8 MiB), so the platform's own writes do not wait behind it; 0: no limit",
     defaultText: '64',
-    parse: wholeNumber('SVC_BACKUP_IO_MBPS', 64, 0, 100_000),
+    parse: wholeNumber('SVC_BACKUP_IO_MBPS', 32, 0, 100_000),
   },
 } satisfies { [K in keyof BackupConfig]: VariableSpec<BackupConfig[K]> };

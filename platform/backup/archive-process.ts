@@ -34,8 +34,8 @@ export function ioPace(mbps: number): IoPace {
   return { syncEveryBytes: SYNC_EVERY_BYTES, bytesPerSecond: mbps * 1_000_000 };
 }
 
-/** The default pace (`SVC_BACKUP_IO_MBPS` unset: 64 MB/s, synced every 8 MiB). */
-export const DEFAULT_IO_PACE: IoPace = ioPace(64);
+/** The default pace (`SVC_BACKUP_IO_MBPS` unset: 32 MB/s, synced every 8 MiB). */
+export const DEFAULT_IO_PACE: IoPace = ioPace(32);
 
 /**
  * `background`: a backup while the platform serves (nice 10, lowest best-effort I/O class);
