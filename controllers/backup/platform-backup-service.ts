@@ -76,6 +76,8 @@ export class PlatformBackupService {
     for (const id of ids) {
       const row = getPlatformBackup(this.options.sources.controlDb, id);
       if (row) fs.rmSync(path.join(this.options.backupsDir, `${row.file}.partial`), { force: true });
+      // Its staged copies too (the size of the databases): nothing else would ever remove them.
+      fs.rmSync(path.join(this.options.backupsDir, `.staging-${id}`), { recursive: true, force: true });
       await this.#critical(id, 'the platform stopped while the backup ran: it is not usable');
     }
   }

@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import { SVC_BIN, SVC_FROM_SOURCE, programArgs } from '../helpers/cli.js';
 import { checkDatabase } from '../../store/database-check.js';
 import { enqueueOperation } from '../../store/control/operations/operations.js';
@@ -15,12 +15,12 @@ import { sourceDir } from '../helpers/repo.js';
 
 const here = sourceDir(import.meta.dirname);
 
-/** Resolves once an entry whose name starts with `prefix` appears in `dir` (watched, not polled). */
-function appears(dir: string, prefix: string): Promise<string> {
+/** Resolves once an entry whose name `matches` appears in `dir` (watched, not polled). */
+function appears(dir: string, matches: (name: string) => boolean): Promise<string> {
   fs.mkdirSync(dir, { recursive: true });
   return new Promise((resolve) => {
     const watcher = fs.watch(dir, (_event, name) => {
-      if (name?.startsWith(prefix)) {
+      if (name !== null && matches(name)) {
         watcher.close();
         resolve(name);
       }
@@ -36,19 +36,23 @@ function killed(child: ChildProcess): Promise<void> {
   });
 }
 
-test('A backup killed with SIGKILL midway never lists as good: the next start marks it interrupted and reports it', async (t) => {
+/**
+ * Kills a backup once an entry `matches` in the backups folder, then checks it never lists as good,
+ * leaves no `.partial`, and that the next backup is good.
+ */
+async function killedBackup(t: ExecutionContext, matches: (name: string) => boolean): Promise<void> {
   const fx = await backupFixture(t);
   const insert = fx.control.db.transaction(() => {
     for (let i = 0; i < 5000; i += 1) enqueueOperation(fx.control.db, { kind: 'app.deploy', app: `bulk-${i % 50}` });
   });
   insert();
-  const staged = appears(fx.backupsDir, '.staging-');
+  const reached = appears(fx.backupsDir, matches);
   const child = spawn(
     process.execPath,
     [...programArgs(path.join(here, 'crash-backup.ts')), fx.dataDir, fx.backupsDir, fx.appsDir],
     { stdio: 'ignore' },
   );
-  await staged;
+  await reached;
   await killed(child);
   t.is(child.signalCode, 'SIGKILL', 'killed before it finished');
   t.deepEqual(
@@ -60,6 +64,7 @@ test('A backup killed with SIGKILL midway never lists as good: the next start ma
   t.is(record!.status, 'interrupted');
   t.regex(record!.error ?? '', /stopped while this backup ran/);
   t.false(fs.existsSync(`${fx.service.archivePath(record!)}.partial`));
+  t.false(fs.existsSync(fx.service.archivePath(record!)), 'no archive of the killed backup');
   t.is(fx.events.find((e) => e.type === 'platform.backup.failed')?.severity, 'critical');
   // The next backup is good, and retention drops the interrupted one.
   const next = await fx.service.take({ noSecrets: true });
@@ -68,6 +73,19 @@ test('A backup killed with SIGKILL midway never lists as good: the next start ma
     fx.service.list().map((b) => b.status),
     ['verified'],
   );
+  // Nothing of the killed backup is left beside the good one's archive (its archive child stopped too).
+  t.deepEqual(
+    fs.readdirSync(fx.backupsDir).filter((n) => n.endsWith('.partial') || n.startsWith('.staging-')),
+    [],
+  );
+}
+
+test('A backup killed with SIGKILL midway never lists as good: the next start marks it interrupted and reports it', async (t) => {
+  await killedBackup(t, (name) => name.startsWith('.staging-'));
+});
+
+test('A backup killed with SIGKILL while its archive is written leaves no archive and no .partial, and never lists as good', async (t) => {
+  await killedBackup(t, (name) => name.endsWith('.partial'));
 });
 
 test('A restore killed with SIGKILL midway leaves the data folder absent or whole, and a restore run again succeeds', async (t) => {
@@ -84,7 +102,7 @@ test('A restore killed with SIGKILL midway leaves the data folder absent or whol
     SVC_DATA_DIR: target,
     SVC_APPS_DIR: path.join(target, 'apps'),
   };
-  const reading = appears(host, 'data.restore-archive-');
+  const reading = appears(host, (name) => name.startsWith('data.restore-archive-'));
   const child = spawn(process.execPath, [SVC_BIN, 'restore', fx.service.archivePath(backup)], { env, stdio: 'ignore' });
   await reading;
   await killed(child);
