@@ -68,17 +68,7 @@ export class AuditReceipts {
   reserve(reservation: ReceiptReservation): string {
     const receiptId = randomUUID();
     try {
-      this.#append({
-        phase: 'reserved',
-        receiptId,
-        actor: reservation.actor,
-        action: reservation.action,
-        target: reservation.target,
-        beforeDigest: reservation.beforeDigest,
-        afterDigest: null,
-        outcome: null,
-        refs: reservation.refs ?? {},
-      });
+      this.#append(reservedFields(receiptId, reservation, reservation.beforeDigest));
     } catch (error) {
       throw new ReceiptUnavailableError(error instanceof Error ? error.message : String(error), error);
     }
@@ -92,17 +82,7 @@ export class AuditReceipts {
     completion: Omit<ReceiptCompletion, 'afterDigest'>,
   ): void {
     try {
-      this.#append({
-        phase: 'completed',
-        receiptId,
-        actor: reservation.actor,
-        action: reservation.action,
-        target: reservation.target,
-        beforeDigest: null,
-        afterDigest: this.options.digest(reservation.target),
-        outcome: completion.outcome,
-        refs: completion.refs ?? {},
-      });
+      this.#append(completedFields(receiptId, reservation, completion, this.options.digest(reservation.target)));
     } catch (error) {
       this.options.onCompletionLost?.(error, receiptId);
     }
@@ -118,17 +98,7 @@ export class AuditReceipts {
     const { reservation } = mutation;
     const receiptId = randomUUID();
     try {
-      await this.#appendGrouped({
-        phase: 'reserved',
-        receiptId,
-        actor: reservation.actor,
-        action: reservation.action,
-        target: reservation.target,
-        beforeDigest: this.options.digest(reservation.target),
-        afterDigest: null,
-        outcome: null,
-        refs: reservation.refs ?? {},
-      });
+      await this.#appendGrouped(reservedFields(receiptId, reservation, this.options.digest(reservation.target)));
     } catch (error) {
       throw new ReceiptUnavailableError(error instanceof Error ? error.message : String(error), error);
     }
@@ -157,17 +127,9 @@ export class AuditReceipts {
     completion: Omit<ReceiptCompletion, 'afterDigest'>,
   ): Promise<void> {
     try {
-      await this.#appendGrouped({
-        phase: 'completed',
-        receiptId,
-        actor: reservation.actor,
-        action: reservation.action,
-        target: reservation.target,
-        beforeDigest: null,
-        afterDigest: this.options.digest(reservation.target),
-        outcome: completion.outcome,
-        refs: completion.refs ?? {},
-      });
+      await this.#appendGrouped(
+        completedFields(receiptId, reservation, completion, this.options.digest(reservation.target)),
+      );
     } catch (error) {
       this.options.onCompletionLost?.(error, receiptId);
     }
@@ -281,4 +243,43 @@ function safeVerify(key: KeyObject, sha256: string, signature: string): boolean 
   } catch {
     return false;
   }
+}
+
+/** The fields of a `reserved` receipt. */
+function reservedFields(
+  receiptId: string,
+  reservation: Omit<ReceiptReservation, 'beforeDigest'>,
+  beforeDigest: string | null,
+): ReceiptFields {
+  return {
+    phase: 'reserved',
+    receiptId,
+    actor: reservation.actor,
+    action: reservation.action,
+    target: reservation.target,
+    beforeDigest,
+    afterDigest: null,
+    outcome: null,
+    refs: reservation.refs ?? {},
+  };
+}
+
+/** The fields of a `completed` receipt, with the target's digest now. */
+function completedFields(
+  receiptId: string,
+  reservation: Omit<ReceiptReservation, 'beforeDigest'>,
+  completion: Omit<ReceiptCompletion, 'afterDigest'>,
+  afterDigest: string | null,
+): ReceiptFields {
+  return {
+    phase: 'completed',
+    receiptId,
+    actor: reservation.actor,
+    action: reservation.action,
+    target: reservation.target,
+    beforeDigest: null,
+    afterDigest,
+    outcome: completion.outcome,
+    refs: completion.refs ?? {},
+  };
 }

@@ -126,11 +126,7 @@ test('while a caller awaits its service, a starting check sees the port the mome
   let listenedAt = 0;
   const passed = new Promise<number>((resolve) => {
     const check = new HttpHealthCheck({
-      registry,
-      service: 'demo-web',
-      instanceId: 'i1',
-      checkId: 'c1',
-      url: `http://127.0.0.1:${port}/healthz`,
+      ...demoCheck(registry, port),
       intervalMs: 10_000,
       timeoutMs: 1000,
       onResult: (status) => {
@@ -180,11 +176,7 @@ test('a wake that begins while a starting check backs off makes it probe at once
   const passed = new Promise<number>((resolve) => {
     let results = 0;
     const check = new HttpHealthCheck({
-      registry,
-      service: 'demo-web',
-      instanceId: 'i1',
-      checkId: 'c1',
-      url: `http://127.0.0.1:${port}/healthz`,
+      ...demoCheck(registry, port),
       intervalMs: 10_000,
       timeoutMs: 1000,
       onResult: (status) => {
@@ -219,11 +211,7 @@ test('while a caller awaits its service, the probe goes on the connection the po
   let refused = 0;
   const passed = new Promise<void>((resolve) => {
     const check = new HttpHealthCheck({
-      registry,
-      service: 'demo-web',
-      instanceId: 'i1',
-      checkId: 'c1',
-      url: `http://127.0.0.1:${port}/healthz`,
+      ...demoCheck(registry, port),
       intervalMs: 10_000,
       timeoutMs: 1000,
       onResult: (status) => {
@@ -239,3 +227,8 @@ test('while a caller awaits its service, the probe goes on the connection the po
   t.is(refused, 1, 'one refused probe, then connection attempts only');
   t.is(connections, 1);
 });
+
+/** The check of the registered `demo-web` instance `i1` at `port`'s `/healthz`. */
+function demoCheck(registry: LocalRegistry, port: number) {
+  return { registry, service: 'demo-web', instanceId: 'i1', checkId: 'c1', url: `http://127.0.0.1:${port}/healthz` };
+}
