@@ -137,6 +137,9 @@ export function registerBackup(program: Command): void {
                     `  stopped the replaced platform's apps (svc serve starts the restored ones): ${report.stoppedApps.join(', ')}`,
                   ]
                 : []),
+              ...(report.stoppedPostgres !== null
+                ? [`  stopped the replaced platform's PostgreSQL server (pid ${report.stoppedPostgres})`]
+                : []),
               ...(report.preRestore ? [`  the replaced data folder is kept at ${report.preRestore}`] : []),
               ...(report.settingsFile ? [`  settings in force at the backup: ${report.settingsFile}`] : []),
               '',

@@ -48,6 +48,12 @@ export interface RestorePlatformOptions {
    */
   readonly stopApps?: (dataDir: string) => Promise<readonly string[]>;
   /**
+   * Stops the managed PostgreSQL server the platform of a data folder left running (a killed platform's
+   * server outlives it), returning its pid, or undefined when none ran; called on the replaced folder
+   * before the restore starts its own server, which takes the same port. Absent: none is stopped.
+   */
+  readonly stopPostgres?: (dataDir: string) => Promise<number | undefined>;
+  /**
    * Starts the managed PostgreSQL server in a folder (the data folder being built, or its hosted
    * folder); absent: app databases are not restored.
    */
@@ -75,6 +81,8 @@ export interface RestoreReport {
   readonly hostedDir: string | null;
   /** The jobs (`<region>/<job>`) of the replaced platform's apps that were stopped before the swap. */
   readonly stoppedApps: readonly string[];
+  /** The pid of the replaced platform's PostgreSQL server the restore stopped, or null when none ran. */
+  readonly stoppedPostgres: number | null;
   /** The platform keys put back into `<data>/keys` (none from a backup without secrets: new ones are made). */
   readonly keys: readonly string[];
   readonly databases: readonly string[];
@@ -133,6 +141,14 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
     if (hosted.separate) say(`PostgreSQL and app folders go to ${hosted.path} (${hosted.reason})`);
     for (const db of manifest.databases) fs.renameSync(path.join(unpacked, db.name), path.join(building, db.name));
     const keys = restorePlatformKeys(manifest, unpacked, building);
+    // A server the replaced platform left running (it was killed, or released for an API restart)
+    // holds the port the restored cluster keeps and writes into the folder kept as the pre-restore
+    // backup: it is stopped (a fast shutdown) before the restored one starts.
+    let stoppedPostgres: number | null = null;
+    if (occupied && options.stopPostgres) {
+      stoppedPostgres = (await options.stopPostgres(dataDir)) ?? null;
+      if (stoppedPostgres !== null) say(`stopped the replaced platform's PostgreSQL server (pid ${stoppedPostgres})`);
+    }
     const appDatabases = await restoreAppDatabases(manifest, unpacked, hosted.path, options, say);
     let settingsFile: string | null = null;
     if (Object.keys(manifest.settings).length > 0) {
@@ -183,6 +199,7 @@ export async function restorePlatform(options: RestorePlatformOptions): Promise<
       dataDir,
       preRestore,
       stoppedApps,
+      stoppedPostgres,
       hostedDir: hosted.separate ? hosted.path : null,
       keys,
       databases: manifest.databases.map((d) => d.name),

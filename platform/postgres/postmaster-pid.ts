@@ -63,3 +63,27 @@ export function isPostgresProcess(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * Stops the server a platform left running in cluster folder `clusterDir` (a killed platform, or one
+ * released for an API restart), with a fast shutdown (SIGINT), then an immediate one (SIGQUIT) if it
+ * has not exited within `timeoutMs`. Returns the postmaster's pid, or undefined when none ran.
+ */
+export async function stopLeftPostgres(clusterDir: string, timeoutMs = 60_000): Promise<number | undefined> {
+  const found = readPostmasterPid(clusterDir);
+  if (!found || !processAlive(found.pid) || !isPostgresProcess(found.pid)) return undefined;
+  const exited = async (limitMs: number): Promise<boolean> => {
+    const deadline = Date.now() + limitMs;
+    while (processAlive(found.pid)) {
+      if (Date.now() > deadline) return false;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return true;
+  };
+  process.kill(found.pid, 'SIGINT');
+  if (!(await exited(timeoutMs))) {
+    process.kill(found.pid, 'SIGQUIT');
+    await exited(10_000);
+  }
+  return found.pid;
+}

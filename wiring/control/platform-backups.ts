@@ -10,7 +10,8 @@ import { buildInfo } from '../../platform/build-info.js';
 import type { VariableSpec } from '../../platform/config-parsers.js';
 import { ioPace } from '../../platform/backup/archive-process.js';
 import { parseBackupKey, type BackupKey } from '../../platform/backup/backup-key.js';
-import { ManagedPostgres } from '../../platform/postgres/managed-postgres.js';
+import { ManagedPostgres, managedPostgresLayout } from '../../platform/postgres/managed-postgres.js';
+import { stopLeftPostgres } from '../../platform/postgres/postmaster-pid.js';
 import { PostgresTools } from '../../platform/postgres/postgres-tools.js';
 import { PLATFORM_BACKUP_PREFIX, S3PlatformBackups } from '../../platform/object-storage/s3-platform-backups.js';
 import fs from 'node:fs';
@@ -149,6 +150,9 @@ function restoreArchive(
     yes: options.yes,
     platformRunning: () => apiAlive(readApiProcess(config.platformDir)),
     stopApps: (dataDir: string) => stopAppsOf(dataDir, logger),
+    ...(config.postgresManaged
+      ? { stopPostgres: (dataDir: string) => stopLeftPostgres(managedPostgresLayout(dataDir).cluster) }
+      : {}),
     ...(options.progress ? { progress: options.progress } : {}),
     ...(config.postgresManaged
       ? {

@@ -9,7 +9,7 @@ import {
   type ManagedPostgresEvent,
 } from '../../../platform/postgres/managed-postgres.js';
 import { postgresServerBinDir } from '../../../platform/postgres/postgres-binaries.js';
-import { processAlive } from '../../../platform/postgres/postmaster-pid.js';
+import { processAlive, stopLeftPostgres } from '../../../platform/postgres/postmaster-pid.js';
 import { silentLogger } from '../../../platform/logger.js';
 import { UnavailableError } from '../../../domain/errors.js';
 import { managedDataDir, superuserPsql } from '../../helpers/managed-postgres.js';
@@ -64,7 +64,7 @@ test('ManagedPostgres restarts a server that dies', async (t) => {
   t.is(superuserPsql(server, 'SELECT v FROM survives').trim(), '7', 'crash recovery keeps committed data');
 });
 
-test('ManagedPostgres adopts the server a SIGKILLed platform left running, with its data', async (t) => {
+test('ManagedPostgres adopts the server a SIGKILLed platform left running, with its data; a restore can stop such a server', async (t) => {
   const dataDir = managedDataDir(t);
   const child = spawn(process.execPath, [...programArgs(CHILD), dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<{ pid: number }>((resolve, reject) => {
@@ -88,8 +88,17 @@ test('ManagedPostgres adopts the server a SIGKILLed platform left running, with 
   // An adopted server is not the platform's child: its death is noticed by polling, then it is restarted.
   const started = next(server, 'started');
   process.kill(line.pid, 'SIGKILL');
-  t.not((await started).pid, line.pid);
+  const restarted = (await started).pid;
+  t.not(restarted, line.pid);
   t.is(superuserPsql(server, "SELECT count(*) FROM pg_tables WHERE tablename = 'adopted'").trim(), '1');
+
+  // Left running again (an API restart releases it), the server is what `svc restore` stops before it
+  // starts the restored cluster on the same port: a fast shutdown, found through postmaster.pid.
+  server.release();
+  t.true(processAlive(restarted));
+  t.is(await stopLeftPostgres(server.layout.cluster), restarted);
+  t.false(processAlive(restarted), 'the left server is stopped');
+  t.is(await stopLeftPostgres(server.layout.cluster), undefined, 'none runs: nothing to stop');
 });
 
 test('the server programs lookup names the package and the command that installs it when none is installed', (t) => {
