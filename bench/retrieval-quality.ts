@@ -2,7 +2,10 @@
  * Retrieval-quality harness (not a test): `node --import tsx bench/retrieval-quality.ts
  * [--conversations N] [--turns T] [--seed S]`.
  *
- * [--sets synthetic,real]`.
+ * [--sets synthetic,real] [--dump FILE]`.
+ *
+ * `--dump FILE` appends one JSON line per question (set, class, text, evidence, each system's ranked
+ * turn ids) for looking at what each path misses; it holds the data's text, so keep it out of the repo.
  *
  * Two sets, each written turn by turn (each conversation in dialog order) through the HTTP API of two
  * real stores (one without an embedder, one with the local GloVe embedding server):
@@ -36,6 +39,11 @@ const SETS = (() => {
   const sets = (index >= 0 ? (process.argv[index + 1] ?? '') : 'synthetic,real').split(',');
   if (sets.some((s) => s !== 'synthetic' && s !== 'real')) throw new Error('--sets takes synthetic, real or both');
   return new Set(sets);
+})();
+
+const DUMP = (() => {
+  const index = process.argv.indexOf('--dump');
+  return index >= 0 ? process.argv[index + 1] : undefined;
 })();
 
 /** A question with its evidence turn ids; `groups` are extra tallies it counts in (a split). */
@@ -172,6 +180,7 @@ async function measure(
     for (const system of SYSTEMS) {
       for (const kind of ['all', q.kind, ...(q.groups ?? [])]) score(tally(system, kind), ranked[system], q.evidence);
     }
+    if (DUMP !== undefined) fs.appendFileSync(DUMP, `${JSON.stringify({ set: set.name, ...q, ranked })}\n`);
   });
   console.log(
     `  asked ${questions.length} questions x 3 svc paths in ${((performance.now() - askStarted) / 1000).toFixed(1)} s (4 in flight)`,
