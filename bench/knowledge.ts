@@ -117,6 +117,7 @@ try {
         return vector ? { content, source_id: 'bench', vector: Array.from(s.vector) } : { content, source_id: 'bench' };
       },
       () => Array.from(sampleVector().vector),
+      () => store.services.core.commits.stats(),
     );
     await store.close();
     const floors = writeFloors(

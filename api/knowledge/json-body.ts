@@ -67,6 +67,7 @@ function readBytes(ctx: Context, limit: number): Promise<Buffer> {
       req.off('end', onEnd);
       req.off('error', onError);
       req.off('aborted', onAborted);
+      req.off('close', onClose);
     };
     const fail = (error: Error) => {
       cleanup();
@@ -86,10 +87,14 @@ function readBytes(ctx: Context, limit: number): Promise<Buffer> {
     };
     const onError = (error: Error) => fail(error);
     const onAborted = () => fail(bodyError(400, 'request aborted', 'request.aborted'));
+    const onClose = () => {
+      if (!req.readableEnded) onAborted();
+    };
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);
     req.on('aborted', onAborted);
+    req.on('close', onClose);
   });
 }
 
@@ -132,6 +137,12 @@ export function jsonBodyFastPath(
 ): Middleware {
   return async (ctx: Context, next: Next) => {
     if (!isPlainJsonPost(ctx)) return fallback(ctx)(ctx, next);
+    if (ctx.req.closed) {
+      // As the generic parser answers a request whose connection is gone before its body was read.
+      ctx.status = 499;
+      ctx.body = 'Request already closed';
+      return;
+    }
     const bytes = await readBytes(ctx, limitOf(ctx));
     const text = bytes.toString('utf8');
     ctx.request.body = parseJsonText(text);

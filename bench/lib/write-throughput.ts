@@ -53,7 +53,11 @@ class Clients {
 }
 
 /** CPU per write of each measured run, by its label: the server's main thread, and the clients' process. */
-const cpuPerWrite = new Map<string, { server: number; clients: number }>();
+const cpuPerWrite = new Map<string, { server: number; clients: number; perGroup: number | undefined }>();
+
+/** The group commit's counters (docs/adr/0182), when the bench runs the store in process. */
+export type GroupCounters = () => { readonly groups: number; readonly writes: number };
+let groupCounters: GroupCounters | undefined;
 
 /**
  * Sends `bodies` with `clients` concurrent clients; answers writes per second. The server thread's
@@ -69,12 +73,17 @@ async function drive(
 ): Promise<number> {
   const { origin, pathname } = new URL(url);
   await runner.run({ kind: 'prepare', bodies });
+  const groups0 = groupCounters?.();
   const cpu0 = threadCpuMicros();
   const answer = await runner.run({ kind: 'drive', origin, path: pathname, clients, perBody });
   const server = threadCpuMicros() - cpu0;
+  const groups1 = groupCounters?.();
   if (answer.kind !== 'driven') throw new Error(`unexpected answer ${answer.kind}`);
   const writes = bodies.length * perBody;
-  if (label !== undefined) cpuPerWrite.set(label, { server: server / writes, clients: answer.cpuMicros / writes });
+  const perGroup =
+    groups0 && groups1 ? (groups1.writes - groups0.writes) / Math.max(1, groups1.groups - groups0.groups) : undefined;
+  if (label !== undefined)
+    cpuPerWrite.set(label, { server: server / writes, clients: answer.cpuMicros / writes, perGroup });
   return writes / answer.seconds;
 }
 
@@ -88,7 +97,9 @@ export async function writeThroughput(
   writes: number,
   sample: (i: number, vector: boolean) => WriteBody,
   queryVector: () => number[],
+  counters?: GroupCounters,
 ): Promise<void> {
+  groupCounters = counters;
   const write = (ns: string) => `${base}/v1/namespaces/${ns}/write`;
   const batch = (ns: string) => `${base}/v1/namespaces/${ns}/write/batch`;
   const singles = (n: number, vector: boolean, offset: number) =>
@@ -139,6 +150,12 @@ export async function writeThroughput(
         .map(([label, us]) => `${label} ${Math.round(us.clients)} us`)
         .join('; ')}`,
     );
+    if (counters)
+      console.log(
+        `    writes per group commit: ${[...cpuPerWrite]
+          .map(([label, us]) => `${label} ${us.perGroup?.toFixed(1) ?? '?'}`)
+          .join('; ')}`,
+      );
 
     // Retrieve latency idle, then while 8 clients write (same queries, same namespace); the probe
     // and the writers are two client processes, and the server's event-loop delay is sampled.
