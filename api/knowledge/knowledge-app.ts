@@ -8,7 +8,6 @@ import { errorMiddleware } from '../http/error-middleware.js';
 import { requestContext } from '../http/request-context.js';
 import { jsonBodyParser } from '../http/body-parser.js';
 import { BATCH_BODY_LIMIT_BYTES, BATCH_PATH } from './write-batch-route.js';
-import { jsonBodyFastPath } from './json-body.js';
 
 export interface KnowledgeAppOptions {
   readonly logger: Logger;
@@ -27,15 +26,8 @@ export function createKnowledgeApp(options: KnowledgeAppOptions): Koa {
   for (const middleware of options.before ?? []) app.use(middleware);
   const bodies = jsonBodyParser(options.bodyLimitBytes);
   // The batch write route alone takes larger bodies (1,000 writes with their vectors).
-  const batchLimit = Math.max(options.bodyLimitBytes, BATCH_BODY_LIMIT_BYTES);
-  const batchBodies = jsonBodyParser(batchLimit);
-  // Plain JSON POSTs (writes, retrieves) are read in one buffer and parsed once (docs/adr/0203).
-  app.use(
-    jsonBodyFastPath(
-      (ctx) => (BATCH_PATH.test(ctx.path) ? batchLimit : options.bodyLimitBytes),
-      (ctx) => (BATCH_PATH.test(ctx.path) ? batchBodies : bodies),
-    ),
-  );
+  const batchBodies = jsonBodyParser(Math.max(options.bodyLimitBytes, BATCH_BODY_LIMIT_BYTES));
+  app.use((ctx, next) => (BATCH_PATH.test(ctx.path) ? batchBodies(ctx, next) : bodies(ctx, next)));
   for (const router of options.routers) {
     app.use(router.routes());
     app.use(router.allowedMethods({ throw: true }));
