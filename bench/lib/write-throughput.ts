@@ -55,6 +55,9 @@ class Clients {
 /** CPU per write of each measured run, by its label: the server's main thread, and the clients' process. */
 const cpuPerWrite = new Map<string, { server: number; clients: number; perGroup: number | undefined }>();
 
+/** Durations (ms) of the retrieve service's calls since the last drain, when the bench runs the store in process. */
+export type RetrieveServiceTimes = () => number[];
+
 /** The group commit's counters (docs/adr/0182), when the bench runs the store in process. */
 export type GroupCounters = () => { readonly groups: number; readonly writes: number };
 let groupCounters: GroupCounters | undefined;
@@ -98,6 +101,7 @@ export async function writeThroughput(
   sample: (i: number, vector: boolean) => WriteBody,
   queryVector: () => number[],
   counters?: GroupCounters,
+  serviceTimes?: RetrieveServiceTimes,
 ): Promise<void> {
   groupCounters = counters;
   const write = (ns: string) => `${base}/v1/namespaces/${ns}/write`;
@@ -172,15 +176,18 @@ export async function writeThroughput(
       return answer.ms;
     };
     await probe();
+    serviceTimes?.();
     const lag = monitorEventLoopDelay({ resolution: 1 });
     lag.enable();
     const idle = await probe();
+    const idleService = serviceTimes?.() ?? [];
     const idleLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
     lag.reset();
     const templates = Array.from({ length: 500 }, (_, i) => JSON.stringify(sample(1_000_000 + i, true)));
     const cpu0 = threadCpuMicros();
     const loading = writers.run({ kind: 'load', origin, path: '/v1/namespaces/load/write', templates, clients: 8 });
     const busy = await probe();
+    const busyService = serviceTimes?.() ?? [];
     const busyLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
     lag.disable();
     writers.send({ kind: 'stop' });
@@ -191,9 +198,15 @@ export async function writeThroughput(
     console.log(
       `    vector retrieve p50/p99: idle ${percentile(idle, 50).toFixed(2)}/${idle99.toFixed(2)} ms; while 8 clients write ${percentile(busy, 50).toFixed(2)}/${busy99.toFixed(2)} ms (p99 ${(busy99 / idle99).toFixed(2)}x idle, goal <= 2x)`,
     );
+    if (idleService.length > 0 && busyService.length > 0) {
+      const ms = (values: number[], p: number) => percentile(values, p).toFixed(2);
+      console.log(
+        `    retrieve service time (in the server, from call to answer) p50/p99: idle ${ms(idleService, 50)}/${ms(idleService, 99)} ms; writing ${ms(busyService, 50)}/${ms(busyService, 99)} ms (the rest of a retrieve's latency is waiting for the loop and HTTP)`,
+      );
+    }
     if (loaded.kind === 'loaded')
       console.log(
-        `    during the probe: ${loaded.writes} writes, server thread ${Math.round(serverCpu / Math.max(1, loaded.writes))} us CPU per write (retrieves included); event-loop delay p99/max idle ${idleLag.p99.toFixed(1)}/${idleLag.max.toFixed(1)} ms, writing ${busyLag.p99.toFixed(1)}/${busyLag.max.toFixed(1)} ms`,
+        `    during the busy probe: ${loaded.writes} writes, server thread ${Math.round(serverCpu / Math.max(1, loaded.writes))} us CPU per write (retrieves included); event-loop delay p99/max idle ${idleLag.p99.toFixed(1)}/${idleLag.max.toFixed(1)} ms, writing ${busyLag.p99.toFixed(1)}/${busyLag.max.toFixed(1)} ms`,
       );
   } finally {
     writers.close();
