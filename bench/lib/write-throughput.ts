@@ -34,6 +34,12 @@ class Clients {
       if (answer.kind === 'failed') pending?.reject(new Error(answer.message));
       else pending?.resolve(answer);
     });
+    // A client process that dies fails the command it was running instead of hanging the bench.
+    this.child.on('exit', (code, signal) => {
+      const pending = this.pending;
+      this.pending = undefined;
+      pending?.reject(new Error(`bench client process exited (code ${code}, signal ${signal})`));
+    });
   }
 
   run(command: ClientCommand): Promise<ClientAnswer> {
