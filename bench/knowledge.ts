@@ -95,6 +95,18 @@ try {
   // (a) write throughput through the real write path (group commit, synchronous=FULL durability).
   {
     const store = await startKnowledgeStore(config(path.join(root, 'writes')), silentLogger());
+    // Times each retrieve service call (wall time from call to answer), for (a)'s probe.
+    const retrieveMs: number[] = [];
+    const retrieval = store.services.retrieval;
+    const retrieve = retrieval.retrieve.bind(retrieval);
+    retrieval.retrieve = async (...args: Parameters<typeof retrieve>) => {
+      const s = performance.now();
+      try {
+        return await retrieve(...args);
+      } finally {
+        retrieveMs.push(performance.now() - s);
+      }
+    };
     const payloads = Array.from({ length: 500 }, (_, i) => {
       const s = sampleVector();
       return { content: sampleText(i, s.topic), source_id: 'bench', vector: Array.from(s.vector) };
@@ -117,6 +129,8 @@ try {
         return vector ? { content, source_id: 'bench', vector: Array.from(s.vector) } : { content, source_id: 'bench' };
       },
       () => Array.from(sampleVector().vector),
+      () => store.services.core.commits.stats(),
+      () => retrieveMs.splice(0),
     );
     await store.close();
     const floors = writeFloors(

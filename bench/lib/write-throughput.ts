@@ -1,14 +1,16 @@
 /**
  * Benchmark (a) of `bench/knowledge.ts`: durable write throughput through the real server (group
  * commit, docs/adr/0182), each figure beside the same run's serial one, and retrieve latency while
- * writes run beside idle retrieve latency. Request bodies are serialised before the clock starts,
- * and clients use plain keep-alive HTTP, so the figures measure the server more than the client
- * (both share this process).
+ * writes run beside idle retrieve latency. Request bodies are serialised before the clock starts.
+ * The clients run in child processes (`write-clients.ts`, undici pools; docs/adr/0203), so this
+ * process's main thread is the server's alone: its CPU per write and the clients' are printed apart.
  */
-import http from 'node:http';
+import { fork, type ChildProcess } from 'node:child_process';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import os from 'node:os';
 import { percentile } from './bench-args.js';
 import { threadCpuMicros } from './write-floors.js';
+import type { ClientAnswer, ClientCommand } from './write-clients.js';
 
 /** One write request body. */
 export interface WriteBody {
@@ -17,73 +19,81 @@ export interface WriteBody {
   readonly vector?: number[];
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+/** A child process running HTTP clients; one command at a time. */
+class Clients {
+  private readonly child: ChildProcess;
+  private pending: { resolve: (a: ClientAnswer) => void; reject: (e: Error) => void } | undefined;
 
-/** POSTs a prepared JSON body; resolves with the parsed answer, rejects on a non-2xx status. */
-export async function postRaw(url: string, body: string): Promise<any> {
-  try {
-    return await postOnce(url, body);
-  } catch (error) {
-    // A keep-alive socket the server closed while the benchmark was busy elsewhere: reconnect once.
-    if ((error as NodeJS.ErrnoException).code === 'ECONNRESET') return postOnce(url, body);
-    throw error;
+  constructor() {
+    // Only tsx's loader: a --cpu-prof of the bench profiles the server, not its clients.
+    const execArgv = ['--import', 'tsx'];
+    this.child = fork(new URL('./write-clients.ts', import.meta.url), [], { execArgv, stdio: 'inherit' });
+    this.child.on('message', (answer: ClientAnswer) => {
+      const pending = this.pending;
+      this.pending = undefined;
+      if (answer.kind === 'failed') pending?.reject(new Error(answer.message));
+      else pending?.resolve(answer);
+    });
+    // A client process that dies fails the command it was running instead of hanging the bench.
+    this.child.on('exit', (code, signal) => {
+      const pending = this.pending;
+      this.pending = undefined;
+      pending?.reject(new Error(`bench client process exited (code ${code}, signal ${signal})`));
+    });
+  }
+
+  run(command: ClientCommand): Promise<ClientAnswer> {
+    return new Promise((resolve, reject) => {
+      this.pending = { resolve, reject };
+      this.child.send(command);
+    });
+  }
+
+  send(command: ClientCommand): void {
+    this.child.send(command);
+  }
+
+  close(): void {
+    this.child.disconnect();
   }
 }
 
-function postOnce(url: string, body: string): Promise<any> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          if ((res.statusCode ?? 500) >= 300)
-            reject(new Error(`${url} answered ${res.statusCode}: ${text.slice(0, 300)}`));
-          else resolve(JSON.parse(text));
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** CPU per write of each measured run, by its label: the server's main thread, and the clients' process. */
+const cpuPerWrite = new Map<string, { server: number; clients: number; perGroup: number | undefined }>();
 
-/** Main-thread CPU per write of each measured run, by its label (docs/adr/0166). */
-const cpuPerWrite = new Map<string, number>();
+/** Durations (ms) of the retrieve service's calls since the last drain, when the bench runs the store in process. */
+export type RetrieveServiceTimes = () => number[];
+
+/** The group commit's counters (docs/adr/0182), when the bench runs the store in process. */
+export type GroupCounters = () => { readonly groups: number; readonly writes: number };
+let groupCounters: GroupCounters | undefined;
 
 /**
- * Sends `bodies` with `clients` concurrent clients; answers writes per second. The main thread's CPU
- * per write (server and clients share it) is kept under `label`: 1 s divided by it bounds the rate.
+ * Sends `bodies` with `clients` concurrent clients; answers writes per second. The server thread's
+ * CPU per write is kept under `label`: 1 s divided by it bounds the rate.
  */
 async function drive(
+  runner: Clients,
   url: string,
-  bodies: readonly string[],
+  bodies: string[],
   clients: number,
   perBody = 1,
   label?: string,
 ): Promise<number> {
-  let cursor = 0;
+  const { origin, pathname } = new URL(url);
+  await runner.run({ kind: 'prepare', bodies });
+  const groups0 = groupCounters?.();
   const cpu0 = threadCpuMicros();
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: clients }, async () => {
-      while (cursor < bodies.length) {
-        const res = await postRaw(url, bodies[cursor++]!);
-        if (perBody > 1 && res.results.some((r: { status: number }) => r.status !== 200))
-          throw new Error('a batch item failed');
-      }
-    }),
-  );
-  const seconds = (performance.now() - t0) / 1000;
-  if (label !== undefined) cpuPerWrite.set(label, (threadCpuMicros() - cpu0) / (bodies.length * perBody));
-  return (bodies.length * perBody) / seconds;
+  const answer = await runner.run({ kind: 'drive', origin, path: pathname, clients, perBody });
+  const server = threadCpuMicros() - cpu0;
+  const groups1 = groupCounters?.();
+  if (answer.kind !== 'driven') throw new Error(`unexpected answer ${answer.kind}`);
+  const writes = bodies.length * perBody;
+  const perGroup =
+    groups0 && groups1 ? (groups1.writes - groups0.writes) / Math.max(1, groups1.groups - groups0.groups) : undefined;
+  if (label !== undefined)
+    cpuPerWrite.set(label, { server: server / writes, clients: answer.cpuMicros / writes, perGroup });
+  return writes / answer.seconds;
 }
 
 function rate(n: number): string {
@@ -96,7 +106,10 @@ export async function writeThroughput(
   writes: number,
   sample: (i: number, vector: boolean) => WriteBody,
   queryVector: () => number[],
+  counters?: GroupCounters,
+  serviceTimes?: RetrieveServiceTimes,
 ): Promise<void> {
+  groupCounters = counters;
   const write = (ns: string) => `${base}/v1/namespaces/${ns}/write`;
   const batch = (ns: string) => `${base}/v1/namespaces/${ns}/write/batch`;
   const singles = (n: number, vector: boolean, offset: number) =>
@@ -106,58 +119,103 @@ export async function writeThroughput(
       JSON.stringify({ writes: Array.from({ length: size }, (_, i) => sample(b * size + i, vector)) }),
     );
   console.log(
-    `(a) durable write throughput (group commit, one fdatasync per group), load average ${os
+    `(a) durable write throughput (group commit, one fdatasync per group; clients in a child process), load average ${os
       .loadavg()
       .map((l) => l.toFixed(1))
       .join(' ')}:`,
   );
-  await drive(write('warm'), singles(100, true, 0), 8);
+  const writers = new Clients();
+  const prober = new Clients();
+  try {
+    await drive(writers, write('warm'), singles(100, true, 0), 8);
 
-  const serialVec = await drive(write('serial-v'), singles(Math.max(200, writes / 4), true, 0), 1);
-  const eightVec = await drive(write('http-v'), singles(writes, true, 0), 8, 1, '8 clients, vector + text');
-  console.log(
-    `    384-dim vector + text, HTTP: 1 client (serial) ${rate(serialVec)}; 8 clients ${rate(eightVec)} (goal >= 3,000/s)`,
-  );
-  const serialText = await drive(write('serial-t'), singles(Math.max(200, writes / 4), false, 0), 1);
-  const eightText = await drive(write('http-t'), singles(writes, false, 0), 8, 1, '8 clients, text');
-  console.log(`    text only, HTTP:             1 client (serial) ${rate(serialText)}; 8 clients ${rate(eightText)}`);
+    const serialVec = await drive(writers, write('serial-v'), singles(Math.max(200, writes / 4), true, 0), 1);
+    const eightVec = await drive(writers, write('http-v'), singles(writes, true, 0), 8, 1, '8 clients, vector + text');
+    console.log(
+      `    384-dim vector + text, HTTP: 1 client (serial) ${rate(serialVec)}; 8 clients ${rate(eightVec)} (goal >= 3,000/s)`,
+    );
+    const serialText = await drive(writers, write('serial-t'), singles(Math.max(200, writes / 4), false, 0), 1);
+    const eightText = await drive(writers, write('http-t'), singles(writes, false, 0), 8, 1, '8 clients, text');
+    console.log(`    text only, HTTP:             1 client (serial) ${rate(serialText)}; 8 clients ${rate(eightText)}`);
 
-  const batchText = await drive(batch('batch-t'), batches(writes * 10, false, 1000), 1, 1000, 'batch, text');
-  const batchVec = await drive(batch('batch-v'), batches(writes * 2, true, 1000), 1, 1000, 'batch, vector + text');
-  console.log(
-    `    batch route, 1,000 writes a request, 1 client: text only ${rate(batchText)} nodes (goal >= 20,000/s); 384-dim vector + text ${rate(batchVec)} nodes (goal >= 5,000/s)`,
-  );
+    const batchText = await drive(writers, batch('batch-t'), batches(writes * 10, false, 1000), 1, 1000, 'batch, text');
+    const batchVec = await drive(
+      writers,
+      batch('batch-v'),
+      batches(writes * 2, true, 1000),
+      1,
+      1000,
+      'batch, vector + text',
+    );
+    console.log(
+      `    batch route, 1,000 writes a request, 1 client: text only ${rate(batchText)} nodes (goal >= 20,000/s); 384-dim vector + text ${rate(batchVec)} nodes (goal >= 5,000/s)`,
+    );
+    console.log(
+      `    server main-thread CPU per write (1 s / it bounds the rate): ${[...cpuPerWrite]
+        .map(([label, us]) => `${label} ${Math.round(us.server)} us (<= ${rate(1e6 / us.server)})`)
+        .join('; ')}`,
+    );
+    console.log(
+      `    clients' CPU per write (their own process): ${[...cpuPerWrite]
+        .map(([label, us]) => `${label} ${Math.round(us.clients)} us`)
+        .join('; ')}`,
+    );
+    if (counters)
+      console.log(
+        `    writes per group commit: ${[...cpuPerWrite]
+          .map(([label, us]) => `${label} ${us.perGroup?.toFixed(1) ?? '?'}`)
+          .join('; ')}`,
+      );
 
-  console.log(
-    `    main-thread CPU per write (server and clients; 1 s / it bounds the rate): ${[...cpuPerWrite]
-      .map(([label, us]) => `${label} ${Math.round(us)} us (<= ${rate(1e6 / us)})`)
-      .join('; ')}`,
-  );
-
-  // Retrieve latency idle, then while 8 clients write (same queries, same namespace).
-  const queries = Array.from({ length: 300 }, () => JSON.stringify({ vector: queryVector(), top_k: 10 }));
-  const retrieve = `${base}/v1/namespaces/http-v/retrieve`;
-  const timeQueries = async () => {
-    const ms: number[] = [];
-    for (const q of queries) {
-      const s = performance.now();
-      await postRaw(retrieve, q);
-      ms.push(performance.now() - s);
+    // Retrieve latency idle, then while 8 clients write (same queries, same namespace); the probe
+    // and the writers are two client processes, and the server's event-loop delay is sampled.
+    const { origin } = new URL(base);
+    const queries = Array.from({ length: 300 }, () => JSON.stringify({ vector: queryVector(), top_k: 10 }));
+    const probe = async () => {
+      const answer = await prober.run({
+        kind: 'probe',
+        origin,
+        path: '/v1/namespaces/http-v/retrieve',
+        bodies: queries,
+      });
+      if (answer.kind !== 'probed') throw new Error(`unexpected answer ${answer.kind}`);
+      return answer.ms;
+    };
+    await probe();
+    serviceTimes?.();
+    const lag = monitorEventLoopDelay({ resolution: 1 });
+    lag.enable();
+    const idle = await probe();
+    const idleService = serviceTimes?.() ?? [];
+    const idleLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
+    lag.reset();
+    const templates = Array.from({ length: 500 }, (_, i) => JSON.stringify(sample(1_000_000 + i, true)));
+    const cpu0 = threadCpuMicros();
+    const loading = writers.run({ kind: 'load', origin, path: '/v1/namespaces/load/write', templates, clients: 8 });
+    const busy = await probe();
+    const busyService = serviceTimes?.() ?? [];
+    const busyLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
+    lag.disable();
+    writers.send({ kind: 'stop' });
+    const loaded = await loading;
+    const serverCpu = threadCpuMicros() - cpu0;
+    const idle99 = percentile(idle, 99);
+    const busy99 = percentile(busy, 99);
+    console.log(
+      `    vector retrieve p50/p99: idle ${percentile(idle, 50).toFixed(2)}/${idle99.toFixed(2)} ms; while 8 clients write ${percentile(busy, 50).toFixed(2)}/${busy99.toFixed(2)} ms (p99 ${(busy99 / idle99).toFixed(2)}x idle, goal <= 2x)`,
+    );
+    if (idleService.length > 0 && busyService.length > 0) {
+      const ms = (values: number[], p: number) => percentile(values, p).toFixed(2);
+      console.log(
+        `    retrieve service time (in the server, from call to answer) p50/p99: idle ${ms(idleService, 50)}/${ms(idleService, 99)} ms; writing ${ms(busyService, 50)}/${ms(busyService, 99)} ms (the rest of a retrieve's latency is waiting for the loop and HTTP)`,
+      );
     }
-    return ms;
-  };
-  await timeQueries();
-  const idle = await timeQueries();
-  let writing = true;
-  const load = Array.from({ length: 8 }, async (_, c) => {
-    for (let i = 0; writing; i++) await postRaw(write('load'), JSON.stringify(sample(c * 1_000_000 + i, true)));
-  });
-  const busy = await timeQueries();
-  writing = false;
-  await Promise.all(load);
-  const idle99 = percentile(idle, 99);
-  const busy99 = percentile(busy, 99);
-  console.log(
-    `    vector retrieve p50/p99: idle ${percentile(idle, 50).toFixed(2)}/${idle99.toFixed(2)} ms; while 8 clients write ${percentile(busy, 50).toFixed(2)}/${busy99.toFixed(2)} ms (p99 ${(busy99 / idle99).toFixed(2)}x idle, goal <= 2x)`,
-  );
+    if (loaded.kind === 'loaded')
+      console.log(
+        `    during the busy probe: ${loaded.writes} writes, server thread ${Math.round(serverCpu / Math.max(1, loaded.writes))} us CPU per write (retrieves included); event-loop delay p99/max idle ${idleLag.p99.toFixed(1)}/${idleLag.max.toFixed(1)} ms, writing ${busyLag.p99.toFixed(1)}/${busyLag.max.toFixed(1)} ms`,
+      );
+  } finally {
+    writers.close();
+    prober.close();
+  }
 }
