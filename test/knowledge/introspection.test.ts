@@ -58,6 +58,7 @@ test('introspection endpoints describe version, features, migrations, backends a
       [4, 'knowledge-acquisition'],
       [5, 'text-index-porter'],
       [6, 'ranking-eval-snapshots'],
+      [7, 'versions-node-index-overlap'],
     ],
   );
   const backends = (await h.call('GET', '/v1/backends')).body;
