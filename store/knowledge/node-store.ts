@@ -54,6 +54,8 @@ export class NodeStore {
   readonly #inStmts = new Map<string, Database.Statement>();
   /** Versions whose text rows wait for the end of `deferText` (undefined: text rows go in at once). */
   #pendingText: Set<number> | undefined;
+  /** Namespace rows found during `deferText`, by tenant and name (undefined outside it). */
+  #namespaces: Map<string, NamespaceRow> | undefined;
 
   constructor(db: Db) {
     this.#db = db;
@@ -124,17 +126,20 @@ export class NodeStore {
    * FTS5 flushes its pending terms to a new segment at every savepoint, so text rows inserted one per
    * savepoint (one per group-commit job) cost several times more than the same rows in one run. A
    * version rolled back with its job's savepoint has no row left, so it gets no text row; one closed
-   * later in `fn` gets its text row with `live = 0`. Nothing inside `fn` may read `kn_text`.
+   * later in `fn` gets its text row with `live = 0`. Nothing inside `fn` may read `kn_text`, nor
+   * delete a namespace (namespace rows found are remembered until the end of `fn`, see `namespace`).
    */
   deferText<T>(fn: () => T): T {
     if (this.#pendingText !== undefined) return fn();
     const pending = new Set<number>();
     this.#pendingText = pending;
+    this.#namespaces = new Map();
     let value: T;
     try {
       value = fn();
     } finally {
       this.#pendingText = undefined;
+      this.#namespaces = undefined;
     }
     // One statement per run of consecutive version ids (a group's versions are mostly one run): every
     // id of a run was recorded, so the range holds no version that is not pending.
@@ -148,8 +153,20 @@ export class NodeStore {
     return value;
   }
 
+  /**
+   * A namespace by tenant and name. Inside `deferText` (a group commit) a row once found is
+   * remembered until its end: a group's jobs only write nodes, and a namespace row found in its
+   * transaction stays there until it commits (only a found row is kept, never one a job creates, which
+   * its savepoint may still undo). Every write of a group used to look its namespace up again.
+   */
   namespace(tenant: string, name: string): NamespaceRow | undefined {
-    return this.#s.nsGet.get(tenant, name) as NamespaceRow | undefined;
+    const cache = this.#namespaces;
+    const key = cache === undefined ? '' : `${tenant}\u0000${name}`;
+    const cached = cache?.get(key);
+    if (cached !== undefined) return cached;
+    const row = this.#s.nsGet.get(tenant, name) as NamespaceRow | undefined;
+    if (row !== undefined) cache?.set(key, row);
+    return row;
   }
 
   /** Every namespace of every tenant. */
