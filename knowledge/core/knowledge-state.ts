@@ -2,7 +2,7 @@
  * The shared state every knowledge service works on: the stores of `knowledge.db`, the in-memory
  * vector index, the transaction clock, the optional embedder and reranker, and namespace lookup.
  */
-import { randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { NotFoundError, ValidationError, ConflictError } from '../../domain/errors.js';
 import { NAMESPACE_MODES, type NamespaceMode } from '../../domain/knowledge/modes.js';
 import type { Db } from '../../store/database.js';
@@ -115,8 +115,14 @@ export class KnowledgeState {
     this.#lastTx = Math.max(this.#lastTx, last.t ?? 0);
   }
 
+  /**
+   * A new id: a UUIDv7 (RFC 9562), whose leading 48 bits are the creation time in milliseconds and
+   * the rest random (monotonic within a millisecond). Ids made one after another sort one after
+   * another, so the B-trees keyed by node id (`kn_nodes`, `kn_versions (node_id, version)`) grow at
+   * their right edge instead of touching a random leaf per write: docs/adr/0202.
+   */
   newId(): string {
-    return randomUUID();
+    return uuidv7();
   }
 
   /** Checks a namespace name from a URL. */

@@ -174,14 +174,15 @@ export class WriteService {
   }
 
   /**
-   * The intent of a write. Without `recorded` its payload is left empty: the intent is stored only if
-   * the write fails, and then with the payload as applied (`#applyFresh`), so serialising the request
-   * (a 384-dim vector is ~7 KB of JSON) for every write would be wasted (docs/adr/0164).
+   * The intent of a write. Without `recorded` its payload and id are left empty: the intent is stored
+   * only if the write fails, and then with the payload as applied and a new id (`#applyFresh`), so
+   * serialising the request (a 384-dim vector is ~7 KB of JSON) and making an id for every write would
+   * be wasted (docs/adr/0164, 0202).
    */
   #intentOf(ns: Namespace, request: WriteRequest, recorded: boolean): IntentRow {
     const core = this.#core;
     return {
-      id: core.newId(),
+      id: recorded ? core.newId() : '',
       ns_id: ns.id,
       kind: 'write',
       node_id: core.newId(),
@@ -233,13 +234,14 @@ export class WriteService {
         if (recorded) core.intents.remove(intent.id);
         return { ok: false, error };
       }
-      if (!recorded) core.intents.insert({ ...intent, payload: storedPayload(payload) });
-      core.intents.recordFailure(intent.id, error instanceof Error ? error.message : String(error));
+      const id = recorded ? intent.id : core.newId();
+      if (!recorded) core.intents.insert({ ...intent, id, payload: storedPayload(payload) });
+      core.intents.recordFailure(id, error instanceof Error ? error.message : String(error));
       return {
         ok: false,
         error: new UnavailableError(
           'the write did not complete; it is recorded as a pending intent: inspect GET /recovery/pending and reconcile before resubmitting',
-          { code: 'write_pending', details: { pending_intent_id: intent.id }, cause: error },
+          { code: 'write_pending', details: { pending_intent_id: id }, cause: error },
         ),
       };
     }

@@ -316,4 +316,15 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX kn_eval_runs_created ON kn_eval_runs (created_at, id);
     `,
   },
+  {
+    version: 7,
+    name: 'versions-node-index-overlap',
+    // kn_versions_node (node_id, tx_to) repeats the node_id prefix of the UNIQUE (node_id, version)
+    // index, which serves every lookup by node (a node has a handful of versions): one random-key
+    // B-tree less per written version. No statement names it (INDEXED BY), so an older release still
+    // runs on this schema (docs/adr/0089): docs/adr/0202.
+    sql: `
+      DROP INDEX kn_versions_node;
+    `,
+  },
 ];

@@ -6,6 +6,30 @@ import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 import { OPEN_TIME, type NamespaceRow, type NewVersion, type VersionRow } from './rows.js';
 
+/** Columns of a version insert, in the order `#insertNumbered` binds them. */
+const VERSION_COLUMNS = [
+  'node_id',
+  'ns_id',
+  'version',
+  'content',
+  'labels',
+  'properties',
+  'confidence',
+  'utility',
+  'mem_type',
+  'model_id',
+  'fingerprint',
+  'claim_key',
+  'claim_value',
+  'dims',
+  'valid_from',
+  'valid_to',
+  'tx_from',
+  'tx_to',
+  'retracted',
+  'change',
+] as const;
+
 /** Filters of a lexical query. */
 export interface TextFilter {
   readonly nsId: number;
@@ -30,6 +54,8 @@ export class NodeStore {
   readonly #inStmts = new Map<string, Database.Statement>();
   /** Versions whose text rows wait for the end of `deferText` (undefined: text rows go in at once). */
   #pendingText: Set<number> | undefined;
+  /** Namespace rows found during `deferText`, by tenant and name (undefined outside it). */
+  #namespaces: Map<string, NamespaceRow> | undefined;
 
   constructor(db: Db) {
     this.#db = db;
@@ -49,12 +75,14 @@ export class NodeStore {
       nodeInsertFirst: db.prepare(
         'INSERT INTO kn_nodes (id, ns_id, request_id, created_at, last_version) VALUES (?, ?, ?, ?, 1)',
       ),
-      nodeBump: db.prepare('UPDATE kn_nodes SET last_version = last_version + 1 WHERE id = ? RETURNING last_version'),
-      versionInsert:
-        db.prepare(`INSERT INTO kn_versions (node_id, ns_id, version, content, labels, properties, confidence, utility, mem_type, model_id,
-          fingerprint, claim_key, claim_value, dims, valid_from, valid_to, tx_from, tx_to, retracted, change)
-        VALUES (@node_id, @ns_id, @version, @content, @labels, @properties, @confidence, @utility, @mem_type, @model_id,
-          @fingerprint, @claim_key, @claim_value, @dims, @valid_from, @valid_to, @tx_from, @tx_to, @retracted, @change) RETURNING vid`),
+      // No RETURNING: on these tables it costs more than a second lookup (docs/adr/0202).
+      nodeBump: db.prepare('UPDATE kn_nodes SET last_version = last_version + 1 WHERE id = ?'),
+      nodeLastVersion: db.prepare('SELECT last_version FROM kn_nodes WHERE id = ?'),
+      // Positional parameters in VERSION_COLUMNS order, and the new vid from `lastInsertRowid`: binding
+      // twenty named parameters and a RETURNING clause each cost more than the row's smaller indexes.
+      versionInsert: db.prepare(
+        `INSERT INTO kn_versions (${VERSION_COLUMNS.join(', ')}) VALUES (${VERSION_COLUMNS.map(() => '?').join(', ')})`,
+      ),
       versionClose: db.prepare('UPDATE kn_versions SET tx_to = ? WHERE vid = ? AND tx_to = ?'),
       versionGet: db.prepare('SELECT * FROM kn_versions WHERE vid = ?'),
       versionsOfNode: db.prepare('SELECT * FROM kn_versions WHERE node_id = ? ORDER BY version'),
@@ -77,9 +105,9 @@ export class NodeStore {
       supportOf: db.prepare('SELECT source_id FROM kn_support WHERE vid = ? ORDER BY source_id'),
       textInsert: db.prepare('INSERT INTO kn_text (rowid, content, ns_id, live) VALUES (?, ?, ?, ?)'),
       textLive: db.prepare('UPDATE kn_text SET live = ? WHERE rowid = ?'),
-      textFromVersion: db.prepare(
+      textFromVersions: db.prepare(
         `INSERT INTO kn_text (rowid, content, ns_id, live)
-         SELECT vid, content, ns_id, tx_to = ${OPEN_TIME} AND retracted = 0 FROM kn_versions WHERE vid = ?`,
+         SELECT vid, content, ns_id, tx_to = ${OPEN_TIME} AND retracted = 0 FROM kn_versions WHERE vid BETWEEN ? AND ?`,
       ),
       counts: db.prepare(
         `SELECT count(DISTINCT v.node_id) AS nodes, count(*) AS versions FROM kn_versions v JOIN kn_namespaces n ON n.id = v.ns_id WHERE n.tenant = ?`,
@@ -98,24 +126,47 @@ export class NodeStore {
    * FTS5 flushes its pending terms to a new segment at every savepoint, so text rows inserted one per
    * savepoint (one per group-commit job) cost several times more than the same rows in one run. A
    * version rolled back with its job's savepoint has no row left, so it gets no text row; one closed
-   * later in `fn` gets its text row with `live = 0`. Nothing inside `fn` may read `kn_text`.
+   * later in `fn` gets its text row with `live = 0`. Nothing inside `fn` may read `kn_text`, nor
+   * delete a namespace (namespace rows found are remembered until the end of `fn`, see `namespace`).
    */
   deferText<T>(fn: () => T): T {
     if (this.#pendingText !== undefined) return fn();
     const pending = new Set<number>();
     this.#pendingText = pending;
+    this.#namespaces = new Map();
     let value: T;
     try {
       value = fn();
     } finally {
       this.#pendingText = undefined;
+      this.#namespaces = undefined;
     }
-    for (const vid of [...pending].sort((a, b) => a - b)) this.#s.textFromVersion.run(vid);
+    // One statement per run of consecutive version ids (a group's versions are mostly one run): every
+    // id of a run was recorded, so the range holds no version that is not pending.
+    const vids = [...pending].sort((a, b) => a - b);
+    for (let i = 0; i < vids.length;) {
+      let j = i;
+      while (j + 1 < vids.length && vids[j + 1] === vids[j]! + 1) j++;
+      this.#s.textFromVersions.run(vids[i], vids[j]);
+      i = j + 1;
+    }
     return value;
   }
 
+  /**
+   * A namespace by tenant and name. Inside `deferText` (a group commit) a row once found is
+   * remembered until its end: a group's jobs only write nodes, and a namespace row found in its
+   * transaction stays there until it commits (only a found row is kept, never one a job creates, which
+   * its savepoint may still undo). Every write of a group used to look its namespace up again.
+   */
   namespace(tenant: string, name: string): NamespaceRow | undefined {
-    return this.#s.nsGet.get(tenant, name) as NamespaceRow | undefined;
+    const cache = this.#namespaces;
+    const key = cache === undefined ? '' : `${tenant}\u0000${name}`;
+    const cached = cache?.get(key);
+    if (cached !== undefined) return cached;
+    const row = this.#s.nsGet.get(tenant, name) as NamespaceRow | undefined;
+    if (row !== undefined) cache?.set(key, row);
+    return row;
   }
 
   /** Every namespace of every tenant. */
@@ -160,12 +211,37 @@ export class NodeStore {
 
   /** Inserts a version (numbered after the node's last), its support rows and its text row. */
   insertVersion(version: NewVersion, sources: readonly string[]): VersionRow {
-    const number = (this.#s.nodeBump.get(version.node_id) as { last_version: number }).last_version;
+    this.#s.nodeBump.run(version.node_id);
+    const number = (this.#s.nodeLastVersion.get(version.node_id) as { last_version: number }).last_version;
     return this.#insertNumbered(version, number, sources);
   }
 
   #insertNumbered(version: NewVersion, number: number, sources: readonly string[]): VersionRow {
-    const { vid } = this.#s.versionInsert.get({ ...version, version: number }) as { vid: number };
+    const v = version;
+    const vid = Number(
+      this.#s.versionInsert.run(
+        v.node_id,
+        v.ns_id,
+        number,
+        v.content,
+        v.labels,
+        v.properties,
+        v.confidence,
+        v.utility,
+        v.mem_type,
+        v.model_id,
+        v.fingerprint,
+        v.claim_key,
+        v.claim_value,
+        v.dims,
+        v.valid_from,
+        v.valid_to,
+        v.tx_from,
+        v.tx_to,
+        v.retracted,
+        v.change,
+      ).lastInsertRowid,
+    );
     for (const source of sources) this.#s.supportInsert.run(vid, source);
     if (this.#pendingText !== undefined) this.#pendingText.add(vid);
     else {

@@ -57,10 +57,32 @@ export class WalDurability {
    */
   commitUnsynced<T>(fn: () => T): T {
     this.#db.pragma('synchronous = NORMAL');
+    const inMemory = this.#subJournalInMemory(true);
     try {
       return this.#tx(fn) as T;
     } finally {
+      if (inMemory) this.#subJournalInMemory(false);
       this.#db.pragma('synchronous = FULL');
+    }
+  }
+
+  /**
+   * Keeps the sub-journal of the next transaction in memory (`temp_store = MEMORY`; SQLite decides
+   * where it goes when the write transaction begins), or returns to the default (a temporary file).
+   * A group runs every write in a savepoint, and a savepoint copies each page it first modifies
+   * into the sub-journal; past 64 KiB the sub-journal spills to a file and every copy becomes a
+   * write(2): that cost more than the rows themselves (docs/adr/0202). A group's sub-journal holds
+   * one job's pages at a time, so it stays small; other transactions (bulk deletes, migrations)
+   * keep spilling to a file. Nothing of it is durable state: the WAL is (ADR 0003). False when
+   * SQLite refused the change (temporary storage in use by an open statement): the group then
+   * runs with the default.
+   */
+  #subJournalInMemory(on: boolean): boolean {
+    try {
+      this.#db.pragma(`temp_store = ${on ? 'MEMORY' : 'DEFAULT'}`);
+      return true;
+    } catch {
+      return false;
     }
   }
 

@@ -113,7 +113,7 @@ test('graphql exposes version, features and migrations like REST', async (t) => 
   );
   t.deepEqual(
     res.body.data.migrations.map((m: any) => m.version),
-    [1, 2, 3, 4, 5, 6],
+    [1, 2, 3, 4, 5, 6, 7],
   );
 });
 

@@ -21,6 +21,10 @@ test('concurrent writes share group commits: fewer transactions and fsyncs than 
     t.is(node.body.content, `fact number ${i}`);
   }
   t.like((await h.call('GET', '/v1/stats')).body, { nodes: 64, versions: 64 });
+  // A group's savepoints journal their pages in memory; every other transaction keeps the default (ADR 0202).
+  const db = h.store.services.core.db;
+  t.is(await commits.run(() => db.pragma('temp_store', { simple: true })), 2);
+  t.is(db.pragma('temp_store', { simple: true }), 0);
 });
 
 test('concurrent writes in one group see each other as serial writes do: dedup, claims and request ids', async (t) => {

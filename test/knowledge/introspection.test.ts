@@ -3,6 +3,8 @@ import { startHarness } from './knowledge-harness.js';
 import { openDatabase } from '../../store/database.js';
 import { migrate } from '../../store/migrate.js';
 import { KNOWLEDGE_MIGRATIONS } from '../../store/knowledge/migrations.js';
+import { NodeStore } from '../../store/knowledge/node-store.js';
+import { OPEN_TIME } from '../../store/knowledge/rows.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 test('knowledge migrations apply to a fresh database with sqlite-vec loaded', (t) => {
@@ -26,6 +28,44 @@ test('knowledge migrations apply to a fresh database with sqlite-vec loaded', (t
   ])
     t.true(tables.includes(name), name);
   t.is(migrate(db, KNOWLEDGE_MIGRATIONS).applied.length, 0);
+});
+
+test('migration 7 upgrades a store: kn_versions_node goes, rows stay, lookups by node keep an index', (t) => {
+  const db = openDatabase(`${tempDir(t)}/k.db`, { vectors: true });
+  t.teardown(() => db.close());
+  migrate(db, KNOWLEDGE_MIGRATIONS.slice(0, 6));
+  db.exec(`INSERT INTO kn_namespaces (id, tenant, name, mode, created_at) VALUES (1, 'default', 'n', 'general', 1);
+    INSERT INTO kn_nodes (id, ns_id, request_id, created_at, last_version) VALUES ('a', 1, NULL, 1, 2);
+    INSERT INTO kn_versions (node_id, ns_id, version, content, labels, properties, confidence, utility, fingerprint,
+        valid_from, valid_to, tx_from, tx_to, change)
+      VALUES ('a', 1, 1, 'old', '[]', '{}', 0.5, 0, 'f1', 1, ${OPEN_TIME}, 1, 2, 'create'),
+             ('a', 1, 2, 'new', '[]', '{}', 0.5, 0, 'f2', 1, ${OPEN_TIME}, 2, ${OPEN_TIME}, 'update');`);
+  const index = () => db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'kn_versions_node'").get();
+  t.truthy(index());
+  t.deepEqual(
+    migrate(db, KNOWLEDGE_MIGRATIONS).applied.map((m) => m.name),
+    ['versions-node-index-overlap'],
+  );
+  t.falsy(index());
+  const nodes = new NodeStore(db);
+  t.deepEqual(
+    nodes.history('a').map((v) => [v.version, v.content]),
+    [
+      [1, 'old'],
+      [2, 'new'],
+    ],
+  );
+  t.deepEqual(
+    nodes.current('a').map((v) => v.content),
+    ['new'],
+  );
+  t.is(nodes.visible('a', 1, 1)?.content, 'old');
+  const plan = (
+    db.prepare(`EXPLAIN QUERY PLAN SELECT * FROM kn_versions WHERE node_id = ? AND tx_to = ${OPEN_TIME}`).all('a') as {
+      detail: string;
+    }[]
+  ).map((r) => r.detail);
+  t.regex(plan.join(' | '), /SEARCH kn_versions USING INDEX sqlite_autoindex_kn_versions_1 \(node_id=\?\)/);
 });
 
 test('introspection endpoints describe version, features, migrations, backends and stats', async (t) => {
@@ -58,6 +98,7 @@ test('introspection endpoints describe version, features, migrations, backends a
       [4, 'knowledge-acquisition'],
       [5, 'text-index-porter'],
       [6, 'ranking-eval-snapshots'],
+      [7, 'versions-node-index-overlap'],
     ],
   );
   const backends = (await h.call('GET', '/v1/backends')).body;

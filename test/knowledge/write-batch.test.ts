@@ -50,6 +50,33 @@ test('write/batch answers one result per item, in order, with the admission, ded
   t.deepEqual([...first.body.source_ids].sort(), ['chat', 'ops']);
   const stats = (await h.call('GET', '/v1/stats')).body;
   t.like(stats, { nodes: 3 });
+
+  // A storage failure inside an item's apply (a real SQLite error, raised by a trigger) undoes that
+  // item's rows and leaves it as a pending intent, in the namespace the item itself created; the next
+  // item is written. Reconciling later applies it from the stored intent (ADR 0025, 0202).
+  const db = h.store.services.core.db;
+  db.exec(`CREATE TRIGGER test_storage_failure BEFORE INSERT ON kn_versions WHEN NEW.content = 'the disk says no'
+    BEGIN SELECT RAISE(ABORT, 'simulated storage failure'); END`);
+  const failing = await h.call('POST', '/v1/namespaces/fresh/write/batch', {
+    writes: [
+      { content: 'the disk says no', source_id: 'ops', request_id: 'fails-1' },
+      { content: 'after it', source_id: 'ops' },
+    ],
+  });
+  db.exec('DROP TRIGGER test_storage_failure');
+  const f = failing.body.results;
+  t.like(f[0], { status: 503, error: { code: 'write_pending' } });
+  t.like(f[1], { status: 200, admitted: true });
+  t.deepEqual(db.prepare("SELECT count(*) AS n FROM kn_nodes WHERE request_id = 'fails-1'").get(), { n: 0 });
+  const pending = (await h.call('GET', '/v1/namespaces/fresh/recovery/pending')).body.pending;
+  t.deepEqual(
+    pending.map((p: any) => [p.id, p.request_id, p.last_error]),
+    [[f[0].error.details.pending_intent_id, 'fails-1', 'simulated storage failure']],
+  );
+  t.is((await h.call('POST', '/v1/namespaces/fresh/recovery/reconcile', { execute: true })).status, 200);
+  const replay = await h.write('fresh', { content: 'the disk says no', source_id: 'ops', request_id: 'fails-1' });
+  t.like(replay, { replayed: true });
+  t.is((await h.call('GET', `/v1/namespaces/fresh/nodes/${replay.node_id}`)).body.content, 'the disk says no');
 });
 
 test('write/batch refuses malformed and oversized batches with 4xx error bodies, never 5xx', async (t) => {
