@@ -98,6 +98,11 @@ export interface LocalSchedulerOptions {
 
 /** A helper that died is started again at most this often. */
 const SPAWNER_RESTART_MS = 10_000;
+/**
+ * Spare processes the helper keeps in their cgroups ahead of the next starts (ADR 0201): two, so
+ * two wakes at once both skip the cgroup join; each is a forked helper of about a megabyte.
+ */
+const SPARE_PROCESSES = 2;
 
 const HOST_IP = '127.0.0.1';
 
@@ -153,7 +158,6 @@ export class DriverCore {
         );
     }
     this.#capture = options.logs ? new LogCapture({ sink: options.logs, logger: this.logger }) : undefined;
-    if (options.spawnHelper !== false) this.#startSpawner();
     this.ctx = {
       identities,
       limits: options.limits ?? DEFAULT_TASK_LIMITS,
@@ -178,6 +182,7 @@ export class DriverCore {
       changed: (record, previousStatus, event) => this.changed(record, previousStatus, event),
       finished: (record, outcome) => this.finished(record, outcome),
     };
+    if (options.spawnHelper !== false) this.#startSpawner();
   }
 
   #startSpawner(): void {
@@ -185,6 +190,9 @@ export class DriverCore {
     this.#spawner = TaskSpawner.start();
     if (this.#spawner === undefined)
       this.logger.info('no task spawner helper (perl not found): tasks are spawned from the platform process');
+    // A start skips the kernel's wait to join a cgroup: a spare joined one ahead (ADR 0201).
+    const weights = this.ctx.cpuWeights;
+    this.#spawner?.keepSpares(SPARE_PROCESSES, (id) => weights.target(id, 0)?.group);
   }
 
   /** The running helper; one that died is started again (at most every {@link SPAWNER_RESTART_MS}). */
@@ -298,8 +306,9 @@ export class DriverCore {
     this.#capture?.close();
     for (const runner of this.runners.values()) runner.detach();
     this.runners.clear();
-    // Its tasks keep running (re-parented), for the next driver to re-adopt.
+    // Its tasks keep running (re-parented), for the next driver to re-adopt; its spares exit.
     this.#spawner?.close();
+    for (const id of this.#spawner?.unusedSpares() ?? []) this.ctx.cpuWeights.release(id);
     this.#savePending = true;
     this.flush();
     this.#releaseLock();
@@ -417,7 +426,8 @@ export class DriverCore {
     // The app's user exists before the allocation does, so its start looks nothing up (ADR 0190). A
     // failure here is the task's start failure: the runner tries again and records it.
     await this.ctx.identities.prepare(job.spec.app, group.task.user).catch(() => undefined);
-    const id = randomUUID();
+    // A spare process already in its cgroup starts the task when there is one (ADR 0201).
+    const id = this.#liveSpawner()?.takeSpare() ?? randomUUID();
     const used = this.usedPorts();
     const ports = [];
     for (const port of group.ports) {

@@ -16,6 +16,7 @@
  * through a helper that died are watched through `/proc` like re-adopted ones.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 
@@ -36,6 +37,12 @@ sub sys { my ($name, @args) = @_; return syscall($NR{$name}, @args) != -1; }
 $| = 1;
 # SIGCHLD interrupts select(); exits are collected by reap() in the loop, after each spawn's answer.
 $SIG{CHLD} = sub {};
+# A spare that died makes its pipe's write fail (EPIPE), not the helper.
+$SIG{PIPE} = 'IGNORE';
+# Spare processes forked ahead, each already in its own cgroup (ADR 0201): group => [pid, request
+# pipe's write end, status pipe's read end]. In a spare, the group it joined.
+my %spare;
+my $joined = '';
 my $buf = '';
 my $rin = ''; vec($rin, fileno(STDIN), 1) = 1;
 sub line { my $s = join(' ', @_); $s =~ s/[\r\n]+/ /g; print $s, "\n"; }
@@ -59,11 +66,12 @@ sub child {
   open(STDERR, '>>', $err) or $fail->();
   chdir($cwd) or $fail->();
   if ($group ne '') {
-    # A weight is a refinement: the task runs without one rather than not at all.
+    # A weight is a refinement: the task runs without one rather than not at all. A spare process
+    # joined its group ahead (ADR 0201): only the weight is written, the migration is done.
     my ($f, $p);
     my $ok = (mkdir($group) || $!{EEXIST})
       && open($f, '>', "$group/$file") && (print $f $value) && close($f)
-      && open($p, '>', "$group/cgroup.procs") && (print $p $$) && close($p);
+      && ($joined eq $group || (open($p, '>', "$group/cgroup.procs") && (print $p $$) && close($p)));
     syswrite($w, "w:CPU weight not applied: $!\n") unless $ok;
   }
   if ($sandbox eq '1') {
@@ -90,24 +98,69 @@ sub child {
   { no warnings 'exec'; exec { $argv[0] } @argv; }
   $fail->();
 }
-sub launch {
-  my ($id, $cwd, $out, $err, $group, $file, $value, $sandbox, $nofile, $nproc, $uid, $gid, $groups, $ns, $binds, @rest) = @_;
+# The fields of a start request, as child() takes them (after the status pipe's two ends).
+sub fields {
+  my ($cwd, $out, $err, $group, $file, $value, $sandbox, $nofile, $nproc, $uid, $gid, $groups, $ns, $binds, @rest) = @_;
   my @binds = splice(@rest, 0, 2 * $binds);
   my $argc = shift(@rest);
   my @argv = splice(@rest, 0, $argc);
   my %env;
   for (@rest) { my $i = index($_, '='); $env{substr($_, 0, $i)} = substr($_, $i + 1) if $i > 0; }
-  my ($r, $w);
-  if (!pipe($r, $w)) { line('failed', $id, "pipe: $!"); return; }
+  return ($cwd, $out, $err, $group, $file, $value, $sandbox, $nofile, $nproc, $uid, $gid, $groups, $ns, \@binds, \@argv, \%env);
+}
+# In a forked child: the task's set-up and exec; never returns into the helper's loop, whatever fails.
+sub run { my ($w, $r, @f) = @_; eval { child($w, $r, @f) }; my $argv = $f[14]; syswrite($w, "e:spawn $argv->[0] EINVAL\n"); POSIX::_exit(127); }
+# Forks a spare that joins \`group\` now (the migration waits for an RCU grace period, 10-15 ms) and
+# then waits for the start request of the allocation that takes the group; EOF: the helper is gone.
+sub prefork {
+  my ($group) = @_;
+  return if $group eq '' || exists $spare{$group};
+  my ($qr, $qw, $sr, $sw);
+  pipe($qr, $qw) or return;
+  pipe($sr, $sw) or return;
   my $pid = fork();
-  if (!defined $pid) { line('failed', $id, "fork: $!"); return; }
+  return unless defined $pid;
   if ($pid == 0) {
-    # The child never returns into the helper's loop, whatever fails.
-    eval { child($w, $r, $cwd, $out, $err, $group, $file, $value, $sandbox, $nofile, $nproc, $uid, $gid, $groups, $ns, \@binds, \@argv, \%env) };
-    syswrite($w, "e:spawn $argv[0] EINVAL\n");
+    eval {
+      close $qw; close $sr;
+      for (values %spare) { close $_->[1]; close $_->[2]; }
+      %spare = ();
+      POSIX::setsid();
+      open(STDIN, '<', '/dev/null'); open(STDOUT, '>', '/dev/null');
+      my $p;
+      $joined = $group if (mkdir($group) || $!{EEXIST}) && open($p, '>', "$group/cgroup.procs") && (print $p $$) && close($p);
+      my $msg = '';
+      while (1) { my $n = sysread($qr, $msg, 65536, length $msg); next if !defined $n && $!{EINTR}; last if !$n; }
+      POSIX::_exit(0) if $msg eq '';
+      my (undef, @rest) = split(/\0/, $msg, -1);
+      run($sw, $qr, fields(@rest));
+    };
     POSIX::_exit(127);
   }
-  close $w;
+  close $qr; close $sw;
+  $spare{$group} = [$pid, $qw, $sr];
+}
+sub launch {
+  my ($id, @rest) = @_;
+  return prefork($rest[0]) if $id eq 'spare';
+  my @f = fields(@rest);
+  my $group = $f[3];
+  my ($r, $w, $pid);
+  if ($group ne '' && exists $spare{$group}) {
+    # The spare joined this group ahead: it gets the request and execs; no migration waits now.
+    my $s = delete $spare{$group};
+    my $msg = join("\0", $id, @rest);
+    if ((syswrite($s->[1], $msg) // -1) == length $msg) { ($pid, $r) = ($s->[0], $s->[2]); }
+    else { close $s->[2]; kill('KILL', $s->[0]); }
+    close $s->[1];
+  }
+  if (!defined $pid) {
+    if (!pipe($r, $w)) { line('failed', $id, "pipe: $!"); return; }
+    $pid = fork();
+    if (!defined $pid) { line('failed', $id, "fork: $!"); return; }
+    run($w, $r, @f) if $pid == 0;
+    close $w;
+  }
   my $status = '';
   while (1) {
     my $n = sysread($r, $status, 4096, length $status);
@@ -296,6 +349,47 @@ export class TaskSpawner {
       if (this.#pending.size === 1) this.#output().ref();
       this.#child.stdin.write(Buffer.concat([Buffer.from(`${payload.length}\n`), payload]));
     });
+  }
+
+  /**
+   * Keeps `count` spare processes forked ahead, each already in the cgroup `group(id)` gives for a
+   * fresh id (ADR 0201): joining a cgroup waits for an RCU grace period in the kernel (10-15 ms
+   * here), which a start then skips. {@link takeSpare} hands out the id for a new allocation, and
+   * its start (a request with that cgroup) goes to the spare. Nothing is kept when `group` gives none.
+   */
+  keepSpares(count: number, group: (id: string) => string | undefined): void {
+    this.#spareCount = count;
+    this.#spareGroup = group;
+    this.#refillSpares();
+  }
+
+  /** The id of a spare that joined its cgroup ahead (an allocation takes it as its own id), if one is ready. */
+  takeSpare(): string | undefined {
+    if (!this.#alive) return undefined;
+    const id = this.#spares.shift();
+    if (id !== undefined) this.#refillSpares();
+    return id;
+  }
+
+  /** Ids of spares not handed out (their cgroups are released when the helper ends). */
+  unusedSpares(): readonly string[] {
+    return this.#spares;
+  }
+
+  /** Ids of spares ready, not handed out yet. */
+  #spares: string[] = [];
+  #spareCount = 0;
+  #spareGroup: ((id: string) => string | undefined) | undefined;
+
+  #refillSpares(): void {
+    while (this.#alive && this.#spareGroup !== undefined && this.#spares.length < this.#spareCount) {
+      const id = randomUUID();
+      const group = this.#spareGroup(id);
+      if (group === undefined || group.includes('\0')) return;
+      this.#spares.push(id);
+      const payload = Buffer.from(['spare', group].join('\0'), 'utf8');
+      this.#child.stdin.write(Buffer.concat([Buffer.from(`${payload.length}\n`), payload]));
+    }
   }
 
   /** Ends the helper; the tasks it started keep running. */

@@ -178,6 +178,50 @@ rootTest(
   },
 );
 
+/** The pid a spare wrote into its group's `cgroup.procs` once it joined it (a plain file here). */
+async function joined(group: string): Promise<number> {
+  for (;;) {
+    const text = fs.existsSync(path.join(group, 'cgroup.procs'))
+      ? fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8')
+      : '';
+    if (/^\d+$/.test(text)) return Number(text);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test('a spare joins its group ahead, and the start that takes its id runs in it without joining again; the helper keeps the count and its spares end with it', async (t) => {
+  const dir = tempDir(t);
+  const spawner = helper(t);
+  const groups = path.join(dir, 'cgroup');
+  fs.mkdirSync(groups);
+  spawner.keepSpares(1, (id) => path.join(groups, id));
+  const id = spawner.takeSpare();
+  if (id === undefined) throw new Error('no spare');
+  const group = path.join(groups, id);
+  const sparePid = await joined(group);
+  // Written ahead, by the spare: a start that joined again would write its pid over this mark.
+  fs.writeFileSync(path.join(group, 'cgroup.procs'), 'joined ahead');
+  const watch = watched();
+  const { pid, warning } = await spawner.spawn(
+    request(dir, '/bin/sh', ['-c', 'echo started'], { cgroup: { group, file: 'cpu.weight', value: '42' } }),
+    watch,
+  );
+  t.is(pid, sparePid);
+  t.is(warning, undefined);
+  t.deepEqual(await watch.exited, [0, null]);
+  t.is(fs.readFileSync(path.join(dir, 'out.log'), 'utf8'), 'started\n');
+  t.is(fs.readFileSync(path.join(group, 'cpu.weight'), 'utf8'), '42');
+  t.is(fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8'), 'joined ahead');
+
+  // Taking one forked the next; it waits in its own group, and exits when the helper ends.
+  t.deepEqual(spawner.unusedSpares().length, 1);
+  const next = await joined(path.join(groups, spawner.unusedSpares()[0]!));
+  t.true(alive(next));
+  spawner.close();
+  while (alive(next)) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.is(spawner.takeSpare(), undefined);
+});
+
 test('when the spawner dies its tasks run on and are reported lost, and later starts are refused as gone; close leaves tasks running', async (t) => {
   const dir = tempDir(t);
   const spawner = helper(t);
