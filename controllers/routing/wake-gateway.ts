@@ -377,19 +377,29 @@ export class WakeGateway {
     };
     this.wakes.set(key, wake);
     this.stats.wakes += 1;
+    const settle = (instance: ServiceInstance): void => {
+      settled = true;
+      unsubscribe?.();
+      unmarkAwaited?.();
+      if (this.wakes.get(key) === wake) this.wakes.delete(key);
+      resolveFn(instance);
+    };
     const check = async (): Promise<void> => {
       if (settled) return;
       const passing = await this.passing(target.service);
       if (passing.length > 0 && !settled) {
-        settled = true;
-        unsubscribe?.();
-        unmarkAwaited?.();
-        if (this.wakes.get(key) === wake) this.wakes.delete(key);
-        resolveFn(this.pick(target.service, passing));
+        settle(this.pick(target.service, passing));
       }
     };
     unsubscribe = this.options.registry.watch((change) => {
-      if (change.service === target.service) void check().catch((error: unknown) => rejectFn(error as Error));
+      if (change.service !== target.service || settled) return;
+      if (change.status === 'passing' && change.instance !== undefined) {
+        // The instance that passed, in the registry's own turn: no read of the registry first, so the
+        // waiting requests are not queued behind the other watchers' work (ADR 0201).
+        settle(change.instance);
+        return;
+      }
+      void check().catch((error: unknown) => rejectFn(error as Error));
     });
     if (target.gatewayManaged) {
       // The autoscaler may have raised the count meanwhile (a request in flight during its pass): never lower it.
