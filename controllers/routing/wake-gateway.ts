@@ -19,6 +19,7 @@ import { listEndpointToggles } from '../../store/control/routing-toggles.js';
 import { normalizeHostname, publicProcess, isGatewayManaged } from '../../domain/routing/index.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 import type { GatewayScale } from './gateway-scale.js';
+import { traceMark } from '../../domain/observability/trace-marks.js';
 
 /** The process behind one public hostname. */
 export interface WakeTarget {
@@ -350,6 +351,7 @@ export class WakeGateway {
   }
 
   private async startWake(target: WakeTarget, key: string): Promise<Wake> {
+    traceMark('wake:start');
     // Registered synchronously below, before any other await, so concurrent callers share it.
     let resolveFn!: (instance: ServiceInstance) => void;
     let rejectFn!: (error: Error) => void;
@@ -378,6 +380,7 @@ export class WakeGateway {
     this.wakes.set(key, wake);
     this.stats.wakes += 1;
     const settle = (instance: ServiceInstance): void => {
+      traceMark('wake:resolved');
       settled = true;
       unsubscribe?.();
       unmarkAwaited?.();
@@ -415,6 +418,7 @@ export class WakeGateway {
           'wake: scaling to 1',
         );
       }
+      traceMark('wake:scale');
       // Always (re)assert the desired count: the app controller is the single writer of jobs.
       this.options.scale.set(target.app, target.process, Math.max(1, count), {
         from: count,

@@ -37,6 +37,7 @@ import { DEFAULT_TASK_LIMITS, detectPrivateMounts, type PrivateMounts, type Task
 import { firstBlockedFolder } from '../postgres/managed-postgres-layout.js';
 import type { LogSink } from '../../domain/logs/index.js';
 import { LogCapture, type CaptureTarget } from './log-capture.js';
+import { traceMark } from '../../domain/observability/trace-marks.js';
 
 /** Any other user: what an app user can pass through, at least. */
 const NOBODY = { name: 'nobody', uid: 65534, gid: 65534 };
@@ -426,6 +427,7 @@ export class DriverCore {
     // The app's user exists before the allocation does, so its start looks nothing up (ADR 0190). A
     // failure here is the task's start failure: the runner tries again and records it.
     await this.ctx.identities.prepare(job.spec.app, group.task.user).catch(() => undefined);
+    traceMark('driver:place');
     // A spare process already in its cgroup starts the task when there is one (ADR 0201).
     const id = this.#liveSpawner()?.takeSpare() ?? randomUUID();
     const used = this.usedPorts();

@@ -348,6 +348,7 @@ export class TaskSpawner {
       });
       if (this.#pending.size === 1) this.#output().ref();
       this.#child.stdin.write(Buffer.concat([Buffer.from(`${payload.length}\n`), payload]));
+      this.#refillSpares();
     });
   }
 
@@ -366,9 +367,9 @@ export class TaskSpawner {
   /** The id of a spare that joined its cgroup ahead (an allocation takes it as its own id), if one is ready. */
   takeSpare(): string | undefined {
     if (!this.#alive) return undefined;
-    const id = this.#spares.shift();
-    if (id !== undefined) this.#refillSpares();
-    return id;
+    // The next spare is asked for after the start request that takes this one (spawn): the helper
+    // forks it once that start exec'd, not before.
+    return this.#spares.shift();
   }
 
   /** Ids of spares not handed out (their cgroups are released when the helper ends). */

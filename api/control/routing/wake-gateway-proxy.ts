@@ -25,6 +25,7 @@ import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import { secretEquals, sha256Hex } from '../../http/bearer.js';
 import { refuseUpgrade } from '../../http/upgrade.js';
 import { domainErrorResponse } from '../../http/error-middleware.js';
+import { traceMark } from '../../../domain/observability/trace-marks.js';
 
 /** Path other upgrade listeners see on an upgrade the gateway claimed. */
 const CLAIMED_UPGRADE_PATH = '/.svc-wake-gateway/claimed-upgrade';
@@ -337,8 +338,10 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
         forward(req, res, routed, warm.instance, warm.action);
         return true;
       }
+      traceMark('gateway:wait');
       options.gateway.ready(target, routed.timeoutMs).then(
         ({ instance, action }) => {
+          traceMark('gateway:forward');
           if (res.destroyed) return;
           options.gateway.stats.proxied += 1;
           claimed = options.gateway.claim(instance);
