@@ -29,7 +29,7 @@ import { toAllocation, toExecution } from './allocation-view.js';
 import type { AllocationRecord, DriverState, ExecutionRecord, JobRecord } from './driver-state.js';
 import { pickFreePort } from './port-allocator.js';
 import { StateFile } from './state-file.js';
-import { allocationPaths, type HostVolume } from './task-environment.js';
+import { allocationPaths, createAllocationFoldersAhead, type HostVolume } from './task-environment.js';
 import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
 import { detectAppIdentities, type AppIdentities } from './app-identity.js';
 import { TaskSpawner } from './task-spawner.js';
@@ -186,14 +186,26 @@ export class DriverCore {
     if (options.spawnHelper !== false) this.#startSpawner();
   }
 
+  #allocationDir(id: string): string {
+    return path.join(this.options.dataDir, 'allocs', id);
+  }
+
   #startSpawner(): void {
     this.#spawnerStartedAt = Date.now();
     this.#spawner = TaskSpawner.start();
     if (this.#spawner === undefined)
       this.logger.info('no task spawner helper (perl not found): tasks are spawned from the platform process');
-    // A start skips the kernel's wait to join a cgroup: a spare joined one ahead (ADR 0201).
+    // A start skips the kernel's wait to join a cgroup, and the creation of its folders: a spare
+    // joined one ahead, and its allocation's folders were made meanwhile (ADR 0201).
     const weights = this.ctx.cpuWeights;
-    this.#spawner?.keepSpares(SPARE_PROCESSES, (id) => weights.target(id, 0)?.group);
+    this.#spawner?.keepSpares(SPARE_PROCESSES, (id) => {
+      const group = weights.target(id, 0)?.group;
+      if (group !== undefined)
+        createAllocationFoldersAhead(this.#allocationDir(id)).catch((error: unknown) =>
+          this.logger.warn({ err: error }, 'folders of a spare allocation not made ahead'),
+        );
+      return group;
+    });
   }
 
   /** The running helper; one that died is started again (at most every {@link SPAWNER_RESTART_MS}). */
@@ -309,7 +321,10 @@ export class DriverCore {
     this.runners.clear();
     // Its tasks keep running (re-parented), for the next driver to re-adopt; its spares exit.
     this.#spawner?.close();
-    for (const id of this.#spawner?.unusedSpares() ?? []) this.ctx.cpuWeights.release(id);
+    for (const id of this.#spawner?.unusedSpares() ?? []) {
+      this.ctx.cpuWeights.release(id);
+      fs.rmSync(this.#allocationDir(id), { recursive: true, force: true });
+    }
     this.#savePending = true;
     this.flush();
     this.#releaseLock();
@@ -459,7 +474,7 @@ export class DriverCore {
       fingerprint: rollFingerprint(job.spec, group),
       filesFingerprint: filesFingerprint(group),
       extraEnv,
-      dir: path.join(this.options.dataDir, 'allocs', id),
+      dir: this.#allocationDir(id),
       task: {
         name: group.task.name,
         state: 'pending',
