@@ -247,6 +247,60 @@ test('when the spawner dies its tasks run on and are reported lost, and later st
   t.true(alive(other.pid));
 });
 
+rootTest(
+  'a driver keeps spares ahead, their cgroups joined and their folders made, a placement takes one, and close removes the rest',
+  async (t) => {
+    const root = tempDir(t);
+    const appDir = path.join(root, 'app');
+    fs.mkdirSync(appDir);
+    fs.writeFileSync(path.join(appDir, 'server.mjs'), SERVER_JS);
+    const registry = new LocalRegistry();
+    const allocs = path.join(root, 'data', 'allocs');
+    const driver = await LocalScheduler.open({
+      dataDir: path.join(root, 'data'),
+      registry,
+      monitorInterval: milliseconds(40),
+      defaultRestart: fastRestart,
+    });
+    t.teardown(() => stopEverything(driver));
+    const spareIds = async (): Promise<string[]> => {
+      for (;;) {
+        const ids = fs.existsSync(allocs) ? fs.readdirSync(allocs) : [];
+        if (ids.length >= 2 && ids.every((id) => fs.existsSync(path.join(allocs, id, 'logs', 'stderr.log'))))
+          return ids;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    const spares = await spareIds();
+    t.is(spares.length, 2);
+    for (const id of spares) {
+      // Root's and private until a start gives them their owners and modes.
+      const stat = fs.statSync(path.join(allocs, id));
+      t.is(stat.uid, 0);
+      t.is(stat.mode & 0o777, 0o700);
+    }
+    await driver.submitJob(
+      serviceJob(
+        'spare-web',
+        serviceGroup({ command: [process.execPath, 'server.mjs'], workdir: appDir, serviceName: 'spare-web' }),
+      ),
+    );
+    await waitForHealthyInstances(registry, 'spare-web', { timeoutMs: 10_000 });
+    const [alloc] = await driver.listAllocations({ jobId: 'spare-web' });
+    t.true(spares.includes(alloc!.id));
+    // Its folder got the owners and modes of a start (ADR 0047), and its process runs in its cgroup
+    // (as root the driver applies CPU weights; spares are kept only then).
+    t.is(fs.statSync(path.join(allocs, alloc!.id)).mode & 0o777, 0o750);
+    t.regex(fs.readFileSync(`/proc/${alloc!.task.pid!}/cgroup`, 'utf8'), new RegExp(`svc-apps/${alloc!.id}`));
+    // Another spare was made for the next start.
+    const after = await spareIds();
+    t.is(after.length, 3);
+    await stopEverything(driver);
+    const left = fs.readdirSync(allocs);
+    t.deepEqual(left, [alloc!.id]);
+  },
+);
+
 test('a driver without the helper spawns services from its own process as before', async (t) => {
   const root = tempDir(t);
   const appDir = path.join(root, 'app');
