@@ -190,7 +190,17 @@ export class DriverCore {
     return path.join(this.options.dataDir, 'allocs', id);
   }
 
+  /** Releases the cgroups and removes the folders of a helper's spares that no allocation took. */
+  #dropSpares(spawner: TaskSpawner | undefined): void {
+    for (const id of spawner?.unusedSpares() ?? []) {
+      this.ctx.cpuWeights.release(id);
+      fs.rmSync(this.#allocationDir(id), { recursive: true, force: true });
+    }
+  }
+
   #startSpawner(): void {
+    // A helper that died took its spares with it.
+    this.#dropSpares(this.#spawner);
     this.#spawnerStartedAt = Date.now();
     this.#spawner = TaskSpawner.start();
     if (this.#spawner === undefined)
@@ -321,10 +331,7 @@ export class DriverCore {
     this.runners.clear();
     // Its tasks keep running (re-parented), for the next driver to re-adopt; its spares exit.
     this.#spawner?.close();
-    for (const id of this.#spawner?.unusedSpares() ?? []) {
-      this.ctx.cpuWeights.release(id);
-      fs.rmSync(this.#allocationDir(id), { recursive: true, force: true });
-    }
+    this.#dropSpares(this.#spawner);
     this.#savePending = true;
     this.flush();
     this.#releaseLock();

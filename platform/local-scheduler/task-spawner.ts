@@ -58,6 +58,8 @@ sub child {
   my @binds = @$bindsRef;
   my @argv = @$argvRef;
   close $r;
+  # An ignored signal stays ignored across exec: the task starts with SIGPIPE's default, as libuv's children do.
+  $SIG{PIPE} = 'DEFAULT';
   # As Node words a failed spawn: "spawn <file> <errno name>".
   my $fail = sub { my ($name) = grep { $!{$_} } keys %!; syswrite($w, "e:spawn $argv[0] " . ($name // ($! + 0)) . "\n"); POSIX::_exit(127); };
   POSIX::setsid();

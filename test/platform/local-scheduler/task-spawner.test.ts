@@ -203,13 +203,16 @@ test('a spare joins its group ahead, and the start that takes its id runs in it 
   fs.writeFileSync(path.join(group, 'cgroup.procs'), 'joined ahead');
   const watch = watched();
   const { pid, warning } = await spawner.spawn(
-    request(dir, '/bin/sh', ['-c', 'echo started'], { cgroup: { group, file: 'cpu.weight', value: '42' } }),
+    request(dir, '/bin/sh', ['-c', 'echo started; grep SigIgn /proc/$$/status'], {
+      cgroup: { group, file: 'cpu.weight', value: '42' },
+    }),
     watch,
   );
   t.is(pid, sparePid);
   t.is(warning, undefined);
   t.deepEqual(await watch.exited, [0, null]);
-  t.is(fs.readFileSync(path.join(dir, 'out.log'), 'utf8'), 'started\n');
+  // No signal ignored: the helper ignores SIGPIPE itself, its tasks do not.
+  t.regex(fs.readFileSync(path.join(dir, 'out.log'), 'utf8'), /^started\nSigIgn:\s+0+\n$/);
   t.is(fs.readFileSync(path.join(group, 'cpu.weight'), 'utf8'), '42');
   t.is(fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8'), 'joined ahead');
 
