@@ -59,6 +59,8 @@ interface Wake {
   /** True when this wake raised the count from zero. */
   scaled: boolean;
   waiters: number;
+  /** Called with the instance when the wake resolves, in the registry's turn (before the promise's reactions). */
+  readonly listeners: Set<(instance: ServiceInstance) => void>;
   cancel(): void;
 }
 
@@ -188,9 +190,15 @@ export class WakeGateway {
   /**
    * A passing instance for `target`, waking the process when none passes; rejects with
    * `TimeoutError` (504 with Retry-After at the edge) after `timeoutMs`, with 404/503 when the endpoint is off or
-   * the app is not deployed.
+   * the app is not deployed. `onReady`, when a wake is waited for, is called with the upstream the
+   * moment it resolves, before any promise reaction (the other watchers of the same registry change
+   * queue theirs first): a proxy forwards then, and ignores the promise's resolution (ADR 0201).
    */
-  async ready(target: WakeTarget, timeoutMs: number): Promise<ReadyUpstream> {
+  async ready(
+    target: WakeTarget,
+    timeoutMs: number,
+    onReady?: (upstream: ReadyUpstream) => void,
+  ): Promise<ReadyUpstream> {
     if (!target.enabled || !target.deploy || !target.released) {
       // The map may predate a release or toggle written since (a first deploy sets the release without a
       // spec change): read the apps again before refusing; refusals are rare, so the read costs little.
@@ -218,6 +226,9 @@ export class WakeGateway {
     wake.waiters += 1;
     const current = wake;
     let timer: NodeJS.Timeout | undefined;
+    const listener =
+      onReady && ((instance: ServiceInstance) => onReady({ instance, action: current.scaled ? 'scaled' : 'ready' }));
+    if (listener) current.listeners.add(listener);
     try {
       const instance = await Promise.race([
         current.promise,
@@ -237,6 +248,7 @@ export class WakeGateway {
       return { instance, action: current.scaled ? 'scaled' : 'ready' };
     } finally {
       clearTimeout(timer);
+      if (listener) current.listeners.delete(listener);
       current.waiters -= 1;
       if (current.waiters === 0 && this.wakes.get(key) === current) {
         // Nobody waits any more: stop watching (the scale-up, if any, stays until the idle scaler undoes it).
@@ -370,6 +382,7 @@ export class WakeGateway {
       promise,
       scaled: false,
       waiters: 0,
+      listeners: new Set(),
       cancel: () => {
         settled = true;
         unsubscribe?.();
@@ -386,6 +399,14 @@ export class WakeGateway {
       unmarkAwaited?.();
       if (this.wakes.get(key) === wake) this.wakes.delete(key);
       resolveFn(instance);
+      for (const listener of [...wake.listeners]) {
+        try {
+          listener(instance);
+        } catch (error) {
+          // A waiter's failure is its own: the registry's other watchers and waiters go on.
+          this.options.logger.error({ err: error, hostname: target.hostname }, 'wake gateway: a waiter failed');
+        }
+      }
     };
     const check = async (): Promise<void> => {
       if (settled) return;
