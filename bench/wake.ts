@@ -318,6 +318,8 @@ try {
   const probeAnswer: number[] = [];
   const toForward: number[] = [];
   const forwardToResponse: number[] = [];
+  // CPU time of this process (the control plane and the bench's client) from the request to its response, ms.
+  const cpuPerWake: number[] = [];
   for (let i = 0; i < wakes; i += 1) {
     // The drained allocation's `complete` event comes after its process is gone (and the driver's
     // lock and the static port are free): a real wake follows minutes of idleness, not a drain.
@@ -352,8 +354,13 @@ try {
     const sentAt = Date.now();
     const sentAtPrecise = epochNow();
     const started = performance.now();
+    mark('wake-sent');
+    const cpuBefore = process.cpuUsage();
     const response = await get(plane.url + '/', 'cold.bench.test');
     const total = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    mark('wake-answered');
+    cpuPerWake.push((cpu.user + cpu.system) / 1000);
     const answeredAt = Date.now();
     if (response.status !== 200) throw new Error(`wake ${i}: HTTP ${response.status} ${response.body}`);
     const body = JSON.parse(response.body) as {
@@ -432,6 +439,9 @@ try {
   );
   console.log(
     `  of which: request to the app's shell (gateway, scale-up, spawn, sandbox wrappers) p50 ${percentile(beforeExec, 50).toFixed(0)} ms; app listening to response (health check, registry, forward) p50 ${percentile(afterReady, 50).toFixed(0)} ms`,
+  );
+  console.log(
+    `  control plane CPU (this process, with the bench's client) from the request to the response: p50 ${percentile(cpuPerWake, 50).toFixed(1)} ms per wake`,
   );
   const p50 = (xs: number[]) => percentile(xs, 50).toFixed(0);
   console.log(
