@@ -26,6 +26,7 @@ import path from 'node:path';
 // eslint-disable-next-line @typescript-eslint/ban-ts-comment
 // @ts-ignore
 import { startControlPlane } from '../wiring/control-plane.js';
+import { setTraceSink } from '../domain/observability/trace-marks.js';
 import { instanceStatus } from '../domain/registry/index.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
@@ -40,6 +41,11 @@ const seconds = arg('seconds', 5);
 const mark = (what: string) =>
   process.env.BENCH_MARKS && console.log(`mark ${what} ${process.hrtime.bigint() / 1000n}`);
 const connections = arg('connections', 10);
+// BENCH_TRACE=1 follows each cold wake through the trace marks on its path (ADR 0201).
+const epochNow = () => performance.timeOrigin + performance.now();
+let traceMarks: [string, number][] | undefined;
+const traces: { sentAt: number; marks: [string, number][]; app: Record<string, number> }[] = [];
+if (process.env.BENCH_TRACE) setTraceSink((label) => traceMarks?.push([label, epochNow()]));
 const wakes = arg('wakes', 20);
 // --warm 0 skips part (a), to look at cold wakes alone.
 const warmRuns = arg('warm', 1);
@@ -312,6 +318,8 @@ try {
   const probeAnswer: number[] = [];
   const toForward: number[] = [];
   const forwardToResponse: number[] = [];
+  // CPU time of this process (the control plane and the bench's client) from the request to its response, ms.
+  const cpuPerWake: number[] = [];
   for (let i = 0; i < wakes; i += 1) {
     // The drained allocation's `complete` event comes after its process is gone (and the driver's
     // lock and the static port are free): a real wake follows minutes of idleness, not a drain.
@@ -342,10 +350,17 @@ try {
     await scheduler.scale('warm', 'web', 1);
     await plane.reconcilers.whenIdle();
     await plane.routing.controller.whenIdle();
+    if (process.env.BENCH_TRACE) traceMarks = [];
     const sentAt = Date.now();
+    const sentAtPrecise = epochNow();
     const started = performance.now();
+    mark('wake-sent');
+    const cpuBefore = process.cpuUsage();
     const response = await get(plane.url + '/', 'cold.bench.test');
     const total = performance.now() - started;
+    const cpu = process.cpuUsage(cpuBefore);
+    mark('wake-answered');
+    cpuPerWake.push((cpu.user + cpu.system) / 1000);
     const answeredAt = Date.now();
     if (response.status !== 200) throw new Error(`wake ${i}: HTTP ${response.status} ${response.body}`);
     const body = JSON.parse(response.body) as {
@@ -357,6 +372,21 @@ try {
       arrivedAt: number;
     };
     totals.push(total);
+    if (traceMarks) {
+      traces.push({
+        sentAt: sentAtPrecise,
+        marks: traceMarks,
+        app: {
+          T0: body.startedAt,
+          listening: body.readyAt,
+          firstHealth: body.firstHealthAt,
+          healthAnswered: body.healthAnsweredAt,
+          arrived: body.arrivedAt,
+          answered: epochNow(),
+        },
+      });
+      traceMarks = undefined;
+    }
     boots.push(body.bootMs);
     overheads.push(total - body.bootMs);
     // Where the overhead lies (epoch milliseconds, one clock): before the app's shell runs (the
@@ -373,6 +403,33 @@ try {
     forwardToResponse.push(answeredAt - body.arrivedAt);
   }
   mark('cold-end');
+  if (traces.length > 0) {
+    // Per mark, its offset from the request's send (p50, p10-p90, over the wakes; a mark seen more
+    // than once in a wake counts at its first), in that order, and the step from the mark above.
+    const firsts = traces.map((t) => {
+      const at = new Map<string, number>();
+      const app = Object.entries(t.app).map(([label, ms]) => [`app:${label}`, ms] as const);
+      for (const [label, ms] of [...t.marks, ...app]) if (!at.has(label)) at.set(label, ms - t.sentAt);
+      return at;
+    });
+    const labels = [...new Set(firsts.flatMap((at) => [...at.keys()]))];
+    const offsets = new Map(labels.map((label) => [label, firsts.flatMap((at) => at.get(label) ?? [])]));
+    labels.sort((a, b) => percentile(offsets.get(a)!, 50) - percentile(offsets.get(b)!, 50));
+    console.log(
+      'cold wake trace (ms after the request was sent; app marks are whole ms): p50 (p10-p90), step from the mark above',
+    );
+    labels.forEach((label, i) => {
+      const xs = offsets.get(label)!;
+      const above = labels[i - 1];
+      const steps =
+        above === undefined
+          ? []
+          : firsts.flatMap((at) => (at.has(label) && at.has(above) ? [at.get(label)! - at.get(above)!] : []));
+      console.log(
+        `  ${label.padEnd(24)} ${percentile(xs, 50).toFixed(2).padStart(7)} (${percentile(xs, 10).toFixed(1)}-${percentile(xs, 90).toFixed(1)})  step ${steps.length > 0 ? percentile(steps, 50).toFixed(2) : '-'}`,
+      );
+    });
+  }
   console.log(`cold wake over ${wakes} wakes (health interval ${coldIntervalMs}ms):`);
   console.log(
     `  first request to response: p50 ${percentile(totals, 50).toFixed(1)} ms; app boot-to-ready (shell exec to listening) p50 ${percentile(boots, 50).toFixed(1)} ms`,
@@ -382,6 +439,9 @@ try {
   );
   console.log(
     `  of which: request to the app's shell (gateway, scale-up, spawn, sandbox wrappers) p50 ${percentile(beforeExec, 50).toFixed(0)} ms; app listening to response (health check, registry, forward) p50 ${percentile(afterReady, 50).toFixed(0)} ms`,
+  );
+  console.log(
+    `  control plane CPU (this process, with the bench's client) from the request to the response: p50 ${percentile(cpuPerWake, 50).toFixed(1)} ms per wake`,
   );
   const p50 = (xs: number[]) => percentile(xs, 50).toFixed(0);
   console.log(

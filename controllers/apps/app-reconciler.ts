@@ -32,6 +32,7 @@ import type { SchedulerTargets } from './scheduler-targets.js';
 import { STOP_JOBS_FINALIZER } from './spec-reconciler.js';
 import { withGatewayCounts, type GatewayScale } from '../routing/gateway-scale.js';
 import { applyScheduleOverrides } from '../cron/cron-service.js';
+import { traceMark } from '../../domain/observability/trace-marks.js';
 
 export interface AppReconcilerOptions {
   readonly db: Db;
@@ -61,6 +62,7 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
     name: 'app',
     listKeys: () => listApps(options.db).map((a) => a.name),
     async reconcile(name): Promise<ReconcileResult | void> {
+      traceMark(`app:reconcile ${name}`);
       const app = getApp(options.db, name);
       if (!app) return;
       const spec = app.spec;
@@ -175,7 +177,9 @@ export function createAppReconciler(options: AppReconcilerOptions): Reconciler {
       try {
         for (const job of jobs) {
           const scheduler = await options.targets.get(job.region ?? LOCAL_REGION);
+          traceMark(`app:submit ${name}`);
           const result = await scheduler.submitJob(job);
+          traceMark(`app:submitted ${name}`);
           if (result.outcome !== 'unchanged') {
             submitted.push(`${job.id} ${result.outcome}`);
             options.logger.info(

@@ -19,6 +19,7 @@ import { listEndpointToggles } from '../../store/control/routing-toggles.js';
 import { normalizeHostname, publicProcess, isGatewayManaged } from '../../domain/routing/index.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 import type { GatewayScale } from './gateway-scale.js';
+import { traceMark } from '../../domain/observability/trace-marks.js';
 
 /** The process behind one public hostname. */
 export interface WakeTarget {
@@ -58,6 +59,8 @@ interface Wake {
   /** True when this wake raised the count from zero. */
   scaled: boolean;
   waiters: number;
+  /** Called with the instance when the wake resolves, in the registry's turn (before the promise's reactions). */
+  readonly listeners: Set<(instance: ServiceInstance) => void>;
   cancel(): void;
 }
 
@@ -187,9 +190,15 @@ export class WakeGateway {
   /**
    * A passing instance for `target`, waking the process when none passes; rejects with
    * `TimeoutError` (504 with Retry-After at the edge) after `timeoutMs`, with 404/503 when the endpoint is off or
-   * the app is not deployed.
+   * the app is not deployed. `onReady`, when a wake is waited for, is called with the upstream the
+   * moment it resolves, before any promise reaction (the other watchers of the same registry change
+   * queue theirs first): a proxy forwards then, and ignores the promise's resolution (ADR 0201).
    */
-  async ready(target: WakeTarget, timeoutMs: number): Promise<ReadyUpstream> {
+  async ready(
+    target: WakeTarget,
+    timeoutMs: number,
+    onReady?: (upstream: ReadyUpstream) => void,
+  ): Promise<ReadyUpstream> {
     if (!target.enabled || !target.deploy || !target.released) {
       // The map may predate a release or toggle written since (a first deploy sets the release without a
       // spec change): read the apps again before refusing; refusals are rare, so the read costs little.
@@ -217,6 +226,9 @@ export class WakeGateway {
     wake.waiters += 1;
     const current = wake;
     let timer: NodeJS.Timeout | undefined;
+    const listener =
+      onReady && ((instance: ServiceInstance) => onReady({ instance, action: current.scaled ? 'scaled' : 'ready' }));
+    if (listener) current.listeners.add(listener);
     try {
       const instance = await Promise.race([
         current.promise,
@@ -236,6 +248,7 @@ export class WakeGateway {
       return { instance, action: current.scaled ? 'scaled' : 'ready' };
     } finally {
       clearTimeout(timer);
+      if (listener) current.listeners.delete(listener);
       current.waiters -= 1;
       if (current.waiters === 0 && this.wakes.get(key) === current) {
         // Nobody waits any more: stop watching (the scale-up, if any, stays until the idle scaler undoes it).
@@ -350,6 +363,7 @@ export class WakeGateway {
   }
 
   private async startWake(target: WakeTarget, key: string): Promise<Wake> {
+    traceMark('wake:start');
     // Registered synchronously below, before any other await, so concurrent callers share it.
     let resolveFn!: (instance: ServiceInstance) => void;
     let rejectFn!: (error: Error) => void;
@@ -368,6 +382,7 @@ export class WakeGateway {
       promise,
       scaled: false,
       waiters: 0,
+      listeners: new Set(),
       cancel: () => {
         settled = true;
         unsubscribe?.();
@@ -377,19 +392,38 @@ export class WakeGateway {
     };
     this.wakes.set(key, wake);
     this.stats.wakes += 1;
+    const settle = (instance: ServiceInstance): void => {
+      traceMark('wake:resolved');
+      settled = true;
+      unsubscribe?.();
+      unmarkAwaited?.();
+      if (this.wakes.get(key) === wake) this.wakes.delete(key);
+      resolveFn(instance);
+      for (const listener of [...wake.listeners]) {
+        try {
+          listener(instance);
+        } catch (error) {
+          // A waiter's failure is its own: the registry's other watchers and waiters go on.
+          this.options.logger.error({ err: error, hostname: target.hostname }, 'wake gateway: a waiter failed');
+        }
+      }
+    };
     const check = async (): Promise<void> => {
       if (settled) return;
       const passing = await this.passing(target.service);
       if (passing.length > 0 && !settled) {
-        settled = true;
-        unsubscribe?.();
-        unmarkAwaited?.();
-        if (this.wakes.get(key) === wake) this.wakes.delete(key);
-        resolveFn(this.pick(target.service, passing));
+        settle(this.pick(target.service, passing));
       }
     };
     unsubscribe = this.options.registry.watch((change) => {
-      if (change.service === target.service) void check().catch((error: unknown) => rejectFn(error as Error));
+      if (change.service !== target.service || settled) return;
+      if (change.status === 'passing' && change.instance !== undefined) {
+        // The instance that passed, in the registry's own turn: no read of the registry first, so the
+        // waiting requests are not queued behind the other watchers' work (ADR 0201).
+        settle(change.instance);
+        return;
+      }
+      void check().catch((error: unknown) => rejectFn(error as Error));
     });
     if (target.gatewayManaged) {
       // The autoscaler may have raised the count meanwhile (a request in flight during its pass): never lower it.
@@ -405,6 +439,7 @@ export class WakeGateway {
           'wake: scaling to 1',
         );
       }
+      traceMark('wake:scale');
       // Always (re)assert the desired count: the app controller is the single writer of jobs.
       this.options.scale.set(target.app, target.process, Math.max(1, count), {
         from: count,

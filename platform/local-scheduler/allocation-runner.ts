@@ -25,6 +25,7 @@ import type { AppIdentities } from './app-identity.js';
 import { allocationPaths, readRecordedExit, type AllocationFolders, type HostVolume } from './task-environment.js';
 import type { TaskLimits } from './task-sandbox.js';
 import { prepareLaunch, type Launch } from './task-launch.js';
+import { traceMark } from '../../domain/observability/trace-marks.js';
 
 /** How a run-to-completion allocation ended. */
 export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
@@ -206,6 +207,7 @@ export class AllocationRunner {
       return;
     }
     const previous = rec.status;
+    traceMark('runner:spawn');
     let launch: Launch;
     try {
       launch = prepareLaunch(this.record, this.#ctx, this.restartsOnExit);
@@ -213,6 +215,7 @@ export class AllocationRunner {
       this.#onSpawnFailure(error as Error);
       return;
     }
+    traceMark('runner:prepared');
     const spawner = this.#ctx.spawner?.();
     if (spawner === undefined) {
       this.#spawnDirect(launch, previous);
@@ -260,6 +263,7 @@ export class AllocationRunner {
             signalTree(pid, 'SIGKILL');
             return;
           }
+          traceMark('runner:started');
           if (warning) this.#ctx.logger.warn({ allocationId: rec.id, reason: warning }, 'CPU weight not applied');
           this.#started(pid, previous, launch.started);
           recorded = true;
@@ -278,6 +282,7 @@ export class AllocationRunner {
         if (this.#launching === attempt) this.#launching = undefined;
       });
     this.#launching = attempt;
+    traceMark('runner:sent');
   }
 
   /** Spawns from this process (no helper here, or it died). */

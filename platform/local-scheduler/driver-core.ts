@@ -29,7 +29,7 @@ import { toAllocation, toExecution } from './allocation-view.js';
 import type { AllocationRecord, DriverState, ExecutionRecord, JobRecord } from './driver-state.js';
 import { pickFreePort } from './port-allocator.js';
 import { StateFile } from './state-file.js';
-import { allocationPaths, type HostVolume } from './task-environment.js';
+import { allocationPaths, createAllocationFoldersAhead, type HostVolume } from './task-environment.js';
 import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
 import { detectAppIdentities, type AppIdentities } from './app-identity.js';
 import { TaskSpawner } from './task-spawner.js';
@@ -37,6 +37,7 @@ import { DEFAULT_TASK_LIMITS, detectPrivateMounts, type PrivateMounts, type Task
 import { firstBlockedFolder } from '../postgres/managed-postgres-layout.js';
 import type { LogSink } from '../../domain/logs/index.js';
 import { LogCapture, type CaptureTarget } from './log-capture.js';
+import { traceMark } from '../../domain/observability/trace-marks.js';
 
 /** Any other user: what an app user can pass through, at least. */
 const NOBODY = { name: 'nobody', uid: 65534, gid: 65534 };
@@ -98,6 +99,11 @@ export interface LocalSchedulerOptions {
 
 /** A helper that died is started again at most this often. */
 const SPAWNER_RESTART_MS = 10_000;
+/**
+ * Spare processes the helper keeps in their cgroups ahead of the next starts (ADR 0201): two, so
+ * two wakes at once both skip the cgroup join; each is a forked helper of about a megabyte.
+ */
+const SPARE_PROCESSES = 2;
 
 const HOST_IP = '127.0.0.1';
 
@@ -153,7 +159,6 @@ export class DriverCore {
         );
     }
     this.#capture = options.logs ? new LogCapture({ sink: options.logs, logger: this.logger }) : undefined;
-    if (options.spawnHelper !== false) this.#startSpawner();
     this.ctx = {
       identities,
       limits: options.limits ?? DEFAULT_TASK_LIMITS,
@@ -178,13 +183,39 @@ export class DriverCore {
       changed: (record, previousStatus, event) => this.changed(record, previousStatus, event),
       finished: (record, outcome) => this.finished(record, outcome),
     };
+    if (options.spawnHelper !== false) this.#startSpawner();
+  }
+
+  #allocationDir(id: string): string {
+    return path.join(this.options.dataDir, 'allocs', id);
+  }
+
+  /** Releases the cgroups and removes the folders of a helper's spares that no allocation took. */
+  #dropSpares(spawner: TaskSpawner | undefined): void {
+    for (const id of spawner?.unusedSpares() ?? []) {
+      this.ctx.cpuWeights.release(id);
+      fs.rmSync(this.#allocationDir(id), { recursive: true, force: true });
+    }
   }
 
   #startSpawner(): void {
+    // A helper that died took its spares with it.
+    this.#dropSpares(this.#spawner);
     this.#spawnerStartedAt = Date.now();
     this.#spawner = TaskSpawner.start();
     if (this.#spawner === undefined)
       this.logger.info('no task spawner helper (perl not found): tasks are spawned from the platform process');
+    // A start skips the kernel's wait to join a cgroup, and the creation of its folders: a spare
+    // joined one ahead, and its allocation's folders were made meanwhile (ADR 0201).
+    const weights = this.ctx.cpuWeights;
+    this.#spawner?.keepSpares(SPARE_PROCESSES, (id) => {
+      const group = weights.target(id, 0)?.group;
+      if (group !== undefined)
+        createAllocationFoldersAhead(this.#allocationDir(id)).catch((error: unknown) =>
+          this.logger.warn({ err: error }, 'folders of a spare allocation not made ahead'),
+        );
+      return group;
+    });
   }
 
   /** The running helper; one that died is started again (at most every {@link SPAWNER_RESTART_MS}). */
@@ -298,8 +329,9 @@ export class DriverCore {
     this.#capture?.close();
     for (const runner of this.runners.values()) runner.detach();
     this.runners.clear();
-    // Its tasks keep running (re-parented), for the next driver to re-adopt.
+    // Its tasks keep running (re-parented), for the next driver to re-adopt; its spares exit.
     this.#spawner?.close();
+    this.#dropSpares(this.#spawner);
     this.#savePending = true;
     this.flush();
     this.#releaseLock();
@@ -417,7 +449,9 @@ export class DriverCore {
     // The app's user exists before the allocation does, so its start looks nothing up (ADR 0190). A
     // failure here is the task's start failure: the runner tries again and records it.
     await this.ctx.identities.prepare(job.spec.app, group.task.user).catch(() => undefined);
-    const id = randomUUID();
+    traceMark('driver:place');
+    // A spare process already in its cgroup starts the task when there is one (ADR 0201).
+    const id = this.#liveSpawner()?.takeSpare() ?? randomUUID();
     const used = this.usedPorts();
     const ports = [];
     for (const port of group.ports) {
@@ -447,7 +481,7 @@ export class DriverCore {
       fingerprint: rollFingerprint(job.spec, group),
       filesFingerprint: filesFingerprint(group),
       extraEnv,
-      dir: path.join(this.options.dataDir, 'allocs', id),
+      dir: this.#allocationDir(id),
       task: {
         name: group.task.name,
         state: 'pending',

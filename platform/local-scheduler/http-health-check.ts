@@ -5,6 +5,7 @@
 import http from 'node:http';
 import net from 'node:net';
 import type { HealthStatus, RegistryWriter } from '../../domain/registry/index.js';
+import { traceMark } from '../../domain/observability/trace-marks.js';
 
 /** What one probe saw. */
 export interface ProbeResult {
@@ -231,6 +232,7 @@ export class HttpHealthCheck {
       return;
     }
     if (accepted) {
+      traceMark('check:port-accepted');
       void this.#run(accepted);
       return;
     }
@@ -242,6 +244,7 @@ export class HttpHealthCheck {
     const { registry, instanceId, checkId, url, timeoutMs, intervalMs } = this.#options;
     this.#inFlight = true;
     let result: ProbeResult;
+    traceMark('check:probe');
     try {
       result = await probeHttp(url, timeoutMs, connected);
     } finally {
@@ -249,6 +252,7 @@ export class HttpHealthCheck {
     }
     if (this.#stopped) return;
     if (result.status === 'passing') this.#passed = true;
+    traceMark(`check:${result.status}`);
     const starting = !this.#passed && Date.now() < this.#startupEndsAt;
     this.#last = result.status;
     registry.updateCheck({

@@ -31,6 +31,7 @@ import { recoverAllocations } from './recover-allocations.js';
 import { handOver, reconcileGroup } from './reconcile-group.js';
 import type { AllocationRecord } from './driver-state.js';
 import { validateJobForLocalDriver } from './validate-job.js';
+import { traceMark } from '../../domain/observability/trace-marks.js';
 
 /** The local driver. Create with {@link LocalScheduler.open}; call `close()` to detach (processes keep running). */
 export class LocalScheduler implements Scheduler {
@@ -68,6 +69,7 @@ export class LocalScheduler implements Scheduler {
   async submitJob(job: JobSpec): Promise<SubmitResult> {
     const normalized = normalizeJob(job);
     validateJobForLocalDriver(normalized, this.#core.ctx.hostVolumes);
+    traceMark('driver:submit');
     return this.#exclusive(() => this.#submit(normalized));
   }
 

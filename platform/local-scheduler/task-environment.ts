@@ -106,6 +106,20 @@ function inside(child: string, parent: string): boolean {
 }
 
 /**
+ * Creates the folders and log files of an allocation that is yet to be placed (the id of a spare
+ * process, ADR 0201), off the event loop: root's, 0700 (the logs 0640, as at a start), so no one
+ * else enters them before {@link prepareAllocationDir} gives them their owners and modes at the
+ * start, which then finds them made. Creating them costs 1-2 ms of synchronous calls on a loaded disk.
+ */
+export async function createAllocationFoldersAhead(dir: string): Promise<void> {
+  const paths = allocationPaths(dir);
+  await fs.promises.mkdir(path.dirname(dir), { recursive: true, mode: 0o711 });
+  for (const folder of [dir, path.dirname(paths.stdout), paths.local, paths.secrets, paths.tmp])
+    await fs.promises.mkdir(folder, { recursive: true, mode: 0o700 });
+  for (const log of [paths.stdout, paths.stderr]) await (await fs.promises.open(log, 'a', 0o640)).close();
+}
+
+/**
  * Creates the allocation directory layout and the app's data and volume folders, owned so that the
  * task's user reads its release and its secrets but cannot write either, and owns `local/`, `tmp/`,
  * its data folder and its volumes (ADR 0047):

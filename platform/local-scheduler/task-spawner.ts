@@ -13,150 +13,14 @@
  * failed, through a close-on-exec pipe as libuv does) and each exit as `waitpid` saw it.
  *
  * When the helper cannot be started or dies, the driver spawns directly as before; tasks launched
- * through a helper that died are watched through `/proc` like re-adopted ones.
+ * through a helper that died are watched through `/proc` like re-adopted ones. The script itself is
+ * in `task-spawner-script.ts`.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Readable, Writable } from 'node:stream';
-
-/**
- * The helper. Requests on stdin: a decimal length, a newline, then that many bytes of NUL-separated
- * fields: id, cwd, stdout path, stderr path, cgroup folder, weight file, weight value, the sandbox
- * (applied or not, nofile, nproc, uid, gid, groups, private mounts or not, the number of binds, then
- * each bind's source and target), argc, the argv, then `NAME=value` environment entries. Answers on stdout, one line each:
- * `spawned <id> <pid> <warning>`, `failed <id> <reason>`, `exit <pid> <code> <signal>`.
- * EOF on stdin ends it; its tasks run on (re-parented to init) for the next driver to re-adopt.
- */
-const SCRIPT = String.raw`
-use strict; use warnings; use POSIX ();
-# System call numbers of this architecture (empty where the helper does not sandbox itself).
-my %NR = (__NR__);
-# Copies: syscall() may write through a string argument, and a literal is read-only.
-sub sys { my ($name, @args) = @_; return syscall($NR{$name}, @args) != -1; }
-$| = 1;
-# SIGCHLD interrupts select(); exits are collected by reap() in the loop, after each spawn's answer.
-$SIG{CHLD} = sub {};
-my $buf = '';
-my $rin = ''; vec($rin, fileno(STDIN), 1) = 1;
-sub line { my $s = join(' ', @_); $s =~ s/[\r\n]+/ /g; print $s, "\n"; }
-sub reap {
-  while ((my $pid = waitpid(-1, POSIX::WNOHANG())) > 0) {
-    my $s = $?;
-    line('exit', $pid, ($s & 127) ? -1 : ($s >> 8), $s & 127);
-  }
-}
-# In the forked child: the task's process set-up, then exec; never returns.
-sub child {
-  my ($w, $r, $cwd, $out, $err, $group, $file, $value, $sandbox, $nofile, $nproc, $uid, $gid, $groups, $ns, $bindsRef, $argvRef, $envRef) = @_;
-  my @binds = @$bindsRef;
-  my @argv = @$argvRef;
-  close $r;
-  # As Node words a failed spawn: "spawn <file> <errno name>".
-  my $fail = sub { my ($name) = grep { $!{$_} } keys %!; syswrite($w, "e:spawn $argv[0] " . ($name // ($! + 0)) . "\n"); POSIX::_exit(127); };
-  POSIX::setsid();
-  open(STDIN, '<', '/dev/null') or $fail->();
-  open(STDOUT, '>>', $out) or $fail->();
-  open(STDERR, '>>', $err) or $fail->();
-  chdir($cwd) or $fail->();
-  if ($group ne '') {
-    # A weight is a refinement: the task runs without one rather than not at all.
-    my ($f, $p);
-    my $ok = (mkdir($group) || $!{EEXIST})
-      && open($f, '>', "$group/$file") && (print $f $value) && close($f)
-      && open($p, '>', "$group/cgroup.procs") && (print $p $$) && close($p);
-    syswrite($w, "w:CPU weight not applied: $!\n") unless $ok;
-  }
-  if ($sandbox eq '1') {
-    # What unshare --mount --propagation private, mount --bind, prlimit and setpriv did, in this
-    # process (ADR 0047, 0199). Numbers are passed with +0: syscall() passes a string as a pointer.
-    if ($ns eq '1') {
-      sys('unshare', 0x20000) or $fail->();
-      sys('mount', 'none', '/', 0, 0x4000 | 0x40000, 0) or $fail->();
-      for (my $i = 0; $i < @binds; $i += 2) { sys('mount', $binds[$i], $binds[$i + 1], 0, 0x1000, 0) or $fail->(); }
-    }
-    sys('setrlimit', 7, pack('Q2', $nofile, $nofile)) or $fail->();
-    if ($uid ne '') {
-      sys('setrlimit', 6, pack('Q2', $nproc, $nproc)) or $fail->();
-      my @g = grep { length } split(/,/, $groups);
-      (@g ? sys('setgroups', scalar(@g), pack('L*', @g)) : sys('setgroups', 0, 0)) or $fail->();
-      sys('setresgid', $gid + 0, $gid + 0, $gid + 0) or $fail->();
-      sys('setresuid', $uid + 0, $uid + 0, $uid + 0) or $fail->();
-      sys('prctl', 38, 1, 0, 0, 0) or $fail->();
-      $! = 1;
-      $fail->() if $< != $uid || $> != $uid;
-    }
-  }
-  %ENV = %$envRef;
-  { no warnings 'exec'; exec { $argv[0] } @argv; }
-  $fail->();
-}
-sub launch {
-  my ($id, $cwd, $out, $err, $group, $file, $value, $sandbox, $nofile, $nproc, $uid, $gid, $groups, $ns, $binds, @rest) = @_;
-  my @binds = splice(@rest, 0, 2 * $binds);
-  my $argc = shift(@rest);
-  my @argv = splice(@rest, 0, $argc);
-  my %env;
-  for (@rest) { my $i = index($_, '='); $env{substr($_, 0, $i)} = substr($_, $i + 1) if $i > 0; }
-  my ($r, $w);
-  if (!pipe($r, $w)) { line('failed', $id, "pipe: $!"); return; }
-  my $pid = fork();
-  if (!defined $pid) { line('failed', $id, "fork: $!"); return; }
-  if ($pid == 0) {
-    # The child never returns into the helper's loop, whatever fails.
-    eval { child($w, $r, $cwd, $out, $err, $group, $file, $value, $sandbox, $nofile, $nproc, $uid, $gid, $groups, $ns, \@binds, \@argv, \%env) };
-    syswrite($w, "e:spawn $argv[0] EINVAL\n");
-    POSIX::_exit(127);
-  }
-  close $w;
-  my $status = '';
-  while (1) {
-    my $n = sysread($r, $status, 4096, length $status);
-    if (!defined $n) { next if $!{EINTR}; last; }
-    last if $n == 0;
-  }
-  close $r;
-  my ($error) = $status =~ /^e:(.*)$/m;
-  my ($warning) = $status =~ /^w:(.*)$/m;
-  if (defined $error) { waitpid($pid, 0); line('failed', $id, $error); return; }
-  line('spawned', $id, $pid, $warning // '');
-}
-while (1) {
-  reap();
-  my $n = select(my $rout = $rin, undef, undef, 0.25);
-  next if $n <= 0;
-  my $got = sysread(STDIN, $buf, 65536, length $buf);
-  if (!defined $got) { next if $!{EINTR}; last; }
-  last if $got == 0;
-  while ($buf =~ /^(\d+)\n/) {
-    my $start = length($1) + 1;
-    my $len = $1;
-    last if length($buf) < $start + $len;
-    my $msg = substr($buf, $start, $len);
-    substr($buf, 0, $start + $len) = '';
-    launch(split(/\0/, $msg, -1));
-  }
-}
-`;
-
-/**
- * System call numbers the helper needs to sandbox a task itself, by Node's name of the architecture
- * (`asm/unistd_64.h` on x86-64, `asm-generic/unistd.h` on arm64).
- */
-const SYSCALLS: Readonly<Record<string, Readonly<Record<string, number>>>> = {
-  x64: { unshare: 272, mount: 165, setrlimit: 160, setgroups: 116, setresgid: 119, setresuid: 117, prctl: 157 },
-  arm64: { unshare: 97, mount: 40, setrlimit: 164, setgroups: 159, setresgid: 149, setresuid: 147, prctl: 167 },
-};
-
-/** The helper's script for `arch`; it sandboxes tasks itself only where {@link SYSCALLS} knows the architecture. */
-export function spawnerScript(arch: string = process.arch): string {
-  const table = SYSCALLS[arch] ?? {};
-  return SCRIPT.replace(
-    '__NR__',
-    Object.entries(table)
-      .map(([name, number]) => `${name} => ${number}`)
-      .join(', '),
-  );
-}
+import { spawnerScript, SYSCALLS } from './task-spawner-script.js';
 
 /**
  * The sandbox of ADR 0047 applied by the helper's child before it execs the task, in place of the
@@ -295,7 +159,49 @@ export class TaskSpawner {
       });
       if (this.#pending.size === 1) this.#output().ref();
       this.#child.stdin.write(Buffer.concat([Buffer.from(`${payload.length}\n`), payload]));
+      this.#refillSpares();
     });
+  }
+
+  /**
+   * Keeps `count` spare processes forked ahead, each already in the cgroup `group(id)` gives for a
+   * fresh id (ADR 0201): joining a cgroup waits for an RCU grace period in the kernel (10-15 ms
+   * here), which a start then skips. {@link takeSpare} hands out the id for a new allocation, and
+   * its start (a request with that cgroup) goes to the spare. Nothing is kept when `group` gives none.
+   */
+  keepSpares(count: number, group: (id: string) => string | undefined): void {
+    this.#spareCount = count;
+    this.#spareGroup = group;
+    this.#refillSpares();
+  }
+
+  /** The id of a spare that joined its cgroup ahead (an allocation takes it as its own id), if one is ready. */
+  takeSpare(): string | undefined {
+    if (!this.#alive) return undefined;
+    // The next spare is asked for after the start request that takes this one (spawn): the helper
+    // forks it once that start exec'd, not before.
+    return this.#spares.shift();
+  }
+
+  /** Ids of spares not handed out (their cgroups are released when the helper ends). */
+  unusedSpares(): readonly string[] {
+    return this.#spares;
+  }
+
+  /** Ids of spares ready, not handed out yet. */
+  #spares: string[] = [];
+  #spareCount = 0;
+  #spareGroup: ((id: string) => string | undefined) | undefined;
+
+  #refillSpares(): void {
+    while (this.#alive && this.#spareGroup !== undefined && this.#spares.length < this.#spareCount) {
+      const id = randomUUID();
+      const group = this.#spareGroup(id);
+      if (group === undefined || group.includes('\0')) return;
+      this.#spares.push(id);
+      const payload = Buffer.from(['spare', group].join('\0'), 'utf8');
+      this.#child.stdin.write(Buffer.concat([Buffer.from(`${payload.length}\n`), payload]));
+    }
   }
 
   /** Ends the helper; the tasks it started keep running. */

@@ -18,13 +18,14 @@ import {
   normalizeHostname,
   wakeTimeoutMs,
 } from '../../../domain/routing/index.js';
-import type { WakeGateway, WakeTarget } from '../../../controllers/routing/wake-gateway.js';
+import type { ReadyUpstream, WakeGateway, WakeTarget } from '../../../controllers/routing/wake-gateway.js';
 import type { ServiceInstance } from '../../../domain/registry/index.js';
 import type { AccessObservations } from '../../../controllers/routing/access-observations.js';
 import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import { secretEquals, sha256Hex } from '../../http/bearer.js';
 import { refuseUpgrade } from '../../http/upgrade.js';
 import { domainErrorResponse } from '../../http/error-middleware.js';
+import { traceMark } from '../../../domain/observability/trace-marks.js';
 
 /** Path other upgrade listeners see on an upgrade the gateway claimed. */
 const CLAIMED_UPGRADE_PATH = '/.svc-wake-gateway/claimed-upgrade';
@@ -337,33 +338,39 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
         forward(req, res, routed, warm.instance, warm.action);
         return true;
       }
-      options.gateway.ready(target, routed.timeoutMs).then(
-        ({ instance, action }) => {
-          if (res.destroyed) return;
-          options.gateway.stats.proxied += 1;
-          claimed = options.gateway.claim(instance);
-          forward(req, res, routed, instance, action);
-        },
-        (error: unknown) => {
-          if (!isDomainError(error))
-            options.logger.error({ err: error, hostname: target.hostname }, 'wake gateway failed');
-          if (!res.headersSent)
-            sendError(
-              res,
-              isDomainError(error)
-                ? error
-                : {
-                    status: 502,
-                    code: 'wake_failed',
-                    message: 'the wake gateway could not reach the process',
-                    details: {},
-                    headers: {},
-                  },
-            );
-          // The body was never read: drain it so the connection can be reused.
-          req.resume();
-        },
-      );
+      traceMark('gateway:wait');
+      // Forwarded when the wake resolves (in the registry's turn) or, for a passing instance found
+      // first, when the promise resolves: once either way.
+      let forwarded = false;
+      const go = ({ instance, action }: ReadyUpstream): void => {
+        if (forwarded) return;
+        forwarded = true;
+        traceMark('gateway:forward');
+        if (res.destroyed) return;
+        options.gateway.stats.proxied += 1;
+        claimed = options.gateway.claim(instance);
+        forward(req, res, routed, instance, action);
+      };
+      options.gateway.ready(target, routed.timeoutMs, go).then(go, (error: unknown) => {
+        if (forwarded) return;
+        if (!isDomainError(error))
+          options.logger.error({ err: error, hostname: target.hostname }, 'wake gateway failed');
+        if (!res.headersSent)
+          sendError(
+            res,
+            isDomainError(error)
+              ? error
+              : {
+                  status: 502,
+                  code: 'wake_failed',
+                  message: 'the wake gateway could not reach the process',
+                  details: {},
+                  headers: {},
+                },
+          );
+        // The body was never read: drain it so the connection can be reused.
+        req.resume();
+      });
       return true;
     },
     handleUpgrade(req, socket, head) {

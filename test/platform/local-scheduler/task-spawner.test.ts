@@ -178,6 +178,53 @@ rootTest(
   },
 );
 
+/** The pid a spare wrote into its group's `cgroup.procs` once it joined it (a plain file here). */
+async function joined(group: string): Promise<number> {
+  for (;;) {
+    const text = fs.existsSync(path.join(group, 'cgroup.procs'))
+      ? fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8')
+      : '';
+    if (/^\d+$/.test(text)) return Number(text);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test('a spare joins its group ahead, and the start that takes its id runs in it without joining again; the helper keeps the count and its spares end with it', async (t) => {
+  const dir = tempDir(t);
+  const spawner = helper(t);
+  const groups = path.join(dir, 'cgroup');
+  fs.mkdirSync(groups);
+  spawner.keepSpares(1, (id) => path.join(groups, id));
+  const id = spawner.takeSpare();
+  if (id === undefined) throw new Error('no spare');
+  const group = path.join(groups, id);
+  const sparePid = await joined(group);
+  // Written ahead, by the spare: a start that joined again would write its pid over this mark.
+  fs.writeFileSync(path.join(group, 'cgroup.procs'), 'joined ahead');
+  const watch = watched();
+  const { pid, warning } = await spawner.spawn(
+    request(dir, '/bin/sh', ['-c', 'echo started; grep SigIgn /proc/$$/status'], {
+      cgroup: { group, file: 'cpu.weight', value: '42' },
+    }),
+    watch,
+  );
+  t.is(pid, sparePid);
+  t.is(warning, undefined);
+  t.deepEqual(await watch.exited, [0, null]);
+  // No signal ignored: the helper ignores SIGPIPE itself, its tasks do not.
+  t.regex(fs.readFileSync(path.join(dir, 'out.log'), 'utf8'), /^started\nSigIgn:\s+0+\n$/);
+  t.is(fs.readFileSync(path.join(group, 'cpu.weight'), 'utf8'), '42');
+  t.is(fs.readFileSync(path.join(group, 'cgroup.procs'), 'utf8'), 'joined ahead');
+
+  // Taking one forked the next; it waits in its own group, and exits when the helper ends.
+  t.deepEqual(spawner.unusedSpares().length, 1);
+  const next = await joined(path.join(groups, spawner.unusedSpares()[0]!));
+  t.true(alive(next));
+  spawner.close();
+  while (alive(next)) await new Promise((resolve) => setTimeout(resolve, 10));
+  t.is(spawner.takeSpare(), undefined);
+});
+
 test('when the spawner dies its tasks run on and are reported lost, and later starts are refused as gone; close leaves tasks running', async (t) => {
   const dir = tempDir(t);
   const spawner = helper(t);
@@ -202,6 +249,60 @@ test('when the spawner dies its tasks run on and are reported lost, and later st
   second.close();
   t.true(alive(other.pid));
 });
+
+rootTest(
+  'a driver keeps spares ahead, their cgroups joined and their folders made, a placement takes one, and close removes the rest',
+  async (t) => {
+    const root = tempDir(t);
+    const appDir = path.join(root, 'app');
+    fs.mkdirSync(appDir);
+    fs.writeFileSync(path.join(appDir, 'server.mjs'), SERVER_JS);
+    const registry = new LocalRegistry();
+    const allocs = path.join(root, 'data', 'allocs');
+    const driver = await LocalScheduler.open({
+      dataDir: path.join(root, 'data'),
+      registry,
+      monitorInterval: milliseconds(40),
+      defaultRestart: fastRestart,
+    });
+    t.teardown(() => stopEverything(driver));
+    const spareIds = async (): Promise<string[]> => {
+      for (;;) {
+        const ids = fs.existsSync(allocs) ? fs.readdirSync(allocs) : [];
+        if (ids.length >= 2 && ids.every((id) => fs.existsSync(path.join(allocs, id, 'logs', 'stderr.log'))))
+          return ids;
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    const spares = await spareIds();
+    t.is(spares.length, 2);
+    for (const id of spares) {
+      // Root's and private until a start gives them their owners and modes.
+      const stat = fs.statSync(path.join(allocs, id));
+      t.is(stat.uid, 0);
+      t.is(stat.mode & 0o777, 0o700);
+    }
+    await driver.submitJob(
+      serviceJob(
+        'spare-web',
+        serviceGroup({ command: [process.execPath, 'server.mjs'], workdir: appDir, serviceName: 'spare-web' }),
+      ),
+    );
+    await waitForHealthyInstances(registry, 'spare-web', { timeoutMs: 10_000 });
+    const [alloc] = await driver.listAllocations({ jobId: 'spare-web' });
+    t.true(spares.includes(alloc!.id));
+    // Its folder got the owners and modes of a start (ADR 0047), and its process runs in its cgroup
+    // (as root the driver applies CPU weights; spares are kept only then).
+    t.is(fs.statSync(path.join(allocs, alloc!.id)).mode & 0o777, 0o750);
+    t.regex(fs.readFileSync(`/proc/${alloc!.task.pid!}/cgroup`, 'utf8'), new RegExp(`svc-apps/${alloc!.id}`));
+    // Another spare was made for the next start.
+    const after = await spareIds();
+    t.is(after.length, 3);
+    await stopEverything(driver);
+    const left = fs.readdirSync(allocs);
+    t.deepEqual(left, [alloc!.id]);
+  },
+);
 
 test('a driver without the helper spawns services from its own process as before', async (t) => {
   const root = tempDir(t);
