@@ -594,19 +594,17 @@ export async function startControlPlane(
   let server: RunningServer;
   try {
     // The wake gateway sees requests first: a Host of a public endpoint never reaches the API.
-    // Then the ingest fast path (ADR 0200): a plain `POST /api/events` skips Koa's chain. Receipts
-    // are guarded by Koa's middleware, so with them on every request goes to Koa.
-    const ingest = receipts
-      ? undefined
-      : eventIngestFastPath({
-          events: eventApi.services.events,
-          logger: log,
-          bodyLimitBytes: config.bodyLimitBytes,
-          apiToken: config.apiToken,
-          requireExplicitAuth: config.requireExplicitAuth,
-          scopedToken,
-          access: recentAccess,
-        });
+    // Then the ingest fast path (ADR 0200): a plain `POST /api/events` skips Koa's chain.
+    const ingest = eventIngestFastPath({
+      events: eventApi.services.events,
+      logger: log,
+      bodyLimitBytes: config.bodyLimitBytes,
+      apiToken: config.apiToken,
+      requireExplicitAuth: config.requireExplicitAuth,
+      scopedToken,
+      access: recentAccess,
+      ...(receipts ? { receipts } : {}),
+    });
     server = await listen(app, config.port, config.host, {
       intercept: (req, res) => gatewayProxy.handleRequest(req, res) || (ingest?.(req, res) ?? false),
       ...(options.listener === undefined ? {} : { handle: options.listener }),

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import test, { type ExecutionContext } from 'ava';
 import WebSocket from 'ws';
@@ -5,6 +6,11 @@ import { request, startTestControlPlane } from '../helpers/servers.js';
 import { testConfig } from '../helpers/test-config.js';
 import { eventIngestFastPath } from '../../api/control/events/ingest-fast-path.js';
 import { silentLogger } from '../../platform/logger.js';
+import { AuditReceipts } from '../../controllers/audit/audit-receipts.js';
+import type { AuditReceipt } from '../../domain/audit/audit-receipt.js';
+import { ensureAuditKey } from '../../platform/audit/audit-key.js';
+import { ReceiptFile, receiptFile } from '../../platform/audit/receipt-file.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const quiet = { SVC_CAPACITY_CHECK_INTERVAL: 'off' };
 const post = (url: string, json: unknown) => request(url, { method: 'POST', json });
@@ -445,8 +451,22 @@ test('the ingest fast path takes only a plain POST /api/events and answers as th
     apiToken: 'ingest-token',
     requireExplicitAuth: false,
   });
+  // The same with the production profile's audit receipts (real ones, in a temporary folder).
+  const receiptsDir = tempDir(t);
+  const withReceipts = eventIngestFastPath({
+    events: plane.eventServices.events,
+    logger: silentLogger(),
+    bodyLimitBytes: 2048,
+    apiToken: 'ingest-token',
+    requireExplicitAuth: false,
+    receipts: new AuditReceipts({
+      file: new ReceiptFile(receiptFile(receiptsDir)),
+      key: ensureAuditKey(receiptsDir),
+      digest: () => null,
+    }),
+  });
   const bare = http.createServer((req, res) => {
-    if (!fast(req, res)) res.writeHead(404).end();
+    if (!(req.headers['x-receipts'] ? withReceipts : fast)(req, res)) res.writeHead(404).end();
   });
   await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
   t.teardown(() => new Promise<void>((resolve) => bare.close(() => resolve())));
@@ -462,6 +482,26 @@ test('the ingest fast path takes only a plain POST /api/events and answers as th
     ['/api/events', { body: JSON.stringify({ title: 'x'.repeat(3000) }), headers: auth }],
   ];
   for (const [path, options] of declined) t.is((await raw(bareUrl, path, options)).status, 404, path);
+  // With receipts: each recorded or refused event is guarded as Koa's receipt middleware guards it; a
+  // malformed body is refused before any receipt, as the body parser refuses it before that middleware.
+  const receiptLines = () =>
+    fs
+      .readFileSync(receiptFile(receiptsDir), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as AuditReceipt);
+  const guarded = { ...auth, 'x-receipts': '1', 'x-request-id': 'guarded-1' };
+  t.is((await raw(bareUrl, '/api/events', { body: event('guarded'), headers: guarded })).status, 201);
+  t.is((await raw(bareUrl, '/api/events', { body: '{"type":"x"}', headers: guarded })).status, 400);
+  t.is((await raw(bareUrl, '/api/events', { body: '{"type":', headers: guarded })).status, 400);
+  const subject = { actor: 'control-token', action: 'POST /api/events', target: 'events' };
+  const lines = receiptLines();
+  t.is(lines.length, 4);
+  t.like(lines[0], { phase: 'reserved', ...subject, refs: { request: 'guarded-1' } });
+  t.like(lines[1], { phase: 'completed', outcome: 'succeeded', refs: { status: '201' } });
+  t.like(lines[2], { phase: 'reserved', ...subject });
+  t.like(lines[3], { phase: 'completed', outcome: 'refused', refs: { error: 'invalid_request' } });
+  t.is((await raw(bareUrl, '/api/events', { body: event('open'), headers: { 'x-receipts': '1' } })).status, 404);
 
   // The same requests on the control plane: the fast path (`/api/events`) beside the Koa route (`?via=koa`).
   type Answer = Awaited<ReturnType<typeof raw>>;

@@ -4,8 +4,10 @@
  * body limit, no content or transfer encoding, and a caller the route accepts (an administrator's
  * bearer token, or none when the API runs open). Everything else returns false and goes to the Koa
  * app, which answers it as before: a missing or refused credential, an oversized or chunked body,
- * another content type, a query string, and every request while audit receipts are on (the wiring
- * does not install it then).
+ * another content type, a query string. With audit receipts on (ADR 0187) it takes only an
+ * administrator's bearer token, and guards the handler with a receipt as Koa's receipt middleware
+ * does (same actor, action, target and refs; a malformed body is refused before the guard, as the
+ * body parser refuses it before that middleware).
  *
  * What the request gets is the Koa route's: the same handler ({@link recordEvent}), the same JSON
  * parser with the body parser's options (`@hapi/bourne`, prototype poisoning refused, an empty body
@@ -21,8 +23,10 @@ import type { EventService } from '../../../controllers/events/event-service.js'
 import { bearerOfHeader, sha256Hex } from '../../http/bearer.js';
 import { errorResponse } from '../../http/error-middleware.js';
 import { requestIdFor } from '../../http/request-context.js';
+import type { AuditReceipts } from '../../../controllers/audit/audit-receipts.js';
 import { bearerPrincipal, pathNeedsCaller } from '../auth/auth.js';
-import { recordEvent } from './record-event.js';
+import { receiptActor, receiptSubject } from '../audit/receipt-middleware.js';
+import { recordEvent, type RecordEventAnswer } from './record-event.js';
 
 const PATH = '/api/events';
 /** The JSON content types the fast path takes; the body parser takes more, and gets them. */
@@ -37,26 +41,45 @@ export interface IngestFastPathOptions {
   readonly requireExplicitAuth: boolean;
   readonly scopedToken?: (secret: string) => Principal | undefined;
   readonly access?: AccessRecorder;
+  /** The production profile's audit receipts: each recorded event is guarded by one. */
+  readonly receipts?: Pick<AuditReceipts, 'guard'>;
 }
 
 /** A request handler for the server's intercept: true when it took the request. */
 export function eventIngestFastPath(
   options: IngestFastPathOptions,
 ): (req: http.IncomingMessage, res: http.ServerResponse) => boolean {
-  const { events, logger, access } = options;
+  const { events, logger, access, receipts } = options;
+  const subject = receiptSubject('POST', PATH);
   const tokenHash = options.apiToken === undefined ? undefined : sha256Hex(options.apiToken);
   const needsCaller = pathNeedsCaller(PATH, {
     tokenSet: tokenHash !== undefined,
     requireExplicitAuth: options.requireExplicitAuth,
   });
 
-  async function answer(res: http.ServerResponse, body: Buffer, requestId: string): Promise<void> {
+  /** The handler, under a receipt when receipts are on (what `receiptMiddleware` does around the route). */
+  function record(body: unknown, principal: Principal | undefined, requestId: string): Promise<RecordEventAnswer> {
+    if (receipts === undefined) return recordEvent(events, body);
+    return receipts.guard({
+      reservation: { actor: receiptActor(principal, PATH), ...subject, refs: { request: requestId } },
+      run: () => recordEvent(events, body),
+      outcomeOf: () => 'succeeded',
+      refsOf: (answer) => ({ status: String(answer.status) }),
+    });
+  }
+
+  async function answer(
+    res: http.ServerResponse,
+    body: Buffer,
+    principal: Principal | undefined,
+    requestId: string,
+  ): Promise<void> {
     const started = process.hrtime.bigint();
     let status: number;
     let payload: string;
     let extra: Record<string, string> = {};
     try {
-      const recorded = await recordEvent(events, parseJson(body));
+      const recorded = await record(parseJson(body), principal, requestId);
       status = recorded.status;
       payload = JSON.stringify(recorded.body);
     } catch (error) {
@@ -95,17 +118,16 @@ export function eventIngestFastPath(
       !JSON_TYPE.test(type)
     )
       return false;
-    if (needsCaller) {
-      const principal = bearerPrincipal(bearerOfHeader(headers.authorization ?? ''), tokenHash, options.scopedToken);
-      if (!isAdministrator(principal)) return false;
-    }
+    // Without a caller Koa may still find an edge identity (a receipt's actor): receipts need a bearer.
+    const principal = bearerPrincipal(bearerOfHeader(headers.authorization ?? ''), tokenHash, options.scopedToken);
+    if ((needsCaller || receipts !== undefined) && !isAdministrator(principal)) return false;
     const requestId = requestIdFor(headerValue(headers['x-request-id']));
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     // A request cut off before its end has nobody to answer; its socket is gone.
     req.on('error', () => undefined);
     req.on('end', () => {
-      void answer(res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), requestId);
+      void answer(res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), principal, requestId);
     });
     return true;
   };
