@@ -4,7 +4,7 @@
  * latency with 100,000 stored events. control.db runs with synchronous=FULL as in production.
  *
  * Run: node --import tsx bench/events.ts [--ingest N] [--clients N] [--stored N] [--groups N] [--requests N]
- *      [--node-clients] [--http-only]
+ *      [--node-clients] [--http-only] [--production]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,6 +36,16 @@ const requests = arg('requests', 1000);
 const clients = arg('clients', 64);
 /** `getconf CLK_TCK`: the unit of `/proc/<pid>/stat`'s times. */
 const CLOCK_TICKS = 100;
+/**
+ * `--production`: the HTTP target runs the production profile (a control token, explicit auth, audit
+ * receipts reserved before each event, ADR 0187); the clients send the token to both servers.
+ */
+const production = process.argv.includes('--production');
+const BENCH_TOKEN = 'bench-events-token';
+const clientHeaders: Record<string, string> = {
+  'content-type': 'application/json',
+  ...(production ? { authorization: `Bearer ${BENCH_TOKEN}` } : {}),
+};
 /** Only the HTTP phase (the floor and ours), for alternated runs. */
 const httpOnly = process.argv.includes('--http-only');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-events-'));
@@ -79,6 +89,14 @@ if (process.argv.includes('--child')) {
       SVC_APPS_DIR: path.join(root, 'apps'),
       SVC_LOG_LEVEL: 'silent',
       SVC_CAPACITY_CHECK_INTERVAL: 'off',
+      ...(production
+        ? {
+            SVC_PROFILE: 'production',
+            SVC_API_TOKEN: BENCH_TOKEN,
+            SVC_REQUIRE_EXPLICIT_AUTH: 'true',
+            SVC_RELEASE_SIGNATURE_POLICY: 'none',
+          }
+        : {}),
     }),
     silentLogger(),
   );
@@ -176,10 +194,14 @@ interface IngestRun {
  */
 async function httpIngest(mode: '--floor' | '--child', prefix: string): Promise<IngestRun> {
   // The child runs with this process's Node options (`--import tsx`, and `--cpu-prof` when profiling).
-  const server = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), mode], {
-    // stdin stays open while this process lives: the child ends when it closes (this process died).
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
+  const server = spawn(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), mode, ...(production ? ['--production'] : [])],
+    {
+      // stdin stays open while this process lives: the child ends when it closes (this process died).
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const baseUrl = await new Promise<string>((resolve) =>
     readline.createInterface({ input: server.stdout }).once('line', resolve),
   );
@@ -231,7 +253,7 @@ function undiciClient(baseUrl: string): IngestClient {
       const res = await pool.request({
         path: '/api/events',
         method: 'POST',
-        headers: { 'content-type': 'application/json' },
+        headers: clientHeaders,
         body,
       });
       await res.body.dump();
@@ -255,7 +277,7 @@ function nodeClient(baseUrl: string): IngestClient {
             path: url.pathname,
             method: 'POST',
             agent,
-            headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            headers: { ...clientHeaders, 'content-length': String(Buffer.byteLength(body)) },
           },
           (res) => {
             res.resume();
