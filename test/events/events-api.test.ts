@@ -515,6 +515,7 @@ test('the ingest fast path takes only a plain POST /api/events and answers as th
     t.deepEqual(a.body, b.body, label);
     if (code !== undefined) t.is(a.body.error.code, code, label);
     for (const name of ['content-type', ...headers]) t.is(a.headers[name], b.headers[name], `${label}: ${name}`);
+    t.deepEqual(Object.keys(a.headers).sort(), Object.keys(b.headers).sort(), `${label}: header names`);
   };
   same('bad JSON', await both({ body: '{"type":', headers: auth }), 400, 'invalid_json');
   same(
