@@ -4,6 +4,7 @@
  * latency with 100,000 stored events. control.db runs with synchronous=FULL as in production.
  *
  * Run: node --import tsx bench/events.ts [--ingest N] [--clients N] [--stored N] [--groups N] [--requests N]
+ *      [--node-clients] [--http-only] [--production]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -12,6 +13,7 @@ import http from 'node:http';
 import { spawn } from 'node:child_process';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
 import { startControlPlane } from '../wiring/control-plane.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
@@ -32,9 +34,28 @@ const stored = arg('stored', 100_000);
 const groups = arg('groups', 2_000);
 const requests = arg('requests', 1000);
 const clients = arg('clients', 64);
+/** `getconf CLK_TCK`: the unit of `/proc/<pid>/stat`'s times. */
+const CLOCK_TICKS = 100;
+/**
+ * `--production`: the HTTP target runs the production profile (a control token, explicit auth, audit
+ * receipts reserved before each event, ADR 0187); the clients send the token to both servers.
+ */
+const production = process.argv.includes('--production');
+const BENCH_TOKEN = 'bench-events-token';
+const clientHeaders: Record<string, string> = {
+  'content-type': 'application/json',
+  ...(production ? { authorization: `Bearer ${BENCH_TOKEN}` } : {}),
+};
+/** Only the HTTP phase (the floor and ours), for alternated runs. */
+const httpOnly = process.argv.includes('--http-only');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-events-'));
 // Apps run as their own users below it (ADR 0047): they must be able to enter it.
 fs.chmodSync(root, 0o711);
+if (process.argv.includes('--floor') || process.argv.includes('--child')) {
+  // A server child ends with the bench that started it, even when the bench dies without SIGTERM.
+  process.stdin.resume();
+  process.stdin.once('end', () => process.kill(process.pid, 'SIGTERM'));
+}
 if (process.argv.includes('--floor')) {
   // The HTTP floor: a bare node:http server that reads each POST body, parses its JSON and answers
   // 201, storing nothing. It is what any HTTP ingest on this machine pays before our code runs.
@@ -68,6 +89,14 @@ if (process.argv.includes('--child')) {
       SVC_APPS_DIR: path.join(root, 'apps'),
       SVC_LOG_LEVEL: 'silent',
       SVC_CAPACITY_CHECK_INTERVAL: 'off',
+      ...(production
+        ? {
+            SVC_PROFILE: 'production',
+            SVC_API_TOKEN: BENCH_TOKEN,
+            SVC_REQUIRE_EXPLICIT_AUTH: 'true',
+            SVC_RELEASE_SIGNATURE_POLICY: 'none',
+          }
+        : {}),
     }),
     silentLogger(),
   );
@@ -108,7 +137,7 @@ function burstEvent(prefix: string, i: number): EventInput {
 }
 
 // 1. In-process ingest: many emits in flight, each acknowledged only after its batch commits.
-{
+if (!httpOnly) {
   const started = performance.now();
   let recorded = 0;
   let duplicates = 0;
@@ -136,46 +165,53 @@ function burstEvent(prefix: string, i: number): EventInput {
   const floor = await httpIngest('--floor', 'http-floor');
   const ours = await httpIngest('--child', 'http');
   console.log(
-    `ingest over HTTP: ${ours} events/s beside ${floor}/s for a bare node:http server that parses each body and stores nothing (${(ours / floor).toFixed(2)}x its floor; goal >= 10,000/s)`,
+    `ingest over HTTP: ${ours.rate} events/s beside ${floor.rate}/s for a bare node:http server that parses each body and stores nothing (${(ours.rate / floor.rate).toFixed(2)}x its floor; goal >= 10,000/s); server CPU per request ${ours.serverUs} us beside the floor's ${floor.serverUs} us, clients ${ours.clientUs} us beside ${floor.clientUs} us (load average ${os.loadavg()[0]!.toFixed(2)})`,
   );
 }
 
-/** Events per second over HTTP against the server `mode` starts in a child process. */
-async function httpIngest(mode: '--floor' | '--child', prefix: string): Promise<number> {
+/** User + system CPU seconds a process has used so far, from `/proc/<pid>/stat` (Linux). */
+function processCpuSeconds(pid: number): number {
+  // Fields after the command's closing parenthesis: state is field 3, utime 14 and stime 15.
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** One HTTP ingest run's figures. */
+interface IngestRun {
+  readonly rate: number;
+  /** Server process CPU per request (user + system), microseconds. */
+  readonly serverUs: number;
+  /** Load generator (this process) CPU per request, microseconds. */
+  readonly clientUs: number;
+}
+
+/**
+ * Events per second over HTTP against the server `mode` starts in a child process. The clients are
+ * `clients` keep-alive connections of one undici `Pool` (no pipelining: one request in flight per
+ * connection), the same for the floor and for ours; `--node-clients` uses `http.request` on an
+ * `http.Agent` instead, to compare what the load generator itself costs.
+ */
+async function httpIngest(mode: '--floor' | '--child', prefix: string): Promise<IngestRun> {
   // The child runs with this process's Node options (`--import tsx`, and `--cpu-prof` when profiling).
-  const server = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), mode], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const server = spawn(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), mode, ...(production ? ['--production'] : [])],
+    {
+      // stdin stays open while this process lives: the child ends when it closes (this process died).
+      stdio: ['pipe', 'pipe', 'inherit'],
+    },
+  );
   const baseUrl = await new Promise<string>((resolve) =>
     readline.createInterface({ input: server.stdout }).once('line', resolve),
   );
-  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
-  const url = new URL(`${baseUrl}/api/events`);
-  const post = (body: string) =>
-    new Promise<number>((resolve, reject) => {
-      const req = http.request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'POST',
-          agent,
-          headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-        },
-        (res) => {
-          res.resume();
-          res.on('end', () => resolve(res.statusCode ?? 0));
-        },
-      );
-      req.on('error', reject);
-      req.end(body);
-    });
+  const post = process.argv.includes('--node-clients') ? nodeClient(baseUrl) : undiciClient(baseUrl);
   const burst = async (prefix: string, total: number) => {
     let next = 0;
     await Promise.all(
       Array.from({ length: clients }, async () => {
         while (next < total) {
-          const status = await post(JSON.stringify(burstEvent(prefix, next++)));
+          const status = await post.send(JSON.stringify(burstEvent(prefix, next++)));
           if (status !== 201 && status !== 200) throw new Error(`POST answered ${status}`);
         }
       }),
@@ -183,22 +219,80 @@ async function httpIngest(mode: '--floor' | '--child', prefix: string): Promise<
   };
   await burst(`${prefix}-warmup`, 2_000);
   const total = Math.min(ingest, 10_000);
+  const serverCpu0 = processCpuSeconds(server.pid!);
+  const clientCpu0 = process.cpuUsage();
   const started = performance.now();
   await burst(prefix, total);
   const seconds = (performance.now() - started) / 1000;
+  const clientCpu = process.cpuUsage(clientCpu0);
+  const serverUs = Math.round(((processCpuSeconds(server.pid!) - serverCpu0) * 1e6) / total);
+  const clientUs = Math.round((clientCpu.user + clientCpu.system) / total);
   const rate = Math.round(total / seconds);
   const target = mode === '--floor' ? 'bare node:http floor' : 'POST /api/events, server in its own process';
   console.log(
-    `ingest (HTTP, ${target}, ${clients} keep-alive clients): ${total} events in ${seconds.toFixed(2)} s = ${rate} events/s`,
+    `ingest (HTTP, ${target}, ${clients} keep-alive clients via ${post.name}): ${total} events in ${seconds.toFixed(2)} s = ${rate} events/s; CPU per request: server ${serverUs} us, clients ${clientUs} us`,
   );
-  agent.destroy();
+  await post.close();
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));
-  return rate;
+  return { rate, serverUs, clientUs };
+}
+
+/** A load generator: sends one JSON body and resolves with the answer's status once its body is read. */
+interface IngestClient {
+  readonly name: string;
+  send(body: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+function undiciClient(baseUrl: string): IngestClient {
+  const pool = new Pool(baseUrl, { connections: clients, pipelining: 1 });
+  return {
+    name: 'undici Pool',
+    async send(body) {
+      const res = await pool.request({
+        path: '/api/events',
+        method: 'POST',
+        headers: clientHeaders,
+        body,
+      });
+      await res.body.dump();
+      return res.statusCode;
+    },
+    close: () => pool.close(),
+  };
+}
+
+function nodeClient(baseUrl: string): IngestClient {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const url = new URL(`${baseUrl}/api/events`);
+  return {
+    name: 'http.request',
+    send: (body) =>
+      new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            agent,
+            headers: { ...clientHeaders, 'content-length': String(Buffer.byteLength(body)) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      }),
+    close: async () => agent.destroy(),
+  };
 }
 
 // 3. Fill to `stored` events over `groups` incident groups; about 10 % of groups stay unresolved.
-{
+if (!httpOnly) {
   const have = (plane.db.prepare('SELECT COUNT(*) AS n FROM events').get() as { n: number }).n;
   let next = 0;
   const toAdd = Math.max(0, stored - have);

@@ -10,6 +10,7 @@ import { openControlStore } from '../store/open-stores.js';
 import type { Db } from '../store/database.js';
 import { listen, type RunningServer } from '../api/http/listen.js';
 import { createControlApp } from '../api/control/server/control-app.js';
+import { eventIngestFastPath } from '../api/control/events/ingest-fast-path.js';
 import { auditRoutes } from '../api/control/audit/audit-routes.js';
 import { receiptMiddleware } from '../api/control/audit/receipt-middleware.js';
 import { startAuditReceipts } from './control/audit.js';
@@ -593,8 +594,19 @@ export async function startControlPlane(
   let server: RunningServer;
   try {
     // The wake gateway sees requests first: a Host of a public endpoint never reaches the API.
+    // Then the ingest fast path (ADR 0200): a plain `POST /api/events` skips Koa's chain.
+    const ingest = eventIngestFastPath({
+      events: eventApi.services.events,
+      logger: log,
+      bodyLimitBytes: config.bodyLimitBytes,
+      apiToken: config.apiToken,
+      requireExplicitAuth: config.requireExplicitAuth,
+      scopedToken,
+      access: recentAccess,
+      ...(receipts ? { receipts } : {}),
+    });
     server = await listen(app, config.port, config.host, {
-      intercept: (req, res) => gatewayProxy.handleRequest(req, res),
+      intercept: (req, res) => gatewayProxy.handleRequest(req, res) || (ingest?.(req, res) ?? false),
       ...(options.listener === undefined ? {} : { handle: options.listener }),
     });
   } catch (error) {

@@ -6,7 +6,11 @@ import type { Context } from 'koa';
 
 /** The token of an `Authorization: Bearer <token>` header, or undefined. */
 export function bearerToken(ctx: Context): string | undefined {
-  const header = ctx.get('authorization');
+  return bearerOfHeader(ctx.get('authorization'));
+}
+
+/** The token of an `Authorization` header's value (`''` when absent), or undefined. */
+export function bearerOfHeader(header: string): string | undefined {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1];
 }

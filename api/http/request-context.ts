@@ -8,12 +8,16 @@ import type { LoggerPort as Logger } from '../../domain/logger.js';
 
 const SANE_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The request's id: the caller's `X-Request-Id` when it is sane (`''` when absent), else a new UUID. */
+export function requestIdFor(incoming: string): string {
+  return SANE_ID.test(incoming) ? incoming : randomUUID();
+}
+
 /** Assigns `ctx.state.requestId` and logs method, path, status and duration. */
 export function requestContext(logger: Logger, options: { quietPaths?: readonly string[] } = {}): Middleware {
   const quiet = new Set(options.quietPaths ?? []);
   return async (ctx: Context, next: Next) => {
-    const incoming = ctx.get('x-request-id');
-    const requestId = SANE_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFor(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();

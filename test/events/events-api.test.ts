@@ -1,7 +1,16 @@
+import fs from 'node:fs';
+import http from 'node:http';
 import test, { type ExecutionContext } from 'ava';
 import WebSocket from 'ws';
 import { request, startTestControlPlane } from '../helpers/servers.js';
 import { testConfig } from '../helpers/test-config.js';
+import { eventIngestFastPath } from '../../api/control/events/ingest-fast-path.js';
+import { silentLogger } from '../../platform/logger.js';
+import { AuditReceipts } from '../../controllers/audit/audit-receipts.js';
+import type { AuditReceipt } from '../../domain/audit/audit-receipt.js';
+import { ensureAuditKey } from '../../platform/audit/audit-key.js';
+import { ReceiptFile, receiptFile } from '../../platform/audit/receipt-file.js';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const quiet = { SVC_CAPACITY_CHECK_INTERVAL: 'off' };
 const post = (url: string, json: unknown) => request(url, { method: 'POST', json });
@@ -393,4 +402,150 @@ test('the capacity check runs with the configured minimums and host id and feeds
   const text = (await request(`${plane.url}/metrics`)).text;
   t.regex(text, /svc_host_disk_free_bytes \d+/);
   t.regex(text, /svc_host_disk_total_bytes [1-9]\d*/);
+});
+
+/** One raw HTTP/1.1 request, so a test controls Content-Length and chunking. */
+function raw(
+  base: string,
+  path: string,
+  options: { body: string; headers?: Record<string, string>; chunked?: boolean },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      `${base}${path}`,
+      {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(options.chunked ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
+          ...options.headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode!, headers: res.headers, body: text === '' ? '' : JSON.parse(text) });
+        });
+      },
+    );
+    req.on('error', reject);
+    if (options.chunked) req.write(options.body.slice(0, 1));
+    req.end(options.chunked ? options.body.slice(1) : options.body);
+  });
+}
+
+test('the ingest fast path takes only a plain POST /api/events and answers as the Koa route does', async (t) => {
+  const plane = await startTestControlPlane(
+    t,
+    testConfig(t, { ...quiet, SVC_API_TOKEN: 'ingest-token', SVC_BODY_LIMIT: '2kb' }),
+  );
+  const auth = { authorization: 'Bearer ingest-token' };
+  const event = (dedupeKey: string) => JSON.stringify({ type: 'event.test', severity: 'info', title: 't', dedupeKey });
+  // Which requests the fast path takes: it on a bare server, falling back to a 404 that says so.
+  const fast = eventIngestFastPath({
+    events: plane.eventServices.events,
+    logger: silentLogger(),
+    bodyLimitBytes: 2048,
+    apiToken: 'ingest-token',
+    requireExplicitAuth: false,
+  });
+  // The same with the production profile's audit receipts (real ones, in a temporary folder).
+  const receiptsDir = tempDir(t);
+  const withReceipts = eventIngestFastPath({
+    events: plane.eventServices.events,
+    logger: silentLogger(),
+    bodyLimitBytes: 2048,
+    apiToken: 'ingest-token',
+    requireExplicitAuth: false,
+    receipts: new AuditReceipts({
+      file: new ReceiptFile(receiptFile(receiptsDir)),
+      key: ensureAuditKey(receiptsDir),
+      digest: () => null,
+    }),
+  });
+  const bare = http.createServer((req, res) => {
+    if (!(req.headers['x-receipts'] ? withReceipts : fast)(req, res)) res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => new Promise<void>((resolve) => bare.close(() => resolve())));
+  const bareUrl = `http://127.0.0.1:${(bare.address() as { port: number }).port}`;
+  t.is((await raw(bareUrl, '/api/events', { body: event('taken'), headers: auth })).status, 201);
+  t.is((await raw(bareUrl, '/api/events', { body: '{"type":', headers: auth })).status, 400);
+  const declined: [string, Parameters<typeof raw>[2]][] = [
+    ['/api/events?x=1', { body: event('d1'), headers: auth }],
+    ['/api/events', { body: event('d2'), headers: auth, chunked: true }],
+    ['/api/events', { body: event('d3') }],
+    ['/api/events', { body: event('d4'), headers: { authorization: 'Bearer wrong' } }],
+    ['/api/events', { body: event('d5'), headers: { ...auth, 'content-type': 'text/plain' } }],
+    ['/api/events', { body: JSON.stringify({ title: 'x'.repeat(3000) }), headers: auth }],
+  ];
+  for (const [path, options] of declined) t.is((await raw(bareUrl, path, options)).status, 404, path);
+  // With receipts: each recorded or refused event is guarded as Koa's receipt middleware guards it; a
+  // malformed body is refused before any receipt, as the body parser refuses it before that middleware.
+  const receiptLines = () =>
+    fs
+      .readFileSync(receiptFile(receiptsDir), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as AuditReceipt);
+  const guarded = { ...auth, 'x-receipts': '1', 'x-request-id': 'guarded-1' };
+  t.is((await raw(bareUrl, '/api/events', { body: event('guarded'), headers: guarded })).status, 201);
+  t.is((await raw(bareUrl, '/api/events', { body: '{"type":"x"}', headers: guarded })).status, 400);
+  t.is((await raw(bareUrl, '/api/events', { body: '{"type":', headers: guarded })).status, 400);
+  const subject = { actor: 'control-token', action: 'POST /api/events', target: 'events' };
+  const lines = receiptLines();
+  t.is(lines.length, 4);
+  t.like(lines[0], { phase: 'reserved', ...subject, refs: { request: 'guarded-1' } });
+  t.like(lines[1], { phase: 'completed', outcome: 'succeeded', refs: { status: '201' } });
+  t.like(lines[2], { phase: 'reserved', ...subject });
+  t.like(lines[3], { phase: 'completed', outcome: 'refused', refs: { error: 'invalid_request' } });
+  t.is((await raw(bareUrl, '/api/events', { body: event('open'), headers: { 'x-receipts': '1' } })).status, 404);
+
+  // The same requests on the control plane: the fast path (`/api/events`) beside the Koa route (`?via=koa`).
+  type Answer = Awaited<ReturnType<typeof raw>>;
+  const both = async (options: Parameters<typeof raw>[2]): Promise<[Answer, Answer]> => [
+    await raw(plane.url, '/api/events', options),
+    await raw(plane.url, '/api/events?via=koa', options),
+  ];
+  const same = (label: string, [a, b]: [Answer, Answer], status: number, code?: string, headers: string[] = []) => {
+    t.is(a.status, status, `${label}: ${JSON.stringify(a.body)}`);
+    t.is(b.status, status, `${label} (Koa): ${JSON.stringify(b.body)}`);
+    t.deepEqual(a.body, b.body, label);
+    if (code !== undefined) t.is(a.body.error.code, code, label);
+    for (const name of ['content-type', ...headers]) t.is(a.headers[name], b.headers[name], `${label}: ${name}`);
+    t.deepEqual(Object.keys(a.headers).sort(), Object.keys(b.headers).sort(), `${label}: header names`);
+  };
+  same('bad JSON', await both({ body: '{"type":', headers: auth }), 400, 'invalid_json');
+  same(
+    'prototype poisoning',
+    await both({ body: '{"__proto__":{"x":1},"type":"x","severity":"info","title":"t"}', headers: auth }),
+    400,
+    'invalid_json',
+  );
+  same('schema', await both({ body: '{"type":"x"}', headers: auth }), 400, 'invalid_request');
+  same('empty body', await both({ body: '', headers: auth }), 400, 'invalid_request');
+  same('a JSON string', await both({ body: '""', headers: auth }), 400, 'invalid_request');
+  same('no token', await both({ body: event('n') }), 401, 'missing_credentials', ['www-authenticate']);
+  same('bad token', await both({ body: event('n'), headers: { authorization: 'Bearer x' } }), 401, undefined, [
+    'www-authenticate',
+  ]);
+  same('oversize', await both({ body: JSON.stringify({ title: 'x'.repeat(3000) }), headers: auth }), 413);
+  // Recorded, then a duplicate on either path; a byte order mark is read past as the body parser does.
+  const [first, second] = await both({ body: `\uFEFF${event('k1')}`, headers: { ...auth, 'x-request-id': 'req-1' } });
+  t.is(first.status, 201);
+  t.is(first.headers['x-request-id'], 'req-1');
+  t.is(second.status, 200);
+  t.deepEqual(second.body, { recorded: false, reason: 'duplicate' });
+  t.is(second.headers['x-request-id'], 'req-1');
+  t.deepEqual(Object.keys(first.body).sort(), ['event', 'recorded']);
+  t.is(first.body.event.dedupeKey, 'k1');
+  same('duplicate', await both({ body: event('k1'), headers: auth }), 200);
+  const [fresh, koaFresh] = await both({ body: event('k2'), headers: auth });
+  t.is(fresh.status, 201);
+  t.is(koaFresh.status, 200);
+  t.deepEqual(Object.keys(fresh.body.event).sort(), Object.keys(first.body.event).sort());
+  t.regex(String(fresh.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  t.is(fresh.headers['content-length'], String(Buffer.byteLength(JSON.stringify(fresh.body))));
 });

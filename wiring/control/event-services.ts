@@ -71,6 +71,10 @@ export async function startEventServices(options: EventServicesOptions): Promise
     options.environment,
   );
   const hostId = resolveHostId(options.db, options.capacity?.hostId, new Date(clock.now()).toISOString());
+  // Set when a commit queued an outbox row; the next batch published after it (at the latest its
+  // own) kicks the dispatcher. A commit that queued none needs no pass (ADR 0200): retries have
+  // the dispatcher's own timer.
+  let deliveriesQueued = false;
   const events = new EventService({
     db: options.db,
     clock,
@@ -78,7 +82,11 @@ export async function startEventServices(options: EventServicesOptions): Promise
     environment: options.environment,
     hostId,
     logger: log,
-    deliveryTargets: (row) => [...(options.sink ? [SINK_TARGET] : []), ...notifications.targetsFor(row.severity)],
+    deliveryTargets: (row) => {
+      const targets = [...(options.sink ? [SINK_TARGET] : []), ...notifications.targetsFor(row.severity)];
+      if (targets.length > 0) deliveriesQueued = true;
+      return targets;
+    },
   });
   const dispatcher = new EventDispatcher({
     db: options.db,
@@ -92,7 +100,10 @@ export async function startEventServices(options: EventServicesOptions): Promise
     for (const change of changes)
       if (change.kind === 'recorded')
         options.metrics.recordEvent(change.event.type, change.event.severity, change.event.occurredAt);
-    dispatcher.kick();
+    if (deliveriesQueued) {
+      deliveriesQueued = false;
+      dispatcher.kick();
+    }
   });
   dispatcher.start();
 

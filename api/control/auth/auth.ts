@@ -93,6 +93,18 @@ export function edgeIdentityPrincipal(
   };
 }
 
+/** True when a request to `path` needs a caller (the control token is set or explicit auth is required, and the path is not public). */
+export function pathNeedsCaller(
+  path: string,
+  options: { readonly tokenSet: boolean; readonly requireExplicitAuth: boolean },
+): boolean {
+  return (
+    (options.tokenSet || options.requireExplicitAuth) &&
+    !isPublicPath(path) &&
+    (!EXPLICIT_ONLY.some((re) => re.test(path)) || options.requireExplicitAuth)
+  );
+}
+
 /** Rejects unauthenticated requests to protected routes with 401, and scoped tokens outside their scopes with 403. */
 export function controlAuth(options: ControlAuthOptions): Middleware {
   const tokenHash = options.apiToken === undefined ? undefined : sha256Hex(options.apiToken);
@@ -101,10 +113,10 @@ export function controlAuth(options: ControlAuthOptions): Middleware {
     let principal = bearerPrincipal(given, tokenHash, options.scopedToken);
     if (principal === undefined && options.edgeIdentity !== undefined) principal = await options.edgeIdentity(ctx);
     ctx.state.principal = principal;
-    const needsAuth =
-      (tokenHash !== undefined || options.requireExplicitAuth) &&
-      !isPublicPath(ctx.path) &&
-      (!EXPLICIT_ONLY.some((re) => re.test(ctx.path)) || options.requireExplicitAuth);
+    const needsAuth = pathNeedsCaller(ctx.path, {
+      tokenSet: tokenHash !== undefined,
+      requireExplicitAuth: options.requireExplicitAuth,
+    });
     if (needsAuth && principal === undefined) {
       ctx.set('WWW-Authenticate', 'Bearer');
       throw new UnauthorizedError(

@@ -8,19 +8,12 @@ import { compileValidator } from '../../../domain/json-schema.js';
 import { ValidationError } from '../../../domain/errors.js';
 import { ALERT_RULES, EVENT_TYPES } from '../../../domain/events/event-catalog.js';
 import { EVENT_PAGE_LIMIT } from '../../../domain/events/event-record.js';
-import type { EventInput, Severity } from '../../../domain/events/event-port.js';
+import type { Severity } from '../../../domain/events/event-port.js';
 import type { EventServices } from '../../../controllers/events/event-services.js';
 import type { ReconcileRequest } from '../../../controllers/events/reconcile-events.js';
-import {
-  ACK_SCHEMA,
-  CREATE_EVENT_SCHEMA,
-  OPEN_SCHEMA,
-  RECONCILE_SCHEMA,
-  SNOOZE_SCHEMA,
-  TEST_EVENT_SCHEMA,
-} from './events-schemas.js';
+import { ACK_SCHEMA, OPEN_SCHEMA, RECONCILE_SCHEMA, SNOOZE_SCHEMA, TEST_EVENT_SCHEMA } from './events-schemas.js';
+import { recordEvent } from './record-event.js';
 
-const validateCreate = compileValidator<EventInput>(CREATE_EVENT_SCHEMA);
 const validateAck = compileValidator<{ operator?: string; by?: string; note?: string }>(ACK_SCHEMA);
 const validateSnooze = compileValidator<{ duration?: string | number; until?: string }>(SNOOZE_SCHEMA);
 const validateOpen = compileValidator<{ operator?: string; by?: string }>(OPEN_SCHEMA);
@@ -133,16 +126,11 @@ export function eventsRoutes(services: EventServices): Router {
       offset: nonNegativeInt(ctx, 'offset', 0),
     });
   });
+  // The same handler answers on the ingest fast path before Koa (ADR 0200).
   router.post('/api/events', async (ctx) => {
-    const input = validateCreate(bodyOf(ctx));
-    const result = await events.emitRecord(input);
-    if (result.recorded) {
-      ctx.status = 201;
-      ctx.body = result;
-    } else {
-      ctx.status = 200;
-      ctx.body = { recorded: false, reason: result.reason };
-    }
+    const answer = await recordEvent(events, bodyOf(ctx));
+    ctx.status = answer.status;
+    ctx.body = answer.body;
   });
   router.get('/api/events/:id', (ctx) => {
     ctx.body = events.get(ctx.params.id!);
