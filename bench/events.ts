@@ -4,13 +4,14 @@
  * latency with 100,000 stored events. control.db runs with synchronous=FULL as in production.
  *
  * Run: node --import tsx bench/events.ts [--ingest N] [--clients N] [--stored N] [--groups N] [--requests N]
- *      [--node-clients] [--http-only] [--production]
+ *      [--node-clients] [--http-only] [--production] [--random-keys]
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import http from 'node:http';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
@@ -123,9 +124,22 @@ const plane = await startControlPlane(
   silentLogger(),
 );
 
+/**
+ * `--random-keys`: dedupe keys look random (a hash, as a client's UUIDs would), instead of a prefix
+ * and a counter that sort in the order they are sent: a random key writes its index's b-tree at a
+ * random page (ADR 0204).
+ */
+const randomKeys = process.argv.includes('--random-keys');
+
+/** The dedupe key of the n-th distinct event of a stream. */
+function dedupeKeyOf(prefix: string, n: number): string {
+  const key = `${prefix}-${n}`;
+  return randomKeys ? createHash('sha256').update(key).digest('hex').slice(0, 32) : key;
+}
+
 /** The i-th event of a stream where 30 % repeat a recent dedupe key. */
 function burstEvent(prefix: string, i: number): EventInput {
-  const key = i >= 10 && i % 10 < 3 ? `${prefix}-${i - 7}` : `${prefix}-${i}`;
+  const key = dedupeKeyOf(prefix, i >= 10 && i % 10 < 3 ? i - 7 : i);
   return {
     type: 'event.test',
     severity: 'warning',
@@ -177,6 +191,13 @@ function processCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
+/** Write syscalls (`syscw`) and bytes handed to them (`wchar`) of a process so far, from `/proc/<pid>/io`. */
+function processWrites(pid: number): { calls: number; bytes: number } {
+  const io = fs.readFileSync(`/proc/${pid}/io`, 'utf8');
+  const field = (name: string) => Number(/^(\w+): (\d+)$/m.exec(io.slice(io.indexOf(`${name}:`)))?.[2] ?? 0);
+  return { calls: field('syscw'), bytes: field('wchar') };
+}
+
 /** One HTTP ingest run's figures. */
 interface IngestRun {
   readonly rate: number;
@@ -220,17 +241,22 @@ async function httpIngest(mode: '--floor' | '--child', prefix: string): Promise<
   await burst(`${prefix}-warmup`, 2_000);
   const total = Math.min(ingest, 10_000);
   const serverCpu0 = processCpuSeconds(server.pid!);
+  const serverWrites0 = processWrites(server.pid!);
   const clientCpu0 = process.cpuUsage();
   const started = performance.now();
   await burst(prefix, total);
   const seconds = (performance.now() - started) / 1000;
   const clientCpu = process.cpuUsage(clientCpu0);
   const serverUs = Math.round(((processCpuSeconds(server.pid!) - serverCpu0) * 1e6) / total);
+  // Beside the answer's one writev, what the server writes per request is its WAL frames (ADR 0204).
+  const serverWrites = processWrites(server.pid!);
+  const writeCalls = (serverWrites.calls - serverWrites0.calls) / total;
+  const writeKib = (serverWrites.bytes - serverWrites0.bytes) / total / 1024;
   const clientUs = Math.round((clientCpu.user + clientCpu.system) / total);
   const rate = Math.round(total / seconds);
   const target = mode === '--floor' ? 'bare node:http floor' : 'POST /api/events, server in its own process';
   console.log(
-    `ingest (HTTP, ${target}, ${clients} keep-alive clients via ${post.name}): ${total} events in ${seconds.toFixed(2)} s = ${rate} events/s; CPU per request: server ${serverUs} us, clients ${clientUs} us`,
+    `ingest (HTTP, ${target}, ${clients} keep-alive clients via ${post.name}): ${total} events in ${seconds.toFixed(2)} s = ${rate} events/s; CPU per request: server ${serverUs} us, clients ${clientUs} us; server writes per request: ${writeCalls.toFixed(1)} calls, ${writeKib.toFixed(1)} KiB`,
   );
   await post.close();
   server.kill('SIGTERM');

@@ -43,7 +43,8 @@ export function normalizeEvent(input: EventInput, defaults: EventDefaults, clock
   if (typeof input.title !== 'string' || input.title === '')
     throw new ValidationError('title: must be a non-empty string', { code: 'invalid_request' });
   const nowMs = clock.now();
-  let occurredAt = new Date(nowMs).toISOString();
+  const recordedAt = new Date(nowMs).toISOString();
+  let occurredAt = recordedAt;
   if (input.occurredAt !== undefined) {
     const ms = Date.parse(input.occurredAt);
     if (Number.isNaN(ms))
@@ -71,7 +72,7 @@ export function normalizeEvent(input: EventInput, defaults: EventDefaults, clock
     occurredAt,
     metadata,
     correlationKey: groupKeyOf(metadata, dedupeKey, id),
-    recordedAt: new Date(nowMs).toISOString(),
+    recordedAt,
   };
 }
 

@@ -24,7 +24,6 @@ import {
   publicEvent,
   pruneDedupe,
   recentDedupeKeys,
-  recordDedupe,
   timelineEvents,
   unacknowledgedInGroup,
   type ActiveGroup,
@@ -271,7 +270,6 @@ export class EventService implements EventEmitterPort {
     if (row.dedupeKey !== null) {
       const seenMs = dedupeSeenMs(this.db, row.dedupeKey);
       if (seenMs !== undefined && nowMs - seenMs < DEDUPE_WINDOW_MS) return { recorded: false, reason: 'duplicate' };
-      recordDedupe(this.db, row.dedupeKey, row.id, nowMs);
     }
     insertEvent(this.db, row);
     const targets = this.options.deliveryTargets?.(row) ?? [];

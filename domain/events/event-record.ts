@@ -61,13 +61,23 @@ const ID_ALPHABET = '0123456789abcdefghjkmnpqrstvwxyz';
  * 16 characters from `randomBytes` (at least 10 bytes).
  */
 export function newEventId(nowMs: number, randomBytes: Uint8Array): string {
+  const time = idTime(nowMs);
+  let rand = '';
+  for (let i = 0; i < 16; i++) rand += ID_ALPHABET[(randomBytes[i % randomBytes.length] ?? 0) % 32]!;
+  return `evt_${time}${rand}`;
+}
+
+function idTime(ms: number): string {
   let time = '';
-  let t = Math.max(0, Math.floor(nowMs));
+  let t = Math.max(0, Math.floor(ms));
   for (let i = 0; i < 10; i++) {
     time = ID_ALPHABET[t % 32]! + time;
     t = Math.floor(t / 32);
   }
-  let rand = '';
-  for (let i = 0; i < 16; i++) rand += ID_ALPHABET[(randomBytes[i % randomBytes.length] ?? 0) % 32]!;
-  return `evt_${time}${rand}`;
+  return time;
+}
+
+/** The least id an event made at or after `ms` can have (ids sort by their time, then by their random part). */
+export function eventIdFloor(ms: number): string {
+  return `evt_${idTime(ms)}`;
 }

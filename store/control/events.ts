@@ -4,7 +4,7 @@
  */
 import type { Db } from '../database.js';
 import { cachedStatement } from '../statement-cache.js';
-import { effectiveState, type EventRecord, type EventState } from '../../domain/events/event-record.js';
+import { effectiveState, eventIdFloor, type EventRecord, type EventState } from '../../domain/events/event-record.js';
 import type { Severity } from '../../domain/events/event-port.js';
 
 /** A fully formed event ready to insert. */
@@ -134,31 +134,36 @@ export function insertEvent(db: Db, e: NewEventRow): void {
   ).run(e.source, e.app, e.environment, e.correlationKey, alerting, e.occurredAt, e.occurredAt);
 }
 
-/** When `key` was last recorded (ms), or undefined. */
+/**
+ * When an event with dedupe key `key` was last recorded (ms), or undefined. The durable dedupe window
+ * is the events table itself, through `events_dedupe_key` (ADR 0204): `event_dedupe` is no longer
+ * written, which spared two b-tree writes per event.
+ */
 export function dedupeSeenMs(db: Db, key: string): number | undefined {
-  const row = stmt(db, 'SELECT seen_ms FROM event_dedupe WHERE dedupe_key = ?').get(key) as
-    { seen_ms: number } | undefined;
-  return row?.seen_ms;
+  const row = stmt(db, 'SELECT recorded_at FROM events WHERE dedupe_key = ? ORDER BY seq DESC LIMIT 1').get(key) as
+    { recorded_at: string } | undefined;
+  return row === undefined ? undefined : Date.parse(row.recorded_at);
 }
 
-/** Records that `key` was recorded now by `eventId`. */
-export function recordDedupe(db: Db, key: string, eventId: string, seenMs: number): void {
-  stmt(
-    db,
-    `INSERT INTO event_dedupe (dedupe_key, event_id, seen_ms) VALUES (?, ?, ?)
-            ON CONFLICT (dedupe_key) DO UPDATE SET event_id = excluded.event_id, seen_ms = excluded.seen_ms`,
-  ).run(key, eventId, seenMs);
-}
-
-/** Dedupe keys recorded at or after `sinceMs`, to warm the in-memory map at start. */
+/**
+ * Dedupe keys of events recorded at or after `sinceMs`, oldest first, to warm the in-memory map at
+ * start: a range of the id index, since an id begins with its recording time (`eventIdFloor`).
+ */
 export function recentDedupeKeys(db: Db, sinceMs: number): { key: string; seenMs: number }[] {
-  return stmt(db, 'SELECT dedupe_key AS key, seen_ms AS seenMs FROM event_dedupe WHERE seen_ms >= ?').all(sinceMs) as {
-    key: string;
-    seenMs: number;
-  }[];
+  return (
+    stmt(
+      db,
+      'SELECT dedupe_key AS key, recorded_at AS recordedAt FROM events WHERE id >= ? AND dedupe_key IS NOT NULL ORDER BY id',
+    ).all(eventIdFloor(sinceMs)) as { key: string; recordedAt: string }[]
+  )
+    .map((r) => ({ key: r.key, seenMs: Date.parse(r.recordedAt) }))
+    .filter((r) => r.seenMs >= sinceMs);
 }
 
-/** Forgets dedupe keys older than `beforeMs`. */
+/**
+ * Forgets rows of the former dedupe table older than `beforeMs` (written by releases before ADR 0204;
+ * kept, and read by them after a rollback).
+ */
 export function pruneDedupe(db: Db, beforeMs: number): number {
   return stmt(db, 'DELETE FROM event_dedupe WHERE seen_ms < ?').run(beforeMs).changes;
 }

@@ -305,3 +305,27 @@ test('the event surface follows the reference model of dedupe, states, recovery 
   );
   t.pass();
 });
+
+test('the dedupe window survives a restart from the events themselves, and the old dedupe table is no longer written', async (t) => {
+  const db = openDatabase(':memory:');
+  migrate(db, CONTROL_MIGRATIONS);
+  const clock = new ManualClock();
+  const options = { db, clock, source: 'src1', environment: 'test', logger: silentLogger() };
+  const first = new EventService(options);
+  const emit = (svc: EventService, key: string) =>
+    svc.emit({ type: 'event.test', severity: 'warning', title: key, dedupeKey: key });
+  t.true((await emit(first, 'old')).recorded);
+  clock.advance(2 * 60_000);
+  t.true((await emit(first, 'recent')).recorded);
+  t.true((await emit(first, 'recent-again')).recorded);
+  t.false((await emit(first, 'recent-again')).recorded);
+  await first.flushed();
+  t.is((db.prepare('SELECT COUNT(*) AS n FROM event_dedupe').get() as { n: number }).n, 0);
+  clock.advance(HOUR - 60_000); // 'old' is 61 minutes old, 'recent' 59
+  const second = new EventService(options);
+  t.deepEqual(await emit(second, 'recent'), { recorded: false, reason: 'duplicate' });
+  t.true((await emit(second, 'old')).recorded);
+  t.true((await emit(second, 'fresh')).recorded);
+  await second.flushed();
+  db.close();
+});
