@@ -11,6 +11,7 @@ import os from 'node:os';
 import { percentile } from './bench-args.js';
 import { threadCpuMicros } from './write-floors.js';
 import type { ClientAnswer, ClientCommand } from './write-clients.js';
+import { startStallRecorder } from './write-stalls.js';
 
 /** One write request body. */
 export interface WriteBody {
@@ -171,31 +172,30 @@ export async function writeThroughput(
     // and the writers are two client processes, and the server's event-loop delay is sampled.
     const { origin } = new URL(base);
     const queries = Array.from({ length: 300 }, () => JSON.stringify({ vector: queryVector(), top_k: 10 }));
+    await prober.run({ kind: 'prepare', bodies: queries });
     const probe = async () => {
-      const answer = await prober.run({
-        kind: 'probe',
-        origin,
-        path: '/v1/namespaces/http-v/retrieve',
-        bodies: queries,
-      });
+      const answer = await prober.run({ kind: 'probe', origin, path: '/v1/namespaces/http-v/retrieve' });
       if (answer.kind !== 'probed') throw new Error(`unexpected answer ${answer.kind}`);
       return answer.ms;
     };
     await probe();
     serviceTimes?.();
+    const templates = Array.from({ length: 500 }, (_, i) => JSON.stringify(sample(1_000_000 + i, true)));
+    await writers.run({ kind: 'prepare', bodies: templates });
     const lag = monitorEventLoopDelay({ resolution: 1 });
     lag.enable();
     const idle = await probe();
     const idleService = serviceTimes?.() ?? [];
     const idleLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
     lag.reset();
-    const templates = Array.from({ length: 500 }, (_, i) => JSON.stringify(sample(1_000_000 + i, true)));
+    const stalls = process.argv.includes('--stalls') ? await startStallRecorder() : undefined;
     const cpu0 = threadCpuMicros();
-    const loading = writers.run({ kind: 'load', origin, path: '/v1/namespaces/load/write', templates, clients: 8 });
+    const loading = writers.run({ kind: 'load', origin, path: '/v1/namespaces/load/write', clients: 8 });
     const busy = await probe();
     const busyService = serviceTimes?.() ?? [];
     const busyLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
     lag.disable();
+    await stalls?.stop();
     writers.send({ kind: 'stop' });
     const loaded = await loading;
     const serverCpu = threadCpuMicros() - cpu0;
