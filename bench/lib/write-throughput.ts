@@ -66,7 +66,12 @@ const cpuPerWrite = new Map<string, { server: number; clients: number; perGroup:
 export type RetrieveServiceTimes = () => number[];
 
 /** The group commit's counters (docs/adr/0182), when the bench runs the store in process. */
-export type GroupCounters = () => { readonly groups: number; readonly writes: number };
+export type GroupCounters = () => {
+  readonly groups: number;
+  readonly writes: number;
+  /** The checkpoint worker's counters (docs/adr/0166, 0205). */
+  readonly checkpoints?: { readonly checkpoints: number; readonly gates: number; readonly unsyncedRestarts: number };
+};
 let groupCounters: GroupCounters | undefined;
 
 /**
@@ -189,6 +194,7 @@ export async function writeThroughput(
     const idleLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
     lag.reset();
     const stalls = process.argv.includes('--stalls') ? await startStallRecorder() : undefined;
+    const ckpt0 = counters?.().checkpoints;
     const cpu0 = threadCpuMicros();
     const loading = writers.run({ kind: 'load', origin, path: '/v1/namespaces/load/write', clients: 8 });
     const busy = await probe();
@@ -199,6 +205,7 @@ export async function writeThroughput(
     writers.send({ kind: 'stop' });
     const loaded = await loading;
     const serverCpu = threadCpuMicros() - cpu0;
+    const ckpt1 = counters?.().checkpoints;
     const idle99 = percentile(idle, 99);
     const busy99 = percentile(busy, 99);
     console.log(
@@ -213,6 +220,10 @@ export async function writeThroughput(
     if (loaded.kind === 'loaded')
       console.log(
         `    during the busy probe: ${loaded.writes} writes, server thread ${Math.round(serverCpu / Math.max(1, loaded.writes))} us CPU per write (retrieves included); event-loop delay p99/max idle ${idleLag.p99.toFixed(1)}/${idleLag.max.toFixed(1)} ms, writing ${busyLag.p99.toFixed(1)}/${busyLag.max.toFixed(1)} ms`,
+      );
+    if (ckpt0 && ckpt1)
+      console.log(
+        `    WAL during the busy probe (docs/adr/0205): ${ckpt1.checkpoints - ckpt0.checkpoints} checkpoints in the worker, ${ckpt1.gates - ckpt0.gates} group commits waited for one, ${ckpt1.unsyncedRestarts - ckpt0.unsyncedRestarts} restarts without the header fsync on the loop`,
       );
   } finally {
     writers.close();
