@@ -36,6 +36,9 @@ export async function startStallRecorder(minMs = 4): Promise<{ stop: (top?: numb
       });
   });
   observer.observe({ entryTypes: ['gc'] });
+  // The profile's clock is microseconds of the monotonic clock; performance.now() is ms from timeOrigin.
+  await session.post('Profiler.start');
+  // The sentinel starts after the profiler, whose start is not the server's stall.
   const gaps: { from: number; to: number }[] = [];
   let last = performance.now();
   const timer = setInterval(() => {
@@ -43,8 +46,6 @@ export async function startStallRecorder(minMs = 4): Promise<{ stop: (top?: numb
     if (now - last > minMs) gaps.push({ from: last, to: now });
     last = now;
   }, 1);
-  // The profile's clock is microseconds of the monotonic clock; performance.now() is ms from timeOrigin.
-  await session.post('Profiler.start');
   return {
     async stop(top = 5) {
       clearInterval(timer);
