@@ -8,7 +8,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import os from 'node:os';
-import { percentile } from './bench-args.js';
+import { percentile, positiveIntArg } from './bench-args.js';
 import { threadCpuMicros } from './write-floors.js';
 import type { ClientAnswer, ClientCommand } from './write-clients.js';
 import { startStallRecorder } from './write-stalls.js';
@@ -176,7 +176,10 @@ export async function writeThroughput(
     // Retrieve latency idle, then while 8 clients write (same queries, same namespace); the probe
     // and the writers are two client processes, and the server's event-loop delay is sampled.
     const { origin } = new URL(base);
-    const queries = Array.from({ length: 300 }, () => JSON.stringify({ vector: queryVector(), top_k: 10 }));
+    // --probes N: a longer probe crosses more checkpoints and GC cycles, for a steadier p99 (docs/adr/0205).
+    const queries = Array.from({ length: positiveIntArg('probes', 300) }, () =>
+      JSON.stringify({ vector: queryVector(), top_k: 10 }),
+    );
     await prober.run({ kind: 'prepare', bodies: queries });
     const probe = async () => {
       const answer = await prober.run({ kind: 'probe', origin, path: '/v1/namespaces/http-v/retrieve' });
