@@ -3,6 +3,7 @@
  *
  * (a) durable write throughput through the write service, over HTTP (1 and 8 clients, with and without
  *     384-dim vectors) and through the batch route, and retrieve latency while writes run (`--writes-only`: (a) alone);
+ *     `--stalls` adds the longest event-loop stalls of the busy retrieve probe with what ran in them (docs/adr/0205);
  * (b) vector retrieve latency through the HTTP API beside sqlite-vec's exact float KNN on the same
  *     data in the same run, with recall@10 against that exact search;
  * (c) text retrieve latency beside a naive scan of the same live rows.

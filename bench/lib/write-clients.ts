@@ -7,8 +7,11 @@
  *   costs the bench's thread, which is the server's);
  * - `drive`: send the prepared bodies with N concurrent clients (an undici `Pool` of N connections);
  *   answers the wall time and this process's CPU;
- * - `load`: N clients write fresh bodies built from templates until `stop` (the retrieve probe's load);
- * - `probe`: time prepared retrieve bodies one after another; answers the latencies.
+ * - `load`: N clients write fresh bodies built from the prepared bodies until `stop` (the retrieve
+ *   probe's load);
+ * - `probe`: time the prepared retrieve bodies one after another; answers the latencies.
+ * `load` and `probe` use prepared bodies too, so that no IPC copy of megabytes holds the server's
+ * loop while the probe's loop-delay figure is taken (docs/adr/0205).
  */
 import { Pool } from 'undici';
 
@@ -16,8 +19,8 @@ import { Pool } from 'undici';
 export type ClientCommand =
   | { kind: 'prepare'; bodies: string[] }
   | { kind: 'drive'; origin: string; path: string; clients: number; perBody: number }
-  | { kind: 'load'; origin: string; path: string; templates: string[]; clients: number }
-  | { kind: 'probe'; origin: string; path: string; bodies: string[] }
+  | { kind: 'load'; origin: string; path: string; clients: number }
+  | { kind: 'probe'; origin: string; path: string }
   | { kind: 'stop' };
 
 /** The answer to a command. */
@@ -83,7 +86,7 @@ async function run(command: ClientCommand): Promise<ClientAnswer | undefined> {
     }
     case 'load': {
       const pool = poolOf(command.origin, command.clients);
-      const templates = command.templates.map((t) => JSON.parse(t) as { content: string });
+      const templates = prepared.map((t) => JSON.parse(t) as { content: string });
       loading = true;
       let writes = 0;
       const cpu0 = cpu();
@@ -102,7 +105,7 @@ async function run(command: ClientCommand): Promise<ClientAnswer | undefined> {
     case 'probe': {
       const pool = poolOf(command.origin, 1);
       const ms: number[] = [];
-      for (const body of command.bodies) {
+      for (const body of prepared) {
         const s = performance.now();
         await post(pool, command.path, body);
         ms.push(performance.now() - s);

@@ -8,9 +8,10 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import os from 'node:os';
-import { percentile } from './bench-args.js';
+import { percentile, positiveIntArg } from './bench-args.js';
 import { threadCpuMicros } from './write-floors.js';
 import type { ClientAnswer, ClientCommand } from './write-clients.js';
+import { startStallRecorder } from './write-stalls.js';
 
 /** One write request body. */
 export interface WriteBody {
@@ -65,7 +66,12 @@ const cpuPerWrite = new Map<string, { server: number; clients: number; perGroup:
 export type RetrieveServiceTimes = () => number[];
 
 /** The group commit's counters (docs/adr/0182), when the bench runs the store in process. */
-export type GroupCounters = () => { readonly groups: number; readonly writes: number };
+export type GroupCounters = () => {
+  readonly groups: number;
+  readonly writes: number;
+  /** The checkpoint worker's counters (docs/adr/0166, 0205). */
+  readonly checkpoints?: { readonly checkpoints: number; readonly gates: number; readonly unsyncedRestarts: number };
+};
 let groupCounters: GroupCounters | undefined;
 
 /**
@@ -170,35 +176,39 @@ export async function writeThroughput(
     // Retrieve latency idle, then while 8 clients write (same queries, same namespace); the probe
     // and the writers are two client processes, and the server's event-loop delay is sampled.
     const { origin } = new URL(base);
-    const queries = Array.from({ length: 300 }, () => JSON.stringify({ vector: queryVector(), top_k: 10 }));
+    // --probes N: a longer probe crosses more checkpoints and GC cycles, for a steadier p99 (docs/adr/0205).
+    const queries = Array.from({ length: positiveIntArg('probes', 300) }, () =>
+      JSON.stringify({ vector: queryVector(), top_k: 10 }),
+    );
+    await prober.run({ kind: 'prepare', bodies: queries });
     const probe = async () => {
-      const answer = await prober.run({
-        kind: 'probe',
-        origin,
-        path: '/v1/namespaces/http-v/retrieve',
-        bodies: queries,
-      });
+      const answer = await prober.run({ kind: 'probe', origin, path: '/v1/namespaces/http-v/retrieve' });
       if (answer.kind !== 'probed') throw new Error(`unexpected answer ${answer.kind}`);
       return answer.ms;
     };
     await probe();
     serviceTimes?.();
+    const templates = Array.from({ length: 500 }, (_, i) => JSON.stringify(sample(1_000_000 + i, true)));
+    await writers.run({ kind: 'prepare', bodies: templates });
     const lag = monitorEventLoopDelay({ resolution: 1 });
     lag.enable();
     const idle = await probe();
     const idleService = serviceTimes?.() ?? [];
     const idleLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
     lag.reset();
-    const templates = Array.from({ length: 500 }, (_, i) => JSON.stringify(sample(1_000_000 + i, true)));
+    const stalls = process.argv.includes('--stalls') ? await startStallRecorder() : undefined;
+    const ckpt0 = counters?.().checkpoints;
     const cpu0 = threadCpuMicros();
-    const loading = writers.run({ kind: 'load', origin, path: '/v1/namespaces/load/write', templates, clients: 8 });
+    const loading = writers.run({ kind: 'load', origin, path: '/v1/namespaces/load/write', clients: 8 });
     const busy = await probe();
     const busyService = serviceTimes?.() ?? [];
     const busyLag = { p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
     lag.disable();
+    await stalls?.stop();
     writers.send({ kind: 'stop' });
     const loaded = await loading;
     const serverCpu = threadCpuMicros() - cpu0;
+    const ckpt1 = counters?.().checkpoints;
     const idle99 = percentile(idle, 99);
     const busy99 = percentile(busy, 99);
     console.log(
@@ -213,6 +223,10 @@ export async function writeThroughput(
     if (loaded.kind === 'loaded')
       console.log(
         `    during the busy probe: ${loaded.writes} writes, server thread ${Math.round(serverCpu / Math.max(1, loaded.writes))} us CPU per write (retrieves included); event-loop delay p99/max idle ${idleLag.p99.toFixed(1)}/${idleLag.max.toFixed(1)} ms, writing ${busyLag.p99.toFixed(1)}/${busyLag.max.toFixed(1)} ms`,
+      );
+    if (ckpt0 && ckpt1)
+      console.log(
+        `    WAL during the busy probe (docs/adr/0205): ${ckpt1.checkpoints - ckpt0.checkpoints} checkpoints in the worker, ${ckpt1.gates - ckpt0.gates} group commits waited for one, ${ckpt1.unsyncedRestarts - ckpt0.unsyncedRestarts} restarts without the header fsync on the loop`,
       );
   } finally {
     writers.close();

@@ -84,11 +84,16 @@ export class GroupCommit {
   #schedule(): void {
     if (this.#scheduled) return;
     this.#scheduled = true;
-    // setImmediate: every request parsed in this turn of the event loop joins the same group.
-    setImmediate(() => {
+    const flush = (): void => {
       this.#scheduled = false;
       this.#flush();
-    });
+    };
+    // Under sustained writes the WAL restarts only if the writes pause for one checkpoint of the
+    // worker (docs/adr/0205): the queue waits for it; the event loop and the reads do not.
+    const gate = this.#wal.restartGate();
+    // setImmediate: every request parsed in this turn of the event loop joins the same group.
+    if (gate === undefined) setImmediate(flush);
+    else void gate.then(() => setImmediate(flush));
   }
 
   #flush(): void {

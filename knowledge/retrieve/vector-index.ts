@@ -45,7 +45,12 @@ export class DimensionIndex {
   #codes = new Uint32Array(0);
   /** The first PREFIX_WORDS words of every code, contiguous, for the first Hamming stage. */
   #prefix = new Uint32Array(0);
-  #vectors = new Float32Array(0);
+  /**
+   * The unit vectors, {@link VECTOR_CHUNK_ROWS} rows per array. They are ~94% of the index's bytes
+   * (1.5 KiB a 384-dim row): chunks are added, never copied, so growing never copies them on the
+   * event loop (a doubling copied 12-25 MB at 8-16K rows, docs/adr/0205).
+   */
+  readonly #vectorChunks: Float32Array[] = [];
   #slots = new Map<number, number>();
   #dist = new Uint16Array(0);
 
@@ -78,7 +83,6 @@ export class DimensionIndex {
     this.#retracted = grow(this.#retracted, (n) => new Uint8Array(n));
     this.#codes = grow(this.#codes, (n) => new Uint32Array(n), this.#words);
     this.#prefix = grow(this.#prefix, (n) => new Uint32Array(n), PREFIX_WORDS);
-    this.#vectors = grow(this.#vectors, (n) => new Float32Array(n), this.dims);
     this.#dist = new Uint16Array(capacity);
     this.#capacity = capacity;
   }
@@ -92,8 +96,11 @@ export class DimensionIndex {
     let sum = 0;
     for (let i = 0; i < this.dims; i++) sum += vector[i]! * vector[i]!;
     const norm = Math.sqrt(sum) || 1;
-    const base = slot * this.dims;
-    for (let i = 0; i < this.dims; i++) this.#vectors[base + i] = vector[i]! / norm;
+    const chunk = slot >>> VECTOR_CHUNK_BITS;
+    if (chunk === this.#vectorChunks.length) this.#vectorChunks.push(new Float32Array(VECTOR_CHUNK_ROWS * this.dims));
+    const vectors = this.#vectorChunks[chunk]!;
+    const base = (slot & VECTOR_CHUNK_MASK) * this.dims;
+    for (let i = 0; i < this.dims; i++) vectors[base + i] = vector[i]! / norm;
     signCode(vector, this.#codes, slot * this.#words);
     for (let w = 0; w < PREFIX_WORDS && w < this.#words; w++)
       this.#prefix[slot * PREFIX_WORDS + w] = this.#codes[slot * this.#words + w]!;
@@ -133,7 +140,9 @@ export class DimensionIndex {
   /** The unit vector of `vid`, or undefined. */
   vector(vid: number): Float32Array | undefined {
     const slot = this.#slots.get(vid);
-    return slot === undefined ? undefined : this.#vectors.slice(slot * this.dims, (slot + 1) * this.dims);
+    if (slot === undefined) return undefined;
+    const base = (slot & VECTOR_CHUNK_MASK) * this.dims;
+    return this.#vectorChunks[slot >>> VECTOR_CHUNK_BITS]!.slice(base, base + this.dims);
   }
 
   /**
@@ -246,7 +255,7 @@ export class DimensionIndex {
     const threshold = passing > rescore ? thresholdFor(hist, rescore, this.dims) : this.dims;
     let atThreshold = passing > rescore ? rescore - countBelow(hist, threshold) : Number.POSITIVE_INFINITY;
     const hits: VectorHit[] = [];
-    const vectors = this.#vectors;
+    const chunks = this.#vectorChunks;
     const dims = this.dims;
     for (let i = 0; i < size; i++) {
       const d = dist[i]!;
@@ -255,7 +264,8 @@ export class DimensionIndex {
         if (atThreshold <= 0) continue;
         atThreshold--;
       }
-      hits.push({ vid: this.#vids[i]!, cosine: dotAt(query, vectors, i * dims, dims) });
+      const cosine = dotAt(query, chunks[i >>> VECTOR_CHUNK_BITS]!, (i & VECTOR_CHUNK_MASK) * dims, dims);
+      hits.push({ vid: this.#vids[i]!, cosine });
     }
     hits.sort((a, b) => b.cosine - a.cosine || a.vid - b.vid);
     return hits.slice(0, k);
@@ -264,6 +274,11 @@ export class DimensionIndex {
 
 /** Indexes at most this many rows before the two-stage scan pays off (times 8). */
 const PREFIX_MIN_ROWS = 2500;
+
+/** Rows of one chunk of unit vectors (1.5 MiB at 384 dims). */
+const VECTOR_CHUNK_BITS = 10;
+const VECTOR_CHUNK_ROWS = 1 << VECTOR_CHUNK_BITS;
+const VECTOR_CHUNK_MASK = VECTOR_CHUNK_ROWS - 1;
 
 /** Words (32 bits each) of the first Hamming stage. */
 const PREFIX_WORDS = 3;

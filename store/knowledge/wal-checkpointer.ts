@@ -26,6 +26,11 @@ export const WORKER_FROM_BYTES = 2 * 1024 * 1024;
  * every ~100 writes (docs/adr/0166).
  */
 export const CHECKPOINT_INTERVAL_MS = 500;
+/**
+ * WAL frames from which an incomplete checkpoint makes the next group commit wait for one that
+ * completes (see `restartGate`): ~16 MiB, well below the backstop.
+ */
+export const GATE_FRAMES = 4000;
 /** The connection's own automatic checkpoint once the worker runs (pages): a backstop. */
 export const BACKSTOP_PAGES = 10_000;
 /** SQLite's default `wal_autocheckpoint`, restored if the worker stops. */
@@ -58,6 +63,10 @@ export interface CheckpointStats {
   readonly checkpoints: number;
   /** Checkpoints that copied every frame the WAL held when they started. */
   readonly complete: number;
+  /** Commits run without the WAL-header fsync after a complete checkpoint (docs/adr/0205). */
+  readonly unsyncedRestarts: number;
+  /** Times the group commit waited for a checkpoint to let the WAL restart (docs/adr/0205). */
+  readonly gates: number;
 }
 
 /** Moves the WAL checkpoints of one file-backed WAL database to a worker thread. */
@@ -75,6 +84,15 @@ export class WalCheckpointer {
   #wanted = false;
   #timer: NodeJS.Timeout | undefined;
   #waiters: (() => void)[] = [];
+  #restartLikely = false;
+  #unsyncedRestarts = 0;
+  #gateNeeded = false;
+  #gateWaiters: (() => void)[] = [];
+  #gateSent = false;
+  #gates = 0;
+  /** Commits seen (`committed` calls), and their count when the running checkpoint was asked for. */
+  #commits = 0;
+  #commitsAtPost = 0;
 
   constructor(db: Db) {
     this.#db = db;
@@ -82,7 +100,52 @@ export class WalCheckpointer {
   }
 
   stats(): CheckpointStats {
-    return { inWorker: this.#worker !== undefined, checkpoints: this.#checkpoints, complete: this.#complete };
+    return {
+      inWorker: this.#worker !== undefined,
+      checkpoints: this.#checkpoints,
+      complete: this.#complete,
+      unsyncedRestarts: this.#unsyncedRestarts,
+      gates: this.#gates,
+    };
+  }
+
+  /**
+   * Whether the next commit will likely restart the WAL (the worker copied every frame since the
+   * last commit asked), cleared by the call. The caller then commits without SQLite's WAL-header
+   * fsync on the event loop (see `WalDurability.commitUnsynced`, docs/adr/0205).
+   */
+  takeRestartLikely(): boolean {
+    const likely = this.#restartLikely && this.#worker !== undefined && !this.#failed;
+    this.#restartLikely = false;
+    if (likely) this.#unsyncedRestarts++;
+    return likely;
+  }
+
+  /**
+   * When a checkpoint of the worker could not copy the whole WAL because commits kept adding frames
+   * and the WAL holds {@link GATE_FRAMES} or more, a promise for the next group commit to wait for:
+   * the worker checkpoints at once, with no commit adding frames meanwhile, so it can complete and
+   * the next commit restarts the WAL (docs/adr/0205). Without it, under sustained writes no passive
+   * checkpoint completes, the WAL grows to the backstop and the commit that crosses it checkpoints
+   * on the event loop. The writes wait (asynchronously); the event loop does not. Undefined when no
+   * wait is needed. The promise always resolves (also when the worker stops or closes).
+   */
+  restartGate(): Promise<void> | undefined {
+    if (!this.#gateNeeded || this.#worker === undefined || this.#closing !== undefined) return undefined;
+    this.#gateNeeded = false;
+    this.#gates++;
+    return new Promise<void>((resolve) => {
+      this.#gateWaiters.push(resolve);
+      this.#wanted = true;
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#pump();
+    });
+  }
+
+  /** The connection's `wal_autocheckpoint` (pages) while this checkpointer is in its current state. */
+  get autocheckpointPages(): number {
+    return this.#worker !== undefined ? BACKSTOP_PAGES : DEFAULT_PAGES;
   }
 
   /**
@@ -92,6 +155,7 @@ export class WalCheckpointer {
    * ends, so the frames of the last commits of a burst are copied too and the next write restarts the WAL.
    */
   committed(walBytes: number): void {
+    this.#commits++;
     if (this.#closing !== undefined || this.#failed) return;
     if (this.#worker === undefined) {
       if (walBytes < WORKER_FROM_BYTES) return;
@@ -115,6 +179,7 @@ export class WalCheckpointer {
       this.#timer = undefined;
       this.#wanted = false;
       this.#settle();
+      for (const resolve of this.#gateWaiters.splice(0)) resolve();
       const worker = this.#worker;
       if (worker === undefined) return resolve();
       worker.ref(); // awaited: the process must not end before the worker closed its connection
@@ -144,10 +209,17 @@ export class WalCheckpointer {
     worker.on('message', (m: { ok: boolean; log?: number; checkpointed?: number; message?: string }) => {
       this.#lastEnd = performance.now();
       this.#busy = false;
+      const gated = this.#gateSent;
+      this.#gateSent = false;
       if (m.ok) {
         this.#checkpoints++;
+        // It copied every frame it saw; the writer restarts the WAL only if no commit added one since.
+        const quiet = this.#commits === this.#commitsAtPost;
         if (m.log === m.checkpointed) this.#complete++;
+        if (m.log === m.checkpointed && quiet) this.#restartLikely = true;
+        else if (!gated && (m.log ?? 0) >= GATE_FRAMES) this.#gateNeeded = true;
       }
+      if (gated) for (const resolve of this.#gateWaiters.splice(0)) resolve();
       this.#pump();
       this.#settle();
     });
@@ -158,6 +230,8 @@ export class WalCheckpointer {
       this.#wanted = false;
       clearTimeout(this.#timer);
       this.#timer = undefined;
+      this.#gateSent = false;
+      for (const resolve of this.#gateWaiters.splice(0)) resolve();
       this.#settle();
       if (this.#closing !== undefined) return;
       // The worker died: the commits checkpoint again, as SQLite does by default.
@@ -174,7 +248,8 @@ export class WalCheckpointer {
   #pump(): void {
     const worker = this.#worker;
     if (worker === undefined || this.#busy || !this.#wanted || this.#timer !== undefined) return;
-    const wait = this.#lastEnd + CHECKPOINT_INTERVAL_MS - performance.now();
+    const gate = this.#gateWaiters.length > 0;
+    const wait = gate ? 0 : this.#lastEnd + CHECKPOINT_INTERVAL_MS - performance.now();
     if (wait > 0) {
       this.#timer = setTimeout(() => {
         this.#timer = undefined;
@@ -185,6 +260,8 @@ export class WalCheckpointer {
     }
     this.#wanted = false;
     this.#busy = true;
+    this.#gateSent = gate;
+    this.#commitsAtPost = this.#commits;
     worker.postMessage('checkpoint');
   }
 

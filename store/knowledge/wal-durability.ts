@@ -56,15 +56,38 @@ export class WalDurability {
    * they are durable only once a later `sync()` resolves.
    */
   commitUnsynced<T>(fn: () => T): T {
-    this.#db.pragma('synchronous = NORMAL');
+    const checkpointer = this.#checkpointer;
+    const restart = checkpointer?.takeRestartLikely() === true;
+    if (restart) {
+      // See #restartWithoutHeaderSync: no automatic checkpoint may run in an unsynced commit.
+      this.#db.pragma('wal_autocheckpoint = 0');
+      this.#db.pragma('synchronous = OFF');
+    } else this.#db.pragma('synchronous = NORMAL');
     const inMemory = this.#subJournalInMemory(true);
     try {
       return this.#tx(fn) as T;
     } finally {
       if (inMemory) this.#subJournalInMemory(false);
       this.#db.pragma('synchronous = FULL');
+      if (restart && checkpointer) this.#db.pragma(`wal_autocheckpoint = ${checkpointer.autocheckpointPages}`);
     }
   }
+
+  /*
+   * #restartWithoutHeaderSync (docs/adr/0205). Once the checkpoint worker has copied every frame, the
+   * next commit restarts the WAL from its start, and SQLite fsyncs the new WAL header inside that
+   * COMMIT, on the event loop (2-13 ms measured), unless `synchronous = OFF`. In WAL mode a commit at
+   * NORMAL syncs nothing else, so OFF differs from NORMAL only by that header fsync and by the
+   * automatic checkpoint's syncs, which `wal_autocheckpoint = 0` rules out for that one commit (the
+   * next commit has the backstop again). The header's sync is not lost but moved: the group's
+   * `fdatasync` (sync(), off the loop) flushes the header with the frames before any write of the
+   * group is acknowledged, and the worker's checkpoint (synchronous FULL) flushes the WAL before it
+   * copies a frame of the new WAL into the database. A crash before that fdatasync loses only
+   * unacknowledged writes: an old header (every frame of the old WAL is already in the database)
+   * or a torn new one (its checksum fails) both recover to the acknowledged state. When the guess is
+   * wrong (a write came between the checkpoint and this commit, so the WAL is not restarted), the
+   * commit appends frames exactly as at NORMAL.
+   */
 
   /**
    * Keeps the sub-journal of the next transaction in memory (`temp_store = MEMORY`; SQLite decides
@@ -105,6 +128,11 @@ export class WalDurability {
       }
       this.#directorySynced = true;
     }
+  }
+
+  /** A promise the next group commit waits for before it commits, or undefined (see `WalCheckpointer.restartGate`). */
+  restartGate(): Promise<void> | undefined {
+    return this.#checkpointer?.restartGate();
   }
 
   /** Resolves once no checkpoint runs in the worker. */

@@ -61,6 +61,11 @@ test('WAL checkpoints move to a worker once the WAL grows: the WAL is reused, ev
     fs.statSync(wal).size <= walBefore,
     `the WAL was reused (${fs.statSync(wal).size} bytes after, ${walBefore} before)`,
   );
+  // The commit after a complete checkpoint restarts the WAL without SQLite's header fsync on the event
+  // loop (its group's fdatasync flushes the header; docs/adr/0205), and gives the backstop back.
+  t.true(stats.unsyncedRestarts >= 1, JSON.stringify(stats));
+  t.is(core().db.pragma('wal_autocheckpoint', { simple: true }), BACKSTOP_PAGES, 'the backstop is back after it');
+  t.is(core().db.pragma('synchronous', { simple: true }), 2, 'synchronous is FULL again between groups');
 
   // Closing stops the worker first; a restart finds every write, retrieval included.
   await store.close();
