@@ -190,12 +190,26 @@ export class DriverCore {
     return path.join(this.options.dataDir, 'allocs', id);
   }
 
+  /** Folders of spares being made ahead (asynchronously), by allocation id. */
+  readonly #ahead = new Map<string, Promise<void>>();
+  /** Spares dropped while their folders were being made: removed again once that ends. */
+  readonly #droppedAhead = new Set<string>();
+
   /** Releases the cgroups and removes the folders of a helper's spares that no allocation took. */
   #dropSpares(spawner: TaskSpawner | undefined): void {
     for (const id of spawner?.unusedSpares() ?? []) {
       this.ctx.cpuWeights.release(id);
       fs.rmSync(this.#allocationDir(id), { recursive: true, force: true });
+      if (this.#ahead.has(id)) this.#droppedAhead.add(id);
     }
+  }
+
+  /**
+   * Resolves once no spare's folders are being made: a dropped spare's folders made meanwhile are
+   * removed, so nothing writes into the data folder after a closed driver's `close` resolves.
+   */
+  async aheadSettled(): Promise<void> {
+    await Promise.all(this.#ahead.values());
   }
 
   #startSpawner(): void {
@@ -210,10 +224,16 @@ export class DriverCore {
     const weights = this.ctx.cpuWeights;
     this.#spawner?.keepSpares(SPARE_PROCESSES, (id) => {
       const group = weights.target(id, 0)?.group;
-      if (group !== undefined)
-        createAllocationFoldersAhead(this.#allocationDir(id)).catch((error: unknown) =>
-          this.logger.warn({ err: error }, 'folders of a spare allocation not made ahead'),
-        );
+      if (group !== undefined) {
+        const dir = this.#allocationDir(id);
+        const made = createAllocationFoldersAhead(dir)
+          .catch((error: unknown) => this.logger.warn({ err: error }, 'folders of a spare allocation not made ahead'))
+          .finally(() => {
+            this.#ahead.delete(id);
+            if (this.#droppedAhead.delete(id)) fs.rmSync(dir, { recursive: true, force: true });
+          });
+        this.#ahead.set(id, made);
+      }
       return group;
     });
   }

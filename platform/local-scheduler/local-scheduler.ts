@@ -235,6 +235,8 @@ export class LocalScheduler implements Scheduler {
     clearInterval(this.#monitor);
     this.#periodic.stopAll();
     this.#core.close();
+    // A spare's folders still being made are finished and removed before the driver counts as closed.
+    await this.#core.aheadSettled();
   }
 
   async #submit(job: JobSpec): Promise<SubmitResult> {

@@ -10,7 +10,7 @@ import { api } from '../shared/api.js';
 import { html } from '../shared/html.js';
 import { useResource } from '../shared/resource.js';
 import { Badge, ErrorNote, Loaded } from '../shared/ui.js';
-import { num, utcTime } from '../shared/format.js';
+import { num, shortNodeId, utcTime } from '../shared/format.js';
 import { Chart } from '../shared/chart.js';
 
 interface SearchResult {
@@ -102,7 +102,7 @@ function ScoreBreakdown(props: { ns: string; id: string; initial: string }) {
       <thead><tr><th scope="col">#</th><th scope="col">Node</th><th scope="col">Score</th><th scope="col">Similarity</th><th scope="col">Confidence</th><th scope="col">Recency</th><th scope="col">Utility</th></tr></thead>
       <tbody>${answer.results.map(
         (r: any, i: number) => html`<tr data-result=${r.id} class=${r.id === props.id ? 'selected' : ''}>
-        <td>${i + 1}</td><td>${r.id === props.id ? html`<strong>this node</strong>` : html`<code>${r.id.slice(0, 8)}</code>`}<div class="muted">${r.content.slice(0, 80)}</div></td>
+        <td>${i + 1}</td><td>${r.id === props.id ? html`<strong>this node</strong>` : html`<code>${shortNodeId(r.id)}</code>`}<div class="muted">${r.content.slice(0, 80)}</div></td>
         <td>${num(r.score, 3)}</td><td>${num(r.score_breakdown.similarity, 3)}</td><td>${num(r.score_breakdown.confidence, 3)}</td><td>${num(r.score_breakdown.recency, 3)}</td><td>${num(r.score_breakdown.utility, 3)}</td>
       </tr>`,
       )}</tbody>
@@ -157,7 +157,7 @@ function Inspector(props: { ns: string; id: string; results: readonly SearchResu
       <div class="grid">${b.source.sources.map((s: any) => html`<${SourceTrust} ns=${props.ns} source=${s.source_id} credibility=${s.credibility} />`)}</div>
       <h4>Feedback events</h4><${Feedback} ns=${props.ns} id=${props.id} />
       <h4>Conflicts</h4>
-      ${b.contradictors.length === 0 ? html`<p class="muted">No conflicts.</p>` : html`<ul>${b.contradictors.map((c: any) => html`<li><${Badge} value="warning" label=${c.kind} /> <code>${c.other_node_id.slice(0, 8)}</code> ${c.other_text ?? ''} <span class="muted">confidence gap ${num(c.confidence_gap, 2)}</span></li>`)}</ul>`}
+      ${b.contradictors.length === 0 ? html`<p class="muted">No conflicts.</p>` : html`<ul>${b.contradictors.map((c: any) => html`<li><${Badge} value="warning" label=${c.kind} /> <code>${shortNodeId(c.other_node_id)}</code> ${c.other_text ?? ''} <span class="muted">confidence gap ${num(c.confidence_gap, 2)}</span></li>`)}</ul>`}
       <h4>Score breakdown of a query</h4><${ScoreBreakdown} ns=${props.ns} id=${props.id} initial=${
         props.query ||
         String(b.node.text ?? '')
@@ -213,7 +213,7 @@ export function BeliefDebugger() {
         <thead><tr><th scope="col">Node</th><th scope="col">Match</th><th scope="col" class="hide-narrow">Source</th><th scope="col">Confidence</th><th scope="col"></th></tr></thead>
         <tbody>${search.results.map(
           (r) => html`<tr data-search-result=${r.id}>
-          <td>${r.text.slice(0, 120)}<div class="muted"><code>${r.id.slice(0, 8)}</code> v${r.version} ${r.labels.join(', ')}</div></td>
+          <td>${r.text.slice(0, 120)}<div class="muted"><code>${shortNodeId(r.id)}</code> v${r.version} ${r.labels.join(', ')}</div></td>
           <td>${r.match_reason}</td><td class="hide-narrow"><code>${r.source_id ?? '—'}</code></td><td>${num(r.confidence, 2)}</td>
           <td><button type="button" aria-pressed=${selected === r.id} onClick=${() => setSelected(r.id)}>Inspect</button></td>
         </tr>`,

@@ -58,3 +58,12 @@ export function num(n: number | null | undefined, digits = 2): string {
 export function shortCommit(commit: string | null | undefined): string {
   return commit ? commit.slice(0, 12) : '—';
 }
+
+/**
+ * A knowledge node id shortened for display: its last 8 characters. Node ids are UUIDv7s (ADR 0202):
+ * their first characters are the write's time, shared by every node written in the same minute, and
+ * the last ones are random. The admin search matches any part of an id, so the short form finds it.
+ */
+export function shortNodeId(id: string): string {
+  return id.slice(-8);
+}

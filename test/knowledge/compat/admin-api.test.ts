@@ -103,10 +103,11 @@ test('admin search scans recent valid nodes by text, label, source id and node i
     id: b,
     match_reason: 'text',
   });
-  t.like((await h.admin('GET', `/admin/api/search?ns=my-app&q=${a.slice(0, 8)}`, undefined, ADMIN)).body.results[0], {
-    id: a,
-    match_reason: 'id',
-  });
+  // By the short id the console shows: the id's random end (ids are UUIDv7s, whose start is the time
+  // shared by nodes written together; ADR 0202).
+  const byId = (await h.admin('GET', `/admin/api/search?ns=my-app&q=${a.slice(-8)}`, undefined, ADMIN)).body;
+  t.is(byId.count, 1, 'the short id names one node');
+  t.like(byId.results[0], { id: a, match_reason: 'id' });
   const recent = (await h.admin('GET', '/admin/api/search?ns=my-app&labels=deploy', undefined, ADMIN)).body;
   t.deepEqual(
     recent.results.map((r: any) => [r.id, r.match_reason]),
