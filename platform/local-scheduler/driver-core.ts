@@ -29,10 +29,10 @@ import { toAllocation, toExecution } from './allocation-view.js';
 import type { AllocationRecord, DriverState, ExecutionRecord, JobRecord } from './driver-state.js';
 import { pickFreePort } from './port-allocator.js';
 import { StateFile } from './state-file.js';
-import { allocationPaths, createAllocationFoldersAhead, type HostVolume } from './task-environment.js';
+import { allocationPaths, type HostVolume } from './task-environment.js';
 import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
 import { detectAppIdentities, type AppIdentities } from './app-identity.js';
-import { TaskSpawner } from './task-spawner.js';
+import { SpawnerSupervisor } from './spawner-supervisor.js';
 import { DEFAULT_TASK_LIMITS, detectPrivateMounts, type PrivateMounts, type TaskLimits } from './task-sandbox.js';
 import { firstBlockedFolder } from '../postgres/managed-postgres-layout.js';
 import type { LogSink } from '../../domain/logs/index.js';
@@ -97,14 +97,6 @@ export interface LocalSchedulerOptions {
   readonly spawnHelper?: boolean;
 }
 
-/** A helper that died is started again at most this often. */
-const SPAWNER_RESTART_MS = 10_000;
-/**
- * Spare processes the helper keeps in their cgroups ahead of the next starts (ADR 0201): two, so
- * two wakes at once both skip the cgroup join; each is a forked helper of about a megabyte.
- */
-const SPARE_PROCESSES = 2;
-
 const HOST_IP = '127.0.0.1';
 
 /** True for statuses an allocation never leaves. */
@@ -121,8 +113,7 @@ export class DriverCore {
   readonly #stateFile: StateFile;
   readonly #releaseLock: () => void;
   readonly #capture: LogCapture | undefined;
-  #spawner: TaskSpawner | undefined;
-  #spawnerStartedAt = 0;
+  readonly #spawner: SpawnerSupervisor | undefined;
   closed = false;
 
   constructor(options: LocalSchedulerOptions) {
@@ -178,77 +169,26 @@ export class DriverCore {
         resetAfter: milliseconds(10_000),
       },
       ...(options.healthStartupWindow ? { healthStartupWindowMs: options.healthStartupWindow.milliseconds } : {}),
-      ...(options.spawnHelper !== false ? { spawner: () => this.#liveSpawner() } : {}),
+      ...(options.spawnHelper !== false ? { spawner: () => this.#spawner?.live() } : {}),
       passing: (record) => this.events.emit('passing', record),
       changed: (record, previousStatus, event) => this.changed(record, previousStatus, event),
       finished: (record, outcome) => this.finished(record, outcome),
     };
-    if (options.spawnHelper !== false) this.#startSpawner();
+    if (options.spawnHelper !== false)
+      this.#spawner = new SpawnerSupervisor({
+        cpuWeights: this.ctx.cpuWeights,
+        allocationDir: (id) => this.#allocationDir(id),
+        logger: this.logger,
+      });
   }
 
   #allocationDir(id: string): string {
     return path.join(this.options.dataDir, 'allocs', id);
   }
 
-  /** Folders of spares being made ahead (asynchronously), by allocation id. */
-  readonly #ahead = new Map<string, Promise<void>>();
-  /** Spares dropped while their folders were being made: removed again once that ends. */
-  readonly #droppedAhead = new Set<string>();
-
-  /** Releases the cgroups and removes the folders of a helper's spares that no allocation took. */
-  #dropSpares(spawner: TaskSpawner | undefined): void {
-    for (const id of spawner?.unusedSpares() ?? []) {
-      this.ctx.cpuWeights.release(id);
-      fs.rmSync(this.#allocationDir(id), { recursive: true, force: true });
-      if (this.#ahead.has(id)) this.#droppedAhead.add(id);
-    }
-  }
-
-  /**
-   * Resolves once no spare's folders are being made: a dropped spare's folders made meanwhile are
-   * removed, so nothing writes into the data folder after a closed driver's `close` resolves.
-   */
+  /** Resolves once no spare's folders are being made (see {@link SpawnerSupervisor.settled}). */
   async aheadSettled(): Promise<void> {
-    await Promise.all(this.#ahead.values());
-  }
-
-  #startSpawner(): void {
-    // A helper that died took its spares with it.
-    this.#dropSpares(this.#spawner);
-    this.#spawnerStartedAt = Date.now();
-    this.#spawner = TaskSpawner.start();
-    if (this.#spawner === undefined)
-      this.logger.info('no task spawner helper (perl not found): tasks are spawned from the platform process');
-    // A start skips the kernel's wait to join a cgroup, and the creation of its folders: a spare
-    // joined one ahead, and its allocation's folders were made meanwhile (ADR 0201).
-    const weights = this.ctx.cpuWeights;
-    this.#spawner?.keepSpares(SPARE_PROCESSES, (id) => {
-      const group = weights.target(id, 0)?.group;
-      if (group !== undefined) {
-        const dir = this.#allocationDir(id);
-        const made = createAllocationFoldersAhead(dir)
-          .catch((error: unknown) => this.logger.warn({ err: error }, 'folders of a spare allocation not made ahead'))
-          .finally(() => {
-            this.#ahead.delete(id);
-            if (this.#droppedAhead.delete(id)) fs.rmSync(dir, { recursive: true, force: true });
-          });
-        this.#ahead.set(id, made);
-      }
-      return group;
-    });
-  }
-
-  /** The running helper; one that died is started again (at most every {@link SPAWNER_RESTART_MS}). */
-  #liveSpawner(): TaskSpawner | undefined {
-    if (this.closed) return undefined;
-    if (this.#spawner?.alive === true) return this.#spawner;
-    if (this.#spawner !== undefined && Date.now() - this.#spawnerStartedAt >= SPAWNER_RESTART_MS) {
-      this.logger.warn('the task spawner helper exited: starting it again');
-      this.#startSpawner();
-      const restarted: TaskSpawner | undefined = this.#spawner;
-      return restarted?.alive === true ? restarted : undefined;
-    }
-    return undefined;
+    await this.#spawner?.settled();
   }
 
   records(): AllocationRecord[] {
@@ -351,7 +291,6 @@ export class DriverCore {
     this.runners.clear();
     // Its tasks keep running (re-parented), for the next driver to re-adopt; its spares exit.
     this.#spawner?.close();
-    this.#dropSpares(this.#spawner);
     this.#savePending = true;
     this.flush();
     this.#releaseLock();
@@ -471,7 +410,7 @@ export class DriverCore {
     await this.ctx.identities.prepare(job.spec.app, group.task.user).catch(() => undefined);
     traceMark('driver:place');
     // A spare process already in its cgroup starts the task when there is one (ADR 0201).
-    const id = this.#liveSpawner()?.takeSpare() ?? randomUUID();
+    const id = this.#spawner?.live()?.takeSpare() ?? randomUUID();
     const used = this.usedPorts();
     const ports = [];
     for (const port of group.ports) {

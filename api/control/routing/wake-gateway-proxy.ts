@@ -27,6 +27,19 @@ import { refuseUpgrade } from '../../http/upgrade.js';
 import { domainErrorResponse } from '../../http/error-middleware.js';
 import { traceMark } from '../../../domain/observability/trace-marks.js';
 
+/** What a failed wake answers: its domain error, or 502 `wake_failed` for anything else. */
+function wakeFailure(error: unknown) {
+  return isDomainError(error)
+    ? error
+    : {
+        status: 502,
+        code: 'wake_failed',
+        message: 'the wake gateway could not reach the process',
+        details: {},
+        headers: {},
+      };
+}
+
 /** Path other upgrade listeners see on an upgrade the gateway claimed. */
 const CLAIMED_UPGRADE_PATH = '/.svc-wake-gateway/claimed-upgrade';
 
@@ -355,19 +368,7 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
         if (forwarded) return;
         if (!isDomainError(error))
           options.logger.error({ err: error, hostname: target.hostname }, 'wake gateway failed');
-        if (!res.headersSent)
-          sendError(
-            res,
-            isDomainError(error)
-              ? error
-              : {
-                  status: 502,
-                  code: 'wake_failed',
-                  message: 'the wake gateway could not reach the process',
-                  details: {},
-                  headers: {},
-                },
-          );
+        if (!res.headersSent) sendError(res, wakeFailure(error));
         // The body was never read: drain it so the connection can be reused.
         req.resume();
       });
@@ -403,19 +404,7 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
           // Upgraded sockets leave the pool: no keep-alive agent for them.
           wsProxyFor(instance.address, instance.port).ws(req, socket, head, { agent: false }, () => socket.destroy());
         },
-        (error: unknown) =>
-          rejectUpgrade(
-            socket,
-            isDomainError(error)
-              ? error
-              : {
-                  status: 502,
-                  code: 'wake_failed',
-                  message: 'the wake gateway could not reach the process',
-                  details: {},
-                  headers: {},
-                },
-          ),
+        (error: unknown) => rejectUpgrade(socket, wakeFailure(error)),
       );
       return true;
     },
