@@ -81,12 +81,11 @@ export class SpawnerSupervisor {
     this.#spawner?.keepSpares(SPARE_PROCESSES, (id) => {
       const group = cpuWeights.target(id, 0)?.group;
       if (group !== undefined) {
-        const dir = allocationDir(id);
-        const made = createAllocationFoldersAhead(dir)
+        const made = createAllocationFoldersAhead(allocationDir(id))
           .catch((error: unknown) => logger.warn({ err: error }, 'folders of a spare allocation not made ahead'))
           .finally(() => {
             this.#ahead.delete(id);
-            if (this.#droppedAhead.delete(id)) fs.rmSync(dir, { recursive: true, force: true });
+            if (this.#droppedAhead.delete(id)) this.#removeFolders(id);
           });
         this.#ahead.set(id, made);
       }
@@ -94,12 +93,24 @@ export class SpawnerSupervisor {
     });
   }
 
-  /** Releases the cgroups and removes the folders of the helper's spares that no allocation took. */
+  /**
+   * Releases the cgroups and removes the folders of the helper's spares that no allocation took. A
+   * spare whose folders are still being made has them removed when that ends: removing them meanwhile
+   * would race the creation (the removal's `rmdir` finds a folder just made: ENOTEMPTY).
+   */
   #dropSpares(): void {
     for (const id of this.#spawner?.unusedSpares() ?? []) {
       this.#options.cpuWeights.release(id);
-      fs.rmSync(this.#options.allocationDir(id), { recursive: true, force: true });
       if (this.#ahead.has(id)) this.#droppedAhead.add(id);
+      else this.#removeFolders(id);
+    }
+  }
+
+  #removeFolders(id: string): void {
+    try {
+      fs.rmSync(this.#options.allocationDir(id), { recursive: true, force: true });
+    } catch (error) {
+      this.#options.logger.warn({ err: error, allocation: id }, 'folders of an unused spare not removed');
     }
   }
 }
