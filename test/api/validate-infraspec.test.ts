@@ -139,6 +139,10 @@ test('POST /api/v1/validate/infraspec never answers 5xx to random malformed docu
         method: 'POST',
         json: { spec: payload },
       });
+      // A JSON body with a `__proto__` key is refused by the body parser (prototype poisoning): a 400
+      // in the error shape, never a 5xx. Every other malformed document reaches the validator.
+      if (JSON.stringify({ spec: payload }).includes('"__proto__"'))
+        return response.status === 400 && typeof response.body.error?.code === 'string';
       return (
         response.status === 200 &&
         Array.isArray(response.body.findings) &&
@@ -147,6 +151,12 @@ test('POST /api/v1/validate/infraspec never answers 5xx to random malformed docu
     }),
     { numRuns: 300 },
   );
+  const poisoned = await request(`${plane.url}/api/v1/validate/infraspec`, {
+    method: 'POST',
+    json: JSON.parse('{"spec":{"name":{"__proto__":0},"processes":{"web":{"port":8080}}}}'),
+  });
+  t.is(poisoned.status, 400, 'a __proto__ key is refused before validation');
+  t.is(typeof poisoned.body.error.code, 'string');
   const twoMb = `name: ${'x'.repeat(2 * 1024 * 1024)}\n`;
   const huge = await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', json: { spec: twoMb } });
   t.is(huge.status, 413, 'over the default 1 MiB body limit');
