@@ -57,9 +57,10 @@ done
 set -- "${files[@]+"${files[@]}"}"
 # Most test files wait on real processes (servers, deploys, PostgreSQL) more than they compute, so
 # more files run at once than there are cores (ADR 0158); SVC_TEST_CONCURRENCY overrides.
-# App users (ADR 0047) made during the run by programs the tests start (a platform of processes, a
-# crash test's server) are not known to the test workers, which remove only their own (ADR 0191):
-# those no process runs as are removed once every test has ended.
+# App users (ADR 0047) made during the run, by the test workers or by programs they start, are removed
+# once every test has ended, those no process runs as (ADR 0191). Workers leave them alone meanwhile:
+# users are host-wide, and two files may run apps of the same name at once.
+export SVC_TEST_RUNNER_REMOVES_APP_USERS=1
 users_before=$(getent passwd | cut -d: -f1 | grep '^svc-app-' | sort || true)
 status=0
 npx ava --config ava.compiled.config.mjs --concurrency "${SVC_TEST_CONCURRENCY:-4}" "$@" 2>&1 | tee "$log" || status=$?

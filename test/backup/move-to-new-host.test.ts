@@ -21,12 +21,20 @@ import { tempDir } from '../helpers/temp-dir.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 const FIXTURE_APPS = path.join(REPO_ROOT, 'fixtures/apps');
-const APPS = ['hello-web', 'ledger-api'];
+// The two sample apps under names of their own: app users are host-wide, and this test removes its
+// apps' users, which must never be those of another test running the same sample app meanwhile.
+const RENAMED: Record<string, string> = { 'hello-web': 'moving-hello', 'ledger-api': 'moving-ledger' };
+const APPS = Object.values(RENAMED);
 const API_TOKEN = 'move-to-a-new-host-admin-token';
 
 function copySampleApps(appsDir: string): void {
   fs.mkdirSync(appsDir, { recursive: true });
   fs.cpSync(FIXTURE_APPS, appsDir, { recursive: true });
+  for (const [sample, name] of Object.entries(RENAMED)) {
+    fs.renameSync(path.join(appsDir, sample), path.join(appsDir, name));
+    const spec = path.join(appsDir, name, 'infraspec.yaml');
+    fs.writeFileSync(spec, fs.readFileSync(spec, 'utf8').replace(`name: ${sample}\n`, `name: ${name}\n`));
+  }
   const git = (...args: string[]) =>
     execFileSync('git', ['-C', appsDir, '-c', 'user.name=svc', '-c', 'user.email=svc@localhost', ...args]);
   git('init', '-q', '-b', 'main');
@@ -63,6 +71,16 @@ function psql(dataDir: string, sql: string, database: string): string {
 }
 
 /** The uid of system user `name`, or undefined when there is none. */
+/** `userdel`'s exit code, asked again for up to 5 s while a process still runs as the user (8). */
+function userdelWhenFree(name: string): number | null {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    const { status } = spawnSync('userdel', [name], { stdio: 'ignore' });
+    if (status !== 8 || Date.now() >= deadline) return status;
+    spawnSync('sleep', ['0.1']);
+  }
+}
+
 function uidOf(name: string): number | undefined {
   const line = fs
     .readFileSync('/etc/passwd', 'utf8')
@@ -192,16 +210,15 @@ test('A platform moved to a new host with svc backup and svc restore comes back 
   t.truthy(archive);
 
   // 5: stop, and delete everything the platform stores (the archive was carried off): the data
-  // folder, the hosted folder outside it, and the app users. A user is removed only when no process
-  // runs as it (`userdel` refuses then): the users are host-wide, and other tests may run these apps.
+  // folder, the hosted folder outside it, and the app users (this test's apps have names of their
+  // own, so no other test runs as them; `userdel` refuses for a moment while a stopped app ends).
   await kill(first.child, 'SIGTERM');
   await stopAppsIn(dataDir);
   fs.rmSync(dataDir, { recursive: true, force: true });
   fs.rmSync(oldHosted!, { recursive: true, force: true });
   const users = APPS.map((app) => ({ name: appUserName(app), uid: uidOf(appUserName(app)) }));
   users.forEach((u) => t.not(u.uid, undefined, `${u.name} existed while the apps ran`));
-  const removed = users.filter((u) => spawnSync('userdel', [u.name], { stdio: 'ignore' }).status === 0);
-  t.log(`app users removed before the restore: ${removed.map((u) => u.name).join(', ') || 'none (in use elsewhere)'}`);
+  for (const u of users) t.is(userdelWhenFree(u.name), 0, `${u.name} is removed before the restore`);
 
   // 6: svc restore onto the empty folder.
   const restored = runSvc(['restore', path.join(archiveDir, archive!)], {
@@ -221,25 +238,21 @@ test('A platform moved to a new host with svc backup and svc restore comes back 
   t.is(fs.realpathSync(managedPostgresLayout(dataDir).cluster), path.join(newHosted!, 'postgres', 'cluster'));
   t.is(fs.statSync(root).mode & 0o777, 0o700, 'the private parent stays private');
   // The backup recorded the users of this platform's apps (those in its apps repository), not every
-  // app user of the host: the deployed two at least, and none but the sample apps' (other tests' users
-  // of the same names may exist for the two it never deployed).
+  // app user of the host: the deployed two at least, and none but its own apps' (other tests' users
+  // of the sample apps' names may exist for the two it never deployed).
   const listed = [...(/app users: (.*)/.exec(result.stdout)?.[1] ?? '').matchAll(/(svc-app-[a-z0-9_-]+) /g)].map(
     (m) => m[1]!,
   );
-  const own = fs.readdirSync(FIXTURE_APPS).map(appUserName);
+  const own = fs.readdirSync(FIXTURE_APPS).map((app) => appUserName(RENAMED[app] ?? app));
   for (const u of users) t.true(listed.includes(u.name), `${u.name} is recorded: ${listed.join(', ')}`);
   t.deepEqual(
     listed.filter((name) => !own.includes(name)),
     [],
     'no user of an app this platform does not have',
   );
-  for (const u of removed) {
-    const said = new RegExp(`${u.name} (created|exists)`).exec(result.stdout)?.[1];
-    t.truthy(said, `${u.name} is in the restore's report`);
-    // Users are host-wide: a test running the same sample app may make it again before the restore.
-    if (said === 'created') t.is(uidOf(u.name), u.uid, `${u.name} is back with its uid`);
-    else t.log(`${u.name} was made again by another test before the restore`);
-    t.not(uidOf(u.name), undefined, `${u.name} exists after the restore`);
+  for (const u of users) {
+    t.regex(result.stdout, new RegExp(`${u.name} created`), `${u.name} is in the restore's report`);
+    t.is(uidOf(u.name), u.uid, `${u.name} is back with its uid`);
   }
 
   // 7: start again: the same state.

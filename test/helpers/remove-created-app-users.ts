@@ -5,6 +5,11 @@
  * a process still runs as the user (a drain just ending): it is asked again for up to 3 seconds.
  * It also removes the hosted folders (ADR 0157) whose data folder is gone: a test's data folder is a
  * temporary folder removed at its end, and its hosted folder in /var/lib/svc-hosted would stay.
+ *
+ * Under the whole suite (`scripts/test.sh` sets SVC_TEST_RUNNER_REMOVES_APP_USERS=1) workers leave
+ * the users alone and the runner removes every user the run made once all tests have ended: users are
+ * host-wide, and a worker that ends while another file runs an app of the same name would remove the
+ * user under it (a process started with the looked-up uid then has no name; CI saw `I have no name!`).
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -34,6 +39,7 @@ export function removeCreatedAppUsers(deadlineMs = 3000): string[] {
 process.once('exit', () => {
   if (process.getuid?.() === 0)
     for (const folder of orphanedHostedFolders()) fs.rmSync(folder, { recursive: true, force: true });
+  if (process.env.SVC_TEST_RUNNER_REMOVES_APP_USERS === '1') return;
   const left = removeCreatedAppUsers();
   if (left.length > 0) process.stderr.write(`test worker: app users not removed (still in use): ${left.join(', ')}\n`);
 });
