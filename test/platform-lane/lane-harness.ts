@@ -6,6 +6,7 @@
  */
 import { execFileSync, spawn } from 'node:child_process';
 import Database from 'better-sqlite3';
+import { Agent, request as undiciRequest } from 'undici';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -412,30 +413,40 @@ export function requestLoop(addresses: readonly string[]): {
 } {
   let running = true;
   const counts = { ok: 0, failed: 0, errors: [] as string[] };
+  // Its own connections: a keep-alive connection a previous loop left idle may be closed by the app's
+  // server just as it is reused, which a client sees as a failure the upgrade did not cause.
+  const agent = new Agent({ connections: 2 });
   const loop = (async () => {
     while (running) {
       for (const address of addresses) {
         try {
-          const response = await fetch(address, { signal: AbortSignal.timeout(2000) });
-          await response.text();
-          if (response.status === 200) counts.ok += 1;
+          const response = await undiciRequest(address, { dispatcher: agent, signal: AbortSignal.timeout(2000) });
+          await response.body.text();
+          if (response.statusCode === 200) counts.ok += 1;
           else {
             counts.failed += 1;
-            counts.errors.push(`${address} ${response.status}`);
+            counts.errors.push(`${address} ${response.statusCode}`);
           }
         } catch (error) {
           counts.failed += 1;
-          counts.errors.push(`${address} ${(error as Error).message}`);
+          const cause = (error as Error & { cause?: { code?: string; message?: string } }).cause;
+          const code = (error as { code?: string }).code ?? cause?.code ?? cause?.message;
+          counts.errors.push(`${address} ${(error as Error).message}${code ? ` (${code})` : ''}`);
         }
       }
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
   })();
+  let stopped: Promise<typeof counts> | undefined;
   return {
-    async stop() {
+    // Called by the test and again by its teardown: the second call gets the first one's counts.
+    stop() {
       running = false;
-      await loop;
-      return counts;
+      stopped ??= loop.then(async () => {
+        await agent.close();
+        return counts;
+      });
+      return stopped;
     },
   };
 }

@@ -105,23 +105,35 @@ rootTest('app users are made ready without blocking, then resolved from memory a
   t.true((await listAppUsers()).some((u) => u.name === appUserName(app)));
 });
 
-rootTest('a test worker removes the app users it created when it ends, and leaves users it found', async (t) => {
-  const found = `svc-app-found-${tag}`;
-  const made = `svc-app-made-${tag}`;
-  await ensureSystemUserAsync(found);
-  t.teardown(() => {
-    spawnSync('userdel', [found], { stdio: 'ignore' });
-    spawnSync('userdel', [made], { stdio: 'ignore' });
-  });
-  const script = `import { ensureSystemUserAsync } from './platform/local-scheduler/app-identity.ts';
+rootTest(
+  'a test worker removes the app users it created when it ends, and leaves users it found; under the whole suite it leaves them to the runner',
+  async (t) => {
+    const found = `svc-app-found-${tag}`;
+    const made = `svc-app-made-${tag}`;
+    await ensureSystemUserAsync(found);
+    t.teardown(() => {
+      spawnSync('userdel', [found], { stdio: 'ignore' });
+      spawnSync('userdel', [made], { stdio: 'ignore' });
+    });
+    const script = `import { ensureSystemUserAsync } from './platform/local-scheduler/app-identity.ts';
 await ensureSystemUserAsync(${JSON.stringify(found)});
 await ensureSystemUserAsync(${JSON.stringify(made)});`;
-  const run = spawnSync(
-    process.execPath,
-    ['--import=tsx', '--import=./test/helpers/remove-created-app-users.ts', '--input-type=module', '-e', script],
-    { cwd: REPO_ROOT, encoding: 'utf8' },
-  );
-  t.is(run.status, 0, run.stderr);
-  t.false(userExists(made), 'the user the worker created is gone');
-  t.true(userExists(found), 'the user that was there before stays');
-});
+    const worker = (underSuite: boolean) => {
+      const env: NodeJS.ProcessEnv = { ...process.env, SVC_TEST_RUNNER_REMOVES_APP_USERS: underSuite ? '1' : '' };
+      return spawnSync(
+        process.execPath,
+        ['--import=tsx', '--import=./test/helpers/remove-created-app-users.ts', '--input-type=module', '-e', script],
+        { cwd: REPO_ROOT, encoding: 'utf8', env },
+      );
+    };
+    // Under scripts/test.sh the runner removes the run's users once every test has ended (ADR 0191).
+    const suite = worker(true);
+    t.is(suite.status, 0, suite.stderr);
+    t.true(userExists(made), 'under the whole suite the worker leaves the user it created to the runner');
+    spawnSync('userdel', [made], { stdio: 'ignore' });
+    const alone = worker(false);
+    t.is(alone.status, 0, alone.stderr);
+    t.false(userExists(made), 'the user the worker created is gone');
+    t.true(userExists(found), 'the user that was there before stays');
+  },
+);

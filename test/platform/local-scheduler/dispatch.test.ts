@@ -60,7 +60,8 @@ test('a dispatched batch job receives its payload and its stdout and exit code a
     payload: JSON.stringify({ name: 'ada' }),
     env: { SVC_REQUEST_METHOD: 'POST' },
   });
-  t.is(ok.status, 'running');
+  // Answered once launched: running, or already ended when the machine is slow to answer.
+  t.true(['running', 'succeeded'].includes(ok.status), ok.status);
   const okDone = await settled(driver, ok.id);
   t.is(okDone.status, 'succeeded');
   t.is(okDone.exitCode, 0);
