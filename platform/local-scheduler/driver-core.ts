@@ -21,7 +21,8 @@ import {
   type TaskGroupSpec,
 } from '../../domain/scheduler/index.js';
 import { silentLogger } from '../logger.js';
-import { AllocationRunner, type RunOutcome, type RunnerContext } from './allocation-runner.js';
+import { AllocationRunner } from './allocation-runner.js';
+import type { RunnerContext, RunOutcome } from './runner-context.js';
 import { toAllocation, toExecution } from './allocation-view.js';
 import type { AllocationRecord, DriverState, ExecutionRecord, JobRecord } from './driver-state.js';
 import { pickFreePort } from './port-allocator.js';
