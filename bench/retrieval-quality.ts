@@ -26,7 +26,8 @@ import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
 import { isStopword, tokenize } from '../domain/knowledge/text-analysis.js';
 import { percentile, positiveIntArg } from './lib/bench-args.js';
-import { buildCorpus, QUESTION_KINDS, type Turn } from './lib/retrieval-corpus.js';
+import { buildCorpus, type Turn } from './lib/retrieval-corpus.js';
+import { QUESTION_KINDS } from './lib/retrieval-corpus-facts.js';
 import { LOCOMO_CATEGORIES, LOCOMO_PATH, loadLocomo } from './lib/locomo.js';
 import { embedText, loadGlove, startEmbeddingServer } from './lib/glove-embedder.js';
 

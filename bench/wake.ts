@@ -16,7 +16,7 @@
  *
  * Run: node --import tsx bench/wake.ts [--seconds N] [--connections N] [--wakes N] [--warm 0] [--cold-interval MS]
  */
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -35,6 +35,9 @@ import { getApp, setAppRelease } from '../store/control/apps.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
 import { removeAppUsersCreatedHere } from './lib/app-users.js';
 import { arg, percentile } from './lib/bench-args.js';
+import { WAKE_BENCH_APP, wakeBenchSpec } from './lib/wake-bench-app.js';
+import { startTcpPipe } from './lib/tcp-pipe.js';
+import { printWakeTrace, type WakeTrace } from './lib/wake-trace.js';
 
 const seconds = arg('seconds', 5);
 // BENCH_MARKS=1 prints monotonic microseconds at the phase boundaries, to cut a --cpu-prof profile by phase.
@@ -44,7 +47,7 @@ const connections = arg('connections', 10);
 // BENCH_TRACE=1 follows each cold wake through the trace marks on its path (ADR 0201).
 const epochNow = () => performance.timeOrigin + performance.now();
 let traceMarks: [string, number][] | undefined;
-const traces: { sentAt: number; marks: [string, number][]; app: Record<string, number> }[] = [];
+const traces: WakeTrace[] = [];
 if (process.env.BENCH_TRACE) setTraceSink((label) => traceMarks?.push([label, epochNow()]));
 const wakes = arg('wakes', 20);
 // --warm 0 skips part (a), to look at cold wakes alone.
@@ -53,46 +56,12 @@ const warmRuns = arg('warm', 1);
 // by the check's schedule; 1000 is a usual service's, where the start-up backoff shows).
 const coldIntervalMs = arg('cold-interval', 10);
 
-const APP = `import http from 'node:http';
-// Epoch ms of the first health request's arrival and answer, and of this request's arrival: where
-// the time after listening goes (the check's schedule, the app's own first answer, registry and gateway).
-let firstHealthAt = 0;
-let healthAnsweredAt = 0;
-const server = http.createServer((req, res) => {
-  if (req.url === '/healthz') {
-    if (firstHealthAt === 0) firstHealthAt = Date.now();
-    res.writeHead(200);
-    res.end('ok');
-    if (healthAnsweredAt === 0) healthAnsweredAt = Date.now();
-    return;
-  }
-  const arrivedAt = Date.now();
-  const answer = () => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ bootMs: readyAt - startedAt, startedAt, readyAt, firstHealthAt, healthAnsweredAt, arrivedAt, pid: process.pid }));
-  };
-  if (workMs > 0) setTimeout(answer, workMs); else answer();
-});
-// WORK_MS: time each request waits before its answer (a database round trip), 0 for none.
-const workMs = Number(process.env.WORK_MS || 0);
-// T0: epoch ms taken by the shell just before exec of node (see the cold app's command), so boot
-// includes node's own start-up; performance.timeOrigin is the fallback.
-const startedAt = Number(process.env.T0 || performance.timeOrigin);
-let readyAt = 0;
-server.listen(Number(process.env.PORT), '127.0.0.1', () => { readyAt = Date.now(); });
-process.on('SIGTERM', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
-`;
-
 async function freePort(): Promise<number> {
   const server = net.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as net.AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
-}
-
-function spec(name: string, port: number, min: number, workMs: number, interval: string): string {
-  return `name: ${name}\ndeploy: true\nprocesses:\n  web:\n    command: T0=$(date +%s%3N) exec node server.mjs\n    port: ${port}\n    health:\n      path: /healthz\n      interval: ${interval}\n      timeout: 1s\n    scaling:\n      min: ${min}\n    resources:\n      memory: 128\nenv:\n  WORK_MS: "${workMs}"\nendpoints:\n  - url: ${name}.bench.test\n`;
 }
 
 function get(url: string, host?: string): Promise<{ status: number; body: string }> {
@@ -113,7 +82,7 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-wake-'));
 fs.chmodSync(root, 0o711);
 const code = path.join(root, 'code');
 fs.mkdirSync(code);
-fs.writeFileSync(path.join(code, 'server.mjs'), APP);
+fs.writeFileSync(path.join(code, 'server.mjs'), WAKE_BENCH_APP);
 fs.writeFileSync(
   path.join(code, 'Dockerfile'),
   'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n',
@@ -143,7 +112,7 @@ const APPS = [
 ] as const;
 for (const [name, port, min, workMs, interval] of APPS) {
   fs.mkdirSync(path.join(config.appsDir, name), { recursive: true });
-  fs.writeFileSync(path.join(config.appsDir, name, 'infraspec.yaml'), spec(name, port, min, workMs, interval));
+  fs.writeFileSync(path.join(config.appsDir, name, 'infraspec.yaml'), wakeBenchSpec(name, port, min, workMs, interval));
 }
 const release = await new ReleaseBuilder({ dataDir: config.dataDir, logger: silentLogger() }).build({
   app: 'bench',
@@ -173,24 +142,6 @@ function until(check: () => Promise<boolean>): Promise<void> {
     const offApps = plane.reconcilers.specController.onReconciled(probe);
     probe();
   });
-}
-
-/** The floor of a proxy hop: a TCP pipe to `port` in its own process, parsing nothing. */
-async function startPipe(port: number): Promise<{ port: number; pid: number; stop(): void }> {
-  const code = `const net = require('node:net');
-const server = net.createServer((client) => {
-  const upstream = net.connect(${port}, '127.0.0.1');
-  client.pipe(upstream).pipe(client);
-  client.on('error', () => upstream.destroy());
-  upstream.on('error', () => client.destroy());
-});
-server.listen(0, '127.0.0.1', () => process.stdout.write(String(server.address().port) + '\\n'));`;
-  const child = spawn(process.execPath, ['-e', code], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const listening = await new Promise<number>((resolve, reject) => {
-    child.stdout.once('data', (data: Buffer) => resolve(Number(data.toString().trim())));
-    child.once('exit', (exitCode) => reject(new Error(`the TCP pipe exited with ${exitCode}`)));
-  });
-  return { port: listening, pid: child.pid!, stop: () => child.kill() };
 }
 
 try {
@@ -236,7 +187,7 @@ try {
     const [instance] = (await registry.instances(`${name}-web`)).filter((i) => instanceStatus(i) === 'passing');
     if (!instance) throw new Error(`${name}: no passing instance`);
     const port = instance.port;
-    const floor = await startPipe(port);
+    const floor = await startTcpPipe(port);
     try {
       const direct = `http://127.0.0.1:${port}/`;
       const viaFloor = `http://127.0.0.1:${floor.port}/`;
@@ -403,33 +354,7 @@ try {
     forwardToResponse.push(answeredAt - body.arrivedAt);
   }
   mark('cold-end');
-  if (traces.length > 0) {
-    // Per mark, its offset from the request's send (p50, p10-p90, over the wakes; a mark seen more
-    // than once in a wake counts at its first), in that order, and the step from the mark above.
-    const firsts = traces.map((t) => {
-      const at = new Map<string, number>();
-      const app = Object.entries(t.app).map(([label, ms]) => [`app:${label}`, ms] as const);
-      for (const [label, ms] of [...t.marks, ...app]) if (!at.has(label)) at.set(label, ms - t.sentAt);
-      return at;
-    });
-    const labels = [...new Set(firsts.flatMap((at) => [...at.keys()]))];
-    const offsets = new Map(labels.map((label) => [label, firsts.flatMap((at) => at.get(label) ?? [])]));
-    labels.sort((a, b) => percentile(offsets.get(a)!, 50) - percentile(offsets.get(b)!, 50));
-    console.log(
-      'cold wake trace (ms after the request was sent; app marks are whole ms): p50 (p10-p90), step from the mark above',
-    );
-    labels.forEach((label, i) => {
-      const xs = offsets.get(label)!;
-      const above = labels[i - 1];
-      const steps =
-        above === undefined
-          ? []
-          : firsts.flatMap((at) => (at.has(label) && at.has(above) ? [at.get(label)! - at.get(above)!] : []));
-      console.log(
-        `  ${label.padEnd(24)} ${percentile(xs, 50).toFixed(2).padStart(7)} (${percentile(xs, 10).toFixed(1)}-${percentile(xs, 90).toFixed(1)})  step ${steps.length > 0 ? percentile(steps, 50).toFixed(2) : '-'}`,
-      );
-    });
-  }
+  if (traces.length > 0) printWakeTrace(traces);
   console.log(`cold wake over ${wakes} wakes (health interval ${coldIntervalMs}ms):`);
   console.log(
     `  first request to response: p50 ${percentile(totals, 50).toFixed(1)} ms; app boot-to-ready (shell exec to listening) p50 ${percentile(boots, 50).toFixed(1)} ms`,

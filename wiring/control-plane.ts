@@ -4,7 +4,7 @@
 import type Router from '@koa/router';
 import type { SvcConfig } from '../platform/config.js';
 import type { Logger } from '../platform/logger.js';
-import { buildInfo, packageRoot, releaseFolder } from '../platform/build-info.js';
+import { buildInfo } from '../platform/build-info.js';
 import { builtWebPage } from '../platform/web-pages.js';
 import { openControlStore } from '../store/open-stores.js';
 import type { Db } from '../store/database.js';
@@ -15,62 +15,50 @@ import { auditRoutes } from '../api/control/audit/audit-routes.js';
 import { receiptMiddleware } from '../api/control/audit/receipt-middleware.js';
 import { startAuditReceipts } from './control/audit.js';
 import { startS3ProxyFor, type S3ProxyWiring } from './control/s3-proxy.js';
-import { metaRoutes, type Capability } from '../api/control/server/meta-routes.js';
+import { metaRoutes } from '../api/control/server/meta-routes.js';
 import { validateRoutes } from '../api/control/apps/validate-routes.js';
 import { schemaRoutes } from '../api/control/apps/schema-routes.js';
 import { appsRoutes } from '../api/control/apps/apps-routes.js';
-import { startReconcilers, type Reconcilers } from './control/reconcilers.js';
+import { schedulerDriverOf, startReconcilers, type Reconcilers } from './control/reconcilers.js';
 import type { EventEmitterPort } from '../domain/events/event-port.js';
 import type { ControlMetrics } from '../platform/metrics/control-metrics.js';
 import type { EventServices } from './control/event-services.js';
-import { EVENT_CAPABILITIES, startEventApi } from './control/event-api.js';
+import { startEventApi } from './control/event-api.js';
 import type { Deploys } from '../controllers/pipeline/index.js';
 import { startDeploys } from './control/deploys.js';
-import { DEPLOY_CAPABILITIES, deployRouters } from '../api/control/operations/deploy-api.js';
+import { deployRouters } from '../api/control/operations/deploy-api.js';
 import { GatewayScale } from '../controllers/routing/gateway-scale.js';
 import type { Autoscaler } from '../controllers/scaling/autoscaler.js';
 import { startAutoscaling } from './control/autoscaling.js';
-import { startRouting, type Routing } from './control/routing.js';
-import { ROUTING_CAPABILITIES, routingRoutes } from '../api/control/routing/routing-routes.js';
+import { routingSettingsOf, startRouting, type Routing } from './control/routing.js';
+import { routingRoutes } from '../api/control/routing/routing-routes.js';
 import { accessRoutes } from '../api/control/routing/access-routes.js';
 import { operatorWakeTargetsRoutes } from '../api/control/operator/operator-wake-targets-routes.js';
 import { createWakeGatewayProxy } from '../api/control/routing/wake-gateway-proxy.js';
 import { scopedTokensRoutes } from '../api/control/auth/scoped-tokens-routes.js';
 import { admissionNoStore, admissionRoutes } from '../api/control/fleet/admission-routes.js';
-import { edgeIdentityPrincipal } from '../api/control/auth/auth.js';
-import { edgeIdentityVerifier } from '../platform/edge/index.js';
-import { getApp } from '../store/control/apps.js';
-import { LogStore, logStoreFile } from '../store/logs/log-store.js';
-import { LogService } from '../controllers/logs/log-service.js';
+import { edgeIdentityOf } from './control/edge-identity.js';
+import { openAppLogs } from './control/app-logs.js';
 import { logsRoutes } from '../api/control/logs/logs-routes.js';
 import { ScopedTokens } from '../controllers/auth/scoped-tokens.js';
-import { SnapshotService } from '../controllers/snapshots/snapshot-service.js';
-import {
-  registerSnapshotHandlers,
-  type SnapshotOperationsOptions,
-} from '../controllers/snapshots/snapshot-operations.js';
-import { PostgresTools } from '../platform/postgres/postgres-tools.js';
-import { ManagedPostgres } from '../platform/postgres/managed-postgres.js';
-import { AppCredentials } from '../platform/postgres/app-credentials.js';
+import { wireSnapshots } from './control/snapshots.js';
+import type { ManagedPostgres } from '../platform/postgres/managed-postgres.js';
+import { appDatabasesOn, startAppDatabaseServer } from './control/app-database-server.js';
+import { appInfrastructure } from './control/app-infrastructure.js';
 import { secureDataFolder } from '../platform/files/secure-data-folder.js';
 import { resolveHostedFolder } from '../platform/files/hosted-folder.js';
 import { detectAppIdentities } from '../platform/local-scheduler/index.js';
-import { AppRetirement } from '../controllers/apps/app-retirement.js';
-import { AppDatabases } from '../controllers/postgres/app-databases.js';
-import type { CanonicalAppSpec } from '../domain/spec/index.js';
-import { SnapshotFolder } from '../platform/snapshots/snapshot-folder.js';
-import { S3Snapshots } from '../platform/object-storage/s3-snapshots.js';
+import { startAppRetirement } from './control/app-retirement.js';
 import { snapshotMutationRoutes, snapshotReadRoutes } from '../api/control/operations/snapshots-routes.js';
 import { CronService } from '../controllers/cron/cron-service.js';
 import { cronRoutes } from '../api/control/jobs/cron-routes.js';
-import { OBSERVABILITY_CAPABILITY, observabilityRoutes } from '../api/control/observability/observability-routes.js';
+import { observabilityRoutes } from '../api/control/observability/observability-routes.js';
 import { startObservability } from './control/observability.js';
 import { RecentAccessRing } from '../domain/observability/recent-access.js';
 import { FunctionService } from '../controllers/functions/index.js';
-import { FUNCTIONS_CAPABILITY, functionsRoutes } from '../api/control/jobs/functions-routes.js';
+import { functionsRoutes } from '../api/control/jobs/functions-routes.js';
 import {
   OPERATOR_ACTION_SCHEMAS,
-  OPERATOR_CAPABILITIES,
   EXPLICIT_AUTH_ONLY_ROUTES,
   advertisedRoutes,
   operatorRoutes,
@@ -81,16 +69,13 @@ import {
   recordPlatformRelease,
   secretValuesOf,
 } from '../controllers/operator/index.js';
-import { PlatformLaneService } from '../controllers/platform/index.js';
-import { PLATFORM_LANE_CAPABILITY, platformLaneRoutes } from '../api/control/operations/platform-lane-routes.js';
+import { platformLaneRoutes } from '../api/control/operations/platform-lane-routes.js';
+import { wirePlatformLane } from './control/platform-lane.js';
 import { idempotency } from '../api/http/idempotency.js';
-import { launchAgent } from '../platform/platform-lane/index.js';
-import { listOperations } from '../store/control/operations/operations.js';
 import { startExec } from './control/exec.js';
-import { EXEC_CAPABILITY } from '../api/control/exec/exec-routes.js';
-import { DEVICE_CAPABILITY } from '../api/control/exec/device-routes.js';
 import { startPlatformBackups } from './control/platform-backups.js';
-import { PLATFORM_BACKUP_CAPABILITY, platformBackupRoutes } from '../api/control/operations/platform-backup-routes.js';
+import { platformBackupRoutes } from '../api/control/operations/platform-backup-routes.js';
+import { CONTROL_CAPABILITIES } from './control/control-capabilities.js';
 
 /** A running control plane. */
 export interface ControlPlane {
@@ -118,103 +103,6 @@ export interface ControlPlane {
   /** Stops everything; `restart`: the host agent restarts this API, so the managed PostgreSQL server keeps running for the next API to adopt. */
   close(options?: { restart?: boolean }): Promise<void>;
 }
-
-/** Capabilities this build serves; each later capability appends its own entry. */
-export const CONTROL_CAPABILITIES: readonly Capability[] = [
-  {
-    name: 'meta',
-    routes: ['GET /api/health', 'GET /api/version', 'GET /api/v1/capabilities'],
-    description: 'Health, version and capability discovery.',
-  },
-  {
-    name: 'apps',
-    routes: [
-      'GET /api/apps',
-      'GET /api/apps/{id}',
-      'GET /api/services/manifest',
-      'GET /api/v1/services/manifest',
-      'GET /api/resources/suggestions',
-    ],
-    description:
-      'Discovered apps with conditions and runtime status, reconciled continuously against the local scheduler.',
-  },
-  {
-    name: 'spec-validation',
-    routes: ['GET /api/validate', 'POST /api/v1/validate/infraspec'],
-    description: 'Validation of infraspec.yaml against its JSON Schema and semantic rules, with line and column.',
-  },
-  {
-    name: 'spec-schemas',
-    routes: [
-      'GET /schemas/',
-      'GET /schemas/infraspec.schema.json',
-      'GET /schemas/deploy-group.schema.json',
-      'GET /schemas/fleet.schema.json',
-    ],
-    description: 'The spec JSON Schemas at a stable public URL, for editor modelines in any folder.',
-  },
-  ...EVENT_CAPABILITIES,
-  ...DEPLOY_CAPABILITIES,
-  ...ROUTING_CAPABILITIES,
-  {
-    name: 'snapshots',
-    routes: [
-      'GET /api/v1/apps/{id}/snapshots',
-      'POST /api/v1/apps/{id}/snapshots',
-      'POST /api/v1/apps/{id}/snapshots/{filename}/restore',
-      'GET /api/v1/apps/{id}/snapshots/retention',
-      'POST /api/v1/apps/{id}/snapshots/retention',
-      'POST /api/v1/apps/{id}/migrations',
-      'POST /api/v1/apps/{id}/snapshots/export',
-      'GET /api/v1/apps/{id}/snapshots/remote',
-      'POST /api/v1/apps/{id}/snapshots/import',
-      'POST /api/apps/{id}/snapshots/restore',
-      'GET /api/operator/snapshot-readiness',
-    ],
-    description:
-      'PostgreSQL snapshots of app-owned databases: durable snapshot, restore and migration operations, retention, S3 export and import.',
-  },
-  {
-    name: 'access-tokens',
-    routes: [
-      'POST /api/access/tokens',
-      'GET /api/access/tokens',
-      'GET /api/access/tokens/{id}',
-      'DELETE /api/access/tokens/{id}',
-    ],
-    description:
-      'Scoped access tokens (events:read, metrics:read, logs:read): issued by an administrator, shown once, kept as SHA-256, revocable.',
-  },
-  {
-    name: 'audit-receipts',
-    routes: ['GET /api/v1/audit/receipts', 'GET /api/v1/audit/verify'],
-    description:
-      'Production profile: Ed25519-signed, hash-chained receipts reserved before every mutation; a mutation whose receipt cannot be written does not happen (ADR 0187).',
-  },
-  {
-    name: 'cron',
-    routes: [
-      'POST /api/apps/{id}/cron/trigger',
-      'POST /api/apps/{id}/cron/pause',
-      'POST /api/apps/{id}/cron/resume',
-      'PUT /api/apps/{id}/cron/schedule',
-    ],
-    description: 'Operator actions on periodic processes, each emitting its job.* event.',
-  },
-  {
-    name: 'logs',
-    routes: ['GET /api/v1/apps/{id}/logs'],
-    description:
-      "Every allocation's stdout and stderr, kept per app (size and age bounds): filters, text search, follow=true as Server-Sent Events (scope logs:read).",
-  },
-  FUNCTIONS_CAPABILITY,
-  OBSERVABILITY_CAPABILITY,
-  ...OPERATOR_CAPABILITIES,
-  PLATFORM_LANE_CAPABILITY,
-  EXEC_CAPABILITY,
-  DEVICE_CAPABILITY,
-  PLATFORM_BACKUP_CAPABILITY,
-];
 
 /** Options of {@link startControlPlane}. */
 export interface ControlPlaneOptions {
@@ -260,31 +148,14 @@ export async function startControlPlane(
   if (config.apiToken === undefined) {
     log.warn('SVC_API_TOKEN is not set: the control plane API is open to anyone who can reach it (development only)');
   }
-  const logStore = new LogStore({
-    file: logStoreFile(config.dataDir),
-    maxBytesPerApp: config.logsMaxBytesPerApp,
-    maxAgeMs: config.logsMaxAgeMs,
-  });
-  const logs = new LogService({
-    store: logStore,
-    appExists: (app) => getApp(store.db, app) !== undefined,
-    logger: log.child({ component: 'logs' }),
-  });
+  const appLogs = openAppLogs(config, store.db, log);
+  const logs = appLogs.service;
   const gatewayScale = new GatewayScale();
   // One assignment of app users for the scheduler and the app database credentials (ADR 0047).
   const identities = config.schedulerDriver === 'local' ? detectAppIdentities() : undefined;
   const credentialOwner =
     identities?.mode === 'app-users' ? (app: string) => identities.resolve(app, undefined)?.app : undefined;
-  const appDatabases = database.managed
-    ? new AppDatabases({
-        db: store.db,
-        tools: database.tools,
-        credentials: new AppCredentials(database.managed.layout.credentials, credentialOwner),
-        host: database.managed.connection().host,
-        port: database.managed.connection().port,
-        logger: log.child({ component: 'app-databases' }),
-      })
-    : undefined;
+  const appDatabases = appDatabasesOn(database, { db: store.db, owner: credentialOwner, logger: log });
   let s3Proxy: S3ProxyWiring | undefined;
   try {
     s3Proxy = await startS3ProxyFor(config, {
@@ -298,87 +169,30 @@ export async function startControlPlane(
     await database.managed?.close();
     throw error;
   }
+  const infrastructure = appInfrastructure({ appDatabases, s3Proxy, identities });
   const reconcilers = await startReconcilers({
     db: store.db,
-    ...(appDatabases || s3Proxy
-      ? {
-          // The credential files' owner is the app's user: made ready without blocking first (ADR 0190).
-          infrastructure: async (app: string, spec: CanonicalAppSpec) => {
-            const database = appDatabases !== undefined && spec.infrastructure?.postgres?.database !== undefined;
-            const buckets = s3Proxy !== undefined && (spec.infrastructure?.objectStorage?.buckets?.length ?? 0) > 0;
-            if (database || buckets) await identities?.prepare(app, undefined);
-            return {
-              ...(appDatabases ? await appDatabases.settingsFor(app, spec) : {}),
-              ...(s3Proxy ? s3Proxy.settingsFor(app, spec) : {}),
-            };
-          },
-        }
-      : {}),
+    ...(infrastructure ? { infrastructure } : {}),
     appsDir: config.appsDir,
     dataDir: hosted.path,
     logger: log,
     gatewayScale,
     logs,
     ...(identities ? { identities } : {}),
-    scheduler:
-      config.schedulerDriver === 'kubernetes'
-        ? {
-            driver: 'kubernetes',
-            ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
-            namespace: config.kubernetesNamespace,
-          }
-        : { driver: 'local' },
+    scheduler: schedulerDriverOf(config),
   });
   // A deleted app's user and files go after a grace period, unless its volumes hold data (ADR 0191).
-  const retirement =
-    config.schedulerDriver === 'local'
-      ? new AppRetirement({
-          db: store.db,
-          dataDir: hosted.path,
-          graceMs: config.appRemovalGraceMs,
-          ...(identities ? { identities } : {}),
-          logger: log.child({ component: 'app-retirement' }),
-        })
-      : undefined;
-  retirement?.start();
+  const retirement = startAppRetirement(config, { db: store.db, dataDir: hosted.path, identities, logger: log });
   const routing = await startRouting({
     db: store.db,
     reconcilers,
     scale: gatewayScale,
     logger: log,
-    tunnel: {
-      file: config.tunnelConfigFile,
-      tunnel: config.tunnelName,
-      credentialsFile: config.tunnelCredentialsFile,
-      ...(config.tunnelReloadCommand === undefined ? {} : { reloadCommand: config.tunnelReloadCommand }),
-      networking: config.tunnelNetworking,
-      nodeIp: config.tunnelNodeIp,
-    },
-    idleMs: config.wakeIdleTimeoutMs,
-    autoscaling: config.autoscaleIntervalMs > 0,
-    edge: {
-      api:
-        config.edgeApiToken !== undefined && config.edgeZoneId !== undefined
-          ? { apiUrl: config.edgeApiUrl, apiToken: config.edgeApiToken, zoneId: config.edgeZoneId }
-          : undefined,
-      lookbackMs: config.edgeLookbackMs,
-      lookbackMaxMs: config.edgeLookbackMaxMs,
-      intervalMs: config.edgeSyncIntervalMs,
-    },
+    ...routingSettingsOf(config),
   });
   const accessTokens = new ScopedTokens({ db: store.db });
   const scopedToken = (secret: string) => accessTokens.authenticate(secret);
-  const edgeIdentity =
-    config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
-      ? edgeIdentityPrincipal(
-          edgeIdentityVerifier({
-            teamDomain: config.edgeAccessTeamDomain,
-            audience: config.edgeAccessAud,
-            ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }),
-            logger: log.child({ component: 'edge-access' }),
-          }),
-        )
-      : undefined;
+  const edgeIdentity = edgeIdentityOf(config, log);
   const gatewayProxy = createWakeGatewayProxy({
     gateway: routing.gateway,
     access: routing.access,
@@ -399,31 +213,13 @@ export async function startControlPlane(
     logger: log,
   });
   const postgres = database.tools;
-  const s3 =
-    config.s3Endpoint !== undefined && config.s3AccessKey !== undefined && config.s3SecretKey !== undefined
-      ? new S3Snapshots({
-          endpoint: config.s3Endpoint,
-          accessKey: config.s3AccessKey,
-          secretKey: config.s3SecretKey,
-          region: config.s3Region,
-          forcePathStyle: config.s3ForcePathStyle,
-        })
-      : undefined;
-  const snapshots = new SnapshotService({
+  const snapshotting = wireSnapshots(config, {
     db: store.db,
-    folder: new SnapshotFolder(config.snapshotsDir),
     postgres,
-    ...(s3 ? { s3 } : {}),
     events: eventApi.services.events,
-    ...(appDatabases ? { prepare: (app: string) => appDatabases.prepare(app) } : {}),
+    appDatabases,
   });
-  const snapshotOperations = (wake: () => void): SnapshotOperationsOptions => ({
-    db: store.db,
-    service: snapshots,
-    appsDir: config.appsDir,
-    dataDir: config.dataDir,
-    wake,
-  });
+  const snapshots = snapshotting.service;
   const receipts = startAuditReceipts({
     profile: config.profile,
     dataDir: config.dataDir,
@@ -433,19 +229,7 @@ export async function startControlPlane(
   });
   const deploys = startDeploys({
     ...(receipts ? { receipts } : {}),
-    snapshot: async (app, commit) => {
-      const entry = await snapshots.take(app, 'predeploy', commit);
-      return { message: `dumped ${entry.database} to ${entry.filename} (${entry.sizeBytes} bytes)` };
-    },
-    migrate: async (app, dir, commit) => {
-      const { database: name } = snapshots.appDatabase(app);
-      await appDatabases?.prepare(app);
-      const run = await postgres.applyMigrations(name, dir);
-      return {
-        message: `${run.applied.length} migration(s) applied to ${name}${run.applied.length ? `: ${run.applied.join(', ')}` : ''}; ${run.alreadyApplied.length} already applied (at ${commit?.slice(0, 12) ?? 'HEAD'})`,
-      };
-    },
-    register: (handlers, wake) => registerSnapshotHandlers(handlers, snapshotOperations(wake)),
+    ...snapshotting.deploySteps,
     db: store.db,
     appsDir: config.appsDir,
     dataDir: hosted.path,
@@ -493,7 +277,7 @@ export async function startControlPlane(
     snapshotReadRoutes(snapshots),
     snapshotMutationRoutes(
       snapshots,
-      snapshotOperations(() => deploys.worker.wake()),
+      snapshotting.operations(() => deploys.worker.wake()),
       deploys.idempotencyKeys,
     ),
     cronRoutes(
@@ -532,22 +316,10 @@ export async function startControlPlane(
   routers.push(...execApi.routers);
   // External admission is served only in restricted mode with the bridge: here it has no verifier.
   routers.push(admissionRoutes(undefined));
-  // The host agent runs the platform lane in its own process (ADR 0086); started when work is queued.
-  const ensureAgent =
-    config.agentMode === 'auto'
-      ? () =>
-          launchAgent({
-            platformDir: config.platformDir,
-            releaseDir: releaseFolder() ?? packageRoot(),
-            dataDir: config.dataDir,
-            cwd: process.cwd(),
-            env: { ...process.env, SVC_DATA_DIR: config.dataDir, SVC_PLATFORM_DIR: config.platformDir },
-          })
-      : () => undefined;
-  const platformLane = new PlatformLaneService(store.db, ensureAgent, {
-    fetchHookConfigured: config.releaseFetchHook !== undefined,
-  });
-  routers.push(platformLaneRoutes(platformLane, idempotency({ keys: deploys.idempotencyKeys, required: false })));
+  const platformLane = wirePlatformLane(config, store.db);
+  routers.push(
+    platformLaneRoutes(platformLane.service, idempotency({ keys: deploys.idempotencyKeys, required: false })),
+  );
   const platformBackups = await startPlatformBackups(config, {
     db: store.db,
     postgres: database.managed
@@ -620,13 +392,7 @@ export async function startControlPlane(
   execApi.attach(server, scopedToken);
   controlUrl = server.url;
   routing.setGatewayUrl(server.url);
-  // Lane work queued or interrupted before this start needs an agent.
-  if (
-    listOperations(store.db, { status: ['queued', 'running'], limit: 500 }).some((op) =>
-      op.kind.startsWith('platform.'),
-    )
-  )
-    ensureAgent();
+  platformLane.resumeQueuedWork();
   eventApi.attach(server, scopedToken);
   log.info({ url: server.url }, 'control plane listening');
   let closing: Promise<void> | undefined;
@@ -659,53 +425,16 @@ export async function startControlPlane(
     await autoscaling.close();
     await routing.close();
     await deploys.close();
-    s3?.destroy();
+    snapshotting.s3?.destroy();
     await s3Proxy?.proxy.close();
     await eventApi.services.events.flushed();
     retirement?.close();
     await reconcilers.close();
-    logs.close();
-    logStore.close();
+    appLogs.close();
     store.db.close();
     // Last: operations and apps' reconciles that use it have stopped. Across a restart by the host
     // agent it keeps running: apps keep their connections, and the next API adopts it.
     if (restart) database.managed?.release();
     else await database.managed?.close();
   }
-}
-
-/** The PostgreSQL server of app databases: the managed one (started here), or the external one SVC_POSTGRES_* names. */
-async function startAppDatabaseServer(
-  config: SvcConfig,
-  hostedDir: string,
-  log: Logger,
-): Promise<{ tools: PostgresTools; managed?: ManagedPostgres }> {
-  if (!config.postgresManaged) {
-    return {
-      tools: new PostgresTools({
-        host: config.postgresHost,
-        port: config.postgresPort,
-        user: config.postgresUser,
-        ...(config.postgresPasswordFile === undefined ? {} : { passwordFile: config.postgresPasswordFile }),
-        ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }),
-      }),
-    };
-  }
-  const managed = await ManagedPostgres.open({
-    dataDir: hostedDir,
-    logger: log,
-    ...(config.postgresBinDir === undefined ? {} : { binDir: config.postgresBinDir }),
-  });
-  const connection = managed.connection();
-  return {
-    managed,
-    tools: new PostgresTools({
-      host: connection.socketDir,
-      port: connection.port,
-      user: connection.user,
-      passwordFile: connection.passwordFile,
-      binDir: connection.binDir,
-      asDatabaseOwner: true,
-    }),
-  };
 }

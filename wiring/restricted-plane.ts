@@ -19,8 +19,7 @@ import { refuseUnservedUpgrades } from '../api/control/server/unserved-upgrades.
 import { validateRoutes } from '../api/control/apps/validate-routes.js';
 import { ADMISSION_ROUTES, admissionNoStore, admissionRoutes } from '../api/control/fleet/admission-routes.js';
 import { FLEET_AUTHORITY_ROUTES, fleetRoutes } from '../api/control/fleet/fleet-routes.js';
-import { edgeIdentityPrincipal } from '../api/control/auth/auth.js';
-import { edgeIdentityVerifier } from '../platform/edge/index.js';
+import { edgeIdentityOf } from './control/edge-identity.js';
 import { PostgresTools } from '../platform/postgres/postgres-tools.js';
 import type { RestrictedModeConfig } from '../platform/fleet/restricted-config.js';
 import { HttpEvidenceService } from '../platform/outbound/evidence-client.js';
@@ -197,17 +196,7 @@ export async function startRestrictedPlane(
       fleetRoutes({ authority, audit, workloadTokens }),
       admissionRoutes(bridge),
     ];
-    const edgeIdentity =
-      config.edgeAccessTeamDomain !== undefined && config.edgeAccessAud !== undefined
-        ? edgeIdentityPrincipal(
-            edgeIdentityVerifier({
-              teamDomain: config.edgeAccessTeamDomain,
-              audience: config.edgeAccessAud,
-              ...(config.edgeAccessCertsUrl === undefined ? {} : { certsUrl: config.edgeAccessCertsUrl }),
-              logger: log.child({ component: 'edge-access' }),
-            }),
-          )
-        : undefined;
+    const edgeIdentity = edgeIdentityOf(config, log);
     const app = createControlApp({
       logger: log,
       bodyLimitBytes: config.bodyLimitBytes,

@@ -9,23 +9,15 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { Logger } from 'pino';
-import {
-  ConflictError,
-  NotFoundError,
-  PayloadTooLargeError,
-  TimeoutError,
-  UnprocessableError,
-  ValidationError,
-} from '../../domain/errors.js';
+import { NotFoundError, PayloadTooLargeError, TimeoutError } from '../../domain/errors.js';
 import {
   isTerminalAllocation,
   type AllocationChange,
   type Execution,
-  type JobStatus,
   type Scheduler,
   type Unsubscribe,
 } from '../../domain/scheduler/index.js';
-import { ProcessType, type CanonicalAppSpec } from '../../domain/spec/index.js';
+import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { Db } from '../../store/database.js';
 import { getApp } from '../../store/control/apps.js';
 import {
@@ -41,6 +33,7 @@ import {
   type FunctionExecutionResult,
 } from '../../store/control/function-executions.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
+import { functionJobOf, functionProcesses, functionProcessOf } from './function-target.js';
 
 /** The variables an invocation adds to the function's environment. */
 export const FunctionRequestVariable = {
@@ -105,12 +98,6 @@ export interface HistoryQuery {
   readonly executionId?: string;
 }
 
-interface FunctionJob {
-  readonly region: string;
-  readonly scheduler: Scheduler;
-  readonly job: JobStatus;
-}
-
 function tail(text: string, limitBytes: number): { text: string; truncated: boolean } {
   const buffer = Buffer.from(text, 'utf8');
   if (buffer.length <= limitBytes) return { text, truncated: false };
@@ -151,76 +138,10 @@ export class FunctionService {
     return spec;
   }
 
-  /** The function processes of a spec, by name. */
-  static functionProcesses(spec: CanonicalAppSpec): string[] {
-    return Object.keys(spec.processes)
-      .filter((name) => spec.processes[name]!.type === ProcessType.function)
-      .sort();
-  }
-
-  #process(app: string, spec: CanonicalAppSpec, process: string | undefined): string {
-    const functions = FunctionService.functionProcesses(spec);
-    if (process === undefined) {
-      if (functions.length === 0)
-        throw new UnprocessableError(`app "${app}" has no function process`, {
-          code: 'no_function_process',
-          details: { app },
-        });
-      if (functions.length > 1) {
-        throw new ValidationError(
-          `app "${app}" has several function processes; name one with the process form {"process": ..., "body": ...}`,
-          { code: 'process_required', details: { processes: functions } },
-        );
-      }
-      return functions[0]!;
-    }
-    const found = spec.processes[process];
-    if (!found)
-      throw new NotFoundError(`app "${app}" has no process "${process}"`, {
-        code: 'process_not_found',
-        details: { app, process, functions },
-      });
-    if (found.type !== ProcessType.function) {
-      throw new UnprocessableError(
-        `${app}/${process} is a ${found.type} process, not a function (set processes.${process}.function to make it one)`,
-        {
-          code: 'not_a_function',
-          details: { app, process, type: found.type, functions },
-        },
-      );
-    }
-    return process;
-  }
-
-  /** The running batch job of the function; the primary region's when it runs in several. */
-  async #job(app: string, spec: CanonicalAppSpec, process: string): Promise<FunctionJob> {
-    const found: FunctionJob[] = [];
-    for (const { region, scheduler } of await this.#targets.all()) {
-      for (const job of await scheduler.listJobs({ app })) {
-        if (
-          job.spec.type === 'batch' &&
-          job.spec.parameterized &&
-          job.status === 'running' &&
-          job.spec.meta?.['svc.process'] === process
-        )
-          found.push({ region, scheduler, job });
-      }
-    }
-    if (found.length === 0) {
-      throw new ConflictError(`${app}/${process} is not deployed: no running function job (deploy the app first)`, {
-        code: 'function_not_deployed',
-        details: { app, process },
-      });
-    }
-    const regionOf = (entry: FunctionJob) => entry.job.spec.meta?.['svc.region'] ?? entry.region;
-    found.sort((a, b) => (regionOf(a) < regionOf(b) ? -1 : regionOf(a) > regionOf(b) ? 1 : 0));
-    return found.find((entry) => regionOf(entry) === spec.primaryRegion) ?? found[0]!;
-  }
-
   /** Starts one execution of a function process; resolves once the scheduler placed it. */
   async invoke(app: string, request: InvokeRequest): Promise<Invocation> {
     const spec = this.#spec(app);
-    const process = this.#process(app, spec, request.process);
+    const process = functionProcessOf(app, spec, request.process);
     const body = JSON.stringify(request.body ?? null);
     const bytes = Buffer.byteLength(body, 'utf8');
     if (bytes > FUNCTION_BODY_LIMIT_BYTES) {
@@ -232,7 +153,7 @@ export class FunctionService {
         },
       );
     }
-    const { region, scheduler, job } = await this.#job(app, spec, process);
+    const { region, scheduler, job } = await functionJobOf(this.#targets, app, spec, process);
     const group = job.spec.taskGroups[0];
     const timeoutMs = group?.task.timeout?.milliseconds ?? 0;
     const executionId = `exec-${randomUUID()}`;
@@ -334,7 +255,7 @@ export class FunctionService {
     await this.#sync(app);
     return {
       app,
-      functions: FunctionService.functionProcesses(spec),
+      functions: functionProcesses(spec),
       executions: listFunctionExecutions(this.#db, {
         app,
         limit: query.limit,

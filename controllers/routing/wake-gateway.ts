@@ -20,6 +20,8 @@ import { normalizeHostname, publicProcess, isGatewayManaged } from '../../domain
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 import type { GatewayScale } from './gateway-scale.js';
 import { traceMark } from '../../domain/observability/trace-marks.js';
+import { ProcessTrafficCounters, type ProcessTraffic } from './process-traffic.js';
+import { InstanceBalancer } from './instance-balancer.js';
 
 /** The process behind one public hostname. */
 export interface WakeTarget {
@@ -64,29 +66,6 @@ interface Wake {
   cancel(): void;
 }
 
-/**
- * What the gateway saw of one process, cumulative since the API started: the autoscaler reads two
- * samples and divides by the time between them (requests per second, average requests in flight).
- */
-export interface ProcessTraffic {
-  /** Requests begun (each proxied request or upgrade counts once). */
-  readonly requests: number;
-  /** Requests in flight right now. */
-  readonly inFlight: number;
-  /** Integral of the in-flight count over time, in request-milliseconds. */
-  readonly inFlightMs: number;
-  /** Last request begun or finished (ms since epoch), if any. */
-  readonly lastActivityMs: number | undefined;
-}
-
-interface TrafficCounter {
-  requests: number;
-  inFlight: number;
-  inFlightMs: number;
-  changedMs: number;
-  lastActivityMs: number | undefined;
-}
-
 /** Counters of the gateway, for tests, the bench and the operator view. */
 export interface WakeGatewayStats {
   scaleUps: number;
@@ -103,10 +82,8 @@ export class WakeGateway {
   private wildcards: WakeTarget[] = [];
   private stale = true;
   private readonly wakes = new Map<string, Wake>();
-  private readonly roundRobin = new Map<string, number>();
-  private readonly traffic = new Map<string, TrafficCounter>();
-  /** Requests forwarded to each instance (by instance id) and not finished: the balancer's load. */
-  private readonly instanceLoad = new Map<string, number>();
+  private readonly traffic = new ProcessTrafficCounters();
+  private readonly balancer = new InstanceBalancer();
   /** Passing instances per service, sorted by id; dropped on any registry change of that service. */
   private readonly passingCache = new Map<string, ServiceInstance[]>();
   private readonly unwatch: () => void;
@@ -260,57 +237,28 @@ export class WakeGateway {
 
   /** Marks a request for `target` as started (it keeps the process awake until `end`). */
   begin(target: WakeTarget): void {
-    const counter = this.counter(`${target.app}/${target.process}`, Date.now());
-    counter.requests += 1;
-    counter.inFlight += 1;
+    this.traffic.begun(`${target.app}/${target.process}`, Date.now());
   }
 
   /** Marks a request for `target` as finished; `instance` is the one it was forwarded to ({@link claim}), if any. */
   end(target: WakeTarget, instance?: ServiceInstance): void {
-    const counter = this.counter(`${target.app}/${target.process}`, Date.now());
-    counter.inFlight = Math.max(0, counter.inFlight - 1);
-    if (instance !== undefined) {
-      const load = (this.instanceLoad.get(instance.id) ?? 1) - 1;
-      if (load > 0) this.instanceLoad.set(instance.id, load);
-      else this.instanceLoad.delete(instance.id);
-    }
+    this.traffic.ended(`${target.app}/${target.process}`, Date.now());
+    if (instance !== undefined) this.balancer.release(instance);
   }
 
   /** Counts a request as forwarded to `instance` until `end(target, instance)`; returns the instance. */
   claim(instance: ServiceInstance): ServiceInstance {
-    this.instanceLoad.set(instance.id, (this.instanceLoad.get(instance.id) ?? 0) + 1);
-    return instance;
+    return this.balancer.claim(instance);
   }
 
   /** Requests in flight and last activity (ms since epoch) of a process, for the idle scaler. */
   activity(app: string, process: string): { inFlight: number; lastActivityMs: number | undefined } {
-    const counter = this.traffic.get(`${app}/${process}`);
-    return { inFlight: counter?.inFlight ?? 0, lastActivityMs: counter?.lastActivityMs };
+    return this.traffic.activity(`${app}/${process}`);
   }
 
   /** Cumulative traffic of a process up to `nowMs`, for the autoscaler. */
   trafficOf(app: string, process: string, nowMs = Date.now()): ProcessTraffic {
-    const counter = this.traffic.get(`${app}/${process}`);
-    if (counter === undefined) return { requests: 0, inFlight: 0, inFlightMs: 0, lastActivityMs: undefined };
-    return {
-      requests: counter.requests,
-      inFlight: counter.inFlight,
-      inFlightMs: counter.inFlightMs + counter.inFlight * Math.max(0, nowMs - counter.changedMs),
-      lastActivityMs: counter.lastActivityMs,
-    };
-  }
-
-  /** The counter of a process with its in-flight integral brought up to `nowMs` (a request begins or ends then). */
-  private counter(key: string, nowMs: number): TrafficCounter {
-    let counter = this.traffic.get(key);
-    if (counter === undefined) {
-      counter = { requests: 0, inFlight: 0, inFlightMs: 0, changedMs: nowMs, lastActivityMs: undefined };
-      this.traffic.set(key, counter);
-    }
-    counter.inFlightMs += counter.inFlight * Math.max(0, nowMs - counter.changedMs);
-    counter.changedMs = nowMs;
-    counter.lastActivityMs = nowMs;
-    return counter;
+    return this.traffic.trafficOf(`${app}/${process}`, nowMs);
   }
 
   /** Stops every wait in progress. */
@@ -330,24 +278,9 @@ export class WakeGateway {
     return passing;
   }
 
-  /**
-   * Least requests in flight over `instances` (sorted by id), ties broken round robin: with equal
-   * load (every request finished, as sequential clients see it) the choice rotates.
-   */
+  /** The instance of `instances` (sorted by id) a request goes to ({@link InstanceBalancer.pick}). */
   private pick(service: string, instances: readonly ServiceInstance[]): ServiceInstance {
-    const start = (this.roundRobin.get(service) ?? 0) % instances.length;
-    this.roundRobin.set(service, start + 1);
-    let best = instances[start]!;
-    let bestLoad = this.instanceLoad.get(best.id) ?? 0;
-    for (let i = 1; i < instances.length && bestLoad > 0; i += 1) {
-      const candidate = instances[(start + i) % instances.length]!;
-      const load = this.instanceLoad.get(candidate.id) ?? 0;
-      if (load < bestLoad) {
-        best = candidate;
-        bestLoad = load;
-      }
-    }
-    return best;
+    return this.balancer.pick(service, instances);
   }
 
   /** Current count of the target's task group in the scheduler (0 when the job is absent). */

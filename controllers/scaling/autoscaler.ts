@@ -21,7 +21,8 @@ import type { Db } from '../../store/database.js';
 import { listApps } from '../../store/control/apps.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 import type { GatewayScale, ScaleChange } from '../routing/gateway-scale.js';
-import type { ProcessTraffic, WakeGateway } from '../routing/wake-gateway.js';
+import type { WakeGateway } from '../routing/wake-gateway.js';
+import type { ProcessTraffic } from '../routing/process-traffic.js';
 import type { ScalingReadModel } from './scaling-view.js';
 
 export interface AutoscalerOptions {

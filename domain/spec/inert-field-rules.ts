@@ -4,7 +4,7 @@
  * and what to do, so no field is silently ignored (ADR 0196).
  */
 import { FindingSeverity, type PathSegment } from './finding.js';
-import { LocateTarget } from './parse-yaml-document.js';
+import { LocateTarget } from './yaml-locator.js';
 import type { RawFinding } from './raw-finding.js';
 import { SpecRule } from './spec-rule.js';
 import { type Fields, isRecord } from './raw-fields.js';

@@ -5,34 +5,13 @@
  * Reading is defensive: the size, nesting depth, alias expansion and node count of a document are capped,
  * and every problem becomes a finding instead of an exception.
  */
-import {
-  CST,
-  Composer,
-  Lexer,
-  LineCounter,
-  Parser,
-  YAMLParseError,
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  visit,
-  type Document,
-  type Pair,
-  type YAMLMap,
-} from 'yaml';
-import {
-  createFinding,
-  FindingSeverity,
-  noPosition,
-  type Finding,
-  type PathSegment,
-  type SourcePosition,
-} from './finding.js';
+import { CST, Composer, Lexer, LineCounter, Parser, YAMLParseError, type Document } from 'yaml';
+import { createFinding, FindingSeverity, noPosition, type Finding, type PathSegment } from './finding.js';
 import { SpecRule } from './spec-rule.js';
 import { cloneWithinLimits } from './clone-within-limits.js';
 import { surveySyntax } from './yaml-syntax-survey.js';
+import { locatorFor, positionOf, type Locate } from './yaml-locator.js';
+import { duplicateKeys, firstAliasOffset, firstCollectionKeyOffset } from './yaml-document-scans.js';
 
 /** Caps on the work spent reading one document. */
 export interface DocumentLimits {
@@ -65,18 +44,6 @@ export const defaultDocumentLimits: DocumentLimits = Object.freeze({
   maxAliasCount: 100,
   maxNodes: 200_000,
 });
-
-/** Which end of a `key: value` pair a position should point at. */
-export const LocateTarget = {
-  /** The value for scalars, the key for maps and lists (the most useful place for a message). */
-  auto: 'auto',
-  key: 'key',
-  value: 'value',
-} as const;
-export type LocateTarget = (typeof LocateTarget)[keyof typeof LocateTarget];
-
-/** Finds where a field path sits in the source; falls back to the nearest ancestor that exists. */
-export type Locate = (path: readonly PathSegment[], target?: LocateTarget) => SourcePosition;
 
 /** A read document: its value, the problems met while reading it, and positions of its fields. */
 export interface ParsedYamlDocument {
@@ -120,67 +87,6 @@ function utf8Length(text: string, cap: number): number {
   return bytes;
 }
 
-function positionOf(lineCounter: LineCounter, offset: number): SourcePosition {
-  const { line, col } = lineCounter.linePos(Math.max(0, offset));
-  return { line, column: col };
-}
-
-/** Builds the `locate` function of a composed YAML document. */
-function locatorFor(doc: Document, lineCounter: LineCounter): Locate {
-  // Key lookups are indexed once per map, so locating every finding of a wide map stays linear.
-  const indexes = new WeakMap<object, Map<string, Pair>>();
-  const pairOf = (map: YAMLMap, key: string): Pair | undefined => {
-    let index = indexes.get(map);
-    if (index === undefined) {
-      index = new Map();
-      for (const item of map.items) {
-        if (isPair(item) && isScalar(item.key)) {
-          const name = String(item.key.value);
-          if (!index.has(name)) index.set(name, item);
-        }
-      }
-      indexes.set(map, index);
-    }
-    return index.get(key);
-  };
-  return (path, target = LocateTarget.auto) => {
-    let node: unknown = doc.contents;
-    let keyNode: unknown = null;
-    let complete = true;
-    for (const segment of path) {
-      for (let hops = 0; isAlias(node) && hops < 10; hops += 1) node = node.resolve(doc);
-      if (isMap(node)) {
-        const pair = pairOf(node, String(segment));
-        if (pair === undefined) {
-          complete = false;
-          break;
-        }
-        keyNode = pair.key;
-        node = pair.value;
-      } else if (isSeq(node) && Number.isInteger(Number(segment))) {
-        const item: unknown = node.items[Number(segment)];
-        if (item === undefined) {
-          complete = false;
-          break;
-        }
-        keyNode = null;
-        node = item;
-      } else {
-        complete = false;
-        break;
-      }
-    }
-    const emptyValue = node === null || (isScalar(node) && node.source === '' && node.value === null);
-    const scalarLike = isScalar(node) || isAlias(node);
-    let chosen: unknown;
-    if (!complete || target === LocateTarget.key) chosen = keyNode ?? node;
-    else if (target === LocateTarget.value) chosen = emptyValue ? (keyNode ?? node) : node;
-    else chosen = scalarLike && !emptyValue ? node : (keyNode ?? node);
-    const range = (chosen as { range?: [number, number, number] } | null)?.range;
-    return range === undefined ? { line: 1, column: 1 } : positionOf(lineCounter, range[0]);
-  };
-}
-
 /**
  * Composes the first YAML document of a token stream (YAML 1.2 core schema); a second document is an
  * error, as in `parseDocument`. Duplicate keys are found by {@link duplicateKeys}.
@@ -201,53 +107,6 @@ function composeSingleDocument(tokens: readonly CST.Token[], length: number): Do
   }
   // compose(..., forceDoc = true) always yields at least one document.
   return first!;
-}
-
-/** Keys set twice in the same map (in linear time), with the offsets of both occurrences. */
-function duplicateKeys(doc: Document, max: number): Array<{ key: string; offset: number; firstOffset: number }> {
-  const found: Array<{ key: string; offset: number; firstOffset: number }> = [];
-  visit(doc, {
-    Map(_key, map) {
-      const seen = new Map<string, number>();
-      for (const item of map.items) {
-        if (!isScalar(item.key)) continue;
-        const name = String(item.key.value);
-        const offset = item.key.range?.[0] ?? 0;
-        const firstOffset = seen.get(name);
-        if (firstOffset === undefined) seen.set(name, offset);
-        else found.push({ key: name, offset, firstOffset });
-      }
-      return found.length >= max ? visit.BREAK : undefined;
-    },
-  });
-  return found.slice(0, max);
-}
-
-/** Offset of the first alias (`*name`) in the document, or 0. */
-function firstAliasOffset(doc: Document): number {
-  let offset = 0;
-  visit(doc, {
-    Alias(_key, node) {
-      offset = node.range?.[0] ?? 0;
-      return visit.BREAK;
-    },
-  });
-  return offset;
-}
-
-/** Offset of the first map key that is itself a map or list (`? [a, b]: c`), if any. */
-function firstCollectionKeyOffset(doc: Document): number | undefined {
-  let offset: number | undefined;
-  visit(doc, {
-    Pair(_key, pair) {
-      if (isMap(pair.key) || isSeq(pair.key)) {
-        offset = pair.key.range?.[0] ?? 0;
-        return visit.BREAK;
-      }
-      return undefined;
-    },
-  });
-  return offset;
 }
 
 const nowhere: Locate = () => noPosition;

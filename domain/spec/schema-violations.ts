@@ -6,7 +6,7 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import * as compiled from '../../schemas/validators.generated.js';
 import { describeKind, describeValue, type PathSegment } from './finding.js';
-import { LocateTarget } from './parse-yaml-document.js';
+import { LocateTarget } from './yaml-locator.js';
 import type { RawFinding } from './raw-finding.js';
 import { schemaRule } from './spec-rule.js';
 import { isRecord } from './raw-fields.js';

@@ -19,7 +19,7 @@ import {
   volumeMountProblem,
   volumeNameProblem,
 } from './name-rules.js';
-import { LocateTarget } from './parse-yaml-document.js';
+import { LocateTarget } from './yaml-locator.js';
 import { conflictingProcessTypeFields, inferProcessType } from './process-type.js';
 import type { RawFinding } from './raw-finding.js';
 import { SpecRule } from './spec-rule.js';

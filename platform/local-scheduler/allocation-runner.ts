@@ -3,58 +3,21 @@
  * re-adopt), restart with exponential backoff, memory-limit kills, batch deadlines, and drain
  * (signal, wait, SIGKILL). Its service instances and health checks are `AllocationServices`.
  */
-import type { CpuWeights } from './cpu-weight.js';
-import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import type { Logger } from 'pino';
-import type { AllocationStatus, RestartPolicySpec, TaskEvent, TaskEventType } from '../../domain/scheduler/index.js';
+import type { ChildProcess } from 'node:child_process';
+import type { AllocationStatus, TaskEvent, TaskEventType } from '../../domain/scheduler/index.js';
 import type { AllocationRecord } from './driver-state.js';
-import { SpawnerGoneError, type TaskSpawner } from './task-spawner.js';
-import { AllocationServices, type AllocationServicesContext } from './allocation-services.js';
-import {
-  isProcessAlive,
-  CLOCK_TICKS_PER_SECOND,
-  PAGE_SIZE,
-  processTree,
-  readProcess,
-  signalTree,
-  waitForTreeExit,
-  type ProcessInfo,
-} from './process-table.js';
-import type { AppIdentities } from './app-identity.js';
-import { allocationPaths, readRecordedExit, type AllocationFolders, type HostVolume } from './task-environment.js';
-import type { TaskLimits } from './task-sandbox.js';
-import { prepareLaunch, type Launch } from './task-launch.js';
+import { SpawnerGoneError } from './task-spawner.js';
+import { AllocationServices } from './allocation-services.js';
+import { isProcessAlive, readProcess, signalTree, type ProcessInfo } from './process-table.js';
+import { allocationPaths, readRecordedExit } from './task-environment.js';
+import { prepareLaunch, spawnFromHere, type Launch } from './task-launch.js';
 import { traceMark } from '../../domain/observability/trace-marks.js';
-
-/** How a run-to-completion allocation ended. */
-export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
-
-/** What a runner needs from its driver. */
-export interface RunnerContext extends AllocationServicesContext {
-  readonly logger: Logger;
-  /** Applies `resources.cpu` as a CPU weight to each spawned process tree. */
-  readonly cpuWeights: CpuWeights;
-  readonly hostVolumes: Readonly<Record<string, HostVolume>>;
-  /** Who tasks run as: each app's own user (root), or the platform's user. */
-  readonly identities: AppIdentities;
-  /** App data and release folders, and whether tasks get a private mount namespace. */
-  readonly folders: AllocationFolders;
-  /** `RLIMIT_NOFILE` and `RLIMIT_NPROC` of every task. */
-  readonly limits: TaskLimits;
-  readonly defaultRestart: RestartPolicySpec;
-  /** The helper that forks and execs tasks (ADR 0199); undefined: spawn from this process. */
-  spawner?(): TaskSpawner | undefined;
-  /** Persists the record and notifies watchers. */
-  changed(record: AllocationRecord, previousStatus: AllocationStatus, event?: TaskEvent): void;
-  /** The allocation reached a terminal status; the runner is done. */
-  finished(record: AllocationRecord, outcome: RunOutcome): void;
-}
+import type { RunnerContext, RunOutcome } from './runner-context.js';
+import { treeRssBytes, TreeCpuSampler } from './task-tree-usage.js';
+import { DEFAULT_RESTART_WINDOW_MS, mayRestart, RestartBackoff } from './restart-policy.js';
+import { drainTree } from './tree-drain.js';
 
 const MAX_EVENTS = 25;
-/** Shortest period a CPU sample covers. */
-const CPU_SAMPLE_MS = 1000;
-const DEFAULT_RESTART_WINDOW_MS = 30 * 60_000;
 
 /** Supervises one allocation. */
 export class AllocationRunner {
@@ -66,8 +29,7 @@ export class AllocationRunner {
   #launching: Promise<void> | undefined;
   #adopted = false;
   #detached = false;
-  /** The last CPU reading of the tree (ticks at a time), per leader pid: a restarted task starts anew. */
-  #cpuSample: { pid: number; ticks: number; atMs: number } | undefined;
+  readonly #cpu = new TreeCpuSampler();
   #stopping: Promise<void> | undefined;
   #restarting = false;
   #exitReason: 'oom' | 'timeout' | undefined;
@@ -75,7 +37,7 @@ export class AllocationRunner {
   #deadlineTimer: NodeJS.Timeout | undefined;
   readonly #services: AllocationServices;
   #runStartedMs = 0;
-  #failureStreak = 0;
+  readonly #backoff = new RestartBackoff();
 
   constructor(record: AllocationRecord, ctx: RunnerContext) {
     this.record = record;
@@ -125,12 +87,12 @@ export class AllocationRunner {
         return;
       }
     }
-    let rss = 0;
-    for (const member of processTree(pid, table)) rss += (byPid.get(member)?.rssPages ?? 0) * PAGE_SIZE;
+    const rss = treeRssBytes(pid, table, byPid);
     rec.memory.currentRssBytes = rss;
     rec.memory.peakRssBytes = Math.max(rec.memory.peakRssBytes, rss);
     rec.memory.sampledAt = new Date().toISOString();
-    this.#sampleCpu(pid, table, byPid);
+    const cpu = this.#cpu.sample(pid, table, byPid);
+    if (cpu !== undefined) rec.cpu = cpu;
     if (rss > rec.memory.limitBytes && this.#exitReason === undefined && !this.#stopping && !this.#restarting) {
       this.#exitReason = 'oom';
       this.#ctx.logger.warn(
@@ -139,24 +101,6 @@ export class AllocationRunner {
       );
       signalTree(pid, 'SIGKILL', table);
     }
-  }
-
-  /**
-   * CPU use of the tree since the previous sample, at most once a second (a 250 ms tick at 100
-   * ticks per second would read in steps of 4 %). A tree that lost a member can read fewer ticks
-   * than before: that period reads 0 rather than a negative use.
-   */
-  #sampleCpu(pid: number, table: readonly ProcessInfo[], byPid: ReadonlyMap<number, ProcessInfo>): void {
-    let ticks = 0;
-    for (const member of processTree(pid, table)) ticks += byPid.get(member)?.cpuTicks ?? 0;
-    const now = Date.now();
-    const last = this.#cpuSample;
-    if (last !== undefined && last.pid === pid && now - last.atMs < CPU_SAMPLE_MS) return;
-    this.#cpuSample = { pid, ticks, atMs: now };
-    if (last === undefined || last.pid !== pid) return;
-    const seconds = (now - last.atMs) / 1000;
-    const percent = Math.max(0, ((ticks - last.ticks) / CLOCK_TICKS_PER_SECOND / seconds) * 100);
-    this.record.cpu = { percent: Math.round(percent * 10) / 10, sampledAt: new Date(now).toISOString() };
   }
 
   /** Drains the task (signal, wait up to the drain timeout, then SIGKILL) and completes the allocation. */
@@ -290,19 +234,7 @@ export class AllocationRunner {
     const rec = this.record;
     let child: ChildProcess;
     try {
-      const out = fs.openSync(launch.paths.stdout, 'a');
-      const err = fs.openSync(launch.paths.stderr, 'a');
-      try {
-        child = spawn(launch.file, launch.args, {
-          cwd: launch.cwd,
-          env: launch.env,
-          detached: true,
-          stdio: ['ignore', out, err],
-        });
-      } finally {
-        fs.closeSync(out);
-        fs.closeSync(err);
-      }
+      child = spawnFromHere(launch);
     } catch (error) {
       this.#onSpawnFailure(error as Error);
       return;
@@ -401,10 +333,8 @@ export class AllocationRunner {
     const rec = this.record;
     const previous = rec.status;
     const policy = rec.group.restart ?? this.#ctx.defaultRestart;
-    if (this.restartsOnExit && rec.desiredStatus === 'run' && this.#mayRestart(policy)) {
-      if (Date.now() - this.#runStartedMs >= policy.resetAfter.milliseconds) this.#failureStreak = 0;
-      const delay = Math.min(policy.initialDelay.milliseconds * 2 ** this.#failureStreak, policy.maxDelay.milliseconds);
-      this.#failureStreak += 1;
+    if (this.restartsOnExit && rec.desiredStatus === 'run' && mayRestart(rec.task, policy)) {
+      const delay = this.#backoff.next(policy, this.#runStartedMs);
       rec.task.restarts += 1;
       rec.task.lastRestartAt = new Date().toISOString();
       rec.task.state = 'pending';
@@ -426,17 +356,6 @@ export class AllocationRunner {
     this.#unregister();
     this.#ctx.changed(rec, previous, event);
     this.#ctx.finished(rec, outcome);
-  }
-
-  /** True while the policy allows one more restart; records it in the window. */
-  #mayRestart(policy: RestartPolicySpec): boolean {
-    const task = this.record.task;
-    const now = Date.now();
-    const window = policy.interval?.milliseconds ?? DEFAULT_RESTART_WINDOW_MS;
-    task.recentRestarts = (task.recentRestarts ?? []).filter((at) => now - at < window);
-    if (policy.attempts !== undefined && task.recentRestarts.length >= policy.attempts) return false;
-    task.recentRestarts.push(now);
-    return true;
   }
 
   async #drainAndFinish(description: string): Promise<void> {
@@ -463,27 +382,8 @@ export class AllocationRunner {
   /** Sends the drain signal to the tree, waits up to the drain timeout, then SIGKILLs what is left. */
   async #terminateTree(pid: number): Promise<void> {
     const rec = this.record;
-    const { signal, timeout } = rec.group.drain;
-    this.#ctx.changed(
-      rec,
-      rec.status,
-      this.#event('Killing', `Sent ${signal}; force killing after ${timeout.milliseconds}ms`),
-    );
-    signalTree(pid, signal);
-    const exited = await waitForTreeExit(pid, timeout.milliseconds);
-    if (!exited) {
-      signalTree(pid, 'SIGKILL');
-      await waitForTreeExit(pid, 5000);
-    }
-    this.#ctx.changed(
-      rec,
-      rec.status,
-      this.#event(
-        'Killed',
-        exited
-          ? `Task exited after ${signal}`
-          : `Task killed with SIGKILL after the drain timeout of ${timeout.milliseconds}ms`,
-      ),
+    await drainTree(pid, rec.group.drain, (type, message) =>
+      this.#ctx.changed(rec, rec.status, this.#event(type, message)),
     );
   }
 

@@ -8,7 +8,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
-import type { RegistryWriter } from '../../domain/registry/index.js';
 import {
   filesFingerprint,
   isTerminalAllocation,
@@ -17,85 +16,26 @@ import {
   type AllocationChange,
   type AllocationKind,
   type AllocationStatus,
-  type Duration,
   type Execution,
-  type RestartPolicySpec,
   type TaskEvent,
   type TaskGroupSpec,
 } from '../../domain/scheduler/index.js';
 import { silentLogger } from '../logger.js';
-import { AllocationRunner, type RunOutcome, type RunnerContext } from './allocation-runner.js';
+import { AllocationRunner } from './allocation-runner.js';
+import type { RunnerContext, RunOutcome } from './runner-context.js';
 import { toAllocation, toExecution } from './allocation-view.js';
 import type { AllocationRecord, DriverState, ExecutionRecord, JobRecord } from './driver-state.js';
 import { pickFreePort } from './port-allocator.js';
 import { StateFile } from './state-file.js';
-import { allocationPaths, type HostVolume } from './task-environment.js';
+import { allocationPaths } from './task-environment.js';
 import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
-import { detectAppIdentities, type AppIdentities } from './app-identity.js';
 import { SpawnerSupervisor } from './spawner-supervisor.js';
-import { DEFAULT_TASK_LIMITS, detectPrivateMounts, type PrivateMounts, type TaskLimits } from './task-sandbox.js';
-import { firstBlockedFolder } from '../postgres/managed-postgres-layout.js';
-import type { LogSink } from '../../domain/logs/index.js';
-import { LogCapture, type CaptureTarget } from './log-capture.js';
+import { DEFAULT_TASK_LIMITS } from './task-sandbox.js';
 import { traceMark } from '../../domain/observability/trace-marks.js';
-
-/** Any other user: what an app user can pass through, at least. */
-const NOBODY = { name: 'nobody', uid: 65534, gid: 65534 };
-
-/** Options of the local driver. */
-export interface LocalSchedulerOptions {
-  /** Root of driver state: `<dataDir>/scheduler/state.json` and `<dataDir>/allocs/<id>/`. */
-  readonly dataDir: string;
-  /** Where instances and check results are published. */
-  readonly registry: RegistryWriter;
-  /** @default silent */
-  readonly logger?: Logger;
-  /** How often liveness of re-adopted processes and RSS are sampled. @default 250ms */
-  readonly monitorInterval?: Duration;
-  /** Restart policy of groups that set none. @default 1s initial, 30s max, reset after 10s */
-  readonly defaultRestart?: RestartPolicySpec;
-  /** Host directories offered as named volumes. @default none */
-  readonly hostVolumes?: Readonly<Record<string, HostVolume>>;
-  /** Region name of this local target. @default local */
-  readonly region?: string;
-  /** @default dc1 */
-  readonly datacenter?: string;
-  /** Bytes of stdout/stderr kept in an execution record. @default 1 MiB */
-  readonly outputLimitBytes?: number;
-  /** Executions kept per job. @default 100 */
-  readonly executionHistory?: number;
-  /** cgroup mount under which CPU weights are applied (`resources.cpu`); null turns them off. @default /sys/fs/cgroup */
-  readonly cgroupRoot?: string | null;
-  /** Who tasks run as. @default each app's own system user when root, else the platform's user ({@link detectAppIdentities}) */
-  readonly identities?: AppIdentities;
-  /** `RLIMIT_NOFILE` and `RLIMIT_NPROC` of every task. @default {@link DEFAULT_TASK_LIMITS} */
-  readonly limits?: TaskLimits;
-  /** Private mount namespaces (own `/tmp`, bind-mounted volumes). @default probed ({@link detectPrivateMounts}) */
-  readonly privateMounts?: PrivateMounts;
-  /** Where every allocation's stdout and stderr lines go (docs/adr/0165). @default not captured */
-  readonly logs?: LogSink;
-  /**
-   * Start-up window of a new allocation's health checks: probed at once, then after 100 ms,
-   * doubling up to the interval, until the first pass; failures inside it raise no health event.
-   * @default 60s
-   */
-  readonly healthStartupWindow?: Duration;
-  /**
-   * How long an allocation replaced by a passing one stays up after leaving the registry, before
-   * its drain signal: requests the gateway already chose it for arrive and finish. @default 500ms
-   */
-  readonly withdrawDelay?: Duration;
-  /** Folder of app releases; each app's subfolder is made readable by that app's group only. @default `<dataDir>/releases` */
-  readonly releasesDir?: string;
-  /** `<dataDir>/secrets`: each app's decrypted secret files, copied into its tasks' `secrets/` folder. */
-  readonly appSecretsDir?: string;
-  /**
-   * Tasks are forked and exec'd by a small helper process rather than by this one (ADR 0199): a
-   * fork of a large process blocks the event loop for time proportional to its memory mappings.
-   * Without Perl, or with false, tasks are spawned from this process. @default true
-   */
-  readonly spawnHelper?: boolean;
-}
+import type { LocalSchedulerOptions } from './local-scheduler-options.js';
+import { prepareHostIsolation } from './host-isolation.js';
+import { AllocationLogCapture } from './allocation-log-capture.js';
+import { AppIndex } from './app-index.js';
 
 const HOST_IP = '127.0.0.1';
 
@@ -112,7 +52,8 @@ export class DriverCore {
   readonly ctx: RunnerContext;
   readonly #stateFile: StateFile;
   readonly #releaseLock: () => void;
-  readonly #capture: LogCapture | undefined;
+  readonly #capture: AllocationLogCapture | undefined;
+  readonly #appIndex: AppIndex;
   readonly #spawner: SpawnerSupervisor | undefined;
   closed = false;
 
@@ -122,34 +63,13 @@ export class DriverCore {
     this.#stateFile = new StateFile(path.join(options.dataDir, 'scheduler'));
     this.#releaseLock = this.#stateFile.acquireLock();
     this.state = this.#stateFile.load();
+    this.#appIndex = new AppIndex(this.state);
     this.events.setMaxListeners(0);
     const cpuWeights = options.cgroupRoot === null ? NO_CPU_WEIGHTS : detectCpuWeights(options.cgroupRoot ?? undefined);
     if (cpuWeights.kind === 'none')
       this.logger.info({ reason: cpuWeights.reason }, 'CPU weights (resources.cpu) are not applied');
-    const identities = options.identities ?? detectAppIdentities();
-    if (identities.mode === 'platform-user')
-      this.logger.warn(
-        { reason: identities.reason },
-        "apps share the platform's user: not running as root, so apps are not isolated from each other or from the platform",
-      );
-    const privateMounts =
-      options.privateMounts ??
-      (identities.mode === 'app-users'
-        ? detectPrivateMounts()
-        : { available: false, reason: "apps run as the platform's user" });
-    if (!privateMounts.available)
-      this.logger.info({ reason: privateMounts.reason }, 'no private mount namespace per task');
-    if (identities.mode === 'app-users') {
-      secureDriverFolders(options.dataDir);
-      // An app user must pass through every folder above its release (a checkout under /root, say).
-      const blocked = firstBlockedFolder(options.dataDir, NOBODY);
-      if (blocked !== undefined)
-        this.logger.error(
-          { blocked, dataDir: options.dataDir },
-          `app users cannot enter ${blocked}, so app processes cannot reach their releases: chmod o+x ${blocked} (enter, not list), or set SVC_DATA_DIR to a folder under one they can enter`,
-        );
-    }
-    this.#capture = options.logs ? new LogCapture({ sink: options.logs, logger: this.logger }) : undefined;
+    const { identities, privateMounts } = prepareHostIsolation(options, this.logger);
+    this.#capture = options.logs ? new AllocationLogCapture(options.logs, this.state, this.logger) : undefined;
     this.ctx = {
       identities,
       limits: options.limits ?? DEFAULT_TASK_LIMITS,
@@ -195,56 +115,24 @@ export class DriverCore {
     return Object.values(this.state.allocations);
   }
 
-  // Jobs and allocations by app, rebuilt after one is added or removed (`indexChanged`): the app
-  // controller asks for one app's jobs and allocations on every reconcile, and scanning all of them
-  // each time made a resync over 500 apps quadratic (ADR 0195). An app's records never change app.
-  #byApp: { jobs: Map<string, JobRecord[]>; allocations: Map<string, AllocationRecord[]> } | undefined;
-
-  /** Says that a job or an allocation was added to or removed from the state. */
+  /** Says that a job or an allocation was added to or removed from the state (see {@link AppIndex}). */
   indexChanged(): void {
-    this.#byApp = undefined;
+    this.#appIndex.changed();
   }
 
   /** Says that `record` was put in the state in place of `previous` (if any), of the same id. */
   jobPut(record: JobRecord, previous: JobRecord | undefined): void {
-    const index = this.#byApp;
-    if (index === undefined) return;
-    if (previous !== undefined && previous.spec.app !== record.spec.app) return this.indexChanged();
-    const ofApp = index.jobs.get(record.spec.app);
-    const at = previous === undefined ? -1 : (ofApp?.indexOf(previous) ?? -1);
-    if (ofApp && at >= 0) ofApp[at] = record;
-    else if (previous !== undefined) this.indexChanged();
-    else if (ofApp) ofApp.push(record);
-    else index.jobs.set(record.spec.app, [record]);
-  }
-
-  #index(): { jobs: Map<string, JobRecord[]>; allocations: Map<string, AllocationRecord[]> } {
-    if (this.#byApp === undefined) {
-      const jobs = new Map<string, JobRecord[]>();
-      for (const job of Object.values(this.state.jobs)) {
-        const list = jobs.get(job.spec.app);
-        if (list) list.push(job);
-        else jobs.set(job.spec.app, [job]);
-      }
-      const allocations = new Map<string, AllocationRecord[]>();
-      for (const record of Object.values(this.state.allocations)) {
-        const list = allocations.get(record.app);
-        if (list) list.push(record);
-        else allocations.set(record.app, [record]);
-      }
-      this.#byApp = { jobs, allocations };
-    }
-    return this.#byApp;
+    this.#appIndex.jobPut(record, previous);
   }
 
   /** The jobs of `app` (all jobs when undefined). */
   jobsOf(app: string | undefined): readonly JobRecord[] {
-    return app === undefined ? Object.values(this.state.jobs) : (this.#index().jobs.get(app) ?? []);
+    return app === undefined ? Object.values(this.state.jobs) : this.#appIndex.jobsOf(app);
   }
 
   /** The allocations of `app` (all when undefined). */
   recordsOf(app: string | undefined): readonly AllocationRecord[] {
-    return app === undefined ? this.records() : (this.#index().allocations.get(app) ?? []);
+    return app === undefined ? this.records() : this.#appIndex.allocationsOf(app);
   }
 
   job(jobId: string): JobRecord {
@@ -302,7 +190,7 @@ export class DriverCore {
     if (this.closed) return;
     record.modifiedAt = new Date().toISOString();
     this.save();
-    this.#captureOutput(record);
+    this.#capture?.follow(record);
     const change: AllocationChange = {
       allocation: toAllocation(record),
       ...(previousStatus !== record.status ? { previousStatus } : {}),
@@ -313,48 +201,12 @@ export class DriverCore {
 
   /** Follows the output of every allocation that runs, and reads those that ended to their end (driver start). */
   startCapture(): void {
-    if (!this.#capture) return;
-    for (const record of this.records()) {
-      if (!isTerminal(record.status)) {
-        this.#captureOutput(record);
-        continue;
-      }
-      const paths = allocationPaths(record.dir);
-      const behind = (['stdout', 'stderr'] as const).some((stream) => {
-        const size = fileSize(stream === 'stdout' ? paths.stdout : paths.stderr);
-        return size > (this.options.logs?.offsetOf(record.id, stream) ?? 0);
-      });
-      if (behind) this.#captureOutput(record);
-    }
-  }
-
-  /** Reads (what is left of) an allocation's output while it runs; leaves it once ended and read. */
-  #captureOutput(record: AllocationRecord): void {
-    const capture = this.#capture;
-    if (!capture) return;
-    if (!capture.following(record.id)) {
-      if (isTerminal(record.status) && record.task.startedAt === undefined) return; // never ran
-      capture.follow(this.#captureTarget(record));
-    } else capture.touch(record.id, record.task.pid === undefined);
-    if (isTerminal(record.status)) capture.finish(record.id);
+    this.#capture?.resume(this.records());
   }
 
   /** Commits every line written so far (tests, benchmarks). */
   async drainLogs(): Promise<void> {
     await this.#capture?.drain();
-  }
-
-  #captureTarget(record: AllocationRecord): CaptureTarget {
-    const job = this.state.jobs[record.jobId];
-    const commit = job && job.version === record.jobVersion ? job.spec.meta?.['svc.commit'] : undefined;
-    const paths = allocationPaths(record.dir);
-    return {
-      allocation: record.id,
-      app: record.app,
-      process: job?.spec.meta?.['svc.process'] ?? record.taskGroup,
-      release: commit !== undefined ? commit.slice(0, 12) : `v${record.jobVersion}`,
-      files: { stdout: paths.stdout, stderr: paths.stderr },
-    };
   }
 
   /** Records the end of a run: drops the runner and completes the execution record, if any. */
@@ -455,10 +307,7 @@ export class DriverCore {
       modifiedAt: now,
     };
     this.state.allocations[id] = record;
-    // Added to the index as it is (a rebuild per placement was quadratic while 500 apps started).
-    const ofApp = this.#byApp?.allocations.get(record.app);
-    if (ofApp) ofApp.push(record);
-    else this.#byApp?.allocations.set(record.app, [record]);
+    this.#appIndex.allocationPlaced(record);
     const runner = new AllocationRunner(record, this.ctx);
     this.runners.set(id, runner);
     this.changed(record, 'pending', received);
@@ -521,33 +370,6 @@ export class DriverCore {
       .filter((e) => e.jobId === jobId && e.status !== 'running')
       .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
     for (const old of list.slice(keep)) delete this.state.executions[old.id];
-  }
-}
-
-/**
- * Closes the driver's folders to app users: the data folder can be entered (apps reach their
- * allocation, data and release folders below it) but not listed, and the state file, which holds
- * every task's environment, is the platform's alone.
- */
-function secureDriverFolders(dataDir: string): void {
-  fs.mkdirSync(dataDir, { recursive: true });
-  fs.chmodSync(dataDir, 0o711);
-  for (const [name, mode] of [
-    ['scheduler', 0o700],
-    ['allocs', 0o711],
-    ['app-data', 0o711],
-  ] as const) {
-    const dir = path.join(dataDir, name);
-    fs.mkdirSync(dir, { recursive: true, mode });
-    fs.chmodSync(dir, mode);
-  }
-}
-
-function fileSize(file: string): number {
-  try {
-    return fs.statSync(file).size;
-  } catch {
-    return 0;
   }
 }
 

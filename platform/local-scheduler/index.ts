@@ -2,7 +2,7 @@
  * Local scheduler: the embedded driver that supervises host processes.
  */
 export { LocalScheduler } from './local-scheduler.js';
-export type { LocalSchedulerOptions } from './driver-core.js';
+export type { LocalSchedulerOptions } from './local-scheduler-options.js';
 export type { HostVolume } from './task-environment.js';
 export { envLabel } from './task-environment.js';
 export { pickFreePort } from './port-allocator.js';

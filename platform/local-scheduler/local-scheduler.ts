@@ -23,7 +23,8 @@ import {
   type WriteOutcome,
 } from '../../domain/scheduler/index.js';
 import { toAllocation, toExecution, toJobStatus } from './allocation-view.js';
-import { DriverCore, isTerminal, type LocalSchedulerOptions } from './driver-core.js';
+import { DriverCore, isTerminal } from './driver-core.js';
+import type { LocalSchedulerOptions } from './local-scheduler-options.js';
 import type { JobRecord } from './driver-state.js';
 import { PeriodicLauncher } from './periodic-launcher.js';
 import { listProcessesInSlices } from './process-table.js';

@@ -2,6 +2,8 @@
  * Task launch: what the local driver starts for an allocation, prepared once per start (ADR 0047,
  * ADR 0199).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import type { AppIdentities } from './app-identity.js';
 import type { AllocationRecord } from './driver-state.js';
 import {
@@ -91,4 +93,21 @@ export function prepareLaunch(rec: AllocationRecord, ctx: LaunchContext, restart
     started,
     ...(sandbox ? { sandbox } : {}),
   };
+}
+
+/** Starts a launch from this process (no spawner helper): detached in its own session, its output appended to its files. */
+export function spawnFromHere(launch: Launch): ChildProcess {
+  const out = fs.openSync(launch.paths.stdout, 'a');
+  const err = fs.openSync(launch.paths.stderr, 'a');
+  try {
+    return spawn(launch.file, launch.args, {
+      cwd: launch.cwd,
+      env: launch.env,
+      detached: true,
+      stdio: ['ignore', out, err],
+    });
+  } finally {
+    fs.closeSync(out);
+    fs.closeSync(err);
+  }
 }

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
+import type { SvcConfig } from '../../platform/config.js';
 import { LocalRegistry } from '../../platform/local-registry/index.js';
 import { LocalScheduler, type AppIdentities } from '../../platform/local-scheduler/index.js';
 import type { LogSink } from '../../domain/logs/index.js';
@@ -45,6 +46,19 @@ export interface ReconcilersOptions {
 export type SchedulerDriverOptions =
   | { readonly driver: 'local' }
   | { readonly driver: 'kubernetes'; readonly kubeconfig?: string; readonly namespace: string };
+
+/** The scheduler driver `SVC_SCHEDULER_DRIVER` names, with the cluster settings of `kubernetes`. */
+export function schedulerDriverOf(
+  config: Pick<SvcConfig, 'schedulerDriver' | 'kubeconfig' | 'kubernetesNamespace'>,
+): SchedulerDriverOptions {
+  return config.schedulerDriver === 'kubernetes'
+    ? {
+        driver: 'kubernetes',
+        ...(config.kubeconfig === undefined ? {} : { kubeconfig: config.kubeconfig }),
+        namespace: config.kubernetesNamespace,
+      }
+    : { driver: 'local' };
+}
 
 /** The running reconciler core. */
 export interface Reconcilers {

@@ -4,6 +4,7 @@
  */
 import type { Routing } from '../../controllers/routing/routing.js';
 import { RoutingService, type RoutingServiceOptions } from '../../controllers/routing/routing-service.js';
+import type { SvcConfig } from '../../platform/config.js';
 import type { Reconcilers } from './reconcilers.js';
 
 export type { Routing };
@@ -28,4 +29,47 @@ export async function startRouting(options: RoutingOptions): Promise<Routing> {
   });
   await routing.start();
   return routing;
+}
+
+/** The routing settings of the configuration: the tunnel, the wake gateway's idle timeout, the edge's access observations. */
+export function routingSettingsOf(
+  config: Pick<
+    SvcConfig,
+    | 'tunnelConfigFile'
+    | 'tunnelName'
+    | 'tunnelCredentialsFile'
+    | 'tunnelReloadCommand'
+    | 'tunnelNetworking'
+    | 'tunnelNodeIp'
+    | 'wakeIdleTimeoutMs'
+    | 'autoscaleIntervalMs'
+    | 'edgeApiToken'
+    | 'edgeZoneId'
+    | 'edgeApiUrl'
+    | 'edgeLookbackMs'
+    | 'edgeLookbackMaxMs'
+    | 'edgeSyncIntervalMs'
+  >,
+): Pick<RoutingOptions, 'tunnel' | 'idleMs' | 'autoscaling' | 'edge'> {
+  return {
+    tunnel: {
+      file: config.tunnelConfigFile,
+      tunnel: config.tunnelName,
+      credentialsFile: config.tunnelCredentialsFile,
+      ...(config.tunnelReloadCommand === undefined ? {} : { reloadCommand: config.tunnelReloadCommand }),
+      networking: config.tunnelNetworking,
+      nodeIp: config.tunnelNodeIp,
+    },
+    idleMs: config.wakeIdleTimeoutMs,
+    autoscaling: config.autoscaleIntervalMs > 0,
+    edge: {
+      api:
+        config.edgeApiToken !== undefined && config.edgeZoneId !== undefined
+          ? { apiUrl: config.edgeApiUrl, apiToken: config.edgeApiToken, zoneId: config.edgeZoneId }
+          : undefined,
+      lookbackMs: config.edgeLookbackMs,
+      lookbackMaxMs: config.edgeLookbackMaxMs,
+      intervalMs: config.edgeSyncIntervalMs,
+    },
+  };
 }

@@ -23,60 +23,21 @@ import type { ServiceInstance } from '../../../domain/registry/index.js';
 import type { AccessObservations } from '../../../controllers/routing/access-observations.js';
 import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import { secretEquals, sha256Hex } from '../../http/bearer.js';
-import { refuseUpgrade } from '../../http/upgrade.js';
-import { domainErrorResponse } from '../../http/error-middleware.js';
 import { traceMark } from '../../../domain/observability/trace-marks.js';
-
-/** What a failed wake answers: its domain error, or 502 `wake_failed` for anything else. */
-function wakeFailure(error: unknown) {
-  return isDomainError(error)
-    ? error
-    : {
-        status: 502,
-        code: 'wake_failed',
-        message: 'the wake gateway could not reach the process',
-        details: {},
-        headers: {},
-      };
-}
+import {
+  forwardHeaders,
+  hasBody,
+  isLoopbackPeer,
+  responseHeaders,
+  UNTRUSTED_DROPPED,
+} from './gateway-forward-headers.js';
+import { rejectUpgrade, sendError, wakeFailure } from './gateway-error-answers.js';
 
 /** Path other upgrade listeners see on an upgrade the gateway claimed. */
 const CLAIMED_UPGRADE_PATH = '/.svc-wake-gateway/claimed-upgrade';
 
 /** Prefix of the explicit-path form. */
 export const WAKE_GATEWAY_PREFIX = '/api/wake-gateway/';
-
-/** Identity headers an edge access layer sets; trusted only from the loopback boundary. */
-export const EDGE_IDENTITY_HEADERS = [
-  'edge-access-jwt-assertion',
-  'edge-access-authenticated-user-email',
-  'cf-access-jwt-assertion',
-  'cf-access-authenticated-user-email',
-  'cf-access-client-id',
-  'cf-access-client-secret',
-  'cf-connecting-ip',
-  'true-client-ip',
-  'x-real-ip',
-];
-const FORWARDED_HEADERS = ['x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'forwarded'];
-/** Request headers that only come from a trusted (loopback) peer. */
-const UNTRUSTED_DROPPED = new Set([...EDGE_IDENTITY_HEADERS, ...FORWARDED_HEADERS]);
-/**
- * Hop-by-hop headers (RFC 9110 7.6.1), never forwarded in either direction; `expect` is answered
- * by the gateway's own server, `proxy-authorization` is meant for a proxy, not the app.
- */
-const HOP_BY_HOP = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authorization',
-  'transfer-encoding',
-  'te',
-  'trailer',
-  'upgrade',
-  'expect',
-  'http2-settings',
-]);
 
 export interface WakeGatewayProxyOptions {
   readonly gateway: WakeGateway;
@@ -104,71 +65,6 @@ interface Routed {
   readonly url: string;
   readonly timeoutMs: number;
   readonly explicit: boolean;
-}
-
-/** True when the direct socket peer is loopback (the trusted boundary: a local tunnel daemon or proxy). */
-export function isLoopbackPeer(req: http.IncomingMessage): boolean {
-  const address = req.socket.remoteAddress ?? '';
-  return address === '::1' || address.startsWith('127.') || address.startsWith('::ffff:127.');
-}
-
-/** The header names a Connection header lists (hop-by-hop by declaration); undefined for the usual bare values. */
-function connectionTokens(connection: string | string[] | undefined): Set<string> | undefined {
-  if (connection === undefined || connection === 'keep-alive' || connection === 'close') return undefined;
-  return new Set(
-    (Array.isArray(connection) ? connection.join(',') : connection)
-      .toLowerCase()
-      .split(',')
-      .map((name) => name.trim()),
-  );
-}
-
-/** The response headers sent to the client: the upstream's minus hop-by-hop ones, plus the gateway's. */
-function responseHeaders(headers: http.IncomingHttpHeaders, action: string): http.OutgoingHttpHeaders {
-  const out: http.OutgoingHttpHeaders = {};
-  const named = connectionTokens(headers.connection);
-  for (const name in headers) if (!HOP_BY_HOP.has(name) && !named?.has(name)) out[name] = headers[name];
-  out['x-svc-wake-gateway'] = 'true';
-  out['x-svc-wake-action'] = action;
-  return out;
-}
-
-/** True when the request carries a body (a length above zero or a transfer coding). */
-function hasBody(req: http.IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
-
-/**
- * The headers sent upstream: hop-by-hop headers (and any the Connection header names) dropped,
- * edge identity and forwarded headers dropped unless the peer is the trusted loopback boundary,
- * X-Forwarded-For/-Port/-Proto extended and X-Forwarded-Host set, as a conventional proxy does.
- */
-function forwardHeaders(req: http.IncomingMessage, routed: Routed): Record<string, string | string[]> {
-  const trusted = isLoopbackPeer(req);
-  const named = connectionTokens(req.headers.connection);
-  const headers: Record<string, string | string[]> = {};
-  const incoming = req.headers;
-  for (const name in incoming) {
-    const value = incoming[name];
-    if (value === undefined || HOP_BY_HOP.has(name) || named?.has(name) || (!trusted && UNTRUSTED_DROPPED.has(name)))
-      continue;
-    headers[name] = value;
-  }
-  // The explicit form forwards the Host of the public endpoint, as the edge would have sent it.
-  if (routed.explicit) headers.host = routed.host;
-  const forwardedFor = headers['x-forwarded-for'];
-  headers['x-forwarded-for'] =
-    forwardedFor === undefined
-      ? (req.socket.remoteAddress ?? '')
-      : `${String(forwardedFor)},${req.socket.remoteAddress ?? ''}`;
-  const forwardedPort = headers['x-forwarded-port'];
-  const port = String(req.socket.localPort ?? '');
-  headers['x-forwarded-port'] = forwardedPort === undefined ? port : `${String(forwardedPort)},${port}`;
-  const forwardedProto = headers['x-forwarded-proto'];
-  headers['x-forwarded-proto'] = forwardedProto === undefined ? 'http' : `${String(forwardedProto)},http`;
-  headers['x-forwarded-host'] ??= headers.host ?? '';
-  return headers;
 }
 
 /** Creates the proxy handlers. */
@@ -418,43 +314,4 @@ export function createWakeGatewayProxy(options: WakeGatewayProxyOptions): WakeGa
 function splitOnce(text: string, separator: string): [string, string | undefined] {
   const at = text.indexOf(separator);
   return at === -1 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
-}
-
-/** An answer the gateway writes itself (no Koa app in the path): status, error body fields and headers. */
-interface ErrorLike {
-  readonly status: number;
-  readonly code: string;
-  readonly message: string;
-  readonly details: Record<string, unknown>;
-  readonly headers: Record<string, string>;
-}
-
-/** A domain error's answer comes from the edge's one error table. */
-function answerOf(error: DomainError | ErrorLike): ErrorLike {
-  if (!isDomainError(error)) return error;
-  const { status, body, headers } = domainErrorResponse(error);
-  return { status, ...body.error, headers };
-}
-
-function sendError(res: http.ServerResponse, failure: DomainError | ErrorLike): void {
-  const error = answerOf(failure);
-  const body = JSON.stringify({ error: { code: error.code, message: error.message, details: error.details } });
-  res.writeHead(error.status, {
-    ...error.headers,
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    'x-svc-wake-gateway': 'true',
-  });
-  res.end(body);
-}
-
-function rejectUpgrade(socket: Duplex, failure: DomainError | ErrorLike): void {
-  const error = answerOf(failure);
-  refuseUpgrade(socket, {
-    status: error.status,
-    code: error.code,
-    message: error.message,
-    details: error.details,
-    headers: error.headers,
-  });
 }
