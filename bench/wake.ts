@@ -22,9 +22,6 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-// autocannon ships no types.
-// eslint-disable-next-line @typescript-eslint/ban-ts-comment
-// @ts-ignore
 import { startControlPlane } from '../wiring/control-plane.js';
 import { setTraceSink } from '../domain/observability/trace-marks.js';
 import { instanceStatus } from '../domain/registry/index.js';
