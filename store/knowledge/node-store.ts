@@ -119,9 +119,18 @@ export class NodeStore {
     };
   }
 
-  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  /**
+   * Runs `fn` in one transaction (nested calls join the outer one). An outermost one pays the text
+   * index's merge work its own text rows added, plus a bounded share of older debt (docs/adr/0207).
+   */
   transaction<T>(fn: () => T): T {
-    return this.#tx(fn) as T;
+    if (this.#db.inTransaction) return this.#tx(fn) as T;
+    return this.#tx(() => {
+      const mark = this.textMerge.mark();
+      const value = fn();
+      this.textMerge.afterWrite(mark);
+      return value;
+    }) as T;
   }
 
   /**
