@@ -57,6 +57,7 @@ export class GroupCommit {
     this.#wal = new WalDurability(db, { checkpointsInWorker: true });
     this.#around = around;
     this.#idleWork = idleWork;
+    this.#armIdle(); // work a previous run or another release left (a store merged by FTS5's automerge)
   }
 
   /** Runs `job` in the next group; resolves with its value once the group is durable. */

@@ -102,6 +102,11 @@ export function textSegments(db: Db): TextSegments | undefined {
   return row === undefined ? undefined : decodeStructure(row.block);
 }
 
+/** Whether FTS5's `merge` command would merge something: a level being merged, or one of 4 segments. */
+function due(segments: TextSegments): boolean {
+  return segments.levels.some((l) => l.merging > 0 || l.segments >= USERMERGE);
+}
+
 const policies = new WeakMap<Db, TextMergePolicy>();
 
 /** The one merge policy of a database connection (its debt is shared by every writer of `kn_text`). */
@@ -134,7 +139,10 @@ export class TextMergePolicy {
     const now = this.#read();
     this.#pages = now?.pages ?? 0;
     // Levels already due (a store written by a release with automerge, or a bulk rebuild): owed.
-    this.#debt = now === undefined ? 0 : now.levels.reduce((n, l) => n + (l.segments >= USERMERGE ? l.pages : 0), 0);
+    this.#debt =
+      now === undefined || !due(now)
+        ? 0
+        : now.levels.reduce((n, l) => n + (l.segments >= USERMERGE || l.merging > 0 ? l.pages : 0), 0);
   }
 
   /** Merge work owed, and slices run, since start. */
@@ -165,6 +173,12 @@ export class TextMergePolicy {
     const now = this.#read();
     if (now === undefined) {
       this.#slice(FALLBACK_PAGES);
+      return;
+    }
+    if (!due(now)) {
+      // FTS5's merge would find nothing to do (no level has 4 segments, none is being merged).
+      this.#debt = 0;
+      this.#pages = now.pages;
       return;
     }
     const levels = Math.max(1, now.levels.length);
