@@ -1,6 +1,6 @@
 /**
  * The text index's merge work per group commit (docs/adr/0207), not a test:
- * `node --import tsx bench/text-merge.ts [--groups N] [--queries Q]`.
+ * `node --import tsx bench/text-merge.ts [--groups N] [--queries Q] [--usermerge N]`.
  *
  * Runs the synchronous part of group commits the way the knowledge store does (one transaction,
  * a savepoint per write, the text rows deferred to the group's end, COMMIT without fsync) with
@@ -44,8 +44,9 @@ try {
   const opened = openKnowledgeStore(root);
   const db = opened.db;
   db.pragma('wal_autocheckpoint = 0'); // no checkpoint in a group: only the text index's work varies
-  if (process.env.USERMERGE)
-    db.exec(`INSERT INTO kn_text(kn_text, rank) VALUES('usermerge', ${Number(process.env.USERMERGE)})`);
+  // --usermerge N: the level size FTS5's 'merge' waits for (4 by default), to compare the trade-off (ADR 0207).
+  const usermerge = process.argv.includes('--usermerge') ? positiveIntArg('usermerge', 4) : undefined;
+  if (usermerge !== undefined) db.exec(`INSERT INTO kn_text(kn_text, rank) VALUES('usermerge', ${usermerge})`);
   const nodes = new NodeStore(db);
   const wal = new WalDurability(db);
   const ns = nodes.createNamespace('default', 'bench', 'general', Date.now());

@@ -74,7 +74,7 @@ const QUERIES = [
 ];
 
 test('a stream of small writes keeps every level below automerge lumps: the slices run and bound the segments', (t) => {
-  const rows = texts(1, 900);
+  const rows = texts(1, 600);
   const withPolicy = store(t);
   const bounded = stream(withPolicy, rows, true);
   const stats = textMergeOf(withPolicy).stats();
@@ -113,8 +113,8 @@ test('a merged and an unmerged index answer every query the same, in the same or
 
 test('migration 8 turns automerge off on a store with rows; the old release on it still answers right and stays bounded', (t) => {
   const db = store(t, KNOWLEDGE_MIGRATIONS.slice(0, 7));
-  const rows = texts(3, 900);
-  stream(db, rows.slice(0, 300), false); // the old release, automerge on
+  const rows = texts(3, 600);
+  stream(db, rows.slice(0, 200), false); // the old release, automerge on
   const before = QUERIES.map((q) => answers(db, q));
   t.deepEqual(
     migrate(db, KNOWLEDGE_MIGRATIONS).applied.map((m) => m.name),
@@ -128,7 +128,7 @@ test('migration 8 turns automerge off on a store with rows; the old release on i
   );
   // A rollback: the previous release writes on this schema without the policy. FTS5 merges only at its
   // crisis threshold, so a level never holds more than 16 segments, and every row is found.
-  const rolledBack = stream(db, rows.slice(300), false, 301);
+  const rolledBack = stream(db, rows.slice(200), false, 201);
   t.true(rolledBack.most <= 16, `a level held ${rolledBack.most} segments`);
   const reference = store(t);
   stream(reference, rows, true);
