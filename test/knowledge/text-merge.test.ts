@@ -8,7 +8,13 @@ import { openDatabase, type Db } from '../../store/database.js';
 import { migrate } from '../../store/migrate.js';
 import { KNOWLEDGE_MIGRATIONS } from '../../store/knowledge/migrations.js';
 import { NodeStore } from '../../store/knowledge/node-store.js';
-import { CATCH_UP_PAGES, textMergeOf, textSegments, type TextSegments } from '../../store/knowledge/text-merge.js';
+import {
+  CATCH_UP_PAGES,
+  decodeStructure,
+  textMergeOf,
+  textSegments,
+  type TextSegments,
+} from '../../store/knowledge/text-merge.js';
 import { GroupCommit, IDLE_MS } from '../../knowledge/core/group-commit.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -178,4 +184,24 @@ test('a group pays its own merge work plus a bounded share of debt others left; 
   t.true(commits.stats().groups > groups, 'idle groups ran');
   t.true(most(textSegments(db)) < 4, `a level still holds ${most(textSegments(db))} segments`);
   t.deepEqual(db.prepare("SELECT rowid FROM kn_text WHERE kn_text MATCH 'one'").pluck().all(), [5000]);
+});
+
+test('the structure decoder reads the records SQLite writes, V1 and V2 (contentless-delete): one segment per commit', (t) => {
+  const db = store(t);
+  db.exec(`CREATE VIRTUAL TABLE v2 USING fts5(x, content = '', contentless_delete = 1);
+    INSERT INTO v2 (v2, rank) VALUES ('automerge', 0);`);
+  const rows = texts(5, 12);
+  for (const [i, text] of rows.entries()) {
+    insert(db).run(i + 1, text);
+    db.prepare('INSERT INTO v2 (rowid, x) VALUES (?, ?)').run(i + 1, text);
+  }
+  const block = (table: string) => db.prepare(`SELECT block FROM ${table}_data WHERE id = 10`).pluck().get() as Buffer;
+  t.is(block('v2').subarray(4, 8).toString('hex'), 'ff000001', 'a V2 record');
+  for (const table of ['kn_text', 'v2']) {
+    const shape = decodeStructure(block(table));
+    t.like(shape, { segments: 12 }, table);
+    t.is(shape.levels[0]?.segments, 12, table);
+    t.true(shape.pages >= 12, table);
+  }
+  t.throws(() => decodeStructure(block('kn_text').subarray(0, 9)), { message: /ends inside a varint|does not add up/ });
 });
