@@ -7,9 +7,9 @@
  * Migration 8 turns `automerge` off, and this policy runs FTS5's documented incremental merge
  * (`INSERT INTO kn_text(kn_text, rank) VALUES('merge', N)`) after each write transaction's text rows,
  * in the same transaction, with N set by the pages that transaction wrote times the index's levels
- * (the same work automerge does, spread evenly). Work a slice did not pay (a bulk write, a path that
- * does not call the policy) is carried as debt and paid in slices of at most `CATCH_UP_PAGES` by the
- * following writes or by idle-time slices. Merging never changes what a query finds or its order:
+ * (the same work automerge does, spread evenly). Work no slice paid (pages a transaction added
+ * without calling the policy, what a slice left unfinished) is carried as debt and paid in slices of
+ * at most `CATCH_UP_PAGES` by the following writes or by idle-time slices. Merging never changes what a query finds or its order:
  * only how the index's pages are laid out.
  *
  * The written page count comes from FTS5's structure record (`kn_text_data` row 10), whose format is
@@ -19,7 +19,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 
-/** Pages of old debt a slice may pay beside its own transaction's work (~2-4 ms of the event loop). */
+/** Pages of old debt a slice may pay beside its own transaction's work (~1.5-3 ms of the event loop). */
 export const CATCH_UP_PAGES = 32;
 /** Slice when the structure record cannot be read: a bounded amount of work. */
 const FALLBACK_PAGES = 16;
