@@ -13,6 +13,9 @@ import type { CheckpointStats } from '../../store/knowledge/wal-checkpointer.js'
 /** Writes per transaction: a longer queue runs in several groups, letting reads run in between. */
 export const MAX_GROUP = 256;
 
+/** Pause of the writes after which an empty group pays background work (docs/adr/0207). */
+export const IDLE_MS = 50;
+
 /** A queued write: runs synchronously inside the group transaction; `afterCommit` ops run once it committed. */
 export type GroupJob<T> = (afterCommit: (op: () => void) => void) => T;
 
@@ -41,11 +44,20 @@ export class GroupCommit {
   #writes = 0;
 
   readonly #around: <T>(fn: () => T) => T;
+  readonly #idleWork: (() => boolean) | undefined;
+  #idleTimer: NodeJS.Timeout | undefined;
+  #closing = false;
 
-  /** `around` wraps the body of each group transaction (the node store's deferred text rows). */
-  constructor(db: Db, around: <T>(fn: () => T) => T = (fn) => fn()) {
+  /**
+   * `around` wraps the body of each group transaction (the node store's deferred text rows, which
+   * also pay the text index's merge work: docs/adr/0207). While `idleWork()` says `around` has work
+   * left, an empty group runs when no write came for `IDLE_MS`, one after another until none is left.
+   */
+  constructor(db: Db, around: <T>(fn: () => T) => T = (fn) => fn(), idleWork?: () => boolean) {
     this.#wal = new WalDurability(db, { checkpointsInWorker: true });
     this.#around = around;
+    this.#idleWork = idleWork;
+    this.#armIdle(); // work a previous run or another release left (a store merged by FTS5's automerge)
   }
 
   /** Runs `job` in the next group; resolves with its value once the group is durable. */
@@ -73,6 +85,8 @@ export class GroupCommit {
 
   /** Waits until every queued write is committed and durable, then releases the WAL descriptor. */
   async close(): Promise<void> {
+    this.#closing = true;
+    clearTimeout(this.#idleTimer);
     while (this.#queue.length > 0 || this.#inFlight.size > 0 || this.#scheduled) {
       if (this.#inFlight.size > 0) await Promise.allSettled([...this.#inFlight]);
       else await new Promise<void>((resolve) => setImmediate(resolve));
@@ -142,6 +156,19 @@ export class GroupCommit {
     );
     this.#inFlight.add(durable);
     void durable.finally(() => this.#inFlight.delete(durable));
+    this.#armIdle();
+  }
+
+  /** Runs an empty group once writes paused for `IDLE_MS`, while the `around` hook has work left. */
+  #armIdle(): void {
+    if (this.#idleWork === undefined || this.#closing || !this.#idleWork()) return;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      if (this.#closing || this.#queue.length > 0 || this.#scheduled) return; // a group will re-arm it
+      if (this.#idleWork?.() === true) void this.run(() => undefined).catch(() => undefined);
+    }, IDLE_MS);
+    this.#idleTimer.unref();
   }
 }
 

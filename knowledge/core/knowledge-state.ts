@@ -77,7 +77,11 @@ export class KnowledgeState {
     this.feedback = new FeedbackStore(db);
     this.review = new ReviewStore(db);
     this.handoffs = new HandoffStore(db);
-    this.commits = new GroupCommit(db, (fn) => this.nodes.deferText(fn));
+    this.commits = new GroupCommit(
+      db,
+      (fn) => this.nodes.deferText(fn),
+      () => this.nodes.textMerge.pending,
+    );
     this.dedupDefault = options.dedupDefault ?? false;
     this.embedder = options.embedder;
     this.reranker = options.reranker;

@@ -327,4 +327,16 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
       DROP INDEX kn_versions_node;
     `,
   },
+  {
+    version: 8,
+    name: 'text-index-merge-in-slices',
+    // FTS5's automerge merges kn_text's segments in lumps of 64 x (levels) pages inside whichever
+    // COMMIT crosses its 64-page mark (~20 ms of the event loop); the store now merges in slices the
+    // size of each transaction's writes (store/knowledge/text-merge.ts, docs/adr/0207). The setting is
+    // kept in kn_text_config. An older release on this schema finds the same rows in the same order and
+    // merges at FTS5's crisis threshold (16 segments a level) instead: docs/adr/0089, docs/adr/0207.
+    sql: `
+      INSERT INTO kn_text (kn_text, rank) VALUES ('automerge', 0);
+    `,
+  },
 ];

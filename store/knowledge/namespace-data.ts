@@ -8,6 +8,7 @@
  */
 import type { Db } from '../database.js';
 import { OPEN_TIME } from './rows.js';
+import { textMergeOf } from './text-merge.js';
 
 /** A plain table holding rows of namespaces, with what a copy must do to its key columns. */
 export interface NamespaceTable {
@@ -107,11 +108,15 @@ export function purgeNamespace(db: Db, nsId: number, dropNamespace: boolean): vo
 
 /** Rebuilds the text index rows of a namespace from its versions (the rule of NodeStore.insertVersion). */
 function rebuildText(db: Db, nsId: number): void {
+  const merge = textMergeOf(db);
+  const mark = merge.mark();
   db.prepare(
     `INSERT INTO kn_text (rowid, content, ns_id, live)
        SELECT vid, content, ns_id, CASE WHEN tx_to = ${OPEN_TIME} AND retracted = 0 THEN 1 ELSE 0 END
        FROM kn_versions WHERE ns_id = ?`,
   ).run(nsId);
+  // Its merge work, paid in the same transaction, in proportion to the rows it wrote (docs/adr/0207).
+  merge.afterWrite(mark);
 }
 
 /** The largest version id `main` has used (rows or the AUTOINCREMENT sequence). */

@@ -5,6 +5,7 @@
 import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
 import { OPEN_TIME, type NamespaceRow, type NewVersion, type VersionRow } from './rows.js';
+import { textMergeOf, type TextMergePolicy } from './text-merge.js';
 
 /** Columns of a version insert, in the order `#insertNumbered` binds them. */
 const VERSION_COLUMNS = [
@@ -56,9 +57,12 @@ export class NodeStore {
   #pendingText: Set<number> | undefined;
   /** Namespace rows found during `deferText`, by tenant and name (undefined outside it). */
   #namespaces: Map<string, NamespaceRow> | undefined;
+  /** Merges the text index's segments in slices as rows are written (docs/adr/0207). */
+  readonly textMerge: TextMergePolicy;
 
   constructor(db: Db) {
     this.#db = db;
+    this.textMerge = textMergeOf(db);
     this.#tx = db.transaction((fn: () => unknown) => fn());
     this.#s = {
       nsGet: db.prepare('SELECT * FROM kn_namespaces WHERE tenant = ? AND name = ?'),
@@ -115,9 +119,18 @@ export class NodeStore {
     };
   }
 
-  /** Runs `fn` in one transaction (nested calls join the outer one). */
+  /**
+   * Runs `fn` in one transaction (nested calls join the outer one). An outermost one pays the text
+   * index's merge work its own text rows added, plus a bounded share of older debt (docs/adr/0207).
+   */
   transaction<T>(fn: () => T): T {
-    return this.#tx(fn) as T;
+    if (this.#db.inTransaction) return this.#tx(fn) as T;
+    return this.#tx(() => {
+      const mark = this.textMerge.mark();
+      const value = fn();
+      this.textMerge.afterWrite(mark);
+      return value;
+    }) as T;
   }
 
   /**
@@ -132,6 +145,7 @@ export class NodeStore {
   deferText<T>(fn: () => T): T {
     if (this.#pendingText !== undefined) return fn();
     const pending = new Set<number>();
+    const mark = this.textMerge.mark();
     this.#pendingText = pending;
     this.#namespaces = new Map();
     let value: T;
@@ -150,6 +164,9 @@ export class NodeStore {
       this.#s.textFromVersions.run(vids[i], vids[j]);
       i = j + 1;
     }
+    // The group's text rows become one segment here, and the merge work the group added is paid in the
+    // same transaction, in a slice of its size (docs/adr/0207); an empty group pays older debt.
+    this.textMerge.afterWrite(mark);
     return value;
   }
 
