@@ -26,6 +26,7 @@ import { analyze } from '../domain/knowledge/text-analysis.js';
 import { positiveIntArg, seededRandom } from './lib/bench-args.js';
 import { writeThroughput } from './lib/write-throughput.js';
 import { writeFloors } from './lib/write-floors.js';
+import { ThreadCpuMeter } from './lib/thread-cpu.js';
 
 const DIMS = 384;
 const NODES = positiveIntArg('nodes', 100_000);
@@ -95,6 +96,8 @@ console.log(
 try {
   // (a) write throughput through the real write path (group commit, synchronous=FULL durability).
   {
+    // Before the store: the meter tells the checkpoint worker (started later) from V8's threads.
+    const threads = await ThreadCpuMeter.start();
     const store = await startKnowledgeStore(config(path.join(root, 'writes')), silentLogger());
     // Times each retrieve service call (wall time from call to answer), for (a)'s probe.
     const retrieveMs: number[] = [];
@@ -132,6 +135,7 @@ try {
       () => Array.from(sampleVector().vector),
       () => store.services.core.commits.stats(),
       () => retrieveMs.splice(0),
+      threads,
     );
     await store.close();
     const floors = writeFloors(

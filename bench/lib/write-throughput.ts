@@ -12,6 +12,7 @@ import { percentile, positiveIntArg } from './bench-args.js';
 import { threadCpuMicros } from './write-floors.js';
 import type { ClientAnswer, ClientCommand } from './write-clients.js';
 import { startStallRecorder } from './write-stalls.js';
+import { ThreadCpuMeter, type ThreadCpu } from './thread-cpu.js';
 
 /** One write request body. */
 export interface WriteBody {
@@ -59,8 +60,23 @@ class Clients {
   }
 }
 
-/** CPU per write of each measured run, by its label: the server's main thread, and the clients' process. */
-const cpuPerWrite = new Map<string, { server: number; clients: number; perGroup: number | undefined }>();
+/** CPU per write of each measured run, by its label: the server's threads, and the clients' process. */
+const cpuPerWrite = new Map<string, { server: ThreadCpu; clients: number; perGroup: number | undefined }>();
+
+/** The issue's goal of each measured run (writes or nodes per second), where it has one. */
+const GOALS: Record<string, number> = {
+  '8 clients, vector + text': 3000,
+  'batch, text': 20_000,
+  'batch, vector + text': 5000,
+};
+
+/** The server's CPU per write on all its threads. */
+function total(cpu: ThreadCpu): number {
+  return cpu.serving + cpu.pool + cpu.v8 + cpu.later;
+}
+
+/** Server threads read before and after each run (docs/adr/0208); set by `writeThroughput`. */
+let meter: ThreadCpuMeter | undefined;
 
 /** Durations (ms) of the retrieve service's calls since the last drain, when the bench runs the store in process. */
 export type RetrieveServiceTimes = () => number[];
@@ -89,21 +105,52 @@ async function drive(
   const { origin, pathname } = new URL(url);
   await runner.run({ kind: 'prepare', bodies });
   const groups0 = groupCounters?.();
-  const cpu0 = threadCpuMicros();
+  const threads0 = meter?.read();
   const answer = await runner.run({ kind: 'drive', origin, path: pathname, clients, perBody });
-  const server = threadCpuMicros() - cpu0;
+  const server = threads0 && meter ? meter.since(threads0) : undefined;
   const groups1 = groupCounters?.();
   if (answer.kind !== 'driven') throw new Error(`unexpected answer ${answer.kind}`);
   const writes = bodies.length * perBody;
   const perGroup =
     groups0 && groups1 ? (groups1.writes - groups0.writes) / Math.max(1, groups1.groups - groups0.groups) : undefined;
-  if (label !== undefined)
-    cpuPerWrite.set(label, { server: server / writes, clients: answer.cpuMicros / writes, perGroup });
+  if (label !== undefined && server !== undefined) {
+    const per = (us: number) => us / writes;
+    cpuPerWrite.set(label, {
+      server: { serving: per(server.serving), pool: per(server.pool), v8: per(server.v8), later: per(server.later) },
+      clients: per(answer.cpuMicros),
+      perGroup,
+    });
+  }
   return writes / answer.seconds;
 }
 
 function rate(n: number): string {
   return `${Math.round(n).toLocaleString('en-US')}/s`;
+}
+
+/**
+ * Per run: the server's CPU per write on each of its threads and the clients', and the two rates they
+ * bound (docs/adr/0208): one serving thread cannot pass 1 s / its CPU per write, and the machine
+ * cannot pass its cores / (server + clients) CPU per write while the clients run on it.
+ */
+function printCeilings(): void {
+  const cores = os.cpus().length;
+  const us = (n: number) => `${Math.round(n)} us`;
+  console.log(`    CPU per write and the rates it bounds (${cores} cores; the clients run on the same machine):`);
+  for (const [label, cpu] of cpuPerWrite) {
+    const { serving, pool, v8, later } = cpu.server;
+    const server = total(cpu.server);
+    const oneThread = 1e6 / serving;
+    const machine = (cores * 1e6) / (server + cpu.clients);
+    const goal = GOALS[label];
+    const verdict =
+      goal === undefined
+        ? ''
+        : `; goal ${rate(goal)} ${goal > machine ? 'is above both bounds' : goal > oneThread ? 'is above the one-thread bound only' : 'is within both bounds'}`;
+    console.log(
+      `      ${label}: server ${us(server)} (serving thread ${us(serving)}, V8 helper threads ${us(v8)}, libuv pool ${us(pool)}, checkpoint worker ${us(later)}), clients ${us(cpu.clients)}; bounds: one serving thread <= ${rate(oneThread)}, whole machine <= ${rate(machine)}${verdict}`,
+    );
+  }
 }
 
 /** Runs benchmark (a) against a started store at `base`. */
@@ -114,8 +161,11 @@ export async function writeThroughput(
   queryVector: () => number[],
   counters?: GroupCounters,
   serviceTimes?: RetrieveServiceTimes,
+  threads?: ThreadCpuMeter,
 ): Promise<void> {
   groupCounters = counters;
+  // Started before the store, the meter tells the checkpoint worker from V8's threads (thread-cpu.ts).
+  meter = threads ?? (await ThreadCpuMeter.start());
   const write = (ns: string) => `${base}/v1/namespaces/${ns}/write`;
   const batch = (ns: string) => `${base}/v1/namespaces/${ns}/write/batch`;
   const singles = (n: number, vector: boolean, offset: number) =>
@@ -156,16 +206,7 @@ export async function writeThroughput(
     console.log(
       `    batch route, 1,000 writes a request, 1 client: text only ${rate(batchText)} nodes (goal >= 20,000/s); 384-dim vector + text ${rate(batchVec)} nodes (goal >= 5,000/s)`,
     );
-    console.log(
-      `    server main-thread CPU per write (1 s / it bounds the rate): ${[...cpuPerWrite]
-        .map(([label, us]) => `${label} ${Math.round(us.server)} us (<= ${rate(1e6 / us.server)})`)
-        .join('; ')}`,
-    );
-    console.log(
-      `    clients' CPU per write (their own process): ${[...cpuPerWrite]
-        .map(([label, us]) => `${label} ${Math.round(us.clients)} us`)
-        .join('; ')}`,
-    );
+    printCeilings();
     if (counters)
       console.log(
         `    writes per group commit: ${[...cpuPerWrite]

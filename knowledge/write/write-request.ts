@@ -2,7 +2,7 @@
  * The write request and its result, and the checks every write goes through before anything is
  * recorded: vector validation, the content fingerprint and the claim key (docs/adr/0024).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { ValidationError } from '../../domain/errors.js';
 import type { MemType, NamespaceMode } from '../../domain/knowledge/modes.js';
 import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
@@ -82,7 +82,8 @@ export function claimOf(
 
 /** SHA-256 of the canonical content. */
 export function fingerprintOf(content: string): string {
-  return createHash('sha256').update(canonicalContent(content)).digest('hex');
+  // One-shot `hash` (Node >= 20.12): no Hash object per write; the same digest (docs/adr/0208).
+  return hash('sha256', canonicalContent(content), 'hex');
 }
 
 /** The outcome of one write of a batch: its result, or the error a single write would have thrown. */

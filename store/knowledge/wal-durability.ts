@@ -58,18 +58,20 @@ export class WalDurability {
   commitUnsynced<T>(fn: () => T): T {
     const checkpointer = this.#checkpointer;
     const restart = checkpointer?.takeRestartLikely() === true;
+    // `exec`, not `pragma()`: a setting pragma acts when it is prepared, and `pragma()` also builds a
+    // JavaScript statement object for it; four of those were ~12 us of every group (docs/adr/0208).
     if (restart) {
       // See #restartWithoutHeaderSync: no automatic checkpoint may run in an unsynced commit.
-      this.#db.pragma('wal_autocheckpoint = 0');
-      this.#db.pragma('synchronous = OFF');
-    } else this.#db.pragma('synchronous = NORMAL');
+      this.#db.exec('PRAGMA wal_autocheckpoint = 0');
+      this.#db.exec('PRAGMA synchronous = OFF');
+    } else this.#db.exec('PRAGMA synchronous = NORMAL');
     const inMemory = this.#subJournalInMemory(true);
     try {
       return this.#tx(fn) as T;
     } finally {
       if (inMemory) this.#subJournalInMemory(false);
-      this.#db.pragma('synchronous = FULL');
-      if (restart && checkpointer) this.#db.pragma(`wal_autocheckpoint = ${checkpointer.autocheckpointPages}`);
+      this.#db.exec('PRAGMA synchronous = FULL');
+      if (restart && checkpointer) this.#db.exec(`PRAGMA wal_autocheckpoint = ${checkpointer.autocheckpointPages}`);
     }
   }
 
@@ -102,7 +104,7 @@ export class WalDurability {
    */
   #subJournalInMemory(on: boolean): boolean {
     try {
-      this.#db.pragma(`temp_store = ${on ? 'MEMORY' : 'DEFAULT'}`);
+      this.#db.exec(on ? 'PRAGMA temp_store = MEMORY' : 'PRAGMA temp_store = DEFAULT');
       return true;
     } catch {
       return false;
