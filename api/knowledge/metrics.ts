@@ -178,15 +178,19 @@ export class KnowledgeMetrics implements KnowledgeTelemetry {
     const items = await fn();
     const seconds = (performance.now() - started) / 1000;
     const mode = modeOf();
+    // One counter increment per outcome, not per item: labelling an increment hashes its labels
+    // (docs/adr/0208). The histogram has no labels and takes each item's observation.
+    const byOutcome = new Map<string, number>();
     for (const item of items) {
       const outcome = outcomeOf(item);
-      this.writes.inc({ mode, outcome });
+      byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1);
       this.writeSeconds.observe(seconds);
       if (outcome === 'error') continue;
       this.#counts.writes++;
       if (outcome === 'rejected') this.#counts.rejected++;
       else this.#counts.admitted++;
     }
+    for (const [outcome, n] of byOutcome) this.writes.inc({ mode, outcome }, n);
     return items;
   }
 
