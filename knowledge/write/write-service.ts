@@ -92,7 +92,9 @@ export class WriteService {
       return Promise.all(
         items.map((item) =>
           'request' in item
-            ? core.commits.run((after) => this.#admitAndApply(tenant, nsName, item, after)).catch(failed)
+            ? core.commits
+                .run((after, guarded) => this.#admitAndApply(tenant, nsName, item, after, guarded))
+                .catch(failed)
             : Promise.resolve(item),
         ),
       );
@@ -102,7 +104,7 @@ export class WriteService {
       items.map(async (item): Promise<Staged | Prepared | WriteOutcome> => {
         if (!needsEmbedding(item)) return item;
         try {
-          const admitted = await core.commits.run(() => this.#recordIntent(tenant, nsName, item));
+          const admitted = await core.commits.run((after) => this.#recordIntent(tenant, nsName, item, after));
           return 'intent' in admitted ? { ...admitted, item } : admitted;
         } catch (error) {
           return { ok: false, error };
@@ -135,7 +137,9 @@ export class WriteService {
       staged.map((s): Promise<WriteOutcome> => {
         if ('ok' in s) return Promise.resolve(s);
         if ('request' in s)
-          return core.commits.run((after) => this.#admitAndApply(tenant, nsName, s, after)).catch(failed);
+          return core.commits
+            .run((after, guarded) => this.#admitAndApply(tenant, nsName, s, after, guarded))
+            .catch(failed);
         const vector = embedded.get(s);
         if (vector === undefined) {
           // Nothing was written: the intent goes, and the caller sees the embedder's error.
@@ -144,14 +148,19 @@ export class WriteService {
             .then((): WriteOutcome => ({ ok: false, error: embedError }), failed);
         }
         return core.commits
-          .run((after) => this.#applyFresh(s.ns, s.intent, { request: s.item.request, vector }, true, after))
+          .run((after, guarded) =>
+            this.#applyFresh(s.ns, s.intent, { request: s.item.request, vector }, true, after, guarded),
+          )
           .catch(failed);
       }),
     );
   }
 
-  /** Admission of a write inside its group job: the replayed or rejected result, or undefined to go on. */
-  #admit(ns: Namespace, request: WriteRequest): WriteOutcome | undefined {
+  /**
+   * Admission of a write inside its group job: the replayed or rejected result, or undefined to go on.
+   * The rejection is counted once the group committed: a group may run twice (docs/adr/0208).
+   */
+  #admit(ns: Namespace, request: WriteRequest, after: (op: () => void) => void): WriteOutcome | undefined {
     const core = this.#core;
     if (request.request_id !== undefined) {
       const existing = core.nodes.nodeByRequest(ns.id, request.request_id);
@@ -159,7 +168,7 @@ export class WriteService {
     }
     const credibility = core.credibility(ns.id, request.source_id, DEFAULT_SOURCE_CREDIBILITY);
     if (credibility < CREDIBILITY_FLOOR) {
-      core.telemetry.admissionRejected('low_credibility');
+      after(() => core.telemetry.admissionRejected('low_credibility'));
       return {
         ok: true,
         result: {
@@ -195,18 +204,29 @@ export class WriteService {
   }
 
   /** Group job of a write with nothing awaited before apply: admission and apply in one commit. */
-  #admitAndApply(tenant: string, nsName: string, item: Prepared, after: (op: () => void) => void): WriteOutcome {
+  #admitAndApply(
+    tenant: string,
+    nsName: string,
+    item: Prepared,
+    after: (op: () => void) => void,
+    guarded: boolean,
+  ): WriteOutcome {
     const ns = this.#core.namespaceForWrite(tenant, nsName, item.request.mode);
-    const early = this.#admit(ns, item.request);
+    const early = this.#admit(ns, item.request, after);
     if (early) return early;
     const payload = { request: item.request, ...(item.vector ? { vector: item.vector } : {}) };
-    return this.#applyFresh(ns, this.#intentOf(ns, item.request, false), payload, false, after);
+    return this.#applyFresh(ns, this.#intentOf(ns, item.request, false), payload, false, after, guarded);
   }
 
   /** Group job recording the intent of a write that awaits the embedder. */
-  #recordIntent(tenant: string, nsName: string, item: Prepared): WriteOutcome | { ns: Namespace; intent: IntentRow } {
+  #recordIntent(
+    tenant: string,
+    nsName: string,
+    item: Prepared,
+    after: (op: () => void) => void,
+  ): WriteOutcome | { ns: Namespace; intent: IntentRow } {
     const ns = this.#core.namespaceForWrite(tenant, nsName, item.request.mode);
-    const early = this.#admit(ns, item.request);
+    const early = this.#admit(ns, item.request, after);
     if (early) return early;
     const intent = this.#intentOf(ns, item.request, true);
     this.#core.intents.insert(intent);
@@ -215,7 +235,9 @@ export class WriteService {
 
   /**
    * Applies a fresh write inside its group job. A failure that is not the caller's leaves the intent
-   * pending (recorded here when it was not yet) and answers 503 `write_pending` (ADR 0025).
+   * pending (recorded here when it was not yet) and answers 503 `write_pending` (ADR 0025). Without
+   * `guarded` (no savepoint around the job, docs/adr/0208) nothing undoes a failed apply's changes,
+   * so every failure is thrown: the group then runs again with savepoints and this job with them.
    */
   #applyFresh(
     ns: Namespace,
@@ -223,13 +245,15 @@ export class WriteService {
     payload: ApplyPayload,
     recorded: boolean,
     after: (op: () => void) => void,
+    guarded: boolean,
   ): WriteOutcome {
     const core = this.#core;
     try {
-      const outcome = this.apply(ns, intent, payload, false, after, !recorded);
+      const outcome = this.apply(ns, intent, payload, false, after, !recorded, guarded);
       if (outcome.kind !== 'applied') throw new Error(`unexpected ${outcome.kind} on a fresh write`);
       return { ok: true, result: outcome.result };
     } catch (error) {
+      if (!guarded) throw error;
       if (isCallerError(error)) {
         if (recorded) core.intents.remove(intent.id);
         return { ok: false, error };
@@ -264,7 +288,9 @@ export class WriteService {
    * state that the intent would collide with (the same content written after it, a missing edge
    * target) is reported as a conflict instead of being overwritten or duplicated. With `unrecorded`
    * (a fresh write whose intent was never stored, so no one else knows its new node id), the lookups
-   * of that intent and node are skipped: they cannot find anything (docs/adr/0164).
+   * of that intent and node are skipped: they cannot find anything (docs/adr/0164). Without
+   * `savepoint` (a group job run unguarded, docs/adr/0208) the changes are made in the enclosing
+   * transaction directly: the caller rolls all of it back if this throws.
    */
   apply(
     ns: Namespace,
@@ -273,13 +299,15 @@ export class WriteService {
     replay: boolean,
     afterCommit?: (op: () => void) => void,
     unrecorded = false,
+    savepoint = true,
   ): ApplyOutcome {
     const core = this.#core;
     const { request } = payload;
     const nodeId = intent.node_id ?? core.newId();
     const indexOps: (() => void)[] = [];
     const removeIntent = unrecorded ? () => {} : () => core.intents.remove(intent.id);
-    const outcome = core.nodes.transaction((): ApplyOutcome => {
+    const inTransaction = savepoint ? <T>(fn: () => T): T => core.nodes.transaction(fn) : <T>(fn: () => T): T => fn();
+    const outcome = inTransaction((): ApplyOutcome => {
       if (replay && !core.intents.get(intent.id)) return { kind: 'already_applied', nodeId };
       if (!unrecorded && core.nodes.node(nodeId)) {
         removeIntent();

@@ -57,6 +57,11 @@ test('write/batch answers one result per item, in order, with the admission, ded
   const db = h.store.services.core.db;
   db.exec(`CREATE TRIGGER test_storage_failure BEFORE INSERT ON kn_versions WHEN NEW.content = 'the disk says no'
     BEGIN SELECT RAISE(ABORT, 'simulated storage failure'); END`);
+  // A group runs its writes without savepoints first; a failure makes it run again with one per
+  // write, from the same state (ADR 0208). After a group with a failing write the next one starts
+  // guarded: a write that succeeds ends that, so the failing batch below starts unguarded.
+  await h.write('other', { content: 'a write without failures', source_id: 'ops' });
+  const reruns = h.store.services.core.commits.stats().reruns;
   const failing = await h.call('POST', '/v1/namespaces/fresh/write/batch', {
     writes: [
       { content: 'the disk says no', source_id: 'ops', request_id: 'fails-1' },
@@ -64,6 +69,7 @@ test('write/batch answers one result per item, in order, with the admission, ded
     ],
   });
   db.exec('DROP TRIGGER test_storage_failure');
+  t.is(h.store.services.core.commits.stats().reruns, reruns + 1);
   const f = failing.body.results;
   t.like(f[0], { status: 503, error: { code: 'write_pending' } });
   t.like(f[1], { status: 200, admitted: true });
