@@ -60,6 +60,20 @@ export interface WriteIntentPayload {
   readonly vector?: number[];
 }
 
+/**
+ * What `apply` applies: an intent's payload, whose vector may still be the validated `Float32Array`
+ * of a fresh write (converting it to an array and back cost two copies of every vector; docs/adr/0166).
+ */
+export type ApplyPayload = Omit<WriteIntentPayload, 'vector'> & {
+  readonly vector?: readonly number[] | Float32Array;
+};
+
+/** The payload as an intent stores it (JSON: the vector as an array of numbers). */
+export function storedPayload(payload: ApplyPayload): string {
+  const { vector, ...rest } = payload;
+  return JSON.stringify({ ...rest, ...(vector ? { vector: Array.from(vector) } : {}) } satisfies WriteIntentPayload);
+}
+
 /** Outcome of applying an intent during reconciliation. */
 export type ApplyOutcome =
   | { readonly kind: 'applied'; readonly result: WriteResult }

@@ -13,6 +13,8 @@ import {
   fingerprintOf,
   NIL_UUID,
   prepare,
+  storedPayload,
+  type ApplyPayload,
   type ApplyOutcome,
   type EdgeInput,
   type Prepared,
@@ -35,18 +37,6 @@ export {
   type WriteRequest,
   type WriteResult,
 } from './write-request.js';
-
-/**
- * What `apply` applies: an intent's payload, whose vector may still be the validated `Float32Array`
- * of a fresh write (converting it to an array and back cost two copies of every vector; docs/adr/0166).
- */
-type ApplyPayload = Omit<WriteIntentPayload, 'vector'> & { readonly vector?: readonly number[] | Float32Array };
-
-/** The payload as an intent stores it (JSON: the vector as an array of numbers). */
-function storedPayload(payload: ApplyPayload): string {
-  const { vector, ...rest } = payload;
-  return JSON.stringify({ ...rest, ...(vector ? { vector: Array.from(vector) } : {}) } satisfies WriteIntentPayload);
-}
 
 function failed(error: unknown): WriteOutcome {
   return { ok: false, error };
