@@ -40,6 +40,22 @@ test('the admin /metrics counts writes and retrievals by namespace mode and outc
   await h.call('POST', `${W}/deliver`, { target_url: down.url, secret: SECRET, execute: true });
   await h.call('POST', `${W}/deliver`, { target_url: up.url, secret: SECRET, execute: true });
 
+  // A rejected write and a failing one in one group: the group runs again with savepoints (ADR 0208),
+  // and the rejection is still counted once.
+  const reruns = h.store.services.core.commits.stats().reruns;
+  const mixed = await h.call('POST', '/v1/namespaces/n/write/batch', {
+    writes: [
+      { content: 'another rumour', source_id: 'bad' },
+      {
+        content: 'edge to nowhere',
+        source_id: 's',
+        edges: [{ to: '00000000-0000-4000-8000-000000000000', type: 'r' }],
+      },
+    ],
+  });
+  t.like(mixed.body.results, [{ status: 200, admitted: false }, { status: 400 }]);
+  t.is(h.store.services.core.commits.stats().reruns, reruns + 1);
+
   const response = await h.admin('GET', '/metrics');
   t.is(response.status, 200);
   const families = parseExposition(response.text);
@@ -49,8 +65,8 @@ test('the admin /metrics counts writes and retrievals by namespace mode and outc
   // Two writes above and the refuted claim.
   t.is(value('svc_knowledge_writes_total', { mode: 'general', outcome: 'admitted' }), 3);
   t.is(value('svc_knowledge_writes_total', { mode: 'belief_system', outcome: 'admitted' }), 1);
-  t.is(value('svc_knowledge_writes_total', { mode: 'general', outcome: 'rejected' }), 1);
-  t.is(value('svc_knowledge_writes_total', { mode: 'general', outcome: 'error' }), 1);
+  t.is(value('svc_knowledge_writes_total', { mode: 'general', outcome: 'rejected' }), 2);
+  t.is(value('svc_knowledge_writes_total', { mode: 'general', outcome: 'error' }), 2);
 
   t.is(value('svc_knowledge_retrievals_total', { mode: 'general', outcome: 'ok' }), 4);
   t.is(value('svc_knowledge_retrievals_total', { mode: 'unknown', outcome: 'error' }), 1);
@@ -66,9 +82,9 @@ test('the admin /metrics counts writes and retrievals by namespace mode and outc
     { vector: 1, text: 3, graph: 1, hybrid: 1 },
   );
   t.is(samplesOf(families, 'svc_knowledge_retrieve_duration_seconds')[0]?.count, 6);
-  t.is(samplesOf(families, 'svc_knowledge_write_duration_seconds')[0]?.count, 6);
+  t.is(samplesOf(families, 'svc_knowledge_write_duration_seconds')[0]?.count, 8);
 
-  t.is(value('svc_knowledge_admission_rejections_total', { reason: 'low_credibility' }), 1);
+  t.is(value('svc_knowledge_admission_rejections_total', { reason: 'low_credibility' }), 2);
   t.is(families.get('svc_knowledge_review_queue_size')?.type, 'gauge');
   const queued =
     (await h.call('GET', '/v1/namespaces/n/review/queue')).body.total +
