@@ -43,26 +43,45 @@ export function recreateAppUsers(users: readonly BackupAppUser[]): RecreatedUser
     if (!/^svc-app-[a-z0-9_-]+$/.test(user.name)) throw new Error(`${user.name} is not an app user name`);
     if (existing.has(user.name)) return { name: user.name, result: 'exists' };
     if (!root) return { name: user.name, result: 'skipped-not-root' };
-    const sameIds = !uids.has(user.uid) && !gids.has(user.gid);
-    if (sameIds) execFileSync('groupadd', ['--system', '--gid', String(user.gid), user.name], { stdio: 'ignore' });
-    execFileSync(
-      'useradd',
-      [
-        '--system',
-        ...(sameIds ? ['--uid', String(user.uid), '--gid', String(user.gid)] : ['--user-group']),
-        '--no-create-home',
-        '--home-dir',
-        '/nonexistent',
-        '--shell',
-        '/usr/sbin/nologin',
-        '--comment',
-        'svc app',
-        user.name,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    return { name: user.name, result: sameIds ? 'created' : 'created-with-new-id' };
+    return { name: user.name, result: createAppUser(user, !uids.has(user.uid) && !gids.has(user.gid)) };
   });
+}
+
+/**
+ * Creates one app user: with its recorded ids when they looked free, falling back to new ones when
+ * another process took either id since (system ids are handed out from the top of the range, so an
+ * id freed on this host is soon taken again); with new ones otherwise.
+ */
+export function createAppUser(user: BackupAppUser, idsLookFree: boolean): 'created' | 'created-with-new-id' {
+  if (idsLookFree) {
+    let groupMade = false;
+    try {
+      run('groupadd', ['--system', '--gid', String(user.gid), user.name]);
+      groupMade = true;
+      run('useradd', [...USERADD, '--uid', String(user.uid), '--gid', String(user.gid), user.name]);
+      return 'created';
+    } catch {
+      // The id went to someone else: the group made for it (if any) goes, and new ids are taken.
+      if (groupMade) run('groupdel', [user.name]);
+    }
+  }
+  run('useradd', [...USERADD, '--user-group', user.name]);
+  return 'created-with-new-id';
+}
+
+const USERADD = [
+  '--system',
+  '--no-create-home',
+  '--home-dir',
+  '/nonexistent',
+  '--shell',
+  '/usr/sbin/nologin',
+  '--comment',
+  'svc app',
+];
+
+function run(command: string, args: readonly string[]): void {
+  execFileSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 function readIds(file: string): number[] {
