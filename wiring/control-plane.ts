@@ -427,7 +427,7 @@ export async function startControlPlane(
     await deploys.close();
     snapshotting.s3?.destroy();
     await s3Proxy?.proxy.close();
-    await eventApi.services.events.flushed();
+    await eventApi.services.events.close();
     retirement?.close();
     await reconcilers.close();
     appLogs.close();

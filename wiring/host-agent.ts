@@ -182,7 +182,7 @@ export function startHostAgent(config: SvcConfig, logger: Logger, tuning: HostAg
     close() {
       closing ??= (async () => {
         await agent.stop();
-        await events.flushed();
+        await events.close();
         store.db.close();
         releaseLock();
         if (agent.handingOver) {

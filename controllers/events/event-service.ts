@@ -10,6 +10,7 @@ import type { Db } from '../../store/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { NotFoundError, UnavailableError } from '../../domain/errors.js';
 import { WalDurability } from '../../store/knowledge/wal-durability.js';
+import type { CheckpointStats } from '../../store/knowledge/wal-checkpointer.js';
 import type { EmitResult, EventEmitterPort, EventInput } from '../../domain/events/event-port.js';
 import { DEDUPE_WINDOW_MS, type EventRecord } from '../../domain/events/event-record.js';
 import type { Clock } from '../../domain/events/clock.js';
@@ -109,7 +110,9 @@ export class EventService implements EventEmitterPort {
     this.activeView = new ActiveGroupsView(this.db);
     this.clock = options.clock;
     this.log = options.logger;
-    this.durability = new WalDurability(this.db);
+    // WAL checkpoints run in a worker thread once the WAL passes 2 MiB (docs/adr/0166, 0209): SQLite's
+    // automatic one ran inside the group commit that crossed 1,000 pages, on the event loop.
+    this.durability = new WalDurability(this.db, { checkpointsInWorker: true });
     for (const { key, seenMs } of recentDedupeKeys(this.db, this.clock.now() - DEDUPE_WINDOW_MS))
       this.seen.set(key, { seenMs });
   }
@@ -179,7 +182,17 @@ export class EventService implements EventEmitterPort {
     if (this.flushScheduled) return;
     if (this.syncing > 0 && this.queue.length < MAX_DEFERRED) return;
     this.flushScheduled = true;
-    setImmediate(() => this.flush());
+    // Under sustained ingest the WAL restarts only if commits pause for one checkpoint of the worker
+    // (docs/adr/0205): the queue waits for it; the event loop does not.
+    const gate = this.durability.restartGate();
+    if (gate === undefined) setImmediate(() => this.flush());
+    else this.flushAfter(gate);
+  }
+
+  /** Flushes once `gate` (a checkpoint that lets the WAL restart) has resolved. */
+  private flushAfter(gate: Promise<void>): void {
+    this.flushScheduled = true;
+    void gate.then(() => setImmediate(() => this.flush()));
   }
 
   /** Commits the queue (if any), then starts an fdatasync unless one runs. */
@@ -232,8 +245,11 @@ export class EventService implements EventEmitterPort {
         // The emits queued during this flush commit now and the next flush starts at once, before
         // this one's callers are answered, so the disk works while they are.
         this.flushScheduled = false;
-        this.commitQueue();
-        this.startSync();
+        const gate = this.durability.restartGate();
+        if (gate === undefined) {
+          this.commitQueue();
+          this.startSync();
+        } else this.flushAfter(gate);
         // The WAL descriptor is held only while a flush runs (the database may close after).
         if (this.syncing === 0) this.durability.close();
         for (const done of covered) this.answer(done, failure);
@@ -350,6 +366,23 @@ export class EventService implements EventEmitterPort {
     await new Promise<void>((resolve) => setImmediate(resolve));
     if (this.queue.length > 0 || this.flushScheduled || this.syncing > 0 || this.committed.length > 0)
       await this.flushed();
+  }
+
+  /** Waits for every queued emit, then stops the checkpoint worker (before the database closes). */
+  async close(): Promise<void> {
+    await this.flushed();
+    await this.durability.stopCheckpoints();
+    this.durability.close();
+  }
+
+  /** Resolves once no WAL checkpoint runs in the checkpoint worker. */
+  checkpointsIdle(): Promise<void> {
+    return this.durability.checkpointsIdle();
+  }
+
+  /** The WAL checkpoints of the event commits (docs/adr/0209). */
+  checkpointStats(): CheckpointStats | undefined {
+    return this.durability.checkpointStats();
   }
 
   // ---- reads ----

@@ -37,7 +37,7 @@ export async function eventServices(
   });
   t.teardown(async () => {
     surface.close();
-    await surface.events.flushed();
+    await surface.events.close();
     store.db.close();
   });
   return { surface, clock, db: store.db, metrics, dataDir };

@@ -297,7 +297,7 @@ test('the event surface follows the reference model of dedupe, states, recovery 
           cmds,
         );
       } finally {
-        await events.flushed();
+        await events.close();
         store.db.close();
       }
     }),
@@ -319,13 +319,13 @@ test('the dedupe window survives a restart from the events themselves, and the o
   t.true((await emit(first, 'recent')).recorded);
   t.true((await emit(first, 'recent-again')).recorded);
   t.false((await emit(first, 'recent-again')).recorded);
-  await first.flushed();
+  await first.close();
   t.is((db.prepare('SELECT COUNT(*) AS n FROM event_dedupe').get() as { n: number }).n, 0);
   clock.advance(HOUR - 60_000); // 'old' is 61 minutes old, 'recent' 59
   const second = new EventService(options);
   t.deepEqual(await emit(second, 'recent'), { recorded: false, reason: 'duplicate' });
   t.true((await emit(second, 'old')).recorded);
   t.true((await emit(second, 'fresh')).recorded);
-  await second.flushed();
+  await second.close();
   db.close();
 });

@@ -116,6 +116,7 @@ test('a sink that is down for a while and recovers receives every event, redeliv
   });
   await again.dispatcher.whenIdle();
   again.close();
+  await again.events.close();
   t.is(sink.received.length, before);
 });
 

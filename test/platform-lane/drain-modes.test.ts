@@ -1,3 +1,6 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import test from 'ava';
 import {
   api,
@@ -13,10 +16,21 @@ import {
   type LanePlatform,
 } from './lane-harness.js';
 
-// One platform for the file: `slow` has a 20 s build test, so its deploy is in flight when the upgrade reaches the drain gate.
+// One platform for the file: `slow`'s build test waits for a gate (below), so its deploy is in flight when the upgrade reaches the drain gate.
 let platform: LanePlatform;
 let tree: string;
 const teardowns: (() => Promise<void> | void)[] = [];
+/**
+ * The slow app's test step waits for this file (the step runs as the platform's user): each test
+ * closes the gate before its deploy and opens it when the deploy may end, so the deploy is in flight
+ * at the drain however long the upgrade takes on a loaded machine (a fixed `sleep 20` was not).
+ */
+const gateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-drain-gate-'));
+const gate = path.join(gateDir, 'open');
+const openGate = () => fs.writeFileSync(gate, '');
+const closeGate = () => fs.rmSync(gate, { force: true });
+openGate();
+teardowns.push(() => fs.rmSync(gateDir, { recursive: true, force: true }));
 
 test.after.always(async () => {
   for (const fn of teardowns.reverse()) await fn();
@@ -26,12 +40,13 @@ test.before(async () => {
   tree = await builtTree();
   platform = await startLanePlatform({ teardown: (fn) => void teardowns.push(fn) }, tree, {
     apps: ['slow', 'quick'],
-    appTest: { slow: 'sleep 20' },
+    appTest: { slow: `until [ -e '${gate}' ]; do sleep 0.05; done` },
   });
 });
 
-/** Queues a deploy of `app` and waits until its operation runs its test step. */
+/** Closes the gate, queues a deploy of `app` and waits until its operation runs its test step. */
 async function deployInFlight(app: string): Promise<string> {
+  closeGate();
   const queued = await api(platform, 'POST', `/api/apps/${app}/deploy`, {});
   if (queued.status !== 202) throw new Error(`deploy ${app}: ${queued.status}`);
   const id = queued.body.operation.id as string;
@@ -71,6 +86,7 @@ test.serial(
     t.is(currentRelease(platform), current ?? lane.upgrade.fromRelease);
     t.not(currentRelease(platform), lane.upgrade.toRelease);
     t.is(platform.api()!.pid, before.pid);
+    openGate();
     const op = await waitForOperation(platform, deploy);
     t.is(op.status, 'succeeded');
     t.is(op.attempts, 1);
@@ -96,6 +112,7 @@ test.serial(
     // Queued while the gate holds: it must wait and then run on the new API, exactly once.
     const held = await api(platform, 'POST', '/api/apps/quick/deploy', {});
     t.is(held.status, 202);
+    openGate();
     const lane = await waitForLane(platform, laneId);
     t.is(lane.operation.status, 'succeeded', JSON.stringify(lane.steps));
     t.regex(
@@ -145,6 +162,8 @@ test.serial(
     );
     const after = platform.api()!;
     t.not(after.pid, before.pid);
+    // The restart interrupted the deploy at its test step: the new API runs it again, through the gate.
+    openGate();
     const op = await waitForOperation(platform, deploy, 120_000);
     t.is(op.status, 'succeeded', JSON.stringify(op));
     const attempts = (await api(platform, 'GET', `/api/v1/operations/${deploy}`)).body.attemptHistory as {
