@@ -18,6 +18,7 @@ import { HttpReranker } from '../platform/outbound/http-reranker.js';
 import { GuardedWebhookClient } from '../platform/outbound/webhook-client.js';
 import { listen, type RunningServer } from '../api/http/listen.js';
 import { createKnowledgeApp } from '../api/knowledge/knowledge-app.js';
+import { readSignal } from '../api/knowledge/read-signal.js';
 import { createAdminApp } from '../api/knowledge/admin-app.js';
 import { knowledgeMetaRoutes } from '../api/knowledge/meta-routes.js';
 import { TenantTokens } from '../api/knowledge/tenant-tokens.js';
@@ -211,7 +212,8 @@ export async function startKnowledgeStore(
   const app = createKnowledgeApp({
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
-    before: [authenticate(tokens, { openPaths: ['/v1/ping'] })],
+    // Reads keep the write groups short (docs/adr/0210); noted before authentication, as they wait alike.
+    before: [readSignal(() => services.core.commits.noteRead()), authenticate(tokens, { openPaths: ['/v1/ping'] })],
     routers: [
       meta,
       namespaceRoutes(services, metrics),

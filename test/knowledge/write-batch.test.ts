@@ -178,3 +178,35 @@ test('write/batch counts every item in /metrics and /v1/stats', async (t) => {
   const stats = (await h.call('GET', '/v1/stats')).body;
   t.like(stats, { nodes: 2, ingest_total: 4, ingest_admitted: 3, ingest_rejected: 1 });
 });
+
+test('a batch commits as one group while no read comes, and in groups of 256 once a read came (ADR 0210)', async (t) => {
+  const h = await startHarness(t);
+  const commits = () => h.store.services.core.commits.stats();
+  const batch = (from: number) =>
+    h.call('POST', BATCH, {
+      writes: Array.from({ length: 1000 }, (_, i) => ({ content: `grouped fact ${from + i}`, source_id: 'ops' })),
+    });
+  const before = commits();
+  const quiet = await batch(0);
+  t.is(quiet.status, 200);
+  t.true(quiet.body.results.every((r: { status: number }) => r.status === 200));
+  let after = commits();
+  t.is(after.groups - before.groups, 1, 'no read came: the whole batch is one transaction');
+  t.is(after.largestGroup, 1000);
+
+  // A read (a retrieve) keeps the groups short for a while: the next batch runs in four groups.
+  const found = await h.call('POST', '/v1/namespaces/n/retrieve', { text: 'grouped fact 7', top_k: 3 });
+  t.is(found.status, 200);
+  const mid = commits();
+  const read = await batch(1000);
+  t.is(read.status, 200);
+  t.true(read.body.results.every((r: { status: number }) => r.status === 200));
+  after = commits();
+  t.is(after.groups - mid.groups, 4, 'reads came: groups of at most 256 writes');
+  t.is(after.writes - mid.writes, 1000);
+  // Every write of both batches is stored and found.
+  const stats = await h.call('GET', '/v1/stats');
+  t.is(stats.body.nodes, 2000);
+  const last = await h.call('POST', '/v1/namespaces/n/retrieve', { text: 'grouped fact 1999', top_k: 1 });
+  t.regex(JSON.stringify(last.body), /grouped fact 1999/);
+});
