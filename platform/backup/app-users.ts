@@ -5,6 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { BackupAppUser } from '../../domain/backup/index.js';
+import { APP_USER_ACCOUNT_ARGS } from '../local-scheduler/app-identity.js';
 
 const PREFIX = 'svc-app-';
 
@@ -69,16 +70,7 @@ export function createAppUser(user: BackupAppUser, idsLookFree: boolean): 'creat
   return 'created-with-new-id';
 }
 
-const USERADD = [
-  '--system',
-  '--no-create-home',
-  '--home-dir',
-  '/nonexistent',
-  '--shell',
-  '/usr/sbin/nologin',
-  '--comment',
-  'svc app',
-];
+const USERADD = APP_USER_ACCOUNT_ARGS;
 
 function run(command: string, args: readonly string[]): void {
   execFileSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -155,9 +155,9 @@ export async function listAppUsers(): Promise<PasswdEntry[]> {
   return out;
 }
 
-const USERADD_ARGS = [
+/** `useradd` options of an app user (ADR 0047) but its ids: a system account with no home and no login. */
+export const APP_USER_ACCOUNT_ARGS: readonly string[] = [
   '--system',
-  '--user-group',
   '--no-create-home',
   '--home-dir',
   '/nonexistent',
@@ -166,6 +166,8 @@ const USERADD_ARGS = [
   '--comment',
   'svc app',
 ];
+
+const USERADD_ARGS = [...APP_USER_ACCOUNT_ARGS, '--user-group'];
 
 /**
  * {@link ensureSystemUser} without blocking the event loop: `getent` and `useradd` run as
