@@ -11,6 +11,7 @@ import {
   stepSummary,
   waitForApp,
 } from './pipeline-fixture.js';
+import { staticPort } from '../helpers/static-port.js';
 
 test('a deploy of an app built from its apps-repository folder passes every step and serves the new release', async (t) => {
   const config = pipelineConfig(t);
@@ -239,7 +240,7 @@ test('the production profile refuses anything but a digest-pinned image, naming 
 test('a static port used by another app is logged as port.conflict with a suggestion; the local driver then refuses the held port', async (t) => {
   const config = pipelineConfig(t);
   initAppsRepo(config);
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = await staticPort();
   // Two apps asking for the same host port.
   const spec = (name: string) =>
     `name: ${name}\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    hostPort: ${port}\n    resources:\n      memory: 64\n`;
@@ -274,7 +275,7 @@ test('a static port used by another app is logged as port.conflict with a sugges
 test('the forge step updates the tunnel ingress through the routing controller for an app with endpoints', async (t) => {
   const config = pipelineConfig(t);
   initAppsRepo(config);
-  const port = 41_000 + Math.floor(Math.random() * 9_000);
+  const port = await staticPort();
   commitApp(config.appsDir, 'forged', {
     version: 'v1',
     portNumber: port,

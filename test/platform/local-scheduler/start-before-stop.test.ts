@@ -4,6 +4,7 @@ import { waitForAllocations, type Allocation } from '../../../domain/scheduler/i
 import type { LocalRegistry } from '../../../platform/local-registry/index.js';
 import { isProcessAlive } from '../../../platform/local-scheduler/index.js';
 import { openDriver, serviceGroup, serviceJob } from './fixtures.js';
+import { staticPort } from '../../helpers/static-port.js';
 
 const node = process.execPath;
 
@@ -123,7 +124,7 @@ test('a new allocation that never passes leaves the old one serving; resubmittin
 
 test('a group with a static port cannot overlap: the old allocation stops before the new one starts', async (t) => {
   const { driver, registry, appDir } = await openDriver(t, { 'server.mjs': VERSIONED_JS });
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = await staticPort();
   await driver.submitJob(job(appDir, 'v1', { staticPort: port }));
   const [first] = await waitForAllocations(driver, running(1), { filter: { jobId: 'demo-web' } });
   await waitForPassing(registry, first!.id);
