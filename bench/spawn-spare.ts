@@ -10,8 +10,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { detectCpuWeights } from '../platform/local-scheduler/cpu-weight.js';
-import { TaskSpawner } from '../platform/local-scheduler/task-spawner.js';
+import { detectCpuWeights } from '../platform/local-scheduler/tasks/cpu-weight.js';
+import { TaskSpawner } from '../platform/local-scheduler/tasks/task-spawner.js';
 import { arg, percentile } from './lib/bench-args.js';
 
 const starts = arg('starts', 40);

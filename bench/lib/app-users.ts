@@ -9,7 +9,7 @@ import {
   appUsersCreatedHere,
   listAppUsers,
   removeSystemUser,
-} from '../../platform/local-scheduler/app-identity.js';
+} from '../../platform/local-scheduler/isolation/app-identity.js';
 
 /** What {@link prepareAppUsers} did: how long it took and which users it created. */
 export interface BenchAppUsers {

@@ -15,7 +15,7 @@ import {
   removeAppLeftovers,
   volumesHoldData,
   writeRetiredApps,
-} from '../../platform/local-scheduler/app-leftovers.js';
+} from '../../platform/local-scheduler/isolation/app-leftovers.js';
 
 export interface AppRetirementOptions {
   readonly db: Db;

@@ -7,7 +7,11 @@ import { doctorCheck, type DoctorCheck } from '../../domain/doctor/index.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { readHostedFolder } from '../../platform/files/hosted-folder.js';
 import { runningAsRoot } from '../../platform/postgres/postgres-os-user.js';
-import { appUsersOf, readRetiredApps, volumesHoldData } from '../../platform/local-scheduler/app-leftovers.js';
+import {
+  appUsersOf,
+  readRetiredApps,
+  volumesHoldData,
+} from '../../platform/local-scheduler/isolation/app-leftovers.js';
 
 /** How many names a detail lists before "and N more". */
 const SHOWN = 10;

@@ -5,7 +5,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { BackupAppUser } from '../../domain/backup/index.js';
-import { APP_USER_ACCOUNT_ARGS } from '../local-scheduler/app-identity.js';
+import { APP_USER_ACCOUNT_ARGS } from '../local-scheduler/isolation/app-identity.js';
 
 const PREFIX = 'svc-app-';
 

@@ -21,20 +21,20 @@ import {
   type TaskGroupSpec,
 } from '../../domain/scheduler/index.js';
 import { silentLogger } from '../logger.js';
-import { AllocationRunner } from './allocation-runner.js';
-import type { RunnerContext, RunOutcome } from './runner-context.js';
-import { toAllocation, toExecution } from './allocation-view.js';
+import { AllocationRunner } from './allocations/allocation-runner.js';
+import type { RunnerContext, RunOutcome } from './allocations/runner-context.js';
+import { toAllocation, toExecution } from './allocations/allocation-view.js';
 import type { AllocationRecord, DriverState, ExecutionRecord, JobRecord } from './driver-state.js';
-import { pickFreePort } from './port-allocator.js';
+import { pickFreePort } from './allocations/port-allocator.js';
 import { StateFile } from './state-file.js';
-import { allocationPaths } from './task-environment.js';
-import { detectCpuWeights, NO_CPU_WEIGHTS } from './cpu-weight.js';
-import { SpawnerSupervisor } from './spawner-supervisor.js';
-import { DEFAULT_TASK_LIMITS } from './task-sandbox.js';
+import { allocationPaths } from './tasks/task-environment.js';
+import { detectCpuWeights, NO_CPU_WEIGHTS } from './tasks/cpu-weight.js';
+import { SpawnerSupervisor } from './tasks/spawner-supervisor.js';
+import { DEFAULT_TASK_LIMITS } from './tasks/task-sandbox.js';
 import { traceMark } from '../../domain/observability/trace-marks.js';
 import type { LocalSchedulerOptions } from './local-scheduler-options.js';
-import { prepareHostIsolation } from './host-isolation.js';
-import { AllocationLogCapture } from './allocation-log-capture.js';
+import { prepareHostIsolation } from './isolation/host-isolation.js';
+import { AllocationLogCapture } from './allocations/allocation-log-capture.js';
 import { AppIndex } from './app-index.js';
 
 const HOST_IP = '127.0.0.1';

@@ -3,11 +3,11 @@
  */
 export { LocalScheduler } from './local-scheduler.js';
 export type { LocalSchedulerOptions } from './local-scheduler-options.js';
-export type { HostVolume } from './task-environment.js';
-export { envLabel } from './task-environment.js';
-export { pickFreePort } from './port-allocator.js';
-export { probeHttp } from './http-health-check.js';
-export type { ProbeResult } from './http-health-check.js';
+export type { HostVolume } from './tasks/task-environment.js';
+export { envLabel } from './tasks/task-environment.js';
+export { pickFreePort } from './allocations/port-allocator.js';
+export { probeHttp } from './allocations/http-health-check.js';
+export type { ProbeResult } from './allocations/http-health-check.js';
 export {
   isProcessAlive,
   listProcesses,
@@ -16,8 +16,8 @@ export {
   processTree,
   readProcess,
   readRssBytes,
-} from './process-table.js';
-export type { ProcessInfo } from './process-table.js';
+} from './tasks/process-table.js';
+export type { ProcessInfo } from './tasks/process-table.js';
 export {
   appUserName,
   appUsersCreatedHere,
@@ -28,7 +28,7 @@ export {
   removeSystemUser,
   MAX_USER_NAME,
   platformUserIdentities,
-} from './app-identity.js';
-export type { AppIdentities, TaskIdentity } from './app-identity.js';
-export { DEFAULT_TASK_LIMITS, detectPrivateMounts } from './task-sandbox.js';
-export type { PrivateMounts, TaskLimits } from './task-sandbox.js';
+} from './isolation/app-identity.js';
+export type { AppIdentities, TaskIdentity } from './isolation/app-identity.js';
+export { DEFAULT_TASK_LIMITS, detectPrivateMounts } from './tasks/task-sandbox.js';
+export type { PrivateMounts, TaskLimits } from './tasks/task-sandbox.js';

@@ -6,9 +6,9 @@ import type { Logger } from 'pino';
 import type { RegistryWriter } from '../../domain/registry/index.js';
 import type { Duration, RestartPolicySpec } from '../../domain/scheduler/index.js';
 import type { LogSink } from '../../domain/logs/index.js';
-import type { HostVolume } from './task-environment.js';
-import type { AppIdentities } from './app-identity.js';
-import type { PrivateMounts, TaskLimits } from './task-sandbox.js';
+import type { HostVolume } from './tasks/task-environment.js';
+import type { AppIdentities } from './isolation/app-identity.js';
+import type { PrivateMounts, TaskLimits } from './tasks/task-sandbox.js';
 
 /** Options of the local driver. */
 export interface LocalSchedulerOptions {

@@ -22,13 +22,13 @@ import {
   type Unsubscribe,
   type WriteOutcome,
 } from '../../domain/scheduler/index.js';
-import { toAllocation, toExecution, toJobStatus } from './allocation-view.js';
+import { toAllocation, toExecution, toJobStatus } from './allocations/allocation-view.js';
 import { DriverCore, isTerminal } from './driver-core.js';
 import type { LocalSchedulerOptions } from './local-scheduler-options.js';
 import type { JobRecord } from './driver-state.js';
-import { PeriodicLauncher } from './periodic-launcher.js';
-import { listProcessesInSlices } from './process-table.js';
-import { recoverAllocations } from './recover-allocations.js';
+import { PeriodicLauncher } from './allocations/periodic-launcher.js';
+import { listProcessesInSlices } from './tasks/process-table.js';
+import { recoverAllocations } from './allocations/recover-allocations.js';
 import { handOver, reconcileGroup } from './reconcile-group.js';
 import type { AllocationRecord } from './driver-state.js';
 import { validateJobForLocalDriver } from './validate-job.js';

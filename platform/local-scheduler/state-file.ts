@@ -8,7 +8,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
 import { ConflictError } from '../../domain/errors.js';
 import { emptyDriverState, type DriverState } from './driver-state.js';
-import { isProcessAlive, readProcess } from './process-table.js';
+import { isProcessAlive, readProcess } from './tasks/process-table.js';
 
 /** Reads and writes `<dir>/state.json`. */
 export class StateFile {

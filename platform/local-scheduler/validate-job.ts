@@ -4,7 +4,7 @@
 import { Cron } from 'croner';
 import { ValidationError } from '../../domain/errors.js';
 import type { JobSpec } from '../../domain/scheduler/index.js';
-import { assertSafeDestination, type HostVolume } from './task-environment.js';
+import { assertSafeDestination, type HostVolume } from './tasks/task-environment.js';
 
 const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,63}$/;
 const ID = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}$/;

@@ -13,7 +13,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
-import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
+import { isProcessAlive, readProcess } from '../local-scheduler/tasks/process-table.js';
 import { releaseCommand } from './release-command.js';
 import {
   handOffSpawnOptions,

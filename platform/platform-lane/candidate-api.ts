@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { waitForApi } from './api-probe.js';
-import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
+import { isProcessAlive, readProcess } from '../local-scheduler/tasks/process-table.js';
 import { releaseCommand } from './release-command.js';
 
 /** Settings a candidate must not inherit: targets outside its throwaway folder or off the host. */

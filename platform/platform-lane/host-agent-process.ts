@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConflictError } from '../../domain/errors.js';
-import { isProcessAlive, readProcess } from '../local-scheduler/process-table.js';
+import { isProcessAlive, readProcess } from '../local-scheduler/tasks/process-table.js';
 import { releaseCommand } from './release-command.js';
 import { handOffSpawnOptions, sendListeners } from './listener-handoff.js';
 

@@ -12,7 +12,7 @@ import path from 'node:path';
 import test from 'ava';
 import { generateIdentity } from 'age-encryption';
 import { readHostedFolder } from '../../platform/files/hosted-folder.js';
-import { appUserName } from '../../platform/local-scheduler/app-identity.js';
+import { appUserName } from '../../platform/local-scheduler/isolation/app-identity.js';
 import { managedPostgresLayout } from '../../platform/postgres/managed-postgres.js';
 import { runSvc, startSvc } from '../helpers/cli.js';
 import { request } from '../helpers/http-request.js';

@@ -5,7 +5,7 @@ import path from 'node:path';
 import test from 'ava';
 import { doctorCheck, doctorReport, versionAtLeast, type DoctorReport } from '../../domain/doctor/index.js';
 import { runSvc } from '../helpers/cli.js';
-import { appUsersOf } from '../../platform/local-scheduler/app-leftovers.js';
+import { appUsersOf } from '../../platform/local-scheduler/isolation/app-leftovers.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
 /** Settings of a doctor run: a fresh data folder, ports 0 (skipped), the managed server on. */

@@ -13,7 +13,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import { appUsersCreatedHere } from '../../platform/local-scheduler/app-identity.js';
+import { appUsersCreatedHere } from '../../platform/local-scheduler/isolation/app-identity.js';
 import { orphanedHostedFolders } from '../../platform/files/hosted-folder.js';
 
 /** Removes the users this process created; returns those it could not remove. */

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { runningAgent } from '../../platform/platform-lane/index.js';
-import { isProcessAlive } from '../../platform/local-scheduler/process-table.js';
+import { isProcessAlive } from '../../platform/local-scheduler/tasks/process-table.js';
 import {
   MIGRATES_THEN_FAILS,
   appAddresses,

@@ -22,7 +22,7 @@ import {
   runningAgent,
   type ApiProcessRecord,
 } from '../../platform/platform-lane/index.js';
-import { isProcessAlive } from '../../platform/local-scheduler/process-table.js';
+import { isProcessAlive } from '../../platform/local-scheduler/tasks/process-table.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 
 const REPO = REPO_ROOT;

@@ -16,8 +16,8 @@ import {
   appUserName,
   ensureSystemUserAsync,
   listAppUsers,
-} from '../../../platform/local-scheduler/app-identity.js';
-import { readRetiredApps } from '../../../platform/local-scheduler/app-leftovers.js';
+} from '../../../platform/local-scheduler/isolation/app-identity.js';
+import { readRetiredApps } from '../../../platform/local-scheduler/isolation/app-leftovers.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { REPO_ROOT } from '../../helpers/repo.js';
 
@@ -115,7 +115,7 @@ rootTest(
       spawnSync('userdel', [found], { stdio: 'ignore' });
       spawnSync('userdel', [made], { stdio: 'ignore' });
     });
-    const script = `import { ensureSystemUserAsync } from './platform/local-scheduler/app-identity.ts';
+    const script = `import { ensureSystemUserAsync } from './platform/local-scheduler/isolation/app-identity.ts';
 await ensureSystemUserAsync(${JSON.stringify(found)});
 await ensureSystemUserAsync(${JSON.stringify(made)});`;
     const worker = (underSuite: boolean) => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import { waitForAllocations, type Allocation } from '../../../domain/scheduler/index.js';
-import { cpuShares, cpuWeight, detectCpuWeights } from '../../../platform/local-scheduler/cpu-weight.js';
+import { cpuShares, cpuWeight, detectCpuWeights } from '../../../platform/local-scheduler/tasks/cpu-weight.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { openDriver, serviceGroup, serviceJob } from './fixtures.js';
 

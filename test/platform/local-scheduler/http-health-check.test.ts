@@ -3,7 +3,10 @@ import net from 'node:net';
 import test from 'ava';
 import { instanceHealth, type HealthChange, type ServiceInstance } from '../../../domain/registry/index.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
-import { HttpHealthCheck, STARTUP_MAX_RETRY_MS } from '../../../platform/local-scheduler/http-health-check.js';
+import {
+  HttpHealthCheck,
+  STARTUP_MAX_RETRY_MS,
+} from '../../../platform/local-scheduler/allocations/http-health-check.js';
 
 async function freePort(): Promise<number> {
   const server = net.createServer();

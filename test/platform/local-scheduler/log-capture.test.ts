@@ -6,7 +6,7 @@ import { LocalRegistry } from '../../../platform/local-registry/index.js';
 import { LocalScheduler } from '../../../platform/local-scheduler/index.js';
 import { silentLogger } from '../../../platform/logger.js';
 import { LogStore } from '../../../store/logs/log-store.js';
-import { LogCapture } from '../../../platform/local-scheduler/log-capture.js';
+import { LogCapture } from '../../../platform/local-scheduler/allocations/log-capture.js';
 import { milliseconds } from '../../../domain/scheduler/index.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { fastRestart, serviceGroup, serviceJob, stopEverything } from './fixtures.js';

@@ -13,7 +13,7 @@ import {
   TaskSpawner,
   type SpawnRequest,
   type TaskWatch,
-} from '../../../platform/local-scheduler/task-spawner.js';
+} from '../../../platform/local-scheduler/tasks/task-spawner.js';
 import { waitForHealthyInstances } from '../../../domain/registry/index.js';
 import { milliseconds } from '../../../domain/scheduler/index.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';

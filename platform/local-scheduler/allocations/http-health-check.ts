@@ -4,8 +4,8 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import type { HealthStatus, RegistryWriter } from '../../domain/registry/index.js';
-import { traceMark } from '../../domain/observability/trace-marks.js';
+import type { HealthStatus, RegistryWriter } from '../../../domain/registry/index.js';
+import { traceMark } from '../../../domain/observability/trace-marks.js';
 
 /** What one probe saw. */
 export interface ProbeResult {

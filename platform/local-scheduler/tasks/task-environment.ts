@@ -5,10 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ValidationError } from '../../domain/errors.js';
-import type { TaskSpec, TemplateFileSpec } from '../../domain/scheduler/index.js';
-import type { TaskIdentity } from './app-identity.js';
-import type { AllocationRecord } from './driver-state.js';
+import { ValidationError } from '../../../domain/errors.js';
+import type { TaskSpec, TemplateFileSpec } from '../../../domain/scheduler/index.js';
+import type { TaskIdentity } from '../isolation/app-identity.js';
+import type { AllocationRecord } from '../driver-state.js';
 import type { BindMount } from './task-sandbox.js';
 import { copyAppSecretFiles } from './app-secret-files.js';
 

@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import { firstBlockedFolder } from '../postgres/managed-postgres-layout.js';
+import { firstBlockedFolder } from '../../postgres/managed-postgres-layout.js';
 import { detectAppIdentities, type AppIdentities } from './app-identity.js';
-import { detectPrivateMounts, type PrivateMounts } from './task-sandbox.js';
-import type { LocalSchedulerOptions } from './local-scheduler-options.js';
+import { detectPrivateMounts, type PrivateMounts } from '../tasks/task-sandbox.js';
+import type { LocalSchedulerOptions } from '../local-scheduler-options.js';
 
 /** Any other user: what an app user can pass through, at least. */
 const NOBODY = { name: 'nobody', uid: 65534, gid: 65534 };

@@ -6,7 +6,7 @@
  * next, so the task keeps the pid the driver spawned and re-adopts (ADR 0047).
  */
 import { spawnSync } from 'node:child_process';
-import type { TaskIdentity } from './app-identity.js';
+import type { TaskIdentity } from '../isolation/app-identity.js';
 
 /** Per-task resource limits (`RLIMIT_NOFILE`, `RLIMIT_NPROC`), soft = hard. */
 export interface TaskLimits {

@@ -6,8 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { AllocationRunner } from './allocation-runner.js';
-import { isTerminal, type DriverCore } from './driver-core.js';
-import { isProcessAlive, listProcesses } from './process-table.js';
+import { isTerminal, type DriverCore } from '../driver-core.js';
+import { isProcessAlive, listProcesses } from '../tasks/process-table.js';
 
 /** `SVC_ALLOC_ID` of a live process started by a driver on `allocsDir`, read from its environment. */
 function allocationOf(pid: number, allocsDir: string): string | undefined {

@@ -4,8 +4,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import type { AppIdentities } from './app-identity.js';
-import type { AllocationRecord } from './driver-state.js';
+import type { AppIdentities } from '../isolation/app-identity.js';
+import type { AllocationRecord } from '../driver-state.js';
 import {
   allocationPaths,
   prepareAllocationDir,

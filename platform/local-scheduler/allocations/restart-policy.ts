@@ -2,8 +2,8 @@
  * A service task's restart policy: at most `attempts` restarts within the window `interval`, each
  * after an exponentially growing delay, reset by a run that lasted `resetAfter`.
  */
-import type { RestartPolicySpec } from '../../domain/scheduler/index.js';
-import type { TaskRecord } from './driver-state.js';
+import type { RestartPolicySpec } from '../../../domain/scheduler/index.js';
+import type { TaskRecord } from '../driver-state.js';
 
 /** The window of restart attempts of a policy that sets no `interval`. */
 export const DEFAULT_RESTART_WINDOW_MS = 30 * 60_000;

@@ -11,8 +11,8 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import { MAX_LOG_LINE_CHARS, type CaptureOffset, type CapturedLine, type LogSink } from '../../domain/logs/index.js';
-import type { LogStream } from '../../domain/logs/index.js';
+import { MAX_LOG_LINE_CHARS, type CaptureOffset, type CapturedLine, type LogSink } from '../../../domain/logs/index.js';
+import type { LogStream } from '../../../domain/logs/index.js';
 
 /** Bytes read from a file at a time. */
 const CHUNK_BYTES = 256 * 1024;

@@ -3,9 +3,9 @@
  * execution per task group on each tick unless paused or still overlapping.
  */
 import { Cron } from 'croner';
-import type { Execution, JobSpec } from '../../domain/scheduler/index.js';
-import { isTerminal, type DriverCore } from './driver-core.js';
-import type { JobRecord } from './driver-state.js';
+import type { Execution, JobSpec } from '../../../domain/scheduler/index.js';
+import { isTerminal, type DriverCore } from '../driver-core.js';
+import type { JobRecord } from '../driver-state.js';
 
 /** Keeps one cron timer per running periodic job. */
 export class PeriodicLauncher {

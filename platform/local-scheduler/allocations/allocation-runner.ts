@@ -4,18 +4,18 @@
  * (signal, wait, SIGKILL). Its service instances and health checks are `AllocationServices`.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { AllocationStatus, TaskEvent, TaskEventType } from '../../domain/scheduler/index.js';
-import type { AllocationRecord } from './driver-state.js';
-import { SpawnerGoneError } from './task-spawner.js';
+import type { AllocationStatus, TaskEvent, TaskEventType } from '../../../domain/scheduler/index.js';
+import type { AllocationRecord } from '../driver-state.js';
+import { SpawnerGoneError } from '../tasks/task-spawner.js';
 import { AllocationServices } from './allocation-services.js';
-import { isProcessAlive, readProcess, signalTree, type ProcessInfo } from './process-table.js';
-import { allocationPaths, readRecordedExit } from './task-environment.js';
-import { prepareLaunch, spawnFromHere, type Launch } from './task-launch.js';
-import { traceMark } from '../../domain/observability/trace-marks.js';
+import { isProcessAlive, readProcess, signalTree, type ProcessInfo } from '../tasks/process-table.js';
+import { allocationPaths, readRecordedExit } from '../tasks/task-environment.js';
+import { prepareLaunch, spawnFromHere, type Launch } from '../tasks/task-launch.js';
+import { traceMark } from '../../../domain/observability/trace-marks.js';
 import type { RunnerContext, RunOutcome } from './runner-context.js';
-import { treeRssBytes, TreeCpuSampler } from './task-tree-usage.js';
+import { treeRssBytes, TreeCpuSampler } from '../tasks/task-tree-usage.js';
 import { DEFAULT_RESTART_WINDOW_MS, mayRestart, RestartBackoff } from './restart-policy.js';
-import { drainTree } from './tree-drain.js';
+import { drainTree } from '../tasks/tree-drain.js';
 
 const MAX_EVENTS = 25;
 

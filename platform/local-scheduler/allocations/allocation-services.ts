@@ -2,8 +2,8 @@
  * Allocation services: the registry side of one allocation: its service instances, their HTTP
  * health checks, and the first-pass notice that drives a start-before-stop hand-over (ADR 0160).
  */
-import type { RegistryWriter } from '../../domain/registry/index.js';
-import type { AllocationRecord } from './driver-state.js';
+import type { RegistryWriter } from '../../../domain/registry/index.js';
+import type { AllocationRecord } from '../driver-state.js';
 import { HttpHealthCheck } from './http-health-check.js';
 
 /** What an allocation's services need from the runner. */

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { writeFileAtomic } from '../files/write-file-atomic.js';
+import { writeFileAtomic } from '../../files/write-file-atomic.js';
 import { appUserName, listAppUsers, removeSystemUser } from './app-identity.js';
 
 /** App name to the time (ISO 8601) it was first seen deleted. */

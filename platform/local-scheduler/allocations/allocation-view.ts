@@ -1,8 +1,8 @@
 /**
  * Allocation views: the read-only port shapes built from the driver's persisted records.
  */
-import type { Allocation, Execution, JobStatus } from '../../domain/scheduler/index.js';
-import type { AllocationRecord, ExecutionRecord, JobRecord } from './driver-state.js';
+import type { Allocation, Execution, JobStatus } from '../../../domain/scheduler/index.js';
+import type { AllocationRecord, ExecutionRecord, JobRecord } from '../driver-state.js';
 
 /** A deep, detached copy of an allocation record in port form. */
 export function toAllocation(rec: AllocationRecord): Allocation {

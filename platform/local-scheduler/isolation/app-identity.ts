@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
-import { UnavailableError } from '../../domain/errors.js';
+import { UnavailableError } from '../../../domain/errors.js';
 
 /** The user and groups one task runs as. */
 export interface TaskIdentity {

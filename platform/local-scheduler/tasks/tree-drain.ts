@@ -2,7 +2,7 @@
  * The drain of a task's process tree: its drain signal, a wait up to the drain timeout, then
  * SIGKILL for what is left.
  */
-import type { DrainSpec, TaskEventType } from '../../domain/scheduler/index.js';
+import type { DrainSpec, TaskEventType } from '../../../domain/scheduler/index.js';
 import { signalTree, waitForTreeExit } from './process-table.js';
 
 /** Drains the tree led by `pid`; `report` records the kill and its result as task events. */

@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import type { Logger } from 'pino';
-import { isTerminalAllocation } from '../../domain/scheduler/index.js';
-import type { LogSink } from '../../domain/logs/index.js';
-import type { AllocationRecord, DriverState } from './driver-state.js';
+import { isTerminalAllocation } from '../../../domain/scheduler/index.js';
+import type { LogSink } from '../../../domain/logs/index.js';
+import type { AllocationRecord, DriverState } from '../driver-state.js';
 import { LogCapture, type CaptureTarget } from './log-capture.js';
-import { allocationPaths } from './task-environment.js';
+import { allocationPaths } from '../tasks/task-environment.js';
 
 /** Follows the output files of the driver's allocations into a log sink. */
 export class AllocationLogCapture {

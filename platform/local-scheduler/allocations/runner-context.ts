@@ -3,14 +3,14 @@
  * default, the spawner helper, and where it reports changes and its end.
  */
 import type { Logger } from 'pino';
-import type { AllocationStatus, RestartPolicySpec, TaskEvent } from '../../domain/scheduler/index.js';
-import type { CpuWeights } from './cpu-weight.js';
-import type { AllocationRecord } from './driver-state.js';
-import type { TaskSpawner } from './task-spawner.js';
+import type { AllocationStatus, RestartPolicySpec, TaskEvent } from '../../../domain/scheduler/index.js';
+import type { CpuWeights } from '../tasks/cpu-weight.js';
+import type { AllocationRecord } from '../driver-state.js';
+import type { TaskSpawner } from '../tasks/task-spawner.js';
 import type { AllocationServicesContext } from './allocation-services.js';
-import type { AppIdentities } from './app-identity.js';
-import type { AllocationFolders, HostVolume } from './task-environment.js';
-import type { TaskLimits } from './task-sandbox.js';
+import type { AppIdentities } from '../isolation/app-identity.js';
+import type { AllocationFolders, HostVolume } from '../tasks/task-environment.js';
+import type { TaskLimits } from '../tasks/task-sandbox.js';
 
 /** How a run-to-completion allocation ended. */
 export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
