@@ -7,10 +7,15 @@ import type Koa from 'koa';
 
 const WRITE_PATH = /^\/v1\/namespaces\/[^/]+\/write(\/batch)?$/;
 
-/** Calls `noteRead` for each request that is not a write, before the request runs. */
+/** Calls `noteRead` when a request that is not a write arrives and again when it is answered. */
 export function readSignal(noteRead: () => void): Koa.Middleware {
-  return (ctx, next) => {
-    if (!(ctx.method === 'POST' && WRITE_PATH.test(ctx.path))) noteRead();
-    return next();
+  return async (ctx, next) => {
+    if (ctx.method === 'POST' && WRITE_PATH.test(ctx.path)) return next();
+    noteRead();
+    try {
+      await next();
+    } finally {
+      noteRead();
+    }
   };
 }

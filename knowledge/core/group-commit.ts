@@ -27,8 +27,8 @@ export const MAX_GROUP = 256;
  */
 export const MAX_GROUP_WITHOUT_READS = 1024;
 
-/** How long after a read the groups stay at {@link MAX_GROUP}. */
-export const READ_WINDOW_MS = 1000;
+/** How long after a read (its arrival or its answer) the groups stay at {@link MAX_GROUP}. */
+export const READ_WINDOW_MS = 5000;
 
 /** Pause of the writes after which an empty group pays background work (docs/adr/0207). */
 export const IDLE_MS = 50;
