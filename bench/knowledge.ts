@@ -21,8 +21,13 @@ import { NodeStore } from '../store/knowledge/node-store.js';
 import { VectorTables } from '../store/knowledge/vector-tables.js';
 import { OPEN_TIME } from '../store/knowledge/rows.js';
 import { fingerprintOf } from '../knowledge/write/write-service.js';
-import { parseLexicalQuery, rankingStems, satisfiesLiterals, termCoverage } from '../domain/knowledge/lexical-query.js';
-import { analyze } from '../domain/knowledge/text-analysis.js';
+import {
+  parseLexicalQuery,
+  rankingStems,
+  satisfiesLiterals,
+  termCoverage,
+} from '../domain/knowledge/retrieval/lexical-query.js';
+import { analyze } from '../domain/knowledge/retrieval/text-analysis.js';
 import { positiveIntArg, seededRandom } from './lib/bench-args.js';
 import { writeThroughput } from './lib/write-throughput.js';
 import { writeFloors } from './lib/write-floors.js';

@@ -24,7 +24,7 @@ import Database from 'better-sqlite3';
 import { startKnowledgeStore, type KnowledgeStore } from '../wiring/knowledge-store.js';
 import { loadConfig } from '../platform/config.js';
 import { silentLogger } from '../platform/logger.js';
-import { isStopword, tokenize } from '../domain/knowledge/text-analysis.js';
+import { isStopword, tokenize } from '../domain/knowledge/retrieval/text-analysis.js';
 import { percentile, positiveIntArg } from './lib/bench-args.js';
 import { buildCorpus, type Turn } from './lib/retrieval-corpus.js';
 import { QUESTION_KINDS } from './lib/retrieval-corpus-facts.js';

@@ -7,7 +7,7 @@ import { buildSchema, graphql, type GraphQLError, type GraphQLFormattedError } f
 import { compileValidator } from '../../domain/json-schema.js';
 import { isDomainError } from '../../domain/errors.js';
 import type { NamespaceMode } from '../../domain/knowledge/modes.js';
-import type { SearchFilter } from '../../domain/knowledge/search-filter.js';
+import type { SearchFilter } from '../../domain/knowledge/retrieval/search-filter.js';
 import { FEATURES, versionReport, type IntrospectionSources } from '../../knowledge/introspection/introspection.js';
 import type { KnowledgeServices } from '../../knowledge/index.js';
 import { parseTime } from '../../knowledge/core/time.js';

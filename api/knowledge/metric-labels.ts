@@ -3,7 +3,7 @@
  * (after the request ran, so a write that created the namespace is labelled with its mode) and
  * the retrieval path class of a query.
  */
-import { retrievalPathOf, type RetrievalQueryShape } from '../../domain/knowledge/retrieval-path.js';
+import { retrievalPathOf, type RetrievalQueryShape } from '../../domain/knowledge/retrieval/retrieval-path.js';
 import type { KnowledgeServices } from '../../knowledge/index.js';
 import { UNKNOWN_MODE, type RetrievalLabels } from './metrics.js';
 

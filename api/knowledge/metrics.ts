@@ -10,7 +10,7 @@ import type {
   KnowledgeTelemetry,
   WebhookDeliveryResult,
 } from '../../domain/knowledge/knowledge-telemetry.js';
-import type { RetrievalPath } from '../../domain/knowledge/retrieval-path.js';
+import type { RetrievalPath } from '../../domain/knowledge/retrieval/retrieval-path.js';
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 /** Retrieval latencies kept for the percentiles of `/v1/stats` (the most recent ones). */

@@ -10,7 +10,7 @@ import YAML from 'yaml';
 import { validateAppsDir, validateSpecFile, type FileValidation } from '../../controllers/validation/validate-apps.js';
 import { DEPLOY_GROUPS_DIR } from '../../platform/spec-files.js';
 import { ConfigError } from '../../domain/errors.js';
-import { isSchedulerDriver, SchedulerDriver } from '../../domain/spec/driver-rules.js';
+import { isSchedulerDriver, SchedulerDriver } from '../../domain/spec/rules/driver-rules.js';
 
 /** The driver specs are checked for: `--driver`, else SVC_SCHEDULER_DRIVER, else local. */
 function driverOf(option: string | undefined): SchedulerDriver {

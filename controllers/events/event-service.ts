@@ -14,8 +14,6 @@ import type { CheckpointStats } from '../../store/knowledge/wal-checkpointer.js'
 import type { EmitResult, EventEmitterPort, EventInput } from '../../domain/events/event-port.js';
 import { DEDUPE_WINDOW_MS, type EventRecord } from '../../domain/events/event-record.js';
 import type { Clock } from '../../domain/events/clock.js';
-import { explicitCorrelationKey } from '../../domain/events/correlation.js';
-import { legacyWarningId, mayAdoptLegacyWarning, recoveryTargets } from '../../domain/events/incident-rules.js';
 import {
   changeEventState,
   dedupeSeenMs,
@@ -26,10 +24,8 @@ import {
   pruneDedupe,
   recentDedupeKeys,
   timelineEvents,
-  unacknowledgedInGroup,
   type ActiveGroup,
   type EventFilter,
-  type GroupScope,
   type NewEventRow,
   type StateChange,
   type TimelineSelector,
@@ -38,6 +34,7 @@ import { enqueueDeliveries } from '../../store/control/event-outbox.js';
 import { snoozeUntilMs } from './parse-snooze.js';
 import { normalizeEvent, recordOf } from './event-rows.js';
 import { ActiveGroupsView } from './active-groups-view.js';
+import { recoverCorrelated } from './correlated-recovery.js';
 import { applyIncidentAction, type IncidentActionRequest, type IncidentActionResult } from './incident-actions.js';
 
 /** What changed after a commit, for the live stream, metrics and the dispatcher. */
@@ -291,42 +288,8 @@ export class EventService implements EventEmitterPort {
     const targets = this.options.deliveryTargets?.(row) ?? [];
     if (targets.length > 0) enqueueDeliveries(this.db, row.id, targets, nowMs);
     changes.push({ kind: 'recorded', event: recordOf(row) });
-    this.recover(row, nowMs, changes);
+    for (const event of recoverCorrelated(this.db, row, nowMs)) changes.push({ kind: 'updated', event });
     return { recorded: true, id: row.id };
-  }
-
-  /** Correlated recovery: an info event acknowledges the open warnings and criticals it resolves. */
-  private recover(row: NewEventRow, nowMs: number, changes: EventChange[]): void {
-    const key = explicitCorrelationKey(row.metadata);
-    if (row.severity !== 'info' || key === undefined) return;
-    const scope: GroupScope = { source: row.source, app: row.app, environment: row.environment, correlationKey: key };
-    const targets = recoveryTargets(
-      { type: row.type, severity: row.severity, correlationKey: key, metadata: row.metadata },
-      unacknowledgedInGroup(this.db, scope),
-    );
-    const legacyId = legacyWarningId(row.metadata);
-    if (legacyId !== undefined && !targets.includes(legacyId)) {
-      const warning = getEvent(this.db, legacyId, nowMs);
-      if (
-        warning &&
-        warning.app === row.app &&
-        mayAdoptLegacyWarning(
-          { type: row.type, correlationKey: key, source: row.source, environment: row.environment },
-          warning,
-        )
-      )
-        targets.push(legacyId);
-    }
-    if (targets.length === 0) return;
-    const at = new Date(nowMs).toISOString();
-    changeEventState(this.db, targets, {
-      kind: 'acknowledge',
-      by: 'system',
-      at,
-      note: `resolved by ${row.id} (${row.type})`,
-      resolvedByEventId: row.id,
-    });
-    for (const id of targets) changes.push({ kind: 'updated', event: this.read(id, nowMs) });
   }
 
   private read(id: string, nowMs: number): EventRecord {

@@ -20,9 +20,9 @@ export {
   mergeWeights,
   type ScoreComponents,
   type Score,
-} from './scoring.js';
-export { RRF_K, fuseLists, type PathList, type FusedCandidate } from './fusion.js';
-export { normalize, dot, cosine, signCode, POPCOUNT16 } from './vector-math.js';
+} from './retrieval/scoring.js';
+export { RRF_K, fuseLists, type PathList, type FusedCandidate } from './retrieval/fusion.js';
+export { normalize, dot, cosine, signCode, POPCOUNT16 } from './retrieval/vector-math.js';
 export {
   tokenize,
   isMixedIdentifier,
@@ -33,7 +33,7 @@ export {
   rankingStems,
   type LexicalQuery,
   type QueryTerm,
-} from './lexical-query.js';
+} from './retrieval/lexical-query.js';
 export {
   idf,
   bm25,
@@ -44,10 +44,16 @@ export {
   BM25_B,
   PROXIMITY_WINDOW,
   type WeightedTerm,
-} from './lexical-scoring.js';
-export { analyze, stem, isStopword, isStopStem } from './text-analysis.js';
-export { ExpansionRelation, EXPANSION_WEIGHT, expansionWeight, type Expansion, type Thesaurus } from './thesaurus.js';
-export { matchesFilter, type FilterableNode, type SearchFilter } from './search-filter.js';
+} from './retrieval/lexical-scoring.js';
+export { analyze, stem, isStopword, isStopStem } from './retrieval/text-analysis.js';
+export {
+  ExpansionRelation,
+  EXPANSION_WEIGHT,
+  expansionWeight,
+  type Expansion,
+  type Thesaurus,
+} from './retrieval/thesaurus.js';
+export { matchesFilter, type FilterableNode, type SearchFilter } from './retrieval/search-filter.js';
 export { canonicalContent } from './fingerprint.js';
 export {
   FeedbackAction,
@@ -114,4 +120,9 @@ export {
   webhookDeliveryResult,
   type KnowledgeTelemetry,
 } from './knowledge-telemetry.js';
-export { RETRIEVAL_PATHS, RetrievalPath, retrievalPathOf, type RetrievalQueryShape } from './retrieval-path.js';
+export {
+  RETRIEVAL_PATHS,
+  RetrievalPath,
+  retrievalPathOf,
+  type RetrievalQueryShape,
+} from './retrieval/retrieval-path.js';

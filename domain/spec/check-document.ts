@@ -12,10 +12,10 @@ import {
   type Finding,
   type PathSegment,
 } from './finding.js';
-import { parseYamlDocument, type DocumentLimits, type ParsedYamlDocument } from './parse-yaml-document.js';
+import { parseYamlDocument, type DocumentLimits, type ParsedYamlDocument } from './yaml/parse-yaml-document.js';
 import { placeFindings, type RawFinding } from './raw-finding.js';
 import { schemaViolations } from './schema-violations.js';
-import { SpecRule } from './spec-rule.js';
+import { SpecRule } from './rules/spec-rule.js';
 
 /** Most findings reported for one document; the rest are summarized by one `findings.truncated` warning. */
 export const maxFindingsPerDocument = 500;

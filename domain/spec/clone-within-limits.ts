@@ -3,7 +3,7 @@
  * the nesting and size limits, so validation never walks a cyclic, enormous or exotic object.
  */
 import { describeKind, type PathSegment } from './finding.js';
-import { SpecRule } from './spec-rule.js';
+import { SpecRule } from './rules/spec-rule.js';
 
 /** A reason the copied value cannot be validated. */
 export interface CloneProblem {

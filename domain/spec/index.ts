@@ -32,7 +32,7 @@ export {
   legacyFunctionProcessName,
   legacyMemoryToMegabytes,
 } from './canonicalize.js';
-export { checkDriverRules, isSchedulerDriver, SchedulerDriver } from './driver-rules.js';
+export { checkDriverRules, isSchedulerDriver, SchedulerDriver } from './rules/driver-rules.js';
 export { maxFindingsPerDocument } from './check-document.js';
 export type { EndpointUrl } from './endpoint-url.js';
 export { endpointHostname, parseEndpointUrl } from './endpoint-url.js';
@@ -40,13 +40,13 @@ export type { Finding, PathSegment, SourcePosition } from './finding.js';
 export { FindingSeverity, formatPath, hasNoErrors } from './finding.js';
 export type { GoDurationParse, GoDurationValue } from './go-duration.js';
 export { parseGoDuration, secondsToGoDuration, tryParseGoDuration } from './go-duration.js';
-export type { DocumentLimits, ParsedYamlDocument, ParseYamlDocumentOptions } from './parse-yaml-document.js';
-export { defaultDocumentLimits, parseYamlDocument } from './parse-yaml-document.js';
-export type { Locate } from './yaml-locator.js';
-export { LocateTarget } from './yaml-locator.js';
+export type { DocumentLimits, ParsedYamlDocument, ParseYamlDocumentOptions } from './yaml/parse-yaml-document.js';
+export { defaultDocumentLimits, parseYamlDocument } from './yaml/parse-yaml-document.js';
+export type { Locate } from './yaml/yaml-locator.js';
+export { LocateTarget } from './yaml/yaml-locator.js';
 export type { ProcessTypeFields } from './process-type.js';
 export { conflictingProcessTypeFields, inferProcessType, ProcessType } from './process-type.js';
-export { schemaRule, SpecRule } from './spec-rule.js';
+export { schemaRule, SpecRule } from './rules/spec-rule.js';
 export { SPEC_SCHEMAS } from './spec-schemas.js';
 export { canonicalTimeZone, isKnownTimeZone } from './time-zone.js';
 export type {

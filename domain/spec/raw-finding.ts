@@ -3,7 +3,7 @@
  * line, column) once the document's positions are known.
  */
 import { createFinding, formatPath, FindingSeverity, type Finding, type PathSegment } from './finding.js';
-import type { Locate, LocateTarget } from './yaml-locator.js';
+import type { Locate, LocateTarget } from './yaml/yaml-locator.js';
 
 /** A broken rule at a field path, not yet positioned. */
 export interface RawFinding {

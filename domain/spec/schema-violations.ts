@@ -6,9 +6,9 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import * as compiled from '../../schemas/validators.generated.js';
 import { describeKind, describeValue, type PathSegment } from './finding.js';
-import { LocateTarget } from './yaml-locator.js';
+import { LocateTarget } from './yaml/yaml-locator.js';
 import type { RawFinding } from './raw-finding.js';
-import { schemaRule } from './spec-rule.js';
+import { schemaRule } from './rules/spec-rule.js';
 import { isRecord } from './raw-fields.js';
 
 // The validators are compiled ahead of time (scripts/generate-schema-validators.ts, ADR 0156) with

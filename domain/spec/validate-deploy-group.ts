@@ -7,7 +7,7 @@ import { checkDocument, finishFindings, internalFailure, type CheckDocumentOptio
 import type { Finding } from './finding.js';
 import type { RawFinding } from './raw-finding.js';
 import { deployGroupSchemaValidator } from './schema-violations.js';
-import { SpecRule } from './spec-rule.js';
+import { SpecRule } from './rules/spec-rule.js';
 import { isRecord } from './raw-fields.js';
 
 /** One app of a canonical deploy group, waitReady filled (default false). */

@@ -6,7 +6,7 @@ import { checkDocument, finishFindings, internalFailure, type CheckDocumentOptio
 import type { Finding } from './finding.js';
 import type { RawFinding } from './raw-finding.js';
 import { fleetSchemaValidator } from './schema-violations.js';
-import { SpecRule } from './spec-rule.js';
+import { SpecRule } from './rules/spec-rule.js';
 import { isRecord } from './raw-fields.js';
 
 /** Options of {@link validateFleetDocument}. */

@@ -8,11 +8,11 @@ import type { CanonicalAppSpec } from './canonical-app-spec.js';
 import { canonicalizeInfraspec } from './canonicalize.js';
 import { checkDocument, finishFindings, internalFailure } from './check-document.js';
 import { hasNoErrors, type Finding } from './finding.js';
-import type { DocumentLimits } from './parse-yaml-document.js';
+import type { DocumentLimits } from './yaml/parse-yaml-document.js';
 import { infraspecSchemaValidator } from './schema-violations.js';
-import { checkDriverRules, SchedulerDriver } from './driver-rules.js';
-import { checkInertFields } from './inert-field-rules.js';
-import { checkSemanticRules, type SemanticRuleContext } from './semantic-rules.js';
+import { checkDriverRules, SchedulerDriver } from './rules/driver-rules.js';
+import { checkInertFields } from './rules/inert-field-rules.js';
+import { checkSemanticRules, type SemanticRuleContext } from './rules/semantic-rules.js';
 import { validateFleetDocument } from './validate-fleet-document.js';
 
 /** Options of {@link validateInfraspec}. */

@@ -17,7 +17,7 @@ import { HandoffStore } from '../../store/knowledge/handoff-store.js';
 import type { NamespaceRow } from '../../store/knowledge/rows.js';
 import { VectorIndex } from '../retrieve/vector-index.js';
 import type { Embedder, Reranker } from '../../domain/knowledge/model-ports.js';
-import type { Thesaurus } from '../../domain/knowledge/thesaurus.js';
+import type { Thesaurus } from '../../domain/knowledge/retrieval/thesaurus.js';
 import { NO_TELEMETRY, type KnowledgeTelemetry } from '../../domain/knowledge/knowledge-telemetry.js';
 import { GroupCommit } from './group-commit.js';
 

@@ -6,7 +6,7 @@
  */
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { DEFAULT_SOURCE_CREDIBILITY } from '../../domain/knowledge/modes.js';
-import { corroboration } from '../../domain/knowledge/scoring.js';
+import { corroboration } from '../../domain/knowledge/retrieval/scoring.js';
 import { DebuggerStore } from '../../store/knowledge/debugger-store.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeState } from '../core/knowledge-state.js';

@@ -11,9 +11,9 @@ import {
   clamp01,
   corroboration,
   type Score,
-} from '../../domain/knowledge/scoring.js';
-import { cosine } from '../../domain/knowledge/vector-math.js';
-import { parseLexicalQuery, satisfiesLiterals, termCoverage } from '../../domain/knowledge/lexical-query.js';
+} from '../../domain/knowledge/retrieval/scoring.js';
+import { cosine } from '../../domain/knowledge/retrieval/vector-math.js';
+import { parseLexicalQuery, satisfiesLiterals, termCoverage } from '../../domain/knowledge/retrieval/lexical-query.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { weightsFor, type RetrieveRequest } from '../retrieve/retrieve-service.js';

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
-import { compareEvalRuns, type EvalRunSummary } from '../../domain/knowledge/ranking-eval-compare.js';
+import { compareEvalRuns, type EvalRunSummary } from '../../domain/knowledge/retrieval/ranking-eval-compare.js';
 import { EvalRunStore, type EvalRunRow } from '../../store/knowledge/eval-run-store.js';
 import type { Db } from '../../store/database.js';
 import { runRankingEval } from './ranking-eval.js';

@@ -15,17 +15,17 @@ import {
   satisfiesLiterals,
   type LexicalQuery,
   type QueryTerm,
-} from '../../domain/knowledge/lexical-query.js';
+} from '../../domain/knowledge/retrieval/lexical-query.js';
 import {
   bm25,
   bm25UpperBound,
   proximity,
   termCounts,
   type WeightedTerm,
-} from '../../domain/knowledge/lexical-scoring.js';
-import { analyze, isStopword, stem } from '../../domain/knowledge/text-analysis.js';
-import { expansionWeight, type Thesaurus } from '../../domain/knowledge/thesaurus.js';
-import { CONTEXT_REACH, CONTEXT_SEEDS, withContext } from '../../domain/knowledge/turn-context.js';
+} from '../../domain/knowledge/retrieval/lexical-scoring.js';
+import { analyze, isStopword, stem } from '../../domain/knowledge/retrieval/text-analysis.js';
+import { expansionWeight, type Thesaurus } from '../../domain/knowledge/retrieval/thesaurus.js';
+import { CONTEXT_REACH, CONTEXT_SEEDS, withContext } from '../../domain/knowledge/retrieval/turn-context.js';
 import type { TermStatistics } from './term-statistics.js';
 
 /** A term in more than this share of all text rows is "common": it ranks but does not find candidates. */

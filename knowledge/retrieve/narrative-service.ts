@@ -5,7 +5,7 @@
  */
 import { NotFoundError } from '../../domain/errors.js';
 import { DEFAULT_SOURCE_CREDIBILITY } from '../../domain/knowledge/modes.js';
-import { confidenceScore, corroboration } from '../../domain/knowledge/scoring.js';
+import { confidenceScore, corroboration } from '../../domain/knowledge/retrieval/scoring.js';
 import type { KnowledgeState } from '../core/knowledge-state.js';
 
 /** The narrative of one claim (GraphQL shape). */

@@ -19,9 +19,9 @@ import {
   scoreCandidate,
   clamp01,
   type Score,
-} from '../../domain/knowledge/scoring.js';
-import { fuseLists, fusionWeights, type PathList } from '../../domain/knowledge/fusion.js';
-import { normalize } from '../../domain/knowledge/vector-math.js';
+} from '../../domain/knowledge/retrieval/scoring.js';
+import { fuseLists, fusionWeights, type PathList } from '../../domain/knowledge/retrieval/fusion.js';
+import { normalize } from '../../domain/knowledge/retrieval/vector-math.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { checkVector } from '../write/write-service.js';

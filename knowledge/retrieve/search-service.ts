@@ -4,8 +4,8 @@
  * content scan of the newest live nodes.
  */
 import { DEFAULT_SOURCE_CREDIBILITY, type NamespaceMode } from '../../domain/knowledge/modes.js';
-import { matchesFilter, type SearchFilter } from '../../domain/knowledge/search-filter.js';
-import { corroboration } from '../../domain/knowledge/scoring.js';
+import { matchesFilter, type SearchFilter } from '../../domain/knowledge/retrieval/search-filter.js';
+import { corroboration } from '../../domain/knowledge/retrieval/scoring.js';
 import { OPEN_TIME } from '../../store/knowledge/rows.js';
 import type { KnowledgeState } from '../core/knowledge-state.js';
 import type { RankedNode, RetrieveService } from './retrieve-service.js';

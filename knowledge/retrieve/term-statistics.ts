@@ -2,11 +2,11 @@
  * Corpus statistics for lexical ranking, cached: document frequencies of stems (counting a common
  * term reads its whole doclist, so each count is reused for a minute: frequencies drift slowly), the
  * number of text rows, and per namespace, from a sample of its newest writes: the average content
- * length in tokens and whether its write order carries topic (domain/knowledge/turn-context.ts).
+ * length in tokens and whether its write order carries topic (domain/knowledge/retrieval/turn-context.ts).
  */
-import { idf } from '../../domain/knowledge/lexical-scoring.js';
-import { analyze } from '../../domain/knowledge/text-analysis.js';
-import { isCoherent } from '../../domain/knowledge/turn-context.js';
+import { idf } from '../../domain/knowledge/retrieval/lexical-scoring.js';
+import { analyze } from '../../domain/knowledge/retrieval/text-analysis.js';
+import { isCoherent } from '../../domain/knowledge/retrieval/turn-context.js';
 import type { NodeStore } from '../../store/knowledge/node-store.js';
 
 /** How long a cached statistic is used. */

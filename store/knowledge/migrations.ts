@@ -287,7 +287,7 @@ export const KNOWLEDGE_MIGRATIONS: readonly Migration[] = [
     version: 5,
     name: 'text-index-porter',
     // The text index stems with the Porter algorithm so that "adopted" finds "adopting"; the query
-    // side stems the same way (domain/knowledge/text-analysis.ts). Rebuilt from the versions, with the
+    // side stems the same way (domain/knowledge/retrieval/text-analysis.ts). Rebuilt from the versions, with the
     // same live rule as NodeStore.insertVersion: docs/adr/0023-lexical-retrieval.md.
     sql: `
       DROP TABLE kn_text;

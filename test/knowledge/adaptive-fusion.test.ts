@@ -1,5 +1,5 @@
 import test from 'ava';
-import { COVERAGE_SHIFT, fuseLists, fusionWeights } from '../../domain/knowledge/fusion.js';
+import { COVERAGE_SHIFT, fuseLists, fusionWeights } from '../../domain/knowledge/retrieval/fusion.js';
 
 const lists = (coverage: number) => {
   const w = fusionWeights(coverage);

@@ -1,10 +1,15 @@
 import test from 'ava';
 import fc from 'fast-check';
-import { scoreCandidate, recencyScore, corroboration, confidenceScore } from '../../domain/knowledge/scoring.js';
+import {
+  scoreCandidate,
+  recencyScore,
+  corroboration,
+  confidenceScore,
+} from '../../domain/knowledge/retrieval/scoring.js';
 import { DEFAULT_WEIGHTS, defaultCandidateK, RECENCY_ALPHA } from '../../domain/knowledge/modes.js';
-import { fuseLists, RRF_K } from '../../domain/knowledge/fusion.js';
-import { parseLexicalQuery, satisfiesLiterals, termCoverage } from '../../domain/knowledge/lexical-query.js';
-import { matchesFilter } from '../../domain/knowledge/search-filter.js';
+import { fuseLists, RRF_K } from '../../domain/knowledge/retrieval/fusion.js';
+import { parseLexicalQuery, satisfiesLiterals, termCoverage } from '../../domain/knowledge/retrieval/lexical-query.js';
+import { matchesFilter } from '../../domain/knowledge/retrieval/search-filter.js';
 import { DimensionIndex } from '../../knowledge/retrieve/vector-index.js';
 
 test('scoreCandidate breakdown sums to the score within 1e-9 for any weights and components', (t) => {

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
 import Database from 'better-sqlite3';
-import { analyze, isStopword, stem, tokenize } from '../../domain/knowledge/text-analysis.js';
+import { analyze, isStopword, stem, tokenize } from '../../domain/knowledge/retrieval/text-analysis.js';
 import { WordNetThesaurus } from '../../platform/thesaurus/wordnet-thesaurus.js';
 import { REPO_ROOT } from '../helpers/repo.js';
 

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { CONTEXT_WEIGHT, isCoherent, withContext } from '../../domain/knowledge/turn-context.js';
+import { CONTEXT_WEIGHT, isCoherent, withContext } from '../../domain/knowledge/retrieval/turn-context.js';
 import { startHarness } from './knowledge-harness.js';
 
 const TOPICS = ['pottery', 'garden', 'guitar', 'marathon', 'bakery', 'camping', 'chess', 'painting', 'novel', 'kayak'];

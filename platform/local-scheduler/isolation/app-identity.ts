@@ -11,6 +11,7 @@ import os from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { UnavailableError } from '../../../domain/errors.js';
+import { noLoginSystemAccount } from '../../system-account.js';
 
 /** The user and groups one task runs as. */
 export interface TaskIdentity {
@@ -156,16 +157,7 @@ export async function listAppUsers(): Promise<PasswdEntry[]> {
 }
 
 /** `useradd` options of an app user (ADR 0047) but its ids: a system account with no home and no login. */
-export const APP_USER_ACCOUNT_ARGS: readonly string[] = [
-  '--system',
-  '--no-create-home',
-  '--home-dir',
-  '/nonexistent',
-  '--shell',
-  '/usr/sbin/nologin',
-  '--comment',
-  'svc app',
-];
+export const APP_USER_ACCOUNT_ARGS = noLoginSystemAccount('svc app');
 
 const USERADD_ARGS = [...APP_USER_ACCOUNT_ARGS, '--user-group'];
 

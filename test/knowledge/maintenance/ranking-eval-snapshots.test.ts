@@ -4,7 +4,7 @@
  */
 import test from 'ava';
 import { startReviewHarness } from '../review-helpers.js';
-import { compareEvalRuns, type EvalRunSummary } from '../../../domain/knowledge/ranking-eval-compare.js';
+import { compareEvalRuns, type EvalRunSummary } from '../../../domain/knowledge/retrieval/ranking-eval-compare.js';
 
 const SNAP = '/admin/api/ranking-eval/snapshots';
 

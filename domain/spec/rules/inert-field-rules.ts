@@ -3,11 +3,11 @@
  * a reserved switch, a setting of a feature that is off). Each is a warning naming the field, why
  * and what to do, so no field is silently ignored (ADR 0196).
  */
-import { FindingSeverity, type PathSegment } from './finding.js';
-import { LocateTarget } from './yaml-locator.js';
-import type { RawFinding } from './raw-finding.js';
+import { FindingSeverity, type PathSegment } from '../finding.js';
+import { LocateTarget } from '../yaml/yaml-locator.js';
+import type { RawFinding } from '../raw-finding.js';
 import { SpecRule } from './spec-rule.js';
-import { type Fields, isRecord } from './raw-fields.js';
+import { type Fields, isRecord } from '../raw-fields.js';
 
 /** The default of metrics.path. */
 const DEFAULT_METRICS_PATH = '/metrics';

@@ -6,10 +6,10 @@
  * fields of the expected type and leaves wrongly typed fields to the schema findings.
  */
 import { CronPattern } from 'croner';
-import { describeValue, FindingSeverity, type PathSegment } from './finding.js';
-import { parseEndpointUrl } from './endpoint-url.js';
-import { tryParseGoDuration } from './go-duration.js';
-import { isKnownTimeZone } from './time-zone.js';
+import { describeValue, FindingSeverity, type PathSegment } from '../finding.js';
+import { parseEndpointUrl } from '../endpoint-url.js';
+import { tryParseGoDuration } from '../go-duration.js';
+import { isKnownTimeZone } from '../time-zone.js';
 import {
   bucketNameProblem,
   dnsLabelProblem,
@@ -19,12 +19,12 @@ import {
   volumeMountProblem,
   volumeNameProblem,
 } from './name-rules.js';
-import { LocateTarget } from './yaml-locator.js';
-import { conflictingProcessTypeFields, inferProcessType } from './process-type.js';
-import type { RawFinding } from './raw-finding.js';
+import { LocateTarget } from '../yaml/yaml-locator.js';
+import { conflictingProcessTypeFields, inferProcessType } from '../process-type.js';
+import type { RawFinding } from '../raw-finding.js';
 import { SpecRule } from './spec-rule.js';
 import { checkAutoscaling } from './autoscale-rules.js';
-import { type Fields, isInteger, isRecord, recordAt } from './raw-fields.js';
+import { type Fields, isInteger, isRecord, recordAt } from '../raw-fields.js';
 
 /** What semantic rules know beyond the spec itself. */
 export interface SemanticRuleContext {

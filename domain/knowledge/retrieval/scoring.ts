@@ -1,7 +1,7 @@
 /**
  * Ranking math: raw components, weighted contributions and the final score. Pure functions.
  */
-import { RECENCY_ALPHA, type MemType, type ScoreWeights } from './modes.js';
+import { RECENCY_ALPHA, type MemType, type ScoreWeights } from '../modes.js';
 
 /** Raw components of one candidate, each in [0, 1]. */
 export interface ScoreComponents {

@@ -3,10 +3,10 @@
  * process the wake gateway serves, autoscaling only for long-running processes, and room between
  * `scaling.min` and `scaling.max` (ADR 0193).
  */
-import { describeValue, FindingSeverity, type PathSegment } from './finding.js';
-import type { RawFinding } from './raw-finding.js';
+import { describeValue, FindingSeverity, type PathSegment } from '../finding.js';
+import type { RawFinding } from '../raw-finding.js';
 import { SpecRule } from './spec-rule.js';
-import { type Fields, isInteger, recordAt } from './raw-fields.js';
+import { type Fields, isInteger, recordAt } from '../raw-fields.js';
 
 /** Metrics counted by the wake gateway: only the process that receives the app's public endpoints has them. */
 const REQUEST_METRICS: ReadonlySet<unknown> = new Set(['requests_in_flight', 'requests_per_second']);

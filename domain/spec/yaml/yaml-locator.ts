@@ -12,7 +12,7 @@ import {
   type Pair,
   type YAMLMap,
 } from 'yaml';
-import type { PathSegment, SourcePosition } from './finding.js';
+import type { PathSegment, SourcePosition } from '../finding.js';
 
 /** Which end of a `key: value` pair a position should point at. */
 export const LocateTarget = {

@@ -3,10 +3,10 @@
  * Each is a warning that names the field, says why and what to do (ADR 0197, docs/drivers.md), so a
  * field is never silently ignored.
  */
-import { describeValue, FindingSeverity, type PathSegment } from './finding.js';
-import type { RawFinding } from './raw-finding.js';
+import { describeValue, FindingSeverity, type PathSegment } from '../finding.js';
+import type { RawFinding } from '../raw-finding.js';
 import { SpecRule } from './spec-rule.js';
-import { type Fields, isRecord } from './raw-fields.js';
+import { type Fields, isRecord } from '../raw-fields.js';
 
 /** The scheduler drivers apps run on (`SVC_SCHEDULER_DRIVER`). */
 export const SchedulerDriver = { local: 'local', kubernetes: 'kubernetes' } as const;

@@ -6,9 +6,9 @@
  * and every problem becomes a finding instead of an exception.
  */
 import { CST, Composer, Lexer, LineCounter, Parser, YAMLParseError, type Document } from 'yaml';
-import { createFinding, FindingSeverity, noPosition, type Finding, type PathSegment } from './finding.js';
-import { SpecRule } from './spec-rule.js';
-import { cloneWithinLimits } from './clone-within-limits.js';
+import { createFinding, FindingSeverity, noPosition, type Finding, type PathSegment } from '../finding.js';
+import { SpecRule } from '../rules/spec-rule.js';
+import { cloneWithinLimits } from '../clone-within-limits.js';
 import { surveySyntax } from './yaml-syntax-survey.js';
 import { locatorFor, positionOf, type Locate } from './yaml-locator.js';
 import { duplicateKeys, firstAliasOffset, firstCollectionKeyOffset } from './yaml-document-scans.js';
