@@ -63,8 +63,16 @@ set -- "${files[@]+"${files[@]}"}"
 export SVC_TEST_RUNNER_REMOVES_APP_USERS=1
 users_before=$(getent passwd | cut -d: -f1 | grep '^svc-app-' | sort || true)
 status=0
-npx ava --config ava.compiled.config.mjs --concurrency "${SVC_TEST_CONCURRENCY:-4}" "$@" 2>&1 | tee "$log" || status=$?
+# The log keeps each line's time, from which the slowest files are found (ADR 0211).
+npx ava --config ava.compiled.config.mjs --concurrency "${SVC_TEST_CONCURRENCY:-4}" "$@" 2>&1 |
+  while IFS= read -r line; do
+    printf '%s\n' "$line"
+    printf '%s\t%s\n' "$EPOCHREALTIME" "$line" >>"$log"
+  done || status=$?
 node --import tsx scripts/slowest-tests.ts "$log"
+# SVC_TEST_LOG keeps the timed log, from which `scripts/slowest-tests.ts --weights` refreshes
+# test/file-weights.json.
+if [ -n "${SVC_TEST_LOG:-}" ]; then cp "$log" "$SVC_TEST_LOG"; fi
 if [ "$(id -u)" -eq 0 ]; then
   left=()
   for user in $(comm -13 <(echo "$users_before") <(getent passwd | cut -d: -f1 | grep '^svc-app-' | sort || true)); do

@@ -265,15 +265,26 @@ export class ManagedPostgres {
     });
     started.catch(() => undefined);
     const pid = child.pid ?? 0;
+    // A server that exits at start (another's shared memory still held, say) ends the race: the wait
+    // for its readiness stops with it instead of reading postmaster.pid until the start timeout.
+    const readyWait = new AbortController();
     const ready = waitUntil(
       () =>
         readPostmasterPid(this.layout.cluster)?.pid === pid &&
         readPostmasterPid(this.layout.cluster)?.status === 'ready',
       50,
       this.#startTimeoutMs,
+      readyWait.signal,
     );
-    const outcome = await Promise.race([ready.then(() => 'ready' as const), started]);
-    if (outcome !== 'ready') {
+    const outcome = await Promise.race([
+      ready.then(
+        () => 'ready' as const,
+        () => 'timeout' as const,
+      ),
+      started,
+    ]).finally(() => readyWait.abort());
+    if (outcome === 'timeout') {
+      // Still starting at the deadline: it is stopped, not left running unwatched.
       child.kill('SIGQUIT');
       throw new UnavailableError(
         `PostgreSQL did not accept connections within ${this.#startTimeoutMs} ms: ${tail(this.layout.log)}`,
@@ -337,11 +348,20 @@ function processExists(pid: number): boolean {
   }
 }
 
-/** Resolves once `done()` holds, checking every `everyMs`; rejects after `timeoutMs`. */
-function waitUntil(done: () => boolean, everyMs: number, timeoutMs = Number.POSITIVE_INFINITY): Promise<void> {
+/**
+ * Resolves once `done()` holds, checking every `everyMs`; rejects after `timeoutMs`. Once `signal` is
+ * aborted it stops checking and never settles: a wait that lost a race must not poll on to its deadline.
+ */
+function waitUntil(
+  done: () => boolean,
+  everyMs: number,
+  timeoutMs = Number.POSITIVE_INFINITY,
+  signal?: AbortSignal,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   return new Promise((resolve, reject) => {
     const check = () => {
+      if (signal?.aborted) return;
       if (done()) return resolve();
       if (Date.now() > deadline)
         return reject(

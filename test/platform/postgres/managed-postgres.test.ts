@@ -17,15 +17,20 @@ import { sourceDir } from '../../helpers/repo.js';
 
 const CHILD = path.join(sourceDir(import.meta.dirname), 'managed-postgres-child.ts');
 
-/** Resolves with the first event of `type`. */
+/**
+ * Resolves with the first event of `type`. The server's child is unref'd (a platform's own handles
+ * keep it alive), so the wait holds the event loop open itself: a file running this test alone would
+ * otherwise end before the child's exit is seen.
+ */
 function next(server: ManagedPostgres, type: ManagedPostgresEvent['type']): Promise<ManagedPostgresEvent> {
-  return new Promise((resolve) => {
+  const keepAlive = setInterval(() => undefined, 1000);
+  return new Promise<ManagedPostgresEvent>((resolve) => {
     const stop = server.watch((event) => {
       if (event.type !== type) return;
       stop();
       resolve(event);
     });
-  });
+  }).finally(() => clearInterval(keepAlive));
 }
 
 test('ManagedPostgres creates its cluster once and keeps the port and the data across a stop and start', async (t) => {
