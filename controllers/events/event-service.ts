@@ -13,6 +13,7 @@ import { WalDurability } from '../../store/knowledge/wal-durability.js';
 import type { CheckpointStats } from '../../store/knowledge/wal-checkpointer.js';
 import type { EmitResult, EventEmitterPort, EventInput } from '../../domain/events/event-port.js';
 import { DEDUPE_WINDOW_MS, type EventRecord } from '../../domain/events/event-record.js';
+import { RecentDedupeKeys } from './recent-dedupe-keys.js';
 import type { Clock } from '../../domain/events/clock.js';
 import {
   changeEventState,
@@ -58,6 +59,11 @@ export interface EventServiceOptions {
   readonly logger: Logger;
   /** Outbox targets for a recorded event (the sink, matching channels). */
   readonly deliveryTargets?: (event: NewEventRow) => readonly string[];
+  /**
+   * Dedupe keys of the last hour kept in memory at most (the newest); older ones are found in
+   * control.db by the commit, which decides. @default 100000 (docs/adr/0212)
+   */
+  readonly dedupeKeysInMemory?: number;
 }
 
 interface Pending {
@@ -77,11 +83,6 @@ interface Committed {
 /** Emits queued during an fdatasync that commit without waiting for it to end. */
 const MAX_DEFERRED = 1024;
 
-interface Seen {
-  seenMs: number;
-  pending?: Promise<unknown>;
-}
-
 /** The event services' core. */
 export class EventService implements EventEmitterPort {
   private readonly db: Db;
@@ -95,7 +96,8 @@ export class EventService implements EventEmitterPort {
   private syncing = 0;
   /** Batches committed and waiting for the next fdatasync. */
   private committed: Committed[] = [];
-  private readonly seen = new Map<string, Seen>();
+  /** The dedupe window's fast path (docs/adr/0212); the commit's read of control.db decides. */
+  private readonly seen: RecentDedupeKeys;
   private readonly listeners = new Set<(changes: readonly EventChange[]) => void>();
   private lastPruneMs = 0;
 
@@ -110,8 +112,9 @@ export class EventService implements EventEmitterPort {
     // WAL checkpoints run in a worker thread once the WAL passes 2 MiB (docs/adr/0166, 0209): SQLite's
     // automatic one ran inside the group commit that crossed 1,000 pages, on the event loop.
     this.durability = new WalDurability(this.db, { checkpointsInWorker: true });
-    for (const { key, seenMs } of recentDedupeKeys(this.db, this.clock.now() - DEDUPE_WINDOW_MS))
-      this.seen.set(key, { seenMs });
+    this.seen = new RecentDedupeKeys(options.dedupeKeysInMemory);
+    for (const { key, seenMs } of recentDedupeKeys(this.db, this.clock.now() - DEDUPE_WINDOW_MS, this.seen.cap))
+      this.seen.remember(key, { seenMs });
   }
 
   /** The source name of the platform's own events. */
@@ -146,8 +149,8 @@ export class EventService implements EventEmitterPort {
   private async emitRow(row: NewEventRow): Promise<EmitResult> {
     const key = row.dedupeKey;
     if (key !== null) {
-      const entry = this.seen.get(key);
-      if (entry && this.clock.now() - entry.seenMs < DEDUPE_WINDOW_MS) {
+      const entry = this.seen.recent(key, this.clock.now());
+      if (entry) {
         if (entry.pending) {
           try {
             await entry.pending;
@@ -162,7 +165,7 @@ export class EventService implements EventEmitterPort {
     const promise = new Promise<EmitResult>((resolve, reject) => {
       this.queue.push({ row, resolve, reject });
     });
-    if (key !== null) this.seen.set(key, { seenMs: this.clock.now(), pending: promise });
+    if (key !== null) this.seen.remember(key, { seenMs: this.clock.now(), pending: promise });
     this.scheduleFlush();
     return promise;
   }
@@ -211,7 +214,7 @@ export class EventService implements EventEmitterPort {
       results = this.durability.commitUnsynced(() => batch.map((p) => this.record(p.row, nowMs, changes)));
     } catch (error) {
       for (const p of batch) {
-        if (p.row.dedupeKey !== null) this.seen.delete(p.row.dedupeKey);
+        if (p.row.dedupeKey !== null) this.seen.forget(p.row.dedupeKey);
         p.reject(error);
       }
       this.log.error({ err: error, events: batch.length }, 'event batch failed to commit');
@@ -258,10 +261,7 @@ export class EventService implements EventEmitterPort {
     const { batch, results, changes, nowMs } = done;
     if (failure === undefined) {
       batch.forEach((p, i) => {
-        if (p.row.dedupeKey !== null) {
-          const entry = this.seen.get(p.row.dedupeKey);
-          if (entry) delete entry.pending;
-        }
+        if (p.row.dedupeKey !== null) this.seen.settled(p.row.dedupeKey);
         p.resolve(results[i]!);
       });
       this.prune(nowMs);
@@ -296,12 +296,23 @@ export class EventService implements EventEmitterPort {
     return publicEvent(getEvent(this.db, id, nowMs)!);
   }
 
+  /**
+   * Once a minute, or when the keys held pass the cap, forgets old keys (docs/adr/0212): a walk from
+   * the oldest that stops at the first key kept, so a commit never pays for the keys it keeps.
+   */
   private prune(nowMs: number): void {
-    if (nowMs - this.lastPruneMs < 60_000 && this.seen.size < 100_000) return;
-    this.lastPruneMs = nowMs;
-    for (const [key, entry] of this.seen)
-      if (!entry.pending && nowMs - entry.seenMs >= DEDUPE_WINDOW_MS) this.seen.delete(key);
-    pruneDedupe(this.db, nowMs - DEDUPE_WINDOW_MS);
+    const due = nowMs - this.lastPruneMs >= 60_000;
+    if (!due && !this.seen.overCap()) return;
+    if (due) {
+      this.lastPruneMs = nowMs;
+      pruneDedupe(this.db, nowMs - DEDUPE_WINDOW_MS);
+    }
+    this.seen.prune(nowMs);
+  }
+
+  /** Dedupe keys held in memory (at most `dedupeKeysInMemory`, beside the emits in flight). */
+  dedupeKeysHeld(): number {
+    return this.seen.size;
   }
 
   private publish(changes: readonly EventChange[]): void {

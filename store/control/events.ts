@@ -146,16 +146,22 @@ export function dedupeSeenMs(db: Db, key: string): number | undefined {
 }
 
 /**
- * Dedupe keys of events recorded at or after `sinceMs`, oldest first, to warm the in-memory map at
- * start: a range of the id index, since an id begins with its recording time (`eventIdFloor`).
+ * Dedupe keys of events recorded at or after `sinceMs`, the newest `limit` of them, oldest first, to
+ * warm the in-memory map at start: a range of the id index, since an id begins with its recording time
+ * (`eventIdFloor`).
  */
-export function recentDedupeKeys(db: Db, sinceMs: number): { key: string; seenMs: number }[] {
+export function recentDedupeKeys(
+  db: Db,
+  sinceMs: number,
+  limit = Number.MAX_SAFE_INTEGER,
+): { key: string; seenMs: number }[] {
   return (
     stmt(
       db,
-      'SELECT dedupe_key AS key, recorded_at AS recordedAt FROM events WHERE id >= ? AND dedupe_key IS NOT NULL ORDER BY id',
-    ).all(eventIdFloor(sinceMs)) as { key: string; recordedAt: string }[]
+      'SELECT dedupe_key AS key, recorded_at AS recordedAt FROM events WHERE id >= ? AND dedupe_key IS NOT NULL ORDER BY id DESC LIMIT ?',
+    ).all(eventIdFloor(sinceMs), limit) as { key: string; recordedAt: string }[]
   )
+    .reverse()
     .map((r) => ({ key: r.key, seenMs: Date.parse(r.recordedAt) }))
     .filter((r) => r.seenMs >= sinceMs);
 }

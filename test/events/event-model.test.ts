@@ -329,3 +329,43 @@ test('the dedupe window survives a restart from the events themselves, and the o
   await second.close();
   db.close();
 });
+
+test('the dedupe keys held in memory stay within their cap: older keys are deduped from control.db, and a restart warms only the newest', async (t) => {
+  const db = openDatabase(':memory:');
+  migrate(db, CONTROL_MIGRATIONS);
+  const clock = new ManualClock();
+  const options = { db, clock, source: 'src1', environment: 'test', logger: silentLogger(), dedupeKeysInMemory: 3 };
+  const rows = (key: string) =>
+    (db.prepare('SELECT COUNT(*) AS n FROM events WHERE dedupe_key = ?').get(key) as { n: number }).n;
+  const emit = (svc: EventService, key: string) =>
+    svc.emit({ type: 'event.test', severity: 'warning', title: key, dedupeKey: key });
+  const first = new EventService(options);
+  for (let i = 0; i < 10; i++) {
+    t.true((await emit(first, `k${i}`)).recorded);
+    clock.advance(1000);
+  }
+  t.true(first.dedupeKeysHeld() <= 3, `${first.dedupeKeysHeld()} keys held`);
+  // k0 left the memory but not the window: the commit finds it in control.db.
+  t.deepEqual(await emit(first, 'k0'), { recorded: false, reason: 'duplicate' });
+  t.deepEqual(await emit(first, 'k9'), { recorded: false, reason: 'duplicate' });
+  const twice = await Promise.all([emit(first, 'k4'), emit(first, 'k4')]);
+  t.deepEqual(twice, [
+    { recorded: false, reason: 'duplicate' },
+    { recorded: false, reason: 'duplicate' },
+  ]);
+  for (const key of ['k0', 'k4', 'k9']) t.is(rows(key), 1, key);
+  t.true(first.dedupeKeysHeld() <= 3, `${first.dedupeKeysHeld()} keys held`);
+  await first.close();
+
+  // A restart warms the newest keys only, and still dedupes the older ones from control.db.
+  const second = new EventService(options);
+  t.is(second.dedupeKeysHeld(), 3);
+  t.deepEqual(await emit(second, 'k1'), { recorded: false, reason: 'duplicate' });
+  // Past the hour every key may be recorded again.
+  clock.advance(HOUR);
+  t.true((await emit(second, 'k1')).recorded);
+  t.is(rows('k1'), 2);
+  t.true(second.dedupeKeysHeld() <= 3, `${second.dedupeKeysHeld()} keys held`);
+  await second.close();
+  db.close();
+});
