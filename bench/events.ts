@@ -4,7 +4,7 @@
  * latency with 100,000 stored events. control.db runs with synchronous=FULL as in production.
  *
  * Run: node --import tsx bench/events.ts [--ingest N] [--clients N] [--stored N] [--groups N] [--requests N]
- *      [--node-clients] [--http-only] [--production] [--random-keys]
+ *      [--node-clients] [--http-only] [--production] [--random-keys] [--sustained N]
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,6 +35,8 @@ const stored = arg('stored', 100_000);
 const groups = arg('groups', 2_000);
 const requests = arg('requests', 1000);
 const clients = arg('clients', 64);
+/** Events posted to our server after the timed HTTP phase, to see the rate hold as the tables grow. */
+const sustained = arg('sustained', 0);
 /** `getconf CLK_TCK`: the unit of `/proc/<pid>/stat`'s times. */
 const CLOCK_TICKS = 100;
 /**
@@ -261,6 +263,19 @@ async function httpIngest(mode: '--floor' | '--child', prefix: string): Promise<
   console.log(
     `ingest (HTTP, ${target}, ${clients} keep-alive clients via ${post.name}): ${total} events in ${seconds.toFixed(2)} s = ${rate} events/s; CPU per request: server ${serverUs} us (serving thread ${servingUs} us: at most ${Math.round(1e6 / servingUs)}/s), clients ${clientUs} us; server writes per request: ${writeCalls.toFixed(1)} calls, ${writeKib.toFixed(1)} KiB`,
   );
+  // `--sustained N`: N more events after the timed ones, in bursts of 10,000, each one's rate printed:
+  // a rate that falls as control.db and the dedupe window fill shows here, not in 10,000 (ADR 0212).
+  const rates: number[] = [];
+  for (let done = 0; mode === '--child' && done < sustained; done += 10_000) {
+    const chunk = Math.min(10_000, sustained - done);
+    const at = performance.now();
+    await burst(`${prefix}-sustained-${done}`, chunk);
+    rates.push(Math.round(chunk / ((performance.now() - at) / 1000)));
+  }
+  if (rates.length > 0)
+    console.log(
+      `sustained ingest after the timed events, ${sustained} more in bursts of 10,000 (events/s each): ${rates.join(', ')}`,
+    );
   await post.close();
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));
