@@ -12,6 +12,13 @@ import {
   type GroupScope,
 } from '../../store/control/events.js';
 
+/**
+ * Touched groups re-read one by one at most; past it the next read re-reads the whole view in one
+ * query. Without a cap a host that records events of many distinct groups while nobody reads the view
+ * held every touched group in memory, and the next read re-read each with its own query.
+ */
+export const MAX_GROUPS_TO_REREAD = 1000;
+
 /** Identity of an incident group. */
 function groupId(scope: GroupScope): string {
   return JSON.stringify([scope.source, scope.app, scope.environment, scope.correlationKey]);
@@ -24,9 +31,23 @@ export class ActiveGroupsView {
 
   constructor(private readonly db: Db) {}
 
-  /** Marks the group of `scope` to be re-read at the next {@link list}. */
+  /**
+   * Marks the group of `scope` to be re-read at the next {@link list}. Without a view (none read yet,
+   * or too many groups touched since) the next read re-reads everything, so nothing is marked.
+   */
   touch(scope: GroupScope): void {
+    if (this.view === undefined) return;
+    if (this.dirtyGroups.size >= MAX_GROUPS_TO_REREAD) {
+      this.view = undefined;
+      this.dirtyGroups.clear();
+      return;
+    }
     this.dirtyGroups.set(groupId(scope), scope);
+  }
+
+  /** Groups marked to be re-read one by one at the next read (at most {@link MAX_GROUPS_TO_REREAD}). */
+  get groupsToReread(): number {
+    return this.dirtyGroups.size;
   }
 
   /**
