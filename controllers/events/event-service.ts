@@ -274,7 +274,12 @@ export class EventService implements EventEmitterPort {
       code: 'sync_failed',
       cause: failure,
     });
-    for (const p of batch) p.reject(error);
+    // The keys are forgotten so that a retry, or a duplicate that waited for this emit, goes to the
+    // commit, whose read of control.db answers it (a kept key would hold a rejected emit forever).
+    for (const p of batch) {
+      if (p.row.dedupeKey !== null) this.seen.forget(p.row.dedupeKey);
+      p.reject(error);
+    }
     this.publish(changes);
   }
 

@@ -13,6 +13,9 @@ import { ManualClock } from '../../domain/events/clock.js';
 import { EventService } from '../../controllers/events/event-service.js';
 import { NotFoundError } from '../../domain/errors.js';
 import type { Severity } from '../../domain/events/event-port.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from '../helpers/temp-dir.js';
 
 const HOUR = 3_600_000;
 const CAPACITY_KEY = 'svc-host:h1:minimum-capacity';
@@ -368,4 +371,28 @@ test('the dedupe keys held in memory stay within their cap: older keys are dedup
   t.true(second.dedupeKeysHeld() <= 3, `${second.dedupeKeysHeld()} keys held`);
   await second.close();
   db.close();
+});
+
+test('an emit whose flush to disk fails is refused retryably, and a duplicate that waited for it is answered, not held', async (t) => {
+  const file = path.join(tempDir(t), 'control.db');
+  const db = openDatabase(file);
+  t.teardown(() => db.close());
+  migrate(db, CONTROL_MIGRATIONS);
+  const clock = new ManualClock();
+  const events = new EventService({ db, clock, source: 'src1', environment: 'test', logger: silentLogger() });
+  t.teardown(() => events.close());
+  const emit = (key: string) => events.emit({ type: 'event.test', severity: 'warning', title: key, dedupeKey: key });
+  t.true((await emit('before')).recorded);
+  // The WAL file gone from under the database: SQLite still writes to its open descriptor, the
+  // group's fdatasync cannot open the file and fails, as a failing disk would.
+  fs.rmSync(`${file}-wal`);
+  const [first, waiting] = await Promise.allSettled([emit('k'), emit('k')]);
+  for (const outcome of [first, waiting]) {
+    t.is(outcome.status, 'rejected');
+    t.is(((outcome as PromiseRejectedResult).reason as { code?: string }).code, 'sync_failed');
+  }
+  // Written but not flushed: the row is there, so a retry is answered as a duplicate by the commit.
+  t.is((db.prepare("SELECT COUNT(*) AS n FROM events WHERE dedupe_key = 'k'").get() as { n: number }).n, 1);
+  await t.throwsAsync(emit('k'), { message: /not flushed to disk/ });
+  t.is((db.prepare("SELECT COUNT(*) AS n FROM events WHERE dedupe_key = 'k'").get() as { n: number }).n, 1);
 });
