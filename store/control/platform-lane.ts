@@ -143,6 +143,8 @@ export function savePlatformUpgrade(
   now = new Date(),
 ): PlatformUpgrade {
   const at = now.toISOString();
+  // IMMEDIATE: it reads, then writes, and control.db has writers in two processes (the API and the host
+  // agent); a deferred transaction fails at once with SQLITE_BUSY when the other commits in between.
   db.transaction(() => {
     const existing = getPlatformUpgrade(db, operationId);
     if (!existing) {
@@ -170,7 +172,7 @@ export function savePlatformUpgrade(
       at,
       operationId,
     );
-  })();
+  }).immediate();
   return getPlatformUpgrade(db, operationId)!;
 }
 

@@ -1,5 +1,7 @@
 import test from 'ava';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { openControlStore } from '../../store/open-stores.js';
 import {
   claimOperations,
@@ -20,6 +22,8 @@ import { HOLD_STAGES } from '../../domain/platform/index.js';
 import { planRecovery } from '../../domain/operations/index.js';
 import { openDatabase } from '../../store/database.js';
 import { tempDir } from '../helpers/temp-dir.js';
+
+const require = createRequire(import.meta.url);
 
 const APP_KINDS = ['app.deploy'] as const;
 const PLATFORM_KINDS = ['platform.upgrade', 'platform.preflight', 'platform.smoke'] as const;
@@ -116,4 +120,42 @@ test('copyForCandidate writes a consistent copy without undelivered outbox rows 
   t.is((copy.prepare('SELECT COUNT(*) AS n FROM operations').get() as { n: number }).n, 1);
   t.is((copy.prepare('SELECT COUNT(*) AS n FROM event_outbox').get() as { n: number }).n, 0);
   t.is((copy.prepare('SELECT COUNT(*) AS n FROM notification_channels').get() as { n: number }).n, 0);
+});
+
+test('a lane row is saved while another process commits to control.db between its read and its write: the save waits for the lock instead of failing', async (t) => {
+  // control.db has writers in two processes (the API and the host agent). A deferred transaction that
+  // reads, then writes after the other process committed, fails at once with SQLITE_BUSY ("database is
+  // locked"), busy_timeout or not; an immediate one waits for the lock.
+  const dataDir = path.join(tempDir(t), 'data');
+  const { db } = openControlStore(dataDir);
+  t.teardown(() => db.close());
+  const op = enqueueOperation(db, { kind: 'platform.upgrade', app: null });
+  savePlatformUpgrade(db, op.id, { phase: 'preparing' });
+  const holder = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
+       const db = new Database(process.argv[1]);
+       db.pragma('busy_timeout = 5000');
+       db.exec('BEGIN IMMEDIATE');
+       db.prepare('UPDATE platform_upgrades SET message = ? WHERE operation_id = ?').run('from the other process', process.argv[2]);
+       process.stdout.write('holding\\n');
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+       db.exec('COMMIT');
+       db.close();`,
+      path.join(dataDir, 'control.db'),
+      op.id,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const exited = new Promise<number | null>((resolve) => holder.once('exit', resolve));
+  await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
+  // The other process holds the write lock and commits in 300 ms: the save's read sees the row before
+  // that commit, and its write comes after it.
+  const saved = savePlatformUpgrade(db, op.id, { phase: 'promoted' });
+  t.is(await exited, 0);
+  t.is(saved.phase, 'promoted');
+  t.is(getPlatformUpgrade(db, op.id)?.phase, 'promoted');
+  t.is(getPlatformUpgrade(db, op.id)?.message, 'from the other process');
 });

@@ -31,33 +31,37 @@ export function recoverOperations(
 ): RecoveredOperation[] {
   const at = now.toISOString();
   const kinds = options.kinds === undefined ? undefined : new Set<string>(options.kinds);
-  return db.transaction(() => {
-    const rows = (
-      (options.mode === 'startup'
-        ? db
-            .prepare("SELECT * FROM operations WHERE status = 'running' AND (lock_owner IS NULL OR lock_owner != ?)")
-            .all(options.owner)
-        : db
-            .prepare("SELECT * FROM operations WHERE status = 'running' AND lock_expires_at < ?")
-            .all(at)) as RawOperation[]
-    ).filter((raw) => kinds === undefined || kinds.has(raw.kind));
-    const out: RecoveredOperation[] = [];
-    for (const raw of rows) {
-      const op = fromRaw(raw);
-      const decision = planRecovery(op);
-      if (decision.action === 'requeue') {
-        db.prepare(
-          "UPDATE operations SET status = 'queued', last_error = ?, lock_owner = NULL, lock_expires_at = NULL, next_attempt_at = ?, updated_at = ? WHERE id = ?",
-        ).run(decision.reason, at, at, op.id);
-        closeAttempt(db, op.id, 'interrupted-requeued', at);
-      } else {
-        db.prepare(
-          "UPDATE operations SET status = 'failed', last_error = ?, lock_owner = NULL, lock_expires_at = NULL, finished_at = ?, updated_at = ? WHERE id = ?",
-        ).run(decision.reason, at, at, op.id);
-        closeAttempt(db, op.id, 'interrupted-failed', at);
+  // IMMEDIATE: it reads, then writes, and control.db has writers in two processes (the API and the host
+  // agent); a deferred transaction fails at once with SQLITE_BUSY when the other commits in between.
+  return db
+    .transaction(() => {
+      const rows = (
+        (options.mode === 'startup'
+          ? db
+              .prepare("SELECT * FROM operations WHERE status = 'running' AND (lock_owner IS NULL OR lock_owner != ?)")
+              .all(options.owner)
+          : db
+              .prepare("SELECT * FROM operations WHERE status = 'running' AND lock_expires_at < ?")
+              .all(at)) as RawOperation[]
+      ).filter((raw) => kinds === undefined || kinds.has(raw.kind));
+      const out: RecoveredOperation[] = [];
+      for (const raw of rows) {
+        const op = fromRaw(raw);
+        const decision = planRecovery(op);
+        if (decision.action === 'requeue') {
+          db.prepare(
+            "UPDATE operations SET status = 'queued', last_error = ?, lock_owner = NULL, lock_expires_at = NULL, next_attempt_at = ?, updated_at = ? WHERE id = ?",
+          ).run(decision.reason, at, at, op.id);
+          closeAttempt(db, op.id, 'interrupted-requeued', at);
+        } else {
+          db.prepare(
+            "UPDATE operations SET status = 'failed', last_error = ?, lock_owner = NULL, lock_expires_at = NULL, finished_at = ?, updated_at = ? WHERE id = ?",
+          ).run(decision.reason, at, at, op.id);
+          closeAttempt(db, op.id, 'interrupted-failed', at);
+        }
+        out.push({ operation: getOperation(db, op.id)!, decision });
       }
-      out.push({ operation: getOperation(db, op.id)!, decision });
-    }
-    return out;
-  })();
+      return out;
+    })
+    .immediate();
 }

@@ -177,23 +177,27 @@ export function retryOperation(
   now = new Date(),
 ): 'requeued' | 'failed' | 'not_owner' {
   const at = now.toISOString();
-  return db.transaction(() => {
-    const op = getOperation(db, id);
-    if (!op || op.status !== 'running' || op.lockOwner !== owner) return 'not_owner';
-    if (op.attempts >= op.maxAttempts) {
+  // IMMEDIATE: it reads, then writes, and control.db has writers in two processes (the API and the host
+  // agent); a deferred transaction fails at once with SQLITE_BUSY when the other commits in between.
+  return db
+    .transaction(() => {
+      const op = getOperation(db, id);
+      if (!op || op.status !== 'running' || op.lockOwner !== owner) return 'not_owner';
+      if (op.attempts >= op.maxAttempts) {
+        db.prepare(
+          "UPDATE operations SET status = 'failed', last_error = ?, lock_owner = NULL, lock_expires_at = NULL, finished_at = ?, updated_at = ? WHERE id = ?",
+        ).run(error, at, at, id);
+        closeAttempt(db, id, 'failed', at);
+        return 'failed';
+      }
+      const next = new Date(now.getTime() + delayMs).toISOString();
       db.prepare(
-        "UPDATE operations SET status = 'failed', last_error = ?, lock_owner = NULL, lock_expires_at = NULL, finished_at = ?, updated_at = ? WHERE id = ?",
-      ).run(error, at, at, id);
-      closeAttempt(db, id, 'failed', at);
-      return 'failed';
-    }
-    const next = new Date(now.getTime() + delayMs).toISOString();
-    db.prepare(
-      "UPDATE operations SET status = 'queued', last_error = ?, lock_owner = NULL, lock_expires_at = NULL, next_attempt_at = ?, updated_at = ? WHERE id = ?",
-    ).run(error, next, at, id);
-    closeAttempt(db, id, 'requeued', at);
-    return 'requeued';
-  })();
+        "UPDATE operations SET status = 'queued', last_error = ?, lock_owner = NULL, lock_expires_at = NULL, next_attempt_at = ?, updated_at = ? WHERE id = ?",
+      ).run(error, next, at, id);
+      closeAttempt(db, id, 'requeued', at);
+      return 'requeued';
+    })
+    .immediate();
 }
 
 /** Cancels a queued operation; otherwise reports the status it found (or that it does not exist). */

@@ -161,8 +161,14 @@ const poll = setInterval(() => {
   await first.driver.close();
 
   const second = await reopen(t, first.dataDir);
-  fs.writeFileSync(path.join(first.appDir, 'go-ok'), '0');
-  fs.writeFileSync(path.join(first.appDir, 'go-bad'), '3');
+  // Renamed into place: a run polling for its file must never read it created but still empty.
+  for (const [name, code] of [
+    ['go-ok', '0'],
+    ['go-bad', '3'],
+  ]) {
+    fs.writeFileSync(path.join(first.appDir, `${name}.tmp`), code!);
+    fs.renameSync(path.join(first.appDir, `${name}.tmp`), path.join(first.appDir, name!));
+  }
   await waitForAllocations(
     second.driver,
     (a) => ids.every((id) => a.some((x) => x.executionId === id && ['complete', 'failed'].includes(x.status))),
