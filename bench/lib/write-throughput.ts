@@ -221,7 +221,7 @@ export async function writeThroughput(
     // and the writers are two client processes, and the server's event-loop delay is sampled.
     const { origin } = new URL(base);
     // --probes N: a longer probe crosses more checkpoints and GC cycles, for a steadier p99 (docs/adr/0205).
-    const queries = Array.from({ length: positiveIntArg('probes', 300) }, () =>
+    const queries = Array.from({ length: positiveIntArg('probes', 1000) }, () =>
       JSON.stringify({ vector: queryVector(), top_k: 10 }),
     );
     await prober.run({ kind: 'prepare', bodies: queries });
