@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { signalReaches } from '../host/signal-reaches.js';
 
 /** Where the receipt log lives under a data folder. */
 export function receiptFile(dataDir: string): string {
@@ -197,10 +198,5 @@ function holderAlive(lock: string): boolean {
     return true; // Being written or just removed: look again.
   }
   if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  return signalReaches(pid);
 }

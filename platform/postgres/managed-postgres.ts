@@ -13,6 +13,7 @@ import type { Logger } from '../logger.js';
 import { postgresServerBinDir } from './postgres-binaries.js';
 import { asUser, ensurePostgresOsUser, type OsUser } from './postgres-os-user.js';
 import { initializeCluster, MANAGED_SUPERUSER, recoverState } from './managed-postgres-cluster.js';
+import { signalReaches } from '../host/signal-reaches.js';
 import { isPostgresProcess, processAlive, readPostmasterPid } from './postmaster-pid.js';
 import {
   firstBlockedFolder,
@@ -222,7 +223,7 @@ export class ManagedPostgres {
         process.kill(found.pid, 'SIGINT');
         await waitUntil(() => !processAlive(found.pid), 100, 60_000);
       }
-    } else if (found && !processAlive(found.pid) && processExists(found.pid)) {
+    } else if (found && !processAlive(found.pid) && signalReaches(found.pid)) {
       // A dead server its parent never reaped still holds the pid: PostgreSQL would take it for a live one.
       fs.rmSync(path.join(this.layout.cluster, 'postmaster.pid'), { force: true });
     }
@@ -339,15 +340,6 @@ export class ManagedPostgres {
 }
 
 /** True while a process table entry exists for `pid`, alive or zombie. */
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Resolves once `done()` holds, checking every `everyMs`; rejects after `timeoutMs`. Once `signal` is
  * aborted it stops checking and never settles: a wait that lost a race must not poll on to its deadline.

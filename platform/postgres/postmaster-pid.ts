@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { signalReaches } from '../host/signal-reaches.js';
 
 /** What `postmaster.pid` says (lines 1, 4, 5, 6 and 8 of the file). */
 export interface PostmasterPid {
@@ -40,11 +41,7 @@ export function readPostmasterPid(dataDir: string): PostmasterPid | undefined {
  * an init that does not reap) counts as gone.
  */
 export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  if (!signalReaches(pid)) return false;
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The state follows the parenthesized command name, which may itself hold parentheses.

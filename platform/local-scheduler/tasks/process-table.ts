@@ -3,6 +3,7 @@
  * may not be the parent of (liveness guarded by start time, process-group membership, RSS).
  */
 import fs from 'node:fs';
+import { signalReaches } from '../../host/signal-reaches.js';
 
 /** One process as seen in `/proc/<pid>/stat`. */
 export interface ProcessInfo {
@@ -108,11 +109,7 @@ export function readProcess(pid: number): ProcessInfo | undefined {
 
 /** True when `pid` is a live (non-zombie) process that started at `startTime`. */
 export function isProcessAlive(pid: number, startTime: string | undefined): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
-  }
+  if (!signalReaches(pid)) return false;
   const info = readProcess(pid);
   if (!info || info.state === 'Z') return false;
   return startTime === undefined || info.startTime === startTime;
@@ -241,15 +238,5 @@ export async function waitForTreeExit(pid: number, timeoutMs: number): Promise<b
     }
     if (Date.now() >= deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, TREE_POLL_MS));
-  }
-}
-
-/** True when signal 0 reaches `target` (a pid, or a process group when negative). */
-function signalReaches(target: number): boolean {
-  try {
-    process.kill(target, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
