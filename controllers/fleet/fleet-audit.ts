@@ -21,7 +21,10 @@ export class FleetAudit {
     },
   ) {}
 
-  /** Appends one signed entry. */
+  /**
+   * Appends one signed entry. The transaction reads the chain's last hash, then writes: it takes the
+   * write lock first (`BEGIN IMMEDIATE`), since the host agent writes control.db from its own process.
+   */
   record(actor: string, action: string, subject: string, details: Readonly<Record<string, unknown>> = {}): void {
     const db = this.options.db;
     db.transaction(() => {
@@ -40,7 +43,7 @@ export class FleetAudit {
         entrySha256,
         signature: this.sign(entrySha256),
       });
-    })();
+    }).immediate();
   }
 
   /** Entries newest first. */

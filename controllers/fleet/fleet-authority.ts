@@ -181,22 +181,25 @@ export class FleetAuthority {
         : wholeNumber(request.leaseSeconds, 'body.leaseSeconds', MAX_ATTEMPT_LEASE_MS / 1000) * 1000;
     const now = this.now();
     const db = this.options.db;
-    const attempt = db.transaction(() => {
-      if (countOpenAttempts(db, plan.id, now) > 0)
-        throw new ConflictError(`plan ${plan.id} already has a live attempt; wait for it or reconcile`, {
-          code: 'attempt_in_progress',
-          details: { planId: plan.id },
-        });
-      const a = {
-        id: `att_${randomBytes(8).toString('hex')}`,
-        planId: plan.id,
-        runner: request.runner as string,
-        dispatchedAt: now.toISOString(),
-        expiresAt: new Date(now.getTime() + leaseMs).toISOString(),
-      };
-      insertAttempt(db, a);
-      return a;
-    })();
+    // Counts open attempts, then inserts: under the write lock from the start (see FleetAudit.record).
+    const attempt = db
+      .transaction(() => {
+        if (countOpenAttempts(db, plan.id, now) > 0)
+          throw new ConflictError(`plan ${plan.id} already has a live attempt; wait for it or reconcile`, {
+            code: 'attempt_in_progress',
+            details: { planId: plan.id },
+          });
+        const a = {
+          id: `att_${randomBytes(8).toString('hex')}`,
+          planId: plan.id,
+          runner: request.runner as string,
+          dispatchedAt: now.toISOString(),
+          expiresAt: new Date(now.getTime() + leaseMs).toISOString(),
+        };
+        insertAttempt(db, a);
+        return a;
+      })
+      .immediate();
     try {
       await this.options.repository.dispatchWorkflow({
         planId: plan.id,

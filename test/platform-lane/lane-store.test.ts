@@ -1,8 +1,7 @@
 import test from 'ava';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { openControlStore } from '../../store/open-stores.js';
+import { holdWriteLock } from '../helpers/other-writer.js';
 import {
   claimOperations,
   enqueueOperation,
@@ -22,8 +21,6 @@ import { HOLD_STAGES } from '../../domain/platform/index.js';
 import { planRecovery } from '../../domain/operations/index.js';
 import { openDatabase } from '../../store/database.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-const require = createRequire(import.meta.url);
 
 const APP_KINDS = ['app.deploy'] as const;
 const PLATFORM_KINDS = ['platform.upgrade', 'platform.preflight', 'platform.smoke'] as const;
@@ -131,30 +128,15 @@ test('a lane row is saved while another process commits to control.db between it
   t.teardown(() => db.close());
   const op = enqueueOperation(db, { kind: 'platform.upgrade', app: null });
   savePlatformUpgrade(db, op.id, { phase: 'preparing' });
-  const holder = spawn(
-    process.execPath,
-    [
-      '-e',
-      `const Database = require(${JSON.stringify(require.resolve('better-sqlite3'))});
-       const db = new Database(process.argv[1]);
-       db.pragma('busy_timeout = 5000');
-       db.exec('BEGIN IMMEDIATE');
-       db.prepare('UPDATE platform_upgrades SET message = ? WHERE operation_id = ?').run('from the other process', process.argv[2]);
-       process.stdout.write('holding\\n');
-       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
-       db.exec('COMMIT');
-       db.close();`,
-      path.join(dataDir, 'control.db'),
-      op.id,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+  const other = await holdWriteLock(
+    path.join(dataDir, 'control.db'),
+    'UPDATE platform_upgrades SET message = ? WHERE operation_id = ?',
+    ['from the other process', op.id],
   );
-  const exited = new Promise<number | null>((resolve) => holder.once('exit', resolve));
-  await new Promise<void>((resolve) => holder.stdout.once('data', () => resolve()));
   // The other process holds the write lock and commits in 300 ms: the save's read sees the row before
   // that commit, and its write comes after it.
   const saved = savePlatformUpgrade(db, op.id, { phase: 'promoted' });
-  t.is(await exited, 0);
+  t.is(await other.exited, 0);
   t.is(saved.phase, 'promoted');
   t.is(getPlatformUpgrade(db, op.id)?.phase, 'promoted');
   t.is(getPlatformUpgrade(db, op.id)?.message, 'from the other process');
