@@ -1,5 +1,6 @@
 import test from 'ava';
 import { createHash } from 'node:crypto';
+import fc from 'fast-check';
 import { canonicalContent } from '../../domain/knowledge/fingerprint.js';
 import { fingerprintOf } from '../../knowledge/write/write-service.js';
 
@@ -21,6 +22,38 @@ test('canonical content is NFKC, lower case, collapsed whitespace, trimmed, for 
   for (const s of samples) t.is(canonicalContent(s), reference(s), JSON.stringify(s));
   t.is(canonicalContent('ﬁle ＡＢＣ'), 'file abc');
   t.is(canonicalContent('  Disk\tIS   full\n'), 'disk is full');
+});
+
+test('canonical content equals the reference for any text, whitespace of every kind included', (t) => {
+  // Text built mostly of whitespace (space, tab, line breaks, no-break and other Unicode spaces, the
+  // byte order mark) and letters that NFKC or lower case change, so runs and single characters of
+  // each kind meet the fast path's test.
+  const pieces = fc.constantFrom(
+    ' ',
+    '  ',
+    '\t',
+    '\n',
+    '\r\n',
+    '\u00a0',
+    '\u2003',
+    '\u3000',
+    '\ufeff',
+    '\u2028',
+    'A',
+    'b',
+    'ﬁ',
+    'Ｘ',
+    'é',
+    '1',
+  );
+  fc.assert(
+    fc.property(fc.array(fc.oneof(pieces, fc.string()), { maxLength: 12 }), (parts) => {
+      const s = parts.join('');
+      return canonicalContent(s) === reference(s);
+    }),
+    { numRuns: 2000 },
+  );
+  t.pass();
 });
 
 test('the fingerprint is the SHA-256 hex digest of the canonical content, as stored before', (t) => {
