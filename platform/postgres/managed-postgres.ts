@@ -339,7 +339,6 @@ export class ManagedPostgres {
   }
 }
 
-/** True while a process table entry exists for `pid`, alive or zombie. */
 /**
  * Resolves once `done()` holds, checking every `everyMs`; rejects after `timeoutMs`. Once `signal` is
  * aborted it stops checking and never settles: a wait that lost a race must not poll on to its deadline.

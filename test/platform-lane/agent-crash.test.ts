@@ -1,4 +1,5 @@
 import test from 'ava';
+import path from 'node:path';
 import { runningAgent } from '../../platform/platform-lane/index.js';
 import { isProcessAlive } from '../../platform/local-scheduler/tasks/process-table.js';
 import {
@@ -13,6 +14,7 @@ import {
   requestLoop,
   startAgent,
   startLanePlatform,
+  tail,
   treeVariant,
   waitForApiRelease,
   waitForLaneRow,
@@ -106,7 +108,12 @@ test.serial(
     await waitUntil(() => !isProcessAlive(agent, undefined), 10_000, 'the agent to die');
     startAgent(platform, tree);
     const end = await waitForLaneRow(platform, id);
-    t.is(end.phase, 'rolled_back', `${end.status} ${end.lastError}`);
+    // A failed rollback says why in the API's own log (the release it started exited).
+    t.is(
+      end.phase,
+      'rolled_back',
+      `${end.status} ${end.lastError}; api log: ${tail(path.join(platform.platformDir, 'api.log'), 3000)}; agent log: ${tail(path.join(platform.platformDir, 'agent.log'), 1500)}`,
+    );
     t.true(end.attempts >= 2);
     // The rollback target: the release current pointed at before (the running build, staged first when this test runs alone).
     const previous = readLaneRow(platform, id)!.fromRelease ?? currentRelease(platform);
