@@ -36,6 +36,11 @@ export interface ApiProcessRecord {
 }
 
 const RECORD = 'api.json';
+/**
+ * The process an agent last spawned as the API, written at once: `api.json` comes only once it
+ * listens, and an agent that dies in between would leave a starting API no record names.
+ */
+const STARTED = 'api-started.json';
 
 /** Records the running API (called by `svc serve` once it listens). */
 export function recordApiProcess(platformDir: string, record: Omit<ApiProcessRecord, 'pid' | 'startTime'>): void {
@@ -66,6 +71,9 @@ export function readApiProcess(platformDir: string): ApiProcessRecord | undefine
 export function apiAlive(record: ApiProcessRecord | undefined): boolean {
   return record !== undefined && isProcessAlive(record.pid, record.startTime);
 }
+
+/** A process by pid and start time (a recycled pid is another process). */
+type StartedApi = Pick<ApiProcessRecord, 'pid' | 'startTime'>;
 
 /** An API stopped by {@link ApiRestarter.stopRecorded}. */
 export interface StoppedApi {
@@ -104,7 +112,7 @@ export interface ApiRestarterOptions {
 
 /** Restarts only the API process. */
 export class ApiRestarter {
-  #started: { pid: number; startTime: string | undefined } | undefined;
+  #started: StartedApi | undefined;
 
   constructor(private readonly options: ApiRestarterOptions) {}
 
@@ -146,6 +154,10 @@ export class ApiRestarter {
       throw new Error(
         `no API process is recorded in ${path.join(this.options.platformDir, RECORD)} and no serve arguments were given`,
       );
+    // An agent that died after spawning an API but before that API recorded itself (a restart step
+    // it ran when killed) left it starting: it would take the port from the one started below.
+    const orphan = this.#startedUnrecorded(before);
+    if (orphan !== undefined) await this.stop(orphan);
     // While the old API serves, the next one loads its code (most of a start) beside it, holding
     // the same listeners; the gap while neither serves is then the old one's stop and the new
     // one's opening of its stores (ADR 0159).
@@ -171,6 +183,22 @@ export class ApiRestarter {
     this.start(stopped.record!);
   }
 
+  /** The API process last spawned here (by any agent) when it still runs and is not `recorded`. */
+  #startedUnrecorded(recorded: Pick<ApiProcessRecord, 'pid' | 'startTime'>): StartedApi | undefined {
+    let started: StartedApi;
+    try {
+      started = JSON.parse(fs.readFileSync(path.join(this.options.platformDir, STARTED), 'utf8')) as StartedApi;
+    } catch {
+      return undefined;
+    }
+    // The same pid is the same process unless both start times are known and differ (a recycled pid).
+    const sameProcess =
+      started.pid === recorded.pid &&
+      (started.startTime === undefined || recorded.startTime === undefined || started.startTime === recorded.startTime);
+    if (sameProcess) return undefined;
+    return isProcessAlive(started.pid, started.startTime) ? started : undefined;
+  }
+
   /** Starts the next API prepared; undefined when it did not get ready (it is stopped then). */
   async #prepare(record: Pick<ApiProcessRecord, 'argv' | 'cwd' | 'url'>): Promise<ChildProcess | undefined> {
     const child = this.#spawn(record, true);
@@ -190,7 +218,7 @@ export class ApiRestarter {
    * as a restart (it stops like on SIGTERM but leaves the managed PostgreSQL server running for the
    * next API to adopt, so apps keep their database connections).
    */
-  async stop(record: ApiProcessRecord): Promise<void> {
+  async stop(record: StartedApi): Promise<void> {
     try {
       process.kill(record.pid, 'SIGUSR2');
     } catch {
@@ -237,8 +265,10 @@ export class ApiRestarter {
       });
       child.unref();
       sendListeners(child);
-      if (child.pid !== undefined) this.#started = { pid: child.pid, startTime: readProcess(child.pid)?.startTime };
-      return child.pid === undefined ? undefined : child;
+      if (child.pid === undefined) return undefined;
+      this.#started = { pid: child.pid, startTime: readProcess(child.pid)?.startTime };
+      writeFileAtomic(path.join(this.options.platformDir, STARTED), JSON.stringify(this.#started), 0o600);
+      return child;
     } finally {
       fs.closeSync(log);
     }
