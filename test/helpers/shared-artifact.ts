@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { packageArtifact, type PackagedArtifact } from '../../scripts/package/package-artifact.js';
 import { fileSha256 } from '../../platform/platform-lane/index.js';
+import { signalReaches } from '../../platform/host/signal-reaches.js';
 
 /** What was built, and how long the build took (in the test file that built it). */
 export type SharedArtifact = PackagedArtifact & { readonly buildMs: number };
@@ -32,20 +33,11 @@ export function sharedArtifact(options: { timeoutMs?: number } = {}): Promise<Sh
   return shared;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** Removes the folders of earlier ava runs whose process is gone (a run killed before its reaper ran). */
 function removeStale(): void {
   for (const name of fs.readdirSync(os.tmpdir())) {
     const pid = name.startsWith(PREFIX) ? Number(name.slice(PREFIX.length)) : NaN;
-    if (Number.isInteger(pid) && pid > 0 && !alive(pid))
+    if (Number.isInteger(pid) && pid > 0 && !signalReaches(pid))
       fs.rmSync(path.join(os.tmpdir(), name), { recursive: true, force: true });
   }
 }
