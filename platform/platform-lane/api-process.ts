@@ -184,7 +184,7 @@ export class ApiRestarter {
   }
 
   /** The API process last spawned here (by any agent) when it still runs and is not `recorded`. */
-  #startedUnrecorded(recorded: Pick<ApiProcessRecord, 'pid' | 'startTime'>): StartedApi | undefined {
+  #startedUnrecorded(recorded: StartedApi): StartedApi | undefined {
     let started: StartedApi;
     try {
       started = JSON.parse(fs.readFileSync(path.join(this.options.platformDir, STARTED), 'utf8')) as StartedApi;

@@ -4,7 +4,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { Db } from '../database.js';
-import { OPEN_TIME, type NamespaceRow, type NewVersion, type VersionRow } from './rows.js';
+import { OPEN_TIME, versionRow, type NamespaceRow, type NewVersion, type VersionRow } from './rows.js';
 import { textMergeOf, type TextMergePolicy } from './text-merge.js';
 
 /** Columns of a version insert, in the order `#insertNumbered` binds them. */
@@ -444,34 +444,4 @@ export class NodeStore {
   textRowEstimate(): number {
     return (this.#db.prepare('SELECT max(rowid) AS n FROM kn_text').get() as { n: number | null }).n ?? 0;
   }
-}
-
-/**
- * The stored row of a new version, every field named: `{ ...version, vid, version }` made V8 copy the
- * 18 fields into a dictionary-mode object, about 4 us a write, 8 % of the batch route's serving thread.
- */
-function versionRow(vid: number, number: number, v: NewVersion): VersionRow {
-  return {
-    vid,
-    node_id: v.node_id,
-    ns_id: v.ns_id,
-    version: number,
-    content: v.content,
-    labels: v.labels,
-    properties: v.properties,
-    confidence: v.confidence,
-    utility: v.utility,
-    mem_type: v.mem_type,
-    model_id: v.model_id,
-    fingerprint: v.fingerprint,
-    claim_key: v.claim_key,
-    claim_value: v.claim_value,
-    dims: v.dims,
-    valid_from: v.valid_from,
-    valid_to: v.valid_to,
-    tx_from: v.tx_from,
-    tx_to: v.tx_to,
-    retracted: v.retracted,
-    change: v.change,
-  };
 }
