@@ -33,10 +33,12 @@ test('Verified backups are exported to the bucket with the same retention, and a
   for (let i = 0; i < 3; i += 1) taken.push(await fx.service.take({ noSecrets: true }));
   t.true(taken.every((b) => b.status === 'verified'));
   const remote = await fx.service.listRemote();
+  // An export that failed is reported as an event, not thrown: say why when one is missing.
+  const exportFailures = fx.events.filter((e) => e.type === 'platform.backup.export_failed').map((e) => e.body);
   t.deepEqual(
     remote.map((r) => path.basename(r.key)),
     [taken[2]!.file, taken[1]!.file],
-    'the oldest was removed remotely too (keep 2)',
+    `the oldest was removed remotely too (keep 2); export failures: ${JSON.stringify(exportFailures)}`,
   );
   t.is(fx.service.list()[0]!.remoteKey, `platform-backups/${taken[2]!.file}`);
 
