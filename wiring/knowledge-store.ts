@@ -18,6 +18,7 @@ import { HttpReranker } from '../platform/outbound/http-reranker.js';
 import { GuardedWebhookClient } from '../platform/outbound/webhook-client.js';
 import { listen, type RunningServer } from '../api/http/listen.js';
 import { createKnowledgeApp } from '../api/knowledge/knowledge-app.js';
+import { knowledgeWriteFastPath } from '../api/knowledge/write-fast-path.js';
 import { readSignal } from '../api/knowledge/read-signal.js';
 import { createAdminApp } from '../api/knowledge/admin-app.js';
 import { knowledgeMetaRoutes } from '../api/knowledge/meta-routes.js';
@@ -235,7 +236,18 @@ export async function startKnowledgeStore(
     ],
     webRoot: builtWebPage('knowledge-admin'),
   });
-  const rest = await listen(app, config.knowledgePort, config.host, handleOf(extras.listener));
+  // Plain single writes are answered before Koa (docs/adr/0215); every other request goes to the app.
+  const writeFastPath = knowledgeWriteFastPath({
+    services,
+    metrics,
+    tokens,
+    logger: log,
+    bodyLimitBytes: config.bodyLimitBytes,
+  });
+  const rest = await listen(app, config.knowledgePort, config.host, {
+    ...handleOf(extras.listener),
+    intercept: writeFastPath,
+  });
   let adminServer: RunningServer;
   try {
     adminServer = await listen(admin, config.knowledgeAdminPort, config.host, handleOf(extras.adminListener));

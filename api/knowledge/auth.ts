@@ -6,7 +6,11 @@ import { ForbiddenError, UnauthorizedError } from '../../domain/errors.js';
 import { bearerToken } from '../http/bearer.js';
 import { OPEN_TENANT, type TenantTokens, type Permission, type Principal } from './tenant-tokens.js';
 
-const OPEN_PRINCIPAL: Principal = { tenant: OPEN_TENANT, permissions: new Set<Permission>(['read', 'write', 'admin']) };
+/** Every request's principal when the store runs without tokens. */
+export const OPEN_PRINCIPAL: Principal = {
+  tenant: OPEN_TENANT,
+  permissions: new Set<Permission>(['read', 'write', 'admin']),
+};
 
 /** Authenticates every request except `openPaths`; sets `ctx.state.principal`. */
 export function authenticate(

@@ -7,7 +7,7 @@ import { ValidationError } from '../../domain/errors.js';
 import { explainRankRest, type KnowledgeServices } from '../../knowledge/index.js';
 import { requirePermission } from './auth.js';
 import type { KnowledgeMetrics } from './metrics.js';
-import { modeLabel, retrievalLabels } from './metric-labels.js';
+import { retrievalLabels } from './metric-labels.js';
 import {
   validateEdge,
   validateExplainRank,
@@ -15,12 +15,12 @@ import {
   validateRetract,
   validateRetrieve,
   validateSourceLabel,
-  validateWrite,
 } from './request-schemas.js';
 import { applyMode, originScoreParams, present } from './origin-compat.js';
 import { parseTime } from '../../knowledge/core/time.js';
 import { intParam } from './query-params.js';
 import { addWriteBatchRoute } from './write-batch-route.js';
+import { writeOne } from './write-one.js';
 
 function stringParam(ctx: Context, name: string): string | undefined {
   const raw = ctx.query[name];
@@ -34,22 +34,7 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
 
   router.post('/write', async (ctx) => {
     const { tenant } = requirePermission(ctx, 'write');
-    const body = validateWrite(ctx.request.body);
-    if (body.content === '' && body.vector === undefined) {
-      throw new ValidationError('content: must not be empty unless a vector is given (a vector-only write)', {
-        code: 'invalid_request',
-        details: {
-          problems: [
-            { path: 'content', keyword: 'minLength', message: 'content: must not be empty unless a vector is given' },
-          ],
-        },
-      });
-    }
-    ctx.body = await metrics.timeWrite(
-      () => services.writes.write(tenant, ns(ctx), body),
-      (r) => (!r.admitted ? 'rejected' : r.deduplicated ? 'deduplicated' : 'admitted'),
-      modeLabel(services, tenant, ns(ctx)),
-    );
+    ctx.body = await writeOne(services, metrics, tenant, ns(ctx), ctx.request.body);
   });
 
   addWriteBatchRoute(router, services, metrics);

@@ -11,6 +11,7 @@ import type { AuditReceipt } from '../../domain/audit/audit-receipt.js';
 import { ensureAuditKey } from '../../platform/audit/audit-key.js';
 import { ReceiptFile, receiptFile } from '../../platform/audit/receipt-file.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { rawPost as raw } from '../helpers/raw-post.js';
 
 const quiet = { SVC_CAPACITY_CHECK_INTERVAL: 'off' };
 const post = (url: string, json: unknown) => request(url, { method: 'POST', json });
@@ -403,38 +404,6 @@ test('the capacity check runs with the configured minimums and host id and feeds
   t.regex(text, /svc_host_disk_free_bytes \d+/);
   t.regex(text, /svc_host_disk_total_bytes [1-9]\d*/);
 });
-
-/** One raw HTTP/1.1 request, so a test controls Content-Length and chunking. */
-function raw(
-  base: string,
-  path: string,
-  options: { body: string; headers?: Record<string, string>; chunked?: boolean },
-): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: any }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      `${base}${path}`,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          ...(options.chunked ? {} : { 'content-length': String(Buffer.byteLength(options.body)) }),
-          ...options.headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode!, headers: res.headers, body: text === '' ? '' : JSON.parse(text) });
-        });
-      },
-    );
-    req.on('error', reject);
-    if (options.chunked) req.write(options.body.slice(0, 1));
-    req.end(options.chunked ? options.body.slice(1) : options.body);
-  });
-}
 
 test('the ingest fast path takes only a plain POST /api/events and answers as the Koa route does', async (t) => {
   const plane = await startTestControlPlane(

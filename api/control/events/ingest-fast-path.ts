@@ -15,23 +15,18 @@
  * `X-Request-Id` header, the access ring, and the request log line.
  */
 import type http from 'node:http';
-import bourne from '@hapi/bourne';
 import { isAdministrator, type Principal } from '../../../domain/auth/index.js';
 import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import type { AccessRecorder } from '../../../domain/observability/recent-access.js';
 import type { EventService } from '../../../controllers/events/event-service.js';
 import { bearerOfHeader, sha256Hex } from '../../http/bearer.js';
-import { errorResponse } from '../../http/error-middleware.js';
-import { requestIdFor } from '../../http/request-context.js';
+import { answerJsonPost, isPlainJsonPost } from '../../http/json-post-fast-path.js';
 import type { AuditReceipts } from '../../../controllers/audit/audit-receipts.js';
 import { bearerPrincipal, pathNeedsCaller } from '../auth/auth.js';
 import { receiptActor, receiptSubject } from '../audit/receipt-middleware.js';
 import { recordEvent, type RecordEventAnswer } from './record-event.js';
 
 const PATH = '/api/events';
-/** The JSON content types the fast path takes; the body parser takes more, and gets them. */
-const JSON_TYPE = /^application\/json\s*(;\s*charset\s*=\s*"?utf-8"?\s*)?$/i;
-const JSON_HEADER = 'application/json; charset=utf-8';
 
 export interface IngestFastPathOptions {
   readonly events: Pick<EventService, 'emitRecord'>;
@@ -58,7 +53,9 @@ export function eventIngestFastPath(
   });
 
   /** The handler, under a receipt when receipts are on (what `receiptMiddleware` does around the route). */
-  function record(body: unknown, principal: Principal | undefined, requestId: string): Promise<RecordEventAnswer> {
+  function record(parsed: unknown, principal: Principal | undefined, requestId: string): Promise<RecordEventAnswer> {
+    // An empty body or `""` is read as `{}`, as the Koa route's `bodyOf` reads it.
+    const body = parsed === '' ? {} : parsed;
     if (receipts === undefined) return recordEvent(events, body);
     return receipts.guard({
       reservation: { actor: receiptActor(principal, PATH), ...subject, refs: { request: requestId } },
@@ -68,89 +65,19 @@ export function eventIngestFastPath(
     });
   }
 
-  async function answer(
-    res: http.ServerResponse,
-    body: Buffer,
-    principal: Principal | undefined,
-    requestId: string,
-  ): Promise<void> {
-    const started = process.hrtime.bigint();
-    let status: number;
-    let payload: string;
-    let extra: Record<string, string> = {};
-    try {
-      const recorded = await record(parseJson(body), principal, requestId);
-      status = recorded.status;
-      payload = JSON.stringify(recorded.body);
-    } catch (error) {
-      const failed = errorResponse(error);
-      if (failed.status >= 500) {
-        logger.error({ err: error, requestId, method: 'POST', path: PATH }, 'unexpected error');
-        failed.body.error.details.requestId = requestId;
-      }
-      status = failed.status;
-      payload = JSON.stringify(failed.body);
-      extra = failed.headers;
-    }
-    res.writeHead(status, {
-      'X-Request-Id': requestId,
-      'Content-Type': JSON_HEADER,
-      'Content-Length': Buffer.byteLength(payload),
-      ...extra,
-    });
-    res.end(payload);
-    access?.record(status);
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    logger.info({ requestId, method: 'POST', path: PATH, status, ms: Math.round(ms * 100) / 100 }, 'request');
-  }
-
   return (req, res) => {
-    if (req.method !== 'POST' || req.url !== PATH) return false;
-    const headers = req.headers;
-    const length = headers['content-length'];
-    const type = headers['content-type'];
-    if (
-      length === undefined ||
-      !(Number(length) <= options.bodyLimitBytes) ||
-      headers['transfer-encoding'] !== undefined ||
-      headers['content-encoding'] !== undefined ||
-      type === undefined ||
-      !JSON_TYPE.test(type)
-    )
-      return false;
+    if (req.method !== 'POST' || req.url !== PATH || !isPlainJsonPost(req, options.bodyLimitBytes)) return false;
     // Without a caller Koa may still find an edge identity (a receipt's actor): receipts need a bearer.
-    const principal = bearerPrincipal(bearerOfHeader(headers.authorization ?? ''), tokenHash, options.scopedToken);
+    const principal = bearerPrincipal(bearerOfHeader(req.headers.authorization ?? ''), tokenHash, options.scopedToken);
     if ((needsCaller || receipts !== undefined) && !isAdministrator(principal)) return false;
-    const requestId = requestIdFor(headerValue(headers['x-request-id']));
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    // A request cut off before its end has nobody to answer; its socket is gone.
-    req.on('error', () => undefined);
-    req.on('end', () => {
-      void answer(res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), principal, requestId);
-    });
+    answerJsonPost(
+      req,
+      res,
+      PATH,
+      logger,
+      (body, requestId) => record(body, principal, requestId),
+      (status) => access?.record(status),
+    );
     return true;
   };
-}
-
-/** A header as Koa's `ctx.get` reads it: `''` when absent. */
-function headerValue(value: string | string[] | undefined): string {
-  return value === undefined ? '' : Array.isArray(value) ? value.join(', ') : value;
-}
-
-/**
- * The body as the body parser reads a JSON body (co-body with `jsonStrict: false`): UTF-8 without a
- * byte order mark, `{}` when empty, prototype poisoning refused; a syntax error is a 400.
- */
-function parseJson(body: Buffer): unknown {
-  let text = body.toString('utf8');
-  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-  if (text === '') return {};
-  try {
-    const parsed: unknown = bourne.parse(text, { protoAction: 'error' });
-    return parsed === '' ? {} : parsed;
-  } catch (error) {
-    (error as { status?: number }).status = 400;
-    throw error;
-  }
 }
