@@ -7,15 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  DeleteObjectCommand,
-  GetObjectCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-} from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { UnavailableError, ValidationError } from '../../domain/errors.js';
 import type { S3Settings } from './s3-snapshots.js';
+import { putFile } from './put-file.js';
 
 /** Prefix of platform backups in the bucket. */
 export const PLATFORM_BACKUP_PREFIX = 'platform-backups/';
@@ -58,12 +53,7 @@ export class S3PlatformBackups {
   /** Uploads the archive at `file`; returns its key. */
   async upload(bucket: string, file: string): Promise<string> {
     const key = `${PLATFORM_BACKUP_PREFIX}${path.basename(file)}`;
-    const size = fs.statSync(file).size;
-    await this.#call('upload', () =>
-      this.#client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: fs.createReadStream(file), ContentLength: size }),
-      ),
-    );
+    await this.#call('upload', () => putFile(this.#client, bucket, key, file));
     return key;
   }
 

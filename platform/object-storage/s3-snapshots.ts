@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { putFile } from './put-file.js';
 import { UnavailableError, ValidationError } from '../../domain/errors.js';
 import { parseSnapshotName, requireSnapshotName } from '../../domain/snapshots/index.js';
 import type { SnapshotEntry, SnapshotFolder } from '../snapshots/snapshot-folder.js';
@@ -68,13 +69,8 @@ export class S3Snapshots {
   async upload(bucket: string, app: string, folder: SnapshotFolder, filename: string): Promise<RemoteSnapshot> {
     const file = folder.pathOf(filename);
     const key = `${remotePrefix(app)}${filename}`;
-    const size = fs.statSync(file).size;
-    await this.#call('upload', () =>
-      this.#client.send(
-        new PutObjectCommand({ Bucket: bucket, Key: key, Body: fs.createReadStream(file), ContentLength: size }),
-      ),
-    );
-    return { key, filename, sizeBytes: size, lastModified: new Date().toISOString() };
+    const { sizeBytes } = await this.#call('upload', () => putFile(this.#client, bucket, key, file));
+    return { key, filename, sizeBytes, lastModified: new Date().toISOString() };
   }
 
   /** Lists an app's remote snapshots with valid names, newest first. */
