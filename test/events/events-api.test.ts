@@ -11,7 +11,7 @@ import type { AuditReceipt } from '../../domain/audit/audit-receipt.js';
 import { ensureAuditKey } from '../../platform/audit/audit-key.js';
 import { ReceiptFile, receiptFile } from '../../platform/audit/receipt-file.js';
 import { tempDir } from '../helpers/temp-dir.js';
-import { rawPost as raw } from '../helpers/raw-post.js';
+import { fastPathBesideKoa, rawPost as raw } from '../helpers/raw-post.js';
 
 const quiet = { SVC_CAPACITY_CHECK_INTERVAL: 'off' };
 const post = (url: string, json: unknown) => request(url, { method: 'POST', json });
@@ -473,19 +473,7 @@ test('the ingest fast path takes only a plain POST /api/events and answers as th
   t.is((await raw(bareUrl, '/api/events', { body: event('open'), headers: { 'x-receipts': '1' } })).status, 404);
 
   // The same requests on the control plane: the fast path (`/api/events`) beside the Koa route (`?via=koa`).
-  type Answer = Awaited<ReturnType<typeof raw>>;
-  const both = async (options: Parameters<typeof raw>[2]): Promise<[Answer, Answer]> => [
-    await raw(plane.url, '/api/events', options),
-    await raw(plane.url, '/api/events?via=koa', options),
-  ];
-  const same = (label: string, [a, b]: [Answer, Answer], status: number, code?: string, headers: string[] = []) => {
-    t.is(a.status, status, `${label}: ${JSON.stringify(a.body)}`);
-    t.is(b.status, status, `${label} (Koa): ${JSON.stringify(b.body)}`);
-    t.deepEqual(a.body, b.body, label);
-    if (code !== undefined) t.is(a.body.error.code, code, label);
-    for (const name of ['content-type', ...headers]) t.is(a.headers[name], b.headers[name], `${label}: ${name}`);
-    t.deepEqual(Object.keys(a.headers).sort(), Object.keys(b.headers).sort(), `${label}: header names`);
-  };
+  const { both, same } = fastPathBesideKoa(t, plane.url, '/api/events');
   same('bad JSON', await both({ body: '{"type":', headers: auth }), 400, 'invalid_json');
   same(
     'prototype poisoning',

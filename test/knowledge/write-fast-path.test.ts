@@ -2,7 +2,7 @@ import http from 'node:http';
 import test, { type ExecutionContext } from 'ava';
 import { Registry } from 'prom-client';
 import { startHarness } from './knowledge-harness.js';
-import { rawPost } from '../helpers/raw-post.js';
+import { fastPathBesideKoa, rawPost } from '../helpers/raw-post.js';
 import { knowledgeWriteFastPath } from '../../api/knowledge/write-fast-path.js';
 import { KnowledgeMetrics } from '../../api/knowledge/metrics.js';
 import { TenantTokens } from '../../api/knowledge/tenant-tokens.js';
@@ -57,19 +57,7 @@ test('the write fast path takes only a plain POST .../write by a writer, and Koa
   t.is((await rawPost(openUrl, '/v1/namespaces/n/write', { body: write('open') })).status, 200);
 
   // The same requests on the store: the fast path (`.../write`) beside the Koa route (`?via=koa`).
-  type Answer = Awaited<ReturnType<typeof rawPost>>;
-  const both = async (request: Parameters<typeof rawPost>[2]): Promise<[Answer, Answer]> => [
-    await rawPost(h.store.url, '/v1/namespaces/n/write', request),
-    await rawPost(h.store.url, '/v1/namespaces/n/write?via=koa', request),
-  ];
-  const same = (label: string, [a, b]: [Answer, Answer], status: number, code?: string, headers: string[] = []) => {
-    t.is(a.status, status, `${label}: ${JSON.stringify(a.body)}`);
-    t.is(b.status, status, `${label} (Koa): ${JSON.stringify(b.body)}`);
-    t.deepEqual(a.body, b.body, label);
-    if (code !== undefined) t.is(a.body.error.code, code, label);
-    for (const name of ['content-type', ...headers]) t.is(a.headers[name], b.headers[name], `${label}: ${name}`);
-    t.deepEqual(Object.keys(a.headers).sort(), Object.keys(b.headers).sort(), `${label}: header names`);
-  };
+  const { both, same } = fastPathBesideKoa(t, h.store.url, '/v1/namespaces/n/write');
   same('bad JSON', await both({ body: '{"content":', headers: writer }), 400, 'invalid_json');
   same(
     'prototype poisoning',
