@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { UnavailableError, ValidationError } from '../../domain/errors.js';
-import type { S3Settings } from './s3-snapshots.js';
 import { putFile } from './put-file.js';
+import { createS3Client, type S3Settings } from './s3-client.js';
 
 /** Prefix of platform backups in the bucket. */
 export const PLATFORM_BACKUP_PREFIX = 'platform-backups/';
@@ -28,14 +28,7 @@ export class S3PlatformBackups {
   readonly #client: S3Client;
 
   constructor(settings: S3Settings) {
-    this.#client = new S3Client({
-      endpoint: settings.endpoint,
-      region: settings.region ?? 'us-east-1',
-      forcePathStyle: settings.forcePathStyle ?? true,
-      credentials: { accessKeyId: settings.accessKey, secretAccessKey: settings.secretKey },
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    this.#client = createS3Client(settings);
   }
 
   async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {

@@ -6,22 +6,12 @@
 import fs from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
 import { putFile } from './put-file.js';
+import { createS3Client, type S3Settings } from './s3-client.js';
 import { UnavailableError, ValidationError } from '../../domain/errors.js';
 import { parseSnapshotName, requireSnapshotName } from '../../domain/snapshots/index.js';
 import type { SnapshotEntry, SnapshotFolder } from '../snapshots/snapshot-folder.js';
-
-/** How to reach the object store. */
-export interface S3Settings {
-  readonly endpoint: string;
-  readonly accessKey: string;
-  readonly secretKey: string;
-  /** @default us-east-1 */
-  readonly region?: string;
-  /** Path-style addressing (`endpoint/bucket/key`), needed by most self-hosted stores. @default true */
-  readonly forcePathStyle?: boolean;
-}
 
 /** One remote snapshot object. */
 export interface RemoteSnapshot {
@@ -41,16 +31,7 @@ export class S3Snapshots {
   readonly #client: S3Client;
 
   constructor(settings: S3Settings) {
-    this.#client = new S3Client({
-      endpoint: settings.endpoint,
-      region: settings.region ?? 'us-east-1',
-      forcePathStyle: settings.forcePathStyle ?? true,
-      credentials: { accessKeyId: settings.accessKey, secretAccessKey: settings.secretKey },
-      // Many S3-compatible servers do not understand the SDK's default aws-chunked uploads with
-      // checksum trailers (they store the framing as content); send plain bodies.
-      requestChecksumCalculation: 'WHEN_REQUIRED',
-      responseChecksumValidation: 'WHEN_REQUIRED',
-    });
+    this.#client = createS3Client(settings);
   }
 
   async #call<T>(what: string, fn: () => Promise<T>): Promise<T> {
