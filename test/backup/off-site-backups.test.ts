@@ -5,27 +5,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import S3rver from 's3rver';
 import { loadConfig } from '../../platform/config.js';
 import { silentLogger } from '../../platform/logger.js';
 import { S3PlatformBackups } from '../../platform/object-storage/s3-platform-backups.js';
 import { countDatabaseRows } from '../../store/database-check.js';
 import { restorePlatformFromArchive } from '../../wiring/control/platform-backups.js';
 import { backupFixture } from './backup-fixture.js';
+import { startS3Server } from '../helpers/s3-server.js';
 
 test('Verified backups are exported to the bucket with the same retention, and a restore by S3 key brings them back', async (t) => {
   const s3dir = fs.mkdtempSync('/tmp/svc-s3-');
   t.teardown(() => fs.rmSync(s3dir, { recursive: true, force: true }));
-  const server = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    directory: s3dir,
-    silent: true,
-    configureBuckets: [{ name: 'offsite', configs: [] }],
-  });
-  const { port } = (await server.run()) as { port: number };
-  t.teardown(() => server.close());
-  const endpoint = `http://127.0.0.1:${port}`;
+  const { endpoint } = await startS3Server(t, ['offsite'], s3dir);
   const store = new S3PlatformBackups({ endpoint, accessKey: 'S3RVER', secretKey: 'S3RVER' });
   t.teardown(() => store.destroy());
   const fx = await backupFixture(t, undefined, { store, bucket: 'offsite' });

@@ -6,13 +6,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import S3rver from 's3rver';
 import { runSvc, type CliResult } from '../helpers/cli.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { request, startTestControlPlane } from '../helpers/servers.js';
 import { tempDir } from '../helpers/temp-dir.js';
 import { testConfig } from '../helpers/test-config.js';
 import { waitForReconciled } from '../helpers/wait-for.js';
+import { startS3Server } from '../helpers/s3-server.js';
 
 let cluster: PostgresCluster;
 test.before(async () => {
@@ -25,15 +25,7 @@ const git = (cwd: string, ...args: string[]) =>
 
 test('svc snapshots lists, takes, restores, applies retention, exports, lists remote and imports', async (t) => {
   const root = tempDir(t);
-  const s3 = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    directory: path.join(root, 's3'),
-    silent: true,
-    configureBuckets: [{ name: 'backups', configs: [] }],
-  });
-  const s3Port = ((await s3.run()) as { port: number }).port;
-  t.teardown(() => s3.close());
+  const s3Port = (await startS3Server(t, ['backups'], path.join(root, 's3'))).port;
   cluster.psql('CREATE DATABASE shop');
   cluster.psql('CREATE TABLE orders (total integer); INSERT INTO orders VALUES (7)', 'shop');
   const config = testConfig(t, {

@@ -2,28 +2,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import S3rver from 's3rver';
 import { ValidationError } from '../../domain/errors.js';
 import { S3Snapshots } from '../../platform/object-storage/s3-snapshots.js';
 import { SnapshotFolder } from '../../platform/snapshots/snapshot-folder.js';
 import { tempDir } from '../helpers/temp-dir.js';
-
-async function startS3(dir: string): Promise<{ endpoint: string; close: () => Promise<void> }> {
-  const server = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    directory: dir,
-    silent: true,
-    configureBuckets: [{ name: 'backups', configs: [] }],
-  });
-  const address = (await server.run()) as { port: number };
-  return { endpoint: `http://127.0.0.1:${address.port}`, close: () => server.close() };
-}
+import { startS3Server } from '../helpers/s3-server.js';
 
 test('S3Snapshots exports, lists and imports dumps through an S3-compatible server on loopback', async (t) => {
   const root = tempDir(t);
-  const s3 = await startS3(path.join(root, 's3'));
-  t.teardown(() => s3.close());
+  const s3 = await startS3Server(t, ['backups'], path.join(root, 's3'));
   const remote = new S3Snapshots({ endpoint: s3.endpoint, accessKey: 'S3RVER', secretKey: 'S3RVER' });
   t.teardown(() => remote.destroy());
   const source = new SnapshotFolder(path.join(root, 'a'));

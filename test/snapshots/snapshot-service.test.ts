@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import S3rver from 's3rver';
 import { SnapshotService } from '../../controllers/snapshots/snapshot-service.js';
 import { UnprocessableError, ValidationError } from '../../domain/errors.js';
 import type { EventInput } from '../../domain/events/index.js';
@@ -13,6 +12,7 @@ import { openControlStore } from '../../store/open-stores.js';
 import { upsertAppSpec } from '../../store/control/apps.js';
 import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { tempDir } from '../helpers/temp-dir.js';
+import { startS3Server } from '../helpers/s3-server.js';
 
 let cluster: PostgresCluster;
 test.before(async () => {
@@ -57,15 +57,7 @@ test('SnapshotService takes, restores with a safety snapshot, prunes, migrates, 
     generation: 'g2',
   });
 
-  const s3server = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    directory: path.join(root, 's3'),
-    silent: true,
-    configureBuckets: [{ name: 'backups', configs: [] }],
-  });
-  const { port } = (await s3server.run()) as { port: number };
-  t.teardown(() => s3server.close());
+  const { port } = await startS3Server(t, ['backups'], path.join(root, 's3'));
   const s3 = new S3Snapshots({ endpoint: `http://127.0.0.1:${port}`, accessKey: 'S3RVER', secretKey: 'S3RVER' });
   t.teardown(() => s3.destroy());
   const events: EventInput[] = [];

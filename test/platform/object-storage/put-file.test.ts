@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import S3rver from 's3rver';
 import { S3Client } from '@aws-sdk/client-s3';
 import { putFile, uploadRetryable } from '../../../platform/object-storage/put-file.js';
 import { S3PlatformBackups } from '../../../platform/object-storage/s3-platform-backups.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { startS3Server } from '../../helpers/s3-server.js';
 
 /**
  * S3rver on loopback behind a TCP proxy that cuts the connection of the first `cuts` PUT requests
@@ -15,14 +15,7 @@ import { tempDir } from '../../helpers/temp-dir.js';
  */
 async function flakyStore(t: ExecutionContext, cuts: number, sizeBytes = 2 * 1024 * 1024) {
   const root = tempDir(t);
-  const server = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    directory: path.join(root, 's3'),
-    silent: true,
-    configureBuckets: [{ name: 'backups', configs: [] }],
-  });
-  const { port } = (await server.run()) as { port: number };
+  const { port } = await startS3Server(t, ['backups'], path.join(root, 's3'));
   const seen = { puts: 0, cut: 0 };
   const proxy = net.createServer((client) => {
     const upstream = net.connect(port, '127.0.0.1');
@@ -45,10 +38,7 @@ async function flakyStore(t: ExecutionContext, cuts: number, sizeBytes = 2 * 102
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  t.teardown(async () => {
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
-    await server.close();
-  });
+  t.teardown(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
   const endpoint = `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}`;
   const file = path.join(root, 'svc-backup-20260101T000000Z-abcdef.tar');
   const bytes = crypto.randomBytes(sizeBytes);

@@ -5,24 +5,14 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';
-import S3rver from 's3rver';
 import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { getApp } from '../../../store/control/apps.js';
 import { request } from '../../helpers/servers.js';
-import { tempDir } from '../../helpers/temp-dir.js';
 import { git, initAppsRepo, pipelineConfig, startPlane, waitForApp } from '../../pipeline/pipeline-fixture.js';
+import { startS3Server } from '../../helpers/s3-server.js';
 
 test('a plane with the S3 proxy gives a bucket-declaring app its key and enforces its readOnly access', async (t) => {
-  const s3 = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    directory: path.join(tempDir(t), 's3'),
-    silent: true,
-    configureBuckets: [{ name: 'photos', configs: [] }],
-  });
-  const { port } = (await s3.run()) as { port: number };
-  t.teardown(() => s3.close());
-  const endpoint = `http://127.0.0.1:${port}`;
+  const { endpoint } = await startS3Server(t, ['photos']);
   const direct = new S3Client({
     endpoint,
     region: 'us-east-1',

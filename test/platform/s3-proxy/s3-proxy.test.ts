@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import S3rver from 's3rver';
 import { Registry } from 'prom-client';
 import {
   CopyObjectCommand,
@@ -27,6 +26,7 @@ import { S3ProxyKeys, accessKeyIdOf } from '../../../platform/s3-proxy/s3-proxy-
 import { parseAmzDate, parseAuthorization, verifySigV4 } from '../../../platform/s3-proxy/sigv4.js';
 import { silentLogger } from '../../../platform/logger.js';
 import { tempDir } from '../../helpers/temp-dir.js';
+import { startS3Server } from '../../helpers/s3-server.js';
 
 const bucket = (name: string, access: CanonicalBucket['access'], prefix?: string): CanonicalBucket => ({
   name,
@@ -45,15 +45,7 @@ const DECLARED: Record<string, CanonicalBucket[]> = {
 
 async function start(t: ExecutionContext, upstreamSecret = 'S3RVER') {
   const root = tempDir(t);
-  const s3 = new S3rver({
-    port: 0,
-    address: '127.0.0.1',
-    directory: path.join(root, 's3'),
-    silent: true,
-    configureBuckets: ['shared', 'scoped', 'private-b'].map((name) => ({ name, configs: [] })),
-  });
-  const address = (await s3.run()) as { port: number };
-  t.teardown(() => s3.close());
+  const address = await startS3Server(t, ['shared', 'scoped', 'private-b'], path.join(root, 's3'));
   const keys = new S3ProxyKeys(path.join(root, 's3-credentials'));
   const registry = new Registry();
   const proxy = await startS3Proxy({
