@@ -16,7 +16,8 @@ test('GitRefSource exports a ref of the repository, links its node_modules and b
   fs.writeFileSync(
     path.join(repo, 'tsconfig.build.json'),
     JSON.stringify({
-      compilerOptions: { outDir: 'dist', rootDir: '.', module: 'NodeNext', target: 'ES2022', strict: true },
+      // No ambient @types: tsc would load every one of the linked node_modules (5.6 s of CPU a build, 2.2 s without).
+      compilerOptions: { outDir: 'dist', rootDir: '.', module: 'NodeNext', target: 'ES2022', strict: true, types: [] },
       include: ['cli'],
     }),
   );
