@@ -91,7 +91,7 @@ export function answerJsonPost(
 }
 
 /** A header as Koa's `ctx.get` reads it: `''` when absent. */
-export function headerValue(value: string | string[] | undefined): string {
+function headerValue(value: string | string[] | undefined): string {
   return value === undefined ? '' : Array.isArray(value) ? value.join(', ') : value;
 }
 

@@ -8,9 +8,6 @@ import type { ExecutionContext } from 'ava';
 import S3rver from 's3rver';
 import { tempDir } from './temp-dir.js';
 
-/** S3rver's fixed access key and secret. */
-export const S3RVER_CREDENTIALS = { accessKey: 'S3RVER', secretKey: 'S3RVER' } as const;
-
 /** Starts S3rver with `buckets`; resolves with its port and endpoint URL. */
 export async function startS3Server(
   t: ExecutionContext,
