@@ -25,6 +25,7 @@ import { POSTGRES_VARIABLES, type PostgresConfig } from './config-postgres.js';
 import { SNAPSHOT_VARIABLES, type SnapshotConfig } from './config-snapshots.js';
 import { KNOWLEDGE_WORKER_VARIABLES, type KnowledgeWorkerConfig } from './config-knowledge-workers.js';
 import { SCHEDULER_VARIABLES, type SchedulerConfig } from './config-scheduler.js';
+import { CONTAINER_VARIABLES, type ContainerConfig } from './config-containers.js';
 import {
   bool,
   dataPath,
@@ -62,7 +63,8 @@ export interface SvcConfig
     PostgresConfig,
     SnapshotConfig,
     KnowledgeWorkerConfig,
-    SchedulerConfig {
+    SchedulerConfig,
+    ContainerConfig {
   /** Control plane API port. @default 8800 */
   readonly port: number;
   /** Knowledge store REST and GraphQL port. @default 7701 */
@@ -301,6 +303,7 @@ export const VARIABLES = {
   ...SNAPSHOT_VARIABLES,
   ...KNOWLEDGE_WORKER_VARIABLES,
   ...SCHEDULER_VARIABLES,
+  ...CONTAINER_VARIABLES,
 } satisfies { [K in keyof SvcConfig]: VariableSpec<SvcConfig[K]> };
 
 /**

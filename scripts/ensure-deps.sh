@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs when it is absent: npm packages, the PostgreSQL server,
-# promtool and Chromium (Debian packages), git. Safe to run again; does nothing when everything is present.
+# promtool and Chromium (Debian packages), git, the container runtime (podman, runc, the registry,
+# mmdebstrap, skopeo, gpg) and its offline base images. Safe to run again; does nothing when
+# everything is present.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -52,3 +54,13 @@ fi
 if [ ! -x /usr/bin/chromium ]; then
   apt_install chromium
 fi
+
+# The container runtime of the local driver (ADR 0219): podman with runc, the Distribution registry,
+# mmdebstrap for the offline base images (ADR 0222), skopeo and gpg for image signatures (ADR 0223).
+missing=()
+for pair in podman:podman runc:runc docker-registry:docker-registry mmdebstrap:mmdebstrap skopeo:skopeo gpg:gpg; do
+  command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+done
+if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}" uidmap; fi
+# The base images the container tests and sample apps build FROM: built once per machine, cached.
+bash scripts/base-images.sh

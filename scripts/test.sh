@@ -47,6 +47,8 @@ echo "== tests"
 # test/helpers/cli.ts; ADR 0158). Files named on the command line are test/… sources: their
 # compiled copies run.
 export SVC_FROM_SOURCE=0
+# Platforms the tests start run apps as host processes unless a test asks for containers (ADR 0219).
+export SVC_CONTAINER_RUNTIME="${SVC_CONTAINER_RUNTIME:-native}"
 files=()
 for arg in "$@"; do
   case "$arg" in

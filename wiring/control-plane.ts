@@ -26,6 +26,7 @@ import type { EventServices } from './control/event-services.js';
 import { startEventApi } from './control/event-api.js';
 import type { Deploys } from '../controllers/pipeline/index.js';
 import { startDeploys } from './control/deploys.js';
+import { startContainers, type ContainerWiring } from './control/containers.js';
 import { deployRouters } from '../api/control/operations/deploy-api.js';
 import { GatewayScale } from '../controllers/routing/gateway-scale.js';
 import type { Autoscaler } from '../controllers/scaling/autoscaler.js';
@@ -170,6 +171,15 @@ export async function startControlPlane(
     throw error;
   }
   const infrastructure = appInfrastructure({ appDatabases, s3Proxy, identities });
+  let containers: ContainerWiring;
+  try {
+    containers = await startContainers(config, config.dataDir, log);
+  } catch (error) {
+    await s3Proxy?.proxy.close();
+    store.db.close();
+    await database.managed?.close();
+    throw error;
+  }
   const reconcilers = await startReconcilers({
     db: store.db,
     ...(infrastructure ? { infrastructure } : {}),
@@ -180,6 +190,7 @@ export async function startControlPlane(
     logs,
     ...(identities ? { identities } : {}),
     scheduler: schedulerDriverOf(config),
+    ...(containers.runtime ? { containers: containers.runtime } : {}),
   });
   // A deleted app's user and files go after a grace period, unless its volumes hold data (ADR 0191).
   const retirement = startAppRetirement(config, { db: store.db, dataDir: hosted.path, identities, logger: log });
@@ -246,6 +257,7 @@ export async function startControlPlane(
     healthyTimeoutMs: config.deployHealthyTimeoutMs,
     testTimeoutMs: config.deployTestTimeoutMs,
     route: (app) => routing.routeApp(app),
+    ...(containers.images ? { images: containers.images } : {}),
   });
   const recentAccess = new RecentAccessRing();
   const functions = new FunctionService({
@@ -434,7 +446,12 @@ export async function startControlPlane(
     store.db.close();
     // Last: operations and apps' reconciles that use it have stopped. Across a restart by the host
     // agent it keeps running: apps keep their connections, and the next API adopts it.
-    if (restart) database.managed?.release();
-    else await database.managed?.close();
+    if (restart) {
+      database.managed?.release();
+      containers.release();
+    } else {
+      await database.managed?.close();
+      await containers.close();
+    }
   }
 }

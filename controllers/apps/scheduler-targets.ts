@@ -9,12 +9,15 @@ export class SchedulerTargets {
   private readonly opened = new Map<string, Promise<Scheduler>>();
 
   /**
-   * @param runsImages true when the driver runs container images (kubernetes): image releases are
-   *   then translated to image tasks instead of being refused as not runnable on the host.
+   * @param runsImages true when the driver runs container images (kubernetes, or the local driver
+   *   with containers): image releases are then translated to image tasks instead of being refused
+   *   as not runnable on the host.
+   * @param onHost true when the driver runs apps on this host (its free memory is their room).
    */
   constructor(
     private readonly open: (region: string) => Promise<Scheduler>,
     readonly runsImages = false,
+    readonly onHost = !runsImages,
   ) {}
 
   /** The scheduler of `region` (opened on first use). */

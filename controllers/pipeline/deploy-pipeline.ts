@@ -42,6 +42,7 @@ import {
   cloneStep,
   inspectSource,
   testStep,
+  verifyBuildImage,
 } from './source-steps.js';
 
 /** Creates the three pipeline handlers. */
@@ -220,7 +221,7 @@ async function runStep(
         secretsDir: path.join(deps.dataDir, 'secrets', state.app),
         ...(deps.allowedSignersFile !== undefined ? { allowedSignersFile: deps.allowedSignersFile } : {}),
         scheduler: () => deps.targets.get(),
-        hostDriver: !deps.targets.runsImages,
+        hostDriver: deps.targets.onHost,
       });
       return { message: `${result.message}; ${admitted}` };
     }
@@ -237,6 +238,11 @@ async function runStep(
     }
     case 'build': {
       assertBuildAllowed(state.spec, deps.profile);
+      // The production profile runs an image only when it is signed and bound to the resolved commit.
+      const verified =
+        deps.profile === 'production' && state.spec.build.image !== undefined && deps.verifyImage
+          ? await verifyBuildImage(deps.verifyImage, state.spec.build.image, requireCommit(state))
+          : '';
       const result = await buildStep(
         deps.builder,
         state.app,
@@ -254,7 +260,7 @@ async function runStep(
         updateDeployment(db, state.deployment.id, {
           release: { commit: state.release.commit, dir: state.release.dir },
         });
-      return { message: result.message };
+      return { message: `${result.message}${verified}` };
     }
     case 'test': {
       const command = state.spec.build.test ?? '';

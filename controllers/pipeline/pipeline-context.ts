@@ -23,6 +23,11 @@ export interface PipelineDependencies {
   /** The app controller: submit = record the release and reconcile the app. */
   readonly appController: Controller;
   readonly builder: ReleaseBuilder;
+  /**
+   * Verifies a `build.image` by digest: signed by a key the platform trusts, built from the resolved
+   * commit (ADR 0223); undefined where no container runtime runs.
+   */
+  readonly verifyImage?: (image: string, commit: string) => Promise<void>;
   readonly events: EventEmitterPort;
   readonly logger: Logger;
   /** Deadline of the healthy step. @default 120000 */

@@ -234,3 +234,25 @@ export function cleanupStep(workDir: string, releasesDir: string, keep: Readonly
     message: `removed temporary files${removed.length > 0 ? ` and ${removed.length} old release(s) (${removed.join(', ')})` : ''}; kept ${keep.size} release(s) for rollback`,
   };
 }
+
+/**
+ * Verifies the production profile's `build.image` (ADR 0223): signed by a key the platform trusts,
+ * built from `commit`. Refusals fail the step with their own code (`image_signature_invalid`,
+ * `image_revision_mismatch`, `image_not_found`); returns what the step's message adds.
+ */
+export async function verifyBuildImage(
+  verify: (image: string, commit: string) => Promise<void>,
+  image: string,
+  commit: string,
+): Promise<string> {
+  try {
+    await verify(image, commit);
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    throw new StepFailure(`build.image refused: ${(error as Error).message}`, undefined, {
+      code: typeof code === 'string' ? code : 'image_refused',
+      cause: error,
+    });
+  }
+  return `; signature verified, built from ${commit.slice(0, 12)}`;
+}

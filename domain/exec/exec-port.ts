@@ -17,6 +17,8 @@ export interface ExecTarget {
   readonly env: Readonly<Record<string, string>>;
   /** True when the command enters the task's mount namespace and switches to its user (the platform is root). */
   readonly isolated: boolean;
+  /** The container the task runs in (ADR 0219): the command runs there through the engine, as its user. */
+  readonly container?: { readonly name: string; readonly program: string };
 }
 
 /** Terminal size in character cells. */

@@ -23,9 +23,39 @@ function ids(status: string, name: string): number[] {
   return (new RegExp(`^${name}:[ \\t]*(.*)$`, 'm').exec(status)?.[1] ?? '').split(/\s+/).filter(Boolean).map(Number);
 }
 
+/**
+ * The container a task's leader runs, from its command line: an attached `podman … run --name
+ * svc-<allocation> … --user U:G` (ADR 0219), possibly under the shell that records a batch task's
+ * exit; undefined for a host process.
+ */
+export function containerOfLeader(
+  argv: readonly string[],
+): { name: string; program: string; uid: number; gid: number } | undefined {
+  const program = argv.find((arg) => /(^|\/)podman$/.test(arg));
+  const at = program === undefined ? -1 : argv.indexOf(program);
+  if (program === undefined || !argv.slice(at).includes('run')) return undefined;
+  const name = argv[argv.indexOf('--name', at) + 1];
+  if (argv.indexOf('--name', at) < 0 || name === undefined || !name.startsWith('svc-')) return undefined;
+  const user = /^(\d+):(\d+)$/.exec(argv[argv.indexOf('--user', at) + 1] ?? '');
+  return { name, program, uid: user ? Number(user[1]) : 0, gid: user ? Number(user[2]) : 0 };
+}
+
 /** Reads the target of `pid` from /proc; undefined when the process is gone. */
 export function readExecTarget(pid: number, isolated = process.getuid?.() === 0): ExecTarget | undefined {
   try {
+    const container = containerOfLeader(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0'));
+    // A container's environment, folder and user are its own: the engine applies them.
+    if (container)
+      return {
+        pid,
+        uid: container.uid,
+        gid: container.gid,
+        groups: [],
+        cwd: '/',
+        env: {},
+        isolated,
+        container: { name: container.name, program: container.program },
+      };
     const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
     const environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
     const cwd = fs.readlinkSync(`/proc/${pid}/cwd`);
@@ -49,8 +79,26 @@ export function readExecTarget(pid: number, isolated = process.getuid?.() === 0)
 }
 
 /** The program and arguments that run `argv` in `target`, and the folder to start them in. */
-export function execArgv(target: ExecTarget, argv: readonly string[]): { file: string; args: string[]; cwd: string } {
+export function execArgv(
+  target: ExecTarget,
+  argv: readonly string[],
+  tty = false,
+): { file: string; args: string[]; cwd: string } {
   if (argv.length === 0) throw new Error('execArgv: empty command');
+  if (target.container)
+    return {
+      file: target.container.program,
+      args: [
+        'exec',
+        '--interactive',
+        ...(tty ? ['--tty'] : []),
+        '--user',
+        `${target.uid}:${target.gid}`,
+        target.container.name,
+        ...argv,
+      ],
+      cwd: '/',
+    };
   if (!target.isolated) return { file: argv[0]!, args: argv.slice(1), cwd: target.cwd };
   const groups = target.groups.length > 0 ? ['--groups', target.groups.join(',')] : ['--clear-groups'];
   return {
@@ -115,14 +163,17 @@ export class LocalExec implements ExecPort {
   }
 
   spawnPty(target: ExecTarget, argv: readonly string[], size: TerminalSize): PtyProcess {
-    const { file, args, cwd } = execArgv(target, argv);
+    const { file, args, cwd } = execArgv(target, argv, true);
     return ptyProcess(
       pty.spawn(file, args, {
         name: 'xterm-256color',
         cols: size.cols,
         rows: size.rows,
         cwd,
-        env: { ...target.env, TERM: 'xterm-256color' },
+        env: {
+          ...(target.container ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : target.env),
+          TERM: 'xterm-256color',
+        },
       }),
     );
   }
@@ -134,7 +185,8 @@ export class LocalExec implements ExecPort {
   ): Promise<ExecResult> {
     const { file, args, cwd } = execArgv(target, argv);
     return new Promise((resolve) => {
-      const child = spawn(file, args, { cwd, env: { ...target.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      const env = target.container ? { PATH: process.env.PATH ?? '/usr/bin:/bin' } : { ...target.env };
+      const child = spawn(file, args, { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
       const out = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
       const sizes = { stdout: 0, stderr: 0 };
       let truncated = false;

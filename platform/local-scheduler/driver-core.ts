@@ -80,6 +80,7 @@ export class DriverCore {
         ...(options.appSecretsDir ? { appSecretsRoot: options.appSecretsDir } : {}),
       },
       cpuWeights,
+      ...(options.containers ? { containers: options.containers } : {}),
       logger: this.logger,
       registry: options.registry,
       hostVolumes: options.hostVolumes ?? {},

@@ -9,6 +9,7 @@ import type { LogSink } from '../../domain/logs/index.js';
 import type { HostVolume } from './tasks/task-environment.js';
 import type { AppIdentities } from './isolation/app-identity.js';
 import type { PrivateMounts, TaskLimits } from './tasks/task-sandbox.js';
+import type { ContainerRuntime } from './containers/container-runtime.js';
 
 /** Options of the local driver. */
 export interface LocalSchedulerOptions {
@@ -63,4 +64,9 @@ export interface LocalSchedulerOptions {
    * Without Perl, or with false, tasks are spawned from this process. @default true
    */
   readonly spawnHelper?: boolean;
+  /**
+   * Runs tasks that name an image as podman containers (ADR 0219); undefined: image tasks are
+   * refused and only host processes run.
+   */
+  readonly containers?: ContainerRuntime;
 }

@@ -69,7 +69,7 @@ export class LocalScheduler implements Scheduler {
   /** Submits a job; durations are normalized to whole milliseconds first (see `normalizeJob`). */
   async submitJob(job: JobSpec): Promise<SubmitResult> {
     const normalized = normalizeJob(job);
-    validateJobForLocalDriver(normalized, this.#core.ctx.hostVolumes);
+    validateJobForLocalDriver(normalized, this.#core.ctx.hostVolumes, this.#core.ctx.containers !== undefined);
     traceMark('driver:submit');
     return this.#exclusive(() => this.#submit(normalized));
   }
@@ -141,7 +141,7 @@ export class LocalScheduler implements Scheduler {
         ...job.spec,
         taskGroups: job.spec.taskGroups.map((g) => (g.name === taskGroup ? { ...g, count } : g)),
       };
-      validateJobForLocalDriver(spec, this.#core.ctx.hostVolumes);
+      validateJobForLocalDriver(spec, this.#core.ctx.hostVolumes, this.#core.ctx.containers !== undefined);
       return (await this.#submit(spec)).outcome;
     });
   }

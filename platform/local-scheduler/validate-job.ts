@@ -12,7 +12,11 @@ const ID = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}$/;
 const JOB_ID = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,127}(@[a-zA-Z0-9][a-zA-Z0-9._-]{0,62})?$/;
 
 /** Throws `ValidationError` naming the field when the local driver cannot run `job`. */
-export function validateJobForLocalDriver(job: JobSpec, hostVolumes: Readonly<Record<string, HostVolume>>): void {
+export function validateJobForLocalDriver(
+  job: JobSpec,
+  hostVolumes: Readonly<Record<string, HostVolume>>,
+  runsImages = false,
+): void {
   if (!JOB_ID.test(job.id))
     throw new ValidationError(
       `job.id: "${job.id}" must be 1-128 letters, digits, ".", "_" or "-", optionally followed by @<region>`,
@@ -27,13 +31,16 @@ export function validateJobForLocalDriver(job: JobSpec, hostVolumes: Readonly<Re
     if (!Number.isInteger(group.count) || group.count < 0)
       throw new ValidationError(`${at}.count: ${group.count} must be a non-negative integer`);
     const task = group.task;
-    if (task.image !== undefined && task.command === undefined) {
+    if (task.image !== undefined && !runsImages) {
       throw new ValidationError(
-        `${at}.task.image: "${task.image}" is a container image; the local driver runs host processes from a native release and cannot run images (use a container-engine or kubernetes driver, or build the repo natively)`,
+        `${at}.task.image: "${task.image}" is a container image, and this local driver runs no containers (no container engine answers, or SVC_CONTAINER_RUNTIME=native; see \`svc doctor\`)`,
         { code: 'image_not_supported' },
       );
     }
-    if (
+    if (task.image !== undefined) {
+      if (task.image === '' || /\s/.test(task.image))
+        throw new ValidationError(`${at}.task.image: "${task.image}" is not an image reference`);
+    } else if (
       task.command === undefined ||
       (Array.isArray(task.command) && task.command.length === 0) ||
       task.command === ''

@@ -16,4 +16,3 @@ export { parseDockerfile, parseKeyValues, substitute } from './dockerfile.js';
 export type { DockerInstruction } from './dockerfile.js';
 export { effectiveCommand, hostPathFor, planNativeBuild } from './native-build-plan.js';
 export type { NativeBuildPlan, NativeRunStep } from './native-build-plan.js';
-export { ContainerEngine, buildImage, detectContainerEngine } from './container-engine.js';

@@ -14,7 +14,8 @@ import { BuildError } from '../errors.js';
 import type { Duration } from '../../domain/scheduler/index.js';
 import { exportCommit, hasFolder, mirrorRepository, resolveCommit } from '../git/index.js';
 import { silentLogger } from '../logger.js';
-import { buildImage, detectContainerEngine, type ContainerEngine } from './container-engine.js';
+import type { ImageBuilder } from '../containers/image-builder.js';
+import { IMAGE_REVISION_LABEL } from '../containers/image-signature.js';
 import { parseDockerfile } from './dockerfile.js';
 import { effectiveCommand, hostPathFor, planNativeBuild, type NativeRunStep } from './native-build-plan.js';
 import { readReleaseManifest, RELEASE_APP_DIR, RELEASE_MANIFEST, type ReleaseManifest } from './release-manifest.js';
@@ -25,8 +26,13 @@ export interface ReleaseBuilderOptions {
   readonly dataDir: string;
   /** @default silent */
   readonly logger?: Logger;
-  /** `auto` builds an image when podman or docker answers `info`, natively otherwise. @default auto */
-  readonly engine?: 'auto' | 'native' | ContainerEngine;
+  /**
+   * Builds Dockerfiles into images and pushes them to the managed registry (ADR 0219); undefined:
+   * every release is native (the Dockerfile honoured on the host, ADR 0043).
+   */
+  readonly images?: ImageBuilder;
+  /** `native` builds natively even with {@link images} (an operator's or an app's choice). @default container when images are given */
+  readonly engine?: 'native' | 'container';
   /** Limit of one RUN step. @default 10 minutes */
   readonly runTimeout?: Duration;
 }
@@ -44,6 +50,10 @@ export interface BuildReleaseRequest {
   readonly image?: string;
   /** Values for the Dockerfile's ARGs. */
   readonly buildArgs?: Readonly<Record<string, string>>;
+  /** Build this release natively even where images are built (the operator's or the app's choice). */
+  readonly native?: boolean;
+  /** Each line of a container build's output, as it comes. */
+  readonly onBuildLine?: (line: string) => void;
   /**
    * Build context inside the repository (e.g. the app's folder in the apps repository); the release
    * holds only this folder and `dockerfile` is relative to it. @default the repository root
@@ -74,7 +84,6 @@ export class ReleaseBuilder {
   readonly #logger: Logger;
   readonly #inFlight = new Map<string, Promise<Release>>();
   readonly #mirrorQueues = new Map<string, Promise<unknown>>();
-  #engine: Promise<ContainerEngine | undefined> | undefined;
 
   constructor(options: ReleaseBuilderOptions) {
     this.#options = options;
@@ -220,18 +229,22 @@ export class ReleaseBuilder {
     hasSource: boolean,
   ): Promise<ReleaseManifest> {
     const base = { app: request.app, commit, createdAt: new Date().toISOString() };
+    const images = request.native === true || this.#options.engine === 'native' ? undefined : this.#options.images;
     if (request.image !== undefined) {
+      // Where images run, the image is pulled now: a missing one fails the build, not the start.
+      const config = images ? await images.pull(request.image) : undefined;
       return {
         ...base,
         workdir: null,
         env: {},
-        command: null,
-        entrypoint: null,
+        command: config ? effectiveCommand(config.entrypoint, config.cmd) : null,
+        entrypoint: config?.entrypoint ?? null,
         image: request.image,
         builder: 'external-image',
         dockerfile: null,
-        exposedPorts: [],
-        notes: [`build.image ${request.image} recorded as is; the local driver cannot run images`],
+        exposedPorts: config?.exposedPorts ?? [],
+        ...(config ? { user: config.user, revision: config.labels[IMAGE_REVISION_LABEL] ?? null } : {}),
+        notes: images ? [] : [`build.image ${request.image} recorded as is; this host runs no containers`],
       };
     }
     if (!hasSource) throw new ValidationError(`release ${request.app}: nothing to build without repo.url`);
@@ -245,20 +258,27 @@ export class ReleaseBuilder {
     const buildArgs = request.buildArgs ?? {};
     const plan = planNativeBuild(parseDockerfile(fs.readFileSync(dockerfilePath, 'utf8')), buildArgs);
     const command = effectiveCommand(plan.entrypoint, plan.cmd);
-    const engine = await this.#chooseEngine();
-    if (engine) {
-      const image = `${request.app}:${commit}`;
-      await buildImage(engine, appDir, dockerfilePath, image, buildArgs);
+    if (images) {
+      const built = await images.build({
+        app: request.app,
+        commit,
+        contextDir: appDir,
+        dockerfile: dockerfilePath,
+        buildArgs,
+        ...(request.onBuildLine ? { onLine: request.onBuildLine } : {}),
+      });
       return {
         ...base,
         workdir: null,
         env: plan.env,
-        command,
-        entrypoint: plan.entrypoint,
-        image,
-        builder: engine,
+        command: effectiveCommand(built.config.entrypoint, built.config.cmd),
+        entrypoint: built.config.entrypoint,
+        image: built.image,
+        builder: 'podman',
         dockerfile,
-        exposedPorts: plan.exposedPorts,
+        exposedPorts: built.config.exposedPorts,
+        user: built.config.user,
+        revision: commit,
         notes: [],
       };
     }
@@ -283,14 +303,6 @@ export class ReleaseBuilder {
       user: plan.user,
       notes,
     };
-  }
-
-  #chooseEngine(): Promise<ContainerEngine | undefined> {
-    const choice = this.#options.engine ?? 'auto';
-    if (choice === 'native') return Promise.resolve(undefined);
-    if (choice !== 'auto') return Promise.resolve(choice);
-    this.#engine ??= detectContainerEngine();
-    return this.#engine;
   }
 
   async #run(

@@ -39,6 +39,8 @@ export interface ReleaseManifest {
   readonly exposedPorts: readonly string[];
   /** The Dockerfile's `USER`; absent or null without one (and in releases built before it was recorded). */
   readonly user?: string | null;
+  /** The image's `org.opencontainers.image.revision` label, for image releases that have one. */
+  readonly revision?: string | null;
   /** What the builder ignored or approximated, for operators. */
   readonly notes: readonly string[];
 }
@@ -74,7 +76,7 @@ export interface ReleaseLaunch {
 export function releaseLaunch(releaseDir: string, manifest: ReleaseManifest, commandOverride?: string): ReleaseLaunch {
   if (manifest.builder !== 'native' || manifest.workdir === null) {
     throw new ValidationError(
-      `release ${manifest.app}@${manifest.commit}: built as image ${String(manifest.image)} by ${manifest.builder}; the local driver runs host processes and cannot run images`,
+      `release ${manifest.app}@${manifest.commit}: built as image ${String(manifest.image)} by ${manifest.builder}; this host runs no containers (see \`svc doctor\`), so the image cannot run here`,
       { code: 'image_not_supported' },
     );
   }

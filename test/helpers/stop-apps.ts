@@ -9,6 +9,7 @@ import { LocalRegistry } from '../../platform/local-registry/index.js';
 import { LocalScheduler } from '../../platform/local-scheduler/index.js';
 import { silentLogger } from '../../platform/logger.js';
 import type { SvcConfig } from '../../platform/config.js';
+import { Podman } from '../../platform/containers/podman.js';
 
 /** Closes `plane`, then stops and forgets every job its local drivers still run. */
 export async function closePlaneAndStopApps(plane: ControlPlane, config: SvcConfig): Promise<void> {
@@ -29,6 +30,17 @@ export async function stopAppsIn(dataDir: string): Promise<void> {
       registry: new LocalRegistry(),
       logger: silentLogger(),
       region: dataDir === config.dataDir ? 'local' : path.basename(dataDir),
+      // Containers ran where the plane had a registry: their drains also remove them (ADR 0219).
+      ...(fs.existsSync(path.join(config.dataDir, 'registry'))
+        ? {
+            containers: {
+              podman: new Podman(),
+              network: 'host' as const,
+              limits: { nofile: 1024, nproc: 1024 },
+              cgroupParentRoot: '/svc-allocs',
+            },
+          }
+        : {}),
     });
     for (const job of await scheduler.listJobs())
       await scheduler.stopJob(job.spec.id, { purge: true }).catch(() => undefined);

@@ -19,6 +19,8 @@ export function testConfig(t: ExecutionContext, env: Record<string, string> = {}
     SVC_APPS_DIR: `${root}/apps`,
     SVC_LOG_LEVEL: 'silent',
     SVC_POSTGRES_MANAGED: 'false',
+    // Host processes unless a test asks for containers (ADR 0219): container tests set podman.
+    SVC_CONTAINER_RUNTIME: 'native',
     ...env,
   });
 }

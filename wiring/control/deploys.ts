@@ -20,6 +20,7 @@ import type { PipelineDependencies } from '../../controllers/pipeline/pipeline-c
 import { releaseInFlightIdempotencyKeys } from '../../store/control/idempotency.js';
 import type { Deploys } from '../../controllers/pipeline/deploys.js';
 import type { AuditReceipts } from '../../controllers/audit/audit-receipts.js';
+import type { ImageBuilder } from '../../platform/containers/image-builder.js';
 
 /** Options of `startDeploys`. */
 export interface StartDeploysOptions {
@@ -46,6 +47,8 @@ export interface StartDeploysOptions {
   readonly route?: PipelineDependencies['route'];
   /** Audit receipts reserved before each mutating operation (production profile, ADR 0187). */
   readonly receipts?: AuditReceipts;
+  /** Builds Dockerfiles into images in the managed registry (ADR 0219); undefined: native releases. */
+  readonly images?: ImageBuilder;
   /** Extra handlers (snapshots, restores, migrations) registered before the worker starts. */
   readonly register?: (handlers: OperationHandlers, wake: () => void) => void;
 }
@@ -77,7 +80,14 @@ export function startDeploys(options: StartDeploysOptions): Deploys {
     targets: options.reconcilers.targets,
     registry: options.reconcilers.registry,
     appController: options.reconcilers.appController,
-    builder: new ReleaseBuilder({ dataDir: options.dataDir, logger: log, engine: 'native' }),
+    builder: new ReleaseBuilder({
+      dataDir: options.dataDir,
+      logger: log,
+      ...(options.images ? { images: options.images } : {}),
+    }),
+    ...(options.images
+      ? { verifyImage: (image: string, commit: string) => options.images!.verify(image, commit) }
+      : {}),
     events: options.events,
     logger: log,
     ...(options.healthyTimeoutMs !== undefined ? { healthyTimeoutMs: options.healthyTimeoutMs } : {}),

@@ -17,6 +17,7 @@ import { createAppReconciler, type InfrastructureSettings } from '../../controll
 import { createSpecReconciler } from '../../controllers/apps/spec-reconciler.js';
 import { LOCAL_REGION } from '../../domain/scheduler/index.js';
 import { SchedulerTargets } from '../../controllers/apps/scheduler-targets.js';
+import type { ContainerRuntime } from '../../platform/local-scheduler/containers/container-runtime.js';
 import type { GatewayScale } from '../../controllers/routing/gateway-scale.js';
 
 export interface ReconcilersOptions {
@@ -40,6 +41,8 @@ export interface ReconcilersOptions {
   readonly logs?: LogSink;
   /** Who the local driver runs apps as (ADR 0047). @default detected: each app's own user when root */
   readonly identities?: AppIdentities;
+  /** Runs image releases as podman containers on the local driver (ADR 0219). @default host processes only */
+  readonly containers?: ContainerRuntime;
 }
 
 /** Which driver runs apps: host processes, or a Kubernetes cluster (a region uses the kubeconfig context of its name when there is one). */
@@ -86,36 +89,41 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
   const driver = options.scheduler ?? { driver: 'local' };
   // eslint-disable-next-line prefer-const
   let appController: Controller;
-  const targets = new SchedulerTargets(async (region) => {
-    // The Kubernetes client is 800 module files: loaded only when that driver is chosen.
-    const kubernetes =
-      driver.driver === 'kubernetes' ? await import('../../platform/kubernetes-scheduler/index.js') : undefined;
-    const scheduler =
-      kubernetes && driver.driver === 'kubernetes'
-        ? await kubernetes.KubernetesScheduler.open({
-            kubeConfig: kubernetes.kubeConfigForRegion(
-              { ...(driver.kubeconfig !== undefined ? { kubeconfigPath: driver.kubeconfig } : {}) },
+  const targets = new SchedulerTargets(
+    async (region) => {
+      // The Kubernetes client is 800 module files: loaded only when that driver is chosen.
+      const kubernetes =
+        driver.driver === 'kubernetes' ? await import('../../platform/kubernetes-scheduler/index.js') : undefined;
+      const scheduler =
+        kubernetes && driver.driver === 'kubernetes'
+          ? await kubernetes.KubernetesScheduler.open({
+              kubeConfig: kubernetes.kubeConfigForRegion(
+                { ...(driver.kubeconfig !== undefined ? { kubeconfigPath: driver.kubeconfig } : {}) },
+                region,
+              ),
+              namespace: driver.namespace,
+              registry,
               region,
-            ),
-            namespace: driver.namespace,
-            registry,
-            region,
-            logger: log.child({ driver: 'kubernetes', region }),
-          })
-        : await LocalScheduler.open({
-            dataDir: regionDataDir(options.dataDir, region),
-            registry,
-            logger: log.child({ driver: 'local', region }),
-            region,
-            releasesDir: path.join(options.dataDir, 'releases'),
-            appSecretsDir: path.join(options.dataDir, 'secrets'),
-            ...(options.identities ? { identities: options.identities } : {}),
-            ...(options.logs ? { logs: options.logs } : {}),
-          });
-    schedulers.push(scheduler);
-    unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));
-    return scheduler;
-  }, driver.driver === 'kubernetes');
+              logger: log.child({ driver: 'kubernetes', region }),
+            })
+          : await LocalScheduler.open({
+              dataDir: regionDataDir(options.dataDir, region),
+              registry,
+              logger: log.child({ driver: 'local', region }),
+              region,
+              releasesDir: path.join(options.dataDir, 'releases'),
+              appSecretsDir: path.join(options.dataDir, 'secrets'),
+              ...(options.identities ? { identities: options.identities } : {}),
+              ...(options.logs ? { logs: options.logs } : {}),
+              ...(options.containers ? { containers: options.containers } : {}),
+            });
+      schedulers.push(scheduler);
+      unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));
+      return scheduler;
+    },
+    driver.driver === 'kubernetes' || options.containers !== undefined,
+    driver.driver !== 'kubernetes',
+  );
   appController = new Controller(
     createAppReconciler({
       db: options.db,

@@ -16,6 +16,10 @@ import type { RunnerContext, RunOutcome } from './runner-context.js';
 import { treeRssBytes, TreeCpuSampler } from '../tasks/task-tree-usage.js';
 import { DEFAULT_RESTART_WINDOW_MS, mayRestart, RestartBackoff } from './restart-policy.js';
 import { drainTree } from '../tasks/tree-drain.js';
+import { ContainerUsage } from '../containers/container-usage.js';
+import { finishContainer, removeContainer } from '../containers/container-exit.js';
+import { cgroupParent } from '../containers/container-cgroup.js';
+import type { ContainerRuntime } from '../containers/container-runtime.js';
 
 const MAX_EVENTS = 25;
 
@@ -38,11 +42,23 @@ export class AllocationRunner {
   readonly #services: AllocationServices;
   #runStartedMs = 0;
   readonly #backoff = new RestartBackoff();
+  /** The container runtime when this allocation's task names an image (ADR 0219). */
+  readonly #containers: ContainerRuntime | undefined;
+  readonly #containerUsage: ContainerUsage | undefined;
 
   constructor(record: AllocationRecord, ctx: RunnerContext) {
     this.record = record;
     this.#ctx = ctx;
     this.#services = new AllocationServices(record, ctx);
+    this.#containers = record.group.task.image !== undefined ? ctx.containers : undefined;
+    const containers = this.#containers;
+    this.#containerUsage = containers
+      ? new ContainerUsage(
+          record.dir,
+          containers.cgroupMount,
+          containers.cgroupParentRoot !== undefined ? cgroupParent(containers.cgroupParentRoot, record.id) : undefined,
+        )
+      : undefined;
   }
 
   /** True while the allocation restarts its task on exit (a service group allocation). */
@@ -81,19 +97,35 @@ export class AllocationRunner {
       if (!info || info.state === 'Z' || info.startTime !== rec.task.pidStartTime) {
         this.#adopted = false;
         const recorded = this.restartsOnExit ? undefined : readRecordedExit(allocationPaths(rec.dir).exitStatus);
-        if (recorded !== undefined) this.#onLeaderExit(recorded, null);
+        const leader = {};
+        this.#leader = leader;
+        if (recorded !== undefined) this.#leaderExited(leader, recorded, null);
         else
-          this.#onLeaderExit(null, null, 'exit status unknown: the process was re-adopted, not a child of this driver');
+          this.#leaderExited(
+            leader,
+            null,
+            null,
+            'exit status unknown: the process was re-adopted, not a child of this driver',
+          );
         return;
       }
     }
-    const rss = treeRssBytes(pid, table, byPid);
+    const usage = this.#containerUsage;
+    // A container's memory is its cgroup's, and its limit the kernel's (the client holds none of it).
+    const rss = usage ? usage.rssBytes() : treeRssBytes(pid, table, byPid);
+    if (rss === undefined) return;
     rec.memory.currentRssBytes = rss;
     rec.memory.peakRssBytes = Math.max(rec.memory.peakRssBytes, rss);
     rec.memory.sampledAt = new Date().toISOString();
-    const cpu = this.#cpu.sample(pid, table, byPid);
+    const cpu = usage ? usage.cpu() : this.#cpu.sample(pid, table, byPid);
     if (cpu !== undefined) rec.cpu = cpu;
-    if (rss > rec.memory.limitBytes && this.#exitReason === undefined && !this.#stopping && !this.#restarting) {
+    if (
+      !usage &&
+      rss > rec.memory.limitBytes &&
+      this.#exitReason === undefined &&
+      !this.#stopping &&
+      !this.#restarting
+    ) {
       this.#exitReason = 'oom';
       this.#ctx.logger.warn(
         { allocationId: rec.id, rssBytes: rss, limitBytes: rec.memory.limitBytes },
@@ -190,7 +222,7 @@ export class AllocationRunner {
         {
           exit: (code, signal) => {
             if (!recorded) early = [code, signal];
-            else if (this.#leader === leader) this.#onLeaderExit(code, signal);
+            else if (this.#leader === leader) this.#leaderExited(leader, code, signal);
           },
           // The helper died: nobody reports this task's exit; watch it through /proc as a re-adopted one.
           lost: () => {
@@ -211,7 +243,7 @@ export class AllocationRunner {
           if (warning) this.#ctx.logger.warn({ allocationId: rec.id, reason: warning }, 'CPU weight not applied');
           this.#started(pid, previous, launch.started);
           recorded = true;
-          if (early !== undefined && this.#leader === leader) this.#onLeaderExit(...early);
+          if (early !== undefined && this.#leader === leader) this.#leaderExited(leader, ...early);
           else if (lostEarly) this.#adopted = true;
         },
         (error: unknown) => {
@@ -247,7 +279,7 @@ export class AllocationRunner {
     child.on('error', (error) => this.#ctx.logger.warn({ allocationId: rec.id, err: error }, 'task process error'));
     const leader = {};
     child.once('exit', (code, signal) => {
-      if (this.#leader === leader) this.#onLeaderExit(code, signal);
+      if (this.#leader === leader) this.#leaderExited(leader, code, signal);
     });
     this.#leader = leader;
     try {
@@ -282,6 +314,32 @@ export class AllocationRunner {
     this.#ctx.logger.error({ allocationId: rec.id, err: error }, 'task failed to start');
     const event = this.#event('Driver Failure', `failed to start task: ${error.message}`);
     this.#afterExit(event, 'failed');
+  }
+
+  /**
+   * The task's leader ended. A container is asked whether the kernel killed it for its memory
+   * limit, and removed, before the exit is handled.
+   */
+  #leaderExited(leader: object, code: number | null, signal: NodeJS.Signals | null, unknownReason?: string): void {
+    const containers = this.#containers;
+    if (!containers) {
+      this.#onLeaderExit(code, signal, unknownReason);
+      return;
+    }
+    this.#containerUsage?.reset();
+    finishContainer(containers, this.record.id, this.record.memory.limitBytes).then(
+      ({ oomKilled }) => {
+        if (this.#leader !== leader) return;
+        // Only a SIGKILL (137) is the kernel's OOM kill; a drain or a crash near the limit is not.
+        if (oomKilled && code === 137 && this.#exitReason === undefined && !this.#stopping && !this.#restarting)
+          this.#exitReason = 'oom';
+        this.#onLeaderExit(code, signal, unknownReason);
+      },
+      (error: unknown) => {
+        this.#ctx.logger.warn({ allocationId: this.record.id, err: error }, 'container not removed');
+        if (this.#leader === leader) this.#onLeaderExit(code, signal, unknownReason);
+      },
+    );
   }
 
   #onLeaderExit(code: number | null, signal: NodeJS.Signals | null, unknownReason?: string): void {
@@ -385,6 +443,8 @@ export class AllocationRunner {
     await drainTree(pid, rec.group.drain, (type, message) =>
       this.#ctx.changed(rec, rec.status, this.#event(type, message)),
     );
+    // A client killed after the drain timeout leaves its container running: it goes with the client.
+    if (this.#containers) await removeContainer(this.#containers, rec.id);
   }
 
   #armDeadline(): void {

@@ -11,6 +11,7 @@ import type { AllocationServicesContext } from './allocation-services.js';
 import type { AppIdentities } from '../isolation/app-identity.js';
 import type { AllocationFolders, HostVolume } from '../tasks/task-environment.js';
 import type { TaskLimits } from '../tasks/task-sandbox.js';
+import type { ContainerRuntime } from '../containers/container-runtime.js';
 
 /** How a run-to-completion allocation ended. */
 export type RunOutcome = 'succeeded' | 'failed' | 'timed_out' | 'stopped';
@@ -28,6 +29,8 @@ export interface RunnerContext extends AllocationServicesContext {
   /** `RLIMIT_NOFILE` and `RLIMIT_NPROC` of every task. */
   readonly limits: TaskLimits;
   readonly defaultRestart: RestartPolicySpec;
+  /** Runs tasks that name an image (ADR 0219); undefined: host processes only. */
+  readonly containers?: ContainerRuntime;
   /** The helper that forks and execs tasks (ADR 0199); undefined: spawn from this process. */
   spawner?(): TaskSpawner | undefined;
   /** Persists the record and notifies watchers. */

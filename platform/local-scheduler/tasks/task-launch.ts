@@ -18,6 +18,8 @@ import {
 } from './task-environment.js';
 import { dropPrivileges, inMountNamespace, type TaskLimits } from './task-sandbox.js';
 import type { SpawnSandbox } from './task-spawner.js';
+import { containerRunArgv } from '../containers/container-launch.js';
+import { containerIdFile, containerName, type ContainerRuntime } from '../containers/container-runtime.js';
 
 /** What a launch needs from the driver. */
 export interface LaunchContext {
@@ -25,6 +27,8 @@ export interface LaunchContext {
   readonly hostVolumes: Readonly<Record<string, HostVolume>>;
   readonly folders: AllocationFolders;
   readonly limits: TaskLimits;
+  /** Runs tasks that name an image (ADR 0219); undefined: this driver runs host processes only. */
+  readonly containers?: ContainerRuntime;
 }
 
 /** A task ready to start: the wrapped argv, its environment and folders. */
@@ -46,6 +50,8 @@ export interface Launch {
  * bare argv with the same sandbox as data, for a spawner helper that applies it itself (ADR 0199).
  */
 export function prepareLaunch(rec: AllocationRecord, ctx: LaunchContext, restartsOnExit: boolean): Launch {
+  if (rec.group.task.image !== undefined && ctx.containers)
+    return prepareContainerLaunch(rec, ctx, ctx.containers, restartsOnExit);
   const identity = ctx.identities.resolve(rec.app, rec.group.task.user);
   const launch = prepareAllocationDir(rec, ctx.hostVolumes, identity, ctx.folders);
   renderFiles(rec, identity);
@@ -92,6 +98,35 @@ export function prepareLaunch(rec: AllocationRecord, ctx: LaunchContext, restart
     paths,
     started,
     ...(sandbox ? { sandbox } : {}),
+  };
+}
+
+/**
+ * Prepares an allocation whose task names an image: the same folders, files and environment as a
+ * host process, started as an attached `podman run` (its volumes mounted by podman, not in a mount
+ * namespace of ours); a run-to-completion task's exit is recorded around the client, which ends
+ * with the container's exit code.
+ */
+function prepareContainerLaunch(
+  rec: AllocationRecord,
+  ctx: LaunchContext,
+  runtime: ContainerRuntime,
+  restartsOnExit: boolean,
+): Launch {
+  const identity = ctx.identities.resolve(rec.app, rec.group.task.user);
+  const launch = prepareAllocationDir(rec, ctx.hostVolumes, identity, { ...ctx.folders, privateMounts: false });
+  renderFiles(rec, identity);
+  const paths = allocationPaths(rec.dir);
+  fs.rmSync(containerIdFile(rec.dir), { force: true });
+  const run = containerRunArgv(rec, runtime, launch, identity, taskEnvironment(rec, launch));
+  const argv = restartsOnExit ? run : recordingExit({ file: run.file, args: run.args }, paths.exitStatus);
+  return {
+    file: argv.file,
+    args: [...argv.args],
+    cwd: rec.dir,
+    env: run.env,
+    paths,
+    started: ` in container ${containerName(rec.id)} of ${String(rec.group.task.image)}${identity ? ` as uid ${identity.uid}, gid ${identity.gid}` : ''}`,
   };
 }
 

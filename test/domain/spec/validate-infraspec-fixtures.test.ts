@@ -101,7 +101,7 @@ for (const app of sampleApps) {
     t.deepEqual(result.findings, []);
     t.is(result.spec?.name, app);
     const dockerfile = fs.readFileSync(path.join(folder, 'Dockerfile'), 'utf8');
-    t.regex(dockerfile, /^FROM node:20-alpine$/m);
+    t.regex(dockerfile, /^FROM node:20-(alpine|bookworm-slim)$/m);
     t.regex(dockerfile, /^WORKDIR \/app$/m);
     const program = /^CMD \["node", "([^"]+)"\]$/m.exec(dockerfile)?.[1];
     t.truthy(program, 'the Dockerfile runs a node program');

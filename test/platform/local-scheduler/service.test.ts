@@ -146,7 +146,9 @@ test('a job with a container image is refused by the local driver with a clear m
     ...group,
     task: { ...group.task, command: undefined, image: 'ghcr.io/acme/demo@sha256:abc' },
   });
-  await t.throwsAsync(driver.submitJob(job), { message: /container image; the local driver runs host processes/ });
+  await t.throwsAsync(driver.submitJob(job), {
+    message: /is a container image, and this local driver runs no containers/,
+  });
 });
 
 test('a crashing service is restarted with exponentially growing delays capped at the maximum', async (t) => {

@@ -1,0 +1,48 @@
+/**
+ * Helpers of the container tests (ADR 0219): the offline base images must be present (the suite's
+ * install step builds them with scripts/base-images.sh), a plane runs with podman, and a test
+ * removes the images its registry's builds left in podman's storage.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import type { ExecutionContext } from 'ava';
+import type { SvcConfig } from '../../platform/config.js';
+import { pipelineConfig } from '../pipeline/pipeline-fixture.js';
+
+/** The base images the container tests build FROM. */
+export const NODE_BASE = 'docker.io/library/node:20-bookworm-slim';
+export const RUBY_BASE = 'docker.io/library/ruby:3.1-slim-bookworm';
+
+/** Throws a clear error unless the offline base images are in podman's storage. */
+export function assertBaseImages(): void {
+  for (const image of [NODE_BASE, RUBY_BASE]) {
+    if (spawnSync('podman', ['image', 'exists', image]).status !== 0)
+      throw new Error(`${image} is not in podman's storage: run scripts/base-images.sh (npm test's install step does)`);
+  }
+}
+
+/** A pipeline test config whose plane runs apps as podman containers. */
+export function containerConfig(t: ExecutionContext, env: Record<string, string> = {}): SvcConfig {
+  assertBaseImages();
+  return pipelineConfig(t, { SVC_CONTAINER_RUNTIME: 'podman', SVC_DEPLOY_HEALTHY_TIMEOUT: '30s', ...env });
+}
+
+/** Removes every image of podman's storage tagged in the registry `registryHost` (the test's own). */
+export function removeRegistryImages(registryHost: string): void {
+  const listed = execFileSync('podman', ['images', '--format', '{{.Repository}}:{{.Tag}} {{.ID}}'], {
+    encoding: 'utf8',
+  });
+  const ids = new Set<string>();
+  for (const line of listed.split('\n')) {
+    const [reference, id] = line.split(' ');
+    if (reference?.startsWith(`${registryHost}/`) && id) ids.add(id);
+  }
+  if (ids.size > 0) spawnSync('podman', ['rmi', '--force', ...ids]);
+}
+
+/** Containers podman knows for the allocation-labelled app `app`. */
+export function containersOf(app: string): string[] {
+  const out = execFileSync('podman', ['ps', '--all', '--filter', `label=io.svc.app=${app}`, '--format', '{{.Names}}'], {
+    encoding: 'utf8',
+  });
+  return out.split('\n').filter(Boolean);
+}
