@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ConfigError } from '../domain/errors.js';
-import { oneOf, port, wholeNumber, type VariableSpec } from './config-parsers.js';
+import { bool, oneOf, port, wholeNumber, type VariableSpec } from './config-parsers.js';
 
 /** Container settings of {@link SvcConfig}. */
 export interface ContainerConfig {
@@ -26,6 +26,11 @@ export interface ContainerConfig {
   readonly containerNproc: number;
   /** Loopback port of the managed image registry; 0 picks a free one at first start and keeps it. @default 0 */
   readonly registryPort: number;
+  /**
+   * Pushes the host's offline base images into the registry's docker.io mirror at start (ADR 0222);
+   * builds on this host read them from the engine's storage either way. @default true
+   */
+  readonly registryMirror: boolean;
   /**
    * OpenPGP public keys (files) trusted beside the platform's own for images in the managed
    * registry: an operator's key for images built and signed elsewhere (ADR 0223). @default none
@@ -70,6 +75,12 @@ export const CONTAINER_VARIABLES = {
     description: 'Loopback port of the managed image registry (0: chosen at first start, then kept)',
     defaultText: '0',
     parse: port('SVC_REGISTRY_PORT', 0),
+  },
+  registryMirror: {
+    name: 'SVC_REGISTRY_MIRROR',
+    description: "Mirror the host's offline base images into the managed registry at start",
+    defaultText: 'true',
+    parse: bool('SVC_REGISTRY_MIRROR', true),
   },
   imageTrustedKeys: {
     name: 'SVC_IMAGE_TRUSTED_KEYS',

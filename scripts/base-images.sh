@@ -45,11 +45,14 @@ image() { # reference, rootfs tarball, extra Containerfile lines, context folder
     log "$ref present"
     return
   fi
-  local base="localhost/svc-rootfs/$(basename "$tar" -rootfs.tar):latest"
+  local base="localhost/svc-rootfs/$(basename "$tar" -rootfs.tar):latest" old
+  old=$(podman_ image inspect --format '{{.Id}}' "$ref" 2>/dev/null || true)
   podman_ import --quiet "$tar" "$base" >/dev/null
   printf 'FROM %s\n%s\nLABEL io.svc.base-image=%s io.svc.base-image-version=%s\n' "$base" "$extra" "$ref" "$version" >"$context/Containerfile"
   podman_ build --quiet --pull=never -t "$ref" -f "$context/Containerfile" "$context" >/dev/null
   podman_ rmi "$base" >/dev/null 2>&1 || true
+  # The build it replaces goes, unless a container or another image still uses it.
+  if [ -n "$old" ]; then podman_ rmi "$old" >/dev/null 2>&1 || true; fi
   log "$ref built"
 }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts the platform on its embedded default with the sample apps: installs npm packages when
-# absent, installs the PostgreSQL server when absent, builds (the server and the web pages), copies the sample apps into a git-tracked apps folder once, then runs `svc serve`.
+# absent, installs the PostgreSQL server when absent, readies containers where podman is installed, builds (the server and the web pages), copies the sample apps into a git-tracked apps folder once, then runs `svc serve`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 stamp=node_modules/.svc-installed
@@ -18,6 +18,24 @@ if [ -z "${SVC_POSTGRES_HOST:-}" ] && [ "${SVC_POSTGRES_MANAGED:-true}" != "fals
     echo "need root to install postgresql: run \`apt-get install postgresql\` as root, or set SVC_POSTGRES_HOST" >&2; return 1; fi; }
   as_root apt-get update -qq
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql postgresql-client >/dev/null
+fi
+# Apps run in their own images where podman is installed (ADR 0219): the rest of the container
+# runtime (runc, the registry, mmdebstrap, skopeo, gpg) and the offline base images (ADR 0222) are
+# made ready; without podman, apps run as host processes.
+if command -v podman >/dev/null 2>&1 && [ "${SVC_CONTAINER_RUNTIME:-auto}" != "native" ]; then
+  missing=()
+  for pair in runc:runc docker-registry:docker-registry mmdebstrap:mmdebstrap skopeo:skopeo gpg:gpg; do
+    command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
+  done
+  if [ "${#missing[@]}" -gt 0 ]; then
+    echo "installing the container runtime's Debian packages: ${missing[*]}" >&2
+    if [ "$(id -u)" -eq 0 ]; then
+      apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    else
+      echo "need root to install ${missing[*]}: apps run as host processes until they are installed" >&2
+    fi
+  fi
+  bash scripts/base-images.sh || echo "base images not built: builds FROM node:/ruby: reach Docker Hub instead" >&2
 fi
 npx tsc -p tsconfig.build.json
 # Commands bundled into one file each (ADR 0198): svc validate answers sooner.

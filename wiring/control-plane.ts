@@ -27,6 +27,7 @@ import { startEventApi } from './control/event-api.js';
 import type { Deploys } from '../controllers/pipeline/index.js';
 import { startDeploys } from './control/deploys.js';
 import { startContainers, type ContainerWiring } from './control/containers.js';
+import type { AppRetirement } from '../controllers/apps/app-retirement.js';
 import { deployRouters } from '../api/control/operations/deploy-api.js';
 import { GatewayScale } from '../controllers/routing/gateway-scale.js';
 import type { Autoscaler } from '../controllers/scaling/autoscaler.js';
@@ -101,6 +102,8 @@ export interface ControlPlane {
   readonly managedPostgres: ManagedPostgres | undefined;
   /** The S3 proxy apps reach object storage through (`SVC_S3_PROXY_PORT`, ADR 0188). */
   readonly s3Proxy: S3ProxyWiring | undefined;
+  /** The retirement of deleted apps (local driver only): their users, files, containers and images. */
+  readonly retirement: AppRetirement | undefined;
   /** Stops everything; `restart`: the host agent restarts this API, so the managed PostgreSQL server keeps running for the next API to adopt. */
   close(options?: { restart?: boolean }): Promise<void>;
 }
@@ -193,7 +196,13 @@ export async function startControlPlane(
     ...(containers.runtime ? { containers: containers.runtime } : {}),
   });
   // A deleted app's user and files go after a grace period, unless its volumes hold data (ADR 0191).
-  const retirement = startAppRetirement(config, { db: store.db, dataDir: hosted.path, identities, logger: log });
+  const retirement = startAppRetirement(config, {
+    db: store.db,
+    dataDir: hosted.path,
+    identities,
+    logger: log,
+    ...(containers.images ? { removeImages: (app: string) => containers.removeApp(app) } : {}),
+  });
   const routing = await startRouting({
     db: store.db,
     reconcilers,
@@ -420,6 +429,7 @@ export async function startControlPlane(
     routing,
     managedPostgres: database.managed,
     s3Proxy,
+    retirement,
     autoscaler: autoscaling.autoscaler,
     close(options = {}) {
       // Idempotent: a second call waits for the first.

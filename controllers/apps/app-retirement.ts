@@ -26,6 +26,8 @@ export interface AppRetirementOptions {
   /** The driver's identities: a removed user is forgotten, so a new app of that name gets a new one. */
   readonly identities?: AppIdentities;
   readonly logger: Logger;
+  /** Removes a retired app's containers and images (ADR 0219); undefined: it has none. */
+  readonly removeImages?: (app: string) => Promise<unknown>;
   /** @default hourly */
   readonly intervalMs?: number;
   readonly now?: () => Date;
@@ -104,10 +106,14 @@ export class AppRetirement {
       }
       try {
         this.#options.identities?.forget(app);
+        await this.#options.removeImages?.(app);
         const user = await removeAppLeftovers(dataDir, app);
         delete retired[app];
         removed.push(app);
-        logger.info({ app, user }, 'deleted app retired: its system user and files are removed');
+        logger.info(
+          { app, user },
+          `deleted app retired: its system user${this.#options.removeImages ? ', images' : ''} and files are removed`,
+        );
       } catch (error) {
         logger.warn({ err: error, app }, 'deleted app not retired yet (a process may still run as its user)');
       }

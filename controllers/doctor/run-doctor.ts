@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { DEFAULT_TASK_LIMITS, detectPrivateMounts } from '../../platform/local-scheduler/index.js';
 import { appLeftoversCheck } from './app-leftovers-check.js';
+import { containerChecks } from './container-checks.js';
 import { hostedLeftoversCheck } from './hosted-leftovers-check.js';
 import {
   doctorCheck,
@@ -93,6 +94,7 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
     }),
   );
   checks.push(...cgroupChecks(options.cgroupRoot));
+  checks.push(...(await containerChecks(config)));
   checks.push(...(await portChecks(config)));
   checks.push(await knowledgeSampleWriteCheck(config));
   checks.push(...dataFolderChecks(config));

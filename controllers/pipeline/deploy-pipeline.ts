@@ -320,7 +320,10 @@ async function runStep(
         fs.rmSync(state.workDir, { recursive: true, force: true });
         return { message: 'removed temporary files' };
       }
-      return cleanupStep(state.workDir, path.join(deps.dataDir, 'releases', state.app), keep);
+      const cleaned = cleanupStep(state.workDir, path.join(deps.dataDir, 'releases', state.app), keep);
+      if (cleaned.images.length === 0 || !deps.pruneImages) return { message: cleaned.message };
+      const pruned = await deps.pruneImages(cleaned.images);
+      return { message: `${cleaned.message}; removed ${pruned} image(s) of removed releases` };
     }
   }
 }

@@ -28,6 +28,8 @@ export interface PipelineDependencies {
    * commit (ADR 0223); undefined where no container runtime runs.
    */
   readonly verifyImage?: (image: string, commit: string) => Promise<void>;
+  /** Removes images of removed releases from the registry and the engine's storage; resolves with how many went. */
+  readonly pruneImages?: (images: readonly string[]) => Promise<number>;
   readonly events: EventEmitterPort;
   readonly logger: Logger;
   /** Deadline of the healthy step. @default 120000 */

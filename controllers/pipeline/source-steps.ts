@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import { StepFailure } from '../errors.js';
 import { exportCommit, hasFolder, mirrorRepository, resolveCommit } from '../../platform/git/index.js';
-import type { Release, ReleaseBuilder } from '../../platform/release-builder/index.js';
+import { readReleaseManifest, type Release, type ReleaseBuilder } from '../../platform/release-builder/index.js';
 import { hasCommittedEncrypted, inspectCommittedSecrets } from '../secrets/encrypted-secrets.js';
 
 /** Where an app's source comes from. */
@@ -219,19 +219,28 @@ export function testStep(
  * Removes the attempt's temporary checkout and old releases of the app, keeping the releases
  * named in `keep` (those rollback may need and the one running).
  */
-export function cleanupStep(workDir: string, releasesDir: string, keep: ReadonlySet<string>): { message: string } {
+export function cleanupStep(
+  workDir: string,
+  releasesDir: string,
+  keep: ReadonlySet<string>,
+): { message: string; images: string[] } {
   fs.rmSync(workDir, { recursive: true, force: true });
   fs.rmSync(`${workDir}.tree`, { recursive: true, force: true });
   const removed: string[] = [];
+  const images: string[] = [];
   if (fs.existsSync(releasesDir)) {
     for (const name of fs.readdirSync(releasesDir)) {
       if (!/^[0-9a-f]{40}$/.test(name) || keep.has(name)) continue;
+      // An image the platform built goes with its release (a `build.image` is the operator's).
+      const manifest = readReleaseManifest(path.join(releasesDir, name));
+      if (manifest?.builder === 'podman' && manifest.image) images.push(manifest.image);
       fs.rmSync(path.join(releasesDir, name), { recursive: true, force: true });
       removed.push(name.slice(0, 12));
     }
   }
   return {
     message: `removed temporary files${removed.length > 0 ? ` and ${removed.length} old release(s) (${removed.join(', ')})` : ''}; kept ${keep.size} release(s) for rollback`,
+    images,
   };
 }
 

@@ -33,11 +33,17 @@ export function dockerHubPath(reference: string): { repository: string; tag: str
 export async function mirrorBaseImages(podman: Podman, registryHost: string): Promise<MirroredImage[]> {
   const listed = await podman.run(['images', '--filter', `label=${BASE_IMAGE_LABEL}`, '--format', 'json']);
   if (!listed.ok) return [];
-  const images = JSON.parse(listed.stdout || '[]') as { Id?: string; Labels?: Record<string, string> | null }[];
+  const images = JSON.parse(listed.stdout || '[]') as {
+    Id?: string;
+    Names?: string[] | null;
+    Labels?: Record<string, string> | null;
+  }[];
   const byReference = new Map<string, string>();
   for (const image of images) {
     const reference = image.Labels?.[BASE_IMAGE_LABEL];
-    if (reference && image.Id) byReference.set(reference, image.Id.replace(/^sha256:/, ''));
+    // Only the image that holds the name now: an older build of it stays labelled but untagged.
+    if (reference && image.Id && (image.Names ?? []).includes(reference))
+      byReference.set(reference, image.Id.replace(/^sha256:/, ''));
   }
   const out: MirroredImage[] = [];
   for (const [reference, id] of byReference) {

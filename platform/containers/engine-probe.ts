@@ -80,15 +80,24 @@ export async function probeContainerEngine(options: EngineProbeOptions): Promise
         }
       : {}),
   });
-  const info = await run(podman, ['--runtime', options.ociRuntime, 'info', '--format', 'json']);
+  let info = await run(podman, ['--runtime', options.ociRuntime, 'info', '--format', 'json']);
+  // podman refuses every command when the runtime it is told to use is missing: asked again with its
+  // default runtime, it tells a working engine from a missing runtime.
+  const runtimeMissing = !info.ok && /OCI runtime .* not found/i.test(info.stderr);
+  if (runtimeMissing) {
+    const retry = await run(podman, ['info', '--format', 'json']);
+    if (retry.ok) info = retry;
+  }
   if (!info.ok) {
-    const missing = /ENOENT|not found/i.test(info.stderr);
+    const missing = /\bENOENT\b/.test(info.stderr);
     findings.push({
       id: 'containers.engine',
       title: 'Container engine (podman)',
       ok: false,
       detail: missing ? 'podman is not on the PATH' : `podman info failed: ${info.stderr.trim().slice(-400)}`,
-      fix: 'apt-get install podman runc (apps then run in their own images; without it they run as host processes)',
+      fix: runtimeMissing
+        ? `apt-get install ${options.ociRuntime} (or set SVC_CONTAINER_OCI_RUNTIME)`
+        : 'apt-get install podman runc (apps then run in their own images; without it they run as host processes)',
     });
     return { usable: false, findings, limits };
   }
@@ -107,7 +116,8 @@ export async function probeContainerEngine(options: EngineProbeOptions): Promise
     ok: true,
     detail: `podman ${podmanVersion}`,
   });
-  const oci = parsed.host?.ociRuntime;
+  // The runtime podman named is its default one when the configured one is missing.
+  const oci = runtimeMissing ? undefined : parsed.host?.ociRuntime;
   const ociOk = oci?.path !== undefined && fs.existsSync(oci.path);
   findings.push({
     id: 'containers.oci-runtime',

@@ -153,6 +153,54 @@ export class ImageBuilder {
   }
 
   /**
+   * Removes images (`<registry>/<app>@sha256:…`) from the managed registry (their manifests; the
+   * registry's garbage collection at its next start frees their layers) and from the engine's
+   * storage, with their `<app>:<sha>` tags; images of other registries are left alone. Resolves with
+   * how many were removed.
+   */
+  async remove(images: readonly string[]): Promise<number> {
+    let removed = 0;
+    for (const image of images) {
+      const match = /^([^/]+)\/(.+)@(sha256:[0-9a-f]{64})$/.exec(image);
+      if (!match || match[1] !== this.#options.registryHost) continue;
+      const [, host, repository, digest] = match;
+      const response = await fetch(`http://${host}/v2/${repository}/manifests/${digest}`, { method: 'DELETE' }).catch(
+        () => undefined,
+      );
+      await response?.arrayBuffer();
+      const local = await this.#options.podman.run(['image', 'inspect', '--format', '{{.Id}}', image]);
+      if (local.ok) await this.#options.podman.run(['rmi', '--force', local.stdout.trim()]);
+      if (response?.status === 202 || local.ok) removed += 1;
+    }
+    return removed;
+  }
+
+  /** Removes every image of `app` from the managed registry and the engine's storage (a retired app). */
+  async removeApp(app: string): Promise<number> {
+    const host = this.#options.registryHost;
+    const tags = await fetch(`http://${host}/v2/${app}/tags/list`)
+      .then(async (r) => (r.ok ? (((await r.json()) as { tags?: string[] | null }).tags ?? []) : []))
+      .catch(() => [] as string[]);
+    const images: string[] = [];
+    for (const tag of tags) {
+      const head = await fetch(`http://${host}/v2/${app}/manifests/${tag}`, {
+        method: 'HEAD',
+        headers: {
+          accept: 'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json',
+        },
+      }).catch(() => undefined);
+      const digest = head?.headers.get('docker-content-digest');
+      if (digest) images.push(`${host}/${app}@${digest}`);
+    }
+    const removed = await this.remove([...new Set(images)]);
+    // Tags of this app left in the engine's storage (a push that never finished).
+    const listed = await this.#options.podman.run(['images', '--filter', `reference=${host}/${app}`, '--quiet']);
+    const ids = [...new Set(listed.stdout.split('\n').filter(Boolean))];
+    if (ids.length > 0) await this.#options.podman.run(['rmi', '--force', ...ids]);
+    return removed;
+  }
+
+  /**
    * Verifies that `image` (by digest, in the managed registry) is signed by a trusted key and was
    * built from `commit` (ADR 0223); throws a `ValidationError` naming what is wrong.
    */

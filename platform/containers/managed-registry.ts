@@ -5,7 +5,7 @@
  * one left running by an earlier start, and stops it when the platform stops, as it does the managed
  * PostgreSQL server. Images are pushed to it by the release builder and pulled from it by digest.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -176,6 +176,7 @@ export class ManagedRegistry {
   }
 
   async #start(): Promise<void> {
+    await this.#collectGarbage();
     const log = fs.openSync(this.layout.log, 'a', 0o600);
     let child: ChildProcess;
     try {
@@ -229,6 +230,26 @@ export class ManagedRegistry {
     fs.writeFileSync(this.layout.pidFile, `${pid}\n`, { mode: 0o600 });
     child.once('exit', (code, signal) => this.#died(pid, signal ?? `code ${code}`));
     this.#log.info({ registryPid: pid, port: this.port }, 'managed registry started');
+  }
+
+  /**
+   * Frees the layers no manifest references any more (the manifests of removed releases and retired
+   * apps are deleted through the API): run before the server starts, as the registry's collector
+   * must not run beside uploads.
+   */
+  async #collectGarbage(): Promise<void> {
+    if (!fs.existsSync(path.join(this.layout.storage, 'docker'))) return;
+    const result = await new Promise<{ ok: boolean; output: string }>((resolve) => {
+      execFile(
+        this.#program,
+        ['garbage-collect', this.layout.config],
+        { timeout: 5 * 60_000, maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout, stderr) => resolve({ ok: !error, output: `${stdout}${stderr}` }),
+      );
+    });
+    const freed = (result.output.match(/^blob eligible for deletion/gm) ?? []).length;
+    if (!result.ok) this.#log.warn({ output: result.output.slice(-1000) }, 'registry garbage collection failed');
+    else if (freed > 0) this.#log.info({ blobs: freed }, 'registry garbage collected');
   }
 
   #died(pid: number, exit: string): void {

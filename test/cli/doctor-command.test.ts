@@ -62,7 +62,8 @@ const check = (report: DoctorReport, id: string) => report.checks.find((c) => c.
 );
 
 test('svc doctor passes on this host and reports every check', async (t) => {
-  const result = await runSvc(['doctor', '--json'], { env: doctorEnv(t) });
+  // Containers where podman answers (npm test runs the platforms it starts with native).
+  const result = await runSvc(['doctor', '--json'], { env: doctorEnv(t, { SVC_CONTAINER_RUNTIME: 'auto' }) });
   t.is(result.code, 0, result.stdout + result.stderr);
   const report = JSON.parse(result.stdout) as DoctorReport;
   t.true(report.ok);
@@ -76,6 +77,12 @@ test('svc doctor passes on this host and reports every check', async (t) => {
       'promtool',
       'cgroups.cpu',
       'cgroups.memory',
+      'containers.engine',
+      'containers.oci-runtime',
+      'containers.cgroups',
+      'containers.rlimits',
+      'containers.registry',
+      'containers.base-images',
       'ports.control',
       'ports.knowledge',
       'ports.knowledge-admin',
@@ -99,6 +106,8 @@ test('svc doctor passes on this host and reports every check', async (t) => {
   }
   t.like(check(report, 'postgres.binaries'), { status: 'pass', required: true });
   t.like(check(report, 'ports.control'), { status: 'skip' });
+  t.like(check(report, 'containers.engine'), { status: 'pass', required: false });
+  t.like(check(report, 'containers.base-images'), { status: 'pass' });
   for (const c of report.checks)
     t.true(c.status === 'pass' || c.fix !== undefined || c.status === 'skip', `${c.id} says how to fix it`);
 

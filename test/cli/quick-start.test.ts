@@ -107,6 +107,10 @@ test('the quick start deploys every sample app on the embedded default, and a SI
     SVC_LOG_LEVEL: 'info',
     SVC_POSTGRES_MANAGED: '',
     SVC_POSTGRES_HOST: '',
+    // As `npm start` runs: apps in their own images where podman answers (it does where the suite
+    // installed it), hello-ruby among them. The mirror of base images has its own test.
+    SVC_CONTAINER_RUNTIME: 'auto',
+    SVC_REGISTRY_MIRROR: 'false',
   };
   copySampleApps(env.SVC_APPS_DIR);
   const children: ChildProcess[] = [];

@@ -21,6 +21,8 @@ export function testConfig(t: ExecutionContext, env: Record<string, string> = {}
     SVC_POSTGRES_MANAGED: 'false',
     // Host processes unless a test asks for containers (ADR 0219): container tests set podman.
     SVC_CONTAINER_RUNTIME: 'native',
+    // Each plane's registry would compress the base images anew: the mirror's own test turns it on.
+    SVC_REGISTRY_MIRROR: 'false',
     ...env,
   });
 }

@@ -16,6 +16,8 @@ export function startAppRetirement(
     readonly dataDir: string;
     readonly identities: AppIdentities | undefined;
     readonly logger: Logger;
+    /** Removes a retired app's containers and images. */
+    readonly removeImages?: (app: string) => Promise<unknown>;
   },
 ): AppRetirement | undefined {
   const retirement =
@@ -26,6 +28,7 @@ export function startAppRetirement(
           graceMs: config.appRemovalGraceMs,
           ...(parts.identities ? { identities: parts.identities } : {}),
           logger: parts.logger.child({ component: 'app-retirement' }),
+          ...(parts.removeImages ? { removeImages: parts.removeImages } : {}),
         })
       : undefined;
   retirement?.start();

@@ -20,7 +20,7 @@ import {
   type ImageSignatureConfig,
   type ImageSigningKey,
 } from '../../platform/containers/image-signature.js';
-import type { ContainerRuntime } from '../../platform/local-scheduler/containers/container-runtime.js';
+import { APP_LABEL, type ContainerRuntime } from '../../platform/local-scheduler/containers/container-runtime.js';
 
 /** Root of the per-allocation parent cgroups of app containers. */
 export const CGROUP_PARENT_ROOT = '/svc-allocs';
@@ -38,6 +38,8 @@ export interface ContainerWiring {
   close(): Promise<void>;
   /** Leaves the registry running for the next start to adopt (an API restart). */
   release(): void;
+  /** Removes a retired app's containers (any left) and its images from the registry and the engine. */
+  removeApp(app: string): Promise<number>;
 }
 
 /** Starts the container runtime where the configuration and the host allow it. */
@@ -51,6 +53,7 @@ export async function startContainers(
     | 'containerNproc'
     | 'registryPort'
     | 'imageTrustedKeys'
+    | 'registryMirror'
     | 'schedulerDriver'
   >,
   dataDir: string,
@@ -63,6 +66,7 @@ export async function startContainers(
     mirrored: Promise.resolve(),
     close: () => Promise.resolve(),
     release: () => undefined,
+    removeApp: () => Promise.resolve(0),
   });
   if (config.containerRuntime === 'native') return none('SVC_CONTAINER_RUNTIME=native');
   const probe = await probeContainerEngine({
@@ -114,7 +118,7 @@ export async function startContainers(
         }
       : undefined;
   const images = new ImageBuilder({ podman, registryHost: registry.host, signing });
-  const mirrored = mirrorBaseImages(podman, registry.host).then(
+  const mirrored = (config.registryMirror ? mirrorBaseImages(podman, registry.host) : Promise.resolve([])).then(
     (done) => {
       const pushed = done.filter((d) => d.outcome === 'pushed').map((d) => d.reference);
       const failed = done.filter((d) => d.outcome === 'failed');
@@ -145,5 +149,11 @@ export async function startContainers(
       await registry.close();
     },
     release: () => registry.release(),
+    removeApp: async (app) => {
+      const left = await podman.run(['ps', '--all', '--quiet', '--filter', `label=${APP_LABEL}=${app}`]);
+      const ids = left.stdout.split('\n').filter(Boolean);
+      if (ids.length > 0) await podman.run(['rm', '--force', '--time', '0', ...ids]);
+      return images.removeApp(app);
+    },
   };
 }

@@ -86,7 +86,10 @@ export function startDeploys(options: StartDeploysOptions): Deploys {
       ...(options.images ? { images: options.images } : {}),
     }),
     ...(options.images
-      ? { verifyImage: (image: string, commit: string) => options.images!.verify(image, commit) }
+      ? {
+          verifyImage: (image: string, commit: string) => options.images!.verify(image, commit),
+          pruneImages: (images: readonly string[]) => options.images!.remove(images),
+        }
       : {}),
     events: options.events,
     logger: log,

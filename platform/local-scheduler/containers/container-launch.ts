@@ -77,6 +77,9 @@ export function containerRunArgv(
     args.push(`--cgroup-parent=${cgroupParent(runtime.cgroupParentRoot, record.id)}`);
   if (identity)
     args.push('--user', `${identity.uid}:${identity.gid}`, ...identity.groups.map((g) => `--group-add=${g}`));
+  // The image's /etc/passwd gets the app's user, so `id` and shells name it as on the host.
+  if (identity?.name !== undefined)
+    args.push(`--passwd-entry=${identity.name}:*:${identity.uid}:${identity.gid}::${launch.home}:/bin/sh`);
   if (runtime.network === 'host') args.push('--network=host');
   else for (const port of record.ports) args.push('--publish', `127.0.0.1:${port.value}:${port.value}`);
   // The allocation's folder (secrets, rendered files, local/) and the app's data folder (HOME) keep
