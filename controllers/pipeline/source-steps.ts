@@ -159,6 +159,8 @@ export async function buildStep(
     repoUrl: source.repoUrl,
     ref: commit,
     dockerfile: spec.build.dockerfile,
+    // The build args the platform provides: a Dockerfile that declares `ARG SVC_COMMIT` can stamp it.
+    buildArgs: { SVC_APP: app, SVC_COMMIT: commit },
     ...(spec.build.image !== undefined ? { image: spec.build.image } : {}),
     ...(source.subdir !== undefined ? { subdir: source.subdir } : {}),
     // The clone step's checkout of this commit: copied, not exported from the mirror a second time.

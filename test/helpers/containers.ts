@@ -8,6 +8,9 @@ import type { ExecutionContext } from 'ava';
 import type { SvcConfig } from '../../platform/config.js';
 import { pipelineConfig } from '../pipeline/pipeline-fixture.js';
 
+/** Longest wait for a container deploy (a podman build on a loaded 2-core machine). */
+export const CONTAINER_DEPLOY_MS = 120_000;
+
 /** The base images the container tests build FROM. */
 export const NODE_BASE = 'docker.io/library/node:20-bookworm-slim';
 export const RUBY_BASE = 'docker.io/library/ruby:3.1-slim-bookworm';
@@ -28,9 +31,17 @@ export function containerConfig(t: ExecutionContext, env: Record<string, string>
 
 /** Removes every image of podman's storage tagged in the registry `registryHost` (the test's own). */
 export function removeRegistryImages(registryHost: string): void {
-  const listed = execFileSync('podman', ['images', '--format', '{{.Repository}}:{{.Tag}} {{.ID}}'], {
-    encoding: 'utf8',
-  });
+  // Another test's removal can end a listing with an error (an image gone while it was read): again.
+  let listed = '';
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    const result = spawnSync('podman', ['images', '--format', '{{.Repository}}:{{.Tag}} {{.ID}}'], {
+      encoding: 'utf8',
+    });
+    if (result.status === 0) {
+      listed = result.stdout;
+      break;
+    }
+  }
   const ids = new Set<string>();
   for (const line of listed.split('\n')) {
     const [reference, id] = line.split(' ');

@@ -140,10 +140,11 @@ export async function deployAndWait(
   app: string,
   body: Record<string, unknown> = {},
   action = 'deploy',
+  timeoutMs = 30_000,
 ): Promise<{ queued: any; operation: any; steps: any }> {
   const queued = await request(`${plane.url}/api/apps/${app}/${action}`, { method: 'POST', json: body });
   if (queued.status !== 202) throw new Error(`${action} answered ${queued.status}: ${queued.text}`);
-  const operation = await plane.deploys.worker.waitFor(queued.body.operation.id, 30_000);
+  const operation = await plane.deploys.worker.waitFor(queued.body.operation.id, timeoutMs);
   const steps = (await request(`${plane.url}/api/v1/deployments/${queued.body.deploymentId}/steps`)).body;
   return { queued: queued.body, operation, steps };
 }

@@ -13,7 +13,7 @@ import { getApp } from '../../../store/control/apps.js';
 import type { Allocation } from '../../../domain/scheduler/index.js';
 import { readReleaseManifest } from '../../../platform/release-builder/index.js';
 import { request } from '../../helpers/servers.js';
-import { containerConfig, containersOf, removeRegistryImages } from '../../helpers/containers.js';
+import { CONTAINER_DEPLOY_MS, containerConfig, containersOf, removeRegistryImages } from '../../helpers/containers.js';
 import { hookScope } from '../../helpers/hook-scope.js';
 import { deployAndWait, git, initAppsRepo, startPlane, waitForApp } from '../../pipeline/pipeline-fixture.js';
 
@@ -52,6 +52,8 @@ WORKDIR /app
 ARG FLAVOUR=plain
 COPY deps.txt ./
 RUN date +%s%N > /app/deps-stamp && echo "$FLAVOUR" > /app/flavour
+ARG SVC_COMMIT
+RUN echo "$SVC_COMMIT" > /app/built-commit
 COPY server.mjs version.txt ./
 CMD ["node", "server.mjs"]
 `;
@@ -146,7 +148,7 @@ test.before(async (t) => {
   fs.writeFileSync(path.join(secrets, 'API_KEY'), 'sk-container-test');
   const plane = await startPlane(scope.context, config);
   await waitForApp(plane, 'boxed');
-  const deployed = await deployAndWait(plane, 'boxed');
+  const deployed = await deployAndWait(plane, 'boxed', {}, 'deploy', CONTAINER_DEPLOY_MS);
   if (deployed.operation.status !== 'succeeded') throw new Error(JSON.stringify(deployed.steps));
   const manifest = readReleaseManifest(getApp(plane.db, 'boxed')!.release!.dir)!;
   const registry = manifest.image!.split('/')[0]!;
@@ -226,6 +228,8 @@ test.serial('env, secrets and volumes reach the container; the platform’s data
   // The image's filesystem, not the host's: the host's control.db is not there.
   t.is((await get(`${url}/read?path=${encodeURIComponent(path.join(config.dataDir, 'control.db'))}`)).code, 'ENOENT');
   t.is((await get(`${url}/read?path=/etc/debian_version`)).text.trim().split('.')[0], '12');
+  // The platform's build arg reached the image's RUN step: it names the deployed commit.
+  t.is((await get(`${url}/read?path=/app/built-commit`)).text.trim(), getApp(plane.db, 'boxed')!.release!.commit);
   // The secret's value is in no argv: the client passes variables by name.
   const cmdlines = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
   t.false(cmdlines.includes('sk-container-test'));
@@ -280,7 +284,7 @@ test.serial(
       ).trim();
     const firstImage = readReleaseManifest(getApp(plane.db, 'boxed')!.release!.dir)!.image!;
     commitBoxed(config.appsDir, 'v2');
-    const deployed = await deployAndWait(plane, 'boxed');
+    const deployed = await deployAndWait(plane, 'boxed', {}, 'deploy', CONTAINER_DEPLOY_MS);
     t.is(deployed.operation.status, 'succeeded');
     const secondImage = readReleaseManifest(getApp(plane.db, 'boxed')!.release!.dir)!.image!;
     t.not(secondImage, firstImage);

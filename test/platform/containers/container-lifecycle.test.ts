@@ -6,13 +6,14 @@
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import test from 'ava';
 import { getApp, listApps } from '../../../store/control/apps.js';
 import { readReleaseManifest } from '../../../platform/release-builder/index.js';
 import type { ControlPlane } from '../../../wiring/control-plane.js';
 import { request } from '../../helpers/servers.js';
-import { containerConfig, containersOf, removeRegistryImages } from '../../helpers/containers.js';
+import { CONTAINER_DEPLOY_MS, containerConfig, containersOf, removeRegistryImages } from '../../helpers/containers.js';
 import { waitForChange } from '../../helpers/wait-for.js';
 import { attachSession } from '../../exec/exec-harness.js';
 import { freePort, hostRequest } from '../../routing/wake-harness.js';
@@ -60,7 +61,7 @@ test('a container app gets a terminal and commands in its own container as its u
   );
   const plane = await startPlane(t, config);
   await waitForApp(plane, 'shell');
-  t.is((await deployAndWait(plane, 'shell')).operation.status, 'succeeded');
+  t.is((await deployAndWait(plane, 'shell', {}, 'deploy', CONTAINER_DEPLOY_MS)).operation.status, 'succeeded');
   t.teardown(() => removeRegistryImages(registryOf(plane, 'shell')));
   const uid = execFileSync('id', ['-u', 'svc-app-shell'], { encoding: 'utf8' }).trim();
 
@@ -110,7 +111,7 @@ test('a function and a cron process run in the image and print only their own ou
   );
   const plane = await startPlane(t, config);
   await waitForApp(plane, 'jobs');
-  t.is((await deployAndWait(plane, 'jobs')).operation.status, 'succeeded');
+  t.is((await deployAndWait(plane, 'jobs', {}, 'deploy', CONTAINER_DEPLOY_MS)).operation.status, 'succeeded');
   t.teardown(() => removeRegistryImages(registryOf(plane, 'jobs')));
   const scheduler = await plane.reconcilers.targets.get('local');
   const started = await request(`${plane.url}/api/apps/jobs/invoke`, {
@@ -163,7 +164,7 @@ test('a container process scaled to zero wakes on a request; containers survive 
   );
   let plane = await startPlane(t, config);
   await waitForApp(plane, 'sleepy');
-  t.is((await deployAndWait(plane, 'sleepy')).operation.status, 'succeeded');
+  t.is((await deployAndWait(plane, 'sleepy', {}, 'deploy', CONTAINER_DEPLOY_MS)).operation.status, 'succeeded');
   const registry = registryOf(plane, 'sleepy');
   t.teardown(() => removeRegistryImages(registry));
   t.is(await runningAllocation(plane, 'sleepy'), undefined, 'scaled to zero after the deploy');
@@ -222,4 +223,39 @@ test('a container process scaled to zero wakes on a request; containers survive 
   const tags = await fetch(`http://${registry}/v2/sleepy/tags/list`);
   const listed = tags.ok ? (((await tags.json()) as { tags: string[] | null }).tags ?? []) : [];
   t.deepEqual(listed, []);
+});
+
+test('on the bridge network a container’s ports are published on loopback only', async (t) => {
+  const external = Object.values(os.networkInterfaces())
+    .flat()
+    .find(
+      (address) => address && address.family === 'IPv4' && !address.internal && !address.address.startsWith('10.88.'),
+    );
+  t.truthy(external, 'the host has a non-loopback IPv4 address to try');
+  const config = containerConfig(t, { SVC_CONTAINER_NETWORK: 'bridge' });
+  initAppsRepo(config);
+  commit(
+    config.appsDir,
+    'walled',
+    'name: walled\ndeploy: true\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 200ms\n      timeout: 1s\n',
+    { 'server.mjs': SERVER },
+  );
+  const plane = await startPlane(t, config);
+  await waitForApp(plane, 'walled');
+  t.is((await deployAndWait(plane, 'walled', {}, 'deploy', CONTAINER_DEPLOY_MS)).operation.status, 'succeeded');
+  t.teardown(() => removeRegistryImages(registryOf(plane, 'walled')));
+  const alloc = (await runningAllocation(plane, 'walled'))!;
+  const port = alloc.ports[0]!.value;
+  const inspected = execFileSync('podman', ['inspect', '--format', '{{.HostConfig.NetworkMode}}', `svc-${alloc.id}`], {
+    encoding: 'utf8',
+  }).trim();
+  t.is(inspected, 'bridge');
+  t.is((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
+  const outside = await fetch(`http://${external!.address}:${port}/healthz`, {
+    signal: AbortSignal.timeout(3000),
+  }).then(
+    (r) => r.status,
+    (error: Error) => (error.cause as { code?: string } | undefined)?.code ?? error.name,
+  );
+  t.is(outside, 'ECONNREFUSED');
 });
