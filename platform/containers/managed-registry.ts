@@ -5,12 +5,13 @@
  * one left running by an earlier start, and stops it when the platform stops, as it does the managed
  * PostgreSQL server. Images are pushed to it by the release builder and pulled from it by digest.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { UnavailableError } from '../../domain/errors.js';
 import { signalReaches } from '../host/signal-reaches.js';
+import { logTail, spawnDetachedServer } from '../host/detached-server.js';
 import type { Logger } from '../logger.js';
 
 /** Options of {@link ManagedRegistry.open}. */
@@ -177,19 +178,10 @@ export class ManagedRegistry {
 
   async #start(): Promise<void> {
     await this.#collectGarbage();
-    const log = fs.openSync(this.layout.log, 'a', 0o600);
-    let child: ChildProcess;
-    try {
-      child = spawn(this.#program, ['serve', this.layout.config], {
-        cwd: this.layout.base,
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
-        // Its own session: it outlives a killed platform and is adopted by the next start.
-        detached: true,
-        stdio: ['ignore', log, log],
-      });
-    } finally {
-      fs.closeSync(log);
-    }
+    const child: ChildProcess = spawnDetachedServer(this.#program, ['serve', this.layout.config], this.layout.log, {
+      cwd: this.layout.base,
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    });
     const failed = new Promise<never>((_, reject) => {
       child.once('error', (error) =>
         reject(
@@ -202,7 +194,7 @@ export class ManagedRegistry {
       child.once('exit', (code, signal) =>
         reject(
           new UnavailableError(
-            `the image registry exited at start (${signal ?? `code ${code}`}): ${tail(this.layout.log)}`,
+            `the image registry exited at start (${signal ?? `code ${code}`}): ${logTail(this.layout.log, '(no registry log)')}`,
             {
               code: 'registry_start_failed',
             },
@@ -215,7 +207,7 @@ export class ManagedRegistry {
       waitFor(() => this.answers(500), 50, this.#startTimeoutMs).catch(() => {
         child.kill('SIGKILL');
         throw new UnavailableError(
-          `the image registry did not answer on ${this.host} within ${this.#startTimeoutMs} ms: ${tail(this.layout.log)}`,
+          `the image registry did not answer on ${this.host} within ${this.#startTimeoutMs} ms: ${logTail(this.layout.log, '(no registry log)')}`,
           { code: 'registry_start_failed' },
         );
       }),
@@ -328,13 +320,5 @@ async function waitFor(done: () => boolean | Promise<boolean>, everyMs: number, 
     if (await done()) return;
     if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
-function tail(file: string, lines = 5): string {
-  try {
-    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no registry log)';
   }
 }

@@ -5,7 +5,7 @@
  * platform starts it, restarts it when it dies, and stops it (fast shutdown) when the platform stops.
  * A server left running by a platform that was killed is found through `postmaster.pid` and adopted.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnavailableError } from '../../domain/errors.js';
@@ -14,6 +14,7 @@ import { postgresServerBinDir } from './postgres-binaries.js';
 import { asUser, ensurePostgresOsUser, type OsUser } from './postgres-os-user.js';
 import { initializeCluster, MANAGED_SUPERUSER, recoverState } from './managed-postgres-cluster.js';
 import { signalReaches } from '../host/signal-reaches.js';
+import { logTail, spawnDetachedServer } from '../host/detached-server.js';
 import { isPostgresProcess, processAlive, readPostmasterPid } from './postmaster-pid.js';
 import {
   firstBlockedFolder,
@@ -233,20 +234,17 @@ export class ManagedPostgres {
   async #start(): Promise<void> {
     writeManagedConf(this.layout, this.#state, this.#user);
     rotateLog(this.layout.log);
-    const log = fs.openSync(this.layout.log, 'a', 0o600);
-    let child: ChildProcess;
-    try {
-      child = spawn(path.join(this.#binDir, 'postgres'), ['-D', this.layout.cluster], {
+    // Its own session: a Ctrl-C in the platform's terminal must not reach it, and it outlives a killed platform.
+    const child: ChildProcess = spawnDetachedServer(
+      path.join(this.#binDir, 'postgres'),
+      ['-D', this.layout.cluster],
+      this.layout.log,
+      {
         ...asUser(this.#user),
         cwd: this.layout.cluster,
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', TZ: 'UTC' },
-        // Its own session: a Ctrl-C in the platform's terminal must not reach it, and it outlives a killed platform.
-        detached: true,
-        stdio: ['ignore', log, log],
-      });
-    } finally {
-      fs.closeSync(log);
-    }
+      },
+    );
     const started = new Promise<never>((_, reject) => {
       child.once('error', (error) =>
         reject(
@@ -258,9 +256,12 @@ export class ManagedPostgres {
       );
       child.once('exit', (code, signal) =>
         reject(
-          new UnavailableError(`PostgreSQL exited at start (${signal ?? `code ${code}`}): ${tail(this.layout.log)}`, {
-            code: 'postgres_start_failed',
-          }),
+          new UnavailableError(
+            `PostgreSQL exited at start (${signal ?? `code ${code}`}): ${logTail(this.layout.log, '(no server log)')}`,
+            {
+              code: 'postgres_start_failed',
+            },
+          ),
         ),
       );
     });
@@ -288,7 +289,7 @@ export class ManagedPostgres {
       // Still starting at the deadline: it is stopped, not left running unwatched.
       child.kill('SIGQUIT');
       throw new UnavailableError(
-        `PostgreSQL did not accept connections within ${this.#startTimeoutMs} ms: ${tail(this.layout.log)}`,
+        `PostgreSQL did not accept connections within ${this.#startTimeoutMs} ms: ${logTail(this.layout.log, '(no server log)')}`,
         { code: 'postgres_start_failed' },
       );
     }
@@ -322,7 +323,7 @@ export class ManagedPostgres {
     this.#failures += 1;
     const delay = Math.min(10_000, this.#restartDelayMs * 2 ** (this.#failures - 1));
     this.#log.error(
-      { postgresPid: pid, exit, restartInMs: delay, log: tail(this.layout.log) },
+      { postgresPid: pid, exit, restartInMs: delay, log: logTail(this.layout.log, '(no server log)') },
       'managed PostgreSQL exited: restarting it',
     );
     this.#emit({ type: 'exited', pid, exit });
@@ -364,15 +365,6 @@ function waitUntil(
     };
     check();
   });
-}
-
-/** The last lines of the server log, for error messages (PostgreSQL never logs passwords it is not sent). */
-function tail(file: string, lines = 5): string {
-  try {
-    return fs.readFileSync(file, 'utf8').trim().split('\n').slice(-lines).join('\n');
-  } catch {
-    return '(no server log)';
-  }
 }
 
 /** Keeps the server log below 16 MiB: a larger one is moved to `server.log.1` at start. */
