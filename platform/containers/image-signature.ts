@@ -177,37 +177,66 @@ export async function pushSignedImage(options: SignedPushOptions): Promise<Pushe
   const repository = managedRepository(config, options.destination, 'destination');
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-signed-push-'));
   try {
+    // podman's push skips the layers its blob cache knows the registry holds (a signed `skopeo copy`
+    // compresses every layer again: seconds for a base image); the signature is made beside it.
     const digestFile = path.join(work, 'digest');
-    const pushed = await withGpgAgentStopped(signingKey.gnupgHome, () =>
-      runTool(
-        'skopeo',
-        [
-          ...skopeoGlobalArgs(config, config.pushPolicy),
-          'copy',
-          '--quiet',
-          '--sign-by',
-          signingKey.fingerprint,
-          '--digestfile',
-          digestFile,
-          `containers-storage:${options.source}`,
-          `docker://${options.destination}`,
-        ],
-        { timeoutMs: options.timeoutMs ?? 10 * 60_000, env: { GNUPGHOME: signingKey.gnupgHome } },
-      ),
+    const pushed = await runTool(
+      'podman',
+      [
+        'push',
+        '--quiet',
+        '--digestfile',
+        digestFile,
+        options.source,
+        `docker://${options.destination}`,
+      ],
+      { timeoutMs: options.timeoutMs ?? 10 * 60_000, env: { CONTAINERS_REGISTRIES_CONF: config.registriesConf } },
     );
-    if (!pushed.ok) throw toolFailed(`signed push of ${options.source} to ${options.destination}`, pushed);
+    if (!pushed.ok) throw toolFailed(`push of ${options.source} to ${options.destination}`, pushed);
     const digest = readText(digestFile)?.trim() ?? '';
     if (!/^sha256:[0-9a-f]{64}$/.test(digest))
+      throw new DomainError('unavailable', 'image_push_failed', `push to ${options.destination} reported no digest`);
+    // The manifest exactly as the registry serves it: the signature covers its digest.
+    const repositoryPath = repository.slice(config.registryHost.length + 1);
+    const response = await fetch(`http://${config.registryHost}/v2/${repositoryPath}/manifests/${digest}`, {
+      headers: { accept: MANIFEST_TYPES },
+    });
+    const manifest = Buffer.from(await response.arrayBuffer());
+    if (!response.ok)
       throw new DomainError(
         'unavailable',
         'image_push_failed',
-        `signed push to ${options.destination} reported no digest`,
+        `the registry does not serve ${repository}@${digest} it just took`,
       );
+    const manifestFile = path.join(work, 'manifest.json');
+    fs.writeFileSync(manifestFile, manifest);
+    // The lookaside layout of containers/image: <repository path>@sha256=<hex>/signature-1.
+    const folder = path.join(config.signatures, `${repositoryPath}@${digest.replace(':', '=')}`);
+    fs.mkdirSync(folder, { recursive: true, mode: 0o700 });
+    const signed = await withGpgAgentStopped(signingKey.gnupgHome, () =>
+      runTool(
+        'skopeo',
+        [
+          'standalone-sign',
+          '--output',
+          path.join(folder, 'signature-1'),
+          manifestFile,
+          options.destination,
+          signingKey.fingerprint,
+        ],
+        { timeoutMs: 60_000, env: { GNUPGHOME: signingKey.gnupgHome } },
+      ),
+    );
+    if (!signed.ok) throw toolFailed(`signature of ${repository}@${digest}`, signed);
     return { image: `${repository}@${digest}`, digest };
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
   }
 }
+
+/** The manifest types a registry may answer with, as a pull asks for them. */
+const MANIFEST_TYPES =
+  'application/vnd.oci.image.manifest.v1+json, application/vnd.docker.distribution.manifest.v2+json';
 
 /** Options of {@link verifyImageSignature}. */
 export interface ImageVerificationOptions {

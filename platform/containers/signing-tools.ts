@@ -42,11 +42,19 @@ const MAX_SOCKET_PATH = 107;
  */
 export function checkAgentSocketRoom(home: string): void {
   const socket = path.join(home, 'S.gpg-agent.browser');
-  if (socket.length <= MAX_SOCKET_PATH || fs.existsSync(`/run/user/${process.getuid?.() ?? 0}`)) return;
+  const runtimeDir = `/run/user/${process.getuid?.() ?? 0}`;
+  if (socket.length <= MAX_SOCKET_PATH || fs.existsSync(runtimeDir)) return;
+  // gpg puts its sockets in the user's runtime folder when there is one: made here (root's, 0700).
+  try {
+    fs.mkdirSync(runtimeDir, { recursive: true, mode: 0o700 });
+    return;
+  } catch {
+    // Not ours to make: said below.
+  }
   throw new DomainError(
     'unavailable',
     'image_signing_path_too_long',
-    `image-signing key folder ${home} is too deep for gpg-agent: its socket ${socket} is ${socket.length} bytes, over the ${MAX_SOCKET_PATH} a unix socket allows; use a shorter data folder path, or create /run/user/${process.getuid?.() ?? 0} so gpg puts its sockets there`,
+    `image-signing key folder ${home} is too deep for gpg-agent: its socket ${socket} is ${socket.length} bytes, over the ${MAX_SOCKET_PATH} a unix socket allows; use a shorter data folder path, or create ${runtimeDir} so gpg puts its sockets there`,
   );
 }
 

@@ -156,6 +156,8 @@ export function laneEnvironment(
     SVC_SNAPSHOTS_DIR: path.join(where.root, 'snapshots'),
     SVC_LOG_LEVEL: 'info',
     SVC_POSTGRES_MANAGED: 'false',
+    // The lane's apps are host processes (containers across an API restart: test/platform/containers).
+    SVC_CONTAINER_RUNTIME: 'native',
     SVC_CAPACITY_CHECK_INTERVAL: 'off',
     SVC_EDGE_SYNC_INTERVAL: 'off',
     SVC_DEPLOY_HEALTHY_TIMEOUT: '20s',

@@ -38,7 +38,8 @@ test('a base image absent from an engine’s storage resolves by its docker.io n
   const storage = tempDir(t);
   const env = { ...process.env, CONTAINERS_REGISTRIES_CONF: registriesConf };
   const other = ['--root', path.join(storage, 'root'), '--runroot', path.join(storage, 'run'), '--runtime', 'runc'];
-  t.teardown(() => run('podman', [...other, 'system', 'reset', '--force'], { env }).catch(() => undefined));
+  // Its images go with it (never `system reset`: that clears /run/libpod, which every podman on the host shares).
+  t.teardown(() => run('podman', [...other, 'rmi', '--all', '--force'], { env }).catch(() => undefined));
   await run('podman', [...other, 'pull', '--quiet', 'ruby:3.1-slim-bookworm'], { env });
   const { stdout } = await run(
     'podman',
