@@ -182,14 +182,7 @@ export async function pushSignedImage(options: SignedPushOptions): Promise<Pushe
     const digestFile = path.join(work, 'digest');
     const pushed = await runTool(
       'podman',
-      [
-        'push',
-        '--quiet',
-        '--digestfile',
-        digestFile,
-        options.source,
-        `docker://${options.destination}`,
-      ],
+      ['push', '--quiet', '--digestfile', digestFile, options.source, `docker://${options.destination}`],
       { timeoutMs: options.timeoutMs ?? 10 * 60_000, env: { CONTAINERS_REGISTRIES_CONF: config.registriesConf } },
     );
     if (!pushed.ok) throw toolFailed(`push of ${options.source} to ${options.destination}`, pushed);
