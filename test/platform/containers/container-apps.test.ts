@@ -47,11 +47,16 @@ process.on('SIGTERM', () => { console.log(JSON.stringify({ msg: 'draining', sign
 `;
 
 // The dependency layer records when it ran: a rebuild that reuses it keeps the same stamp.
-const DOCKERFILE = `FROM node:20-bookworm-slim
+// Two stages: the first makes a file only its own RUN could, the second copies it over.
+const DOCKERFILE = `FROM node:20-bookworm-slim AS tools
+RUN node -e "require('fs').writeFileSync('/tool.txt', 'made in stage one by node ' + process.version)"
+
+FROM node:20-bookworm-slim
 WORKDIR /app
 ARG FLAVOUR=plain
 COPY deps.txt ./
 RUN date +%s%N > /app/deps-stamp && echo "$FLAVOUR" > /app/flavour
+COPY --from=tools /tool.txt /app/tool.txt
 ARG SVC_COMMIT
 RUN echo "$SVC_COMMIT" > /app/built-commit
 COPY server.mjs version.txt ./
@@ -228,6 +233,8 @@ test.serial('env, secrets and volumes reach the container; the platform’s data
   // The image's filesystem, not the host's: the host's control.db is not there.
   t.is((await get(`${url}/read?path=${encodeURIComponent(path.join(config.dataDir, 'control.db'))}`)).code, 'ENOENT');
   t.is((await get(`${url}/read?path=/etc/debian_version`)).text.trim().split('.')[0], '12');
+  // The first stage's RUN ran in its image and its output was copied into the final one.
+  t.regex((await get(`${url}/read?path=/app/tool.txt`)).text, /^made in stage one by node v20\./);
   // The platform's build arg reached the image's RUN step: it names the deployed commit.
   t.is((await get(`${url}/read?path=/app/built-commit`)).text.trim(), getApp(plane.db, 'boxed')!.release!.commit);
   // The secret's value is in no argv: the client passes variables by name.
