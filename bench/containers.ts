@@ -29,7 +29,7 @@
  *
  * Run: node --import tsx bench/containers.ts [--runs N] [--wakes N] [--zd-deploys N]
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -45,7 +45,7 @@ import {
 } from '../platform/containers/image-signature.js';
 import { Podman } from '../platform/containers/podman.js';
 import { closePlaneAndStopApps } from '../test/helpers/stop-apps.js';
-import { NODE_BASE, removeRegistryImages } from '../test/helpers/containers.js';
+import { NODE_BASE, readImageFile, removeRegistryImages } from '../test/helpers/containers.js';
 import { failures, latencyPercentile, startLoad, within, type LoadSample } from '../test/helpers/http-load.js';
 import { waitForApp } from '../test/pipeline/pipeline-fixture.js';
 import { removeAppUsersCreatedHere } from './lib/app-users.js';
@@ -148,24 +148,7 @@ function stamp(side: Side): string {
   const { dir, manifest } = releaseOf(side, 'hello-web');
   if (side.runtime === 'container') {
     if (!manifest.image) throw new Error('the container release names no image');
-    return execFileSync(
-      'podman',
-      [
-        'run',
-        '--rm',
-        '--runtime',
-        'runc',
-        '--ulimit',
-        'nofile=1024:1024',
-        '--ulimit',
-        'nproc=1024:1024',
-        '--entrypoint',
-        'cat',
-        manifest.image,
-        '/app/deps-stamp',
-      ],
-      { encoding: 'utf8' },
-    ).trim();
+    return readImageFile(manifest.image, '/app/deps-stamp');
   }
   const found = (fs.readdirSync(dir, { recursive: true }) as string[]).find((f) => path.basename(f) === 'deps-stamp');
   if (!found) throw new Error(`native release ${dir} holds no deps-stamp`);

@@ -17,6 +17,7 @@
  * `--restart 0` leaves it out (it builds the tree first: about a minute).
  *
  * Run: node --import tsx bench/zero-downtime.ts [--deploys N] [--specs N] [--rollbacks N] [--steady S] [--restart 0|1]
+ *   [--runtime auto|podman|native]
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -46,6 +47,9 @@ const specChanges = arg('specs', 10);
 const rollbacks = arg('rollbacks', 2);
 const steadySeconds = arg('steady', 3);
 const platformRestarts = arg('restart', 1);
+const runtimeAt = process.argv.indexOf('--runtime');
+const runtime = runtimeAt >= 0 ? (process.argv[runtimeAt + 1] ?? '') : 'auto';
+if (!['auto', 'podman', 'native'].includes(runtime)) throw new Error('--runtime must be auto, podman or native');
 
 const repoRoot = path.resolve(import.meta.dirname, '..');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-zd-'));
@@ -92,8 +96,15 @@ const config = loadConfig({
   SVC_DATA_DIR: path.join(root, 'data'),
   SVC_APPS_DIR: appsDir,
   SVC_LOG_LEVEL: 'silent',
+  // `--runtime native` runs hello-web as host processes; the default is the platform's (containers
+  // where podman answers, ADR 0219). The registry's base-image mirror is not needed here.
+  SVC_CONTAINER_RUNTIME: runtime,
+  SVC_REGISTRY_MIRROR: 'false',
 });
 const plane = await startControlPlane(config, silentLogger());
+console.log(
+  `hello-web runs ${runtime === 'native' ? 'as host processes' : 'in its image where podman answers'} (SVC_CONTAINER_RUNTIME=${runtime})`,
+);
 
 async function discovered(app: string): Promise<void> {
   while (!getApp(plane.db, app)?.spec)

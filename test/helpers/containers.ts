@@ -57,3 +57,25 @@ export function containersOf(app: string): string[] {
   });
   return out.split('\n').filter(Boolean);
 }
+
+/** A file of `image`, read by a throwaway container of it (podman with runc, within the host's rlimits). */
+export function readImageFile(image: string, file: string): string {
+  return execFileSync(
+    'podman',
+    [
+      'run',
+      '--rm',
+      '--runtime',
+      'runc',
+      '--ulimit',
+      'nofile=1024:1024',
+      '--ulimit',
+      'nproc=1024:1024',
+      '--entrypoint',
+      'cat',
+      image,
+      file,
+    ],
+    { encoding: 'utf8' },
+  ).trim();
+}

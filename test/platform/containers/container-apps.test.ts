@@ -13,7 +13,13 @@ import { getApp } from '../../../store/control/apps.js';
 import type { Allocation } from '../../../domain/scheduler/index.js';
 import { readReleaseManifest } from '../../../platform/release-builder/index.js';
 import { request } from '../../helpers/servers.js';
-import { CONTAINER_DEPLOY_MS, containerConfig, containersOf, removeRegistryImages } from '../../helpers/containers.js';
+import {
+  CONTAINER_DEPLOY_MS,
+  containerConfig,
+  containersOf,
+  readImageFile,
+  removeRegistryImages,
+} from '../../helpers/containers.js';
 import { hookScope } from '../../helpers/hook-scope.js';
 import { deployAndWait, git, initAppsRepo, startPlane, waitForApp } from '../../pipeline/pipeline-fixture.js';
 
@@ -268,27 +274,7 @@ test.serial(
   async (t) => {
     const { plane, config } = t.context;
     const before = (await allocation(plane)).alloc;
-    const stamp = (image: string) =>
-      execFileSync(
-        'podman',
-        [
-          'run',
-          '--rm',
-          '--runtime',
-          'runc',
-          '--ulimit',
-          'nofile=1024:1024',
-          '--ulimit',
-          'nproc=1024:1024',
-          '--entrypoint',
-          'cat',
-          image,
-          '/app/deps-stamp',
-        ],
-        {
-          encoding: 'utf8',
-        },
-      ).trim();
+    const stamp = (image: string) => readImageFile(image, '/app/deps-stamp');
     const firstImage = readReleaseManifest(getApp(plane.db, 'boxed')!.release!.dir)!.image!;
     commitBoxed(config.appsDir, 'v2');
     const deployed = await deployAndWait(plane, 'boxed', {}, 'deploy', CONTAINER_DEPLOY_MS);
