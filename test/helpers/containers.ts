@@ -8,6 +8,8 @@ import type { ExecutionContext } from 'ava';
 import type { SvcConfig } from '../../platform/config.js';
 import { pipelineConfig } from '../pipeline/pipeline-fixture.js';
 
+export { removeRegistryImages } from './registry-images.js';
+
 /** Longest wait for a container deploy (a podman build on a loaded 2-core machine). */
 export const CONTAINER_DEPLOY_MS = 120_000;
 
@@ -27,27 +29,6 @@ export function assertBaseImages(): void {
 export function containerConfig(t: ExecutionContext, env: Record<string, string> = {}): SvcConfig {
   assertBaseImages();
   return pipelineConfig(t, { SVC_CONTAINER_RUNTIME: 'podman', SVC_DEPLOY_HEALTHY_TIMEOUT: '30s', ...env });
-}
-
-/** Removes every image of podman's storage tagged in the registry `registryHost` (the test's own). */
-export function removeRegistryImages(registryHost: string): void {
-  // Another test's removal can end a listing with an error (an image gone while it was read): again.
-  let listed = '';
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    const result = spawnSync('podman', ['images', '--format', '{{.Repository}}:{{.Tag}} {{.ID}}'], {
-      encoding: 'utf8',
-    });
-    if (result.status === 0) {
-      listed = result.stdout;
-      break;
-    }
-  }
-  const ids = new Set<string>();
-  for (const line of listed.split('\n')) {
-    const [reference, id] = line.split(' ');
-    if (reference?.startsWith(`${registryHost}/`) && id) ids.add(id);
-  }
-  if (ids.size > 0) spawnSync('podman', ['rmi', '--force', ...ids]);
 }
 
 /** Containers podman knows for the allocation-labelled app `app`. */

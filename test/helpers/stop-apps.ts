@@ -10,6 +10,7 @@ import { LocalScheduler } from '../../platform/local-scheduler/index.js';
 import { silentLogger } from '../../platform/logger.js';
 import type { SvcConfig } from '../../platform/config.js';
 import { Podman } from '../../platform/containers/podman.js';
+import { removeDataDirRegistryImages } from './registry-images.js';
 
 /** Closes `plane`, then stops and forgets every job its local drivers still run. */
 export async function closePlaneAndStopApps(plane: ControlPlane, config: SvcConfig): Promise<void> {
@@ -46,4 +47,6 @@ export async function stopAppsIn(dataDir: string): Promise<void> {
       await scheduler.stopJob(job.spec.id, { purge: true }).catch(() => undefined);
     await scheduler.close();
   }
+  // The images its builds left in the host's podman storage go with it.
+  removeDataDirRegistryImages(config.dataDir);
 }
