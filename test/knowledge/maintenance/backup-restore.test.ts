@@ -250,6 +250,21 @@ test('What an interrupted backup leaves is never listed and is swept at start', 
   const record = await backup(h, { scope: 'namespace', namespace: 'n' });
   const { file } = h.store.maintenance.backups.fileOf('default', record.id);
   const dir = file.slice(0, file.lastIndexOf('/'));
+  // The backup's own inspection copy closes after the record is written: its -wal and -shm go then.
+  const ownInspection = () => fs.readdirSync(dir).some((f) => f.startsWith(`${record.id}.sqlite.inspect`));
+  await new Promise<void>((resolve, reject) => {
+    const watcher = fs.watch(dir, () => {
+      if (!ownInspection()) done();
+    });
+    const timer = setTimeout(() => done(new Error(`the inspection files of ${record.id} stayed`)), 10_000);
+    const done = (error?: Error) => {
+      watcher.close();
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    };
+    if (!ownInspection()) done();
+  });
   // A kill -9 between the steps of a backup: a partial copy, a copy without its record, an inspection copy.
   fs.writeFileSync(`${dir}/kb-20260101t000000z-0000abcd.sqlite.partial`, 'half');
   fs.copyFileSync(file, `${dir}/kb-20260101t000000z-0000beef.sqlite`);
