@@ -16,10 +16,7 @@ import type { RunnerContext, RunOutcome } from './runner-context.js';
 import { treeRssBytes, TreeCpuSampler } from '../tasks/task-tree-usage.js';
 import { DEFAULT_RESTART_WINDOW_MS, mayRestart, RestartBackoff } from './restart-policy.js';
 import { drainTree } from '../tasks/tree-drain.js';
-import { ContainerUsage } from '../containers/container-usage.js';
-import { finishContainer, removeContainer } from '../containers/container-exit.js';
-import { cgroupParent } from '../containers/container-cgroup.js';
-import type { ContainerRuntime } from '../containers/container-runtime.js';
+import { ContainerTask } from '../containers/container-task.js';
 
 const MAX_EVENTS = 25;
 
@@ -42,23 +39,15 @@ export class AllocationRunner {
   readonly #services: AllocationServices;
   #runStartedMs = 0;
   readonly #backoff = new RestartBackoff();
-  /** The container runtime when this allocation's task names an image (ADR 0219). */
-  readonly #containers: ContainerRuntime | undefined;
-  readonly #containerUsage: ContainerUsage | undefined;
+  /** The allocation's container when its task names an image (ADR 0219). */
+  readonly #container: ContainerTask | undefined;
 
   constructor(record: AllocationRecord, ctx: RunnerContext) {
     this.record = record;
     this.#ctx = ctx;
     this.#services = new AllocationServices(record, ctx);
-    this.#containers = record.group.task.image !== undefined ? ctx.containers : undefined;
-    const containers = this.#containers;
-    this.#containerUsage = containers
-      ? new ContainerUsage(
-          record.dir,
-          containers.cgroupMount,
-          containers.cgroupParentRoot !== undefined ? cgroupParent(containers.cgroupParentRoot, record.id) : undefined,
-        )
-      : undefined;
+    this.#container =
+      record.group.task.image !== undefined && ctx.containers ? new ContainerTask(record, ctx.containers) : undefined;
   }
 
   /** True while the allocation restarts its task on exit (a service group allocation). */
@@ -110,7 +99,7 @@ export class AllocationRunner {
         return;
       }
     }
-    const usage = this.#containerUsage;
+    const usage = this.#container;
     // A container's memory is its cgroup's, and its limit the kernel's (the client holds none of it).
     const rss = usage ? usage.rssBytes() : treeRssBytes(pid, table, byPid);
     if (rss === undefined) return;
@@ -321,25 +310,18 @@ export class AllocationRunner {
    * limit, and removed, before the exit is handled.
    */
   #leaderExited(leader: object, code: number | null, signal: NodeJS.Signals | null, unknownReason?: string): void {
-    const containers = this.#containers;
-    if (!containers) {
+    if (!this.#container) {
       this.#onLeaderExit(code, signal, unknownReason);
       return;
     }
-    this.#containerUsage?.reset();
-    finishContainer(containers, this.record.id, this.record.memory.limitBytes).then(
-      ({ oomKilled }) => {
-        if (this.#leader !== leader) return;
-        // Only a SIGKILL (137) is the kernel's OOM kill; a drain or a crash near the limit is not.
-        if (oomKilled && code === 137 && this.#exitReason === undefined && !this.#stopping && !this.#restarting)
-          this.#exitReason = 'oom';
-        this.#onLeaderExit(code, signal, unknownReason);
-      },
-      (error: unknown) => {
-        this.#ctx.logger.warn({ allocationId: this.record.id, err: error }, 'container not removed');
-        if (this.#leader === leader) this.#onLeaderExit(code, signal, unknownReason);
-      },
-    );
+    void this.#container.finish().then(({ oomKilled, error }) => {
+      if (error) this.#ctx.logger.warn({ allocationId: this.record.id, err: error }, 'container not removed');
+      if (this.#leader !== leader) return;
+      // Only a SIGKILL (137) is the kernel's OOM kill; a drain or a crash near the limit is not.
+      if (oomKilled && code === 137 && this.#exitReason === undefined && !this.#stopping && !this.#restarting)
+        this.#exitReason = 'oom';
+      this.#onLeaderExit(code, signal, unknownReason);
+    });
   }
 
   #onLeaderExit(code: number | null, signal: NodeJS.Signals | null, unknownReason?: string): void {
@@ -444,7 +426,7 @@ export class AllocationRunner {
       this.#ctx.changed(rec, rec.status, this.#event(type, message)),
     );
     // A client killed after the drain timeout leaves its container running: it goes with the client.
-    if (this.#containers) await removeContainer(this.#containers, rec.id);
+    await this.#container?.remove();
   }
 
   #armDeadline(): void {
