@@ -17,6 +17,9 @@ export const CONTAINER_DEPLOY_MS = 120_000;
 export const NODE_BASE = 'docker.io/library/node:20-bookworm-slim';
 export const RUBY_BASE = 'docker.io/library/ruby:3.1-slim-bookworm';
 
+/** The Dockerfile of a fixture app (its server.mjs) run as a container from the offline Node base. */
+export const CONTAINER_DOCKERFILE = 'FROM node:20-bookworm-slim\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n';
+
 /** Throws a clear error unless the offline base images are in podman's storage. */
 export function assertBaseImages(): void {
   for (const image of [NODE_BASE, RUBY_BASE]) {
@@ -37,6 +40,13 @@ export function containersOf(app: string): string[] {
     encoding: 'utf8',
   });
   return out.split('\n').filter(Boolean);
+}
+
+/** The host pid and start time of container `name` (`<pid> <startedAt>`): a restarted container changes both. */
+export function containerState(name: string): string {
+  return execFileSync('podman', ['inspect', '--format', '{{.State.Pid}} {{.State.StartedAt}}', name], {
+    encoding: 'utf8',
+  }).trim();
 }
 
 /** A file of `image`, read by a throwaway container of it (podman with runc, within the host's rlimits). */

@@ -13,6 +13,7 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { commitApp, initAppsRepo } from '../pipeline/pipeline-fixture.js';
 import { stopAppsIn } from '../helpers/stop-apps.js';
+import { CONTAINER_DOCKERFILE, assertBaseImages } from '../helpers/containers.js';
 import { SVC_FROM_SOURCE } from '../helpers/cli.js';
 import {
   freePort,
@@ -156,7 +157,7 @@ export function laneEnvironment(
     SVC_SNAPSHOTS_DIR: path.join(where.root, 'snapshots'),
     SVC_LOG_LEVEL: 'info',
     SVC_POSTGRES_MANAGED: 'false',
-    // The lane's apps are host processes (containers across an API restart: test/platform/containers).
+    // The lane's apps are host processes unless a test asks for containers (startLanePlatform's `containers`).
     SVC_CONTAINER_RUNTIME: 'native',
     SVC_CAPACITY_CHECK_INTERVAL: 'off',
     SVC_EDGE_SYNC_INTERVAL: 'off',
@@ -220,7 +221,13 @@ export function waitForApiRelease(
 export async function startLanePlatform(
   t: Pick<ExecutionContext, 'teardown'>,
   tree: string,
-  options: { apps?: readonly string[]; env?: Record<string, string>; appTest?: Record<string, string> } = {},
+  options: {
+    apps?: readonly string[];
+    env?: Record<string, string>;
+    appTest?: Record<string, string>;
+    /** The apps are built FROM the offline Node base and run as podman containers (ADR 0219). */
+    containers?: boolean;
+  } = {},
 ): Promise<LanePlatform> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lane-'));
   // Apps run as their own users (ADR 0047): they pass through the folders above their releases.
@@ -229,10 +236,25 @@ export async function startLanePlatform(
   const appsDir = path.join(root, 'apps');
   const platformDir = path.join(dataDir, 'platform');
   initAppsRepo({ appsDir } as never);
+  if (options.containers) assertBaseImages();
   for (const app of options.apps ?? [])
-    commitApp(appsDir, app, { version: app, ...(options.appTest?.[app] ? { test: options.appTest[app] } : {}) });
+    commitApp(
+      appsDir,
+      app,
+      { version: app, ...(options.appTest?.[app] ? { test: options.appTest[app] } : {}) },
+      options.containers ? { Dockerfile: CONTAINER_DOCKERFILE } : {},
+    );
   const port = await freePort();
-  const env = laneEnvironment({ port, root, dataDir, appsDir }, { SVC_UPGRADE_BOOT_TIMEOUT: '40s', ...options.env });
+  const env = laneEnvironment(
+    { port, root, dataDir, appsDir },
+    {
+      SVC_UPGRADE_BOOT_TIMEOUT: '40s',
+      ...(options.containers
+        ? { SVC_CONTAINER_RUNTIME: 'podman', SVC_REGISTRY_MIRROR: 'false', SVC_DEPLOY_HEALTHY_TIMEOUT: '60s' }
+        : {}),
+      ...options.env,
+    },
+  );
   fs.mkdirSync(platformDir, { recursive: true });
   const log = fs.openSync(path.join(root, 'first-api.log'), 'a');
   const [program, ...leading] = releaseCommand(tree);

@@ -2,6 +2,7 @@ import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runSvc } from '../helpers/cli.js';
+import { containerState, containersOf } from '../helpers/containers.js';
 import { runningAgent } from '../../platform/platform-lane/index.js';
 import {
   FAILS_OUTSIDE_CANDIDATE,
@@ -24,8 +25,10 @@ import {
 } from './lane-harness.js';
 
 // One platform for the file: the upgrade, then a failing candidate and a failing postflight against the upgraded platform.
+// Its apps run as podman containers (ADR 0219): an upgrade adopts them as it adopts host processes.
 let platform: LanePlatform;
 const appsAtStart: Record<string, string[]> = {};
+const containersAtStart: Record<string, string[]> = {};
 const teardowns: (() => Promise<void> | void)[] = [];
 
 test.after.always(async () => {
@@ -36,6 +39,7 @@ test.before(async () => {
   const tree = await builtTree();
   platform = await startLanePlatform({ teardown: (fn) => void teardowns.push(fn) }, tree, {
     apps: ['alpha', 'beta'],
+    containers: true,
     // The signature policy: a release whose version says "unsigned" is rejected.
     env: {
       SVC_RELEASE_KEEP: '2',
@@ -50,6 +54,8 @@ test.before(async () => {
         `deploy ${app} ${op.status}: ${op.lastError}; ${tail(path.join(platform.root, 'first-api.log'))}`,
       );
     appsAtStart[app] = await appAddresses(platform, app);
+    containersAtStart[app] = containersOf(app).map(containerState);
+    if (containersAtStart[app].length === 0) throw new Error(`${app} runs no container`);
   }
 });
 
@@ -100,7 +106,14 @@ test.serial(
     t.is(version.body.version, '0.1.1-lane');
     t.regex(version.body.label, /^v0\.1\.1-lane-platform/);
     t.is(currentRelease(platform), view.upgrade.toRelease);
-    for (const app of ['alpha', 'beta']) t.deepEqual(await appAddresses(platform, app), appsAtStart[app]);
+    for (const app of ['alpha', 'beta']) {
+      t.deepEqual(await appAddresses(platform, app), appsAtStart[app]);
+      t.deepEqual(
+        containersOf(app).map(containerState),
+        containersAtStart[app],
+        `${app}'s containers were not restarted`,
+      );
+    }
     // The history shows both releases, label apart from identity.
     const releases = await api(platform, 'GET', '/api/platform/releases');
     const builds = releases.body.builds as any[];

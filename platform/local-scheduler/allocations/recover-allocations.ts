@@ -8,6 +8,7 @@ import path from 'node:path';
 import { AllocationRunner } from './allocation-runner.js';
 import { isTerminal, type DriverCore } from '../driver-core.js';
 import { isProcessAlive, listProcesses } from '../tasks/process-table.js';
+import { removeContainer } from '../containers/container-exit.js';
 
 /** `SVC_ALLOC_ID` of a live process started by a driver on `allocsDir`, read from its environment. */
 function allocationOf(pid: number, allocsDir: string): string | undefined {
@@ -26,13 +27,22 @@ function allocationOf(pid: number, allocsDir: string): string | undefined {
   return id !== undefined && dir !== undefined && dir.startsWith(allocsDir) ? id : undefined;
 }
 
+/** The pid namespace of `pid` (`pid:[inode]`), or undefined once it is gone. */
+function pidNamespace(pid: number | 'self'): string | undefined {
+  try {
+    return fs.readlinkSync(`/proc/${pid}/ns/pid`);
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Finds processes a previous driver spawned but had not yet recorded (killed between spawn and the
  * state write): each carries its allocation id in its environment. A process whose allocation is
  * known and unstarted is adopted by recording its pid; any other untracked one is killed, so a
  * crash never leaves an unsupervised app process behind. Returns how many were killed.
  */
-export function sweepUnrecordedProcesses(core: DriverCore): { adopted: number; killed: number } {
+export function sweepUnrecordedProcesses(core: DriverCore): { adopted: number; killed: number; killedIds: string[] } {
   const allocsDir = path.join(core.options.dataDir, 'allocs') + path.sep;
   const table = listProcesses();
   const tracked = new Set(
@@ -43,6 +53,8 @@ export function sweepUnrecordedProcesses(core: DriverCore): { adopted: number; k
   );
   let adopted = 0;
   let killed = 0;
+  const killedIds: string[] = [];
+  const ownNamespace = pidNamespace('self');
   for (const info of table) {
     if (info.state === 'Z' || tracked.has(info.pid) || tracked.has(info.pgrp) || info.pid === process.pid) continue;
     const id = allocationOf(info.pid, allocsDir);
@@ -50,6 +62,9 @@ export function sweepUnrecordedProcesses(core: DriverCore): { adopted: number; k
     const record = core.state.allocations[id];
     // Only a group leader (spawned detached) can be an allocation's task; its children follow it.
     if (info.pgrp !== info.pid) continue;
+    // A container's processes carry the app's variables too, each container's first one leading its
+    // group; the task is the `podman run` on the host's side, and the container ends with it (ADR 0219).
+    if (pidNamespace(info.pid) !== ownNamespace) continue;
     if (record && !isTerminal(record.status) && record.task.pid === undefined && record.desiredStatus === 'run') {
       record.task.pid = info.pid;
       record.task.pidStartTime = info.startTime;
@@ -60,19 +75,23 @@ export function sweepUnrecordedProcesses(core: DriverCore): { adopted: number; k
     try {
       process.kill(-info.pid, 'SIGKILL');
       killed += 1;
+      killedIds.push(id);
     } catch {
       // already gone
     }
     core.ctx.cpuWeights.release(id);
   }
-  return { adopted, killed };
+  return { adopted, killed, killedIds };
 }
 
 /** Recovers every non-terminal allocation of the persisted state. */
 export async function recoverAllocations(core: DriverCore): Promise<void> {
-  const swept = sweepUnrecordedProcesses(core);
+  const { killedIds, ...swept } = sweepUnrecordedProcesses(core);
   if (swept.adopted + swept.killed > 0)
     core.ctx.logger.warn(swept, 'processes started but not recorded by the previous driver: adopted or killed');
+  // A killed `podman run` client leaves its container to conmon: it goes too (none for a host process).
+  const containers = core.ctx.containers;
+  if (containers) for (const id of killedIds) await removeContainer(containers, id).catch(() => undefined);
   for (const record of core.records()) {
     if (isTerminal(record.status)) continue;
     const job = core.state.jobs[record.jobId];

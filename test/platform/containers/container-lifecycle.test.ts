@@ -13,7 +13,14 @@ import { getApp, listApps } from '../../../store/control/apps.js';
 import { readReleaseManifest } from '../../../platform/release-builder/index.js';
 import type { ControlPlane } from '../../../wiring/control-plane.js';
 import { request } from '../../helpers/servers.js';
-import { CONTAINER_DEPLOY_MS, containerConfig, containersOf, removeRegistryImages } from '../../helpers/containers.js';
+import {
+  CONTAINER_DEPLOY_MS,
+  CONTAINER_DOCKERFILE as DOCKERFILE,
+  containerConfig,
+  containerState,
+  containersOf,
+  removeRegistryImages,
+} from '../../helpers/containers.js';
 import { waitForChange } from '../../helpers/wait-for.js';
 import { attachSession } from '../../exec/exec-harness.js';
 import { freePort, hostRequest } from '../../routing/wake-harness.js';
@@ -29,7 +36,6 @@ server.listen(Number(process.env.PORT));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `;
 const HANDLER = `console.log(JSON.stringify({ body: process.env.SVC_REQUEST_BODY, uid: process.getuid() }));\n`;
-const DOCKERFILE = 'FROM node:20-bookworm-slim\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n';
 
 function commit(appsDir: string, app: string, spec: string, files: Record<string, string>): void {
   const dir = path.join(appsDir, app);
@@ -176,6 +182,8 @@ test('a container process scaled to zero wakes on a request; containers survive 
   t.not(first.uid, 0);
   const alloc = (await runningAllocation(plane, 'sleepy'))!;
   t.deepEqual(containersOf('sleepy'), [`svc-${alloc.id}`]);
+  // The app's pid inside its container is 1 whether or not it restarted: the host's view tells.
+  const started = containerState(`svc-${alloc.id}`);
 
   // An API restart (the host agent's): the container keeps running and the next API adopts it.
   await plane.close({ restart: true });
@@ -190,7 +198,9 @@ test('a container process scaled to zero wakes on a request; containers survive 
   );
   t.is(adopted.id, alloc.id);
   const again = await hostRequest(`${plane.url}/hello`, { host: 'sleepy.example.test' });
-  t.is(again.json().pid, first.pid, 'the same process serves: the app was not restarted');
+  t.is(again.status, 200, again.text);
+  t.is(again.json().pid, first.pid);
+  t.is(containerState(`svc-${alloc.id}`), started, 'the same container process serves: the app was not restarted');
 
   // Deleted from the apps repository, then retired: no container, no image, no registry tag.
   fs.rmSync(path.join(config.appsDir, 'sleepy'), { recursive: true });
