@@ -7,6 +7,7 @@
  * (b) vector retrieve latency through the HTTP API beside sqlite-vec's exact float KNN on the same
  *     data in the same run, with recall@10 against that exact search;
  * (c) text retrieve latency beside a naive scan of the same live rows.
+ * `--reads-only` skips (a): (b) and (c) alone, on the same corpus whatever the code under test.
  * The large corpus is bulk-loaded through the store layer in one transaction, then served by the
  * real server (which rebuilds its vector index from the vec0 table at start, also timed).
  */
@@ -100,7 +101,7 @@ console.log(
 
 try {
   // (a) write throughput through the real write path (group commit, synchronous=FULL durability).
-  {
+  if (!process.argv.includes('--reads-only')) {
     // Before the store: the meter tells the checkpoint worker (started later) from V8's threads.
     const threads = await ThreadCpuMeter.start();
     const store = await startKnowledgeStore(config(path.join(root, 'writes')), silentLogger());

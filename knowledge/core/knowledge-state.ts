@@ -7,6 +7,7 @@ import { NotFoundError, ValidationError, ConflictError } from '../../domain/erro
 import { NAMESPACE_MODES, type NamespaceMode } from '../../domain/knowledge/modes.js';
 import type { Db } from '../../store/database.js';
 import { NodeStore } from '../../store/knowledge/node-store.js';
+import { ViewStore } from '../../store/knowledge/view-store.js';
 import { SourceStore } from '../../store/knowledge/source-store.js';
 import { EdgeStore } from '../../store/knowledge/edge-store.js';
 import { IntentStore } from '../../store/knowledge/intent-store.js';
@@ -49,6 +50,8 @@ const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 export class KnowledgeState {
   readonly db: Db;
   readonly nodes: NodeStore;
+  /** Counts, samples and neighbours over the rows one retrieval may see. */
+  readonly views: ViewStore;
   readonly sources: SourceStore;
   readonly edges: EdgeStore;
   readonly intents: IntentStore;
@@ -70,6 +73,7 @@ export class KnowledgeState {
   constructor(db: Db, options: KnowledgeStateOptions = {}) {
     this.db = db;
     this.nodes = new NodeStore(db);
+    this.views = new ViewStore(db);
     this.sources = new SourceStore(db);
     this.edges = new EdgeStore(db);
     this.intents = new IntentStore(db);
@@ -191,6 +195,11 @@ export class KnowledgeState {
   /** Effective credibility of a source in a namespace (unlabelled sources get the default). */
   credibility(nsId: number, sourceId: string, fallback: number): number {
     return this.sources.get(nsId, sourceId)?.credibility ?? fallback;
+  }
+
+  /** A source's credibility as it was at transaction time `knownAt` (an as-of read's). */
+  credibilityAt(nsId: number, sourceId: string, knownAt: number, fallback: number): number {
+    return this.sources.credibilityAt(nsId, sourceId, knownAt) ?? fallback;
   }
 }
 

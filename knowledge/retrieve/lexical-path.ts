@@ -23,10 +23,10 @@ import {
   termCounts,
   type WeightedTerm,
 } from '../../domain/knowledge/retrieval/lexical-scoring.js';
-import { analyze, isStopword, stem } from '../../domain/knowledge/retrieval/text-analysis.js';
+import { analyze, isStopword, stem, tokenize } from '../../domain/knowledge/retrieval/text-analysis.js';
 import { expansionWeight, type Thesaurus } from '../../domain/knowledge/retrieval/thesaurus.js';
 import { CONTEXT_REACH, CONTEXT_SEEDS, withContext } from '../../domain/knowledge/retrieval/turn-context.js';
-import type { TermStatistics } from './term-statistics.js';
+import type { ViewStatistics } from './term-statistics.js';
 
 /** A term in more than this share of all text rows is "common": it ranks but does not find candidates. */
 const COMMON_FRACTION = 0.05;
@@ -43,12 +43,12 @@ export interface LexicalContext {
   /** Content of an accepted version. */
   content(vid: number): string;
   /**
-   * The live writes just before and after an accepted version in its namespace, at most `reach` on
-   * each side, nearest first; absent, no neighbouring context is used.
+   * The writes the request may see just before and after an accepted version in its namespace, at
+   * most `reach` on each side, nearest first; absent, no neighbouring context is used.
    */
   neighbours?(vid: number, reach: number): { vid: number; content: string }[];
-  /** Namespace id, for length statistics. */
-  readonly nsId: number;
+  /** Corpus statistics over the rows the request may see. */
+  readonly stats: ViewStatistics;
 }
 
 /** Options of one lexical search. */
@@ -73,11 +73,9 @@ interface Analyzed {
 
 /** Lexical candidates with a similarity in [0, 1] (weighted BM25 and proximity, relative to the best). */
 export class LexicalPath {
-  readonly #stats: TermStatistics;
   readonly #thesaurus: Thesaurus | undefined;
 
-  constructor(stats: TermStatistics, thesaurus?: Thesaurus) {
-    this.#stats = stats;
+  constructor(thesaurus?: Thesaurus) {
     this.#thesaurus = thesaurus;
   }
 
@@ -85,14 +83,14 @@ export class LexicalPath {
     const query = parseLexicalQuery(text);
     if (query.match === undefined) return { items: [], coverage: 0 };
     const { candidateK } = options;
-    const stats = this.#stats;
+    const stats = ctx.stats;
     const commonLimit = Math.max(COMMON_FRACTION * stats.rows(), COMMON_MIN_ROWS);
-    const isCommon = (s: string) => stats.documentFrequency(s) > commonLimit;
-    const selective = query.terms.filter((t) => !isCommon(t.stem));
-    const common = query.terms.filter((t) => isCommon(t.stem));
-    const original = weightedTerms(query, (s) => stats.idf(s));
+    const isCommon = (t: QueryTerm) => stats.documentFrequency(t) > commonLimit;
+    const selective = query.terms.filter((t) => !isCommon(t));
+    const common = query.terms.filter((t) => isCommon(t));
+    const original = weightedTerms(query, (t) => stats.idf(t));
     const expansions =
-      this.#thesaurus && options.expand !== false ? this.#expansions(query, original, commonLimit) : [];
+      this.#thesaurus && options.expand !== false ? this.#expansions(query, original, commonLimit, stats) : [];
     const allTerms = [...original, ...expansions.map((e) => e.term)];
 
     const analyzed = new Map<number, Analyzed>();
@@ -117,7 +115,7 @@ export class LexicalPath {
         cap = Math.min(cap * 4, MAX_CAP);
       }
     };
-    const avgLength = stats.averageLength(ctx.nsId);
+    const avgLength = stats.averageLength();
     const scoreText = (a: Analyzed) =>
       bm25(a.tokens.length, a.counts, allTerms, avgLength) + proximity(a.tokens, original);
     const scoreOf = (vid: number, content?: string) => scoreText(analyzeVid(vid, content));
@@ -154,7 +152,7 @@ export class LexicalPath {
       }
     }
 
-    if (ctx.neighbours && stats.coherent(ctx.nsId)) this.#addContext(scores, scoreOf, ctx, collectAccepted);
+    if (ctx.neighbours && stats.coherent()) this.#addContext(scores, scoreOf, ctx, collectAccepted);
 
     const best = Math.max(1e-9, ...scores.values());
     const items = [...scores.entries()]
@@ -173,8 +171,8 @@ export class LexicalPath {
   /**
    * Neighbouring writes as context (docs/adr/0179): the neighbours of the best `CONTEXT_SEEDS`
    * candidates that pass the filters become candidates, then every candidate's score becomes its
-   * own plus a share of its best neighbour's own score. A neighbour that is not a candidate (filtered
-   * out, or matching no query word) still counts as context.
+   * own plus a share of its best neighbour's own score. Neighbours are only rows the request may see
+   * (docs/adr/0224); one that matches no query word still counts as context.
    */
   #addContext(
     scores: Map<number, number>,
@@ -209,8 +207,8 @@ export class LexicalPath {
     query: LexicalQuery,
     original: readonly WeightedTerm[],
     commonLimit: number,
+    stats: ViewStatistics,
   ): { term: WeightedTerm; token: QueryTerm }[] {
-    const stats = this.#stats;
     const own = new Set(original.map((t) => t.stem));
     const found = new Map<string, { term: WeightedTerm; token: QueryTerm }>();
     for (const t of query.terms) {
@@ -218,15 +216,13 @@ export class LexicalPath {
         if (isStopword(e.word) || !/^\p{L}+$/u.test(e.word)) continue;
         const s = stem(e.word);
         if (own.has(s)) continue;
-        const df = stats.documentFrequency(s);
+        const token = { token: e.word, stem: s };
+        const df = stats.documentFrequency(token);
         if (df === 0 || df > commonLimit) continue;
         const weight = expansionWeight(e);
         const existing = found.get(s);
         if (existing && existing.term.weight >= weight) continue;
-        found.set(s, {
-          term: { stem: s, idf: stats.idf(s), weight, group: t.stem },
-          token: { token: e.word, stem: s },
-        });
+        found.set(s, { term: { stem: s, idf: stats.idf(token), weight, group: t.stem }, token });
       }
     }
     return [...found.values()];
@@ -246,7 +242,12 @@ function coverage(terms: readonly WeightedTerm[], docs: readonly ReadonlyMap<str
 }
 
 /** The query's ranking terms with their IDF: optional terms and the words of its literals. */
-function weightedTerms(query: LexicalQuery, idfOf: (stem: string) => number): WeightedTerm[] {
-  const stems = new Set([...query.terms.map((t) => t.stem), ...query.literals.flatMap((l) => analyze(l))]);
-  return [...stems].map((s) => ({ stem: s, idf: idfOf(s), weight: 1 }));
+function weightedTerms(query: LexicalQuery, idfOf: (term: QueryTerm) => number): WeightedTerm[] {
+  const terms = new Map<string, QueryTerm>();
+  for (const t of query.terms) if (!terms.has(t.stem)) terms.set(t.stem, t);
+  for (const token of query.literals.flatMap((l) => tokenize(l))) {
+    const s = stem(token);
+    if (!terms.has(s)) terms.set(s, { token, stem: s });
+  }
+  return [...terms.values()].map((t) => ({ stem: t.stem, idf: idfOf(t), weight: 1 }));
 }

@@ -27,7 +27,7 @@ import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { checkVector } from '../write/write-service.js';
 import { labelsOf, nodeHead } from '../core/node-view.js';
 import { isoTime, parseTime } from '../core/time.js';
-import { TermStatistics } from './term-statistics.js';
+import { TermStatistics, type StatisticsView } from './term-statistics.js';
 import { LexicalPath } from './lexical-path.js';
 
 /** The REST retrieve request. */
@@ -66,16 +66,10 @@ export interface RankedNode {
   readonly paths: readonly string[];
 }
 
-/** Per-request anchors and filters. */
-interface Scope {
+/** Per-request anchors and filters: the rows it may see (docs/adr/0224). */
+interface Scope extends StatisticsView {
   readonly ns: Namespace;
-  readonly validAt: number;
-  readonly knownAt: number;
   readonly liveOnly: boolean;
-  readonly includeRetracted: boolean;
-  readonly labels: readonly string[];
-  readonly include: ReadonlySet<string> | undefined;
-  readonly exclude: ReadonlySet<string>;
 }
 
 const MAX_EXPANSION = 20_000;
@@ -92,10 +86,12 @@ export interface RerankOutcome {
 export class RetrieveService {
   readonly #core: KnowledgeState;
   readonly #lexical: LexicalPath;
+  readonly #stats: TermStatistics;
 
   constructor(core: KnowledgeState) {
     this.#core = core;
-    this.#lexical = new LexicalPath(new TermStatistics(core.nodes, () => core.now()), core.thesaurus);
+    this.#stats = new TermStatistics(core.views, () => core.now());
+    this.#lexical = new LexicalPath(core.thesaurus);
   }
 
   /** `POST /retrieve`: the REST result list. */
@@ -132,8 +128,11 @@ export class RetrieveService {
     const includeRetracted = request.include_retracted === true;
     const scope: Scope = {
       ns,
+      nsId: ns.id,
       validAt,
       knownAt,
+      validAtIsNow: request.valid_at === undefined && request.as_of === undefined,
+      knownAtIsNow: request.known_at === undefined,
       liveOnly: request.known_at === undefined && !includeRetracted,
       includeRetracted,
       labels: request.labels ?? [],
@@ -204,7 +203,7 @@ export class RetrieveService {
       }
     }
     const weights = weightsFor(mode ?? ns.mode, request.score_params);
-    const credibility = this.#credibilityLookup(ns.id);
+    const credibility = this.#credibilityLookup(ns.id, scope.knownAtIsNow ? undefined : knownAt);
     const ranked: RankedNode[] = fused.map((f) => {
       const { row, sources } = rows.get(Number(f.key))!;
       const kept = sources.filter((s) => !scope.exclude.has(s));
@@ -244,12 +243,16 @@ export class RetrieveService {
     return kept;
   }
 
-  #credibilityLookup(nsId: number): (source: string) => number {
+  /** Each source's credibility, as it was at `knownAt` when the request reads as of a time. */
+  #credibilityLookup(nsId: number, knownAt: number | undefined): (source: string) => number {
     const cache = new Map<string, number>();
     return (source) => {
       let c = cache.get(source);
       if (c === undefined) {
-        c = this.#core.credibility(nsId, source, DEFAULT_SOURCE_CREDIBILITY);
+        c =
+          knownAt === undefined
+            ? this.#core.credibility(nsId, source, DEFAULT_SOURCE_CREDIBILITY)
+            : this.#core.credibilityAt(nsId, source, knownAt, DEFAULT_SOURCE_CREDIBILITY);
         cache.set(source, c);
       }
       return c;
@@ -316,7 +319,7 @@ export class RetrieveService {
       text,
       { candidateK },
       {
-        nsId: scope.ns.id,
+        stats: this.#stats.of(scope),
         search: (match, cap, order) =>
           order === 'rank'
             ? nodes.textSearchRanked(match, { nsId: scope.ns.id, liveOnly: scope.liveOnly }, cap)
@@ -326,16 +329,17 @@ export class RetrieveService {
           return vids.filter((v) => ok.has(v));
         },
         content: (vid) => rows.get(vid)!.row.content,
-        neighbours: (vid, reach) => {
-          const { before, after } = nodes.neighbours(vid, reach);
-          return [...before, ...after];
-        },
+        neighbours: (vid, reach) => this.#core.views.neighbours(scope, vid, reach),
       },
     );
     return { list: { path: 'text', items }, coverage };
   }
 
-  /** Walks edges (both directions, two hops) from the seeds; similarity is the product of edge weights, halved per extra hop. */
+  /**
+   * Walks edges (both directions, two hops) from the seeds; similarity is the product of edge
+   * weights, halved per extra hop. The walk starts from, and passes through, only nodes the request
+   * may see (docs/adr/0224).
+   */
   #graphPath(
     scope: Scope,
     seeds: readonly string[],
@@ -343,9 +347,17 @@ export class RetrieveService {
     rows: Map<number, { row: VersionRow; sources: string[] }>,
   ): PathList {
     const core = this.#core;
+    const seen = new Map<string, number | undefined>();
+    const visibleVid = (id: string): number | undefined => {
+      if (seen.has(id)) return seen.get(id);
+      const row = core.nodes.visible(id, scope.validAt, scope.knownAt);
+      const vid = row && this.#accept(scope, [row.vid], rows).has(row.vid) ? row.vid : undefined;
+      seen.set(id, vid);
+      return vid;
+    };
     const strength = new Map<string, number>();
     const seedSet = new Set(seeds.map((s) => s.toLowerCase()));
-    let frontier = [...seedSet].map((id) => ({ id, strength: 1 }));
+    let frontier = [...seedSet].filter((id) => visibleVid(id) !== undefined).map((id) => ({ id, strength: 1 }));
     for (let hop = 1; hop <= 2 && frontier.length > 0; hop++) {
       const next: { id: string; strength: number }[] = [];
       for (const from of frontier) {
@@ -354,7 +366,7 @@ export class RetrieveService {
           const other = edge.from_id === from.id ? edge.to_id : edge.from_id;
           if (seedSet.has(other)) continue;
           const s = from.strength * clamp01(edge.weight) * (hop === 1 ? 1 : 0.5);
-          if (s > (strength.get(other) ?? 0)) {
+          if (s > (strength.get(other) ?? 0) && visibleVid(other) !== undefined) {
             strength.set(other, s);
             next.push({ id: other, strength: s });
           }
@@ -362,18 +374,8 @@ export class RetrieveService {
       }
       frontier = next;
     }
-    const vids: number[] = [];
-    const simByVid = new Map<number, number>();
-    for (const [id, s] of strength) {
-      const row = core.nodes.visible(id, scope.validAt, scope.knownAt);
-      if (!row) continue;
-      vids.push(row.vid);
-      simByVid.set(row.vid, s);
-    }
-    const ok = this.#accept(scope, vids, rows);
-    const items = vids
-      .filter((v) => ok.has(v))
-      .map((v) => ({ key: String(v), similarity: simByVid.get(v)! }))
+    const items = [...strength]
+      .map(([id, s]) => ({ key: String(visibleVid(id)!), similarity: s }))
       .sort((a, b) => b.similarity - a.similarity || Number(a.key) - Number(b.key))
       .slice(0, candidateK);
     return { path: 'graph', items };

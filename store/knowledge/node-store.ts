@@ -50,7 +50,6 @@ export class NodeStore {
   readonly #s;
   /** One transaction wrapper, reused: building one per call costs more than the savepoint itself. */
   readonly #tx: (fn: () => unknown) => unknown;
-  readonly #neighbourStmts = new Map<string, Database.Statement<[number, number]>>();
   /** `IN (?, …)` lookups by their SQL and number of ids: preparing one costs more than running it. */
   readonly #inStmts = new Map<string, Database.Statement>();
   /** Versions whose text rows wait for the end of `deferText` (undefined: text rows go in at once). */
@@ -397,51 +396,5 @@ export class NodeStore {
       .prepare(`SELECT rowid AS vid FROM kn_text WHERE kn_text MATCH ? AND ns_id = ? ${live} ORDER BY rank LIMIT ?`)
       .all(match, filter.nsId, cap) as { vid: number }[];
     return rows.map((r) => r.vid);
-  }
-
-  /** Contents of up to `limit` of the newest live versions of a namespace (for length statistics). */
-  sampleLiveContent(nsId: number, limit: number): string[] {
-    return (
-      this.#db
-        .prepare(
-          `SELECT content FROM kn_versions WHERE ns_id = ? AND tx_to = ${OPEN_TIME} AND retracted = 0 ORDER BY vid DESC LIMIT ?`,
-        )
-        .all(nsId, limit) as { content: string }[]
-    ).map((r) => r.content);
-  }
-
-  /**
-   * The live versions written just before and just after version `vid` in its namespace (write order:
-   * transaction time, then version id), at most `reach` on each side, nearest first, with their content.
-   */
-  neighbours(vid: number, reach: number): { before: VersionText[]; after: VersionText[] } {
-    const side = (cmp: '<' | '>', dir: 'DESC' | 'ASC') => {
-      const key = `${cmp}${dir}`;
-      let stmt = this.#neighbourStmts.get(key);
-      if (!stmt) {
-        stmt = this.#db.prepare<[number, number]>(
-          `SELECT v.vid, v.content FROM kn_versions a, kn_versions v INDEXED BY kn_versions_ns_tx
-           WHERE a.vid = ? AND v.ns_id = a.ns_id AND v.tx_to = ${OPEN_TIME} AND v.retracted = 0
-             AND (v.tx_from, v.vid) ${cmp} (a.tx_from, a.vid)
-           ORDER BY v.tx_from ${dir}, v.vid ${dir} LIMIT ?`,
-        );
-        this.#neighbourStmts.set(key, stmt);
-      }
-      return stmt.all(vid, reach) as VersionText[];
-    };
-    return { before: side('<', 'DESC'), after: side('>', 'ASC') };
-  }
-
-  /** Number of text rows (all versions, all namespaces) holding the indexed (stemmed) `term`. */
-  documentFrequency(term: string): number {
-    return (
-      (this.#db.prepare('SELECT doc FROM kn_text_vocab WHERE term = ?').get(term) as { doc: number } | undefined)
-        ?.doc ?? 0
-    );
-  }
-
-  /** Approximate number of text rows (the highest version id). */
-  textRowEstimate(): number {
-    return (this.#db.prepare('SELECT max(rowid) AS n FROM kn_text').get() as { n: number | null }).n ?? 0;
   }
 }

@@ -17,6 +17,9 @@ export class SourceStore {
       trustInsert: db.prepare(
         'INSERT INTO kn_source_trust (ns_id, source_id, node_id, action, credibility, previous, reason, tx_time) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
       ),
+      trustAfter: db.prepare(
+        'SELECT previous FROM kn_source_trust WHERE ns_id = ? AND source_id = ? AND tx_time > ? ORDER BY id LIMIT 1',
+      ),
       trustList: db.prepare(
         'SELECT id, source_id, node_id, action, credibility, previous, reason, tx_time FROM kn_source_trust WHERE ns_id = ? AND source_id = ? ORDER BY id',
       ),
@@ -42,6 +45,16 @@ export class SourceStore {
       event.reason,
       event.tx_time,
     );
+  }
+
+  /**
+   * The credibility a source had at transaction time `at`, from its trust timeline: the value the
+   * first later change replaced, or its current one; undefined when it had none (the default applies).
+   */
+  credibilityAt(nsId: number, sourceId: string, at: number): number | undefined {
+    const later = this.#s.trustAfter.get(nsId, sourceId, at) as { previous: number | null } | undefined;
+    if (later !== undefined) return later.previous ?? undefined;
+    return this.get(nsId, sourceId)?.credibility;
   }
 
   trust(nsId: number, sourceId: string): SourceTrustRow[] {
