@@ -11,11 +11,15 @@
  * real stores (one without an embedder, one with the local GloVe embedding server):
  * - `synthetic`: a conversational-memory corpus with known evidence (bench/lib/retrieval-corpus.ts);
  * - `real`: LoCoMo's dev conversations (bench/lib/locomo.ts), when `../shared/data/locomo-dev.json`
- *   is present; per category 1-4, and split into the first three conversations and the last two.
- * Every question is asked, and evidence recall R@1, R@5, R@10 and MRR are printed per question class
- * for: SQLite FTS5 bm25 over the same rows in this process (porter tokenizer, stopwords dropped,
- * terms OR-ed: the baseline), `svc` text (lexical only), `svc` vector (the question's embedding) and
- * `svc` hybrid (text with the embedder: lexical and vector, fused).
+ *   is present: `svc` text against FTS5 bm25, each conversation in its own namespace and its own bm25
+ *   table. Every configuration of the lexical ranker in `GRID` is asked every question; each
+ *   conversation is then scored with the configuration that did best on the others (leave one
+ *   conversation out, docs/adr/0225), printed beside the in-sample figure (the configuration best on
+ *   all of them) and the shipped defaults.
+ * On the synthetic set every question is asked, and evidence recall R@1, R@5, R@10 and MRR are printed
+ * per question class for: SQLite FTS5 bm25 over the same rows in this process (porter tokenizer,
+ * stopwords dropped, terms OR-ed: the baseline), `svc` text (lexical only), `svc` vector (the
+ * question's embedding) and `svc` hybrid (text with the embedder: lexical and vector, fused).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -28,8 +32,9 @@ import { isStopword, tokenize } from '../domain/knowledge/retrieval/text-analysi
 import { percentile, positiveIntArg } from './lib/bench-args.js';
 import { buildCorpus, type Turn } from './lib/retrieval-corpus.js';
 import { QUESTION_KINDS } from './lib/retrieval-corpus-facts.js';
-import { LOCOMO_CATEGORIES, LOCOMO_PATH, loadLocomo } from './lib/locomo.js';
+import { LOCOMO_PATH, loadLocomo } from './lib/locomo.js';
 import { embedText, loadGlove, startEmbeddingServer } from './lib/glove-embedder.js';
+import { measureRealLeaveOneOut } from './lib/real-set-quality.js';
 
 const CONVERSATIONS = positiveIntArg('conversations', 10);
 const TURNS = positiveIntArg('turns', 500);
@@ -222,12 +227,6 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-quality-'));
 const stores: KnowledgeStore[] = [];
 try {
   console.log(`retrieval-quality: node ${process.version}, ${os.cpus().length} CPUs`);
-  const loadStarted = performance.now();
-  const glove = loadGlove();
-  const embedder = await startEmbeddingServer(glove);
-  console.log(
-    `  GloVe SIF embedder loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${glove.vectors.size} words, ${glove.dims} dims)`,
-  );
   const config = (dir: string, env: Record<string, string> = {}) =>
     loadConfig({
       SVC_DATA_DIR: path.join(root, dir),
@@ -236,51 +235,47 @@ try {
       SVC_LOG_LEVEL: 'silent',
       ...env,
     });
-  // Each set gets fresh stores, so that corpus statistics (document frequencies) are its own.
-  const rig = async (name: string): Promise<Rig> => {
-    const lexical = await startKnowledgeStore(config(`${name}-lexical`), silentLogger());
+  if (SETS.has('synthetic')) {
+    const loadStarted = performance.now();
+    const glove = loadGlove();
+    const embedder = await startEmbeddingServer(glove);
+    console.log(
+      `  GloVe SIF embedder loaded in ${((performance.now() - loadStarted) / 1000).toFixed(1)} s (${glove.vectors.size} words, ${glove.dims} dims)`,
+    );
+    // Each set gets fresh stores, so that corpus statistics (document frequencies) are its own.
+    const lexical = await startKnowledgeStore(config('synthetic-lexical'), silentLogger());
     stores.push(lexical);
     const hybrid = await startKnowledgeStore(
-      config(`${name}-hybrid`, {
+      config('synthetic-hybrid', {
         SVC_KNOWLEDGE_EMBEDDER_URL: embedder.url,
         SVC_KNOWLEDGE_EMBEDDER_MODEL: 'glove-sif-100d',
       }),
       silentLogger(),
     );
     stores.push(hybrid);
-    return { lexical, hybrid, glove };
-  };
-
-  if (SETS.has('synthetic')) {
     const corpus = buildCorpus({ conversations: CONVERSATIONS, turnsPerConversation: TURNS, seed: SEED });
-    await measure(await rig('synthetic'), {
-      name: `synthetic (${CONVERSATIONS} conversations of ${TURNS} turns, seed ${SEED})`,
-      turns: corpus.turns,
-      questions: corpus.questions,
-      kinds: QUESTION_KINDS,
-      goal: 1.15,
-    });
+    await measure(
+      { lexical, hybrid, glove },
+      {
+        name: `synthetic (${CONVERSATIONS} conversations of ${TURNS} turns, seed ${SEED})`,
+        turns: corpus.turns,
+        questions: corpus.questions,
+        kinds: QUESTION_KINDS,
+        goal: 1.15,
+      },
+    );
+    await embedder.close();
   }
   if (SETS.has('real')) {
     const real = loadLocomo();
     if (!real) {
       console.log(`\n== real set: ${LOCOMO_PATH} is absent, skipped`);
     } else {
-      // A guard against tuning to these conversations: the first three and the last two apart.
-      const tune = new Set(real.conversations.slice(0, 3));
-      const label = (convs: readonly string[]) => convs.join(', ');
-      const tuneLabel = `first 3 (${label(real.conversations.slice(0, 3))})`;
-      const checkLabel = `last ${real.conversations.length - 3} (${label(real.conversations.slice(3))})`;
-      await measure(await rig('real'), {
-        name: `real: LoCoMo dev, ${real.conversations.length} conversations`,
-        turns: real.turns,
-        questions: real.questions.map((q) => ({ ...q, groups: [tune.has(q.conversation) ? tuneLabel : checkLabel] })),
-        kinds: LOCOMO_CATEGORIES,
-        goal: 1.1,
-      });
+      const store = await startKnowledgeStore(config('real'), silentLogger());
+      stores.push(store);
+      await measureRealLeaveOneOut(store, real, DUMP);
     }
   }
-  await embedder.close();
 } finally {
   for (const store of stores) await store.close();
   fs.rmSync(root, { recursive: true, force: true });

@@ -25,7 +25,9 @@ import {
 } from '../../domain/knowledge/retrieval/lexical-scoring.js';
 import { analyze, isStopword, stem, tokenize } from '../../domain/knowledge/retrieval/text-analysis.js';
 import { expansionWeight, type Thesaurus } from '../../domain/knowledge/retrieval/thesaurus.js';
-import { CONTEXT_REACH, CONTEXT_SEEDS, withContext } from '../../domain/knowledge/retrieval/turn-context.js';
+import { CONTEXT_SEEDS, withContext } from '../../domain/knowledge/retrieval/turn-context.js';
+import { DEFAULT_LEXICAL_TUNING, type LexicalTuning } from '../../domain/knowledge/retrieval/lexical-tuning.js';
+import { feedbackTerms } from '../../domain/knowledge/retrieval/pseudo-relevance.js';
 import type { ViewStatistics } from './term-statistics.js';
 
 /** A term in more than this share of all text rows is "common": it ranks but does not find candidates. */
@@ -74,9 +76,11 @@ interface Analyzed {
 /** Lexical candidates with a similarity in [0, 1] (weighted BM25 and proximity, relative to the best). */
 export class LexicalPath {
   readonly #thesaurus: Thesaurus | undefined;
+  readonly #tuning: LexicalTuning;
 
-  constructor(thesaurus?: Thesaurus) {
+  constructor(thesaurus?: Thesaurus, tuning: Partial<LexicalTuning> = {}) {
     this.#thesaurus = thesaurus;
+    this.#tuning = { ...DEFAULT_LEXICAL_TUNING, ...tuning };
   }
 
   search(text: string, options: LexicalSearchOptions, ctx: LexicalContext): LexicalResult {
@@ -91,7 +95,8 @@ export class LexicalPath {
     const original = weightedTerms(query, (t) => stats.idf(t));
     const expansions =
       this.#thesaurus && options.expand !== false ? this.#expansions(query, original, commonLimit, stats) : [];
-    const allTerms = [...original, ...expansions.map((e) => e.term)];
+    let allTerms = [...original, ...expansions.map((e) => e.term)];
+    const tuning = this.#tuning;
 
     const analyzed = new Map<number, Analyzed>();
     const analyzeVid = (vid: number, content?: string): Analyzed => {
@@ -117,7 +122,7 @@ export class LexicalPath {
     };
     const avgLength = stats.averageLength();
     const scoreText = (a: Analyzed) =>
-      bm25(a.tokens.length, a.counts, allTerms, avgLength) + proximity(a.tokens, original);
+      bm25(a.tokens.length, a.counts, allTerms, avgLength, tuning.k1, tuning.b) + proximity(a.tokens, original);
     const scoreOf = (vid: number, content?: string) => scoreText(analyzeVid(vid, content));
 
     const pool = new Set<number>();
@@ -152,7 +157,35 @@ export class LexicalPath {
       }
     }
 
-    if (ctx.neighbours && stats.coherent()) this.#addContext(scores, scoreOf, ctx, collectAccepted);
+    if (
+      tuning.feedbackDocs > 0 &&
+      tuning.feedbackTerms > 0 &&
+      tuning.feedbackWeight > 0 &&
+      query.required.length === 0
+    ) {
+      // Pseudo-relevance feedback (docs/adr/0225): the best candidates' words join the query at a
+      // lower weight, find candidates of their own, and every candidate is scored again.
+      const top = [...scores.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(0, tuning.feedbackDocs);
+      const lent = feedbackTerms(
+        top.map(([vid, score]) => ({ words: tokenize(ctx.content(vid)), stems: analyzeVid(vid).tokens, score })),
+        new Set(allTerms.map((t) => t.stem)),
+        tuning.feedbackTerms,
+      );
+      const heaviest = Math.max(1e-9, ...lent.map((l) => l.weight));
+      allTerms = [
+        ...allTerms,
+        ...lent.map((l) => ({
+          stem: l.stem,
+          idf: stats.idf(l),
+          weight: (tuning.feedbackWeight * l.weight) / heaviest,
+        })),
+      ];
+      for (const v of collect(matchExpression(query, lent), 'rank')) if (!scores.has(v)) scores.set(v, 0);
+      for (const vid of scores.keys()) scores.set(vid, scoreOf(vid));
+    }
+
+    if (ctx.neighbours && tuning.contextWeight > 0 && stats.coherent())
+      this.#addContext(scores, scoreOf, ctx, collectAccepted);
 
     const best = Math.max(1e-9, ...scores.values());
     const items = [...scores.entries()]
@@ -183,7 +216,7 @@ export class LexicalPath {
     const neighbours = new Map<number, { vid: number; content: string }[]>();
     const neighboursOf = (vid: number) => {
       let list = neighbours.get(vid);
-      if (!list) neighbours.set(vid, (list = ctx.neighbours!(vid, CONTEXT_REACH)));
+      if (!list) neighbours.set(vid, (list = ctx.neighbours!(vid, this.#tuning.contextReach)));
       return list;
     };
     const seeds = [...scores.entries()].sort((a, b) => b[1] - a[1] || b[0] - a[0]).slice(0, CONTEXT_SEEDS);
@@ -195,7 +228,8 @@ export class LexicalPath {
       if (value === undefined) own.set(n.vid, (value = score(n.vid, n.content)));
       return value;
     };
-    for (const [vid, value] of scores) scores.set(vid, withContext(value, neighboursOf(vid).map(ownOf)));
+    for (const [vid, value] of scores)
+      scores.set(vid, withContext(value, neighboursOf(vid).map(ownOf), this.#tuning.contextWeight));
   }
 
   /**

@@ -29,6 +29,7 @@ import { labelsOf, nodeHead } from '../core/node-view.js';
 import { isoTime, parseTime } from '../core/time.js';
 import { TermStatistics, type StatisticsView } from './term-statistics.js';
 import { LexicalPath } from './lexical-path.js';
+import type { LexicalTuning } from '../../domain/knowledge/retrieval/lexical-tuning.js';
 
 /** The REST retrieve request. */
 export interface RetrieveRequest {
@@ -88,10 +89,11 @@ export class RetrieveService {
   readonly #lexical: LexicalPath;
   readonly #stats: TermStatistics;
 
-  constructor(core: KnowledgeState) {
+  /** `tuning` overrides the lexical ranker's defaults (evaluations only: bench/retrieval-quality.ts). */
+  constructor(core: KnowledgeState, tuning: Partial<LexicalTuning> = {}) {
     this.#core = core;
     this.#stats = new TermStatistics(core.views, () => core.now());
-    this.#lexical = new LexicalPath(core.thesaurus);
+    this.#lexical = new LexicalPath(core.thesaurus, tuning);
   }
 
   /** `POST /retrieve`: the REST result list. */

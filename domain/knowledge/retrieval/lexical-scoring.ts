@@ -41,13 +41,15 @@ export function bm25(
   counts: ReadonlyMap<string, number>,
   terms: readonly WeightedTerm[],
   avgLength: number,
+  k1 = BM25_K1,
+  b = BM25_B,
 ): number {
-  const norm = BM25_K1 * (1 - BM25_B + BM25_B * (docLength / Math.max(1, avgLength)));
+  const norm = k1 * (1 - b + b * (docLength / Math.max(1, avgLength)));
   const best = new Map<string, number>();
   for (const term of terms) {
     const tf = counts.get(term.stem) ?? 0;
     if (tf === 0) continue;
-    const value = term.weight * term.idf * ((tf * (BM25_K1 + 1)) / (tf + norm));
+    const value = term.weight * term.idf * ((tf * (k1 + 1)) / (tf + norm));
     const group = term.group ?? term.stem;
     if (value > (best.get(group) ?? 0)) best.set(group, value);
   }

@@ -21,11 +21,11 @@ export const COHERENCE_MARGIN = 1.1;
 /** Fewer sampled writes than this say nothing about the order. */
 export const COHERENCE_MIN_SAMPLE = 20;
 
-/** A turn's score with context: its own plus `CONTEXT_WEIGHT` times the best of its neighbours'. */
-export function withContext(own: number, neighbours: readonly number[]): number {
+/** A turn's score with context: its own plus `weight` times the best of its neighbours'. */
+export function withContext(own: number, neighbours: readonly number[], weight = CONTEXT_WEIGHT): number {
   let best = 0;
   for (const n of neighbours) if (n > best) best = n;
-  return own + CONTEXT_WEIGHT * best;
+  return own + weight * best;
 }
 
 /** Overlap of two sets of stems: shared stems over the smaller set (0 when either is empty). */
