@@ -53,7 +53,6 @@ import {
   buildMs,
   codeChange,
   deploy,
-  get,
   releaseOf,
   sideConfig,
   stepMs,
@@ -61,6 +60,7 @@ import {
   type Side,
   type Step,
 } from './lib/container-bench-fixture.js';
+import { get } from './lib/http-get.js';
 import { arg, percentile } from './lib/bench-args.js';
 
 const runs = arg('runs', 7);

@@ -34,6 +34,7 @@ import { removeAppUsersCreatedHere } from './lib/app-users.js';
 import { arg, percentile } from './lib/bench-args.js';
 import { WAKE_BENCH_APP, wakeBenchSpec } from './lib/wake-bench-app.js';
 import { startTcpPipe } from './lib/tcp-pipe.js';
+import { get } from './lib/http-get.js';
 import { printWakeTrace, type WakeTrace } from './lib/wake-trace.js';
 
 const seconds = arg('seconds', 5);
@@ -59,19 +60,6 @@ async function freePort(): Promise<number> {
   const port = (server.address() as net.AddressInfo).port;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return port;
-}
-
-function get(url: string, host?: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { agent: false, headers: host ? { host } : {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-wake-'));

@@ -4,7 +4,6 @@
  * the deploys, code-only commits and requests the phases make.
  */
 import fs from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
 import type { ControlPlane } from '../../wiring/control-plane.js';
 import { loadConfig, type SvcConfig } from '../../platform/config.js';
@@ -126,18 +125,4 @@ export function releaseOf(side: Side, app: string) {
   const release = getApp(side.plane!.db, app)?.release;
   if (!release) throw new Error(`${side.runtime}: ${app} has no release`);
   return { dir: release.dir, manifest: readReleaseManifest(release.dir)! };
-}
-
-/** GET with a Host header and no connection reuse. */
-export function get(url: string, host: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { agent: false, headers: { host } }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }

@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { UnavailableError } from '../../domain/errors.js';
 import { signalReaches } from '../host/signal-reaches.js';
-import { logTail, spawnDetachedServer } from '../host/detached-server.js';
+import { logTail, restartDelay, scheduleRestart, spawnDetachedServer } from '../host/detached-server.js';
 import type { Logger } from '../logger.js';
 
 /** Options of {@link ManagedRegistry.open}. */
@@ -249,18 +249,17 @@ export class ManagedRegistry {
     this.#pid = 0;
     this.#child = undefined;
     this.#failures += 1;
-    const delay = Math.min(10_000, 250 * 2 ** (this.#failures - 1));
+    const delay = restartDelay(250, this.#failures);
     this.#log.error({ registryPid: pid, exit, restartInMs: delay }, 'managed registry exited: restarting it');
-    this.#restartTimer = setTimeout(() => {
-      this.#startOrAdopt()
-        .then(() => {
-          this.#failures = 0;
-        })
-        .catch((error: unknown) => {
-          this.#log.error({ err: error }, 'managed registry restart failed');
-          if (!this.#closing) this.#died(0, 'restart failed');
-        });
-    }, delay);
+    this.#restartTimer = scheduleRestart(delay, () => this.#startOrAdopt(), {
+      started: () => {
+        this.#failures = 0;
+      },
+      failed: (error) => {
+        this.#log.error({ err: error }, 'managed registry restart failed');
+        if (!this.#closing) this.#died(0, 'restart failed');
+      },
+    }).timer;
     this.#restartTimer.unref();
   }
 }

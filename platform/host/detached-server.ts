@@ -29,3 +29,27 @@ export function logTail(file: string, missing: string, lines = 5): string {
     return missing;
   }
 }
+
+/** The wait before restart number `failures` (1-based) of a supervised server: doubling from `baseMs`, at most 10 s. */
+export function restartDelay(baseMs: number, failures: number): number {
+  return Math.min(10_000, baseMs * 2 ** (failures - 1));
+}
+
+/**
+ * Runs `start` once `delay` has passed; `started` hears it succeed, `failed` hear it throw. Returns the
+ * timer (to clear on close) and, once the timer fired, the attempt (to wait for on close).
+ */
+export function scheduleRestart(
+  delay: number,
+  start: () => Promise<void>,
+  on: { readonly started: () => void; readonly failed: (error: unknown) => void },
+): { readonly timer: NodeJS.Timeout; readonly attempt: () => Promise<void> | undefined } {
+  let attempt: Promise<void> | undefined;
+  const timer = setTimeout(() => {
+    attempt = start().then(
+      () => on.started(),
+      (error: unknown) => on.failed(error),
+    );
+  }, delay);
+  return { timer, attempt: () => attempt };
+}

@@ -14,7 +14,7 @@ import { postgresServerBinDir } from './postgres-binaries.js';
 import { asUser, ensurePostgresOsUser, type OsUser } from './postgres-os-user.js';
 import { initializeCluster, MANAGED_SUPERUSER, recoverState } from './managed-postgres-cluster.js';
 import { signalReaches } from '../host/signal-reaches.js';
-import { logTail, spawnDetachedServer } from '../host/detached-server.js';
+import { logTail, restartDelay, scheduleRestart, spawnDetachedServer } from '../host/detached-server.js';
 import { isPostgresProcess, processAlive, readPostmasterPid } from './postmaster-pid.js';
 import {
   firstBlockedFolder,
@@ -81,7 +81,7 @@ export class ManagedPostgres {
   #restartTimer: NodeJS.Timeout | undefined;
   #failures = 0;
   #closing = false;
-  #restarting: Promise<void> | undefined;
+  #restarting: { readonly attempt: () => Promise<void> | undefined } | undefined;
 
   private constructor(options: ManagedPostgresOptions, user: OsUser, state: ManagedState, binDir: string) {
     this.layout = managedPostgresLayout(options.dataDir);
@@ -166,7 +166,7 @@ export class ManagedPostgres {
     this.#closing = true;
     clearInterval(this.#poll);
     clearTimeout(this.#restartTimer);
-    await this.#restarting?.catch(() => undefined);
+    await this.#restarting?.attempt()?.catch(() => undefined);
     const pid = this.#pid;
     if (pid === 0 || !processAlive(pid)) return;
     // The child handle is referenced again so that the wait for its exit keeps the process alive.
@@ -321,22 +321,23 @@ export class ManagedPostgres {
     this.#pid = 0;
     this.#child = undefined;
     this.#failures += 1;
-    const delay = Math.min(10_000, this.#restartDelayMs * 2 ** (this.#failures - 1));
+    const delay = restartDelay(this.#restartDelayMs, this.#failures);
     this.#log.error(
       { postgresPid: pid, exit, restartInMs: delay, log: logTail(this.layout.log, '(no server log)') },
       'managed PostgreSQL exited: restarting it',
     );
     this.#emit({ type: 'exited', pid, exit });
-    this.#restartTimer = setTimeout(() => {
-      this.#restarting = this.#startOrAdopt()
-        .then(() => {
-          this.#failures = 0;
-        })
-        .catch((error: unknown) => {
-          this.#log.error({ err: error }, 'managed PostgreSQL restart failed');
-          if (!this.#closing) this.#died(0, 'restart failed');
-        });
-    }, delay);
+    const restart = scheduleRestart(delay, () => this.#startOrAdopt(), {
+      started: () => {
+        this.#failures = 0;
+      },
+      failed: (error) => {
+        this.#log.error({ err: error }, 'managed PostgreSQL restart failed');
+        if (!this.#closing) this.#died(0, 'restart failed');
+      },
+    });
+    this.#restartTimer = restart.timer;
+    this.#restarting = restart;
   }
 }
 
