@@ -14,13 +14,15 @@ import { idf } from '../../domain/knowledge/retrieval/lexical-scoring.js';
 import { analyze } from '../../domain/knowledge/retrieval/text-analysis.js';
 import { isCoherent } from '../../domain/knowledge/retrieval/turn-context.js';
 import type { QueryTerm } from '../../domain/knowledge/retrieval/lexical-query.js';
-import type { VersionView, ViewStore } from '../../store/knowledge/view-store.js';
+import type { VersionView, ViewSnapshot, ViewStore } from '../../store/knowledge/view-store.js';
 
 /** How long a cached statistic is used. */
 const TTL_MS = 60_000;
 const MAX_ENTRIES = 50_000;
 /** Rows sampled for a view's average length and write-order coherence. */
 const LENGTH_SAMPLE = 500;
+/** Snapshots of clock-following views kept at once (each a table of ids in the connection's memory). */
+const MAX_SNAPSHOTS = 8;
 
 /** A request's view, and which of its times follow the clock (not given by the request). */
 export interface StatisticsView extends VersionView {
@@ -61,6 +63,8 @@ export class TermStatistics {
   readonly #now: () => number;
   readonly #counts = new Map<string, { n: number; at: number }>();
   readonly #shapes = new Map<string, { avg: number; coherent: boolean; at: number }>();
+  /** Per clock-following view: the ids it saw, and the frequencies counted against them. */
+  readonly #snapshots = new Map<string, { snapshot: ViewSnapshot; df: Map<string, number>; at: number }>();
 
   constructor(views: ViewStore, now: () => number) {
     this.#views = views;
@@ -100,9 +104,19 @@ export class TermStatistics {
       }
       return entry;
     };
-    const rows = () => cached(`${key}\u0000`, () => this.#views.count(counted()));
-    const documentFrequency = (term: QueryTerm) =>
-      cached(`${key}\u0000${term.stem}`, () => this.#views.documentFrequency(counted(), term.token));
+    // A view of "now" counts against a snapshot of its ids, taken once a minute; one with fixed
+    // times (or inside a transaction) joins each term's postings to the versions.
+    const live = view.validAtIsNow && view.knownAtIsNow ? this.#snapshotOf(key, counted) : undefined;
+    const rows = () => live?.snapshot.rows ?? cached(`${key}\u0000`, () => this.#views.count(counted()));
+    const documentFrequency = (term: QueryTerm) => {
+      if (!live) return cached(`${key}\u0000${term.stem}`, () => this.#views.documentFrequency(counted(), term.token));
+      let n = live.df.get(term.stem);
+      if (n === undefined) {
+        if (live.df.size >= MAX_ENTRIES) live.df.clear();
+        live.df.set(term.stem, (n = live.snapshot.documentFrequency(term.token)));
+      }
+      return n;
+    };
     return {
       rows,
       documentFrequency,
@@ -110,5 +124,24 @@ export class TermStatistics {
       averageLength: () => shape().avg,
       coherent: () => shape().coherent,
     };
+  }
+
+  /** The current snapshot of a clock-following view, taken anew after a minute; undefined in a transaction. */
+  #snapshotOf(key: string, counted: () => VersionView) {
+    const now = this.#now();
+    const held = this.#snapshots.get(key);
+    if (held && now - held.at <= TTL_MS) return held;
+    const snapshot = this.#views.snapshot(counted());
+    if (!snapshot) return undefined;
+    held?.snapshot.drop();
+    this.#snapshots.delete(key);
+    if (this.#snapshots.size >= MAX_SNAPSHOTS) {
+      const [oldest, entry] = this.#snapshots.entries().next().value!;
+      entry.snapshot.drop();
+      this.#snapshots.delete(oldest);
+    }
+    const entry = { snapshot, df: new Map<string, number>(), at: now };
+    this.#snapshots.set(key, entry);
+    return entry;
   }
 }

@@ -50,10 +50,33 @@ export function viewWhere(view: VersionView): { sql: string; params: unknown[] }
   return { sql: terms.join(' AND '), params };
 }
 
+/**
+ * The ids a view saw when it was taken, kept in a table of an in-memory database attached to the
+ * connection (`kn_views`). Not the temporary schema: the write path changes `temp_store`, which
+ * drops every temporary table.
+ */
+export interface ViewSnapshot {
+  /** Versions the view saw. */
+  readonly rows: number;
+  /** Versions the view saw whose indexed text holds `token`. */
+  documentFrequency(token: string): number;
+  /** Drops the table (at once, or after the transaction open now). */
+  drop(): void;
+}
+
+/** FTS5 query text matching exactly `token`, as the index's tokenizer stems it. */
+function phrase(token: string): string {
+  return `"${token.replace(/"/g, '""')}"`;
+}
+
 /** Counts and samples over the versions a view sees. */
 export class ViewStore {
   readonly #db: Db;
   readonly #stmts = new Map<string, Database.Statement>();
+  #snapshots = 0;
+  #attached = false;
+  /** Snapshot tables to drop once no transaction is open. */
+  readonly #toDrop: string[] = [];
 
   constructor(db: Db) {
     this.#db = db;
@@ -89,8 +112,48 @@ export class ViewStore {
       this.#prepare(
         `SELECT count(*) AS n FROM kn_text t CROSS JOIN kn_versions v ON v.vid = t.rowid
          WHERE kn_text MATCH ? AND ${where.sql}`,
-      ).get(`"${token.replace(/"/g, '""')}"`, ...where.params) as { n: number }
+      ).get(phrase(token), ...where.params) as { n: number }
     ).n;
+  }
+
+  /**
+   * The ids `view` sees now, for counting many terms against: a posting then costs a lookup in a
+   * table of ids instead of one in the versions (3-5 times faster). Undefined inside a transaction
+   * (a database cannot be attached in one, and a rollback would take the table with it).
+   */
+  snapshot(view: VersionView): ViewSnapshot | undefined {
+    const db = this.#db;
+    if (db.inTransaction) return undefined;
+    if (!this.#attached) {
+      db.exec("ATTACH DATABASE ':memory:' AS kn_views");
+      this.#attached = true;
+    }
+    for (const table of this.#toDrop.splice(0)) db.exec(`DROP TABLE IF EXISTS kn_views.${table}`);
+    const table = `view_${++this.#snapshots}`;
+    const where = viewWhere(view);
+    db.exec(`CREATE TABLE kn_views.${table} (vid INTEGER PRIMARY KEY)`);
+    const rows = db
+      .prepare(
+        `INSERT INTO kn_views.${table} SELECT v.vid FROM kn_versions v INDEXED BY kn_versions_ns_tx WHERE ${where.sql}`,
+      )
+      .run(...where.params).changes;
+    const count = db.prepare<[string], { n: number }>(
+      `SELECT count(*) AS n FROM kn_text t CROSS JOIN kn_views.${table} s ON s.vid = t.rowid WHERE kn_text MATCH ?`,
+    );
+    let dropped = false;
+    return {
+      rows,
+      documentFrequency: (token) => {
+        if (dropped) throw new Error(`view snapshot ${table} was dropped`);
+        return count.get(phrase(token))!.n;
+      },
+      drop: () => {
+        if (dropped) return;
+        dropped = true;
+        if (db.inTransaction) this.#toDrop.push(table);
+        else db.exec(`DROP TABLE IF EXISTS kn_views.${table}`);
+      },
+    };
   }
 
   /** Contents of up to `limit` of the newest versions the view sees. */
