@@ -10,10 +10,11 @@
  * supervisor starts `current` again.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
-import { isProcessAlive, readProcess } from '../local-scheduler/tasks/process-table.js';
+import { isProcessAlive, listProcesses, readEnvironment, readProcess } from '../local-scheduler/tasks/process-table.js';
 import { releaseCommand } from './release-command.js';
 import {
   handOffSpawnOptions,
@@ -37,10 +38,14 @@ export interface ApiProcessRecord {
 
 const RECORD = 'api.json';
 /**
- * The process an agent last spawned as the API, written at once: `api.json` comes only once it
- * listens, and an agent that dies in between would leave a starting API no record names.
+ * The process an agent last spawned as the API: `api.json` comes only once it listens, and an agent
+ * that dies in between would leave a starting API no record names. Written twice: before the spawn
+ * with a spawn id the process carries in its environment ({@link SPAWN_ID_ENV}), so that an agent
+ * killed between the spawn and the second write still leaves its API findable; after it with the
+ * pid and start time.
  */
 const STARTED = 'api-started.json';
+const SPAWN_ID_ENV = 'SVC_API_SPAWN_ID';
 
 /** Records the running API (called by `svc serve` once it listens). */
 export function recordApiProcess(platformDir: string, record: Omit<ApiProcessRecord, 'pid' | 'startTime'>): void {
@@ -74,6 +79,11 @@ export function apiAlive(record: ApiProcessRecord | undefined): boolean {
 
 /** A process by pid and start time (a recycled pid is another process). */
 type StartedApi = Pick<ApiProcessRecord, 'pid' | 'startTime'>;
+
+/** What `api-started.json` holds: the spawn id always, the process once spawned. */
+interface StartedRecord extends Partial<StartedApi> {
+  readonly spawnId?: string;
+}
 
 /** An API stopped by {@link ApiRestarter.stopRecorded}. */
 export interface StoppedApi {
@@ -185,18 +195,30 @@ export class ApiRestarter {
 
   /** The API process last spawned here (by any agent) when it still runs and is not `recorded`. */
   #startedUnrecorded(recorded: StartedApi): StartedApi | undefined {
-    let started: StartedApi;
+    let started: StartedRecord;
     try {
-      started = JSON.parse(fs.readFileSync(path.join(this.options.platformDir, STARTED), 'utf8')) as StartedApi;
+      started = JSON.parse(fs.readFileSync(path.join(this.options.platformDir, STARTED), 'utf8')) as StartedRecord;
     } catch {
       return undefined;
     }
     // The same pid is the same process unless both start times are known and differ (a recycled pid).
-    const sameProcess =
-      started.pid === recorded.pid &&
-      (started.startTime === undefined || recorded.startTime === undefined || started.startTime === recorded.startTime);
-    if (sameProcess) return undefined;
-    return isProcessAlive(started.pid, started.startTime) ? started : undefined;
+    const isRecorded = (candidate: StartedApi) =>
+      candidate.pid === recorded.pid &&
+      (candidate.startTime === undefined ||
+        recorded.startTime === undefined ||
+        candidate.startTime === recorded.startTime);
+    if (started.pid !== undefined) {
+      const candidate = { pid: started.pid, startTime: started.startTime };
+      return !isRecorded(candidate) && isProcessAlive(candidate.pid, candidate.startTime) ? candidate : undefined;
+    }
+    // Killed between the spawn and its record: the process is known by the spawn id it carries.
+    if (started.spawnId === undefined) return undefined;
+    const found = listProcesses().find(
+      (info) => info.state !== 'Z' && readEnvironment(info.pid)?.get(SPAWN_ID_ENV) === started.spawnId,
+    );
+    if (found === undefined) return undefined;
+    const candidate = { pid: found.pid, startTime: found.startTime };
+    return isRecorded(candidate) ? undefined : candidate;
   }
 
   /** Starts the next API prepared; undefined when it did not get ready (it is stopped then). */
@@ -252,12 +274,16 @@ export class ApiRestarter {
     try {
       const port = new URL(record.url).port;
       const handOff = handOffSpawnOptions();
+      const spawnId = randomUUID();
+      const startedFile = path.join(this.options.platformDir, STARTED);
+      writeFileAtomic(startedFile, JSON.stringify({ spawnId } satisfies StartedRecord), 0o600);
       const child = spawn(program, [...leading, 'serve', ...record.argv], {
         cwd: record.cwd,
         env: {
           ...this.options.env,
           ...(port === '' ? {} : { SVC_PORT: port }),
           ...handOff.env,
+          [SPAWN_ID_ENV]: spawnId,
           ...(prepared ? { [PREPARED_START_ENV]: '1' } : {}),
         },
         detached: true,
@@ -267,7 +293,7 @@ export class ApiRestarter {
       sendListeners(child);
       if (child.pid === undefined) return undefined;
       this.#started = { pid: child.pid, startTime: readProcess(child.pid)?.startTime };
-      writeFileAtomic(path.join(this.options.platformDir, STARTED), JSON.stringify(this.#started), 0o600);
+      writeFileAtomic(startedFile, JSON.stringify({ ...this.#started, spawnId } satisfies StartedRecord), 0o600);
       return child;
     } finally {
       fs.closeSync(log);

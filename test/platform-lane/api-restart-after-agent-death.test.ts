@@ -1,4 +1,4 @@
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -38,7 +38,8 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-test('an agent that restarts the API after the previous agent died between spawning an API and its record stops that API first: one API runs, the one it started', async (t) => {
+/** A platform folder whose `current` release is {@link FAKE_SERVE}, and whose recorded API is gone (a release that failed its postflight). */
+async function fakePlatform(t: ExecutionContext) {
   const root = tempDir(t);
   const platformDir = path.join(root, 'platform');
   const release = path.join(root, 'releases', 'r1');
@@ -48,7 +49,6 @@ test('an agent that restarts the API after the previous agent died between spawn
   const currentLink = path.join(root, 'current');
   fs.symlinkSync(release, currentLink);
   const url = `http://127.0.0.1:${await freePort()}`;
-  // The API the upgrade started last is gone (a release that failed its postflight).
   const dead = spawnSync('true').pid;
   fs.writeFileSync(
     path.join(platformDir, 'api.json'),
@@ -69,6 +69,11 @@ test('an agent that restarts the API after the previous agent died between spawn
         // gone
       }
   });
+  return { root, platformDir, url, dead, options, started };
+}
+
+test('an agent that restarts the API after the previous agent died between spawning an API and its record stops that API first: one API runs, the one it started', async (t) => {
+  const { root, platformDir, url, dead, options, started } = await fakePlatform(t);
 
   // The first agent starts the API (a rollback's restart step), then dies before that API listens.
   const first = new ApiRestarter(options);
@@ -98,4 +103,36 @@ test('an agent that restarts the API after the previous agent died between spawn
   t.true(next.startedAlive(), 'the API this agent started runs');
   const answer = await fetch(url);
   t.is(await answer.text(), String(recorded.pid));
+});
+
+test('an agent killed between spawning an API and writing its pid leaves that API findable by the spawn id it carries: the next agent stops it before starting its own', async (t) => {
+  const { root, platformDir, url, dead, options, started } = await fakePlatform(t);
+  const first = new ApiRestarter(options);
+  const orphan = first.start({ argv: [], cwd: root, url });
+  started.push(orphan);
+  // The dying agent got as far as the spawn: its record holds the spawn id, not yet the pid.
+  const startedFile = path.join(platformDir, 'api-started.json');
+  const { spawnId } = JSON.parse(fs.readFileSync(startedFile, 'utf8')) as { spawnId: string };
+  t.truthy(spawnId);
+  fs.writeFileSync(startedFile, JSON.stringify({ spawnId }));
+
+  const next = new ApiRestarter(options);
+  await next.restart();
+  t.false(isProcessAlive(orphan, undefined), 'the API the dead agent started was stopped before the new one started');
+  const recorded = await waitForChange(
+    [
+      (listener) => {
+        const watcher = fs.watch(platformDir, listener);
+        return () => watcher.close();
+      },
+    ],
+    () => {
+      const record = next.record();
+      return record !== undefined && record.pid !== dead ? record : undefined;
+    },
+    { timeoutMs: 10_000, what: 'the new API to record itself' },
+  );
+  started.push(recorded.pid);
+  t.not(recorded.pid, orphan);
+  t.is(await (await fetch(url)).text(), String(recorded.pid));
 });

@@ -7,24 +7,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AllocationRunner } from './allocation-runner.js';
 import { isTerminal, type DriverCore } from '../driver-core.js';
-import { isProcessAlive, listProcesses } from '../tasks/process-table.js';
+import { isProcessAlive, listProcesses, readEnvironment } from '../tasks/process-table.js';
 import { removeContainer } from '../containers/container-exit.js';
 
 /** `SVC_ALLOC_ID` of a live process started by a driver on `allocsDir`, read from its environment. */
 function allocationOf(pid: number, allocsDir: string): string | undefined {
-  let environ: string;
-  try {
-    environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
-  } catch {
-    return undefined;
-  }
-  let id: string | undefined;
-  let dir: string | undefined;
-  for (const entry of environ.split('\0')) {
-    if (entry.startsWith('SVC_ALLOC_ID=')) id = entry.slice('SVC_ALLOC_ID='.length);
-    else if (entry.startsWith('SVC_ALLOC_DIR=')) dir = entry.slice('SVC_ALLOC_DIR='.length);
-  }
-  return id !== undefined && dir !== undefined && dir.startsWith(allocsDir) ? id : undefined;
+  const environment = readEnvironment(pid);
+  const dir = environment?.get('SVC_ALLOC_DIR');
+  return dir !== undefined && dir.startsWith(allocsDir) ? environment?.get('SVC_ALLOC_ID') : undefined;
 }
 
 /** The pid namespace of `pid` (`pid:[inode]`), or undefined once it is gone. */

@@ -115,6 +115,25 @@ export function isProcessAlive(pid: number, startTime: string | undefined): bool
   return startTime === undefined || info.startTime === startTime;
 }
 
+/**
+ * A live process's environment (`/proc/<pid>/environ`, as it was at exec), or undefined when the
+ * process is gone or unreadable (another user's).
+ */
+export function readEnvironment(pid: number): Map<string, string> | undefined {
+  let environ: string;
+  try {
+    environ = fs.readFileSync(`/proc/${pid}/environ`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  const variables = new Map<string, string>();
+  for (const entry of environ.split('\0')) {
+    const equals = entry.indexOf('=');
+    if (equals > 0) variables.set(entry.slice(0, equals), entry.slice(equals + 1));
+  }
+  return variables;
+}
+
 /** Every process currently in `/proc`. */
 export function listProcesses(): ProcessInfo[] {
   const out: ProcessInfo[] = [];
