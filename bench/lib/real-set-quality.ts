@@ -17,7 +17,7 @@ const TOP_K = 10;
 /** The configurations the choice is made among: the shipped defaults first. */
 export const GRID: readonly { name: string; tuning: Partial<LexicalTuning> }[] = (() => {
   const name = (t: LexicalTuning) =>
-    `context ${t.contextWeight}, b ${t.b}, feedback ${t.feedbackDocs}/${t.feedbackTerms}/${t.feedbackWeight}`;
+    `context ${t.contextWeight}, b ${t.b}, coverage ${t.coverageWeight}, feedback ${t.feedbackDocs}/${t.feedbackTerms}/${t.feedbackWeight}`;
   const grid: { name: string; tuning: Partial<LexicalTuning> }[] = [
     { name: `shipped defaults (${name(DEFAULT_LEXICAL_TUNING)})`, tuning: {} },
   ];
@@ -26,7 +26,10 @@ export const GRID: readonly { name: string; tuning: Partial<LexicalTuning> }[] =
     if (grid.some((g) => name({ ...DEFAULT_LEXICAL_TUNING, ...g.tuning }) === name(full))) return;
     grid.push({ name: name(full), tuning });
   };
-  for (const contextWeight of [0, 0.3, 0.5, 0.7]) for (const b of [0.5, 0.75]) add({ contextWeight, b });
+  for (const contextWeight of [0, 0.3, 0.5, 0.7])
+    for (const b of [0.5, 0.75]) add({ contextWeight, b, coverageWeight: 0 });
+  // A bonus for holding more of the query's distinct words (docs/adr/0225).
+  for (const coverageWeight of [0, 0.5, 1, 1.5, 3]) add({ coverageWeight });
   // Pseudo-relevance feedback on the defaults (docs/adr/0225).
   add({ feedbackDocs: 3, feedbackTerms: 10, feedbackWeight: 0.3 });
   add({ feedbackDocs: 5, feedbackTerms: 10, feedbackWeight: 0.5 });
@@ -111,6 +114,7 @@ export async function measureRealLeaveOneOut(store: KnowledgeStore, real: RealSe
     `  asked ${real.questions.length} questions x ${GRID.length} configurations in ${((performance.now() - askStarted) / 1000).toFixed(1)} s`,
   );
 
+  printGrid(scored, real.conversations);
   const inSample = bestConfig(scored, GRID.length);
   const unseen = leaveOneOut(scored, GRID.length);
   const rows: { label: string; recall: (q: Scored, i: number) => Recalls }[] = [
@@ -158,4 +162,20 @@ export async function measureRealLeaveOneOut(store: KnowledgeStore, real: RealSe
     return { c, ratio: t.get('svc text, unseen (leave one out)')!.r10 / t.get('FTS5 bm25')!.r10 };
   }).sort((a, b) => a.ratio - b.ratio)[0]!;
   console.log(`  lowest category, unseen: ${worst.c} at ${worst.ratio.toFixed(2)}x (goal >= 0.97x)`);
+}
+
+/** Each configuration's R@10 over bm25's, and its objective (mean of R@1, R@5, R@10) per conversation. */
+function printGrid(scored: readonly Scored[], conversations: readonly string[]): void {
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / Math.max(1, values.length);
+  const bm25R10 = mean(scored.map((q) => q.bm25.r10));
+  console.log(`  configurations: R@10/bm25, R@1/bm25, objective per conversation (${conversations.join(', ')})`);
+  GRID.forEach((g, i) => {
+    const r10 = mean(scored.map((q) => q.byConfig[i]!.r10)) / bm25R10;
+    const r1 = mean(scored.map((q) => q.byConfig[i]!.r1)) / mean(scored.map((q) => q.bm25.r1));
+    const perConversation = conversations.map((c) => {
+      const mine = scored.filter((q) => q.conversation === c).map((q) => q.byConfig[i]!);
+      return mean(mine.map((r) => (r.r1 + r.r5 + r.r10) / 3)).toFixed(3);
+    });
+    console.log(`    ${r10.toFixed(3)}x ${r1.toFixed(3)}x  ${perConversation.join(' ')}  ${g.name}`);
+  });
 }

@@ -18,6 +18,7 @@ import {
 } from '../../domain/knowledge/retrieval/lexical-query.js';
 import {
   bm25,
+  coverageBonus,
   bm25UpperBound,
   proximity,
   termCounts,
@@ -96,6 +97,7 @@ export class LexicalPath {
     const expansions =
       this.#thesaurus && options.expand !== false ? this.#expansions(query, original, commonLimit, stats) : [];
     let allTerms = [...original, ...expansions.map((e) => e.term)];
+    const covered = allTerms;
     const tuning = this.#tuning;
 
     const analyzed = new Map<number, Analyzed>();
@@ -122,7 +124,9 @@ export class LexicalPath {
     };
     const avgLength = stats.averageLength();
     const scoreText = (a: Analyzed) =>
-      bm25(a.tokens.length, a.counts, allTerms, avgLength, tuning.k1, tuning.b) + proximity(a.tokens, original);
+      bm25(a.tokens.length, a.counts, allTerms, avgLength, tuning.k1, tuning.b) +
+      proximity(a.tokens, original) +
+      (tuning.coverageWeight > 0 ? tuning.coverageWeight * coverageBonus(a.counts, covered) : 0);
     const scoreOf = (vid: number, content?: string) => scoreText(analyzeVid(vid, content));
 
     const pool = new Set<number>();

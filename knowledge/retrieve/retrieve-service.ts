@@ -146,7 +146,7 @@ export class RetrieveService {
     };
     const topK = request.top_k ?? 10;
     const candidateK = request.candidate_k ?? defaultCandidateK(topK);
-    const rows = new Map<number, { row: VersionRow; sources: string[] }>();
+    const rows = new Map<number, Candidate>();
     const lists: PathList[] = [];
 
     const queryVectors: { path: string; vector: Float32Array }[] = [];
@@ -204,11 +204,15 @@ export class RetrieveService {
         });
       }
     }
+    this.#loadSources(
+      fused.map((f) => Number(f.key)),
+      rows,
+    );
     const weights = weightsFor(mode ?? ns.mode, request.score_params);
     const credibility = this.#credibilityLookup(ns.id, scope.knownAtIsNow ? undefined : knownAt);
     const ranked: RankedNode[] = fused.map((f) => {
       const { row, sources } = rows.get(Number(f.key))!;
-      const kept = sources.filter((s) => !scope.exclude.has(s));
+      const kept = sources!.filter((s) => !scope.exclude.has(s));
       const credibilities = kept.map(credibility);
       const score = scoreCandidate(
         {
@@ -262,15 +266,12 @@ export class RetrieveService {
   }
 
   /** Loads rows and applies label, source, visibility and retraction filters; returns accepted vids. */
-  #accept(
-    scope: Scope,
-    vids: readonly number[],
-    rows: Map<number, { row: VersionRow; sources: string[] }>,
-  ): Set<number> {
+  #accept(scope: Scope, vids: readonly number[], rows: Map<number, Candidate>): Set<number> {
     const missing = vids.filter((v) => !rows.has(v));
-    const loaded = this.#core.nodes.versions(missing);
-    const support = this.#core.nodes.supportMany(missing);
-    for (const row of loaded) rows.set(row.vid, { row, sources: (support.get(row.vid) ?? []).sort() });
+    for (const row of this.#core.nodes.versions(missing)) rows.set(row.vid, { row, sources: undefined });
+    // Without source filters a version's sources decide nothing here: every version the view sees
+    // unretracted has one (docs/adr/0224). They are read for the fused candidates alone.
+    if (scope.include !== undefined || scope.exclude.size > 0) this.#loadSources(missing, rows);
     const ok = new Set<number>();
     for (const vid of vids) {
       const entry = rows.get(vid);
@@ -279,12 +280,23 @@ export class RetrieveService {
     return ok;
   }
 
+  /** Reads the supporting sources of the candidates among `vids` that have none read yet. */
+  #loadSources(vids: readonly number[], rows: Map<number, Candidate>): void {
+    const missing = vids.filter((v) => rows.get(v)?.sources === undefined);
+    if (missing.length === 0) return;
+    const support = this.#core.nodes.supportMany(missing);
+    for (const vid of missing) {
+      const entry = rows.get(vid);
+      if (entry) entry.sources = (support.get(vid) ?? []).sort();
+    }
+  }
+
   #vectorPath(
     scope: Scope,
     path: string,
     query: Float32Array,
     candidateK: number,
-    rows: Map<number, { row: VersionRow; sources: string[] }>,
+    rows: Map<number, Candidate>,
   ): PathList {
     const unit = normalize(query)!;
     const filter = {
@@ -314,7 +326,7 @@ export class RetrieveService {
     scope: Scope,
     text: string,
     candidateK: number,
-    rows: Map<number, { row: VersionRow; sources: string[] }>,
+    rows: Map<number, Candidate>,
   ): { list: PathList; coverage: number } {
     const nodes = this.#core.nodes;
     const { items, coverage } = this.#lexical.search(
@@ -342,12 +354,7 @@ export class RetrieveService {
    * weights, halved per extra hop. The walk starts from, and passes through, only nodes the request
    * may see (docs/adr/0224).
    */
-  #graphPath(
-    scope: Scope,
-    seeds: readonly string[],
-    candidateK: number,
-    rows: Map<number, { row: VersionRow; sources: string[] }>,
-  ): PathList {
+  #graphPath(scope: Scope, seeds: readonly string[], candidateK: number, rows: Map<number, Candidate>): PathList {
     const core = this.#core;
     const seen = new Map<string, number | undefined>();
     const visibleVid = (id: string): number | undefined => {
@@ -384,7 +391,14 @@ export class RetrieveService {
   }
 }
 
-function passes(scope: Scope, row: VersionRow, sources: readonly string[]): boolean {
+/** A loaded candidate version; its sources once read ({@link RetrieveService.#loadSources}). */
+interface Candidate {
+  readonly row: VersionRow;
+  sources: string[] | undefined;
+}
+
+/** Whether a version passes the request's filters; `sources` undefined: the request has no source filters. */
+function passes(scope: Scope, row: VersionRow, sources: readonly string[] | undefined): boolean {
   if (row.ns_id !== scope.ns.id) return false;
   if (!(row.valid_from <= scope.validAt && scope.validAt < row.valid_to)) return false;
   if (!(row.tx_from <= scope.knownAt && scope.knownAt < row.tx_to)) return false;
@@ -393,6 +407,7 @@ function passes(scope: Scope, row: VersionRow, sources: readonly string[]): bool
     const labels = labelsOf(row);
     if (!scope.labels.every((l) => labels.includes(l))) return false;
   }
+  if (sources === undefined) return true;
   const kept = sources.filter((s) => !scope.exclude.has(s));
   if (kept.length === 0 && !(row.retracted === 1 && scope.includeRetracted)) return false;
   if (scope.include && !kept.some((s) => scope.include!.has(s))) return false;

@@ -95,3 +95,27 @@ export function proximity(tokens: readonly string[], terms: readonly WeightedTer
   }
   return bonus;
 }
+
+/** Weight of {@link coverageBonus} in a lexical score (docs/adr/0225). */
+export const COVERAGE_WEIGHT = 2;
+
+/**
+ * Coverage bonus: the IDF of the query words a document holds, times the share of the query's IDF
+ * that is, so that a document holding more of the distinct words outranks one repeating a few. A
+ * word is held through itself or through a term of its group (a thesaurus expansion, at the
+ * expansion's weight); the query's words are the terms without a group or whose group is their stem.
+ */
+export function coverageBonus(counts: ReadonlyMap<string, number>, terms: readonly WeightedTerm[]): number {
+  let total = 0;
+  const held = new Map<string, number>();
+  for (const t of terms) {
+    const group = t.group ?? t.stem;
+    if (group === t.stem) total += t.weight * t.idf;
+    if (!counts.has(t.stem)) continue;
+    const value = t.weight * t.idf;
+    if (value > (held.get(group) ?? 0)) held.set(group, value);
+  }
+  let sum = 0;
+  for (const value of held.values()) sum += value;
+  return total > 0 ? (sum * sum) / total : 0;
+}

@@ -3,7 +3,7 @@
  * conversations and score others with them (bench/retrieval-quality.ts, docs/adr/0225). The store
  * runs with `DEFAULT_LEXICAL_TUNING`. Pure data.
  */
-import { BM25_B, BM25_K1 } from './lexical-scoring.js';
+import { BM25_B, BM25_K1, COVERAGE_WEIGHT } from './lexical-scoring.js';
 import { CONTEXT_REACH, CONTEXT_WEIGHT } from './turn-context.js';
 
 /** Parameters of one lexical ranking. */
@@ -14,6 +14,8 @@ export interface LexicalTuning {
   readonly b: number;
   /** Share of the best neighbour's score a turn earns (docs/adr/0179); 0: no context. */
   readonly contextWeight: number;
+  /** Weight of the coverage bonus (`coverageBonus`); 0: none. */
+  readonly coverageWeight: number;
   /** Writes on each side of a turn that are its context. */
   readonly contextReach: number;
   /** Pseudo-relevance feedback: how many of the best candidates lend their words; 0: none. */
@@ -28,6 +30,7 @@ export const DEFAULT_LEXICAL_TUNING: LexicalTuning = {
   k1: BM25_K1,
   b: BM25_B,
   contextWeight: CONTEXT_WEIGHT,
+  coverageWeight: COVERAGE_WEIGHT,
   contextReach: CONTEXT_REACH,
   feedbackDocs: 0,
   feedbackTerms: 0,
