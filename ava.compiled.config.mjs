@@ -14,8 +14,12 @@ function weightOf(file) {
 
 export default {
   files: ['dist/test/**/*.test.js'],
-  // As package.json's settings do for the sources: each worker removes the app users it created (ADR 0191).
-  nodeArguments: ['--import=./dist/test/helpers/remove-created-app-users.js'],
+  // As package.json's settings do for the sources: each worker removes the app users it created (ADR
+  // 0191) and names its test file to the processes it starts (ADR 0226).
+  nodeArguments: [
+    '--import=./dist/test/helpers/remove-created-app-users.js',
+    '--import=./dist/test/helpers/test-file-env.js',
+  ],
   timeout: '120s',
   workerThreads: false,
   // The longest files start first, so that no long file starts last and runs alone at the end (ADR 0211).

@@ -1,13 +1,20 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what it needs, then lint (ESLint and Prettier), typecheck and build,
-# then every ava test; prints the suite's duration (installs excluded) and its ten slowest tests.
+# then every ava test; prints the suite's duration (installs excluded) against its budget and its ten
+# slowest tests. It fails when a test left a process running or an app user behind, when the tests
+# changed the checkout, or when the suite took more than twice its budget (ADR 0226).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 start=$(date +%s)
+# The suite's budget on CI's kind of machine (2 cores); twice it fails the run.
+budget=600
 checks=$(mktemp -d)
 log=$(mktemp)
-trap 'rm -rf "$checks" "$log"' EXIT
+tree=$(mktemp)
+export SVC_TEST_LEDGER
+SVC_TEST_LEDGER=$(mktemp)
+trap 'rm -rf "$checks" "$log" "$tree" "$SVC_TEST_LEDGER"' EXIT
 
 # The checks run side by side (ESLint alone is half of them; ADR 0158). The type check of the whole
 # tree also emits it into dist/, so the programs the tests start (the CLI, `svc serve`, the lane's
@@ -19,6 +26,8 @@ check() {
 }
 check eslint npx eslint . &
 check prettier npx prettier --list-different . &
+# Every test file declares its tier, and no quick file starts a platform (ADR 0226).
+check test-tiers node --import tsx scripts/test-tiers.ts &
 {
   # dist/ is emitted afresh: nothing compiled from a file since deleted stays behind.
   rm -rf dist
@@ -31,7 +40,7 @@ check prettier npx prettier --list-different . &
   check typecheck-web npx tsc --noEmit -p web/tsconfig.json
 } &
 wait
-for name in eslint prettier web-pages typecheck cli-bundles typecheck-web; do
+for name in eslint prettier test-tiers web-pages typecheck cli-bundles typecheck-web; do
   echo "== $name"
   cat "$checks/$name.log"
 done
@@ -64,6 +73,7 @@ set -- "${files[@]+"${files[@]}"}"
 # users are host-wide, and two files may run apps of the same name at once.
 export SVC_TEST_RUNNER_REMOVES_APP_USERS=1
 users_before=$(getent passwd | cut -d: -f1 | grep '^svc-app-' | sort || true)
+node --import tsx scripts/tracked-changes.ts --save "$tree"
 status=0
 # The log keeps each line's time, from which the slowest files are found (ADR 0211).
 npx ava --config ava.compiled.config.mjs --concurrency "${SVC_TEST_CONCURRENCY:-4}" "$@" 2>&1 |
@@ -75,12 +85,26 @@ node --import tsx scripts/slowest-tests.ts "$log"
 # SVC_TEST_LOG keeps the timed log, from which `scripts/slowest-tests.ts --weights` refreshes
 # test/file-weights.json.
 if [ -n "${SVC_TEST_LOG:-}" ]; then cp "$log" "$SVC_TEST_LOG"; fi
+# Nothing left behind (ADR 0226): processes a test left running are stopped and named, then the app
+# users the run made are removed; either left over, or a change to the checkout, fails the run.
+node --import tsx scripts/leftover-processes.ts --ledger "$SVC_TEST_LEDGER" || status=1
 if [ "$(id -u)" -eq 0 ]; then
   left=()
   for user in $(comm -13 <(echo "$users_before") <(getent passwd | cut -d: -f1 | grep '^svc-app-' | sort || true)); do
     if pgrep -u "$user" >/dev/null || ! userdel "$user" 2>/dev/null; then left+=("$user"); fi
   done
-  if [ "${#left[@]}" -gt 0 ]; then echo "== app users the run made and could not remove (in use): ${left[*]}"; fi
+  if [ "${#left[@]}" -gt 0 ]; then
+    echo "== app users the run made and could not remove (in use): ${left[*]}"
+    status=1
+  else
+    echo "== app users the run left: none"
+  fi
 fi
-echo "== suite took $(($(date +%s) - start))s (installs excluded)"
+node --import tsx scripts/tracked-changes.ts --compare "$tree" || status=1
+took=$(($(date +%s) - start))
+echo "== suite took ${took}s (installs excluded) against a budget of ${budget}s on a 2-core machine"
+if [ "$took" -gt $((2 * budget)) ]; then
+  echo "== the suite took more than twice its budget: failed (a doubling is caught; ADR 0226)" >&2
+  status=1
+fi
 exit "$status"

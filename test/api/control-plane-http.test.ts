@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import Router from '@koa/router';
 import { createControlApp } from '../../api/control/server/control-app.js';

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { request, startTestKnowledgeStore } from '../helpers/servers.js';
 import { testConfig } from '../helpers/test-config.js';

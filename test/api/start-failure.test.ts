@@ -1,3 +1,4 @@
+// tier: full
 import net from 'node:net';
 import test from 'ava';
 import { startControlPlane } from '../../wiring/control-plane.js';

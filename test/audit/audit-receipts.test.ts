@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Audit receipts (ADR 0187) with a real Ed25519 key and the receipt log on disk: a reservation is on
  * disk before the mutation runs, verify detects altered, removed and foreign receipts, and a receipt

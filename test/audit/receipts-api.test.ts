@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Audit receipts on a production control plane (ADR 0187): mutating API requests and the operations
  * the worker runs reserve signed receipts, `svc audit` lists and verifies them, and with the receipt

@@ -1,3 +1,4 @@
+// tier: full
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import test, { type ExecutionContext } from 'ava';

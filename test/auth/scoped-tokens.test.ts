@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import WebSocket from 'ws';
 import { ScopedTokens } from '../../controllers/auth/scoped-tokens.js';

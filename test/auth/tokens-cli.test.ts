@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { request, startTestControlPlane } from '../helpers/servers.js';
 import { runSvc } from '../helpers/cli.js';

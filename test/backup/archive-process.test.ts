@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The archive's heavy work in a low-priority child process (docs/adr/0167): packed, encrypted and read
  * back there with every file's SHA-256, written no faster than its pace, and an entry outside the

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * kill -9 in the middle of a backup and of a restore: a backup killed midway never lists as good
  * (the next start marks it interrupted, with a critical event), and a restore killed midway leaves the

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The issue's "move to a new host", end to end through the `svc` program: start the platform, deploy
  * both sample apps, write knowledge, `svc backup`, stop and delete everything the platform stores (the

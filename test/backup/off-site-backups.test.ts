@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Off-site platform backups through an S3-compatible server on loopback (s3rver): each verified
  * backup is exported, retention applies remotely too, and `svc restore <s3 key>` restores from the bucket.

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * A restore recreates the app users a backup recorded: with their recorded ids when those are free,
  * and with new ones when another user holds either id, including when it took the id after the

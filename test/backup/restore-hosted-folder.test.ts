@@ -1,3 +1,4 @@
+// tier: full
 /**
  * A restore onto a data folder that other system users cannot enter (a private parent, as /root is):
  * the PostgreSQL cluster and app folders go to a new hosted folder outside it (ADR 0157, 0162), never

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * `svc restore --yes` over a platform whose API is stopped but whose apps still run (app processes
  * outlive the API by design): the restore stops them through the platform's scheduler before the swap,

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The commands the build bundles into one file (scripts/build-cli.ts, ADR 0198) behave as their
  * compiled modules: the same findings, output and exit code, the platform configuration still loaded

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { commandName } from '../../cli/command-name.js';
 import { commandModules, COMMAND_MODULES } from '../../cli/command-table.js';

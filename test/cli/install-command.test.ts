@@ -1,3 +1,4 @@
+// tier: full
 /**
  * `svc install` and `svc uninstall` run for real into a host tree under a temporary folder
  * (`--root`): useradd edits that tree's account files, systemctl is not run, and the unit written

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The README's quick start, end to end: an empty data folder, the platform started as `npm start`
  * starts it (`svc serve` with the sample apps copied into a git repository), every `deploy: true`

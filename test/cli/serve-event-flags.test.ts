@@ -1,3 +1,4 @@
+// tier: full
 /**
  * `svc serve --host-id` and `--event-environment`: the event correlation keys of this host, stamped on
  * every event the platform records (ADR 0073, ADR 0196).

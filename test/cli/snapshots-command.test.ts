@@ -1,3 +1,4 @@
+// tier: full
 /**
  * `svc snapshots` against a real control plane, a real PostgreSQL cluster and s3rver: every
  * subcommand and its exit codes (ADR 0015).

@@ -1,3 +1,4 @@
+// tier: full
 import { once } from 'node:events';
 import test from 'ava';
 import { runSvc, startSvc } from '../helpers/cli.js';

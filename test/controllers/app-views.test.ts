@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { classifyMemory } from '../../controllers/apps/app-views.js';
 

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { TerminalReconcileError } from '../../controllers/errors.js';
 import { Controller, type Reconciler } from '../../controllers/runtime/controller.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { setCondition, summarizeReady, getCondition, type Condition } from '../../domain/status/conditions.js';
 

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { openDatabase } from '../../store/database.js';
 import { migrate } from '../../store/migrate.js';

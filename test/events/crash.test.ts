@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Crash test: kill -9 during a burst of 5,000 events with repeated dedupe keys. After restart no
  * dedupe key is recorded twice within the hour and every acknowledged event is present.

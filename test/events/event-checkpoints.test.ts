@@ -1,3 +1,4 @@
+// tier: full
 /**
  * control.db's WAL checkpoints run in a worker thread once event ingest grows the WAL (ADR 0209),
  * not inside the group commit that crosses SQLite's 1,000 pages on the event loop: the WAL file is

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * Model-based test of the event surface: random sequences of emit, acknowledge, snooze, open,
  * incident actions (including resolve) and clock advances, checked after every step against a

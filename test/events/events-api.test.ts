@@ -1,3 +1,4 @@
+// tier: full
 import fs from 'node:fs';
 import http from 'node:http';
 import test, { type ExecutionContext } from 'ava';

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { planNotificationBootstrap } from '../../domain/events/notification-bootstrap.js';
 import { runSvc } from '../helpers/cli.js';

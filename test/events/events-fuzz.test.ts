@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import fc from 'fast-check';
 import { request, startTestControlPlane } from '../helpers/servers.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { decideReconcile } from '../../domain/events/evidence-rules.js';
 import { LocalRegistry } from '../../platform/local-registry/index.js';

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { blockedAddressReason, checkTargetUrl, resolveTarget } from '../../platform/outbound/outbound-guard.js';
 import { notifyChannel } from '../../platform/notifications/notifier.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import { Writable } from 'node:stream';
 import test from 'ava';
 import { pino } from 'pino';

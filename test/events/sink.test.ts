@@ -1,3 +1,4 @@
+// tier: full
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
 import { systemClock } from '../../domain/events/clock.js';

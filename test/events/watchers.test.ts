@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { waitForAllocations, type Allocation, type JobStatus, type Scheduler } from '../../domain/scheduler/index.js';
 import { LocalRegistry } from '../../platform/local-registry/index.js';

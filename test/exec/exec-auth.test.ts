@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Exec with authentication on (SVC_API_TOKEN): `apps:exec` is issued and required; a session also
  * consumes a one-use device-key step-up capability bound to the app and the caller (an approved

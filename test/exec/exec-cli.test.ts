@@ -1,3 +1,4 @@
+// tier: full
 /**
  * `svc exec` against a real app: one-shot with a command (exits with the remote exit code), with
  * standard input piped (a script), an unknown app (exit 4), and interactive in a real terminal

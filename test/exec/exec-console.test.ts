@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The console's terminal in real Chromium against a real app: open a session on the app page, type
  * into xterm.js, see the remote shell answer as the app's user, resize the window and see the PTY

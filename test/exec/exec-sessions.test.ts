@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Exec against a real app on the local driver, with authentication off (the development default):
  * one-shot commands (compatibility exec) and interactive PTY sessions over real WebSockets run as

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The local driver's exec adapter on a real process, in the form it takes when the platform is not
  * root (no namespace to enter, no user to switch to: the command runs as the platform's user with

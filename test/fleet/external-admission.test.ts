@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import type { Db } from '../../store/database.js';
 import { request } from '../helpers/http-request.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import path from 'node:path';
 import { openControlStore } from '../../store/open-stores.js';

@@ -1,3 +1,4 @@
+// tier: full
 import fs from 'node:fs';
 import test from 'ava';
 import { loadConfig } from '../../platform/config.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { openControlStore } from '../../store/open-stores.js';
 import {

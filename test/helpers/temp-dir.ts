@@ -14,6 +14,9 @@ import type { ExecutionContext } from 'ava';
 export function tempDir(t: ExecutionContext, prefix = 'svc-test-'): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   fs.chmodSync(dir, 0o711);
+  // The runner's ledger of test folders names the test of a process left running in one (ADR 0226).
+  const ledger = process.env.SVC_TEST_LEDGER;
+  if (ledger !== undefined) fs.appendFileSync(ledger, `${dir}\t${process.env.SVC_TEST_FILE ?? '?'}\n`);
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   return dir;
 }

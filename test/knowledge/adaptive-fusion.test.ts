@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { COVERAGE_SHIFT, fuseLists, fusionWeights } from '../../domain/knowledge/retrieval/fusion.js';
 

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The belief debugger's reads on the admin listener (docs/adr/0132): a node's versions, a source's
  * trust timeline, one node's feedback events and a query's ranked results with their breakdown,

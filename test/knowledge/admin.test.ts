@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { startHarness } from './knowledge-harness.js';
 

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { request, startHarness } from './knowledge-harness.js';
 import { startKnowledgeStore } from '../../wiring/knowledge-store.js';

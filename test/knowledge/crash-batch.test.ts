@@ -1,3 +1,4 @@
+// tier: full
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';

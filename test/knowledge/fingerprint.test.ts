@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';

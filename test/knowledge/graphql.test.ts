@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { startHarness, type Harness } from './knowledge-harness.js';
 

@@ -1,3 +1,4 @@
+// tier: quick
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';

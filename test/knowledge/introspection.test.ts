@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { startHarness } from './knowledge-harness.js';
 import { openDatabase } from '../../store/database.js';

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { tempDir } from '../helpers/temp-dir.js';
 import { parseExposition, samplesOf } from '../observability/exposition.js';

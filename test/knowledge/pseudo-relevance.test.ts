@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { feedbackTerms } from '../../domain/knowledge/retrieval/pseudo-relevance.js';
 import { analyze, tokenize } from '../../domain/knowledge/retrieval/text-analysis.js';

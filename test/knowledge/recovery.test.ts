@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { openKnowledgeStore } from '../../store/open-stores.js';
 import { createKnowledgeServices } from '../../knowledge/index.js';

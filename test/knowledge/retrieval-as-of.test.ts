@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * What an as-of read reproduces (docs/adr/0224), and graph walks under the request's filters.
  */

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * A ranking never depends on rows the request may not see (docs/adr/0224). Two stores with the same
  * clock get the same conversation; one of them also gets rows the request cannot see (another

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { startHarness, axisVector } from './knowledge-harness.js';
 

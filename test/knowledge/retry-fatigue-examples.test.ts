@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * Every `example_graphql` of the retry-fatigue presets, pasted as it is shown, runs against the served
  * GraphQL schema without errors (issue 29: they selected a `targets` field that RetryFatigueTarget lacks).

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The Markdown form of retry fatigue (feature review-handoff-retry-fatigue-markdown, ADR 0178): REST
  * `format=markdown` or `Accept: text/markdown`, and GraphQL `reviewHandoffRetryFatigueMarkdown`, render

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { gql, node, startReviewHarness } from './review-helpers.js';
 

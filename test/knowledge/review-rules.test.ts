@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import fc from 'fast-check';
 import { applyFeedback, FEEDBACK_ACTIONS } from '../../domain/knowledge/feedback-rules.js';

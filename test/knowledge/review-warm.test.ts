@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { createKnowledgeServices } from '../../knowledge/index.js';
 import { ReviewService } from '../../knowledge/review/review-service.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { node, startReceiver, startReviewHarness } from './review-helpers.js';
 

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The text index's merge slices (docs/adr/0207): segment counts stay bounded under a stream of small
  * write transactions, merging changes no search result, migration 8 and a rollback to a release

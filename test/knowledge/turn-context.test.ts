@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { CONTEXT_WEIGHT, isCoherent, withContext } from '../../domain/knowledge/retrieval/turn-context.js';
 import { startHarness } from './knowledge-harness.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import http from 'node:http';
 import test, { type ExecutionContext } from 'ava';
 import { Registry } from 'prom-client';

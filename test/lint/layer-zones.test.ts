@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The layer zones of eslint.config.js, run through ESLint itself: each forbidden import fails
  * `npm run lint` with the zone's message, and the allowed directions pass.

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { runCrashTest } from '../../bench/operations-crash.js';
 

@@ -1,3 +1,4 @@
+// tier: full
 import test, { type ExecutionContext } from 'ava';
 import { request } from '../helpers/servers.js';
 import { commitApp, initAppsRepo, pipelineConfig, startPlane, waitForApp } from '../pipeline/pipeline-fixture.js';

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import Koa from 'koa';
 import Router from '@koa/router';

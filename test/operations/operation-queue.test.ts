@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { planRecovery } from '../../domain/operations/index.js';
 import { planSteps, stepsFor } from '../../domain/pipeline/index.js';

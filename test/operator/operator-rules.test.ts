@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { ValidationError } from '../../domain/errors.js';
 import type { Operation } from '../../domain/operations/index.js';

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The release artifact, end to end (issue 17's acceptance): built once per ava run, unpacked into
  * an empty folder outside the checkout, and run from there with a PATH that holds no npm, npx,

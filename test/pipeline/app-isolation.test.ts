@@ -1,3 +1,4 @@
+// tier: full
 /**
  * A deployed app runs as its own user and reads nothing of the platform's data folder: control.db
  * (tokens included), knowledge.db, the scheduler state, mirrors, checkouts, secrets, the edge

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { runSvc } from '../helpers/cli.js';
 import { commitApp, initAppsRepo, pipelineConfig, startPlane, waitForApp } from './pipeline-fixture.js';

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { request } from '../helpers/servers.js';
 import {

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { startControlPlane } from '../../wiring/control-plane.js';
 import { silentLogger } from '../../platform/logger.js';

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Production admission (SVC_PROFILE=production) on a real apps repository with commits signed by
  * a real SSH key (ssh-keygen, git's SSH signing): each rule's refusal is named, and a compliant

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * A rollback restores the whole release: the code and the spec it was deployed with (processes,
  * env, resources), not only the code (ADR 0048).

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import path from 'node:path';
 import { runningAgent } from '../../platform/platform-lane/index.js';

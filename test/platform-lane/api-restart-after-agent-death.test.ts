@@ -1,3 +1,4 @@
+// tier: quick
 import test, { type ExecutionContext } from 'ava';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -72,6 +73,23 @@ async function fakePlatform(t: ExecutionContext) {
   return { root, platformDir, url, dead, options, started };
 }
 
+/** The record of the API `restarter` started, once that API listens (it renames its record into the platform folder). */
+function newRecord(platformDir: string, restarter: ApiRestarter, dead: number) {
+  return waitForChange(
+    [
+      (listener) => {
+        const watcher = fs.watch(platformDir, listener);
+        return () => watcher.close();
+      },
+    ],
+    () => {
+      const record = restarter.record();
+      return record !== undefined && record.pid !== dead ? record : undefined;
+    },
+    { timeoutMs: 10_000, what: 'the new API to record itself' },
+  );
+}
+
 test('an agent that restarts the API after the previous agent died between spawning an API and its record stops that API first: one API runs, the one it started', async (t) => {
   const { root, platformDir, url, dead, options, started } = await fakePlatform(t);
 
@@ -85,19 +103,7 @@ test('an agent that restarts the API after the previous agent died between spawn
   const next = new ApiRestarter(options);
   await next.restart();
   t.false(isProcessAlive(orphan, undefined), 'the API the dead agent started was stopped before the new one started');
-  // The API renames its record into the platform folder once it listens.
-  const platformChanges = (listener: () => void) => {
-    const watcher = fs.watch(platformDir, listener);
-    return () => watcher.close();
-  };
-  const recorded = await waitForChange(
-    [platformChanges],
-    () => {
-      const record = next.record();
-      return record !== undefined && record.pid !== dead ? record : undefined;
-    },
-    { timeoutMs: 10_000, what: 'the new API to record itself' },
-  );
+  const recorded = await newRecord(platformDir, next, dead);
   started.push(recorded.pid);
   t.not(recorded.pid, orphan);
   t.true(next.startedAlive(), 'the API this agent started runs');
@@ -119,19 +125,7 @@ test('an agent killed between spawning an API and writing its pid leaves that AP
   const next = new ApiRestarter(options);
   await next.restart();
   t.false(isProcessAlive(orphan, undefined), 'the API the dead agent started was stopped before the new one started');
-  const recorded = await waitForChange(
-    [
-      (listener) => {
-        const watcher = fs.watch(platformDir, listener);
-        return () => watcher.close();
-      },
-    ],
-    () => {
-      const record = next.record();
-      return record !== undefined && record.pid !== dead ? record : undefined;
-    },
-    { timeoutMs: 10_000, what: 'the new API to record itself' },
-  );
+  const recorded = await newRecord(platformDir, next, dead);
   started.push(recorded.pid);
   t.not(recorded.pid, orphan);
   t.is(await (await fetch(url)).text(), String(recorded.pid));

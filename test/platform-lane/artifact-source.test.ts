@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The release artifact as a release source: the real archive (built once per ava run) staged into
  * the release folders, a wrong `.sha256`, an archive of another target or without its manifest

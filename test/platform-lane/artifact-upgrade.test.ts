@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The release artifact through the platform lane, end to end: a platform started from a built
  * checkout is upgraded to the real artifact archive (built once per ava run) with two apps under a

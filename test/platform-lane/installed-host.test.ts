@@ -1,3 +1,4 @@
+// tier: full
 /**
  * An installed host upgrades itself (ADR 0087): the real artifact installed by `svc install --root`
  * into a host tree, its API run the way the unit runs it (`<prefix>/current/svc serve`, the unit's

@@ -1,3 +1,4 @@
+// tier: full
 import net from 'node:net';
 import test from 'ava';
 import { runSvc } from '../helpers/cli.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The release policy through the platform lane, end to end (ADR 0142): a platform under
  * `SVC_RELEASE_SIGNATURE_POLICY=require-signed` with only a public key (Ed25519, made by openssl)

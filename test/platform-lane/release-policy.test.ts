@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The release policy's rules (ADR 0142): the tag `platform-<full sha>` and the fetch selector, the
  * signature policy's verdict over the verify hook and the signature check, the settings as

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * Detached signatures of release artifacts and fetching by tag (ADR 0142), each with real parts:
  * keys and signatures made by `openssl`, archives unpacked by `tar` into the release folders, and a

@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

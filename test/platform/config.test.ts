@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { ConfigError } from '../../domain/errors.js';
 import { loadConfig, parseByteSize, redactConfig } from '../../platform/config.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { ControlMetrics, MAX_EVENT_TYPES } from '../../platform/metrics/control-metrics.js';
 import { parseExposition, samplesOf } from '../observability/exposition.js';

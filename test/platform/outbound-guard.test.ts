@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { blockedAddressReason, checkTargetUrl, resolveTarget } from '../../platform/outbound/outbound-guard.js';
 import { postTo } from '../../platform/notifications/outbound-request.js';

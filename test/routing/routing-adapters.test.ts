@@ -1,3 +1,4 @@
+// tier: quick
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// tier: quick
 import path from 'node:path';
 import test from 'ava';
 import { ConfigError } from '../../domain/errors.js';

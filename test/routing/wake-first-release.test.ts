@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { startPlaneWithApps } from '../helpers/plane-with-apps.js';
 import { ReleaseBuilder } from '../../platform/release-builder/index.js';

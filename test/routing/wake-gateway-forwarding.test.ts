@@ -1,3 +1,4 @@
+// tier: full
 import http from 'node:http';
 import os from 'node:os';
 import test from 'ava';

@@ -1,3 +1,4 @@
+// tier: quick
 import fs from 'node:fs';
 import test from 'ava';
 import { generatedTypesPath, generateSchemaTypes } from '../../scripts/generate-schema-types.js';

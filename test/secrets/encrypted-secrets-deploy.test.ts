@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Encrypted secrets end to end (docs/secrets.md): a value encrypted with `svc secrets encrypt` to
  * the host's age key is committed, deployed, decrypted into the app's secrets folder and read by

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The ledger-api sample keeps its entries in the PostgreSQL database the platform provides: on a
  * platform with the managed server, an entry posted over HTTP survives a redeploy of a new commit,

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The online copy of a SQLite database (ADR 0161): a worker thread copies the file while this thread
  * goes on writing to it, so the event loop is never blocked for the copy's duration; the copy is

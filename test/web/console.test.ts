@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The operator console in a real browser (Debian's Chromium driven by playwright-core) against a
  * real control plane with sample apps: every page at phone width with its title and landmarks and

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The knowledge store's admin dashboard in a real browser (Debian's Chromium, playwright-core)
  * against a real store: health, ranking evaluation, latency per retrieval path, a namespace

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The dashboard's reader of the Prometheus exposition: samples with labels, sums, and histogram
  * quantiles, with and without the per-path retrieval histogram, and lines it cannot read skipped.

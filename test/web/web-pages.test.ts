@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Serving the built web pages over real HTTP: the document and its hashed assets with their
  * caching headers and Content-Security-Policy, compressed bytes, refused asset names, the answer

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The container checks of `svc doctor` against this host's real podman, OCI runtime and registry
  * program (ADR 0219): what passes, a missing OCI runtime, and limits above the host's hard limits.

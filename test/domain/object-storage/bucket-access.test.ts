@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { bucketUses, decideBucketAccess, type S3RequestShape } from '../../../domain/object-storage/bucket-access.js';
 import type { CanonicalBucket } from '../../../domain/spec/index.js';

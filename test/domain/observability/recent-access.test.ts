@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { RecentAccessRing } from '../../../domain/observability/index.js';
 

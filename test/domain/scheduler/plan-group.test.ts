@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { planGroup, type GroupDesire, type PlannedAllocation } from '../../../domain/scheduler/index.js';
 

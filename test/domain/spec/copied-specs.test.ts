@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * Specs as people copy them from other platforms' docs: endpoint URLs with a scheme (and a port),
  * a schedule's time zone, and the fields we rightly refuse (ADR 0016).

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The rule of ADR 0196, as a test: every leaf field of the infraspec schema, set to a valid value
  * other than its default, changes something against the same spec without it: the translated jobs

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { FindingSeverity, LocateTarget, parseYamlDocument, SpecRule } from '../../../domain/spec/index.js';
 

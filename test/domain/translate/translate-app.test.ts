@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import type { AppSpec, Process } from '../../../schemas/types.generated.js';
 import type { JobSpec, TaskGroupSpec } from '../../../domain/scheduler/index.js';

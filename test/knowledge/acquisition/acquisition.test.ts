@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { gql, node, startReceiver, startReviewHarness } from '../review-helpers.js';
 import { startHarness } from '../knowledge-harness.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { detectGaps, type GapNode } from '../../../domain/knowledge/gap-detection.js';
 import { planAcquisition, TASK_COSTS, taskId } from '../../../domain/knowledge/acquisition-plan.js';

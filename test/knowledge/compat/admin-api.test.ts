@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The origin's admin dashboard JSON APIs on the admin listener (antiartificial/contextdb
  * internal/admin/admin.go and its documented curl examples): query parameters, response fields,

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The origin's documented curl and GraphQL examples (antiartificial/contextdb docs/api/rest.md,
  * docs/api/graphql.md), sent as documented with the placeholder ids replaced by real ones.

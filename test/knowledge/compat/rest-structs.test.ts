@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The origin's REST request structs (antiartificial/contextdb internal/server/rest.go) on the
  * routes no SDK wraps: every field is accepted with the origin's meaning, `mode` is applied to the

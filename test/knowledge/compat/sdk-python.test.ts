@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The origin's Python SDK (antiartificial/contextdb sdk/python/contextdb/client.py) and its
  * integration tests: the exact JSON and query parameters each call sends, over HTTP to a real

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The origin's TypeScript SDK (antiartificial/contextdb sdk/typescript/src/client.ts): each test
  * sends the exact JSON one SDK call sends, over HTTP to a real store, and checks the response

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Knowledge store backup and restore over the admin API (feature snapshot-backup-restore and the
  * backup and restore families, ADR 0174): a real store on real sockets, real SQLite files.

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The doctor-sample-write check (ADR 0176): the store's sample write, retrieve and retract in a
  * scratch namespace leaves no row behind, needs the admin permission, and `svc doctor` runs it

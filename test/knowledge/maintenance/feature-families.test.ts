@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The features of issue 29 in `/v1/features`, `/v1/version` and GraphQL, each with the family of the
  * spec's "Versioning" 2 it belongs to (ADR 0178). Each feature's behaviour is tested in its own file:

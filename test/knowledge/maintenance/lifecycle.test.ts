@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The knowledge store's lifecycle (features lifecycle-retention, lifecycle-compaction,
  * lifecycle-vacuum; ADR 0175): off by default, previewed before it removes anything, and never

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * Stored ranking evaluation runs (feature ranking-eval-snapshots, ADR 0177): recorded from the admin
  * API's evaluation, listed newest first, read back, and compared two at a time.

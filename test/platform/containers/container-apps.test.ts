@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Apps in their own images on the local driver (ADR 0219), against the real podman, runc, the
  * managed registry and the platform's own checker: one plane deploys a Node app built FROM the

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The lifecycle of container apps on the local driver (ADR 0219), against the real podman and
  * registry: a terminal and one-shot commands run in the app's container as its user; a function

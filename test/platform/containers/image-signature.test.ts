@@ -1,3 +1,4 @@
+// tier: full
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The production profile on the default install with containers (ADR 0223): a `build.image` pinned
  * by digest in the managed registry deploys and reaches healthy only when it is signed by a key the

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The managed registry (ADR 0220) and its docker.io mirror (ADR 0221, 0222), against the real
  * Distribution registry and podman: a host whose engine storage lacks a base image resolves an

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * A new local driver's sweep of processes a previous one spawned but never recorded (ADR 0219), with
  * real podman: an unrecorded `podman run` client is killed and its container removed, while the

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The platform label's distance, measured with real git against real tags (ADR 0196):
  * `v<maj>.<min>.<patch>-platform[-<distance>-g<sha>]`.

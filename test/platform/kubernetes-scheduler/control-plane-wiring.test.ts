@@ -1,3 +1,4 @@
+// tier: full
 import test from 'ava';
 import { ReleaseBuilder } from '../../../platform/release-builder/index.js';
 import { silentLogger } from '../../../platform/logger.js';

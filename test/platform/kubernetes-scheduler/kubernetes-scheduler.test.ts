@@ -1,3 +1,4 @@
+// tier: quick
 import test, { type ExecutionContext } from 'ava';
 import { ConflictError, NotFoundError, UnavailableError, ValidationError } from '../../../domain/errors.js';
 import type { AllocationChange, JobSpec } from '../../../domain/scheduler/index.js';

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * Kubernetes runs the same image the deploy pipeline built (ADR 0219): a control plane with the
  * kubernetes driver (pointed at the stand-in API server) and podman builds an app's Dockerfile

@@ -1,3 +1,4 @@
+// tier: quick
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'ava';

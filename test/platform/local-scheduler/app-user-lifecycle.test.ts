@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * App users' lifecycle (ADR 0191): a deleted app's system user and files are removed after the grace
  * period unless its volumes hold data; users are made ready without blocking and looked up from

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * Apps never run as root: as root, the local driver runs each app as its own system user, under
  * rlimits, with a private /tmp, and with folders only that user may read (ADR 0047). Each access

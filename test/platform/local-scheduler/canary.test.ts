@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { waitForHealthyInstances } from '../../../domain/registry/index.js';
 import { waitForAllocations } from '../../../domain/scheduler/index.js';

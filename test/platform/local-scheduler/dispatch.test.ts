@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { milliseconds, waitForAllocations, type Execution, type JobSpec } from '../../../domain/scheduler/index.js';
 import type { LocalScheduler } from '../../../platform/local-scheduler/index.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import http from 'node:http';
 import net from 'node:net';
 import test from 'ava';

@@ -1,3 +1,4 @@
+// tier: quick
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { LogService } from '../../../controllers/logs/log-service.js';

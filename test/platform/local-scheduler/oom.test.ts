@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { waitForAllocations } from '../../../domain/scheduler/index.js';
 import { HOG_JS, openDriver, serviceGroup, serviceJob } from './fixtures.js';

@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { milliseconds, waitForAllocations, type Allocation, type JobSpec } from '../../../domain/scheduler/index.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';

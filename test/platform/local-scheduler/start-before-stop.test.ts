@@ -1,3 +1,4 @@
+// tier: quick
 import test from 'ava';
 import { instanceStatus, type HealthChange, type ServiceInstance } from '../../../domain/registry/index.js';
 import { waitForAllocations, type Allocation } from '../../../domain/scheduler/index.js';

@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The local driver's state file (ADR 0190, ADR 0201): an asynchronous save writes, fsyncs and renames
  * off the event loop, and a synchronous save (the driver's close) begun at any point of it wins.

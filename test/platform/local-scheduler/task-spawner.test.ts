@@ -1,3 +1,4 @@
+// tier: quick
 /**
  * The task spawner helper (ADR 0199): it starts tasks as a detached spawn from the platform would
  * (own session, exact environment, working directory, appended output), reports exec failures as

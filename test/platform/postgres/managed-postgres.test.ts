@@ -1,3 +1,4 @@
+// tier: full
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The control plane with SVC_S3_PROXY_PORT (ADR 0188): an app that declares buckets gets its own key
  * file and the proxy's endpoint, and the proxy reads the app's declared access from its spec.

@@ -1,3 +1,4 @@
+// tier: full
 /**
  * The S3 proxy (ADR 0188) between apps using the AWS SDK and s3rver on loopback: each app signs with
  * its own proxy key, and only what its declared buckets and their access allow reaches the server.

@@ -1,3 +1,4 @@
+// tier: quick
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { CapturedLine } from '../../../domain/logs/index.js';
