@@ -90,6 +90,25 @@ function newRecord(platformDir: string, restarter: ApiRestarter, dead: number) {
   );
 }
 
+/**
+ * A next agent restarts the API: the orphan is stopped first, then the one it starts records itself,
+ * runs, and alone answers on the port.
+ */
+async function nextAgentReplaces(
+  t: ExecutionContext,
+  platform: Omit<Awaited<ReturnType<typeof fakePlatform>>, 'root'>,
+  orphan: number,
+): Promise<void> {
+  const next = new ApiRestarter(platform.options);
+  await next.restart();
+  t.false(isProcessAlive(orphan, undefined), 'the API the dead agent started was stopped before the new one started');
+  const recorded = await newRecord(platform.platformDir, next, platform.dead);
+  platform.started.push(recorded.pid);
+  t.not(recorded.pid, orphan);
+  t.true(next.startedAlive(), 'the API this agent started runs');
+  t.is(await (await fetch(platform.url)).text(), String(recorded.pid));
+}
+
 test('an agent that restarts the API after the previous agent died between spawning an API and its record stops that API first: one API runs, the one it started', async (t) => {
   const { root, platformDir, url, dead, options, started } = await fakePlatform(t);
 
@@ -100,15 +119,7 @@ test('an agent that restarts the API after the previous agent died between spawn
   t.true(orphan > 0);
 
   // The next agent runs the step again.
-  const next = new ApiRestarter(options);
-  await next.restart();
-  t.false(isProcessAlive(orphan, undefined), 'the API the dead agent started was stopped before the new one started');
-  const recorded = await newRecord(platformDir, next, dead);
-  started.push(recorded.pid);
-  t.not(recorded.pid, orphan);
-  t.true(next.startedAlive(), 'the API this agent started runs');
-  const answer = await fetch(url);
-  t.is(await answer.text(), String(recorded.pid));
+  await nextAgentReplaces(t, { platformDir, url, dead, options, started }, orphan);
 });
 
 test('an agent killed between spawning an API and writing its pid leaves that API findable by the spawn id it carries: the next agent stops it before starting its own', async (t) => {
@@ -122,11 +133,5 @@ test('an agent killed between spawning an API and writing its pid leaves that AP
   t.truthy(spawnId);
   fs.writeFileSync(startedFile, JSON.stringify({ spawnId }));
 
-  const next = new ApiRestarter(options);
-  await next.restart();
-  t.false(isProcessAlive(orphan, undefined), 'the API the dead agent started was stopped before the new one started');
-  const recorded = await newRecord(platformDir, next, dead);
-  started.push(recorded.pid);
-  t.not(recorded.pid, orphan);
-  t.is(await (await fetch(url)).text(), String(recorded.pid));
+  await nextAgentReplaces(t, { platformDir, url, dead, options, started }, orphan);
 });
