@@ -20,7 +20,9 @@
  *     gateway (Host cold.example.test to the control plane's port), reports its own boot time
  *     (node's `performance.timeOrigin` to listening); the overhead is the waking request's response
  *     time minus that boot time, p50 over `--wakes` wakes (scaled to zero by the idle sweep before
- *     each). Goal: container overhead p50 < 300 ms.
+ *     each). Goal: container overhead p50 < 300 ms. A third plane with SVC_CONTAINER_PREPARE=false
+ *     wakes in turn with them: its container is created at the wake, not when it reached zero
+ *     (ADR 0228).
  *  4. zero-downtime: a closed-loop load (test/helpers/http-load: 4 keep-alive and 4 new-connection
  *     clients) through the wake gateway (Host hello.example.test) while `--zd-deploys` code-only
  *     deploys of hello-web run; failed requests (non-2xx, reset, no answer in 5 s) are counted.
@@ -60,7 +62,7 @@ import {
   type Side,
   type Step,
 } from './lib/container-bench-fixture.js';
-import { get } from './lib/http-get.js';
+import { describeWakes, wakeInTurn, type WakeRow } from './lib/container-wakes.js';
 import { arg, percentile } from './lib/bench-args.js';
 
 const runs = arg('runs', 7);
@@ -79,7 +81,6 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-containers-'));
 // Apps run as their own users below it (ADR 0047): they must be able to enter it.
 fs.chmodSync(root, 0o711);
 const problems: string[] = [];
-const epochNow = () => performance.timeOrigin + performance.now();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
@@ -109,9 +110,17 @@ const builds: Record<Runtime, { cold: number; warm: number; reused?: boolean }> 
   native: { cold: NaN, warm: NaN },
   container: { cold: NaN, warm: NaN },
 };
-const wakeRows: Record<Runtime, { total: number; boot: number; beforeNode: number; afterListen: number }[]> = {
+/** The plane whose containers are created at the wake (SVC_CONTAINER_PREPARE=false): phase 3 only. */
+const unprepared: Side = {
+  runtime: 'container',
+  config: sideConfig(root, sample, 'container', 'unprepared', { SVC_CONTAINER_PREPARE: 'false' }),
+};
+type WakeSide = Runtime | 'unprepared';
+const WAKE_SIDES: readonly WakeSide[] = ['native', 'container', 'unprepared'];
+const wakeRows: Record<WakeSide, WakeRow[]> = {
   native: [],
   container: [],
+  unprepared: [],
 };
 const zd: Record<Runtime, { samples: LoadSample[]; during: LoadSample[]; steadyP99: number; deploys: number[] }> = {
   native: { samples: [], during: [], steadyP99: NaN, deploys: [] },
@@ -250,60 +259,11 @@ async function warmBuildSplit(): Promise<void> {
   }
 }
 
-const TERMINAL = new Set(['complete', 'failed', 'lost']);
-
-/** Scales hello-cold to zero (the idle sweep, two hours on) and waits until nothing of it runs. */
-async function toZero(side: Side): Promise<void> {
-  const plane = side.plane!;
-  const scheduler = await plane.reconcilers.targets.get();
-  await plane.routing.idle.sweep(Date.now() + 2 * 3_600_000);
-  await waitUntil(
-    async () =>
-      (await plane.reconcilers.registry.instances('hello-cold-web')).length === 0 &&
-      (await scheduler.listAllocations({ app: 'hello-cold', includeTerminal: true })).every((a) =>
-        TERMINAL.has(a.status),
-      ),
-    `${side.runtime} hello-cold to scale to zero`,
-  );
-  await plane.reconcilers.whenIdle();
-  await plane.routing.controller.whenIdle();
-}
-
-/** Phase 3: cold wakes through the gateway, alternated native and container. */
+/** Phase 3: cold wakes through the gateway, alternated native, container and unprepared container. */
 async function coldWakes(): Promise<void> {
-  for (const runtime of RUNTIMES) {
-    const plane = sides[runtime].plane!;
-    await waitUntil(
-      () => Promise.resolve(plane.routing.gateway.resolve('cold.example.test')?.released === true),
-      `${runtime} gateway route of cold.example.test`,
-    );
-  }
-  for (let i = 0; i < wakes; i += 1) {
-    for (const runtime of i % 2 === 0 ? RUNTIMES : [...RUNTIMES].reverse()) {
-      const side = sides[runtime];
-      await toZero(side);
-      const sentAt = epochNow();
-      const started = performance.now();
-      const response = await get(`${side.plane!.url}/`, 'cold.example.test');
-      const total = performance.now() - started;
-      const answeredAt = epochNow();
-      if (response.status !== 200)
-        throw new Error(`${runtime} wake ${i + 1}: HTTP ${response.status} ${response.body.slice(0, 500)}`);
-      const body = JSON.parse(response.body) as { startedAt: number; readyAt: number };
-      wakeRows[runtime].push({
-        total,
-        boot: body.readyAt - body.startedAt,
-        beforeNode: body.startedAt - sentAt,
-        afterListen: answeredAt - body.readyAt,
-      });
-    }
-  }
-  for (const runtime of RUNTIMES) {
-    const rows = wakeRows[runtime];
-    console.log(
-      `3. cold wake, ${runtime} (${rows.length} wakes): response p50 ${p50(rows.map((r) => r.total)).toFixed(1)} ms; app boot (node start to listening) p50 ${p50(rows.map((r) => r.boot)).toFixed(1)} ms; overhead (response minus boot) p50 ${p50(rows.map((r) => r.total - r.boot)).toFixed(1)} ms, max ${Math.max(...rows.map((r) => r.total - r.boot)).toFixed(1)} ms; of which request to node's start p50 ${p50(rows.map((r) => r.beforeNode)).toFixed(1)} ms, listening to response p50 ${p50(rows.map((r) => r.afterListen)).toFixed(1)} ms`,
-    );
-  }
+  const sidesByName = { native: sides.native, container: sides.container, unprepared };
+  await wakeInTurn(sidesByName, wakes, wakeRows, waitUntil);
+  for (const name of WAKE_SIDES) console.log(`3. cold wake, ${name}${describeWakes(wakeRows[name])}`);
 }
 
 /** Phase 4: code-only deploys under a closed-loop load through the gateway; native first, then container. */
@@ -384,6 +344,9 @@ try {
     console.log(`first deploy (not counted), ${runtime}: ${fmt(first.ms)}, build step ${fmt(buildMs(first))}`);
     await deploy(side, 'hello-cold');
   }
+  unprepared.plane = await startControlPlane(unprepared.config, silentLogger());
+  await waitForApp(unprepared.plane, 'hello-cold');
+  await deploy(unprepared, 'hello-cold');
   registryHost = releaseOf(sides.container, 'hello-web').manifest.image!.split('/')[0];
 
   await phase('1. deploys', deploys);
@@ -394,7 +357,7 @@ try {
 
   // The table.
   const loadAtEnd = os.loadavg();
-  const wakeOverhead = (runtime: Runtime) => p50(wakeRows[runtime].map((r) => r.total - r.boot));
+  const wakeOverhead = (runtime: WakeSide) => p50(wakeRows[runtime].map((r) => r.total - r.boot));
   const zdFailed = (runtime: Runtime) => zd[runtime].samples.filter((s) => !s.ok).length;
   const mark = (ok: boolean | undefined) => (ok === undefined ? '' : ok ? ' (met)' : ' (NOT met)');
   const rows: [string, string, string, string][] = [
@@ -449,6 +412,12 @@ try {
       `< 300 ms${mark(wakeRows.container.length > 0 ? wakeOverhead('container') < 300 : undefined)}`,
     ],
     [
+      `cold wake overhead p50, container created at the wake (${wakeRows.unprepared.length} wakes)`,
+      fmt(wakeOverhead('unprepared')),
+      '',
+      '',
+    ],
+    [
       'cold wake response p50 (with boot)',
       fmt(p50(wakeRows.container.map((r) => r.total))),
       fmt(p50(wakeRows.native.map((r) => r.total))),
@@ -475,15 +444,18 @@ try {
   if (problems.length > 0) console.log(`failures:\n  ${problems.join('\n  ')}`);
 } finally {
   // Planes first (no controller re-submits a job meanwhile), then their app processes and containers.
-  for (const runtime of RUNTIMES) {
-    const side = sides[runtime];
+  for (const side of [...RUNTIMES.map((runtime) => sides[runtime]), unprepared])
     if (side.plane) await closePlaneAndStopApps(side.plane, side.config).catch((e: unknown) => console.error(e));
-  }
   // The images the container plane's builds left in podman's storage.
   const state = managedRegistryLayout(sides.container.config.dataDir).state;
   if (!registryHost && fs.existsSync(state))
     registryHost = `127.0.0.1:${(JSON.parse(fs.readFileSync(state, 'utf8')) as { port: number }).port}`;
   if (registryHost) removeRegistryImages(registryHost);
+  const unpreparedState = managedRegistryLayout(unprepared.config.dataDir).state;
+  if (fs.existsSync(unpreparedState))
+    removeRegistryImages(
+      `127.0.0.1:${(JSON.parse(fs.readFileSync(unpreparedState, 'utf8')) as { port: number }).port}`,
+    );
   // The app users this run created go with it (ADR 0191).
   await removeAppUsersCreatedHere();
   fs.rmSync(root, { recursive: true, force: true });

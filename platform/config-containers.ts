@@ -20,6 +20,11 @@ export interface ContainerConfig {
   readonly containerOciRuntime: string;
   /** `host` (the host's network, as host processes) or `bridge` (ports published on 127.0.0.1 only). @default host */
   readonly containerNetwork: 'host' | 'bridge';
+  /**
+   * Creates the next container of a group scaled to zero, and the replacement of a container on a
+   * fixed host port, ahead of its start (ADR 0228). @default true
+   */
+  readonly containerPrepare: boolean;
   /** `RLIMIT_NOFILE` of every container; capped at the host's hard limit. @default 4096 */
   readonly containerNofile: number;
   /** `RLIMIT_NPROC` of every container; capped at the host's hard limit. @default 1024 */
@@ -57,6 +62,13 @@ export const CONTAINER_VARIABLES = {
     description: 'Network of app containers: host, or bridge (ports published on 127.0.0.1 only)',
     defaultText: 'host',
     parse: oneOf('SVC_CONTAINER_NETWORK', ['host', 'bridge'] as const, 'host'),
+  },
+  containerPrepare: {
+    name: 'SVC_CONTAINER_PREPARE',
+    description:
+      'Create containers ahead of their start (a wake from zero, a fixed host port) so that only the start waits',
+    defaultText: 'true',
+    parse: bool('SVC_CONTAINER_PREPARE', true),
   },
   containerNofile: {
     name: 'SVC_CONTAINER_NOFILE',

@@ -48,8 +48,14 @@ export function writeColdApp(sample: string, appsDir: string): void {
   ]);
 }
 
-export function sideConfig(root: string, sample: string, runtime: Runtime): SvcConfig {
-  const dir = path.join(root, runtime);
+export function sideConfig(
+  root: string,
+  sample: string,
+  runtime: Runtime,
+  name: string = runtime,
+  env: Record<string, string> = {},
+): SvcConfig {
+  const dir = path.join(root, name);
   const appsDir = path.join(dir, 'apps');
   fs.mkdirSync(appsDir, { recursive: true });
   git(appsDir, 'init', '-q', '-b', 'main');
@@ -68,6 +74,7 @@ export function sideConfig(root: string, sample: string, runtime: Runtime): SvcC
     SVC_CONTAINER_RUNTIME: runtime === 'container' ? 'podman' : 'native',
     // Scale-to-zero happens when the bench sweeps, never on its own during the other phases.
     SVC_WAKE_IDLE_TIMEOUT: '1h',
+    ...env,
   });
 }
 

@@ -59,13 +59,19 @@ export class Podman {
     return ['--runtime', this.runtime];
   }
 
-  /** Runs `podman <args>`; resolves with its output whatever its exit code. */
-  run(args: readonly string[], options: { timeoutMs?: number; input?: string } = {}): Promise<PodmanResult> {
+  /**
+   * Runs `podman <args>`; resolves with its output whatever its exit code. `env` replaces the
+   * environment (it must carry the platform's own, {@link env}).
+   */
+  run(
+    args: readonly string[],
+    options: { timeoutMs?: number; input?: string; env?: NodeJS.ProcessEnv } = {},
+  ): Promise<PodmanResult> {
     return new Promise((resolve) => {
       const child = execFile(
         this.program,
         [...this.globalArgs(), ...args],
-        { env: this.#env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
+        { env: options.env ?? this.#env, timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 },
         (error, stdout, stderr) => {
           const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
           resolve({ ok: !error, code, stdout, stderr: error && !stderr ? error.message : stderr });

@@ -13,6 +13,7 @@ import {
   isTerminalAllocation,
   milliseconds,
   rollFingerprint,
+  type AllocatedPort,
   type AllocationChange,
   type AllocationKind,
   type AllocationStatus,
@@ -36,6 +37,7 @@ import type { LocalSchedulerOptions } from './local-scheduler-options.js';
 import { prepareHostIsolation } from './isolation/host-isolation.js';
 import { AllocationLogCapture } from './allocations/allocation-log-capture.js';
 import { AppIndex } from './app-index.js';
+import { PreparedContainers } from './containers/prepared-containers.js';
 
 const HOST_IP = '127.0.0.1';
 
@@ -55,6 +57,8 @@ export class DriverCore {
   readonly #capture: AllocationLogCapture | undefined;
   readonly #appIndex: AppIndex;
   readonly #spawner: SpawnerSupervisor | undefined;
+  /** Containers created ahead of their start (ADR 0228); undefined: no container runtime. */
+  readonly prepared: PreparedContainers | undefined;
   closed = false;
 
   constructor(options: LocalSchedulerOptions) {
@@ -81,6 +85,7 @@ export class DriverCore {
       },
       cpuWeights,
       ...(options.containers ? { containers: options.containers } : {}),
+      prepared: { claim: (id, digest) => this.prepared?.claim(id, digest) === true },
       logger: this.logger,
       registry: options.registry,
       hostVolumes: options.hostVolumes ?? {},
@@ -95,6 +100,19 @@ export class DriverCore {
       changed: (record, previousStatus, event) => this.changed(record, previousStatus, event),
       finished: (record, outcome) => this.finished(record, outcome),
     };
+    this.prepared =
+      options.containers && options.containers.prepareAhead !== false
+        ? new PreparedContainers({
+            runtime: options.containers,
+            launch: this.ctx,
+            logger: this.logger,
+            prepareIdentity: (app, user) => this.ctx.identities.prepare(app, user),
+            allocationDir: (id) => this.#allocationDir(id),
+            pickPorts: (group) => this.#pickPorts(group),
+            newRecord: (job, group, index, id, ports) =>
+              this.#newRecord(job, group, 'group', index, false, {}, id, ports),
+          })
+        : undefined;
     if (options.spawnHelper !== false)
       this.#spawner = new SpawnerSupervisor({
         cpuWeights: this.ctx.cpuWeights,
@@ -262,18 +280,57 @@ export class DriverCore {
     // failure here is the task's start failure: the runner tries again and records it.
     await this.ctx.identities.prepare(job.spec.app, group.task.user).catch(() => undefined);
     traceMark('driver:place');
-    // A spare process already in its cgroup starts the task when there is one (ADR 0201).
-    const id = this.#spawner?.live()?.takeSpare() ?? randomUUID();
+    // A container prepared ahead (ADR 0228) brings its id and ports; else a spare process already in
+    // its cgroup starts the task when there is one (ADR 0201).
+    const prepared = kind === 'group' && !canary ? this.prepared?.take(job, group, index) : undefined;
+    const id = prepared?.id ?? this.#spawner?.live()?.takeSpare() ?? randomUUID();
+    const ports = prepared?.ports ?? (await this.#pickPorts(group));
+    const record = this.#newRecord(job, group, kind, index, canary, extraEnv, id, ports, executionId);
+    this.state.allocations[id] = record;
+    this.#appIndex.allocationPlaced(record);
+    const runner = new AllocationRunner(record, this.ctx);
+    this.runners.set(id, runner);
+    this.changed(record, 'pending', record.task.events[0]);
+    // Answered once the task exec'd (or failed to): the allocation is running when the submit returns.
+    await runner.start();
+    return record;
+  }
+
+  /**
+   * Creates the container of the next allocation of a service `group` whose task names an image,
+   * ahead of its start (ADR 0228); nothing for other groups or without a container runtime.
+   */
+  async prepareAhead(job: JobRecord, group: TaskGroupSpec, index = 0): Promise<void> {
+    if (!this.prepared || this.closed || group.task.image === undefined || job.spec.type !== 'service') return;
+    await this.prepared.prepare(job, group, index);
+  }
+
+  /** Ports for a new allocation of `group`: static ones as given, others free on the host and held by no allocation. */
+  async #pickPorts(group: TaskGroupSpec): Promise<AllocatedPort[]> {
     const used = this.usedPorts();
-    const ports = [];
+    const ports: AllocatedPort[] = [];
     for (const port of group.ports) {
       const value = port.static ?? (await pickFreePort(HOST_IP, used));
       used.add(value);
       ports.push({ label: port.label, value, hostIp: HOST_IP });
     }
+    return ports;
+  }
+
+  #newRecord(
+    job: JobRecord,
+    group: TaskGroupSpec,
+    kind: AllocationKind,
+    index: number,
+    canary: boolean,
+    extraEnv: Record<string, string>,
+    id: string,
+    ports: AllocatedPort[],
+    executionId?: string,
+  ): AllocationRecord {
     const now = new Date().toISOString();
     const received: TaskEvent = { type: 'Received', message: 'Task received by the local driver', at: now };
-    const record: AllocationRecord = {
+    return {
       id,
       jobId: job.spec.id,
       app: job.spec.app,
@@ -307,22 +364,17 @@ export class DriverCore {
       createdAt: now,
       modifiedAt: now,
     };
-    this.state.allocations[id] = record;
-    this.#appIndex.allocationPlaced(record);
-    const runner = new AllocationRunner(record, this.ctx);
-    this.runners.set(id, runner);
-    this.changed(record, 'pending', received);
-    // Answered once the task exec'd (or failed to): the allocation is running when the submit returns.
-    await runner.start();
-    return record;
   }
 
-  /** Drains and stops an allocation (or just marks it when no runner supervises it). */
-  async stopAllocation(record: AllocationRecord, description: string): Promise<void> {
+  /**
+   * Drains and stops an allocation (or just marks it when no runner supervises it); with
+   * `untilPortsFree`, resolves once its ports are free (see {@link AllocationRunner.stopUntilPortsFree}).
+   */
+  async stopAllocation(record: AllocationRecord, description: string, untilPortsFree = false): Promise<void> {
     record.desiredStatus = 'stop';
     const runner = this.runners.get(record.id);
     if (runner) {
-      await runner.stop(description);
+      await (untilPortsFree ? runner.stopUntilPortsFree(description) : runner.stop(description));
       return;
     }
     this.changed(record, record.status);
@@ -358,9 +410,9 @@ export class DriverCore {
     return toExecution(execution);
   }
 
-  /** Ports held by allocations that are not terminal. */
+  /** Ports held by allocations that are not terminal, and by containers prepared for the next ones. */
   usedPorts(): Set<number> {
-    const used = new Set<number>();
+    const used = new Set<number>(this.prepared?.reservedPorts());
     for (const a of this.records()) if (!isTerminal(a.status)) for (const p of a.ports) used.add(p.value);
     return used;
   }

@@ -50,6 +50,7 @@ export class LocalScheduler implements Scheduler {
   static async open(options: LocalSchedulerOptions): Promise<LocalScheduler> {
     const scheduler = new LocalScheduler(options);
     await recoverAllocations(scheduler.#core);
+    await scheduler.#prepareAtOpen();
     scheduler.#core.startCapture();
     for (const job of Object.values(scheduler.#core.state.jobs)) scheduler.#periodic.arm(job, undefined);
     // Start before stop: an allocation that passes may complete the hand-over of its group.
@@ -81,6 +82,7 @@ export class LocalScheduler implements Scheduler {
       const wasRunning = job.status === 'running';
       job.status = 'dead';
       this.#periodic.disarm(jobId);
+      core.prepared?.discardJob(jobId);
       await Promise.all(
         core
           .records()
@@ -230,14 +232,35 @@ export class LocalScheduler implements Scheduler {
     await this.#core.drainLogs();
   }
 
+  /** Resolves once no container is being prepared ahead or removed (ADR 0228). */
+  async preparedSettled(): Promise<void> {
+    await this.#core.prepared?.settled();
+  }
+
   async close(): Promise<void> {
     if (this.#core.closed) return;
     await this.#queue.catch(() => undefined);
     clearInterval(this.#monitor);
     this.#periodic.stopAll();
+    // What was prepared ahead and not started goes: the next driver prepares its own (ADR 0228).
+    await this.#core.prepared?.close();
     this.#core.close();
     // A spare's folders still being made are finished and removed before the driver counts as closed.
     await this.#core.aheadSettled();
+  }
+
+  /**
+   * Removes containers a previous driver prepared and never started, then prepares the next
+   * container of each group scaled to zero (not awaited: a wake that comes first runs its own).
+   */
+  async #prepareAtOpen(): Promise<void> {
+    const core = this.#core;
+    if (!core.prepared) return;
+    const swept = await core.prepared.sweep(new Set(Object.keys(core.state.allocations)));
+    if (swept > 0) core.logger.info({ containers: swept }, 'removed containers prepared by a previous driver');
+    for (const job of Object.values(core.state.jobs))
+      if (job.status === 'running')
+        for (const group of job.spec.taskGroups) if (group.count === 0) void core.prepareAhead(job, group, 0);
   }
 
   async #submit(job: JobSpec): Promise<SubmitResult> {

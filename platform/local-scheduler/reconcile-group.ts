@@ -106,6 +106,18 @@ export async function reconcileGroup(
       void core.runners.get(a.id)?.restartInPlace('rendered files changed');
     }
   }
+  // A replacement that cannot overlap (a fixed host port) has its container created before the
+  // allocation it replaces stops: the gap is the container's start alone (ADR 0228).
+  // The allocations it replaces are marked first: none counts as the new version's while it is made.
+  const first = plan.place[0];
+  if (!overlap && outdated && first !== undefined && stopping.size > 0 && group.task.image !== undefined) {
+    for (const a of live)
+      if (stopping.has(a.id)) {
+        a.desiredStatus = 'stop';
+        core.changed(a, a.status);
+      }
+    await core.prepareAhead(job, group, first.index);
+  }
   // A scale-in of a group that can overlap withdraws first (the gateway stops choosing the
   // allocation), then drains after the withdraw delay: requests already sent to it finish.
   const retiring = overlap && !outdated;
@@ -113,7 +125,8 @@ export async function reconcileGroup(
   await Promise.all(
     live
       .filter((a) => stopping.has(a.id) && !retiring)
-      .map((a) => core.stopAllocation(a, outdated ? 'replaced by a new job version' : 'scaled down')),
+      // A replacement that cannot overlap starts once the ports of what it replaces are free.
+      .map((a) => core.stopAllocation(a, outdated ? 'replaced by a new job version' : 'scaled down', outdated)),
   );
   for (const id of plan.promote) {
     const a = core.state.allocations[id];
@@ -126,6 +139,8 @@ export async function reconcileGroup(
   if (plan.awaitingPromotion && !job.awaitingPromotion.includes(group.name)) job.awaitingPromotion.push(group.name);
   // Promotion (or a return to allocations still running) may complete a hand-over at once.
   if (overlap && !plan.awaitingPromotion) handOver(core, job, group);
+  // A group scaled to zero has its next container created now: a wake only starts it (ADR 0228).
+  if (group.count === 0 && job.status === 'running') void core.prepareAhead(job, group, 0);
   const rolled = outdated || plan.promote.length > 0;
   return { rolled, scaled: !rolled && (plan.place.length > 0 || plan.stop.length > 0), restarted };
 }

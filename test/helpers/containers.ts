@@ -34,9 +34,10 @@ export function containerConfig(t: ExecutionContext, env: Record<string, string>
   return pipelineConfig(t, { SVC_CONTAINER_RUNTIME: 'podman', SVC_DEPLOY_HEALTHY_TIMEOUT: '30s', ...env });
 }
 
-/** Containers podman knows for the allocation-labelled app `app`. */
-export function containersOf(app: string): string[] {
-  const out = execFileSync('podman', ['ps', '--all', '--filter', `label=io.svc.app=${app}`, '--format', '{{.Names}}'], {
+/** Containers podman knows for the allocation-labelled app `app` (with `status`, those in it: created, running, exited). */
+export function containersOf(app: string, status?: string): string[] {
+  const filters = ['--filter', `label=io.svc.app=${app}`, ...(status ? ['--filter', `status=${status}`] : [])];
+  const out = execFileSync('podman', ['ps', '--all', ...filters, '--format', '{{.Names}}'], {
     encoding: 'utf8',
   });
   return out.split('\n').filter(Boolean);

@@ -49,6 +49,7 @@ export async function startContainers(
     | 'containerRuntime'
     | 'containerOciRuntime'
     | 'containerNetwork'
+    | 'containerPrepare'
     | 'containerNofile'
     | 'containerNproc'
     | 'registryPort'
@@ -113,6 +114,7 @@ export async function startContainers(
           podman,
           network: config.containerNetwork,
           limits: probe.limits,
+          prepareAhead: config.containerPrepare,
           // Per-allocation parent cgroups need podman's cgroupfs manager (systemd wants slices).
           ...(probe.cgroups?.manager === 'cgroupfs' ? { cgroupParentRoot: CGROUP_PARENT_ROOT } : {}),
         }

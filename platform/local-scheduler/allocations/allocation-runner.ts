@@ -19,6 +19,8 @@ import { drainTree } from '../tasks/tree-drain.js';
 import { ContainerTask } from '../containers/container-task.js';
 
 const MAX_EVENTS = 25;
+/** How often a stop that waits for a container's ports looks at its cgroup. */
+const PORTS_POLL_MS = 10;
 
 /** Supervises one allocation. */
 export class AllocationRunner {
@@ -129,6 +131,24 @@ export class AllocationRunner {
     if (this.#stopping) return this.#stopping;
     this.#stopping = this.#drainAndFinish(description);
     return this.#stopping;
+  }
+
+  /**
+   * Stops the allocation, resolving as soon as its ports are free: for a container on the host's
+   * network, once its processes are gone, while its client still cleans up and the container is
+   * removed (the stop completes after); otherwise when the stop completes. A replacement on the same
+   * fixed port starts then (ADR 0228).
+   */
+  stopUntilPortsFree(description: string): Promise<void> {
+    const stopped = this.stop(description);
+    const container = this.#container;
+    if (!container || this.#ctx.containers?.network !== 'host') return stopped;
+    let done = false;
+    void stopped.finally(() => (done = true));
+    const gone = (async () => {
+      while (!done && !container.processesGone()) await new Promise((resolve) => setTimeout(resolve, PORTS_POLL_MS));
+    })();
+    return Promise.race([stopped, gone]);
   }
 
   /** Restarts the task in place (same allocation), e.g. after a rendered file changed. */

@@ -31,6 +31,8 @@ export interface RunnerContext extends AllocationServicesContext {
   readonly defaultRestart: RestartPolicySpec;
   /** Runs tasks that name an image (ADR 0219); undefined: host processes only. */
   readonly containers?: ContainerRuntime;
+  /** Containers created ahead of their start (ADR 0228). */
+  readonly prepared?: { claim(allocationId: string, digest: string): boolean };
   /** The helper that forks and execs tasks (ADR 0199); undefined: spawn from this process. */
   spawner?(): TaskSpawner | undefined;
   /** Persists the record and notifies watchers. */

@@ -12,7 +12,14 @@ import type { TaskIdentity } from '../isolation/app-identity.js';
 import { allocationPaths, taskArgv, type TaskLaunch } from '../tasks/task-environment.js';
 import { cpuShares } from '../tasks/cpu-weight.js';
 import { cgroupParent } from './container-cgroup.js';
-import { APP_LABEL, containerIdFile, containerName, type ContainerRuntime } from './container-runtime.js';
+import {
+  APP_LABEL,
+  containerIdFile,
+  containerName,
+  PREPARED_LABEL,
+  type ContainerRuntime,
+} from './container-runtime.js';
+import { createHash } from 'node:crypto';
 
 /**
  * Variables that name a credential file the platform keeps for the app outside its allocation (its
@@ -29,11 +36,14 @@ export interface ContainerArgv {
   readonly args: string[];
   /** The podman client's environment: its own settings plus the app's variables, passed by name. */
   readonly env: Record<string, string>;
+  /** What the container is made from, whether run or created (see {@link containerDigest}). */
+  readonly digest: string;
 }
 
 /**
- * Builds the `podman run` of `record`: `taskEnv` is the environment a host process would get; its
- * values reach the container through the client's environment (`--env NAME`), never its argv.
+ * Builds the `podman run` of `record` (or, with `verb` create, the `podman create` of a container
+ * prepared ahead of its start, ADR 0228): `taskEnv` is the environment a host process would get;
+ * its values reach the container through the client's environment (`--env NAME`), never its argv.
  */
 export function containerRunArgv(
   record: AllocationRecord,
@@ -41,15 +51,15 @@ export function containerRunArgv(
   launch: TaskLaunch,
   identity: TaskIdentity | undefined,
   taskEnv: Readonly<Record<string, string>>,
+  verb: 'run' | 'create' = 'run',
 ): ContainerArgv {
   const task = record.group.task;
   const image = task.image;
   if (image === undefined) throw new ValidationError(`task ${task.name}: no image to run`);
   const paths = allocationPaths(record.dir);
   const memoryMb = task.resources.memoryMb;
+  // Everything but the global arguments, the verb and the prepared label: what the digest covers.
   const args = [
-    ...runtime.podman.globalArgs(),
-    'run',
     '--name',
     containerName(record.id),
     '--replace',
@@ -116,5 +126,32 @@ export function containerRunArgv(
     args.push(`--entrypoint=${JSON.stringify([argv.file, ...argv.args])}`);
   }
   args.push(image);
-  return { file: runtime.podman.program, args, env };
+  return {
+    file: runtime.podman.program,
+    args: [
+      ...runtime.podman.globalArgs(),
+      verb,
+      ...(verb === 'create' ? ['--label', `${PREPARED_LABEL}=true`] : []),
+      ...args,
+    ],
+    env,
+    digest: containerDigest(args, env),
+  };
+}
+
+/**
+ * What a container is made from: its arguments and every value of the client's environment, hashed.
+ * A prepared container is started only when the start would have run exactly it; the digest stays
+ * in memory (the environment holds the app's secrets).
+ */
+function containerDigest(args: readonly string[], env: Readonly<Record<string, string>>): string {
+  const hash = createHash('sha256');
+  for (const arg of args) hash.update(arg).update('\0');
+  for (const name of Object.keys(env).sort()) hash.update(name).update('=').update(env[name]!).update('\0');
+  return hash.digest('hex');
+}
+
+/** The attached `podman start` of a prepared container: it ends with the container's exit code, as `podman run` does. */
+export function containerStartArgv(run: ContainerArgv, runtime: ContainerRuntime, allocationId: string): ContainerArgv {
+  return { ...run, args: [...runtime.podman.globalArgs(), 'start', '--attach', containerName(allocationId)] };
 }

@@ -26,6 +26,8 @@ export type ContainerNetwork = (typeof ContainerNetwork)[keyof typeof ContainerN
 export interface ContainerRuntime {
   readonly podman: Podman;
   readonly network: ContainerNetwork;
+  /** Creates containers ahead of their start (ADR 0228). @default true */
+  readonly prepareAhead?: boolean;
   /** `--ulimit nofile` and `nproc` of every container, at or below the host's hard limits. */
   readonly limits: TaskLimits;
   /**
@@ -44,6 +46,9 @@ export function containerName(allocationId: string): string {
 
 /** Label that names the app of a platform container (retirement removes them by it). */
 export const APP_LABEL = 'io.svc.app';
+
+/** Label of a container created ahead of its start (ADR 0228); one never started is removed by the next driver. */
+export const PREPARED_LABEL = 'io.svc.prepared';
 
 /** The file podman writes the allocation's container id to (`--cidfile`), removed before each start. */
 export function containerIdFile(allocationDir: string): string {

@@ -28,6 +28,11 @@ export class ContainerTask {
     return this.#usage.rssBytes();
   }
 
+  /** True once the container's processes are all gone (its client may still be cleaning up). */
+  processesGone(): boolean {
+    return this.#usage.processesGone();
+  }
+
   /** CPU use since the previous sample, at most once a second. */
   cpu(): { percent: number; sampledAt: string } | undefined {
     return this.#usage.cpu();

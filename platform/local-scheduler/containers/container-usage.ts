@@ -49,6 +49,8 @@ export class ContainerUsage {
   readonly #parent: string | undefined;
   #id: string | undefined;
   #memory: { file: string; field: string } | undefined;
+  /** The container's `cgroup.procs`, once its cgroup was found. */
+  #procs: string | undefined;
   #cpu: { file: string; unitNs: number; field?: string } | undefined;
   #last: { id: string; ns: number; atMs: number } | undefined;
 
@@ -62,6 +64,7 @@ export class ContainerUsage {
   reset(): void {
     this.#id = undefined;
     this.#memory = undefined;
+    this.#procs = undefined;
     this.#cpu = undefined;
   }
 
@@ -93,7 +96,28 @@ export class ContainerUsage {
         break;
       }
     }
+    // The container's own group, below the allocation's parent (which holds its conmon too).
+    const own = this.#parent !== undefined ? path.join(this.#parent, `libpod-${id}`) : undefined;
+    for (const dir of cgroupCandidates(this.#root, id, 'memory', own))
+      if (fs.existsSync(path.join(dir, 'cgroup.procs'))) {
+        this.#procs = path.join(dir, 'cgroup.procs');
+        break;
+      }
     return this.#memory ? id : undefined;
+  }
+
+  /**
+   * True once the container's processes are all gone (its cgroup is empty, or removed); false while
+   * one runs, or while its cgroup was never found.
+   */
+  processesGone(): boolean {
+    this.#locate();
+    if (this.#procs === undefined) return false;
+    try {
+      return fs.readFileSync(this.#procs, 'utf8').trim() === '';
+    } catch {
+      return true;
+    }
   }
 
   /** Resident memory of the container in bytes; undefined until its cgroup is found. */

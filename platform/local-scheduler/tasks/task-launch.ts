@@ -18,7 +18,8 @@ import {
 } from './task-environment.js';
 import { dropPrivileges, inMountNamespace, type TaskLimits } from './task-sandbox.js';
 import type { SpawnSandbox } from './task-spawner.js';
-import { containerRunArgv } from '../containers/container-launch.js';
+import { containerRunArgv, containerStartArgv, type ContainerArgv } from '../containers/container-launch.js';
+import type { TaskIdentity } from '../isolation/app-identity.js';
 import { containerIdFile, containerName, type ContainerRuntime } from '../containers/container-runtime.js';
 
 /** What a launch needs from the driver. */
@@ -29,6 +30,8 @@ export interface LaunchContext {
   readonly limits: TaskLimits;
   /** Runs tasks that name an image (ADR 0219); undefined: this driver runs host processes only. */
   readonly containers?: ContainerRuntime;
+  /** Containers created ahead of their start (ADR 0228); undefined: every container start is a `podman run`. */
+  readonly prepared?: { claim(allocationId: string, digest: string): boolean };
 }
 
 /** A task ready to start: the wrapped argv, its environment and folders. */
@@ -104,8 +107,9 @@ export function prepareLaunch(rec: AllocationRecord, ctx: LaunchContext, restart
 /**
  * Prepares an allocation whose task names an image: the same folders, files and environment as a
  * host process, started as an attached `podman run` (its volumes mounted by podman, not in a mount
- * namespace of ours); a run-to-completion task's exit is recorded around the client, which ends
- * with the container's exit code.
+ * namespace of ours), or as an attached `podman start` of the container prepared for it when that
+ * was made from exactly this run (ADR 0228); a run-to-completion task's exit is recorded around the
+ * client, which ends with the container's exit code.
  */
 function prepareContainerLaunch(
   rec: AllocationRecord,
@@ -113,21 +117,45 @@ function prepareContainerLaunch(
   runtime: ContainerRuntime,
   restartsOnExit: boolean,
 ): Launch {
-  const identity = ctx.identities.resolve(rec.app, rec.group.task.user);
-  const launch = prepareAllocationDir(rec, ctx.hostVolumes, identity, { ...ctx.folders, privateMounts: false });
-  renderFiles(rec, identity);
+  const { argv: run, identity } = containerArgv(rec, ctx, runtime, 'run');
   const paths = allocationPaths(rec.dir);
-  fs.rmSync(containerIdFile(rec.dir), { force: true });
-  const run = containerRunArgv(rec, runtime, launch, identity, taskEnvironment(rec, launch));
-  const argv = restartsOnExit ? run : recordingExit({ file: run.file, args: run.args }, paths.exitStatus);
+  const prepared = ctx.prepared?.claim(rec.id, run.digest) === true;
+  if (!prepared) fs.rmSync(containerIdFile(rec.dir), { force: true });
+  const client = prepared ? containerStartArgv(run, runtime, rec.id) : run;
+  const argv = restartsOnExit ? client : recordingExit({ file: client.file, args: client.args }, paths.exitStatus);
   return {
     file: argv.file,
     args: [...argv.args],
     cwd: rec.dir,
-    env: run.env,
+    env: client.env,
     paths,
-    started: ` in container ${containerName(rec.id)} of ${String(rec.group.task.image)}${identity ? ` as uid ${identity.uid}, gid ${identity.gid}` : ''}`,
+    started: ` in ${prepared ? 'the prepared ' : ''}container ${containerName(rec.id)} of ${String(rec.group.task.image)}${identity ? ` as uid ${identity.uid}, gid ${identity.gid}` : ''}`,
   };
+}
+
+/** Makes the allocation's folders and files, and builds its container's `podman run` or `create`. */
+function containerArgv(
+  rec: AllocationRecord,
+  ctx: LaunchContext,
+  runtime: ContainerRuntime,
+  verb: 'run' | 'create',
+): { argv: ContainerArgv; identity: TaskIdentity | undefined } {
+  const identity = ctx.identities.resolve(rec.app, rec.group.task.user);
+  const launch = prepareAllocationDir(rec, ctx.hostVolumes, identity, { ...ctx.folders, privateMounts: false });
+  renderFiles(rec, identity);
+  return { argv: containerRunArgv(rec, runtime, launch, identity, taskEnvironment(rec, launch), verb), identity };
+}
+
+/**
+ * The `podman create` of a container prepared ahead of its allocation's start (ADR 0228), with the
+ * allocation's folders and files made; its digest is what the allocation's start is compared with.
+ */
+export function prepareContainerCreate(
+  rec: AllocationRecord,
+  ctx: LaunchContext,
+  runtime: ContainerRuntime,
+): ContainerArgv {
+  return containerArgv(rec, ctx, runtime, 'create').argv;
 }
 
 /** Starts a launch from this process (no spawner helper): detached in its own session, its output appended to its files. */
