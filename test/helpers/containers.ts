@@ -43,9 +43,12 @@ export function containersOf(app: string, status?: string): string[] {
   return out.split('\n').filter(Boolean);
 }
 
-/** The host pid and start time of container `name` (`<pid> <startedAt>`): a restarted container changes both. */
+/**
+ * The id, host pid and start time of container `name` (`<id> <pid> <startedAt>`): a restarted
+ * container changes its pid and start time, a replaced one its id too.
+ */
 export function containerState(name: string): string {
-  return execFileSync('podman', ['inspect', '--format', '{{.State.Pid}} {{.State.StartedAt}}', name], {
+  return execFileSync('podman', ['inspect', '--format', '{{.Id}} {{.State.Pid}} {{.State.StartedAt}}', name], {
     encoding: 'utf8',
   }).trim();
 }

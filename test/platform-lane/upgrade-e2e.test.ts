@@ -1,9 +1,10 @@
 // tier: full
 import test from 'ava';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runSvc } from '../helpers/cli.js';
-import { containerState, containersOf } from '../helpers/containers.js';
+import { containerState } from '../helpers/containers.js';
 import { runningAgent } from '../../platform/platform-lane/index.js';
 import {
   FAILS_OUTSIDE_CANDIDATE,
@@ -29,6 +30,7 @@ import {
 // Its apps run as podman containers (ADR 0219): an upgrade adopts them as it adopts host processes.
 let platform: LanePlatform;
 const appsAtStart: Record<string, string[]> = {};
+const allocationsAtStart: Record<string, string[]> = {};
 const containersAtStart: Record<string, string[]> = {};
 const teardowns: (() => Promise<void> | void)[] = [];
 
@@ -55,8 +57,10 @@ test.before(async () => {
         `deploy ${app} ${op.status}: ${op.lastError}; ${tail(path.join(platform.root, 'first-api.log'))}`,
       );
     appsAtStart[app] = await appAddresses(platform, app);
-    containersAtStart[app] = containersOf(app).map(containerState);
-    if (containersAtStart[app].length === 0) throw new Error(`${app} runs no container`);
+    const allocations = await runningAllocations(platform, app);
+    if (allocations.length === 0) throw new Error(`${app} runs no allocation`);
+    allocationsAtStart[app] = allocations.map(allocationLine);
+    containersAtStart[app] = allocations.map((a) => containerState(`svc-${a.id}`));
   }
 });
 
@@ -107,13 +111,31 @@ test.serial(
     t.is(version.body.version, '0.1.1-lane');
     t.regex(version.body.label, /^v0\.1\.1-lane-platform/);
     t.is(currentRelease(platform), view.upgrade.toRelease);
+    // The new release's driver adopted each app's podman client by pid; the container it runs, built
+    // and pushed to the managed registry and run by runc, is the one that ran before the upgrade.
+    const registryPort = (
+      JSON.parse(fs.readFileSync(path.join(platform.dataDir, 'registry', 'state.json'), 'utf8')) as { port: number }
+    ).port;
     for (const app of ['alpha', 'beta']) {
       t.deepEqual(await appAddresses(platform, app), appsAtStart[app]);
+      const allocations = await runningAllocations(platform, app);
       t.deepEqual(
-        containersOf(app).map(containerState),
+        allocations.map(allocationLine),
+        allocationsAtStart[app],
+        `${app}'s allocations, as the new API shows them`,
+      );
+      for (const a of allocations)
+        t.is(a.lastEvent, `Re-adopted running process ${a.pid} after a driver restart`, `${app} ${a.id}`);
+      t.deepEqual(
+        allocations.map((a) => containerState(`svc-${a.id}`)),
         containersAtStart[app],
         `${app}'s containers were not restarted`,
       );
+      for (const a of allocations)
+        t.regex(
+          containerInspect(`svc-${a.id}`, '{{.State.Status}} {{.OCIRuntime}} {{.ImageName}}'),
+          new RegExp(`^running runc 127\\.0\\.0\\.1:${registryPort}/${app}@sha256:[0-9a-f]{64}$`),
+        );
     }
     // The history shows both releases, label apart from identity.
     const releases = await api(platform, 'GET', '/api/platform/releases');
@@ -204,6 +226,17 @@ test.serial(
     const version = await api(platform, 'GET', '/api/version');
     t.is(version.body.release, previous);
     t.is(counts.failed, 0, counts.errors.slice(0, 5).join('; '));
+    // Across the failed release's start and the rollback to the previous one, the containers deployed
+    // before the first upgrade keep running, adopted again by each driver.
+    for (const app of ['alpha', 'beta']) {
+      const allocations = await runningAllocations(platform, app);
+      t.deepEqual(allocations.map(allocationLine), allocationsAtStart[app]);
+      t.deepEqual(
+        allocations.map((a) => containerState(`svc-${a.id}`)),
+        containersAtStart[app],
+        `${app}'s containers were not restarted`,
+      );
+    }
     const events = await api(platform, 'GET', '/api/events?limit=50');
     t.true((events.body.events as any[]).some((e) => e.type === 'platform.upgrade.rolled_back'));
     // The inbox shows the failed upgrade until a later one succeeds.
@@ -325,6 +358,33 @@ test.serial(
     t.regex(cli.stdout, /removed \d{4}-/);
   },
 );
+
+/** An allocation as `GET /api/apps/:app` shows it. */
+interface AllocationView {
+  readonly id: string;
+  readonly status: string;
+  readonly pid: number | null;
+  readonly restarts: number;
+  readonly lastEvent: string | null;
+}
+
+/** The app's running allocations, as the platform's API reports them. */
+async function runningAllocations(platform: LanePlatform, app: string): Promise<AllocationView[]> {
+  const view = await api(platform, 'GET', `/api/apps/${app}`);
+  if (view.status !== 200) throw new Error(`GET /api/apps/${app}: ${view.status} ${JSON.stringify(view.body)}`);
+  return (view.body.processes as { allocations: AllocationView[] }[])
+    .flatMap((p) => p.allocations)
+    .filter((a) => a.status === 'running');
+}
+
+/** What must not change while an allocation keeps running: its id, its task's pid (the podman client) and its restarts. */
+function allocationLine(a: AllocationView): string {
+  return `${a.id} ${a.status} pid ${a.pid} restarts ${a.restarts}`;
+}
+
+function containerInspect(name: string, format: string): string {
+  return execFileSync('podman', ['inspect', '--format', format, name], { encoding: 'utf8' }).trim();
+}
 
 function commandLine(pid: number): string {
   try {
