@@ -11,15 +11,14 @@ import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { Allocation, JobSpec } from '../../../domain/scheduler/index.js';
 import { instanceStatus } from '../../../domain/registry/index.js';
-import { milliseconds } from '../../../domain/scheduler/index.js';
-import { LocalRegistry } from '../../../platform/local-registry/index.js';
-import { LocalScheduler } from '../../../platform/local-scheduler/index.js';
+import type { LocalRegistry } from '../../../platform/local-registry/index.js';
+import type { LocalScheduler } from '../../../platform/local-scheduler/index.js';
 import { Podman } from '../../../platform/containers/podman.js';
 import { silentLogger } from '../../../platform/logger.js';
 import { NODE_BASE, assertBaseImages, containersOf } from '../../helpers/containers.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 import { freePort } from '../../routing/wake-harness.js';
-import { fastRestart, serviceGroup, stopEverything } from '../local-scheduler/fixtures.js';
+import { reopenDriver, serviceGroup } from '../local-scheduler/fixtures.js';
 import { waitForChange } from '../../helpers/wait-for.js';
 
 const RUNTIME = { podman: new Podman(), network: 'host' as const, limits: { nofile: 1024, nproc: 1024 } };
@@ -29,21 +28,11 @@ const server = http.createServer((req, res) => res.end(process.env.VERSION ?? ''
 server.listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => server.close(() => process.exit(0)));`;
 
-async function openDriver(
+function openDriver(
   t: ExecutionContext,
   dataDir: string,
 ): Promise<{ driver: LocalScheduler; registry: LocalRegistry }> {
-  const registry = new LocalRegistry();
-  const driver = await LocalScheduler.open({
-    dataDir,
-    registry,
-    logger: silentLogger(),
-    monitorInterval: milliseconds(40),
-    defaultRestart: fastRestart,
-    containers: RUNTIME,
-  });
-  t.teardown(() => stopEverything(driver));
-  return { driver, registry };
+  return reopenDriver(t, dataDir, { logger: silentLogger(), containers: RUNTIME });
 }
 
 /** A service job of app `app` whose one process runs SERVER in the Node base image. */

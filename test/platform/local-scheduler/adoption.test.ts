@@ -1,27 +1,12 @@
 // tier: quick
 import fs from 'node:fs';
 import path from 'node:path';
-import test, { type ExecutionContext } from 'ava';
+import test from 'ava';
 import { waitForHealthyInstances } from '../../../domain/registry/index.js';
 import { milliseconds, waitForAllocations, type JobSpec } from '../../../domain/scheduler/index.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
 import { isProcessAlive, LocalScheduler } from '../../../platform/local-scheduler/index.js';
-import { fastRestart, openDriver, SERVER_JS, serviceGroup, serviceJob, stopEverything } from './fixtures.js';
-
-async function reopen(
-  t: ExecutionContext,
-  dataDir: string,
-): Promise<{ driver: LocalScheduler; registry: LocalRegistry }> {
-  const registry = new LocalRegistry();
-  const driver = await LocalScheduler.open({
-    dataDir,
-    registry,
-    monitorInterval: milliseconds(40),
-    defaultRestart: fastRestart,
-  });
-  t.teardown(() => stopEverything(driver));
-  return { driver, registry };
-}
+import { openDriver, reopenDriver, SERVER_JS, serviceGroup, serviceJob } from './fixtures.js';
 
 test('a new driver instance on the same data dir re-adopts the running process with the same pid', async (t) => {
   const first = await openDriver(t, { 'server.mjs': SERVER_JS });
@@ -33,7 +18,7 @@ test('a new driver instance on the same data dir re-adopts the running process w
   await first.driver.close();
   t.true(isProcessAlive(before!.task.pid!, undefined));
 
-  const second = await reopen(t, first.dataDir);
+  const second = await reopenDriver(t, first.dataDir);
   const [after] = await second.driver.listAllocations({ jobId: 'demo-web' });
   t.is(after!.id, before!.id);
   t.is(after!.task.pid, before!.task.pid);
@@ -72,7 +57,7 @@ test('a process that vanished while no driver ran is marked lost and replaced on
   process.kill(-before!.task.pid!, 'SIGKILL');
   await waitUntilDead(before!.task.pid!);
 
-  const second = await reopen(t, first.dataDir);
+  const second = await reopenDriver(t, first.dataDir);
   const lost = await second.driver.getAllocation(before!.id);
   t.is(lost!.status, 'lost');
   t.regex(lost!.statusDescription!, /vanished while the driver was down/);
@@ -91,7 +76,7 @@ test('a re-adopted process is drained by the new driver instance when its job st
     filter: { jobId: 'demo-web' },
   });
   await first.driver.close();
-  const second = await reopen(t, first.dataDir);
+  const second = await reopenDriver(t, first.dataDir);
   t.is(await second.driver.stopJob('demo-web'), 'deleted');
   t.false(isProcessAlive(before!.task.pid!, undefined));
   const stopped = await second.driver.getAllocation(before!.id);
@@ -161,7 +146,7 @@ const poll = setInterval(() => {
   );
   await first.driver.close();
 
-  const second = await reopen(t, first.dataDir);
+  const second = await reopenDriver(t, first.dataDir);
   // Renamed into place: a run polling for its file must never read it created but still empty.
   for (const [name, code] of [
     ['go-ok', '0'],

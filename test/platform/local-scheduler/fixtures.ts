@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { ExecutionContext } from 'ava';
 import { milliseconds, type JobSpec, type TaskGroupSpec } from '../../../domain/scheduler/index.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
-import { LocalScheduler } from '../../../platform/local-scheduler/index.js';
+import { LocalScheduler, type LocalSchedulerOptions } from '../../../platform/local-scheduler/index.js';
 import { tempDir } from '../../helpers/temp-dir.js';
 
 /** An HTTP server answering 200 on /healthz, its env on /env, and exiting 0 on SIGTERM. */
@@ -70,6 +70,27 @@ export async function openDriver(t: ExecutionContext, files: Record<string, stri
   });
   t.teardown(() => stopEverything(driver));
   return { driver, registry, dataDir, appDir };
+}
+
+/**
+ * Opens a driver (with its own registry) on an existing data dir, as a restarted platform does, with
+ * `options` added; teardown stops (purges) every job, then closes it.
+ */
+export async function reopenDriver(
+  t: ExecutionContext,
+  dataDir: string,
+  options: Partial<LocalSchedulerOptions> = {},
+): Promise<{ driver: LocalScheduler; registry: LocalRegistry }> {
+  const registry = new LocalRegistry();
+  const driver = await LocalScheduler.open({
+    dataDir,
+    registry,
+    monitorInterval: milliseconds(40),
+    defaultRestart: fastRestart,
+    ...options,
+  });
+  t.teardown(() => stopEverything(driver));
+  return { driver, registry };
 }
 
 /** Stops and purges every job of a driver, then closes it. */
