@@ -53,6 +53,21 @@ test.before(async (t) => {
   }
 });
 
+let another: Promise<{ archive: string; sha256: string }> | undefined;
+
+/**
+ * A second artifact, distinct from the shared one: repacked once for the file (a repack unpacks and
+ * packs the whole artifact again) and upgraded to by both platforms, neither of which had it.
+ */
+function anotherArtifact(): Promise<{ archive: string; sha256: string }> {
+  another ??= (() => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-lane-another-'));
+    teardowns.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    return repackedArtifact(artifact, dir, new Date().toISOString());
+  })();
+  return another;
+}
+
 /** The argv of a process, from /proc. */
 function commandLine(pid: number): string[] {
   return fs
@@ -141,7 +156,7 @@ test.serial(
 test.serial('A second upgrade, from the artifact to another artifact, is run by the artifact host agent', async (t) => {
   t.timeout(300_000);
   const previous = currentRelease(platform)!;
-  const second = await repackedArtifact(artifact, platform.root, new Date().toISOString());
+  const second = await anotherArtifact();
   // The agent that ran the first upgrade is the checkout's: stopped, so the artifact API starts its own.
   const oldAgent = runningAgent(platform.platformDir);
   if (oldAgent !== undefined) await killAndWait(oldAgent, undefined, 'SIGTERM');
@@ -204,7 +219,7 @@ test.serial(
     const op = await deployAndWait(unpacked, 'alpha');
     t.is(op.status, 'succeeded', String(op.lastError));
     const addresses = await appAddresses(unpacked, 'alpha');
-    const second = await repackedArtifact(artifact, work, new Date(Date.now() + 1000).toISOString());
+    const second = await anotherArtifact();
     const loop = requestLoop(addresses);
     const id = await queueLane(unpacked, 'upgrade', { source: second.archive });
     const view = await waitForLane(unpacked, id);
