@@ -442,8 +442,12 @@ export class AllocationRunner {
   /** Sends the drain signal to the tree, waits up to the drain timeout, then SIGKILLs what is left. */
   async #terminateTree(pid: number): Promise<void> {
     const rec = this.record;
-    await drainTree(pid, rec.group.drain, (type, message) =>
-      this.#ctx.changed(rec, rec.status, this.#event(type, message)),
+    const container = this.#container;
+    await drainTree(
+      pid,
+      rec.group.drain,
+      (type, message) => this.#ctx.changed(rec, rec.status, this.#event(type, message)),
+      container ? (signal) => container.signal(signal) : undefined,
     );
     // A client killed after the drain timeout leaves its container running: it goes with the client.
     await this.#container?.remove();

@@ -33,6 +33,21 @@ export class ContainerTask {
     return this.#usage.processesGone();
   }
 
+  /**
+   * Sends `signal` to every process of the container, as a host task's whole tree gets its drain
+   * signal: a command run by a shell (`sh -c`, the container's first process, which ignores the
+   * signal) still reaches the program. The container's first process gets it from its client too.
+   */
+  signal(signal: NodeJS.Signals): void {
+    for (const pid of this.#usage.processes()) {
+      try {
+        process.kill(pid, signal);
+      } catch {
+        // Gone meanwhile.
+      }
+    }
+  }
+
   /** CPU use since the previous sample, at most once a second. */
   cpu(): { percent: number; sampledAt: string } | undefined {
     return this.#usage.cpu();

@@ -120,6 +120,21 @@ export class ContainerUsage {
     }
   }
 
+  /** The host pids of the container's processes (empty until its cgroup is found, or once it is gone). */
+  processes(): number[] {
+    this.#locate();
+    if (this.#procs === undefined) return [];
+    try {
+      return fs
+        .readFileSync(this.#procs, 'utf8')
+        .split('\n')
+        .filter((line) => line !== '')
+        .map(Number);
+    } catch {
+      return [];
+    }
+  }
+
   /** Resident memory of the container in bytes; undefined until its cgroup is found. */
   rssBytes(): number | undefined {
     if (this.#locate() === undefined || !this.#memory) return undefined;

@@ -5,15 +5,20 @@
 import type { DrainSpec, TaskEventType } from '../../../domain/scheduler/index.js';
 import { signalTree, waitForTreeExit } from './process-table.js';
 
-/** Drains the tree led by `pid`; `report` records the kill and its result as task events. */
+/**
+ * Drains the tree led by `pid`; `report` records the kill and its result as task events. `alsoSignal`
+ * sends the drain signal to processes outside the tree that belong to the task (a container's).
+ */
 export async function drainTree(
   pid: number,
   drain: DrainSpec,
   report: (type: TaskEventType, message: string) => void,
+  alsoSignal?: (signal: NodeJS.Signals) => void,
 ): Promise<void> {
   const { signal, timeout } = drain;
   report('Killing', `Sent ${signal}; force killing after ${timeout.milliseconds}ms`);
   signalTree(pid, signal);
+  alsoSignal?.(signal);
   const exited = await waitForTreeExit(pid, timeout.milliseconds);
   if (!exited) {
     signalTree(pid, 'SIGKILL');
