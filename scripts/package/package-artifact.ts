@@ -37,6 +37,8 @@ export interface PackageArtifactOptions {
   readonly keepFolder?: boolean;
   /** V8 code cache in the executable (faster start, larger file). @default true */
   readonly codeCache?: boolean;
+  /** gzip level of the archive: 1 packs about three times faster, a quarter larger. @default 6 */
+  readonly gzipLevel?: number;
   /** Progress lines. @default none */
   readonly log?: (line: string) => void;
 }
@@ -369,7 +371,8 @@ export async function packageArtifact(options: PackageArtifactOptions = {}): Pro
       '--group=0',
       '--numeric-owner',
       '--sort=name',
-      '-czf',
+      `--use-compress-program=gzip -${options.gzipLevel ?? 6}`,
+      '-cf',
       archive,
       name,
     ]);
