@@ -22,7 +22,7 @@ export interface ContainerConfig {
   readonly containerNetwork: 'host' | 'bridge';
   /**
    * Creates the next container of a group scaled to zero, and the replacement of a container on a
-   * fixed host port, ahead of its start (ADR 0228). @default true
+   * fixed host port, ahead of its start, on the host network (ADR 0228). @default true
    */
   readonly containerPrepare: boolean;
   /** `RLIMIT_NOFILE` of every container; capped at the host's hard limit. @default 4096 */

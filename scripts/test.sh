@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what it needs, then typecheck and build, then every ava test with
-# lint (ESLint and Prettier) beside them; prints the suite's duration (installs excluded) against its
-# budget and its ten slowest tests. It fails when a check fails, when a test left a process running
-# or an app user behind, when the tests changed the checkout, or when the suite took more than twice
-# its budget (ADR 0226).
+# The whole test suite: installs what it needs, then lint (ESLint and Prettier), typecheck and build,
+# then every ava test; prints the suite's duration (installs excluded) against its budget and its ten
+# slowest tests. It fails when a test left a process running or an app user behind, when the tests
+# changed the checkout, or when the suite took more than twice its budget (ADR 0226).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
@@ -17,44 +16,40 @@ export SVC_TEST_LEDGER
 SVC_TEST_LEDGER=$(mktemp)
 trap 'rm -rf "$checks" "$log" "$tree" "$SVC_TEST_LEDGER"' EXIT
 
-# The build runs first: the type check of the whole tree also emits it into dist/, so the programs
-# the tests start (the CLI, `svc serve`, the lane's built checkouts) run compiled from this very
-# checkout instead of through tsx at each start (ADR 0158). The other checks (ESLint, Prettier, the
-# tier check, the pages' type check) need no build: they run beside the build and then beside the
-# tests, at a lower priority, and their verdict is given after the tests (ADR 0227).
+# The checks run side by side (ESLint alone is half of them; ADR 0158). The type check of the whole
+# tree also emits it into dist/, so the programs the tests start (the CLI, `svc serve`, the lane's
+# built checkouts) run compiled from this very checkout instead of through tsx at each start.
 check() {
   local name=$1
   shift
   if ! "$@" >"$checks/$name.log" 2>&1; then echo "$name" >>"$checks/failed"; fi
 }
-lint=()
-check eslint nice -n 10 npx eslint . &
-lint+=($!)
-check prettier nice -n 10 npx prettier --list-different . &
-lint+=($!)
+check eslint npx eslint . &
+check prettier npx prettier --list-different . &
 # Every test file declares its tier, and no quick file starts a platform (ADR 0226).
-check test-tiers nice -n 10 node --import tsx scripts/test-tiers.ts &
-lint+=($!)
-check typecheck-web nice -n 10 npx tsc --noEmit -p web/tsconfig.json &
-lint+=($!)
-# dist/ is emitted afresh: nothing compiled from a file since deleted stays behind.
-rm -rf dist
-# The browser tests load the built pages (dist/web). They are built first: the build replaces
-# dist/web whole, and the type check then adds the page modules a test imports (web/…/prometheus).
-check web-pages node --import tsx scripts/build-web.ts
-check typecheck npx tsc -p tsconfig.json --noEmit false
-# Commands bundled beside their compiled module (ADR 0198): the tests run them as users do.
-check cli-bundles node --import tsx scripts/build-cli.ts
-for name in web-pages typecheck cli-bundles; do
+check test-tiers node --import tsx scripts/test-tiers.ts &
+{
+  # dist/ is emitted afresh: nothing compiled from a file since deleted stays behind.
+  rm -rf dist
+  # The browser tests load the built pages (dist/web). They are built first: the build replaces
+  # dist/web whole, and the type check then adds the page modules a test imports (web/…/prometheus).
+  check web-pages node --import tsx scripts/build-web.ts
+  check typecheck npx tsc -p tsconfig.json --noEmit false
+  # Commands bundled beside their compiled module (ADR 0198): the tests run them as users do.
+  check cli-bundles node --import tsx scripts/build-cli.ts
+  check typecheck-web npx tsc --noEmit -p web/tsconfig.json
+} &
+wait
+for name in eslint prettier test-tiers web-pages typecheck cli-bundles typecheck-web; do
   echo "== $name"
   cat "$checks/$name.log"
 done
-if [ -f "$checks/failed" ] && grep -qxE 'web-pages|typecheck|cli-bundles' "$checks/failed"; then
-  kill "${lint[@]}" 2>/dev/null || true
+if [ -f "$checks/failed" ]; then
+  if grep -qx prettier "$checks/failed"; then echo "unformatted files (listed above): run npm run format" >&2; fi
   echo "failed: $(tr '\n' ' ' <"$checks/failed")" >&2
   exit 1
 fi
-echo "== build took $(($(date +%s) - start))s; ESLint, Prettier, the tier check and the pages' type check run beside the tests"
+echo "== checks took $(($(date +%s) - start))s"
 
 echo "== tests"
 # The tests, and the programs they start, run from the dist/ just built (ava.compiled.config.mjs,
@@ -87,17 +82,6 @@ npx ava --config ava.compiled.config.mjs --concurrency "${SVC_TEST_CONCURRENCY:-
     printf '%s\t%s\n' "$EPOCHREALTIME" "$line" >>"$log"
   done || status=$?
 node --import tsx scripts/slowest-tests.ts "$log"
-# The checks that ran beside the tests.
-wait "${lint[@]}"
-for name in eslint prettier test-tiers typecheck-web; do
-  echo "== $name"
-  cat "$checks/$name.log"
-done
-if [ -f "$checks/failed" ]; then
-  if grep -qx prettier "$checks/failed"; then echo "unformatted files (listed above): run npm run format" >&2; fi
-  echo "failed: $(tr '\n' ' ' <"$checks/failed")" >&2
-  status=1
-fi
 # SVC_TEST_LOG keeps the timed log, from which `scripts/slowest-tests.ts --weights` refreshes
 # test/file-weights.json.
 if [ -n "${SVC_TEST_LOG:-}" ]; then cp "$log" "$SVC_TEST_LOG"; fi

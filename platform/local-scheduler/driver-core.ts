@@ -101,7 +101,9 @@ export class DriverCore {
       finished: (record, outcome) => this.finished(record, outcome),
     };
     this.prepared =
-      options.containers && options.containers.prepareAhead !== false
+      // On the host network only: on the bridge network a prepared container's start failed (exit
+      // 125) after the container it replaced on the same published port was removed (ADR 0228).
+      options.containers && options.containers.prepareAhead !== false && options.containers.network === 'host'
         ? new PreparedContainers({
             runtime: options.containers,
             launch: this.ctx,
