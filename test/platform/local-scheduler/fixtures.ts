@@ -61,14 +61,7 @@ export async function openDriver(t: ExecutionContext, files: Record<string, stri
   const appDir = path.join(root, 'app');
   fs.mkdirSync(appDir, { recursive: true });
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(appDir, name), text);
-  const registry = new LocalRegistry();
-  const driver = await LocalScheduler.open({
-    dataDir,
-    registry,
-    monitorInterval: milliseconds(40),
-    defaultRestart: fastRestart,
-  });
-  t.teardown(() => stopEverything(driver));
+  const { driver, registry } = await reopenDriver(t, dataDir);
   return { driver, registry, dataDir, appDir };
 }
 
