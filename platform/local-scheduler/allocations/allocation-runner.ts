@@ -19,8 +19,6 @@ import { drainTree } from '../tasks/tree-drain.js';
 import { ContainerTask } from '../containers/container-task.js';
 
 const MAX_EVENTS = 25;
-/** How often a stop that waits for a container's ports looks at its cgroup. */
-const PORTS_POLL_MS = 10;
 
 /** Supervises one allocation. */
 export class AllocationRunner {
@@ -143,12 +141,7 @@ export class AllocationRunner {
     const stopped = this.stop(description);
     const container = this.#container;
     if (!container || this.#ctx.containers?.network !== 'host') return stopped;
-    let done = false;
-    void stopped.finally(() => (done = true));
-    const gone = (async () => {
-      while (!done && !container.processesGone()) await new Promise((resolve) => setTimeout(resolve, PORTS_POLL_MS));
-    })();
-    return Promise.race([stopped, gone]);
+    return Promise.race([stopped, container.processesEnd(stopped)]);
   }
 
   /** Restarts the task in place (same allocation), e.g. after a rendered file changed. */

@@ -33,6 +33,13 @@ export class ContainerTask {
     return this.#usage.processesGone();
   }
 
+  /** Resolves once the container's processes are all gone, or once `until` settles (looked at every 10 ms). */
+  async processesEnd(until: Promise<unknown>): Promise<void> {
+    let settled = false;
+    void until.finally(() => (settled = true)).catch(() => undefined);
+    while (!settled && !this.processesGone()) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
   /**
    * Sends `signal` to every process of the container, as a host task's whole tree gets its drain
    * signal: a command run by a shell (`sh -c`, the container's first process, which ignores the
