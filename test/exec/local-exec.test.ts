@@ -38,10 +38,16 @@ test('not root: a command runs with the target process environment and folder, a
     { exitCode: 0, stdout: `from-target\n${cwd}\nin`, truncated: false },
   );
 
-  const pty = exec.spawnPty(found, ['sh', '-c', 'tty; stty size; exit 6'], { cols: 91, rows: 17 });
+  const pty = exec.spawnPty(found, ['sh', '-c', 'tty; stty size; echo end-of-output; exit 6'], { cols: 91, rows: 17 });
   let output = '';
-  pty.onData((data) => (output += data));
-  const exit = await new Promise<{ exitCode: number }>((resolve) => pty.onExit(resolve));
+  // The terminal's last output can be read after its exit is reported: both are awaited.
+  const ended = new Promise<void>((resolve) =>
+    pty.onData((data) => {
+      output += data;
+      if (output.includes('end-of-output')) resolve();
+    }),
+  );
+  const [exit] = await Promise.all([new Promise<{ exitCode: number }>((resolve) => pty.onExit(resolve)), ended]);
   t.is(exit.exitCode, 6);
   t.regex(output, /\/dev\/pts\/\d+/);
   t.regex(output, /17 91/);
