@@ -124,10 +124,33 @@ export function execArgv(
   };
 }
 
+/**
+ * Opens the terminal's own end (its `/dev/pts/N`) in the platform, kept open until the exit is reported.
+ *
+ * When the last holder of that end closes, Linux may answer the next read of the platform's end with
+ * EIO while output written just before the exit is still in flight, and node-pty then drops it (its
+ * issue #72): a command that prints and exits at once lost its last output, 98 sessions of 100 when
+ * twenty ran at once. While the platform holds the end, no read fails; node-pty reads what arrives and
+ * reports the exit once its stream closes, at most 200 ms after the process ended (its own bound).
+ */
+function holdTerminal(child: pty.IPty): number | undefined {
+  const name = (child as pty.IPty & { readonly ptsName?: string }).ptsName;
+  if (name === undefined) return undefined;
+  try {
+    return fs.openSync(name, fs.constants.O_RDWR | fs.constants.O_NOCTTY);
+  } catch {
+    // The process may already be gone with its terminal; its output is then as node-pty reads it.
+    return undefined;
+  }
+}
+
 function ptyProcess(child: pty.IPty): PtyProcess {
   let exited = false;
+  let held = holdTerminal(child);
   child.onExit(() => {
     exited = true;
+    if (held !== undefined) fs.closeSync(held);
+    held = undefined;
   });
   return {
     pid: child.pid,

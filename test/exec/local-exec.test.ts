@@ -40,17 +40,41 @@ test('not root: a command runs with the target process environment and folder, a
 
   const pty = exec.spawnPty(found, ['sh', '-c', 'tty; stty size; echo end-of-output; exit 6'], { cols: 91, rows: 17 });
   let output = '';
-  // The terminal's last output can be read after its exit is reported: both are awaited.
-  const ended = new Promise<void>((resolve) =>
-    pty.onData((data) => {
-      output += data;
-      if (output.includes('end-of-output')) resolve();
-    }),
-  );
-  const [exit] = await Promise.all([new Promise<{ exitCode: number }>((resolve) => pty.onExit(resolve)), ended]);
+  pty.onData((data) => {
+    output += data;
+  });
+  const exit = await new Promise<{ exitCode: number }>((resolve) => pty.onExit(resolve));
   t.is(exit.exitCode, 6);
   t.regex(output, /\/dev\/pts\/\d+/);
   t.regex(output, /17 91/);
+  t.regex(output, /end-of-output/, 'the output is whole when the exit is reported');
+});
+
+test('a terminal that prints and exits at once has its whole output read before its exit is reported', async (t) => {
+  // Twenty at once: without the platform holding each terminal's end, node-pty lost the last output of
+  // nearly all of them (98 of 100 in five rounds).
+  const { found } = await target(t);
+  const exec = new LocalExec();
+  const session = () =>
+    new Promise<string>((resolve) => {
+      const pty = exec.spawnPty(found, ['sh', '-c', 'head -c 6000 /dev/zero | tr "\\0" a; echo END-OF-OUTPUT'], {
+        cols: 80,
+        rows: 24,
+      });
+      let output = '';
+      pty.onData((data) => {
+        output += data;
+      });
+      pty.onExit(() => resolve(output));
+    });
+  const outputs = await Promise.all(Array.from({ length: 20 }, session));
+  const cut = outputs.filter((output) => !output.includes('END-OF-OUTPUT'));
+  t.is(
+    cut.length,
+    0,
+    `${cut.length} of 20 sessions lost output: ${cut.map((o) => o.length).join(', ')} characters read`,
+  );
+  t.true(outputs.every((output) => output.split('a').length - 1 === 6000));
 });
 
 test('as root the command enters the target mount namespace and drops to its user', async (t) => {
