@@ -115,7 +115,6 @@ export default tseslint.config(
         { selector: 'TSEnumDeclaration', message: 'no TypeScript enum: use a const object and a derived union type' },
         { selector: 'ExportDefaultDeclaration', message: 'named exports only' },
       ],
-      'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
   {

@@ -133,12 +133,15 @@ test('a fixed host port: the replacement is created while the old container runs
   const next = await running(driver, registry, app, old.id);
   t.is(await (await fetch(`http://127.0.0.1:${hostPort}/`)).text(), 'v2');
   t.true(next.task.events.some((e) => e.type === 'Started' && e.message.includes('the prepared container')));
-  const stopped = (await driver.getAllocation(old.id))!;
-  const killed = stopped.task.events.find((e) => e.type === 'Killed');
-  t.truthy(killed, JSON.stringify(stopped.task.events));
+  // The old container's client may still be cleaning up while the replacement serves: its end is awaited.
+  const killed = await waitForChange(
+    [(listener) => driver.watch(() => listener())],
+    async () => (await driver.getAllocation(old.id))?.task.events.find((e) => e.type === 'Killed'),
+    { what: `the end of ${old.id}`, timeoutMs: 30_000 },
+  );
   const received = next.task.events.find((e) => e.type === 'Received')!;
   t.true(
-    Date.parse(received.at) < Date.parse(killed!.at),
-    `placed at ${received.at}, before the old container's client ended at ${killed!.at}`,
+    Date.parse(received.at) < Date.parse(killed.at),
+    `placed at ${received.at}, before the old container's client ended at ${killed.at}`,
   );
 });
