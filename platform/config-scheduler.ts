@@ -8,8 +8,10 @@ import { oneOf, optional, type VariableSpec } from './config-parsers.js';
 
 /** Scheduler settings of {@link SvcConfig}. */
 export interface SchedulerConfig {
-  /** Scheduler driver apps run on: `local` (host processes) or `kubernetes` (docs/kubernetes.md). @default local */
-  readonly schedulerDriver: 'local' | 'kubernetes';
+  /** Scheduler driver apps run on: `local` (this host), `kubernetes` (docs/kubernetes.md) or `swarm` (docs/swarm.md). @default local */
+  readonly schedulerDriver: 'local' | 'kubernetes' | 'swarm';
+  /** Engine API address of the swarm driver's manager (`unix:///…` or `tcp://…`); unset: Docker's `DOCKER_HOST`. */
+  readonly swarmHost: string | undefined;
   /** Kubeconfig file of the kubernetes driver; unset: `$KUBECONFIG`, `~/.kube/config`, else in-cluster. */
   readonly kubeconfig: string | undefined;
   /** Namespace the kubernetes driver writes to. @default svc-apps */
@@ -19,9 +21,20 @@ export interface SchedulerConfig {
 export const SCHEDULER_VARIABLES = {
   schedulerDriver: {
     name: 'SVC_SCHEDULER_DRIVER',
-    description: 'Scheduler driver: local (host processes) or kubernetes',
+    description: 'Scheduler driver: local (this host), kubernetes or swarm',
     defaultText: 'local',
-    parse: oneOf('SVC_SCHEDULER_DRIVER', ['local', 'kubernetes'] as const, 'local'),
+    parse: oneOf('SVC_SCHEDULER_DRIVER', ['local', 'kubernetes', 'swarm'] as const, 'local'),
+  },
+  swarmHost: {
+    name: 'SVC_SWARM_HOST',
+    description: "Engine API address of the swarm driver's manager: unix:///path or tcp://host:port (TLS from DOCKER_TLS_VERIFY and DOCKER_CERT_PATH)",
+    defaultText: '(DOCKER_HOST, else /var/run/docker.sock)',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value !== undefined && !/^(unix|tcp):\/\/./.test(value))
+        throw new ConfigError('SVC_SWARM_HOST', `"${value}" is not an engine address: use unix:///path or tcp://host:port`);
+      return value;
+    },
   },
   kubeconfig: {
     name: 'SVC_KUBECONFIG',

@@ -56,9 +56,10 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 
 # The container runtime of the local driver (ADR 0219): podman with runc, the Distribution registry,
-# mmdebstrap for the offline base images (ADR 0222), skopeo and gpg for image signatures (ADR 0223).
+# mmdebstrap for the offline base images (ADR 0222), skopeo and gpg for image signatures (ADR 0223),
+# and dockerd for the swarm driver's tests, which start their own swarm (ADR 0229).
 missing=()
-for pair in podman:podman runc:runc docker-registry:docker-registry mmdebstrap:mmdebstrap skopeo:skopeo gpg:gpg; do
+for pair in podman:podman runc:runc docker-registry:docker-registry mmdebstrap:mmdebstrap skopeo:skopeo gpg:gpg dockerd:docker.io; do
   command -v "${pair%%:*}" >/dev/null 2>&1 || missing+=("${pair#*:}")
 done
 if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}" uidmap; fi

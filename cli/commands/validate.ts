@@ -17,7 +17,7 @@ function driverOf(option: string | undefined): SchedulerDriver {
   const value = option ?? (process.env.SVC_SCHEDULER_DRIVER || undefined) ?? SchedulerDriver.local;
   if (!isSchedulerDriver(value))
     throw new CliError(
-      `${option !== undefined ? '--driver' : 'SVC_SCHEDULER_DRIVER'} must be local or kubernetes, got "${value}"`,
+      `${option !== undefined ? '--driver' : 'SVC_SCHEDULER_DRIVER'} must be local, kubernetes or swarm, got "${value}"`,
       ExitCode.usage,
     );
   return value;
@@ -60,7 +60,7 @@ export function registerValidate(program: Command): void {
     .option('--fleet <file>', 'fleet document (YAML or JSON) enabling the node pool existence check')
     .option(
       '--driver <driver>',
-      'scheduler driver to check for: local or kubernetes (default: SVC_SCHEDULER_DRIVER, else local)',
+      'scheduler driver to check for: local, kubernetes or swarm (default: SVC_SCHEDULER_DRIVER, else local)',
     )
     .option('--json', 'print the full result as JSON')
     .addHelpText(

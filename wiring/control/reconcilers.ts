@@ -48,12 +48,16 @@ export interface ReconcilersOptions {
 /** Which driver runs apps: host processes, or a Kubernetes cluster (a region uses the kubeconfig context of its name when there is one). */
 export type SchedulerDriverOptions =
   | { readonly driver: 'local' }
-  | { readonly driver: 'kubernetes'; readonly kubeconfig?: string; readonly namespace: string };
+  | { readonly driver: 'kubernetes'; readonly kubeconfig?: string; readonly namespace: string }
+  /** A Docker Swarm manager at `host` (unset: Docker's `DOCKER_HOST`; docs/swarm.md). */
+  | { readonly driver: 'swarm'; readonly host?: string };
 
 /** The scheduler driver `SVC_SCHEDULER_DRIVER` names, with the cluster settings of `kubernetes`. */
 export function schedulerDriverOf(
-  config: Pick<SvcConfig, 'schedulerDriver' | 'kubeconfig' | 'kubernetesNamespace'>,
+  config: Pick<SvcConfig, 'schedulerDriver' | 'kubeconfig' | 'kubernetesNamespace' | 'swarmHost'>,
 ): SchedulerDriverOptions {
+  if (config.schedulerDriver === 'swarm')
+    return { driver: 'swarm', ...(config.swarmHost !== undefined ? { host: config.swarmHost } : {}) };
   return config.schedulerDriver === 'kubernetes'
     ? {
         driver: 'kubernetes',
@@ -91,6 +95,24 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
   let appController: Controller;
   const targets = new SchedulerTargets(
     async (region) => {
+      if (driver.driver === 'swarm') {
+        // The engine client is loaded only when that driver is chosen.
+        const swarm = await import('../../platform/swarm-scheduler/index.js');
+        const host = driver.host ?? process.env.DOCKER_HOST ?? 'unix:///var/run/docker.sock';
+        const engine = swarm.engineAt(driver.host);
+        await swarm.requireSwarmManager(engine, host);
+        const scheduler = await swarm.SwarmScheduler.open({
+          engine,
+          dataDir: path.join(regionDataDir(options.dataDir, region), 'swarm'),
+          appSecretsDir: path.join(options.dataDir, 'secrets'),
+          registry,
+          region,
+          logger: log.child({ driver: 'swarm', region }),
+        });
+        schedulers.push(scheduler);
+        unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));
+        return scheduler;
+      }
       // The Kubernetes client is 800 module files: loaded only when that driver is chosen.
       const kubernetes =
         driver.driver === 'kubernetes' ? await import('../../platform/kubernetes-scheduler/index.js') : undefined;
@@ -121,8 +143,8 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
       unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));
       return scheduler;
     },
-    driver.driver === 'kubernetes' || options.containers !== undefined,
-    driver.driver !== 'kubernetes',
+    driver.driver !== 'local' || options.containers !== undefined,
+    driver.driver === 'local',
   );
   appController = new Controller(
     createAppReconciler({
@@ -148,12 +170,12 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
     { workers: 2, resyncMs: options.resyncMs ?? 30_000 },
   );
   // Open the default target and every region that has state, so their processes are re-adopted.
-  if (driver.driver === 'kubernetes') {
+  if (driver.driver !== 'local') {
     // A cluster that is down now must not keep the control plane down: apps say so and are retried.
     await targets
       .get(LOCAL_REGION)
       .catch((error: unknown) =>
-        log.error({ err: error }, 'the kubernetes cluster cannot be reached; apps are reconciled once it can'),
+        log.error({ err: error }, `the ${driver.driver} cluster cannot be reached; apps are reconciled once it can`),
       );
   } else {
     await targets.get(LOCAL_REGION);

@@ -9,12 +9,12 @@ import { SpecRule } from './spec-rule.js';
 import { type Fields, isRecord } from '../raw-fields.js';
 
 /** The scheduler drivers apps run on (`SVC_SCHEDULER_DRIVER`). */
-export const SchedulerDriver = { local: 'local', kubernetes: 'kubernetes' } as const;
+export const SchedulerDriver = { local: 'local', kubernetes: 'kubernetes', swarm: 'swarm' } as const;
 export type SchedulerDriver = (typeof SchedulerDriver)[keyof typeof SchedulerDriver];
 
 /** True when `value` names a scheduler driver. */
 export function isSchedulerDriver(value: unknown): value is SchedulerDriver {
-  return value === SchedulerDriver.local || value === SchedulerDriver.kubernetes;
+  return value === SchedulerDriver.local || value === SchedulerDriver.kubernetes || value === SchedulerDriver.swarm;
 }
 
 /** The default traffic weight of a region: no preference. */
@@ -36,7 +36,9 @@ function checkTrafficWeights(spec: Fields, driver: SchedulerDriver, out: RawFind
     const reason =
       driver === SchedulerDriver.local
         ? ONE_HOST
-        : 'the kubernetes driver runs each region in the cluster of its kubeconfig context; splitting traffic between clusters is the job of a global load balancer in front of them, which this platform does not drive';
+        : driver === SchedulerDriver.swarm
+          ? 'the swarm driver runs every region of the app on the one swarm it manages, behind one wake gateway, so there is one region to send traffic to'
+          : 'the kubernetes driver runs each region in the cluster of its kubeconfig context; splitting traffic between clusters is the job of a global load balancer in front of them, which this platform does not drive';
     warn(
       out,
       ['regions', region, 'trafficWeight'],
@@ -66,14 +68,38 @@ function checkEndpointRegions(spec: Fields, driver: SchedulerDriver, out: RawFin
 function checkNodePool(spec: Fields, driver: SchedulerDriver, out: RawFinding[]): void {
   const placement = spec.placement;
   if (!isRecord(placement) || typeof placement.nodePool !== 'string') return;
-  // The kubernetes driver honours it as the pods' node selector (svc.dev/node-pool=<pool>).
+  // The kubernetes driver honours it as the pods' node selector (svc.dev/node-pool=<pool>), the swarm
+  // driver as its services' constraint node.labels.svc.node-pool==<pool>.
   if (driver !== SchedulerDriver.local) return;
   warn(
     out,
     ['placement', 'nodePool'],
     SpecRule.driverNodePool,
-    `${describeValue(placement.nodePool)} is not applied on the local driver: it runs every process on this one host, which is the only node; remove placement.nodePool, or run the app on the kubernetes driver, where it selects nodes labelled svc.dev/node-pool=${placement.nodePool}`,
+    `${describeValue(placement.nodePool)} is not applied on the local driver: it runs every process on this one host, which is the only node; remove placement.nodePool, or run the app on the kubernetes driver, where it selects nodes labelled svc.dev/node-pool=${placement.nodePool}, or on the swarm driver (nodes labelled svc.node-pool=${placement.nodePool})`,
   );
+}
+
+function checkSwarmLimits(spec: Fields, driver: SchedulerDriver, out: RawFinding[]): void {
+  if (driver !== SchedulerDriver.swarm) return;
+  if (Array.isArray(spec.volumes) && spec.volumes.length > 0)
+    warn(
+      out,
+      ['volumes'],
+      SpecRule.driverUnsupported,
+      'volumes are not mounted on the swarm driver yet, so a deploy of this app is refused there; remove volumes, or run the app on the local driver',
+    );
+  if (!isRecord(spec.processes)) return;
+  for (const [name, process] of Object.entries(spec.processes)) {
+    if (!isRecord(process)) continue;
+    for (const field of ['schedule', 'function'] as const)
+      if (process[field] !== undefined)
+        warn(
+          out,
+          ['processes', name, field],
+          SpecRule.driverUnsupported,
+          `the swarm driver runs long-running processes only, so a ${field === 'schedule' ? 'cron' : 'function'} process makes a deploy of this app refused there; run the app on the local or kubernetes driver`,
+        );
+  }
 }
 
 /** Warnings for the fields of `spec` that `driver` does not honour. */
@@ -83,5 +109,6 @@ export function checkDriverRules(spec: unknown, driver: SchedulerDriver): RawFin
   checkTrafficWeights(spec, driver, out);
   checkEndpointRegions(spec, driver, out);
   checkNodePool(spec, driver, out);
+  checkSwarmLimits(spec, driver, out);
   return out;
 }

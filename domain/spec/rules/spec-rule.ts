@@ -90,6 +90,8 @@ export const SpecRule = {
   driverEndpointRegion: 'driver.endpointRegion',
   /** placement.nodePool is set on the local driver, whose one host is the only node (a warning). */
   driverNodePool: 'driver.nodePool',
+  /** A field the active driver refuses at deploy (the swarm driver: volumes, cron and function processes; a warning). */
+  driverUnsupported: 'driver.unsupported',
   /** A field that has no effect where it is written: legacy, reserved, or a setting of a feature that is off (a warning). */
   fieldInert: 'field.inert',
 

@@ -46,3 +46,34 @@ test('validation checks for the local driver when none is named', (t) => {
     validateInfraspec(spec, { driver: 'local' }).findings.map((f) => f.rule),
   );
 });
+
+test('the swarm driver honours the node pool and warns about weights, endpoint regions, volumes, cron and functions', (t) => {
+  t.deepEqual(warnings(SchedulerDriver.swarm), [
+    [SpecRule.driverTrafficWeight, 'regions.us.trafficWeight', '4:23', 'warning'],
+    [SpecRule.driverEndpointRegion, 'endpoints[0].region', '12:13', 'warning'],
+  ]);
+  const withJobs = `name: demo
+volumes:
+  - name: data
+    mount: /data
+processes:
+  web:
+    port: 8080
+  nightly:
+    command: node nightly.js
+    schedule: "0 3 * * *"
+`;
+  const result = validateInfraspec(withJobs, { driver: 'swarm', fileName: 'infraspec.yaml' });
+  t.true(result.valid);
+  t.deepEqual(
+    result.findings.filter((f) => f.rule === SpecRule.driverUnsupported).map((f) => [f.path, `${f.line}:${f.column}`]),
+    [
+      ['volumes', '2:1'],
+      ['processes.nightly.schedule', '10:15'],
+    ],
+  );
+  t.deepEqual(
+    validateInfraspec(withJobs, { driver: 'local' }).findings.filter((f) => f.rule === SpecRule.driverUnsupported),
+    [],
+  );
+});

@@ -24,7 +24,7 @@ test('loadConfig reads the kubernetes driver, an absolute kubeconfig path and a 
 test('loadConfig refuses an unknown scheduler driver and an invalid namespace, naming the variable', (t) => {
   t.throws(() => loadConfig({ SVC_SCHEDULER_DRIVER: 'nomad' }), {
     instanceOf: ConfigError,
-    message: 'SVC_SCHEDULER_DRIVER: "nomad" is not one of local, kubernetes',
+    message: 'SVC_SCHEDULER_DRIVER: "nomad" is not one of local, kubernetes, swarm',
   });
   t.throws(() => loadConfig({ SVC_KUBERNETES_NAMESPACE: 'Apps_Prod' }), {
     instanceOf: ConfigError,

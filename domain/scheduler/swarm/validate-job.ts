@@ -1,0 +1,28 @@
+/**
+ * What the swarm driver runs (docs/drivers.md): service jobs of images, on their own ports. A job it
+ * cannot honour is refused with the reason, before anything is written.
+ */
+import { ValidationError } from '../../errors.js';
+import type { JobSpec } from '../job.js';
+
+/** Refuses a job the swarm driver cannot run. */
+export function validateJobForSwarm(job: JobSpec): void {
+  const problems: string[] = [];
+  if (job.type !== 'service')
+    problems.push(
+      `job type "${job.type}": the swarm driver runs service jobs (cron and functions run on the local driver)`,
+    );
+  for (const group of job.taskGroups) {
+    if (group.task.image === undefined)
+      problems.push(
+        `task group "${group.name}" has no image: the swarm driver runs images, built and pushed by the deploy`,
+      );
+    if ((group.task.volumes ?? []).length > 0)
+      problems.push(`task group "${group.name}" mounts volumes, which the swarm driver does not mount yet`);
+  }
+  if (problems.length > 0)
+    throw new ValidationError(`job "${job.id}" cannot run on the swarm driver: ${problems.join('; ')}`, {
+      code: 'unsupported_by_driver',
+      details: { driver: 'swarm', job: job.id, problems },
+    });
+}

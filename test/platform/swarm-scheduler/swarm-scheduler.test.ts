@@ -1,0 +1,307 @@
+// tier: full
+/**
+ * The swarm driver against a real single-node Docker Swarm (Debian's dockerd, test/helpers/swarm.ts):
+ * a job's group runs as a Swarm service of its image by digest from the managed registry, its tasks
+ * are registered with the platform's checks on their host-mode ports, replicas follow `scale`, a new
+ * version rolls, app secrets reach tasks as Swarm secrets and never the service's environment, and a
+ * reopened driver puts back a service changed by hand and removes one of a job it does not know.
+ * Through the front door: a control plane on the swarm driver builds an app's Dockerfile, pushes it,
+ * runs it on the swarm behind its wake gateway, and deploys a new version under load without a
+ * failed request.
+ */
+import fs, { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import test from 'ava';
+import type Docker from 'dockerode';
+import { instanceStatus } from '../../../domain/registry/index.js';
+import type { JobSpec } from '../../../domain/scheduler/index.js';
+import { ManagedRegistry } from '../../../platform/containers/managed-registry.js';
+import { LocalRegistry } from '../../../platform/local-registry/index.js';
+import { silentLogger } from '../../../platform/logger.js';
+import { SwarmScheduler, requireSwarmManager } from '../../../platform/swarm-scheduler/index.js';
+import { containerOf } from '../../../platform/swarm-scheduler/service-spec.js';
+import { NODE_BASE, assertBaseImages } from '../../helpers/containers.js';
+import { removeRegistryImages } from '../../helpers/registry-images.js';
+import { pushByDigest, startSwarm, type TestSwarm } from '../../helpers/swarm.js';
+import { waitForChange } from '../../helpers/wait-for.js';
+import { failures, startLoad } from '../../helpers/http-load.js';
+import { containerConfig } from '../../helpers/containers.js';
+import { managedRegistryLayout } from '../../../platform/containers/managed-registry.js';
+import { readReleaseManifest } from '../../../platform/release-builder/index.js';
+import { getApp } from '../../../store/control/apps.js';
+import { deployAndWait, git, initAppsRepo, startPlane, waitForApp } from '../../pipeline/pipeline-fixture.js';
+import { hostRequest } from '../../routing/wake-harness.js';
+import { serviceGroup } from '../local-scheduler/fixtures.js';
+
+const SERVER = `const http = require('node:http'); const fs = require('node:fs');
+const secret = () => { try { return fs.readFileSync(process.env.SVC_SECRETS_DIR + '/API_KEY', 'utf8'); } catch { return 'none'; } };
+const server = http.createServer((req, res) => {
+  if (req.url === '/healthz') { res.writeHead(process.env.VERSION === 'broken' ? 500 : 200); res.end('health'); return; }
+  res.end([process.env.VERSION, process.getuid(), secret()].join(' '));
+});
+server.listen(Number(process.env.PORT), '0.0.0.0');
+process.on('SIGTERM', () => server.close(() => process.exit(0)));`;
+
+interface Context {
+  swarm: TestSwarm;
+  registry: ManagedRegistry;
+  image: string;
+  dir: string;
+}
+let context: Context;
+
+test.before(async () => {
+  assertBaseImages();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'svc-swarm-'));
+  const swarm = await startSwarm(path.join(dir, 'engine'));
+  const registry = await ManagedRegistry.open({ dataDir: path.join(dir, 'platform'), logger: silentLogger() });
+  const image = pushByDigest(NODE_BASE, registry.host, 'swarm-demo', dir);
+  context = { swarm, registry, image, dir };
+});
+
+test.after.always(async () => {
+  if (!context) return;
+  await context.swarm.stop();
+  await context.registry.close();
+  removeRegistryImages(context.registry.host);
+  fs.rmSync(context.dir, { recursive: true, force: true });
+});
+
+function job(id: string, version: string): JobSpec {
+  const group = serviceGroup({
+    command: ['node', '-e', SERVER],
+    workdir: '/',
+    env: { VERSION: version },
+    drainMs: 2000,
+  });
+  return { id, app: id, type: 'service', taskGroups: [{ ...group, task: { ...group.task, image: context.image } }] };
+}
+
+async function openDriver(services: LocalRegistry): Promise<SwarmScheduler> {
+  return SwarmScheduler.open({
+    engine: context.swarm.engine,
+    dataDir: path.join(context.dir, 'platform'),
+    appSecretsDir: path.join(context.dir, 'secrets'),
+    registry: services,
+    resyncMs: 1000,
+    logger: silentLogger(),
+  });
+}
+
+/** The passing instances of `service` once there are `count`, each answering `expected` at its address. */
+async function passing(services: LocalRegistry, driver: SwarmScheduler, count: number, expected: string) {
+  return waitForChange(
+    [(listener) => services.watch(() => listener()), (listener) => driver.watch(() => listener())],
+    async () => {
+      const live = (await services.instances('demo-web')).filter((i) => instanceStatus(i) === 'passing');
+      if (live.length !== count) return undefined;
+      const answers = await Promise.all(
+        live.map((i) =>
+          fetch(`http://${i.address}:${i.port}/`)
+            .then((r) => r.text())
+            .catch(() => ''),
+        ),
+      );
+      return answers.every((a) => a === expected) ? live : undefined;
+    },
+    { what: `${count} passing instances answering "${expected}"`, timeoutMs: 90_000 },
+  );
+}
+
+/** The one service of job `job` (a roll hands over to the new version's service and removes the old). */
+async function serviceSpec(engine: Docker, job: string): Promise<Docker.ServiceSpec & { id: string; index: number }> {
+  const services = (await engine.listServices({ filters: { label: [`io.svc.job=${job}`] } })) as (Docker.Service & {
+    Spec: Docker.ServiceSpec;
+    Version: { Index: number };
+  })[];
+  if (services.length !== 1) throw new Error(`job ${job} has ${services.length} services, not one`);
+  return { ...services[0]!.Spec, id: services[0]!.ID, index: services[0]!.Version.Index };
+}
+
+test.serial(
+  'a job runs as a Swarm service of its image by digest, scales, rolls, keeps secrets out of its spec, and is put back after a hand edit',
+  async (t) => {
+    t.timeout(300_000);
+    await t.notThrowsAsync(requireSwarmManager(context.swarm.engine, context.swarm.host));
+    fs.mkdirSync(path.join(context.dir, 'secrets', 'demo'), { recursive: true });
+    fs.writeFileSync(path.join(context.dir, 'secrets', 'demo', 'API_KEY'), 'swarm-secret-value');
+    const services = new LocalRegistry();
+    let driver = await openDriver(services);
+    t.teardown(() => driver.close());
+
+    const first = await driver.submitJob(job('demo', 'v1'));
+    t.is(first.outcome, 'created');
+    const [one] = await passing(services, driver, 1, 'v1 65532 swarm-secret-value');
+    t.is(one!.address, '127.0.0.1');
+    t.is((await driver.submitJob(job('demo', 'v1'))).outcome, 'unchanged');
+
+    const spec = await serviceSpec(context.swarm.engine, 'demo');
+    const container = containerOf(spec)!;
+    t.regex(container.Image!, /^127\.0\.0\.1:\d+\/swarm-demo@sha256:[0-9a-f]{64}$/, 'the image is named by digest');
+    t.false(JSON.stringify(spec).includes('swarm-secret-value'), 'the secret is never in the service spec');
+    t.deepEqual(
+      container.Secrets!.map((s) => s.File?.Name),
+      ['/svc/alloc/secrets/API_KEY'],
+    );
+    t.is(spec.UpdateConfig?.Order, 'start-first');
+    t.is(spec.TaskTemplate?.Resources?.Limits?.MemoryBytes, 256 * 1024 * 1024);
+
+    // Replicas follow scale: two tasks, each on its own host port.
+    t.is(await driver.scale('demo', 'web', 2), 'updated');
+    const two = await passing(services, driver, 2, 'v1 65532 swarm-secret-value');
+    t.not(two[0]!.port, two[1]!.port);
+    const allocations = await driver.listAllocations({ app: 'demo' });
+    t.is(allocations.filter((a) => a.status === 'running').length, 2);
+    t.true(allocations.every((a) => a.taskGroup === 'web' && a.jobId === 'demo' && a.ports[0]!.hostIp === '127.0.0.1'));
+
+    // A new version rolls both tasks; the scaled count is kept.
+    const rolled = await driver.submitJob(job('demo', 'v2'));
+    t.deepEqual([rolled.outcome, rolled.rolled], ['updated', ['web']]);
+    await passing(services, driver, 2, 'v2 65532 swarm-secret-value');
+
+    // A version whose tasks never pass leaves the old one serving; submitting the old version again
+    // (a deploy's rollback) makes it current and removes the broken one.
+    const broken = await driver.submitJob(job('demo', 'broken'));
+    t.deepEqual(broken.rolled, ['web']);
+    await waitForChange(
+      [(listener) => driver.watch(() => listener())],
+      async () =>
+        (await driver.listAllocations({ app: 'demo' })).filter(
+          (a) => a.status === 'running' && a.jobVersion === broken.jobVersion,
+        ).length === 2,
+      { what: 'the broken version running', timeoutMs: 60_000 },
+    );
+    await passing(services, driver, 2, 'v2 65532 swarm-secret-value');
+    t.is((await context.swarm.engine.listServices({ filters: { label: ['io.svc.job=demo'] } })).length, 2);
+    const back2 = await driver.submitJob(job('demo', 'v2'));
+    t.deepEqual(back2.rolled, ['web']);
+    await waitForChange(
+      [(listener) => driver.watch(() => listener())],
+      async () => (await context.swarm.engine.listServices({ filters: { label: ['io.svc.job=demo'] } })).length === 1,
+      { what: 'the broken version removed', timeoutMs: 60_000 },
+    );
+    await passing(services, driver, 2, 'v2 65532 swarm-secret-value');
+
+    // A hand edit (an added variable) is put back when the driver opens again.
+    const edited = await serviceSpec(context.swarm.engine, 'demo');
+    const { id, index, ...editedSpec } = edited;
+    const editedContainer = containerOf(editedSpec)!;
+    editedContainer.Env = [...(editedContainer.Env ?? []), 'HAND=edited'];
+    await context.swarm.engine.getService(id).update({ version: index, ...editedSpec });
+    // A service of a job the driver never had is removed.
+    await context.swarm.engine.createService({
+      Name: 'svc-ghost-web',
+      Labels: { 'io.svc.managed-by': 'svc', 'io.svc.job': 'ghost' },
+      TaskTemplate: { ContainerSpec: { Image: context.image, Command: ['sleep', '600'] } },
+      Mode: { Replicated: { Replicas: 0 } },
+    });
+    await driver.close();
+    driver = await openDriver(services);
+    const back = await serviceSpec(context.swarm.engine, 'demo');
+    t.false((containerOf(back)!.Env ?? []).includes('HAND=edited'));
+    t.is(back.Mode?.Replicated?.Replicas, 2, 'the scaled count survives the reopen');
+    t.deepEqual(await context.swarm.engine.listServices({ filters: { name: ['svc-ghost-web'] } }), []);
+
+    // Stopping the job removes its service and its secrets.
+    t.is(await driver.stopJob('demo'), 'deleted');
+    t.deepEqual(await context.swarm.engine.listServices({ filters: { label: ['io.svc.job=demo'] } }), []);
+    t.deepEqual(await context.swarm.engine.listSecrets({ filters: { label: ['io.svc.job=demo'] } }), []);
+    await waitForChange(
+      [(listener) => driver.watch(() => listener())],
+      async () => (await services.instances('demo-web')).length === 0,
+      { what: 'no instance of the stopped job', timeoutMs: 60_000 },
+    );
+    t.pass();
+  },
+);
+
+test.serial('jobs the swarm driver cannot run are refused with the reason', async (t) => {
+  const services = new LocalRegistry();
+  const driver = await openDriver(services);
+  t.teardown(() => driver.close());
+  const periodic: JobSpec = { ...job('cron-demo', 'v1'), type: 'periodic', periodic: { cron: '* * * * *' } };
+  const error = await t.throwsAsync(driver.submitJob(periodic));
+  t.regex(error.message, /swarm driver runs service jobs/);
+  const noImage = job('plain', 'v1');
+  const { image: _image, ...task } = noImage.taskGroups[0]!.task;
+  const hostJob: JobSpec = { ...noImage, taskGroups: [{ ...noImage.taskGroups[0]!, task }] };
+  await t.throwsAsync(driver.submitJob(hostJob), { message: /has no image/ });
+  await t.throwsAsync(driver.dispatch('cron-demo'), { message: /does not run dispatched batch jobs/ });
+});
+
+const HOST = 'shop.example.test';
+
+function commitShop(appsDir: string, version: string): void {
+  const dir = path.join(appsDir, 'shop');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'infraspec.yaml'),
+    `name: shop\ndeploy: true\nendpoints:\n  - url: ${HOST}\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 200ms\n      timeout: 1s\n    resources:\n      memory: 128\n    drain:\n      timeout: 5s\n`,
+  );
+  fs.writeFileSync(
+    path.join(dir, 'Dockerfile'),
+    'FROM node:20-bookworm-slim\nWORKDIR /app\nCOPY server.mjs ./\nCMD ["node", "server.mjs"]\n',
+  );
+  // In its own network namespace the app listens on every address: the engine's proxy reaches it there.
+  fs.writeFileSync(
+    path.join(dir, 'server.mjs'),
+    `import http from 'node:http';
+const server = http.createServer((req, res) => res.end(req.url === '/healthz' ? 'ok' : '${version}'));
+server.listen(Number(process.env.PORT), '0.0.0.0');
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
+`,
+  );
+  git(appsDir, 'add', '-A');
+  git(appsDir, 'commit', '-q', '-m', `shop ${version}`);
+}
+
+test.serial(
+  'a control plane on the swarm driver deploys a Dockerfile app to the swarm and rolls a new version under load without a failed request',
+  async (t) => {
+    t.timeout(400_000);
+    const config = containerConfig(t, { SVC_SCHEDULER_DRIVER: 'swarm', SVC_SWARM_HOST: context.swarm.host });
+    initAppsRepo(config);
+    commitShop(config.appsDir, 'v1');
+    const plane = await startPlane(t, config);
+    const { port } = JSON.parse(fs.readFileSync(managedRegistryLayout(config.dataDir).state, 'utf8')) as {
+      port: number;
+    };
+    t.teardown(() => removeRegistryImages(`127.0.0.1:${port}`));
+    t.teardown(async () => {
+      for (const service of await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } }))
+        await context.swarm.engine.getService(service.ID).remove();
+    });
+    await waitForApp(plane, 'shop');
+    const first = await deployAndWait(plane, 'shop', {}, 'deploy', 300_000);
+    t.is(first.operation.status, 'succeeded', JSON.stringify(first.steps));
+    t.is((await hostRequest(plane.url, { host: HOST })).text, 'v1');
+
+    // The service runs the release manifest's image, by digest from the managed registry.
+    const manifest = readReleaseManifest(getApp(plane.db, 'shop')!.release!.dir)!;
+    const [service] = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } });
+    t.is(containerOf(service!.Spec)!.Image, manifest.image ?? undefined);
+    t.regex(manifest.image!, new RegExp(`^127\\.0\\.0\\.1:${port}/shop@sha256:[0-9a-f]{64}$`));
+
+    const load = startLoad({
+      url: plane.url,
+      host: HOST,
+      keepAliveClients: 2,
+      newConnectionClients: 2,
+      timeoutMs: 20_000,
+    });
+    t.teardown(() => load.stop());
+    commitShop(config.appsDir, 'v2');
+    const second = await deployAndWait(plane, 'shop', {}, 'deploy', 300_000);
+    t.is(second.operation.status, 'succeeded', JSON.stringify(second.steps));
+    await waitForChange(
+      [(listener) => plane.reconcilers.appController.onReconciled(() => listener())],
+      async () => (await hostRequest(plane.url, { host: HOST })).text === 'v2',
+      { what: 'the gateway serving v2', timeoutMs: 60_000 },
+    );
+    const samples = await load.stop();
+    t.log(`${samples.length} requests through the gateway across the roll`);
+    t.true(samples.length > 50);
+    t.deepEqual(failures(samples), {}, 'no request failed across the roll');
+  },
+);
