@@ -74,7 +74,7 @@ import {
 import { platformLaneRoutes } from '../api/control/operations/platform-lane-routes.js';
 import { wirePlatformLane } from './control/platform-lane.js';
 import { idempotency } from '../api/http/idempotency.js';
-import { startExec } from './control/exec.js';
+import { execPortOf, startExec } from './control/exec.js';
 import { startPlatformBackups } from './control/platform-backups.js';
 import { platformBackupRoutes } from '../api/control/operations/platform-backup-routes.js';
 import { CONTROL_CAPABILITIES } from './control/control-capabilities.js';
@@ -333,6 +333,7 @@ export async function startControlPlane(
     targets: reconcilers.targets,
     events: eventApi.services.events,
     logger: log,
+    exec: await execPortOf(config),
   });
   routers.push(...execApi.routers);
   // External admission is served only in restricted mode with the bridge: here it has no verifier.

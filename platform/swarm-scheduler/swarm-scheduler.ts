@@ -12,6 +12,7 @@ import type Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.js';
 import type { RegistryWriter } from '../../domain/registry/index.js';
+import type { LogSink } from '../../domain/logs/index.js';
 import {
   normalizeJob,
   type Allocation,
@@ -43,6 +44,7 @@ import {
 import { silentLogger } from '../logger.js';
 import { JobRecords, type SwarmJobRecord } from './job-records.js';
 import { TaskSync } from './task-sync.js';
+import { TaskLogs } from './task-logs.js';
 import { containerOf, drifted } from './service-spec.js';
 
 /** Options of the swarm driver. */
@@ -61,6 +63,8 @@ export interface SwarmSchedulerOptions {
   readonly logger?: Logger;
   /** Full re-read period of tasks. @default 5000 */
   readonly resyncMs?: number;
+  /** Where tasks' output is delivered (ADR 0165). @default not captured */
+  readonly logs?: LogSink;
 }
 
 type EngineService = Docker.Service & { Spec?: Docker.ServiceSpec; Version?: { Index?: number } };
@@ -76,6 +80,7 @@ export class SwarmScheduler implements Scheduler {
   readonly #engine: Docker;
   readonly #records: JobRecords;
   readonly #sync: TaskSync;
+  readonly #logs: TaskLogs | undefined;
   readonly #region: string;
   #queue: Promise<unknown> = Promise.resolve();
   /** Groups (`<job>/<group>`) whose older services go once the named one is ready. */
@@ -95,6 +100,20 @@ export class SwarmScheduler implements Scheduler {
       logger: options.logger ?? silentLogger(),
       ...(options.resyncMs !== undefined ? { resyncMs: options.resyncMs } : {}),
       checkOf: (service) => this.#checkOf(service),
+    });
+    this.#logs = options.logs
+      ? new TaskLogs(options.engine, options.logs, options.logger ?? silentLogger())
+      : undefined;
+    if (this.#logs) this.#sync.events.on('change', (change: AllocationChange) => this.#capture(change.allocation));
+  }
+
+  /** Follows a task's output, labelled with its job's process and release. */
+  #capture(allocation: Allocation): void {
+    const record = this.#records.get(allocation.jobId);
+    const commit = record && record.version === allocation.jobVersion ? record.spec.meta?.['svc.commit'] : undefined;
+    this.#logs?.follow(allocation, {
+      process: record?.spec.meta?.['svc.process'] ?? allocation.taskGroup,
+      release: commit !== undefined ? commit.slice(0, 12) : `v${allocation.jobVersion}`,
     });
   }
 
@@ -246,6 +265,7 @@ export class SwarmScheduler implements Scheduler {
   /** Stops following tasks and deregisters their instances; the services keep running. */
   async close(): Promise<void> {
     await this.#queue.catch(() => undefined);
+    this.#logs?.close();
     this.#sync.close();
   }
 

@@ -9,6 +9,7 @@ import type { Db } from '../../store/database.js';
 import type { Principal } from '../../domain/auth/index.js';
 import type { EventEmitterPort } from '../../domain/events/event-port.js';
 import { LocalExec } from '../../platform/exec/index.js';
+import type { ExecPort } from '../../domain/exec/exec-port.js';
 import { ExecSessions } from '../../controllers/exec/exec-sessions.js';
 import { ExecStepUp } from '../../controllers/exec/step-up.js';
 import { DeviceEnrollments } from '../../controllers/exec/device-enrollments.js';
@@ -27,6 +28,13 @@ export interface ExecApi {
   close(): void;
 }
 
+/** The exec adapter of the configured driver: the engine's exec on the swarm driver (loaded only there). */
+export async function execPortOf(config: Pick<SvcConfig, 'schedulerDriver' | 'swarmHost'>): Promise<ExecPort> {
+  if (config.schedulerDriver !== 'swarm') return new LocalExec();
+  const swarm = await import('../../platform/swarm-scheduler/index.js');
+  return new swarm.EngineExec(swarm.engineAt(config.swarmHost));
+}
+
 export function startExec(
   config: SvcConfig,
   parts: {
@@ -34,13 +42,15 @@ export function startExec(
     readonly targets: SchedulerTargets;
     readonly events: EventEmitterPort;
     readonly logger: Logger;
+    /** How commands reach a task. @default the local driver's adapter */
+    readonly exec?: ExecPort;
   },
 ): ExecApi {
   const logger = parts.logger.child({ component: 'exec' });
   const sessions = new ExecSessions({
     db: parts.db,
     targets: parts.targets,
-    exec: new LocalExec(),
+    exec: parts.exec ?? new LocalExec(),
     events: parts.events,
     logger,
     settings: {

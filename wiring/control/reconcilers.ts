@@ -108,6 +108,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
           registry,
           region,
           logger: log.child({ driver: 'swarm', region }),
+          ...(options.logs ? { logs: options.logs } : {}),
         });
         schedulers.push(scheduler);
         unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));

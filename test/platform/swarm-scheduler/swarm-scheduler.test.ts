@@ -32,6 +32,8 @@ import { readReleaseManifest } from '../../../platform/release-builder/index.js'
 import { getApp } from '../../../store/control/apps.js';
 import { deployAndWait, git, initAppsRepo, startPlane, waitForApp } from '../../pipeline/pipeline-fixture.js';
 import { hostRequest } from '../../routing/wake-harness.js';
+import { request } from '../../helpers/servers.js';
+import { attachSession } from '../../exec/exec-harness.js';
 import { serviceGroup } from '../local-scheduler/fixtures.js';
 
 const SERVER = `const http = require('node:http'); const fs = require('node:fs');
@@ -232,6 +234,26 @@ test.serial('jobs the swarm driver cannot run are refused with the reason', asyn
 
 const HOST = 'shop.example.test';
 
+/** The first line of `app`'s log containing `text`, awaited through `GET /api/v1/apps/<app>/logs?follow=true`. */
+async function firstLogLine(url: string, app: string, text: string): Promise<Record<string, unknown>> {
+  const abort = new AbortController();
+  const response = await fetch(`${url}/api/v1/apps/${app}/logs?follow=true&grep=${encodeURIComponent(text)}`, {
+    signal: abort.signal,
+  });
+  const decoder = new TextDecoder();
+  let buffered = '';
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(chunk, { stream: true });
+      const data = /^data: (\{.*"line".*\})$/m.exec(buffered);
+      if (data) return JSON.parse(data[1]!) as Record<string, unknown>;
+    }
+  } finally {
+    abort.abort();
+  }
+  throw new Error(`the log stream of ${app} ended without "${text}"`);
+}
+
 function commitShop(appsDir: string, version: string): void {
   const dir = path.join(appsDir, 'shop');
   fs.mkdirSync(dir, { recursive: true });
@@ -248,7 +270,8 @@ function commitShop(appsDir: string, version: string): void {
     path.join(dir, 'server.mjs'),
     `import http from 'node:http';
 const server = http.createServer((req, res) => res.end(req.url === '/healthz' ? 'ok' : '${version}'));
-server.listen(Number(process.env.PORT), '0.0.0.0');
+server.listen(Number(process.env.PORT), '0.0.0.0', () => console.log('listening ${version}'));
+console.error('stderr of ${version}');
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
 `,
   );
@@ -282,6 +305,33 @@ test.serial(
     const [service] = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } });
     t.is(containerOf(service!.Spec)!.Image, manifest.image ?? undefined);
     t.regex(manifest.image!, new RegExp(`^127\\.0\\.0\\.1:${port}/shop@sha256:[0-9a-f]{64}$`));
+
+    // svc logs reads the task's output through the platform's log store.
+    const logged = await firstLogLine(plane.url, 'shop', 'listening v1');
+    t.like(logged, { process: 'web', stream: 'stdout', line: 'listening v1' });
+    t.like(await firstLogLine(plane.url, 'shop', 'stderr of v1'), { stream: 'stderr' });
+
+    // svc exec runs in the task's own container, as its user, through the engine.
+    const once = await request(`${plane.url}/api/apps/shop/exec`, {
+      method: 'POST',
+      json: { command: ['sh', '-c', 'id -u; echo "port=$PORT"; cat; echo oops >&2; exit 4'], stdin: 'from-stdin' },
+    });
+    t.is(once.status, 200, once.text);
+    t.like(once.body, { exitCode: 4, stdout: '65532\nport=8080\nfrom-stdin', stderr: 'oops\n' });
+    const created = await request(`${plane.url}/api/v1/exec-sessions`, {
+      method: 'POST',
+      json: { app: 'shop', cols: 100, rows: 30 },
+    });
+    t.is(created.status, 201, created.text);
+    const client = await attachSession(plane.url, created.body.session.id);
+    client.send('stty size; echo "who=$(id -u) $(xargs -0 < /proc/1/cmdline)"\r');
+    await client.waitFor(/who=65532 node server\.mjs/);
+    t.regex(client.output(), /30 100/);
+    client.resize(120, 40);
+    client.send('stty size\r');
+    await client.waitFor(/40 120/);
+    client.send('exit 3\r');
+    t.like(await client.exited, { exitCode: 3, reason: 'exited' });
 
     const load = startLoad({
       url: plane.url,
