@@ -70,7 +70,7 @@ export class EngineExec implements ExecPort {
         Tty: true,
         Env: ['TERM=xterm-256color'],
       });
-      stream = (await exec.start({ hijack: true, stdin: true, Tty: true })) as Hijacked;
+      stream = await exec.start({ hijack: true, stdin: true, Tty: true });
       await exec.resize({ h: size.rows, w: size.cols }).catch(() => undefined);
       hostPid = ((await exec.inspect()) as { Pid?: number }).Pid ?? 0;
       stream.setEncoding('utf8');
