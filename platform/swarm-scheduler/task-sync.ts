@@ -20,6 +20,18 @@ import {
 } from '../../domain/scheduler/swarm/index.js';
 import { HttpHealthCheck } from '../local-scheduler/allocations/http-health-check.js';
 
+/** How soon a task on its way to running is read again. */
+const SETTLE_MS = 100;
+
+/** The ports a task's labels say it publishes. */
+function portCount(task: SwarmTask): number {
+  try {
+    return (JSON.parse(task.Spec?.ContainerSpec?.Labels?.[SwarmLabel.ports] ?? '[]') as unknown[]).length;
+  } catch {
+    return 0;
+  }
+}
+
 interface RegisteredService {
   readonly name: string;
   readonly portLabel: string;
@@ -53,6 +65,7 @@ export class TaskSync {
   readonly #serviceOf = new Map<string, string>();
   #stream: NodeJS.ReadableStream | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #settle: NodeJS.Timeout | undefined;
   #pending: Promise<void> | undefined;
   #again = false;
   #closed = false;
@@ -118,6 +131,7 @@ export class TaskSync {
   close(): void {
     this.#closed = true;
     clearInterval(this.#timer);
+    clearTimeout(this.#settle);
     (this.#stream as unknown as { destroy?: () => void } | undefined)?.destroy?.();
     for (const [id, check] of this.#checks) {
       check.runner.stop();
@@ -142,11 +156,26 @@ export class TaskSync {
       nodeAddress: (id: string) => this.#nodes.get(id),
     };
     const ids = new Set<string>();
+    let settling = false;
     for (const task of tasks) {
       const allocation = taskToAllocation(task, placement);
       ids.add(allocation.id);
       if (task.ServiceID !== undefined) this.#serviceOf.set(allocation.id, task.ServiceID);
+      // The engine reports no event when a task is placed or its ports are published: while a task is
+      // on its way to running, or runs without its ports yet, it is read again shortly.
+      const wanted = task.DesiredState === 'running';
+      if (
+        wanted &&
+        (allocation.status === 'pending' ||
+          (allocation.status === 'running' && allocation.ports.length < portCount(task)))
+      )
+        settling = true;
       this.#observe(allocation, task);
+    }
+    if (settling && !this.#closed) {
+      clearTimeout(this.#settle);
+      this.#settle = setTimeout(() => void this.sync().catch(() => undefined), SETTLE_MS);
+      this.#settle.unref();
     }
     for (const [id, previous] of this.#seen)
       if (!ids.has(id)) {

@@ -254,12 +254,12 @@ async function firstLogLine(url: string, app: string, text: string): Promise<Rec
   throw new Error(`the log stream of ${app} ended without "${text}"`);
 }
 
-function commitShop(appsDir: string, version: string): void {
+function commitShop(appsDir: string, version: string, scaling = ''): void {
   const dir = path.join(appsDir, 'shop');
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, 'infraspec.yaml'),
-    `name: shop\ndeploy: true\nendpoints:\n  - url: ${HOST}\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 200ms\n      timeout: 1s\n    resources:\n      memory: 128\n    drain:\n      timeout: 5s\n`,
+    `name: shop\ndeploy: true\nendpoints:\n  - url: ${HOST}\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 200ms\n      timeout: 1s\n    resources:\n      memory: 128\n    drain:\n      timeout: 5s\n${scaling}`,
   );
   fs.writeFileSync(
     path.join(dir, 'Dockerfile'),
@@ -353,5 +353,36 @@ test.serial(
     t.log(`${samples.length} requests through the gateway across the roll`);
     t.true(samples.length > 50);
     t.deepEqual(failures(samples), {}, 'no request failed across the roll');
+  },
+);
+
+test.serial(
+  'on the swarm driver a process at zero replicas wakes on its first request through the gateway',
+  async (t) => {
+    t.timeout(400_000);
+    const config = containerConfig(t, { SVC_SCHEDULER_DRIVER: 'swarm', SVC_SWARM_HOST: context.swarm.host });
+    initAppsRepo(config);
+    commitShop(config.appsDir, 'lazy', '    scaling:\n      min: 0\n');
+    const plane = await startPlane(t, config);
+    const { port } = JSON.parse(fs.readFileSync(managedRegistryLayout(config.dataDir).state, 'utf8')) as {
+      port: number;
+    };
+    t.teardown(() => removeRegistryImages(`127.0.0.1:${port}`));
+    t.teardown(async () => {
+      for (const service of await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } }))
+        await context.swarm.engine.getService(service.ID).remove();
+    });
+    await waitForApp(plane, 'shop');
+    const deployed = await deployAndWait(plane, 'shop', {}, 'deploy', 300_000);
+    t.is(deployed.operation.status, 'succeeded', JSON.stringify(deployed.steps));
+    const [asleep] = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } });
+    t.is(asleep!.Spec!.Mode!.Replicated!.Replicas, 0, 'deployed at zero replicas');
+
+    const started = Date.now();
+    const woken = await hostRequest(plane.url, { host: HOST });
+    t.is(woken.text, 'lazy');
+    t.log(`first request answered after ${Date.now() - started} ms (replicas 0 to 1)`);
+    const [awake] = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } });
+    t.is(awake!.Spec!.Mode!.Replicated!.Replicas, 1);
   },
 );
