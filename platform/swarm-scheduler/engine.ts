@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Docker from 'dockerode';
-import { ConflictError } from '../../domain/errors.js';
+import { ConflictError, DomainError, UnavailableError } from '../../domain/errors.js';
 
 /** A client of the engine at `host` (a `unix://` or `tcp://` address); unset: Docker's own `DOCKER_HOST`. */
 export function engineAt(host: string | undefined): Docker {
@@ -45,4 +45,19 @@ export async function requireSwarmManager(engine: Docker, host: string): Promise
       `the Docker engine at ${host} is not a swarm manager (state ${info.Swarm?.LocalNodeState ?? 'unknown'}): run docker swarm init, or point SVC_SWARM_HOST at a manager`,
       { code: 'swarm_not_manager', details: { host, state: info.Swarm?.LocalNodeState ?? null } },
     );
+}
+
+/**
+ * An engine's refusal as the platform reports it: the engine's HTTP status is not the caller's (a
+ * request the engine refuses is a fault of the driver or the swarm, not of the platform's client).
+ */
+export function fromEngine(error: unknown): unknown {
+  if (error instanceof DomainError) return error;
+  const status = (error as { statusCode?: unknown }).statusCode;
+  if (typeof status !== 'number') return error;
+  const reason = (error as { json?: { message?: string } }).json?.message ?? (error as Error).message;
+  return new UnavailableError(`the swarm engine answered ${status}: ${reason}`, {
+    code: 'swarm_engine_failed',
+    details: { status },
+  });
 }

@@ -17,6 +17,8 @@ export interface SwarmJobRecord {
   readonly submittedAt: string;
   /** Replicas set by `scale` since the submission, by group. */
   readonly scaled: Readonly<Record<string, number>>;
+  /** Periodic jobs: launches paused. */
+  readonly paused?: boolean;
 }
 
 interface RecordsFile {

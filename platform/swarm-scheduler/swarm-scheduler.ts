@@ -6,8 +6,6 @@
  * the platform (`job-records.ts`). At open the driver puts back every service it owns to its record
  * (a service changed by hand is rewritten) and removes the services of jobs it no longer knows.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { ConflictError, NotFoundError, ValidationError } from '../../domain/errors.js';
@@ -18,6 +16,7 @@ import {
   type Allocation,
   type AllocationChange,
   type AllocationFilter,
+  type DispatchRequest,
   type Execution,
   type JobFilter,
   type JobSpec,
@@ -30,22 +29,15 @@ import {
 } from '../../domain/scheduler/index.js';
 import { isTerminalAllocation } from '../../domain/scheduler/allocation.js';
 import { canonicalJson } from '../../domain/canonical-json.js';
-import {
-  MANAGED_BY,
-  SwarmLabel,
-  containerPorts,
-  groupSecrets,
-  groupVersionHash,
-  secretName,
-  serviceName,
-  translateService,
-  validateJobForSwarm,
-} from '../../domain/scheduler/swarm/index.js';
+import { SwarmLabel, groupVersionHash, validateJobForSwarm } from '../../domain/scheduler/swarm/index.js';
 import { silentLogger } from '../logger.js';
 import { JobRecords, type SwarmJobRecord } from './job-records.js';
 import { TaskSync } from './task-sync.js';
+import { NETWORK, SwarmObjects } from './swarm-objects.js';
+import { fromEngine } from './engine.js';
 import { TaskLogs } from './task-logs.js';
-import { containerOf, drifted } from './service-spec.js';
+import { SwarmExecutions } from './swarm-executions.js';
+import { SwarmPeriodic } from './swarm-periodic.js';
 
 /** Options of the swarm driver. */
 export interface SwarmSchedulerOptions {
@@ -67,13 +59,6 @@ export interface SwarmSchedulerOptions {
   readonly logs?: LogSink;
 }
 
-type EngineService = Docker.Service & { Spec?: Docker.ServiceSpec; Version?: { Index?: number } };
-
-/** The network every task joins. */
-export const NETWORK = 'svc-apps';
-
-const MANAGED = { label: [`${SwarmLabel.managedBy}=${MANAGED_BY}`] };
-
 /** The swarm driver. Create with {@link SwarmScheduler.open}; `close()` stops following (services keep running). */
 export class SwarmScheduler implements Scheduler {
   readonly #options: SwarmSchedulerOptions;
@@ -81,6 +66,9 @@ export class SwarmScheduler implements Scheduler {
   readonly #records: JobRecords;
   readonly #sync: TaskSync;
   readonly #logs: TaskLogs | undefined;
+  readonly #executions: SwarmExecutions;
+  readonly #objects: SwarmObjects;
+  readonly #periodic: SwarmPeriodic;
   readonly #region: string;
   #queue: Promise<unknown> = Promise.resolve();
   /** Groups (`<job>/<group>`) whose older services go once the named one is ready. */
@@ -101,10 +89,32 @@ export class SwarmScheduler implements Scheduler {
       ...(options.resyncMs !== undefined ? { resyncMs: options.resyncMs } : {}),
       checkOf: (service) => this.#checkOf(service),
     });
+    this.#objects = new SwarmObjects({
+      engine: options.engine,
+      region: this.#region,
+      ...(options.appSecretsDir !== undefined ? { appSecretsDir: options.appSecretsDir } : {}),
+    });
+    this.#executions = new SwarmExecutions({
+      engine: options.engine,
+      region: this.#region,
+      network: NETWORK,
+      logger: options.logger ?? silentLogger(),
+      secretsOf: (job, group) => this.#objects.secretsFor(job, group),
+    });
+    this.#periodic = new SwarmPeriodic(
+      this.#executions,
+      (jobId) => this.#records.get(jobId),
+      options.logger ?? silentLogger(),
+    );
     this.#logs = options.logs
       ? new TaskLogs(options.engine, options.logs, options.logger ?? silentLogger())
       : undefined;
     if (this.#logs) this.#sync.events.on('change', (change: AllocationChange) => this.#capture(change.allocation));
+    // A run that ended is read (its output kept) and its service removed, whether or not anyone asks.
+    this.#sync.events.on('change', ({ allocation }: AllocationChange) => {
+      if (allocation.executionId !== undefined && isTerminalAllocation(allocation.status))
+        void this.#executions.get(allocation.executionId).catch(() => undefined);
+    });
   }
 
   /** Follows a task's output, labelled with its job's process and release. */
@@ -120,7 +130,7 @@ export class SwarmScheduler implements Scheduler {
   /** Opens the driver: adopts or puts back the services it owns, removes those of unknown jobs, then follows tasks. */
   static async open(options: SwarmSchedulerOptions): Promise<SwarmScheduler> {
     const scheduler = new SwarmScheduler(options);
-    await scheduler.#ensureNetwork();
+    await scheduler.#objects.ensureNetwork();
     await scheduler.#exclusive(() => scheduler.#adopt());
     const handOver = () => {
       if (scheduler.#handOvers.size === 0 || scheduler.#handOverQueued) return;
@@ -150,12 +160,13 @@ export class SwarmScheduler implements Scheduler {
   async stopJob(jobId: string, options: { readonly purge?: boolean } = {}): Promise<WriteOutcome> {
     return this.#exclusive(async (): Promise<WriteOutcome> => {
       const record = this.#records.get(jobId);
-      const removed = await this.#removeServices((s) => s.Spec?.Labels?.[SwarmLabel.job] === jobId);
-      await this.#removeSecrets(jobId, new Set());
+      const removed = await this.#objects.removeServices((s) => s.Spec?.Labels?.[SwarmLabel.job] === jobId);
+      await this.#objects.removeSecrets(jobId, new Set());
       if (record === undefined) {
         if (removed === 0) throw new NotFoundError(`job "${jobId}" not found`, { details: { jobId } });
         return 'deleted';
       }
+      this.#periodic.disarm(jobId);
       if (options.purge) this.#records.delete(jobId);
       else this.#records.put({ ...record, status: 'dead' });
       await this.#sync.sync();
@@ -165,14 +176,14 @@ export class SwarmScheduler implements Scheduler {
 
   async getJob(jobId: string): Promise<JobStatus | undefined> {
     const record = this.#records.get(jobId);
-    return record === undefined ? undefined : statusOf(record);
+    return record === undefined ? undefined : statusOf(record, this.#periodic.nextLaunchAt(jobId));
   }
 
   async listJobs(filter: JobFilter = {}): Promise<readonly JobStatus[]> {
     return this.#records
       .all()
       .filter((r) => filter.app === undefined || r.spec.app === filter.app)
-      .map(statusOf);
+      .map((record) => statusOf(record, this.#periodic.nextLaunchAt(record.spec.id)));
   }
 
   async listAllocations(filter: AllocationFilter = {}): Promise<readonly Allocation[]> {
@@ -204,7 +215,7 @@ export class SwarmScheduler implements Scheduler {
         throw new NotFoundError(`task group "${taskGroup}" of job "${jobId}" not found`, {
           details: { jobId, taskGroup },
         });
-      const service = await this.#currentService(record.spec, group);
+      const service = await this.#objects.currentService(record.spec, group);
       if ((record.scaled[taskGroup] ?? group.count) === count && service?.Spec?.Mode?.Replicated?.Replicas === count)
         return 'unchanged';
       this.#records.put({ ...record, scaled: { ...record.scaled, [taskGroup]: count } });
@@ -213,7 +224,8 @@ export class SwarmScheduler implements Scheduler {
           .getService(service.ID)
           .update({ version: service.Version?.Index, ...service.Spec, Mode: { Replicated: { Replicas: count } } });
       } else {
-        await this.#write(record.spec, group, record.version, count);
+        const { service: written } = await this.#objects.write(record.spec, group, record.version, count);
+        this.#handOvers.set(`${jobId}/${taskGroup}`, { service: written, replicas: count });
       }
       await this.#sync.sync();
       return 'updated';
@@ -227,27 +239,57 @@ export class SwarmScheduler implements Scheduler {
   }
 
   pausePeriodic(jobId: string): Promise<WriteOutcome> {
-    return Promise.reject(unsupported('periodic jobs', jobId));
+    return this.#setPaused(jobId, true);
   }
 
   resumePeriodic(jobId: string): Promise<WriteOutcome> {
-    return Promise.reject(unsupported('periodic jobs', jobId));
+    return this.#setPaused(jobId, false);
   }
 
-  forcePeriodic(jobId: string): Promise<Execution> {
-    return Promise.reject(unsupported('periodic jobs', jobId));
+  /** Launches a periodic job's run now, paused or not. */
+  async forcePeriodic(jobId: string): Promise<Execution> {
+    const record = this.#periodicRecord(jobId);
+    return this.#periodic.launch(record).catch((error: unknown) => {
+      throw fromEngine(error);
+    });
   }
 
-  dispatch(jobId: string): Promise<Execution> {
-    return Promise.reject(unsupported('dispatched batch jobs', jobId));
+  #setPaused(jobId: string, paused: boolean): Promise<WriteOutcome> {
+    return this.#exclusive(async (): Promise<WriteOutcome> => {
+      const record = this.#periodicRecord(jobId);
+      if ((record.paused ?? false) === paused) return 'unchanged';
+      const next = { ...record, paused };
+      this.#records.put(next);
+      this.#periodic.arm(next);
+      return 'updated';
+    });
   }
 
-  async getExecution(): Promise<Execution | undefined> {
-    return undefined;
+  #periodicRecord(jobId: string): SwarmJobRecord {
+    const record = this.#records.get(jobId);
+    if (!record || record.status === 'dead')
+      throw new NotFoundError(`job "${jobId}" not found`, { details: { jobId } });
+    if (record.spec.type !== 'periodic')
+      throw new ConflictError(`job "${jobId}" is not periodic`, { code: 'not_periodic', details: { jobId } });
+    return record;
   }
 
-  async listExecutions(): Promise<readonly Execution[]> {
-    return [];
+  /** Runs one execution of a parameterized batch job (a function invocation) as a one-task Swarm job. */
+  async dispatch(jobId: string, request?: DispatchRequest): Promise<Execution> {
+    const record = this.#records.get(jobId);
+    if (!record || record.status === 'dead')
+      throw new NotFoundError(`job "${jobId}" not found`, { details: { jobId } });
+    return this.#executions.dispatch(record, request).catch((error: unknown) => {
+      throw fromEngine(error);
+    });
+  }
+
+  getExecution(executionId: string): Promise<Execution | undefined> {
+    return this.#executions.get(executionId);
+  }
+
+  listExecutions(jobId: string): Promise<readonly Execution[]> {
+    return this.#executions.list(jobId);
   }
 
   async memoryUsage(allocationId: string): Promise<MemoryUsage> {
@@ -266,6 +308,8 @@ export class SwarmScheduler implements Scheduler {
   async close(): Promise<void> {
     await this.#queue.catch(() => undefined);
     this.#logs?.close();
+    this.#executions.close();
+    this.#periodic.close();
     this.#sync.close();
   }
 
@@ -277,32 +321,38 @@ export class SwarmScheduler implements Scheduler {
     const scaled: string[] = [];
     const rolled: string[] = [];
     const scaledCounts: Record<string, number> = {};
-    for (const group of job.taskGroups) {
+    // A parameterized batch job (functions) runs only when dispatched: it has no standing services.
+    for (const group of job.type === 'service' ? job.taskGroups : []) {
       const before = record?.spec.taskGroups.find((g) => g.name === group.name);
       // A count set by scale (autoscaling) stands until the submitted spec changes the group's own count.
       const kept = record?.scaled[group.name];
       if (kept !== undefined && before?.count === group.count) scaledCounts[group.name] = kept;
       const replicas = scaledCounts[group.name] ?? group.count;
-      const written = await this.#write(job, group, version, replicas);
+      const { outcome: written, service } = await this.#objects.write(job, group, version, replicas);
+      // The group's other services (older versions) are removed once this one's tasks pass.
+      this.#handOvers.set(`${job.id}/${group.name}`, { service, replicas });
       // A group whose version changed rolls (to a new service, or back to one still running).
       if (before === undefined || groupVersionHash(record!.spec, before) !== groupVersionHash(job, group))
         rolled.push(group.name);
       else if (written !== 'unchanged') scaled.push(group.name);
     }
     const groups = new Set(job.taskGroups.map((g) => g.name));
-    const removed = await this.#removeServices(
+    const removed = await this.#objects.removeServices(
       (s) => s.Spec?.Labels?.[SwarmLabel.job] === job.id && !groups.has(s.Spec.Labels[SwarmLabel.group] ?? ''),
     );
     for (const key of this.#handOvers.keys())
       if (key.startsWith(`${job.id}/`) && !groups.has(key.slice(job.id.length + 1))) this.#handOvers.delete(key);
-    this.#records.put({
+    const stored: SwarmJobRecord = {
       spec: job,
       version,
       status: 'running',
       submittedAt: same ? record.submittedAt : new Date().toISOString(),
       scaled: scaledCounts,
-    });
-    await this.#removeSecrets(job.id, await this.#secretsInUse(job.id));
+      ...(record?.status === 'running' && record.paused ? { paused: true } : {}),
+    };
+    this.#records.put(stored);
+    this.#periodic.arm(stored);
+    await this.#objects.removeSecrets(job.id, await this.#objects.secretsInUse(job.id));
     await this.#sync.sync();
     const outcome: WriteOutcome =
       record === undefined || record.status === 'dead'
@@ -313,64 +363,6 @@ export class SwarmScheduler implements Scheduler {
     return { outcome, jobVersion: version, scaled, rolled, restarted: [], awaitingPromotion: [] };
   }
 
-  /** Writes one group's secrets and service; `unchanged` when the service already matches. */
-  async #write(
-    job: JobSpec,
-    group: JobSpec['taskGroups'][number],
-    version: number,
-    replicas: number,
-  ): Promise<WriteOutcome> {
-    const secrets = [];
-    for (const secret of groupSecrets(group, this.#appSecrets(job.app))) {
-      const name = secretName(job.id, group.name, secret.key, secret.content);
-      secrets.push({ ...secret, name, id: await this.#secret(job, name, secret.key, secret.content) });
-    }
-    const existing = await this.#currentService(job, group);
-    const name = existing?.Spec?.Name ?? serviceName(job.id, group.name, groupVersionHash(job, group));
-    const jobVersion =
-      existing?.Spec?.Labels?.[SwarmLabel.version] === groupVersionHash(job, group)
-        ? Number(existing.Spec.Labels[SwarmLabel.jobVersion] ?? version)
-        : version;
-    const spec = translateService(job, group, name, {
-      region: this.#region,
-      jobVersion,
-      secrets,
-      replicas,
-      network: NETWORK,
-    });
-    let outcome: WriteOutcome = 'unchanged';
-    if (existing?.Spec) {
-      if (drifted(existing.Spec, spec)) {
-        await this.#engine.getService(existing.ID).update({ version: existing.Version?.Index, ...spec });
-        outcome = 'updated';
-      }
-    } else {
-      await this.#engine.createService(spec);
-      outcome = 'created';
-    }
-    // The group's other services (older versions) are removed once this one's tasks pass.
-    this.#handOvers.set(`${job.id}/${group.name}`, { service: name, replicas });
-    return outcome;
-  }
-
-  /**
-   * The service that runs `group` as `job` has it: the one labelled with the group's version hash. A
-   * group with a static host port has one service, updated in place (stop-first): two services could
-   * not both publish that port on a node.
-   */
-  async #currentService(job: JobSpec, group: JobSpec['taskGroups'][number]): Promise<EngineService | undefined> {
-    const services = await this.#groupServices(job.id, group.name);
-    if (containerPorts(group).some((port) => port.static !== undefined)) return services[0];
-    return services.find((s) => s.Spec?.Labels?.[SwarmLabel.version] === groupVersionHash(job, group));
-  }
-
-  async #groupServices(jobId: string, group: string): Promise<EngineService[]> {
-    const services = (await this.#engine.listServices({
-      filters: { label: [`${SwarmLabel.job}=${jobId}`, `${SwarmLabel.group}=${group}`] },
-    })) as EngineService[];
-    return services.filter((s) => s.Spec?.Labels?.[SwarmLabel.managedBy] === MANAGED_BY);
-  }
-
   /**
    * Start before stop, gated by the platform's checks: a group's older services are removed once the
    * current service has its replicas running, each passing its checks. A version that never passes
@@ -379,7 +371,7 @@ export class SwarmScheduler implements Scheduler {
   async #handOver(): Promise<void> {
     for (const [key, target] of [...this.#handOvers]) {
       const [jobId = '', group = ''] = [key.slice(0, key.lastIndexOf('/')), key.slice(key.lastIndexOf('/') + 1)];
-      const services = await this.#groupServices(jobId, group);
+      const services = await this.#objects.groupServices(jobId, group);
       const current = services.find((s) => s.Spec?.Name === target.service);
       const others = services.filter((s) => s !== current);
       if (current === undefined || others.length === 0) {
@@ -397,97 +389,24 @@ export class SwarmScheduler implements Scheduler {
     }
   }
 
-  /** The id of the secret `name`, created with `content` when absent. */
-  async #secret(job: JobSpec, name: string, key: string, content: string): Promise<string> {
-    const found = (await this.#engine.listSecrets({ filters: { name: [name] } })).find((s) => s.Spec?.Name === name);
-    if (found?.ID) return found.ID;
-    const created = (await this.#engine.createSecret({
-      Name: name,
-      Labels: { [SwarmLabel.managedBy]: MANAGED_BY, [SwarmLabel.job]: job.id, [SwarmLabel.secretOf]: key },
-      Data: Buffer.from(content).toString('base64'),
-    })) as { id?: string; ID?: string };
-    return created.id ?? created.ID ?? (await this.#secret(job, name, key, content));
-  }
-
-  /** The names of the secrets a job's services reference now. */
-  async #secretsInUse(jobId: string): Promise<Set<string>> {
-    const services = (await this.#engine.listServices({ filters: MANAGED })) as EngineService[];
-    return new Set(
-      services
-        .filter((s) => s.Spec?.Labels?.[SwarmLabel.job] === jobId)
-        .flatMap((s) => {
-          return (containerOf(s.Spec)?.Secrets ?? []).map((r) => r.SecretName ?? '');
-        }),
-    );
-  }
-
-  /** Removes a job's secrets other than `keep` (a secret still used by a stopping task is left for the next pass). */
-  async #removeSecrets(jobId: string, keep: Set<string>): Promise<void> {
-    const secrets = await this.#engine.listSecrets({ filters: { label: [`${SwarmLabel.job}=${jobId}`] } });
-    for (const secret of secrets)
-      if (secret.ID && !keep.has(secret.Spec?.Name ?? ''))
-        await this.#engine
-          .getSecret(secret.ID)
-          .remove()
-          .catch(() => undefined);
-  }
-
-  async #removeServices(which: (service: EngineService) => boolean): Promise<number> {
-    const services = (await this.#engine.listServices({ filters: MANAGED })) as EngineService[];
-    let removed = 0;
-    for (const service of services.filter(which)) {
-      await this.#engine.getService(service.ID).remove();
-      removed++;
-    }
-    return removed;
-  }
-
-  /**
-   * The overlay network every task joins: a task's host-mode ports are served through its network,
-   * and tasks on different nodes reach each other on it.
-   */
-  async #ensureNetwork(): Promise<void> {
-    const found = await this.#engine.listNetworks({ filters: { name: [NETWORK] } });
-    if (found.some((n) => n.Name === NETWORK)) return;
-    await this.#engine.createNetwork({
-      Name: NETWORK,
-      Driver: 'overlay',
-      Attachable: true,
-      Labels: { [SwarmLabel.managedBy]: MANAGED_BY },
-    });
-  }
-
   /** Puts back every recorded job's services; removes services of jobs with no running record. */
   async #adopt(): Promise<void> {
+    for (const record of this.#records.all()) this.#periodic.arm(record);
     const running = new Set(
       this.#records
         .all()
         .filter((r) => r.status === 'running')
         .map((r) => r.spec.id),
     );
-    const gone = await this.#removeServices((s) => !running.has(s.Spec?.Labels?.[SwarmLabel.job] ?? ''));
+    const gone = await this.#objects.removeServices((s) => !running.has(s.Spec?.Labels?.[SwarmLabel.job] ?? ''));
     if (gone > 0)
       (this.#options.logger ?? silentLogger()).info({ services: gone }, 'removed swarm services of unknown jobs');
-    for (const record of this.#records.all().filter((r) => r.status === 'running'))
-      for (const group of record.spec.taskGroups)
-        await this.#write(record.spec, group, record.version, record.scaled[group.name] ?? group.count);
-  }
-
-  #appSecrets(app: string): Record<string, string> {
-    const dir = this.#options.appSecretsDir === undefined ? undefined : path.join(this.#options.appSecretsDir, app);
-    if (dir === undefined) return {};
-    let names: string[];
-    try {
-      names = fs.readdirSync(dir);
-    } catch {
-      return {};
-    }
-    const secrets: Record<string, string> = {};
-    for (const name of names.filter((n) => !n.startsWith('.'))) {
-      const file = path.join(dir, name);
-      if (fs.lstatSync(file).isFile()) secrets[name] = fs.readFileSync(file, 'utf8');
-    }
-    return secrets;
+    for (const record of this.#records.all().filter((r) => r.status === 'running' && r.spec.type === 'service'))
+      for (const group of record.spec.taskGroups) {
+        const replicas = record.scaled[group.name] ?? group.count;
+        const { service } = await this.#objects.write(record.spec, group, record.version, replicas);
+        this.#handOvers.set(`${record.spec.id}/${group.name}`, { service, replicas });
+      }
   }
 
   #checkOf(service: string): { path: string; intervalMs: number; timeoutMs: number } | undefined {
@@ -504,26 +423,24 @@ export class SwarmScheduler implements Scheduler {
   }
 
   #exclusive<T>(work: () => Promise<T>): Promise<T> {
-    const next = this.#queue.then(work, work);
+    const guarded = () =>
+      work().catch((error: unknown) => {
+        throw fromEngine(error);
+      });
+    const next = this.#queue.then(guarded, guarded);
     this.#queue = next.catch(() => undefined);
     return next;
   }
 }
 
-function statusOf(record: SwarmJobRecord): JobStatus {
+function statusOf(record: SwarmJobRecord, nextLaunchAt: string | undefined): JobStatus {
   return {
     spec: record.spec,
     version: record.version,
     status: record.status,
-    paused: false,
+    paused: record.paused ?? false,
     awaitingPromotion: [],
     submittedAt: record.submittedAt,
+    ...(nextLaunchAt !== undefined ? { nextLaunchAt } : {}),
   };
-}
-
-function unsupported(what: string, jobId: string): ConflictError {
-  return new ConflictError(`the swarm driver does not run ${what} (job "${jobId}"): docs/drivers.md`, {
-    code: 'unsupported_by_driver',
-    details: { driver: 'swarm', job: jobId },
-  });
 }

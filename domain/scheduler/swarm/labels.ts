@@ -22,6 +22,10 @@ export const SwarmLabel = {
   memoryMb: 'io.svc.memory-mb',
   /** Hash of the service spec as the driver last wrote it: equal means nothing to write. */
   fingerprint: 'io.svc.fingerprint',
+  /** The execution (a dispatch or a cron tick) a run-once service and its task are. */
+  execution: 'io.svc.execution',
+  /** What a run-once service is: `dispatch` (a function invocation) or `periodic_child` (a cron tick). */
+  kind: 'io.svc.kind',
   /** The secret's key (an app secret file or a rendered file), on secrets the driver writes. */
   secretOf: 'io.svc.secret-of',
 } as const;

@@ -98,7 +98,13 @@ export function taskToAllocation(task: SwarmTask, placement: SwarmPlacement): Al
     app: labels[SwarmLabel.app] ?? '',
     taskGroup: labels[SwarmLabel.group] ?? '',
     jobVersion: Number(labels[SwarmLabel.jobVersion] ?? 1),
-    kind: 'group',
+    kind:
+      labels[SwarmLabel.execution] === undefined
+        ? 'group'
+        : labels[SwarmLabel.kind] === 'periodic_child'
+          ? 'periodic_child'
+          : 'dispatch',
+    ...(labels[SwarmLabel.execution] !== undefined ? { executionId: labels[SwarmLabel.execution] } : {}),
     index: Math.max(0, (task.Slot ?? 1) - 1),
     canary: false,
     status,

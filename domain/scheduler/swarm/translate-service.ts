@@ -109,6 +109,16 @@ export interface TranslateServiceOptions {
   readonly secrets: readonly (GroupSecret & { readonly name: string; readonly id: string })[];
   /** The Swarm network tasks join (their host-mode ports are served through it). */
   readonly network?: string;
+  /**
+   * One run of the group (a dispatch, or a cron tick): a replicated job of one task that is never
+   * restarted, with the run's own environment, labelled with the execution id.
+   */
+  readonly execution?: {
+    readonly id: string;
+    readonly env: Readonly<Record<string, string>>;
+    /** A function invocation, or a cron tick. @default dispatch */
+    readonly kind?: 'dispatch' | 'periodic_child';
+  };
   /** Replicas: the group's count unless the driver keeps another (a scale since the submission). */
   readonly replicas?: number;
 }
@@ -137,6 +147,7 @@ export function translateService(
     SVC_REGION: job.region ?? options.region,
     SVC_DC: job.datacenters?.[0] ?? 'dc1',
     SVC_MEMORY_LIMIT_MB: String(task.resources.memoryMb),
+    ...(options.execution ? { SVC_EXECUTION_ID: options.execution.id, ...options.execution.env } : {}),
   });
   const services = group.services.map((s) => ({
     name: s.name,
@@ -154,6 +165,9 @@ export function translateService(
     [SwarmLabel.ports]: canonicalJson(ports.map(({ label, value }) => ({ label, value }))),
     [SwarmLabel.services]: canonicalJson(services),
     [SwarmLabel.memoryMb]: String(task.resources.memoryMb),
+    ...(options.execution
+      ? { [SwarmLabel.execution]: options.execution.id, [SwarmLabel.kind]: options.execution.kind ?? 'dispatch' }
+      : {}),
   };
   const restart = group.restart;
   const user = taskUser(task.user);
@@ -191,7 +205,7 @@ export function translateService(
         },
       },
       RestartPolicy: {
-        Condition: 'any',
+        Condition: options.execution ? 'none' : 'any',
         ...(restart ? { Delay: restart.initialDelay.milliseconds * NS_PER_MS } : {}),
         ...(restart?.attempts !== undefined
           ? { MaxAttempts: restart.attempts, Window: (restart.interval?.milliseconds ?? 30 * 60_000) * NS_PER_MS }
@@ -202,18 +216,25 @@ export function translateService(
         ? { Placement: { Constraints: [`node.labels.${NODE_POOL_LABEL}==${job.nodePool}`] } }
         : {}),
     },
-    Mode: { Replicated: { Replicas: options.replicas ?? group.count } },
-    UpdateConfig: { Parallelism: 1, Order: order, FailureAction: 'rollback', Monitor: 5_000 * NS_PER_MS },
-    RollbackConfig: { Parallelism: 1, Order: order, FailureAction: 'pause' },
-    EndpointSpec: {
-      Mode: 'vip',
-      Ports: ports.map((port) => ({
-        Protocol: 'tcp' as const,
-        TargetPort: port.value,
-        PublishMode: 'host' as const,
-        ...(port.static !== undefined ? { PublishedPort: port.static } : {}),
-      })),
-    },
+    Mode: options.execution
+      ? { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } }
+      : { Replicated: { Replicas: options.replicas ?? group.count } },
+    // A run-once job has no rolling update and no ports.
+    ...(options.execution
+      ? {}
+      : {
+          UpdateConfig: { Parallelism: 1, Order: order, FailureAction: 'rollback', Monitor: 5_000 * NS_PER_MS },
+          RollbackConfig: { Parallelism: 1, Order: order, FailureAction: 'pause' },
+          EndpointSpec: {
+            Mode: 'vip',
+            Ports: ports.map((port) => ({
+              Protocol: 'tcp' as const,
+              TargetPort: port.value,
+              PublishMode: 'host' as const,
+              ...(port.static !== undefined ? { PublishedPort: port.static } : {}),
+            })),
+          },
+        }),
   };
   return { ...spec, Labels: { ...labels, [SwarmLabel.fingerprint]: shortHash(canonicalJson(spec), 16) } };
 }

@@ -1,6 +1,6 @@
 /**
- * What the swarm driver runs (docs/drivers.md): service jobs of images, on their own ports. A job it
- * cannot honour is refused with the reason, before anything is written.
+ * What the swarm driver runs (docs/drivers.md): service jobs, cron (periodic) jobs and dispatched batch
+ * jobs (functions) of images. A job it cannot honour is refused with the reason, before anything is written.
  */
 import { ValidationError } from '../../errors.js';
 import type { JobSpec } from '../job.js';
@@ -8,9 +8,9 @@ import type { JobSpec } from '../job.js';
 /** Refuses a job the swarm driver cannot run. */
 export function validateJobForSwarm(job: JobSpec): void {
   const problems: string[] = [];
-  if (job.type !== 'service')
+  if (job.type === 'batch' && job.parameterized === undefined)
     problems.push(
-      `job type "${job.type}": the swarm driver runs service jobs (cron and functions run on the local driver)`,
+      'job type "batch" without parameters: the swarm driver runs batch jobs only when dispatched (functions)',
     );
   for (const group of job.taskGroups) {
     if (group.task.image === undefined)

@@ -88,18 +88,6 @@ function checkSwarmLimits(spec: Fields, driver: SchedulerDriver, out: RawFinding
       SpecRule.driverUnsupported,
       'volumes are not mounted on the swarm driver yet, so a deploy of this app is refused there; remove volumes, or run the app on the local driver',
     );
-  if (!isRecord(spec.processes)) return;
-  for (const [name, process] of Object.entries(spec.processes)) {
-    if (!isRecord(process)) continue;
-    for (const field of ['schedule', 'function'] as const)
-      if (process[field] !== undefined)
-        warn(
-          out,
-          ['processes', name, field],
-          SpecRule.driverUnsupported,
-          `the swarm driver runs long-running processes only, so a ${field === 'schedule' ? 'cron' : 'function'} process makes a deploy of this app refused there; run the app on the local or kubernetes driver`,
-        );
-  }
 }
 
 /** Warnings for the fields of `spec` that `driver` does not honour. */

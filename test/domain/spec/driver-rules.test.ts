@@ -47,7 +47,7 @@ test('validation checks for the local driver when none is named', (t) => {
   );
 });
 
-test('the swarm driver honours the node pool and warns about weights, endpoint regions, volumes, cron and functions', (t) => {
+test('the swarm driver honours the node pool, cron and functions, and warns about weights, endpoint regions and volumes', (t) => {
   t.deepEqual(warnings(SchedulerDriver.swarm), [
     [SpecRule.driverTrafficWeight, 'regions.us.trafficWeight', '4:23', 'warning'],
     [SpecRule.driverEndpointRegion, 'endpoints[0].region', '12:13', 'warning'],
@@ -67,10 +67,7 @@ processes:
   t.true(result.valid);
   t.deepEqual(
     result.findings.filter((f) => f.rule === SpecRule.driverUnsupported).map((f) => [f.path, `${f.line}:${f.column}`]),
-    [
-      ['volumes', '2:1'],
-      ['processes.nightly.schedule', '10:15'],
-    ],
+    [['volumes', '2:1']],
   );
   t.deepEqual(
     validateInfraspec(withJobs, { driver: 'local' }).findings.filter((f) => f.rule === SpecRule.driverUnsupported),

@@ -34,6 +34,7 @@ import { deployAndWait, git, initAppsRepo, startPlane, waitForApp } from '../../
 import { hostRequest } from '../../routing/wake-harness.js';
 import { request } from '../../helpers/servers.js';
 import { attachSession } from '../../exec/exec-harness.js';
+import { FUNCTION_PROGRAM, type ExecutionView } from '../../functions/functions-harness.js';
 import { serviceGroup } from '../local-scheduler/fixtures.js';
 
 const SERVER = `const http = require('node:http'); const fs = require('node:fs');
@@ -222,14 +223,28 @@ test.serial('jobs the swarm driver cannot run are refused with the reason', asyn
   const services = new LocalRegistry();
   const driver = await openDriver(services);
   t.teardown(() => driver.close());
-  const periodic: JobSpec = { ...job('cron-demo', 'v1'), type: 'periodic', periodic: { cron: '* * * * *' } };
-  const error = await t.throwsAsync(driver.submitJob(periodic));
-  t.regex(error.message, /swarm driver runs service jobs/);
+  const withVolume = job('vol-demo', 'v1');
+  const mounted: JobSpec = {
+    ...withVolume,
+    taskGroups: [
+      {
+        ...withVolume.taskGroups[0]!,
+        task: {
+          ...withVolume.taskGroups[0]!.task,
+          volumes: [{ volume: 'data', destination: '/data', readOnly: false }],
+        },
+      },
+    ],
+  };
+  const error = await t.throwsAsync(driver.submitJob(mounted));
+  t.regex(error.message, /mounts volumes, which the swarm driver does not mount yet/);
+  const batch: JobSpec = { ...job('once', 'v1'), type: 'batch' };
+  await t.throwsAsync(driver.submitJob(batch), { message: /runs batch jobs only when dispatched/ });
   const noImage = job('plain', 'v1');
   const { image: _image, ...task } = noImage.taskGroups[0]!.task;
   const hostJob: JobSpec = { ...noImage, taskGroups: [{ ...noImage.taskGroups[0]!, task }] };
   await t.throwsAsync(driver.submitJob(hostJob), { message: /has no image/ });
-  await t.throwsAsync(driver.dispatch('cron-demo'), { message: /does not run dispatched batch jobs/ });
+  await t.throwsAsync(driver.dispatch('vol-demo'), { message: /job "vol-demo" not found/ });
 });
 
 const HOST = 'shop.example.test';
@@ -384,5 +399,90 @@ test.serial(
     t.log(`first request answered after ${Date.now() - started} ms (replicas 0 to 1)`);
     const [awake] = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } });
     t.is(awake!.Spec!.Mode!.Replicated!.Replicas, 1);
+  },
+);
+
+test.serial(
+  'on the swarm driver functions and cron runs are one-task Swarm jobs: output, failure, timeout, ticks, trigger and pause',
+  async (t) => {
+    t.timeout(400_000);
+    const config = containerConfig(t, { SVC_SCHEDULER_DRIVER: 'swarm', SVC_SWARM_HOST: context.swarm.host });
+    initAppsRepo(config);
+    const dir = path.join(config.appsDir, 'fns');
+    fs.mkdirSync(dir, { recursive: true });
+    fs.writeFileSync(
+      path.join(dir, 'infraspec.yaml'),
+      'name: fns\ndeploy: true\nenv:\n  GREETING: hello from swarm\nprocesses:\n  echo:\n    function:\n      timeout: 20s\n  slow:\n    function:\n      timeout: 2s\n  tick:\n    command: node fn.mjs\n    schedule: "*/2 * * * * *"\n',
+    );
+    fs.writeFileSync(path.join(dir, 'fn.mjs'), FUNCTION_PROGRAM);
+    fs.writeFileSync(
+      path.join(dir, 'Dockerfile'),
+      'FROM node:20-bookworm-slim\nWORKDIR /app\nCOPY fn.mjs ./\nCMD ["node", "fn.mjs"]\n',
+    );
+    git(config.appsDir, 'add', '-A');
+    git(config.appsDir, 'commit', '-q', '-m', 'fns');
+    const plane = await startPlane(t, config);
+    const { port } = JSON.parse(fs.readFileSync(managedRegistryLayout(config.dataDir).state, 'utf8')) as {
+      port: number;
+    };
+    t.teardown(() => removeRegistryImages(`127.0.0.1:${port}`));
+    await waitForApp(plane, 'fns');
+    const deployed = await deployAndWait(plane, 'fns', {}, 'deploy', 300_000);
+    t.is(deployed.operation.status, 'succeeded', JSON.stringify(deployed.steps));
+    const scheduler = await plane.reconcilers.targets.get();
+
+    const run = async (process: string, body: unknown): Promise<ExecutionView> => {
+      const started = await request(`${plane.url}/api/apps/fns/invoke`, { method: 'POST', json: { process, body } });
+      t.is(started.status, 202, started.text);
+      return waitForChange(
+        [(listener) => scheduler.watch(() => listener())],
+        async () => {
+          const history = await request(
+            `${plane.url}/api/apps/fns/function/history?execution=${started.body.executionId}`,
+          );
+          const record = (history.body.executions as ExecutionView[])[0];
+          return record !== undefined && record.status !== 'running' ? record : undefined;
+        },
+        { what: `execution ${started.body.executionId} finished`, timeoutMs: 60_000 },
+      );
+    };
+    const ok = await run('echo', { greeting: 'hi' });
+    t.like(ok, { status: 'succeeded', exitCode: 0 });
+    t.like(JSON.parse(ok.output), { body: '{"greeting":"hi"}', greeting: 'hello from swarm', job: 'fns-echo' });
+    const failed = await run('echo', { fail: true });
+    t.like(failed, { status: 'failed', exitCode: 1, errorOutput: 'boom: asked to fail\n' });
+    const hung = await run('slow', { hang: true });
+    t.is(hung.status, 'timed_out');
+    // The cron process ticks every 2 s on its own, and a trigger runs it at once.
+    const cronJob = (await scheduler.listJobs({ app: 'fns' })).find((j) => j.spec.type === 'periodic')!;
+    t.truthy(cronJob.nextLaunchAt);
+    const ticked = await waitForChange(
+      [(listener) => scheduler.watch(() => listener())],
+      async () => (await scheduler.listExecutions(cronJob.spec.id)).find((e) => e.status === 'succeeded'),
+      { what: 'a scheduled cron run', timeoutMs: 60_000 },
+    );
+    t.like(JSON.parse(ticked.output), { greeting: 'hello from swarm', job: cronJob.spec.id });
+    t.is((await request(`${plane.url}/api/apps/fns/cron/pause`, { method: 'POST', json: { by: 'ops' } })).status, 200);
+    t.true((await scheduler.getJob(cronJob.spec.id))!.paused);
+    t.is((await scheduler.getJob(cronJob.spec.id))!.nextLaunchAt, undefined);
+    const triggered = await request(`${plane.url}/api/apps/fns/cron/trigger`, { method: 'POST', json: { by: 'ops' } });
+    t.is(triggered.status, 202, triggered.text);
+    const forced = await waitForChange(
+      [(listener) => scheduler.watch(() => listener())],
+      async () => {
+        const found = await scheduler.getExecution((triggered.body.executions[0] as { id: string }).id);
+        return found && found.status !== 'running' ? found : undefined;
+      },
+      { what: 'the triggered cron run', timeoutMs: 60_000 },
+    );
+    t.is(forced.status, 'succeeded', forced.errorOutput);
+
+    // Each run's service is gone once its execution is recorded.
+    await waitForChange(
+      [(listener) => scheduler.watch(() => listener())],
+      async () => (await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=fns'] } })).length === 0,
+      { what: 'no run left on the swarm', timeoutMs: 30_000 },
+    );
+    t.pass();
   },
 );
