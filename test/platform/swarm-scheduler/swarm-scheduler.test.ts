@@ -486,3 +486,38 @@ test.serial(
     t.pass();
   },
 );
+
+test.serial('a node pool places tasks only on nodes labelled svc.node-pool with it', async (t) => {
+  t.timeout(120_000);
+  const { engine } = context.swarm;
+  const [node] = await engine.listNodes();
+  await engine.getNode(node!.ID).update({
+    version: node!.Version!.Index,
+    Role: node!.Spec!.Role,
+    Availability: node!.Spec!.Availability,
+    Labels: { 'svc.node-pool': 'edge' },
+  });
+  const services = new LocalRegistry();
+  const driver = await openDriver(services);
+  t.teardown(async () => {
+    await driver.stopJob('edge-app').catch(() => undefined);
+    await driver.stopJob('gpu-app').catch(() => undefined);
+    await driver.close();
+  });
+  const placed = (id: string, pool: string): JobSpec => ({ ...job(id, 'v1'), nodePool: pool });
+  await driver.submitJob(placed('edge-app', 'edge'));
+  await driver.submitJob(placed('gpu-app', 'gpu'));
+  const [edge] = await passing(services, driver, 1, 'v1 65532 none');
+  t.is(edge!.app, 'edge-app');
+  const gpu = await waitForChange(
+    [(listener) => driver.watch(() => listener())],
+    async () =>
+      (await driver.listAllocations({ app: 'gpu-app' })).find((a) =>
+        /no suitable node/.test(a.statusDescription ?? ''),
+      ),
+    { what: 'the gpu-app task waiting for a node', timeoutMs: 60_000 },
+  );
+  t.is(gpu.status, 'pending');
+  const spec = (await engine.listServices({ filters: { label: ['io.svc.job=gpu-app'] } }))[0]!.Spec!;
+  t.deepEqual(spec.TaskTemplate?.Placement?.Constraints, ['node.labels.svc.node-pool==gpu']);
+});
