@@ -21,6 +21,7 @@ import type {
 } from '@kubernetes/client-node';
 import { canonicalJson } from '../../canonical-json.js';
 import { filesFingerprint, rollFingerprint } from '../fingerprint.js';
+import { containerTaskVariables } from '../container-task-variables.js';
 import type { JobSpec, TaskGroupSpec } from '../job.js';
 import { ALLOC_DIR, MANAGED_BY, SvcAnnotation, SvcLabel, SvcRole } from './labels.js';
 import { dns1035Label, dnsLabel, labelValue, portName, shortHash } from './names.js';
@@ -149,17 +150,7 @@ function container(
     plain[`SVC_ADDR_${envLabel(port.label)}`] = `$(SVC_POD_IP):${port.value}`;
     if (port.label === primary) plain.PORT = String(port.value);
   }
-  Object.assign(plain, {
-    SVC_ALLOC_DIR: ALLOC_DIR,
-    SVC_SECRETS_DIR: `${ALLOC_DIR}/secrets`,
-    SVC_TASK_DIR: `${ALLOC_DIR}/local`,
-    SVC_JOB_ID: job.id,
-    SVC_TASK_GROUP: group.name,
-    SVC_REGION: job.region ?? target.region,
-    SVC_DC: job.datacenters?.[0] ?? 'dc1',
-    SVC_MEMORY_LIMIT_MB: String(task.resources.memoryMb),
-    ...extraEnv,
-  });
+  Object.assign(plain, containerTaskVariables(job, group, target.region, ALLOC_DIR), extraEnv);
   for (const name of Object.keys(plain).sort()) env.push({ name, value: plain[name]! });
 
   const mounts: V1VolumeMount[] = [{ name: 'alloc', mountPath: ALLOC_DIR }];

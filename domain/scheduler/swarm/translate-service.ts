@@ -16,6 +16,7 @@
 import type Dockerode from 'dockerode';
 import { canonicalJson } from '../../canonical-json.js';
 import { filesFingerprint, rollFingerprint } from '../fingerprint.js';
+import { containerTaskVariables } from '../container-task-variables.js';
 import type { JobSpec, TaskGroupSpec } from '../job.js';
 import { ALLOC_DIR, FIRST_DYNAMIC_PORT, MANAGED_BY, NODE_POOL_LABEL, SwarmLabel } from './labels.js';
 import { shortHash } from './names.js';
@@ -139,16 +140,11 @@ export function translateService(
     env[`SVC_ADDR_${envLabel(port.label)}`] = `0.0.0.0:${port.value}`;
     if (port.label === primary) env.PORT = String(port.value);
   }
-  Object.assign(env, {
-    SVC_ALLOC_DIR: ALLOC_DIR,
-    SVC_SECRETS_DIR: `${ALLOC_DIR}/secrets`,
-    SVC_JOB_ID: job.id,
-    SVC_TASK_GROUP: group.name,
-    SVC_REGION: job.region ?? options.region,
-    SVC_DC: job.datacenters?.[0] ?? 'dc1',
-    SVC_MEMORY_LIMIT_MB: String(task.resources.memoryMb),
-    ...(options.execution ? { SVC_EXECUTION_ID: options.execution.id, ...options.execution.env } : {}),
-  });
+  Object.assign(
+    env,
+    containerTaskVariables(job, group, options.region, ALLOC_DIR),
+    options.execution ? { SVC_EXECUTION_ID: options.execution.id, ...options.execution.env } : {},
+  );
   const services = group.services.map((s) => ({
     name: s.name,
     portLabel: s.portLabel,
@@ -191,6 +187,15 @@ export function translateService(
         CapabilityDrop: ['ALL'],
         StopSignal: group.drain.signal,
         StopGracePeriod: group.drain.timeout.milliseconds * NS_PER_MS,
+        // The task's own scratch folder (`SVC_TASK_DIR`), in memory, writable by its user.
+        Mounts: [
+          {
+            Type: 'tmpfs' as const,
+            Source: '',
+            Target: `${ALLOC_DIR}/local`,
+            TmpfsOptions: { SizeBytes: 64 * MIB, Mode: 0o1777 },
+          },
+        ],
         Secrets: options.secrets.map((secret) => ({
           SecretID: secret.id,
           SecretName: secret.name,

@@ -12,10 +12,11 @@
 import fs, { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import test from 'ava';
+import test, { type ExecutionContext } from 'ava';
 import type Docker from 'dockerode';
 import { instanceStatus } from '../../../domain/registry/index.js';
 import type { JobSpec } from '../../../domain/scheduler/index.js';
+import type { ControlPlane } from '../../../wiring/control-plane.js';
 import { ManagedRegistry } from '../../../platform/containers/managed-registry.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
 import { silentLogger } from '../../../platform/logger.js';
@@ -247,6 +248,33 @@ test.serial('jobs the swarm driver cannot run are refused with the reason', asyn
   await t.throwsAsync(driver.dispatch('vol-demo'), { message: /job "vol-demo" not found/ });
 });
 
+/**
+ * A control plane on the test's swarm with `app` committed by `commit`, deployed; its services on the
+ * swarm and its images in podman's storage are removed when the test ends.
+ */
+async function deployedOnSwarm(
+  t: ExecutionContext,
+  app: string,
+  commit: (appsDir: string) => void,
+): Promise<{ plane: ControlPlane; registryPort: number; appsDir: string }> {
+  const config = containerConfig(t, { SVC_SCHEDULER_DRIVER: 'swarm', SVC_SWARM_HOST: context.swarm.host });
+  initAppsRepo(config);
+  commit(config.appsDir);
+  const plane = await startPlane(t, config);
+  const { port } = JSON.parse(fs.readFileSync(managedRegistryLayout(config.dataDir).state, 'utf8')) as {
+    port: number;
+  };
+  t.teardown(() => removeRegistryImages(`127.0.0.1:${port}`));
+  t.teardown(async () => {
+    for (const service of await context.swarm.engine.listServices({ filters: { label: [`io.svc.app=${app}`] } }))
+      await context.swarm.engine.getService(service.ID).remove();
+  });
+  await waitForApp(plane, app);
+  const deployed = await deployAndWait(plane, app, {}, 'deploy', 300_000);
+  t.is(deployed.operation.status, 'succeeded', JSON.stringify(deployed.steps));
+  return { plane, registryPort: port, appsDir: config.appsDir };
+}
+
 const HOST = 'shop.example.test';
 
 /** The first line of `app`'s log containing `text`, awaited through `GET /api/v1/apps/<app>/logs?follow=true`. */
@@ -298,21 +326,7 @@ test.serial(
   'a control plane on the swarm driver deploys a Dockerfile app to the swarm and rolls a new version under load without a failed request',
   async (t) => {
     t.timeout(400_000);
-    const config = containerConfig(t, { SVC_SCHEDULER_DRIVER: 'swarm', SVC_SWARM_HOST: context.swarm.host });
-    initAppsRepo(config);
-    commitShop(config.appsDir, 'v1');
-    const plane = await startPlane(t, config);
-    const { port } = JSON.parse(fs.readFileSync(managedRegistryLayout(config.dataDir).state, 'utf8')) as {
-      port: number;
-    };
-    t.teardown(() => removeRegistryImages(`127.0.0.1:${port}`));
-    t.teardown(async () => {
-      for (const service of await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } }))
-        await context.swarm.engine.getService(service.ID).remove();
-    });
-    await waitForApp(plane, 'shop');
-    const first = await deployAndWait(plane, 'shop', {}, 'deploy', 300_000);
-    t.is(first.operation.status, 'succeeded', JSON.stringify(first.steps));
+    const { plane, registryPort: port, appsDir } = await deployedOnSwarm(t, 'shop', (dir) => commitShop(dir, 'v1'));
     t.is((await hostRequest(plane.url, { host: HOST })).text, 'v1');
 
     // The service runs the release manifest's image, by digest from the managed registry.
@@ -329,10 +343,17 @@ test.serial(
     // svc exec runs in the task's own container, as its user, through the engine.
     const once = await request(`${plane.url}/api/apps/shop/exec`, {
       method: 'POST',
-      json: { command: ['sh', '-c', 'id -u; echo "port=$PORT"; cat; echo oops >&2; exit 4'], stdin: 'from-stdin' },
+      json: {
+        command: [
+          'sh',
+          '-c',
+          'id -u; echo "port=$PORT"; touch "$SVC_TASK_DIR/x" && echo scratch; cat; echo oops >&2; exit 4',
+        ],
+        stdin: 'from-stdin',
+      },
     });
     t.is(once.status, 200, once.text);
-    t.like(once.body, { exitCode: 4, stdout: '65532\nport=8080\nfrom-stdin', stderr: 'oops\n' });
+    t.like(once.body, { exitCode: 4, stdout: '65532\nport=8080\nscratch\nfrom-stdin', stderr: 'oops\n' });
     const created = await request(`${plane.url}/api/v1/exec-sessions`, {
       method: 'POST',
       json: { app: 'shop', cols: 100, rows: 30 },
@@ -356,7 +377,7 @@ test.serial(
       timeoutMs: 20_000,
     });
     t.teardown(() => load.stop());
-    commitShop(config.appsDir, 'v2');
+    commitShop(appsDir, 'v2');
     const second = await deployAndWait(plane, 'shop', {}, 'deploy', 300_000);
     t.is(second.operation.status, 'succeeded', JSON.stringify(second.steps));
     await waitForChange(
@@ -375,21 +396,9 @@ test.serial(
   'on the swarm driver a process at zero replicas wakes on its first request through the gateway',
   async (t) => {
     t.timeout(400_000);
-    const config = containerConfig(t, { SVC_SCHEDULER_DRIVER: 'swarm', SVC_SWARM_HOST: context.swarm.host });
-    initAppsRepo(config);
-    commitShop(config.appsDir, 'lazy', '    scaling:\n      min: 0\n');
-    const plane = await startPlane(t, config);
-    const { port } = JSON.parse(fs.readFileSync(managedRegistryLayout(config.dataDir).state, 'utf8')) as {
-      port: number;
-    };
-    t.teardown(() => removeRegistryImages(`127.0.0.1:${port}`));
-    t.teardown(async () => {
-      for (const service of await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } }))
-        await context.swarm.engine.getService(service.ID).remove();
-    });
-    await waitForApp(plane, 'shop');
-    const deployed = await deployAndWait(plane, 'shop', {}, 'deploy', 300_000);
-    t.is(deployed.operation.status, 'succeeded', JSON.stringify(deployed.steps));
+    const { plane } = await deployedOnSwarm(t, 'shop', (dir) =>
+      commitShop(dir, 'lazy', '    scaling:\n      min: 0\n'),
+    );
     const [asleep] = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } });
     t.is(asleep!.Spec!.Mode!.Replicated!.Replicas, 0, 'deployed at zero replicas');
 
@@ -406,29 +415,21 @@ test.serial(
   'on the swarm driver functions and cron runs are one-task Swarm jobs: output, failure, timeout, ticks, trigger and pause',
   async (t) => {
     t.timeout(400_000);
-    const config = containerConfig(t, { SVC_SCHEDULER_DRIVER: 'swarm', SVC_SWARM_HOST: context.swarm.host });
-    initAppsRepo(config);
-    const dir = path.join(config.appsDir, 'fns');
-    fs.mkdirSync(dir, { recursive: true });
-    fs.writeFileSync(
-      path.join(dir, 'infraspec.yaml'),
-      'name: fns\ndeploy: true\nenv:\n  GREETING: hello from swarm\nprocesses:\n  echo:\n    function:\n      timeout: 20s\n  slow:\n    function:\n      timeout: 2s\n  tick:\n    command: node fn.mjs\n    schedule: "*/2 * * * * *"\n',
-    );
-    fs.writeFileSync(path.join(dir, 'fn.mjs'), FUNCTION_PROGRAM);
-    fs.writeFileSync(
-      path.join(dir, 'Dockerfile'),
-      'FROM node:20-bookworm-slim\nWORKDIR /app\nCOPY fn.mjs ./\nCMD ["node", "fn.mjs"]\n',
-    );
-    git(config.appsDir, 'add', '-A');
-    git(config.appsDir, 'commit', '-q', '-m', 'fns');
-    const plane = await startPlane(t, config);
-    const { port } = JSON.parse(fs.readFileSync(managedRegistryLayout(config.dataDir).state, 'utf8')) as {
-      port: number;
-    };
-    t.teardown(() => removeRegistryImages(`127.0.0.1:${port}`));
-    await waitForApp(plane, 'fns');
-    const deployed = await deployAndWait(plane, 'fns', {}, 'deploy', 300_000);
-    t.is(deployed.operation.status, 'succeeded', JSON.stringify(deployed.steps));
+    const { plane } = await deployedOnSwarm(t, 'fns', (appsDir) => {
+      const dir = path.join(appsDir, 'fns');
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(
+        path.join(dir, 'infraspec.yaml'),
+        'name: fns\ndeploy: true\nenv:\n  GREETING: hello from swarm\nprocesses:\n  echo:\n      function:\n        timeout: 20s\n  slow:\n      function:\n        timeout: 2s\n  tick:\n      command: node fn.mjs\n      schedule: "*/2 * * * * *"\n',
+      );
+      fs.writeFileSync(path.join(dir, 'fn.mjs'), FUNCTION_PROGRAM);
+      fs.writeFileSync(
+        path.join(dir, 'Dockerfile'),
+        'FROM node:20-bookworm-slim\nWORKDIR /app\nCOPY fn.mjs ./\nCMD ["node", "fn.mjs"]\n',
+      );
+      git(appsDir, 'add', '-A');
+      git(appsDir, 'commit', '-q', '-m', 'fns');
+    });
     const scheduler = await plane.reconcilers.targets.get();
 
     const run = async (process: string, body: unknown): Promise<ExecutionView> => {
