@@ -299,6 +299,12 @@ export class SwarmScheduler implements Scheduler {
     return allocation.memory;
   }
 
+  /** Calls `listener` after each round of CPU and memory samples of running tasks. */
+  onSampled(listener: () => void): Unsubscribe {
+    this.#sync.events.on('sampled', listener);
+    return () => this.#sync.events.off('sampled', listener);
+  }
+
   watch(listener: (change: AllocationChange) => void): Unsubscribe {
     this.#sync.events.on('change', listener);
     return () => this.#sync.events.off('change', listener);

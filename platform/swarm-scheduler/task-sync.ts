@@ -3,7 +3,8 @@
  * wrote, at start, on each engine event about those services and their containers (Docker's event
  * stream), and every `resyncMs` in case an event was missed. Each task whose state changed becomes an
  * `AllocationChange`; each running task with a published port is registered with its node's address
- * and the platform's own HTTP check, the same check the local driver runs.
+ * and the platform's own HTTP check, the same check the local driver runs. Running tasks' CPU and
+ * memory are sampled about every second (`task-stats.ts`).
  */
 import { EventEmitter } from 'node:events';
 import type Docker from 'dockerode';
@@ -19,6 +20,7 @@ import {
   type SwarmTask,
 } from '../../domain/scheduler/swarm/index.js';
 import { HttpHealthCheck } from '../local-scheduler/allocations/http-health-check.js';
+import { TaskStats } from './task-stats.js';
 
 /** How soon a task on its way to running is read again. */
 const SETTLE_MS = 100;
@@ -59,6 +61,9 @@ export class TaskSync {
   readonly #seen = new Map<string, Allocation>();
   readonly #checks = new Map<string, { readonly runner: HttpHealthCheck; readonly checked: boolean }>();
   readonly #nodes = new Map<string, string>();
+  /** The container of each running task, by allocation (task) id. */
+  readonly #containerOf = new Map<string, string>();
+  readonly #stats: TaskStats;
   /** Tasks (allocation ids) whose group registers a checked service. */
   readonly #checked = new Set<string>();
   /** The service of each task, by allocation (task) id. */
@@ -73,6 +78,15 @@ export class TaskSync {
   constructor(options: TaskSyncOptions) {
     this.#options = options;
     this.events.setMaxListeners(0);
+    this.#stats = new TaskStats(options.engine, () =>
+      [...this.#seen.values()].flatMap((a) => {
+        const container = this.#containerOf.get(a.id);
+        return a.status === 'running' && container !== undefined
+          ? [{ allocation: a.id, container, limitBytes: a.memory.limitBytes }]
+          : [];
+      }),
+    );
+    this.#stats.events.on('sampled', () => this.events.emit('sampled'));
   }
 
   /** Reads the tasks once, then follows the engine's events. */
@@ -86,11 +100,16 @@ export class TaskSync {
     stream.on('error', (error: unknown) => this.#options.logger.warn({ err: error }, 'swarm event stream failed'));
     this.#timer = setInterval(() => void this.sync().catch(() => undefined), this.#options.resyncMs ?? 5000);
     this.#timer.unref();
+    this.#stats.start();
   }
 
   /** The allocations last read, by task id. */
   allocations(): Allocation[] {
-    return [...this.#seen.values()];
+    return [...this.#seen.values()].map((allocation) => {
+      const cpu = this.#stats.cpuOf(allocation.id);
+      const memory = this.#stats.memoryOf(allocation.id);
+      return { ...allocation, ...(cpu ? { cpu } : {}), ...(memory ? { memory } : {}) };
+    });
   }
 
   /**
@@ -132,6 +151,7 @@ export class TaskSync {
     this.#closed = true;
     clearInterval(this.#timer);
     clearTimeout(this.#settle);
+    this.#stats.close();
     (this.#stream as unknown as { destroy?: () => void } | undefined)?.destroy?.();
     for (const [id, check] of this.#checks) {
       check.runner.stop();
@@ -161,6 +181,8 @@ export class TaskSync {
       const allocation = taskToAllocation(task, placement);
       ids.add(allocation.id);
       if (task.ServiceID !== undefined) this.#serviceOf.set(allocation.id, task.ServiceID);
+      const container = task.Status?.ContainerStatus?.ContainerID;
+      if (container) this.#containerOf.set(allocation.id, container);
       // The engine reports no event when a task is placed or its ports are published: while a task is
       // on its way to running, or runs without its ports yet, it is read again shortly.
       const wanted = task.DesiredState === 'running';
@@ -181,6 +203,7 @@ export class TaskSync {
       if (!ids.has(id)) {
         this.#seen.delete(id);
         this.#serviceOf.delete(id);
+        this.#containerOf.delete(id);
         this.#checked.delete(id);
         this.#register(previous, undefined, false);
         if (previous.status === 'running' || previous.status === 'pending')

@@ -155,6 +155,21 @@ test.serial(
     t.is(await driver.scale('demo', 'web', 2), 'updated');
     const two = await passing(services, driver, 2, 'v1 65532 swarm-secret-value');
     t.not(two[0]!.port, two[1]!.port);
+    // Each running task's CPU and memory are sampled from its container (for the autoscaler).
+    const sampled = await waitForChange(
+      [(listener) => driver.onSampled(listener)],
+      async () => {
+        const running = (await driver.listAllocations({ app: 'demo' })).filter((a) => a.status === 'running');
+        return running.length === 2 && running.every((a) => a.cpu && a.memory.sampledAt) ? running : undefined;
+      },
+      { what: 'CPU and memory samples of both tasks', timeoutMs: 30_000 },
+    );
+    for (const allocation of sampled) {
+      t.true(allocation.memory.currentRssBytes > 1024 * 1024, 'a node process uses more than 1 MiB');
+      t.true(allocation.memory.currentRssBytes <= allocation.memory.limitBytes);
+      t.true(allocation.cpu!.percent >= 0 && allocation.cpu!.percent < 400);
+    }
+    t.like(await driver.memoryUsage(sampled[0]!.id), { limitBytes: 256 * 1024 * 1024 });
     const allocations = await driver.listAllocations({ app: 'demo' });
     t.is(allocations.filter((a) => a.status === 'running').length, 2);
     t.true(allocations.every((a) => a.taskGroup === 'web' && a.jobId === 'demo' && a.ports[0]!.hostIp === '127.0.0.1'));
