@@ -81,7 +81,7 @@ export class TaskStats {
   async #sampleOne(allocation: string, container: string, limitBytes: number): Promise<void> {
     let stats: ContainerStats;
     try {
-      stats = (await this.engine.getContainer(container).stats({ stream: false, 'one-shot': true })) as ContainerStats;
+      stats = await this.engine.getContainer(container).stats({ stream: false, 'one-shot': true });
     } catch {
       return; // Not on this node, or gone.
     }
