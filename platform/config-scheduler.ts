@@ -27,12 +27,16 @@ export const SCHEDULER_VARIABLES = {
   },
   swarmHost: {
     name: 'SVC_SWARM_HOST',
-    description: "Engine API address of the swarm driver's manager: unix:///path or tcp://host:port (TLS from DOCKER_TLS_VERIFY and DOCKER_CERT_PATH)",
+    description:
+      "Engine API address of the swarm driver's manager: unix:///path or tcp://host:port (TLS from DOCKER_TLS_VERIFY and DOCKER_CERT_PATH)",
     defaultText: '(DOCKER_HOST, else /var/run/docker.sock)',
     parse: (raw) => {
       const value = optional(raw);
       if (value !== undefined && !/^(unix|tcp):\/\/./.test(value))
-        throw new ConfigError('SVC_SWARM_HOST', `"${value}" is not an engine address: use unix:///path or tcp://host:port`);
+        throw new ConfigError(
+          'SVC_SWARM_HOST',
+          `"${value}" is not an engine address: use unix:///path or tcp://host:port`,
+        );
       return value;
     },
   },
