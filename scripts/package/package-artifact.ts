@@ -150,6 +150,10 @@ export async function bundleProgram(
       bufferutil: shim('absent-optional-shim.cts'),
       'utf-8-validate': shim('absent-optional-shim.cts'),
       encoding: shim('absent-optional-shim.cts'),
+      ssh2: shim('ssh2-shim.cts'),
+      '@grpc/grpc-js': shim('unused-module-shim.cts'),
+      '@grpc/proto-loader': shim('unused-module-shim.cts'),
+      protobufjs: shim('unused-module-shim.cts'),
     },
     define: {
       // The label is measured here, against the checkout's release tags: the artifact carries no .git.

@@ -4,7 +4,7 @@
  * An invalid fixture's header lists the findings it must produce, one per line:
  * `# expect: <rule> <path> <line>:<column> [warning]` (path `(document)` for the document itself), and
  * `# fleet: <path>` names a fleet document (relative to the fixture) to validate against, and
- * `# driver: <local|kubernetes>` the scheduler driver the fixture is written for (local by default).
+ * `# driver: <local|kubernetes|swarm>` the scheduler driver the fixture is written for (local by default).
  */
 import { isSchedulerDriver, SchedulerDriver } from '../../../domain/spec/index.js';
 import fs from 'node:fs';

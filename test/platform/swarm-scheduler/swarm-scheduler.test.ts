@@ -17,6 +17,7 @@ import type Docker from 'dockerode';
 import { instanceStatus } from '../../../domain/registry/index.js';
 import type { JobSpec } from '../../../domain/scheduler/index.js';
 import type { ControlPlane } from '../../../wiring/control-plane.js';
+import type { SvcConfig } from '../../../platform/config.js';
 import { ManagedRegistry } from '../../../platform/containers/managed-registry.js';
 import { LocalRegistry } from '../../../platform/local-registry/index.js';
 import { silentLogger } from '../../../platform/logger.js';
@@ -271,7 +272,7 @@ async function deployedOnSwarm(
   t: ExecutionContext,
   app: string,
   commit: (appsDir: string) => void,
-): Promise<{ plane: ControlPlane; registryPort: number; appsDir: string }> {
+): Promise<{ plane: ControlPlane; registryPort: number; appsDir: string; config: SvcConfig }> {
   const config = containerConfig(t, { SVC_SCHEDULER_DRIVER: 'swarm', SVC_SWARM_HOST: context.swarm.host });
   initAppsRepo(config);
   commit(config.appsDir);
@@ -287,7 +288,7 @@ async function deployedOnSwarm(
   await waitForApp(plane, app);
   const deployed = await deployAndWait(plane, app, {}, 'deploy', 300_000);
   t.is(deployed.operation.status, 'succeeded', JSON.stringify(deployed.steps));
-  return { plane, registryPort: port, appsDir: config.appsDir };
+  return { plane, registryPort: port, appsDir: config.appsDir, config };
 }
 
 const HOST = 'shop.example.test';
@@ -338,10 +339,12 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
 test.serial(
-  'a control plane on the swarm driver deploys a Dockerfile app to the swarm and rolls a new version under load without a failed request',
+  'a control plane on the swarm driver deploys a Dockerfile app, rolls it forward and back under load without a failed request, adopts it after a restart and retires it',
   async (t) => {
     t.timeout(400_000);
-    const { plane, registryPort: port, appsDir } = await deployedOnSwarm(t, 'shop', (dir) => commitShop(dir, 'v1'));
+    const deployed = await deployedOnSwarm(t, 'shop', (dir) => commitShop(dir, 'v1'));
+    const { registryPort: port, appsDir, config } = deployed;
+    let plane = deployed.plane;
     t.is((await hostRequest(plane.url, { host: HOST })).text, 'v1');
 
     // The service runs the release manifest's image, by digest from the managed registry.
@@ -400,10 +403,54 @@ test.serial(
       async () => (await hostRequest(plane.url, { host: HOST })).text === 'v2',
       { what: 'the gateway serving v2', timeoutMs: 60_000 },
     );
+    // A rollback under the same load goes back to v1.
+    const back = await deployAndWait(plane, 'shop', {}, 'rollback', 300_000);
+    t.is(back.operation.status, 'succeeded', JSON.stringify(back.steps));
+    await waitForChange(
+      [(listener) => plane.reconcilers.appController.onReconciled(() => listener())],
+      async () => (await hostRequest(plane.url, { host: HOST })).text === 'v1',
+      { what: 'the gateway serving v1 again', timeoutMs: 60_000 },
+    );
     const samples = await load.stop();
-    t.log(`${samples.length} requests through the gateway across the roll`);
+    t.log(`${samples.length} requests through the gateway across the roll and the rollback`);
     t.true(samples.length > 50);
-    t.deepEqual(failures(samples), {}, 'no request failed across the roll');
+    t.deepEqual(failures(samples), {}, 'no request failed across the roll and the rollback');
+
+    // A restarted platform adopts what runs: the same service and tasks, nothing restarted.
+    const servicesBefore = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } });
+    const tasksBefore = (await (await plane.reconcilers.targets.get()).listAllocations({ app: 'shop' })).map(
+      (a) => a.id,
+    );
+    await plane.close({ restart: true });
+    plane = await startPlane(t, config);
+    await waitForChange(
+      [(listener) => plane.reconcilers.appController.onReconciled(() => listener())],
+      async () => (await hostRequest(plane.url, { host: HOST })).text === 'v1',
+      { what: 'the restarted platform serving v1', timeoutMs: 60_000 },
+    );
+    const servicesAfter = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } });
+    t.deepEqual(
+      servicesAfter.map((s) => [s.ID, s.Version?.Index]),
+      servicesBefore.map((s) => [s.ID, s.Version?.Index]),
+      'the service was adopted as it was',
+    );
+    t.deepEqual(
+      (await (await plane.reconcilers.targets.get()).listAllocations({ app: 'shop' })).map((a) => a.id),
+      tasksBefore,
+    );
+
+    // An app deleted from the apps repository is retired: its services and secrets leave the swarm.
+    fs.rmSync(path.join(appsDir, 'shop'), { recursive: true });
+    git(appsDir, 'add', '-A');
+    git(appsDir, 'commit', '-q', '-m', 'remove shop');
+    await waitForChange(
+      [(listener) => plane.reconcilers.appController.onReconciled(() => listener())],
+      async () =>
+        (await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } })).length === 0 &&
+        (await context.swarm.engine.listSecrets({ filters: { label: ['io.svc.job=shop-web'] } })).length === 0,
+      { what: 'shop retired from the swarm', timeoutMs: 60_000 },
+    );
+    t.pass();
   },
 );
 
