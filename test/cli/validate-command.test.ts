@@ -68,5 +68,5 @@ test('svc validate warns about placement.nodePool on the local driver with file:
   t.is(kubernetes.code, 0);
   t.is(kubernetes.stdout, '');
   t.is(unknown.code, 2);
-  t.regex(unknown.stderr, /--driver must be local or kubernetes, got "nomad"/);
+  t.regex(unknown.stderr, /--driver must be local, kubernetes or swarm, got "nomad"/);
 });

@@ -416,7 +416,16 @@ test.serial(
     t.true(samples.length > 50);
     t.deepEqual(failures(samples), {}, 'no request failed across the roll and the rollback');
 
-    // A restarted platform adopts what runs: the same service and tasks, nothing restarted.
+    // A restarted platform adopts what runs: the same service and tasks, nothing restarted. The
+    // rollback's hand-over ends first (the old version's service removed, its task gone).
+    const scheduler = await plane.reconcilers.targets.get();
+    await waitForChange(
+      [(listener) => scheduler.watch(() => listener())],
+      async () =>
+        (await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } })).length === 1 &&
+        (await scheduler.listAllocations({ app: 'shop' })).length === 1,
+      { what: 'the rollback handed over to one service and one task', timeoutMs: 60_000 },
+    );
     const servicesBefore = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=shop'] } });
     const tasksBefore = (await (await plane.reconcilers.targets.get()).listAllocations({ app: 'shop' })).map(
       (a) => a.id,
