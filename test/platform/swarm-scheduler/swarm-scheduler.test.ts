@@ -549,12 +549,23 @@ test.serial(
     );
     t.is(forced.status, 'succeeded', forced.errorOutput);
 
-    // Each run's service is gone once its execution is recorded.
+    // Each run's service is gone once its execution is recorded. The last removal changes no
+    // allocation (its task had ended): the driver's sampling rounds re-check too.
+    let left: string[] = [];
     await waitForChange(
-      [(listener) => scheduler.watch(() => listener())],
-      async () => (await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=fns'] } })).length === 0,
+      [
+        (listener) => scheduler.watch(() => listener()),
+        (listener) => (scheduler as SwarmScheduler).onSampled(listener),
+      ],
+      async () => {
+        const services = await context.swarm.engine.listServices({ filters: { label: ['io.svc.app=fns'] } });
+        left = services.map((service) => service.Spec?.Name ?? service.ID);
+        return left.length === 0;
+      },
       { what: 'no run left on the swarm', timeoutMs: 30_000 },
-    );
+    ).catch((error: unknown) => {
+      throw new Error(`${String(error)}: ${left.join(', ')} left`);
+    });
     t.pass();
   },
 );
