@@ -16,6 +16,7 @@ import {
   APP_LABEL,
   containerIdFile,
   containerName,
+  PREPARED_BY_LABEL,
   PREPARED_LABEL,
   type ContainerRuntime,
 } from './container-runtime.js';
@@ -131,7 +132,11 @@ export function containerRunArgv(
     args: [
       ...runtime.podman.globalArgs(),
       verb,
-      ...(verb === 'create' ? ['--label', `${PREPARED_LABEL}=true`] : []),
+      // A prepared container names the allocations folder of the driver that made it: a driver's
+      // sweep removes only its own, never those of another platform on the host.
+      ...(verb === 'create'
+        ? ['--label', `${PREPARED_LABEL}=true`, '--label', `${PREPARED_BY_LABEL}=${path.dirname(record.dir)}`]
+        : []),
       ...args,
     ],
     env,

@@ -49,6 +49,8 @@ export const APP_LABEL = 'io.svc.app';
 
 /** Label of a container created ahead of its start (ADR 0228); one never started is removed by the next driver. */
 export const PREPARED_LABEL = 'io.svc.prepared';
+/** Label of a prepared container: the allocations folder of the driver that prepared it. */
+export const PREPARED_BY_LABEL = 'io.svc.prepared-by';
 
 /** The file podman writes the allocation's container id to (`--cidfile`), removed before each start. */
 export function containerIdFile(allocationDir: string): string {

@@ -13,6 +13,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import type { Logger } from 'pino';
 import {
   filesFingerprint,
@@ -23,7 +24,7 @@ import {
 import type { AllocationRecord, JobRecord } from '../driver-state.js';
 import { prepareContainerCreate, type LaunchContext } from '../tasks/task-launch.js';
 import { removeContainer } from './container-exit.js';
-import { PREPARED_LABEL, type ContainerRuntime } from './container-runtime.js';
+import { PREPARED_BY_LABEL, PREPARED_LABEL, type ContainerRuntime } from './container-runtime.js';
 
 /** What the prepared containers need from their driver. */
 export interface PreparedContainersContext {
@@ -166,8 +167,9 @@ export class PreparedContainers {
   }
 
   /**
-   * Removes containers a previous driver prepared and never started (it crashed, or was killed),
-   * with their folders, except those of `known` allocations. Returns how many.
+   * Removes containers a previous driver on this data folder prepared and never started (it
+   * crashed, or was killed), with their folders, except those of `known` allocations; containers
+   * another platform of the host prepared are left alone. Returns how many.
    */
   async sweep(known: ReadonlySet<string>): Promise<number> {
     const listed = await this.#ctx.runtime.podman.run([
@@ -175,6 +177,8 @@ export class PreparedContainers {
       '--all',
       '--filter',
       `label=${PREPARED_LABEL}=true`,
+      '--filter',
+      `label=${PREPARED_BY_LABEL}=${path.dirname(this.#ctx.allocationDir('-'))}`,
       '--filter',
       'status=created',
       '--format',

@@ -94,28 +94,38 @@ test('a group scaled to zero has its next container created, and the scale-up st
   await driver.close();
   t.deepEqual(containersOf(app, 'created'), [], 'a closed driver leaves no prepared container');
 
-  // A driver that crashed leaves its prepared container: the next driver removes it, then prepares its own.
+  // A driver that crashed leaves its prepared container: the next driver on its data folder removes
+  // it, then prepares its own. One that another platform of the host prepared is left alone.
+  const prepare = (name: string, allocations: string) => {
+    execFileSync('podman', [
+      ...RUNTIME.podman.globalArgs(),
+      'create',
+      '--name',
+      name,
+      '--label',
+      `io.svc.app=${app}`,
+      '--label',
+      'io.svc.prepared=true',
+      '--label',
+      `io.svc.prepared-by=${allocations}`,
+      '--label',
+      // The allocation a prepared container is for: its name is `svc-<allocation>`.
+      `io.svc.allocation=${name.replace(/^svc-/, '')}`,
+      NODE_BASE,
+      'true',
+    ]);
+    t.teardown(() => void RUNTIME.podman.run(['rm', '--force', '--ignore', name]));
+  };
   const orphan = `svc-orphan-${suffix(t)}`;
-  execFileSync('podman', [
-    ...RUNTIME.podman.globalArgs(),
-    'create',
-    '--name',
-    orphan,
-    '--label',
-    `io.svc.app=${app}`,
-    '--label',
-    'io.svc.prepared=true',
-    '--label',
-    `io.svc.allocation=orphan-${suffix(t)}`,
-    NODE_BASE,
-    'true',
-  ]);
-  t.teardown(() => void RUNTIME.podman.run(['rm', '--force', '--ignore', orphan]));
+  const others = `svc-others-${suffix(t)}`;
+  prepare(orphan, path.join(dataDir, 'allocs'));
+  prepare(others, path.join(dataDir, 'another-platform', 'allocs'));
   ({ driver, registry } = await openDriver(t, dataDir));
   await driver.preparedSettled();
   const after = containersOf(app, 'created');
   t.false(after.includes(orphan), "the crashed driver's prepared container was removed");
-  t.is(after.length, 1, 'the group at zero has its next container prepared again');
+  t.true(after.includes(others), "another platform's prepared container is left alone");
+  t.is(after.filter((name) => name !== others).length, 1, 'the group at zero has its next container prepared again');
 });
 
 test('a fixed host port: the replacement is created while the old container runs, and placed once its processes are gone, before its client has cleaned up', async (t) => {
