@@ -64,6 +64,7 @@ import {
 } from './lib/container-bench-fixture.js';
 import { describeWakes, wakeInTurn, type WakeRow } from './lib/container-wakes.js';
 import { arg, percentile } from './lib/bench-args.js';
+import { waitUntil } from './lib/wait-until.js';
 
 const runs = arg('runs', 7);
 const wakes = arg('wakes', 10);
@@ -82,14 +83,6 @@ const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-containers-'));
 fs.chmodSync(root, 0o711);
 const problems: string[] = [];
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 const stats = (xs: readonly number[]) =>
   xs.length === 0

@@ -28,6 +28,7 @@ import { removeAppUsersCreatedHere } from './lib/app-users.js';
 import { codeChange, deploy, sideConfig, type Side } from './lib/container-bench-fixture.js';
 import { describeWakes, wakeInTurn, type WakeRow } from './lib/container-wakes.js';
 import { arg, percentile } from './lib/bench-args.js';
+import { waitUntil } from './lib/wait-until.js';
 
 const runs = arg('runs', 5);
 const wakes = arg('wakes', 8);
@@ -38,14 +39,6 @@ const sample = path.join(repoRoot, 'fixtures/apps/hello-web');
 const root = fs.mkdtempSync(path.join(os.tmpdir(), 'svc-bench-swarm-'));
 fs.chmodSync(root, 0o711);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 type Name = 'container' | 'swarm';
 const NAMES: readonly Name[] = ['container', 'swarm'];

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { JobSpec } from '../../domain/scheduler/index.js';
+import type { JobSpec, JobStatus } from '../../domain/scheduler/index.js';
 import { writeFileAtomic } from '../files/write-file-atomic.js';
 
 /** One job as the driver keeps it. */
@@ -70,4 +70,17 @@ export class JobRecords {
     const file: RecordsFile = { formatVersion: 1, jobs: Object.fromEntries(this.#jobs) };
     writeFileAtomic(this.#file, JSON.stringify(file), 0o600);
   }
+}
+
+/** A record as the scheduler port reports it, with a periodic job's next launch. */
+export function statusOf(record: SwarmJobRecord, nextLaunchAt: string | undefined): JobStatus {
+  return {
+    spec: record.spec,
+    version: record.version,
+    status: record.status,
+    paused: record.paused ?? false,
+    awaitingPromotion: [],
+    submittedAt: record.submittedAt,
+    ...(nextLaunchAt !== undefined ? { nextLaunchAt } : {}),
+  };
 }

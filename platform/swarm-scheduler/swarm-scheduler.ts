@@ -31,7 +31,7 @@ import { isTerminalAllocation } from '../../domain/scheduler/allocation.js';
 import { canonicalJson } from '../../domain/canonical-json.js';
 import { SwarmLabel, groupVersionHash, validateJobForSwarm } from '../../domain/scheduler/swarm/index.js';
 import { silentLogger } from '../logger.js';
-import { JobRecords, type SwarmJobRecord } from './job-records.js';
+import { JobRecords, statusOf, type SwarmJobRecord } from './job-records.js';
 import { TaskSync } from './task-sync.js';
 import { NETWORK, SwarmObjects } from './swarm-objects.js';
 import { fromEngine } from './engine.js';
@@ -437,16 +437,4 @@ export class SwarmScheduler implements Scheduler {
     this.#queue = next.catch(() => undefined);
     return next;
   }
-}
-
-function statusOf(record: SwarmJobRecord, nextLaunchAt: string | undefined): JobStatus {
-  return {
-    spec: record.spec,
-    version: record.version,
-    status: record.status,
-    paused: record.paused ?? false,
-    awaitingPromotion: [],
-    submittedAt: record.submittedAt,
-    ...(nextLaunchAt !== undefined ? { nextLaunchAt } : {}),
-  };
 }
