@@ -36,6 +36,8 @@ export interface SwarmExecutionsOptions {
     job: JobSpec,
     group: JobSpec['taskGroups'][number],
   ): Promise<(GroupSecret & { name: string; id: string })[]>;
+  /** Hands the group's volumes to its tasks' user. */
+  prepareVolumes(job: JobSpec, group: JobSpec['taskGroups'][number]): Promise<void>;
 }
 
 interface EngineTask {
@@ -90,6 +92,7 @@ export class SwarmExecutions {
     const env: Record<string, string> = { ...request.env };
     if (request.payload !== undefined) env.SVC_DISPATCH_PAYLOAD = request.payload;
     const secrets = await this.#options.secretsOf(job, group);
+    await this.#options.prepareVolumes(job, group);
     const name = serviceName(job.id, group.name, `x${shortHash(id, 7)}`);
     const spec = translateService(job, { ...group, ports: [], services: [] }, name, {
       region: this.#options.region,

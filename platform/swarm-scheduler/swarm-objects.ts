@@ -18,6 +18,7 @@ import {
   translateService,
 } from '../../domain/scheduler/swarm/index.js';
 import { containerOf, drifted } from './service-spec.js';
+import { VolumeOwner } from './volume-owner.js';
 
 /** A service as the engine lists it. */
 export type EngineService = Docker.Service & { Spec?: Docker.ServiceSpec; Version?: { Index?: number } };
@@ -41,11 +42,14 @@ export class SwarmObjects {
   readonly #options: SwarmObjectsOptions;
   readonly #engine: Docker;
   readonly #region: string;
+  /** Hands a group's volumes to its tasks' user before they start. */
+  readonly volumes: VolumeOwner;
 
   constructor(options: SwarmObjectsOptions) {
     this.#options = options;
     this.#engine = options.engine;
     this.#region = options.region;
+    this.volumes = new VolumeOwner(options.engine);
   }
 
   /** Writes one group's secrets and service (`unchanged` when it already matches); the service's name. */
@@ -72,10 +76,12 @@ export class SwarmObjects {
     let outcome: WriteOutcome = 'unchanged';
     if (existing?.Spec) {
       if (drifted(existing.Spec, spec)) {
+        await this.volumes.prepare(job, group);
         await this.#engine.getService(existing.ID).update({ version: existing.Version?.Index, ...spec });
         outcome = 'updated';
       }
     } else {
+      await this.volumes.prepare(job, group);
       await this.#engine.createService(spec);
       outcome = 'created';
     }

@@ -100,6 +100,7 @@ export class SwarmScheduler implements Scheduler {
       network: NETWORK,
       logger: options.logger ?? silentLogger(),
       secretsOf: (job, group) => this.#objects.secretsFor(job, group),
+      prepareVolumes: (job, group) => this.#objects.volumes.prepare(job, group),
     });
     this.#periodic = new SwarmPeriodic(
       this.#executions,
@@ -131,6 +132,7 @@ export class SwarmScheduler implements Scheduler {
   static async open(options: SwarmSchedulerOptions): Promise<SwarmScheduler> {
     const scheduler = new SwarmScheduler(options);
     await scheduler.#objects.ensureNetwork();
+    await scheduler.#objects.volumes.removeLeftovers();
     await scheduler.#exclusive(() => scheduler.#adopt());
     const handOver = () => {
       if (scheduler.#handOvers.size === 0 || scheduler.#handOverQueued) return;

@@ -23,3 +23,12 @@ export {
   type SwarmTask,
 } from './task-allocation.js';
 export { validateJobForSwarm } from './validate-job.js';
+export {
+  VolumeLabel,
+  placementConstraints,
+  volumeMounts,
+  volumeName,
+  volumeOwnerJob,
+  volumeOwnerKey,
+  volumeVariables,
+} from './volumes.js';

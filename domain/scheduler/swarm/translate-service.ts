@@ -11,6 +11,7 @@
  * - each port published in host mode on the node where its task runs: a static port on that number,
  *   any other on a port the engine picks, so that replicas on one node do not collide;
  * - `placement.nodePool` as the node-label constraint `node.labels.svc.node-pool==<pool>`;
+ * - the app's volumes as named volumes of the node (`volumes.ts`);
  * - never root: a task with no user, or root, runs as 65532 (ADR 0047).
  */
 import type Dockerode from 'dockerode';
@@ -18,8 +19,9 @@ import { canonicalJson } from '../../canonical-json.js';
 import { filesFingerprint, rollFingerprint } from '../fingerprint.js';
 import { containerTaskVariables } from '../container-task-variables.js';
 import type { JobSpec, TaskGroupSpec } from '../job.js';
-import { ALLOC_DIR, FIRST_DYNAMIC_PORT, MANAGED_BY, NODE_POOL_LABEL, SwarmLabel } from './labels.js';
+import { ALLOC_DIR, FIRST_DYNAMIC_PORT, MANAGED_BY, SwarmLabel } from './labels.js';
 import { shortHash } from './names.js';
+import { placementConstraints, volumeMounts, volumeVariables } from './volumes.js';
 
 /** The uid and gid a task runs as when it names no (or a root) user. */
 export const DEFAULT_NON_ROOT_ID = 65532;
@@ -143,6 +145,7 @@ export function translateService(
   Object.assign(
     env,
     containerTaskVariables(job, group, options.region, ALLOC_DIR),
+    volumeVariables(group),
     options.execution ? { SVC_EXECUTION_ID: options.execution.id, ...options.execution.env } : {},
   );
   const services = group.services.map((s) => ({
@@ -195,6 +198,7 @@ export function translateService(
             Target: `${ALLOC_DIR}/local`,
             TmpfsOptions: { SizeBytes: 64 * MIB, Mode: 0o1777 },
           },
+          ...volumeMounts(job, group),
         ],
         Secrets: options.secrets.map((secret) => ({
           SecretID: secret.id,
@@ -217,9 +221,7 @@ export function translateService(
           : {}),
       },
       ...(options.network !== undefined ? { Networks: [{ Target: options.network }] } : {}),
-      ...(job.nodePool !== undefined
-        ? { Placement: { Constraints: [`node.labels.${NODE_POOL_LABEL}==${job.nodePool}`] } }
-        : {}),
+      ...(job.nodePool !== undefined ? { Placement: { Constraints: placementConstraints(job) } } : {}),
     },
     Mode: options.execution
       ? { ReplicatedJob: { MaxConcurrent: 1, TotalCompletions: 1 } }

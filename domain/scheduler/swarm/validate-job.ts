@@ -17,8 +17,6 @@ export function validateJobForSwarm(job: JobSpec): void {
       problems.push(
         `task group "${group.name}" has no image: the swarm driver runs images, built and pushed by the deploy`,
       );
-    if ((group.task.volumes ?? []).length > 0)
-      problems.push(`task group "${group.name}" mounts volumes, which the swarm driver does not mount yet`);
   }
   if (problems.length > 0)
     throw new ValidationError(`job "${job.id}" cannot run on the swarm driver: ${problems.join('; ')}`, {

@@ -79,14 +79,14 @@ function checkNodePool(spec: Fields, driver: SchedulerDriver, out: RawFinding[])
   );
 }
 
-function checkSwarmLimits(spec: Fields, driver: SchedulerDriver, out: RawFinding[]): void {
-  if (driver !== SchedulerDriver.swarm) return;
+function checkUnsupported(spec: Fields, driver: SchedulerDriver, out: RawFinding[]): void {
+  if (driver !== SchedulerDriver.kubernetes) return;
   if (Array.isArray(spec.volumes) && spec.volumes.length > 0)
     warn(
       out,
       ['volumes'],
       SpecRule.driverUnsupported,
-      'volumes are not mounted on the swarm driver yet, so a deploy of this app is refused there; remove volumes, or run the app on the local driver',
+      'volumes are not mounted on the kubernetes driver (no PersistentVolumeClaim mapping), so a deploy of this app is refused there; remove volumes, or run the app on the local or swarm driver',
     );
 }
 
@@ -97,6 +97,6 @@ export function checkDriverRules(spec: unknown, driver: SchedulerDriver): RawFin
   checkTrafficWeights(spec, driver, out);
   checkEndpointRegions(spec, driver, out);
   checkNodePool(spec, driver, out);
-  checkSwarmLimits(spec, driver, out);
+  checkUnsupported(spec, driver, out);
   return out;
 }

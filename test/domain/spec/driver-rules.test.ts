@@ -47,7 +47,7 @@ test('validation checks for the local driver when none is named', (t) => {
   );
 });
 
-test('the swarm driver honours the node pool, cron and functions, and warns about weights, endpoint regions and volumes', (t) => {
+test('the swarm driver honours the node pool, cron, functions and volumes, and warns about weights and endpoint regions; the kubernetes driver warns about volumes', (t) => {
   t.deepEqual(warnings(SchedulerDriver.swarm), [
     [SpecRule.driverTrafficWeight, 'regions.us.trafficWeight', '4:23', 'warning'],
     [SpecRule.driverEndpointRegion, 'endpoints[0].region', '12:13', 'warning'],
@@ -63,14 +63,16 @@ processes:
     command: node nightly.js
     schedule: "0 3 * * *"
 `;
-  const result = validateInfraspec(withJobs, { driver: 'swarm', fileName: 'infraspec.yaml' });
+  const result = validateInfraspec(withJobs, { driver: 'kubernetes', fileName: 'infraspec.yaml' });
   t.true(result.valid);
   t.deepEqual(
     result.findings.filter((f) => f.rule === SpecRule.driverUnsupported).map((f) => [f.path, `${f.line}:${f.column}`]),
     [['volumes', '2:1']],
   );
-  t.deepEqual(
-    validateInfraspec(withJobs, { driver: 'local' }).findings.filter((f) => f.rule === SpecRule.driverUnsupported),
-    [],
-  );
+  for (const driver of ['local', 'swarm'] as const)
+    t.deepEqual(
+      validateInfraspec(withJobs, { driver }).findings.filter((f) => f.rule === SpecRule.driverUnsupported),
+      [],
+      `${driver} mounts volumes`,
+    );
 });

@@ -240,28 +240,13 @@ test.serial('jobs the swarm driver cannot run are refused with the reason', asyn
   const services = new LocalRegistry();
   const driver = await openDriver(services);
   t.teardown(() => driver.close());
-  const withVolume = job('vol-demo', 'v1');
-  const mounted: JobSpec = {
-    ...withVolume,
-    taskGroups: [
-      {
-        ...withVolume.taskGroups[0]!,
-        task: {
-          ...withVolume.taskGroups[0]!.task,
-          volumes: [{ volume: 'data', destination: '/data', readOnly: false }],
-        },
-      },
-    ],
-  };
-  const error = await t.throwsAsync(driver.submitJob(mounted));
-  t.regex(error.message, /mounts volumes, which the swarm driver does not mount yet/);
   const batch: JobSpec = { ...job('once', 'v1'), type: 'batch' };
   await t.throwsAsync(driver.submitJob(batch), { message: /runs batch jobs only when dispatched/ });
   const noImage = job('plain', 'v1');
   const { image: _image, ...task } = noImage.taskGroups[0]!.task;
   const hostJob: JobSpec = { ...noImage, taskGroups: [{ ...noImage.taskGroups[0]!, task }] };
   await t.throwsAsync(driver.submitJob(hostJob), { message: /has no image/ });
-  await t.throwsAsync(driver.dispatch('vol-demo'), { message: /job "vol-demo" not found/ });
+  await t.throwsAsync(driver.dispatch('never-submitted'), { message: /job "never-submitted" not found/ });
 });
 
 /**
@@ -604,3 +589,79 @@ test.serial('a node pool places tasks only on nodes labelled svc.node-pool with 
   const spec = (await engine.listServices({ filters: { label: ['io.svc.job=gpu-app'] } }))[0]!.Spec!;
   t.deepEqual(spec.TaskTemplate?.Placement?.Constraints, ['node.labels.svc.node-pool==gpu']);
 });
+
+const VOLUME_SERVER = `const http = require('node:http'); const fs = require('node:fs');
+const dir = process.env.SVC_VOLUME_DATA;
+let wrote = 'wrote';
+try { fs.appendFileSync(dir + '/versions', process.env.VERSION + ';'); } catch (error) { wrote = error.code; }
+const server = http.createServer((req, res) => {
+  if (req.url === '/healthz') { res.writeHead(200); res.end('health'); return; }
+  res.end([fs.readFileSync(dir + '/versions', 'utf8'), fs.statSync(dir).uid, wrote].join(' '));
+});
+server.listen(Number(process.env.PORT), '0.0.0.0');
+process.on('SIGTERM', () => server.close(() => process.exit(0)));`;
+
+test.serial(
+  "an app's volume is a named volume its tasks' user owns, kept across versions, read-only where asked, and kept when the app stops",
+  async (t) => {
+    t.timeout(180_000);
+    const { engine } = context.swarm;
+    const services = new LocalRegistry();
+    const driver = await openDriver(services);
+    t.teardown(async () => {
+      await driver.stopJob('vol-writer').catch(() => undefined);
+      await driver.stopJob('vol-reader').catch(() => undefined);
+      await driver.close();
+    });
+    const withVolume = (id: string, version: string, readOnly: boolean): JobSpec => {
+      const base = job(id, version);
+      const group = base.taskGroups[0]!;
+      return {
+        ...base,
+        app: 'vol',
+        taskGroups: [
+          {
+            ...group,
+            task: {
+              ...group.task,
+              command: ['node', '-e', VOLUME_SERVER],
+              volumes: [{ volume: 'data', destination: '/srv/data', readOnly }],
+            },
+          },
+        ],
+      };
+    };
+    await driver.submitJob(withVolume('vol-writer', 'v1', false));
+    await passing(services, driver, 1, 'v1; 65532 wrote');
+    const spec = await serviceSpec(engine, 'vol-writer');
+    t.like(
+      containerOf(spec)!.Mounts!.find((m) => m.Type === 'volume'),
+      {
+        Source: 'svc-vol-data',
+        Target: '/srv/data',
+      },
+    );
+    t.true((containerOf(spec)!.Env ?? []).includes('SVC_VOLUME_DATA=/srv/data'));
+    // The new version's task starts beside the old one and finds what the old one wrote.
+    await driver.submitJob(withVolume('vol-writer', 'v2', false));
+    await passing(services, driver, 1, 'v1;v2; 65532 wrote');
+    t.deepEqual(
+      await engine.listServices({ filters: { label: ['io.svc.purpose=volume-owner'] } }),
+      [],
+      'the owner job is removed once it ran',
+    );
+    await driver.stopJob('vol-writer');
+    await waitForChange(
+      [(listener) => services.watch(() => listener())],
+      async () => (await services.instances('demo-web')).length === 0,
+      { what: 'no instance of the stopped writer', timeoutMs: 60_000 },
+    );
+    // A read-only mount of the same volume reads the data and cannot write.
+    await driver.submitJob(withVolume('vol-reader', 'v3', true));
+    await passing(services, driver, 1, 'v1;v2; 65532 EROFS');
+    const volume = (await engine.getVolume('svc-vol-data').inspect()) as { Labels?: Record<string, string> };
+    t.like(volume.Labels, { 'io.svc.app': 'vol', 'io.svc.volume': 'data' });
+    await driver.stopJob('vol-reader');
+    t.truthy(await engine.getVolume('svc-vol-data').inspect(), "a stopped app's volume keeps its data");
+  },
+);
