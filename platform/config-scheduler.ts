@@ -12,6 +12,8 @@ export interface SchedulerConfig {
   readonly schedulerDriver: 'local' | 'kubernetes' | 'swarm';
   /** Engine API address of the swarm driver's manager (`unix:///…` or `tcp://…`); unset: Docker's `DOCKER_HOST`. */
   readonly swarmHost: string | undefined;
+  /** Address the swarm's nodes pull the managed registry's images from; unset: as released (loopback). */
+  readonly swarmRegistry: string | undefined;
   /** Kubeconfig file of the kubernetes driver; unset: `$KUBECONFIG`, `~/.kube/config`, else in-cluster. */
   readonly kubeconfig: string | undefined;
   /** Namespace the kubernetes driver writes to. @default svc-apps */
@@ -37,6 +39,18 @@ export const SCHEDULER_VARIABLES = {
           'SVC_SWARM_HOST',
           `"${value}" is not an engine address: use unix:///path or tcp://host:port`,
         );
+      return value;
+    },
+  },
+  swarmRegistry: {
+    name: 'SVC_SWARM_REGISTRY',
+    description:
+      "Address (host:port) the swarm's nodes pull the managed registry's images from, e.g. a TLS proxy in front of it; the registry itself listens on the manager's loopback",
+    defaultText: '(the managed registry on 127.0.0.1: only the manager node can pull)',
+    parse: (raw) => {
+      const value = optional(raw);
+      if (value !== undefined && !/^[a-zA-Z0-9.-]+(:\d{1,5})?$/.test(value))
+        throw new ConfigError('SVC_SWARM_REGISTRY', `"${value}" is not a registry address: use host or host:port`);
       return value;
     },
   },

@@ -29,6 +29,8 @@ export interface SwarmExecutionsOptions {
   readonly region: string;
   readonly network: string;
   readonly logger: Logger;
+  /** The address nodes pull the managed registry's images from. @default as released */
+  readonly nodeRegistry?: string;
   /** Bytes of output kept per stream. @default 1 MiB */
   readonly outputLimitBytes?: number;
   /** The group's secrets, written to the engine. */
@@ -100,6 +102,7 @@ export class SwarmExecutions {
       secrets,
       network: this.#options.network,
       execution: { id, env, kind },
+      ...(this.#options.nodeRegistry !== undefined ? { nodeRegistry: this.#options.nodeRegistry } : {}),
     });
     const created = (await this.#options.engine.createService(spec)) as { id?: string; ID?: string };
     const serviceId = created.id ?? created.ID ?? '';

@@ -35,6 +35,8 @@ export interface SwarmObjectsOptions {
   readonly region: string;
   /** Each app's secret files, `<appSecretsDir>/<app>/<KEY>`. @default none */
   readonly appSecretsDir?: string;
+  /** The address nodes pull the managed registry's images from. @default as released */
+  readonly nodeRegistry?: string;
 }
 
 /** Writes and reads the driver's services, secrets and network. */
@@ -49,7 +51,7 @@ export class SwarmObjects {
     this.#options = options;
     this.#engine = options.engine;
     this.#region = options.region;
-    this.volumes = new VolumeOwner(options.engine);
+    this.volumes = new VolumeOwner(options.engine, options.nodeRegistry);
   }
 
   /** Writes one group's secrets and service (`unchanged` when it already matches); the service's name. */
@@ -72,6 +74,7 @@ export class SwarmObjects {
       secrets,
       replicas,
       network: NETWORK,
+      ...(this.#options.nodeRegistry !== undefined ? { nodeRegistry: this.#options.nodeRegistry } : {}),
     });
     let outcome: WriteOutcome = 'unchanged';
     if (existing?.Spec) {

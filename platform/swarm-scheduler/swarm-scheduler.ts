@@ -57,6 +57,8 @@ export interface SwarmSchedulerOptions {
   readonly resyncMs?: number;
   /** Where tasks' output is delivered (ADR 0165). @default not captured */
   readonly logs?: LogSink;
+  /** The address nodes pull the managed registry's images from (`SVC_SWARM_REGISTRY`). @default as released */
+  readonly nodeRegistry?: string;
 }
 
 /** The swarm driver. Create with {@link SwarmScheduler.open}; `close()` stops following (services keep running). */
@@ -93,11 +95,13 @@ export class SwarmScheduler implements Scheduler {
       engine: options.engine,
       region: this.#region,
       ...(options.appSecretsDir !== undefined ? { appSecretsDir: options.appSecretsDir } : {}),
+      ...(options.nodeRegistry !== undefined ? { nodeRegistry: options.nodeRegistry } : {}),
     });
     this.#executions = new SwarmExecutions({
       engine: options.engine,
       region: this.#region,
       network: NETWORK,
+      ...(options.nodeRegistry !== undefined ? { nodeRegistry: options.nodeRegistry } : {}),
       logger: options.logger ?? silentLogger(),
       secretsOf: (job, group) => this.#objects.secretsFor(job, group),
       prepareVolumes: (job, group) => this.#objects.volumes.prepare(job, group),

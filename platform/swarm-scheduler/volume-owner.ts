@@ -34,10 +34,12 @@ interface OwnerTask {
 /** Runs volume owner jobs on one engine. */
 export class VolumeOwner {
   readonly #engine: Docker;
+  readonly #nodeRegistry: string | undefined;
   readonly #done = new Set<string>();
 
-  constructor(engine: Docker) {
+  constructor(engine: Docker, nodeRegistry?: string) {
     this.#engine = engine;
+    this.#nodeRegistry = nodeRegistry;
   }
 
   /** Hands the group's volumes to its tasks' user on every node that may run it; nothing when it mounts none. */
@@ -51,7 +53,7 @@ export class VolumeOwner {
     if (nodes.size === 0) return;
     const name = `svc-volume-owner-${shortHash(`${job.id}/${group.name}/${key}`, 12)}`;
     await this.#remove(name);
-    const created = (await this.#engine.createService(volumeOwnerJob(job, group, name, user))) as {
+    const created = (await this.#engine.createService(volumeOwnerJob(job, group, name, user, this.#nodeRegistry))) as {
       id?: string;
       ID?: string;
     };

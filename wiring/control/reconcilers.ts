@@ -50,14 +50,18 @@ export type SchedulerDriverOptions =
   | { readonly driver: 'local' }
   | { readonly driver: 'kubernetes'; readonly kubeconfig?: string; readonly namespace: string }
   /** A Docker Swarm manager at `host` (unset: Docker's `DOCKER_HOST`; docs/swarm.md). */
-  | { readonly driver: 'swarm'; readonly host?: string };
+  | { readonly driver: 'swarm'; readonly host?: string; readonly registry?: string };
 
 /** The scheduler driver `SVC_SCHEDULER_DRIVER` names, with the cluster settings of `kubernetes`. */
 export function schedulerDriverOf(
-  config: Pick<SvcConfig, 'schedulerDriver' | 'kubeconfig' | 'kubernetesNamespace' | 'swarmHost'>,
+  config: Pick<SvcConfig, 'schedulerDriver' | 'kubeconfig' | 'kubernetesNamespace' | 'swarmHost' | 'swarmRegistry'>,
 ): SchedulerDriverOptions {
   if (config.schedulerDriver === 'swarm')
-    return { driver: 'swarm', ...(config.swarmHost !== undefined ? { host: config.swarmHost } : {}) };
+    return {
+      driver: 'swarm',
+      ...(config.swarmHost !== undefined ? { host: config.swarmHost } : {}),
+      ...(config.swarmRegistry !== undefined ? { registry: config.swarmRegistry } : {}),
+    };
   return config.schedulerDriver === 'kubernetes'
     ? {
         driver: 'kubernetes',
@@ -109,6 +113,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
           region,
           logger: log.child({ driver: 'swarm', region }),
           ...(options.logs ? { logs: options.logs } : {}),
+          ...(driver.registry !== undefined ? { nodeRegistry: driver.registry } : {}),
         });
         schedulers.push(scheduler);
         unsubscribes.push(scheduler.watch((change) => appController.enqueue(change.allocation.app)));

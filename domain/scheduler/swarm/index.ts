@@ -4,6 +4,7 @@
  */
 export { ALLOC_DIR, FIRST_DYNAMIC_PORT, MANAGED_BY, NODE_POOL_LABEL, SwarmLabel } from './labels.js';
 export { secretName, serviceName, shortHash } from './names.js';
+export { imageForNodes } from './node-registry.js';
 export {
   DEFAULT_NON_ROOT_ID,
   containerPorts,

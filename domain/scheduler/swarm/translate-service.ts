@@ -21,6 +21,7 @@ import { containerTaskVariables } from '../container-task-variables.js';
 import type { JobSpec, TaskGroupSpec } from '../job.js';
 import { ALLOC_DIR, FIRST_DYNAMIC_PORT, MANAGED_BY, SwarmLabel } from './labels.js';
 import { shortHash } from './names.js';
+import { imageForNodes } from './node-registry.js';
 import { placementConstraints, volumeMounts, volumeVariables } from './volumes.js';
 
 /** The uid and gid a task runs as when it names no (or a root) user. */
@@ -124,6 +125,8 @@ export interface TranslateServiceOptions {
   };
   /** Replicas: the group's count unless the driver keeps another (a scale since the submission). */
   readonly replicas?: number;
+  /** The address nodes pull the managed registry's images from (`node-registry.ts`). @default as released */
+  readonly nodeRegistry?: string;
 }
 
 /** The Swarm service of a job's service task group. */
@@ -177,7 +180,7 @@ export function translateService(
     Labels: labels,
     TaskTemplate: {
       ContainerSpec: {
-        Image: task.image!,
+        Image: imageForNodes(task.image!, options.nodeRegistry),
         ...(task.command !== undefined
           ? { Command: typeof task.command === 'string' ? ['/bin/sh', '-c', task.command] : [...task.command] }
           : {}),

@@ -15,6 +15,7 @@ import type Dockerode from 'dockerode';
 import type { JobSpec, TaskGroupSpec } from '../job.js';
 import { MANAGED_BY, NODE_POOL_LABEL, SwarmLabel } from './labels.js';
 import { shortHash } from './names.js';
+import { imageForNodes } from './node-registry.js';
 
 /** Labels of a volume the driver mounts: the app it belongs to and the volume's own name. */
 export const VolumeLabel = { volume: 'io.svc.volume', purpose: 'io.svc.purpose' } as const;
@@ -71,7 +72,13 @@ function ownerTarget(index: number): string {
  * The global job that hands the root folder of each of a group's volumes to `user` (the task's user, in
  * `chown` syntax), on every node the group may run on: the app's own image, as root, `chown` only.
  */
-export function volumeOwnerJob(job: JobSpec, group: TaskGroupSpec, name: string, user: string): Dockerode.ServiceSpec {
+export function volumeOwnerJob(
+  job: JobSpec,
+  group: TaskGroupSpec,
+  name: string,
+  user: string,
+  nodeRegistry?: string,
+): Dockerode.ServiceSpec {
   const mounts = volumeMounts(job, group).map((mount, index) => ({
     ...mount,
     Target: ownerTarget(index),
@@ -89,7 +96,7 @@ export function volumeOwnerJob(job: JobSpec, group: TaskGroupSpec, name: string,
     },
     TaskTemplate: {
       ContainerSpec: {
-        Image: group.task.image!,
+        Image: imageForNodes(group.task.image!, nodeRegistry),
         Command: ['chown', user, ...mounts.map((m) => m.Target)],
         User: '0:0',
         Mounts: mounts,

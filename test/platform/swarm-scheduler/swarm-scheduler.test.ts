@@ -7,9 +7,12 @@
  * reopened driver puts back a service changed by hand and removes one of a job it does not know.
  * Through the front door: a control plane on the swarm driver builds an app's Dockerfile, pushes it,
  * runs it on the swarm behind its wake gateway, and deploys a new version under load without a
- * failed request.
+ * failed request. A second dockerd, in its own network namespace, joins as a worker: replicas spread
+ * over both nodes, a node pool pins tasks to one, and nodes pull images from the registry address
+ * they are given.
  */
 import fs, { mkdtempSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -25,7 +28,7 @@ import { SwarmScheduler, requireSwarmManager } from '../../../platform/swarm-sch
 import { containerOf } from '../../../platform/swarm-scheduler/service-spec.js';
 import { NODE_BASE, assertBaseImages } from '../../helpers/containers.js';
 import { removeRegistryImages } from '../../helpers/registry-images.js';
-import { pushByDigest, startSwarm, type TestSwarm } from '../../helpers/swarm.js';
+import { LINK, pushByDigest, startSwarm, startWorker, type TestSwarm } from '../../helpers/swarm.js';
 import { waitForChange } from '../../helpers/wait-for.js';
 import { failures, startLoad } from '../../helpers/http-load.js';
 import { containerConfig } from '../../helpers/containers.js';
@@ -138,7 +141,7 @@ test.serial(
     const first = await driver.submitJob(job('demo', 'v1'));
     t.is(first.outcome, 'created');
     const [one] = await passing(services, driver, 1, 'v1 65532 swarm-secret-value');
-    t.is(one!.address, '127.0.0.1');
+    t.is(one!.address, context.swarm.address);
     t.is((await driver.submitJob(job('demo', 'v1'))).outcome, 'unchanged');
 
     const spec = await serviceSpec(context.swarm.engine, 'demo');
@@ -173,7 +176,11 @@ test.serial(
     t.like(await driver.memoryUsage(sampled[0]!.id), { limitBytes: 256 * 1024 * 1024 });
     const allocations = await driver.listAllocations({ app: 'demo' });
     t.is(allocations.filter((a) => a.status === 'running').length, 2);
-    t.true(allocations.every((a) => a.taskGroup === 'web' && a.jobId === 'demo' && a.ports[0]!.hostIp === '127.0.0.1'));
+    t.true(
+      allocations.every(
+        (a) => a.taskGroup === 'web' && a.jobId === 'demo' && a.ports[0]!.hostIp === context.swarm.address,
+      ),
+    );
 
     // A new version rolls both tasks; the scaled count is kept.
     const rolled = await driver.submitJob(job('demo', 'v2'));
@@ -663,5 +670,74 @@ test.serial(
     t.like(volume.Labels, { 'io.svc.app': 'vol', 'io.svc.volume': 'data' });
     await driver.stopJob('vol-reader');
     t.truthy(await engine.getVolume('svc-vol-data').inspect(), "a stopped app's volume keeps its data");
+  },
+);
+
+test.serial(
+  "on two nodes, replicas spread over both and are reached at their node's address, a node pool pins tasks to one, and nodes pull from the registry address they are given",
+  async (t) => {
+    t.timeout(240_000);
+    const { engine } = context.swarm;
+    if (!context.swarm.link.ok) {
+      t.fail(`this host cannot give a second dockerd its own network: ${context.swarm.link.reason}`);
+      return;
+    }
+    const worker = await startWorker(context.swarm, path.join(context.dir, 'worker'));
+    t.teardown(() => worker.stop());
+    // A stand-in for the proxy an operator puts in front of the managed registry, where every node reaches it.
+    const [, registryPort] = context.registry.host.split(':');
+    const proxy = net.createServer((socket) => {
+      const upstream = net.connect(Number(registryPort), '127.0.0.1');
+      socket.pipe(upstream).pipe(socket);
+      socket.on('error', () => upstream.destroy());
+      upstream.on('error', () => socket.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, LINK.host, resolve));
+    t.teardown(() => proxy.close());
+    const nodeRegistry = `${LINK.host}:${(proxy.address() as net.AddressInfo).port}`;
+    const services = new LocalRegistry();
+    const driver = await SwarmScheduler.open({
+      engine,
+      dataDir: path.join(context.dir, 'platform'),
+      registry: services,
+      resyncMs: 1000,
+      nodeRegistry,
+      logger: silentLogger(),
+    });
+    t.teardown(async () => {
+      await driver.stopJob('spread').catch(() => undefined);
+      await driver.stopJob('pinned').catch(() => undefined);
+      await driver.close();
+    });
+
+    await driver.submitJob(job('spread', 'v1'));
+    await driver.scale('spread', 'web', 2);
+    const spread = await passing(services, driver, 2, 'v1 65532 none');
+    t.deepEqual(spread.map((i) => i.address).sort(), [context.swarm.address, LINK.worker].sort());
+    t.is(
+      containerOf(await serviceSpec(engine, 'spread'))!.Image,
+      context.image.replace(context.registry.host, nodeRegistry),
+    );
+    await driver.stopJob('spread');
+    await waitForChange(
+      [(listener) => services.watch(() => listener())],
+      async () => (await services.instances('demo-web')).length === 0,
+      { what: 'no instance of the spread job', timeoutMs: 60_000 },
+    );
+
+    const node = await engine.getNode(worker.nodeId).inspect();
+    await engine.getNode(worker.nodeId).update({
+      version: node.Version.Index,
+      Role: node.Spec.Role,
+      Availability: node.Spec.Availability,
+      Labels: { 'svc.node-pool': 'far' },
+    });
+    await driver.submitJob({ ...job('pinned', 'v1'), nodePool: 'far' });
+    await driver.scale('pinned', 'web', 2);
+    const pinned = await passing(services, driver, 2, 'v1 65532 none');
+    t.deepEqual(
+      pinned.map((i) => i.address),
+      [LINK.worker, LINK.worker],
+    );
   },
 );
