@@ -20,6 +20,7 @@ import {
   UnavailableError,
 } from '../../domain/errors.js';
 import type { LoggerPort } from '../../domain/logger.js';
+import type { TaskContainer } from '../../domain/scheduler/index.js';
 import type { Db } from '../../store/database.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 import { DEFAULT_EXEC_SETTINGS, type ExecSettings } from './exec-settings.js';
@@ -59,6 +60,7 @@ export interface ExecAttachment {
 interface Session {
   view: ExecSessionView;
   pid: number;
+  container?: TaskContainer;
   pty?: PtyProcess;
   size: TerminalSize;
   device: string;
@@ -131,6 +133,7 @@ export class ExecSessions {
         startedAt: null,
       },
       pid: allocation.task.pid!,
+      ...(allocation.task.container ? { container: allocation.task.container } : {}),
       size: request.size ?? { cols: 80, rows: 24 },
       device,
       timers: [],
@@ -149,7 +152,7 @@ export class ExecSessions {
     const session = this.owned(id, caller);
     if (session.view.state !== 'created')
       throw new ConflictError(`exec session ${id} is already attached`, { code: 'session_attached', details: { id } });
-    const target = this.options.exec.target(session.pid);
+    const target = this.options.exec.target(session.pid, session.container);
     if (target === undefined) {
       this.forget(session);
       throw new ConflictError(`allocation ${session.view.allocation} of app "${session.view.app}" stopped`, {
@@ -208,7 +211,7 @@ export class ExecSessions {
   }): Promise<ExecResult & { allocation: string; process: string; durationMs: number }> {
     const allocation = await resolveExecAllocation(this.options.db, this.options.targets, request.app, request.process);
     this.checkLimits(request.app);
-    const target = this.options.exec.target(allocation.task.pid!);
+    const target = this.options.exec.target(allocation.task.pid!, allocation.task.container);
     if (target === undefined)
       throw new ConflictError(`allocation ${allocation.id} of app "${request.app}" stopped`, {
         code: 'no_running_allocation',

@@ -3,6 +3,7 @@
  * adapter (platform/exec) enters the allocation's mount namespace as the app's user, with its
  * environment and working folder (ADR 0168); the service depends only on this interface.
  */
+import type { TaskContainer } from '../scheduler/allocation.js';
 
 /** Where a command runs: the live process of an allocation, read from the host when the session starts. */
 export interface ExecTarget {
@@ -18,7 +19,7 @@ export interface ExecTarget {
   /** True when the command enters the task's mount namespace and switches to its user (the platform is root). */
   readonly isolated: boolean;
   /** The container the task runs in (ADR 0219): the command runs there through the engine, as its user. */
-  readonly container?: { readonly name: string; readonly program: string };
+  readonly container?: { readonly name: string; readonly program: string; readonly node?: string };
 }
 
 /** Terminal size in character cells. */
@@ -51,8 +52,11 @@ export interface ExecResult {
 
 /** The adapter. */
 export interface ExecPort {
-  /** The target of a live task process; undefined when the process is gone. */
-  target(pid: number): ExecTarget | undefined;
+  /**
+   * The target of a live task process; undefined when the process is gone. `container` is the task's
+   * container and node where its driver reports them (a process on another node is not on this host).
+   */
+  target(pid: number, container?: TaskContainer): ExecTarget | undefined;
   /** Starts `argv` on a new PTY in `target`. */
   spawnPty(target: ExecTarget, argv: readonly string[], size: TerminalSize): PtyProcess;
   /** Runs `argv` in `target` to completion with `stdin`, capturing output up to `maxOutputBytes` per stream. */

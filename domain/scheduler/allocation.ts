@@ -76,11 +76,20 @@ export interface TaskState {
   readonly lastEventMessage?: string;
   /** Recent events, oldest first (bounded). */
   readonly events: readonly TaskEvent[];
+  /** The task's process id, on the node it runs on. */
   readonly pid?: number;
+  /** The container the task runs in and its node, where a driver runs tasks on several nodes (swarm). */
+  readonly container?: TaskContainer;
   readonly startedAt?: string;
   readonly finishedAt?: string;
   readonly exitCode?: number | null;
   readonly signal?: string | null;
+}
+
+/** A task's container and the node whose engine runs it. */
+export interface TaskContainer {
+  readonly id: string;
+  readonly node: string;
 }
 
 /** A port assigned to an allocation. */

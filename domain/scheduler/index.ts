@@ -35,6 +35,7 @@ export type {
   MemoryUsage,
   CpuUsage,
   TaskEvent,
+  TaskContainer,
   TaskState,
 } from './allocation.js';
 export { ExecutionStatus } from './dispatch.js';

@@ -1,19 +1,29 @@
 /**
  * Exec on the swarm driver: a command in a task's own container, through the Engine API's exec
- * (`POST /containers/<id>/exec`), as the container's user, in its namespaces. The container is found
- * from the task's process on this node: its cgroup names the Docker container it belongs to. A task
- * on another node has no process here, so it has no target (the exec service says it stopped).
+ * (`POST /containers/<id>/exec`) of the node that runs it, as the container's user, in its namespaces.
+ * The task's container and node come from its allocation (else, for a process on this host, from its
+ * cgroup). The manager's engine runs the containers of its own node; another node's engine is the
+ * address its `svc.engine` label gives (`docker node update --label-add svc.engine=tcp://<host>:2376`,
+ * TLS as for the manager). A process on this host is signalled directly; on another node the command
+ * is started through `/bin/sh`, which prints its process id first, and is signalled by a second exec.
  * Terminal sessions get a TTY and follow resizes; one-shot commands get their stdout and stderr apart.
  */
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
+import { ConflictError } from '../../domain/errors.js';
 import type { ExecPort, ExecResult, ExecTarget, PtyProcess, TerminalSize } from '../../domain/exec/exec-port.js';
+import type { TaskContainer } from '../../domain/scheduler/index.js';
+import { engineAt } from './engine.js';
 
 /** How long a session's processes get after SIGHUP before SIGKILL. */
 const KILL_GRACE_MS = 2000;
 /** `program` of a target whose container runs on the Docker engine. */
 export const ENGINE_PROGRAM = 'docker-engine';
+/** The node label that gives a node's Engine API address, for exec on that node. */
+export const NODE_ENGINE_LABEL = 'svc.engine';
+/** Starts a command on another node so that its process id comes first (it is signalled by it). */
+const PID_FIRST = ['/bin/sh', '-c', 'echo "$$"; exec "$@"', 'svc-exec'];
 
 /** The Docker container the process `pid` runs in, read from its cgroup; undefined for any other process. */
 export function dockerContainerOf(pid: number): string | undefined {
@@ -25,14 +35,32 @@ export function dockerContainerOf(pid: number): string | undefined {
   }
 }
 
+/** The engine that runs a target's container, and how its processes are signalled. */
+interface Reach {
+  readonly engine: Docker;
+  /** Signals a process of the command (its process group where it leads one). */
+  signal(pid: number, name: 'SIGHUP' | 'SIGKILL'): void;
+  /** Remote: the command is wrapped so that its process id comes first. */
+  readonly remote: boolean;
+}
+
 type Hijacked = NodeJS.ReadWriteStream & { destroy(): void; end(): void };
 
 /** The exec adapter of the swarm driver. */
 export class EngineExec implements ExecPort {
-  constructor(private readonly engine: Docker) {}
+  readonly #engine: Docker;
+  readonly #managerLocal: boolean;
+  #managerNode: Promise<string | undefined> | undefined;
+  readonly #nodes = new Map<string, Docker>();
 
-  target(pid: number): ExecTarget | undefined {
-    const container = dockerContainerOf(pid);
+  /** `managerLocal`: the manager's engine runs on this host (a unix socket), so its processes are ours to signal. */
+  constructor(engine: Docker, options: { readonly managerLocal?: boolean } = {}) {
+    this.#engine = engine;
+    this.#managerLocal = options.managerLocal ?? true;
+  }
+
+  target(pid: number, task?: TaskContainer): ExecTarget | undefined {
+    const container = task === undefined ? dockerContainerOf(pid) : task.id;
     if (container === undefined) return undefined;
     return {
       pid,
@@ -42,8 +70,55 @@ export class EngineExec implements ExecPort {
       cwd: '/',
       env: {},
       isolated: true,
-      container: { name: container, program: ENGINE_PROGRAM },
+      container: { name: container, program: ENGINE_PROGRAM, ...(task ? { node: task.node } : {}) },
     };
+  }
+
+  /** The engine of the target's node, and how its processes are signalled. */
+  async #reach(target: ExecTarget): Promise<Reach> {
+    const node = target.container?.node;
+    this.#managerNode ??= this.#engine
+      .info()
+      .then((info: { Swarm?: { NodeID?: string } }) => info.Swarm?.NodeID)
+      .catch(() => undefined);
+    const managerNode = await this.#managerNode;
+    if (node === undefined || node === managerNode) {
+      if (this.#managerLocal) return { engine: this.#engine, signal, remote: false };
+    }
+    const engine = node === undefined || node === managerNode ? this.#engine : await this.#nodeEngine(node);
+    const container = engine.getContainer(target.container!.name);
+    return {
+      engine,
+      remote: true,
+      signal: (pid, name) => {
+        if (pid <= 0) return;
+        const kill = `kill -${name.slice(3)} -- -${pid} 2>/dev/null || kill -${name.slice(3)} ${pid}`;
+        void container
+          .exec({ Cmd: ['/bin/sh', '-c', kill], AttachStdout: false, AttachStderr: false })
+          .then((exec) => exec.start({ Detach: true }))
+          .catch(() => undefined);
+      },
+    };
+  }
+
+  /** The engine of another node, from its `svc.engine` label. */
+  async #nodeEngine(node: string): Promise<Docker> {
+    const known = this.#nodes.get(node);
+    if (known) return known;
+    const info = (await this.#engine.getNode(node).inspect()) as {
+      Spec?: { Labels?: Record<string, string> };
+      Description?: { Hostname?: string };
+    };
+    const address = info.Spec?.Labels?.[NODE_ENGINE_LABEL];
+    const name = info.Description?.Hostname ?? node;
+    if (address === undefined || !/^(unix|tcp):\/\/./.test(address))
+      throw new ConflictError(
+        `the task runs on node ${name}, whose Engine API the platform does not know: label the node with its address (docker node update --label-add ${NODE_ENGINE_LABEL}=tcp://<host>:2376 ${name})`,
+        { code: 'node_engine_unknown', details: { node: name } },
+      );
+    const engine = engineAt(address);
+    this.#nodes.set(node, engine);
+    return engine;
   }
 
   spawnPty(target: ExecTarget, argv: readonly string[], size: TerminalSize): PtyProcess {
@@ -52,7 +127,8 @@ export class EngineExec implements ExecPort {
     const pending: string[] = [];
     let stream: Hijacked | undefined;
     let exec: Docker.Exec | undefined;
-    let hostPid = 0;
+    let reach: Reach | undefined;
+    let pid = 0;
     let ended = false;
     let order: Promise<unknown> = Promise.resolve();
     const finish = (exitCode: number) => {
@@ -60,10 +136,14 @@ export class EngineExec implements ExecPort {
       ended = true;
       for (const listener of exitListeners) listener({ exitCode, signal: undefined });
     };
-    const container = this.engine.getContainer(target.container!.name);
+    const emit = (data: string) => {
+      for (const listener of dataListeners) listener(data);
+    };
     void (async () => {
+      reach = await this.#reach(target);
+      const container = reach.engine.getContainer(target.container!.name);
       exec = await container.exec({
-        Cmd: [...argv],
+        Cmd: reach.remote ? [...PID_FIRST, ...argv] : [...argv],
         AttachStdin: true,
         AttachStdout: true,
         AttachStderr: true,
@@ -72,10 +152,19 @@ export class EngineExec implements ExecPort {
       });
       stream = await exec.start({ hijack: true, stdin: true, Tty: true });
       await exec.resize({ h: size.rows, w: size.cols }).catch(() => undefined);
-      hostPid = ((await exec.inspect()) as { Pid?: number }).Pid ?? 0;
+      if (!reach.remote) pid = ((await exec.inspect()) as { Pid?: number }).Pid ?? 0;
       stream.setEncoding('utf8');
+      // On another node the first line is the command's process id, not output.
+      let head = reach.remote ? '' : undefined;
       stream.on('data', (data: string) => {
-        for (const listener of dataListeners) listener(data);
+        if (head === undefined) return emit(data);
+        head += data;
+        const newline = head.indexOf('\n');
+        if (newline < 0) return;
+        pid = Number.parseInt(head.slice(0, newline), 10) || 0;
+        const rest = head.slice(newline + 1);
+        head = undefined;
+        if (rest !== '') emit(rest);
       });
       stream.on('end', () => {
         void exec!
@@ -85,12 +174,12 @@ export class EngineExec implements ExecPort {
       });
       for (const data of pending.splice(0)) stream.write(data);
     })().catch((error: unknown) => {
-      for (const listener of dataListeners) listener(`${error instanceof Error ? error.message : String(error)}\r\n`);
+      emit(`${error instanceof Error ? error.message : String(error)}\r\n`);
       finish(126);
     });
     return {
       get pid() {
-        return hostPid;
+        return pid;
       },
       // Keystrokes and resizes reach the engine in the order they came: input typed after a resize
       // (a `stty size`) sees the new size.
@@ -104,10 +193,11 @@ export class EngineExec implements ExecPort {
         order = order.then(() => exec!.resize({ h: rows, w: cols }).catch(() => undefined));
       },
       kill: () => {
-        if (ended) return;
-        signal(hostPid, 'SIGHUP');
+        if (ended || !reach) return;
+        const signalled = reach;
+        signalled.signal(pid, 'SIGHUP');
         const timer = setTimeout(() => {
-          if (!ended) signal(hostPid, 'SIGKILL');
+          if (!ended) signalled.signal(pid, 'SIGKILL');
         }, KILL_GRACE_MS);
         timer.unref();
       },
@@ -125,9 +215,10 @@ export class EngineExec implements ExecPort {
     argv: readonly string[],
     options: { readonly stdin: string; readonly timeoutMs: number; readonly maxOutputBytes: number },
   ): Promise<ExecResult> {
-    const container = this.engine.getContainer(target.container!.name);
+    const reach = await this.#reach(target);
+    const container = reach.engine.getContainer(target.container!.name);
     const exec = await container.exec({
-      Cmd: [...argv],
+      Cmd: reach.remote ? [...PID_FIRST, ...argv] : [...argv],
       AttachStdin: true,
       AttachStdout: true,
       AttachStderr: true,
@@ -137,23 +228,36 @@ export class EngineExec implements ExecPort {
     const out = { stdout: [] as Buffer[], stderr: [] as Buffer[] };
     const sizes = { stdout: 0, stderr: 0 };
     let truncated = false;
-    const collect = (name: 'stdout' | 'stderr') => {
-      const sink = new PassThrough();
-      sink.on('data', (chunk: Buffer) => {
-        const room = options.maxOutputBytes - sizes[name];
-        if (chunk.length > room) truncated = true;
-        if (room <= 0) return;
-        const kept = chunk.subarray(0, room);
-        out[name].push(kept);
-        sizes[name] += kept.length;
-      });
-      return sink;
+    let pid = 0;
+    // On another node the first line of stdout is the command's process id, not output.
+    let head: Buffer | undefined = reach.remote ? Buffer.alloc(0) : undefined;
+    const keep = (name: 'stdout' | 'stderr', chunk: Buffer) => {
+      const room = options.maxOutputBytes - sizes[name];
+      if (chunk.length > room) truncated = true;
+      if (room <= 0) return;
+      const kept = chunk.subarray(0, room);
+      out[name].push(kept);
+      sizes[name] += kept.length;
     };
-    this.engine.modem.demuxStream(stream, collect('stdout'), collect('stderr'));
+    const stdout = new PassThrough();
+    stdout.on('data', (chunk: Buffer) => {
+      if (head === undefined) return keep('stdout', chunk);
+      head = Buffer.concat([head, chunk]);
+      const newline = head.indexOf(0x0a);
+      if (newline < 0) return;
+      pid = Number.parseInt(head.subarray(0, newline).toString('utf8'), 10) || 0;
+      const rest = head.subarray(newline + 1);
+      head = undefined;
+      if (rest.length > 0) keep('stdout', rest);
+    });
+    const stderr = new PassThrough();
+    stderr.on('data', (chunk: Buffer) => keep('stderr', chunk));
+    reach.engine.modem.demuxStream(stream, stdout, stderr);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      void exec.inspect().then((info: { Pid?: number }) => signal(info.Pid ?? 0, 'SIGKILL'));
+      if (reach.remote) reach.signal(pid, 'SIGKILL');
+      else void exec.inspect().then((info: { Pid?: number }) => reach.signal(info.Pid ?? 0, 'SIGKILL'));
     }, options.timeoutMs);
     stream.write(options.stdin);
     // Half-close: the command reads its input to the end while its output still comes back.

@@ -32,7 +32,11 @@ export interface ExecApi {
 export async function execPortOf(config: Pick<SvcConfig, 'schedulerDriver' | 'swarmHost'>): Promise<ExecPort> {
   if (config.schedulerDriver !== 'swarm') return new LocalExec();
   const swarm = await import('../../platform/swarm-scheduler/index.js');
-  return new swarm.EngineExec(swarm.engineAt(config.swarmHost));
+  const host = config.swarmHost ?? process.env.DOCKER_HOST;
+  // A manager reached over TCP runs elsewhere: its processes are signalled through its engine, not here.
+  return new swarm.EngineExec(swarm.engineAt(config.swarmHost), {
+    managerLocal: host === undefined || host === '' || host.startsWith('unix://'),
+  });
 }
 
 export function startExec(

@@ -123,6 +123,9 @@ export function taskToAllocation(task: SwarmTask, placement: SwarmPlacement): Al
       lastEventMessage: message,
       events,
       ...(task.Status?.ContainerStatus?.PID ? { pid: task.Status.ContainerStatus.PID } : {}),
+      ...(task.Status?.ContainerStatus?.ContainerID && task.NodeID
+        ? { container: { id: task.Status.ContainerStatus.ContainerID, node: task.NodeID } }
+        : {}),
       ...(status === 'running' ? { startedAt: at } : {}),
       ...(lifecycle === 'dead' ? { finishedAt: at } : {}),
       ...(exitCode !== undefined && lifecycle === 'dead' ? { exitCode } : {}),

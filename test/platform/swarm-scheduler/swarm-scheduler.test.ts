@@ -26,6 +26,7 @@ import { LocalRegistry } from '../../../platform/local-registry/index.js';
 import { silentLogger } from '../../../platform/logger.js';
 import { SwarmScheduler, requireSwarmManager } from '../../../platform/swarm-scheduler/index.js';
 import { containerOf } from '../../../platform/swarm-scheduler/service-spec.js';
+import { EngineExec } from '../../../platform/swarm-scheduler/engine-exec.js';
 import { NODE_BASE, assertBaseImages } from '../../helpers/containers.js';
 import { removeRegistryImages } from '../../helpers/registry-images.js';
 import { LINK, pushByDigest, startSwarm, startWorker, type TestSwarm } from '../../helpers/swarm.js';
@@ -739,5 +740,44 @@ test.serial(
       pinned.map((i) => i.address),
       [LINK.worker, LINK.worker],
     );
+
+    // Exec reaches a task on the worker through the worker's engine, named by the node's svc.engine label.
+    const [allocation] = (await driver.listAllocations({ app: 'pinned' })).filter((a) => a.status === 'running');
+    t.is(allocation!.task.container?.node, worker.nodeId);
+    const target = new EngineExec(engine).target(allocation!.task.pid!, allocation!.task.container)!;
+    const limits = { stdin: '', timeoutMs: 10_000, maxOutputBytes: 4096 };
+    await t.throwsAsync(new EngineExec(engine).run(target, ['id', '-u'], limits), {
+      message:
+        /Engine API the platform does not know: label the node with its address \(docker node update --label-add svc\.engine=/,
+    });
+    const labelled = await engine.getNode(worker.nodeId).inspect();
+    await engine.getNode(worker.nodeId).update({
+      version: labelled.Version.Index,
+      Role: labelled.Spec.Role,
+      Availability: labelled.Spec.Availability,
+      Labels: { 'svc.node-pool': 'far', 'svc.engine': worker.host },
+    });
+    const exec = new EngineExec(engine);
+    t.like(await exec.run(target, ['id', '-u'], limits), { exitCode: 0, stdout: '65532\n', timedOut: false });
+    const started = Date.now();
+    t.like(await exec.run(target, ['sleep', '30'], { ...limits, timeoutMs: 500 }), {
+      timedOut: true,
+      signal: 'SIGKILL',
+    });
+    t.true(Date.now() - started < 10_000, 'a command past its timeout on another node is killed there');
+    const pty = exec.spawnPty(target, ['/bin/sh'], { cols: 80, rows: 24 });
+    let output = '';
+    const exited = new Promise<number>((resolve) => pty.onExit(({ exitCode }) => resolve(exitCode)));
+    const answered = new Promise<void>((resolve) =>
+      pty.onData((data) => {
+        output += data;
+        if (output.includes('hi-3')) resolve();
+      }),
+    );
+    pty.write('echo hi-$((1+2))\n');
+    await answered;
+    t.notRegex(output, /^\d+\r?\n/, 'the process id the wrapper prints is not output');
+    pty.kill();
+    t.not(await exited, 0, 'ending the session ends its shell on the other node');
   },
 );
