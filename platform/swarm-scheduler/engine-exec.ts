@@ -11,17 +11,14 @@
 import fs from 'node:fs';
 import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
-import { ConflictError } from '../../domain/errors.js';
 import type { ExecPort, ExecResult, ExecTarget, PtyProcess, TerminalSize } from '../../domain/exec/exec-port.js';
 import type { TaskContainer } from '../../domain/scheduler/index.js';
-import { engineAt } from './engine.js';
+import { NodeEngines } from './node-engines.js';
 
 /** How long a session's processes get after SIGHUP before SIGKILL. */
 const KILL_GRACE_MS = 2000;
 /** `program` of a target whose container runs on the Docker engine. */
 export const ENGINE_PROGRAM = 'docker-engine';
-/** The node label that gives a node's Engine API address, for exec on that node. */
-export const NODE_ENGINE_LABEL = 'svc.engine';
 /** Starts a command on another node so that its process id comes first (it is signalled by it). */
 const PID_FIRST = ['/bin/sh', '-c', 'echo "$$"; exec "$@"', 'svc-exec'];
 
@@ -48,14 +45,12 @@ type Hijacked = NodeJS.ReadWriteStream & { destroy(): void; end(): void };
 
 /** The exec adapter of the swarm driver. */
 export class EngineExec implements ExecPort {
-  readonly #engine: Docker;
+  readonly #nodes: NodeEngines;
   readonly #managerLocal: boolean;
-  #managerNode: Promise<string | undefined> | undefined;
-  readonly #nodes = new Map<string, Docker>();
 
   /** `managerLocal`: the manager's engine runs on this host (a unix socket), so its processes are ours to signal. */
-  constructor(engine: Docker, options: { readonly managerLocal?: boolean } = {}) {
-    this.#engine = engine;
+  constructor(engine: Docker | NodeEngines, options: { readonly managerLocal?: boolean } = {}) {
+    this.#nodes = engine instanceof NodeEngines ? engine : new NodeEngines(engine);
     this.#managerLocal = options.managerLocal ?? true;
   }
 
@@ -77,15 +72,8 @@ export class EngineExec implements ExecPort {
   /** The engine of the target's node, and how its processes are signalled. */
   async #reach(target: ExecTarget): Promise<Reach> {
     const node = target.container?.node;
-    this.#managerNode ??= this.#engine
-      .info()
-      .then((info: { Swarm?: { NodeID?: string } }) => info.Swarm?.NodeID)
-      .catch(() => undefined);
-    const managerNode = await this.#managerNode;
-    if (node === undefined || node === managerNode) {
-      if (this.#managerLocal) return { engine: this.#engine, signal, remote: false };
-    }
-    const engine = node === undefined || node === managerNode ? this.#engine : await this.#nodeEngine(node);
+    const engine = await this.#nodes.engineOf(node);
+    if (this.#managerLocal && (await this.#nodes.onManager(node))) return { engine, signal, remote: false };
     const container = engine.getContainer(target.container!.name);
     return {
       engine,
@@ -99,26 +87,6 @@ export class EngineExec implements ExecPort {
           .catch(() => undefined);
       },
     };
-  }
-
-  /** The engine of another node, from its `svc.engine` label. */
-  async #nodeEngine(node: string): Promise<Docker> {
-    const known = this.#nodes.get(node);
-    if (known) return known;
-    const info = (await this.#engine.getNode(node).inspect()) as {
-      Spec?: { Labels?: Record<string, string> };
-      Description?: { Hostname?: string };
-    };
-    const address = info.Spec?.Labels?.[NODE_ENGINE_LABEL];
-    const name = info.Description?.Hostname ?? node;
-    if (address === undefined || !/^(unix|tcp):\/\/./.test(address))
-      throw new ConflictError(
-        `the task runs on node ${name}, whose Engine API the platform does not know: label the node with its address (docker node update --label-add ${NODE_ENGINE_LABEL}=tcp://<host>:2376 ${name})`,
-        { code: 'node_engine_unknown', details: { node: name } },
-      );
-    const engine = engineAt(address);
-    this.#nodes.set(node, engine);
-    return engine;
   }
 
   spawnPty(target: ExecTarget, argv: readonly string[], size: TerminalSize): PtyProcess {

@@ -3,11 +3,12 @@
  * containers' stats on the manager's engine (`GET /containers/<id>/stats?stream=false&one-shot=true`),
  * for the autoscaler and right-sizing, as the local driver samples its process trees. CPU is the
  * container's CPU time between two samples over the wall time between them (100 is one core busy);
- * memory is its usage less the page cache it can drop. A task on another node has no sample.
+ * memory is its usage less the page cache it can drop. A task on another node is sampled through that
+ * node's engine (`node-engines.ts`); one on a node without a known engine has no sample.
  */
 import { EventEmitter } from 'node:events';
-import type Docker from 'dockerode';
 import type { CpuUsage, MemoryUsage } from '../../domain/scheduler/index.js';
+import type { NodeEngines } from './node-engines.js';
 
 interface Sample {
   readonly cpuNs: number;
@@ -37,9 +38,14 @@ export class TaskStats {
   #busy = false;
 
   constructor(
-    private readonly engine: Docker,
-    /** The running tasks to sample: allocation id, container id and memory limit. */
-    private readonly running: () => readonly { allocation: string; container: string; limitBytes: number }[],
+    private readonly nodes: NodeEngines,
+    /** The running tasks to sample: allocation id, container id and node, and memory limit. */
+    private readonly running: () => readonly {
+      allocation: string;
+      container: string;
+      node?: string;
+      limitBytes: number;
+    }[],
     private readonly periodMs = 1000,
   ) {
     this.events.setMaxListeners(0);
@@ -71,19 +77,21 @@ export class TaskStats {
       const running = this.running();
       const live = new Set(running.map((r) => r.allocation));
       for (const id of [...this.#last.keys()]) if (!live.has(id)) this.#forget(id);
-      await Promise.all(running.map((task) => this.#sampleOne(task.allocation, task.container, task.limitBytes)));
+      await Promise.all(running.map((task) => this.#sampleOne(task)));
       this.events.emit('sampled');
     } finally {
       this.#busy = false;
     }
   }
 
-  async #sampleOne(allocation: string, container: string, limitBytes: number): Promise<void> {
+  async #sampleOne(task: { allocation: string; container: string; node?: string; limitBytes: number }): Promise<void> {
+    const { allocation, limitBytes } = task;
     let stats: ContainerStats;
     try {
-      stats = await this.engine.getContainer(container).stats({ stream: false, 'one-shot': true });
+      const engine = await this.nodes.engineOf(task.node);
+      stats = await engine.getContainer(task.container).stats({ stream: false, 'one-shot': true });
     } catch {
-      return; // Not on this node, or gone.
+      return; // Gone, or on a node whose engine is not known.
     }
     const at = new Date().toISOString();
     const atNs = process.hrtime.bigint();

@@ -20,6 +20,7 @@ import {
   type SwarmTask,
 } from '../../domain/scheduler/swarm/index.js';
 import { HttpHealthCheck } from '../local-scheduler/allocations/http-health-check.js';
+import { NodeEngines } from './node-engines.js';
 import { TaskStats } from './task-stats.js';
 
 /** How soon a task on its way to running is read again. */
@@ -44,6 +45,8 @@ interface RegisteredService {
 /** Options of {@link TaskSync}. */
 export interface TaskSyncOptions {
   readonly engine: Docker;
+  /** Each node's engine, for task stats. @default the manager's alone */
+  readonly nodes?: NodeEngines;
   readonly registry: RegistryWriter;
   readonly region: string;
   readonly datacenter: string;
@@ -78,11 +81,18 @@ export class TaskSync {
   constructor(options: TaskSyncOptions) {
     this.#options = options;
     this.events.setMaxListeners(0);
-    this.#stats = new TaskStats(options.engine, () =>
+    this.#stats = new TaskStats(options.nodes ?? new NodeEngines(options.engine), () =>
       [...this.#seen.values()].flatMap((a) => {
         const container = this.#containerOf.get(a.id);
         return a.status === 'running' && container !== undefined
-          ? [{ allocation: a.id, container, limitBytes: a.memory.limitBytes }]
+          ? [
+              {
+                allocation: a.id,
+                container,
+                ...(a.task.container ? { node: a.task.container.node } : {}),
+                limitBytes: a.memory.limitBytes,
+              },
+            ]
           : [];
       }),
     );

@@ -779,5 +779,15 @@ test.serial(
     t.notRegex(output, /^\d+\r?\n/, 'the process id the wrapper prints is not output');
     pty.kill();
     t.not(await exited, 0, 'ending the session ends its shell on the other node');
+    // With the worker's engine known, its tasks' CPU and memory are sampled too (for the autoscaler).
+    const sampled = await waitForChange(
+      [(listener) => driver.onSampled(listener)],
+      async () => {
+        const running = (await driver.listAllocations({ app: 'pinned' })).filter((a) => a.status === 'running');
+        return running.length === 2 && running.every((a) => a.cpu && a.memory.sampledAt) ? running : undefined;
+      },
+      { what: 'CPU and memory samples of both tasks on the worker', timeoutMs: 30_000 },
+    );
+    t.true(sampled.every((a) => a.memory.currentRssBytes > 1024 * 1024));
   },
 );
