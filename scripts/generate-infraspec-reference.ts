@@ -220,7 +220,7 @@ function addField(
     description: cell(resolved.description ?? ''),
     drivers: driverSupport(steps, sampleValue(node, definitions)),
   });
-  // A definition met again below itself would recurse for ever; none does today, but stop if one does.
+  // A definition met again below itself would recurse for ever; none does, but the walk stops if one ever does.
   const ref = refTitle(node, definitions);
   if (ref !== undefined && seen.has(ref)) return;
   const below = ref === undefined ? seen : new Set([...seen, ref]);
