@@ -1,7 +1,7 @@
 // tier: quick
 /**
- * The documents' links: every relative link in README.md and docs/ names a file or folder that exists,
- * and the guide's index links every page of the guide.
+ * The documents' links: every relative link in README.md and docs/ names a file or folder that exists
+ * (and a heading of it, when the link names one), and the guide's index links every page of the guide.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -46,6 +46,23 @@ function localTarget(file: string, target: string): string | undefined {
   return path.relative(REPO_ROOT, path.resolve(path.dirname(file), bare));
 }
 
+/** The anchors of a Markdown file's headings, as GitHub makes them (`## The test suite` → `the-test-suite`). */
+function headingAnchors(markdown: string): Set<string> {
+  const anchors = new Set<string>();
+  const seen = new Map<string, number>();
+  for (const match of markdown.replace(/^```[\s\S]*?^```/gm, '').matchAll(/^#{1,6}\s+(.*)$/gm)) {
+    const slug = match[1]!
+      .trim()
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+      .replace(/ /g, '-');
+    const count = seen.get(slug) ?? 0;
+    seen.set(slug, count + 1);
+    anchors.add(count === 0 ? slug : `${slug}-${count}`);
+  }
+  return anchors;
+}
+
 const documents = [path.join(REPO_ROOT, 'README.md'), ...markdownFiles(docsDir)];
 
 test('linkTargets finds inline, image and reference links, and skips code', (t) => {
@@ -73,6 +90,22 @@ test('every relative link in README.md and docs/ names a file that exists', (t) 
     }
   }
   t.true(checked > 100, `only ${checked} relative links found`);
+  t.deepEqual(broken, []);
+});
+
+test('every link to a heading of a document names a heading it has', (t) => {
+  const broken: string[] = [];
+  for (const file of documents) {
+    for (const target of linkTargets(fs.readFileSync(file, 'utf8'))) {
+      const hash = target.indexOf('#');
+      if (hash === -1 || /^[a-z][a-z0-9+.-]*:/i.test(target)) continue;
+      const local = hash === 0 ? path.relative(REPO_ROOT, file) : localTarget(file, target);
+      if (local === undefined || !local.endsWith('.md') || !fs.existsSync(path.join(REPO_ROOT, local))) continue;
+      const anchor = decodeURIComponent(target.slice(hash + 1));
+      if (!headingAnchors(fs.readFileSync(path.join(REPO_ROOT, local), 'utf8')).has(anchor))
+        broken.push(`${path.relative(REPO_ROOT, file)}: ${target}`);
+    }
+  }
   t.deepEqual(broken, []);
 });
 
