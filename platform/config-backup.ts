@@ -69,7 +69,7 @@ export const BACKUP_VARIABLES = {
     name: 'SVC_BACKUP_IO_MBPS',
     description:
       "MB per second at most that a platform backup or restore writes (synced every 8 MiB), so the platform's own writes do not wait behind it; 0: no limit",
-    defaultText: '64',
+    defaultText: '32',
     parse: wholeNumber('SVC_BACKUP_IO_MBPS', 32, 0, 100_000),
   },
 } satisfies { [K in keyof BackupConfig]: VariableSpec<BackupConfig[K]> };

@@ -48,7 +48,7 @@ export function registerServe(program: Command): void {
     .option('--data <dir>', 'data folder (overrides SVC_DATA_DIR)')
     .option('--host-id <id>', 'host id stamped on every event and in capacity keys (overrides SVC_HOST_ID)')
     .option('--event-environment <name>', 'environment stamped on every event (overrides SVC_EVENT_ENVIRONMENT)')
-    .addHelpText('after', '\nEvery setting is an SVC_* environment variable; see the README configuration table.')
+    .addHelpText('after', '\nEvery setting is an SVC_* environment variable; see docs/configuration.md.')
     .action(async (opts: ServeOptions) => {
       if (opts.only !== undefined && !(ONLY as readonly string[]).includes(opts.only)) {
         throw new CliError(`--only must be one of ${ONLY.join(', ')}, got "${opts.only}"`, ExitCode.usage);

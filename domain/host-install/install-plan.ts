@@ -114,8 +114,8 @@ WantedBy=multi-user.target
 export function renderSettings(): string {
   const data = HOST_PATHS.data;
   return `# svc settings: environment variables read by ${SERVICE_UNIT} (EnvironmentFile). Written once by
-# \`svc install\`, then yours: a later install keeps this file. Every setting is in the README's
-# "Configuration" table. Restart after an edit: systemctl restart svc
+# \`svc install\`, then yours: a later install keeps this file. Every setting is in
+# docs/configuration.md. Restart after an edit: systemctl restart svc
 SVC_DATA_DIR=${data}
 SVC_APPS_DIR=${data}/apps
 SVC_SNAPSHOTS_DIR=${data}/snapshots

@@ -1,6 +1,6 @@
 // tier: full
 /**
- * Every documented exit code of every `svc` command (README "The svc program", ADR 0015), against
+ * Every documented exit code of every `svc` command (docs/cli.md, ADR 0015), against
  * a real control plane with token auth on and two committed apps: `good` (a service and a
  * function process) and `broken` (whose build test fails).
  */

@@ -3,7 +3,7 @@
  * The console's terminal in real Chromium against a real app: open a session on the app page, type
  * into xterm.js, see the remote shell answer as the app's user, resize the window and see the PTY
  * follow, close the session; no console error, no failed request. With SVC_TERMINAL_SCREENSHOT set
- * it also writes a PNG of the terminal there (docs/screenshots/console-terminal.png for the README).
+ * it also writes a PNG of the terminal there (docs/screenshots/console-terminal.png, shown in the guide).
  */
 import fs from 'node:fs';
 import anyTest, { type TestFn } from 'ava';

@@ -3,7 +3,7 @@
  * The app page's log view in a real browser (Chromium through playwright-core) against a real
  * control plane running a real app: lines arrive live, the search box narrows them, the process
  * filter and time range apply, with no console error or failed request. With SVC_LOGS_SCREENSHOT set it
- * also writes a PNG of the log view there (docs/screenshots/app-logs.png for the README); the suite
+ * also writes a PNG of the log view there (docs/screenshots/app-logs.png, shown in the guide); the suite
  * never writes into the checkout (ADR 0226).
  */
 import path from 'node:path';

@@ -25,7 +25,6 @@ const DESCRIPTIVE: Readonly<Record<string, string>> = {
   'function.trigger': 'has one valid value, its default (http): there is nothing else to set it to',
 };
 
-/** Autoscaling is built on another branch; the engineer removes this list when it is merged. */
 /** Specs a field is tried in, first to last, until one takes the field validly. */
 const APP_BASES: readonly Record<string, unknown>[] = [
   { name: 'demo', processes: { web: { port: 8080 } } },
