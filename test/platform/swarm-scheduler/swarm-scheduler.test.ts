@@ -311,7 +311,7 @@ function commitShop(appsDir: string, version: string, scaling = ''): void {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, 'infraspec.yaml'),
-    `name: shop\ndeploy: true\nendpoints:\n  - url: ${HOST}\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 200ms\n      timeout: 1s\n    resources:\n      memory: 128\n    drain:\n      timeout: 5s\n${scaling}`,
+    `name: shop\ndeploy: true\nendpoints:\n  - url: ${HOST}\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 200ms\n      timeout: 1s\n    resources:\n      memory: 128\n    drain:\n      timeout: 5s\nvolumes:\n  - name: data\n    mount: /data\n${scaling}`,
   );
   fs.writeFileSync(
     path.join(dir, 'Dockerfile'),
@@ -321,7 +321,11 @@ function commitShop(appsDir: string, version: string, scaling = ''): void {
   fs.writeFileSync(
     path.join(dir, 'server.mjs'),
     `import http from 'node:http';
-const server = http.createServer((req, res) => res.end(req.url === '/healthz' ? 'ok' : '${version}'));
+import fs from 'node:fs';
+const versions = process.env.SVC_VOLUME_DATA + '/versions';
+fs.appendFileSync(versions, '${version};');
+const server = http.createServer((req, res) =>
+  res.end(req.url === '/healthz' ? 'ok' : req.url === '/versions' ? fs.readFileSync(versions) : '${version}'));
 server.listen(Number(process.env.PORT), '0.0.0.0', () => console.log('listening ${version}'));
 console.error('stderr of ${version}');
 process.on('SIGTERM', () => server.close(() => process.exit(0)));
@@ -332,7 +336,7 @@ process.on('SIGTERM', () => server.close(() => process.exit(0)));
 }
 
 test.serial(
-  'a control plane on the swarm driver deploys a Dockerfile app, rolls it forward and back under load without a failed request, adopts it after a restart and retires it',
+  'a control plane on the swarm driver deploys a Dockerfile app with a volume, rolls it forward and back under load without a failed request while each version finds what the last one wrote, adopts it after a restart and retires it',
   async (t) => {
     t.timeout(400_000);
     const deployed = await deployedOnSwarm(t, 'shop', (dir) => commitShop(dir, 'v1'));
@@ -405,6 +409,8 @@ test.serial(
       { what: 'the gateway serving v1 again', timeoutMs: 60_000 },
     );
     const samples = await load.stop();
+    // Each version found what the one before wrote in the app's volume.
+    t.regex((await hostRequest(`${plane.url}/versions`, { host: HOST })).text, /^v1;(v1;)*v2;(v2;)*v1;$/);
     t.log(`${samples.length} requests through the gateway across the roll and the rollback`);
     t.true(samples.length > 50);
     t.deepEqual(failures(samples), {}, 'no request failed across the roll and the rollback');
