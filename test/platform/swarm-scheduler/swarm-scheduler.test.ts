@@ -118,6 +118,18 @@ async function passing(services: LocalRegistry, driver: SwarmScheduler, count: n
   );
 }
 
+/** The running tasks of `app` once there are `count`, each with a CPU and a memory sample. */
+async function sampledTasks(driver: SwarmScheduler, app: string, count: number) {
+  return waitForChange(
+    [(listener) => driver.onSampled(listener)],
+    async () => {
+      const running = (await driver.listAllocations({ app })).filter((a) => a.status === 'running');
+      return running.length === count && running.every((a) => a.cpu && a.memory.sampledAt) ? running : undefined;
+    },
+    { what: `CPU and memory samples of ${count} tasks of ${app}`, timeoutMs: 30_000 },
+  );
+}
+
 /** The one service of job `job` (a roll hands over to the new version's service and removes the old). */
 async function serviceSpec(engine: Docker, job: string): Promise<Docker.ServiceSpec & { id: string; index: number }> {
   const services = (await engine.listServices({ filters: { label: [`io.svc.job=${job}`] } })) as (Docker.Service & {
@@ -161,14 +173,7 @@ test.serial(
     const two = await passing(services, driver, 2, 'v1 65532 swarm-secret-value');
     t.not(two[0]!.port, two[1]!.port);
     // Each running task's CPU and memory are sampled from its container (for the autoscaler).
-    const sampled = await waitForChange(
-      [(listener) => driver.onSampled(listener)],
-      async () => {
-        const running = (await driver.listAllocations({ app: 'demo' })).filter((a) => a.status === 'running');
-        return running.length === 2 && running.every((a) => a.cpu && a.memory.sampledAt) ? running : undefined;
-      },
-      { what: 'CPU and memory samples of both tasks', timeoutMs: 30_000 },
-    );
+    const sampled = await sampledTasks(driver, 'demo', 2);
     for (const allocation of sampled) {
       t.true(allocation.memory.currentRssBytes > 1024 * 1024, 'a node process uses more than 1 MiB');
       t.true(allocation.memory.currentRssBytes <= allocation.memory.limitBytes);
@@ -786,14 +791,7 @@ test.serial(
     pty.kill();
     t.not(await exited, 0, 'ending the session ends its shell on the other node');
     // With the worker's engine known, its tasks' CPU and memory are sampled too (for the autoscaler).
-    const sampled = await waitForChange(
-      [(listener) => driver.onSampled(listener)],
-      async () => {
-        const running = (await driver.listAllocations({ app: 'pinned' })).filter((a) => a.status === 'running');
-        return running.length === 2 && running.every((a) => a.cpu && a.memory.sampledAt) ? running : undefined;
-      },
-      { what: 'CPU and memory samples of both tasks on the worker', timeoutMs: 30_000 },
-    );
+    const sampled = await sampledTasks(driver, 'pinned', 2);
     t.true(sampled.every((a) => a.memory.currentRssBytes > 1024 * 1024));
   },
 );
