@@ -30,6 +30,8 @@ check prettier npx prettier --list-different . &
 check cycles npm run --silent cycles &
 # Every test file declares its tier, and no quick file starts a platform (ADR 0226).
 check test-tiers node --import tsx scripts/test-tiers.ts &
+# The OpenAPI documents, their TypeScript types and the API reference pages match the routers (ADR 0230).
+check openapi node --import tsx scripts/generate-openapi.ts --check &
 {
   # dist/ is emitted afresh: nothing compiled from a file since deleted stays behind.
   rm -rf dist
@@ -42,7 +44,7 @@ check test-tiers node --import tsx scripts/test-tiers.ts &
   check typecheck-web npx tsc --noEmit -p web/tsconfig.json
 } &
 wait
-for name in eslint prettier cycles test-tiers web-pages typecheck cli-bundles typecheck-web; do
+for name in eslint prettier cycles test-tiers openapi web-pages typecheck cli-bundles typecheck-web; do
   echo "== $name"
   cat "$checks/$name.log"
 done

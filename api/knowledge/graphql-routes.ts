@@ -92,7 +92,7 @@ export const KNOWLEDGE_SDL = /* GraphQL */ `
 
 const schema = buildSchema(KNOWLEDGE_SDL + REVIEW_SDL + ACQUISITION_SDL);
 
-const validateBody = compileValidator<{
+export const validateGraphqlBody = compileValidator<{
   query: string;
   variables?: Record<string, unknown> | null;
   operationName?: string | null;
@@ -166,7 +166,7 @@ export function graphqlRoutes(
     introspection.migrations().map((m) => ({ version: m.version, name: m.name, appliedAt: m.appliedAt }));
   router.post('/graphql', async (ctx) => {
     const principal: Principal = requirePermission(ctx, 'read');
-    const body = validateBody(ctx.request.body);
+    const body = validateGraphqlBody(ctx.request.body);
     const rootValue = {
       ...reviewResolvers(services, principal.tenant, () => requirePermission(ctx, 'write')),
       ...acquisitionResolvers(services, principal.tenant),

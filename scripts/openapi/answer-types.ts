@@ -1,0 +1,154 @@
+/**
+ * The answer types the OpenAPI documents publish as schemas: `scripts/generate-openapi.ts` turns
+ * every type exported here into a JSON Schema (ts-json-schema-generator), named as exported, and the
+ * route entries of `api/openapi/` name them. Each is the type the route's service returns or the
+ * shape its handler builds; some are store rows the services answer as they are, which is why the
+ * list lives with the generator rather than in `api/` (ADR 0230).
+ */
+import type { AppView, ManifestService } from '../../controllers/apps/app-views.js';
+import type { QueuedDeployment } from '../../controllers/pipeline/index.js';
+import type { EventRecord } from '../../domain/events/event-record.js';
+import type { Operation } from '../../domain/operations/operation.js';
+import type { CronProcessView } from '../../domain/operator/cron-view.js';
+import type { DeployConfidenceView } from '../../domain/operator/deploy-confidence.js';
+import type { Finding } from '../../domain/spec/finding.js';
+import type { WriteResult as KnowledgeWriteResult } from '../../knowledge/write/write-request.js';
+import type { NodeDetail } from '../../knowledge/core/node-view.js';
+import type { RetrieveResults } from '../../knowledge/retrieve/retrieve-answer.js';
+import type { ReviewQueueView } from '../../knowledge/review/review-service.js';
+import type { Capability } from '../../api/control/server/meta-routes.js';
+import type { LogLineView } from '../../api/control/logs/logs-routes.js';
+import type { Deployment, DeploymentRegionRow, DeploymentStepRow } from '../../store/control/deployments.js';
+import type { OperationAttempt } from '../../store/control/operations/operations.js';
+import type { FunctionExecutionRecord } from '../../store/control/function-executions.js';
+import type { SnapshotEntry } from '../../platform/snapshots/snapshot-folder.js';
+
+export type { AppView, EventRecord };
+
+/** `POST /v1/namespaces/{ns}/write`. */
+export type WriteAnswer = KnowledgeWriteResult;
+
+/** `POST /api/apps/{id}/deploy` (and preflight, rollback): the queued deployment. */
+export type DeployAccepted = QueuedDeployment;
+
+/** `GET /v1/namespaces/{ns}/nodes/{id}`. */
+export type NodeAnswer = NodeDetail;
+
+/** `GET /api/health`. */
+export interface HealthAnswer {
+  readonly status: 'ok' | 'degraded';
+  readonly checks: Readonly<Record<string, 'pass' | 'fail'>>;
+  readonly uptimeSeconds: number;
+}
+
+/** `GET /api/version`. */
+export interface VersionAnswer {
+  readonly name: string;
+  readonly version: string;
+  readonly label: string;
+  readonly commit: string | null;
+  readonly node: string;
+  readonly release: string | null;
+  readonly apiVersions: readonly string[];
+  readonly startedAt: string;
+}
+
+/** `GET /api/v1/capabilities`. */
+export interface CapabilitiesAnswer {
+  readonly apiVersion: 'v1';
+  readonly mode: 'full' | 'restricted';
+  readonly profile: string;
+  readonly environment: string;
+  readonly capabilities: readonly Capability[];
+}
+
+/** `GET /schemas/`. */
+export interface SchemaListAnswer {
+  readonly schemas: readonly { readonly file: string; readonly url: string }[];
+}
+
+/** `GET /api/apps`. */
+export interface AppList {
+  readonly apps: readonly AppView[];
+}
+
+/** `GET /api/services/manifest`. */
+export interface ServiceManifest {
+  readonly services: readonly ManifestService[];
+}
+
+/** `POST /api/v1/validate/infraspec`. */
+export interface SpecValidation {
+  readonly valid: boolean;
+  readonly findings: readonly Finding[];
+}
+
+/** `GET /api/events`. */
+export interface EventPage {
+  readonly events: readonly EventRecord[];
+  readonly total: number;
+  readonly limit: number;
+  readonly offset: number;
+}
+
+/** `GET /api/operator/cron`. */
+export interface OperatorCron {
+  readonly processes: readonly CronProcessView[];
+}
+
+/** `GET /api/operator/deploy-confidence`. */
+export interface DeployConfidenceAnswer {
+  readonly apps: readonly DeployConfidenceView[];
+}
+
+/** `GET /v1/ping`. */
+export interface PingAnswer {
+  readonly status: 'ok';
+}
+
+/** A mutation queued as a durable operation (snapshot, restore, migration). */
+export interface OperationAccepted {
+  readonly operation: Operation;
+}
+
+/** `GET /api/v1/apps/{id}/logs` without `follow`. */
+export interface LogPage {
+  readonly app: string;
+  readonly lines: readonly LogLineView[];
+}
+
+/** `POST /v1/namespaces/{ns}/retrieve` and `POST /admin/api/retrieve`. */
+export type RetrieveAnswer = RetrieveResults;
+
+/** `GET /v1/namespaces/{ns}/review/queue`. */
+export type ReviewQueueAnswer = ReviewQueueView;
+
+/** `GET /api/v1/deployments`. */
+export interface DeploymentList {
+  readonly deployments: readonly Deployment[];
+}
+
+/** `GET /api/v1/deployments/{id}/steps`. */
+export interface DeploymentSteps {
+  readonly deployment: Deployment;
+  readonly steps: readonly DeploymentStepRow[];
+  readonly regions: readonly DeploymentRegionRow[];
+}
+
+/** `GET /api/v1/operations/{id}`. */
+export type OperationView = Operation & { readonly attemptHistory: readonly OperationAttempt[] };
+
+/** `GET /api/apps/{id}/function/history`. */
+export interface FunctionHistory {
+  readonly app: string;
+  readonly functions: readonly string[];
+  readonly executions: readonly FunctionExecutionRecord[];
+}
+
+/** `GET /api/v1/apps/{id}/snapshots`. */
+export interface SnapshotInventory {
+  readonly app: string;
+  readonly database: string;
+  readonly keep: number;
+  readonly snapshots: readonly SnapshotEntry[];
+}

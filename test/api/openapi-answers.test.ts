@@ -1,0 +1,148 @@
+// tier: full
+import test, { type ExecutionContext } from 'ava';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { request, startTestKnowledgeStore } from '../helpers/servers.js';
+import { testConfig } from '../helpers/test-config.js';
+import { startPlaneWithApps } from '../helpers/plane-with-apps.js';
+import { waitForReconciled } from '../helpers/wait-for.js';
+
+const SPEC = `name: shop
+deploy: true
+processes:
+  web:
+    port: 8080
+    health:
+      path: /healthz
+    resources:
+      cpu: 500
+      memory: 256
+`;
+
+/** Checks answers against the success schema the served document gives their route. */
+function answerChecker(t: ExecutionContext, document: { paths: Record<string, any> }) {
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
+  ajv.addSchema(document, 'openapi');
+  let checked = 0;
+  return {
+    check(method: string, path: string, answer: { status: number; body: unknown }) {
+      const response = document.paths[path]?.[method.toLowerCase()]?.responses?.[String(answer.status)];
+      t.truthy(response, `${method} ${path} answered ${answer.status}, which the document does not give`);
+      if (!response) return;
+      t.falsy(response['x-svc-untyped'], `${method} ${path} has a typed answer schema`);
+      const pointer = [
+        'paths',
+        path,
+        method.toLowerCase(),
+        'responses',
+        String(answer.status),
+        'content',
+        'application/json',
+        'schema',
+      ]
+        .map((part) => encodeURIComponent(part.replaceAll('~', '~0').replaceAll('/', '~1')))
+        .join('/');
+      const validate = ajv.compile({ $ref: `openapi#/${pointer}` });
+      t.true(validate(answer.body), `${method} ${path}: ${ajv.errorsText(validate.errors)}`);
+      checked += 1;
+    },
+    get checked() {
+      return checked;
+    },
+  };
+}
+
+test('control plane answers match the answer schemas of its OpenAPI document', async (t) => {
+  const token = 'openapi-answers-token';
+  const { plane } = await startPlaneWithApps(t, {
+    server: 'export {};\n',
+    apps: [{ name: 'shop', spec: SPEC, release: false }],
+    env: { SVC_API_TOKEN: token },
+  });
+  const auth = { authorization: `Bearer ${token}` };
+  const get = (path: string) => request(`${plane.url}${path}`, { headers: auth });
+  const document = (await request(`${plane.url}/api/openapi.json`)).body;
+  const answers = answerChecker(t, document);
+  await waitForReconciled([plane.reconcilers.specController, plane.reconcilers.appController], async () =>
+    ((await get('/api/apps')).body.apps as { name: string }[]).some((app) => app.name === 'shop'),
+  );
+  for (const [path, url] of [
+    ['/api/health', '/api/health'],
+    ['/api/version', '/api/version'],
+    ['/api/v1/capabilities', '/api/v1/capabilities'],
+    ['/schemas/', '/schemas/'],
+    ['/api/apps', '/api/apps'],
+    ['/api/apps/{id}', '/api/apps/shop'],
+    ['/api/services/manifest', '/api/services/manifest'],
+    ['/api/v1/services/manifest', '/api/v1/services/manifest'],
+    ['/api/operator/cron', '/api/operator/cron'],
+    ['/api/operator/deploy-confidence', '/api/operator/deploy-confidence'],
+    ['/api/v1/apps/{id}/logs', '/api/v1/apps/shop/logs'],
+  ] as const)
+    answers.check('GET', path, await get(url));
+  answers.check(
+    'POST',
+    '/api/v1/validate/infraspec',
+    await request(`${plane.url}/api/v1/validate/infraspec`, { method: 'POST', headers: auth, json: { spec: SPEC } }),
+  );
+  const recorded = await request(`${plane.url}/api/events`, {
+    method: 'POST',
+    headers: auth,
+    json: { type: 'deploy.failed', app: 'shop', severity: 'critical', title: 'deploy failed', source: 'test' },
+  });
+  t.is(recorded.status, 201, recorded.text);
+  const id = recorded.body.event.id as string;
+  answers.check('GET', '/api/events', await get('/api/events'));
+  answers.check('GET', '/api/events/{id}', await get(`/api/events/${id}`));
+  answers.check(
+    'POST',
+    '/api/events/{id}/ack',
+    await request(`${plane.url}/api/events/${id}/ack`, { method: 'POST', headers: auth, json: { operator: 'op' } }),
+  );
+  const deploy = await request(`${plane.url}/api/apps/shop/deploy`, { method: 'POST', headers: auth, json: {} });
+  answers.check('POST', '/api/apps/{id}/deploy', deploy);
+  answers.check('GET', '/api/v1/operations/{id}', await get(`/api/v1/operations/${deploy.body.operation.id}`));
+  answers.check('GET', '/api/v1/deployments', await get('/api/v1/deployments?app=shop'));
+  answers.check(
+    'GET',
+    '/api/v1/deployments/{id}/steps',
+    await get(`/api/v1/deployments/${deploy.body.deploymentId}/steps`),
+  );
+  t.true(answers.checked >= 19);
+});
+
+test('knowledge store answers match the answer schemas of its OpenAPI document', async (t) => {
+  const store = await startTestKnowledgeStore(
+    t,
+    testConfig(t, { SVC_KNOWLEDGE_TOKENS: 'acme:read+write:answers-secret-1' }),
+  );
+  const auth = { authorization: 'Bearer acme:read+write:answers-secret-1' };
+  const document = (await request(`${store.url}/v1/openapi.json`)).body;
+  const answers = answerChecker(t, document);
+  answers.check('GET', '/v1/ping', await request(`${store.url}/v1/ping`));
+  const written = await request(`${store.url}/v1/namespaces/n/write`, {
+    method: 'POST',
+    headers: auth,
+    json: { content: 'The shop service listens on port 8080.', source_id: 'runbook' },
+  });
+  answers.check('POST', '/v1/namespaces/{ns}/write', written);
+  answers.check(
+    'GET',
+    '/v1/namespaces/{ns}/nodes/{id}',
+    await request(`${store.url}/v1/namespaces/n/nodes/${written.body.node_id}`, { headers: auth }),
+  );
+  answers.check(
+    'POST',
+    '/v1/namespaces/{ns}/retrieve',
+    await request(`${store.url}/v1/namespaces/n/retrieve`, {
+      method: 'POST',
+      headers: auth,
+      json: { text: 'shop port' },
+    }),
+  );
+  answers.check(
+    'GET',
+    '/v1/namespaces/{ns}/review/queue',
+    await request(`${store.url}/v1/namespaces/n/review/queue`, { headers: auth }),
+  );
+  t.is(answers.checked, 5);
+});
