@@ -7,6 +7,31 @@
  */
 
 /**
+ * The named scopes.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "Scope".
+ */
+export type Scope = 'events:read' | 'metrics:read' | 'logs:read' | 'apps:exec' | 'fleet:external-admission';
+/**
+ * The highest severity among its open events.
+ */
+export type Severity = 'info' | 'warning' | 'critical';
+/**
+ * Severity of an event.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "Severity".
+ */
+export type Severity1 = 'info' | 'warning' | 'critical';
+/**
+ * Stored state of an event; a snooze whose time has passed reads as open without a write.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "EventState".
+ */
+export type EventState = 'open' | 'acknowledged' | 'snoozed';
+/**
  * Client status of an allocation.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -58,6 +83,13 @@ export type FindingSeverity = 'error' | 'warning';
  */
 export type JobType = 'service' | 'batch' | 'periodic';
 /**
+ * Channel providers.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ChannelProvider".
+ */
+export type ChannelProvider = 'embed_webhook' | 'topic_push' | 'mobile_push' | 'webhook';
+/**
  * How much to trust the next deploy.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -78,6 +110,13 @@ export type CronStatus = 'scheduled' | 'paused' | 'not_running' | 'not_deployed'
  * via the `definition` "RiskSeverity".
  */
 export type RiskSeverity = 'critical' | 'warning' | 'info';
+/**
+ * Status of one execution: running, then succeeded, failed or timed_out.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ExecutionStatus".
+ */
+export type ExecutionStatus = 'running' | 'succeeded' | 'failed' | 'timed_out';
 /**
  * What an operation does; the worker runs it with the handler registered for its kind.
  *
@@ -123,26 +162,12 @@ export type DeploymentStatus = 'queued' | 'running' | 'succeeded' | 'failed' | '
  */
 export type DesiredStatus1 = 'run' | 'stop';
 /**
- * Severity of an event.
+ * Incident actions of `POST /api/incidents/action`.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "Severity".
+ * via the `definition` "IncidentAction".
  */
-export type Severity = 'info' | 'warning' | 'critical';
-/**
- * Stored state of an event; a snooze whose time has passed reads as open without a write.
- *
- * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "EventState".
- */
-export type EventState = 'open' | 'acknowledged' | 'snoozed';
-/**
- * Status of one execution: running, then succeeded, failed or timed_out.
- *
- * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "ExecutionStatus".
- */
-export type ExecutionStatus = 'running' | 'succeeded' | 'failed' | 'timed_out';
+export type IncidentAction = 'acknowledge' | 'snooze' | 'open' | 'resolve';
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
  * via the `definition` "IncidentActionRequest".
@@ -173,6 +198,22 @@ export type SnoozeEventRequest = {
 };
 
 export interface ControlPlaneApi {}
+/**
+ * A token as the API shows it; `token` (the secret) only in the issuance response.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "AccessTokenView".
+ */
+export interface AccessTokenView {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  createdAt: string;
+  createdBy: string;
+  expiresAt: string | null;
+  revokedAt: string | null;
+  state: 'active' | 'expired' | 'revoked';
+}
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
  * via the `definition` "AckEventRequest".
@@ -209,6 +250,67 @@ export interface ActionLink {
   body: {
     [k: string]: unknown | undefined;
   };
+}
+/**
+ * The answer of `GET /api/events/active`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ActiveIncidents".
+ */
+export interface ActiveIncidents {
+  incidents: ActiveIncidentView[];
+}
+/**
+ * An unresolved incident group as `GET /api/events/active` shows it.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ActiveIncidentView".
+ */
+export interface ActiveIncidentView {
+  correlationKey: string;
+  source: string;
+  app: string;
+  environment: string;
+  severity: Severity;
+  eventCount: number;
+  firstSeen: string;
+  lastSeen: string;
+  representative: EventRecord;
+}
+/**
+ * The newest open warning or critical of the group.
+ */
+export interface EventRecord {
+  id: string;
+  source: string;
+  app: string;
+  environment: string;
+  type: string;
+  severity: Severity1;
+  state: EventState;
+  title: string;
+  body: string;
+  dedupeKey: string | null;
+  occurredAt: string;
+  snoozedUntil: string | null;
+  metadata: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * The key the event is grouped by: metadata.correlationKey, else dedupeKey, else the id.
+   */
+  correlationKey: string;
+  acknowledgement: Acknowledgement | null;
+  recordedAt: string;
+}
+/**
+ * `GET /api/events/active`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ActiveIncidentsAnswer".
+ */
+export interface ActiveIncidentsAnswer {
+  incidents: ActiveIncidentView[];
 }
 /**
  * One allocation as operators see it.
@@ -490,6 +592,75 @@ export interface Capability {
   description: string;
 }
 /**
+ * `POST /api/notifications/channels`: the channel without its secrets.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ChannelAnswer".
+ */
+export interface ChannelAnswer {
+  id: string;
+  provider: ChannelProvider;
+  name: string;
+  url: string;
+  severities: Severity1[] | null;
+  hasToken: boolean;
+  hasUserKey: boolean;
+  createdAt: string;
+}
+/**
+ * `GET /api/notifications/channels`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ChannelList".
+ */
+export interface ChannelList {
+  channels: ChannelView[];
+}
+/**
+ * A channel as the API shows it: secrets replaced by whether they are set.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ChannelView".
+ */
+export interface ChannelView {
+  id: string;
+  provider: ChannelProvider;
+  name: string;
+  url: string;
+  severities: Severity1[] | null;
+  hasToken: boolean;
+  hasUserKey: boolean;
+  createdAt: string;
+}
+/**
+ * `POST /api/notifications/channels/{id}/test`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ChannelTestAnswer".
+ */
+export interface ChannelTestAnswer {
+  delivered: boolean;
+  /**
+   * The provider's HTTP status (0 when it was not reached).
+   */
+  status: number;
+  error: string | null;
+}
+/**
+ * What a test notification through one channel answers.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ChannelTestResult".
+ */
+export interface ChannelTestResult {
+  delivered: boolean;
+  /**
+   * The provider's HTTP status (0 when it was not reached).
+   */
+  status: number;
+  error: string | null;
+}
+/**
  * Counts of periodic children by status.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -576,6 +747,36 @@ export interface CronActionRequest {
   by?: string;
 }
 /**
+ * `POST /api/apps/{id}/cron/pause` and `.../resume`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "CronPauseAnswer".
+ */
+export interface CronPauseAnswer {
+  app: string;
+  process: string;
+  paused: boolean;
+  jobs: {
+    jobId: string;
+    outcome: string;
+  }[];
+}
+/**
+ * What pausing or resuming a periodic process answers: each job and what happened to it.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "CronPauseChange".
+ */
+export interface CronPauseChange {
+  app: string;
+  process: string;
+  paused: boolean;
+  jobs: {
+    jobId: string;
+    outcome: string;
+  }[];
+}
+/**
  * The view of one scheduled process.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -660,6 +861,38 @@ export interface OperatorRisk {
   message: string;
 }
 /**
+ * `PUT /api/apps/{id}/cron/schedule`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "CronScheduleAnswer".
+ */
+export interface CronScheduleAnswer {
+  app: string;
+  process: string;
+  schedule: string;
+  previousSchedule: string;
+  /**
+   * False when the schedule returned to the committed one.
+   */
+  overridden: boolean;
+}
+/**
+ * What `PUT /api/apps/{id}/cron/schedule` answers.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "CronScheduleChange".
+ */
+export interface CronScheduleChange {
+  app: string;
+  process: string;
+  schedule: string;
+  previousSchedule: string;
+  /**
+   * False when the schedule returned to the committed one.
+   */
+  overridden: boolean;
+}
+/**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
  * via the `definition` "CronScheduleRequest".
  */
@@ -676,6 +909,53 @@ export interface CronScheduleRequest {
    * cron expression; null returns to the spec schedule
    */
   schedule: string | null;
+}
+/**
+ * `POST /api/apps/{id}/cron/trigger`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "CronTriggerAnswer".
+ */
+export interface CronTriggerAnswer {
+  app: string;
+  process: string;
+  executions: Execution[];
+}
+/**
+ * The execution record of a dispatch or periodic child run.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "Execution".
+ */
+export interface Execution {
+  id: string;
+  jobId: string;
+  taskGroup: string;
+  allocationId: string;
+  status: ExecutionStatus;
+  exitCode: number | null;
+  /**
+   * Standard output of the run (truncated to the driver's output limit).
+   */
+  output: string;
+  /**
+   * Standard error of the run (truncated likewise).
+   */
+  errorOutput: string;
+  durationMs: number | null;
+  startedAt: string;
+  finishedAt?: string;
+}
+/**
+ * What `POST /api/apps/{id}/cron/trigger` answers: the executions started.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "CronTriggered".
+ */
+export interface CronTriggered {
+  app: string;
+  process: string;
+  executions: Execution[];
 }
 /**
  * `POST /api/apps/{id}/deploy` (and preflight, rollback): the queued deployment.
@@ -934,12 +1214,50 @@ export interface DeviceEnrollRequest {
   publicKey: string;
 }
 /**
+ * `POST /api/apps/{id}/endpoints/toggle`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "EndpointToggleAnswer".
+ */
+export interface EndpointToggleAnswer {
+  app: string;
+  hostname: string;
+  enabled: boolean;
+  /**
+   * What the switch wrote: `unchanged`, `created`, `updated` or `deleted`.
+   */
+  outcome: string;
+  /**
+   * True when the hostname is in the tunnel config after the reconcile.
+   */
+  routed: boolean;
+}
+/**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
  * via the `definition` "EndpointToggleRequest".
  */
 export interface EndpointToggleRequest {
   hostname: string;
   enabled: boolean;
+}
+/**
+ * What switching one hostname of an app on or off answers.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "EndpointToggleResult".
+ */
+export interface EndpointToggleResult {
+  app: string;
+  hostname: string;
+  enabled: boolean;
+  /**
+   * What the switch wrote: `unchanged`, `created`, `updated` or `deleted`.
+   */
+  outcome: string;
+  /**
+   * True when the hostname is in the tunnel config after the reconcile.
+   */
+  routed: boolean;
 }
 /**
  * Every error answer: a stable code, a message that names the subject and the broken rule, details.
@@ -972,7 +1290,7 @@ export interface ErrorAnswer {
  * via the `definition` "EventPage".
  */
 export interface EventPage {
-  events: EventRecord[];
+  events: EventRecord1[];
   total: number;
   limit: number;
   offset: number;
@@ -983,13 +1301,13 @@ export interface EventPage {
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
  * via the `definition` "EventRecord".
  */
-export interface EventRecord {
+export interface EventRecord1 {
   id: string;
   source: string;
   app: string;
   environment: string;
   type: string;
-  severity: Severity;
+  severity: Severity1;
   state: EventState;
   title: string;
   body: string;
@@ -1084,6 +1402,30 @@ export interface HealthAnswer {
   uptimeSeconds: number;
 }
 /**
+ * `POST /api/incidents/action`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "IncidentActionAnswer".
+ */
+export interface IncidentActionAnswer {
+  action: IncidentAction;
+  matched: number;
+  changed: string[];
+  resolutionEvents: string[];
+}
+/**
+ * What an incident action did.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "IncidentActionResult".
+ */
+export interface IncidentActionResult {
+  action: IncidentAction;
+  matched: number;
+  changed: string[];
+  resolutionEvents: string[];
+}
+/**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
  * via the `definition` "InstallObservabilityRequest".
  */
@@ -1118,6 +1460,26 @@ export interface InvokeProcessRequest {
   body?: {
     [k: string]: unknown | undefined;
   };
+}
+/**
+ * `POST /api/access/tokens`: the token with its secret, shown this once.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "IssuedTokenAnswer".
+ */
+export interface IssuedTokenAnswer {
+  token: {
+    token: string;
+    id: string;
+    name: string;
+    scopes: Scope[];
+    createdAt: string;
+    createdBy: string;
+    expiresAt: string | null;
+    revokedAt: string | null;
+    state: 'active' | 'expired' | 'revoked';
+  };
+  note: string;
 }
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -1507,6 +1869,24 @@ export interface TestEventRequest {
   app?: string;
   severity?: 'info' | 'warning' | 'critical';
   title?: string;
+}
+/**
+ * `GET /api/access/tokens/{id}` and `DELETE /api/access/tokens/{id}`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "TokenAnswer".
+ */
+export interface TokenAnswer {
+  token: AccessTokenView;
+}
+/**
+ * `GET /api/access/tokens`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "TokenList".
+ */
+export interface TokenList {
+  tokens: AccessTokenView[];
 }
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema

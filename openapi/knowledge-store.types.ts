@@ -241,6 +241,90 @@ export interface KnowledgeRestoreRequest {
   namespace?: string;
 }
 /**
+ * `GET /v1/stats` (and `/admin/api/stats`): the caller's tenant's counts and the store's runtime totals (docs/adr/0036).
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "KnowledgeStats".
+ */
+export interface KnowledgeStats {
+  mode: 'embedded';
+  retrieval_total: number;
+  retrieval_errors: number;
+  ingest_total: number;
+  ingest_admitted: number;
+  ingest_rejected: number;
+  /**
+   * Retrieval latency over the last 1024 retrievals (percentiles) and over all (mean), microseconds.
+   */
+  latency_p50_us: number;
+  latency_p95_us: number;
+  latency_mean_us: number;
+  uptime_seconds: number;
+  namespaces: number;
+  nodes: number;
+  versions: number;
+  /**
+   * Indexed vectors per dimension count.
+   */
+  vectors_indexed: {
+    [k: string]: number | undefined;
+  };
+  embedder: {
+    kind: string;
+    model?: string;
+  };
+  reranker: {
+    kind: string;
+    model?: string | null;
+  };
+  extractor: {
+    kind: string;
+    model: string;
+  };
+}
+/**
+ * `GET /v1/stats` and `GET /admin/api/stats`.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "KnowledgeStatsAnswer".
+ */
+export interface KnowledgeStatsAnswer {
+  mode: 'embedded';
+  retrieval_total: number;
+  retrieval_errors: number;
+  ingest_total: number;
+  ingest_admitted: number;
+  ingest_rejected: number;
+  /**
+   * Retrieval latency over the last 1024 retrievals (percentiles) and over all (mean), microseconds.
+   */
+  latency_p50_us: number;
+  latency_p95_us: number;
+  latency_mean_us: number;
+  uptime_seconds: number;
+  namespaces: number;
+  nodes: number;
+  versions: number;
+  /**
+   * Indexed vectors per dimension count.
+   */
+  vectors_indexed: {
+    [k: string]: number | undefined;
+  };
+  embedder: {
+    kind: string;
+    model?: string;
+  };
+  reranker: {
+    kind: string;
+    model?: string | null;
+  };
+  extractor: {
+    kind: string;
+    model: string;
+  };
+}
+/**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
  * via the `definition` "LifecycleRequest".
  */

@@ -22,7 +22,7 @@ import { createKnowledgeApp } from '../api/knowledge/knowledge-app.js';
 import { knowledgeWriteFastPath } from '../api/knowledge/write-fast-path.js';
 import { readSignal } from '../api/knowledge/read-signal.js';
 import { adminHealthRoutes, createAdminApp } from '../api/knowledge/admin-app.js';
-import { knowledgeMetaRoutes } from '../api/knowledge/meta-routes.js';
+import { knowledgeMetaRoutes, type KnowledgeStats } from '../api/knowledge/meta-routes.js';
 import { KNOWLEDGE_OPENAPI_PATH, PUBLISHED_OPENAPI, openApiRoutes } from '../api/openapi/openapi-routes.js';
 import { TenantTokens } from '../api/knowledge/tenant-tokens.js';
 import { authenticate } from '../api/knowledge/auth.js';
@@ -43,7 +43,7 @@ import { RankingEvalSnapshots } from '../knowledge/introspection/ranking-eval-sn
 /** The origin's runtime statistics in snake_case: deployment mode, retrieval and write totals, latency (docs/adr/0036). */
 export function originStats(t: RuntimeTotals) {
   return {
-    mode: 'embedded',
+    mode: 'embedded' as const,
     retrieval_total: t.retrievalTotal,
     retrieval_errors: t.retrievalErrors,
     ingest_total: t.ingestTotal,
@@ -178,7 +178,7 @@ export async function startKnowledgeStore(
     thesaurus: thesaurus?.name,
     extractor: services.ingest.extractor,
   };
-  const stats = (tenant: string) => ({
+  const stats = (tenant: string): KnowledgeStats => ({
     ...originStats(metrics.totals()),
     uptime_seconds: Math.round(process.uptime()),
     ...services.core.nodes.counts(tenant),

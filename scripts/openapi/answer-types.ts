@@ -18,10 +18,18 @@ import type { RetrieveResults } from '../../knowledge/retrieve/retrieve-answer.j
 import type { ReviewQueueView } from '../../knowledge/review/review-service.js';
 import type { Capability } from '../../api/control/server/meta-routes.js';
 import type { LogLineView } from '../../api/control/logs/logs-routes.js';
+import type { ActiveIncidents } from '../../api/control/events/events-routes.js';
+import type { KnowledgeStats as StoreStats } from '../../api/knowledge/meta-routes.js';
 import type { Deployment, DeploymentRegionRow, DeploymentStepRow } from '../../store/control/deployments.js';
 import type { OperationAttempt } from '../../store/control/operations/operations.js';
 import type { FunctionExecutionRecord } from '../../store/control/function-executions.js';
 import type { SnapshotEntry } from '../../platform/snapshots/snapshot-folder.js';
+import type { CronPauseChange, CronScheduleChange, CronTriggered } from '../../controllers/cron/cron-service.js';
+import type { EndpointToggleResult } from '../../controllers/routing/routing.js';
+import type { ChannelTestResult } from '../../controllers/events/notification-service.js';
+import type { ChannelView } from '../../domain/events/notification-channel.js';
+import type { IncidentActionResult } from '../../controllers/events/incident-actions.js';
+import type { AccessTokenView } from '../../controllers/auth/scoped-tokens.js';
 
 export type { AppView, EventRecord };
 
@@ -152,3 +160,51 @@ export interface SnapshotInventory {
   readonly keep: number;
   readonly snapshots: readonly SnapshotEntry[];
 }
+
+/** `POST /api/apps/{id}/cron/trigger`. */
+export type CronTriggerAnswer = CronTriggered;
+
+/** `POST /api/apps/{id}/cron/pause` and `.../resume`. */
+export type CronPauseAnswer = CronPauseChange;
+
+/** `PUT /api/apps/{id}/cron/schedule`. */
+export type CronScheduleAnswer = CronScheduleChange;
+
+/** `POST /api/notifications/channels/{id}/test`. */
+export type ChannelTestAnswer = ChannelTestResult;
+
+/** `POST /api/notifications/channels`: the channel without its secrets. */
+export type ChannelAnswer = ChannelView;
+
+/** `POST /api/apps/{id}/endpoints/toggle`. */
+export type EndpointToggleAnswer = EndpointToggleResult;
+
+/** `POST /api/incidents/action`. */
+export type IncidentActionAnswer = IncidentActionResult;
+
+/** `GET /api/notifications/channels`. */
+export interface ChannelList {
+  readonly channels: readonly ChannelView[];
+}
+
+/** `POST /api/access/tokens`: the token with its secret, shown this once. */
+export interface IssuedTokenAnswer {
+  readonly token: AccessTokenView & { readonly token: string };
+  readonly note: string;
+}
+
+/** `GET /api/access/tokens`. */
+export interface TokenList {
+  readonly tokens: readonly AccessTokenView[];
+}
+
+/** `GET /api/access/tokens/{id}` and `DELETE /api/access/tokens/{id}`. */
+export interface TokenAnswer {
+  readonly token: AccessTokenView;
+}
+
+/** `GET /v1/stats` and `GET /admin/api/stats`. */
+export type KnowledgeStatsAnswer = StoreStats;
+
+/** `GET /api/events/active`. */
+export type ActiveIncidentsAnswer = ActiveIncidents;

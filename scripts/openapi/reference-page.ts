@@ -11,6 +11,9 @@ interface Schema {
   readonly required?: readonly string[];
   readonly enum?: readonly unknown[];
   readonly items?: Schema;
+  readonly anyOf?: readonly Schema[];
+  readonly oneOf?: readonly Schema[];
+  readonly const?: unknown;
 }
 
 interface Operation {
@@ -42,7 +45,10 @@ interface Document {
   readonly servers: readonly { readonly url: string; readonly description: string }[];
   readonly tags: readonly { readonly name: string; readonly description: string }[];
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
-  readonly components: { readonly schemas: Readonly<Record<string, Schema>> };
+  readonly components: {
+    readonly schemas: Readonly<Record<string, Schema>>;
+    readonly responses: Readonly<Record<string, { readonly description: string }>>;
+  };
 }
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'];
@@ -61,6 +67,9 @@ function resolve(document: Document, schema: Schema): Schema {
 
 function typeOf(schema: Schema): string {
   if (schema.$ref !== undefined) return `\`${refName(schema.$ref)}\``;
+  const alternatives = schema.anyOf ?? schema.oneOf;
+  if (alternatives !== undefined) return alternatives.map(typeOf).join(' \\| ');
+  if (schema.const !== undefined) return `\`${JSON.stringify(schema.const)}\``;
   if (schema.enum !== undefined) return schema.enum.map((v) => `\`${JSON.stringify(v)}\``).join(' \\| ');
   if (schema.type === 'array' && schema.items !== undefined) return `${typeOf(schema.items)}[]`;
   if (Array.isArray(schema.type)) return schema.type.join(' \\| ');
@@ -101,19 +110,21 @@ function operationSection(document: Document, method: string, path: string, op: 
   const errors: string[] = [];
   for (const [status, response] of Object.entries(op.responses)) {
     if (response.$ref !== undefined) {
-      errors.push(status);
+      const described = document.components.responses[refName(response.$ref)]?.description ?? '';
+      errors.push(`- ${status}: ${described}`);
       continue;
     }
     const content = Object.entries(response.content ?? {})[0];
     const schema = content?.[1].schema;
-    const typed = schema !== undefined && (schema.$ref !== undefined || schema.type !== undefined);
-    const shape = typed ? ` ${typeOf(schema)}` : '';
-    lines.push(
-      `Answer ${status}${content ? ` (${content[0]})` : ''}:${shape} ${response.description ?? ''}`.trimEnd(),
-      '',
-    );
+    const media = content ? ` (${content[0]})` : '';
+    if (schema?.$ref !== undefined) {
+      lines.push(`Answer ${status}${media}: \`${refName(schema.$ref)}\`.`, '', ...fields(document, schema), '');
+    } else {
+      const shape = schema?.type === undefined ? '' : ` ${typeOf(schema)}.`;
+      lines.push(`Answer ${status}${media}:${shape} ${response.description ?? ''}`.trimEnd(), '');
+    }
   }
-  lines.push(`Errors (\`{ "error": { "code", "message", "details" } }\`): ${errors.join(', ')}.`, '');
+  lines.push('Errors (`{ "error": { "code", "message", "details" } }`):', '', ...errors, '');
   return lines;
 }
 

@@ -98,6 +98,16 @@ test('control plane answers match the answer schemas of its OpenAPI document', a
     '/api/events/{id}/ack',
     await request(`${plane.url}/api/events/${id}/ack`, { method: 'POST', headers: auth, json: { operator: 'op' } }),
   );
+  answers.check('GET', '/api/events/active', await get('/api/events/active'));
+  answers.check('GET', '/api/notifications/channels', await get('/api/notifications/channels'));
+  const issued = await request(`${plane.url}/api/access/tokens`, {
+    method: 'POST',
+    headers: auth,
+    json: { name: 'reader', scopes: ['events:read'] },
+  });
+  answers.check('POST', '/api/access/tokens', issued);
+  answers.check('GET', '/api/access/tokens', await get('/api/access/tokens'));
+  answers.check('GET', '/api/access/tokens/{id}', await get(`/api/access/tokens/${issued.body.token.id}`));
   const deploy = await request(`${plane.url}/api/apps/shop/deploy`, { method: 'POST', headers: auth, json: {} });
   answers.check('POST', '/api/apps/{id}/deploy', deploy);
   answers.check('GET', '/api/v1/operations/{id}', await get(`/api/v1/operations/${deploy.body.operation.id}`));
@@ -107,15 +117,15 @@ test('control plane answers match the answer schemas of its OpenAPI document', a
     '/api/v1/deployments/{id}/steps',
     await get(`/api/v1/deployments/${deploy.body.deploymentId}/steps`),
   );
-  t.true(answers.checked >= 19);
+  t.true(answers.checked >= 24);
 });
 
 test('knowledge store answers match the answer schemas of its OpenAPI document', async (t) => {
   const store = await startTestKnowledgeStore(
     t,
-    testConfig(t, { SVC_KNOWLEDGE_TOKENS: 'acme:read+write:answers-secret-1' }),
+    testConfig(t, { SVC_KNOWLEDGE_TOKENS: 'acme:read+write+admin:answers-secret-1' }),
   );
-  const auth = { authorization: 'Bearer acme:read+write:answers-secret-1' };
+  const auth = { authorization: 'Bearer acme:read+write+admin:answers-secret-1' };
   const document = (await request(`${store.url}/v1/openapi.json`)).body;
   const answers = answerChecker(t, document);
   answers.check('GET', '/v1/ping', await request(`${store.url}/v1/ping`));
@@ -144,5 +154,21 @@ test('knowledge store answers match the answer schemas of its OpenAPI document',
     '/v1/namespaces/{ns}/review/queue',
     await request(`${store.url}/v1/namespaces/n/review/queue`, { headers: auth }),
   );
-  t.is(answers.checked, 5);
+  answers.check('GET', '/v1/stats', await request(`${store.url}/v1/stats`, { headers: auth }));
+  answers.check('GET', '/admin/api/stats', await request(`${store.adminUrl}/admin/api/stats`, { headers: auth }));
+  answers.check(
+    'GET',
+    '/admin/api/node',
+    await request(`${store.adminUrl}/admin/api/node?ns=n&id=${written.body.node_id}`, { headers: auth }),
+  );
+  answers.check(
+    'POST',
+    '/admin/api/retrieve',
+    await request(`${store.adminUrl}/admin/api/retrieve`, {
+      method: 'POST',
+      headers: auth,
+      json: { namespace: 'n', text: 'shop port' },
+    }),
+  );
+  t.is(answers.checked, 9);
 });

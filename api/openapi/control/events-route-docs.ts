@@ -51,7 +51,7 @@ export const EVENTS_ROUTE_DOCS: RouteDocGroup = {
     },
     'GET /api/events/active': {
       summary: 'Unresolved incident groups',
-      answer: { description: '`{ incidents }`: the unresolved groups with their events.' },
+      answer: { schema: 'ActiveIncidentsAnswer' },
     },
     'POST /api/events/{id}/ack': {
       summary: 'Acknowledges an event',
@@ -89,7 +89,7 @@ export const EVENTS_ROUTE_DOCS: RouteDocGroup = {
     'POST /api/incidents/action': {
       summary: 'Acknowledges, snoozes, reopens or resolves an incident group',
       body: { name: 'IncidentActionRequest', schema: INCIDENT_ACTION_SCHEMA },
-      answer: { description: 'The incident group after the action.' },
+      answer: { schema: 'IncidentActionAnswer' },
     },
   },
 };
@@ -100,20 +100,20 @@ export const NOTIFICATIONS_ROUTE_DOCS: RouteDocGroup = {
   routes: {
     'GET /api/notifications/channels': {
       summary: 'Notification channels without their secrets',
-      answer: { description: '`{ channels }`.' },
+      answer: { schema: 'ChannelList' },
     },
     'POST /api/notifications/channels': {
       summary: 'Adds a notification channel',
       body: { name: 'CreateChannelRequest', schema: CREATE_CHANNEL_SCHEMA },
-      answer: { status: 201, description: 'The channel without its secrets.' },
+      answer: { status: 201, schema: 'ChannelAnswer' },
     },
     'DELETE /api/notifications/channels/{id}': {
       summary: 'Removes a notification channel',
-      answer: { description: 'The removal.' },
+      answer: { status: 204, description: 'Removed.' },
     },
     'POST /api/notifications/channels/{id}/test': {
       summary: 'Sends a test notification through one channel',
-      answer: { description: 'The delivery result.' },
+      answer: { schema: 'ChannelTestAnswer' },
     },
   },
 };

@@ -20,19 +20,19 @@ export const ACCESS_ROUTE_DOCS: RouteDocGroup = {
     'POST /api/access/tokens': {
       summary: 'Issues a scoped token; the `svc_pat_...` secret is shown once',
       body: { name: 'IssueTokenRequest', schema: ISSUE_TOKEN_SCHEMA },
-      answer: { status: 201, description: 'The token with its secret.' },
+      answer: { status: 201, schema: 'IssuedTokenAnswer' },
     },
     'GET /api/access/tokens': {
       summary: 'Issued tokens without their secrets',
-      answer: { description: '`{ tokens }`.' },
+      answer: { schema: 'TokenList' },
     },
     'GET /api/access/tokens/{id}': {
       summary: 'One issued token without its secret',
-      answer: { description: 'The token.' },
+      answer: { schema: 'TokenAnswer' },
     },
     'DELETE /api/access/tokens/{id}': {
       summary: 'Revokes a token at once (idempotent)',
-      answer: { description: 'The revoked token.' },
+      answer: { schema: 'TokenAnswer' },
     },
   },
 };

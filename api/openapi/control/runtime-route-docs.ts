@@ -19,7 +19,7 @@ export const ROUTING_ROUTE_DOCS: RouteDocGroup = {
     'POST /api/apps/{id}/endpoints/toggle': {
       summary: "Turns one of the app's public hostnames on or off",
       body: { name: 'EndpointToggleRequest', schema: ENDPOINT_TOGGLE_SCHEMA },
-      answer: { description: '`{ app, hostname, enabled, outcome, routed }`.' },
+      answer: { schema: 'EndpointToggleAnswer' },
     },
     'GET /api/operator/wake-targets': {
       summary: 'Per process with a port: readiness, URLs, the wake gateway URL and its counters',
@@ -59,25 +59,25 @@ export const JOBS_ROUTE_DOCS: RouteDocGroup = {
     'POST /api/apps/{id}/cron/trigger': {
       summary: 'Runs a periodic process now (event `job.triggered`)',
       body: { name: 'CronActionRequest', schema: CRON_ACTION_SCHEMA, optional: true },
-      answer: { status: 202, description: 'The execution started.' },
+      answer: { status: 202, schema: 'CronTriggerAnswer' },
       idempotencyKey: 'optional',
     },
     'POST /api/apps/{id}/cron/pause': {
       summary: 'Pauses a periodic process (event `job.paused`)',
       body: { name: 'CronActionRequest', schema: CRON_ACTION_SCHEMA, optional: true },
-      answer: { description: 'The process schedule state.' },
+      answer: { schema: 'CronPauseAnswer' },
       idempotencyKey: 'optional',
     },
     'POST /api/apps/{id}/cron/resume': {
       summary: 'Resumes a paused periodic process (event `job.resumed`)',
       body: { name: 'CronActionRequest', schema: CRON_ACTION_SCHEMA, optional: true },
-      answer: { description: 'The process schedule state.' },
+      answer: { schema: 'CronPauseAnswer' },
       idempotencyKey: 'optional',
     },
     'PUT /api/apps/{id}/cron/schedule': {
       summary: "Overrides a periodic process's schedule until the committed one changes (null returns to it)",
       body: { name: 'CronScheduleRequest', schema: parseSchedule.schema },
-      answer: { description: 'The process schedule state.' },
+      answer: { schema: 'CronScheduleAnswer' },
       idempotencyKey: 'optional',
     },
     'POST /api/apps/{id}/invoke': {

@@ -44,7 +44,7 @@ export const ADMIN_ROUTE_DOCS: RouteDocGroup = {
     'GET /admin/api/stats': {
       summary: "The dashboard's statistics",
       caller: 'admin',
-      answer: { description: 'Node, edge and vector counts, the backends and runtime totals.' },
+      answer: { schema: 'KnowledgeStatsAnswer' },
     },
     'GET /admin/api/metrics': admin('Runtime totals and latency for the dashboard', 'The totals.'),
     'GET /admin/api/ranking-eval': admin('A ranking evaluation over the stored queries', 'The evaluation.', [

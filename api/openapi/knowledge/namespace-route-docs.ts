@@ -49,7 +49,7 @@ export const KNOWLEDGE_META_ROUTE_DOCS: RouteDocGroup = {
     'GET /v1/stats': {
       summary: 'Node, edge and vector counts and runtime totals',
       caller: 'read',
-      answer: { description: 'Node, edge and vector counts, the backends and runtime totals.' },
+      answer: { schema: 'KnowledgeStatsAnswer' },
     },
   },
 };
