@@ -14,6 +14,13 @@
  */
 export type Scope = 'events:read' | 'metrics:read' | 'logs:read' | 'apps:exec' | 'fleet:external-admission';
 /**
+ * How much an action can change or break.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ActionRisk".
+ */
+export type ActionRisk = 'low' | 'medium' | 'high';
+/**
  * The highest severity among its open events.
  */
 export type Severity = 'info' | 'warning' | 'critical';
@@ -183,6 +190,57 @@ export type IncidentActionRequest = {
  */
 export type LogpushBatch = string;
 /**
+ * Whether the signature policy accepted a release.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ReleaseVerification".
+ */
+export type ReleaseVerification = 'off' | 'accepted' | 'rejected';
+/**
+ * Where an upgrade stands; a resumed attempt continues from here.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "UpgradePhase".
+ */
+export type UpgradePhase = 'preparing' | 'promoted' | 'rolling_back' | 'succeeded' | 'failed' | 'rolled_back';
+/**
+ * How the drain gate treats active app operations.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "UpgradeDrainMode".
+ */
+export type UpgradeDrainMode = 'fail' | 'wait' | 'force';
+/**
+ * A recorded step of a platform lane operation (like a deployment step).
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "UpgradeStep".
+ */
+export type UpgradeStep =
+  'stage' | 'verify' | 'candidate' | 'drain' | 'promote' | 'restart' | 'postflight' | 'rollback';
+/**
+ * Status of one recorded step.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "UpgradeStepStatus".
+ */
+export type UpgradeStepStatus = 'running' | 'succeeded' | 'failed' | 'skipped';
+/**
+ * What to do about one key.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "SecretAction".
+ */
+export type SecretAction =
+  'none' | 'provide-value' | 'restrict-permissions' | 'move-to-secrets' | 'declare' | 'verify-provisioned';
+/**
+ * Where a secret key lives.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "SecretLocation".
+ */
+export type SecretLocation = 'platform-environment' | 'app-secret-file' | 'scheduler-variable-file' | 'spec-env';
+/**
  * Why a snapshot was taken.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -237,6 +295,65 @@ export interface Acknowledgement {
    * The info event whose correlated recovery acknowledged this one.
    */
   resolvedByEventId: string | null;
+}
+/**
+ * `GET /api/operator/actions`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ActionCatalogAnswer".
+ */
+export interface ActionCatalogAnswer {
+  actions: ActionDescriptor[];
+}
+/**
+ * One action an operator client can offer.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ActionDescriptor".
+ */
+export interface ActionDescriptor {
+  id: string;
+  title: string;
+  method: 'POST' | 'PUT';
+  /**
+   * Path with `{placeholders}` named in `parameters`.
+   */
+  path: string;
+  parameters: {
+    name: string;
+    description: string;
+  }[];
+  headers: ActionHeader[];
+  /**
+   * JSON Schema of the request body.
+   */
+  schema: {
+    [k: string]: unknown | undefined;
+  };
+  risk: ActionRisk;
+  /**
+   * True when a phone can complete it with the identifiers the operator views already show.
+   */
+  mobileReady: boolean;
+  confirmation: {
+    required: boolean;
+    prompt: string | null;
+  };
+  /**
+   * The view that lists the subjects of this action.
+   */
+  discoveredFrom: string;
+}
+/**
+ * A request header an action needs.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ActionHeader".
+ */
+export interface ActionHeader {
+  name: string;
+  required: boolean;
+  description: string;
 }
 /**
  * A request an operator can send.
@@ -561,6 +678,66 @@ export interface ProcessScalingView {
     source: string;
     reason: string;
   } | null;
+}
+/**
+ * The auth hints view.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "AuthHints".
+ */
+export interface AuthHints {
+  /**
+   * `open`: no mechanism configured, anyone who reaches the API may call it.
+   */
+  mode: 'open' | 'protected';
+  profile: string;
+  mechanisms: AuthMechanism[];
+  routes: {
+    public: string[];
+    explicitAuthOnly: {
+      requireExplicitAuth: boolean;
+      routes: string[];
+    };
+    protectedCount: number;
+  };
+  hints: string[];
+}
+/**
+ * One authentication mechanism.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "AuthMechanism".
+ */
+export interface AuthMechanism {
+  id: string;
+  configured: boolean;
+  variable: string | null;
+  howToPass: string;
+  example: string | null;
+  grants: string;
+}
+/**
+ * `GET /api/operator/auth-hints`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "AuthHintsAnswer".
+ */
+export interface AuthHintsAnswer {
+  /**
+   * `open`: no mechanism configured, anyone who reaches the API may call it.
+   */
+  mode: 'open' | 'protected';
+  profile: string;
+  mechanisms: AuthMechanism[];
+  routes: {
+    public: string[];
+    explicitAuthOnly: {
+      requireExplicitAuth: boolean;
+      routes: string[];
+    };
+    protectedCount: number;
+  };
+  hints: string[];
 }
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -1701,10 +1878,272 @@ export interface PlatformLaneRequest {
   drainMode?: 'fail' | 'wait' | 'force';
 }
 /**
+ * The history view.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "PlatformReleaseHistory".
+ */
+export interface PlatformReleaseHistory {
+  /**
+   * `identity` and `tag` are the same immutable tag `platform-<full sha>` (null when the commit is unknown).
+   */
+  current: {
+    identity: string | null;
+    tag: string | null;
+    version: string;
+    label: string;
+    commit: string | null;
+    node: string;
+    profile: string;
+    startedAt: string;
+  } | null;
+  releases: {
+    identity: string | null;
+    tag: string | null;
+    current: boolean;
+    version: string;
+    label: string;
+    commit: string | null;
+    firstSeenAt: string;
+    lastSeenAt: string;
+    starts: number;
+  }[];
+  recentStarts: PlatformStart[];
+  /**
+   * Releases on disk (`releases/<id>/`): label apart from identity (tag `platform-<commit>`, SHA-256) and the signature policy's verdict.
+   */
+  builds: {
+    tag: string | null;
+    current: boolean;
+    /**
+     * The folder name under `releases/`.
+     */
+    id: string;
+    label: string;
+    version: string;
+    commit: string | null;
+    /**
+     * SHA-256 over the release's files (relative path and content), hex.
+     */
+    sha256: string;
+    /**
+     * Where it came from (a built checkout folder, a git ref, `artifact:<path> (sha256 <archive sum>)`).
+     */
+    source: string;
+    verification: ReleaseVerification;
+    verificationMessage: string | null;
+    createdAt: string;
+    /**
+     * Last time `current` was pointed at it (promotion, rollback target or first install).
+     */
+    promotedAt: string | null;
+    /**
+     * When its folder was removed from disk (kept as history); null while it is on disk.
+     */
+    prunedAt: string | null;
+  }[];
+  /**
+   * The release folder the running API runs from, or null for a checkout.
+   */
+  runningRelease: string | null;
+  operations: {
+    id: string;
+    kind: string;
+    status: string;
+    ref: string | null;
+    attempts: number;
+    lastError: string | null;
+    createdAt: string;
+    finishedAt: string | null;
+    /**
+     * Upgrades: where the lane stands (phase, from and to releases).
+     */
+    upgrade: {
+      phase: UpgradePhase;
+      /**
+       * The release `current` pointed at before promotion; the rollback target.
+       */
+      fromRelease: string | null;
+      toRelease: string | null;
+      drainMode: UpgradeDrainMode;
+    } | null;
+    steps: {
+      attempt: number;
+      step: UpgradeStep;
+      status: UpgradeStepStatus;
+      message: string | null;
+      startedAt: string;
+      endedAt: string | null;
+    }[];
+  }[];
+}
+/**
+ * The build recorded at one start.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "PlatformStart".
+ */
+export interface PlatformStart {
+  version: string;
+  label: string;
+  commit: string | null;
+  node: string;
+  profile: string;
+  startedAt: string;
+}
+/**
+ * `GET /api/platform/releases`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "PlatformReleasesAnswer".
+ */
+export interface PlatformReleasesAnswer {
+  /**
+   * `identity` and `tag` are the same immutable tag `platform-<full sha>` (null when the commit is unknown).
+   */
+  current: {
+    identity: string | null;
+    tag: string | null;
+    version: string;
+    label: string;
+    commit: string | null;
+    node: string;
+    profile: string;
+    startedAt: string;
+  } | null;
+  releases: {
+    identity: string | null;
+    tag: string | null;
+    current: boolean;
+    version: string;
+    label: string;
+    commit: string | null;
+    firstSeenAt: string;
+    lastSeenAt: string;
+    starts: number;
+  }[];
+  recentStarts: PlatformStart[];
+  /**
+   * Releases on disk (`releases/<id>/`): label apart from identity (tag `platform-<commit>`, SHA-256) and the signature policy's verdict.
+   */
+  builds: {
+    tag: string | null;
+    current: boolean;
+    /**
+     * The folder name under `releases/`.
+     */
+    id: string;
+    label: string;
+    version: string;
+    commit: string | null;
+    /**
+     * SHA-256 over the release's files (relative path and content), hex.
+     */
+    sha256: string;
+    /**
+     * Where it came from (a built checkout folder, a git ref, `artifact:<path> (sha256 <archive sum>)`).
+     */
+    source: string;
+    verification: ReleaseVerification;
+    verificationMessage: string | null;
+    createdAt: string;
+    /**
+     * Last time `current` was pointed at it (promotion, rollback target or first install).
+     */
+    promotedAt: string | null;
+    /**
+     * When its folder was removed from disk (kept as history); null while it is on disk.
+     */
+    prunedAt: string | null;
+  }[];
+  /**
+   * The release folder the running API runs from, or null for a checkout.
+   */
+  runningRelease: string | null;
+  operations: {
+    id: string;
+    kind: string;
+    status: string;
+    ref: string | null;
+    attempts: number;
+    lastError: string | null;
+    createdAt: string;
+    finishedAt: string | null;
+    /**
+     * Upgrades: where the lane stands (phase, from and to releases).
+     */
+    upgrade: {
+      phase: UpgradePhase;
+      /**
+       * The release `current` pointed at before promotion; the rollback target.
+       */
+      fromRelease: string | null;
+      toRelease: string | null;
+      drainMode: UpgradeDrainMode;
+    } | null;
+    steps: {
+      attempt: number;
+      step: UpgradeStep;
+      status: UpgradeStepStatus;
+      message: string | null;
+      startedAt: string;
+      endedAt: string | null;
+    }[];
+  }[];
+}
+/**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
  * via the `definition` "PlatformSmokeRequest".
  */
 export interface PlatformSmokeRequest {}
+/**
+ * The admission summary.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ProductionReadiness".
+ */
+export interface ProductionReadiness {
+  ready: boolean;
+  profile: string;
+  summary: {
+    passed: number;
+    failed: number;
+    requiredFailed: number;
+  };
+  checks: ReadinessCheck[];
+}
+/**
+ * One check.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ReadinessCheck".
+ */
+export interface ReadinessCheck {
+  id: string;
+  title: string;
+  /**
+   * `required` checks decide readiness; `advisory` ones inform.
+   */
+  level: 'required' | 'advisory';
+  status: 'pass' | 'fail';
+  reason: string;
+}
+/**
+ * `GET /api/v1/production/readiness`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ProductionReadinessAnswer".
+ */
+export interface ProductionReadinessAnswer {
+  ready: boolean;
+  profile: string;
+  summary: {
+    passed: number;
+    failed: number;
+    requiredFailed: number;
+  };
+  checks: ReadinessCheck[];
+}
 /**
  * What a queued deploy, preflight or rollback answers (202).
  *
@@ -1753,6 +2192,79 @@ export interface SchemaListAnswer {
     file: string;
     url: string;
   }[];
+}
+/**
+ * The plan.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "SecretPlan".
+ */
+export interface SecretPlan {
+  entries: SecretPlanEntry[];
+  summary: {
+    keys: number;
+    none: number;
+    'provide-value': number;
+    'restrict-permissions': number;
+    'move-to-secrets': number;
+    declare: number;
+    'verify-provisioned': number;
+  };
+}
+/**
+ * One key of the plan.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "SecretPlanEntry".
+ */
+export interface SecretPlanEntry {
+  key: string;
+  app: string | null;
+  location: SecretLocation;
+  /**
+   * Where exactly: a variable name, a file path, a spec path. Never a value.
+   */
+  where: string;
+  /**
+   * Declared where the platform expects secrets (spec `secrets:`, a secret variable, a scheduler variable).
+   */
+  declared: boolean;
+  /**
+   * A value exists; null when the control plane cannot tell.
+   */
+  present: boolean | null;
+  /**
+   * True when the value is committed to git age-encrypted (`secrets/<KEY>.age`) and decrypted at deploy; false for values held only in plain form (environment, owner-only files, spec env).
+   */
+  encrypted: boolean;
+  /**
+   * `owner-only` for files no one else can read; `exposed` otherwise; null when not a file.
+   */
+  protection: 'owner-only' | 'exposed' | null;
+  /**
+   * True when the value sits in git with the spec.
+   */
+  committed: boolean;
+  action: SecretAction;
+  reason: string;
+}
+/**
+ * `GET /api/secrets/migration-plan`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "SecretPlanAnswer".
+ */
+export interface SecretPlanAnswer {
+  entries: SecretPlanEntry[];
+  summary: {
+    keys: number;
+    none: number;
+    'provide-value': number;
+    'restrict-permissions': number;
+    'move-to-secrets': number;
+    declare: number;
+    'verify-provisioned': number;
+  };
 }
 /**
  * `GET /api/services/manifest`.

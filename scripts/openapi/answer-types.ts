@@ -30,6 +30,11 @@ import type { ChannelTestResult } from '../../controllers/events/notification-se
 import type { ChannelView } from '../../domain/events/notification-channel.js';
 import type { IncidentActionResult } from '../../controllers/events/incident-actions.js';
 import type { AccessTokenView } from '../../controllers/auth/scoped-tokens.js';
+import type { SecretPlan } from '../../domain/operator/secret-plan.js';
+import type { AuthHints } from '../../domain/operator/auth-hints.js';
+import type { ActionDescriptor } from '../../domain/operator/action-catalog.js';
+import type { ProductionReadiness } from '../../domain/operator/production-readiness.js';
+import type { PlatformReleaseHistory } from '../../domain/operator/platform-releases.js';
 
 export type { AppView, EventRecord };
 
@@ -208,3 +213,20 @@ export type KnowledgeStatsAnswer = StoreStats;
 
 /** `GET /api/events/active`. */
 export type ActiveIncidentsAnswer = ActiveIncidents;
+
+/** `GET /api/secrets/migration-plan`. */
+export type SecretPlanAnswer = SecretPlan;
+
+/** `GET /api/operator/auth-hints`. */
+export type AuthHintsAnswer = AuthHints;
+
+/** `GET /api/operator/actions`. */
+export interface ActionCatalogAnswer {
+  readonly actions: readonly ActionDescriptor[];
+}
+
+/** `GET /api/v1/production/readiness`. */
+export type ProductionReadinessAnswer = ProductionReadiness;
+
+/** `GET /api/platform/releases`. */
+export type PlatformReleasesAnswer = PlatformReleaseHistory;

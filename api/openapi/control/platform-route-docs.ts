@@ -117,7 +117,7 @@ export const OPERATOR_ROUTE_DOCS: RouteDocGroup = {
     },
     'GET /api/operator/auth-hints': {
       summary: 'Configured auth mechanisms, public routes and how to pass a token (never a secret)',
-      answer: { description: 'The hints.' },
+      answer: { schema: 'AuthHintsAnswer' },
     },
     'GET /api/operator/actions': {
       summary: 'Operator action descriptors: method, path, body schema, risk, mobile-ready, confirmation',
@@ -125,7 +125,7 @@ export const OPERATOR_ROUTE_DOCS: RouteDocGroup = {
         { name: 'risk', description: 'Only this risk level.' },
         { name: 'mobileReady', description: 'Only mobile-ready actions (`true`).' },
       ],
-      answer: { description: '`{ actions }`.' },
+      answer: { schema: 'ActionCatalogAnswer' },
     },
     'GET /api/ops/platform': {
       summary: 'Platform rollup: build, apps, operations, incidents and snapshot totals',
@@ -134,16 +134,16 @@ export const OPERATOR_ROUTE_DOCS: RouteDocGroup = {
     'GET /api/secrets/migration-plan': {
       summary: 'Per secret key: location, declared, present, encrypted and the recommended action (never values)',
       query: [{ name: 'app', description: 'Only this app.' }],
-      answer: { description: 'The plan.' },
+      answer: { schema: 'SecretPlanAnswer' },
     },
     'GET /api/v1/production/readiness': {
       summary: 'Production admission checks, each pass or fail with a reason, and `ready`',
-      answer: { description: 'The checks.' },
+      answer: { schema: 'ProductionReadinessAnswer' },
     },
     'GET /api/platform/releases': {
       summary: 'Platform builds seen, releases on disk and `platform.*` operations',
       query: [{ name: 'limit', description: 'At most this many.' }],
-      answer: { description: 'Builds, releases and operations.' },
+      answer: { schema: 'PlatformReleasesAnswer' },
     },
   },
 };
