@@ -14,6 +14,13 @@ export type AcquisitionExecuteRequest = {
   [k: string]: unknown | undefined;
 };
 /**
+ * What a backup holds.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "BackupScope".
+ */
+export type BackupScope = 'namespace' | 'store';
+/**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
  * via the `definition` "SourceLabelRequest".
  */
@@ -34,6 +41,38 @@ export interface AcquisitionPlanRequest {
   min_gap_size?: number;
 }
 /**
+ * A backup as the admin API lists it.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "BackupRecord".
+ */
+export interface BackupRecord {
+  id: string;
+  scope: BackupScope;
+  /**
+   * Tenant that took a namespace backup (null for a store backup).
+   */
+  tenant: string | null;
+  namespace: string | null;
+  created_at: string;
+  bytes: number;
+  sha256: string;
+  format: number;
+  migration: number;
+  /**
+   * How it came here: taken by this store or uploaded.
+   */
+  origin: 'taken' | 'uploaded';
+  namespaces: {
+    tenant: string;
+    name: string;
+    nodes: number;
+    versions: number;
+    edges: number;
+    vectors: number;
+  }[];
+}
+/**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
  * via the `definition` "CandidateDecisionRequest".
  */
@@ -41,6 +80,44 @@ export interface CandidateDecisionRequest {
   mode?: 'general' | 'belief_system' | 'agent_memory' | 'procedural';
   actor?: string;
   note?: string;
+}
+/**
+ * `POST /admin/api/doctor/sample-write`.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "DoctorSampleWriteAnswer".
+ */
+export interface DoctorSampleWriteAnswer {
+  check: 'doctor-sample-write';
+  status: 'pass' | 'fail';
+  namespace: string;
+  steps: DoctorStep[];
+  duration_ms: number;
+}
+/**
+ * One step of the check.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "DoctorStep".
+ */
+export interface DoctorStep {
+  step: 'write' | 'retrieve' | 'retract' | 'cleanup';
+  ok: boolean;
+  duration_ms: number;
+  detail: string;
+}
+/**
+ * The check's report.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "DoctorSampleWriteReport".
+ */
+export interface DoctorSampleWriteReport {
+  check: 'doctor-sample-write';
+  status: 'pass' | 'fail';
+  namespace: string;
+  steps: DoctorStep[];
+  duration_ms: number;
 }
 /**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
@@ -223,6 +300,47 @@ export interface IngestRequest {
   confidence?: number;
   mem_type?: 'episodic' | 'semantic' | 'procedural' | 'working';
   max_claims?: number;
+}
+/**
+ * `POST /admin/api/backups` and `GET /admin/api/backups/{id}`.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "KnowledgeBackupAnswer".
+ */
+export interface KnowledgeBackupAnswer {
+  id: string;
+  scope: BackupScope;
+  /**
+   * Tenant that took a namespace backup (null for a store backup).
+   */
+  tenant: string | null;
+  namespace: string | null;
+  created_at: string;
+  bytes: number;
+  sha256: string;
+  format: number;
+  migration: number;
+  /**
+   * How it came here: taken by this store or uploaded.
+   */
+  origin: 'taken' | 'uploaded';
+  namespaces: {
+    tenant: string;
+    name: string;
+    nodes: number;
+    versions: number;
+    edges: number;
+    vectors: number;
+  }[];
+}
+/**
+ * `GET /admin/api/backups`.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "KnowledgeBackupList".
+ */
+export interface KnowledgeBackupList {
+  backups: BackupRecord[];
 }
 /**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema

@@ -16,6 +16,8 @@ import type { WriteResult as KnowledgeWriteResult } from '../../knowledge/write/
 import type { NodeDetail } from '../../knowledge/core/node-view.js';
 import type { RetrieveResults } from '../../knowledge/retrieve/retrieve-answer.js';
 import type { ReviewQueueView } from '../../knowledge/review/review-service.js';
+import type { BackupRecord } from '../../knowledge/maintenance/backup-service.js';
+import type { DoctorSampleWriteReport } from '../../knowledge/maintenance/doctor-sample-write.js';
 import type { Capability } from '../../api/control/server/meta-routes.js';
 import type { LogLineView } from '../../api/control/logs/logs-routes.js';
 import type { ActiveIncidents } from '../../api/control/events/events-routes.js';
@@ -230,3 +232,14 @@ export type ProductionReadinessAnswer = ProductionReadiness;
 
 /** `GET /api/platform/releases`. */
 export type PlatformReleasesAnswer = PlatformReleaseHistory;
+
+/** `POST /admin/api/backups` and `GET /admin/api/backups/{id}`. */
+export type KnowledgeBackupAnswer = BackupRecord;
+
+/** `GET /admin/api/backups`. */
+export interface KnowledgeBackupList {
+  readonly backups: readonly BackupRecord[];
+}
+
+/** `POST /admin/api/doctor/sample-write`. */
+export type DoctorSampleWriteAnswer = DoctorSampleWriteReport;

@@ -93,10 +93,18 @@ export const ADMIN_ROUTE_DOCS: RouteDocGroup = {
       summary: 'Backs up a namespace or the whole store, or uploads a backup file (SQLite body)',
       caller: 'admin',
       body: { name: 'KnowledgeBackupRequest', schema: validateBackupRequest.schema, optional: true },
-      answer: { status: 201, description: 'The backup.' },
+      answer: { status: 201, schema: 'KnowledgeBackupAnswer' },
     },
-    'GET /admin/api/backups': admin('Backups of the store', 'The backups.'),
-    'GET /admin/api/backups/{id}': admin('One backup', 'The backup.'),
+    'GET /admin/api/backups': {
+      summary: 'Backups of the store',
+      caller: 'admin',
+      answer: { schema: 'KnowledgeBackupList' },
+    },
+    'GET /admin/api/backups/{id}': {
+      summary: 'One backup',
+      caller: 'admin',
+      answer: { schema: 'KnowledgeBackupAnswer' },
+    },
     'GET /admin/api/backups/{id}/file': {
       summary: 'The backup file (SQLite)',
       caller: 'admin',
@@ -132,10 +140,11 @@ export const ADMIN_ROUTE_DOCS: RouteDocGroup = {
       answer: { description: 'The run.' },
     },
     'POST /admin/api/lifecycle/vacuum': admin('Runs VACUUM on the store', 'The result.'),
-    'POST /admin/api/doctor/sample-write': admin(
-      'A sample write, retrieve and retract in a scratch namespace that is removed',
-      'Each step with its outcome.',
-    ),
+    'POST /admin/api/doctor/sample-write': {
+      summary: 'A sample write, retrieve and retract in a scratch namespace that is removed',
+      caller: 'admin',
+      answer: { schema: 'DoctorSampleWriteAnswer' },
+    },
     'POST /admin/api/ranking-eval/snapshots': {
       summary: 'Stores a ranking evaluation run',
       caller: 'admin',
