@@ -39,6 +39,36 @@ export type Severity1 = 'info' | 'warning' | 'critical';
  */
 export type EventState = 'open' | 'acknowledged' | 'snoozed';
 /**
+ * What an operation does; the worker runs it with the handler registered for its kind.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "OperationKind".
+ */
+export type OperationKind =
+  | 'app.deploy'
+  | 'app.preflight'
+  | 'app.rollback'
+  | 'app.snapshot'
+  | 'app.snapshot-restore'
+  | 'app.migrate'
+  | 'platform.preflight'
+  | 'platform.upgrade'
+  | 'platform.smoke';
+/**
+ * Life cycle of an operation row.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "OperationStatus".
+ */
+export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+/**
+ * Behaviour while operations are active and the platform is asked to stop or upgrade (`SVC_DRAIN_MODE`).
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "DrainMode".
+ */
+export type DrainMode = 'fail' | 'wait' | 'force';
+/**
  * Client status of an allocation.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -125,29 +155,6 @@ export type RiskSeverity = 'critical' | 'warning' | 'info';
  */
 export type ExecutionStatus = 'running' | 'succeeded' | 'failed' | 'timed_out';
 /**
- * What an operation does; the worker runs it with the handler registered for its kind.
- *
- * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "OperationKind".
- */
-export type OperationKind =
-  | 'app.deploy'
-  | 'app.preflight'
-  | 'app.rollback'
-  | 'app.snapshot'
-  | 'app.snapshot-restore'
-  | 'app.migrate'
-  | 'platform.preflight'
-  | 'platform.upgrade'
-  | 'platform.smoke';
-/**
- * Life cycle of an operation row.
- *
- * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "OperationStatus".
- */
-export type OperationStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-/**
  * What a deployment was: a deploy, a read-only preflight or a rollback.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -168,6 +175,13 @@ export type DeploymentStatus = 'queued' | 'running' | 'succeeded' | 'failed' | '
  * via the `definition` "DesiredStatus".
  */
 export type DesiredStatus1 = 'run' | 'stop';
+/**
+ * Why a snapshot was taken.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "SnapshotKind".
+ */
+export type SnapshotKind = 'manual' | 'predeploy' | 'prerestore' | 'premigrate';
 /**
  * Incident actions of `POST /api/incidents/action`.
  *
@@ -240,13 +254,6 @@ export type SecretAction =
  * via the `definition` "SecretLocation".
  */
 export type SecretLocation = 'platform-environment' | 'app-secret-file' | 'scheduler-variable-file' | 'spec-env';
-/**
- * Why a snapshot was taken.
- *
- * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "SnapshotKind".
- */
-export type SnapshotKind = 'manual' | 'predeploy' | 'prerestore' | 'premigrate';
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
  * via the `definition` "SnoozeEventRequest".
@@ -428,6 +435,104 @@ export interface EventRecord {
  */
 export interface ActiveIncidentsAnswer {
   incidents: ActiveIncidentView[];
+}
+/**
+ * The operation queue: active operations, counts per status and the drain state.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ActiveOperations".
+ */
+export interface ActiveOperations {
+  operations: Operation[];
+  counts: {
+    queued: number;
+    running: number;
+    succeeded: number;
+    failed: number;
+    cancelled: number;
+  };
+  drain: DrainState;
+}
+/**
+ * A durable operation row.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "Operation".
+ */
+export interface Operation {
+  id: string;
+  kind: OperationKind;
+  status: OperationStatus;
+  /**
+   * The app it serializes on; null for platform kinds.
+   */
+  app: string | null;
+  ref: string | null;
+  sagaId: string | null;
+  payload: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * Typed receipt written at completion.
+   */
+  result: {
+    [k: string]: unknown | undefined;
+  } | null;
+  attempts: number;
+  maxAttempts: number;
+  lockOwner: string | null;
+  /**
+   * ISO 8601; the lease, renewed by the worker's heartbeat.
+   */
+  lockExpiresAt: string | null;
+  nextAttemptAt: string;
+  lastError: string | null;
+  /**
+   * The last pipeline stage the running attempt entered.
+   */
+  stage: string | null;
+  /**
+   * True once the attempt entered a stage that changes the runtime or data.
+   */
+  mutated: boolean;
+  /**
+   * An operation that must succeed before this one may be claimed (deploy groups with waitReady).
+   */
+  dependsOn: string | null;
+  createdAt: string;
+  updatedAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+/**
+ * The queue and drain state served by `GET /api/operations/active`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "DrainState".
+ */
+export interface DrainState {
+  draining: boolean;
+  mode: DrainMode;
+  workerEnabled: boolean;
+  owner: string;
+  running: number;
+}
+/**
+ * `GET /api/operations/active`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ActiveOperationsAnswer".
+ */
+export interface ActiveOperationsAnswer {
+  operations: Operation[];
+  counts: {
+    queued: number;
+    running: number;
+    succeeded: number;
+    failed: number;
+    cancelled: number;
+  };
+  drain: DrainState;
 }
 /**
  * One allocation as operators see it.
@@ -744,6 +849,15 @@ export interface AuthHintsAnswer {
  * via the `definition` "CanaryPromoteRequest".
  */
 export interface CanaryPromoteRequest {}
+/**
+ * `POST /api/v1/operations/{id}/cancel`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "CancelledOperationAnswer".
+ */
+export interface CancelledOperationAnswer {
+  operation: Operation;
+}
 /**
  * `GET /api/v1/capabilities`.
  *
@@ -1151,57 +1265,6 @@ export interface DeployAccepted {
   };
 }
 /**
- * A durable operation row.
- *
- * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "Operation".
- */
-export interface Operation {
-  id: string;
-  kind: OperationKind;
-  status: OperationStatus;
-  /**
-   * The app it serializes on; null for platform kinds.
-   */
-  app: string | null;
-  ref: string | null;
-  sagaId: string | null;
-  payload: {
-    [k: string]: unknown | undefined;
-  };
-  /**
-   * Typed receipt written at completion.
-   */
-  result: {
-    [k: string]: unknown | undefined;
-  } | null;
-  attempts: number;
-  maxAttempts: number;
-  lockOwner: string | null;
-  /**
-   * ISO 8601; the lease, renewed by the worker's heartbeat.
-   */
-  lockExpiresAt: string | null;
-  nextAttemptAt: string;
-  lastError: string | null;
-  /**
-   * The last pipeline stage the running attempt entered.
-   */
-  stage: string | null;
-  /**
-   * True once the attempt entered a stage that changes the runtime or data.
-   */
-  mutated: boolean;
-  /**
-   * An operation that must succeed before this one may be claimed (deploy groups with waitReady).
-   */
-  dependsOn: string | null;
-  createdAt: string;
-  updatedAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
-/**
  * `GET /api/operator/deploy-confidence`.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -1577,6 +1640,30 @@ export interface HealthAnswer {
     [k: string]: ('pass' | 'fail') | undefined;
   };
   uptimeSeconds: number;
+}
+/**
+ * `POST /api/v1/apps/{id}/snapshots/import`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "ImportedSnapshotAnswer".
+ */
+export interface ImportedSnapshotAnswer {
+  database: string;
+  kind: SnapshotKind;
+  /**
+   * Source commit (7-40 hex) or `none`.
+   */
+  commit: string;
+  /**
+   * Compact UTC timestamp `YYYYMMDDTHHMMSS`.
+   */
+  timestamp: string;
+  filename: string;
+  sizeBytes: number;
+  /**
+   * ISO 8601 of the compact timestamp.
+   */
+  createdAt: string;
 }
 /**
  * `POST /api/incidents/action`.
@@ -2169,6 +2256,129 @@ export interface ReconcileEventsRequest {
   limit?: number;
   dryRun?: boolean;
   by?: string;
+}
+/**
+ * One remote snapshot object.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RemoteSnapshot".
+ */
+export interface RemoteSnapshot {
+  key: string;
+  filename: string;
+  sizeBytes: number;
+  lastModified: string | null;
+}
+/**
+ * `POST /api/v1/apps/{id}/snapshots/export`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RemoteSnapshotAnswer".
+ */
+export interface RemoteSnapshotAnswer {
+  key: string;
+  filename: string;
+  sizeBytes: number;
+  lastModified: string | null;
+}
+/**
+ * `GET /api/v1/apps/{id}/snapshots/remote`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RemoteSnapshotList".
+ */
+export interface RemoteSnapshotList {
+  app: string;
+  objects: RemoteSnapshot[];
+}
+/**
+ * `POST /api/apps/{id}/snapshots/restore`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RestoreAnswer".
+ */
+export interface RestoreAnswer {
+  app: string;
+  database: string;
+  restoredSnapshot: string;
+  safetySnapshot: string | null;
+  startedAt: string;
+  finishedAt: string;
+}
+/**
+ * The typed terminal receipt of a restore.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RestoreReceipt".
+ */
+export interface RestoreReceipt {
+  app: string;
+  database: string;
+  restoredSnapshot: string;
+  safetySnapshot: string | null;
+  startedAt: string;
+  finishedAt: string;
+}
+/**
+ * `POST /api/v1/apps/{id}/snapshots/retention`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RetentionAnswer".
+ */
+export interface RetentionAnswer {
+  app: string;
+  database: string;
+  keep: number;
+  deleted: string[];
+  kept: string[];
+}
+/**
+ * A planned retention decision for one snapshot.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RetentionEntry".
+ */
+export interface RetentionEntry {
+  filename: string;
+  timestamp: string;
+  action: 'keep' | 'would-prune';
+}
+/**
+ * What retention would do: each snapshot, newest first, kept or to be pruned.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RetentionPreview".
+ */
+export interface RetentionPreview {
+  app: string;
+  database: string;
+  keep: number;
+  entries: RetentionEntry[];
+}
+/**
+ * `GET /api/v1/apps/{id}/snapshots/retention`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RetentionPreviewAnswer".
+ */
+export interface RetentionPreviewAnswer {
+  app: string;
+  database: string;
+  keep: number;
+  entries: RetentionEntry[];
+}
+/**
+ * The receipt of an applied retention.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "RetentionReceipt".
+ */
+export interface RetentionReceipt {
+  app: string;
+  database: string;
+  keep: number;
+  deleted: string[];
+  kept: string[];
 }
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema

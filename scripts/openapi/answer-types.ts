@@ -26,6 +26,13 @@ import type { Deployment, DeploymentRegionRow, DeploymentStepRow } from '../../s
 import type { OperationAttempt } from '../../store/control/operations/operations.js';
 import type { FunctionExecutionRecord } from '../../store/control/function-executions.js';
 import type { SnapshotEntry } from '../../platform/snapshots/snapshot-folder.js';
+import type { RemoteSnapshot } from '../../platform/object-storage/s3-snapshots.js';
+import type {
+  RestoreReceipt,
+  RetentionPreview,
+  RetentionReceipt,
+} from '../../controllers/snapshots/snapshot-service.js';
+import type { ActiveOperations } from '../../controllers/operations/operations-service.js';
 import type { CronPauseChange, CronScheduleChange, CronTriggered } from '../../controllers/cron/cron-service.js';
 import type { EndpointToggleResult } from '../../controllers/routing/routing.js';
 import type { ChannelTestResult } from '../../controllers/events/notification-service.js';
@@ -243,3 +250,30 @@ export interface KnowledgeBackupList {
 
 /** `POST /admin/api/doctor/sample-write`. */
 export type DoctorSampleWriteAnswer = DoctorSampleWriteReport;
+
+/** `POST /api/v1/apps/{id}/snapshots/retention`. */
+export type RetentionAnswer = RetentionReceipt;
+
+/** `GET /api/v1/apps/{id}/snapshots/retention`. */
+export type RetentionPreviewAnswer = RetentionPreview;
+
+/** `POST /api/apps/{id}/snapshots/restore`. */
+export type RestoreAnswer = RestoreReceipt;
+
+/** `POST /api/v1/apps/{id}/snapshots/export`. */
+export type RemoteSnapshotAnswer = RemoteSnapshot;
+
+/** `GET /api/v1/apps/{id}/snapshots/remote`. */
+export interface RemoteSnapshotList {
+  readonly app: string;
+  readonly objects: readonly RemoteSnapshot[];
+}
+
+/** `POST /api/v1/apps/{id}/snapshots/import`. */
+export type ImportedSnapshotAnswer = SnapshotEntry;
+
+/** `GET /api/operations/active`. */
+export type ActiveOperationsAnswer = ActiveOperations;
+
+/** `POST /api/v1/operations/{id}/cancel`. */
+export type CancelledOperationAnswer = OperationAccepted;

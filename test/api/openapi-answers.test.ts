@@ -1,10 +1,10 @@
 // tier: full
-import test, { type ExecutionContext } from 'ava';
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import test from 'ava';
 import { request, startTestKnowledgeStore } from '../helpers/servers.js';
 import { testConfig } from '../helpers/test-config.js';
 import { startPlaneWithApps } from '../helpers/plane-with-apps.js';
 import { waitForReconciled } from '../helpers/wait-for.js';
+import { openApiAnswers } from '../helpers/openapi-answers.js';
 
 const SPEC = `name: shop
 deploy: true
@@ -18,39 +18,6 @@ processes:
       memory: 256
 `;
 
-/** Checks answers against the success schema the served document gives their route. */
-function answerChecker(t: ExecutionContext, document: { paths: Record<string, any> }) {
-  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
-  ajv.addSchema(document, 'openapi');
-  let checked = 0;
-  return {
-    check(method: string, path: string, answer: { status: number; body: unknown }) {
-      const response = document.paths[path]?.[method.toLowerCase()]?.responses?.[String(answer.status)];
-      t.truthy(response, `${method} ${path} answered ${answer.status}, which the document does not give`);
-      if (!response) return;
-      t.falsy(response['x-svc-untyped'], `${method} ${path} has a typed answer schema`);
-      const pointer = [
-        'paths',
-        path,
-        method.toLowerCase(),
-        'responses',
-        String(answer.status),
-        'content',
-        'application/json',
-        'schema',
-      ]
-        .map((part) => encodeURIComponent(part.replaceAll('~', '~0').replaceAll('/', '~1')))
-        .join('/');
-      const validate = ajv.compile({ $ref: `openapi#/${pointer}` });
-      t.true(validate(answer.body), `${method} ${path}: ${ajv.errorsText(validate.errors)}`);
-      checked += 1;
-    },
-    get checked() {
-      return checked;
-    },
-  };
-}
-
 test('control plane answers match the answer schemas of its OpenAPI document', async (t) => {
   const token = 'openapi-answers-token';
   const { plane } = await startPlaneWithApps(t, {
@@ -61,7 +28,7 @@ test('control plane answers match the answer schemas of its OpenAPI document', a
   const auth = { authorization: `Bearer ${token}` };
   const get = (path: string) => request(`${plane.url}${path}`, { headers: auth });
   const document = (await request(`${plane.url}/api/openapi.json`)).body;
-  const answers = answerChecker(t, document);
+  const answers = openApiAnswers(t, document);
   await waitForReconciled([plane.reconcilers.specController, plane.reconcilers.appController], async () =>
     ((await get('/api/apps')).body.apps as { name: string }[]).some((app) => app.name === 'shop'),
   );
@@ -117,12 +84,13 @@ test('control plane answers match the answer schemas of its OpenAPI document', a
   answers.check('POST', '/api/apps/{id}/deploy', deploy);
   answers.check('GET', '/api/v1/operations/{id}', await get(`/api/v1/operations/${deploy.body.operation.id}`));
   answers.check('GET', '/api/v1/deployments', await get('/api/v1/deployments?app=shop'));
+  answers.check('GET', '/api/operations/active', await get('/api/operations/active'));
   answers.check(
     'GET',
     '/api/v1/deployments/{id}/steps',
     await get(`/api/v1/deployments/${deploy.body.deploymentId}/steps`),
   );
-  t.true(answers.checked >= 29);
+  t.true(answers.checked >= 30);
 });
 
 test('knowledge store answers match the answer schemas of its OpenAPI document', async (t) => {
@@ -132,7 +100,7 @@ test('knowledge store answers match the answer schemas of its OpenAPI document',
   );
   const auth = { authorization: 'Bearer acme:read+write+admin:answers-secret-1' };
   const document = (await request(`${store.url}/v1/openapi.json`)).body;
-  const answers = answerChecker(t, document);
+  const answers = openApiAnswers(t, document);
   answers.check('GET', '/v1/ping', await request(`${store.url}/v1/ping`));
   const written = await request(`${store.url}/v1/namespaces/n/write`, {
     method: 'POST',

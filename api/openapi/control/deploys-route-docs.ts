@@ -95,11 +95,11 @@ export const OPERATIONS_ROUTE_DOCS: RouteDocGroup = {
     },
     'GET /api/operations/active': {
       summary: 'The operation queue: active operations, counts and the drain state',
-      answer: { description: 'Queued and running operations with counts and drain state.' },
+      answer: { schema: 'ActiveOperationsAnswer' },
     },
     'POST /api/v1/operations/{id}/cancel': {
       summary: 'Cancels a queued operation (409 once it runs)',
-      answer: { description: '`{ operation }`.' },
+      answer: { schema: 'CancelledOperationAnswer' },
       errors: [409],
     },
     'POST /api/webhooks/{provider}': {
@@ -139,12 +139,12 @@ export const SNAPSHOTS_ROUTE_DOCS: RouteDocGroup = {
     'GET /api/v1/apps/{id}/snapshots/retention': {
       summary: 'Retention preview: the newest `keep` kept, the older ones that would be pruned',
       query: [{ name: 'keep', description: 'How many to keep (default: the policy).' }],
-      answer: { description: 'Kept and would-prune snapshots.' },
+      answer: { schema: 'RetentionPreviewAnswer' },
     },
     'POST /api/v1/apps/{id}/snapshots/retention': {
       summary: 'Applies retention: prunes the snapshots past `keep`',
       body: { name: 'SnapshotRetentionRequest', schema: parseRetention.schema },
-      answer: { description: 'Kept and pruned snapshots.' },
+      answer: { schema: 'RetentionAnswer' },
       idempotencyKey: 'required',
     },
     'POST /api/v1/apps/{id}/migrations': {
@@ -156,24 +156,24 @@ export const SNAPSHOTS_ROUTE_DOCS: RouteDocGroup = {
     'POST /api/v1/apps/{id}/snapshots/export': {
       summary: 'Exports the latest dump to S3-compatible storage',
       body: { name: 'SnapshotExportRequest', schema: SNAPSHOT_TAKE_SCHEMA, optional: true },
-      answer: { description: 'The exported object.' },
+      answer: { schema: 'RemoteSnapshotAnswer' },
       idempotencyKey: 'required',
     },
     'GET /api/v1/apps/{id}/snapshots/remote': {
       summary: "The app's exported snapshots in S3-compatible storage",
-      answer: { description: '`{ app, objects }`.' },
+      answer: { schema: 'RemoteSnapshotList' },
     },
     'POST /api/v1/apps/{id}/snapshots/import': {
       summary: 'Imports a snapshot from S3-compatible storage by key, never overwriting',
       body: { name: 'SnapshotImportRequest', schema: parseImport.schema },
-      answer: { status: 201, description: 'The imported snapshot.' },
+      answer: { status: 201, schema: 'ImportedSnapshotAnswer' },
       idempotencyKey: 'required',
       errors: [409],
     },
     'POST /api/apps/{id}/snapshots/restore': {
       summary: 'Legacy synchronous restore by filename or timestamp',
       body: { name: 'LegacySnapshotRestoreRequest', schema: parseLegacyRestore.schema },
-      answer: { description: 'The restore receipt.' },
+      answer: { schema: 'RestoreAnswer' },
       errors: [409],
     },
     'GET /api/operator/snapshot-readiness': {
