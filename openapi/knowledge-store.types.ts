@@ -21,6 +21,22 @@ export type AcquisitionExecuteRequest = {
  */
 export type BackupScope = 'namespace' | 'store';
 /**
+ * The family of the spec's "Versioning" 2 a feature belongs to (`backup`, `restore`, `lifecycle`, `doctor`); its name starts with the family. Absent for features outside those families.
+ */
+export type FeatureFamily = 'backup' | 'restore' | 'lifecycle' | 'doctor';
+/**
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "FeatureFamily".
+ */
+export type FeatureFamily1 = 'backup' | 'restore' | 'lifecycle' | 'doctor';
+/**
+ * The four feedback actions.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "FeedbackAction".
+ */
+export type FeedbackAction = 'validate' | 'refute' | 'useful' | 'stale';
+/**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
  * via the `definition` "SourceLabelRequest".
  */
@@ -39,6 +55,60 @@ export interface AcquisitionPlanRequest {
   max_gaps?: number;
   top_k?: number;
   min_gap_size?: number;
+}
+/**
+ * `GET /v1/backends`.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "BackendsAnswer".
+ */
+export interface BackendsAnswer {
+  graph: BackendView;
+  vector: BackendView;
+  kv: BackendView;
+  event: BackendView;
+  text: {
+    tokenizer: string;
+    thesaurus: string;
+    kind: string;
+    version: string;
+  };
+  extractor?: {
+    kind: string;
+    model: string;
+  };
+}
+/**
+ * One backend by kind and version.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "BackendView".
+ */
+export interface BackendView {
+  kind: string;
+  version: string;
+}
+/**
+ * The `/v1/backends` body.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "BackendsReport".
+ */
+export interface BackendsReport {
+  graph: BackendView;
+  vector: BackendView;
+  kv: BackendView;
+  event: BackendView;
+  text: {
+    tokenizer: string;
+    thesaurus: string;
+    kind: string;
+    version: string;
+  };
+  extractor?: {
+    kind: string;
+    model: string;
+  };
 }
 /**
  * A backup as the admin API lists it.
@@ -211,6 +281,48 @@ export interface ExplainRankRequest {
   max_depth?: number;
 }
 /**
+ * A feature the store advertises in `/v1/features` and `/v1/version`.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "Feature".
+ */
+export interface Feature {
+  name: string;
+  status: 'stable' | 'preview';
+  since: string;
+  description: string;
+  family?: FeatureFamily;
+}
+/**
+ * `GET /v1/features`.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "FeaturesAnswer".
+ */
+export interface FeaturesAnswer {
+  features: Feature[];
+}
+/**
+ * `POST /v1/namespaces/{ns}/nodes/{id}/validate` (and refute, useful, stale).
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "FeedbackAnswer".
+ */
+export interface FeedbackAnswer {
+  event_id: string;
+  node_id: string;
+  node_version: number;
+  action: FeedbackAction;
+  confidence: number;
+  utility: number;
+  source_id: string;
+  source_credibility: number;
+  recall_count: number;
+  last_recalled_at: string | null;
+  explanation: string;
+  tx_time: string | null;
+}
+/**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
  * via the `definition` "FeedbackRequest".
  */
@@ -218,6 +330,26 @@ export interface FeedbackRequest {
   mode?: 'general' | 'belief_system' | 'agent_memory' | 'procedural';
   reason?: string;
   quality?: number;
+}
+/**
+ * The result of one feedback action (REST form; GraphQL picks nodeId, action, confidence, sourceCredibility).
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "FeedbackResult".
+ */
+export interface FeedbackResult {
+  event_id: string;
+  node_id: string;
+  node_version: number;
+  action: FeedbackAction;
+  confidence: number;
+  utility: number;
+  source_id: string;
+  source_credibility: number;
+  recall_count: number;
+  last_recalled_at: string | null;
+  explanation: string;
+  tx_time: string | null;
 }
 /**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
@@ -443,6 +575,24 @@ export interface KnowledgeStatsAnswer {
   };
 }
 /**
+ * `GET /v1/version`.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "KnowledgeVersionAnswer".
+ */
+export interface KnowledgeVersionAnswer {
+  version: string;
+  api_version: string;
+  docs_version: string;
+  compatibility: string;
+  /**
+   * The newest applied schema migration (0 before any).
+   */
+  latest_migration: number;
+  release_notes_path: string;
+  features: Feature[];
+}
+/**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
  * via the `definition` "LifecycleRequest".
  */
@@ -452,6 +602,32 @@ export interface LifecycleRequest {
   };
   compaction_horizon?: string;
   namespace?: string;
+}
+/**
+ * `GET /v1/migrations`.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "MigrationsAnswer".
+ */
+export interface MigrationsAnswer {
+  migrations: {
+    version: number;
+    name: string;
+    applied_at: string;
+  }[];
+}
+/**
+ * The `/v1/migrations` body.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "MigrationsReport".
+ */
+export interface MigrationsReport {
+  migrations: {
+    version: number;
+    name: string;
+    applied_at: string;
+  }[];
 }
 /**
  * `GET /v1/namespaces/{ns}/nodes/{id}`.
@@ -783,6 +959,24 @@ export interface ScoreComponents1 {
   confidence: number;
   recency: number;
   utility: number;
+}
+/**
+ * The `/v1/version` body.
+ *
+ * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema
+ * via the `definition` "VersionReport".
+ */
+export interface VersionReport {
+  version: string;
+  api_version: string;
+  docs_version: string;
+  compatibility: string;
+  /**
+   * The newest applied schema migration (0 before any).
+   */
+  latest_migration: number;
+  release_notes_path: string;
+  features: Feature[];
 }
 /**
  * This interface was referenced by `KnowledgeStoreApi`'s JSON-Schema

@@ -25,13 +25,13 @@ export interface KnowledgeStats {
  * Absolute `/v1/*` introspection routes of the knowledge store.
  */
 import Router from '@koa/router';
+import { FEATURES } from '../../knowledge/introspection/introspection.js';
 import {
-  FEATURES,
   backendsReport,
   migrationsReport,
   versionReport,
   type IntrospectionSources,
-} from '../../knowledge/introspection/introspection.js';
+} from '../../knowledge/introspection/introspection-reports.js';
 
 export interface KnowledgeMetaOptions extends IntrospectionSources {
   /** Runtime statistics for the calling tenant. */

@@ -18,6 +18,13 @@ import type { RetrieveResults } from '../../knowledge/retrieve/retrieve-answer.j
 import type { ReviewQueueView } from '../../knowledge/review/review-service.js';
 import type { BackupRecord } from '../../knowledge/maintenance/backup-service.js';
 import type { DoctorSampleWriteReport } from '../../knowledge/maintenance/doctor-sample-write.js';
+import type {
+  BackendsReport,
+  MigrationsReport,
+  VersionReport,
+} from '../../knowledge/introspection/introspection-reports.js';
+import type { Feature } from '../../knowledge/introspection/introspection.js';
+import type { FeedbackResult } from '../../knowledge/feedback/feedback-service.js';
 import type { Capability } from '../../api/control/server/meta-routes.js';
 import type { LogLineView } from '../../api/control/logs/logs-routes.js';
 import type { ActiveIncidents } from '../../api/control/events/events-routes.js';
@@ -277,3 +284,20 @@ export type ActiveOperationsAnswer = ActiveOperations;
 
 /** `POST /api/v1/operations/{id}/cancel`. */
 export type CancelledOperationAnswer = OperationAccepted;
+
+/** `GET /v1/version`. */
+export type KnowledgeVersionAnswer = VersionReport;
+
+/** `GET /v1/features`. */
+export interface FeaturesAnswer {
+  readonly features: readonly Feature[];
+}
+
+/** `GET /v1/migrations`. */
+export type MigrationsAnswer = MigrationsReport;
+
+/** `GET /v1/backends`. */
+export type BackendsAnswer = BackendsReport;
+
+/** `POST /v1/namespaces/{ns}/nodes/{id}/validate` (and refute, useful, stale). */
+export type FeedbackAnswer = FeedbackResult;

@@ -102,6 +102,8 @@ test('knowledge store answers match the answer schemas of its OpenAPI document',
   const document = (await request(`${store.url}/v1/openapi.json`)).body;
   const answers = openApiAnswers(t, document);
   answers.check('GET', '/v1/ping', await request(`${store.url}/v1/ping`));
+  for (const path of ['/v1/version', '/v1/features', '/v1/migrations', '/v1/backends'])
+    answers.check('GET', path, await request(`${store.url}${path}`, { headers: auth }));
   const written = await request(`${store.url}/v1/namespaces/n/write`, {
     method: 'POST',
     headers: auth,
@@ -127,6 +129,15 @@ test('knowledge store answers match the answer schemas of its OpenAPI document',
     '/v1/namespaces/{ns}/review/queue',
     await request(`${store.url}/v1/namespaces/n/review/queue`, { headers: auth }),
   );
+  answers.check(
+    'POST',
+    '/v1/namespaces/{ns}/nodes/{id}/validate',
+    await request(`${store.url}/v1/namespaces/n/nodes/${written.body.node_id}/validate`, {
+      method: 'POST',
+      headers: auth,
+      json: {},
+    }),
+  );
   answers.check('GET', '/v1/stats', await request(`${store.url}/v1/stats`, { headers: auth }));
   answers.check('GET', '/admin/api/stats', await request(`${store.adminUrl}/admin/api/stats`, { headers: auth }));
   answers.check(
@@ -149,5 +160,5 @@ test('knowledge store answers match the answer schemas of its OpenAPI document',
     '/admin/api/doctor/sample-write',
     await request(`${store.adminUrl}/admin/api/doctor/sample-write`, { method: 'POST', headers: auth, json: {} }),
   );
-  t.is(answers.checked, 11);
+  t.is(answers.checked, 16);
 });

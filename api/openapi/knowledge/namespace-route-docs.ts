@@ -29,22 +29,22 @@ export const KNOWLEDGE_META_ROUTE_DOCS: RouteDocGroup = {
     'GET /v1/version': {
       summary: 'Version and build of the store',
       caller: 'read',
-      answer: { description: 'The version.' },
+      answer: { schema: 'KnowledgeVersionAnswer' },
     },
     'GET /v1/features': {
       summary: 'The features this store serves',
       caller: 'read',
-      answer: { description: 'The features.' },
+      answer: { schema: 'FeaturesAnswer' },
     },
     'GET /v1/migrations': {
       summary: 'The applied schema migrations',
       caller: 'read',
-      answer: { description: 'The migrations.' },
+      answer: { schema: 'MigrationsAnswer' },
     },
     'GET /v1/backends': {
       summary: 'The storage, vector index, embedder, reranker and extractor in use',
       caller: 'read',
-      answer: { description: 'The backends.' },
+      answer: { schema: 'BackendsAnswer' },
     },
     'GET /v1/stats': {
       summary: 'Node, edge and vector counts and runtime totals',

@@ -23,7 +23,7 @@ const feedback = (summary: string): RouteDoc => ({
   summary,
   caller: 'write',
   body: { name: 'FeedbackRequest', schema: validateFeedback.schema, optional: true },
-  answer: { description: 'The feedback event and the node’s updated confidence.' },
+  answer: { schema: 'FeedbackAnswer' },
 });
 const read = (summary: string, answer: string): RouteDoc => ({
   summary,
