@@ -535,6 +535,45 @@ export interface ActiveOperationsAnswer {
   drain: DrainState;
 }
 /**
+ * `GET /api/alerts/rules`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "AlertCatalog".
+ */
+export interface AlertCatalog {
+  rules: AlertRule[];
+  eventTypes: EventTypeInfo[];
+}
+/**
+ * One built-in alert rule: which events raise it and which event clears it.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "AlertRule".
+ */
+export interface AlertRule {
+  name: string;
+  category: 'deploy_failures' | 'service_health' | 'cron_failures' | 'recovery' | 'task_health' | 'capacity';
+  severity: Severity1;
+  eventTypes: string[];
+  clearedBy: string[];
+  correlationKey: string;
+  description: string;
+}
+/**
+ * One event type of the spec's table.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "EventTypeInfo".
+ */
+export interface EventTypeInfo {
+  type: string;
+  /**
+   * `null` for event.test, whose severity the caller picks (info by default).
+   */
+  severity: Severity1 | null;
+  when: string;
+}
+/**
  * One allocation as operators see it.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -964,6 +1003,45 @@ export interface ChildCounters {
   complete: number;
   failed: number;
   lost: number;
+}
+/**
+ * `GET /api/events/correlated`: a correlation key's timeline, oldest first.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "CorrelatedEvents".
+ */
+export interface CorrelatedEvents {
+  correlationKey: string;
+  events: EventRecord1[];
+}
+/**
+ * An event as the API serves it.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "EventRecord".
+ */
+export interface EventRecord1 {
+  id: string;
+  source: string;
+  app: string;
+  environment: string;
+  type: string;
+  severity: Severity1;
+  state: EventState;
+  title: string;
+  body: string;
+  dedupeKey: string | null;
+  occurredAt: string;
+  snoozedUntil: string | null;
+  metadata: {
+    [k: string]: unknown | undefined;
+  };
+  /**
+   * The key the event is grouped by: metadata.correlationKey, else dedupeKey, else the id.
+   */
+  correlationKey: string;
+  acknowledgement: Acknowledgement | null;
+  recordedAt: string;
 }
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -1534,35 +1612,6 @@ export interface EventPage {
   total: number;
   limit: number;
   offset: number;
-}
-/**
- * An event as the API serves it.
- *
- * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "EventRecord".
- */
-export interface EventRecord1 {
-  id: string;
-  source: string;
-  app: string;
-  environment: string;
-  type: string;
-  severity: Severity1;
-  state: EventState;
-  title: string;
-  body: string;
-  dedupeKey: string | null;
-  occurredAt: string;
-  snoozedUntil: string | null;
-  metadata: {
-    [k: string]: unknown | undefined;
-  };
-  /**
-   * The key the event is grouped by: metadata.correlationKey, else dedupeKey, else the id.
-   */
-  correlationKey: string;
-  acknowledgement: Acknowledgement | null;
-  recordedAt: string;
 }
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -2484,6 +2533,33 @@ export interface SecretPlanAnswer {
  */
 export interface ServiceManifest {
   services: ManifestService[];
+}
+/**
+ * `GET /api/events/sinks`.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "SinkList".
+ */
+export interface SinkList {
+  sinks: SinkView[];
+}
+/**
+ * One configured sink with its delivery counts.
+ *
+ * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
+ * via the `definition` "SinkView".
+ */
+export interface SinkView {
+  name: string;
+  url: string;
+  keyId: string | null;
+  signed: boolean;
+  environment: string;
+  source: string;
+  pending: number;
+  delivered: number;
+  failed: number;
+  lastError: string | null;
 }
 /**
  * One dump in the inventory.

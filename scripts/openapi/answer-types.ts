@@ -28,6 +28,8 @@ import type { FeedbackResult } from '../../knowledge/feedback/feedback-service.j
 import type { Capability } from '../../api/control/server/meta-routes.js';
 import type { LogLineView } from '../../api/control/logs/logs-routes.js';
 import type { ActiveIncidents } from '../../api/control/events/events-routes.js';
+import type { SinkView } from '../../controllers/events/sink-view.js';
+import type { AlertRule, EventTypeInfo } from '../../domain/events/event-catalog.js';
 import type { KnowledgeStats as StoreStats } from '../../api/knowledge/meta-routes.js';
 import type { Deployment, DeploymentRegionRow, DeploymentStepRow } from '../../store/control/deployments.js';
 import type { OperationAttempt } from '../../store/control/operations/operations.js';
@@ -301,3 +303,20 @@ export type BackendsAnswer = BackendsReport;
 
 /** `POST /v1/namespaces/{ns}/nodes/{id}/validate` (and refute, useful, stale). */
 export type FeedbackAnswer = FeedbackResult;
+
+/** `GET /api/events/correlated`: a correlation key's timeline, oldest first. */
+export interface CorrelatedEvents {
+  readonly correlationKey: string;
+  readonly events: readonly EventRecord[];
+}
+
+/** `GET /api/events/sinks`. */
+export interface SinkList {
+  readonly sinks: readonly SinkView[];
+}
+
+/** `GET /api/alerts/rules`. */
+export interface AlertCatalog {
+  readonly rules: readonly AlertRule[];
+  readonly eventTypes: readonly EventTypeInfo[];
+}

@@ -71,6 +71,13 @@ test('control plane answers match the answer schemas of its OpenAPI document', a
     await request(`${plane.url}/api/events/${id}/ack`, { method: 'POST', headers: auth, json: { operator: 'op' } }),
   );
   answers.check('GET', '/api/events/active', await get('/api/events/active'));
+  answers.check(
+    'GET',
+    '/api/events/correlated',
+    await get(`/api/events/correlated?key=${recorded.body.event.correlationKey}`),
+  );
+  answers.check('GET', '/api/events/sinks', await get('/api/events/sinks'));
+  answers.check('GET', '/api/alerts/rules', await get('/api/alerts/rules'));
   answers.check('GET', '/api/notifications/channels', await get('/api/notifications/channels'));
   const issued = await request(`${plane.url}/api/access/tokens`, {
     method: 'POST',
@@ -90,7 +97,7 @@ test('control plane answers match the answer schemas of its OpenAPI document', a
     '/api/v1/deployments/{id}/steps',
     await get(`/api/v1/deployments/${deploy.body.deploymentId}/steps`),
   );
-  t.true(answers.checked >= 30);
+  t.true(answers.checked >= 33);
 });
 
 test('knowledge store answers match the answer schemas of its OpenAPI document', async (t) => {

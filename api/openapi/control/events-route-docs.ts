@@ -47,7 +47,7 @@ export const EVENTS_ROUTE_DOCS: RouteDocGroup = {
         { name: 'app', description: 'Only this app.' },
         { name: 'environment', description: 'Only this environment.' },
       ],
-      answer: { description: 'The key and its events.' },
+      answer: { schema: 'CorrelatedEvents' },
     },
     'GET /api/events/active': {
       summary: 'Unresolved incident groups',
@@ -75,7 +75,7 @@ export const EVENTS_ROUTE_DOCS: RouteDocGroup = {
     },
     'GET /api/events/sinks': {
       summary: 'Configured event sinks and their delivery counts',
-      answer: { description: '`{ sinks }`.' },
+      answer: { schema: 'SinkList' },
     },
     'POST /api/events/test': {
       summary: 'Records a manual `event.test` event',
@@ -84,7 +84,7 @@ export const EVENTS_ROUTE_DOCS: RouteDocGroup = {
     },
     'GET /api/alerts/rules': {
       summary: 'The built-in alert rule catalogue and the event types',
-      answer: { description: '`{ rules, eventTypes }`.' },
+      answer: { schema: 'AlertCatalog' },
     },
     'POST /api/incidents/action': {
       summary: 'Acknowledges, snoozes, reopens or resolves an incident group',
