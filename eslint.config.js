@@ -51,6 +51,8 @@ export const LAYER_ZONES = [
   zone('knowledge', ['api', 'cli', 'controllers', 'platform', 'wiring']),
   zone('api', ['cli', 'store', 'platform', 'wiring']),
   zone('wiring', ['cli']),
+  // The published API description and its generated types: read by api/, cli/ and web/, importing none of them.
+  zone('openapi', ['api', 'cli', 'controllers', 'knowledge', 'domain', 'platform', 'store', 'wiring', 'web']),
   // Browser code (ADR 0130): the pages talk to the services over HTTP only, never import them.
   zone('web', [
     'api',
@@ -82,6 +84,7 @@ export default tseslint.config(
       '.scratch/**',
       'bin/**',
       'schemas/types.generated.ts',
+      'openapi/*.types.ts',
       'schemas/validators.generated.ts',
       'eslint.config.js',
       'ava.compiled.config.mjs',

@@ -57,6 +57,8 @@ function problemOf(error: ErrorObject): SchemaProblem {
 export interface BodyValidator<T> {
   (value: unknown): T;
   readonly check: (value: unknown) => SchemaProblem[];
+  /** The schema it validates with: the OpenAPI documents publish it as the request body's schema. */
+  readonly schema: object;
 }
 
 /** Compiles `schema`; the returned function throws `ValidationError` (code `invalid_request`) listing every problem. */
@@ -73,5 +75,5 @@ export function compileValidator<T>(schema: object, subject = 'request body'): B
     }
     return value as T;
   }) as BodyValidator<T>;
-  return Object.assign(fn, { check });
+  return Object.assign(fn, { check, schema });
 }

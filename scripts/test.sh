@@ -32,6 +32,8 @@ check cycles npm run --silent cycles &
 check test-tiers node --import tsx scripts/test-tiers.ts &
 # The infraspec reference page is generated from the schema; a stale page fails the run.
 check infraspec-reference node --import tsx scripts/generate-infraspec-reference.ts --check &
+# The OpenAPI documents, their TypeScript types and the API reference pages match the routers (ADR 0230).
+check openapi node --import tsx scripts/generate-openapi.ts --check &
 {
   # dist/ is emitted afresh: nothing compiled from a file since deleted stays behind.
   rm -rf dist
@@ -44,7 +46,7 @@ check infraspec-reference node --import tsx scripts/generate-infraspec-reference
   check typecheck-web npx tsc --noEmit -p web/tsconfig.json
 } &
 wait
-for name in eslint prettier cycles test-tiers infraspec-reference web-pages typecheck cli-bundles typecheck-web; do
+for name in eslint prettier cycles test-tiers infraspec-reference openapi web-pages typecheck cli-bundles typecheck-web; do
   echo "== $name"
   cat "$checks/$name.log"
 done

@@ -18,6 +18,7 @@ import { startS3ProxyFor, type S3ProxyWiring } from './control/s3-proxy.js';
 import { metaRoutes } from '../api/control/server/meta-routes.js';
 import { validateRoutes } from '../api/control/apps/validate-routes.js';
 import { schemaRoutes } from '../api/control/apps/schema-routes.js';
+import { CONTROL_OPENAPI_PATH, PUBLISHED_OPENAPI, openApiRoutes } from '../api/openapi/openapi-routes.js';
 import { appsRoutes } from '../api/control/apps/apps-routes.js';
 import { schedulerDriverOf, startReconcilers, type Reconcilers } from './control/reconcilers.js';
 import type { EventEmitterPort } from '../domain/events/event-port.js';
@@ -104,6 +105,8 @@ export interface ControlPlane {
   readonly s3Proxy: S3ProxyWiring | undefined;
   /** The retirement of deleted apps (local driver only): their users, files, containers and images. */
   readonly retirement: AppRetirement | undefined;
+  /** The routers the API serves, in order: the OpenAPI document describes exactly their routes. */
+  readonly routers: readonly Router[];
   /** Stops everything; `restart`: the host agent restarts this API, so the managed PostgreSQL server keeps running for the next API to adopt. */
   close(options?: { restart?: boolean }): Promise<void>;
 }
@@ -284,6 +287,7 @@ export async function startControlPlane(
     }),
     validateRoutes({ appsDir: config.appsDir, driver: config.schedulerDriver }),
     schemaRoutes(),
+    openApiRoutes(CONTROL_OPENAPI_PATH, PUBLISHED_OPENAPI.controlPlane),
     appsRoutes({
       db: store.db,
       targets: reconcilers.targets,
@@ -432,6 +436,7 @@ export async function startControlPlane(
     s3Proxy,
     retirement,
     autoscaler: autoscaling.autoscaler,
+    routers,
     close(options = {}) {
       // Idempotent: a second call waits for the first.
       closing ??= closeAll(server, options.restart === true);

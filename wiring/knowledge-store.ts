@@ -2,6 +2,7 @@
  * Composition root of the knowledge store: opens `knowledge.db`, wires services, authentication,
  * REST, GraphQL, metrics and the admin listener.
  */
+import type Router from '@koa/router';
 import { secureDataFolder } from '../platform/files/secure-data-folder.js';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { SvcConfig } from '../platform/config.js';
@@ -20,8 +21,9 @@ import { listen, type RunningServer } from '../api/http/listen.js';
 import { createKnowledgeApp } from '../api/knowledge/knowledge-app.js';
 import { knowledgeWriteFastPath } from '../api/knowledge/write-fast-path.js';
 import { readSignal } from '../api/knowledge/read-signal.js';
-import { createAdminApp } from '../api/knowledge/admin-app.js';
-import { knowledgeMetaRoutes } from '../api/knowledge/meta-routes.js';
+import { adminHealthRoutes, createAdminApp } from '../api/knowledge/admin-app.js';
+import { knowledgeMetaRoutes, type KnowledgeStats } from '../api/knowledge/meta-routes.js';
+import { KNOWLEDGE_OPENAPI_PATH, PUBLISHED_OPENAPI, openApiRoutes } from '../api/openapi/openapi-routes.js';
 import { TenantTokens } from '../api/knowledge/tenant-tokens.js';
 import { authenticate } from '../api/knowledge/auth.js';
 import { KnowledgeMetrics, type RuntimeTotals } from '../api/knowledge/metrics.js';
@@ -41,7 +43,7 @@ import { RankingEvalSnapshots } from '../knowledge/introspection/ranking-eval-sn
 /** The origin's runtime statistics in snake_case: deployment mode, retrieval and write totals, latency (docs/adr/0036). */
 export function originStats(t: RuntimeTotals) {
   return {
-    mode: 'embedded',
+    mode: 'embedded' as const,
     retrieval_total: t.retrievalTotal,
     retrieval_errors: t.retrievalErrors,
     ingest_total: t.ingestTotal,
@@ -62,6 +64,8 @@ export interface KnowledgeStore {
   readonly services: KnowledgeServices;
   /** Backups, lifecycle, the doctor's sample write and stored ranking evaluations. */
   readonly maintenance: MaintenanceServices;
+  /** The routers of the REST listener (`api`) and of the admin listener (`admin`): the OpenAPI document describes exactly their routes. */
+  readonly routers: { readonly api: readonly Router[]; readonly admin: readonly Router[] };
   close(): Promise<void>;
 }
 
@@ -174,7 +178,7 @@ export async function startKnowledgeStore(
     thesaurus: thesaurus?.name,
     extractor: services.ingest.extractor,
   };
-  const stats = (tenant: string) => ({
+  const stats = (tenant: string): KnowledgeStats => ({
     ...originStats(metrics.totals()),
     uptime_seconds: Math.round(process.uptime()),
     ...services.core.nodes.counts(tenant),
@@ -210,30 +214,35 @@ export async function startKnowledgeStore(
     evalRuns: new RankingEvalSnapshots(store.db, introspection.version, () => services.core.now()),
   };
   const meta = knowledgeMetaRoutes({ ...introspection, stats });
+  const apiRouters = [
+    meta,
+    openApiRoutes(KNOWLEDGE_OPENAPI_PATH, PUBLISHED_OPENAPI.knowledgeStore),
+    namespaceRoutes(services, metrics),
+    reviewRoutes(services),
+    acquisitionRoutes(services, metrics),
+    graphqlRoutes(services, introspection, metrics),
+  ];
   const app = createKnowledgeApp({
     logger: log,
     bodyLimitBytes: config.bodyLimitBytes,
     // Reads keep the write groups short (docs/adr/0210); noted before authentication, as they wait alike.
-    before: [readSignal(() => services.core.commits.noteRead()), authenticate(tokens, { openPaths: ['/v1/ping'] })],
-    routers: [
-      meta,
-      namespaceRoutes(services, metrics),
-      reviewRoutes(services),
-      acquisitionRoutes(services, metrics),
-      graphqlRoutes(services, introspection, metrics),
+    before: [
+      readSignal(() => services.core.commits.noteRead()),
+      authenticate(tokens, { openPaths: ['/v1/ping', KNOWLEDGE_OPENAPI_PATH] }),
     ],
+    routers: apiRouters,
   });
+  const adminRouters = [
+    adminHealthRoutes({ registry, healthy: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined }),
+    adminApiRoutes(services, { stats, totals: () => metrics.totals(), version: introspection.version }),
+    maintenanceRoutes(maintenance),
+    profilingRoutes(),
+  ];
   const admin = createAdminApp({
     logger: log,
-    registry,
     bodyLimitBytes: config.bodyLimitBytes,
-    healthy: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined,
     before: [authenticate(tokens, { protectedPrefixes: ['/admin/', '/debug/'] })],
-    routers: [
-      adminApiRoutes(services, { stats, totals: () => metrics.totals(), version: introspection.version }),
-      maintenanceRoutes(maintenance),
-      profilingRoutes(),
-    ],
+    routers: adminRouters,
     webRoot: builtWebPage('knowledge-admin'),
   });
   // Plain single writes are answered before Koa (docs/adr/0215); every other request goes to the app.
@@ -275,6 +284,7 @@ export async function startKnowledgeStore(
     servers: [rest, adminServer],
     services,
     maintenance,
+    routers: { api: apiRouters, admin: adminRouters },
     async close() {
       lifecycle.stop();
       await Promise.all([rest.close(), adminServer.close()]);

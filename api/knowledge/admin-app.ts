@@ -10,21 +10,23 @@ import { requestContext } from '../http/request-context.js';
 import { jsonBodyParser } from '../http/body-parser.js';
 import { webPages } from '../http/web-pages.js';
 
+export interface AdminHealthOptions {
+  readonly registry: Registry;
+  readonly healthy: () => boolean;
+}
+
 export interface AdminAppOptions {
   readonly logger: Logger;
-  readonly registry: Registry;
   readonly bodyLimitBytes: number;
-  readonly healthy: () => boolean;
   readonly before?: readonly Koa.Middleware[];
-  readonly routers?: readonly Router[];
+  /** The admin routers, {@link adminHealthRoutes} among them. */
+  readonly routers: readonly Router[];
   /** The built admin dashboard (`dist/web/knowledge-admin`), served at `/` and `/ui/...`: it holds no data. */
   readonly webRoot?: string;
 }
 
-/** Builds the admin app: `/healthz`, `/metrics`, the dashboard page, plus any admin routers. */
-export function createAdminApp(options: AdminAppOptions): Koa {
-  const app = new Koa();
-  app.silent = true;
+/** The admin listener's own routes: `GET /healthz` and `GET /metrics` (Prometheus text). */
+export function adminHealthRoutes(options: AdminHealthOptions): Router {
   const router = new Router();
   router.get('/healthz', (ctx) => {
     const ok = options.healthy();
@@ -35,16 +37,21 @@ export function createAdminApp(options: AdminAppOptions): Koa {
     ctx.type = options.registry.contentType;
     ctx.body = await options.registry.metrics();
   });
+  return router;
+}
+
+/** Builds the admin app: the dashboard page, then the admin routers. */
+export function createAdminApp(options: AdminAppOptions): Koa {
+  const app = new Koa();
+  app.silent = true;
   app.use(requestContext(options.logger, { quietPaths: ['/healthz', '/metrics'] }));
   app.use(errorMiddleware(options.logger));
   if (options.webRoot !== undefined) app.use(webPages({ root: options.webRoot }));
   for (const middleware of options.before ?? []) app.use(middleware);
   app.use(jsonBodyParser(options.bodyLimitBytes));
-  app.use(router.routes());
-  app.use(router.allowedMethods({ throw: true }));
-  for (const extra of options.routers ?? []) {
-    app.use(extra.routes());
-    app.use(extra.allowedMethods({ throw: true }));
+  for (const router of options.routers) {
+    app.use(router.routes());
+    app.use(router.allowedMethods({ throw: true }));
   }
   return app;
 }

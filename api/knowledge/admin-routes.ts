@@ -18,11 +18,12 @@ import { originScoreParams } from './origin-compat.js';
 import { explainInput } from './namespace-routes.js';
 import { intParam, listParam, stringParam } from './query-params.js';
 import type { RuntimeTotals } from './metrics.js';
+import type { KnowledgeStats } from './meta-routes.js';
 
 /** What the admin API reads besides the services. */
 export interface AdminApiOptions {
   /** Runtime statistics for a tenant (the `/v1/stats` body). */
-  readonly stats: (tenant: string) => Record<string, unknown>;
+  readonly stats: (tenant: string) => KnowledgeStats;
   readonly totals: () => RuntimeTotals;
   readonly version: string;
 }

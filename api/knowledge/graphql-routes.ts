@@ -8,7 +8,8 @@ import { compileValidator } from '../../domain/json-schema.js';
 import { isDomainError } from '../../domain/errors.js';
 import type { NamespaceMode } from '../../domain/knowledge/modes.js';
 import type { SearchFilter } from '../../domain/knowledge/retrieval/search-filter.js';
-import { FEATURES, versionReport, type IntrospectionSources } from '../../knowledge/introspection/introspection.js';
+import { FEATURES } from '../../knowledge/introspection/introspection.js';
+import { versionReport, type IntrospectionSources } from '../../knowledge/introspection/introspection-reports.js';
 import type { KnowledgeServices } from '../../knowledge/index.js';
 import { parseTime } from '../../knowledge/core/time.js';
 import { errorResponse } from '../http/error-middleware.js';
@@ -92,7 +93,7 @@ export const KNOWLEDGE_SDL = /* GraphQL */ `
 
 const schema = buildSchema(KNOWLEDGE_SDL + REVIEW_SDL + ACQUISITION_SDL);
 
-const validateBody = compileValidator<{
+export const validateGraphqlBody = compileValidator<{
   query: string;
   variables?: Record<string, unknown> | null;
   operationName?: string | null;
@@ -166,7 +167,7 @@ export function graphqlRoutes(
     introspection.migrations().map((m) => ({ version: m.version, name: m.name, appliedAt: m.appliedAt }));
   router.post('/graphql', async (ctx) => {
     const principal: Principal = requirePermission(ctx, 'read');
-    const body = validateBody(ctx.request.body);
+    const body = validateGraphqlBody(ctx.request.body);
     const rootValue = {
       ...reviewResolvers(services, principal.tenant, () => requirePermission(ctx, 'write')),
       ...acquisitionResolvers(services, principal.tenant),

@@ -33,7 +33,7 @@ export interface MaintenanceServices {
 
 const namespaceName = { type: 'string', minLength: 1, maxLength: 128 } as const;
 
-const validateBackupRequest = compileValidator<{ scope: 'namespace' | 'store'; namespace?: string }>(
+export const validateBackupRequest = compileValidator<{ scope: 'namespace' | 'store'; namespace?: string }>(
   {
     type: 'object',
     additionalProperties: false,
@@ -45,7 +45,7 @@ const validateBackupRequest = compileValidator<{ scope: 'namespace' | 'store'; n
   'backup request',
 );
 
-const validateRestoreRequest = compileValidator<{ scope: 'namespace' | 'store'; namespace?: string }>(
+export const validateRestoreRequest = compileValidator<{ scope: 'namespace' | 'store'; namespace?: string }>(
   {
     type: 'object',
     additionalProperties: false,
@@ -55,7 +55,7 @@ const validateRestoreRequest = compileValidator<{ scope: 'namespace' | 'store'; 
   'restore request',
 );
 
-const validateLifecycleRequest = compileValidator<{
+export const validateLifecycleRequest = compileValidator<{
   retention?: Record<string, string>;
   compaction_horizon?: string;
   namespace?: string;
@@ -72,7 +72,7 @@ const validateLifecycleRequest = compileValidator<{
   'lifecycle request',
 );
 
-const validateEvalRun = compileValidator<{ top_k?: number; label?: string }>(
+export const validateEvalRun = compileValidator<{ top_k?: number; label?: string }>(
   {
     type: 'object',
     additionalProperties: false,

@@ -21,7 +21,7 @@ export const BATCH_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 /** Paths whose bodies may be as large as {@link BATCH_BODY_LIMIT_BYTES}. */
 export const BATCH_PATH = /^\/v1\/namespaces\/[^/]+\/write\/batch$/;
 
-const validateEnvelope = compileValidator<{ writes: unknown[] }>(
+export const validateEnvelope = compileValidator<{ writes: unknown[] }>(
   {
     type: 'object',
     additionalProperties: false,

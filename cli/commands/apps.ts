@@ -4,59 +4,7 @@
 import type { Command } from 'commander';
 import { apiGet } from '../api-client.js';
 import { renderTable } from '../table.js';
-
-interface ConditionView {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-}
-interface AllocationView {
-  id: string;
-  status: string;
-  pid: number | null;
-  restarts: number;
-  oomKilled: boolean;
-  health: string | null;
-  ports: Record<string, number>;
-  canary: boolean;
-  lastEvent: string | null;
-}
-interface ProcessView {
-  process: string;
-  jobId: string;
-  jobType: string;
-  region: string;
-  desiredCount: number;
-  running: number;
-  health: string | null;
-  allocations: AllocationView[];
-}
-interface ScalingView {
-  process: string;
-  mode: string;
-  min: number;
-  max: number | null;
-  per_region: number | null;
-  auto: { metric: string; target: number } | null;
-  value: number | null;
-  recommended: number | null;
-  reason: string | null;
-  windowMs: number | null;
-  lastChange: { at: string; from: number; to: number; source: string; reason: string } | null;
-}
-interface AppView {
-  name: string;
-  scaling?: ScalingView[];
-  deploy: boolean;
-  generation: string | null;
-  observedGeneration: string | null;
-  conditions: ConditionView[];
-  release: { commit: string } | null;
-  processes: ProcessView[];
-  findings: { message: string; severity: string }[];
-}
+import type { AppList, AppView, ProcessScalingView } from '../../openapi/control-plane.types.js';
 
 const conditionStatus = (app: AppView, type: string) => app.conditions.find((c) => c.type === type)?.status ?? '-';
 
@@ -68,7 +16,7 @@ export function registerApps(program: Command): void {
     .option('--api <url>', 'control plane URL (default SVC_API_URL or http://127.0.0.1:$SVC_PORT)')
     .option('--json', 'print the API answer as JSON')
     .action(async (opts: { api?: string; json?: boolean }) => {
-      const { apps } = await apiGet<{ apps: AppView[] }>('/api/apps', opts);
+      const { apps } = await apiGet<AppList>('/api/apps', opts);
       if (opts.json) {
         process.stdout.write(JSON.stringify(apps, null, 2) + '\n');
         return;
@@ -140,7 +88,7 @@ export function registerApps(program: Command): void {
 }
 
 /** One row of the scaling table: mode, bounds, the metric against its target, the last change and why. */
-function scalingRow(s: ScalingView): string[] {
+function scalingRow(s: ProcessScalingView): string[] {
   const bounds = `${s.min}..${s.max ?? s.min}${s.per_region === null ? '' : ` (per region ${s.per_region})`}`;
   const metric = s.auto ? `${s.auto.metric} target ${s.auto.target}` : '-';
   const now =

@@ -6,27 +6,10 @@ import type { Command } from 'commander';
 import { CliError, ExitCode } from '../cli-error.js';
 import { apiGet, apiPost, type ApiClientOptions } from '../api-client.js';
 import { renderTable } from '../table.js';
-
-interface ExecutionView {
-  executionId: string;
-  jobId: string;
-  process: string;
-  region: string;
-  status: string;
-  exitCode: number | null;
-  output: string;
-  errorOutput: string;
-  outputTruncated: boolean;
-  durationMs: number | null;
-  startedAt: string;
-  finishedAt: string | null;
-}
-
-interface HistoryView {
-  app: string;
-  functions: string[];
-  executions: ExecutionView[];
-}
+import type {
+  FunctionExecutionRecord as ExecutionView,
+  FunctionHistory as HistoryView,
+} from '../../openapi/control-plane.types.js';
 
 interface InvocationView {
   executionId: string;

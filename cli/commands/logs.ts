@@ -6,16 +6,7 @@
 import type { Command } from 'commander';
 import { apiBaseUrl, apiGet } from '../api-client.js';
 import { ApiError } from '../cli-error.js';
-
-interface LogLineView {
-  id: number;
-  at: string;
-  process: string;
-  allocation: string;
-  release: string;
-  stream: 'stdout' | 'stderr';
-  line: string;
-}
+import type { LogLineView, LogPage } from '../../openapi/control-plane.types.js';
 
 interface LogsOptions {
   api?: string;
@@ -112,7 +103,7 @@ export function registerLogs(program: Command): void {
         await follow(`${path}?${query}`, opts, print);
         return;
       }
-      const page = await apiGet<{ lines: LogLineView[] }>(`${path}?${query}`, opts);
+      const page = await apiGet<LogPage>(`${path}?${query}`, opts);
       for (const line of page.lines) print(line);
     });
 }

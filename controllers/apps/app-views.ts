@@ -4,7 +4,8 @@
  */
 import { appSettings, type AppSettings } from '../../domain/apps/index.js';
 import { NotFoundError } from '../../domain/errors.js';
-import type { CanonicalAppSpec } from '../../domain/spec/index.js';
+import type { CanonicalAppSpec, Finding } from '../../domain/spec/index.js';
+import type { Condition } from '../../domain/status/conditions.js';
 import { instanceStatus, type Registry } from '../../domain/registry/index.js';
 import type { Db } from '../../store/database.js';
 import { getApp, listApps, type AppRow } from '../../store/control/apps.js';
@@ -19,8 +20,9 @@ export interface AppView {
   readonly deploy: boolean;
   readonly generation: string | null;
   readonly observedGeneration: string | null;
-  readonly conditions: readonly unknown[];
-  readonly findings: readonly unknown[];
+  readonly conditions: readonly Condition[];
+  /** The spec's findings (errors and warnings with their line and column). */
+  readonly findings: readonly Finding[];
   readonly release: { readonly commit: string } | null;
   readonly deleting: boolean;
   readonly processes: readonly ProcessObservation[];

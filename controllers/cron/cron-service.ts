@@ -59,6 +59,31 @@ export function applyScheduleOverrides(
   });
 }
 
+/** What `POST /api/apps/{id}/cron/trigger` answers: the executions started. */
+export interface CronTriggered {
+  readonly app: string;
+  readonly process: string;
+  readonly executions: Execution[];
+}
+
+/** What pausing or resuming a periodic process answers: each job and what happened to it. */
+export interface CronPauseChange {
+  readonly app: string;
+  readonly process: string;
+  readonly paused: boolean;
+  readonly jobs: { readonly jobId: string; readonly outcome: string }[];
+}
+
+/** What `PUT /api/apps/{id}/cron/schedule` answers. */
+export interface CronScheduleChange {
+  readonly app: string;
+  readonly process: string;
+  readonly schedule: string;
+  readonly previousSchedule: string;
+  /** False when the schedule returned to the committed one. */
+  readonly overridden: boolean;
+}
+
 /** Cron actions for operators. */
 export class CronService {
   readonly #events: EventEmitterPort;
@@ -112,10 +137,7 @@ export class CronService {
   }
 
   /** Runs the periodic process now, paused or not. */
-  async trigger(
-    app: string,
-    input: { process?: string; by?: string } = {},
-  ): Promise<{ app: string; process: string; executions: Execution[] }> {
+  async trigger(app: string, input: { process?: string; by?: string } = {}): Promise<CronTriggered> {
     const target = this.#target(app, input.process);
     const executions: Execution[] = [];
     for (const { scheduler, job } of await this.#jobs(target)) {
@@ -137,7 +159,7 @@ export class CronService {
     app: string,
     paused: boolean,
     input: { process?: string; by?: string } = {},
-  ): Promise<{ app: string; process: string; paused: boolean; jobs: { jobId: string; outcome: string }[] }> {
+  ): Promise<CronPauseChange> {
     const target = this.#target(app, input.process);
     const jobs = [];
     for (const { scheduler, job } of await this.#jobs(target)) {
@@ -160,7 +182,7 @@ export class CronService {
   async updateSchedule(
     app: string,
     input: { process?: string; schedule: string | null; by?: string },
-  ): Promise<{ app: string; process: string; schedule: string; previousSchedule: string; overridden: boolean }> {
+  ): Promise<CronScheduleChange> {
     const target = this.#target(app, input.process);
     const previous =
       listScheduleOverrides(this.options.db, app).find((o) => o.process === target.process)?.schedule ??

@@ -24,6 +24,14 @@ export interface CreateChannelRequest {
   readonly userKey?: string;
 }
 
+/** What a test notification through one channel answers. */
+export interface ChannelTestResult {
+  readonly delivered: boolean;
+  /** The provider's HTTP status (0 when it was not reached). */
+  readonly status: number;
+  readonly error: string | null;
+}
+
 /** Channel management and routing. */
 export class NotificationService {
   private cache: ChannelRecord[] | undefined;
@@ -91,7 +99,7 @@ export class NotificationService {
   }
 
   /** Sends a synthetic event.test to one channel now and reports the outcome (not recorded as an event). */
-  async test(id: string): Promise<{ delivered: boolean; status: number; error: string | null }> {
+  async test(id: string): Promise<ChannelTestResult> {
     const channel = getChannel(this.db, id);
     if (!channel)
       throw new NotFoundError(`notification channel ${id} does not exist`, {

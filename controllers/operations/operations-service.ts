@@ -3,7 +3,7 @@
  * and cancelling a queued operation.
  */
 import { ConflictError, NotFoundError } from '../../domain/errors.js';
-import type { Operation } from '../../domain/operations/index.js';
+import type { Operation, OperationStatus } from '../../domain/operations/index.js';
 import type { Db } from '../../store/database.js';
 import {
   cancelQueuedOperation,
@@ -15,6 +15,13 @@ import {
 } from '../../store/control/operations/operations.js';
 import type { OperationHandlers } from './operation-handlers.js';
 import type { DrainState, OperationWorker } from './operation-worker.js';
+
+/** The operation queue: active operations, counts per status and the drain state. */
+export interface ActiveOperations {
+  readonly operations: Operation[];
+  readonly counts: Record<OperationStatus, number>;
+  readonly drain: DrainState;
+}
 
 /** The operations service. */
 export class OperationsService {
@@ -32,7 +39,7 @@ export class OperationsService {
   }
 
   /** Queued and running operations, counts by status and the drain state. */
-  active(): { operations: Operation[]; counts: ReturnType<typeof countOperations>; drain: DrainState } {
+  active(): ActiveOperations {
     return {
       operations: listOperations(this.db, { status: ['running', 'queued'], limit: 500 }),
       counts: countOperations(this.db),

@@ -21,7 +21,7 @@ import { EdgeSync } from './edge-sync.js';
 import type { GatewayScale } from './gateway-scale.js';
 import { IdleScaler } from './idle-scaler.js';
 import { createRoutingReconciler, TUNNEL_KEY, type RoutingState, type TunnelSettings } from './routing-reconciler.js';
-import { routingSignature, type RouteAppResult, type Routing } from './routing.js';
+import { routingSignature, type EndpointToggleResult, type RouteAppResult, type Routing } from './routing.js';
 import { WakeGateway } from './wake-gateway.js';
 import { wakeTargets, type WakeTargetView } from './wake-targets.js';
 
@@ -153,11 +153,7 @@ export class RoutingService implements Routing {
     return { app, rules: state.rules.filter((r) => r.app === app), changedAt: state.lastChangedAt, file: state.file };
   }
 
-  async toggle(
-    appName: string,
-    hostname: string,
-    enabled: boolean,
-  ): Promise<{ app: string; hostname: string; enabled: boolean; outcome: string; routed: boolean }> {
+  async toggle(appName: string, hostname: string, enabled: boolean): Promise<EndpointToggleResult> {
     const app = getApp(this.#options.db, appName);
     const spec = app?.spec;
     if (!app || !spec || app.deletedAt !== null)

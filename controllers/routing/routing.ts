@@ -21,6 +21,17 @@ export interface RouteAppResult {
   readonly file: string;
 }
 
+/** What switching one hostname of an app on or off answers. */
+export interface EndpointToggleResult {
+  readonly app: string;
+  readonly hostname: string;
+  readonly enabled: boolean;
+  /** What the switch wrote: `unchanged`, `created`, `updated` or `deleted`. */
+  readonly outcome: string;
+  /** True when the hostname is in the tunnel config after the reconcile. */
+  readonly routed: boolean;
+}
+
 /** The running routing services. */
 export interface Routing {
   readonly controller: Controller;
@@ -33,11 +44,7 @@ export interface Routing {
   /** Reconciles the tunnel config now and resolves with the app's rules (the deploy pipeline's routing step, `forge` in the spec). */
   routeApp(app: string): Promise<RouteAppResult>;
   /** Switches one hostname of an app on or off, then reconciles. */
-  toggle(
-    app: string,
-    hostname: string,
-    enabled: boolean,
-  ): Promise<{ app: string; hostname: string; enabled: boolean; outcome: string; routed: boolean }>;
+  toggle(app: string, hostname: string, enabled: boolean): Promise<EndpointToggleResult>;
   /** The last reconciled state. */
   state(): RoutingState;
   toggles(): EndpointToggle[];

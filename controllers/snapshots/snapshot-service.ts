@@ -43,6 +43,14 @@ export interface RestoreReceipt {
   readonly finishedAt: string;
 }
 
+/** What retention would do: each snapshot, newest first, kept or to be pruned. */
+export interface RetentionPreview {
+  readonly app: string;
+  readonly database: string;
+  readonly keep: number;
+  readonly entries: RetentionEntry[];
+}
+
 /** The receipt of an applied retention. */
 export interface RetentionReceipt {
   readonly app: string;
@@ -161,10 +169,7 @@ export class SnapshotService {
   }
 
   /** What retention would do: the newest `keep` kept, older would-prune. */
-  retentionPreview(
-    app: string,
-    keep?: number,
-  ): { app: string; database: string; keep: number; entries: RetentionEntry[] } {
+  retentionPreview(app: string, keep?: number): RetentionPreview {
     const inventory = this.inventory(app);
     const effective = keep ?? inventory.keep;
     return {

@@ -63,7 +63,24 @@ export function nodeView(row: VersionRow, namespace: string, sources: readonly s
 }
 
 /** An edge as REST shows it. */
-export function edgeView(edge: EdgeRow) {
+export interface EdgeView {
+  readonly id: string;
+  readonly from: string;
+  readonly to: string;
+  readonly type: string;
+  readonly weight: number;
+  readonly created_at: string | null;
+}
+
+/** A node as `GET /v1/namespaces/{ns}/nodes/{id}` shows it: the visible version, its outgoing edges and, when asked, its history. */
+export interface NodeDetail extends NodeView {
+  readonly edges: readonly EdgeView[];
+  /** Every version, oldest first (with `history=true`). */
+  readonly history?: readonly NodeView[];
+}
+
+/** The REST view of an edge row. */
+export function edgeView(edge: EdgeRow): EdgeView {
   return {
     id: edge.id,
     from: edge.from_id,

@@ -18,18 +18,20 @@ import {
   recencyScore,
   scoreCandidate,
   clamp01,
-  type Score,
 } from '../../domain/knowledge/retrieval/scoring.js';
 import { fuseLists, fusionWeights, type PathList } from '../../domain/knowledge/retrieval/fusion.js';
 import { normalize } from '../../domain/knowledge/retrieval/vector-math.js';
 import type { VersionRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import { checkVector } from '../write/write-service.js';
-import { labelsOf, nodeHead } from '../core/node-view.js';
-import { isoTime, parseTime } from '../core/time.js';
+import { labelsOf } from '../core/node-view.js';
+import { resultItem, type RankedNode, type RerankOutcome, type RetrieveResults } from './retrieve-answer.js';
+import { parseTime } from '../core/time.js';
 import { TermStatistics, type StatisticsView } from './term-statistics.js';
 import { LexicalPath } from './lexical-path.js';
 import type { LexicalTuning } from '../../domain/knowledge/retrieval/lexical-tuning.js';
+
+export type { RankedNode } from './retrieve-answer.js';
 
 /** The REST retrieve request. */
 export interface RetrieveRequest {
@@ -58,15 +60,6 @@ export interface RetrieveRequest {
   readonly include_retracted?: boolean;
 }
 
-/** A scored candidate with everything needed to render it. */
-export interface RankedNode {
-  readonly row: VersionRow;
-  readonly sources: readonly string[];
-  readonly credibilities: readonly number[];
-  readonly score: Score;
-  readonly paths: readonly string[];
-}
-
 /** Per-request anchors and filters: the rows it may see (docs/adr/0224). */
 interface Scope extends StatisticsView {
   readonly ns: Namespace;
@@ -74,14 +67,6 @@ interface Scope extends StatisticsView {
 }
 
 const MAX_EXPANSION = 20_000;
-
-/** Whether a configured reranker re-scored this retrieval (`reason` and `code` when it did not). */
-export interface RerankOutcome {
-  readonly applied: boolean;
-  readonly candidates: number;
-  readonly reason?: string;
-  readonly code?: string;
-}
 
 /** Retrieves and ranks nodes. */
 export class RetrieveService {
@@ -97,7 +82,7 @@ export class RetrieveService {
   }
 
   /** `POST /retrieve`: the REST result list. */
-  async retrieve(tenant: string, nsName: string, request: RetrieveRequest) {
+  async retrieve(tenant: string, nsName: string, request: RetrieveRequest): Promise<RetrieveResults> {
     const ns = this.#core.namespace(tenant, nsName);
     let rerank: RerankOutcome | undefined;
     const ranked = await this.rank(ns, request, undefined, (outcome) => (rerank = outcome));
@@ -422,23 +407,4 @@ export function weightsFor(mode: NamespaceMode, params: RetrieveRequest['score_p
     ...(params?.recency_weight !== undefined ? { recency: params.recency_weight } : {}),
     ...(params?.utility_weight !== undefined ? { utility: params.utility_weight } : {}),
   });
-}
-
-/** One REST result item. */
-export function resultItem(r: RankedNode, namespace: string) {
-  const { score, row } = r;
-  return {
-    ...nodeHead(row, namespace),
-    score: score.score,
-    similarity_score: score.components.similarity,
-    confidence_score: score.components.confidence,
-    recency_score: score.components.recency,
-    utility_score: score.components.utility,
-    score_breakdown: { ...score.breakdown },
-    retrieval_source: r.paths.join('+'),
-    source_ids: [...r.sources],
-    retracted: row.retracted === 1,
-    valid_from: isoTime(row.valid_from),
-    valid_to: isoTime(row.valid_to),
-  };
 }

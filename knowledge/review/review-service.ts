@@ -196,7 +196,13 @@ export class ReviewService {
   }
 
   /** The filtered queue: at most `limit` items and the total that matched. */
-  queue(tenant: string, nsName: string, thresholds: Partial<ReviewThresholds>, filters: ReviewFilters, limit = 100) {
+  queue(
+    tenant: string,
+    nsName: string,
+    thresholds: Partial<ReviewThresholds>,
+    filters: ReviewFilters,
+    limit = 100,
+  ): ReviewQueueView {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
     const t = ReviewService.thresholds(thresholds);
@@ -315,8 +321,25 @@ export function decisionView(row: ReviewDecisionRow) {
   };
 }
 
+/** The review thresholds as REST shows them (snake_case). */
+export interface ReviewThresholdsView {
+  readonly low_confidence_threshold: number;
+  readonly source_trust_drop_threshold: number;
+  readonly source_refutation_threshold: number;
+  readonly escalation_after_hours: number;
+  readonly source_anomaly_escalation_priority: number;
+}
+
+/** The answer of `GET /review/queue`: at most `limit` items and the total that matched. */
+export interface ReviewQueueView {
+  readonly total: number;
+  readonly generated_at: string | null;
+  readonly thresholds: ReviewThresholdsView;
+  readonly items: ReviewItemView[];
+}
+
 /** Thresholds in REST form. */
-export function thresholdsView(t: ReviewThresholds) {
+export function thresholdsView(t: ReviewThresholds): ReviewThresholdsView {
   return {
     low_confidence_threshold: t.lowConfidenceThreshold,
     source_trust_drop_threshold: t.sourceTrustDropThreshold,

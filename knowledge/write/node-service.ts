@@ -5,7 +5,7 @@ import { NotFoundError, ValidationError, ConflictError, isCallerError, Unavailab
 import { OPEN_TIME, type IntentRow } from '../../store/knowledge/rows.js';
 import type { KnowledgeState, Namespace } from '../core/knowledge-state.js';
 import type { WriteService, ApplyOutcome } from './write-service.js';
-import { edgeView, nodeView, type NodeView } from '../core/node-view.js';
+import { edgeView, nodeView, type NodeDetail } from '../core/node-view.js';
 import { parseTime } from '../core/time.js';
 
 /** Body of `POST /nodes/{id}/retract-source`. */
@@ -52,7 +52,7 @@ export class NodeService {
     nsName: string,
     id: string,
     query: { valid_at?: string; known_at?: string; history?: boolean } = {},
-  ) {
+  ): NodeDetail {
     const core = this.#core;
     const ns = core.namespace(tenant, nsName);
     const node = this.#nodeIn(ns, id);
@@ -66,16 +66,14 @@ export class NodeService {
         { code: 'node_not_visible' },
       );
     }
-    const view: NodeView & Record<string, unknown> = {
+    const view: NodeDetail = {
       ...nodeView(row, ns.name, core.nodes.support(row.vid)),
       edges: core.edges.outgoing(node.id, known).map(edgeView),
     };
-    if (query.history) {
-      const rows = core.nodes.history(node.id);
-      const support = core.nodes.supportMany(rows.map((r) => r.vid));
-      view.history = rows.map((r) => nodeView(r, ns.name, support.get(r.vid) ?? []));
-    }
-    return view;
+    if (!query.history) return view;
+    const rows = core.nodes.history(node.id);
+    const support = core.nodes.supportMany(rows.map((r) => r.vid));
+    return { ...view, history: rows.map((r) => nodeView(r, ns.name, support.get(r.vid) ?? [])) };
   }
 
   /**

@@ -7,6 +7,7 @@ import { startPostgres, type PostgresCluster } from '../helpers/postgres.js';
 import { request, startTestControlPlane } from '../helpers/servers.js';
 import { testConfig } from '../helpers/test-config.js';
 import { waitForReconciled } from '../helpers/wait-for.js';
+import { openApiAnswers } from '../helpers/openapi-answers.js';
 
 let cluster: PostgresCluster;
 test.before(async () => {
@@ -51,6 +52,9 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
   const post = (url: string, key: string | undefined, json: unknown = {}) =>
     request(`${plane.url}${url}`, { method: 'POST', json, headers: key ? { 'idempotency-key': key } : {} });
 
+  // Each answer below also matches the answer schema of the served OpenAPI document (ADR 0230).
+  const answers = openApiAnswers(t, (await request(`${plane.url}/api/openapi.json`)).body);
+
   const missingKey = await post('/api/v1/apps/ledger-api/snapshots', undefined);
   t.is(missingKey.status, 400);
   t.is(missingKey.body.error.code, 'idempotency_key_required');
@@ -58,12 +62,14 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
   const queued = await post('/api/v1/apps/ledger-api/snapshots', 'snap-1');
   t.is(queued.status, 202);
   t.is(queued.body.operation.kind, 'app.snapshot');
+  answers.check('POST', '/api/v1/apps/{id}/snapshots', queued);
   const replay = await post('/api/v1/apps/ledger-api/snapshots', 'snap-1');
   t.is(replay.body.operation.id, queued.body.operation.id, 'same key, same request: the original answer');
   const done = await plane.deploys.worker.waitFor(queued.body.operation.id);
   t.is(done.status, 'succeeded');
   const inventory = await request(`${plane.url}/api/v1/apps/ledger-api/snapshots`);
   t.is(inventory.body.snapshots.length, 1);
+  answers.check('GET', '/api/v1/apps/{id}/snapshots', inventory);
   const filename: string = inventory.body.snapshots[0].filename;
   t.regex(filename, /^ledger_manual_/);
   t.is(fs.statSync(path.join(snapshotsDir, filename)).mode & 0o777, 0o600);
@@ -79,12 +85,15 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
     preRestore: true,
   });
   t.is(restore.status, 202);
+  answers.check('POST', '/api/v1/apps/{id}/snapshots/{filename}/restore', restore);
   const reused = await post(`/api/v1/apps/ledger-api/snapshots/${filename}/restore`, 'restore-1', { confirm: true });
   t.is(reused.status, 422, 'the key was used for a different request');
   t.is(reused.body.error.code, 'idempotency_key_reused');
   const restored = await plane.deploys.worker.waitFor(restore.body.operation.id);
   t.is(restored.status, 'succeeded', JSON.stringify(restored));
-  const receipt = (await request(`${plane.url}/api/v1/operations/${restore.body.operation.id}`)).body;
+  const operation = await request(`${plane.url}/api/v1/operations/${restore.body.operation.id}`);
+  answers.check('GET', '/api/v1/operations/{id}', operation);
+  const receipt = operation.body;
   t.is(receipt.result.restoredSnapshot, filename);
   t.regex(receipt.result.safetySnapshot, /^ledger_prerestore_/);
   t.is(receipt.result.database, 'ledger');
@@ -105,12 +114,15 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
     preview.body.entries.map((e: { action: string }) => e.action),
     ['keep', 'would-prune'],
   );
+  answers.check('GET', '/api/v1/apps/{id}/snapshots/retention', preview);
   const pruned = await post('/api/v1/apps/ledger-api/snapshots/retention', 'prune-1', { confirm: true });
   t.is(pruned.status, 200);
   t.is(pruned.body.deleted.length, 1);
+  answers.check('POST', '/api/v1/apps/{id}/snapshots/retention', pruned);
 
   const migrate = await post('/api/v1/apps/ledger-api/migrations', 'migrate-1', { ref: 'main', confirm: true });
   t.is(migrate.status, 202);
+  answers.check('POST', '/api/v1/apps/{id}/migrations', migrate);
   const retried = await post('/api/v1/apps/ledger-api/migrations', 'migrate-1', { ref: 'main', confirm: true });
   t.is(retried.body.operation.id, migrate.body.operation.id, 'a retry with the same key queues nothing new');
   const migrated = await plane.deploys.worker.waitFor(migrate.body.operation.id);
@@ -127,7 +139,9 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
   const again = await post('/api/v1/apps/ledger-api/migrations', 'migrate-1', { ref: 'main', confirm: true });
   t.is(again.body.operation.id, migrate.body.operation.id);
   t.is(cluster.psql('SELECT count(*) FROM svc_schema_migrations', 'ledger').trim(), '1', 'the migration ran once');
-  const migrationOps = (await request(`${plane.url}/api/operations/active`)).body;
+  const active = await request(`${plane.url}/api/operations/active`);
+  answers.check('GET', '/api/operations/active', active);
+  const migrationOps = active.body;
   t.false(JSON.stringify(migrationOps).includes('app.migrate'), 'no second migration queued');
 
   const noDb = await post('/api/v1/apps/plain/snapshots', 'plain-1');
@@ -144,4 +158,5 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
     readiness.body.apps.map((a: { app: string }) => a.app),
     ['ledger-api'],
   );
+  t.is(answers.checked, 8);
 });

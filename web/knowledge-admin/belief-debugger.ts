@@ -12,6 +12,7 @@ import { useResource } from '../shared/resource.js';
 import { Badge, ErrorNote, Loaded } from '../shared/ui.js';
 import { num, shortNodeId, utcTime } from '../shared/format.js';
 import { Chart } from '../shared/chart.js';
+import type { NodeAnswer, RetrieveAnswer } from '../../openapi/knowledge-store.types.js';
 
 interface SearchResult {
   readonly id: string;
@@ -25,12 +26,12 @@ interface SearchResult {
 }
 
 const q = (params: Record<string, string>) => new URLSearchParams(params).toString();
-const seconds = (iso: string) => Date.parse(iso) / 1000;
+const seconds = (iso: string | null) => (iso === null ? Number.NaN : Date.parse(iso) / 1000);
 
 function Versions(props: { ns: string; id: string }) {
-  const node = useResource<any>(`/admin/api/node?${q({ ns: props.ns, id: props.id })}`);
-  return html`<${Loaded} resource=${node}>${(n: any) => {
-    const history: any[] = n.history ?? [];
+  const node = useResource<NodeAnswer>(`/admin/api/node?${q({ ns: props.ns, id: props.id })}`);
+  return html`<${Loaded} resource=${node}>${(n: NodeAnswer) => {
+    const history = n.history ?? [];
     return html`
       <${Chart} title="Confidence and utility per version (transaction time)" unit="score" x=${history.map((h) => seconds(h.tx_from))}
         ys=${[history.map((h) => h.confidence), history.map((h) => h.utility)]} series=${[
@@ -75,13 +76,18 @@ function Feedback(props: { ns: string; id: string }) {
 
 function ScoreBreakdown(props: { ns: string; id: string; initial: string }) {
   const [text, setText] = useState(props.initial);
-  const [answer, setAnswer] = useState<any>(undefined);
+  const [answer, setAnswer] = useState<RetrieveAnswer | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
   const run = async (event: Event) => {
     event.preventDefault();
     setError(undefined);
     try {
-      setAnswer(await api('/admin/api/retrieve', { method: 'POST', body: { namespace: props.ns, text, top_k: 10 } }));
+      setAnswer(
+        await api<RetrieveAnswer>('/admin/api/retrieve', {
+          method: 'POST',
+          body: { namespace: props.ns, text, top_k: 10 },
+        }),
+      );
     } catch (e) {
       setError(e as Error);
     }
@@ -101,7 +107,7 @@ function ScoreBreakdown(props: { ns: string; id: string; initial: string }) {
       <caption class="visually-hidden">Ranked results with their score breakdown</caption>
       <thead><tr><th scope="col">#</th><th scope="col">Node</th><th scope="col">Score</th><th scope="col">Similarity</th><th scope="col">Confidence</th><th scope="col">Recency</th><th scope="col">Utility</th></tr></thead>
       <tbody>${answer.results.map(
-        (r: any, i: number) => html`<tr data-result=${r.id} class=${r.id === props.id ? 'selected' : ''}>
+        (r, i) => html`<tr data-result=${r.id} class=${r.id === props.id ? 'selected' : ''}>
         <td>${i + 1}</td><td>${r.id === props.id ? html`<strong>this node</strong>` : html`<code>${shortNodeId(r.id)}</code>`}<div class="muted">${r.content.slice(0, 80)}</div></td>
         <td>${num(r.score, 3)}</td><td>${num(r.score_breakdown.similarity, 3)}</td><td>${num(r.score_breakdown.confidence, 3)}</td><td>${num(r.score_breakdown.recency, 3)}</td><td>${num(r.score_breakdown.utility, 3)}</td>
       </tr>`,
@@ -113,7 +119,7 @@ function ScoreBreakdown(props: { ns: string; id: string; initial: string }) {
 function ExplainRank(props: { ns: string; id: string; others: readonly SearchResult[]; initialText: string }) {
   const [other, setOther] = useState(props.others.find((o) => o.id !== props.id)?.id ?? '');
   const [text, setText] = useState(props.initialText);
-  const [answer, setAnswer] = useState<any>(undefined);
+  const [answer, setAnswer] = useState<RetrieveAnswer | undefined>(undefined);
   const [error, setError] = useState<Error | undefined>(undefined);
   const run = async (event: Event) => {
     event.preventDefault();

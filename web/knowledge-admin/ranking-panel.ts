@@ -10,6 +10,7 @@ import { html } from '../shared/html.js';
 import { useResource } from '../shared/resource.js';
 import { Badge, ErrorNote, Loaded } from '../shared/ui.js';
 import { num } from '../shared/format.js';
+import type { RetrieveAnswer } from '../../openapi/knowledge-store.types.js';
 
 interface SelfCheck {
   readonly id: string;
@@ -38,7 +39,7 @@ function NamespaceEval() {
       const out: SelfCheck[] = [];
       for (const node of recent.results.filter((r) => r.text.trim() !== '')) {
         const query = probeQuery(node.text);
-        const answer = await api<{ results: { id: string }[] }>('/admin/api/retrieve', {
+        const answer = await api<RetrieveAnswer>('/admin/api/retrieve', {
           method: 'POST',
           body: { namespace: ns, text: query, top_k: 10 },
         });

@@ -39,6 +39,11 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
     description: 'Validation of infraspec.yaml against its JSON Schema and semantic rules, with line and column.',
   },
   {
+    name: 'openapi',
+    routes: ['GET /api/openapi.json'],
+    description: 'The OpenAPI 3.1 description of this API, generated from its routers, public (ADR 0230).',
+  },
+  {
     name: 'spec-schemas',
     routes: [
       'GET /schemas/',

@@ -23,7 +23,7 @@ const bodySchema = {
   },
 } as const;
 
-const parseBody = compileValidator<ValidateInfraspecBody>(bodySchema, 'validate request');
+export const parseBody = compileValidator<ValidateInfraspecBody>(bodySchema, 'validate request');
 
 /** Routes for spec validation; without `appsDir` (restricted mode) only the POST, which reads no folder. */
 export function validateRoutes(options: { appsDir?: string; driver?: SchedulerDriver }): Router {

@@ -33,6 +33,7 @@ const PUBLIC = [
   /^\/api\/webhooks\//,
   /^\/api\/access\/edge\/logpush$/,
   /^\/schemas\/[^/]*$/,
+  /^\/api\/openapi\.json$/,
   // Restricted mode: the workflow identity in the body is the credential of the exchange; a device
   // enrollment request grants nothing until an administrator approves it.
   /^\/api\/v1\/fleet\/external-admission\/token$/,

@@ -9,6 +9,7 @@ import { ValidationError } from '../../../domain/errors.js';
 import { ALERT_RULES, EVENT_TYPES } from '../../../domain/events/event-catalog.js';
 import { EVENT_PAGE_LIMIT } from '../../../domain/events/event-record.js';
 import type { Severity } from '../../../domain/events/event-port.js';
+import type { EventRecord } from '../../../domain/events/event-record.js';
 import type { EventServices } from '../../../controllers/events/event-services.js';
 import type { ReconcileRequest } from '../../../controllers/events/reconcile-events.js';
 import { ACK_SCHEMA, OPEN_SCHEMA, RECONCILE_SCHEMA, SNOOZE_SCHEMA, TEST_EVENT_SCHEMA } from './events-schemas.js';
@@ -19,6 +20,26 @@ const validateSnooze = compileValidator<{ duration?: string | number; until?: st
 const validateOpen = compileValidator<{ operator?: string; by?: string }>(OPEN_SCHEMA);
 const validateReconcile = compileValidator<ReconcileRequest>(RECONCILE_SCHEMA);
 const validateTest = compileValidator<{ app?: string; severity?: Severity; title?: string }>(TEST_EVENT_SCHEMA);
+
+/** An unresolved incident group as `GET /api/events/active` shows it. */
+export interface ActiveIncidentView {
+  readonly correlationKey: string;
+  readonly source: string;
+  readonly app: string;
+  readonly environment: string;
+  /** The highest severity among its open events. */
+  readonly severity: Severity;
+  readonly eventCount: number;
+  readonly firstSeen: string;
+  readonly lastSeen: string;
+  /** The newest open warning or critical of the group. */
+  readonly representative: EventRecord;
+}
+
+/** The answer of `GET /api/events/active`. */
+export interface ActiveIncidents {
+  readonly incidents: readonly ActiveIncidentView[];
+}
 
 /** The request body, or `{}` when none was sent. */
 export function bodyOf(ctx: Context): unknown {
@@ -56,7 +77,7 @@ export function eventsRoutes(services: EventServices): Router {
     const groups = events.active();
     let text = serialized.get(groups);
     if (text === undefined) {
-      text = JSON.stringify({
+      const answer: ActiveIncidents = {
         incidents: groups.map((g) => ({
           correlationKey: g.correlationKey,
           source: g.source,
@@ -68,7 +89,8 @@ export function eventsRoutes(services: EventServices): Router {
           lastSeen: g.lastSeen,
           representative: (({ seq: _seq, ...rest }) => rest)(g.representative),
         })),
-      });
+      };
+      text = JSON.stringify(answer);
       serialized.set(groups, text);
     }
     ctx.type = 'application/json';

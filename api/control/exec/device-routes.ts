@@ -25,7 +25,7 @@ export const DEVICE_CAPABILITY: Capability = {
     'Device keys for the exec step-up: a device enrolls its public key, an administrator approves or rejects it.',
 };
 
-const parseEnroll = compileValidator<{ name: string; publicKey: string }>(
+export const parseEnroll = compileValidator<{ name: string; publicKey: string }>(
   {
     type: 'object',
     required: ['name', 'publicKey'],

@@ -43,7 +43,7 @@ const COMMAND = {
   description: 'the program and its arguments, run without a shell (default: a login shell)',
 } as const;
 
-const parseCreate = compileValidator<{
+export const parseCreate = compileValidator<{
   app: string;
   process?: string;
   command?: string[];
@@ -67,12 +67,12 @@ const parseCreate = compileValidator<{
   'exec session request',
 );
 
-const parseChallenge = compileValidator<{ app: string }>(
+export const parseChallenge = compileValidator<{ app: string }>(
   { type: 'object', required: ['app'], additionalProperties: false, properties: { app: NAME } },
   'step-up challenge request',
 );
 
-const parseProof = compileValidator<{ nonce: string; publicKey: string; signature: string }>(
+export const parseProof = compileValidator<{ nonce: string; publicKey: string; signature: string }>(
   {
     type: 'object',
     required: ['nonce', 'publicKey', 'signature'],
@@ -86,7 +86,7 @@ const parseProof = compileValidator<{ nonce: string; publicKey: string; signatur
   'step-up proof',
 );
 
-const parseCommand = compileValidator<{
+export const parseCommand = compileValidator<{
   command: string[] | string;
   process?: string;
   stdin?: string;

@@ -22,7 +22,7 @@ export const actionSchema = {
   },
 } as const;
 const parseAction = compileValidator<{ process?: string; by?: string }>(actionSchema, 'cron request');
-const parseSchedule = compileValidator<{ schedule: string | null; process?: string; by?: string }>(
+export const parseSchedule = compileValidator<{ schedule: string | null; process?: string; by?: string }>(
   {
     type: 'object',
     required: ['schedule'],

@@ -33,7 +33,7 @@ export const FUNCTIONS_CAPABILITY: Capability = {
 
 const PROCESS_NAME = { type: 'string', minLength: 1, maxLength: 63, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' } as const;
 
-const parseProcessForm = compileValidator<{ process: string; body?: unknown }>(
+export const parseProcessForm = compileValidator<{ process: string; body?: unknown }>(
   {
     type: 'object',
     required: ['process'],

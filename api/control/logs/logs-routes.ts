@@ -24,8 +24,21 @@ import { queryParam } from '../events/events-routes.js';
 const HEARTBEAT_MS = 15_000;
 const KNOWN = new Set(['process', 'allocation', 'release', 'stream', 'since', 'until', 'grep', 'limit', 'follow']);
 
+/** A log line as the API shows it. */
+export interface LogLineView {
+  /** Increasing per app: a follow stream resumes after the last id it sent. */
+  readonly id: number;
+  /** ISO 8601. */
+  readonly at: string;
+  readonly process: string;
+  readonly allocation: string;
+  readonly release: string;
+  readonly stream: 'stdout' | 'stderr';
+  readonly line: string;
+}
+
 /** A line as the API shows it. */
-export function logLineView(line: LogLine): Record<string, unknown> {
+export function logLineView(line: LogLine): LogLineView {
   return {
     id: line.id,
     at: new Date(line.at).toISOString(),

@@ -13,7 +13,7 @@ import type { Capability } from '../server/meta-routes.js';
 
 const YAML_TYPE = 'application/yaml; charset=utf-8';
 
-const parseInstall = compileValidator<{ force?: boolean; dryRun?: boolean; services?: ManagedServiceName[] }>(
+export const parseInstall = compileValidator<{ force?: boolean; dryRun?: boolean; services?: ManagedServiceName[] }>(
   {
     type: 'object',
     additionalProperties: false,

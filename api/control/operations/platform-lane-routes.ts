@@ -37,7 +37,7 @@ const laneBody = compileValidator<{ source: string; label?: string; drainMode?: 
   PLATFORM_LANE_REQUEST_SCHEMA,
   'platform lane request',
 );
-const emptyBody = compileValidator<Record<string, never>>(
+export const emptyBody = compileValidator<Record<string, never>>(
   { type: 'object', additionalProperties: false, properties: {} },
   'request body',
 );

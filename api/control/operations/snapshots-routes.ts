@@ -23,7 +23,7 @@ interface LegacyRestoreBody {
   preRestore?: boolean;
 }
 
-const parseLegacyRestore = compileValidator<LegacyRestoreBody>(
+export const parseLegacyRestore = compileValidator<LegacyRestoreBody>(
   {
     type: 'object',
     required: ['snapshot', 'confirm'],
@@ -87,7 +87,7 @@ const parseRestore = compileValidator<{ confirm: true; preRestore?: boolean }>(
   SNAPSHOT_RESTORE_SCHEMA,
   'restore request',
 );
-const parseRetention = compileValidator<{ confirm: true; keep?: number }>(
+export const parseRetention = compileValidator<{ confirm: true; keep?: number }>(
   {
     type: 'object',
     required: ['confirm'],
@@ -96,7 +96,7 @@ const parseRetention = compileValidator<{ confirm: true; keep?: number }>(
   },
   'retention request',
 );
-const parseMigration = compileValidator<{ ref: string; confirm: true }>(
+export const parseMigration = compileValidator<{ ref: string; confirm: true }>(
   {
     type: 'object',
     required: ['ref', 'confirm'],
@@ -108,7 +108,7 @@ const parseMigration = compileValidator<{ ref: string; confirm: true }>(
   },
   'migration request',
 );
-const parseImport = compileValidator<{ key: string }>(
+export const parseImport = compileValidator<{ key: string }>(
   {
     type: 'object',
     required: ['key'],

@@ -6,16 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { html } from '../../shared/html.js';
 import { sessionToken } from '../../shared/session.js';
-
-interface LogLine {
-  id: number;
-  at: string;
-  process: string;
-  allocation: string;
-  release: string;
-  stream: 'stdout' | 'stderr';
-  line: string;
-}
+import type { LogLineView as LogLine } from '../../../openapi/control-plane.types.js';
 
 /** Lines kept on the page; older ones scroll away. */
 const KEEP = 1000;

@@ -10,7 +10,7 @@ import { Badge, ErrorNote, Loaded } from '../../shared/ui.js';
 import { bytes, relativeTime, shortCommit } from '../../shared/format.js';
 import { ActionButton } from '../actions.js';
 import { useEventStream } from '../event-stream.js';
-import type { AppView, ScalingView } from './apps.js';
+import type { AppView, ProcessScalingView } from '../../../openapi/control-plane.types.js';
 import { Deployments } from './deployments.js';
 import { AppTerminal } from '../terminal.js';
 import { AppLogs } from './app-logs.js';
@@ -28,11 +28,7 @@ function Conditions(props: { app: AppView }) {
 }
 
 /** The spec file's place, linked to the file in the repository when the spec names its web URL. */
-function SpecPlace(props: {
-  app: AppView & { file?: string };
-  line?: number | undefined;
-  column?: number | undefined;
-}) {
+function SpecPlace(props: { app: AppView; line?: number | undefined; column?: number | undefined }) {
   const file = props.app.file ?? 'infraspec.yaml';
   const text = props.line === undefined ? file : `${file}:${props.line}:${props.column ?? 0}`;
   const link = props.app.settings?.repo?.links?.spec_file;
@@ -41,7 +37,7 @@ function SpecPlace(props: {
   return html`<a class="spec-file-link" href=${href} rel="noopener noreferrer"><code>${text}</code></a>`;
 }
 
-function Findings(props: { app: AppView & { file?: string } }) {
+function Findings(props: { app: AppView }) {
   if (props.app.findings.length === 0)
     return html`<p class="muted">No findings in <${SpecPlace} app=${props.app} />.</p>`;
   return html`<ul>${props.app.findings.map(
@@ -63,7 +59,7 @@ function Release(props: { app: AppView }) {
 }
 
 /** What the spec asks beyond the jobs: the source, build, deploy and snapshot policies, expected secrets. */
-function Settings(props: { app: AppView & { file?: string } }) {
+function Settings(props: { app: AppView }) {
   const settings = props.app.settings;
   if (!settings) return html`<p class="muted">No valid spec.</p>`;
   const repo = settings.repo;
@@ -101,7 +97,7 @@ function Processes(props: { app: AppView }) {
   )}`;
 }
 
-const SCALING_MODES: Record<ScalingView['mode'], string> = {
+const SCALING_MODES: Record<ProcessScalingView['mode'], string> = {
   fixed: 'fixed',
   scale_to_zero: 'scale to zero',
   autoscaled: 'autoscaled',
@@ -219,7 +215,7 @@ function Endpoints(props: { app: string }) {
 
 /** The page of one app. */
 export function AppPage(props: { app: string }) {
-  const app = useResource<AppView & { file?: string }>(`/api/apps/${encodeURIComponent(props.app)}`);
+  const app = useResource<AppView>(`/api/apps/${encodeURIComponent(props.app)}`);
   const [queued, setQueued] = useState<string | undefined>(undefined);
   const reload = useCallback(() => app.reload(), [app.reload]);
   useEventStream(reload, props.app);

@@ -8,38 +8,14 @@ import { useResource } from '../../shared/resource.js';
 import { Badge, Loaded } from '../../shared/ui.js';
 import { elapsed, relativeTime, shortCommit } from '../../shared/format.js';
 import { useEventStream } from '../event-stream.js';
+import type { DeploymentList, DeploymentSteps } from '../../../openapi/control-plane.types.js';
 
 const TERMINAL = new Set(['succeeded', 'failed', 'rolled_back', 'cancelled']);
 
-interface Deployment {
-  readonly id: string;
-  readonly kind: string;
-  readonly status: string;
-  readonly ref: string;
-  readonly commit: string | null;
-  readonly failedStep: string | null;
-  readonly message: string | null;
-  readonly trigger: string;
-  readonly createdAt: string;
-  readonly finishedAt: string | null;
-}
-
-interface Step {
-  readonly seq: number;
-  readonly step: string;
-  readonly status: string;
-  readonly message: string | null;
-  readonly output: string | null;
-  readonly startedAt: string;
-  readonly endedAt: string | null;
-}
-
 /** The steps of one deployment, polled while it is not finished. */
 function Steps(props: { id: string; onFinished: () => void }) {
-  const [view, setView] = useState<{ deployment: Deployment; steps: Step[] } | undefined>(undefined);
-  const steps = useResource<{ deployment: Deployment; steps: Step[] }>(
-    `/api/v1/deployments/${encodeURIComponent(props.id)}/steps`,
-  );
+  const [view, setView] = useState<DeploymentSteps | undefined>(undefined);
+  const steps = useResource<DeploymentSteps>(`/api/v1/deployments/${encodeURIComponent(props.id)}/steps`);
   useEffect(() => {
     if (steps.data) setView(steps.data);
   }, [steps.data]);
@@ -73,9 +49,7 @@ function Steps(props: { id: string; onFinished: () => void }) {
 
 /** Recent deployments of `app`, the selected one's steps live. */
 export function Deployments(props: { app: string; selected?: string | undefined }) {
-  const list = useResource<{ deployments: Deployment[] }>(
-    `/api/v1/deployments?app=${encodeURIComponent(props.app)}&limit=5`,
-  );
+  const list = useResource<DeploymentList>(`/api/v1/deployments?app=${encodeURIComponent(props.app)}&limit=5`);
   const [selected, setSelected] = useState<string | undefined>(props.selected);
   useEffect(() => {
     if (props.selected !== undefined) setSelected(props.selected);
@@ -86,7 +60,7 @@ export function Deployments(props: { app: string; selected?: string | undefined 
     if (props.selected !== undefined) list.reload();
   }, [props.selected]);
   return html`
-    <${Loaded} resource=${list}>${(data: { deployments: Deployment[] }) => {
+    <${Loaded} resource=${list}>${(data: DeploymentList) => {
       const shown = selected ?? data.deployments[0]?.id;
       return html`
         ${

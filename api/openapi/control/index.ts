@@ -1,0 +1,37 @@
+/**
+ * The route entries of the control plane's OpenAPI document, one group per capability.
+ */
+import type { RouteDocGroup } from '../route-doc.js';
+import { APPS_ROUTE_DOCS, META_ROUTE_DOCS } from './apps-route-docs.js';
+import { EVENTS_ROUTE_DOCS, METRICS_ROUTE_DOCS, NOTIFICATIONS_ROUTE_DOCS } from './events-route-docs.js';
+import { DEPLOYS_ROUTE_DOCS, OPERATIONS_ROUTE_DOCS, SNAPSHOTS_ROUTE_DOCS } from './deploys-route-docs.js';
+import { EXEC_ROUTE_DOCS, JOBS_ROUTE_DOCS, LOGS_ROUTE_DOCS, ROUTING_ROUTE_DOCS } from './runtime-route-docs.js';
+import {
+  ACCESS_ROUTE_DOCS,
+  ADMISSION_ROUTE_DOCS,
+  AUDIT_ROUTE_DOCS,
+  OBSERVABILITY_ROUTE_DOCS,
+  OPERATOR_ROUTE_DOCS,
+  PLATFORM_ROUTE_DOCS,
+} from './platform-route-docs.js';
+
+export const CONTROL_ROUTE_DOCS: readonly RouteDocGroup[] = [
+  META_ROUTE_DOCS,
+  APPS_ROUTE_DOCS,
+  EVENTS_ROUTE_DOCS,
+  NOTIFICATIONS_ROUTE_DOCS,
+  METRICS_ROUTE_DOCS,
+  DEPLOYS_ROUTE_DOCS,
+  OPERATIONS_ROUTE_DOCS,
+  SNAPSHOTS_ROUTE_DOCS,
+  ROUTING_ROUTE_DOCS,
+  JOBS_ROUTE_DOCS,
+  LOGS_ROUTE_DOCS,
+  EXEC_ROUTE_DOCS,
+  ACCESS_ROUTE_DOCS,
+  AUDIT_ROUTE_DOCS,
+  OBSERVABILITY_ROUTE_DOCS,
+  OPERATOR_ROUTE_DOCS,
+  PLATFORM_ROUTE_DOCS,
+  ADMISSION_ROUTE_DOCS,
+];
