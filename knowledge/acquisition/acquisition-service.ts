@@ -243,14 +243,23 @@ export class AcquisitionService {
     return { ...base, results };
   }
 
-  /** Admits every staged auto-admission candidate of an execution; a rejected write is reported, not thrown. */
+  /**
+   * Admits every staged auto-admission candidate of an execution; a rejected write is reported, not
+   * thrown. `deduplicated` marks a candidate answered with an existing node (same content, or its
+   * write identity landed before), as a write response does.
+   */
   async #admitPending(tenant: string, ns: Namespace, key: string) {
     const out = [];
     for (const c of this.#store.candidatesOf(ns.id, key)) {
       if (c.review_required === 1 || c.status !== 'staged') continue;
       try {
         const r = await this.#admit(tenant, ns, c, AUTO_ADMISSION_ACTOR, null);
-        out.push({ candidate_id: c.candidate_id, node_id: r.node_id, admitted: true });
+        out.push({
+          candidate_id: c.candidate_id,
+          node_id: r.node_id,
+          admitted: true,
+          ...(r.deduplicated === true || r.replayed === true ? { deduplicated: true } : {}),
+        });
       } catch (error) {
         if (!(error instanceof UnprocessableError)) throw error;
         out.push({ candidate_id: c.candidate_id, node_id: null, admitted: false, reason: error.message });
