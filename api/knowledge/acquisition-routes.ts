@@ -226,6 +226,18 @@ export function acquisitionRoutes(services: KnowledgeServices, metrics: Knowledg
     // Each node an execution admits is a write: counted with its outcome, as POST /write counts its one.
     const run = (fn: () => Promise<ExecuteResult>): Promise<ExecuteResult> =>
       common.execute ? metrics.timeWrites(fn, admissionOutcomes, modeLabel(services, tenant, ns(ctx))) : fn();
+    if (b.connector_id !== undefined) {
+      const connector = services.acquisition.connectors.target(b.connector_id);
+      const result = await run(() =>
+        services.acquisition.execute(tenant, ns(ctx), {
+          ...common,
+          allowedSourceIds: presentList(b.allowed_source_ids),
+          connector,
+        }),
+      );
+      ctx.body = { ...result, connector_id: b.connector_id };
+      return;
+    }
     if (b.connector !== undefined) {
       const connector = { url: b.connector.url, token: b.connector.token, timeoutMs: b.connector.timeout_ms };
       ctx.body = await run(() =>
@@ -264,6 +276,12 @@ export function acquisitionRoutes(services: KnowledgeServices, metrics: Knowledg
       services.acquisition.plan(tenant, ns(ctx), b.budget, b.max_gaps, { topK: b.top_k, maxDensity: b.min_gap_size }),
       runs,
     );
+  });
+
+  router.get('/acquisition/connectors', (ctx) => {
+    requirePermission(ctx, 'read');
+    // Server-wide: the same list under every namespace. Tokens are never shown, only whether one is set.
+    ctx.body = { connectors: services.acquisition.connectors.list() };
   });
 
   router.get('/acquisition/receipts', (ctx) => {
