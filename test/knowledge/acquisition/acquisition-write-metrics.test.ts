@@ -26,6 +26,11 @@ async function writeCounts(adminUrl: string): Promise<Record<string, number>> {
   return out;
 }
 
+/** The dashboard's own ingest figures (`/admin/api/metrics`, beside its rate from the write counter). */
+async function dashboardIngest(adminUrl: string): Promise<{ total: number; admitted: number; rejected: number }> {
+  return (await request(`${adminUrl}/admin/api/metrics`)).body.ingest;
+}
+
 async function stats(url: string) {
   const body = (await request(`${url}/v1/stats`)).body;
   return { total: body.ingest_total, admitted: body.ingest_admitted, rejected: body.ingest_rejected };
@@ -53,6 +58,7 @@ test('Nodes an acquisition execution admits count as writes with their outcomes;
 
   const counts0 = await writeCounts(h.store.adminUrl);
   const stats0 = await stats(h.store.url);
+  const dashboard0 = await dashboardIngest(h.store.adminUrl);
   const preview = await h.call('POST', `${NS}/acquisition/execute`, {
     task_ids: [task.id],
     connector: { url: receiver.url },
@@ -95,6 +101,12 @@ test('Nodes an acquisition execution admits count as writes with their outcomes;
     },
     { total: 3, admitted: 2, rejected: 1 },
   );
+  const dashboard1 = await dashboardIngest(h.store.adminUrl);
+  t.like(dashboard1, {
+    total: dashboard0.total + 3,
+    admitted: dashboard0.admitted + 2,
+    rejected: dashboard0.rejected + 1,
+  });
 
   // Executing the same task again fetches nothing: the admitted candidates are not written again, and the
   // one the admission check refused (still staged) is tried again and refused again, one more rejection.
@@ -107,6 +119,37 @@ test('Nodes an acquisition execution admits count as writes with their outcomes;
   t.is(again.body.results[0].status, 'already_succeeded');
   t.is(receiver.received.length, 1);
   t.deepEqual(await writeCounts(h.store.adminUrl), { ...counts1, rejected: counts1.rejected! + 1 });
+});
+
+test("Nodes admitted through the origin's multi-connector form count as writes, once per connector run", async (t) => {
+  const h = await startReviewHarness(t, { SVC_KNOWLEDGE_ALLOW_PRIVATE_TARGETS: 'true' });
+  await h.write('n', { content: 'Old deploy note', source_id: 'chat', labels: ['ops'], confidence: 0.2 });
+  const search = await startReceiver(t, () => ({
+    status: 200,
+    body: JSON.stringify({ items: [{ title: 'Release pipeline', snippet: 'Deploys run from the release pipeline' }] }),
+  }));
+  const crawler = await startReceiver(t, () => ({
+    status: 200,
+    body: JSON.stringify([
+      { content: 'Deploy notes live in the runbook' },
+      { content: 'Deploys need a change ticket' },
+    ]),
+  }));
+  const task = (await h.call('POST', `${NS}/acquisition/plan`, { budget: 1 })).body.tasks[0];
+  const counts0 = await writeCounts(h.store.adminUrl);
+  const stats0 = await stats(h.store.url);
+  const res = await h.call('POST', `${NS}/acquisition/execute`, {
+    execute: true,
+    task_ids: [task.id],
+    connectors: [
+      { id: 'search', type: 'search', endpoint: search.url },
+      { id: 'crawler', type: 'crawler', endpoint: crawler.url },
+    ],
+  });
+  t.is(res.status, 200, res.text);
+  t.is(res.body.summary.written_nodes, 3);
+  t.is((await writeCounts(h.store.adminUrl)).admitted! - counts0.admitted!, 3);
+  t.is((await stats(h.store.url)).total - stats0.total, 3);
 });
 
 /** Records write intents exactly as the write path does, without applying them: writes cut off by a crash. */
@@ -141,6 +184,7 @@ test('Writes replayed by reconcile count as writes; a preview of the replay coun
 
   const counts0 = await writeCounts(store.adminUrl);
   const stats0 = await stats(store.url);
+  const dashboard0 = await dashboardIngest(store.adminUrl);
   const preview = await reconcile(false);
   t.is(preview.status, 200, preview.text);
   t.is(preview.body.steps.length, 2);
@@ -159,6 +203,7 @@ test('Writes replayed by reconcile count as writes; a preview of the replay coun
     { total: stats1.total - stats0.total, admitted: stats1.admitted - stats0.admitted },
     { total: 2, admitted: 2 },
   );
+  t.is((await dashboardIngest(store.adminUrl)).total, dashboard0.total + 2);
 
   // Nothing is left to replay: a second run counts nothing.
   t.like((await reconcile(true)).body, { steps: [], remaining: 0 });
