@@ -18,6 +18,7 @@ import { ReviewWorker, type ReviewWorkerOptions } from './review/review-worker.j
 import { NarrativeService } from './retrieve/narrative-service.js';
 import { GapService } from './acquisition/gap-service.js';
 import { AcquisitionService } from './acquisition/acquisition-service.js';
+import { ConfiguredConnectors, type ConfiguredConnector } from './acquisition/configured-connectors.js';
 import { IngestService } from './ingest/ingest-service.js';
 import type { Extractor } from '../domain/knowledge/model-ports.js';
 import type { WebhookClient } from '../domain/knowledge/webhook-port.js';
@@ -74,6 +75,7 @@ export {
   type AcquisitionOptions,
 } from './acquisition/acquisition-service.js';
 export { planView, taskView, acquisitionReceiptView, candidateView } from './acquisition/acquisition-views.js';
+export { ConfiguredConnectors, type ConfiguredConnector } from './acquisition/configured-connectors.js';
 export {
   DEFAULT_EVIDENCE_SOURCE,
   type ConnectorTarget,
@@ -130,6 +132,8 @@ export interface ReviewOptions extends Partial<HandoffOptions> {
   readonly worker?: Omit<ReviewWorkerOptions, 'webhooks'>;
   /** LLM extractor of `POST /ingest`; without it the rule-based extractor is used. */
   readonly extractor?: Extractor | undefined;
+  /** Acquisition connectors configured on the server, called by id. */
+  readonly acquisitionConnectors?: readonly ConfiguredConnector[] | undefined;
 }
 
 /** Builds the services over `db` (its migrations must already be applied). */
@@ -163,7 +167,10 @@ export function createKnowledgeServices(
     worker: new ReviewWorker(core, reviews, feedback, { ...review.worker, webhooks }),
     narratives: new NarrativeService(core),
     gaps,
-    acquisition: new AcquisitionService(core, gaps, writes, { webhooks }),
+    acquisition: new AcquisitionService(core, gaps, writes, {
+      webhooks,
+      connectors: new ConfiguredConnectors(review.acquisitionConnectors),
+    }),
     ingest: new IngestService(core, writes, review.extractor),
   };
 }

@@ -288,7 +288,10 @@ export interface ExplainRankRequest {
  */
 export interface Feature {
   name: string;
-  status: 'stable' | 'preview';
+  /**
+   * Every advertised feature is stable: an extension that is not stable is not listed.
+   */
+  status: 'stable';
   since: string;
   description: string;
   family?: FeatureFamily;

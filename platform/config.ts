@@ -24,6 +24,7 @@ import { OPERATION_VARIABLES, type OperationConfig } from './config-operations.j
 import { POSTGRES_VARIABLES, type PostgresConfig } from './config-postgres.js';
 import { SNAPSHOT_VARIABLES, type SnapshotConfig } from './config-snapshots.js';
 import { KNOWLEDGE_WORKER_VARIABLES, type KnowledgeWorkerConfig } from './config-knowledge-workers.js';
+import { KNOWLEDGE_ACQUISITION_VARIABLES, type KnowledgeAcquisitionConfig } from './config-knowledge-acquisition.js';
 import { SCHEDULER_VARIABLES, type SchedulerConfig } from './config-scheduler.js';
 import { CONTAINER_VARIABLES, type ContainerConfig } from './config-containers.js';
 import {
@@ -63,6 +64,7 @@ export interface SvcConfig
     PostgresConfig,
     SnapshotConfig,
     KnowledgeWorkerConfig,
+    KnowledgeAcquisitionConfig,
     SchedulerConfig,
     ContainerConfig {
   /** Control plane API port. @default 8800 */
@@ -302,6 +304,7 @@ export const VARIABLES = {
   },
   ...SNAPSHOT_VARIABLES,
   ...KNOWLEDGE_WORKER_VARIABLES,
+  ...KNOWLEDGE_ACQUISITION_VARIABLES,
   ...SCHEDULER_VARIABLES,
   ...CONTAINER_VARIABLES,
 } satisfies { [K in keyof SvcConfig]: VariableSpec<SvcConfig[K]> };

@@ -148,6 +148,12 @@ export async function startKnowledgeStore(
     {
       webhooks: new GuardedWebhookClient({ allowPrivate: config.knowledgeAllowPrivateTargets }),
       worker: { webhookUrl: config.knowledgeReviewWebhookUrl, webhookSecret: config.knowledgeReviewWebhookSecret },
+      acquisitionConnectors: config.knowledgeAcquisitionConnectors.map((c) => ({
+        id: c.id,
+        url: c.url,
+        token: config.knowledgeAcquisitionConnectorTokens?.[c.id],
+        timeoutMs: config.knowledgeAcquisitionConnectorTimeoutMs,
+      })),
       ...(config.knowledgeExtractorUrl !== undefined
         ? {
             extractor: new HttpExtractor({

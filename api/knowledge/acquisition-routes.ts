@@ -91,6 +91,16 @@ function allowedSources(
 type ExecuteResult = Awaited<ReturnType<KnowledgeServices['acquisition']['execute']>>;
 type AnyRun = Record<string, any>;
 
+/** The write outcome of each node an execution admitted or tried to (a preview admits none). */
+function admissionOutcomes(result: ExecuteResult): string[] {
+  const out: string[] = [];
+  for (const r of result.results as AnyRun[]) {
+    for (const a of (r.admitted ?? []) as { admitted: boolean; deduplicated?: boolean }[])
+      out.push(!a.admitted ? 'rejected' : a.deduplicated === true ? 'deduplicated' : 'admitted');
+  }
+  return out;
+}
+
 /**
  * The origin's execution plan shape for the multi-connector form: `{namespace, dry_run, executed,
  * planned_at, plan, connectors, runs, summary}` (one run per task and connector), plus our
@@ -213,12 +223,30 @@ export function acquisitionRoutes(services: KnowledgeServices, metrics: Knowledg
       maxResults: b.max_results,
       maxAttempts: b.max_attempts,
     };
+    // Each node an execution admits is a write: counted with its outcome, as POST /write counts its one.
+    const run = (fn: () => Promise<ExecuteResult>): Promise<ExecuteResult> =>
+      common.execute ? metrics.timeWrites(fn, admissionOutcomes, modeLabel(services, tenant, ns(ctx))) : fn();
+    if (b.connector_id !== undefined) {
+      const connector = services.acquisition.connectors.target(b.connector_id);
+      const result = await run(() =>
+        services.acquisition.execute(tenant, ns(ctx), {
+          ...common,
+          allowedSourceIds: presentList(b.allowed_source_ids),
+          connector,
+        }),
+      );
+      ctx.body = { ...result, connector_id: b.connector_id };
+      return;
+    }
     if (b.connector !== undefined) {
-      ctx.body = await services.acquisition.execute(tenant, ns(ctx), {
-        ...common,
-        allowedSourceIds: presentList(b.allowed_source_ids),
-        connector: { url: b.connector.url, token: b.connector.token, timeoutMs: b.connector.timeout_ms },
-      });
+      const connector = { url: b.connector.url, token: b.connector.token, timeoutMs: b.connector.timeout_ms };
+      ctx.body = await run(() =>
+        services.acquisition.execute(tenant, ns(ctx), {
+          ...common,
+          allowedSourceIds: presentList(b.allowed_source_ids),
+          connector,
+        }),
+      );
       return;
     }
     const connectors = b.connectors!;
@@ -227,17 +255,19 @@ export function acquisitionRoutes(services: KnowledgeServices, metrics: Knowledg
     const runs = [];
     for (const c of connectors) {
       const allowed = allowedSources(presentList(b.allowed_source_ids), presentList(c.allowed_source_ids));
-      const result = await services.acquisition.execute(tenant, ns(ctx), {
-        ...common,
-        allowedSourceIds: allowed,
-        connector: {
-          url: present(c.endpoint),
-          id: c.id,
-          type: c.type,
-          headers: c.headers ?? undefined,
-          defaultLabels: presentList(c.default_labels),
-        },
-      });
+      const result = await run(() =>
+        services.acquisition.execute(tenant, ns(ctx), {
+          ...common,
+          allowedSourceIds: allowed,
+          connector: {
+            url: present(c.endpoint),
+            id: c.id,
+            type: c.type,
+            headers: c.headers ?? undefined,
+            defaultLabels: presentList(c.default_labels),
+          },
+        }),
+      );
       runs.push({ connector: c, allowed, result });
     }
     ctx.body = originExecution(
@@ -246,6 +276,12 @@ export function acquisitionRoutes(services: KnowledgeServices, metrics: Knowledg
       services.acquisition.plan(tenant, ns(ctx), b.budget, b.max_gaps, { topK: b.top_k, maxDensity: b.min_gap_size }),
       runs,
     );
+  });
+
+  router.get('/acquisition/connectors', (ctx) => {
+    requirePermission(ctx, 'read');
+    // Server-wide: the same list under every namespace. Tokens are never shown, only whether one is set.
+    ctx.body = { connectors: services.acquisition.connectors.list() };
   });
 
   router.get('/acquisition/receipts', (ctx) => {

@@ -7,7 +7,7 @@ import { ValidationError } from '../../domain/errors.js';
 import { explainRankRest, type KnowledgeServices } from '../../knowledge/index.js';
 import { requirePermission } from './auth.js';
 import type { KnowledgeMetrics } from './metrics.js';
-import { retrievalLabels } from './metric-labels.js';
+import { modeLabel, retrievalLabels } from './metric-labels.js';
 import {
   validateEdge,
   validateExplainRank,
@@ -114,7 +114,19 @@ export function namespaceRoutes(services: KnowledgeServices, metrics: KnowledgeM
     const { tenant } = requirePermission(ctx, 'write');
     const body = validateReconcile(ctx.request.body ?? {});
     applyMode(services, tenant, ns(ctx), body.mode);
-    ctx.body = await services.recovery.reconcile(tenant, ns(ctx), body.execute ?? false, body.limit ?? 1000);
+    const reconcile = () => services.recovery.reconcile(tenant, ns(ctx), body.execute ?? false, body.limit ?? 1000);
+    // Each write intent a run replays is a write that lands now: counted as POST /write counts its one.
+    ctx.body =
+      body.execute === true
+        ? await metrics.timeWrites(
+            reconcile,
+            (r) =>
+              r.steps
+                .filter((s) => s.kind === 'write' && s.action === 'replayed')
+                .map((s) => (s.deduplicated === true ? 'deduplicated' : 'admitted')),
+            modeLabel(services, tenant, ns(ctx)),
+          )
+        : await reconcile();
   });
 
   return router;

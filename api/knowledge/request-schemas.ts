@@ -252,7 +252,7 @@ export interface OriginConnector {
   readonly headers?: Record<string, string> | null;
 }
 
-/** Body of `POST /acquisition/execute`: our single `connector` or the origin's `connectors` list. */
+/** Body of `POST /acquisition/execute`: our single `connector`, the origin's `connectors` list, or a configured `connector_id`. */
 export interface AcquisitionExecuteBody {
   readonly mode?: NamespaceMode;
   readonly execute?: boolean;
@@ -268,7 +268,12 @@ export interface AcquisitionExecuteBody {
   readonly max_attempts?: number;
   readonly connector?: { url: string; token?: string; timeout_ms?: number };
   readonly connectors?: OriginConnector[];
+  /** A connector configured on the server (SVC_KNOWLEDGE_ACQUISITION_CONNECTORS), by id. */
+  readonly connector_id?: string;
 }
+
+/** Ids of server-configured acquisition connectors (platform/config-knowledge-acquisition.ts checks the same). */
+export const CONNECTOR_ID_PATTERN = '^[a-z0-9][a-z0-9_-]{0,62}$';
 
 /** Header names a connector may not set: the transport's and the protocol's own. */
 export const RESERVED_CONNECTOR_HEADERS = [
@@ -297,7 +302,7 @@ export const validateAcquisitionExecute = compileValidator<AcquisitionExecuteBod
   {
     type: 'object',
     additionalProperties: false,
-    oneOf: [{ required: ['connector'] }, { required: ['connectors'] }],
+    oneOf: [{ required: ['connector'] }, { required: ['connectors'] }, { required: ['connector_id'] }],
     properties: {
       mode,
       execute: { type: 'boolean' },
@@ -316,6 +321,7 @@ export const validateAcquisitionExecute = compileValidator<AcquisitionExecuteBod
       allowed_source_ids: ids,
       max_results: { type: 'integer', minimum: 1, maximum: 100 },
       max_attempts: { type: 'integer', minimum: 1, maximum: 5 },
+      connector_id: { type: 'string', pattern: CONNECTOR_ID_PATTERN },
       connector: {
         type: 'object',
         additionalProperties: false,

@@ -30,11 +30,14 @@ import {
 import { acquisitionReceiptView, candidateView, retryCandidateView, taskView } from './acquisition-views.js';
 import { sha256Hex, type WebhookClient } from '../../domain/knowledge/webhook-port.js';
 import { isoTime } from '../core/time.js';
+import { ConfiguredConnectors } from './configured-connectors.js';
 
 /** Options of {@link AcquisitionService}. */
 export interface AcquisitionOptions {
   /** Connector calls through the outbound guard (its policy says whether private targets are allowed). */
   readonly webhooks: WebhookClient;
+  /** Connectors configured on the server, called by id. @default none */
+  readonly connectors?: ConfiguredConnectors | undefined;
 }
 
 /** Actor recorded when evidence is admitted without review. */
@@ -47,6 +50,8 @@ export class AcquisitionService {
   readonly #writes: WriteService;
   readonly #store: AcquisitionStore;
   readonly #webhooks: WebhookClient;
+  /** The server-configured connectors (their tokens are never shown). */
+  readonly connectors: ConfiguredConnectors;
 
   constructor(core: KnowledgeState, gaps: GapService, writes: WriteService, options: AcquisitionOptions) {
     this.#core = core;
@@ -54,6 +59,7 @@ export class AcquisitionService {
     this.#writes = writes;
     this.#store = new AcquisitionStore(core.db);
     this.#webhooks = options.webhooks;
+    this.connectors = options.connectors ?? new ConfiguredConnectors();
   }
 
   #plan(
@@ -243,14 +249,23 @@ export class AcquisitionService {
     return { ...base, results };
   }
 
-  /** Admits every staged auto-admission candidate of an execution; a rejected write is reported, not thrown. */
+  /**
+   * Admits every staged auto-admission candidate of an execution; a rejected write is reported, not
+   * thrown. `deduplicated` marks a candidate answered with an existing node (same content, or its
+   * write identity landed before), as a write response does.
+   */
   async #admitPending(tenant: string, ns: Namespace, key: string) {
     const out = [];
     for (const c of this.#store.candidatesOf(ns.id, key)) {
       if (c.review_required === 1 || c.status !== 'staged') continue;
       try {
         const r = await this.#admit(tenant, ns, c, AUTO_ADMISSION_ACTOR, null);
-        out.push({ candidate_id: c.candidate_id, node_id: r.node_id, admitted: true });
+        out.push({
+          candidate_id: c.candidate_id,
+          node_id: r.node_id,
+          admitted: true,
+          ...(r.deduplicated === true || r.replayed === true ? { deduplicated: true } : {}),
+        });
       } catch (error) {
         if (!(error instanceof UnprocessableError)) throw error;
         out.push({ candidate_id: c.candidate_id, node_id: null, admitted: false, reason: error.message });

@@ -5,7 +5,8 @@
 /** A feature the store advertises in `/v1/features` and `/v1/version`. */
 export interface Feature {
   readonly name: string;
-  readonly status: 'stable' | 'preview';
+  /** Every advertised feature is stable: an extension that is not stable is not listed. */
+  readonly status: 'stable';
   readonly since: string;
   readonly description: string;
   /**
@@ -203,7 +204,14 @@ export const FEATURES: readonly Feature[] = [
     status: 'stable',
     since: 'v0.1.0',
     description:
-      'Retry fatigue per target endpoint with presets review-overdue, source-trust-anomaly and unassigned-review-overdue.',
+      'Retry fatigue per target endpoint: candidates, attempts, ready and waiting counts, status families, last status and error.',
+  },
+  {
+    name: 'review-handoff-retry-fatigue-owner-groups',
+    status: 'stable',
+    since: 'v0.1.0',
+    description:
+      'Retry fatigue grouped by owner and escalation level, narrowed by owner, escalation level or a preset: review-overdue, source-trust-anomaly, unassigned-review-overdue.',
   },
   {
     name: 'review-worker',
@@ -235,10 +243,10 @@ export const FEATURES: readonly Feature[] = [
   },
   {
     name: 'acquisition-provider-connectors',
-    status: 'preview',
+    status: 'stable',
     since: 'v0.1.0',
     description:
-      'Provider-specific connectors run as external services speaking the HTTP connector contract; none is built in.',
+      'Provider connectors speaking the HTTP connector contract, given per request or configured on the server (SVC_KNOWLEDGE_ACQUISITION_CONNECTORS, tokens kept as secrets) and called by id.',
   },
   {
     name: 'acquisition-connector-retry-receipts',
@@ -263,7 +271,7 @@ export const FEATURES: readonly Feature[] = [
   },
   {
     name: 'group-commit-batch-writes',
-    status: 'preview',
+    status: 'stable',
     since: 'v0.1.0',
     description:
       'Concurrent writes share one transaction and one fsync; POST /write/batch (extension) writes up to 1,000 nodes in order with per-item results.',

@@ -16,6 +16,8 @@ export interface ReconcileStep {
   readonly node_id: string | null;
   readonly action: 'would_replay' | 'replayed' | 'already_applied' | 'conflict' | 'failed';
   readonly detail?: string;
+  /** A replayed write answered with an existing node of the same content (deduplication). */
+  readonly deduplicated?: true;
 }
 
 /** Lists and replays pending intents. */
@@ -112,6 +114,7 @@ export class RecoveryService {
         kind: intent.kind,
         node_id: outcome.kind === 'applied' ? outcome.result.node_id : outcome.nodeId,
         action: outcome.kind === 'applied' ? 'replayed' : 'already_applied',
+        ...(outcome.kind === 'applied' && outcome.result.deduplicated === true ? { deduplicated: true as const } : {}),
       });
     }
     return { execute, stopped, steps, remaining: core.intents.count(ns.id) };

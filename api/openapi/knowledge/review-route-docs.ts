@@ -132,6 +132,10 @@ export const ACQUISITION_ROUTE_DOCS: RouteDocGroup = {
       body: { name: 'AcquisitionExecuteRequest', schema: validateAcquisitionExecute.schema },
       answer: { description: 'Per task: the receipt.' },
     },
+    'GET /v1/namespaces/{ns}/acquisition/connectors': read(
+      'The acquisition connectors configured on the server (ids, URLs, timeouts; never their tokens)',
+      'The configured connectors: `{ connectors: [{ id, url, timeout_ms, token_configured }] }`.',
+    ),
     'GET /v1/namespaces/{ns}/acquisition/receipts': read(
       'Acquisition receipts with retry classification',
       'The receipts.',
