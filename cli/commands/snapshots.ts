@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { apiGet, apiPost, type ApiClientOptions } from '../api-client.js';
 import { CliError, ExitCode } from '../cli-error.js';
 import { renderTable } from '../table.js';
+import { waitForOperation, type OperationView } from '../operation-wait.js';
 
 interface SnapshotView {
   filename: string;
@@ -50,19 +51,9 @@ interface RemoteView {
   lastModified: string | null;
 }
 
-interface OperationView {
-  id: string;
-  kind: string;
-  status: string;
-  lastError: string | null;
-  result?: Record<string, unknown> | null;
-}
-
 interface CommonOptions extends ApiClientOptions {
   json?: boolean;
 }
-
-const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
 function out(text: string): void {
   process.stdout.write(text);
@@ -84,25 +75,6 @@ function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-/** Waits until the operation is terminal; a failed or cancelled one is a failure of the command. */
-async function waitForOperation(id: string, opts: ApiClientOptions, intervalMs = 200): Promise<OperationView> {
-  for (;;) {
-    const op = await apiGet<OperationView>(`/api/v1/operations/${encodeURIComponent(id)}`, opts);
-    if (TERMINAL.has(op.status)) {
-      if (op.status !== 'succeeded')
-        throw new CliError(
-          `operation ${op.id} (${op.kind}) ${op.status}: ${op.lastError ?? 'no reason given'}`,
-          ExitCode.failed,
-          {
-            operation: op.id,
-          },
-        );
-      return op;
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 /** `--keep N`: a whole number from 0 to 9999. */
