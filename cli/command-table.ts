@@ -43,6 +43,7 @@ export const COMMAND_MODULES: readonly CommandModule[] = [
   },
   { names: ['ops'], load: async () => (await import('./commands/ops.js')).registerOps },
   { names: ['snapshots'], load: async () => (await import('./commands/snapshots.js')).registerSnapshots },
+  { names: ['migrations'], load: async () => (await import('./commands/migrations.js')).registerMigrations },
   { names: ['secrets'], load: async () => (await import('./commands/secrets.js')).registerSecrets },
   { names: ['invoke', 'functions'], load: async () => (await import('./commands/functions.js')).registerFunctions },
   { names: ['logs'], load: async () => (await import('./commands/logs.js')).registerLogs },

@@ -50,6 +50,7 @@ export type OperationKind =
   | 'app.rollback'
   | 'app.snapshot'
   | 'app.snapshot-restore'
+  | 'app.snapshot-prune'
   | 'app.migrate'
   | 'platform.preflight'
   | 'platform.upgrade'
@@ -2369,19 +2370,6 @@ export interface RestoreReceipt {
   finishedAt: string;
 }
 /**
- * `POST /api/v1/apps/{id}/snapshots/retention`.
- *
- * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "RetentionAnswer".
- */
-export interface RetentionAnswer {
-  app: string;
-  database: string;
-  keep: number;
-  deleted: string[];
-  kept: string[];
-}
-/**
  * A planned retention decision for one snapshot.
  *
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
@@ -2415,19 +2403,6 @@ export interface RetentionPreviewAnswer {
   database: string;
   keep: number;
   entries: RetentionEntry[];
-}
-/**
- * The receipt of an applied retention.
- *
- * This interface was referenced by `ControlPlaneApi`'s JSON-Schema
- * via the `definition` "RetentionReceipt".
- */
-export interface RetentionReceipt {
-  app: string;
-  database: string;
-  keep: number;
-  deleted: string[];
-  kept: string[];
 }
 /**
  * This interface was referenced by `ControlPlaneApi`'s JSON-Schema

@@ -444,7 +444,8 @@ export async function startControlPlane(
     },
   };
   async function closeAll(listening: RunningServer | undefined, restart = false): Promise<void> {
-    eventApi.close();
+    // Watchers first: a check still running when control.db closes fails against the closed database.
+    await eventApi.close();
     execApi.close();
     await listening?.close();
     await platformBackups.close();

@@ -1,7 +1,8 @@
 /**
  * `svc snapshots`: an app's database snapshots over the versioned API (`/api/v1/apps/{id}/snapshots`).
  * `list`, `take`, `restore`, `retention`, `export`, `remote`, `import`. Mutations send a fresh
- * Idempotency-Key; `take` and `restore` queue durable operations and wait for their receipt.
+ * Idempotency-Key; `take`, `restore` and `retention --execute` queue durable operations and wait
+ * for their receipt.
  * A client command: it imports nothing of the server.
  */
 import crypto from 'node:crypto';
@@ -9,6 +10,7 @@ import type { Command } from 'commander';
 import { apiGet, apiPost, type ApiClientOptions } from '../api-client.js';
 import { CliError, ExitCode } from '../cli-error.js';
 import { renderTable } from '../table.js';
+import { waitForOperation, type OperationView } from '../operation-wait.js';
 
 interface SnapshotView {
   filename: string;
@@ -49,19 +51,9 @@ interface RemoteView {
   lastModified: string | null;
 }
 
-interface OperationView {
-  id: string;
-  kind: string;
-  status: string;
-  lastError: string | null;
-  result?: Record<string, unknown> | null;
-}
-
 interface CommonOptions extends ApiClientOptions {
   json?: boolean;
 }
-
-const TERMINAL = new Set(['succeeded', 'failed', 'cancelled']);
 
 function out(text: string): void {
   process.stdout.write(text);
@@ -83,25 +75,6 @@ function size(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
-}
-
-/** Waits until the operation is terminal; a failed or cancelled one is a failure of the command. */
-async function waitForOperation(id: string, opts: ApiClientOptions, intervalMs = 200): Promise<OperationView> {
-  for (;;) {
-    const op = await apiGet<OperationView>(`/api/v1/operations/${encodeURIComponent(id)}`, opts);
-    if (TERMINAL.has(op.status)) {
-      if (op.status !== 'succeeded')
-        throw new CliError(
-          `operation ${op.id} (${op.kind}) ${op.status}: ${op.lastError ?? 'no reason given'}`,
-          ExitCode.failed,
-          {
-            operation: op.id,
-          },
-        );
-      return op;
-    }
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
 }
 
 /** `--keep N`: a whole number from 0 to 9999. */
@@ -182,38 +155,50 @@ export function registerSnapshots(program: Command): void {
   withCommon(
     snapshots
       .command('retention <app>')
-      .description('Preview which snapshots retention keeps and prunes; --execute --yes deletes the older ones')
+      .description(
+        'Preview which snapshots retention keeps and prunes; --execute --yes deletes the older ones (an app.snapshot-prune operation) and waits for it',
+      )
       .option('--keep <n>', 'how many to keep (default snapshots.keep, then 3)', parseKeep)
       .option('--execute', 'delete the snapshots the preview marks would-prune (needs --yes)')
-      .option('--yes', 'confirm --execute'),
-  ).action(async (app: string, opts: CommonOptions & { keep?: number; execute?: boolean; yes?: boolean }) => {
-    if (!opts.execute) {
-      if (opts.yes)
-        throw new CliError('--yes confirms --execute; without --execute retention only previews', ExitCode.usage);
-      const query = opts.keep === undefined ? '' : `?keep=${opts.keep}`;
-      const preview = await apiGet<RetentionPreviewView>(snapshotsPath(app, `/retention${query}`), opts);
-      if (opts.json) return printJson(preview);
-      out(`${preview.app}: database ${preview.database}, keep ${preview.keep} (preview; --execute --yes applies)\n`);
-      out(
-        renderTable(
-          ['FILENAME', 'ACTION'],
-          preview.entries.map((e) => [e.filename, e.action]),
-        ),
+      .option('--yes', 'confirm --execute')
+      .option('--no-wait', 'with --execute: print the queued operation and return'),
+  ).action(
+    async (app: string, opts: CommonOptions & { keep?: number; execute?: boolean; yes?: boolean; wait: boolean }) => {
+      if (!opts.execute) {
+        if (opts.yes)
+          throw new CliError('--yes confirms --execute; without --execute retention only previews', ExitCode.usage);
+        const query = opts.keep === undefined ? '' : `?keep=${opts.keep}`;
+        const preview = await apiGet<RetentionPreviewView>(snapshotsPath(app, `/retention${query}`), opts);
+        if (opts.json) return printJson(preview);
+        out(`${preview.app}: database ${preview.database}, keep ${preview.keep} (preview; --execute --yes applies)\n`);
+        out(
+          renderTable(
+            ['FILENAME', 'ACTION'],
+            preview.entries.map((e) => [e.filename, e.action]),
+          ),
+        );
+        return;
+      }
+      if (!opts.yes)
+        throw new CliError('retention --execute deletes snapshot files; add --yes to confirm', ExitCode.usage);
+      const queued = await apiPost<{ operation: OperationView }>(
+        snapshotsPath(app, '/retention'),
+        { confirm: true, ...(opts.keep === undefined ? {} : { keep: opts.keep }) },
+        mutation(opts),
       );
-      return;
-    }
-    if (!opts.yes)
-      throw new CliError('retention --execute deletes snapshot files; add --yes to confirm', ExitCode.usage);
-    const receipt = await apiPost<RetentionReceiptView>(
-      snapshotsPath(app, '/retention'),
-      { confirm: true, ...(opts.keep === undefined ? {} : { keep: opts.keep }) },
-      mutation(opts),
-    );
-    if (opts.json) return printJson(receipt);
-    out(`applied retention to ${receipt.app} (database ${receipt.database}, keep ${receipt.keep})\n`);
-    out(`deleted ${receipt.deleted.length}: ${receipt.deleted.join(', ') || '-'}\n`);
-    out(`kept ${receipt.kept.length}: ${receipt.kept.join(', ') || '-'}\n`);
-  });
+      if (!opts.wait) return opts.json ? printJson(queued) : out(`queued operation ${queued.operation.id}\n`);
+      const done = await waitForOperation(queued.operation.id, opts);
+      if (opts.json) return printJson(done);
+      const receipt = (done.result ?? {}) as Partial<RetentionReceiptView>;
+      const deleted = receipt.deleted ?? [];
+      const kept = receipt.kept ?? [];
+      out(
+        `applied retention to ${receipt.app ?? app} (database ${receipt.database ?? '-'}, keep ${receipt.keep ?? '-'}; operation ${done.id})\n`,
+      );
+      out(`deleted ${deleted.length}: ${deleted.join(', ') || '-'}\n`);
+      out(`kept ${kept.length}: ${kept.join(', ') || '-'}\n`);
+    },
+  );
 
   withCommon(
     snapshots.command('export <app>').description('Upload the latest local snapshot to snapshots.exportBucket'),

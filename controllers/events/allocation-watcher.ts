@@ -52,6 +52,11 @@ export class AllocationWatcher {
     clearInterval(this.timer);
   }
 
+  /** Resolves when no scan is running (shutdown waits for it before the database closes). */
+  idle(): Promise<void> {
+    return this.scanning ?? Promise.resolve();
+  }
+
   /** One pass over every allocation of every target. */
   scan(): Promise<void> {
     this.scanning ??= (async () => {

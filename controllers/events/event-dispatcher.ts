@@ -96,6 +96,8 @@ export class EventDispatcher {
 
   /** One pass: every due row, targets in parallel, each target's rows in order. */
   private async pass(): Promise<void> {
+    // Closed between the kick and this pass: the database may be closed too.
+    if (this.closed) return;
     const nowMs = this.options.clock.now();
     const blocked = [...this.blockedUntil.entries()].filter(([, until]) => until > nowMs).map(([target]) => target);
     const due = dueDeliveries(this.options.db, nowMs, this.options.batchSize ?? 200, blocked);

@@ -26,5 +26,6 @@ export interface EventServices {
   reconcile(request: ReconcileRequest): ReturnType<typeof reconcileEvents>;
   /** Configured sinks with delivery counts (never the secret). */
   sinks(): SinkView[];
-  close(): void;
+  /** Stops the watchers and the dispatcher, and resolves once none of them has work in flight. */
+  close(): Promise<void>;
 }

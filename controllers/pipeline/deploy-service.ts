@@ -73,9 +73,25 @@ export class DeployService {
     return value;
   }
 
+  /**
+   * Refuses a deploy while the committed spec has errors: the app row keeps the last valid spec, and
+   * a deploy would run the new code under it. A rollback is not refused: it restores a whole release.
+   */
+  #refuseSpecErrors(app: string): void {
+    const row = getApp(this.deps.db, app);
+    const errors = (row?.findings ?? []).filter((f) => f.severity === 'error');
+    if (!row || errors.length === 0) return;
+    const located = errors.map((f) => `${row.file}:${f.line ?? 0}:${f.column ?? 0} error ${f.rule} ${f.message}`);
+    throw new UnprocessableError(
+      `app "${app}" is not deployed: ${row.file} has ${errors.length} error(s): ${errors.map((f) => f.message).join('; ')}`,
+      { code: 'app_spec_invalid', details: { findings: located } },
+    );
+  }
+
   /** Queues a deploy of `app` at `ref` (HEAD by default). */
   deploy(app: string, options: { ref?: string; trigger?: string; dependsOn?: string | null } = {}): QueuedDeployment {
     const spec = this.#spec(app, true);
+    this.#refuseSpecErrors(app);
     return this.#answer(
       queueDeployment(this.deps.db, {
         app,
@@ -179,7 +195,10 @@ export class DeployService {
         code: 'deploy_group_invalid',
         details: { findings: group.findings },
       });
-    for (const entry of body.apps) this.#spec(entry.app, true);
+    for (const entry of body.apps) {
+      this.#spec(entry.app, true);
+      this.#refuseSpecErrors(entry.app);
+    }
     const ref = this.#ref(options.ref);
     const queued = this.deps.db.transaction(() => {
       const out: { operation: Operation; deployment: Deployment }[] = [];

@@ -51,8 +51,10 @@ export class EdgeSync {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops the timer; resolves once a run in flight (which writes control.db) has ended. */
+  async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    await this.running?.catch(() => undefined);
   }
 
   /** One run (concurrent callers share it). */

@@ -206,7 +206,7 @@ export class RoutingService implements Routing {
     this.#watcher?.close();
     for (const unsubscribe of this.#unsubscribes) unsubscribe();
     this.idle.stop();
-    this.edgeSync.stop();
+    await this.edgeSync.stop();
     this.gateway.close();
     await this.controller.stop();
     this.access.stop();

@@ -8,6 +8,7 @@ import { NotFoundError, TimeoutError, UnavailableError } from '../../domain/erro
 import { hostnameMatches, type EndpointToggle } from '../../domain/routing/index.js';
 import {
   instanceStatus,
+  isRoutable,
   processServiceName,
   type Registry,
   type ServiceInstance,
@@ -18,6 +19,7 @@ import { listApps, type AppRow } from '../../store/control/apps.js';
 import { listEndpointToggles } from '../../store/control/routing-toggles.js';
 import { normalizeHostname, publicProcess, isGatewayManaged } from '../../domain/routing/index.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
+import type { CanonicalAppSpec } from '../../domain/spec/index.js';
 import type { GatewayScale } from './gateway-scale.js';
 import { traceMark } from '../../domain/observability/trace-marks.js';
 import { ProcessTrafficCounters, type ProcessTraffic } from './process-traffic.js';
@@ -37,6 +39,8 @@ export interface WakeTarget {
   readonly deploy: boolean;
   readonly released: boolean;
   readonly enabled: boolean;
+  /** True when every region the process runs in is a standby (`trafficWeight: 0`): no region takes traffic. */
+  readonly standby?: boolean;
 }
 
 /** How a request was made ready: a passing instance was there, or the process had to be scaled up. */
@@ -119,6 +123,7 @@ export class WakeGateway {
           deploy: spec.deploy,
           released: app.release !== null,
           enabled: !disabled.has(hostname),
+          standby: onlyStandby(spec, process),
         });
       }
     }
@@ -158,7 +163,7 @@ export class WakeGateway {
    * the registry's passing instances are already known; undefined when {@link ready} must decide.
    */
   readyNow(target: WakeTarget): ReadyUpstream | undefined {
-    if (!target.enabled || !target.deploy || !target.released) return undefined;
+    if (!target.enabled || !target.deploy || !target.released || target.standby === true) return undefined;
     const passing = this.passingCache.get(target.service);
     if (passing === undefined || passing.length === 0) return undefined;
     return { instance: this.pick(target.service, passing), action: 'ready' };
@@ -193,6 +198,11 @@ export class WakeGateway {
         details: { app: target.app, hostname: target.hostname },
       });
     }
+    if (target.standby === true)
+      throw new UnavailableError(
+        `app "${target.app}" runs ${target.process} only in standby regions (trafficWeight 0): no region takes traffic`,
+        { code: 'standby_only', details: { app: target.app, hostname: target.hostname } },
+      );
     const passing = await this.passing(target.service);
     if (passing.length > 0) return { instance: this.pick(target.service, passing), action: 'ready' };
     const key = `${target.app}/${target.process}`;
@@ -272,7 +282,8 @@ export class WakeGateway {
     const cached = this.passingCache.get(service);
     if (cached !== undefined) return cached;
     const passing = (await this.options.registry.instances(service))
-      .filter((i) => instanceStatus(i) === 'passing')
+      // A standby region's instances pass their checks but take no traffic (trafficWeight 0).
+      .filter((i) => instanceStatus(i) === 'passing' && isRoutable(i))
       .sort((a, b) => a.id.localeCompare(b.id));
     this.passingCache.set(service, passing);
     return passing;
@@ -350,7 +361,7 @@ export class WakeGateway {
     };
     unsubscribe = this.options.registry.watch((change) => {
       if (change.service !== target.service || settled) return;
-      if (change.status === 'passing' && change.instance !== undefined) {
+      if (change.status === 'passing' && change.instance !== undefined && isRoutable(change.instance)) {
         // The instance that passed, in the registry's own turn: no read of the registry first, so the
         // waiting requests are not queued behind the other watchers' work (ADR 0201).
         settle(change.instance);
@@ -383,4 +394,10 @@ export class WakeGateway {
     await check();
     return wake;
   }
+}
+
+/** True when the spec declares regions and every region `process` runs in has `trafficWeight: 0`. */
+function onlyStandby(spec: CanonicalAppSpec, process: string): boolean {
+  const regions = spec.processes[process]?.regions ?? [];
+  return regions.length > 0 && regions.every((region) => spec.regions[region]?.trafficWeight === 0);
 }

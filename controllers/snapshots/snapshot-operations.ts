@@ -1,5 +1,5 @@
 /**
- * Snapshots, restores and standalone migrations as durable operations: the handlers the operation
+ * Snapshots, restores, retention pruning and standalone migrations as durable operations: the handlers the operation
  * worker runs, and the functions that queue them. A restore or migration marks its mutable stage
  * before it touches the database, so one interrupted after that is failed for operator review and
  * never replayed (ADR 0080).
@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { UnprocessableError } from '../../domain/errors.js';
-import { readSnapshotRestorePayload, type Operation } from '../../domain/operations/index.js';
+import { readSnapshotPrunePayload, readSnapshotRestorePayload, type Operation } from '../../domain/operations/index.js';
 import { requireSnapshotName } from '../../domain/snapshots/index.js';
 import type { Db } from '../../store/database.js';
 import { getApp } from '../../store/control/apps.js';
@@ -26,7 +26,7 @@ export interface SnapshotOperationsOptions {
   readonly wake: () => void;
 }
 
-/** Registers the `app.snapshot`, `app.snapshot-restore` and `app.migrate` handlers. */
+/** Registers the `app.snapshot`, `app.snapshot-restore`, `app.snapshot-prune` and `app.migrate` handlers. */
 export function registerSnapshotHandlers(handlers: OperationHandlers, options: SnapshotOperationsOptions): void {
   handlers.register('app.snapshot', {
     async run({ operation, stage }) {
@@ -44,6 +44,15 @@ export function registerSnapshotHandlers(handlers: OperationHandlers, options: S
         ...(payload.preRestore === undefined ? {} : { preRestore: payload.preRestore }),
         beforeMutation: () => stage('restore', true),
       });
+      return { ...receipt };
+    },
+  });
+  handlers.register('app.snapshot-prune', {
+    async run({ operation, stage }) {
+      const payload = readSnapshotPrunePayload(operation.payload);
+      if (!payload) throw new StepFailure(`operation ${operation.id} carries a keep that is not a whole number`);
+      stage('prune', true);
+      const receipt = await options.service.applyRetention(operation.app!, payload.keep);
       return { ...receipt };
     },
   });
@@ -105,6 +114,21 @@ export function queueRestore(
     app,
     payload: { filename, ...(preRestore === undefined ? {} : { preRestore }) },
     maxAttempts: 1,
+  });
+  options.wake();
+  return operation;
+}
+
+/**
+ * Queues retention pruning of `app`'s snapshots: keep the newest `keep` (else `snapshots.keep`,
+ * else 3) and delete the rest, as the preview would show when the operation runs.
+ */
+export function queuePrune(options: SnapshotOperationsOptions, app: string, keep?: number): Operation {
+  options.service.appDatabase(app);
+  const operation = enqueueOperation(options.db, {
+    kind: 'app.snapshot-prune',
+    app,
+    payload: keep === undefined ? {} : { keep },
   });
   options.wake();
   return operation;

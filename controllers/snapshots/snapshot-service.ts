@@ -110,7 +110,15 @@ export class SnapshotService {
   async take(app: string, kind: SnapshotKind, commit?: string | null): Promise<SnapshotEntry> {
     const { database } = this.appDatabase(app);
     await this.options.prepare?.(app);
-    const filename = formatSnapshotName({ database, kind, commit: commit ?? null, at: this.#now() });
+    // Names are to the second and dumps are never overwritten: a second snapshot of the same kind
+    // and commit within one second (a migration retried at once) takes the next free second.
+    const taken = new Set(this.options.folder.list().map((entry) => entry.filename));
+    let at = this.#now();
+    let filename = formatSnapshotName({ database, kind, commit: commit ?? null, at });
+    while (taken.has(filename)) {
+      at = new Date(at.getTime() + 1000);
+      filename = formatSnapshotName({ database, kind, commit: commit ?? null, at });
+    }
     const temp = this.options.folder.incomingPath();
     try {
       await this.options.postgres.dump(database, temp);

@@ -3,5 +3,5 @@
  */
 export { OPERATION_KINDS, OperationKind, OperationStatus, isTerminalStatus, planRecovery } from './operation.js';
 export type { Operation, RecoveryDecision } from './operation.js';
-export { readDeployPayload, readSnapshotRestorePayload } from './operation-payloads.js';
-export type { DeployPayload, SnapshotRestorePayload } from './operation-payloads.js';
+export { readDeployPayload, readSnapshotPrunePayload, readSnapshotRestorePayload } from './operation-payloads.js';
+export type { DeployPayload, SnapshotPrunePayload, SnapshotRestorePayload } from './operation-payloads.js';

@@ -20,6 +20,11 @@ export interface SnapshotRestorePayload {
   readonly preRestore?: boolean;
 }
 
+/** Payload of a snapshot prune: the keep count asked for, else the spec's `snapshots.keep` at run time. */
+export interface SnapshotPrunePayload {
+  readonly keep?: number;
+}
+
 type StoredPayload = Readonly<Record<string, unknown>>;
 
 function text(payload: StoredPayload, key: string): string | undefined {
@@ -47,4 +52,14 @@ export function readSnapshotRestorePayload(payload: StoredPayload): SnapshotRest
   if (filename === undefined) return undefined;
   const preRestore = payload['preRestore'];
   return { filename, ...(typeof preRestore === 'boolean' ? { preRestore } : {}) };
+}
+
+/**
+ * The prune payload, or undefined when its keep is present but not a whole number from 0 to 9999:
+ * a damaged keep must not fall back to a smaller count and delete more than was asked.
+ */
+export function readSnapshotPrunePayload(payload: StoredPayload): SnapshotPrunePayload | undefined {
+  const keep = payload['keep'];
+  if (keep === undefined) return {};
+  return typeof keep === 'number' && Number.isInteger(keep) && keep >= 0 && keep <= 9999 ? { keep } : undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * Durable operations: imperative work (deploys, preflights, rollbacks, snapshots, restores,
- * migrations, platform lanes) queued in control.db, claimed by a worker under a lease, serialized
+ * snapshot pruning, migrations, platform lanes) queued in control.db, claimed by a worker under a lease, serialized
  * per app and recovered after a crash.
  */
 
@@ -11,6 +11,7 @@ export const OperationKind = {
   appRollback: 'app.rollback',
   appSnapshot: 'app.snapshot',
   appSnapshotRestore: 'app.snapshot-restore',
+  appSnapshotPrune: 'app.snapshot-prune',
   appMigrate: 'app.migrate',
   platformPreflight: 'platform.preflight',
   platformUpgrade: 'platform.upgrade',
@@ -73,11 +74,16 @@ const NEVER_REPLAY_AFTER_MUTATION: ReadonlySet<OperationKind> = new Set<Operatio
   OperationKind.appMigrate,
 ]);
 
-/** Kinds whose handler resumes from its own record after an interruption, whatever stage it reached. */
+/**
+ * Kinds whose handler resumes after an interruption, whatever stage it reached: the platform lane
+ * from its own phase record, snapshot pruning because a second pass deletes only what the first left
+ * (ADR 0232).
+ */
 const RESUMABLE: ReadonlySet<OperationKind> = new Set<OperationKind>([
   OperationKind.platformPreflight,
   OperationKind.platformUpgrade,
   OperationKind.platformSmoke,
+  OperationKind.appSnapshotPrune,
 ]);
 
 /** What recovery does with a running operation whose worker died or whose lease expired. */
@@ -94,7 +100,7 @@ export function planRecovery(
 ): RecoveryDecision {
   const where = op.stage === null ? 'before its first stage' : `in stage ${op.stage}`;
   if (RESUMABLE.has(op.kind)) {
-    // The platform lane keeps its own phase record: a resumed attempt continues or rolls back.
+    // The platform lane keeps its own phase record; a second prune deletes only what the first left.
     if (op.attempts >= op.maxAttempts)
       return { action: 'fail', reason: `interrupted ${where}; no attempts left (${op.attempts}/${op.maxAttempts})` };
     return { action: 'requeue', reason: `interrupted ${where}; requeued to resume from its recorded phase` };

@@ -1,7 +1,7 @@
 /**
  * Task groups: one process of a canonical app spec as the task group of a scheduler job, on one target.
  */
-import { metricsServiceName, processServiceName } from '../registry/index.js';
+import { metricsServiceName, processServiceName, STANDBY_TAG } from '../registry/index.js';
 import type { CanonicalAppSpec, CanonicalProcess } from '../spec/index.js';
 import { parseGoDuration, ProcessType } from '../spec/index.js';
 import {
@@ -92,7 +92,10 @@ function portsAndServices(
   if (http !== undefined) {
     ports.push(http);
     const service: ServiceRegistrationSpec = { name: processServiceName(ctx.spec.name, name), portLabel: http.label };
-    const tags = metrics.enabled && !ownMetricsPort ? metricsTags : [];
+    const tags = [
+      ...(metrics.enabled && !ownMetricsPort ? metricsTags : []),
+      ...(ctx.target.standby ? [STANDBY_TAG] : []),
+    ];
     let check: ServiceRegistrationSpec['check'];
     if (process.health !== undefined) {
       if (process.health.path === undefined) {

@@ -15,6 +15,8 @@ export interface TranslationTarget {
   readonly datacenters: readonly string[];
   /** True for a region declared by the spec: job ids get the `@<region>` suffix and `per_region` applies. */
   readonly regional: boolean;
+  /** True for a region of `trafficWeight: 0`: deployed and health-checked, sent no traffic. */
+  readonly standby: boolean;
 }
 
 /**
@@ -35,6 +37,7 @@ export function translationTargets(
             schedulerRegion: TranslationDefaults.localRegion,
             datacenters: [...TranslationDefaults.localDatacenters],
             regional: false,
+            standby: false,
           },
         ]
       : names.map((name) => {
@@ -44,6 +47,7 @@ export function translationTargets(
             schedulerRegion: target.schedulerRegion,
             datacenters: [...target.datacenters],
             regional: true,
+            standby: target.trafficWeight === 0,
           };
         });
   if (selected === undefined) return all;

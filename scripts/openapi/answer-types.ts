@@ -39,7 +39,6 @@ import type { RemoteSnapshot } from '../../platform/object-storage/s3-snapshots.
 import type {
   RestoreReceipt,
   RetentionPreview,
-  RetentionReceipt,
 } from '../../controllers/snapshots/snapshot-service.js';
 import type { ActiveOperations } from '../../controllers/operations/operations-service.js';
 import type { CronPauseChange, CronScheduleChange, CronTriggered } from '../../controllers/cron/cron-service.js';
@@ -259,9 +258,6 @@ export interface KnowledgeBackupList {
 
 /** `POST /admin/api/doctor/sample-write`. */
 export type DoctorSampleWriteAnswer = DoctorSampleWriteReport;
-
-/** `POST /api/v1/apps/{id}/snapshots/retention`. */
-export type RetentionAnswer = RetentionReceipt;
 
 /** `GET /api/v1/apps/{id}/snapshots/retention`. */
 export type RetentionPreviewAnswer = RetentionPreview;

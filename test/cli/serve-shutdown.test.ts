@@ -2,7 +2,7 @@
 import { once } from 'node:events';
 import test from 'ava';
 import WebSocket from 'ws';
-import { startSvc } from '../helpers/cli.js';
+import { runSvc, startSvc } from '../helpers/cli.js';
 import { rawUpgrade } from '../helpers/raw-upgrade.js';
 import { tempDir } from '../helpers/temp-dir.js';
 
@@ -55,3 +55,36 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     },
   );
 }
+
+test.serial('a start refused by a malformed setting stops every watcher before the databases close', async (t) => {
+  const data = tempDir(t);
+  const result = await runSvc(['serve'], {
+    env: {
+      SVC_PORT: '0',
+      SVC_KNOWLEDGE_PORT: '0',
+      SVC_KNOWLEDGE_ADMIN_PORT: '0',
+      SVC_DATA_DIR: data,
+      SVC_APPS_DIR: `${data}/apps`,
+      SVC_LOG_LEVEL: 'debug',
+      // The control plane starts (its watchers with it), then the knowledge store refuses this.
+      SVC_KNOWLEDGE_TOKENS: 'not-a-token',
+    },
+    timeoutMs: 90_000,
+  });
+  t.is(result.code, 1, result.stderr);
+  const lines = `${result.stdout}\n${result.stderr}`
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as { level: number; msg: string; err?: { message?: string } });
+  t.true(
+    lines.some((l) => l.msg === 'control plane listening'),
+    'the control plane had started',
+  );
+  const fatal = lines.find((l) => l.msg === 'start failed');
+  t.regex(fatal?.err?.message ?? '', /SVC_KNOWLEDGE_TOKENS: a token must be tenant:permissions:secret/);
+  t.false(JSON.stringify(fatal).includes('not-a-token'), 'the refused value is not logged');
+  const afterClose = lines.filter(
+    (l) => /database connection is not open/.test(JSON.stringify(l)) || / check failed$/.test(l.msg),
+  );
+  t.deepEqual(afterClose, [], 'no watcher ran against a closed database');
+});

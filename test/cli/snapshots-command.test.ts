@@ -135,7 +135,7 @@ test('svc snapshots lists, takes, restores, applies retention, exports, lists re
   t.is(fs.readdirSync(snapshotsDir).length, 4, 'a preview deletes nothing');
   const applied = await svc('retention', 'shop', '--keep', '3', '--execute', '--yes');
   t.is(applied.code, 0, applied.stderr);
-  t.regex(applied.stdout, /applied retention to shop \(database shop, keep 3\)/);
+  t.regex(applied.stdout, /applied retention to shop \(database shop, keep 3; operation op_\S+\)/);
   t.regex(applied.stdout, new RegExp(`deleted 1: ${taken[0]}`));
   t.is(fs.readdirSync(snapshotsDir).length, 3);
 

@@ -36,7 +36,7 @@ export async function eventServices(
     ...options,
   });
   t.teardown(async () => {
-    surface.close();
+    await surface.close();
     await surface.events.close();
     store.db.close();
   });

@@ -116,7 +116,7 @@ test('a sink that is down for a while and recovers receives every event, redeliv
     outbound: { allowPrivate: true },
   });
   await again.dispatcher.whenIdle();
-  again.close();
+  await again.close();
   await again.events.close();
   t.is(sink.received.length, before);
 });

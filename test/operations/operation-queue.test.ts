@@ -111,6 +111,8 @@ test('the recovery rule, as a table', (t) => {
     [{ kind: 'app.migrate', mutated: true, stage: 'migrate', attempts: 1, maxAttempts: 3 }, 'fail'],
     [{ kind: 'app.migrate', mutated: false, stage: 'prepare', attempts: 1, maxAttempts: 3 }, 'requeue'],
     [{ kind: 'app.preflight', mutated: false, stage: 'build', attempts: 1, maxAttempts: 3 }, 'requeue'],
+    [{ kind: 'app.snapshot-prune', mutated: true, stage: 'prune', attempts: 1, maxAttempts: 3 }, 'requeue'],
+    [{ kind: 'app.snapshot-prune', mutated: true, stage: 'prune', attempts: 3, maxAttempts: 3 }, 'fail'],
   ];
   for (const [input, action] of rows) t.is(planRecovery(input).action, action, JSON.stringify(input));
 });

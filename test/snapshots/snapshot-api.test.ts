@@ -115,10 +115,30 @@ test('the versioned snapshot routes queue durable operations behind an Idempoten
     ['keep', 'would-prune'],
   );
   answers.check('GET', '/api/v1/apps/{id}/snapshots/retention', preview);
+  t.is((await post('/api/v1/apps/ledger-api/snapshots/retention', 'prune-0', {})).status, 400, 'confirm is required');
   const pruned = await post('/api/v1/apps/ledger-api/snapshots/retention', 'prune-1', { confirm: true });
-  t.is(pruned.status, 200);
-  t.is(pruned.body.deleted.length, 1);
+  t.is(pruned.status, 202);
+  t.is(pruned.body.operation.kind, 'app.snapshot-prune');
+  t.is(pruned.body.operation.app, 'ledger-api');
   answers.check('POST', '/api/v1/apps/{id}/snapshots/retention', pruned);
+  const prunedAgain = await post('/api/v1/apps/ledger-api/snapshots/retention', 'prune-1', { confirm: true });
+  t.is(prunedAgain.body.operation.id, pruned.body.operation.id, 'a retry with the same key queues no second prune');
+  const pruneDone = await plane.deploys.worker.waitFor(pruned.body.operation.id);
+  t.is(pruneDone.status, 'succeeded', JSON.stringify(pruneDone));
+  const pruneReceipt = (await request(`${plane.url}/api/v1/operations/${pruned.body.operation.id}`)).body;
+  t.is(pruneReceipt.result.deleted.length, 1);
+  t.deepEqual(pruneReceipt.result.deleted, [preview.body.entries[1].filename]);
+  t.is(pruneReceipt.result.keep, 1);
+  t.deepEqual(
+    (await request(`${plane.url}/api/v1/apps/ledger-api/snapshots`)).body.snapshots.map(
+      (s: { filename: string }) => s.filename,
+    ),
+    [preview.body.entries[0].filename],
+    'the inventory holds only what retention kept',
+  );
+  const noDbPrune = await post('/api/v1/apps/plain/snapshots/retention', 'plain-prune', { confirm: true });
+  t.is(noDbPrune.status, 422, 'an app without a database has nothing to prune: refused before anything is queued');
+  t.is(noDbPrune.body.error.code, 'no_postgres');
 
   const migrate = await post('/api/v1/apps/ledger-api/migrations', 'migrate-1', { ref: 'main', confirm: true });
   t.is(migrate.status, 202);

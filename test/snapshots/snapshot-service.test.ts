@@ -133,3 +133,31 @@ test('SnapshotService takes, restores with a safety snapshot, prunes, migrates, 
   });
   await t.throwsAsync(() => service.restore('ledger-api', '../../etc/passwd'), { instanceOf: ValidationError });
 });
+
+test('two snapshots of one kind and commit within the same second both keep their dump, the second named a second later', async (t) => {
+  const root = tempDir(t);
+  cluster.psql('CREATE DATABASE journal');
+  const store = openControlStore(path.join(root, 'data'));
+  t.teardown(() => store.db.close());
+  upsertAppSpec(store.db, {
+    name: 'journal',
+    file: 'journal/infraspec.yaml',
+    spec: validateInfraspec(SPEC.replace('ledger-api', 'journal').replace('database: ledger', 'database: journal'))
+      .spec,
+    findings: [],
+    generation: 'g1',
+  });
+  const frozen = Date.parse('2026-01-01T00:00:00Z');
+  const service = new SnapshotService({
+    db: store.db,
+    folder: new SnapshotFolder(path.join(root, 'snapshots')),
+    postgres: new PostgresTools({ host: cluster.host, port: cluster.port, user: cluster.user, binDir: cluster.binDir }),
+    events: { emit: async () => ({ recorded: true, id: 'evt_1' }) },
+    now: () => new Date(frozen),
+  });
+  const first = await service.take('journal', 'premigrate', 'abcdef1234567');
+  const second = await service.take('journal', 'premigrate', 'abcdef1234567');
+  t.is(first.filename, 'journal_premigrate_abcdef123456_20260101T000000.dump');
+  t.is(second.filename, 'journal_premigrate_abcdef123456_20260101T000001.dump');
+  t.is(service.inventory('journal').snapshots.length, 2);
+});

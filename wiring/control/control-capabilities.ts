@@ -72,7 +72,7 @@ export const CONTROL_CAPABILITIES: readonly Capability[] = [
       'GET /api/operator/snapshot-readiness',
     ],
     description:
-      'PostgreSQL snapshots of app-owned databases: durable snapshot, restore and migration operations, retention, S3 export and import.',
+      'PostgreSQL snapshots of app-owned databases: durable snapshot, restore, retention pruning and migration operations, the retention preview, S3 export and import.',
   },
   {
     name: 'access-tokens',

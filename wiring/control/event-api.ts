@@ -68,7 +68,8 @@ export interface EventApi {
   readonly routers: readonly Router[];
   /** Attaches the WebSocket stream to the listening server; `scopedToken` resolves issued tokens. */
   attach(server: RunningServer, scopedToken?: (secret: string) => Principal | undefined): void;
-  close(): void;
+  /** Closes the stream and stops the watchers; resolves once none has work in flight. */
+  close(): Promise<void>;
 }
 
 /** Builds the event services over control.db and the reconcilers' substrate. */
@@ -135,9 +136,9 @@ export async function startEventApi(
         ...(scopedToken ? { scopedToken } : {}),
       });
     },
-    close() {
+    async close() {
       stream?.close();
-      services.close();
+      await services.close();
     },
   };
 }

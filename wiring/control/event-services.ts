@@ -109,6 +109,16 @@ export async function startEventServices(options: EventServicesOptions): Promise
 
   const timers: NodeJS.Timeout[] = [];
   const unsubscribes: (() => void)[] = [];
+  // Work the watchers started and have not finished; `close` waits for it.
+  const inFlight = new Set<Promise<void>>();
+  const track = (work: Promise<unknown>): void => {
+    const settled = work.then(
+      () => undefined,
+      (error: unknown) => log.warn({ err: error }, 'event watcher work failed'),
+    );
+    inFlight.add(settled);
+    void settled.finally(() => inFlight.delete(settled));
+  };
   let allocations: AllocationWatcher | undefined;
   let health: HealthWatcher | undefined;
   let cron: CronWatcher | undefined;
@@ -128,13 +138,13 @@ export async function startEventServices(options: EventServicesOptions): Promise
     await allocations.start();
     const watcher = allocations;
     if (options.substrate.watchSchedulers)
-      unsubscribes.push(options.substrate.watchSchedulers((change) => void watcher.observe(change.allocation)));
+      unsubscribes.push(options.substrate.watchSchedulers((change) => track(watcher.observe(change.allocation))));
     health = new HealthWatcher(options.substrate.registry, events, log);
     health.start();
     cron = new CronWatcher({ events, substrate, clock, logger: log, metrics: options.metrics });
     const cronWatcher = cron;
     const cronTimer = setInterval(
-      () => void cronWatcher.check().catch((error: unknown) => log.warn({ err: error }, 'missed-run check failed')),
+      () => track(cronWatcher.check().catch((error: unknown) => log.warn({ err: error }, 'missed-run check failed'))),
       Math.min(options.allocationWatchIntervalMs ?? 60_000, 60_000),
     );
     cronTimer.unref();
@@ -161,7 +171,8 @@ export async function startEventServices(options: EventServicesOptions): Promise
       eventEnvironment: capacity.eventEnvironment,
     });
     const watcher = capacityWatcher;
-    const run = () => void watcher.check().catch((error: unknown) => log.warn({ err: error }, 'capacity check failed'));
+    const run = () =>
+      track(watcher.check().catch((error: unknown) => log.warn({ err: error }, 'capacity check failed')));
     const capacityTimer = setInterval(run, capacity.intervalMs);
     capacityTimer.unref();
     timers.push(capacityTimer);
@@ -178,12 +189,15 @@ export async function startEventServices(options: EventServicesOptions): Promise
     hostId,
     reconcile: (request) => reconcileEvents({ db: options.db, clock, events, substrate }, request),
     sinks: () => sinkViews(options.db, options.sink, options.environment, options.source),
-    close() {
+    async close() {
       for (const timer of timers) clearInterval(timer);
       for (const unsubscribe of unsubscribes) unsubscribe();
       allocations?.close();
       health?.close();
       dispatcher.close();
+      // A check, scan or health change begun before the close still reads and writes control.db:
+      // the caller closes the database only after they end.
+      await Promise.allSettled([...inFlight, allocations?.idle(), health?.idle()]);
     },
   };
 }

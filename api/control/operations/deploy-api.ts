@@ -8,6 +8,7 @@ import { idempotency } from '../../http/idempotency.js';
 import type { Capability } from '../server/meta-routes.js';
 import { deployRoutes } from './deploy-routes.js';
 import { operationsRoutes } from './operations-routes.js';
+import { versionedRollbackRoutes } from './rollback-routes.js';
 import { webhooksRoutes } from './webhooks-routes.js';
 
 /** Capability entries of durable operations, the deploy pipeline and push webhooks. */
@@ -24,6 +25,7 @@ export const DEPLOY_CAPABILITIES: readonly Capability[] = [
       'POST /api/apps/{id}/deploy',
       'POST /api/apps/{id}/preflight',
       'POST /api/apps/{id}/rollback',
+      'POST /api/v1/apps/{id}/rollback',
       'POST /api/apps/{id}/canary/promote',
       'POST /api/deploy-groups/{name}/deploy',
       'GET /api/v1/deployments',
@@ -46,6 +48,7 @@ export function deployRouters(deploys: Deploys, options: { readonly protectInbox
   const idempotent = idempotency({ keys: deploys.idempotencyKeys });
   return [
     deployRoutes(deploys.deploys, idempotent),
+    versionedRollbackRoutes(deploys.deploys, deploys.idempotencyKeys),
     operationsRoutes(deploys.operations, idempotent),
     webhooksRoutes(deploys.webhooks, options),
   ];

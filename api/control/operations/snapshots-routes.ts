@@ -1,8 +1,8 @@
 /**
  * Snapshot routes. Reads: the inventory, the retention preview, the remote listing, snapshot
  * readiness. The legacy synchronous restore `POST /api/apps/{id}/snapshots/restore`. Versioned
- * mutations (Idempotency-Key required): manual snapshot, restore and migration (durable
- * operations), retention execute, export and import.
+ * mutations (Idempotency-Key required): manual snapshot, restore, retention pruning and migration
+ * (durable operations), export and import.
  */
 import Router from '@koa/router';
 import { ValidationError } from '../../../domain/errors.js';
@@ -10,6 +10,7 @@ import { compileValidator } from '../../../domain/json-schema.js';
 import type { SnapshotService } from '../../../controllers/snapshots/snapshot-service.js';
 import {
   queueMigration,
+  queuePrune,
   queueRestore,
   queueSnapshot,
   type SnapshotOperationsOptions,
@@ -135,9 +136,10 @@ export function snapshotMutationRoutes(
     ctx.status = 202;
     ctx.body = { operation: queueSnapshot(operations, ctx.params.id!) };
   });
-  router.post('/api/v1/apps/:id/snapshots/retention', idempotent, async (ctx) => {
+  router.post('/api/v1/apps/:id/snapshots/retention', idempotent, (ctx) => {
     const request = parseRetention(body(ctx.request.body));
-    ctx.body = await service.applyRetention(ctx.params.id!, request.keep);
+    ctx.status = 202;
+    ctx.body = { operation: queuePrune(operations, ctx.params.id!, request.keep) };
   });
   router.post('/api/v1/apps/:id/snapshots/export', idempotent, async (ctx) => {
     emptyBody(body(ctx.request.body));

@@ -51,6 +51,13 @@ export const DEPLOYS_ROUTE_DOCS: RouteDocGroup = {
       idempotencyKey: 'optional',
       errors: [409],
     },
+    'POST /api/v1/apps/{id}/rollback': {
+      summary: 'Rolls the app back to the last release that succeeded, under the versioned conventions',
+      body: { name: 'RollbackRequest', schema: ROLLBACK_REQUEST_SCHEMA, optional: true },
+      answer: { status: 202, schema: 'DeployAccepted' },
+      idempotencyKey: 'required',
+      errors: [409],
+    },
     'POST /api/apps/{id}/canary/promote': {
       summary: 'Promotes the canaries waiting for evaluation now',
       body: { name: 'CanaryPromoteRequest', schema: CANARY_PROMOTE_SCHEMA, optional: true },
@@ -142,9 +149,9 @@ export const SNAPSHOTS_ROUTE_DOCS: RouteDocGroup = {
       answer: { schema: 'RetentionPreviewAnswer' },
     },
     'POST /api/v1/apps/{id}/snapshots/retention': {
-      summary: 'Applies retention: prunes the snapshots past `keep`',
+      summary: 'Applies retention as a durable operation (`app.snapshot-prune`): prunes the snapshots past `keep`',
       body: { name: 'SnapshotRetentionRequest', schema: parseRetention.schema },
-      answer: { schema: 'RetentionAnswer' },
+      answer: { status: 202, schema: 'OperationAccepted' },
       idempotencyKey: 'required',
     },
     'POST /api/v1/apps/{id}/migrations': {

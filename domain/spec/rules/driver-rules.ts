@@ -20,8 +20,13 @@ export function isSchedulerDriver(value: unknown): value is SchedulerDriver {
 /** The default traffic weight of a region: no preference. */
 const DEFAULT_WEIGHT = 100;
 
+/** The weight of a ready standby: deployed and health-checked, sent no traffic. */
+const STANDBY_WEIGHT = 0;
+
 const ONE_HOST =
   'the local driver runs every region of the app on this one host, behind one wake gateway, so there is one region to send traffic to';
+
+const ONE_HOST_WEIGHT = `${ONE_HOST}; it balances requests over the instances of every region that takes traffic, and sends none to a region of weight 0 (a ready standby)`;
 
 function warn(out: RawFinding[], path: PathSegment[], rule: string, detail: string): void {
   out.push({ path, rule, detail, severity: FindingSeverity.warning });
@@ -29,13 +34,18 @@ function warn(out: RawFinding[], path: PathSegment[], rule: string, detail: stri
 
 function checkTrafficWeights(spec: Fields, driver: SchedulerDriver, out: RawFinding[]): void {
   if (!isRecord(spec.regions)) return;
+  const single = Object.keys(spec.regions).length === 1;
   for (const [region, target] of Object.entries(spec.regions)) {
     // 100 everywhere (the default) asks for no split: every region takes traffic, as both drivers do.
     if (!isRecord(target) || typeof target.trafficWeight !== 'number' || target.trafficWeight === DEFAULT_WEIGHT)
       continue;
+    // The local driver honours 0, a ready standby: the wake gateway sends the region no traffic.
+    if (driver === SchedulerDriver.local && target.trafficWeight === STANDBY_WEIGHT) continue;
+    // A split on the only region is an error of its own (trafficWeight.singleRegion).
+    if (single && target.trafficWeight > STANDBY_WEIGHT && target.trafficWeight < DEFAULT_WEIGHT) continue;
     const reason =
       driver === SchedulerDriver.local
-        ? ONE_HOST
+        ? ONE_HOST_WEIGHT
         : driver === SchedulerDriver.swarm
           ? 'the swarm driver runs every region of the app on the one swarm it manages, behind one wake gateway, so there is one region to send traffic to'
           : 'the kubernetes driver runs each region in the cluster of its kubeconfig context; splitting traffic between clusters is the job of a global load balancer in front of them, which this platform does not drive';

@@ -262,6 +262,25 @@ function checkRegions(
   });
 }
 
+/**
+ * A weight strictly between 0 and 100 on the only region asks to send part of the traffic elsewhere, and
+ * there is nowhere else: refused. 0 (a ready standby) and 100 (all traffic) mean what they say.
+ */
+function checkSingleRegionWeight(spec: Fields, out: RawFinding[]): void {
+  if (!isRecord(spec.regions)) return;
+  const entries = Object.entries(spec.regions);
+  if (entries.length !== 1) return;
+  const [region, target] = entries[0]!;
+  if (!isRecord(target) || typeof target.trafficWeight !== 'number') return;
+  const weight = target.trafficWeight;
+  if (weight <= 0 || weight >= 100) return;
+  out.push({
+    path: ['regions', region, 'trafficWeight'],
+    rule: SpecRule.trafficWeightSingleRegion,
+    detail: `${describeValue(weight)} sends part of the traffic to other regions, and ${describeValue(region)} is the only region; use 100 (all traffic), 0 (a ready standby: deployed and health-checked, sent no traffic), or declare the other regions`,
+  });
+}
+
 function checkInfrastructure(spec: Fields, out: RawFinding[]): void {
   const infrastructure = recordAt(spec, 'infrastructure');
   const database = recordAt(infrastructure, 'postgres')?.database;
@@ -381,6 +400,7 @@ export function checkSemanticRules(spec: unknown, context: SemanticRuleContext =
   for (const [name, process] of processes) checkProcess(name, process, regionNames, out);
   checkAutoscaling(spec, processes, out);
   checkRegions(spec, processes, regionNames, out);
+  checkSingleRegionWeight(spec, out);
   checkInfrastructure(spec, out);
   checkEndpoints(spec, out);
   checkVolumes(spec, out);

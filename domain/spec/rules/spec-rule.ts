@@ -31,6 +31,8 @@ export const SpecRule = {
   primaryRegionRequired: 'primaryRegion.required',
   /** primaryRegion names a region the spec does not declare. */
   primaryRegionKnown: 'primaryRegion.known',
+  /** The only region of the spec has a trafficWeight strictly between 0 and 100: there is no other region for the rest. */
+  trafficWeightSingleRegion: 'trafficWeight.singleRegion',
   /** A process lists a region the spec does not declare. */
   processRegionKnown: 'process.regionKnown',
   /** hostPort is combined with more than one allocation per region. */

@@ -76,3 +76,26 @@ processes:
       `${driver} mounts volumes`,
     );
 });
+
+test('weight 0 is a ready standby the local driver honours; a weight between 0 and 100 on the only region is an error on every driver', (t) => {
+  const standby = 'name: demo\nregions:\n  eu: {}\n  us: {trafficWeight: 0}\nprocesses:\n  web:\n    port: 8080\n';
+  t.deepEqual(validateInfraspec(standby, { driver: 'local' }).findings, []);
+  for (const driver of ['kubernetes', 'swarm'] as const)
+    t.deepEqual(
+      validateInfraspec(standby, { driver }).findings.map((f) => [f.rule, f.path]),
+      [[SpecRule.driverTrafficWeight, 'regions.us.trafficWeight']],
+      driver,
+    );
+  const split = 'name: demo\nregions:\n  eu: {trafficWeight: 40}\nprocesses:\n  web:\n    port: 8080\n';
+  for (const driver of ['local', 'kubernetes', 'swarm'] as const) {
+    const result = validateInfraspec(split, { driver, fileName: 'infraspec.yaml' });
+    t.false(result.valid, driver);
+    t.deepEqual(
+      result.findings.map((f) => [f.rule, f.path, `${f.line}:${f.column}`, f.severity]),
+      [[SpecRule.trafficWeightSingleRegion, 'regions.eu.trafficWeight', '3:23', 'error']],
+      driver,
+    );
+  }
+  for (const weight of [0, 100])
+    t.true(validateInfraspec(split.replace('40', String(weight)), { driver: 'local' }).valid, `weight ${weight}`);
+});
