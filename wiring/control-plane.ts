@@ -411,11 +411,11 @@ export async function startControlPlane(
   }
   // The wake gateway sees upgrades first too.
   server.onUpgrade((req, socket, head) => gatewayProxy.handleUpgrade(req, socket, head), { first: true });
-  execApi.attach(server, scopedToken);
+  execApi.attach(server, scopedToken, edgeIdentity);
   controlUrl = server.url;
   routing.setGatewayUrl(server.url);
   platformLane.resumeQueuedWork();
-  eventApi.attach(server, scopedToken);
+  eventApi.attach(server, scopedToken, edgeIdentity);
   log.info({ url: server.url }, 'control plane listening');
   let closing: Promise<void> | undefined;
   return {
