@@ -193,6 +193,7 @@ export async function startControlPlane(
     logs,
     ...(identities ? { identities } : {}),
     scheduler: schedulerDriverOf(config),
+    kafkaLagSource: config.kafkaExporterUrl !== undefined,
     ...(containers.runtime ? { containers: containers.runtime } : {}),
   });
   // A deleted app's user and files go after a grace period, unless its volumes hold data (ADR 0191).
@@ -282,7 +283,11 @@ export async function startControlPlane(
       capabilities: () => CONTROL_CAPABILITIES,
       healthChecks: { database: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined },
     }),
-    validateRoutes({ appsDir: config.appsDir, driver: config.schedulerDriver }),
+    validateRoutes({
+      appsDir: config.appsDir,
+      driver: config.schedulerDriver,
+      kafkaLagSource: config.kafkaExporterUrl !== undefined,
+    }),
     schemaRoutes(),
     appsRoutes({
       db: store.db,

@@ -20,7 +20,7 @@ export interface Autoscaling {
 
 /** Starts the autoscaler (unless `SVC_AUTOSCALE_INTERVAL` is off) and the scale events. */
 export function startAutoscaling(parts: {
-  readonly config: Pick<SvcConfig, 'autoscaleIntervalMs' | 'autoscaleWindowMs'>;
+  readonly config: Pick<SvcConfig, 'autoscaleIntervalMs' | 'autoscaleWindowMs' | 'kafkaExporterUrl'>;
   readonly db: Db;
   readonly reconcilers: Reconcilers;
   readonly routing: Routing;
@@ -39,6 +39,7 @@ export function startAutoscaling(parts: {
     logger: log,
     intervalMs: parts.config.autoscaleIntervalMs,
     windowMs: parts.config.autoscaleWindowMs,
+    kafkaExporterUrl: parts.config.kafkaExporterUrl,
   });
   autoscaler.start();
   return {
