@@ -318,7 +318,7 @@ export class Autoscaler implements ScalingReadModel {
   private async runningAllocations(app: string, process: string): Promise<Allocation[]> {
     const out: Allocation[] = [];
     for (const { scheduler } of await this.options.targets.all())
-      for (const a of await scheduler.listAllocations({ app, taskGroup: process }))
+      for (const a of await scheduler.listAllocations({ app, taskGroup: process, usage: true }))
         if (a.kind === 'group' && a.status === 'running' && a.desiredStatus === 'run') out.push(a);
     return out;
   }
