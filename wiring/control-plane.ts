@@ -31,6 +31,7 @@ import type { AppRetirement } from '../controllers/apps/app-retirement.js';
 import { deployRouters } from '../api/control/operations/deploy-api.js';
 import { GatewayScale } from '../controllers/routing/gateway-scale.js';
 import type { Autoscaler } from '../controllers/scaling/autoscaler.js';
+import type { SignalSampler } from '../controllers/scaling/signal-sampler.js';
 import { startAutoscaling } from './control/autoscaling.js';
 import { routingSettingsOf, startRouting, type Routing } from './control/routing.js';
 import { routingRoutes } from '../api/control/routing/routing-routes.js';
@@ -98,6 +99,8 @@ export interface ControlPlane {
   readonly routing: Routing;
   /** The autoscaler of processes with `scaling.auto` (ADR 0193). */
   readonly autoscaler: Autoscaler;
+  /** Samples of the tuning signals (taken on the autoscaler's period). */
+  readonly signals: SignalSampler;
   /** The managed PostgreSQL server of app databases; undefined with an external server. */
   readonly managedPostgres: ManagedPostgres | undefined;
   /** The S3 proxy apps reach object storage through (`SVC_S3_PROXY_PORT`, ADR 0188). */
@@ -326,6 +329,7 @@ export async function startControlPlane(
         logger: log,
         snapshotCounts: (apps) => snapshots.readiness(apps).apps,
         access: recentAccess,
+        signals: autoscaling.signals,
       }),
       deploys.idempotencyKeys,
     ),
@@ -437,6 +441,7 @@ export async function startControlPlane(
     s3Proxy,
     retirement,
     autoscaler: autoscaling.autoscaler,
+    signals: autoscaling.signals,
     close(options = {}) {
       // Idempotent: a second call waits for the first.
       closing ??= closeAll(server, options.restart === true);

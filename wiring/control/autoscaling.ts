@@ -4,6 +4,7 @@
  */
 import { Autoscaler } from '../../controllers/scaling/autoscaler.js';
 import { recordScaleEvents } from '../../controllers/scaling/scaling-events.js';
+import { SignalSampler } from '../../controllers/scaling/signal-sampler.js';
 import type { GatewayScale } from '../../controllers/routing/gateway-scale.js';
 import type { Routing } from '../../controllers/routing/routing.js';
 import type { EventEmitterPort } from '../../domain/events/event-port.js';
@@ -15,6 +16,8 @@ import type { Reconcilers } from './reconcilers.js';
 /** The running autoscaler and its event recorder. */
 export interface Autoscaling {
   readonly autoscaler: Autoscaler;
+  /** Samples of the tuning signals, on the autoscaler's period. */
+  readonly signals: SignalSampler;
   close(): Promise<void>;
 }
 
@@ -42,9 +45,19 @@ export function startAutoscaling(parts: {
     kafkaExporterUrl: parts.config.kafkaExporterUrl,
   });
   autoscaler.start();
+  const signals = new SignalSampler({
+    db: parts.db,
+    targets: parts.reconcilers.targets,
+    registry: parts.reconcilers.registry,
+    logger: parts.logger.child({ component: 'tuning-signals' }),
+    intervalMs: parts.config.autoscaleIntervalMs,
+  });
+  signals.start();
   return {
     autoscaler,
+    signals,
     async close() {
+      await signals.stop();
       await autoscaler.stop();
       unrecord();
     },
