@@ -798,9 +798,18 @@ export interface ProcessScalingView {
   min: number;
   max: number | null;
   per_region: number | null;
+  /**
+   * The policy: its metric and target, and where the metric is read (topic and group of kafka_lag; name and labels of custom).
+   */
   auto: {
     metric: string;
     target: number;
+    topic?: string;
+    group?: string;
+    name?: string;
+    labels?: {
+      [k: string]: string | undefined;
+    };
   } | null;
   /**
    * The metric's average per allocation at the last evaluation.

@@ -2,7 +2,7 @@
  * The settings of scale to zero (the wake gateway) and of the autoscaler, part of {@link VARIABLES} in
  * config.ts.
  */
-import { durationMs, type VariableSpec } from './config-parsers.js';
+import { durationMs, httpUrl, type VariableSpec } from './config-parsers.js';
 
 /** Scaling settings of {@link SvcConfig}. */
 export interface ScalingConfig {
@@ -12,6 +12,11 @@ export interface ScalingConfig {
   readonly autoscaleIntervalMs: number;
   /** Stabilization window of the autoscaler (lower recommendations this long before a scale-in), in ms. @default 5 minutes */
   readonly autoscaleWindowMs: number;
+  /**
+   * Metrics URL of the Kafka exporter the `kafka_lag` autoscaler reads (`kafka_consumergroup_lag`);
+   * unset: `kafka_lag` has no source (ADR 0233).
+   */
+  readonly kafkaExporterUrl: string | undefined;
 }
 
 export const SCALING_VARIABLES = {
@@ -33,5 +38,12 @@ export const SCALING_VARIABLES = {
       'Stabilization window: every recommendation must stay below the count this long before the autoscaler scales in (or to zero)',
     defaultText: '5m',
     parse: durationMs('SVC_AUTOSCALE_WINDOW', 5 * 60_000, false),
+  },
+  kafkaExporterUrl: {
+    name: 'SVC_KAFKA_EXPORTER_URL',
+    description:
+      'Metrics URL of the Kafka exporter (kafka_consumergroup_lag) that scaling.auto metric kafka_lag follows; unset: kafka_lag has no source',
+    defaultText: '(none)',
+    parse: httpUrl('SVC_KAFKA_EXPORTER_URL'),
   },
 } satisfies { [K in keyof ScalingConfig]: VariableSpec<ScalingConfig[K]> };

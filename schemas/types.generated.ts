@@ -297,7 +297,7 @@ export interface Scaling {
  */
 export interface AutoScale {
   /**
-   * Metric followed by the autoscaler: cpu (percent of one core per allocation), memory (percent of resources.memory per allocation), requests_in_flight and requests_per_second (per allocation, as the wake gateway sees them), kafka_lag and custom (refused: this platform has no source for them).
+   * Metric followed by the autoscaler: cpu (percent of one core per allocation), memory (percent of resources.memory per allocation), requests_in_flight and requests_per_second (per allocation, as the wake gateway sees them), kafka_lag (the consumer lag of topic, summed over its partitions, from the Kafka exporter SVC_KAFKA_EXPORTER_URL names) and custom (the metric name names, read from each allocation's metrics endpoint).
    */
   metric: "cpu" | "memory" | "requests_in_flight" | "requests_per_second" | "kafka_lag" | "custom";
   /**
@@ -308,6 +308,20 @@ export interface AutoScale {
    * Kafka topic whose consumer lag is followed; required when metric is kafka_lag.
    */
   topic?: string;
+  /**
+   * Consumer group whose lag on topic is followed (kafka_lag only); by default the one group the exporter reports for the topic.
+   */
+  group?: string;
+  /**
+   * Name of the metric the process exposes on its metrics endpoint (custom only; required there). The value per allocation is the sum of its series that carry labels.
+   */
+  name?: string;
+  /**
+   * Label values a series of name must carry to count (custom only).
+   */
+  labels?: {
+    [k: string]: string | undefined;
+  };
 }
 /**
  * How allocations of a process are stopped.

@@ -32,6 +32,7 @@ import type { AppRetirement } from '../controllers/apps/app-retirement.js';
 import { deployRouters } from '../api/control/operations/deploy-api.js';
 import { GatewayScale } from '../controllers/routing/gateway-scale.js';
 import type { Autoscaler } from '../controllers/scaling/autoscaler.js';
+import type { SignalSampler } from '../controllers/scaling/signal-sampler.js';
 import { startAutoscaling } from './control/autoscaling.js';
 import { routingSettingsOf, startRouting, type Routing } from './control/routing.js';
 import { routingRoutes } from '../api/control/routing/routing-routes.js';
@@ -99,6 +100,8 @@ export interface ControlPlane {
   readonly routing: Routing;
   /** The autoscaler of processes with `scaling.auto` (ADR 0193). */
   readonly autoscaler: Autoscaler;
+  /** Samples of the tuning signals (taken on the autoscaler's period). */
+  readonly signals: SignalSampler;
   /** The managed PostgreSQL server of app databases; undefined with an external server. */
   readonly managedPostgres: ManagedPostgres | undefined;
   /** The S3 proxy apps reach object storage through (`SVC_S3_PROXY_PORT`, ADR 0188). */
@@ -196,6 +199,7 @@ export async function startControlPlane(
     logs,
     ...(identities ? { identities } : {}),
     scheduler: schedulerDriverOf(config),
+    kafkaLagSource: config.kafkaExporterUrl !== undefined,
     ...(containers.runtime ? { containers: containers.runtime } : {}),
   });
   // A deleted app's user and files go after a grace period, unless its volumes hold data (ADR 0191).
@@ -285,7 +289,11 @@ export async function startControlPlane(
       capabilities: () => CONTROL_CAPABILITIES,
       healthChecks: { database: () => store.db.prepare('SELECT 1 AS ok').get() !== undefined },
     }),
-    validateRoutes({ appsDir: config.appsDir, driver: config.schedulerDriver }),
+    validateRoutes({
+      appsDir: config.appsDir,
+      driver: config.schedulerDriver,
+      kafkaLagSource: config.kafkaExporterUrl !== undefined,
+    }),
     schemaRoutes(),
     openApiRoutes(CONTROL_OPENAPI_PATH, PUBLISHED_OPENAPI.controlPlane),
     appsRoutes({
@@ -325,6 +333,7 @@ export async function startControlPlane(
         logger: log,
         snapshotCounts: (apps) => snapshots.readiness(apps).apps,
         access: recentAccess,
+        signals: autoscaling.signals,
       }),
       deploys.idempotencyKeys,
     ),
@@ -415,11 +424,11 @@ export async function startControlPlane(
   }
   // The wake gateway sees upgrades first too.
   server.onUpgrade((req, socket, head) => gatewayProxy.handleUpgrade(req, socket, head), { first: true });
-  execApi.attach(server, scopedToken);
+  execApi.attach(server, scopedToken, edgeIdentity);
   controlUrl = server.url;
   routing.setGatewayUrl(server.url);
   platformLane.resumeQueuedWork();
-  eventApi.attach(server, scopedToken);
+  eventApi.attach(server, scopedToken, edgeIdentity);
   log.info({ url: server.url }, 'control plane listening');
   let closing: Promise<void> | undefined;
   return {
@@ -437,6 +446,7 @@ export async function startControlPlane(
     retirement,
     autoscaler: autoscaling.autoscaler,
     routers,
+    signals: autoscaling.signals,
     close(options = {}) {
       // Idempotent: a second call waits for the first.
       closing ??= closeAll(server, options.restart === true);

@@ -33,6 +33,8 @@ export interface SpecReconcilerOptions {
   readonly now?: () => Date;
   /** The scheduler driver apps run on: fields it cannot honour are warnings of the spec. @default local */
   readonly driver?: SchedulerDriver;
+  /** Whether the control plane reads Kafka consumer lag (SVC_KAFKA_EXPORTER_URL): false refuses kafka_lag. */
+  readonly kafkaLagSource?: boolean;
 }
 
 /** Keys: `<app>` for app specs, `group:<name>` for deploy groups. */
@@ -102,7 +104,11 @@ function reconcileApp(options: SpecReconcilerOptions, name: string, now: Date, v
   let findings: Finding[];
   let spec: CanonicalAppSpec | undefined;
   try {
-    const result = validated(validations, name, readSpecText(file), { fileName: rel, driver: options.driver });
+    const result = validated(validations, name, readSpecText(file), {
+      fileName: rel,
+      driver: options.driver,
+      kafkaLagSource: options.kafkaLagSource,
+    });
     findings = [...result.findings];
     spec = result.valid ? result.spec : undefined;
     const specName = (result.spec as { name?: unknown } | undefined)?.name;

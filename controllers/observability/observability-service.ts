@@ -45,6 +45,7 @@ import {
 import type { Db } from '../../store/database.js';
 import { getApp, hasSpec, listApps } from '../../store/control/apps.js';
 import { resourceSuggestions } from '../apps/app-views.js';
+import type { SignalReader } from '../scaling/signal-sampler.js';
 import type { SchedulerTargets } from '../apps/scheduler-targets.js';
 import { applyFolderPlan, observeFolder } from './managed-folders.js';
 
@@ -70,6 +71,8 @@ export interface ObservabilityOptions {
   /** Secret configuration values by variable name: none may appear in anything generated. */
   readonly secrets: () => Readonly<Record<string, string | undefined>>;
   readonly logger: Logger;
+  /** Samples of the tuning signals; unset: signals other than the scheduler's peak RSS are not read. */
+  readonly signals?: SignalReader;
 }
 
 /** Request of {@link ObservabilityService.install}. */
@@ -319,7 +322,11 @@ export class ObservabilityService {
     const specs = new Map(listApps(this.options.db).map((app) => [app.name, app.spec]));
     const recommendations = sizing.suggestions
       .filter((s) => query.app === undefined || s.app === query.app)
-      .map((s) => recommendTuning(s, specs.get(s.app)?.processes[s.process]))
+      .map((s) => {
+        const spec = specs.get(s.app) ?? undefined;
+        const readings = spec ? this.options.signals?.readings(s.app, s.process, spec) : undefined;
+        return recommendTuning(s, spec?.processes[s.process], readings);
+      })
       .filter((r) => query.status === undefined || r.status === query.status);
     const observed = new Set(sizing.suggestions.map((s) => `${s.app}/${s.process}`));
     const unobserved = [...specs]

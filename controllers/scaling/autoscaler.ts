@@ -1,8 +1,9 @@
 /**
  * The autoscaler: every interval, for each deployed process with `scaling.auto`, reads its metric
- * (CPU and memory per allocation from the driver, requests from the wake gateway), asks the pure
+ * (CPU and memory per allocation from the driver, requests from the wake gateway, Kafka consumer lag
+ * from the platform's exporter, a custom metric from the allocations' metrics endpoints), asks the pure
  * policy for a count, stabilizes it, and records the decision in {@link GatewayScale} with its
- * reason, so the app controller stays the only writer of jobs (ADR 0091, ADR 0193).
+ * reason, so the app controller stays the only writer of jobs (ADR 0091, ADR 0193, ADR 0233).
  */
 import { instanceStatus, processServiceName, type Registry } from '../../domain/registry/index.js';
 import { publicProcess } from '../../domain/routing/index.js';
@@ -24,6 +25,9 @@ import type { GatewayScale, ScaleChange } from '../routing/gateway-scale.js';
 import type { WakeGateway } from '../routing/wake-gateway.js';
 import type { ProcessTraffic } from '../routing/process-traffic.js';
 import type { ScalingReadModel } from './scaling-view.js';
+import { customSample, kafkaLagSample, type MetricSample } from './metric-sources.js';
+
+type AutoScale = NonNullable<CanonicalAppSpec['processes'][string]['scaling']['auto']>;
 
 export interface AutoscalerOptions {
   readonly db: Db;
@@ -36,6 +40,10 @@ export interface AutoscalerOptions {
   readonly intervalMs: number;
   /** Stabilization window: how long every recommendation must stay lower before a scale-in. @default 5 min */
   readonly windowMs: number;
+  /** Metrics URL of the Kafka exporter `kafka_lag` reads; unset: kafka_lag has no sample, and says why. */
+  readonly kafkaExporterUrl?: string | undefined;
+  /** Longest wait for an exposition (the exporter, a metrics endpoint). @default 2000 */
+  readonly scrapeTimeoutMs?: number;
   readonly now?: () => number;
 }
 
@@ -61,6 +69,8 @@ interface Tracked {
   readonly stabilizer: ScaleStabilizer;
   traffic: (ProcessTraffic & { readonly atMs: number }) | undefined;
   status: ProcessScalingStatus | undefined;
+  /** Why the last evaluation had no sample (logged once per reason). */
+  missing: string | undefined;
 }
 
 /** Scales autoscaled processes between `scaling.min` and `scaling.max`. */
@@ -137,7 +147,7 @@ export class Autoscaler implements ScalingReadModel {
           continue;
         const key = `${spec.name}/${process}`;
         seen.add(key);
-        const change = await this.evaluate(spec, process, auto.metric, auto.target, nowMs);
+        const change = await this.evaluate(spec, process, auto, nowMs);
         if (change) changes.push(change);
       }
     }
@@ -148,10 +158,11 @@ export class Autoscaler implements ScalingReadModel {
   private async evaluate(
     spec: CanonicalAppSpec,
     process: string,
-    metric: AutoscaleMetric,
-    target: number,
+    auto: AutoScale,
     nowMs: number,
   ): Promise<ScaleChange | undefined> {
+    const metric = auto.metric;
+    const target = auto.target;
     const key = `${spec.name}/${process}`;
     const scaling = spec.processes[process]!.scaling;
     const live = await this.liveCount(spec.name, process);
@@ -162,6 +173,7 @@ export class Autoscaler implements ScalingReadModel {
         stabilizer: new ScaleStabilizer(this.options.windowMs, nowMs),
         traffic: undefined,
         status: undefined,
+        missing: undefined,
       };
       this.tracked.set(key, tracked);
     }
@@ -182,9 +194,10 @@ export class Autoscaler implements ScalingReadModel {
           }
         : undefined;
     const idle = period !== undefined && period.requests === 0 && traffic!.inFlight === 0;
-    const sample = isRequestMetric(metric)
-      ? await this.requestSample(spec.name, process, metric, period)
-      : await this.allocationSample(spec.name, process, metric);
+    const sample = await this.sample(spec, process, auto, current, period);
+    if (sample.missing !== tracked.missing && sample.missing !== undefined)
+      this.options.logger.warn({ app: spec.name, process, metric, reason: sample.missing }, 'autoscaler: no sample');
+    tracked.missing = sample.missing;
     const recommendation: ScaleRecommendation = recommendCount({
       metric,
       target,
@@ -194,6 +207,7 @@ export class Autoscaler implements ScalingReadModel {
       total: sample.total,
       sampled: sample.sampled,
       idle,
+      missing: sample.missing,
     });
     const decision = tracked.stabilizer.decide(nowMs, current, recommendation);
     tracked.status = {
@@ -229,6 +243,39 @@ export class Autoscaler implements ScalingReadModel {
     );
     this.options.scale.set(spec.name, process, decision.to, why);
     return { ...why, app: spec.name, process, to: decision.to };
+  }
+
+  /** The metric of `auto` for `process`, from its source. */
+  private async sample(
+    spec: CanonicalAppSpec,
+    process: string,
+    auto: AutoScale,
+    current: number,
+    period: { seconds: number; requests: number; inFlightMs: number } | undefined,
+  ): Promise<MetricSample> {
+    const metric = auto.metric;
+    const timeoutMs = this.options.scrapeTimeoutMs ?? 2000;
+    if (isRequestMetric(metric)) return this.requestSample(spec.name, process, metric, period);
+    if (metric === AutoscaleMetric.kafkaLag)
+      return kafkaLagSample({
+        exporterUrl: this.options.kafkaExporterUrl,
+        topic: auto.topic ?? '',
+        group: auto.group,
+        current,
+        timeoutMs,
+      });
+    if (metric === AutoscaleMetric.custom) {
+      const labels = Object.entries(auto.labels ?? {}).filter((e): e is [string, string] => e[1] !== undefined);
+      return customSample({
+        registry: this.options.registry,
+        spec,
+        process,
+        name: auto.name ?? '',
+        labels: Object.fromEntries(labels),
+        timeoutMs,
+      });
+    }
+    return this.allocationSample(spec.name, process, metric);
   }
 
   /** CPU or memory of the allocations that run and sampled it. */
@@ -271,7 +318,7 @@ export class Autoscaler implements ScalingReadModel {
   private async runningAllocations(app: string, process: string): Promise<Allocation[]> {
     const out: Allocation[] = [];
     for (const { scheduler } of await this.options.targets.all())
-      for (const a of await scheduler.listAllocations({ app, taskGroup: process }))
+      for (const a of await scheduler.listAllocations({ app, taskGroup: process, usage: true }))
         if (a.kind === 'group' && a.status === 'running' && a.desiredStatus === 'run') out.push(a);
     return out;
   }

@@ -25,7 +25,15 @@ export interface ProcessScalingView {
   readonly min: number;
   readonly max: number | null;
   readonly per_region: number | null;
-  readonly auto: { readonly metric: string; readonly target: number } | null;
+  /** The policy: its metric and target, and where the metric is read (topic and group of kafka_lag; name and labels of custom). */
+  readonly auto: {
+    readonly metric: string;
+    readonly target: number;
+    readonly topic?: string;
+    readonly group?: string;
+    readonly name?: string;
+    readonly labels?: Readonly<Record<string, string>>;
+  } | null;
   /** The metric's average per allocation at the last evaluation. */
   readonly value: number | null;
   /** The count the last evaluation asked for (before the stabilization window). */
@@ -41,6 +49,21 @@ export interface ProcessScalingView {
     readonly source: string;
     readonly reason: string;
   } | null;
+}
+
+type AutoScale = NonNullable<CanonicalAppSpec['processes'][string]['scaling']['auto']>;
+
+/** The policy as the spec sets it (validation warns about a field its metric does not read). */
+function autoView(auto: AutoScale): NonNullable<ProcessScalingView['auto']> {
+  const labels = Object.entries(auto.labels ?? {}).filter((e): e is [string, string] => e[1] !== undefined);
+  return {
+    metric: auto.metric,
+    target: auto.target,
+    ...(auto.topic !== undefined ? { topic: auto.topic } : {}),
+    ...(auto.group !== undefined ? { group: auto.group } : {}),
+    ...(auto.name !== undefined ? { name: auto.name } : {}),
+    ...(labels.length > 0 ? { labels: Object.fromEntries(labels) } : {}),
+  };
 }
 
 /** The scaling of every long-running process of `spec`. */
@@ -59,7 +82,7 @@ export function scalingViews(spec: CanonicalAppSpec, model: ScalingReadModel | u
       min: scaling.min,
       max: scaling.max ?? null,
       per_region: scaling.per_region ?? null,
-      auto: scaling.auto ? { metric: scaling.auto.metric, target: scaling.auto.target } : null,
+      auto: scaling.auto ? autoView(scaling.auto) : null,
       value: status?.value ?? null,
       recommended: status?.recommended ?? null,
       reason:

@@ -32,7 +32,7 @@ export interface AppsValidation {
 export function validateSpecFile(
   file: string,
   kind: SpecFileKind,
-  options: { displayName?: string; fleetDocument?: unknown; driver?: SchedulerDriver } = {},
+  options: { displayName?: string; fleetDocument?: unknown; driver?: SchedulerDriver; kafkaLagSource?: boolean } = {},
 ): { valid: boolean; findings: readonly Finding[] } {
   const fileName = options.displayName ?? file;
   let text: string;
@@ -54,13 +54,14 @@ export function validateSpecFile(
     fileName,
     ...(options.driver === undefined ? {} : { driver: options.driver }),
     ...(options.fleetDocument === undefined ? {} : { fleetDocument: options.fleetDocument }),
+    ...(options.kafkaLagSource === undefined ? {} : { kafkaLagSource: options.kafkaLagSource }),
   });
 }
 
 /** Validates every spec file under `appsDir`. */
 export function validateAppsDir(
   appsDir: string,
-  options: { fleetDocument?: unknown; driver?: SchedulerDriver } = {},
+  options: { fleetDocument?: unknown; driver?: SchedulerDriver; kafkaLagSource?: boolean } = {},
 ): AppsValidation {
   const files = discoverSpecFiles(appsDir).map((spec): FileValidation => {
     const rel = path.relative(appsDir, spec.file);

@@ -77,7 +77,15 @@ export {
   SizingStatus,
   TuningAction,
 } from './tuning-recommendations.js';
-export type { ResourceShape, SignalUse, SizingObservation, TuningRecommendation } from './tuning-recommendations.js';
+export type {
+  ResourceShape,
+  SignalRead,
+  SignalUse,
+  SizingObservation,
+  TuningRecommendation,
+} from './tuning-recommendations.js';
+export { BUILT_IN_SIGNAL_METRICS } from './tuning-recommendations.js';
+export { quantile, SignalHistory, type SignalAggregate, type SignalReading } from './signal-history.js';
 export {
   ACCESS_STATUS_BUCKETS,
   AccessStatusBucket,

@@ -5,6 +5,13 @@
  */
 import type { CanonicalProcess } from '../spec/index.js';
 
+/** Metrics every source can give from the driver's samples of the allocations (ADR 0233). */
+export const BUILT_IN_SIGNAL_METRICS: ReadonlySet<string> = new Set(['cpu_percent', 'memory_rss', 'memory_max']);
+
+/** What the control plane read for one signal of a process: its aggregate over the window, or why not. */
+export type SignalRead =
+  { readonly value: number; readonly samples: number } | { readonly value?: undefined; readonly missing: string };
+
 /** Right-sizing classes of `GET /api/resources/suggestions`. */
 export const SizingStatus = {
   atRisk: 'at_risk',
@@ -51,6 +58,10 @@ export interface SignalUse {
   readonly aggregate: string | null;
   readonly window: string | null;
   readonly used: boolean;
+  /** The aggregate over the window, when the signal was read. */
+  readonly value: number | null;
+  /** Samples the aggregate is over. */
+  readonly samples: number;
   readonly note: string;
 }
 
@@ -90,6 +101,8 @@ const BUILT_IN_SIGNAL: SignalUse = {
   aggregate: 'max',
   window: null,
   used: true,
+  value: null,
+  samples: 0,
   note: 'peak RSS of the running allocations (scheduler)',
 };
 
@@ -101,10 +114,15 @@ export function memoryTargetMb(observation: SizingObservation): number {
   return observation.memoryLimitMb;
 }
 
-function signalUses(process: CanonicalProcess | undefined): SignalUse[] {
+function signalUses(
+  process: CanonicalProcess | undefined,
+  readings: ReadonlyMap<string, SignalRead>,
+  peakMemoryMb: number,
+): SignalUse[] {
   const signals = process?.tuning?.signals;
   if (signals === undefined || signals.length === 0) return [BUILT_IN_SIGNAL];
   return signals.map((signal) => {
+    const aggregate = signal.aggregate ?? 'current';
     const base = {
       name: signal.name,
       source: signal.source,
@@ -112,15 +130,41 @@ function signalUses(process: CanonicalProcess | undefined): SignalUse[] {
       aggregate: signal.aggregate ?? null,
       window: signal.window ?? null,
     };
-    if (signal.source !== 'nomad')
+    if (signal.source === 'nomad' && !BUILT_IN_SIGNAL_METRICS.has(signal.metric))
+      return { ...base, used: false, value: null, samples: 0, note: `the scheduler reports no live ${signal.metric}` };
+    const read = readings.get(signal.name);
+    // The scheduler's memory signals fall back to the peak the sizing observed.
+    if (
+      (read === undefined || read.value === undefined) &&
+      signal.source === 'nomad' &&
+      signal.metric !== 'cpu_percent'
+    )
+      return {
+        ...base,
+        used: true,
+        value: peakMemoryMb,
+        samples: 0,
+        note: 'read as the peak RSS of the running allocations',
+      };
+    if (read === undefined || read.value === undefined)
       return {
         ...base,
         used: false,
-        note: `source ${signal.source} is not read by the control plane yet; the scheduler's peak RSS is used`,
+        value: null,
+        samples: 0,
+        note: read?.missing ?? `no ${signal.metric} sample yet`,
       };
-    if (signal.metric !== 'memory_max' && signal.metric !== 'memory_rss')
-      return { ...base, used: false, note: `the scheduler reports no live ${signal.metric}` };
-    return { ...base, used: true, note: 'read as the peak RSS of the running allocations' };
+    const from = BUILT_IN_SIGNAL_METRICS.has(signal.metric)
+      ? "the driver's samples of the running allocations"
+      : "the process's metrics endpoint, averaged over its allocations";
+    const value = Math.round(read.value * 10) / 10;
+    return {
+      ...base,
+      used: true,
+      value,
+      samples: read.samples,
+      note: `${aggregate} of ${signal.metric} over ${signal.window ?? 'the kept history'} (${read.samples} samples from ${from}): ${value}`,
+    };
   });
 }
 
@@ -132,6 +176,7 @@ function clamp(value: number, min: number | undefined, max: number | undefined):
 export function recommendTuning(
   observation: SizingObservation,
   process: CanonicalProcess | undefined,
+  readings: ReadonlyMap<string, SignalRead> = new Map(),
 ): TuningRecommendation {
   const policy = process?.tuning;
   const current: ResourceShape = {
@@ -203,7 +248,7 @@ export function recommendTuning(
       cooldown: policy?.cooldown ?? null,
       profiles: profiles.map((p) => p.name),
     },
-    signals: signalUses(process),
+    signals: signalUses(process, readings, observation.peakMemoryMb),
     notes,
   };
 }

@@ -13,6 +13,10 @@ export const AutoscaleMetric = {
   requestsInFlight: 'requests_in_flight',
   /** Requests per second per allocation, as the wake gateway forwards them. */
   requestsPerSecond: 'requests_per_second',
+  /** Consumer lag of `topic` (summed over its partitions) per allocation, from the Kafka exporter (ADR 0233). */
+  kafkaLag: 'kafka_lag',
+  /** A metric the process exposes on its metrics endpoint, averaged over the allocations (ADR 0233). */
+  custom: 'custom',
 } as const;
 export type AutoscaleMetric = (typeof AutoscaleMetric)[keyof typeof AutoscaleMetric];
 
@@ -46,6 +50,8 @@ export interface ScaleObservation {
   readonly sampled: number;
   /** No request reached the process through the gateway during the period, and none is in flight. */
   readonly idle: boolean;
+  /** Why there is no sample, when `total` is undefined and the source said (an exporter unreachable, say). */
+  readonly missing?: string | undefined;
 }
 
 /** The count one evaluation asks for, and why. */
@@ -72,7 +78,8 @@ export function recommendCount(observation: ScaleObservation): ScaleRecommendati
     return {
       count: Math.min(Math.max(current, min), Math.max(max, min)),
       perAllocation: undefined,
-      reason: `no ${metric} sample yet`,
+      reason:
+        observation.missing === undefined ? `no ${metric} sample yet` : `no ${metric} sample: ${observation.missing}`,
     };
   }
   // A process that serves a request keeps at least one allocation, even with min 0.

@@ -58,6 +58,11 @@ export interface AllocationFilter {
   readonly taskGroup?: string;
   /** Include terminal allocations; @default false */
   readonly includeTerminal?: boolean;
+  /**
+   * Read current CPU and memory use for the allocations on drivers that read it on demand (the
+   * Kubernetes metrics API); drivers that sample continuously report it anyway. @default false
+   */
+  readonly usage?: boolean;
 }
 
 /** Removes a listener. */

@@ -31,6 +31,11 @@ export interface ValidateInfraspecOptions {
    * @default local
    */
   readonly driver?: SchedulerDriver | undefined;
+  /**
+   * Whether the control plane reads Kafka consumer lag (SVC_KAFKA_EXPORTER_URL): false refuses
+   * `kafka_lag`; undefined (offline validation) does not judge it.
+   */
+  readonly kafkaLagSource?: boolean | undefined;
   /** Overrides of the reading limits (1 MiB, 64 levels, 100 aliases, 200000 values). */
   readonly limits?: Partial<DocumentLimits> | undefined;
 }
@@ -62,6 +67,7 @@ export function validateInfraspec(input: unknown, options: ValidateInfraspecOpti
       fleetFindings = fleet.findings;
       context = { fleetNodePools: fleet.nodePools, fleetName: fleet.fleetName };
     }
+    if (options.kafkaLagSource !== undefined) context = { ...context, kafkaLagSource: options.kafkaLagSource };
     const driver = options.driver ?? SchedulerDriver.local;
     const rules = (value: unknown) => [
       ...checkSemanticRules(value, context),

@@ -198,6 +198,43 @@ export class KubeClient {
     }
   }
 
+  /**
+   * CPU (cores) and working-set memory (bytes) of the pods matching `labelSelector`, by pod name, from
+   * the metrics API (`metrics.k8s.io/v1beta1` PodMetrics); empty when the cluster serves no metrics.
+   */
+  async podUsage(labelSelector: string): Promise<Map<string, { cores: number; bytes: number; sampledAt?: string }>> {
+    let list: {
+      items?: {
+        metadata?: { name?: string };
+        timestamp?: string;
+        containers?: { usage?: { cpu?: string; memory?: string } }[];
+      }[];
+    };
+    try {
+      list = await this.#custom.listNamespacedCustomObject({
+        group: 'metrics.k8s.io',
+        version: 'v1beta1',
+        namespace: this.namespace,
+        plural: 'pods',
+        labelSelector,
+      });
+    } catch {
+      return new Map();
+    }
+    const out = new Map<string, { cores: number; bytes: number; sampledAt?: string }>();
+    for (const item of list.items ?? []) {
+      const name = item.metadata?.name;
+      if (name === undefined) continue;
+      const containers = item.containers ?? [];
+      out.set(name, {
+        cores: containers.reduce((sum, c) => sum + parseCpuQuantity(c.usage?.cpu ?? '0'), 0),
+        bytes: containers.reduce((sum, c) => sum + parseQuantity(c.usage?.memory ?? '0'), 0),
+        ...(item.timestamp ? { sampledAt: item.timestamp } : {}),
+      });
+    }
+    return out;
+  }
+
   /** Working-set memory of a pod from the metrics API, in bytes; `UnavailableError` when the cluster serves no metrics. */
   async podMemoryBytes(name: string): Promise<{ bytes: number; sampledAt?: string }> {
     let metrics: { timestamp?: string; containers?: { usage?: { memory?: string } }[] };
@@ -232,6 +269,15 @@ const SUFFIX: Record<string, number> = {
   Gi: 1024 ** 3,
   Ti: 1024 ** 4,
 };
+
+const CPU_SUFFIX: Record<string, number> = { '': 1, m: 1e-3, u: 1e-6, n: 1e-9 };
+
+/** Cores of a Kubernetes CPU quantity such as `250m`, `1`, or the metrics API's `12345678n`. */
+export function parseCpuQuantity(quantity: string): number {
+  const match = /^(\d+(?:\.\d+)?)(m|u|n)?$/.exec(quantity.trim());
+  if (!match) return 0;
+  return Number(match[1]) * (CPU_SUFFIX[match[2] ?? ''] ?? 1);
+}
 
 /** Bytes of a Kubernetes memory quantity such as `12345Ki`, `64Mi` or `1G`. */
 export function parseQuantity(quantity: string): number {

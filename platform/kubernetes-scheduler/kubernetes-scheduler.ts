@@ -156,7 +156,11 @@ export class KubernetesScheduler implements Scheduler {
     if (filter.app !== undefined) labels[SvcLabel.app] = labelValue(filter.app);
     if (filter.jobId !== undefined) labels[SvcLabel.job] = labelValue(filter.jobId);
     if (filter.taskGroup !== undefined) labels[SvcLabel.group] = labelValue(filter.taskGroup);
-    return (await this.#client.list('Pod', selector(labels)))
+    const [pods, usage] = await Promise.all([
+      this.#client.list('Pod', selector(labels)),
+      filter.usage ? this.#client.podUsage(selector(labels)) : undefined,
+    ]);
+    return pods
       .filter(isSvcPod)
       .map((pod) => podToAllocation(pod, this.#placement()))
       .filter(
@@ -166,7 +170,24 @@ export class KubernetesScheduler implements Scheduler {
           (filter.taskGroup === undefined || a.taskGroup === filter.taskGroup),
       )
       .filter((a) => filter.includeTerminal || !['complete', 'failed', 'lost'].includes(a.status))
+      .map((a) => (usage === undefined ? a : this.#withUsage(a, usage.get(a.id))))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /** `allocation` with its pod's usage from the metrics API: CPU as percent of one core, memory as the working set. */
+  #withUsage(
+    allocation: Allocation,
+    usage: { cores: number; bytes: number; sampledAt?: string } | undefined,
+  ): Allocation {
+    if (usage === undefined) return allocation;
+    const sampledAt = new Date(usage.sampledAt ?? Date.now()).toISOString();
+    const peak = Math.max(this.#peaks.get(allocation.id) ?? 0, usage.bytes);
+    this.#peaks.set(allocation.id, peak);
+    return {
+      ...allocation,
+      cpu: { percent: usage.cores * 100, sampledAt },
+      memory: { ...allocation.memory, currentRssBytes: usage.bytes, peakRssBytes: peak, sampledAt },
+    };
   }
 
   async getAllocation(allocationId: string): Promise<Allocation | undefined> {

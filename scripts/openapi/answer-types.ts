@@ -36,10 +36,7 @@ import type { OperationAttempt } from '../../store/control/operations/operations
 import type { FunctionExecutionRecord } from '../../store/control/function-executions.js';
 import type { SnapshotEntry } from '../../platform/snapshots/snapshot-folder.js';
 import type { RemoteSnapshot } from '../../platform/object-storage/s3-snapshots.js';
-import type {
-  RestoreReceipt,
-  RetentionPreview,
-} from '../../controllers/snapshots/snapshot-service.js';
+import type { RestoreReceipt, RetentionPreview } from '../../controllers/snapshots/snapshot-service.js';
 import type { ActiveOperations } from '../../controllers/operations/operations-service.js';
 import type { CronPauseChange, CronScheduleChange, CronTriggered } from '../../controllers/cron/cron-service.js';
 import type { EndpointToggleResult } from '../../controllers/routing/routing.js';

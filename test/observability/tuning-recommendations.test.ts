@@ -2,7 +2,9 @@
 import test from 'ava';
 import {
   memoryTargetMb,
+  quantile,
   recommendTuning,
+  SignalHistory,
   type SizingObservation,
   type TuningAction,
 } from '../../domain/observability/index.js';
@@ -169,27 +171,62 @@ for (const c of cases) {
   });
 }
 
-test('tuning reports which policy signals it could read', (t) => {
-  const r = recommendTuning(
-    observed('right_sized', 150),
-    processOf(
-      'signals:\n  - { name: rss, source: nomad, metric: memory_rss, aggregate: max, window: 1h }\n  - { name: cpu, source: nomad, metric: cpu_percent }\n  - { name: p95, source: prometheus, metric: memory_max, aggregate: p95 }',
-    ),
+test('tuning reports which policy signals it could read, with the aggregate of their samples', (t) => {
+  const process = processOf(
+    'signals:\n  - { name: rss, source: nomad, metric: memory_rss, aggregate: max, window: 1h }\n  - { name: cpu, source: nomad, metric: cpu_percent }\n  - { name: p95, source: prometheus, metric: memory_max, aggregate: p95 }\n  - { name: queue, source: app, metric: queue_depth }\n  - { name: odd, source: nomad, metric: queue_depth }',
   );
+  // Before any sample: the scheduler's memory falls back to the observed peak; the others wait.
+  const r = recommendTuning(observed('right_sized', 150), process);
   t.deepEqual(
-    r.signals.map((s) => [s.name, s.used]),
+    r.signals.map((s) => [s.name, s.used, s.value]),
     [
-      ['rss', true],
-      ['cpu', false],
-      ['p95', false],
+      ['rss', true, 150],
+      ['cpu', false, null],
+      ['p95', false, null],
+      ['queue', false, null],
+      ['odd', false, null],
     ],
   );
-  t.regex(r.signals[1]!.note, /no live cpu_percent/);
-  t.regex(r.signals[2]!.note, /source prometheus is not read/);
+  t.is(r.signals[1]!.note, 'no cpu_percent sample yet');
+  t.is(r.signals[4]!.note, 'the scheduler reports no live queue_depth');
+  // With samples: each signal reports its aggregate; a source that did not answer says why.
+  const read = recommendTuning(
+    observed('right_sized', 150),
+    process,
+    new Map([
+      ['cpu', { value: 42.26, samples: 12 }],
+      ['p95', { value: 180, samples: 12 }],
+      ['queue', { missing: 'no allocation reports it (no queue_depth in the exposition)' }],
+    ]),
+  );
+  t.deepEqual(
+    read.signals.map((s) => [s.name, s.used, s.value, s.samples]),
+    [
+      ['rss', true, 150, 0],
+      ['cpu', true, 42.3, 12],
+      ['p95', true, 180, 12],
+      ['queue', false, null, 0],
+      ['odd', false, null, 0],
+    ],
+  );
+  t.regex(read.signals[2]!.note, /^p95 of memory_max over the kept history \(12 samples/);
+  t.is(read.signals[3]!.note, 'no allocation reports it (no queue_depth in the exposition)');
   t.deepEqual(
     recommendTuning(observed('right_sized', 150), processOf('')).signals.map((s) => s.name),
     ['memory_peak'],
   );
+});
+
+test('signal history aggregates current, max and the nearest-rank p95 over a window', (t) => {
+  const history = new SignalHistory();
+  for (let i = 1; i <= 100; i++) history.record('a/web/cpu_percent', i * 1000, i);
+  t.deepEqual(history.read('a/web/cpu_percent', 'current', undefined, 100_000), { value: 100, samples: 100 });
+  t.deepEqual(history.read('a/web/cpu_percent', 'p95', undefined, 100_000), { value: 95, samples: 100 });
+  // The last 10 s hold the samples 90..100.
+  t.deepEqual(history.read('a/web/cpu_percent', 'max', 10_000, 100_000), { value: 100, samples: 11 });
+  t.deepEqual(history.read('a/web/cpu_percent', 'p95', 10_000, 100_000), { value: 100, samples: 11 });
+  t.is(history.read('a/web/cpu_percent', 'max', 10_000, 200_000), undefined);
+  t.is(quantile([3, 1, 2], 0.5), 2);
 });
 
 test('tuning without a spec for the process still recommends from the observation', (t) => {

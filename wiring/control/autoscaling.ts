@@ -4,6 +4,7 @@
  */
 import { Autoscaler } from '../../controllers/scaling/autoscaler.js';
 import { recordScaleEvents } from '../../controllers/scaling/scaling-events.js';
+import { SignalSampler } from '../../controllers/scaling/signal-sampler.js';
 import type { GatewayScale } from '../../controllers/routing/gateway-scale.js';
 import type { Routing } from '../../controllers/routing/routing.js';
 import type { EventEmitterPort } from '../../domain/events/event-port.js';
@@ -15,12 +16,14 @@ import type { Reconcilers } from './reconcilers.js';
 /** The running autoscaler and its event recorder. */
 export interface Autoscaling {
   readonly autoscaler: Autoscaler;
+  /** Samples of the tuning signals, on the autoscaler's period. */
+  readonly signals: SignalSampler;
   close(): Promise<void>;
 }
 
 /** Starts the autoscaler (unless `SVC_AUTOSCALE_INTERVAL` is off) and the scale events. */
 export function startAutoscaling(parts: {
-  readonly config: Pick<SvcConfig, 'autoscaleIntervalMs' | 'autoscaleWindowMs'>;
+  readonly config: Pick<SvcConfig, 'autoscaleIntervalMs' | 'autoscaleWindowMs' | 'kafkaExporterUrl'>;
   readonly db: Db;
   readonly reconcilers: Reconcilers;
   readonly routing: Routing;
@@ -39,11 +42,22 @@ export function startAutoscaling(parts: {
     logger: log,
     intervalMs: parts.config.autoscaleIntervalMs,
     windowMs: parts.config.autoscaleWindowMs,
+    kafkaExporterUrl: parts.config.kafkaExporterUrl,
   });
   autoscaler.start();
+  const signals = new SignalSampler({
+    db: parts.db,
+    targets: parts.reconcilers.targets,
+    registry: parts.reconcilers.registry,
+    logger: parts.logger.child({ component: 'tuning-signals' }),
+    intervalMs: parts.config.autoscaleIntervalMs,
+  });
+  signals.start();
   return {
     autoscaler,
+    signals,
     async close() {
+      await signals.stop();
       await autoscaler.stop();
       unrecord();
     },

@@ -18,6 +18,7 @@ import { incidentsRoutes } from '../../api/control/events/incidents-routes.js';
 import { notificationsRoutes } from '../../api/control/events/notifications-routes.js';
 import { metricsRoutes } from '../../api/control/observability/metrics-routes.js';
 import { attachEventStream } from '../../api/control/events/event-stream.js';
+import type { EdgeIdentityCheck } from '../../api/control/auth/auth.js';
 
 /** Capabilities the event services adds to `GET /api/v1/capabilities`. */
 export const EVENT_CAPABILITIES: readonly Capability[] = [
@@ -66,8 +67,15 @@ export interface EventApi {
   readonly services: EventServices;
   readonly metrics: ControlMetrics;
   readonly routers: readonly Router[];
-  /** Attaches the WebSocket stream to the listening server; `scopedToken` resolves issued tokens. */
-  attach(server: RunningServer, scopedToken?: (secret: string) => Principal | undefined): void;
+  /**
+   * Attaches the WebSocket stream to the listening server; `scopedToken` resolves issued tokens,
+   * `edgeIdentity` validates an edge access identity.
+   */
+  attach(
+    server: RunningServer,
+    scopedToken?: (secret: string) => Principal | undefined,
+    edgeIdentity?: EdgeIdentityCheck,
+  ): void;
   /** Closes the stream and stops the watchers; resolves once none has work in flight. */
   close(): Promise<void>;
 }
@@ -128,12 +136,13 @@ export async function startEventApi(
     services,
     metrics,
     routers: [eventsRoutes(services), incidentsRoutes(services), notificationsRoutes(services), metricsRoutes(metrics)],
-    attach(server, scopedToken) {
+    attach(server, scopedToken, edgeIdentity) {
       stream = attachEventStream(server, services.events, {
         apiToken: config.apiToken,
         requireExplicitAuth: config.requireExplicitAuth,
         logger,
         ...(scopedToken ? { scopedToken } : {}),
+        ...(edgeIdentity ? { edgeIdentity } : {}),
       });
     },
     async close() {

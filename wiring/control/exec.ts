@@ -17,14 +17,19 @@ import { deviceRoutes } from '../../api/control/exec/device-routes.js';
 import type { SchedulerTargets } from '../../controllers/apps/scheduler-targets.js';
 import { execRoutes } from '../../api/control/exec/exec-routes.js';
 import { attachExecSocket } from '../../api/control/exec/exec-socket.js';
+import type { EdgeIdentityCheck } from '../../api/control/auth/auth.js';
 import type { RunningServer } from '../../api/http/listen.js';
 
 export interface ExecApi {
   readonly sessions: ExecSessions;
   /** The exec routes and the device enrollment routes. */
   readonly routers: readonly Router[];
-  /** Serves the attach socket on `server`. */
-  attach(server: Pick<RunningServer, 'onUpgrade'>, scopedToken: (secret: string) => Principal | undefined): void;
+  /** Serves the attach socket on `server`; `edgeIdentity` validates an edge access identity. */
+  attach(
+    server: Pick<RunningServer, 'onUpgrade'>,
+    scopedToken: (secret: string) => Principal | undefined,
+    edgeIdentity?: EdgeIdentityCheck,
+  ): void;
   close(): void;
 }
 
@@ -73,12 +78,13 @@ export function startExec(
   return {
     sessions,
     routers,
-    attach(server, scopedToken) {
+    attach(server, scopedToken, edgeIdentity) {
       socket = attachExecSocket(server, sessions, {
         apiToken: config.apiToken,
         requireExplicitAuth: config.requireExplicitAuth,
         logger,
         scopedToken,
+        ...(edgeIdentity ? { edgeIdentity } : {}),
       });
     },
     close() {

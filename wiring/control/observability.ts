@@ -3,6 +3,7 @@
  * registers the scrape-time families of `/metrics`: apps, processes, health and service status,
  * buckets, recent access events, deploys, and the snapshot gauges the snapshot-pressure alert reads.
  */
+import type { SignalReader } from '../../controllers/scaling/signal-sampler.js';
 import { VARIABLES, type SvcConfig } from '../../platform/config.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ControlMetrics } from '../../platform/metrics/control-metrics.js';
@@ -28,6 +29,8 @@ export interface StartObservabilityOptions {
   readonly snapshotCounts?: (apps: readonly AppRow[]) => readonly SnapshotCounts[];
   /** The API's recent access ring (`svc_access_events_recent_total`). */
   readonly access?: RecentAccessRing;
+  /** Samples of the tuning signals. */
+  readonly signals?: SignalReader;
 }
 
 /** The values of every secret configuration variable, by variable name. */
@@ -83,5 +86,6 @@ export function startObservability(config: SvcConfig, options: StartObservabilit
     metricsNeedToken: config.requireExplicitAuth,
     secrets: () => secretValues(config),
     logger,
+    ...(options.signals ? { signals: options.signals } : {}),
   });
 }

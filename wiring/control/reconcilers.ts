@@ -35,6 +35,8 @@ export interface ReconcilersOptions {
   readonly unhealthyRequeueMs?: number;
   /** Counts of gateway-managed processes; each change enqueues the app (ADR 0091). */
   readonly gatewayScale?: GatewayScale;
+  /** Whether the control plane reads Kafka consumer lag (SVC_KAFKA_EXPORTER_URL): false refuses kafka_lag. @default not judged */
+  readonly kafkaLagSource?: boolean;
   /** Scheduler driver of every region (`SVC_SCHEDULER_DRIVER`, docs/kubernetes.md). @default local */
   readonly scheduler?: SchedulerDriverOptions;
   /** Where local drivers deliver captured app output (docs/adr/0165). @default not captured */
@@ -171,6 +173,7 @@ export async function startReconcilers(options: ReconcilersOptions): Promise<Rec
       appsDir: options.appsDir,
       onAppChanged: (app) => appController.enqueue(app),
       driver: driver.driver,
+      ...(options.kafkaLagSource === undefined ? {} : { kafkaLagSource: options.kafkaLagSource }),
     }),
     log,
     { workers: 2, resyncMs: options.resyncMs ?? 30_000 },

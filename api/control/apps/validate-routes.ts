@@ -26,12 +26,20 @@ const bodySchema = {
 export const parseBody = compileValidator<ValidateInfraspecBody>(bodySchema, 'validate request');
 
 /** Routes for spec validation; without `appsDir` (restricted mode) only the POST, which reads no folder. */
-export function validateRoutes(options: { appsDir?: string; driver?: SchedulerDriver }): Router {
+export function validateRoutes(options: {
+  appsDir?: string;
+  driver?: SchedulerDriver;
+  /** Whether the control plane reads Kafka consumer lag (SVC_KAFKA_EXPORTER_URL); unset: not judged. */
+  kafkaLagSource?: boolean;
+}): Router {
   const router = new Router();
   const appsDir = options.appsDir;
   if (appsDir !== undefined) {
     router.get('/api/validate', (ctx) => {
-      ctx.body = validateAppsDir(appsDir, options.driver === undefined ? {} : { driver: options.driver });
+      ctx.body = validateAppsDir(appsDir, {
+        ...(options.driver === undefined ? {} : { driver: options.driver }),
+        ...(options.kafkaLagSource === undefined ? {} : { kafkaLagSource: options.kafkaLagSource }),
+      });
     });
   }
   router.post('/api/v1/validate/infraspec', (ctx) => {
@@ -41,6 +49,7 @@ export function validateRoutes(options: { appsDir?: string; driver?: SchedulerDr
     const result = validateInfraspec(body.spec, {
       ...(body.fleetDocument === undefined ? {} : { fleetDocument: body.fleetDocument }),
       ...(options.driver === undefined ? {} : { driver: options.driver }),
+      ...(options.kafkaLagSource === undefined ? {} : { kafkaLagSource: options.kafkaLagSource }),
     });
     ctx.body = { valid: result.valid, findings: result.findings };
   });

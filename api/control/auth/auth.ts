@@ -24,8 +24,14 @@ export interface ControlAuthOptions {
   /** Resolves an issued scoped token's secret. */
   readonly scopedToken?: (secret: string) => Principal | undefined;
   /** Validates the edge access identity of a request (undefined when not configured or absent). */
-  readonly edgeIdentity?: (ctx: Context) => Promise<Principal | undefined>;
+  readonly edgeIdentity?: EdgeIdentityCheck;
 }
+
+/** Request headers as Node gives them (lower-case names). */
+export type RequestHeaders = Readonly<Record<string, string | string[] | undefined>>;
+
+/** Validates the edge access identity in a request's headers: an administrator principal, or undefined when absent or invalid. */
+export type EdgeIdentityCheck = (headers: RequestHeaders) => Promise<Principal | undefined>;
 
 const PUBLIC = [
   /^\/api\/health$/,
@@ -80,12 +86,25 @@ export function bearerPrincipal(
   return scopedToken?.(secret);
 }
 
-/** Adapts an edge identity verifier to the middleware: reads the assertion header, returns an administrator principal when valid. */
+/** The edge access assertion of a request: the first assertion header present. */
+export function edgeAssertion(headers: RequestHeaders): string | undefined {
+  for (const name of EDGE_ASSERTION_HEADERS) {
+    const value = headers[name];
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined && first !== '') return first;
+  }
+  return undefined;
+}
+
+/**
+ * Adapts an edge identity verifier to a request's headers (an HTTP request's or a WebSocket
+ * handshake's): reads the assertion header, returns an administrator principal when valid.
+ */
 export function edgeIdentityPrincipal(
   verify: (assertion: string) => Promise<EdgeIdentity | undefined>,
-): (ctx: Context) => Promise<Principal | undefined> {
-  return async (ctx) => {
-    const assertion = EDGE_ASSERTION_HEADERS.map((name) => ctx.get(name)).find((value) => value !== '');
+): EdgeIdentityCheck {
+  return async (headers) => {
+    const assertion = edgeAssertion(headers);
     if (assertion === undefined) return undefined;
     const identity = await verify(assertion);
     return identity === undefined
@@ -112,7 +131,8 @@ export function controlAuth(options: ControlAuthOptions): Middleware {
   return async (ctx: Context, next: Next) => {
     const given = bearerToken(ctx);
     let principal = bearerPrincipal(given, tokenHash, options.scopedToken);
-    if (principal === undefined && options.edgeIdentity !== undefined) principal = await options.edgeIdentity(ctx);
+    if (principal === undefined && options.edgeIdentity !== undefined)
+      principal = await options.edgeIdentity(ctx.headers);
     ctx.state.principal = principal;
     const needsAuth = pathNeedsCaller(ctx.path, {
       tokenSet: tokenHash !== undefined,

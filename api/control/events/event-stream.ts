@@ -4,8 +4,8 @@
  * `{ kind: "ready" }`. Optional query filters: `app`, `severity`.
  *
  * Needs scope `events:read` whenever authentication is on: the static control token (SVC_API_TOKEN)
- * grants it, and so does an issued scoped token that carries it. The upgrade is never exempt from
- * bearer auth. A browser cannot set `Authorization` on a WebSocket, so the token may instead travel
+ * grants it, and so do an issued scoped token that carries it and a validated edge access identity
+ * (an administrator, as on the HTTP routes). The upgrade is never exempt from authentication. A browser cannot set `Authorization` on a WebSocket, so the token may instead travel
  * in `Sec-WebSocket-Protocol` as `svc.bearer.<base64url token>` beside `svc.events`, which the
  * server selects (the token is never echoed and never in the URL; docs/adr/0131).
  */
@@ -14,37 +14,17 @@ import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import type { EventService } from '../../../controllers/events/event-service.js';
-import { grants, Scope, type Principal } from '../../../domain/auth/index.js';
+import { Scope, type Principal } from '../../../domain/auth/index.js';
 import { sha256Hex } from '../../http/bearer.js';
-import { bearerPrincipal } from '../auth/auth.js';
+import type { EdgeIdentityCheck } from '../auth/auth.js';
+import { upgradePrincipal } from '../auth/upgrade-principal.js';
 import type { RunningServer } from '../../http/listen.js';
 import { refuseUpgrade } from '../../http/upgrade.js';
 
 /** The subprotocol a browser asks for; the server selects it. */
 export const EVENT_STREAM_PROTOCOL = 'svc.events';
-/** Prefix of the subprotocol entry that carries a base64url bearer token. */
-export const BEARER_PROTOCOL_PREFIX = 'svc.bearer.';
-
-/** The bearer token of an upgrade: the Authorization header, else the `svc.bearer.` subprotocol entry. */
-export function upgradeBearerToken(req: Pick<http.IncomingMessage, 'headers'>): string | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  if (match?.[1] !== undefined) return match[1];
-  const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim());
-  const entry = offered.find((p) => p.startsWith(BEARER_PROTOCOL_PREFIX));
-  if (entry === undefined) return undefined;
-  const encoded = entry.slice(BEARER_PROTOCOL_PREFIX.length);
-  if (!/^[A-Za-z0-9_-]+$/.test(encoded)) return undefined;
-  const token = Buffer.from(encoded, 'base64url').toString('utf8');
-  return token === '' ? undefined : token;
-}
-
 /** Paths of the stream. */
 export const EVENT_STREAM_PATHS: readonly string[] = ['/api/v1/events', '/ws'];
-
-function refuse(socket: Duplex, status: number, code: string, message: string): true {
-  refuseUpgrade(socket, { status, code, message, headers: { 'WWW-Authenticate': 'Bearer' } });
-  return true;
-}
 
 /** Attaches the stream to the listener's upgrade handlers; returns a closer. */
 export function attachEventStream(
@@ -55,6 +35,7 @@ export function attachEventStream(
     requireExplicitAuth: boolean;
     logger: Logger;
     scopedToken?: (secret: string) => Principal | undefined;
+    edgeIdentity?: EdgeIdentityCheck;
   },
 ): { close(): void; clients(): number } {
   const wss = new WebSocketServer({
@@ -68,22 +49,31 @@ export function attachEventStream(
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): boolean => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (!EVENT_STREAM_PATHS.includes(url.pathname)) return false; // another handler's path
-    if (authOn) {
-      const token = upgradeBearerToken(req);
-      if (token === undefined)
-        return refuse(
-          socket,
-          401,
-          'missing_credentials',
-          'the event stream needs Authorization: Bearer <token> (or the svc.bearer.<base64url token> subprotocol) with scope events:read',
-        );
-      const principal = bearerPrincipal(token, tokenHash, options.scopedToken);
-      if (principal === undefined) return refuse(socket, 401, 'invalid_credentials', 'the bearer token is not valid');
-      if (!grants(principal, Scope.eventsRead))
-        return refuse(socket, 403, 'insufficient_scope', 'the bearer token does not carry scope events:read');
-    }
     const app = url.searchParams.get('app') ?? undefined;
     const severity = url.searchParams.get('severity') ?? undefined;
+    const auth = { tokenHash, scopedToken: options.scopedToken, edgeIdentity: options.edgeIdentity };
+    const caller = authOn
+      ? upgradePrincipal(req, auth, Scope.eventsRead, 'the event stream')
+      : Promise.resolve({ principal: undefined });
+    void caller.then(
+      (found) => {
+        if ('refusal' in found) refuseUpgrade(socket, found.refusal);
+        else if (!socket.destroyed) serve(req, socket, head, app, severity);
+      },
+      (err: unknown) => {
+        options.logger.error({ err }, 'event stream: the caller could not be checked');
+        refuseUpgrade(socket, { status: 500, code: 'internal_error', message: 'the caller could not be checked' });
+      },
+    );
+    return true;
+  };
+  const serve = (
+    req: http.IncomingMessage,
+    socket: Duplex,
+    head: Buffer,
+    app: string | undefined,
+    severity: string | undefined,
+  ): void => {
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
       const unsubscribe = events.subscribe((changes) => {
         for (const change of changes) {
@@ -97,7 +87,6 @@ export function attachEventStream(
       ws.on('message', () => undefined);
       ws.send(JSON.stringify({ kind: 'ready' }));
     });
-    return true;
   };
   const remove = server.onUpgrade(onUpgrade);
   return {

@@ -7,13 +7,13 @@
  * "reason" }`, then a normal close. Closing the socket ends the session.
  *
  * Authentication as the event stream's (ADR 0131): `Authorization: Bearer`, or from a browser the
- * `svc.bearer.<base64url token>` subprotocol entry beside `svc.exec`; the token needs `apps:exec`
- * and must be the session's creator. The compatibility exec path is a POST, never an upgrade.
+ * `svc.bearer.<base64url token>` subprotocol entry beside `svc.exec`, or a validated edge access
+ * identity (as on the HTTP routes); the caller needs `apps:exec` and must be the session's creator. The compatibility exec path is a POST, never an upgrade.
  */
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import { grants, Scope, type Principal } from '../../../domain/auth/index.js';
+import { Scope, type Principal } from '../../../domain/auth/index.js';
 import { isDomainError } from '../../../domain/errors.js';
 import type { LoggerPort } from '../../../domain/logger.js';
 import type { ExecSessions } from '../../../controllers/exec/exec-sessions.js';
@@ -21,8 +21,8 @@ import { sha256Hex } from '../../http/bearer.js';
 import { errorResponse } from '../../http/error-middleware.js';
 import type { RunningServer } from '../../http/listen.js';
 import { refuseUpgrade } from '../../http/upgrade.js';
-import { bearerPrincipal } from '../auth/auth.js';
-import { upgradeBearerToken } from '../events/event-stream.js';
+import type { EdgeIdentityCheck } from '../auth/auth.js';
+import { upgradePrincipal } from '../auth/upgrade-principal.js';
 import { callerName } from './exec-routes.js';
 
 /** The subprotocol a browser asks for; the server selects it. */
@@ -59,6 +59,7 @@ export function attachExecSocket(
     readonly requireExplicitAuth: boolean;
     readonly logger: LoggerPort;
     readonly scopedToken?: (secret: string) => Principal | undefined;
+    readonly edgeIdentity?: EdgeIdentityCheck;
   },
 ): { close(): void } {
   const wss = new WebSocketServer({
@@ -101,35 +102,34 @@ export function attachExecSocket(
         { path },
       );
     }
-    let principal: Principal | undefined;
-    if (authOn) {
-      const token = upgradeBearerToken(req);
-      if (token === undefined)
-        return refuse(
-          socket,
-          401,
-          'missing_credentials',
-          'exec needs Authorization: Bearer <token> (or the svc.bearer.<base64url token> subprotocol) with scope apps:exec',
-        );
-      principal = bearerPrincipal(token, tokenHash, options.scopedToken);
-      if (principal === undefined) return refuse(socket, 401, 'invalid_credentials', 'the bearer token is not valid');
-      if (!grants(principal, Scope.appsExec))
-        return refuse(socket, 403, 'insufficient_scope', 'the bearer token does not carry scope apps:exec', {
-          scope: Scope.appsExec,
-        });
-    }
     const id = decodeURIComponent(match[1]!);
-    const caller = authOn ? callerName(principal) : undefined;
+    const auth = { tokenHash, scopedToken: options.scopedToken, edgeIdentity: options.edgeIdentity };
+    const found = authOn
+      ? upgradePrincipal(req, auth, Scope.appsExec, 'exec')
+      : Promise.resolve({ principal: undefined });
+    void found.then(
+      (result) => {
+        if ('refusal' in result) refuseUpgrade(socket, result.refusal);
+        else if (!socket.destroyed) admit(req, socket, head, id, authOn ? callerName(result.principal) : undefined);
+      },
+      (err: unknown) => {
+        options.logger.error({ err }, 'exec socket: the caller could not be checked');
+        refuseUpgrade(socket, { status: 500, code: 'internal_error', message: 'the caller could not be checked' });
+      },
+    );
+    return true;
+  };
+  /** Checks the session belongs to `caller`, then completes the handshake. */
+  const admit = (req: http.IncomingMessage, socket: Duplex, head: Buffer, id: string, caller: string | undefined) => {
     try {
       sessions.get(id, caller);
     } catch (error) {
-      if (!isDomainError(error)) throw error;
+      if (!isDomainError(error)) options.logger.error({ err: error }, 'exec socket: the session could not be read');
       const answer = errorResponse(error);
       refuseUpgrade(socket, { status: answer.status, ...answer.body.error, headers: answer.headers });
-      return true;
+      return;
     }
     wss.handleUpgrade(req, socket, head, (ws: WebSocket) => serve(ws, id, caller));
-    return true;
   };
   const serve = (ws: WebSocket, id: string, caller: string | undefined) => {
     let attachment;

@@ -1,13 +1,13 @@
 /**
  * The control plane's Koa app (port 8800): middleware order, then the routers each capability adds.
  */
-import Koa, { type Context, type Middleware } from 'koa';
+import Koa, { type Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { LoggerPort as Logger } from '../../../domain/logger.js';
 import { errorMiddleware } from '../../http/error-middleware.js';
 import { requestContext } from '../../http/request-context.js';
 import { jsonBodyParser } from '../../http/body-parser.js';
-import { controlAuth } from '../auth/auth.js';
+import { controlAuth, type EdgeIdentityCheck } from '../auth/auth.js';
 import { webPages } from '../../http/web-pages.js';
 import type { Principal } from '../../../domain/auth/index.js';
 import { SCRAPE_PATHS, type AccessRecorder } from '../../../domain/observability/recent-access.js';
@@ -21,7 +21,7 @@ export interface ControlAppOptions {
   /** Resolves issued scoped tokens. */
   readonly scopedToken?: (secret: string) => Principal | undefined;
   /** Validates a request's edge access identity (when edge access is configured). */
-  readonly edgeIdentity?: (ctx: Context) => Promise<Principal | undefined>;
+  readonly edgeIdentity?: EdgeIdentityCheck;
   /** The built operator console (`dist/web/console`), served at `/` and `/ui/...` before authentication: it holds no data. */
   readonly webRoot?: string;
   /** Middleware run before authentication, so its headers are on every answer, refusals included. */

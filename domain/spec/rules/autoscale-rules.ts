@@ -1,7 +1,8 @@
 /**
- * Autoscaling rules of an app spec: a metric this platform can read, requests metrics only on the
- * process the wake gateway serves, autoscaling only for long-running processes, and room between
- * `scaling.min` and `scaling.max` (ADR 0193).
+ * Autoscaling rules of an app spec: a metric this platform can read (a custom metric on a process
+ * with a metrics endpoint, Kafka lag when the control plane has an exporter), requests metrics only
+ * on the process the wake gateway serves, autoscaling only for long-running processes, fields of
+ * another metric warned about, and room between `scaling.min` and `scaling.max` (ADR 0193, ADR 0233).
  */
 import { describeValue, FindingSeverity, type PathSegment } from '../finding.js';
 import type { RawFinding } from '../raw-finding.js';
@@ -12,15 +13,35 @@ import { type Fields, isInteger, recordAt } from '../raw-fields.js';
 const REQUEST_METRICS: ReadonlySet<unknown> = new Set(['requests_in_flight', 'requests_per_second']);
 
 /** Metrics the autoscaler follows. */
-const FOLLOWED_METRICS: ReadonlySet<unknown> = new Set(['cpu', 'memory', ...REQUEST_METRICS]);
+const FOLLOWED_METRICS: ReadonlySet<unknown> = new Set(['cpu', 'memory', 'kafka_lag', 'custom', ...REQUEST_METRICS]);
 
-/** Metrics whose source this platform cannot read (no Kafka client, no custom metric source). */
-const SOURCELESS_METRICS: Readonly<Record<string, string>> = {
-  kafka_lag:
-    'this platform reads no Kafka consumer lag (no Kafka source can be configured in this build); scale on cpu, memory, requests_in_flight or requests_per_second instead',
-  custom:
-    'this platform has no custom metric source (none can be configured in this build); scale on cpu, memory, requests_in_flight or requests_per_second instead',
-};
+/** Fields of `scaling.auto` that only one metric reads. */
+const METRIC_FIELDS: ReadonlyArray<{ readonly field: string; readonly metric: string }> = [
+  { field: 'topic', metric: 'kafka_lag' },
+  { field: 'group', metric: 'kafka_lag' },
+  { field: 'name', metric: 'custom' },
+  { field: 'labels', metric: 'custom' },
+];
+
+/** What the autoscaling rules know of the platform that will run the spec. */
+export interface AutoscaleContext {
+  /** False when the control plane has no Kafka exporter to read lag from; undefined when not known (offline). */
+  readonly kafkaLagSource?: boolean | undefined;
+}
+
+/** Why `metric` has no source for `process`, or undefined when it has one (or it is not known). */
+function missingSource(metric: unknown, process: Fields, context: AutoscaleContext): string | undefined {
+  if (metric === 'kafka_lag' && context.kafkaLagSource === false)
+    return 'this control plane reads no Kafka consumer lag: set SVC_KAFKA_EXPORTER_URL to the metrics URL of a Kafka exporter (kafka_consumergroup_lag), or scale on cpu or memory instead';
+  if (metric === 'custom') {
+    const metrics = recordAt(process, 'metrics');
+    if (metrics?.enabled !== true)
+      return "a custom metric is read from the process's metrics endpoint, and the process exposes none: set metrics.enabled: true";
+    if (metrics.port === undefined && process.port === undefined)
+      return "a custom metric is read from the process's metrics endpoint, and the process has neither a port nor metrics.port: set metrics.port";
+  }
+  return undefined;
+}
 
 /** The process that receives the public endpoints, as `publicProcess` picks it on a canonical spec: `web` with a port, else the first by name with one. */
 function publicProcessOf(processes: ReadonlyArray<[string, Fields]>): string | undefined {
@@ -32,7 +53,12 @@ function publicProcessOf(processes: ReadonlyArray<[string, Fields]>): string | u
 }
 
 /** Autoscaling findings of every process of `spec`. */
-export function checkAutoscaling(spec: Fields, processes: ReadonlyArray<[string, Fields]>, out: RawFinding[]): void {
+export function checkAutoscaling(
+  spec: Fields,
+  processes: ReadonlyArray<[string, Fields]>,
+  out: RawFinding[],
+  context: AutoscaleContext = {},
+): void {
   const hasEndpoints = Array.isArray(spec.endpoints) && spec.endpoints.length > 0;
   const served = hasEndpoints ? publicProcessOf(processes) : undefined;
   for (const [name, process] of processes) {
@@ -61,16 +87,21 @@ export function checkAutoscaling(spec: Fields, processes: ReadonlyArray<[string,
       });
       continue;
     }
-    // kafka_lag without a topic is already refused by autoscale.kafkaTopic.
-    if (
-      typeof metric === 'string' &&
-      metric in SOURCELESS_METRICS &&
-      !(metric === 'kafka_lag' && auto.topic === undefined)
-    ) {
+    if (metric === 'custom' && auto.name === undefined) {
+      out.push({
+        path: [...at, 'auto'],
+        rule: SpecRule.autoscaleCustomName,
+        detail:
+          'follows a custom metric and names none: set name to the metric the process exposes on its metrics endpoint',
+      });
+      continue;
+    }
+    const missing = missingSource(metric, process, context);
+    if (missing !== undefined) {
       out.push({
         path: [...at, 'auto', 'metric'],
         rule: SpecRule.autoscaleMetricSource,
-        detail: `${describeValue(metric)} cannot be followed: ${SOURCELESS_METRICS[metric]}`,
+        detail: `${describeValue(metric)} cannot be followed: ${missing}`,
       });
       continue;
     }
@@ -89,13 +120,14 @@ export function checkAutoscaling(spec: Fields, processes: ReadonlyArray<[string,
     }
     // An unknown metric is the schema's to report; a sourceless one was refused above.
     if (!FOLLOWED_METRICS.has(metric)) continue;
-    if (auto.topic !== undefined)
-      out.push({
-        path: [...at, 'auto', 'topic'],
-        rule: SpecRule.fieldInert,
-        severity: FindingSeverity.warning,
-        detail: `is read only by the kafka_lag metric; ${describeValue(metric)} ignores it: remove topic`,
-      });
+    for (const { field, metric: reader } of METRIC_FIELDS)
+      if (auto[field] !== undefined && metric !== reader)
+        out.push({
+          path: [...at, 'auto', field],
+          rule: SpecRule.fieldInert,
+          severity: FindingSeverity.warning,
+          detail: `is read only by the ${reader} metric; ${describeValue(metric)} ignores it: remove ${field}`,
+        });
     const ceiling = max ?? Math.max(min, 1);
     if (ceiling <= min)
       out.push({

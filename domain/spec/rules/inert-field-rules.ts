@@ -19,6 +19,31 @@ function inert(out: RawFinding[], path: PathSegment[], detail: string): void {
   out.push({ path, rule: SpecRule.fieldInert, detail, severity: FindingSeverity.warning });
 }
 
+/** Metrics a tuning signal reads from the driver's samples whatever its source. */
+const DRIVER_SIGNAL_METRICS: ReadonlySet<unknown> = new Set(['cpu_percent', 'memory_rss', 'memory_max']);
+
+/** A tuning signal of the app or the metrics store is read from the process's metrics endpoint: one must be served (ADR 0233). */
+function checkSignalSources(name: string, process: unknown, out: RawFinding[]): void {
+  if (!isRecord(process) || !isRecord(process.tuning) || !Array.isArray(process.tuning.signals)) return;
+  const metrics = isRecord(process.metrics) ? process.metrics : undefined;
+  const served = metrics?.enabled === true && (metrics.port !== undefined || process.port !== undefined);
+  process.tuning.signals.forEach((signal: unknown, index) => {
+    if (!isRecord(signal) || typeof signal.metric !== 'string' || DRIVER_SIGNAL_METRICS.has(signal.metric)) return;
+    if (signal.source === 'nomad')
+      inert(
+        out,
+        ['processes', name, 'tuning', 'signals', index, 'metric'],
+        `is not a metric the scheduler reports (cpu_percent, memory_rss, memory_max): the signal is never read; use source app or prometheus to read ${signal.metric} from the process's metrics endpoint`,
+      );
+    else if (!served)
+      inert(
+        out,
+        ['processes', name, 'tuning', 'signals', index, 'metric'],
+        `is read from the process's metrics endpoint, and the process serves none: set metrics.enabled: true (with metrics.port when the process has no port)`,
+      );
+  });
+}
+
 /** Bucket settings the platform may not apply: access is enforced only by the S3 proxy (ADR 0188), no bucket is made public. */
 function checkObjectStorage(spec: Fields, out: RawFinding[]): void {
   const storage = isRecord(spec.infrastructure) ? spec.infrastructure.objectStorage : undefined;
@@ -78,6 +103,7 @@ export function checkInertFields(spec: unknown): RawFinding[] {
           });
         }
       }
+      checkSignalSources(name, process, out);
       const metrics = isRecord(process) ? process.metrics : undefined;
       if (!isRecord(metrics) || metrics.enabled === true) continue;
       for (const field of ['path', 'port'] as const) {

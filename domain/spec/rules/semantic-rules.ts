@@ -32,6 +32,8 @@ export interface SemanticRuleContext {
   readonly fleetNodePools?: ReadonlySet<string> | undefined;
   /** Name of the supplied fleet document, for messages. */
   readonly fleetName?: string | undefined;
+  /** False when the control plane has no Kafka exporter to read lag from; undefined when not known (offline). */
+  readonly kafkaLagSource?: boolean | undefined;
 }
 
 function list(names: readonly string[]): string {
@@ -398,7 +400,7 @@ export function checkSemanticRules(spec: unknown, context: SemanticRuleContext =
     ? Object.entries(spec.processes).filter((entry): entry is [string, Fields] => isRecord(entry[1]))
     : [];
   for (const [name, process] of processes) checkProcess(name, process, regionNames, out);
-  checkAutoscaling(spec, processes, out);
+  checkAutoscaling(spec, processes, out, { kafkaLagSource: context.kafkaLagSource });
   checkRegions(spec, processes, regionNames, out);
   checkSingleRegionWeight(spec, out);
   checkInfrastructure(spec, out);

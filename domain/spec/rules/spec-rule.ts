@@ -45,7 +45,9 @@ export const SpecRule = {
   healthRequiresPort: 'health.requiresPort',
   /** An autoscaler following kafka_lag names no topic. */
   autoscaleKafkaTopic: 'autoscale.kafkaTopic',
-  /** scaling.auto follows a metric this platform has no source for (kafka_lag, custom). */
+  /** An autoscaler following a custom metric names no metric. */
+  autoscaleCustomName: 'autoscale.customName',
+  /** scaling.auto follows a metric the process or the platform has no source for (custom without a metrics endpoint). */
   autoscaleMetricSource: 'autoscale.metricSource',
   /** scaling.auto follows gateway requests on a process the wake gateway does not serve. */
   autoscaleRequestMetric: 'autoscale.requestMetric',

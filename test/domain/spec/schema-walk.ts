@@ -103,6 +103,7 @@ const samples: Record<string, readonly [unknown, unknown]> = {
   'processes.*.tuning.signals[].name': ['rss', 'peak'],
   'processes.*.tuning.signals[].metric': ['memory_rss', 'memory_max'],
   'processes.*.regions': [['eu'], ['us']],
+  'processes.*.scaling.auto.name': ['queue_depth', 'jobs_waiting'],
   // Bounds that bind on the walk's tuning view (100 MHz, 128 MB at risk, 3 allocations).
   'processes.*.tuning.limits.min.cpu': [50, 500],
   'processes.*.tuning.limits.min.memory': [64, 4096],

@@ -50,7 +50,10 @@ export class FakeKubeApi {
   readonly events = new EventEmitter();
   readonly store = new Map<string, Map<string, KubeObject>>(Object.keys(RESOURCES).map((r) => [r, new Map()]));
   readonly logs = new Map<string, string>();
+  /** Working-set memory of a pod (its PodMetrics), by pod name: a pod without an entry has no metrics. */
   readonly metrics = new Map<string, string>();
+  /** CPU use of a pod with metrics, by pod name. @default 1m */
+  readonly cpu = new Map<string, string>();
   readonly #watchers = new Set<{ res: http.ServerResponse; selector: string }>();
   #server: http.Server | undefined;
   #version = 1;
@@ -183,17 +186,26 @@ export class FakeKubeApi {
       send(status, { apiVersion: 'v1', kind: 'Status', status: 'Failure', reason, message, code: status });
     if (req.headers.authorization !== 'Bearer test-token') return fail(401, 'Unauthorized', 'missing bearer token');
 
+    const podMetrics = (name: string, memory: string) => ({
+      kind: 'PodMetrics',
+      apiVersion: 'metrics.k8s.io/v1beta1',
+      metadata: { name, namespace: this.namespace, labels: this.store.get('pods')!.get(name)?.metadata.labels ?? {} },
+      timestamp: '2030-01-01T00:00:00Z',
+      window: '10s',
+      containers: [{ name: 'main', usage: { cpu: this.cpu.get(name) ?? '1m', memory } }],
+    });
+    if (/^\/apis\/metrics\.k8s\.io\/v1beta1\/namespaces\/[^/]+\/pods$/.test(url.pathname)) {
+      const selector = url.searchParams.get('labelSelector') ?? '';
+      const items = [...this.metrics]
+        .map(([name, memory]) => podMetrics(name, memory))
+        .filter((item) => matches(item as KubeObject, selector));
+      return send(200, { kind: 'PodMetricsList', apiVersion: 'metrics.k8s.io/v1beta1', metadata: {}, items });
+    }
     const metrics = /^\/apis\/metrics\.k8s\.io\/v1beta1\/namespaces\/([^/]+)\/pods\/([^/]+)$/.exec(url.pathname);
     if (metrics) {
       const memory = this.metrics.get(metrics[2]!);
       if (memory === undefined) return fail(404, 'NotFound', 'the server could not find the requested resource');
-      return send(200, {
-        kind: 'PodMetrics',
-        metadata: { name: metrics[2] },
-        timestamp: '2030-01-01T00:00:00Z',
-        window: '10s',
-        containers: [{ name: 'main', usage: { cpu: '1m', memory } }],
-      });
+      return send(200, podMetrics(metrics[2]!, memory));
     }
     const match =
       /^(\/api\/v1|\/apis\/apps\/v1|\/apis\/batch\/v1)\/namespaces\/([^/]+)\/([a-z]+)(?:\/([^/]+))?(?:\/(log))?$/.exec(

@@ -233,6 +233,39 @@ test('memoryUsage reads the metrics API and says clearly when there is none', as
   await t.throwsAsync(scheduler.memoryUsage('missing'), { instanceOf: NotFoundError });
 });
 
+test('listAllocations with usage reads CPU and memory of the pods from the metrics API (PodMetrics), one list call; without the metrics API there is no sample', async (t) => {
+  const { api, scheduler } = await setup(t);
+  const [job] = fixtureJobs('hello-web');
+  await scheduler.submitJob(job!);
+  api.putPod(podOf(api, 'hello-web-web', 'hello-web-web-1', running('10.1.0.7', true)));
+  api.putPod(podOf(api, 'hello-web-web', 'hello-web-web-2', running('10.1.0.8', true)));
+  const [before] = await scheduler.listAllocations({ app: 'hello-web', usage: true });
+  t.is(before!.cpu, undefined, 'no metrics API: no CPU sample');
+  t.is(before!.memory.sampledAt, undefined);
+
+  api.metrics.set('hello-web-web-1', '32Mi');
+  api.cpu.set('hello-web-web-1', '750m');
+  api.metrics.set('hello-web-web-2', '16384Ki');
+  api.cpu.set('hello-web-web-2', '125000000n');
+  const calls = api.requests.length;
+  const allocations = await scheduler.listAllocations({ app: 'hello-web', taskGroup: 'web', usage: true });
+  const metricsCalls = api.requests.slice(calls).filter((r) => r.path.startsWith('/apis/metrics.k8s.io/'));
+  t.deepEqual(
+    metricsCalls.map((r) => [r.path, r.query.labelSelector?.includes('hello-web')]),
+    [[`/apis/metrics.k8s.io/v1beta1/namespaces/${NS}/pods`, true]],
+  );
+  const byId = new Map(allocations.map((a) => [a.id, a]));
+  t.is(byId.get('hello-web-web-1')!.cpu!.percent, 75);
+  t.like(byId.get('hello-web-web-1')!.memory, { currentRssBytes: 32 * 1024 * 1024, limitBytes: 64 * 1024 * 1024 });
+  t.truthy(byId.get('hello-web-web-1')!.memory.sampledAt);
+  t.is(byId.get('hello-web-web-2')!.cpu!.percent, 12.5);
+  t.is(byId.get('hello-web-web-2')!.memory.currentRssBytes, 16 * 1024 * 1024);
+  // Without `usage` the list does not call the metrics API.
+  const plain = api.requests.length;
+  t.is((await scheduler.listAllocations({ app: 'hello-web' }))[0]!.cpu, undefined);
+  t.false(api.requests.slice(plain).some((r) => r.path.startsWith('/apis/metrics.k8s.io/')));
+});
+
 test('dispatch creates a Job whose conditions give the execution status, with output from the pod log', async (t) => {
   const { api, scheduler } = await setup(t);
   const job = fixtureJobs('thumbnailer')[0]!;
