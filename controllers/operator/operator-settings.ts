@@ -74,8 +74,14 @@ export function operatorSettingsFrom(config: SvcConfig): OperatorSettings {
 export function secretValuesOf(config: SvcConfig): string[] {
   const values: string[] = [];
   for (const [key, spec] of entries()) {
-    const value = config[key];
-    if (spec.secret !== true || typeof value !== 'string' || value === '') continue;
+    const value: unknown = config[key];
+    if (spec.secret !== true) continue;
+    // A variable of several secrets (connector tokens by id): each of them.
+    if (typeof value === 'object' && value !== null) {
+      for (const secret of Object.values(value)) if (typeof secret === 'string') values.push(secret);
+      continue;
+    }
+    if (typeof value !== 'string' || value === '') continue;
     values.push(value);
     if (key === 'knowledgeTokens')
       for (const token of value.split(',')) values.push(token.trim(), token.trim().split(':').at(-1) ?? '');

@@ -20,8 +20,15 @@ function secretEnv(): Record<string, string> {
   for (const spec of Object.values(VARIABLES)) {
     if (!('secret' in spec) || spec.secret !== true) continue;
     const value = `S3cr3t-${spec.name.toLowerCase().replace(/_/g, '-')}-7f3a9c`;
-    env[spec.name] = spec.name === 'SVC_KNOWLEDGE_TOKENS' ? `team:read:${value}` : value;
+    env[spec.name] =
+      spec.name === 'SVC_KNOWLEDGE_TOKENS'
+        ? `team:read:${value}`
+        : spec.name === 'SVC_KNOWLEDGE_ACQUISITION_CONNECTOR_TOKENS'
+          ? `crawler:${value}`
+          : value;
   }
+  // A connector token names a configured connector.
+  env.SVC_KNOWLEDGE_ACQUISITION_CONNECTORS = 'crawler=https://connector.example.test/run';
   return env;
 }
 
@@ -48,7 +55,7 @@ test('secretValues covers every secret configuration variable', (t) => {
     .filter((spec) => 'secret' in spec && spec.secret === true)
     .map((spec) => spec.name)
     .sort();
-  t.deepEqual(Object.keys(values).sort(), secretNames);
+  t.deepEqual([...new Set(Object.keys(values).map((key) => key.split('#')[0]!))].sort(), secretNames);
   for (const name of secretNames) t.truthy(values[name], name);
 });
 
@@ -56,7 +63,9 @@ test('no observability response and no installed file holds a secret value, and 
   const env = { ...secretEnv(), SVC_REQUIRE_EXPLICIT_AUTH: 'true' };
   const config = testConfig(t, env);
   const plane = await startTestControlPlane(t, config);
-  const secrets = Object.values(env).filter((v) => v !== 'true');
+  const secrets = Object.entries(env)
+    .filter(([name, value]) => value !== 'true' && name !== 'SVC_KNOWLEDGE_ACQUISITION_CONNECTORS')
+    .map(([, value]) => value);
 
   const routes: [string, string, unknown?][] = [
     ['GET', '/api/observability/scrape-config.yml'],

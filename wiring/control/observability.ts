@@ -33,13 +33,22 @@ export interface StartObservabilityOptions {
   readonly signals?: SignalReader;
 }
 
-/** The values of every secret configuration variable, by variable name. */
+/**
+ * The values of every secret configuration variable, by variable name. A variable that holds several
+ * secrets (connector tokens by id) gives each: its first under its name, the others as `<name>#<n>`.
+ */
 export function secretValues(config: SvcConfig): Record<string, string | undefined> {
   const out: Record<string, string | undefined> = {};
   for (const [key, spec] of Object.entries(VARIABLES)) {
     if (!('secret' in spec) || spec.secret !== true) continue;
-    const value = config[key as keyof SvcConfig];
-    out[spec.name] = typeof value === 'string' ? value : undefined;
+    const value: unknown = config[key as keyof SvcConfig];
+    if (typeof value === 'string' || value === undefined) {
+      out[spec.name] = value;
+      continue;
+    }
+    const each = Object.values(value as Record<string, unknown>).filter((v): v is string => typeof v === 'string');
+    out[spec.name] = each[0];
+    each.slice(1).forEach((secret, i) => (out[`${spec.name}#${i + 2}`] = secret));
   }
   return out;
 }

@@ -260,7 +260,8 @@ test('on the bridge network a container’s ports are published on loopback only
   );
   const plane = await startPlane(t, config);
   await waitForApp(plane, 'walled');
-  t.is((await deployAndWait(plane, 'walled', {}, 'deploy', CONTAINER_DEPLOY_MS)).operation.status, 'succeeded');
+  const deployed = await deployAndWait(plane, 'walled', {}, 'deploy', CONTAINER_DEPLOY_MS);
+  t.is(deployed.operation.status, 'succeeded', JSON.stringify(deployed.steps));
   t.teardown(() => removeRegistryImages(registryOf(plane, 'walled')));
   const alloc = (await runningAllocation(plane, 'walled'))!;
   const port = alloc.ports[0]!.value;

@@ -316,7 +316,7 @@ function commitShop(appsDir: string, version: string, scaling = ''): void {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, 'infraspec.yaml'),
-    `name: shop\ndeploy: true\nendpoints:\n  - url: ${HOST}\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 200ms\n      timeout: 1s\n    resources:\n      memory: 128\n    drain:\n      timeout: 5s\nvolumes:\n  - name: data\n    mount: /data\n${scaling}`,
+    `name: shop\ndeploy: true\nendpoints:\n  - url: ${HOST}\nprocesses:\n  web:\n    port: 8080\n    health:\n      path: /healthz\n      interval: 200ms\n      timeout: 1s\n    resources:\n      memory: 128\n    drain:\n      timeout: 5s\n${scaling}volumes:\n  - name: data\n    mount: /data\n`,
   );
   fs.writeFileSync(
     path.join(dir, 'Dockerfile'),
