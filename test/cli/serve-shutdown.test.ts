@@ -68,6 +68,8 @@ test.serial('a start refused by a malformed setting stops every watcher before t
       SVC_LOG_LEVEL: 'debug',
       // The control plane starts (its watchers with it), then the knowledge store refuses this.
       SVC_KNOWLEDGE_TOKENS: 'not-a-token',
+      // With containers on, the capacity and cron checks are slow enough to be in flight at the close.
+      SVC_CONTAINER_RUNTIME: 'auto',
     },
     timeoutMs: 90_000,
   });
