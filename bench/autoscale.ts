@@ -58,7 +58,7 @@ for (const app of apps) {
   fs.writeFileSync(path.join(dir, 'server.mjs'), AUTOSCALE_APP_SERVER);
   fs.writeFileSync(
     path.join(dir, 'Dockerfile'),
-    'FROM node:20-alpine\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n',
+    'FROM node:20-bookworm-slim\nWORKDIR /app\nCOPY . .\nCMD ["node", "server.mjs"]\n',
   );
   fs.writeFileSync(
     path.join(dir, 'infraspec.yaml'),

@@ -57,6 +57,7 @@ import { KubeClient } from './kube-client.js';
 import { PodWatcher } from './pod-watcher.js';
 import { canariesOf, sameState, toJobStatus, versionsOf } from './job-record-view.js';
 import { applyDesired, desiredObjects } from './desired-objects.js';
+import { withPodUsage } from './pod-usage.js';
 
 /** Options of the kubernetes driver. */
 export interface KubernetesSchedulerOptions {
@@ -170,24 +171,8 @@ export class KubernetesScheduler implements Scheduler {
           (filter.taskGroup === undefined || a.taskGroup === filter.taskGroup),
       )
       .filter((a) => filter.includeTerminal || !['complete', 'failed', 'lost'].includes(a.status))
-      .map((a) => (usage === undefined ? a : this.#withUsage(a, usage.get(a.id))))
+      .map((a) => (usage === undefined ? a : withPodUsage(a, usage.get(a.id), this.#peaks)))
       .sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-  }
-
-  /** `allocation` with its pod's usage from the metrics API: CPU as percent of one core, memory as the working set. */
-  #withUsage(
-    allocation: Allocation,
-    usage: { cores: number; bytes: number; sampledAt?: string } | undefined,
-  ): Allocation {
-    if (usage === undefined) return allocation;
-    const sampledAt = new Date(usage.sampledAt ?? Date.now()).toISOString();
-    const peak = Math.max(this.#peaks.get(allocation.id) ?? 0, usage.bytes);
-    this.#peaks.set(allocation.id, peak);
-    return {
-      ...allocation,
-      cpu: { percent: usage.cores * 100, sampledAt },
-      memory: { ...allocation.memory, currentRssBytes: usage.bytes, peakRssBytes: peak, sampledAt },
-    };
   }
 
   async getAllocation(allocationId: string): Promise<Allocation | undefined> {
